@@ -1,0 +1,58 @@
+# gpudoctor: the commands a user types. CMake + Ninja do the building.
+#   make          install missing Debian packages (as root), build build/gpudoctor
+#   make run      diagnose this machine, or the bundled demo scenario without a GPU
+#   make test     every test, then again under AddressSanitizer + UBSan
+#   make bench    the benchmarks in bench/
+#   make fuzz     run the fuzz targets for a while (FUZZ_SECONDS, default 60)
+
+BUILD       ?= build
+BUILD_ASAN  ?= build-asan
+CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 60
+CTEST_FLAGS ?= --output-on-failure -j2
+
+.PHONY: all deps build run test test-plain test-asan bench fuzz clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+# A real diagnosis where an NVIDIA driver answers; otherwise the demo.
+run: build
+	@if $(BUILD)/gpudoctor info >/dev/null 2>&1; then \
+	  $(BUILD)/gpudoctor check; status=$$?; \
+	else \
+	  echo "No NVIDIA driver answers on this machine: running the bundled demo scenario"; \
+	  echo "examples/demo.json, a SIMULATED 8x H100 node (played 5x faster)."; echo; \
+	  GPUDOCTOR_SIM_TIMESCALE=5 $(BUILD)/gpudoctor check --sim examples/demo.json --duration 2; status=$$?; \
+	fi; \
+	[ $$status -le 2 ]
+
+test: test-plain test-asan
+
+test-plain: build
+	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
+
+$(BUILD_ASAN)/build.ninja: | deps
+	cmake -S . -B $(BUILD_ASAN) -G Ninja -DGD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+
+test-asan: deps $(BUILD_ASAN)/build.ninja
+	ninja -C $(BUILD_ASAN)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS)
+
+bench: build
+	bash bench/run.sh $(BUILD)
+
+fuzz: deps
+	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -1,0 +1,69 @@
+/*
+ * Findings: what the checks conclude, with evidence and a fix.
+ */
+#ifndef GPUDOCTOR_FINDINGS_H
+#define GPUDOCTOR_FINDINGS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef enum gd_severity {
+    GD_SEV_INFO = 0,
+    GD_SEV_WARNING = 1,
+    GD_SEV_CRITICAL = 2,
+} gd_severity;
+
+const char *gd_severity_name(gd_severity s);
+
+#define GD_NO_GPU (-1)
+
+typedef struct gd_finding {
+    char id[48];          /* stable id from the contract, e.g. "thermal.hot" */
+    gd_severity severity;
+    int gpu;              /* GPU index or GD_NO_GPU */
+    char title[200];
+    json_t *evidence;     /* object; owned */
+    double impact_pct;    /* NAN when it cannot be estimated */
+    char fix[768];
+} gd_finding;
+
+/* "Not checked, because ...": a check that could not judge. */
+typedef struct gd_skip {
+    char check[48];
+    int gpu;
+    char reason[256];
+} gd_skip;
+
+typedef struct gd_findings {
+    size_t n, cap;
+    gd_finding *v;
+    size_t nskips, skipcap;
+    gd_skip *skips;
+} gd_findings;
+
+/*
+ * Adds a finding. `evidence` (may be NULL) is taken over. title and fix are
+ * printf formats sharing one argument list would be awkward, so the title is
+ * formatted and the fix is copied. Returns the new finding, or NULL on
+ * allocation failure.
+ */
+gd_finding *gd_finding_add(gd_findings *fs, const char *id, gd_severity sev, int gpu, json_t *evidence,
+                           double impact_pct, const char *fix, const char *title_fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* Records that `check` could not judge (gpu may be GD_NO_GPU). */
+void gd_skip_add(gd_findings *fs, const char *check, int gpu, const char *reason_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Sorts by severity (critical first), then impact (largest first), then GPU. */
+void gd_findings_sort(gd_findings *fs);
+
+/* Counts findings of severity s. */
+size_t gd_findings_count(const gd_findings *fs, gd_severity s);
+
+/* Exit code of `check` per the contract: 0, 1 (warning) or 2 (critical). */
+int gd_findings_exit_code(const gd_findings *fs);
+
+void gd_findings_free(gd_findings *fs);
+
+#endif

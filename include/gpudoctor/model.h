@@ -1,0 +1,179 @@
+/*
+ * The collection model: what gpudoctor knows about a machine.
+ *
+ * A snapshot of static facts (host, driver, each GPU's identity, limits,
+ * thresholds and settings) plus a time series of every dynamic metric.
+ * Every value carries a status, so "the board does not report this" is
+ * never mistaken for zero.
+ */
+#ifndef GPUDOCTOR_MODEL_H
+#define GPUDOCTOR_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a value is (not) there. */
+typedef enum gd_status {
+    GD_ST_UNREAD = 0,     /* never asked (for example before the first sample) */
+    GD_ST_OK,             /* value is valid */
+    GD_ST_NOT_SUPPORTED,  /* the board or driver does not report it */
+    GD_ST_NO_PERMISSION,  /* needs root or a capability */
+    GD_ST_UNAVAILABLE,    /* the function is missing from the loaded library */
+    GD_ST_ERROR,          /* any other error; raw code kept */
+    GD_ST_GPU_LOST,       /* the GPU stopped answering */
+} gd_status;
+
+/* One reading. `raw` keeps the NVML return code for errors. */
+typedef struct gd_value {
+    double v;
+    int16_t status; /* gd_status */
+    int16_t reserved;
+    int32_t raw;
+} gd_value;
+
+static inline bool gd_ok(gd_value x) { return x.status == GD_ST_OK; }
+static inline gd_value gd_val(double v) { return (gd_value){.v = v, .status = GD_ST_OK}; }
+static inline gd_value gd_missing(gd_status st) { return (gd_value){.v = 0, .status = (int16_t)st}; }
+
+const char *gd_status_name(gd_status st);
+
+/* Dynamic metrics, sampled every interval. Keep gd_metric_info in sync. */
+typedef enum gd_metric {
+    GD_M_TEMP_C,
+    GD_M_MEM_TEMP_C,
+    GD_M_SM_CLOCK_MHZ,
+    GD_M_MEM_CLOCK_MHZ,
+    GD_M_POWER_W,
+    GD_M_UTIL_GPU_PCT,
+    GD_M_UTIL_MEM_PCT,
+    GD_M_MEM_USED_MIB,
+    GD_M_PCIE_GEN,
+    GD_M_PCIE_WIDTH,
+    GD_M_PCIE_TX_KBPS,
+    GD_M_PCIE_RX_KBPS,
+    GD_M_PCIE_REPLAYS,
+    GD_M_FAN_PCT,
+    GD_M_EVENT_REASONS, /* bitmask of nvmlClocksThrottleReason* */
+    GD_M_ENERGY_MJ,
+    GD_M_VIOL_POWER_NS,   /* cumulative violation time, NVML_PERF_POLICY_POWER */
+    GD_M_VIOL_THERMAL_NS, /* cumulative violation time, NVML_PERF_POLICY_THERMAL */
+    GD_M_COUNT
+} gd_metric;
+
+typedef struct gd_metric_info {
+    const char *key;   /* JSON key, also the scenario timeline key where one exists */
+    const char *label; /* short human label */
+    const char *unit;  /* "C", "MHz", ... or "" */
+} gd_metric_info;
+
+const gd_metric_info *gd_metric_describe(gd_metric m);
+
+/* Clock event reasons: NVML bit <-> contract name. */
+typedef struct gd_reason_name {
+    unsigned long long bit;
+    const char *name;
+} gd_reason_name;
+
+extern const gd_reason_name gd_reason_names[];
+extern const size_t gd_reason_names_count;
+/* Returns the bit for a contract name, or 0 when unknown. */
+unsigned long long gd_reason_bit(const char *name);
+
+typedef struct gd_process {
+    unsigned int pid;
+    gd_value used_mib;
+    char name[64]; /* from /proc/PID/comm where readable, else "" */
+} gd_process;
+
+typedef struct gd_nvlink {
+    unsigned int link;
+    gd_value active; /* 1 active, 0 inactive */
+    char remote_pci_bus_id[32];
+} gd_nvlink;
+
+/* Static facts of one GPU, read once. */
+typedef struct gd_gpu {
+    int index;
+    char name[96];
+    char uuid[96];
+    char pci_bus_id[32];
+    char serial[32];
+    char vbios[32];
+    gd_value cc_major, cc_minor;
+    gd_value mem_total_mib;
+    gd_value power_limit_w;         /* enforced */
+    gd_value power_limit_default_w;
+    gd_value power_limit_min_w, power_limit_max_w;
+    gd_value clock_max_sm_mhz, clock_max_mem_mhz;
+    gd_value clock_default_app_sm_mhz, clock_default_app_mem_mhz;
+    gd_value clock_app_sm_mhz, clock_app_mem_mhz;
+    gd_value temp_shutdown_c, temp_slowdown_c, temp_gpu_max_c, temp_mem_max_c;
+    gd_value pcie_gen_max, pcie_width_max;
+    gd_value persistence_mode; /* 1 on, 0 off */
+    gd_value compute_mode;     /* nvmlComputeMode_t */
+    gd_value mig_mode;         /* current: 1 on, 0 off */
+    gd_value ecc_enabled;
+    gd_value ecc_volatile_uncorrected, ecc_aggregate_uncorrected;
+    gd_value retired_pages_sbe, retired_pages_dbe;
+    gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
+    size_t nvlink_count;
+    gd_nvlink nvlink[18];
+    gd_value processes_status; /* status of the process query itself */
+    size_t process_count;
+    gd_process *processes;
+    /* Loss: set by the sampler when the GPU stops answering. */
+    bool lost;
+    double lost_at_s;      /* window seconds of the first failing sample */
+    char lost_call[64];    /* the NVML function that reported it */
+    int lost_code;         /* its nvmlReturn_t */
+} gd_gpu;
+
+typedef struct gd_host {
+    char hostname[256];
+    char kernel[256];
+    int cpus;
+    int numa_nodes; /* 0 when unknown */
+} gd_host;
+
+/* Time series: one row of GD_M_COUNT values per GPU per sample. */
+typedef struct gd_series {
+    size_t gpus;
+    size_t n, cap;
+    double *t_s;       /* seconds since the window started */
+    gd_value *values;  /* [n][gpus][GD_M_COUNT] */
+} gd_series;
+
+/* Value of metric m for gpu g at sample i. */
+static inline gd_value gd_series_at(const gd_series *s, size_t i, size_t g, gd_metric m)
+{
+    return s->values[(i * s->gpus + g) * GD_M_COUNT + m];
+}
+
+/* Everything collected; the input of every check. */
+typedef struct gd_facts {
+    gd_host host;
+    bool driver_loaded;        /* NVML loaded and initialised */
+    char driver_error[512];    /* why not, when !driver_loaded */
+    bool simulated;            /* --sim */
+    char source[512];          /* "nvml", "sim:FILE" */
+    char driver_version[80];
+    char nvml_version[80];
+    gd_value cuda_driver_version; /* 1000*major + 10*minor */
+    size_t gpu_count;
+    gd_gpu *gpus;
+    gd_series series;
+    double window_s;           /* requested duration */
+    double interval_s;
+} gd_facts;
+
+void gd_facts_free(gd_facts *f);
+
+/* Series helpers. Return 0, or -1 on allocation failure. */
+int gd_series_init(gd_series *s, size_t gpus);
+/* Appends a sample row (all values GD_ST_UNREAD) and returns its index, or -1. */
+long gd_series_push(gd_series *s, double t_s);
+gd_value *gd_series_slot(gd_series *s, size_t i, size_t g);
+void gd_series_free(gd_series *s);
+
+#endif

@@ -1,0 +1,145 @@
+/* Collection: snapshot + sampled window, from NVML or the simulator. */
+#include "collect.h"
+
+#include "host/hostinfo.h"
+#include "nvml/nvml_backend.h"
+#include "scenario/scenario.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int gd_sim_dir(char *out, size_t len)
+{
+    const char *env = getenv("GPUDOCTOR_SIM_DIR");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    snprintf(out, len, "%s", exe);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+    double d = t - now_s();
+    if (d <= 0)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)d, .tv_nsec = (long)((d - (double)(time_t)d) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        break; /* a signal ends the wait; the loop checks the stop flag */
+}
+
+/* Validates the scenario (clear message, exit 3), points the simulated
+ * libraries at it and fills what the scenario says of the host. */
+static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t liblen, char *err, size_t errlen)
+{
+    gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
+    if (!sc)
+        return -1;
+    if (sc->host.numa_nodes.present)
+        f->host.numa_nodes = (int)sc->host.numa_nodes.value;
+    else
+        f->host.numa_nodes = 0;
+    gd_scenario_free(sc);
+
+    char abs[PATH_MAX];
+    if (!realpath(scenario, abs)) {
+        snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
+        return -1;
+    }
+    setenv("GPUDOCTOR_SIM_SCENARIO", abs, 1);
+    char dir[PATH_MAX];
+    if (gd_sim_dir(dir, sizeof dir) != 0) {
+        snprintf(err, errlen, "cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
+        return -1;
+    }
+    snprintf(lib, liblen, "%s/libnvidia-ml.so.1", dir);
+    /* The CUDA benchmarks find the simulated libcuda the same way. */
+    char cuda[PATH_MAX + 32];
+    snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", dir);
+    setenv("GPUDOCTOR_CUDA_LIBRARY", cuda, 1);
+    if (access(lib, R_OK) != 0) {
+        snprintf(err, errlen, "simulated NVML library not found at %s (run 'make' first)", lib);
+        return -1;
+    }
+    f->simulated = true;
+    snprintf(f->source, sizeof f->source, "sim:%s", scenario);
+    return 0;
+}
+
+int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    gd_host_read("/sys", &f->host);
+    f->window_s = o->duration_s;
+    f->interval_s = o->interval_s;
+
+    char lib[PATH_MAX + 32] = "";
+    if (o->sim_scenario) {
+        if (prepare_sim(o->sim_scenario, f, lib, sizeof lib, err, errlen) != 0)
+            return -1;
+    } else {
+        snprintf(f->source, sizeof f->source, "nvml");
+    }
+
+    gd_nvml_session s;
+    char why[512];
+    if (gd_nvml_open(&s, lib[0] ? lib : NULL, why, sizeof why) != 0) {
+        if (o->sim_scenario) { /* the simulator always loads: this is a scenario problem */
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        f->driver_loaded = false;
+        snprintf(f->driver_error, sizeof f->driver_error, "%s", why);
+        return 0;
+    }
+    int rc = -1;
+    if (gd_nvml_snapshot(&s, f) != 0 || gd_series_init(&f->series, f->gpu_count) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    double t0 = now_s();
+    for (size_t k = 0;; k++) {
+        double due = (double)k * o->interval_s;
+        if (k > 0 && (due > o->duration_s + 1e-9 || (o->stop && *o->stop)))
+            break;
+        sleep_until(t0 + due);
+        if (k > 0 && o->stop && *o->stop)
+            break;
+        long i = gd_series_push(&f->series, now_s() - t0);
+        if (i < 0) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        gd_nvml_sample(&s, f, (size_t)i);
+        if (o->progress)
+            o->progress(o->progress_ud, f->series.t_s[i], o->duration_s, f->gpu_count);
+        if (o->duration_s <= 0)
+            break;
+    }
+    rc = 0;
+out:
+    gd_nvml_close(&s);
+    return rc;
+}

@@ -1,0 +1,436 @@
+/* Layer 2: NVML -> collection model. */
+#include "nvml_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Calls an optional function; a missing one answers FUNCTION_NOT_FOUND. */
+#define NVCALL(s, fn, ...) ((s)->api.fn ? (s)->api.fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+static gd_status status_of(nvmlReturn_t rc)
+{
+    switch (rc) {
+    case NVML_SUCCESS: return GD_ST_OK;
+    case NVML_ERROR_NOT_SUPPORTED: return GD_ST_NOT_SUPPORTED;
+    case NVML_ERROR_NO_PERMISSION: return GD_ST_NO_PERMISSION;
+    case NVML_ERROR_FUNCTION_NOT_FOUND: return GD_ST_UNAVAILABLE;
+    case NVML_ERROR_GPU_IS_LOST: return GD_ST_GPU_LOST;
+    default: return GD_ST_ERROR;
+    }
+}
+
+/* Where a reading goes: the GPU it belongs to and the window time. */
+typedef struct reader {
+    gd_nvml_session *s;
+    gd_gpu *gpu;
+    double t_s;
+} reader;
+
+/* The one place that turns a return code into a value (and notices loss). */
+static gd_value take(reader *r, const char *call, nvmlReturn_t rc, double v)
+{
+    if (rc == NVML_SUCCESS)
+        return gd_val(v);
+    gd_value x = gd_missing(status_of(rc));
+    x.raw = (int32_t)rc;
+    if (rc == NVML_ERROR_GPU_IS_LOST && r->gpu && !r->gpu->lost) {
+        r->gpu->lost = true;
+        r->gpu->lost_at_s = r->t_s;
+        r->gpu->lost_code = rc;
+        snprintf(r->gpu->lost_call, sizeof r->gpu->lost_call, "%s", call);
+    }
+    return x;
+}
+
+static void close_partial(gd_nvml_session *s)
+{
+    if (s->initialised && s->api.Shutdown)
+        s->api.Shutdown();
+    free(s->devices);
+    gd_nvml_unload(&s->api);
+    memset(s, 0, sizeof *s);
+}
+
+int gd_nvml_open(gd_nvml_session *s, const char *path, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (gd_nvml_load(&s->api, path, err, errlen) != 0)
+        return -1;
+    nvmlReturn_t rc = s->api.Init();
+    if (rc != NVML_SUCCESS) {
+        const char *sim = s->api.SimLastError ? s->api.SimLastError() : NULL;
+        if (sim && *sim)
+            snprintf(err, errlen, "%s", sim);
+        else
+            snprintf(err, errlen, "nvmlInit failed: %s (%d)",
+                     s->api.ErrorString ? s->api.ErrorString(rc) : "error", (int)rc);
+        close_partial(s);
+        return -1;
+    }
+    s->initialised = true;
+    unsigned int n = 0;
+    rc = s->api.DeviceGetCount(&n);
+    if (rc != NVML_SUCCESS) {
+        snprintf(err, errlen, "nvmlDeviceGetCount failed: %s (%d)",
+                 s->api.ErrorString ? s->api.ErrorString(rc) : "error", (int)rc);
+        close_partial(s);
+        return -1;
+    }
+    s->count = n;
+    s->devices = calloc(n ? n : 1, sizeof *s->devices);
+    if (!s->devices) {
+        snprintf(err, errlen, "out of memory");
+        close_partial(s);
+        return -1;
+    }
+    return 0;
+}
+
+void gd_nvml_close(gd_nvml_session *s)
+{
+    close_partial(s);
+}
+
+static void read_string(reader *r, nvml_DeviceGetString_fn fn, nvmlDevice_t d, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (fn && fn(d, out, (unsigned int)len) != NVML_SUCCESS)
+        out[0] = '\0';
+    out[len - 1] = '\0';
+    (void)r;
+}
+
+static gd_value read_uint(reader *r, const char *call, nvml_DeviceGetUInt_fn fn, nvmlDevice_t d, double scale)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = fn ? fn(d, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    return take(r, call, rc, v * scale);
+}
+
+static gd_value read_clock(reader *r, const char *call, nvml_DeviceGetClockInfo_fn fn, nvmlDevice_t d,
+                           nvmlClockType_t type)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = fn ? fn(d, type, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    return take(r, call, rc, v);
+}
+
+static gd_value read_threshold(reader *r, nvmlDevice_t d, nvmlTemperatureThresholds_t which)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetTemperatureThreshold, d, which, &v);
+    return take(r, "nvmlDeviceGetTemperatureThreshold", rc, v);
+}
+
+static gd_value read_enable(reader *r, const char *call, nvml_DeviceGetEnableState_fn fn, nvmlDevice_t d)
+{
+    nvmlEnableState_t st = NVML_FEATURE_DISABLED;
+    nvmlReturn_t rc = fn ? fn(d, &st) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    return take(r, call, rc, st == NVML_FEATURE_ENABLED);
+}
+
+static gd_value read_ecc(reader *r, nvmlDevice_t d, nvmlEccCounterType_t type)
+{
+    unsigned long long n = 0;
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetTotalEccErrors, d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, type, &n);
+    return take(r, "nvmlDeviceGetTotalEccErrors", rc, (double)n);
+}
+
+static gd_value read_retired(reader *r, nvmlDevice_t d, nvmlPageRetirementCause_t cause)
+{
+    unsigned int n = 0;
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetRetiredPages, d, cause, &n, NULL);
+    /* Asking with no buffer returns the count (INSUFFICIENT_SIZE when there are pages). */
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+        rc = NVML_SUCCESS;
+    return take(r, "nvmlDeviceGetRetiredPages", rc, n);
+}
+
+static void read_identity(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    read_string(r, s->api.DeviceGetName, d, g->name, sizeof g->name);
+    read_string(r, s->api.DeviceGetUUID, d, g->uuid, sizeof g->uuid);
+    read_string(r, s->api.DeviceGetSerial, d, g->serial, sizeof g->serial);
+    read_string(r, s->api.DeviceGetVbiosVersion, d, g->vbios, sizeof g->vbios);
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof pci);
+    if (NVCALL(s, DeviceGetPciInfo, d, &pci) == NVML_SUCCESS) {
+        pci.busId[sizeof pci.busId - 1] = '\0';
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", pci.busId);
+    }
+    int major = 0, minor = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetCudaComputeCapability, d, &major, &minor);
+    g->cc_major = take(r, "nvmlDeviceGetCudaComputeCapability", rc, major);
+    g->cc_minor = take(r, "nvmlDeviceGetCudaComputeCapability", rc, minor);
+}
+
+static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    g->power_limit_w = read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
+    g->power_limit_default_w = read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit",
+                                         s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
+    unsigned int lo = 0, hi = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetPowerManagementLimitConstraints, d, &lo, &hi);
+    g->power_limit_min_w = take(r, "nvmlDeviceGetPowerManagementLimitConstraints", rc, lo * 1e-3);
+    g->power_limit_max_w = take(r, "nvmlDeviceGetPowerManagementLimitConstraints", rc, hi * 1e-3);
+
+    g->clock_max_sm_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_SM);
+    g->clock_max_mem_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_MEM);
+    g->clock_app_sm_mhz = read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_SM);
+    g->clock_app_mem_mhz = read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_MEM);
+    g->clock_default_app_sm_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
+                                             s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_SM);
+    g->clock_default_app_mem_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
+                                              s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_MEM);
+
+    g->temp_shutdown_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    g->temp_slowdown_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+    g->temp_gpu_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_GPU_MAX);
+    g->temp_mem_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
+
+    /* The GPU's own maximum where the driver tells it apart from the slot's. */
+    g->pcie_gen_max = read_uint(r, "nvmlDeviceGetGpuMaxPcieLinkGeneration", s->api.DeviceGetGpuMaxPcieLinkGeneration, d, 1);
+    if (!gd_ok(g->pcie_gen_max))
+        g->pcie_gen_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkGeneration", s->api.DeviceGetMaxPcieLinkGeneration, d, 1);
+    g->pcie_width_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkWidth", s->api.DeviceGetMaxPcieLinkWidth, d, 1);
+
+    nvmlMemory_v2_t m2;
+    memset(&m2, 0, sizeof m2);
+    m2.version = nvmlMemory_v2;
+    nvmlReturn_t mrc = NVCALL(s, DeviceGetMemoryInfo_v2, d, &m2);
+    if (mrc == NVML_SUCCESS) {
+        g->mem_total_mib = gd_val((double)m2.total / (1024.0 * 1024.0));
+    } else {
+        nvmlMemory_t m1;
+        memset(&m1, 0, sizeof m1);
+        mrc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);
+        g->mem_total_mib = take(r, "nvmlDeviceGetMemoryInfo", mrc, (double)m1.total / (1024.0 * 1024.0));
+    }
+}
+
+static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    g->persistence_mode = read_enable(r, "nvmlDeviceGetPersistenceMode", s->api.DeviceGetPersistenceMode, d);
+    nvmlComputeMode_t cm = NVML_COMPUTEMODE_DEFAULT;
+    g->compute_mode = take(r, "nvmlDeviceGetComputeMode", NVCALL(s, DeviceGetComputeMode, d, &cm), cm);
+    unsigned int mig = 0, mig_pending = 0;
+    g->mig_mode = take(r, "nvmlDeviceGetMigMode", NVCALL(s, DeviceGetMigMode, d, &mig, &mig_pending), mig);
+    nvmlEnableState_t ecc = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
+    g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending),
+                          ecc == NVML_FEATURE_ENABLED);
+    g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
+    g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
+    g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+    g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+    unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
+    g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
+    g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
+    g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
+    g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
+
+    g->nvlink_count = 0;
+    for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+        nvmlEnableState_t active = NVML_FEATURE_DISABLED;
+        nvmlReturn_t lrc = NVCALL(s, DeviceGetNvLinkState, d, link, &active);
+        if (lrc == NVML_ERROR_NOT_SUPPORTED || lrc == NVML_ERROR_INVALID_ARGUMENT ||
+            lrc == NVML_ERROR_FUNCTION_NOT_FOUND)
+            continue;
+        gd_nvlink *l = &g->nvlink[g->nvlink_count++];
+        l->link = link;
+        l->active = take(r, "nvmlDeviceGetNvLinkState", lrc, active == NVML_FEATURE_ENABLED);
+        nvmlPciInfo_t pci;
+        memset(&pci, 0, sizeof pci);
+        if (NVCALL(s, DeviceGetNvLinkRemotePciInfo, d, link, &pci) == NVML_SUCCESS) {
+            pci.busId[sizeof pci.busId - 1] = '\0';
+            snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", pci.busId);
+        }
+    }
+}
+
+/* Reads /proc/PID/comm for a process name; empty when not readable. */
+static void process_name(unsigned int pid, char *out, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    out[0] = '\0';
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    if (fgets(out, (int)len, fp))
+        out[strcspn(out, "\n")] = '\0';
+    fclose(fp);
+}
+
+static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    unsigned int n = 0;
+    nvmlReturn_t rc;
+    bool v1 = !s->api.DeviceGetComputeRunningProcesses;
+    rc = v1 ? NVCALL(s, DeviceGetComputeRunningProcesses_v1, d, &n, NULL)
+            : NVCALL(s, DeviceGetComputeRunningProcesses, d, &n, NULL);
+    if (rc == NVML_SUCCESS && n == 0) {
+        g->processes_status = gd_val(0);
+        return;
+    }
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE) {
+        g->processes_status = take(r, "nvmlDeviceGetComputeRunningProcesses", rc, 0);
+        return;
+    }
+    n += 8; /* processes may start between the two calls */
+    nvmlProcessInfo_t *infos = calloc(n, sizeof *infos);
+    nvmlProcessInfo_v1_t *infos1 = calloc(n, sizeof *infos1);
+    g->processes = calloc(n, sizeof *g->processes);
+    if (!infos || !infos1 || !g->processes) {
+        free(infos);
+        free(infos1);
+        free(g->processes);
+        g->processes = NULL;
+        g->processes_status = gd_missing(GD_ST_ERROR);
+        return;
+    }
+    rc = v1 ? NVCALL(s, DeviceGetComputeRunningProcesses_v1, d, &n, infos1)
+            : NVCALL(s, DeviceGetComputeRunningProcesses, d, &n, infos);
+    g->processes_status = take(r, "nvmlDeviceGetComputeRunningProcesses", rc, n);
+    if (rc == NVML_SUCCESS) {
+        for (unsigned int i = 0; i < n; i++) {
+            gd_process *p = &g->processes[g->process_count++];
+            p->pid = v1 ? infos1[i].pid : infos[i].pid;
+            unsigned long long used = v1 ? infos1[i].usedGpuMemory : infos[i].usedGpuMemory;
+            /* NVML_VALUE_NOT_AVAILABLE (all ones) under WDDM or without permission. */
+            p->used_mib = used == (unsigned long long)NVML_VALUE_NOT_AVAILABLE
+                              ? gd_missing(GD_ST_NOT_SUPPORTED)
+                              : gd_val((double)used / (1024.0 * 1024.0));
+            process_name(p->pid, p->name, sizeof p->name);
+        }
+    }
+    free(infos);
+    free(infos1);
+}
+
+int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
+{
+    f->driver_loaded = true;
+    f->driver_version[0] = f->nvml_version[0] = '\0';
+    if (s->api.SystemGetDriverVersion &&
+        s->api.SystemGetDriverVersion(f->driver_version, sizeof f->driver_version) != NVML_SUCCESS)
+        f->driver_version[0] = '\0';
+    if (s->api.SystemGetNVMLVersion &&
+        s->api.SystemGetNVMLVersion(f->nvml_version, sizeof f->nvml_version) != NVML_SUCCESS)
+        f->nvml_version[0] = '\0';
+    int cuda = 0;
+    reader r0 = {.s = s};
+    f->cuda_driver_version =
+        take(&r0, "nvmlSystemGetCudaDriverVersion", NVCALL(s, SystemGetCudaDriverVersion, &cuda), cuda);
+
+    f->gpus = calloc(s->count ? s->count : 1, sizeof *f->gpus);
+    if (!f->gpus)
+        return -1;
+    f->gpu_count = s->count;
+    for (size_t i = 0; i < s->count; i++) {
+        gd_gpu *g = &f->gpus[i];
+        g->index = (int)i;
+        nvmlReturn_t rc = s->api.DeviceGetHandleByIndex((unsigned int)i, &s->devices[i]);
+        if (rc != NVML_SUCCESS) {
+            /* Keep the slot: a GPU without a handle is lost from the start. */
+            g->lost = true;
+            g->lost_at_s = 0;
+            g->lost_code = rc;
+            snprintf(g->lost_call, sizeof g->lost_call, "nvmlDeviceGetHandleByIndex");
+            s->devices[i] = NULL;
+            continue;
+        }
+        nvmlDevice_t d = s->devices[i];
+        reader r = {.s = s, .gpu = g, .t_s = 0};
+        read_identity(&r, d, g);
+        read_limits(&r, d, g);
+        read_config_health(&r, d, g);
+        read_processes(&r, d, g);
+    }
+    return 0;
+}
+
+static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
+{
+    gd_nvml_session *s = r->s;
+    unsigned int u = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetTemperature, d, NVML_TEMPERATURE_GPU, &u);
+    row[GD_M_TEMP_C] = take(r, "nvmlDeviceGetTemperature", rc, u);
+    row[GD_M_SM_CLOCK_MHZ] = read_clock(r, "nvmlDeviceGetClockInfo", s->api.DeviceGetClockInfo, d, NVML_CLOCK_SM);
+    row[GD_M_MEM_CLOCK_MHZ] = read_clock(r, "nvmlDeviceGetClockInfo", s->api.DeviceGetClockInfo, d, NVML_CLOCK_MEM);
+    row[GD_M_POWER_W] = read_uint(r, "nvmlDeviceGetPowerUsage", s->api.DeviceGetPowerUsage, d, 1e-3);
+    nvmlUtilization_t util = {0, 0};
+    rc = NVCALL(s, DeviceGetUtilizationRates, d, &util);
+    row[GD_M_UTIL_GPU_PCT] = take(r, "nvmlDeviceGetUtilizationRates", rc, util.gpu);
+    row[GD_M_UTIL_MEM_PCT] = take(r, "nvmlDeviceGetUtilizationRates", rc, util.memory);
+
+    nvmlMemory_v2_t m2;
+    memset(&m2, 0, sizeof m2);
+    m2.version = nvmlMemory_v2;
+    rc = NVCALL(s, DeviceGetMemoryInfo_v2, d, &m2);
+    if (rc == NVML_SUCCESS) {
+        row[GD_M_MEM_USED_MIB] = gd_val((double)m2.used / (1024.0 * 1024.0));
+    } else {
+        nvmlMemory_t m1;
+        memset(&m1, 0, sizeof m1);
+        rc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);
+        row[GD_M_MEM_USED_MIB] = take(r, "nvmlDeviceGetMemoryInfo", rc, (double)m1.used / (1024.0 * 1024.0));
+    }
+
+    row[GD_M_PCIE_GEN] = read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
+    row[GD_M_PCIE_WIDTH] = read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
+    rc = NVCALL(s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
+    row[GD_M_PCIE_TX_KBPS] = take(r, "nvmlDeviceGetPcieThroughput", rc, u);
+    rc = NVCALL(s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_RX_BYTES, &u);
+    row[GD_M_PCIE_RX_KBPS] = take(r, "nvmlDeviceGetPcieThroughput", rc, u);
+    row[GD_M_PCIE_REPLAYS] = read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
+    row[GD_M_FAN_PCT] = read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
+
+    unsigned long long reasons = 0;
+    rc = NVCALL(s, DeviceGetCurrentClocksEventReasons, d, &reasons);
+    row[GD_M_EVENT_REASONS] = take(r, "nvmlDeviceGetCurrentClocksEventReasons", rc, (double)reasons);
+    unsigned long long mj = 0;
+    rc = NVCALL(s, DeviceGetTotalEnergyConsumption, d, &mj);
+    row[GD_M_ENERGY_MJ] = take(r, "nvmlDeviceGetTotalEnergyConsumption", rc, (double)mj);
+    nvmlViolationTime_t vt = {0, 0};
+    rc = NVCALL(s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_POWER, &vt);
+    row[GD_M_VIOL_POWER_NS] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
+    rc = NVCALL(s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_THERMAL, &vt);
+    row[GD_M_VIOL_THERMAL_NS] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
+
+    /* Memory temperature only exists as a field value. */
+    nvmlFieldValue_t fv;
+    memset(&fv, 0, sizeof fv);
+    fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+    rc = NVCALL(s, DeviceGetFieldValues, d, 1, &fv);
+    if (rc == NVML_SUCCESS)
+        rc = fv.nvmlReturn;
+    double mt = fv.valueType == NVML_VALUE_TYPE_DOUBLE ? fv.value.dVal
+                : fv.valueType == NVML_VALUE_TYPE_UNSIGNED_INT ? fv.value.uiVal
+                                                                : (double)fv.value.ullVal;
+    row[GD_M_MEM_TEMP_C] = take(r, "nvmlDeviceGetFieldValues", rc, mt);
+}
+
+void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
+{
+    double t = f->series.t_s[i];
+    for (size_t g = 0; g < f->gpu_count && g < s->count; g++) {
+        gd_value *row = gd_series_slot(&f->series, i, g);
+        gd_gpu *gpu = &f->gpus[g];
+        if (gpu->lost || !s->devices[g]) {
+            for (int m = 0; m < GD_M_COUNT; m++)
+                row[m] = gd_missing(GD_ST_GPU_LOST);
+            continue;
+        }
+        reader r = {.s = s, .gpu = gpu, .t_s = t};
+        sample_gpu(&r, s->devices[g], row);
+        if (gpu->lost) /* answers after the loss are not trusted */
+            for (int m = 0; m < GD_M_COUNT; m++)
+                row[m] = gd_missing(GD_ST_GPU_LOST);
+    }
+}

@@ -1,0 +1,37 @@
+/*
+ * Layer 2: reads facts and samples from NVML into the collection model.
+ * Every call goes through one helper that keeps the function name and its
+ * return code; NOT_SUPPORTED and NO_PERMISSION are data, not failures.
+ */
+#ifndef GD_NVML_BACKEND_H
+#define GD_NVML_BACKEND_H
+
+#include "gpudoctor/model.h"
+#include "nvml_loader.h"
+
+typedef struct gd_nvml_session {
+    gd_nvml_api api;
+    bool initialised;
+    size_t count;
+    nvmlDevice_t *devices;
+} gd_nvml_session;
+
+/*
+ * Loads NVML (path may be NULL), initialises it and enumerates the GPUs.
+ * Returns 0; or -1 with a reason in err, the session then being closed.
+ * When the library is the simulator, its own message is used.
+ */
+int gd_nvml_open(gd_nvml_session *s, const char *path, char *err, size_t errlen);
+void gd_nvml_close(gd_nvml_session *s);
+
+/* Fills f's driver fields and f->gpus (static facts). Returns 0 or -1 (allocation). */
+int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f);
+
+/*
+ * Reads every dynamic metric of every GPU into sample row i of f->series.
+ * A GPU answering NVML_ERROR_GPU_IS_LOST is marked lost (with the call and
+ * time) and is not asked again.
+ */
+void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
+
+#endif

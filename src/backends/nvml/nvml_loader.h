@@ -1,0 +1,84 @@
+/*
+ * Layer 1: NVML's functions as a table of pointers, filled with dlopen/dlsym.
+ * A function missing from the library stays NULL: the collector reports the
+ * metric as unavailable instead of crashing.
+ */
+#ifndef GD_NVML_LOADER_H
+#define GD_NVML_LOADER_H
+
+#include "gpudoctor/nvml_api.h"
+
+#include <stddef.h>
+
+typedef struct gd_nvml_api {
+    void *handle;
+    char path[512];
+    nvml_Init_fn Init;
+    nvml_Shutdown_fn Shutdown;
+    nvml_ErrorString_fn ErrorString;
+    nvml_SystemGetDriverVersion_fn SystemGetDriverVersion;
+    nvml_SystemGetNVMLVersion_fn SystemGetNVMLVersion;
+    nvml_SystemGetCudaDriverVersion_fn SystemGetCudaDriverVersion;
+    nvml_DeviceGetCount_fn DeviceGetCount;
+    nvml_DeviceGetHandleByIndex_fn DeviceGetHandleByIndex;
+    nvml_DeviceGetString_fn DeviceGetName;
+    nvml_DeviceGetString_fn DeviceGetUUID;
+    nvml_DeviceGetString_fn DeviceGetSerial;
+    nvml_DeviceGetString_fn DeviceGetVbiosVersion;
+    nvml_DeviceGetPciInfo_fn DeviceGetPciInfo;
+    nvml_DeviceGetCudaComputeCapability_fn DeviceGetCudaComputeCapability;
+    nvml_DeviceGetMemoryInfo_v2_fn DeviceGetMemoryInfo_v2;
+    nvml_DeviceGetMemoryInfo_fn DeviceGetMemoryInfo;
+    nvml_DeviceGetTemperature_fn DeviceGetTemperature;
+    nvml_DeviceGetTemperatureThreshold_fn DeviceGetTemperatureThreshold;
+    nvml_DeviceGetFieldValues_fn DeviceGetFieldValues;
+    nvml_DeviceGetClockInfo_fn DeviceGetClockInfo;
+    nvml_DeviceGetClockInfo_fn DeviceGetMaxClockInfo;
+    nvml_DeviceGetClockInfo_fn DeviceGetApplicationsClock;
+    nvml_DeviceGetClockInfo_fn DeviceGetDefaultApplicationsClock;
+    nvml_DeviceGetUInt_fn DeviceGetPowerUsage;
+    nvml_DeviceGetUInt_fn DeviceGetEnforcedPowerLimit;
+    nvml_DeviceGetUInt_fn DeviceGetPowerManagementDefaultLimit;
+    nvml_DeviceGetPowerManagementLimitConstraints_fn DeviceGetPowerManagementLimitConstraints;
+    nvml_DeviceGetULongLong_fn DeviceGetTotalEnergyConsumption;
+    nvml_DeviceGetUtilizationRates_fn DeviceGetUtilizationRates;
+    nvml_DeviceGetUInt_fn DeviceGetFanSpeed;
+    nvml_DeviceGetUInt_fn DeviceGetCurrPcieLinkGeneration;
+    nvml_DeviceGetUInt_fn DeviceGetCurrPcieLinkWidth;
+    nvml_DeviceGetUInt_fn DeviceGetMaxPcieLinkGeneration;
+    nvml_DeviceGetUInt_fn DeviceGetGpuMaxPcieLinkGeneration;
+    nvml_DeviceGetUInt_fn DeviceGetMaxPcieLinkWidth;
+    nvml_DeviceGetPcieThroughput_fn DeviceGetPcieThroughput;
+    nvml_DeviceGetUInt_fn DeviceGetPcieReplayCounter;
+    nvml_DeviceGetULongLong_fn DeviceGetCurrentClocksEventReasons;
+    nvml_DeviceGetViolationStatus_fn DeviceGetViolationStatus;
+    nvml_DeviceGetEnableState_fn DeviceGetPersistenceMode;
+    nvml_DeviceGetComputeMode_fn DeviceGetComputeMode;
+    nvml_DeviceGetMigMode_fn DeviceGetMigMode;
+    nvml_DeviceGetEccMode_fn DeviceGetEccMode;
+    nvml_DeviceGetTotalEccErrors_fn DeviceGetTotalEccErrors;
+    nvml_DeviceGetRetiredPages_fn DeviceGetRetiredPages;
+    nvml_DeviceGetRemappedRows_fn DeviceGetRemappedRows;
+    nvml_DeviceGetNvLinkState_fn DeviceGetNvLinkState;
+    nvml_DeviceGetNvLinkRemotePciInfo_fn DeviceGetNvLinkRemotePciInfo;
+    nvml_DeviceGetComputeRunningProcesses_fn DeviceGetComputeRunningProcesses;
+    nvml_DeviceGetComputeRunningProcesses_v1_fn DeviceGetComputeRunningProcesses_v1;
+    nvml_DeviceGetPerformanceState_fn DeviceGetPerformanceState;
+    /* The simulator's own error text, when the library is gpudoctor's simulator. */
+    const char *(*SimLastError)(void);
+} gd_nvml_api;
+
+/*
+ * Loads NVML from `path`, or from $GPUDOCTOR_NVML_LIBRARY, or libnvidia-ml.so.1.
+ * Returns 0, or -1 with a message in err (dlopen's reason, or the missing
+ * required symbol). Does not call nvmlInit.
+ */
+int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen);
+
+/* dlcloses the library; the table is zeroed. */
+void gd_nvml_unload(gd_nvml_api *api);
+
+/* Number of optional functions the library lacks (for `info`). */
+size_t gd_nvml_missing_count(const gd_nvml_api *api);
+
+#endif

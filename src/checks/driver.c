@@ -1,0 +1,34 @@
+/* driver.missing and gpu.none: can gpudoctor see any NVIDIA GPU at all? */
+#include "checks_internal.h"
+
+void gd_check_driver_missing(const gd_facts *f, gd_findings *out)
+{
+    if (f->driver_loaded)
+        return;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "error", json_string(f->driver_error));
+    json_object_set_new(ev, "source", json_string("dlopen:libnvidia-ml.so.1"));
+    gd_finding_add(out, "driver.missing", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN,
+                   "Install the NVIDIA driver for this GPU (Debian: enable non-free and run "
+                   "'apt-get install nvidia-driver', or use NVIDIA's installer), reboot, and check "
+                   "that 'nvidia-smi' lists the GPUs. If the driver is installed, make sure "
+                   "libnvidia-ml.so.1 is on the loader path ('ldconfig -p | grep nvidia-ml'), or "
+                   "point GPUDOCTOR_NVML_LIBRARY at it. In a container, start it with the NVIDIA "
+                   "container toolkit ('docker run --gpus all ...').",
+                   "No NVIDIA driver could be loaded: nothing on the GPUs could be checked");
+}
+
+void gd_check_gpu_none(const gd_facts *f, gd_findings *out)
+{
+    if (!f->driver_loaded || f->gpu_count > 0)
+        return;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "driver_version", json_string(f->driver_version));
+    json_object_set_new(ev, "gpu_count", json_integer(0));
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCount"));
+    gd_finding_add(out, "gpu.none", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN,
+                   "Check 'nvidia-smi' and 'lspci -d 10de:' : if lspci lists the GPU but NVML does "
+                   "not, look for Xid or 'fallen off the bus' lines in 'dmesg' and reboot; in a "
+                   "container, check NVIDIA_VISIBLE_DEVICES and the --gpus flag.",
+                   "The NVIDIA driver is loaded but reports no GPU");
+}

@@ -1,0 +1,148 @@
+/* gpudoctor check: collect a window, run every check, report. */
+#include "backends/collect.h"
+#include "cli.h"
+#include "gpudoctor/checks.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char help[] =
+    "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
+    "                       [--sim SCENARIO]\n"
+    "\n"
+    "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
+    "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
+    "clocks and PCIe speed on purpose, so some problems only show under load.\n"
+    "\n"
+    "  --duration SEC   length of the window (default 10; 0 = one snapshot)\n"
+    "  --interval MS    time between samples (default 100)\n"
+    "  --pid PID        the training process, for the checks that look at the job\n"
+    "  --json           the report as JSON (see the contract, section 5)\n"
+    "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
+    "\n"
+    "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
+    "Usable as a Slurm or cron health check as is. NO_COLOR disables colour.\n";
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void progress(void *ud, double done_s, double total_s, size_t gpus)
+{
+    (void)ud;
+    if (total_s <= 0)
+        return;
+    fprintf(stderr, "\rsampling %zu GPU%s: %4.1f of %.1f s (Ctrl-C ends the window early)", gpus,
+            gpus == 1 ? "" : "s", done_s, total_s);
+    fflush(stderr);
+}
+
+typedef struct check_opts {
+    double duration_s, interval_ms;
+    long pid;
+    int json;
+    const char *sim;
+} check_opts;
+
+static int parse(int argc, char **argv, check_opts *o)
+{
+    static const struct option longopts[] = {
+        {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+        {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
+        {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
+        {"report", required_argument, NULL, 'r'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (check_opts){.duration_s = 10, .interval_ms = 100, .pid = -1};
+    optind = 1;
+    opterr = 0;
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (gd_cli_number(optarg, 0, 86400, &o->duration_s) != 0)
+                return gd_cli_error("--duration wants seconds between 0 and 86400, not '%s'", optarg);
+            break;
+        case 'i':
+            if (gd_cli_number(optarg, 10, 60000, &o->interval_ms) != 0)
+                return gd_cli_error("--interval wants milliseconds between 10 and 60000, not '%s'", optarg);
+            break;
+        case 'p':
+            if (gd_cli_number(optarg, 1, 4194304, &v) != 0 || v != (long)v)
+                return gd_cli_error("--pid wants a process id, not '%s'", optarg);
+            o->pid = (long)v;
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->sim = optarg; break;
+        case 'f': return gd_cli_error("--from is not available in this version yet");
+        case 'r': return gd_cli_error("--report is not available in this version yet");
+        case 'h': fputs(help, stdout); return -1;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor check --help')", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor check --help')", argv[optind]);
+    if (o->pid > 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld", o->pid);
+        if (access(path, F_OK) != 0)
+            return gd_cli_error("--pid %ld: no such process", o->pid);
+    }
+    return 0;
+}
+
+int gd_cmd_check(int argc, char **argv)
+{
+    check_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? GD_EXIT_OK : rc;
+
+    bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0;
+    struct sigaction sa = {.sa_handler = on_sigint}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    gd_collect_opts co = {
+        .sim_scenario = o.sim,
+        .duration_s = o.duration_s,
+        .interval_s = o.interval_ms / 1000.0,
+        .progress = show_progress ? progress : NULL,
+        .stop = &stop_requested,
+    };
+    gd_facts f;
+    char err[1024];
+    rc = gd_collect(&co, &f, err, sizeof err);
+    sigaction(SIGINT, &old, NULL);
+    if (show_progress)
+        fputs("\r\033[K", stderr);
+    if (rc != 0) {
+        gd_facts_free(&f);
+        return gd_cli_error("%s", err);
+    }
+
+    gd_findings fs = {0};
+    gd_checks_run_all(&f, &fs);
+    int code = gd_findings_exit_code(&fs);
+    if (o.json) {
+        json_t *j = gd_report_json(&f, &fs);
+        if (!j || gd_json_print(stdout, j) != 0)
+            code = gd_cli_error("cannot write the JSON report");
+        json_decref(j);
+    } else {
+        gd_text_style st = gd_cli_text_style();
+        gd_report_text(stdout, &f, &fs, &st);
+    }
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    return code;
+}

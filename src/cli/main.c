@@ -1,0 +1,56 @@
+/* gpudoctor: finds out why a GPU server trains slower than it should. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: gpudoctor COMMAND [OPTIONS]\n"
+    "\n"
+    "Finds out why a GPU server trains AI models slower than it should, proves it\n"
+    "with numbers, and says how to fix it.\n"
+    "\n"
+    "Commands:\n"
+    "  check    watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
+    "           2 critical, 3 could not check)\n"
+    "  info     what the driver tells about each GPU, on one screen\n"
+    "\n"
+    "Every command that reads the machine takes --sim SCENARIO to run against a\n"
+    "simulated machine instead (see examples/).\n"
+    "\n"
+    "Examples:\n"
+    "  gpudoctor check                       diagnose this machine (10 s window)\n"
+    "  gpudoctor check --duration 60 --json  a longer window, machine-readable\n"
+    "  gpudoctor info --sim examples/h100x8-training.json\n"
+    "\n"
+    "Run 'gpudoctor COMMAND --help' for a command's options.\n";
+
+/* Contract commands that later versions add. */
+static const char *const planned[] = {"watch", "topo", "bench", "trace", "vram", "run", "export", "fleet"};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return GD_EXIT_ERROR;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return GD_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("gpudoctor %s\n", GD_VERSION);
+        return GD_EXIT_OK;
+    }
+    if (strcmp(cmd, "check") == 0)
+        return gd_cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "info") == 0)
+        return gd_cmd_info(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
+        if (strcmp(cmd, planned[i]) == 0)
+            return gd_cli_error("'%s' is not available in this version yet", cmd);
+    gd_cli_error("unknown command '%s'", cmd);
+    fputs(usage, stderr);
+    return GD_EXIT_ERROR;
+}

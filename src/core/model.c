@@ -1,0 +1,120 @@
+/* The collection model: names, series storage, cleanup. */
+#include "gpudoctor/model.h"
+#include "gpudoctor/nvml_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *gd_status_name(gd_status st)
+{
+    switch (st) {
+    case GD_ST_UNREAD: return "not read";
+    case GD_ST_OK: return "ok";
+    case GD_ST_NOT_SUPPORTED: return "not supported";
+    case GD_ST_NO_PERMISSION: return "no permission";
+    case GD_ST_UNAVAILABLE: return "not in driver library";
+    case GD_ST_ERROR: return "error";
+    case GD_ST_GPU_LOST: return "GPU lost";
+    }
+    return "?";
+}
+
+static const gd_metric_info metric_info[GD_M_COUNT] = {
+    [GD_M_TEMP_C] = {"temp_c", "GPU temperature", "C"},
+    [GD_M_MEM_TEMP_C] = {"mem_temp_c", "memory temperature", "C"},
+    [GD_M_SM_CLOCK_MHZ] = {"sm_clock_mhz", "SM clock", "MHz"},
+    [GD_M_MEM_CLOCK_MHZ] = {"mem_clock_mhz", "memory clock", "MHz"},
+    [GD_M_POWER_W] = {"power_w", "power draw", "W"},
+    [GD_M_UTIL_GPU_PCT] = {"util_gpu_pct", "GPU utilisation", "%"},
+    [GD_M_UTIL_MEM_PCT] = {"util_mem_pct", "memory utilisation", "%"},
+    [GD_M_MEM_USED_MIB] = {"mem_used_mib", "memory used", "MiB"},
+    [GD_M_PCIE_GEN] = {"pcie_gen", "PCIe generation", ""},
+    [GD_M_PCIE_WIDTH] = {"pcie_width", "PCIe width", "lanes"},
+    [GD_M_PCIE_TX_KBPS] = {"pcie_tx_kbps", "PCIe TX", "KB/s"},
+    [GD_M_PCIE_RX_KBPS] = {"pcie_rx_kbps", "PCIe RX", "KB/s"},
+    [GD_M_PCIE_REPLAYS] = {"pcie_replays", "PCIe replays", ""},
+    [GD_M_FAN_PCT] = {"fan_pct", "fan speed", "%"},
+    [GD_M_EVENT_REASONS] = {"event_reasons", "clock event reasons", ""},
+    [GD_M_ENERGY_MJ] = {"energy_mj", "energy", "mJ"},
+    [GD_M_VIOL_POWER_NS] = {"violation_power_ns", "power violation time", "ns"},
+    [GD_M_VIOL_THERMAL_NS] = {"violation_thermal_ns", "thermal violation time", "ns"},
+};
+
+const gd_metric_info *gd_metric_describe(gd_metric m)
+{
+    if ((unsigned)m >= GD_M_COUNT)
+        return NULL;
+    return &metric_info[m];
+}
+
+/* Contract section 4 names of NVML's clock event reason bits. */
+const gd_reason_name gd_reason_names[] = {
+    {nvmlClocksThrottleReasonGpuIdle, "gpu_idle"},
+    {nvmlClocksThrottleReasonApplicationsClocksSetting, "applications_clocks_setting"},
+    {nvmlClocksThrottleReasonSwPowerCap, "sw_power_cap"},
+    {nvmlClocksThrottleReasonHwSlowdown, "hw_slowdown"},
+    {nvmlClocksThrottleReasonSyncBoost, "sync_boost"},
+    {nvmlClocksThrottleReasonSwThermalSlowdown, "sw_thermal_slowdown"},
+    {nvmlClocksThrottleReasonHwThermalSlowdown, "hw_thermal_slowdown"},
+    {nvmlClocksThrottleReasonHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
+    {nvmlClocksThrottleReasonDisplayClockSetting, "display_clock_setting"},
+};
+const size_t gd_reason_names_count = sizeof gd_reason_names / sizeof gd_reason_names[0];
+
+unsigned long long gd_reason_bit(const char *name)
+{
+    for (size_t i = 0; i < gd_reason_names_count; i++)
+        if (strcmp(gd_reason_names[i].name, name) == 0)
+            return gd_reason_names[i].bit;
+    return 0;
+}
+
+int gd_series_init(gd_series *s, size_t gpus)
+{
+    memset(s, 0, sizeof *s);
+    s->gpus = gpus;
+    return 0;
+}
+
+long gd_series_push(gd_series *s, double t_s)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        double *t = realloc(s->t_s, cap * sizeof *t);
+        if (!t)
+            return -1;
+        s->t_s = t;
+        size_t row = s->gpus * GD_M_COUNT;
+        gd_value *v = row ? realloc(s->values, cap * row * sizeof *v) : s->values;
+        if (row && !v)
+            return -1;
+        s->values = v;
+        s->cap = cap;
+    }
+    size_t i = s->n++;
+    s->t_s[i] = t_s;
+    if (s->gpus)
+        memset(&s->values[i * s->gpus * GD_M_COUNT], 0, s->gpus * GD_M_COUNT * sizeof(gd_value));
+    return (long)i;
+}
+
+gd_value *gd_series_slot(gd_series *s, size_t i, size_t g)
+{
+    return &s->values[(i * s->gpus + g) * GD_M_COUNT];
+}
+
+void gd_series_free(gd_series *s)
+{
+    free(s->t_s);
+    free(s->values);
+    memset(s, 0, sizeof *s);
+}
+
+void gd_facts_free(gd_facts *f)
+{
+    for (size_t i = 0; i < f->gpu_count; i++)
+        free(f->gpus[i].processes);
+    free(f->gpus);
+    gd_series_free(&f->series);
+    memset(f, 0, sizeof *f);
+}

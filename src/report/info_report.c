@@ -1,0 +1,226 @@
+/* `info`: each GPU's identity, limits, state, configuration and health. */
+#include "core/json_util.h"
+#include "gpudoctor/nvml_api.h"
+#include "text_util.h"
+
+#include <string.h>
+
+/* A reading as text: its number with unit, or why it is missing. */
+static const char *vtext(gd_value v, const char *unit, char *buf, size_t len)
+{
+    if (gd_ok(v))
+        snprintf(buf, len, "%.0f%s%s", v.v, unit[0] ? " " : "", unit);
+    else if (v.status == GD_ST_NOT_SUPPORTED)
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "? (%s)", gd_status_name((gd_status)v.status));
+    return buf;
+}
+
+static const char *onoff(gd_value v)
+{
+    return !gd_ok(v) ? "n/a" : v.v != 0 ? "on" : "off";
+}
+
+static const char *compute_mode_name(gd_value v)
+{
+    if (!gd_ok(v))
+        return "n/a";
+    switch ((int)v.v) {
+    case NVML_COMPUTEMODE_DEFAULT: return "default";
+    case NVML_COMPUTEMODE_EXCLUSIVE_THREAD: return "exclusive_thread";
+    case NVML_COMPUTEMODE_PROHIBITED: return "prohibited";
+    case NVML_COMPUTEMODE_EXCLUSIVE_PROCESS: return "exclusive_process";
+    }
+    return "unknown";
+}
+
+static gd_value last(const gd_facts *f, size_t g, gd_metric m)
+{
+    const gd_series *s = &f->series;
+    return s->n ? gd_series_at(s, s->n - 1, g, m) : gd_missing(GD_ST_UNREAD);
+}
+
+static void reasons_text(gd_value r, char *buf, size_t len)
+{
+    if (!gd_ok(r)) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < gd_reason_names_count; i++)
+        if ((unsigned long long)r.v & gd_reason_names[i].bit)
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? ", " : "",
+                                     gd_reason_names[i].name);
+    if (!used)
+        snprintf(buf, len, "none (clocks not held back)");
+}
+
+static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style *st)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    char a[48], b[48], c[48], d[48], e[48];
+    fprintf(out, "\n%sGPU %d%s  %s  %s\n", gd_c(st, GD_ANSI_BOLD), gpu->index, gd_c(st, GD_ANSI_RESET),
+            gpu->name[0] ? gpu->name : "(no name)", gpu->pci_bus_id);
+    if (gpu->lost) {
+        fprintf(out, "  %sLOST%s        stopped answering at %.1f s (%s)\n", gd_c(st, GD_ANSI_RED),
+                gd_c(st, GD_ANSI_RESET), gpu->lost_at_s, gpu->lost_call);
+    }
+    fprintf(out, "  Identity    %s, serial %s, VBIOS %s", gpu->uuid[0] ? gpu->uuid : "no UUID",
+            gpu->serial[0] ? gpu->serial : "n/a", gpu->vbios[0] ? gpu->vbios : "n/a");
+    if (gd_ok(gpu->cc_major))
+        fprintf(out, ", compute %d.%d", (int)gpu->cc_major.v, (int)gpu->cc_minor.v);
+    fputc('\n', out);
+    fprintf(out, "  Temperature GPU %s, memory %s; slowdown %s, shutdown %s, GPU max %s, memory max %s\n",
+            vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
+            vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
+            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", a, sizeof a));
+    fprintf(out, "  Power       %s of %s limit (default %s, range %s", vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a),
+            vtext(gpu->power_limit_w, "W", b, sizeof b), vtext(gpu->power_limit_default_w, "W", c, sizeof c),
+            vtext(gpu->power_limit_min_w, "", d, sizeof d));
+    fprintf(out, "-%s), fan %s\n", vtext(gpu->power_limit_max_w, "W", a, sizeof a),
+            vtext(last(f, g, GD_M_FAN_PCT), "%", b, sizeof b));
+    fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s; application %s/%s (default %s/%s)\n",
+            vtext(last(f, g, GD_M_SM_CLOCK_MHZ), "MHz", a, sizeof a), vtext(gpu->clock_max_sm_mhz, "MHz", b, sizeof b),
+            vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d),
+            vtext(gpu->clock_app_sm_mhz, "", e, sizeof e), vtext(gpu->clock_app_mem_mhz, "MHz", a, sizeof a),
+            vtext(gpu->clock_default_app_sm_mhz, "", b, sizeof b), vtext(gpu->clock_default_app_mem_mhz, "MHz", c, sizeof c));
+    char reasons[256];
+    reasons_text(last(f, g, GD_M_EVENT_REASONS), reasons, sizeof reasons);
+    fprintf(out, "  Clock events %s\n", reasons);
+    fprintf(out, "  Utilisation GPU %s, memory %s\n", vtext(last(f, g, GD_M_UTIL_GPU_PCT), "%", a, sizeof a),
+            vtext(last(f, g, GD_M_UTIL_MEM_PCT), "%", b, sizeof b));
+    fprintf(out, "  Memory      %s used of %s\n", vtext(last(f, g, GD_M_MEM_USED_MIB), "MiB", a, sizeof a),
+            vtext(gpu->mem_total_mib, "MiB", b, sizeof b));
+    gd_value gen = last(f, g, GD_M_PCIE_GEN), width = last(f, g, GD_M_PCIE_WIDTH);
+    fprintf(out, "  PCIe        Gen%s x%s (max Gen%s x%s), replays %s\n", vtext(gen, "", a, sizeof a),
+            vtext(width, "", b, sizeof b), vtext(gpu->pcie_gen_max, "", c, sizeof c),
+            vtext(gpu->pcie_width_max, "", d, sizeof d), vtext(last(f, g, GD_M_PCIE_REPLAYS), "", e, sizeof e));
+    fprintf(out, "  Config      persistence %s, compute mode %s, MIG %s, ECC %s\n", onoff(gpu->persistence_mode),
+            compute_mode_name(gpu->compute_mode), onoff(gpu->mig_mode), onoff(gpu->ecc_enabled));
+    fprintf(out, "  Health      uncorrectable ECC %s volatile / %s aggregate, retired pages %s, row remap %s%s\n",
+            vtext(gpu->ecc_volatile_uncorrected, "", a, sizeof a), vtext(gpu->ecc_aggregate_uncorrected, "", b, sizeof b),
+            vtext(gpu->retired_pages_dbe, "", c, sizeof c),
+            !gd_ok(gpu->remap_pending) ? "n/a" : gpu->remap_pending.v != 0 ? "PENDING" : "none pending",
+            gd_ok(gpu->remap_failure) && gpu->remap_failure.v != 0 ? ", FAILED" : "");
+    if (gpu->nvlink_count) {
+        size_t active = 0;
+        for (size_t l = 0; l < gpu->nvlink_count; l++)
+            active += gd_ok(gpu->nvlink[l].active) && gpu->nvlink[l].active.v != 0;
+        fprintf(out, "  NVLink      %zu of %zu links active\n", active, gpu->nvlink_count);
+    }
+    if (!gd_ok(gpu->processes_status)) {
+        fprintf(out, "  Processes   n/a (%s)\n", gd_status_name((gd_status)gpu->processes_status.status));
+    } else if (gpu->process_count == 0) {
+        fprintf(out, "  Processes   none\n");
+    } else {
+        for (size_t p = 0; p < gpu->process_count; p++)
+            fprintf(out, "  %s %u %s, %s\n", p ? "           " : "Processes  ", gpu->processes[p].pid,
+                    gpu->processes[p].name[0] ? gpu->processes[p].name : "?",
+                    vtext(gpu->processes[p].used_mib, "MiB", a, sizeof a));
+    }
+}
+
+void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
+    if (f->simulated)
+        fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), f->source + 4);
+    fputc('\n', out);
+    fprintf(out, "Host        %s, kernel %s, %d CPUs", f->host.hostname, f->host.kernel, f->host.cpus);
+    if (f->host.numa_nodes > 0)
+        fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
+    fputc('\n', out);
+    if (!f->driver_loaded) {
+        fprintf(out, "Driver      none: %s\n", f->driver_error);
+        return;
+    }
+    fprintf(out, "Driver      %s", f->driver_version[0] ? f->driver_version : "unknown");
+    if (gd_ok(f->cuda_driver_version))
+        fprintf(out, ", supports CUDA up to %d.%d", (int)f->cuda_driver_version.v / 1000,
+                ((int)f->cuda_driver_version.v % 1000) / 10);
+    if (f->nvml_version[0])
+        fprintf(out, ", NVML %s", f->nvml_version);
+    fprintf(out, "\nGPUs        %zu\n", f->gpu_count);
+    for (size_t g = 0; g < f->gpu_count; g++)
+        gpu_text(out, f, g, st);
+}
+
+/* Static facts of a GPU as JSON: every field, null where not readable. */
+static json_t *gpu_static_json(const gd_gpu *gpu)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(gpu->index));
+    json_object_set_new(o, "name", json_string(gpu->name));
+    json_object_set_new(o, "uuid", json_string(gpu->uuid));
+    json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
+    json_object_set_new(o, "serial", gpu->serial[0] ? json_string(gpu->serial) : json_null());
+    json_object_set_new(o, "vbios", gpu->vbios[0] ? json_string(gpu->vbios) : json_null());
+    json_t *cc = json_null();
+    if (gd_ok(gpu->cc_major))
+        cc = json_pack("[ii]", (int)gpu->cc_major.v, (int)gpu->cc_minor.v);
+    json_object_set_new(o, "compute_capability", cc);
+    static const struct {
+        const char *key;
+        size_t off;
+    } fields[] = {
+#define F(name) {#name, offsetof(gd_gpu, name)}
+        F(mem_total_mib), F(power_limit_w), F(power_limit_default_w), F(power_limit_min_w), F(power_limit_max_w),
+        F(clock_max_sm_mhz), F(clock_max_mem_mhz), F(clock_default_app_sm_mhz), F(clock_default_app_mem_mhz),
+        F(clock_app_sm_mhz), F(clock_app_mem_mhz), F(temp_shutdown_c), F(temp_slowdown_c), F(temp_gpu_max_c),
+        F(temp_mem_max_c), F(pcie_gen_max), F(pcie_width_max), F(persistence_mode), F(compute_mode), F(mig_mode),
+        F(ecc_enabled), F(ecc_volatile_uncorrected), F(ecc_aggregate_uncorrected), F(retired_pages_sbe),
+        F(retired_pages_dbe), F(remap_corr_rows), F(remap_unc_rows), F(remap_pending), F(remap_failure),
+#undef F
+    };
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        gd_value v;
+        memcpy(&v, (const char *)gpu + fields[k].off, sizeof v);
+        json_object_set_new(o, fields[k].key, gd_json_value(v));
+    }
+    json_t *links = json_array();
+    for (size_t l = 0; l < gpu->nvlink_count; l++)
+        json_array_append_new(links, json_pack("{s:i,s:o,s:s}", "link", (int)gpu->nvlink[l].link, "active",
+                                               gd_ok(gpu->nvlink[l].active) ? json_boolean(gpu->nvlink[l].active.v != 0)
+                                                                            : json_null(),
+                                               "remote_pci_bus_id", gpu->nvlink[l].remote_pci_bus_id));
+    json_object_set_new(o, "nvlink", links);
+    json_t *procs = gd_ok(gpu->processes_status) ? json_array() : json_null();
+    for (size_t p = 0; procs && p < gpu->process_count; p++)
+        json_array_append_new(procs, json_pack("{s:i,s:s,s:o}", "pid", (int)gpu->processes[p].pid, "name",
+                                               gpu->processes[p].name, "used_mib",
+                                               gd_json_value(gpu->processes[p].used_mib)));
+    json_object_set_new(o, "processes", procs);
+    json_object_set_new(o, "lost", json_boolean(gpu->lost));
+    return o;
+}
+
+json_t *gd_info_json(const gd_facts *f)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "gpudoctor", "version", GD_VERSION));
+    json_object_set_new(root, "source", json_string(f->source));
+    json_object_set_new(root, "simulated", json_boolean(f->simulated));
+    json_object_set_new(root, "host", gd_report_host_json(f));
+    json_t *drv = gd_report_driver_json(f);
+    json_object_set_new(drv, "nvml_version", f->nvml_version[0] ? json_string(f->nvml_version) : json_null());
+    json_object_set_new(root, "driver", drv);
+    json_t *gpus = json_array();
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        json_t *o = gpu_static_json(&f->gpus[g]);
+        json_t *state = gd_report_gpu_state_json(f, g);
+        const gd_series *s = &f->series;
+        /* info shows every sampled metric, not just the report's subset. */
+        for (int m = 0; m < GD_M_COUNT; m++) {
+            if (m == GD_M_EVENT_REASONS)
+                continue;
+            gd_value v = s->n ? gd_series_at(s, s->n - 1, g, (gd_metric)m) : gd_missing(GD_ST_UNREAD);
+            json_object_set_new(state, gd_metric_describe((gd_metric)m)->key, gd_json_value(v));
+        }
+        json_object_set_new(o, "state", state);
+        json_array_append_new(gpus, o);
+    }
+    json_object_set_new(root, "gpus", gpus);
+    return root;
+}

@@ -1,0 +1,147 @@
+/* The JSON report of `check` (contract section 5). */
+#include "core/json_util.h"
+#include "report.h"
+
+#include <math.h>
+
+json_t *gd_report_host_json(const gd_facts *f)
+{
+    json_t *h = json_object();
+    json_object_set_new(h, "hostname", json_string(f->host.hostname));
+    json_object_set_new(h, "kernel", json_string(f->host.kernel));
+    json_object_set_new(h, "cpus", f->host.cpus > 0 ? json_integer(f->host.cpus) : json_null());
+    json_object_set_new(h, "numa_nodes", f->host.numa_nodes > 0 ? json_integer(f->host.numa_nodes) : json_null());
+    return h;
+}
+
+json_t *gd_report_driver_json(const gd_facts *f)
+{
+    json_t *d = json_object();
+    json_object_set_new(d, "version", f->driver_version[0] ? json_string(f->driver_version) : json_null());
+    json_object_set_new(d, "cuda_driver_version", gd_json_value(f->cuda_driver_version));
+    json_object_set_new(d, "loaded", json_boolean(f->driver_loaded));
+    if (!f->driver_loaded)
+        json_object_set_new(d, "error", json_string(f->driver_error));
+    return d;
+}
+
+json_t *gd_report_reasons_json(unsigned long long mask)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < gd_reason_names_count; i++)
+        if (mask & gd_reason_names[i].bit)
+            json_array_append_new(a, json_string(gd_reason_names[i].name));
+    return a;
+}
+
+json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    const gd_series *s = &f->series;
+    json_t *st = json_object();
+    /* The last sample: a value that could not be read there is null. */
+    static const struct {
+        const char *key;
+        gd_metric m;
+    } sampled[] = {
+        {"temp_c", GD_M_TEMP_C},         {"power_w", GD_M_POWER_W},
+        {"sm_clock_mhz", GD_M_SM_CLOCK_MHZ}, {"mem_used_mib", GD_M_MEM_USED_MIB},
+        {"pcie_gen", GD_M_PCIE_GEN},     {"pcie_width", GD_M_PCIE_WIDTH},
+    };
+    for (size_t k = 0; k < sizeof sampled / sizeof sampled[0]; k++) {
+        gd_value v = s->n ? gd_series_at(s, s->n - 1, g, sampled[k].m) : gd_missing(GD_ST_UNREAD);
+        json_object_set_new(st, sampled[k].key, gd_json_value(v));
+    }
+    json_object_set_new(st, "power_limit_w", gd_json_value(gpu->power_limit_w));
+    json_object_set_new(st, "mem_total_mib", gd_json_value(gpu->mem_total_mib));
+    json_object_set_new(st, "pcie_gen_max", gd_json_value(gpu->pcie_gen_max));
+    json_object_set_new(st, "pcie_width_max", gd_json_value(gpu->pcie_width_max));
+    gd_value r = s->n ? gd_series_at(s, s->n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD);
+    json_object_set_new(st, "event_reasons", gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v) : json_null());
+    return st;
+}
+
+static json_t *gpus_json(const gd_facts *f)
+{
+    json_t *a = json_array();
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        json_t *o = json_object();
+        json_object_set_new(o, "index", json_integer(gpu->index));
+        json_object_set_new(o, "name", json_string(gpu->name));
+        json_object_set_new(o, "uuid", json_string(gpu->uuid));
+        json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
+        json_object_set_new(o, "lost", json_boolean(gpu->lost));
+        json_object_set_new(o, "state", gd_report_gpu_state_json(f, g));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *findings_json(const gd_findings *fs)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < fs->n; i++) {
+        const gd_finding *x = &fs->v[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_string(x->id));
+        json_object_set_new(o, "severity", json_string(gd_severity_name(x->severity)));
+        json_object_set_new(o, "gpu", x->gpu == GD_NO_GPU ? json_null() : json_integer(x->gpu));
+        json_object_set_new(o, "title", json_string(x->title));
+        json_object_set(o, "evidence", x->evidence);
+        if (!isnan(x->impact_pct))
+            json_object_set_new(o, "impact_pct", gd_json_number(round(x->impact_pct * 10) / 10));
+        json_object_set_new(o, "fix", json_string(x->fix));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *skips_json(const gd_findings *fs)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < fs->nskips; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "check", json_string(fs->skips[i].check));
+        json_object_set_new(o, "gpu", fs->skips[i].gpu == GD_NO_GPU ? json_null() : json_integer(fs->skips[i].gpu));
+        json_object_set_new(o, "reason", json_string(fs->skips[i].reason));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
+{
+    json_t *root = json_object();
+    json_t *tool = json_object();
+    json_object_set_new(tool, "name", json_string("gpudoctor"));
+    json_object_set_new(tool, "version", json_string(GD_VERSION));
+    json_object_set_new(root, "tool", tool);
+    json_object_set_new(root, "source", json_string(f->source));
+    json_object_set_new(root, "simulated", json_boolean(f->simulated));
+    json_object_set_new(root, "host", gd_report_host_json(f));
+    json_object_set_new(root, "driver", gd_report_driver_json(f));
+    json_object_set_new(root, "gpus", gpus_json(f));
+    json_t *w = json_object();
+    const gd_series *s = &f->series;
+    json_object_set_new(w, "duration_s", gd_json_number(s->n ? s->t_s[s->n - 1] : 0));
+    json_object_set_new(w, "samples", json_integer((json_int_t)s->n));
+    json_object_set_new(w, "interval_s", gd_json_number(f->interval_s));
+    json_object_set_new(root, "window", w);
+    json_object_set_new(root, "findings", findings_json(fs));
+    json_object_set_new(root, "not_checked", skips_json(fs));
+    json_t *sum = json_object();
+    json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_CRITICAL)));
+    json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_WARNING)));
+    json_object_set_new(sum, "info", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_INFO)));
+    json_object_set_new(root, "summary", sum);
+    return root;
+}
+
+int gd_json_print(FILE *out, json_t *j)
+{
+    if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+        return -1;
+    fputc('\n', out);
+    return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * Renderers: turn facts and findings into text or JSON. They never probe.
+ */
+#ifndef GD_REPORT_H
+#define GD_REPORT_H
+
+#include "gpudoctor/findings.h"
+#include "gpudoctor/model.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The check report of contract section 5. Caller owns the result. */
+json_t *gd_report_json(const gd_facts *f, const gd_findings *fs);
+
+/* The "host" and "driver" objects, shared by `check` and `info`. */
+json_t *gd_report_host_json(const gd_facts *f);
+json_t *gd_report_driver_json(const gd_facts *f);
+
+/* State of GPU g at the end of the window (contract section 5 "state"). */
+json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g);
+
+/* Names of the reason bits set in mask, as a JSON array. */
+json_t *gd_report_reasons_json(unsigned long long mask);
+
+typedef struct gd_text_style {
+    bool color; /* ANSI colours (a terminal, and NO_COLOR unset) */
+    int width;  /* columns to wrap prose at */
+} gd_text_style;
+
+/* Human report of `check`: verdict first, then findings by severity. */
+void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
+
+/* `info`: what nvidia-smi -q would tell, one readable block per GPU. */
+void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+json_t *gd_info_json(const gd_facts *f);
+
+/* Writes a JSON value followed by a newline; returns 0 or -1. */
+int gd_json_print(FILE *out, json_t *j);
+
+#endif

@@ -1,0 +1,116 @@
+/* The human report of `check`: verdict first, then findings by severity. */
+#include "text_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *sev_color(gd_severity s)
+{
+    return s == GD_SEV_CRITICAL ? GD_ANSI_RED : s == GD_SEV_WARNING ? GD_ANSI_YELLOW : GD_ANSI_CYAN;
+}
+
+static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
+    if (f->simulated)
+        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW),
+                gd_c(st, GD_ANSI_RESET), f->source + 4);
+    fputc('\n', out);
+    fprintf(out, "host %s, ", f->host.hostname);
+    if (!f->driver_loaded) {
+        fprintf(out, "no NVIDIA driver\n");
+        return;
+    }
+    fprintf(out, "%zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
+    if (f->gpu_count)
+        fprintf(out, " (%s)", f->gpus[0].name[0] ? f->gpus[0].name : "unnamed");
+    fprintf(out, ", driver %s", f->driver_version[0] ? f->driver_version : "unknown");
+    if (gd_ok(f->cuda_driver_version))
+        fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10);
+    const gd_series *s = &f->series;
+    if (s->n > 1)
+        fprintf(out, ", window %.1f s, %zu samples\n", s->t_s[s->n - 1], s->n);
+    else
+        fprintf(out, ", snapshot\n");
+}
+
+static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    size_t c = gd_findings_count(fs, GD_SEV_CRITICAL), w = gd_findings_count(fs, GD_SEV_WARNING),
+           i = gd_findings_count(fs, GD_SEV_INFO);
+    fputc('\n', out);
+    if (c)
+        fprintf(out, "%sVerdict: CRITICAL%s", gd_c(st, GD_ANSI_RED), gd_c(st, GD_ANSI_RESET));
+    else if (w)
+        fprintf(out, "%sVerdict: WARNING%s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET));
+    else
+        fprintf(out, "%sVerdict: OK%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+    if (c + w + i == 0)
+        fprintf(out, " - no problem found on %zu GPU%s\n", f->gpu_count, f->gpu_count == 1 ? "" : "s");
+    else
+        fprintf(out, " - %zu critical, %zu warning%s, %zu info\n", c, w, w == 1 ? "" : "s", i);
+}
+
+static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
+{
+    char line[1024] = "";
+    size_t used = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)ev, key, v)
+    {
+        if (strcmp(key, "source") == 0)
+            continue;
+        char val[256];
+        gd_json_scalar_text(v, val, sizeof val);
+        int n = snprintf(line + used, sizeof line - used, "%s%s=%s", used ? "  " : "", key, val);
+        if (n < 0 || (size_t)n >= sizeof line - used)
+            break;
+        used += (size_t)n;
+    }
+    if (used) {
+        fprintf(out, "    %sevidence%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, line);
+    }
+    json_t *src = json_object_get(ev, "source");
+    if (json_is_string(src))
+        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), json_string_value(src), gd_c(st, GD_ANSI_RESET));
+}
+
+static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x)
+{
+    char where[16] = "host";
+    if (x->gpu != GD_NO_GPU)
+        snprintf(where, sizeof where, "GPU %d", x->gpu);
+    fprintf(out, "\n%s%-8s%s %-6s %s%s%s\n", gd_c(st, sev_color(x->severity)), gd_severity_name(x->severity),
+            gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id, gd_c(st, GD_ANSI_RESET));
+    fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
+    gd_wrap(out, st, 4, 4, x->title);
+    fputs(gd_c(st, GD_ANSI_RESET), out);
+    print_evidence(out, st, x->evidence);
+    if (!isnan(x->impact_pct))
+        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
+                gd_c(st, GD_ANSI_RESET), x->impact_pct);
+    if (x->fix[0]) {
+        fprintf(out, "    %sfix%s      ", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, x->fix);
+    }
+}
+
+void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    print_header(out, f, st);
+    print_verdict(out, f, fs, st);
+    for (size_t i = 0; i < fs->n; i++)
+        print_finding(out, st, &fs->v[i]);
+    if (fs->nskips) {
+        fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+        for (size_t i = 0; i < fs->nskips; i++) {
+            const gd_skip *k = &fs->skips[i];
+            if (k->gpu == GD_NO_GPU)
+                fprintf(out, "    %s: %s\n", k->check, k->reason);
+            else
+                fprintf(out, "    %s, GPU %d: %s\n", k->check, k->gpu, k->reason);
+        }
+    }
+}
