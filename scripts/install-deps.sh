@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Installs what gpudoctor needs to build and test on Debian 12, and fetches
+# NVIDIA's nvml.h for the ABI test. Idempotent: run it as often as you like.
+#
+#   sudo bash scripts/install-deps.sh
+#
+# nvml.h comes from Debian's non-free package libnvidia-ml-dev, which is
+# downloaded and unpacked into build/deps/nvml/ but never installed:
+# installing it would pull in libnvidia-ml1, a real driver library that would
+# change how this machine behaves. Without the header, the NVML ABI
+# comparison is skipped; nothing else depends on it.
+set -euo pipefail
+
+# Debian packages needed to build and test. Add to this list as needed.
+PACKAGES=(
+    build-essential
+    cmake
+    ninja-build
+    pkg-config
+    libjansson-dev
+    libcmocka-dev
+    clang
+)
+
+# The non-free package whose nvml.h the ABI test compares against.
+NVML_DEV_PACKAGE=libnvidia-ml-dev
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+nvml_dir="$repo_root/build/deps/nvml"
+nvml_header="$nvml_dir/usr/include/nvml.h"
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+missing_packages() {
+    local p
+    for p in "${PACKAGES[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+            printf '%s\n' "$p"
+        fi
+    done
+}
+
+install_packages() {
+    local missing
+    mapfile -t missing < <(missing_packages)
+    if [ "${#missing[@]}" -eq 0 ]; then
+        log "all ${#PACKAGES[@]} packages are installed"
+        return 0
+    fi
+    if ! is_root; then
+        log "missing packages: ${missing[*]}"
+        echo "sudo apt-get install -y --no-install-recommends ${missing[*]}"
+        exit 1
+    fi
+    log "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Whether apt knows a candidate version of the package.
+has_candidate() {
+    local candidate
+    candidate=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
+    [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
+}
+
+# Adds Debian's non-free and contrib components for this release.
+enable_nonfree() {
+    local codename list=/etc/apt/sources.list.d/gpudoctor-nonfree.sources
+    # shellcheck disable=SC1091 # the system's release file
+    codename=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")
+    if [ -z "$codename" ]; then
+        log "cannot tell the Debian release from /etc/os-release"
+        return 1
+    fi
+    log "enabling Debian non-free for $codename in $list"
+    cat >"$list" <<EOF
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $codename
+Components: non-free contrib
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    apt-get update
+}
+
+# Downloads libnvidia-ml-dev and unpacks only its header. Never fails the
+# script: prints why and returns non-zero instead.
+fetch_nvml_header() {
+    if [ -f "$nvml_header" ]; then
+        log "nvml.h already at $nvml_header"
+        return 0
+    fi
+    if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
+        log "no apt-get/dpkg-deb here; cannot fetch nvml.h"
+        return 1
+    fi
+    if ! has_candidate "$NVML_DEV_PACKAGE"; then
+        if ! is_root; then
+            log "$NVML_DEV_PACKAGE is not available (Debian non-free not enabled); run as root to enable it"
+            return 1
+        fi
+        enable_nonfree || return 1
+        has_candidate "$NVML_DEV_PACKAGE" || {
+            log "$NVML_DEV_PACKAGE still has no candidate"
+            return 1
+        }
+    fi
+    local tmp deb
+    tmp=$(mktemp -d)
+    # As root, apt would hand the download to its _apt user, which cannot
+    # write a mktemp directory; APT::Sandbox::User=root keeps it as root.
+    (cd "$tmp" && apt-get download -o APT::Sandbox::User=root "$NVML_DEV_PACKAGE" >&2) || {
+        log "apt-get download $NVML_DEV_PACKAGE failed"
+        rm -rf "$tmp"
+        return 1
+    }
+    deb=$(find "$tmp" -maxdepth 1 -name '*.deb' -print -quit)
+    mkdir -p "$tmp/x"
+    if [ -z "$deb" ] || ! dpkg-deb -x "$deb" "$tmp/x" || [ ! -f "$tmp/x/usr/include/nvml.h" ]; then
+        log "could not unpack nvml.h from $NVML_DEV_PACKAGE"
+        rm -rf "$tmp"
+        return 1
+    fi
+    mkdir -p "$(dirname "$nvml_header")"
+    cp "$tmp/x/usr/include/nvml.h" "$nvml_header"
+    rm -rf "$tmp"
+    log "nvml.h unpacked to $nvml_header"
+}
+
+install_packages
+if ! fetch_nvml_header; then
+    log "continuing without nvml.h: the NVML ABI comparison will be skipped"
+fi
+exit 0

@@ -1,0 +1,121 @@
+/*
+ * Internals of the simulated libcuda.so.1 (contract section 4).
+ *
+ * The CUDA driver API has no context argument, so the simulated driver keeps
+ * one process-wide state, as the real one does: a single struct, guarded by
+ * a mutex, defined in sim_state.c. The current context is per thread.
+ * Nothing but the CUDA API symbols is exported (-fvisibility=hidden).
+ *
+ * Conventions of the simulation, which gpudoctor's benchmarks rely on:
+ *  - Devices are the scenario's GPUs ($GPUDOCTOR_SIM_SCENARIO); cuInit
+ *    fails with CUDA_ERROR_NO_DEVICE when it is unset or unreadable (the
+ *    reason goes to stderr).
+ *  - Streams are synchronous: every call completes before it returns.
+ *  - A copy takes bytes / (bandwidth_gbps x 1e9) seconds of real time (a
+ *    clock_nanosleep to the computed end), GPUDOCTOR_SIM_TIMESCALE left
+ *    out, because benchmarks measure real elapsed time. Figures: h2d_pinned
+ *    / d2h_pinned when the host side lies in memory from cuMemAllocHost or
+ *    cuMemHostAlloc, else h2d_pageable / d2h_pageable (d2h_pageable falls
+ *    back to h2d_pageable), d2d between device buffers. A missing figure
+ *    makes the copy fail with CUDA_ERROR_NOT_SUPPORTED.
+ *  - Device buffers up to SIM_MAX_BACKED_BYTES get real host memory (so
+ *    data round-trips); larger ones are virtual (size tracked, no data).
+ *    Allocations past the GPU's memory (memory_total_mib less the scenario
+ *    processes' used_mib) fail with CUDA_ERROR_OUT_OF_MEMORY.
+ *  - A kernel whose name contains "gemm" takes 2*M*N*K / (TFLOPS x 1e12)
+ *    seconds, where kernelParams[0..2] point to int M, N, K, and TFLOPS is
+ *    gemm_tflops.fp32 when the name contains "fp32", else gemm_tflops.bf16
+ *    (missing: CUDA_ERROR_NOT_SUPPORTED). Other kernels take no time.
+ *  - Device attributes that the scenario does not give return
+ *    CUDA_ERROR_NOT_SUPPORTED.
+ */
+#ifndef GPUDOCTOR_SIM_CUDA_H
+#define GPUDOCTOR_SIM_CUDA_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "gpudoctor/cuda_api.h"
+#include "scenario.h"
+
+#define SIM_API __attribute__((visibility("default")))
+
+/* Every export, declared with the type of its cuda_api.h typedef: a
+ * definition with another signature does not compile. */
+#define GD_CUDA_SYMBOL(t, sym) SIM_API __typeof__(*(t)0) sym;
+#include "cuda_symbols.h"
+#undef GD_CUDA_SYMBOL
+
+#define SIM_MAX_BACKED_BYTES ((size_t)64 << 20)  /* real memory per device buffer */
+#define SIM_MAX_BACKED_TOTAL ((size_t)512 << 20) /* real memory over all buffers */
+
+/* Handles carry a magic number so that stale or foreign ones are refused. */
+#define SIM_MAGIC_CTX 0x63747821u
+#define SIM_MAGIC_STREAM 0x73747221u
+#define SIM_MAGIC_EVENT 0x65767421u
+#define SIM_MAGIC_MODULE 0x6d6f6421u
+#define SIM_MAGIC_FUNC 0x66756e21u
+
+struct CUctx_st {
+    uint32_t magic;
+    int device;
+    bool primary;
+};
+
+struct sim_device {
+    const gd_scenario_gpu *gpu;
+    size_t total_bytes;     /* memory_total_mib */
+    size_t foreign_bytes;   /* used by the scenario's processes */
+    size_t used_bytes;      /* by this process's allocations */
+    CUdeviceptr next_addr;  /* bump allocator of device addresses */
+    struct CUctx_st primary;
+    int primary_refs;
+};
+
+struct sim_alloc {
+    CUdeviceptr base;
+    size_t size;
+    void *backing; /* NULL for virtual buffers */
+    int device;
+};
+
+struct sim_host_block {
+    void *ptr;
+    size_t size;
+};
+
+struct sim_cuda {
+    pthread_mutex_t lock;
+    bool loaded;          /* scenario load attempted */
+    bool initialized;     /* cuInit succeeded */
+    CUresult init_result; /* what cuInit answers */
+    gd_scenario *scenario;
+    int device_count;
+    struct sim_device *devices;
+    struct sim_alloc *allocs;
+    size_t n_allocs, cap_allocs;
+    size_t backed_total;
+    struct sim_host_block *pinned;
+    size_t n_pinned, cap_pinned;
+};
+
+/* sim_state.c */
+extern struct sim_cuda sim_cuda_state;
+void sim_lock(void);
+void sim_unlock(void);
+/* The device of the calling thread's current context; fails with
+ * NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a context. */
+CUresult sim_current_device(int *device);
+/* Grows *items (of *cap elements of size elem) to hold one more. */
+bool sim_grow(void **items, size_t *cap, size_t count, size_t elem);
+
+/* sim_time.c */
+struct timespec sim_now(void);
+/* Sleeps until start + seconds (absolute CLOCK_MONOTONIC deadline). */
+void sim_sleep_until(struct timespec start, double seconds);
+double sim_elapsed_ms(struct timespec from, struct timespec to);
+
+#endif

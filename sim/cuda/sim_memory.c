@@ -1,0 +1,290 @@
+/*
+ * Simulated device and pinned host memory, and copies that take the time
+ * the scenario's bandwidth figures imply (see sim_cuda.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_cuda.h"
+
+#define SIM_ALLOC_ALIGN 512u
+
+/* The allocation holding [ptr, ptr + bytes); the caller holds the lock. */
+static struct sim_alloc *find_alloc_locked(CUdeviceptr ptr, size_t bytes)
+{
+    struct sim_cuda *s = &sim_cuda_state;
+    for (size_t i = 0; i < s->n_allocs; i++) {
+        struct sim_alloc *a = &s->allocs[i];
+        if (ptr >= a->base && ptr - a->base <= a->size && bytes <= a->size - (ptr - a->base))
+            return a;
+    }
+    return NULL;
+}
+
+/* Whether [p, p + bytes) lies in pinned host memory; the caller holds the lock. */
+static bool is_pinned_locked(const void *p, size_t bytes)
+{
+    struct sim_cuda *s = &sim_cuda_state;
+    uintptr_t u = (uintptr_t)p;
+    for (size_t i = 0; i < s->n_pinned; i++) {
+        uintptr_t base = (uintptr_t)s->pinned[i].ptr;
+        if (u >= base && u - base <= s->pinned[i].size && bytes <= s->pinned[i].size - (u - base))
+            return true;
+    }
+    return false;
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    int dev;
+    CUresult r = sim_current_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_lock();
+    const struct sim_device *d = &sim_cuda_state.devices[dev];
+    size_t used = d->used_bytes + d->foreign_bytes;
+    *total = d->total_bytes;
+    *free_bytes = used < d->total_bytes ? d->total_bytes - used : 0;
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    int dev;
+    CUresult r = sim_current_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dptr || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sim_cuda *s = &sim_cuda_state;
+    sim_lock();
+    struct sim_device *d = &s->devices[dev];
+    size_t used = d->used_bytes + d->foreign_bytes;
+    if (used > d->total_bytes || bytesize > d->total_bytes - used) {
+        sim_unlock();
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (!sim_grow((void **)&s->allocs, &s->cap_allocs, s->n_allocs, sizeof *s->allocs)) {
+        sim_unlock();
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    void *backing = NULL;
+    if (bytesize <= SIM_MAX_BACKED_BYTES && s->backed_total + bytesize <= SIM_MAX_BACKED_TOTAL) {
+        backing = malloc(bytesize);
+        if (backing)
+            s->backed_total += bytesize;
+    }
+    struct sim_alloc *a = &s->allocs[s->n_allocs++];
+    *a = (struct sim_alloc){.base = d->next_addr, .size = bytesize, .backing = backing, .device = dev};
+    d->next_addr += (bytesize + SIM_ALLOC_ALIGN - 1) / SIM_ALLOC_ALIGN * SIM_ALLOC_ALIGN;
+    d->used_bytes += bytesize;
+    *dptr = a->base;
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    struct sim_cuda *s = &sim_cuda_state;
+    sim_lock();
+    for (size_t i = 0; i < s->n_allocs; i++) {
+        struct sim_alloc *a = &s->allocs[i];
+        if (a->base != dptr)
+            continue;
+        if (a->backing)
+            s->backed_total -= a->size;
+        free(a->backing);
+        s->devices[a->device].used_bytes -= a->size;
+        s->allocs[i] = s->allocs[--s->n_allocs];
+        sim_unlock();
+        return CUDA_SUCCESS;
+    }
+    sim_unlock();
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    (void)Flags;
+    int dev;
+    CUresult r = sim_current_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pp || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sim_cuda *s = &sim_cuda_state;
+    void *p = malloc(bytesize);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    sim_lock();
+    if (!sim_grow((void **)&s->pinned, &s->cap_pinned, s->n_pinned, sizeof *s->pinned)) {
+        sim_unlock();
+        free(p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    s->pinned[s->n_pinned++] = (struct sim_host_block){.ptr = p, .size = bytesize};
+    sim_unlock();
+    *pp = p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+CUresult cuMemFreeHost(void *p)
+{
+    struct sim_cuda *s = &sim_cuda_state;
+    sim_lock();
+    for (size_t i = 0; i < s->n_pinned; i++) {
+        if (s->pinned[i].ptr != p)
+            continue;
+        s->pinned[i] = s->pinned[--s->n_pinned];
+        sim_unlock();
+        free(p);
+        return CUDA_SUCCESS;
+    }
+    sim_unlock();
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+enum sim_copy_kind { SIM_H2D, SIM_D2H, SIM_D2D };
+
+/* The bandwidth figure of a copy, in GB/s (0 when the scenario has none). */
+static double copy_gbps(const gd_scenario_gpu *gpu, enum sim_copy_kind kind, bool pinned)
+{
+    gd_scenario_num n;
+    if (kind == SIM_D2D)
+        n = gpu->bandwidth_gbps.d2d;
+    else if (kind == SIM_H2D)
+        n = pinned ? gpu->bandwidth_gbps.h2d_pinned : gpu->bandwidth_gbps.h2d_pageable;
+    else if (pinned)
+        n = gpu->bandwidth_gbps.d2h_pinned;
+    else
+        n = gpu->bandwidth_gbps.d2h_pageable.present ? gpu->bandwidth_gbps.d2h_pageable
+                                                     : gpu->bandwidth_gbps.h2d_pageable;
+    return n.present && n.value > 0 ? n.value : 0;
+}
+
+/*
+ * One copy. Device sides are given by address (dst_dev / src_dev), host
+ * sides by pointer (dst_host / src_host); exactly one of each pair is used,
+ * as `kind` says. Completes, data and time, before returning.
+ */
+static CUresult sim_copy(enum sim_copy_kind kind, CUdeviceptr dst_dev, void *dst_host, CUdeviceptr src_dev,
+                         const void *src_host, size_t bytes)
+{
+    struct timespec start = sim_now();
+    int dev;
+    CUresult r = sim_current_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (bytes == 0)
+        return CUDA_SUCCESS;
+    if ((kind == SIM_D2H && !dst_host) || (kind == SIM_H2D && !src_host))
+        return CUDA_ERROR_INVALID_VALUE;
+
+    sim_lock();
+    struct sim_alloc *dst_a = kind == SIM_D2H ? NULL : find_alloc_locked(dst_dev, bytes);
+    struct sim_alloc *src_a = kind == SIM_H2D ? NULL : find_alloc_locked(src_dev, bytes);
+    if ((kind != SIM_D2H && !dst_a) || (kind != SIM_H2D && !src_a)) {
+        sim_unlock();
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    bool pinned = kind == SIM_H2D ? is_pinned_locked(src_host, bytes)
+                                  : kind == SIM_D2H ? is_pinned_locked(dst_host, bytes) : false;
+    const struct sim_alloc *timed = kind == SIM_H2D ? dst_a : src_a;
+    double gbps = copy_gbps(sim_cuda_state.devices[timed->device].gpu, kind, pinned);
+    void *to = dst_a ? (dst_a->backing ? (char *)dst_a->backing + (dst_dev - dst_a->base) : NULL) : dst_host;
+    const void *from =
+        src_a ? (src_a->backing ? (const char *)src_a->backing + (src_dev - src_a->base) : NULL) : src_host;
+    sim_unlock();
+
+    if (gbps <= 0)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (to && from)
+        memmove(to, from, bytes);
+    sim_sleep_until(start, (double)bytes / (gbps * 1e9));
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    return sim_copy(SIM_H2D, dstDevice, NULL, 0, srcHost, ByteCount);
+}
+
+CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    return sim_copy(SIM_D2H, 0, dstHost, srcDevice, NULL, ByteCount);
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    return sim_copy(SIM_D2D, dstDevice, NULL, srcDevice, NULL, ByteCount);
+}
+
+/* Streams are synchronous in the simulation: async copies complete now. */
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+}
+
+/* Fills N elements of elem_size bytes; memsets take no simulated time. */
+static CUresult sim_memset(CUdeviceptr dst, unsigned int value, size_t elem_size, size_t n)
+{
+    int dev;
+    CUresult r = sim_current_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n > SIZE_MAX / elem_size)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_lock();
+    struct sim_alloc *a = find_alloc_locked(dst, n * elem_size);
+    if (!a) {
+        sim_unlock();
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (a->backing) {
+        unsigned char *p = (unsigned char *)a->backing + (dst - a->base);
+        if (elem_size == 1)
+            memset(p, (int)(value & 0xffu), n);
+        else
+            for (size_t i = 0; i < n; i++)
+                memcpy(p + i * elem_size, &value, elem_size);
+    }
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    return sim_memset(dstDevice, uc, 1, N);
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+    return sim_memset(dstDevice, ui, sizeof ui, N);
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+    (void)hStream;
+    return sim_memset(dstDevice, uc, 1, N);
+}

@@ -1,0 +1,66 @@
+/*
+ * ABI conformance test, built once per API (test_nvml_abi, test_cuda_abi):
+ *   coverage:  every constant, type (and function typedef) that our header
+ *              declares is in the comparison list, so the list cannot rot;
+ *   vs NVIDIA: each listed constant has the same value, each type the same
+ *              size and alignment, each member the same offset and size as
+ *              in NVIDIA's header. Without NVIDIA's header the comparison is
+ *              skipped (exit code 77) after the coverage check.
+ *
+ * Compile definitions: GD_ABI_HEADER (path of our header), GD_ABI_NAME
+ * (label), GD_ABI_HAVE_THEIRS (0 or 1).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "abi_compare.h"
+
+const struct gd_abi_side *gd_abi_side_ours(void);
+extern const char *const gd_abi_ignored[];
+#if GD_ABI_HAVE_THEIRS
+const struct gd_abi_side *gd_abi_side_theirs(void);
+#endif
+
+static void test_list_covers_header(void **state)
+{
+    (void)state;
+    const struct gd_abi_side *ours = gd_abi_side_ours();
+    assert_true(ours->n_consts > 0);
+    assert_int_equal(gd_abi_check_coverage(GD_ABI_HEADER, ours, gd_abi_ignored), 0);
+}
+
+#if GD_ABI_HAVE_THEIRS
+static void test_matches_nvidia(void **state)
+{
+    (void)state;
+    const struct gd_abi_side *ours = gd_abi_side_ours(), *theirs = gd_abi_side_theirs();
+    int diffs = gd_abi_compare(ours, theirs);
+    printf("%s: compared %zu constants, %zu types, %zu members, %zu function types (at build time)\n",
+           GD_ABI_NAME, ours->n_consts, ours->n_types, ours->n_members, ours->n_fns);
+    assert_int_equal(diffs, 0);
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_covers_header),
+#if GD_ABI_HAVE_THEIRS
+        cmocka_unit_test(test_matches_nvidia),
+#endif
+    };
+    int failed = cmocka_run_group_tests_name(GD_ABI_NAME, tests, NULL, NULL);
+#if !GD_ABI_HAVE_THEIRS
+    if (failed == 0) {
+        fprintf(stderr, "%s: NVIDIA's header was not found at build time; comparison skipped "
+                        "(scripts/install-deps.sh fetches nvml.h)\n", GD_ABI_NAME);
+        return 77;
+    }
+#endif
+    return failed ? 1 : 0;
+}

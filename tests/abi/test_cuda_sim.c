@@ -1,0 +1,321 @@
+/*
+ * Contract test of the simulated libcuda.so.1, driven through the real
+ * loader as gpudoctor drives it: devices from the scenario, memory limits,
+ * data round trips, and copy and GEMM times that follow the scenario's
+ * figures (the conventions are in sim/cuda/sim_cuda.h).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cuda_loader.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* GPU 0 has every figure (no d2h_pageable: it falls back to h2d_pageable);
+ * GPU 1 has none; GPU 2 not even a PCI bus id or memory size. Figures are small so that times are easy to measure. */
+static const char scenario_json[] =
+    "{ \"cuda_driver_version\": 12040,\n"
+    "  \"gpus\": [\n"
+    "    { \"name\": \"NVIDIA H100 80GB HBM3\", \"pci_bus_id\": \"00000000:1B:00.0\",\n"
+    "      \"compute_capability\": [9, 0], \"memory_total_mib\": 1024,\n"
+    "      \"clocks_max_mhz\": { \"sm\": 1980, \"mem\": 2619 },\n"
+    "      \"processes\": [ { \"pid\": 4242, \"name\": \"python\", \"used_mib\": 512 } ],\n"
+    "      \"bandwidth_gbps\": { \"h2d_pinned\": 2.0, \"d2h_pinned\": 4.0, \"h2d_pageable\": 1.0,\n"
+    "                          \"d2d\": 8.0 },\n"
+    "      \"gemm_tflops\": { \"bf16\": 1.0, \"fp32\": 0.25 } },\n"
+    "    { \"name\": \"Bare GPU\", \"pci_bus_id\": \"00000000:29:00.0\", \"memory_total_mib\": 4096 },\n"
+    "    { \"name\": \"No bus id\" }\n"
+    "  ] }\n";
+
+static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry gemm_bf16(.param .u64 a)\n{ ret; }\n"
+                          ".visible .entry gemm_fp32(.param .u64 a)\n{ ret; }\n"
+                          ".visible .entry noop()\n{ ret; }\n";
+
+struct fixture {
+    char dir[64];
+    char path[128];
+    struct gd_cuda_api api;
+    CUcontext ctx;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "%s/gd-cuda-sim-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->path, sizeof f->path, "%s/scenario.json", f->dir);
+    FILE *fp = fopen(f->path, "w");
+    if (!fp || fputs(scenario_json, fp) < 0 || fclose(fp) != 0)
+        return -1;
+    setenv("GPUDOCTOR_SIM_SCENARIO", f->path, 1);
+    char err[256];
+    if (gd_cuda_load(&f->api, GD_SIM_CUDA_PATH, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    gd_cuda_unload(&f->api);
+    unlink(f->path);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Milliseconds that `op` takes between two events. */
+#define TIME_MS(api, ms, op)                                                   \
+    do {                                                                       \
+        CUevent e0_, e1_;                                                      \
+        assert_int_equal((api)->cuEventCreate(&e0_, CU_EVENT_DEFAULT), 0);     \
+        assert_int_equal((api)->cuEventCreate(&e1_, CU_EVENT_DEFAULT), 0);     \
+        assert_int_equal((api)->cuEventRecord(e0_, NULL), 0);                  \
+        op;                                                                    \
+        assert_int_equal((api)->cuEventRecord(e1_, NULL), 0);                  \
+        assert_int_equal((api)->cuEventSynchronize(e1_), 0);                   \
+        assert_int_equal((api)->cuEventElapsedTime(&(ms), e0_, e1_), 0);       \
+        assert_int_equal((api)->cuEventDestroy(e0_), 0);                       \
+        assert_int_equal((api)->cuEventDestroy(e1_), 0);                       \
+    } while (0)
+
+/* Simulated times are sleeps to a deadline: never shorter, and a loaded
+ * (or sanitized) machine may add some. */
+static void assert_took(float ms, double expected_ms)
+{
+    if (ms < expected_ms * 0.99 || ms > expected_ms * 3 + 50)
+        fail_msg("took %.3f ms, expected %.3f ms", (double)ms, expected_ms);
+}
+
+static double copy_ms(size_t bytes, double gbps)
+{
+    return (double)bytes / (gbps * 1e9) * 1e3;
+}
+
+static void test_before_init(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    int n = -1, version = 0;
+    assert_int_equal(api->cuDeviceGetCount(&n), CUDA_ERROR_NOT_INITIALIZED);
+    /* cuDriverGetVersion works before cuInit, as on a real driver. */
+    assert_int_equal(api->cuDriverGetVersion(&version), CUDA_SUCCESS);
+    assert_int_equal(version, 12040);
+    assert_int_equal(api->cuInit(1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuInit(0), CUDA_SUCCESS);
+}
+
+static void test_devices_follow_scenario(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    int n = 0, v = 0;
+    char buf[128];
+    size_t total = 0;
+    CUdevice dev;
+    assert_int_equal(api->cuDeviceGetCount(&n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(api->cuDeviceGet(&dev, 3), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(api->cuDeviceGet(&dev, 2), 0);
+    assert_int_equal(api->cuDeviceGetPCIBusId(buf, sizeof buf, dev), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(api->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(api->cuDeviceTotalMem(&total, dev), 0);
+    assert_int_equal(total, 0);
+    assert_int_equal(api->cuDeviceGet(&dev, 0), 0);
+    assert_int_equal(api->cuDeviceGetName(buf, sizeof buf, dev), 0);
+    assert_string_equal(buf, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(api->cuDeviceTotalMem(&total, dev), 0);
+    assert_int_equal(total, 1024 * MIB);
+    assert_int_equal(api->cuDeviceGetPCIBusId(buf, sizeof buf, dev), 0);
+    assert_string_equal(buf, "0000:1B:00.0");
+    assert_int_equal(api->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), 0);
+    assert_int_equal(v, 9);
+    assert_int_equal(api->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev), 0);
+    assert_int_equal(v, 0x1b);
+    assert_int_equal(api->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev), 0);
+    assert_int_equal(v, 1980000);
+    /* Not in the scenario: not supported, never a made-up number. */
+    assert_int_equal(api->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                     CUDA_ERROR_NOT_SUPPORTED);
+}
+
+static void test_memory_needs_context_and_respects_total(void **state)
+{
+    struct fixture *f = *state;
+    struct gd_cuda_api *api = &f->api;
+    CUdeviceptr small, big, refused;
+    size_t free_b, total;
+    assert_int_equal(api->cuCtxSetCurrent(NULL), 0);
+    assert_int_equal(api->cuMemAlloc(&small, MIB), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(api->cuDevicePrimaryCtxRetain(&f->ctx, 0), 0);
+    assert_int_equal(api->cuCtxSetCurrent(f->ctx), 0);
+    /* 1024 MiB total, 512 MiB held by the scenario's other process. */
+    assert_int_equal(api->cuMemGetInfo(&free_b, &total), 0);
+    assert_int_equal(total, 1024 * MIB);
+    assert_int_equal(free_b, 512 * MIB);
+    assert_int_equal(api->cuMemAlloc(&refused, 600 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(api->cuMemAlloc(&big, 256 * MIB), 0); /* virtual: no backing */
+    assert_int_equal(api->cuMemAlloc(&small, MIB), 0);
+    assert_int_equal(api->cuMemGetInfo(&free_b, &total), 0);
+    assert_int_equal(free_b, 255 * MIB);
+    assert_int_equal(api->cuMemFree(big), 0);
+    assert_int_equal(api->cuMemFree(big), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuMemFree(small), 0);
+}
+
+static void test_data_round_trip(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    enum { N = 4096 };
+    unsigned char in[N], out[N];
+    CUdeviceptr a, b;
+    for (int i = 0; i < N; i++)
+        in[i] = (unsigned char)(i * 7);
+    assert_int_equal(api->cuMemAlloc(&a, N), 0);
+    assert_int_equal(api->cuMemAlloc(&b, N), 0);
+    assert_int_equal(api->cuMemcpyHtoD(a, in, N), 0);
+    assert_int_equal(api->cuMemcpyDtoD(b, a, N), 0);
+    assert_int_equal(api->cuMemcpyDtoH(out, b, N), 0);
+    assert_memory_equal(in, out, N);
+    assert_int_equal(api->cuMemsetD32(b, 0x01020304u, N / 4), 0);
+    assert_int_equal(api->cuMemcpyDtoHAsync(out, b, N, NULL), 0);
+    unsigned int word;
+    memcpy(&word, out + 8, sizeof word);
+    assert_int_equal(word, 0x01020304u);
+    /* Out of bounds of the allocation. */
+    assert_int_equal(api->cuMemcpyHtoD(a + 1, in, N), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuMemFree(a), 0);
+    assert_int_equal(api->cuMemFree(b), 0);
+}
+
+static void test_copy_times_follow_bandwidth(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    const size_t bytes = 8 * MIB;
+    void *pinned = NULL, *pageable = malloc(bytes);
+    CUdeviceptr d, d2, virt;
+    float ms;
+    assert_non_null(pageable);
+    memset(pageable, 0, bytes);
+    assert_int_equal(api->cuMemAllocHost(&pinned, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&d, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&d2, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&virt, 128 * MIB), 0);
+
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyHtoD(d, pinned, bytes), 0));
+    assert_took(ms, copy_ms(bytes, 2.0));
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyDtoHAsync(pinned, d, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 4.0));
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyHtoDAsync(d, pageable, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 1.0));
+    /* No d2h_pageable figure: h2d_pageable's. */
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyDtoH(pageable, d, bytes), 0));
+    assert_took(ms, copy_ms(bytes, 1.0));
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyDtoD(d2, d, bytes), 0));
+    assert_took(ms, copy_ms(bytes, 8.0));
+    /* A virtual buffer takes the time without the data. */
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyDtoDAsync(virt, d, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 8.0));
+
+    assert_int_equal(api->cuMemFree(virt), 0);
+    assert_int_equal(api->cuMemFree(d2), 0);
+    assert_int_equal(api->cuMemFree(d), 0);
+    assert_int_equal(api->cuMemFreeHost(pinned), 0);
+    free(pageable);
+}
+
+static void test_missing_figure_is_not_supported(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    CUcontext ctx, prev;
+    CUdeviceptr d;
+    char host[64] = {0};
+    assert_int_equal(api->cuCtxGetCurrent(&prev), 0);
+    assert_non_null(api->cuCtxCreate_v2);
+    assert_int_equal(api->cuCtxCreate_v2(&ctx, 0, 1), 0); /* GPU 1: no figures */
+    assert_int_equal(api->cuMemAlloc(&d, sizeof host), 0);
+    assert_int_equal(api->cuMemcpyHtoD(d, host, sizeof host), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(api->cuMemFree(d), 0);
+    assert_int_equal(api->cuCtxDestroy(ctx), 0);
+    assert_int_equal(api->cuCtxSetCurrent(prev), 0);
+}
+
+static void test_gemm_time_follows_tflops(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    CUmodule mod, bad;
+    CUfunction bf16, fp32, noop, missing;
+    CUstream stream;
+    int m = 1024, n = 1024, k = 1024;
+    void *params[] = {&m, &n, &k};
+    float ms;
+    double flops = 2.0 * m * n * k;
+    assert_int_equal(api->cuModuleLoadData(&bad, "not ptx"), CUDA_ERROR_INVALID_IMAGE);
+    assert_int_equal(api->cuModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), 0);
+    assert_int_equal(api->cuModuleGetFunction(&bf16, mod, "gemm_bf16"), 0);
+    assert_int_equal(api->cuModuleGetFunction(&fp32, mod, "gemm_fp32"), 0);
+    assert_int_equal(api->cuModuleGetFunction(&noop, mod, "noop"), 0);
+    assert_int_equal(api->cuModuleGetFunction(&missing, mod, "gemm"), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(api->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), 0);
+
+    TIME_MS(api, ms, assert_int_equal(api->cuLaunchKernel(bf16, 8, 8, 1, 256, 1, 1, 0, stream, params, NULL), 0));
+    assert_took(ms, flops / 1.0e12 * 1e3);
+    TIME_MS(api, ms, assert_int_equal(api->cuLaunchKernel(fp32, 8, 8, 1, 256, 1, 1, 0, stream, params, NULL), 0));
+    assert_took(ms, flops / 0.25e12 * 1e3);
+    assert_int_equal(api->cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), 0);
+    assert_int_equal(api->cuLaunchKernel(bf16, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuStreamSynchronize(stream), 0);
+    assert_int_equal(api->cuCtxSynchronize(), 0);
+    assert_int_equal(api->cuStreamDestroy(stream), 0);
+    assert_int_equal(api->cuModuleUnload(mod), 0);
+}
+
+static void test_events_and_error_strings(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    CUevent a, b;
+    float ms;
+    const char *s = NULL;
+    assert_int_equal(api->cuEventCreate(&a, CU_EVENT_DEFAULT), 0);
+    assert_int_equal(api->cuEventCreate(&b, CU_EVENT_DISABLE_TIMING), 0);
+    assert_int_equal(api->cuEventElapsedTime(&ms, a, a), CUDA_ERROR_INVALID_HANDLE); /* never recorded */
+    assert_int_equal(api->cuEventRecord(a, NULL), 0);
+    assert_int_equal(api->cuEventRecord(b, NULL), 0);
+    assert_int_equal(api->cuEventElapsedTime(&ms, a, b), CUDA_ERROR_INVALID_HANDLE); /* no timing */
+    assert_int_equal(api->cuEventDestroy(a), 0);
+    assert_int_equal(api->cuEventDestroy(b), 0);
+    assert_int_equal(api->cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &s), 0);
+    assert_string_equal(s, "out of memory");
+    assert_int_equal(api->cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuDevicePrimaryCtxRelease(0), 0);
+}
+
+int main(void)
+{
+    /* In order: the simulated driver's state lives as long as the process. */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_before_init),
+        cmocka_unit_test(test_devices_follow_scenario),
+        cmocka_unit_test(test_memory_needs_context_and_respects_total),
+        cmocka_unit_test(test_data_round_trip),
+        cmocka_unit_test(test_copy_times_follow_bandwidth),
+        cmocka_unit_test(test_missing_figure_is_not_supported),
+        cmocka_unit_test(test_gemm_time_follows_tflops),
+        cmocka_unit_test(test_events_and_error_strings),
+    };
+    return cmocka_run_group_tests_name("cuda_sim", tests, setup, teardown);
+}
