@@ -25,6 +25,7 @@ typedef struct gd_finding {
     json_t *evidence;     /* object; owned */
     double impact_pct;    /* NAN when it cannot be estimated */
     char fix[768];
+    char timeline[256];   /* one line: when it began, how long, at what temperature and clock */
 } gd_finding;
 
 /* "Not checked, because ...": a check that could not judge. */

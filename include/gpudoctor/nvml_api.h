@@ -294,6 +294,7 @@ typedef const char *(*nvml_ErrorString_fn)(nvmlReturn_t result);
 typedef nvmlReturn_t (*nvml_SystemGetDriverVersion_fn)(char *version, unsigned int length);
 typedef nvmlReturn_t (*nvml_SystemGetNVMLVersion_fn)(char *version, unsigned int length);
 typedef nvmlReturn_t (*nvml_SystemGetCudaDriverVersion_fn)(int *cudaDriverVersion);
+typedef nvmlReturn_t (*nvml_SystemGetProcessName_fn)(unsigned int pid, char *name, unsigned int length);
 typedef nvmlReturn_t (*nvml_DeviceGetCount_fn)(unsigned int *deviceCount);
 typedef nvmlReturn_t (*nvml_DeviceGetHandleByIndex_fn)(unsigned int index, nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvml_DeviceGetString_fn)(nvmlDevice_t device, char *buf, unsigned int length);

@@ -1,6 +1,5 @@
-/* Window statistics for the checks. */
-#include "check_util.h"
-#include "thresholds.h"
+/* Window statistics over a series. */
+#include "window.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,12 @@
-/* Small pure helpers shared by the checks: window statistics over a series. */
-#ifndef GD_CHECK_UTIL_H
-#define GD_CHECK_UTIL_H
+/* Window statistics over a series, and what "under load" means. */
+#ifndef GD_WINDOW_H
+#define GD_WINDOW_H
 
 #include "gpudoctor/model.h"
+
+/* A GPU counts as loaded at or above this utilisation: idle GPUs lower their
+ * clocks and PCIe speed on purpose, so most rules only judge loaded time. */
+#define GD_LOADED_UTIL_PCT 50.0
 
 #include <stdbool.h>
 

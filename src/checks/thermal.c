@@ -1,17 +1,31 @@
-/* thermal.hot: high GPU or memory temperature before the GPU throttles. */
+/* Heat: thermal.throttling, thermal.hot and thermal.outlier. */
 #include "checks_internal.h"
 
 #define THERMAL_REASONS (nvmlClocksThrottleReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown)
 
-/* True when any sample of GPU g shows a thermal slowdown reason. */
-static bool thermal_throttled(const gd_facts *f, size_t g)
+static const char cooling_fix[] =
+    "Improve cooling: check the server's fans ('ipmitool sdr type Fan') and fan profile (set it "
+    "to performance / full speed in the BMC), inlet (ambient) temperature, blanking panels and "
+    "cable clutter in the airflow path, dust on heatsinks and filters, and spacing between "
+    "cards; on older boards, thermal paste and pads. Watch it with 'nvidia-smi dmon -s pc'.";
+
+bool gd_thermal_throttled_under_load(const gd_facts *f, size_t g)
 {
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
-        if (gd_ok(r) && ((unsigned long long)r.v & THERMAL_REASONS))
-            return true;
-    }
-    return false;
+    gd_episode e;
+    gd_episode_of(f, g, THERMAL_REASONS, &e);
+    return e.hit > 0 || (e.counter && e.counter_share >= GD_COUNTER_MIN_SHARE && e.loaded > 0);
+}
+
+double gd_reference_clock_mhz(const gd_facts *f, size_t g, const gd_episode *e)
+{
+    double ref = e ? e->clock_free_mhz : NAN;
+    double best = NAN;
+    double peers = gd_peer_median(f, g, GD_M_SM_CLOCK_MHZ, &best);
+    if (!isnan(peers) && (isnan(ref) || peers > ref))
+        ref = peers;
+    if (isnan(ref) && gd_ok(f->gpus[g].clock_max_sm_mhz))
+        ref = f->gpus[g].clock_max_sm_mhz.v;
+    return ref;
 }
 
 /* The temperature from which a sensor counts as hot: 80 C, or 5 C under its limit. */
@@ -21,6 +35,62 @@ double gd_hot_threshold_c(gd_value limit)
     if (gd_ok(limit) && limit.v - GD_HOT_MARGIN_C < t)
         t = limit.v - GD_HOT_MARGIN_C;
     return t;
+}
+
+static void add_peer_temp(json_t *ev, const gd_facts *f, size_t g)
+{
+    double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
+    if (!isnan(peers))
+        json_object_set_new(ev, "peer_median_temp_c", gd_json_number(round(peers)));
+}
+
+void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (!gd_thermal_throttled_under_load(f, g))
+            continue;
+        gd_episode e, hw;
+        gd_episode_of(f, g, THERMAL_REASONS, &e);
+        gd_episode_of(f, g, nvmlClocksThrottleReasonHwThermalSlowdown, &hw);
+        double share = e.hit ? e.share : e.counter_share;
+        double ref = gd_reference_clock_mhz(f, g, &e);
+        double impact = gd_episode_impact_pct(&e, ref);
+        bool hbm = !isnan(e.mem_temp_max_c) && gd_ok(gpu->temp_mem_max_c) && e.mem_temp_max_c >= gpu->temp_mem_max_c.v;
+        gd_severity sev = (hw.hit > 0 || share >= GD_THROTTLE_CRITICAL_SHARE ||
+                           (!isnan(impact) && impact >= GD_THROTTLE_CRITICAL_IMPACT))
+                              ? GD_SEV_CRITICAL
+                              : GD_SEV_WARNING;
+        json_t *ev = json_object();
+        json_object_set_new(ev, "throttled_pct", gd_json_number(round(share * 1000) / 10));
+        json_object_set_new(ev, "hw_thermal_slowdown", json_boolean(hw.hit > 0));
+        json_object_set_new(ev, "max_temp_c", gd_json_number(e.temp_max_c));
+        json_object_set_new(ev, "slowdown_c", gd_json_value(gpu->temp_slowdown_c));
+        json_object_set_new(ev, "gpu_max_c", gd_json_value(gpu->temp_gpu_max_c));
+        json_object_set_new(ev, "max_mem_temp_c", gd_json_number(e.mem_temp_max_c));
+        json_object_set_new(ev, "mem_max_c", gd_json_value(gpu->temp_mem_max_c));
+        json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e.clock_median_mhz));
+        json_object_set_new(ev, "sm_clock_unthrottled_mhz", gd_json_number(ref));
+        json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
+        json_object_set_new(ev, "started_at_s", gd_json_number(e.first_s));
+        if (e.counter)
+            json_object_set_new(ev, "violation_counter_pct", gd_json_number(round(e.counter_share * 1000) / 10));
+        add_peer_temp(ev, f, g);
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetViolationStatus(THERMAL)"));
+        char fix[768];
+        snprintf(fix, sizeof fix, "%s%s", hbm ? "The memory (HBM) is what overheats: it sits under the same "
+                                                "heatsink, so the same airflow fixes apply. "
+                                              : "",
+                 cooling_fix);
+        gd_finding *x = gd_finding_add(out, "thermal.throttling", sev, gpu->index, ev, impact, fix,
+                                       "GPU %d %sthermally throttled for %.0f%% of the loaded time%s",
+                                       gpu->index, hw.hit ? "hardware-" : "", 100.0 * share,
+                                       hbm ? " (memory too hot)" : "");
+        if (x && e.hit_any)
+            gd_episode_timeline(&e, hw.hit ? "hardware thermal slowdown" : "thermal slowdown", x->timeline,
+                                sizeof x->timeline);
+    }
 }
 
 typedef struct hot_reading {
@@ -48,7 +118,7 @@ static bool is_hot(hot_reading h)
     return h.samples > 0 && h.above > 0 && (double)h.above >= GD_HOT_MIN_SHARE * (double)h.samples;
 }
 
-static json_t *evidence(hot_reading gpu, hot_reading mem, const gd_gpu *g)
+static json_t *hot_evidence(hot_reading gpu, hot_reading mem, const gd_gpu *g)
 {
     json_t *ev = json_object();
     json_object_set_new(ev, "max_temp_c", gpu.samples ? gd_json_number(gpu.max) : json_null());
@@ -59,17 +129,11 @@ static json_t *evidence(hot_reading gpu, hot_reading mem, const gd_gpu *g)
     json_object_set_new(ev, "mem_max_c", gd_json_value(g->temp_mem_max_c));
     json_object_set_new(ev, "samples_hot", json_integer((json_int_t)(gpu.above > mem.above ? gpu.above : mem.above)));
     json_object_set_new(ev, "samples", json_integer((json_int_t)(gpu.samples > mem.samples ? gpu.samples : mem.samples)));
-    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
     return ev;
 }
 
 void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
 {
-    static const char fix[] =
-        "Improve cooling before the GPU starts to throttle: check the server's fans "
-        "('ipmitool sdr type Fan') and fan profile, inlet (ambient) temperature, blanking panels "
-        "and cable clutter in the airflow path, dust on heatsinks and filters, and spacing "
-        "between cards. Watch it with 'nvidia-smi dmon -s pc'.";
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         hot_reading core = measure(f, g, GD_M_TEMP_C, gpu->temp_slowdown_c);
@@ -78,19 +142,46 @@ void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
             gd_skip_add(out, "thermal.hot", gpu->index, "GPU temperature not readable");
             continue;
         }
-        if (thermal_throttled(f, g))
+        if (gd_thermal_throttled_under_load(f, g))
             continue; /* thermal.throttling reports it */
         bool core_hot = is_hot(core), mem_hot = is_hot(mem);
         if (!core_hot && !mem_hot)
             continue;
-        json_t *ev = evidence(core, mem, gpu);
+        json_t *ev = hot_evidence(core, mem, gpu);
+        add_peer_temp(ev, f, g);
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
         if (core_hot)
-            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, fix,
-                           "GPU %d runs hot: %.0f C (hot from %.0f C%s)", gpu->index, core.max,
-                           core.threshold, gd_ok(gpu->temp_slowdown_c) ? ", close to its slowdown threshold" : "");
+            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
+                           "GPU %d runs hot: %.0f C (hot from %.0f C%s)", gpu->index, core.max, core.threshold,
+                           gd_ok(gpu->temp_slowdown_c) ? ", close to its slowdown threshold" : "");
         else
-            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, fix,
+            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
                            "GPU %d memory runs hot: %.0f C (hot from %.0f C)", gpu->index, mem.max,
                            mem.threshold);
+    }
+}
+
+void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
+        double mine = gd_loaded_median(f, g, GD_M_TEMP_C);
+        if (isnan(peers) || isnan(mine) || mine - peers < GD_PEER_TEMP_GAP_C)
+            continue;
+        /* Already named by a stronger finding, with the peers in its evidence. */
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gd_thermal_throttled_under_load(f, g) || is_hot(measure(f, g, GD_M_TEMP_C, gpu->temp_slowdown_c)))
+            continue;
+        json_t *ev = json_object();
+        json_object_set_new(ev, "median_temp_c", gd_json_number(round(mine)));
+        json_object_set_new(ev, "peer_median_temp_c", gd_json_number(round(peers)));
+        json_object_set_new(ev, "gap_c", gd_json_number(round(mine - peers)));
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature"));
+        gd_finding_add(out, "thermal.outlier", GD_SEV_WARNING, gpu->index, ev, NAN,
+                       "Under the same load this GPU's cooling is worse than its neighbours': check its "
+                       "slot's fan, blocked inlets or cables in front of it, its heatsink seating and "
+                       "thermal paste. If it keeps running hotter it will be the first to throttle.",
+                       "GPU %d runs %.0f C hotter than its peers under the same load (%.0f C vs %.0f C)",
+                       gpu->index, mine - peers, mine, peers);
     }
 }

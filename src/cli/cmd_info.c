@@ -57,6 +57,8 @@ int gd_cmd_info(int argc, char **argv)
         gd_text_style st = gd_cli_text_style();
         gd_info_text(stdout, &f, &st);
     }
+    if (code == GD_EXIT_OK && !f.driver_loaded)
+        code = gd_cli_error("no NVIDIA driver: %s", f.driver_error);
     gd_facts_free(&f);
     return code;
 }

@@ -60,7 +60,7 @@ static void reasons_text(gd_value r, char *buf, size_t len)
 static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style *st)
 {
     const gd_gpu *gpu = &f->gpus[g];
-    char a[48], b[48], c[48], d[48], e[48];
+    char a[48], b[48], c[48], d[48], e[48], g1[48], g2[48], g3[48];
     fprintf(out, "\n%sGPU %d%s  %s  %s\n", gd_c(st, GD_ANSI_BOLD), gpu->index, gd_c(st, GD_ANSI_RESET),
             gpu->name[0] ? gpu->name : "(no name)", gpu->pci_bus_id);
     if (gpu->lost) {
@@ -75,17 +75,17 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     fprintf(out, "  Temperature GPU %s, memory %s; slowdown %s, shutdown %s, GPU max %s, memory max %s\n",
             vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
             vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
-            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", a, sizeof a));
+            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
     fprintf(out, "  Power       %s of %s limit (default %s, range %s", vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a),
             vtext(gpu->power_limit_w, "W", b, sizeof b), vtext(gpu->power_limit_default_w, "W", c, sizeof c),
             vtext(gpu->power_limit_min_w, "", d, sizeof d));
-    fprintf(out, "-%s), fan %s\n", vtext(gpu->power_limit_max_w, "W", a, sizeof a),
-            vtext(last(f, g, GD_M_FAN_PCT), "%", b, sizeof b));
+    fprintf(out, "-%s), fan %s\n", vtext(gpu->power_limit_max_w, "W", e, sizeof e),
+            vtext(last(f, g, GD_M_FAN_PCT), "%", g1, sizeof g1));
     fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s; application %s/%s (default %s/%s)\n",
             vtext(last(f, g, GD_M_SM_CLOCK_MHZ), "MHz", a, sizeof a), vtext(gpu->clock_max_sm_mhz, "MHz", b, sizeof b),
             vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d),
-            vtext(gpu->clock_app_sm_mhz, "", e, sizeof e), vtext(gpu->clock_app_mem_mhz, "MHz", a, sizeof a),
-            vtext(gpu->clock_default_app_sm_mhz, "", b, sizeof b), vtext(gpu->clock_default_app_mem_mhz, "MHz", c, sizeof c));
+            vtext(gpu->clock_app_sm_mhz, "", e, sizeof e), vtext(gpu->clock_app_mem_mhz, "MHz", g1, sizeof g1),
+            vtext(gpu->clock_default_app_sm_mhz, "", g2, sizeof g2), vtext(gpu->clock_default_app_mem_mhz, "MHz", g3, sizeof g3));
     char reasons[256];
     reasons_text(last(f, g, GD_M_EVENT_REASONS), reasons, sizeof reasons);
     fprintf(out, "  Clock events %s\n", reasons);
@@ -117,7 +117,7 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     } else {
         for (size_t p = 0; p < gpu->process_count; p++)
             fprintf(out, "  %s %u %s, %s\n", p ? "           " : "Processes  ", gpu->processes[p].pid,
-                    gpu->processes[p].name[0] ? gpu->processes[p].name : "?",
+                    gpu->processes[p].name[0] ? gpu->processes[p].name : "(name not visible)",
                     vtext(gpu->processes[p].used_mib, "MiB", a, sizeof a));
     }
 }

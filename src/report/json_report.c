@@ -92,6 +92,8 @@ static json_t *findings_json(const gd_findings *fs)
         if (!isnan(x->impact_pct))
             json_object_set_new(o, "impact_pct", gd_json_number(round(x->impact_pct * 10) / 10));
         json_object_set_new(o, "fix", json_string(x->fix));
+        if (x->timeline[0])
+            json_object_set_new(o, "timeline", json_string(x->timeline));
         json_array_append_new(a, o);
     }
     return a;

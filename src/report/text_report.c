@@ -88,6 +88,10 @@ static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *
     gd_wrap(out, st, 4, 4, x->title);
     fputs(gd_c(st, GD_ANSI_RESET), out);
     print_evidence(out, st, x->evidence);
+    if (x->timeline[0]) {
+        fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, x->timeline);
+    }
     if (!isnan(x->impact_pct))
         fprintf(out, "    %simpact%s   ~%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
                 gd_c(st, GD_ANSI_RESET), x->impact_pct);

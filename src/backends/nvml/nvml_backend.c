@@ -252,12 +252,17 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     }
 }
 
-/* Reads /proc/PID/comm for a process name; empty when not readable. */
-static void process_name(unsigned int pid, char *out, size_t len)
+/* A process's name: NVML's answer, else /proc/PID/comm; empty when neither knows. */
+static void process_name(gd_nvml_session *s, unsigned int pid, char *out, size_t len)
 {
+    out[0] = '\0';
+    if (s->api.SystemGetProcessName && s->api.SystemGetProcessName(pid, out, (unsigned int)len) == NVML_SUCCESS) {
+        out[len - 1] = '\0';
+        return;
+    }
+    out[0] = '\0';
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/comm", pid);
-    out[0] = '\0';
     FILE *fp = fopen(path, "r");
     if (!fp)
         return;
@@ -306,7 +311,7 @@ static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
             p->used_mib = used == (unsigned long long)NVML_VALUE_NOT_AVAILABLE
                               ? gd_missing(GD_ST_NOT_SUPPORTED)
                               : gd_val((double)used / (1024.0 * 1024.0));
-            process_name(p->pid, p->name, sizeof p->name);
+            process_name(s, p->pid, p->name, sizeof p->name);
         }
     }
     free(infos);

@@ -24,6 +24,7 @@ static const sym syms[] = {
     {AT(SystemGetNVMLVersion), false, {"nvmlSystemGetNVMLVersion", NULL}},
     {AT(SystemGetCudaDriverVersion), false,
      {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion", NULL}},
+    {AT(SystemGetProcessName), false, {"nvmlSystemGetProcessName", NULL}},
     {AT(DeviceGetCount), true, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL}},
     {AT(DeviceGetHandleByIndex), true, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL}},
     {AT(DeviceGetName), false, {"nvmlDeviceGetName", NULL}},
@@ -88,7 +89,8 @@ int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen)
     api->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!api->handle) {
         const char *why = dlerror();
-        snprintf(err, errlen, "cannot load %s: %s", path, why ? why : "unknown error");
+        /* dlerror() already names the file. */
+        snprintf(err, errlen, "%s", why ? why : "cannot load the NVML library");
         return -1;
     }
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {

@@ -19,6 +19,7 @@ typedef struct gd_nvml_api {
     nvml_SystemGetDriverVersion_fn SystemGetDriverVersion;
     nvml_SystemGetNVMLVersion_fn SystemGetNVMLVersion;
     nvml_SystemGetCudaDriverVersion_fn SystemGetCudaDriverVersion;
+    nvml_SystemGetProcessName_fn SystemGetProcessName;
     nvml_DeviceGetCount_fn DeviceGetCount;
     nvml_DeviceGetHandleByIndex_fn DeviceGetHandleByIndex;
     nvml_DeviceGetString_fn DeviceGetName;

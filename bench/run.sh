@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Runs the benchmarks against a build directory (default: build).
+set -euo pipefail
+build=${1:-build}
+"$build/bench_cost" "${BENCH_SECONDS:-60}"

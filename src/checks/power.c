@@ -1,0 +1,157 @@
+/* Power: power.limit_lowered, power.brake, power.hw_slowdown, power.capped. */
+#include "checks_internal.h"
+
+void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (!gd_ok(gpu->power_limit_w) || !gd_ok(gpu->power_limit_default_w)) {
+            if (!gpu->lost)
+                gd_skip_add(out, "power.limit_lowered", gpu->index, "power limits not readable");
+            continue;
+        }
+        double limit = gpu->power_limit_w.v, def = gpu->power_limit_default_w.v;
+        if (limit >= def - GD_POWER_LIMIT_TOLERANCE_W)
+            continue;
+        gd_episode e;
+        gd_episode_of(f, g, nvmlClocksThrottleReasonSwPowerCap, &e);
+        double impact = gd_episode_impact_pct(&e, gd_reference_clock_mhz(f, g, &e));
+        json_t *ev = json_object();
+        json_object_set_new(ev, "power_limit_w", gd_json_number(limit));
+        json_object_set_new(ev, "power_limit_default_w", gd_json_number(def));
+        json_object_set_new(ev, "power_limit_max_w", gd_json_value(gpu->power_limit_max_w));
+        json_object_set_new(ev, "reduction_pct", gd_json_number(round(1000.0 * (1 - limit / def)) / 10));
+        json_object_set_new(ev, "power_draw_median_w", gd_json_number(round(gd_loaded_median(f, g, GD_M_POWER_W))));
+        json_object_set_new(ev, "power_capped_pct", gd_json_number(round(e.share * 1000) / 10));
+        json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e.clock_median_mhz));
+        json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit"));
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "Restore the default limit: 'sudo nvidia-smi -i %d -pl %.0f'. Then find what lowered it "
+                 "(a boot script, a DCGM or cluster power policy, a BMC or datacenter power cap; "
+                 "'nvidia-smi -q -d POWER' shows the requested limit) so it is not set again. If the "
+                 "cap is deliberate, expect the clocks to drop whenever the GPU reaches %.0f W.",
+                 gpu->index, def, limit);
+        gd_severity sev = !isnan(impact) && impact >= GD_POWER_LIMIT_CRITICAL_IMPACT ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+        gd_finding *x = gd_finding_add(out, "power.limit_lowered", sev, gpu->index, ev, impact, fix,
+                                       "GPU %d power limit lowered to %.0f W (default %.0f W)%s", gpu->index, limit,
+                                       def, e.hit ? ": clocks held back under load" : "");
+        if (x && e.hit)
+            gd_episode_timeline(&e, "power cap", x->timeline, sizeof x->timeline);
+    }
+}
+
+/* Shared by power.brake and power.hw_slowdown: a hardware slowdown episode. */
+static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, const gd_episode *e, const char *id,
+                              const char *what, const char *fix)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    double impact = gd_episode_impact_pct(e, gd_reference_clock_mhz(f, g, e));
+    json_t *ev = json_object();
+    json_object_set_new(ev, "slowdown_pct", gd_json_number(round(e->share * 1000) / 10));
+    json_object_set_new(ev, "samples", json_integer((json_int_t)e->hit_any));
+    json_object_set_new(ev, "started_at_s", gd_json_number(e->first_s));
+    json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e->clock_median_mhz));
+    json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
+    json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
+    json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
+    gd_severity sev = e->hit ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s %s", gpu->index, what,
+                                   e->hit ? "under load" : "while idle");
+    if (x)
+        gd_episode_timeline(e, what, x->timeline, sizeof x->timeline);
+}
+
+void gd_check_power_brake(const gd_facts *f, gd_findings *out)
+{
+    static const char fix[] =
+        "The power brake is an external signal: the system (PSU, power distribution or BMC) asks "
+        "the GPUs to slow down because it is near its power or current limit. Check the BMC's "
+        "event log ('ipmitool sel elist') and PSU status ('ipmitool sdr type \"Power Supply\"'), "
+        "that every PSU is connected and redundant supplies are healthy, and the rack's power "
+        "budget. Reseat the GPU power cables. Not fixable from the OS.";
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        gd_episode e;
+        gd_episode_of(f, g, nvmlClocksThrottleReasonHwPowerBrakeSlowdown, &e);
+        if (e.hit_any)
+            hardware_slowdown(f, out, g, &e, "power.brake", "was slowed by the hardware power brake", fix);
+    }
+}
+
+void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
+{
+    static const char fix[] =
+        "HW Slowdown halves the clocks or worse. Without a thermal or power-brake reason it "
+        "usually means the board's power input: reseat the 8-pin / 12VHPWR power cables and check "
+        "for melted or loose connectors, check the PSU capacity and the rails feeding this GPU, "
+        "and the board's temperature sensors ('nvidia-smi -q -d PERFORMANCE,TEMPERATURE'). If it "
+        "stays after that, the board needs service.";
+    const unsigned long long explained =
+        nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        /* Count only samples where no other hardware reason explains it. */
+        gd_episode e;
+        gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &e);
+        if (e.hit_any < GD_HW_SLOWDOWN_MIN_SAMPLES)
+            continue;
+        gd_episode other;
+        gd_episode_of(f, g, explained, &other);
+        if (other.hit_any >= e.hit_any)
+            continue;
+        hardware_slowdown(f, out, g, &e, "power.hw_slowdown", "was held in hardware slowdown", fix);
+    }
+}
+
+void gd_check_power_capped(const gd_facts *f, gd_findings *out)
+{
+    /* One finding for the node: several GPUs at their cap is one fact. */
+    json_t *gpus = json_array();
+    double share_sum = 0, clock_sum = 0, limit = NAN, clock_max = NAN;
+    int first = -1;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        /* A lowered limit is reported by power.limit_lowered. */
+        if (!gd_ok(gpu->power_limit_w) || !gd_ok(gpu->power_limit_default_w) ||
+            gpu->power_limit_w.v < gpu->power_limit_default_w.v - GD_POWER_LIMIT_TOLERANCE_W ||
+            !gd_ok(gpu->clock_max_sm_mhz))
+            continue;
+        gd_episode e;
+        gd_episode_of(f, g, nvmlClocksThrottleReasonSwPowerCap, &e);
+        if (e.share < GD_POWER_CAPPED_SHARE || isnan(e.clock_median_mhz) ||
+            e.clock_median_mhz >= GD_POWER_CAPPED_CLOCK_FRACTION * gpu->clock_max_sm_mhz.v)
+            continue;
+        json_array_append_new(gpus, json_integer(gpu->index));
+        share_sum += e.share;
+        clock_sum += e.clock_median_mhz;
+        limit = gpu->power_limit_w.v;
+        clock_max = gpu->clock_max_sm_mhz.v;
+        if (first < 0)
+            first = gpu->index;
+    }
+    size_t n = json_array_size(gpus);
+    if (n == 0) {
+        json_decref(gpus);
+        return;
+    }
+    json_t *ev = json_object();
+    json_object_set_new(ev, "gpus", gpus);
+    json_object_set_new(ev, "power_capped_pct", gd_json_number(round(share_sum / (double)n * 1000) / 10));
+    json_object_set_new(ev, "power_limit_w", gd_json_number(limit));
+    json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(round(clock_sum / (double)n)));
+    json_object_set_new(ev, "sm_clock_max_mhz", gd_json_number(clock_max));
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
+    static const char fix[] =
+        "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
+        "to fix unless the limit was lowered; a higher limit, where the board allows it "
+        "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
+    if (n == 1)
+        gd_finding_add(out, "power.capped", GD_SEV_INFO, first, ev, NAN, fix,
+                       "GPU %d runs at its %.0f W power limit %.0f%% of the loaded time (SM %.0f of %.0f MHz)", first,
+                       limit, 100 * share_sum, clock_sum, clock_max);
+    else
+        gd_finding_add(out, "power.capped", GD_SEV_INFO, GD_NO_GPU, ev, NAN, fix,
+                       "%zu GPUs run at their power limit %.0f%% of the loaded time (SM about %.0f of %.0f MHz)", n,
+                       100 * share_sum / (double)n, clock_sum / (double)n, clock_max);
+}

@@ -1,0 +1,144 @@
+#include "run_tool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void append(char **buf, size_t *len, const char *data, size_t n)
+{
+    *buf = realloc(*buf, *len + n + 1);
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+}
+
+tool_result run_tool(const char *const *argv, const char *const *env)
+{
+    tool_result r = {.exit_code = -1};
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0)
+        abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(err[0]);
+        for (const char *const *e = env; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+            if (eq[1])
+                setenv(name, eq + 1, 1);
+            else
+                unsetenv(name);
+        }
+        size_t n = 0;
+        while (argv[n])
+            n++;
+        char **args = calloc(n + 2, sizeof *args);
+        args[0] = (char *)GD_BINARY;
+        for (size_t i = 0; i < n; i++)
+            args[i + 1] = (char *)argv[i];
+        execv(GD_BINARY, args);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    size_t olen = 0, elen = 0;
+    r.out = calloc(1, 1);
+    r.err = calloc(1, 1);
+    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            char buf[8192];
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n <= 0) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            } else if (i == 0) {
+                append(&r.out, &olen, buf, (size_t)n);
+            } else {
+                append(&r.err, &elen, buf, (size_t)n);
+            }
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.json = json_loads(r.out, 0, NULL);
+    return r;
+}
+
+void tool_result_free(tool_result *r)
+{
+    free(r->out);
+    free(r->err);
+    json_decref(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+const char *example(const char *name)
+{
+    static char path[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", GD_EXAMPLES_DIR, name);
+    return path[k];
+}
+
+char *temp_dir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char *t = malloc(1024);
+    snprintf(t, 1024, "%s/gpudoctor-e2e-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(t))
+        abort();
+    return t;
+}
+
+char *write_temp_file(const char *dir, const char *name, const char *content)
+{
+    char *p = malloc(2048);
+    snprintf(p, 2048, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        abort();
+    fputs(content, f);
+    fclose(f);
+    return p;
+}
+
+void remove_tree(const char *dir)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("rm", "rm", "-rf", dir, (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+}
+
+size_t count_findings(json_t *report, const char *id, int gpu)
+{
+    size_t n = 0, i;
+    json_t *f;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        json_t *g = json_object_get(f, "gpu");
+        if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 &&
+            (gpu == -2 || (json_is_integer(g) && json_integer_value(g) == gpu)))
+            n++;
+    }
+    return n;
+}

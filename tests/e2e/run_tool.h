@@ -1,0 +1,34 @@
+/* Runs build/gpudoctor as a child process and captures what it says. */
+#ifndef GD_RUN_TOOL_H
+#define GD_RUN_TOOL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef struct tool_result {
+    int exit_code;  /* -1 when killed by a signal */
+    char *out;      /* stdout, NUL-terminated */
+    char *err;      /* stderr */
+    json_t *json;   /* stdout parsed, or NULL */
+} tool_result;
+
+/*
+ * Runs gpudoctor with argv (NULL-terminated, without the program name) and
+ * extra environment entries "NAME=value" (NULL-terminated, may be NULL; an
+ * entry "NAME=" with nothing after it unsets NAME).
+ */
+tool_result run_tool(const char *const *argv, const char *const *env);
+void tool_result_free(tool_result *r);
+
+/* examples/NAME as a path. */
+const char *example(const char *name);
+
+/* A fresh temporary directory (mkdtemp) and a file written in it. */
+char *temp_dir(void);
+char *write_temp_file(const char *dir, const char *name, const char *content);
+void remove_tree(const char *dir);
+
+/* findings[] entries with this id (and gpu, or any with gpu == -2). */
+size_t count_findings(json_t *report, const char *id, int gpu);
+
+#endif

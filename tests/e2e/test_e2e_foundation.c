@@ -1,0 +1,222 @@
+/* End to end: check and info on the simulated machine and without a driver. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Scenario time runs 10x faster: a 10 s story plays in 1 s. */
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+
+static json_t *gpu_state(json_t *report, size_t g, const char *key)
+{
+    return json_object_get(json_object_get(json_array_get(json_object_get(report, "gpus"), g), "state"), key);
+}
+
+static void check_without_driver_reports_driver_missing(void **state)
+{
+    (void)state;
+    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
+    tool_result r = run_tool((const char *[]){"check", "--json", NULL}, env);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "driver.missing", -2), 1);
+    assert_true(json_is_null(json_object_get(json_array_get(json_object_get(r.json, "findings"), 0), "gpu")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "summary"), "critical")), 1);
+    tool_result_free(&r);
+}
+
+static void check_without_driver_text_says_so(void **state)
+{
+    (void)state;
+    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
+    tool_result r = run_tool((const char *[]){"check", NULL}, env);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.out, "driver.missing"));
+    assert_non_null(strstr(r.out, "Verdict: CRITICAL"));
+    assert_null(strstr(r.out, "\033[")); /* no colour off a terminal */
+    tool_result_free(&r);
+}
+
+static void info_lists_the_eight_simulated_gpus(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"info", "--json", "--sim", example("h100x8-training.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(r.json);
+    json_t *gpus = json_object_get(r.json, "gpus");
+    assert_int_equal(json_array_size(gpus), 8);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 7), "name")), "NVIDIA H100 80GB HBM3");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "pci_bus_id")), "00000000:18:00.0");
+    assert_true(json_is_true(json_object_get(r.json, "simulated")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "driver"), "cuda_driver_version")), 12040);
+    /* The board has no fan: NOT_SUPPORTED is null, never 0. */
+    assert_true(json_is_null(gpu_state(r.json, 0, "fan_pct")));
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(gpus, 0), "temp_slowdown_c")), 89);
+    tool_result_free(&r);
+
+    r = run_tool((const char *[]){"info", "--sim", example("h100x8-training.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "SIMULATION"));
+    assert_non_null(strstr(r.out, "GPU 7"));
+    assert_non_null(strstr(r.out, "550.54.15"));
+    tool_result_free(&r);
+}
+
+static void healthy_training_node_passes(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", example("h100x8-training.json"), NULL},
+        fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(r.json);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
+    json_int_t samples = json_integer_value(json_object_get(json_object_get(r.json, "window"), "samples"));
+    assert_in_range(samples, 9, 12);
+    assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 8);
+    for (size_t g = 0; g < 8; g++) {
+        assert_true(json_is_integer(gpu_state(r.json, g, "temp_c")));
+        assert_int_equal(json_integer_value(gpu_state(r.json, g, "pcie_gen")), 5);
+        assert_int_equal(json_integer_value(gpu_state(r.json, g, "power_limit_w")), 700);
+        assert_int_equal(json_array_size(gpu_state(r.json, g, "event_reasons")), 0);
+    }
+    tool_result_free(&r);
+}
+
+static void idle_node_passes(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "0.5", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
+    json_t *reasons = gpu_state(r.json, 0, "event_reasons");
+    assert_string_equal(json_string_value(json_array_get(reasons, 0)), "gpu_idle");
+    tool_result_free(&r);
+}
+
+static void gpu_lost_mid_window_keeps_the_others(void **state)
+{
+    (void)state;
+    /* GPU 3 answers GPU_IS_LOST from scenario t=6, i.e. 0.6 s at 10x. */
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", example("h100x8-gpu-lost.json"), NULL},
+        fast);
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(count_findings(r.json, "health.gpu_lost", 3), 1);
+    assert_int_equal(count_findings(r.json, "health.gpu_lost", -2), 1);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    double at = json_number_value(json_object_get(json_object_get(f, "evidence"), "lost_at_s"));
+    assert_true(at > 0.4 && at < 0.9);
+    assert_true(json_is_null(gpu_state(r.json, 3, "temp_c")));
+    assert_true(json_is_true(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 3), "lost")));
+    for (size_t g = 0; g < 8; g++)
+        if (g != 3)
+            assert_true(json_is_integer(gpu_state(r.json, g, "temp_c")));
+    tool_result_free(&r);
+}
+
+static void demo_scenario_shows_a_hot_gpu(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "0.5", "--sim", example("demo.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 1);
+    assert_int_equal(count_findings(r.json, "thermal.hot", 5), 1);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 1);
+    tool_result_free(&r);
+}
+
+static void snapshot_takes_one_sample(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "window"), "samples")), 1);
+    tool_result_free(&r);
+}
+
+static void malformed_scenario_names_file_and_key(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *bad = write_temp_file(dir, "bad.json", "{\"gpus\": [{\"name\": \"x\", \"timeline\": [{\"t\": \"soon\"}]}]}");
+    tool_result r = run_tool((const char *[]){"check", "--sim", bad, NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "bad.json"));
+    assert_non_null(strstr(r.err, "gpus[0].timeline[0].t"));
+    tool_result_free(&r);
+
+    char *trunc = write_temp_file(dir, "truncated.json", "{\"gpus\": [{\"name\": ");
+    r = run_tool((const char *[]){"info", "--sim", trunc, NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "truncated.json"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(bad);
+    free(trunc);
+    free(dir);
+}
+
+static void missing_scenario_file_is_an_error(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--sim", "/nonexistent/scenario.json", NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "/nonexistent/scenario.json"));
+    tool_result_free(&r);
+}
+
+static void bad_arguments_exit_3(void **state)
+{
+    (void)state;
+    const char *const *cases[] = {
+        (const char *[]){"check", "--duration", "-1", NULL},
+        (const char *[]){"check", "--interval", "abc", NULL},
+        (const char *[]){"check", "--bogus", NULL},
+        (const char *[]){"check", "--sim", NULL},
+        (const char *[]){"frobnicate", NULL},
+        (const char *[]){NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tool_result r = run_tool(cases[i], fast);
+        assert_int_equal(r.exit_code, 3);
+        assert_true(strlen(r.err) > 0);
+        tool_result_free(&r);
+    }
+}
+
+static void help_teaches(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--help", NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "--duration"));
+    assert_non_null(strstr(r.out, "Exit status"));
+    tool_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(check_without_driver_reports_driver_missing),
+        cmocka_unit_test(check_without_driver_text_says_so),
+        cmocka_unit_test(info_lists_the_eight_simulated_gpus),
+        cmocka_unit_test(healthy_training_node_passes),
+        cmocka_unit_test(idle_node_passes),
+        cmocka_unit_test(gpu_lost_mid_window_keeps_the_others),
+        cmocka_unit_test(demo_scenario_shows_a_hot_gpu),
+        cmocka_unit_test(snapshot_takes_one_sample),
+        cmocka_unit_test(malformed_scenario_names_file_and_key),
+        cmocka_unit_test(missing_scenario_file_is_an_error),
+        cmocka_unit_test(bad_arguments_exit_3),
+        cmocka_unit_test(help_teaches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

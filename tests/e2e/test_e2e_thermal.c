@@ -1,0 +1,137 @@
+/* End to end: each thermal / power / clock scenario yields exactly its findings. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+
+typedef struct expect {
+    const char *scenario;
+    int exit_code;
+    const char *ids[4]; /* "id@gpu" ("id@-1" for host-wide), NULL-terminated */
+} expect;
+
+static const expect cases[] = {
+    {"h100x8-training.json", 0, {NULL}},
+    {"h100x8-idle.json", 0, {NULL}},
+    {"a100x4-pcie-no-fan-no-memtemp.json", 0, {NULL}},
+    {"h100x8-power-capped-normal.json", 0, {"power.capped@-1", NULL}},
+    {"h100x8-thermal-throttling.json", 2, {"thermal.throttling@2", NULL}},
+    {"h100x8-hw-thermal-slowdown.json", 2, {"thermal.throttling@6", NULL}},
+    {"h100x8-hbm-hot.json", 2, {"thermal.throttling@3", NULL}},
+    {"h100x8-power-limit-lowered.json", 2, {"power.limit_lowered@1", NULL}},
+    {"h100x8-power-brake.json", 2, {"power.brake@4", NULL}},
+    {"h100x8-hw-slowdown.json", 2, {"power.hw_slowdown@7", NULL}},
+    {"h100x8-clocks-locked.json", 1, {"clocks.locked@0", NULL}},
+    {"h100x8-clocks-low.json", 1, {"clocks.low@1", NULL}},
+    {"h100x8-one-gpu-hotter.json", 1, {"thermal.outlier@5", NULL}},
+    {"demo.json", 1, {"thermal.hot@5", NULL}},
+};
+
+static void finding_key(json_t *f, char *buf, size_t len)
+{
+    json_t *g = json_object_get(f, "gpu");
+    snprintf(buf, len, "%s@%lld", json_string_value(json_object_get(f, "id")),
+             json_is_integer(g) ? (long long)json_integer_value(g) : -1LL);
+}
+
+static void each_scenario_yields_exactly_its_findings(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const expect *x = &cases[c];
+        tool_result r = run_tool(
+            (const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(x->scenario), NULL},
+            fast);
+        if (!r.json)
+            fail_msg("%s: no JSON; stderr: %s", x->scenario, r.err);
+        json_t *findings = json_object_get(r.json, "findings");
+        size_t want = 0;
+        while (x->ids[want])
+            want++;
+        if (json_array_size(findings) != want || r.exit_code != x->exit_code) {
+            char *dump = json_dumps(findings, JSON_COMPACT);
+            fail_msg("%s: exit %d (want %d), findings %s", x->scenario, r.exit_code, x->exit_code, dump);
+        }
+        for (size_t k = 0; k < want; k++) {
+            char key[96];
+            finding_key(json_array_get(findings, k), key, sizeof key);
+            bool found = false;
+            for (size_t j = 0; j < want; j++)
+                found |= strcmp(key, x->ids[j]) == 0;
+            if (!found)
+                fail_msg("%s: unexpected finding %s", x->scenario, key);
+            json_t *f = json_array_get(findings, k);
+            assert_true(json_object_size(json_object_get(f, "evidence")) > 0);
+            assert_true(strlen(json_string_value(json_object_get(f, "fix"))) > 20);
+        }
+        tool_result_free(&r);
+    }
+}
+
+static void throttling_report_carries_evidence_and_timeline(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+                                              example("h100x8-thermal-throttling.json"), NULL},
+                             fast);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    json_t *ev = json_object_get(f, "evidence");
+    assert_int_equal(json_integer_value(json_object_get(ev, "max_temp_c")), 87);
+    assert_int_equal(json_integer_value(json_object_get(ev, "sm_clock_mhz_median")), 1410);
+    assert_int_equal(json_integer_value(json_object_get(ev, "sm_clock_max_mhz")), 1980);
+    double impact = json_number_value(json_object_get(f, "impact_pct"));
+    assert_true(impact > 10 && impact < 25); /* ~60 % of the time x 29 % clock deficit */
+    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown at 87 C"));
+    tool_result_free(&r);
+
+    r = run_tool((const char *[]){"check", "--duration", "1", "--sim", example("h100x8-thermal-throttling.json"), NULL},
+                 fast);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.out, "timeline from"));
+    assert_non_null(strstr(r.out, "GPU 2 thermally throttled"));
+    tool_result_free(&r);
+}
+
+static void power_limit_fix_names_the_command(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+                                              example("h100x8-power-limit-lowered.json"), NULL},
+                             fast);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "nvidia-smi -i 1 -pl 700"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(f, "evidence"), "power_limit_w")), 450);
+    tool_result_free(&r);
+}
+
+static void absent_fan_and_memory_temperature_are_null_not_zero(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"info", "--json", "--sim", example("a100x4-pcie-no-fan-no-memtemp.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    json_t *g0 = json_array_get(json_object_get(r.json, "gpus"), 0);
+    json_t *st = json_object_get(g0, "state");
+    assert_true(json_is_null(json_object_get(st, "fan_pct")));
+    assert_true(json_is_null(json_object_get(st, "mem_temp_c")));
+    assert_true(json_is_null(json_object_get(g0, "temp_mem_max_c")));
+    assert_true(json_is_integer(json_object_get(st, "temp_c")));
+    tool_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_scenario_yields_exactly_its_findings),
+        cmocka_unit_test(throttling_report_carries_evidence_and_timeline),
+        cmocka_unit_test(power_limit_fix_names_the_command),
+        cmocka_unit_test(absent_fan_and_memory_temperature_are_null_not_zero),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
