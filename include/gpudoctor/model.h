@@ -165,6 +165,14 @@ typedef struct gd_facts {
     gd_series series;
     double window_s;           /* requested duration */
     double interval_s;
+    /* Where host facts are read: this machine's, or the scenario's under --sim. */
+    char sysfs_root[512];      /* "" when not available (a scenario without host.sysfs, --from) */
+    char proc_root[512];       /* "/proc" normally */
+    char kernel_log[512];      /* a file of kernel log lines; "" = this machine's own log */
+    long pid;                  /* the job (--pid), or -1 */
+    /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
+    struct gd_pcie_facts *pcie;   /* include/gpudoctor/pcie.h */
+    struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

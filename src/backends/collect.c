@@ -1,6 +1,8 @@
 /* Collection: snapshot + sampled window, from NVML or the simulator. */
 #include "collect.h"
 
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 #include "host/hostinfo.h"
 #include "nvml/nvml_backend.h"
 #include "scenario/scenario.h"
@@ -61,6 +63,9 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
         f->host.numa_nodes = (int)sc->host.numa_nodes.value;
     else
         f->host.numa_nodes = 0;
+    /* The scenario's own host, never this machine's. */
+    snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
+    snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
     gd_scenario_free(sc);
 
     char abs[PATH_MAX];
@@ -88,12 +93,34 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     return 0;
 }
 
+/* The areas read from the host rather than NVML. */
+static int collect_host_areas(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    if (gd_pcie_collect(f) != 0) {
+        snprintf(err, errlen, "cannot read the PCIe facts");
+        return -1;
+    }
+    gd_stack_opts so = {.python = o->python, .python_count = o->python_count};
+    if (gd_stack_collect(f, &so) != 0) {
+        snprintf(err, errlen, "cannot read the software stack facts");
+        return -1;
+    }
+    return 0;
+}
+
 int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     gd_host_read("/sys", &f->host);
     f->window_s = o->duration_s;
     f->interval_s = o->interval_s;
+    f->pid = o->pid;
+    snprintf(f->sysfs_root, sizeof f->sysfs_root, "/sys");
+    snprintf(f->proc_root, sizeof f->proc_root, "/proc");
+    if (o->from_count) {
+        snprintf(err, errlen, "--from is not available in this version yet");
+        return -1;
+    }
 
     char lib[PATH_MAX + 32] = "";
     if (o->sim_scenario) {
@@ -112,7 +139,7 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
         }
         f->driver_loaded = false;
         snprintf(f->driver_error, sizeof f->driver_error, "%s", why);
-        return 0;
+        return collect_host_areas(o, f, err, errlen);
     }
     int rc = -1;
     if (gd_nvml_snapshot(&s, f) != 0 || gd_series_init(&f->series, f->gpu_count) != 0) {
@@ -141,5 +168,6 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
     rc = 0;
 out:
     gd_nvml_close(&s);
-    return rc;
+    /* Host areas last: PCIe links are read while the GPUs are still loaded. */
+    return rc != 0 ? rc : collect_host_areas(o, f, err, errlen);
 }

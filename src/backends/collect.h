@@ -19,6 +19,11 @@ typedef struct gd_collect_opts {
     void *progress_ud;
     /* Set asynchronously (SIGINT) to end the window early (may be NULL). */
     volatile sig_atomic_t *stop;
+    long pid;                  /* the job (--pid), or -1 */
+    const char *const *python; /* --python PATH (repeatable) */
+    size_t python_count;
+    const char *const *from;   /* --from FILE (repeatable): captured evidence instead of a machine */
+    size_t from_count;
 } gd_collect_opts;
 
 /*

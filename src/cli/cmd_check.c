@@ -45,11 +45,17 @@ static void progress(void *ud, double done_s, double total_s, size_t gpus)
     fflush(stderr);
 }
 
+#define MAX_FILES 32
+
 typedef struct check_opts {
     double duration_s, interval_ms;
     long pid;
     int json;
     const char *sim;
+    const char *from[MAX_FILES];
+    size_t from_count;
+    const char *python[MAX_FILES];
+    size_t python_count;
 } check_opts;
 
 static int parse(int argc, char **argv, check_opts *o)
@@ -59,6 +65,7 @@ static int parse(int argc, char **argv, check_opts *o)
         {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
         {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
         {"report", required_argument, NULL, 'r'},   {"help", no_argument, NULL, 'h'},
+        {"python", required_argument, NULL, 'y'},
         {NULL, 0, NULL, 0},
     };
     *o = (check_opts){.duration_s = 10, .interval_ms = 100, .pid = -1};
@@ -83,7 +90,16 @@ static int parse(int argc, char **argv, check_opts *o)
             break;
         case 'j': o->json = 1; break;
         case 's': o->sim = optarg; break;
-        case 'f': return gd_cli_error("--from is not available in this version yet");
+        case 'f':
+            if (o->from_count == MAX_FILES)
+                return gd_cli_error("at most %d --from files", MAX_FILES);
+            o->from[o->from_count++] = optarg;
+            break;
+        case 'y':
+            if (o->python_count == MAX_FILES)
+                return gd_cli_error("at most %d --python paths", MAX_FILES);
+            o->python[o->python_count++] = optarg;
+            break;
         case 'r': return gd_cli_error("--report is not available in this version yet");
         case 'h': fputs(help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
@@ -92,6 +108,8 @@ static int parse(int argc, char **argv, check_opts *o)
     }
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor check --help')", argv[optind]);
+    if (o->sim && o->from_count)
+        return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
     if (o->pid > 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%ld", o->pid);
@@ -108,7 +126,7 @@ int gd_cmd_check(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? GD_EXIT_OK : rc;
 
-    bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0;
+    bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
     struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
@@ -118,6 +136,11 @@ int gd_cmd_check(int argc, char **argv)
         .interval_s = o.interval_ms / 1000.0,
         .progress = show_progress ? progress : NULL,
         .stop = &stop_requested,
+        .pid = o.pid,
+        .python = o.python,
+        .python_count = o.python_count,
+        .from = o.from,
+        .from_count = o.from_count,
     };
     gd_facts f;
     char err[1024];

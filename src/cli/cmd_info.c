@@ -25,13 +25,19 @@ int gd_cmd_info(int argc, char **argv)
     };
     int json = 0, c;
     const char *sim = NULL;
+    const char *from[32];
+    size_t from_count = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 's': sim = optarg; break;
-        case 'f': return gd_cli_error("--from is not available in this version yet");
+        case 'f':
+            if (from_count == sizeof from / sizeof from[0])
+                return gd_cli_error("too many --from files");
+            from[from_count++] = optarg;
+            break;
         case 'h': fputs(help, stdout); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor info --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor info --help')", argv[optind - 1]);
@@ -40,7 +46,10 @@ int gd_cmd_info(int argc, char **argv)
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor info --help')", argv[optind]);
 
-    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1};
+    if (sim && from_count)
+        return gd_cli_error("--sim and --from exclude each other");
+    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1,
+                          .from = from, .from_count = from_count};
     gd_facts f;
     char err[1024];
     if (gd_collect(&co, &f, err, sizeof err) != 0) {

@@ -25,6 +25,15 @@ static const char usage[] =
     "\n"
     "Run 'gpudoctor COMMAND --help' for a command's options.\n";
 
+/* The subcommands: one line each, one file each (cmd_NAME.c). */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"check", gd_cmd_check},
+    {"info", gd_cmd_info},
+};
+
 /* Contract commands that later versions add. */
 static const char *const planned[] = {"watch", "topo", "bench", "trace", "vram", "run", "export", "fleet"};
 
@@ -43,10 +52,9 @@ int main(int argc, char **argv)
         printf("gpudoctor %s\n", GD_VERSION);
         return GD_EXIT_OK;
     }
-    if (strcmp(cmd, "check") == 0)
-        return gd_cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "info") == 0)
-        return gd_cmd_info(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
         if (strcmp(cmd, planned[i]) == 0)
             return gd_cli_error("'%s' is not available in this version yet", cmd);

@@ -1,6 +1,8 @@
 /* The collection model: names, series storage, cleanup. */
 #include "gpudoctor/model.h"
 #include "gpudoctor/nvml_api.h"
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,5 +118,7 @@ void gd_facts_free(gd_facts *f)
         free(f->gpus[i].processes);
     free(f->gpus);
     gd_series_free(&f->series);
+    gd_pcie_facts_free(f->pcie);
+    gd_stack_facts_free(f->stack);
     memset(f, 0, sizeof *f);
 }

@@ -216,18 +216,21 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     gd_nvml_session *s = r->s;
     g->persistence_mode = read_enable(r, "nvmlDeviceGetPersistenceMode", s->api.DeviceGetPersistenceMode, d);
     nvmlComputeMode_t cm = NVML_COMPUTEMODE_DEFAULT;
-    g->compute_mode = take(r, "nvmlDeviceGetComputeMode", NVCALL(s, DeviceGetComputeMode, d, &cm), cm);
+    /* Each call happens before its output is read: argument order is unspecified. */
+    nvmlReturn_t rc = NVCALL(s, DeviceGetComputeMode, d, &cm);
+    g->compute_mode = take(r, "nvmlDeviceGetComputeMode", rc, cm);
     unsigned int mig = 0, mig_pending = 0;
-    g->mig_mode = take(r, "nvmlDeviceGetMigMode", NVCALL(s, DeviceGetMigMode, d, &mig, &mig_pending), mig);
+    rc = NVCALL(s, DeviceGetMigMode, d, &mig, &mig_pending);
+    g->mig_mode = take(r, "nvmlDeviceGetMigMode", rc, mig);
     nvmlEnableState_t ecc = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
-    g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending),
-                          ecc == NVML_FEATURE_ENABLED);
+    rc = NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending);
+    g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", rc, ecc == NVML_FEATURE_ENABLED);
     g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
     g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
     g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
     g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
-    nvmlReturn_t rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
+    rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
     g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
     g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
     g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
@@ -330,8 +333,8 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
         f->nvml_version[0] = '\0';
     int cuda = 0;
     reader r0 = {.s = s};
-    f->cuda_driver_version =
-        take(&r0, "nvmlSystemGetCudaDriverVersion", NVCALL(s, SystemGetCudaDriverVersion, &cuda), cuda);
+    nvmlReturn_t crc = NVCALL(s, SystemGetCudaDriverVersion, &cuda); /* before reading cuda */
+    f->cuda_driver_version = take(&r0, "nvmlSystemGetCudaDriverVersion", crc, cuda);
 
     f->gpus = calloc(s->count ? s->count : 1, sizeof *f->gpus);
     if (!f->gpus)

@@ -1,0 +1,63 @@
+/*
+ * Internals of the simulated libnvidia-ml.so.1: the state set up by nvmlInit
+ * and the helpers every exported function starts with.
+ */
+#ifndef GPUDOCTOR_SIM_NVML_SIM_H
+#define GPUDOCTOR_SIM_NVML_SIM_H
+
+#include "exports.h"
+#include "scenario.h"
+
+/* A device handle points into a fixed table, so handles stay valid across re-inits. */
+struct nvmlDevice_st {
+    unsigned index;
+};
+
+/* What a device call works on: its GPU and the scenario time of the call. */
+typedef struct gdsim_call {
+    const gd_scenario_gpu *gpu;
+    double t;
+} gdsim_call;
+
+/*
+ * Starts a device-level call of function `fn`: checks init and the handle,
+ * then applies error injection (including "a lost GPU answers GPU_IS_LOST
+ * everywhere"). Returns NVML_SUCCESS and fills *call, or the code to return.
+ */
+nvmlReturn_t gdsim_enter(nvmlDevice_t device, const char *fn, gdsim_call *call);
+
+/* Starts a GPU-indexed call that has no handle yet (nvmlDeviceGetHandleByIndex). */
+nvmlReturn_t gdsim_enter_index(unsigned index, const char *fn, gdsim_call *call, nvmlDevice_t *device);
+
+/* Starts a system-level call: checks init and the scenario's top-level errors. */
+nvmlReturn_t gdsim_enter_system(const char *fn, const gd_scenario **sc);
+
+/* Copies s into buf of `length` bytes: NOT_SUPPORTED when s is NULL, INSUFFICIENT_SIZE when it won't fit. */
+nvmlReturn_t gdsim_copy_string(const char *s, char *buf, unsigned length);
+
+/* A timeline field at the call's time, rounded to an unsigned int; NOT_SUPPORTED when absent or null. */
+nvmlReturn_t gdsim_field_uint(const gdsim_call *call, gd_scenario_field field, unsigned *out);
+
+/* An optional static integer as unsigned int; NOT_SUPPORTED when absent. */
+nvmlReturn_t gdsim_int_uint(gd_scenario_int v, unsigned *out);
+
+/* Fills an nvmlPciInfo_t from a bus id ("00000000:1B:00.0"); NOT_SUPPORTED when NULL. */
+nvmlReturn_t gdsim_fill_pci(const char *bus_id, const char *gpu_name, nvmlPciInfo_t *pci);
+
+/* A non-negative double as unsigned long long, saturating instead of overflowing. */
+unsigned long long gdsim_to_ull(double v);
+
+/* Wall-clock microseconds, as NVML timestamps are. */
+unsigned long long gdsim_realtime_us(void);
+
+/* Violation time in ns for POWER and THERMAL; NOT_SUPPORTED for other policies or without event_reasons. */
+nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t policy, unsigned long long *ns);
+
+/* Total energy in mJ; NOT_SUPPORTED when power_w is absent. */
+nvmlReturn_t gdsim_energy_mj(const gdsim_call *call, unsigned long long *mj);
+/* The played story's speed-up. Cumulative counters (energy, violation time)
+ * are divided by it so that their rates per wall-clock second match the
+ * story's: 700 W stays 700 W, 60 % throttled stays 60 %. */
+double gdsim_timescale(void);
+
+#endif

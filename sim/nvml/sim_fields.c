@@ -1,0 +1,66 @@
+/* nvmlDeviceGetFieldValues: each requested field answers on its own. */
+#include "nvml_sim.h"
+
+static void fill_uint(nvmlFieldValue_t *fv, nvmlReturn_t rc, unsigned v)
+{
+    fv->nvmlReturn = rc;
+    fv->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    if (rc == NVML_SUCCESS)
+        fv->value.uiVal = v;
+}
+
+static void fill_ull(nvmlFieldValue_t *fv, nvmlReturn_t rc, unsigned long long v)
+{
+    fv->nvmlReturn = rc;
+    fv->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    if (rc == NVML_SUCCESS)
+        fv->value.ullVal = v;
+}
+
+static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
+{
+    unsigned u = 0;
+    unsigned long long ull = 0;
+    nvmlReturn_t rc;
+    switch (fv->fieldId) {
+    case NVML_FI_DEV_MEMORY_TEMP:
+        rc = gdsim_field_uint(call, GD_SCENARIO_MEM_TEMP_C, &u);
+        fill_uint(fv, rc, u);
+        break;
+    case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
+        rc = gdsim_energy_mj(call, &ull);
+        fill_ull(fv, rc, ull);
+        break;
+    case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
+        rc = gdsim_field_uint(call, GD_SCENARIO_PCIE_REPLAYS, &u);
+        fill_ull(fv, rc, u);
+        break;
+    case NVML_FI_DEV_PERF_POLICY_POWER:
+    case NVML_FI_DEV_PERF_POLICY_THERMAL:
+        rc = gdsim_violation_ns(call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER
+                                                                                  : NVML_PERF_POLICY_THERMAL,
+                                &ull);
+        fill_ull(fv, rc, ull);
+        break;
+    default:
+        fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        break;
+    }
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!values || valuesCount < 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    long long now_us = (long long)gdsim_realtime_us();
+    for (int i = 0; i < valuesCount; i++) {
+        values[i].timestamp = now_us;
+        values[i].latencyUsec = 0;
+        field_value(&call, &values[i]);
+    }
+    return NVML_SUCCESS;
+}

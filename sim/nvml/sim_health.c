@@ -1,0 +1,191 @@
+/* Health: clock event reasons, violation counters, ECC, retired pages, remapped rows, NVLink. */
+#include <math.h>
+
+#include "nvml_sim.h"
+
+static nvmlReturn_t event_reasons(nvmlDevice_t device, const char *fn, unsigned long long *reasons)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, fn, &call);
+    if (rc)
+        return rc;
+    if (!reasons)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned long long bits;
+    if (gd_scenario_reasons_at(call.gpu, call.t, &bits) != GD_SCENARIO_SET)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *reasons = bits;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
+                                                                 unsigned long long *clocksEventReasons)
+{
+    return event_reasons(device, __func__, clocksEventReasons);
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
+                                                                    unsigned long long *clocksThrottleReasons)
+{
+    return event_reasons(device, __func__, clocksThrottleReasons);
+}
+
+nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t policy, unsigned long long *ns)
+{
+    unsigned long long mask;
+    double v;
+    switch (policy) {
+    case NVML_PERF_POLICY_POWER: mask = nvmlClocksThrottleReasonSwPowerCap; break;
+    case NVML_PERF_POLICY_THERMAL:
+        mask = nvmlClocksThrottleReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown;
+        break;
+    default: return NVML_ERROR_NOT_SUPPORTED;
+    }
+    if (!gd_scenario_reason_time_ns(call->gpu, mask, call->t, &v))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *ns = gdsim_to_ull(v / gdsim_timescale());
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
+                                                       nvmlViolationTime_t *violTime)
+{
+    gdsim_call call;
+    unsigned long long ns;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!violTime || (unsigned)perfPolicyType >= NVML_PERF_POLICY_COUNT)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    rc = gdsim_violation_ns(&call, perfPolicyType, &ns);
+    if (rc)
+        return rc;
+    violTime->referenceTime = gdsim_realtime_us();
+    violTime->violationTime = ns;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current,
+                                               nvmlEnableState_t *pending)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!current || !pending)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->ecc.enabled.present)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *current = *pending = call.gpu->ecc.enabled.value ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+
+/* Only uncorrected counts are in scenarios; corrected ones are NOT_SUPPORTED. */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                                      nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!eccCounts || (unsigned)errorType >= NVML_MEMORY_ERROR_TYPE_COUNT ||
+        (unsigned)counterType >= NVML_ECC_COUNTER_TYPE_COUNT)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (errorType != NVML_MEMORY_ERROR_TYPE_UNCORRECTED)
+        return NVML_ERROR_NOT_SUPPORTED;
+    gd_scenario_int n = counterType == NVML_VOLATILE_ECC ? call.gpu->ecc.volatile_uncorrected
+                                                         : call.gpu->ecc.aggregate_uncorrected;
+    if (!n.present)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *eccCounts = (unsigned long long)n.value;
+    return NVML_SUCCESS;
+}
+
+/* retired_pages counts double-bit retirements; addresses are made up, one page apart. */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                                    unsigned int *pageCount, unsigned long long *addresses)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!pageCount || (unsigned)cause >= NVML_PAGE_RETIREMENT_CAUSE_COUNT || (*pageCount && !addresses))
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->ecc.retired_pages.present)
+        return NVML_ERROR_NOT_SUPPORTED;
+    unsigned count = cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? (unsigned)call.gpu->ecc.retired_pages.value
+                                                                              : 0;
+    if (*pageCount < count) {
+        *pageCount = count;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < count; i++)
+        addresses[i] = 0x100000ULL + 0x1000ULL * i;
+    *pageCount = count;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                                                    unsigned int *uncRows, unsigned int *isPending,
+                                                    unsigned int *failureOccurred)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!corrRows || !uncRows || !isPending || !failureOccurred)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    gd_scenario_flag pending = call.gpu->ecc.remapped_rows_pending, failure = call.gpu->ecc.remap_failure;
+    if (!pending.present && !failure.present)
+        return NVML_ERROR_NOT_SUPPORTED;
+    bool p = pending.present && pending.value, f = failure.present && failure.value;
+    *corrRows = 0;
+    *uncRows = p || f ? 1 : 0;
+    *isPending = p;
+    *failureOccurred = f;
+    return NVML_SUCCESS;
+}
+
+/* The scenario's entry for an NVLink, after the usual checks. */
+static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, const void *out,
+                           const gd_scenario_nvlink **found)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, fn, &call);
+    if (rc)
+        return rc;
+    if (!out || link >= NVML_NVLINK_MAX_LINKS)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->has_nvlink)
+        return NVML_ERROR_NOT_SUPPORTED;
+    for (size_t i = 0; i < call.gpu->nvlink_count; i++) {
+        if (call.gpu->nvlink[i].link == link) {
+            *found = &call.gpu->nvlink[i];
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                                   nvmlEnableState_t *isActive)
+{
+    const gd_scenario_nvlink *l;
+    nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l);
+    if (rc)
+        return rc;
+    if (!l->active.present)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *isActive = l->active.value ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
+                                                              nvmlPciInfo_t *pci)
+{
+    const gd_scenario_nvlink *l;
+    nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l);
+    if (rc)
+        return rc;
+    return gdsim_fill_pci(l->remote_pci_bus_id, NULL, pci);
+}

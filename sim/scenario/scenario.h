@@ -1,0 +1,271 @@
+/*
+ * Scenario files of the simulated machine (contract section 4): parsing,
+ * validation, and the questions the simulated libraries ask of a scenario
+ * ("what is GPU 3's temperature at scenario second 12.5?").
+ *
+ * Parsing builds plain C structs; nothing here keeps a JSON tree, does I/O
+ * after loading, or holds global state. Every optional value carries a
+ * presence flag: absent is not zero.
+ */
+#ifndef GPUDOCTOR_SIM_SCENARIO_H
+#define GPUDOCTOR_SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits, each refused with a message naming it. */
+#define GD_SCENARIO_MAX_FILE_BYTES ((size_t)64 << 20)
+#define GD_SCENARIO_MAX_GPUS 64
+#define GD_SCENARIO_MAX_POINTS 100000
+
+/* Optional values of the static part of a scenario. */
+typedef struct gd_scenario_int {
+    bool present;
+    long long value;
+} gd_scenario_int;
+
+typedef struct gd_scenario_num {
+    bool present;
+    double value;
+} gd_scenario_num;
+
+typedef struct gd_scenario_flag {
+    bool present;
+    bool value;
+} gd_scenario_flag;
+
+/* A {"sm": MHz, "mem": MHz} pair. */
+typedef struct gd_scenario_clocks {
+    gd_scenario_int sm;
+    gd_scenario_int mem;
+} gd_scenario_clocks;
+
+/* The fields of a timeline point that hold a number (or null). */
+typedef enum gd_scenario_field {
+    GD_SCENARIO_TEMP_C,
+    GD_SCENARIO_MEM_TEMP_C,
+    GD_SCENARIO_SM_CLOCK_MHZ,
+    GD_SCENARIO_MEM_CLOCK_MHZ,
+    GD_SCENARIO_POWER_W,
+    GD_SCENARIO_UTIL_GPU_PCT,
+    GD_SCENARIO_UTIL_MEM_PCT,
+    GD_SCENARIO_MEM_USED_MIB,
+    GD_SCENARIO_PCIE_GEN,
+    GD_SCENARIO_PCIE_WIDTH,
+    GD_SCENARIO_PCIE_TX_KBPS,
+    GD_SCENARIO_PCIE_RX_KBPS,
+    GD_SCENARIO_PCIE_REPLAYS,
+    GD_SCENARIO_FAN_PCT,
+    GD_SCENARIO_FIELD_COUNT
+} gd_scenario_field;
+
+/* How a timeline value stands at some time. */
+typedef enum gd_scenario_status {
+    GD_SCENARIO_ABSENT = 0, /* in no point of this GPU: the board does not report it */
+    GD_SCENARIO_NULL,       /* written as null: not reported at this time */
+    GD_SCENARIO_SET         /* value holds */
+} gd_scenario_status;
+
+typedef struct gd_scenario_value {
+    gd_scenario_status status;
+    double value;
+} gd_scenario_value;
+
+/*
+ * One timeline point, already resolved at load time: a field the point omits
+ * carries the previous point's value, and a field that first appears in a
+ * later point carries that first value back to the earlier points (so
+ * "before the first point, the first values hold" holds per field). `written`
+ * has bit (1u << field) set for the fields the file wrote in this point, and
+ * bit GD_SCENARIO_FIELD_COUNT for event_reasons.
+ */
+typedef struct gd_scenario_point {
+    double t; /* scenario seconds, >= 0, strictly increasing */
+    gd_scenario_value field[GD_SCENARIO_FIELD_COUNT];
+    gd_scenario_status reasons_status;
+    unsigned long long event_reasons; /* NVML clock event reason bits */
+    unsigned written;
+} gd_scenario_point;
+
+/*
+ * Injected NVML return codes. GPU-level (and scenario-level) entries have
+ * `always` set; entries of a timeline point apply from `from_t` on. Entries
+ * are kept in file order: GPU-level first, then timeline points by time.
+ */
+typedef struct gd_scenario_error {
+    char *fn;    /* NVML function name as written, e.g. "nvmlDeviceGetCount_v2" */
+    int code;    /* an nvmlReturn_t value */
+    bool always;
+    double from_t;
+} gd_scenario_error;
+
+typedef struct gd_scenario_errors {
+    size_t count;
+    gd_scenario_error *items;
+} gd_scenario_errors;
+
+typedef struct gd_scenario_nvlink {
+    unsigned link;
+    gd_scenario_flag active;
+    char *remote_pci_bus_id; /* NULL when absent */
+} gd_scenario_nvlink;
+
+typedef struct gd_scenario_process {
+    unsigned pid;
+    char *name;              /* NULL when absent */
+    gd_scenario_int used_mib;
+} gd_scenario_process;
+
+typedef enum gd_scenario_compute_mode {
+    /* Same values as nvmlComputeMode_t. */
+    GD_SCENARIO_COMPUTE_DEFAULT = 0,
+    GD_SCENARIO_COMPUTE_EXCLUSIVE_THREAD = 1,
+    GD_SCENARIO_COMPUTE_PROHIBITED = 2,
+    GD_SCENARIO_COMPUTE_EXCLUSIVE_PROCESS = 3
+} gd_scenario_compute_mode;
+
+typedef struct gd_scenario_gpu {
+    unsigned index;
+    /* Strings are NULL when absent. */
+    char *name;
+    char *uuid;
+    char *pci_bus_id; /* "00000000:1B:00.0" */
+    char *serial;
+    char *vbios_version; /* addition to the contract: "vbios_version" */
+    bool has_compute_capability;
+    int compute_capability[2]; /* major, minor */
+    gd_scenario_int memory_total_mib;
+    gd_scenario_num power_limit_w;
+    gd_scenario_num power_limit_default_w;
+    gd_scenario_num power_limit_min_w;
+    gd_scenario_num power_limit_max_w;
+    gd_scenario_clocks clocks_max_mhz;
+    gd_scenario_clocks clocks_default_app_mhz;
+    gd_scenario_clocks clocks_app_mhz;
+    struct {
+        gd_scenario_int shutdown, slowdown, gpu_max, mem_max;
+    } temperature_thresholds_c;
+    struct {
+        gd_scenario_int gen, width;
+    } pcie_max;
+    gd_scenario_flag persistence_mode;
+    bool has_compute_mode;
+    gd_scenario_compute_mode compute_mode;
+    gd_scenario_flag mig_mode;
+    struct {
+        gd_scenario_flag enabled;
+        gd_scenario_int volatile_uncorrected;
+        gd_scenario_int aggregate_uncorrected;
+        gd_scenario_int retired_pages;
+        gd_scenario_flag remapped_rows_pending;
+        gd_scenario_flag remap_failure;
+    } ecc;
+    bool has_nvlink; /* the key is there (possibly an empty list) */
+    size_t nvlink_count;
+    gd_scenario_nvlink *nvlink;
+    struct {
+        gd_scenario_num h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable, d2d;
+    } bandwidth_gbps;
+    struct {
+        gd_scenario_num bf16, fp16, fp32, tf32;
+    } gemm_tflops;
+    bool has_processes;
+    size_t process_count;
+    gd_scenario_process *processes;
+    gd_scenario_errors errors; /* GPU-level and timeline errors, flattened */
+    size_t point_count;        /* 0 when there is no timeline */
+    gd_scenario_point *points;
+} gd_scenario_gpu;
+
+typedef struct gd_scenario {
+    char *path;        /* as given to the loader */
+    char *description; /* NULL when absent */
+    char *driver_version; /* NULL when absent */
+    gd_scenario_int cuda_driver_version; /* e.g. 12040 */
+    double timescale;  /* > 0; 1.0 when absent */
+    struct {
+        char *sysfs;      /* resolved against the scenario's directory; NULL when absent */
+        char *kernel_log; /* same */
+        gd_scenario_int numa_nodes;
+    } host;
+    gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */
+    size_t gpu_count;
+    gd_scenario_gpu *gpus;
+} gd_scenario;
+
+/*
+ * Reads, parses and validates a scenario file. Returns a scenario the caller
+ * frees with gd_scenario_free(), or NULL with a message in err such as
+ * "x.json: gpus[2].timeline[3].t: expected a number".
+ */
+gd_scenario *gd_scenario_load(const char *path, char *err, size_t errlen);
+
+/*
+ * Same, from memory: `name` stands for the file in messages and relative
+ * host paths resolve against its directory. `data` need not be
+ * NUL-terminated.
+ */
+gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *name, char *err,
+                                     size_t errlen);
+
+/* Frees a scenario; NULL is fine. */
+void gd_scenario_free(gd_scenario *sc);
+
+/*
+ * The timeline point in effect at scenario time t (the last one with
+ * point.t <= t, or the first one when t is before it), or NULL when the GPU
+ * has no timeline. Its values are already step-held (see gd_scenario_point).
+ */
+const gd_scenario_point *gd_scenario_state_at(const gd_scenario_gpu *gpu, double t);
+
+/* One field at time t; status GD_SCENARIO_ABSENT when no point has it. */
+gd_scenario_value gd_scenario_value_at(const gd_scenario_gpu *gpu, gd_scenario_field field, double t);
+
+/* Event reason bits at time t into *bits (0 unless the status is SET). */
+gd_scenario_status gd_scenario_reasons_at(const gd_scenario_gpu *gpu, double t, unsigned long long *bits);
+
+/*
+ * Integral of power_w over scenario time [0, t], in millijoules. Returns
+ * false when power_w is absent from the GPU. Stretches where power_w is null
+ * count as zero.
+ */
+bool gd_scenario_energy_mj(const gd_scenario_gpu *gpu, double t, double *mj);
+
+/*
+ * Scenario time in [0, t] during which any bit of `mask` was set in
+ * event_reasons, in nanoseconds. Returns false when event_reasons is absent
+ * from the GPU.
+ */
+bool gd_scenario_reason_time_ns(const gd_scenario_gpu *gpu, unsigned long long mask, double t, double *ns);
+
+/*
+ * The return code injected for NVML function `fn` at time t, or 0
+ * (NVML_SUCCESS) when none. Names match ignoring a trailing "_v2"/"_v3"...
+ * on either side; when several entries match, the last one in effect wins.
+ */
+int gd_scenario_error_at(const gd_scenario_errors *errors, const char *fn, double t);
+
+/* Whether any entry in effect at time t injects `code` (e.g. GPU_IS_LOST). */
+bool gd_scenario_code_active(const gd_scenario_errors *errors, int code, double t);
+
+/*
+ * Splits a PCI bus id, "00000000:1B:00.0" or "0000:1B:00.0", into its parts.
+ * Returns false when it is not of that form. Any out pointer may be NULL.
+ */
+bool gd_scenario_parse_bus_id(const char *id, unsigned *domain, unsigned *bus, unsigned *device,
+                              unsigned *function);
+
+/* Names: "temp_c"; the NVML bit of a reason name (0 if unknown);
+ * an NVML return code name ("NVML_ERROR_GPU_IS_LOST") to its value. */
+const char *gd_scenario_field_name(gd_scenario_field field);
+unsigned long long gd_scenario_reason_bit(const char *name);
+bool gd_scenario_return_code(const char *name, int *code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

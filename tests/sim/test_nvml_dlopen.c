@@ -1,0 +1,393 @@
+/*
+ * The built libnvidia-ml.so.1, loaded with dlopen as gpudoctor loads it and
+ * called through dlsym, against a scenario in a mkdtemp directory.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpudoctor/nvml_api.h"
+#include "sim_test_util.h"
+
+#ifndef SIM_NVML_PATH
+#error "SIM_NVML_PATH must name the built libnvidia-ml.so.1"
+#endif
+
+#define J(...) #__VA_ARGS__
+
+/*
+ * GPU 0 is steady until t=100000; GPU 1 is lost from t=50; GPU 2 reports
+ * almost nothing, for the NOT_SUPPORTED answers.
+ */
+static const char *scenario = J({
+    "driver_version": "550.54.15",
+    "cuda_driver_version": 12040,
+    "gpus": [
+        {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-0000", "pci_bus_id": "00000000:1B:00.0",
+         "serial": "1654922000123", "compute_capability": [9, 0], "memory_total_mib": 81559,
+         "power_limit_w": 700, "power_limit_default_w": 700, "power_limit_min_w": 200, "power_limit_max_w": 700,
+         "clocks_max_mhz": {"sm": 1980, "mem": 2619}, "clocks_app_mhz": {"sm": 1755, "mem": 2619},
+         "temperature_thresholds_c": {"shutdown": 92, "slowdown": 89, "gpu_max": 87, "mem_max": 95},
+         "pcie_max": {"gen": 5, "width": 16}, "persistence_mode": true, "compute_mode": "prohibited",
+         "mig_mode": false,
+         "ecc": {"enabled": true, "volatile_uncorrected": 1, "aggregate_uncorrected": 7, "retired_pages": 2,
+                 "remapped_rows_pending": true, "remap_failure": false},
+         "nvlink": [{"link": 0, "active": true, "remote_pci_bus_id": "00000000:29:00.0"}],
+         "processes": [{"pid": 4242, "name": "python", "used_mib": 61000}, {"pid": 77}],
+         "timeline": [
+            {"t": 0, "temp_c": 48, "sm_clock_mhz": 1410, "mem_clock_mhz": 2619, "power_w": 520.4,
+             "util_gpu_pct": 99, "util_mem_pct": 40, "mem_used_mib": 61500, "pcie_gen": 4, "pcie_width": 16,
+             "pcie_tx_kbps": 1000, "pcie_rx_kbps": 2000, "pcie_replays": 3, "fan_pct": null,
+             "event_reasons": ["sw_power_cap"]},
+            {"t": 100000, "temp_c": 90}
+         ]},
+        {"name": "lost one",
+         "timeline": [{"t": 0, "temp_c": 50}, {"t": 50, "errors": {"nvmlDeviceGetTemperature": "NVML_ERROR_GPU_IS_LOST"}}]},
+        {"name": "sparse", "timeline": [{"t": 0, "temp_c": 50}]}
+    ]
+});
+
+static void *lib;
+static char *dir;
+
+static void *sym(const char *name)
+{
+    void *p = dlsym(lib, name);
+    if (!p)
+        fail_msg("%s is not exported: %s", name, dlerror());
+    return p;
+}
+
+#define CALL(type, name) ((type)sym(name))
+
+static nvmlReturn_t init(void)
+{
+    return CALL(nvml_Init_fn, "nvmlInit_v2")();
+}
+
+static void shutdown_ok(void)
+{
+    assert_int_equal(CALL(nvml_Shutdown_fn, "nvmlShutdown")(), NVML_SUCCESS);
+}
+
+static nvmlDevice_t handle(unsigned i)
+{
+    nvmlDevice_t d = NULL;
+    assert_int_equal(CALL(nvml_DeviceGetHandleByIndex_fn, "nvmlDeviceGetHandleByIndex_v2")(i, &d), NVML_SUCCESS);
+    return d;
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    dir = simt_mkdtemp();
+    char *path = dir ? simt_write(dir, "scenario.json", scenario) : NULL;
+    lib = dlopen(SIM_NVML_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!path || !lib) {
+        print_error("setup: %s\n", lib ? "cannot write the scenario" : dlerror());
+        free(path);
+        return -1;
+    }
+    setenv("GPUDOCTOR_SIM_SCENARIO", path, 1);
+    setenv("GPUDOCTOR_SIM_TIMESCALE", "100", 1); /* one real second is 100 scenario seconds */
+    free(path);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    simt_rmtree(dir);
+    return 0;
+}
+
+/* Runs first: the scenario clock starts at this process's first nvmlInit. */
+static void test_gpu_lost_from_t50(void **state)
+{
+    (void)state;
+    unsigned temp = 0;
+    char name[64];
+    nvml_DeviceGetTemperature_fn get_temp = CALL(nvml_DeviceGetTemperature_fn, "nvmlDeviceGetTemperature");
+    nvml_DeviceGetString_fn get_name = CALL(nvml_DeviceGetString_fn, "nvmlDeviceGetName");
+    assert_int_equal(init(), NVML_SUCCESS);
+    nvmlDevice_t lost = handle(1);
+    assert_int_equal(get_temp(lost, NVML_TEMPERATURE_GPU, &temp), NVML_SUCCESS);
+    assert_int_equal(temp, 50);
+    assert_int_equal(get_name(lost, name, sizeof name), NVML_SUCCESS);
+
+    nanosleep(&(struct timespec){0, 600 * 1000 * 1000}, NULL); /* past t=50 */
+    assert_int_equal(get_temp(lost, NVML_TEMPERATURE_GPU, &temp), NVML_ERROR_GPU_IS_LOST);
+    /* A lost GPU is lost for every call, not only the injected one. */
+    assert_int_equal(get_name(lost, name, sizeof name), NVML_ERROR_GPU_IS_LOST);
+    nvmlDevice_t d;
+    assert_int_equal(CALL(nvml_DeviceGetHandleByIndex_fn, "nvmlDeviceGetHandleByIndex")(1, &d),
+                     NVML_ERROR_GPU_IS_LOST);
+    /* The other GPU is fine. */
+    assert_int_equal(get_temp(handle(0), NVML_TEMPERATURE_GPU, &temp), NVML_SUCCESS);
+    assert_int_equal(temp, 48);
+    shutdown_ok();
+}
+
+static void test_init_and_errors(void **state)
+{
+    (void)state;
+    unsigned n;
+    const char *(*last_error)(void) = sym("gdsim_last_error");
+    assert_int_equal(CALL(nvml_DeviceGetCount_fn, "nvmlDeviceGetCount_v2")(&n), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(CALL(nvml_Shutdown_fn, "nvmlShutdown")(), NVML_ERROR_UNINITIALIZED);
+    assert_string_equal(CALL(nvml_ErrorString_fn, "nvmlErrorString")(NVML_ERROR_GPU_IS_LOST), "GPU is lost");
+    assert_string_equal(CALL(nvml_ErrorString_fn, "nvmlErrorString")(NVML_ERROR_NOT_SUPPORTED), "Not Supported");
+
+    char *saved = strdup(getenv("GPUDOCTOR_SIM_SCENARIO"));
+    unsetenv("GPUDOCTOR_SIM_SCENARIO");
+    assert_int_equal(init(), NVML_ERROR_DRIVER_NOT_LOADED);
+    assert_non_null(strstr(last_error(), "GPUDOCTOR_SIM_SCENARIO"));
+
+    char *bad = simt_write(dir, "bad.json", J({"gpus": [{"timeline": [{"t": "x"}]}]}));
+    setenv("GPUDOCTOR_SIM_SCENARIO", bad, 1);
+    assert_int_equal(init(), NVML_ERROR_UNKNOWN);
+    assert_non_null(strstr(last_error(), "bad.json: gpus[0].timeline[0].t: expected a number"));
+    free(bad);
+
+    setenv("GPUDOCTOR_SIM_SCENARIO", saved, 1);
+    setenv("GPUDOCTOR_SIM_TIMESCALE", "fast", 1);
+    assert_int_equal(init(), NVML_ERROR_UNKNOWN);
+    assert_string_equal(last_error(), "GPUDOCTOR_SIM_TIMESCALE: \"fast\" is not a positive number");
+    setenv("GPUDOCTOR_SIM_TIMESCALE", "100", 1);
+    free(saved);
+
+    /* Init is counted; the state goes with the last shutdown. */
+    assert_int_equal(init(), NVML_SUCCESS);
+    assert_int_equal(init(), NVML_SUCCESS);
+    assert_string_equal(last_error(), "");
+    shutdown_ok();
+    assert_int_equal(CALL(nvml_DeviceGetCount_fn, "nvmlDeviceGetCount")(&n), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    assert_int_equal(CALL(nvml_DeviceGetCount_fn, "nvmlDeviceGetCount")(NULL), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlDevice_t d;
+    assert_int_equal(CALL(nvml_DeviceGetHandleByIndex_fn, "nvmlDeviceGetHandleByIndex_v2")(3, &d),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    shutdown_ok();
+    assert_int_equal(CALL(nvml_DeviceGetCount_fn, "nvmlDeviceGetCount")(&n), NVML_ERROR_UNINITIALIZED);
+}
+
+static void test_system_and_strings(void **state)
+{
+    (void)state;
+    char buf[96];
+    int cuda;
+    assert_int_equal(init(), NVML_SUCCESS);
+    assert_int_equal(CALL(nvml_SystemGetDriverVersion_fn, "nvmlSystemGetDriverVersion")(buf, sizeof buf), 0);
+    assert_string_equal(buf, "550.54.15");
+    assert_int_equal(CALL(nvml_SystemGetDriverVersion_fn, "nvmlSystemGetDriverVersion")(buf, 9),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvml_SystemGetNVMLVersion_fn, "nvmlSystemGetNVMLVersion")(buf, sizeof buf), 0);
+    assert_string_equal(buf, "12.550.54.15");
+    assert_int_equal(CALL(nvml_SystemGetCudaDriverVersion_fn, "nvmlSystemGetCudaDriverVersion_v2")(&cuda), 0);
+    assert_int_equal(cuda, 12040);
+
+    nvmlDevice_t g0 = handle(0), g1 = handle(2);
+    nvml_DeviceGetString_fn uuid = CALL(nvml_DeviceGetString_fn, "nvmlDeviceGetUUID");
+    assert_int_equal(uuid(g0, buf, sizeof buf), NVML_SUCCESS);
+    assert_string_equal(buf, "GPU-0000");
+    assert_int_equal(uuid(g0, buf, 8), NVML_ERROR_INSUFFICIENT_SIZE); /* 8 chars + NUL needed */
+    assert_int_equal(uuid(g0, NULL, 80), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(uuid(g1, buf, sizeof buf), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvml_DeviceGetString_fn, "nvmlDeviceGetVbiosVersion")(g0, buf, sizeof buf),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(uuid((nvmlDevice_t)buf, buf, sizeof buf), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlPciInfo_t pci;
+    assert_int_equal(CALL(nvml_DeviceGetPciInfo_fn, "nvmlDeviceGetPciInfo_v3")(g0, &pci), NVML_SUCCESS);
+    assert_string_equal(pci.busId, "00000000:1B:00.0");
+    assert_string_equal(pci.busIdLegacy, "0000:1B:00.0");
+    assert_int_equal(pci.bus, 0x1b);
+    assert_int_equal(pci.pciDeviceId & 0xffff, 0x10de);
+    assert_int_equal(CALL(nvml_DeviceGetNvLinkRemotePciInfo_fn, "nvmlDeviceGetNvLinkRemotePciInfo_v2")(g0, 0, &pci),
+                     NVML_SUCCESS);
+    assert_int_equal(pci.bus, 0x29);
+    nvmlEnableState_t on;
+    nvml_DeviceGetNvLinkState_fn link = CALL(nvml_DeviceGetNvLinkState_fn, "nvmlDeviceGetNvLinkState");
+    assert_int_equal(link(g0, 0, &on), NVML_SUCCESS);
+    assert_int_equal(on, NVML_FEATURE_ENABLED);
+    assert_int_equal(link(g0, 1, &on), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(link(g1, 0, &on), NVML_ERROR_NOT_SUPPORTED);
+    shutdown_ok();
+}
+
+static void test_sensors(void **state)
+{
+    (void)state;
+    unsigned u, lo, hi;
+    assert_int_equal(init(), NVML_SUCCESS);
+    nvmlDevice_t g0 = handle(0), g1 = handle(2);
+    nvml_DeviceGetUInt_fn power = CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetPowerUsage");
+    assert_int_equal(power(g0, &u), NVML_SUCCESS);
+    assert_int_equal(u, 520400);
+    assert_int_equal(power(g1, &u), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetEnforcedPowerLimit")(g0, &u), NVML_SUCCESS);
+    assert_int_equal(u, 700000);
+    assert_int_equal(CALL(nvml_DeviceGetPowerManagementLimitConstraints_fn,
+                          "nvmlDeviceGetPowerManagementLimitConstraints")(g0, &lo, &hi),
+                     NVML_SUCCESS);
+    assert_int_equal(lo, 200000);
+    assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetFanSpeed")(g0, &u), NVML_ERROR_NOT_SUPPORTED);
+
+    nvml_DeviceGetClock_fn clock = CALL(nvml_DeviceGetClock_fn, "nvmlDeviceGetClock");
+    assert_int_equal(clock(g0, NVML_CLOCK_SM, NVML_CLOCK_ID_CURRENT, &u), NVML_SUCCESS);
+    assert_int_equal(u, 1410);
+    assert_int_equal(clock(g0, NVML_CLOCK_MEM, NVML_CLOCK_ID_APP_CLOCK_TARGET, &u), NVML_SUCCESS);
+    assert_int_equal(u, 2619);
+    assert_int_equal(clock(g0, NVML_CLOCK_SM, NVML_CLOCK_ID_APP_CLOCK_DEFAULT, &u), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvml_DeviceGetClockInfo_fn, "nvmlDeviceGetMaxClockInfo")(g0, NVML_CLOCK_GRAPHICS, &u), 0);
+    assert_int_equal(u, 1980);
+    nvml_DeviceGetTemperatureThreshold_fn th = CALL(nvml_DeviceGetTemperatureThreshold_fn,
+                                                    "nvmlDeviceGetTemperatureThreshold");
+    assert_int_equal(th(g0, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &u), NVML_SUCCESS);
+    assert_int_equal(u, 87);
+    assert_int_equal(th(g1, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &u), NVML_ERROR_NOT_SUPPORTED);
+
+    assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetCurrPcieLinkGeneration")(g0, &u), 0);
+    assert_int_equal(u, 4);
+    assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetGpuMaxPcieLinkGeneration")(g0, &u), 0);
+    assert_int_equal(u, 5);
+    assert_int_equal(CALL(nvml_DeviceGetPcieThroughput_fn, "nvmlDeviceGetPcieThroughput")(g0, NVML_PCIE_UTIL_RX_BYTES,
+                                                                                           &u),
+                     NVML_SUCCESS);
+    assert_int_equal(u, 2000);
+
+    nvmlUtilization_t util;
+    assert_int_equal(CALL(nvml_DeviceGetUtilizationRates_fn, "nvmlDeviceGetUtilizationRates")(g0, &util), 0);
+    assert_int_equal(util.memory, 40);
+    nvmlPstates_t ps;
+    assert_int_equal(CALL(nvml_DeviceGetPerformanceState_fn, "nvmlDeviceGetPerformanceState")(g0, &ps), 0);
+    assert_int_equal(ps, NVML_PSTATE_0);
+
+    nvmlMemory_v2_t mem = {.version = 2}; /* the classic mistake: not nvmlMemory_v2 */
+    nvml_DeviceGetMemoryInfo_v2_fn mem2 = CALL(nvml_DeviceGetMemoryInfo_v2_fn, "nvmlDeviceGetMemoryInfo_v2");
+    assert_int_equal(mem2(g0, &mem), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    mem.version = nvmlMemory_v2;
+    assert_int_equal(mem2(g0, &mem), NVML_SUCCESS);
+    assert_int_equal(mem.total, 81559ULL << 20);
+    assert_int_equal(mem.free, (81559ULL - 61500ULL) << 20);
+    nvmlMemory_t mem1;
+    assert_int_equal(CALL(nvml_DeviceGetMemoryInfo_fn, "nvmlDeviceGetMemoryInfo")(g1, &mem1),
+                     NVML_ERROR_NOT_SUPPORTED);
+    shutdown_ok();
+}
+
+static void test_health_and_counters(void **state)
+{
+    (void)state;
+    unsigned long long a, b;
+    assert_int_equal(init(), NVML_SUCCESS);
+    nvmlDevice_t g0 = handle(0), g1 = handle(2);
+    nvml_DeviceGetULongLong_fn reasons = CALL(nvml_DeviceGetULongLong_fn, "nvmlDeviceGetCurrentClocksEventReasons");
+    assert_int_equal(reasons(g0, &a), NVML_SUCCESS);
+    assert_int_equal(a, nvmlClocksThrottleReasonSwPowerCap);
+    assert_int_equal(reasons(g1, &a), NVML_ERROR_NOT_SUPPORTED);
+
+    /* Counters grow with scenario time. */
+    nvml_DeviceGetULongLong_fn energy = CALL(nvml_DeviceGetULongLong_fn, "nvmlDeviceGetTotalEnergyConsumption");
+    nvmlViolationTime_t v1, v2;
+    nvml_DeviceGetViolationStatus_fn viol = CALL(nvml_DeviceGetViolationStatus_fn, "nvmlDeviceGetViolationStatus");
+    assert_int_equal(energy(g0, &a), NVML_SUCCESS);
+    assert_int_equal(viol(g0, NVML_PERF_POLICY_POWER, &v1), NVML_SUCCESS);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    assert_int_equal(energy(g0, &b), NVML_SUCCESS);
+    assert_int_equal(viol(g0, NVML_PERF_POLICY_POWER, &v2), NVML_SUCCESS);
+    assert_true(b > a);
+    assert_true(v2.violationTime > v1.violationTime);
+    assert_true(v1.referenceTime > 0);
+    assert_int_equal(viol(g0, NVML_PERF_POLICY_THERMAL, &v1), NVML_SUCCESS);
+    assert_int_equal(v1.violationTime, 0);
+    assert_int_equal(viol(g0, NVML_PERF_POLICY_SYNC_BOOST, &v1), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(energy(g1, &a), NVML_ERROR_NOT_SUPPORTED);
+
+    nvmlFieldValue_t fv[4] = {{.fieldId = NVML_FI_DEV_PCIE_REPLAY_COUNTER},
+                              {.fieldId = NVML_FI_DEV_MEMORY_TEMP},
+                              {.fieldId = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION},
+                              {.fieldId = 9999}};
+    assert_int_equal(CALL(nvml_DeviceGetFieldValues_fn, "nvmlDeviceGetFieldValues")(g0, 4, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[0].value.ullVal, 3);
+    assert_int_equal(fv[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(fv[2].nvmlReturn, NVML_SUCCESS);
+    assert_true(fv[2].value.ullVal >= b);
+    assert_int_equal(fv[3].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+
+    nvml_DeviceGetTotalEccErrors_fn ecc = CALL(nvml_DeviceGetTotalEccErrors_fn, "nvmlDeviceGetTotalEccErrors");
+    assert_int_equal(ecc(g0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &a), NVML_SUCCESS);
+    assert_int_equal(a, 7);
+    assert_int_equal(ecc(g1, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &a), NVML_ERROR_NOT_SUPPORTED);
+    unsigned count = 0, corr, unc, pending, failed;
+    unsigned long long addr[4];
+    nvml_DeviceGetRetiredPages_fn retired = CALL(nvml_DeviceGetRetiredPages_fn, "nvmlDeviceGetRetiredPages");
+    assert_int_equal(retired(g0, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 2);
+    assert_int_equal(retired(g0, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, addr), NVML_SUCCESS);
+    count = 4;
+    assert_int_equal(retired(g0, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &count, addr), 0);
+    assert_int_equal(count, 0);
+    assert_int_equal(CALL(nvml_DeviceGetRemappedRows_fn, "nvmlDeviceGetRemappedRows")(g0, &corr, &unc, &pending,
+                                                                                       &failed),
+                     NVML_SUCCESS);
+    assert_int_equal(unc, 1);
+    assert_int_equal(pending, 1);
+    assert_int_equal(failed, 0);
+    nvmlComputeMode_t mode;
+    assert_int_equal(CALL(nvml_DeviceGetComputeMode_fn, "nvmlDeviceGetComputeMode")(g0, &mode), 0);
+    assert_int_equal(mode, NVML_COMPUTEMODE_PROHIBITED);
+    unsigned cur, pend;
+    assert_int_equal(CALL(nvml_DeviceGetMigMode_fn, "nvmlDeviceGetMigMode")(g0, &cur, &pend), 0);
+    assert_int_equal(cur, 0);
+    assert_int_equal(CALL(nvml_DeviceGetMigMode_fn, "nvmlDeviceGetMigMode")(g1, &cur, &pend),
+                     NVML_ERROR_NOT_SUPPORTED);
+    shutdown_ok();
+}
+
+static void test_processes(void **state)
+{
+    (void)state;
+    assert_int_equal(init(), NVML_SUCCESS);
+    nvmlDevice_t g0 = handle(0), g1 = handle(2);
+    nvml_DeviceGetComputeRunningProcesses_fn v3 =
+        CALL(nvml_DeviceGetComputeRunningProcesses_fn, "nvmlDeviceGetComputeRunningProcesses_v3");
+    nvmlProcessInfo_t infos[4];
+    unsigned n = 1;
+    assert_int_equal(v3(g0, &n, infos), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 2);
+    n = 4;
+    assert_int_equal(v3(g0, &n, infos), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(infos[0].pid, 4242);
+    assert_int_equal(infos[0].usedGpuMemory, 61000ULL << 20);
+    assert_int_equal(infos[0].gpuInstanceId, 0xFFFFFFFFu);
+    assert_int_equal(infos[1].usedGpuMemory, (unsigned long long)NVML_VALUE_NOT_AVAILABLE);
+    nvmlProcessInfo_v1_t old[2];
+    n = 2;
+    assert_int_equal(CALL(nvml_DeviceGetComputeRunningProcesses_v1_fn, "nvmlDeviceGetComputeRunningProcesses")(g0, &n,
+                                                                                                              old),
+                     NVML_SUCCESS);
+    assert_int_equal(old[1].pid, 77);
+    assert_int_equal(v3(g1, &n, infos), NVML_ERROR_NOT_SUPPORTED);
+    shutdown_ok();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_lost_from_t50),  cmocka_unit_test(test_init_and_errors),
+        cmocka_unit_test(test_system_and_strings), cmocka_unit_test(test_sensors),
+        cmocka_unit_test(test_health_and_counters), cmocka_unit_test(test_processes),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
