@@ -130,8 +130,15 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
     free(free_clk);
     free(pw);
     e.share = e.loaded ? (double)e.hit / (double)e.loaded : 0;
-    double spacing = s->n > 1 ? (s->t_s[s->n - 1] - s->t_s[0]) / (double)(s->n - 1) : 0;
-    e.span_s = (double)e.hit_any * spacing;
+    /* Each hit holds until the next sample (the last one for one average
+     * spacing), never longer than the window itself. */
+    double window = s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0;
+    double spacing = s->n > 1 ? window / (double)(s->n - 1) : 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (has_mask(s, i, g, mask))
+            e.span_s += i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : spacing;
+    if (e.span_s > window)
+        e.span_s = window;
     counter_share(f, g, mask, &e);
     *out = e;
 }

@@ -150,10 +150,14 @@ void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
         json_t *ev = hot_evidence(core, mem, gpu);
         add_peer_temp(ev, f, g);
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
+        double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
+        char gap[64] = "";
+        if (!isnan(peers) && core.max - peers >= GD_PEER_TEMP_GAP_C)
+            snprintf(gap, sizeof gap, ", %.0f C above its peers", core.max - peers);
         if (core_hot)
             gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
-                           "GPU %d runs hot: %.0f C (hot from %.0f C%s)", gpu->index, core.max, core.threshold,
-                           gd_ok(gpu->temp_slowdown_c) ? ", close to its slowdown threshold" : "");
+                           "GPU %d runs hot: %.0f C (hot from %.0f C%s)%s", gpu->index, core.max, core.threshold,
+                           gd_ok(gpu->temp_slowdown_c) ? ", close to its slowdown threshold" : "", gap);
         else
             gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
                            "GPU %d memory runs hot: %.0f C (hot from %.0f C)", gpu->index, mem.max,

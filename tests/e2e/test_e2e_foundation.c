@@ -6,6 +6,7 @@
 
 #include "run_tool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,9 +127,10 @@ static void demo_scenario_shows_a_hot_gpu(void **state)
     (void)state;
     tool_result r = run_tool(
         (const char *[]){"check", "--json", "--duration", "0.5", "--sim", example("demo.json"), NULL}, fast);
-    assert_int_equal(r.exit_code, 1);
+    assert_int_equal(r.exit_code, 2);
     assert_int_equal(count_findings(r.json, "thermal.hot", 5), 1);
-    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 1);
+    assert_int_equal(count_findings(r.json, "power.limit_lowered", 2), 1);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 2);
     tool_result_free(&r);
 }
 
@@ -192,6 +194,42 @@ static void bad_arguments_exit_3(void **state)
     }
 }
 
+/* Runs gpudoctor under script(1), so that its stdout is a terminal. */
+static char *run_on_terminal(const char *env_prefix)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "%s GPUDOCTOR_SIM_TIMESCALE=10 script -qec '%s check --duration 0 --sim %s' /dev/null 2>/dev/null",
+             env_prefix, GD_BINARY, example("demo.json"));
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    size_t len = 0, cap = 1 << 16;
+    char *out = calloc(1, cap);
+    size_t n;
+    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0)
+        len += n;
+    pclose(p);
+    return out;
+}
+
+static void colour_only_on_a_terminal_and_never_with_no_color(void **state)
+{
+    (void)state;
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        skip();
+    char *tty = run_on_terminal("env -u NO_COLOR");
+    assert_non_null(tty);
+    assert_non_null(strstr(tty, "thermal.hot"));
+    assert_non_null(strstr(tty, "\033["));
+    free(tty);
+    char *plain = run_on_terminal("NO_COLOR=1");
+    assert_non_null(plain);
+    assert_non_null(strstr(plain, "thermal.hot"));
+    assert_null(strstr(plain, "\033["));
+    free(plain);
+}
+
 static void help_teaches(void **state)
 {
     (void)state;
@@ -216,6 +254,7 @@ int main(void)
         cmocka_unit_test(malformed_scenario_names_file_and_key),
         cmocka_unit_test(missing_scenario_file_is_an_error),
         cmocka_unit_test(bad_arguments_exit_3),
+        cmocka_unit_test(colour_only_on_a_terminal_and_never_with_no_color),
         cmocka_unit_test(help_teaches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ static const expect cases[] = {
     {"h100x8-clocks-locked.json", 1, {"clocks.locked@0", NULL}},
     {"h100x8-clocks-low.json", 1, {"clocks.low@1", NULL}},
     {"h100x8-one-gpu-hotter.json", 1, {"thermal.outlier@5", NULL}},
-    {"demo.json", 1, {"thermal.hot@5", NULL}},
+    {"demo.json", 2, {"thermal.hot@5", "power.limit_lowered@2", NULL}},
 };
 
 static void finding_key(json_t *f, char *buf, size_t len)
