@@ -6,7 +6,10 @@
 
 #include "run_tool.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +233,41 @@ static void colour_only_on_a_terminal_and_never_with_no_color(void **state)
     free(plain);
 }
 
+static void ctrl_c_ends_the_window_early_with_a_report(void **state)
+{
+    (void)state;
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        setenv("GPUDOCTOR_SIM_TIMESCALE", "10", 1);
+        execl(GD_BINARY, GD_BINARY, "check", "--json", "--duration", "60", "--sim", example("h100x8-training.json"),
+              (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    usleep(700 * 1000);
+    kill(pid, SIGINT);
+    char *buf = calloc(1, 1 << 20);
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(out[0], buf + len, (1 << 20) - 1 - len)) > 0)
+        len += (size_t)n;
+    close(out[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    json_t *j = json_loads(buf, 0, NULL);
+    assert_non_null(j);
+    json_int_t samples = json_integer_value(json_object_get(json_object_get(j, "window"), "samples"));
+    assert_in_range(samples, 2, 30); /* far fewer than 601 */
+    json_decref(j);
+    free(buf);
+}
+
 static void help_teaches(void **state)
 {
     (void)state;
@@ -255,6 +293,7 @@ int main(void)
         cmocka_unit_test(missing_scenario_file_is_an_error),
         cmocka_unit_test(bad_arguments_exit_3),
         cmocka_unit_test(colour_only_on_a_terminal_and_never_with_no_color),
+        cmocka_unit_test(ctrl_c_ends_the_window_early_with_a_report),
         cmocka_unit_test(help_teaches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
