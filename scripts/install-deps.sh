@@ -19,6 +19,7 @@ PACKAGES=(
     pkg-config
     libjansson-dev
     libcmocka-dev
+    libxml2-dev
     clang
 )
 

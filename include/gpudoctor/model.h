@@ -116,6 +116,7 @@ typedef struct gd_gpu {
     gd_value ecc_enabled;
     gd_value ecc_volatile_uncorrected, ecc_aggregate_uncorrected;
     gd_value retired_pages_sbe, retired_pages_dbe;
+    gd_value retired_pages_pending; /* 1: a page waits for retirement (next reset) */
     gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
     size_t nvlink_count;
     gd_nvlink nvlink[18];
@@ -156,7 +157,11 @@ typedef struct gd_facts {
     bool driver_loaded;        /* NVML loaded and initialised */
     char driver_error[512];    /* why not, when !driver_loaded */
     bool simulated;            /* --sim */
-    char source[512];          /* "nvml", "sim:FILE" */
+    char source[512];          /* "nvml", "sim:FILE", "capture:FILE,..." */
+    /* --from: facts read from captured files (nvidia-smi, lspci...), not a machine. */
+    bool captured;
+    char capture_formats[128]; /* what was read, e.g. "nvidia-smi -q -x, lspci -vv" */
+    bool capture_untimed;      /* samples without timestamps: 1 s apart assumed */
     char driver_version[80];
     char nvml_version[80];
     gd_value cuda_driver_version; /* 1000*major + 10*minor */

@@ -1,20 +1,156 @@
 /*
  * PCIe and topology facts: each GPU's link and the bridges above it (from
- * sysfs), NUMA placement, NVLink, and the GPU-to-GPU topology.
+ * sysfs, or an `lspci -vv` capture), NUMA placement, the NICs that share its
+ * switch, the GPU-to-GPU topology matrix (derived, or from `nvidia-smi topo
+ * -m`), the job's CPU and memory placement, and `bench pcie` results.
  */
 #ifndef GPUDOCTOR_PCIE_H
 #define GPUDOCTOR_PCIE_H
 
 #include "gpudoctor/model.h"
 
+#define GD_PCIE_MAX_HOPS 12
+#define GD_PCIE_MAX_NICS 8
+#define GD_PCIE_MAX_NODES 64
+
+/* One device on the path from a GPU up to its root port. Values a source
+ * does not give stay GD_ST_UNREAD / NOT_SUPPORTED, never 0. */
+typedef struct gd_pcie_hop {
+    char bdf[16];   /* "0000:1b:00.0", lower case */
+    char role[16];  /* "gpu", "switch_port", "root_port", "bridge" */
+    gd_value speed_gts, speed_max_gts; /* current_link_speed / max_link_speed, GT/s */
+    gd_value gen, gen_max;             /* the same as a generation */
+    gd_value width, width_max;         /* lanes */
+    /* AER: totals since boot from sysfs (aer_dev_*: TOTAL_ERR_*), or from
+     * lspci the number of error bits set in CESta / UESta (aer_bits). */
+    gd_value aer_cor, aer_nonfatal, aer_fatal;
+    bool aer_bits;
+} gd_pcie_hop;
+
+/* The topology levels of nvidia-smi topo -m, valued like nvmlGpuTopologyLevel_t. */
+typedef enum gd_topo_level {
+    GD_TOPO_UNKNOWN = -1,
+    GD_TOPO_SELF = 0,   /* X */
+    GD_TOPO_PIX = 10,   /* through at most one PCIe switch */
+    GD_TOPO_PXB = 20,   /* through several switches, not the host bridge */
+    GD_TOPO_PHB = 30,   /* through a host bridge (the CPU) */
+    GD_TOPO_NODE = 40,  /* between host bridges of one NUMA node */
+    GD_TOPO_SYS = 50,   /* across NUMA nodes (QPI/UPI/xGMI) */
+} gd_topo_level;
+
+typedef struct gd_topo_cell {
+    int level;   /* gd_topo_level over PCIe */
+    int nvlinks; /* > 0: NV# (a bonded set of # NVLinks) */
+} gd_topo_cell;
+
+typedef struct gd_pcie_nic {
+    char bdf[16];
+    char name[32]; /* netdev or RDMA device name, else the bdf */
+    int level;     /* gd_topo_level between the GPU and the NIC */
+} gd_pcie_nic;
+
+/* One GPU's place in the machine. */
+typedef struct gd_pcie_gpu {
+    int gpu;         /* GPU index: f->gpus[gpu] when matched, else the capture's own numbering */
+    bool matched;    /* gpu indexes f->gpus */
+    char bdf[16];
+    char host_bridge[24]; /* "pci0000:16" (sysfs) or the root bus "0000:16" (lspci); "" unknown */
+    size_t hop_count;     /* 0 when the device was not found */
+    gd_pcie_hop hops[GD_PCIE_MAX_HOPS]; /* [0] the GPU, then each bridge up to the root port */
+    gd_value numa_node;   /* NOT_SUPPORTED when the platform reports -1 */
+    char cpulist[256];    /* local_cpulist / CPU Affinity, "" unknown */
+    char iommu_type[24];  /* iommu_group/type: "identity", "DMA", "DMA-FQ"; "" unknown */
+    size_t nic_count;
+    gd_pcie_nic nics[GD_PCIE_MAX_NICS]; /* NICs behind the same PCIe switch (PIX/PXB) */
+} gd_pcie_gpu;
+
+/* The job (--pid): where it may run and where its memory is. */
+typedef struct gd_pcie_job {
+    long pid;               /* -1: no job */
+    bool readable;
+    char why[160];          /* when !readable */
+    char cpus_allowed[256]; /* Cpus_allowed_list */
+    char mems_allowed[128]; /* Mems_allowed_list */
+    bool has_pages;         /* numa_maps was readable */
+    double pages[GD_PCIE_MAX_NODES]; /* resident pages per node, from numa_maps N<node>= */
+} gd_pcie_job;
+
+/* `bench pcie` results of one GPU, GB/s (1e9 bytes/s), NAN when not measured. */
+enum { GD_BW_H2D = 0, GD_BW_D2H = 1 };
+enum { GD_BW_PINNED = 0, GD_BW_PAGEABLE = 1 };
+typedef struct gd_pcie_bench_gpu {
+    int gpu;                 /* f->gpus index, -1 when the CUDA device is not matched */
+    int cuda_device;
+    char bdf[16];
+    double single_gbps[2][2];     /* [direction][memory]: this GPU alone */
+    double concurrent_gbps[2][2]; /* all GPUs copying at once */
+    char error[200];         /* "" or why it could not be measured */
+} gd_pcie_bench_gpu;
+
+typedef struct gd_pcie_bench {
+    size_t bytes;   /* per copy */
+    int reps;       /* timed copies per figure (median reported) */
+    size_t gpu_count;
+    gd_pcie_bench_gpu *gpus;
+} gd_pcie_bench;
+
 typedef struct gd_pcie_facts {
-    int reserved; /* filled in by the PCIe backend */
+    char source[600];     /* "sysfs:/sys", "lspci:FILE", "topo:FILE" (joined with ", ") */
+    size_t gpu_count;
+    gd_pcie_gpu *gpus;
+    gd_topo_cell *matrix; /* gpu_count x gpu_count, row-major; NULL when not known */
+    size_t node_count;    /* NUMA nodes with a known CPU list */
+    int node_ids[GD_PCIE_MAX_NODES];
+    char node_cpulist[GD_PCIE_MAX_NODES][256];
+    gd_pcie_job job;
+    gd_pcie_bench *bench; /* NULL unless bench pcie ran */
 } gd_pcie_facts;
 
-/* Reads the PCIe facts of f's GPUs under f->sysfs_root into f->pcie.
- * Returns 0 (f->pcie may stay NULL when sysfs is not available) or -1. */
+/* Reads the PCIe facts of f's GPUs under f->sysfs_root (and the job under
+ * f->proc_root) into f->pcie. Returns 0 (f->pcie stays NULL when sysfs is
+ * not available) or -1 when out of memory. */
 int gd_pcie_collect(gd_facts *f);
 
 void gd_pcie_facts_free(gd_pcie_facts *p);
+
+/* f->pcie, allocated empty when NULL (for the importers). NULL: out of memory. */
+gd_pcie_facts *gd_pcie_facts_get(gd_facts *f);
+/* Appends a GPU entry (zeroed, values unread); NULL when out of memory. */
+gd_pcie_gpu *gd_pcie_gpu_add(gd_pcie_facts *p);
+
+/* Parses a sysfs link speed, "8 GT/s" (kernels <= 5.6) or "8.0 GT/s PCIe",
+ * also lspci's "8GT/s": GT/s, or NAN for "Unknown" and garbage. */
+double gd_pcie_parse_speed(const char *s);
+/* The PCIe generation of a transfer rate in GT/s (2.5 -> 1 ... 64 -> 6), 0 unknown. */
+int gd_pcie_gen_of_speed(double gts);
+/* Theoretical payload rate of a link per direction, GB/s (Gen3 x16: 15.75); NAN unknown. */
+double gd_pcie_link_gbps(int gen, int width);
+/* "0000:1b:00.0" from "00000000:1B:00.0" / "0000:1B:00.0" / "1b:00.0". Returns 0 or -1. */
+int gd_pcie_norm_bdf(const char *in, char *out, size_t len);
+
+/* "X", "PIX", "PXB", "PHB", "NODE", "SYS", or "?" */
+const char *gd_topo_level_name(int level);
+/* A matrix entry as nvidia-smi prints it: "NV18" or the level name. */
+void gd_topo_cell_label(gd_topo_cell c, char *buf, size_t len);
+/* The level between two GPUs (or a GPU and a NIC) from their paths: the
+ * lowest common bridge, the host bridge and the NUMA node. */
+int gd_topo_pair_level(const gd_pcie_gpu *a, const gd_pcie_gpu *b);
+/* Fills p->matrix from the paths and f's NVLinks. Returns 0 or -1 (no memory). */
+int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f);
+
+/* The pcie entry of GPU index `gpu` (matched), or NULL. */
+const gd_pcie_gpu *gd_pcie_gpu_of(const gd_facts *f, int gpu);
+/* The link GPU g (f->gpus index) should train to in its slot: the GPU's
+ * maximum, capped by the port above it where sysfs or lspci tells. Returns
+ * false when the GPU's maximum is unknown. */
+bool gd_pcie_expected_link(const gd_facts *f, size_t g, int *gen, int *width);
+
+/* Copies src into dst (len bytes), truncated, always terminated. */
+void gd_pcie_copy(char *dst, size_t len, const char *src);
+
+/* Whether CPU n is in a cpulist such as "0-23,48-71". */
+bool gd_cpulist_has(const char *list, int cpu);
+/* Number of CPUs in a cpulist (0 for "" or garbage). */
+int gd_cpulist_count(const char *list);
 
 #endif

@@ -1,16 +1,104 @@
 /*
  * Software stack facts: CUDA runtimes and frameworks installed, the job's
  * environment, and Xid events from the kernel log.
+ *
+ * Everything here is read from files, never by running or importing
+ * anything: toolkit version files, the dynamic linker's cache, Python
+ * packages' version files and dist-info, the CUDA fatbins inside framework
+ * libraries, /proc/PID/environ, the kernel log.
+ *
+ * Roots. The scans of system places (/usr/local/cuda*, /etc/ld.so.cache, the
+ * Python environment the job uses) are made under a root prefix: "" on a
+ * real machine, $GPUDOCTOR_ROOT when set (a directory laid out like /, for
+ * tests and for inspecting a mounted image). Under --sim without
+ * GPUDOCTOR_ROOT these scans are skipped: the simulated machine has no
+ * software stack, and this machine's must not leak into it. --python paths
+ * are always read as given.
  */
 #ifndef GPUDOCTOR_STACK_H
 #define GPUDOCTOR_STACK_H
 
 #include "gpudoctor/model.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#define GD_STACK_MAX_RUNTIMES 48
+#define GD_STACK_MAX_PYTHONS 16
+#define GD_STACK_MAX_ARCHS 32
+#define GD_STACK_MAX_XIDS 256
+
+/* Where a CUDA runtime was found. */
+typedef enum gd_runtime_kind {
+    GD_RT_TOOLKIT = 0, /* /usr/local/cuda-X.Y (version.json, version.txt, dist-info) */
+    GD_RT_LDCACHE,     /* a libcudart.so.N in the dynamic linker's cache */
+    GD_RT_TORCH,       /* torch/version.py */
+    GD_RT_TENSORFLOW,  /* tensorflow/python/platform/build_info.py */
+    GD_RT_WHEEL,       /* nvidia-cuda-runtime[-cuNN] dist-info in a Python environment */
+} gd_runtime_kind;
+
+const char *gd_runtime_kind_name(gd_runtime_kind k);
+
+/* A compiled architecture: sm = 10*major + minor (80, 90, 120). */
+typedef struct gd_arch {
+    int sm;
+    bool ptx; /* PTX (JIT-compiled by the driver) rather than SASS */
+} gd_arch;
+
+typedef struct gd_cuda_runtime {
+    gd_runtime_kind kind;
+    int version;        /* 1000*major + 10*minor, as cuda_driver_version; 0 unknown */
+    char version_text[48]; /* as read: "12.8.93", "12.8", "13" */
+    char path[512];     /* the file or directory it was read from */
+    char framework[96]; /* "torch 2.7.0+cu128", "tensorflow 2.15.0"; "" otherwise */
+    int python;         /* index into pythons[], or -1 */
+    /* Toolkits: a forward-compatibility package (compat/libcuda.so.VERSION). */
+    char compat_lib[512];
+    char compat_driver[32]; /* "570.124.06" */
+    /* Frameworks: the architectures the build carries, when they could be read. */
+    bool arch_known;
+    char arch_source[512]; /* the library, or build_info's cuda_compute_capabilities */
+    size_t arch_count;
+    gd_arch archs[GD_STACK_MAX_ARCHS];
+} gd_cuda_runtime;
+
+typedef struct gd_python_env {
+    char path[512];          /* as given or found */
+    char origin[24];         /* "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH" */
+    char site_packages[512]; /* "" when none was found */
+} gd_python_env;
+
+typedef struct gd_xid_event {
+    int xid;
+    char pci[32]; /* as in the log: "0000:3b:00" */
+    int gpu;      /* index in f->gpus, or -1 when the bus id matches none */
+    char when[48]; /* the line's timestamp as written, "" when none */
+    char text[200]; /* the message after the Xid number */
+} gd_xid_event;
+
 typedef struct gd_stack_facts {
-    int reserved; /* filled in by the stack backend */
+    /* Discovery */
+    char root[512];          /* prefix of the system scans ("" = /) */
+    bool system_scanned;     /* false under --sim without GPUDOCTOR_ROOT */
+    char system_skip[256];   /* why not */
+    size_t runtime_count;
+    gd_cuda_runtime runtimes[GD_STACK_MAX_RUNTIMES];
+    size_t python_count;
+    gd_python_env pythons[GD_STACK_MAX_PYTHONS];
+    /* The job's environment: NAME=VALUE strings (owned). */
+    bool env_read;
+    char env_source[128];    /* "/proc/4242/environ", "gpudoctor's own environment" */
+    char env_error[256];
+    size_t env_count;
+    char **env;
+    /* Kernel log */
+    bool kernel_log_read;
+    char kernel_log_source[512];
+    char kernel_log_error[512]; /* why it could not be read, and how to allow it */
+    size_t kernel_log_lines;
+    size_t xid_total;           /* every Xid line, even past the array */
+    size_t xid_count;
+    gd_xid_event xids[GD_STACK_MAX_XIDS];
 } gd_stack_facts;
 
 typedef struct gd_stack_opts {
@@ -18,9 +106,14 @@ typedef struct gd_stack_opts {
     size_t python_count;
 } gd_stack_opts;
 
-/* Reads the software stack facts into f->stack. Returns 0 or -1. */
+/* Reads the software stack facts into f->stack (allocated here; freed by
+ * gd_facts_free). What cannot be read is recorded in the facts, not an
+ * error. Returns 0, or -1 when out of memory. */
 int gd_stack_collect(gd_facts *f, const gd_stack_opts *o);
 
 void gd_stack_facts_free(gd_stack_facts *s);
+
+/* The value of NAME in the job's environment, or NULL when unset. */
+const char *gd_stack_getenv(const gd_stack_facts *s, const char *name);
 
 #endif

@@ -190,6 +190,7 @@ typedef struct gd_scenario {
     struct {
         char *sysfs;      /* resolved against the scenario's directory; NULL when absent */
         char *kernel_log; /* same */
+        char *proc;       /* addition: a directory laid out like /proc (the job's status, numa_maps); same */
         gd_scenario_int numa_nodes;
     } host;
     gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */

@@ -27,15 +27,19 @@ static bool parse_host(gd_parser *p, json_t *root, gd_scenario *sc)
         return false;
     if (!host)
         return true;
-    char *sysfs = NULL, *klog = NULL;
+    char *sysfs = NULL, *klog = NULL, *proc = NULL;
     bool ok = gdp_string(p, host, "sysfs", "host", &sysfs) && gdp_string(p, host, "kernel_log", "host", &klog) &&
+              gdp_string(p, host, "proc", "host", &proc) &&
               gdp_int(p, host, "numa_nodes", "host", 0, 4096, &sc->host.numa_nodes);
     if (ok && sysfs && !(sc->host.sysfs = resolve(p->file, sysfs)))
         ok = gdp_fail(p, "host.sysfs", "out of memory");
     if (ok && klog && !(sc->host.kernel_log = resolve(p->file, klog)))
         ok = gdp_fail(p, "host.kernel_log", "out of memory");
+    if (ok && proc && !(sc->host.proc = resolve(p->file, proc)))
+        ok = gdp_fail(p, "host.proc", "out of memory");
     free(sysfs);
     free(klog);
+    free(proc);
     return ok;
 }
 
@@ -179,6 +183,7 @@ void gd_scenario_free(gd_scenario *sc)
     gdp_errors_free(&sc->errors);
     free(sc->host.sysfs);
     free(sc->host.kernel_log);
+    free(sc->host.proc);
     free(sc->description);
     free(sc->driver_version);
     free(sc->path);

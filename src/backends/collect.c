@@ -4,6 +4,7 @@
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "host/hostinfo.h"
+#include "import/import.h"
 #include "nvml/nvml_backend.h"
 #include "scenario/scenario.h"
 
@@ -66,6 +67,8 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     /* The scenario's own host, never this machine's. */
     snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
     snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
+    if (sc->host.proc) /* the scenario's job (--pid) lives in its own /proc */
+        snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc);
     gd_scenario_free(sc);
 
     char abs[PATH_MAX];
@@ -118,8 +121,10 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
     snprintf(f->sysfs_root, sizeof f->sysfs_root, "/sys");
     snprintf(f->proc_root, sizeof f->proc_root, "/proc");
     if (o->from_count) {
-        snprintf(err, errlen, "--from is not available in this version yet");
-        return -1;
+        /* Captured files describe another machine: none of this one's facts. */
+        memset(&f->host, 0, sizeof f->host);
+        f->sysfs_root[0] = f->proc_root[0] = '\0';
+        return gd_import_files(o->from, o->from_count, f, err, errlen);
     }
 
     char lib[PATH_MAX + 32] = "";

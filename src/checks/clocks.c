@@ -61,8 +61,14 @@ void gd_check_clocks_locked(const gd_facts *f, gd_findings *out)
                            gpu->clock_app_mem_mhz.v < gpu->clock_default_app_mem_mhz.v;
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonApplicationsClocksSetting, &e);
+        /* At default application clocks, a board that boosts above them (a K80
+         * at 810 MHz over its 562 MHz application clock) still reports the
+         * reason: that is its normal behaviour, not a limit someone set. */
+        bool default_app = gd_ok(gpu->clock_app_sm_mhz) && gd_ok(gpu->clock_default_app_sm_mhz) &&
+                           gpu->clock_app_sm_mhz.v >= gpu->clock_default_app_sm_mhz.v &&
+                           !isnan(e.clock_median_mhz) && e.clock_median_mhz >= gpu->clock_app_sm_mhz.v;
         bool limited = e.hit > 0 && gd_ok(gpu->clock_max_sm_mhz) && !isnan(e.clock_median_mhz) &&
-                       e.clock_median_mhz < GD_CLOCK_LOCKED_FRACTION * gpu->clock_max_sm_mhz.v;
+                       e.clock_median_mhz < GD_CLOCK_LOCKED_FRACTION * gpu->clock_max_sm_mhz.v && !default_app;
         if (!app_lowered && !mem_lowered && !limited)
             continue;
         double impact = gd_episode_impact_pct(&e, gd_reference_clock_mhz(f, g, &e));

@@ -5,6 +5,10 @@ void gd_check_driver_missing(const gd_facts *f, gd_findings *out)
 {
     if (f->driver_loaded)
         return;
+    if (f->captured) { /* lspci or topo alone: says nothing about the driver */
+        gd_skip_add(out, "driver.missing", GD_NO_GPU, "%s", f->driver_error);
+        return;
+    }
     json_t *ev = json_object();
     json_object_set_new(ev, "error", json_string(f->driver_error));
     json_object_set_new(ev, "source", json_string("dlopen:libnvidia-ml.so.1"));

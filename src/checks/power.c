@@ -58,8 +58,9 @@ static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, con
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
     gd_severity sev = e->hit ? GD_SEV_CRITICAL : GD_SEV_WARNING;
-    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s %s", gpu->index, what,
-                                   e->hit ? "under load" : "while idle");
+    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s %s%s", gpu->index, what,
+                                   e->hit ? "under load" : "while idle",
+                                   f->series.n == 1 && f->captured ? " at capture time" : "");
     if (x)
         gd_episode_timeline(e, what, x->timeline, sizeof x->timeline);
 }
@@ -146,12 +147,18 @@ void gd_check_power_capped(const gd_facts *f, gd_findings *out)
         "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
         "to fix unless the limit was lowered; a higher limit, where the board allows it "
         "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
+    /* One sample has no share of time to tell. */
+    char when[64];
+    if (f->series.n == 1)
+        snprintf(when, sizeof when, "%s", f->captured ? "at capture time" : "in the snapshot");
+    else
+        snprintf(when, sizeof when, "%.0f%% of the loaded time", 100 * share_sum / (double)n);
     if (n == 1)
         gd_finding_add(out, "power.capped", GD_SEV_INFO, first, ev, NAN, fix,
-                       "GPU %d runs at its %.0f W power limit %.0f%% of the loaded time (SM %.0f of %.0f MHz)", first,
-                       limit, 100 * share_sum, clock_sum, clock_max);
+                       "GPU %d runs at its %.0f W power limit %s (SM %.0f of %.0f MHz)", first, limit, when,
+                       clock_sum, clock_max);
     else
         gd_finding_add(out, "power.capped", GD_SEV_INFO, GD_NO_GPU, ev, NAN, fix,
-                       "%zu GPUs run at their power limit %.0f%% of the loaded time (SM about %.0f of %.0f MHz)", n,
-                       100 * share_sum / (double)n, clock_sum / (double)n, clock_max);
+                       "%zu GPUs run at their power limit %s (SM about %.0f of %.0f MHz)", n, when,
+                       clock_sum / (double)n, clock_max);
 }

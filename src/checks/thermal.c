@@ -83,10 +83,15 @@ void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
                                                 "heatsink, so the same airflow fixes apply. "
                                               : "",
                  cooling_fix);
+        /* One sample (a -q capture, a --duration 0 snapshot) has no share to tell. */
+        char when[64];
+        if (f->series.n == 1)
+            snprintf(when, sizeof when, "%s", f->captured ? "at capture time" : "in the snapshot");
+        else
+            snprintf(when, sizeof when, "for %.0f%% of the loaded time", 100.0 * share);
         gd_finding *x = gd_finding_add(out, "thermal.throttling", sev, gpu->index, ev, impact, fix,
-                                       "GPU %d %sthermally throttled for %.0f%% of the loaded time%s",
-                                       gpu->index, hw.hit ? "hardware-" : "", 100.0 * share,
-                                       hbm ? " (memory too hot)" : "");
+                                       "GPU %d %sthermally throttled %s%s", gpu->index,
+                                       hw.hit ? "hardware-" : "", when, hbm ? " (memory too hot)" : "");
         if (x && e.hit_any)
             gd_episode_timeline(&e, hw.hit ? "hardware thermal slowdown" : "thermal slowdown", x->timeline,
                                 sizeof x->timeline);

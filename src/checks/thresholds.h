@@ -42,4 +42,63 @@
 #define GD_PEER_CLOCK_GAP 0.10
 #define GD_PEER_TEMP_GAP_C 10.0
 
+/* PCIe, topology, NVLink (checks/pcie*.c, topology.c, nvlink.c). */
+/* pcie.link_downgraded: below the maximum in at least this share of the
+ * loaded samples (idle GPUs lower gen and width on purpose: nvidia-smi
+ * --help-query-gpu, research/facts.md 2.2); critical when the link then
+ * carries at most this fraction of what it should. */
+#define GD_PCIE_DOWNGRADED_MIN_SHARE 0.50
+#define GD_PCIE_DOWNGRADED_CRITICAL_FRACTION 0.50
+/* pcie.replays: DCGM's health watch (DcgmHealthWatch.cpp, research/
+ * anchors-diag.md 1.2): expected replays per minute = ceil(BER x line rate
+ * x 60 x lanes) with BER 1e-12: 8/min Gen3 x16, 16 Gen4, 31 Gen5. A rise
+ * of fewer than this many replays is not judged (one replay in a 1 s
+ * window is not a rate). */
+#define GD_PCIE_REPLAY_BER 1e-12
+#define GD_PCIE_REPLAY_MIN_DELTA 10
+/* pcie.aer_errors: correctable errors since boot at or above DCGM pcie
+ * plugin's aer_threshold (480, "32/minute x 15 minutes", Pcie.cpp). */
+#define GD_PCIE_AER_COR_MAX 480
+/* pcie.bandwidth_low: pinned copies under this fraction of the link's
+ * theoretical rate. Healthy links reach 76-84 % (research/facts.md 2.3:
+ * CUDA Best Practices Gen3 ~12 of 15.75 GB/s, nvbandwidth A100 Gen4 ~25 of
+ * 31.5, H100 Gen5 D2H ~53 of 63); facts.md calls < 70 % suspicious and
+ * < 50 % a wrong link, NUMA-remote buffer or IOMMU redirection. */
+#define GD_PCIE_BW_HEALTHY_RATIO 0.80
+#define GD_PCIE_BW_LOW_RATIO 0.60
+#define GD_PCIE_BW_CRITICAL_RATIO 0.40
+/* topology.numa_mismatch: the job's resident pages on the GPU's node
+ * under this share count as remote memory. */
+#define GD_NUMA_LOCAL_PAGES_MIN_SHARE 0.50
+
+/* vram.near_full: contract section 6 (>= 95 % of total under load), in at
+ * least this share of the loaded samples, as thermal.hot. Critical from 99 %:
+ * there PyTorch's caching allocator frees its cache and retries most
+ * allocations (a synchronizing cudaFree; memory_stats "num_alloc_retries"). */
+#define GD_VRAM_FULL_FRACTION 0.95
+#define GD_VRAM_FULL_CRITICAL_FRACTION 0.99
+#define GD_VRAM_FULL_MIN_SHARE 0.10
+/* vram.growing: a Theil-Sen line over at least this many samples, rising in
+ * every quarter of the window, fitting the samples (R^2), by at least 256 MiB
+ * and 1 % of the GPU (less is allocator noise: PyTorch rounds blocks up to
+ * 2 MiB and grows its pool in 20 MiB segments). Critical when full within 10 min. */
+#define GD_VRAM_GROW_MIN_SAMPLES 8
+#define GD_VRAM_GROW_MIN_R2 0.6
+#define GD_VRAM_GROW_MIN_RISE_MIB 256.0
+#define GD_VRAM_GROW_MIN_RISE_SHARE 0.01
+#define GD_VRAM_GROW_CRITICAL_S 600.0
+/* vram.foreign_process: memory in use with no process listed, beyond a CUDA
+ * context's ~300-600 MiB (pytorch/pytorch#86509), means NVML cannot see who holds it. */
+#define GD_VRAM_UNLISTED_MIB 1024.0
+
+/* health.row_remap: DCGM common/DcgmGPUHardwareLimits.h (research/
+ * anchors-diag.md 1.1): retired pages (SBE + DBE) fail at 63
+ * (DCGM_LIMIT_MAX_RETIRED_PAGES), the health watch's soft limit warns from
+ * 15; uncorrectable remapped rows fail at 512
+ * (DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE). Pending remaps and remap
+ * failures fail at any count. */
+#define GD_RETIRED_PAGES_WARN 15
+#define GD_RETIRED_PAGES_FAIL 63
+#define GD_REMAP_UNC_ROWS_FAIL 512
+
 #endif

@@ -11,6 +11,9 @@ enum { GD_EXIT_OK = 0, GD_EXIT_WARNING = 1, GD_EXIT_CRITICAL = 2, GD_EXIT_ERROR 
 
 int gd_cmd_check(int argc, char **argv);
 int gd_cmd_info(int argc, char **argv);
+int gd_cmd_vram(int argc, char **argv);
+int gd_cmd_topo(int argc, char **argv);
+int gd_cmd_bench(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

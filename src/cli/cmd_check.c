@@ -12,7 +12,7 @@
 
 static const char help[] =
     "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
-    "                       [--sim SCENARIO]\n"
+    "                       [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
     "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
@@ -23,6 +23,8 @@ static const char help[] =
     "  --pid PID        the training process, for the checks that look at the job\n"
     "  --json           the report as JSON (see the contract, section 5)\n"
     "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
+    "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
+    "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m\n"
     "\n"
     "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
     "Usable as a Slurm or cron health check as is. NO_COLOR disables colour.\n";
@@ -110,7 +112,8 @@ static int parse(int argc, char **argv, check_opts *o)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor check --help')", argv[optind]);
     if (o->sim && o->from_count)
         return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
-    if (o->pid > 0) {
+    /* Under --sim the job lives in the scenario's host.proc; --from describes another machine. */
+    if (o->pid > 0 && !o->sim && o->from_count == 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%ld", o->pid);
         if (access(path, F_OK) != 0)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static const char help[] =
-    "usage: gpudoctor info [--json] [--sim SCENARIO]\n"
+    "usage: gpudoctor info [--json] [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "What 'nvidia-smi -q' would tell about each GPU, on one screen: identity,\n"
     "temperatures and their limits, power and its limits, clocks, clock event\n"
@@ -14,7 +14,8 @@ static const char help[] =
     "and processes. 'n/a' means the board does not report a value.\n"
     "\n"
     "  --json           the same as JSON; unreadable values are null\n"
-    "  --sim SCENARIO   read a simulated machine (examples/*.json)\n";
+    "  --sim SCENARIO   read a simulated machine (examples/*.json)\n"
+    "  --from FILE      read captured nvidia-smi / lspci / topo output instead (repeatable)\n";
 
 int gd_cmd_info(int argc, char **argv)
 {

@@ -14,6 +14,9 @@ static const char usage[] =
     "  check    watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
     "           2 critical, 3 could not check)\n"
     "  info     what the driver tells about each GPU, on one screen\n"
+    "  vram     the memory a training run needs per GPU, whether it fits, what to change\n"
+    "  topo     how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs\n"
+    "  bench    measure: 'bench pcie' copies between host and each GPU\n"
     "\n"
     "Every command that reads the machine takes --sim SCENARIO to run against a\n"
     "simulated machine instead (see examples/).\n"
@@ -22,6 +25,7 @@ static const char usage[] =
     "  gpudoctor check                       diagnose this machine (10 s window)\n"
     "  gpudoctor check --duration 60 --json  a longer window, machine-readable\n"
     "  gpudoctor info --sim examples/h100x8-training.json\n"
+    "  gpudoctor vram --config examples/models/llama-2-7b.json --gpus 1 --gpu-memory 80G\n"
     "\n"
     "Run 'gpudoctor COMMAND --help' for a command's options.\n";
 
@@ -32,10 +36,13 @@ static const struct command {
 } commands[] = {
     {"check", gd_cmd_check},
     {"info", gd_cmd_info},
+    {"vram", gd_cmd_vram},
+    {"topo", gd_cmd_topo},
+    {"bench", gd_cmd_bench},
 };
 
 /* Contract commands that later versions add. */
-static const char *const planned[] = {"watch", "topo", "bench", "trace", "vram", "run", "export", "fleet"};
+static const char *const planned[] = {"watch", "trace", "run", "export", "fleet"};
 
 int main(int argc, char **argv)
 {

@@ -99,9 +99,10 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             vtext(gpu->pcie_width_max, "", d, sizeof d), vtext(last(f, g, GD_M_PCIE_REPLAYS), "", e, sizeof e));
     fprintf(out, "  Config      persistence %s, compute mode %s, MIG %s, ECC %s\n", onoff(gpu->persistence_mode),
             compute_mode_name(gpu->compute_mode), onoff(gpu->mig_mode), onoff(gpu->ecc_enabled));
-    fprintf(out, "  Health      uncorrectable ECC %s volatile / %s aggregate, retired pages %s, row remap %s%s\n",
+    fprintf(out, "  Health      uncorrectable ECC %s volatile / %s aggregate, retired pages %s%s, row remap %s%s\n",
             vtext(gpu->ecc_volatile_uncorrected, "", a, sizeof a), vtext(gpu->ecc_aggregate_uncorrected, "", b, sizeof b),
             vtext(gpu->retired_pages_dbe, "", c, sizeof c),
+            gd_ok(gpu->retired_pages_pending) && gpu->retired_pages_pending.v != 0 ? " (retirement PENDING)" : "",
             !gd_ok(gpu->remap_pending) ? "n/a" : gpu->remap_pending.v != 0 ? "PENDING" : "none pending",
             gd_ok(gpu->remap_failure) && gpu->remap_failure.v != 0 ? ", FAILED" : "");
     if (gpu->nvlink_count) {
@@ -128,10 +129,15 @@ void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     if (f->simulated)
         fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), f->source + 4);
     fputc('\n', out);
-    fprintf(out, "Host        %s, kernel %s, %d CPUs", f->host.hostname, f->host.kernel, f->host.cpus);
-    if (f->host.numa_nodes > 0)
-        fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
-    fputc('\n', out);
+    if (f->captured) { /* another machine, seen through files */
+        fprintf(out, "Capture     %s (%s), host %s\n", f->source + 8, f->capture_formats,
+                f->host.hostname[0] ? f->host.hostname : "unknown");
+    } else {
+        fprintf(out, "Host        %s, kernel %s, %d CPUs", f->host.hostname, f->host.kernel, f->host.cpus);
+        if (f->host.numa_nodes > 0)
+            fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
+        fputc('\n', out);
+    }
     if (!f->driver_loaded) {
         fprintf(out, "Driver      none: %s\n", f->driver_error);
         return;
@@ -171,7 +177,7 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
         F(clock_app_sm_mhz), F(clock_app_mem_mhz), F(temp_shutdown_c), F(temp_slowdown_c), F(temp_gpu_max_c),
         F(temp_mem_max_c), F(pcie_gen_max), F(pcie_width_max), F(persistence_mode), F(compute_mode), F(mig_mode),
         F(ecc_enabled), F(ecc_volatile_uncorrected), F(ecc_aggregate_uncorrected), F(retired_pages_sbe),
-        F(retired_pages_dbe), F(remap_corr_rows), F(remap_unc_rows), F(remap_pending), F(remap_failure),
+        F(retired_pages_dbe), F(retired_pages_pending), F(remap_corr_rows), F(remap_unc_rows), F(remap_pending), F(remap_failure),
 #undef F
     };
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
@@ -202,6 +208,7 @@ json_t *gd_info_json(const gd_facts *f)
     json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "gpudoctor", "version", GD_VERSION));
     json_object_set_new(root, "source", json_string(f->source));
     json_object_set_new(root, "simulated", json_boolean(f->simulated));
+    json_object_set_new(root, "captured", json_boolean(f->captured));
     json_object_set_new(root, "host", gd_report_host_json(f));
     json_t *drv = gd_report_driver_json(f);
     json_object_set_new(drv, "nvml_version", f->nvml_version[0] ? json_string(f->nvml_version) : json_null());

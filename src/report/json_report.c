@@ -1,4 +1,5 @@
 /* The JSON report of `check` (contract section 5). */
+#include "checked.h"
 #include "core/json_util.h"
 #include "report.h"
 
@@ -78,7 +79,7 @@ static json_t *gpus_json(const gd_facts *f)
     return a;
 }
 
-static json_t *findings_json(const gd_findings *fs)
+static json_t *findings_json(const gd_findings *fs, bool series)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < fs->n; i++) {
@@ -92,7 +93,7 @@ static json_t *findings_json(const gd_findings *fs)
         if (!isnan(x->impact_pct))
             json_object_set_new(o, "impact_pct", gd_json_number(round(x->impact_pct * 10) / 10));
         json_object_set_new(o, "fix", json_string(x->fix));
-        if (x->timeline[0])
+        if (x->timeline[0] && series) /* one sample has no timeline to tell */
             json_object_set_new(o, "timeline", json_string(x->timeline));
         json_array_append_new(a, o);
     }
@@ -129,9 +130,15 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(w, "duration_s", gd_json_number(s->n ? s->t_s[s->n - 1] : 0));
     json_object_set_new(w, "samples", json_integer((json_int_t)s->n));
     json_object_set_new(w, "interval_s", gd_json_number(f->interval_s));
+    if (f->captured) {
+        json_object_set_new(w, "captured", json_true());
+        json_object_set_new(w, "formats", json_string(f->capture_formats));
+        json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
+    }
     json_object_set_new(root, "window", w);
-    json_object_set_new(root, "findings", findings_json(fs));
+    json_object_set_new(root, "findings", findings_json(fs, s->n > 1));
     json_object_set_new(root, "not_checked", skips_json(fs));
+    json_object_set_new(root, "checked", gd_report_checked_json(f, fs));
     json_t *sum = json_object();
     json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_CRITICAL)));
     json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_WARNING)));

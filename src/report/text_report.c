@@ -1,4 +1,5 @@
 /* The human report of `check`: verdict first, then findings by severity. */
+#include "checked.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -15,8 +16,11 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
     if (f->simulated)
         fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW),
                 gd_c(st, GD_ANSI_RESET), f->source + 4);
+    if (f->captured)
+        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
+                gd_c(st, GD_ANSI_RESET), f->source + 8, f->capture_formats);
     fputc('\n', out);
-    fprintf(out, "host %s, ", f->host.hostname);
+    fprintf(out, "host %s, ", f->host.hostname[0] ? f->host.hostname : "unknown");
     if (!f->driver_loaded) {
         fprintf(out, "no NVIDIA driver\n");
         return;
@@ -28,7 +32,12 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
     if (gd_ok(f->cuda_driver_version))
         fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10);
     const gd_series *s = &f->series;
-    if (s->n > 1)
+    if (s->n > 1 && f->captured)
+        fprintf(out, ", capture of %zu samples over %.1f s%s\n", s->n, s->t_s[s->n - 1],
+                f->capture_untimed ? " (1 s apart assumed)" : "");
+    else if (f->captured)
+        fprintf(out, ", capture: one snapshot\n");
+    else if (s->n > 1)
         fprintf(out, ", window %.1f s, %zu samples\n", s->t_s[s->n - 1], s->n);
     else
         fprintf(out, ", snapshot\n");
@@ -77,7 +86,7 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
         fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), json_string_value(src), gd_c(st, GD_ANSI_RESET));
 }
 
-static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x)
+static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
 {
     char where[16] = "host";
     if (x->gpu != GD_NO_GPU)
@@ -88,7 +97,7 @@ static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *
     gd_wrap(out, st, 4, 4, x->title);
     fputs(gd_c(st, GD_ANSI_RESET), out);
     print_evidence(out, st, x->evidence);
-    if (x->timeline[0]) {
+    if (x->timeline[0] && series) { /* one sample has no timeline to tell */
         fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, x->timeline);
     }
@@ -106,7 +115,8 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
     print_header(out, f, st);
     print_verdict(out, f, fs, st);
     for (size_t i = 0; i < fs->n; i++)
-        print_finding(out, st, &fs->v[i]);
+        print_finding(out, st, &fs->v[i], f->series.n > 1);
+    gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
         for (size_t i = 0; i < fs->nskips; i++) {

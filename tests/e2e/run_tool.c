@@ -1,6 +1,7 @@
 #include "run_tool.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 static void append(char **buf, size_t *len, const char *data, size_t n)
 {
     *buf = realloc(*buf, *len + n + 1);
     memcpy(*buf + *len, data, n);
     *len += n;
     (*buf)[*len] = '\0';
+}
+
+/*
+ * The checks read the job's environment (CUDA_*, NCCL_*, ...). Tests start
+ * gpudoctor without any of the caller's such variables, so that a CI runner's
+ * CUDA_VISIBLE_DEVICES cannot change their findings; a test sets what it needs.
+ */
+void hermetic_environment(void)
+{
+    static const char *const prefixes[] = {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVIDIA_", "GPUDOCTOR_", "TF_"};
+    static const char *const names[] = {"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "NSIGHT_CUDA_DEBUGGER",
+                                        "COMPUTE_PROFILE", "OPENCL_PROFILE", "NO_COLOR", "OMP_NUM_THREADS"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        unsetenv(names[i]);
+    for (bool again = true; again;) {
+        again = false;
+        for (char **e = environ; *e && !again; e++)
+            for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
+                if (strncmp(*e, prefixes[k], strlen(prefixes[k])) == 0) {
+                    char name[256];
+                    snprintf(name, sizeof name, "%.*s", (int)strcspn(*e, "="), *e);
+                    unsetenv(name); /* changes environ: start over */
+                    again = true;
+                    break;
+                }
+    }
 }
 
 tool_result run_tool(const char *const *argv, const char *const *env)
@@ -28,6 +57,7 @@ tool_result run_tool(const char *const *argv, const char *const *env)
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);
+        hermetic_environment();
         for (const char *const *e = env; e && *e; e++) {
             const char *eq = strchr(*e, '=');
             char name[128];

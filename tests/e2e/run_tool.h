@@ -20,6 +20,9 @@ typedef struct tool_result {
 tool_result run_tool(const char *const *argv, const char *const *env);
 void tool_result_free(tool_result *r);
 
+/* Removes the caller's CUDA_*, NCCL_*, GPUDOCTOR_* ... variables (in a child). */
+void hermetic_environment(void);
+
 /* examples/NAME as a path. */
 const char *example(const char *name);
 

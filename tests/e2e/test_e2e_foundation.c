@@ -242,6 +242,7 @@ static void ctrl_c_ends_the_window_early_with_a_report(void **state)
     if (pid == 0) {
         dup2(out[1], 1);
         close(out[0]);
+        hermetic_environment();
         setenv("GPUDOCTOR_SIM_TIMESCALE", "10", 1);
         execl(GD_BINARY, GD_BINARY, "check", "--json", "--duration", "60", "--sim", example("h100x8-training.json"),
               (char *)NULL);

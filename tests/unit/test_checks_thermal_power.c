@@ -303,6 +303,35 @@ static void clocks_locked_by_application_clocks(void **state)
     gd_facts_free(&f);
 }
 
+static void boost_above_default_application_clocks_is_normal(void **state)
+{
+    (void)state;
+    /* A Tesla K80 (real capture): application clocks at their 562 MHz default,
+     * boosting to 810 of 875 MHz with the application-clocks reason set. */
+    gd_facts f;
+    fx_facts(&f, 1, 5);
+    f.gpus[0].clock_max_sm_mhz = gd_val(875);
+    f.gpus[0].clock_app_sm_mhz = gd_val(562);
+    f.gpus[0].clock_default_app_sm_mhz = gd_val(562);
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 0, 5, APP_CLOCKS);
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 0, 5, 810);
+    gd_findings fs = run_one(&f, "clocks.locked");
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    /* Held at the application clock below the maximum: still normal at defaults. */
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 0, 5, 562);
+    fs = run_one(&f, "clocks.locked");
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    /* Application clocks lowered by hand: a finding. */
+    f.gpus[0].clock_app_sm_mhz = gd_val(324);
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 0, 5, 324);
+    fs = run_one(&f, "clocks.locked");
+    assert_int_equal(fs.n, 1);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void hotter_peer_is_named_with_the_gap(void **state)
 {
     (void)state;
@@ -394,6 +423,7 @@ int main(void)
         cmocka_unit_test(power_cap_near_max_clock_is_normal),
         cmocka_unit_test(clocks_low_edges),
         cmocka_unit_test(clocks_locked_by_application_clocks),
+        cmocka_unit_test(boost_above_default_application_clocks_is_normal),
         cmocka_unit_test(hotter_peer_is_named_with_the_gap),
         cmocka_unit_test(peers_need_three_loaded_gpus),
         cmocka_unit_test(slower_peer_is_named_unless_explained),

@@ -8,7 +8,61 @@
 
 #include "gpudoctor/model.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The formats `--from` understands, recognised by content (detect.c). */
+typedef enum gd_import_kind {
+    GD_IMPORT_UNKNOWN = 0,
+    GD_IMPORT_SMI_XML,  /* nvidia-smi -q -x */
+    GD_IMPORT_SMI_TEXT, /* nvidia-smi -q */
+    GD_IMPORT_SMI_CSV,  /* nvidia-smi --query-gpu=... --format=csv */
+    GD_IMPORT_DMON,     /* nvidia-smi dmon */
+    GD_IMPORT_LSPCI,    /* lspci -vv */
+    GD_IMPORT_TOPO,     /* nvidia-smi topo -m */
+} gd_import_kind;
+
+/* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
+gd_import_kind gd_import_detect(const char *text, size_t len);
+
+/* True when the first bytes hold control characters no text capture has. */
+bool gd_import_looks_binary(const char *text, size_t len);
+
+/* "nvidia-smi -q -x" and so on. */
+const char *gd_import_kind_name(gd_import_kind k);
+
+/* The sentence naming every understood format, for error messages. */
+extern const char gd_import_formats_help[];
+
+/*
+ * The nvidia-smi parsers. Each fills a zeroed f with the GPUs of the file,
+ * their static facts and a series (one sample for -q dumps, one per logged
+ * line for CSV and dmon). Values the capture shows as "N/A" are "not
+ * supported", never 0. Return 0, or -1 with a message naming `name` (and
+ * the line where it helps); f is then to be freed by the caller.
+ */
+int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+int gd_import_smi_text(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+int gd_import_smi_csv(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+int gd_import_dmon(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+
+/*
+ * Adds one captured file's bytes to f: detects the format, parses it and
+ * merges it (GPUs matched by bus id, else UUID, else index). nvidia-smi
+ * files must come before lspci and topo, which map onto known GPUs.
+ * Returns 0, or -1 with a message.
+ */
+int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+
+/*
+ * --from FILE...: reads every file (nvidia-smi first, then lspci and topo)
+ * into a zeroed f marked as captured. Returns 0, or -1 with a message
+ * (unreadable, unknown format, malformed): exit code 3.
+ */
+int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, size_t errlen);
+
+/* Merges `part` (a parsed file) into f; part is emptied. 0, or -1 (no memory). */
+int gd_import_merge(gd_facts *f, gd_facts *part, char *err, size_t errlen);
 
 /*
  * lspci -vv (or -vvv) output: link capability and status (LnkCap/LnkSta,

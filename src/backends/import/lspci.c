@@ -1,13 +1,266 @@
-/* lspci -vv output -> PCIe facts. */
+/*
+ * lspci -vv / -vvv output -> PCIe facts: each NVIDIA GPU's link (LnkCap,
+ * LnkSta with its "(downgraded)" marks), the bridges above it found through
+ * their "Bus: primary=, secondary=" lines, AER status bits (UESta, CESta,
+ * UESvrt) and the NUMA node. GPUs are matched to f->gpus by bus id.
+ */
 #include "import.h"
 
+#include "gpudoctor/pcie.h"
+
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LSPCI_MAX_DEVICES 4096 /* a PCI domain has at most 256 buses x 32 x 8 functions; big hosts list ~1000 */
+#define LSPCI_MAX_GPUS 256
+
+typedef struct dev {
+    unsigned dom, bus;
+    char bdf[16];
+    bool gpu, bridge;
+    int secondary; /* -1 unless a bridge */
+    char express[24];
+    gd_pcie_hop hop;
+    gd_value numa;
+    char uesta[512], uesvrt[512];
+} dev;
+
+/* "[DDDD:]BB:DD.F class: ..." starts a device; returns whether `line` does. */
+static bool parse_header(const char *line, dev *d)
+{
+    unsigned dom = 0, bus, sl, fn;
+    int n = 0;
+    if (sscanf(line, "%4x:%2x:%2x.%1x%n", &dom, &bus, &sl, &fn, &n) != 4 || line[n] != ' ') {
+        dom = 0;
+        n = 0;
+        if (sscanf(line, "%2x:%2x.%1x%n", &bus, &sl, &fn, &n) != 3 || line[n] != ' ')
+            return false;
+    }
+    if (sl > 0x1f)
+        return false;
+    memset(d, 0, sizeof *d);
+    d->dom = dom;
+    d->bus = bus;
+    d->secondary = -1;
+    snprintf(d->bdf, sizeof d->bdf, "%04x:%02x:%02x.%x", dom, bus, sl, fn);
+    const char *rest = line + n;
+    d->gpu = strstr(rest, "NVIDIA") && (strstr(rest, "3D controller") || strstr(rest, "VGA compatible controller"));
+    d->bridge = strstr(rest, "PCI bridge") != NULL;
+    gd_value unread = gd_missing(GD_ST_NOT_SUPPORTED);
+    d->hop = (gd_pcie_hop){.speed_gts = unread, .speed_max_gts = unread, .gen = unread, .gen_max = unread,
+                           .width = unread, .width_max = unread, .aer_cor = unread, .aer_nonfatal = unread,
+                           .aer_fatal = unread, .aer_bits = true};
+    d->numa = unread;
+    return true;
+}
+
+/* "Speed 8GT/s (ok), Width x16 (ok)" and "Port #0, Speed 32GT/s, Width x16, ..." */
+static void parse_link(const char *s, gd_value *gts, gd_value *gen, gd_value *width)
+{
+    const char *sp = strstr(s, "Speed ");
+    if (sp) {
+        double v = gd_pcie_parse_speed(sp + 6);
+        int g = gd_pcie_gen_of_speed(v);
+        *gts = isnan(v) ? gd_missing(GD_ST_ERROR) : gd_val(v);
+        *gen = g ? gd_val(g) : gd_missing(GD_ST_ERROR);
+    }
+    const char *wi = strstr(s, "Width x");
+    if (wi) {
+        char *end;
+        long w = strtol(wi + 7, &end, 10);
+        *width = end > wi + 7 && w >= 0 && w <= 32 ? gd_val((double)w) : gd_missing(GD_ST_ERROR);
+    }
+}
+
+/* Number of "Name+" flags in an AER status line. */
+static int plus_flags(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; (p = strchr(p, '+')); p++)
+        n += p > s && isalnum((unsigned char)p[-1]);
+    return n;
+}
+
+/* Uncorrectable errors flagged in UESta: fatal when UESvrt marks that
+ * error type severe (+), non-fatal otherwise. */
+static void split_uncorrectable(dev *d)
+{
+    if (!d->uesta[0])
+        return;
+    int fatal = 0, nonfatal = 0;
+    char *save = NULL, copy[512];
+    gd_pcie_copy(copy, sizeof copy, d->uesta);
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        size_t len = strlen(t);
+        if (len < 2 || t[len - 1] != '+')
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, " %.*s+", (int)(len - 1 < 60 ? len - 1 : 60), t);
+        char sv[520];
+        snprintf(sv, sizeof sv, " %s", d->uesvrt);
+        if (strstr(sv, want))
+            fatal++;
+        else
+            nonfatal++;
+    }
+    d->hop.aer_fatal = gd_val(fatal);
+    d->hop.aer_nonfatal = gd_val(nonfatal);
+}
+
+static void parse_detail(const char *line, dev *d)
+{
+    const char *s = line + strspn(line, " \t");
+    const char *v;
+    if (strncmp(s, "NUMA node:", 10) == 0) {
+        long n = strtol(s + 10, NULL, 10);
+        d->numa = n >= 0 ? gd_val((double)n) : gd_missing(GD_ST_NOT_SUPPORTED);
+    } else if ((v = strstr(s, "secondary=")) && strncmp(s, "Bus:", 4) == 0) {
+        d->secondary = (int)strtol(v + 10, NULL, 16);
+        d->bridge = true;
+    } else if (strncmp(s, "Capabilities:", 13) == 0 && (v = strstr(s, "Express ("))) {
+        v = strchr(v, ')');
+        if (v)
+            gd_pcie_copy(d->express, sizeof d->express, v + 2);
+    } else if (strncmp(s, "LnkCap:", 7) == 0) {
+        parse_link(s + 7, &d->hop.speed_max_gts, &d->hop.gen_max, &d->hop.width_max);
+    } else if (strncmp(s, "LnkSta:", 7) == 0) {
+        parse_link(s + 7, &d->hop.speed_gts, &d->hop.gen, &d->hop.width);
+    } else if (strncmp(s, "UESta:", 6) == 0) {
+        gd_pcie_copy(d->uesta, sizeof d->uesta, s + 6);
+    } else if (strncmp(s, "UESvrt:", 7) == 0) {
+        gd_pcie_copy(d->uesvrt, sizeof d->uesvrt, s + 7);
+    } else if (strncmp(s, "CESta:", 6) == 0) {
+        d->hop.aer_cor = gd_val(plus_flags(s + 6));
+    }
+}
+
+static const dev *parent_of(const dev *devs, size_t n, const dev *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (devs[i].bridge && devs[i].secondary == (int)d->bus && devs[i].dom == d->dom && &devs[i] != d)
+            return &devs[i];
+    return NULL;
+}
+
+static const char *role_of(const dev *d, bool top)
+{
+    if (d->gpu)
+        return "gpu";
+    if (strncmp(d->express, "Root Port", 9) == 0)
+        return "root_port";
+    if (strstr(d->express, "Upstream") || strstr(d->express, "Downstream"))
+        return "switch_port";
+    return top ? "root_port" : "bridge";
+}
+
+/* The facts entry of bus id `bdf`: the existing one, else a new one matched to f->gpus. */
+static gd_pcie_gpu *entry_for(gd_pcie_facts *p, const gd_facts *f, const char *bdf, int ordinal)
+{
+    for (size_t i = 0; i < p->gpu_count; i++)
+        if (strcmp(p->gpus[i].bdf, bdf) == 0)
+            return &p->gpus[i];
+    gd_pcie_gpu *g = gd_pcie_gpu_add(p);
+    if (!g)
+        return NULL;
+    gd_pcie_copy(g->bdf, sizeof g->bdf, bdf);
+    g->gpu = ordinal; /* nvidia-smi numbers GPUs in bus order, like lspci lists them */
+    g->numa_node = gd_missing(GD_ST_NOT_SUPPORTED);
+    for (size_t k = 0; k < f->gpu_count; k++) {
+        char b[16];
+        if (gd_pcie_norm_bdf(f->gpus[k].pci_bus_id, b, sizeof b) == 0 && strcmp(b, bdf) == 0) {
+            g->gpu = f->gpus[k].index;
+            g->matched = true;
+        }
+    }
+    return g;
+}
+
+static void append_source(gd_pcie_facts *p, const char *kind, const char *name)
+{
+    size_t len = strlen(p->source);
+    snprintf(p->source + len, sizeof p->source - len, "%s%s:%s", len ? ", " : "", kind, name);
+}
 
 int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
-    (void)text;
-    (void)len;
-    (void)f;
-    snprintf(err, errlen, "%s: lspci output is not understood yet", name);
-    return -1;
+    char *buf = malloc(len + 1);
+    size_t n = 0, cap = 64;
+    dev *devs = malloc(cap * sizeof *devs);
+    int rc = -1;
+    if (!buf || !devs) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        goto out;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        line[strcspn(line, "\r")] = '\0';
+        if (line[0] != ' ' && line[0] != '\t') {
+            if (n == LSPCI_MAX_DEVICES)
+                break;
+            if (n == cap) {
+                dev *more = realloc(devs, 2 * cap * sizeof *devs);
+                if (!more) {
+                    snprintf(err, errlen, "%s: out of memory", name);
+                    goto out;
+                }
+                devs = more;
+                cap *= 2;
+            }
+            if (parse_header(line, &devs[n]))
+                n++;
+        } else if (n > 0) {
+            parse_detail(line, &devs[n - 1]);
+        }
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "%s: no PCI device found; is this 'lspci -vv' output?", name);
+        goto out;
+    }
+    gd_pcie_facts *p = gd_pcie_facts_get(f);
+    if (!p) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        goto out;
+    }
+    append_source(p, "lspci", name);
+    int ordinal = 0;
+    for (size_t i = 0; i < n; i++) {
+        split_uncorrectable(&devs[i]);
+        if (!devs[i].gpu || ordinal == LSPCI_MAX_GPUS)
+            continue;
+        gd_pcie_gpu *g = entry_for(p, f, devs[i].bdf, ordinal++);
+        if (!g) {
+            snprintf(err, errlen, "%s: out of memory", name);
+            goto out;
+        }
+        g->numa_node = devs[i].numa;
+        g->hop_count = 0;
+        const dev *top = NULL;
+        for (const dev *d = &devs[i]; d && g->hop_count < GD_PCIE_MAX_HOPS; d = parent_of(devs, n, d)) {
+            top = d;
+            g->hops[g->hop_count] = d->hop;
+            gd_pcie_copy(g->hops[g->hop_count].bdf, sizeof g->hops[0].bdf, d->bdf);
+            g->hop_count++;
+        }
+        for (size_t k = 0; k < g->hop_count; k++) {
+            const dev *d = NULL;
+            for (size_t j = 0; j < n && !d; j++)
+                if (strcmp(devs[j].bdf, g->hops[k].bdf) == 0)
+                    d = &devs[j];
+            gd_pcie_copy(g->hops[k].role, sizeof g->hops[k].role, role_of(d, k + 1 == g->hop_count && k > 0));
+        }
+        /* The root bus stands for the host bridge (lspci -vv has no pciDDDD:BB). */
+        snprintf(g->host_bridge, sizeof g->host_bridge, "%04x:%02x", top->dom, top->bus);
+    }
+    rc = gd_topo_derive(p, f) == 0 ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: out of memory", name);
+out:
+    free(buf);
+    free(devs);
+    return rc;
 }

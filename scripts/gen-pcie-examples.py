@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Writes the PCIe / topology example scenarios and their sysfs (and proc)
+fixture trees under examples/. Run it again on purpose after changing a
+layout: python3 scripts/gen-pcie-examples.py
+
+Each tree is laid out like /sys: devices/pci0000:XX/<root port>/<switch
+ports>/<device> directories with the link files Linux writes
+(drivers/pci/pci-sysfs.c), bus/pci/devices/<bdf> symlinks into them, and
+devices/system/node/nodeN/cpulist. Some trees write link speeds the way
+kernels up to 5.6 did ("16 GT/s"), others the newer way ("16.0 GT/s PCIe").
+"""
+import copy
+import json
+import os
+import shutil
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+SPEED_NEW = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe"}
+SPEED_OLD = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s"}
+AER = {
+    "aer_dev_correctable": "RxErr 0\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR 0\n",
+    "aer_dev_nonfatal": "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\nMalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nTOTAL_ERR_NONFATAL 0\n",
+    "aer_dev_fatal": "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\nMalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nTOTAL_ERR_FATAL 0\n",
+}
+
+
+def node(kind, bdf, gen, width, children=(), cur=None, name=None):
+    """A device: kind is root_port, usp, dsp, gpu or nic; cur = (gen, width) trained, else the maximum."""
+    return {"kind": kind, "bdf": bdf, "max": (gen, width), "cur": cur or (gen, width), "children": list(children),
+            "name": name}
+
+
+def switch(rp, usp, dsps, gen=5, rp_cur=None):
+    """A root port with one PCIe switch below it; dsps: [(dsp_bdf, endpoint)]."""
+    return node("root_port", rp, gen, 16, [node("usp", usp, gen, 16, [node("dsp", d, gen, 16, [ep]) for d, ep in dsps],
+                                                cur=rp_cur)], cur=rp_cur)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def emit(tree_dir, parent_dir, dev, numa, cpus, speeds, links):
+    d = os.path.join(parent_dir, dev["bdf"])
+    # A port's current link is the link below it (to its child); an
+    # endpoint's or upstream port's is the link above it.
+    gen, width = dev["cur"]
+    if dev["kind"] in ("root_port", "dsp") and dev["children"]:
+        gen, width = dev["children"][0]["cur"]
+    cls = {"gpu": "0x030200", "nic": "0x020700"}.get(dev["kind"], "0x060400")
+    files = {"class": cls, "vendor": "0x10de" if dev["kind"] == "gpu" else "0x15b3" if dev["kind"] == "nic" else "0x1000",
+             "current_link_speed": speeds[gen], "max_link_speed": speeds[dev["max"][0]],
+             "current_link_width": str(width), "max_link_width": str(dev["max"][1]),
+             "numa_node": str(numa), "local_cpulist": cpus}
+    files.update(AER)
+    files.update(dev.get("extra", {}))
+    for k, v in files.items():
+        write(os.path.join(d, k), v if v.endswith("\n") else v + "\n")
+    if dev["kind"] == "nic":
+        write(os.path.join(d, "infiniband", dev["name"], "node_type"), "1: CA\n")
+    links.append((dev["bdf"], os.path.relpath(d, tree_dir)))
+    for c in dev["children"]:
+        emit(tree_dir, d, c, numa, cpus, speeds, links)
+
+
+def tree(name, host_bridges, nodes, speeds=SPEED_NEW):
+    """host_bridges: [(\"pci0000:15\", numa, [root ports])]; nodes: {numa: cpulist}."""
+    t = os.path.join(ROOT, "sysfs", name)
+    shutil.rmtree(t, ignore_errors=True)
+    links = []
+    for hb, numa, rps in host_bridges:
+        for rp in rps:
+            emit(t, os.path.join(t, "devices", hb), rp, numa, nodes[numa], speeds, links)
+    for bdf, rel in links:
+        link = os.path.join(t, "bus", "pci", "devices", bdf)
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(os.path.relpath(os.path.join(t, rel), os.path.dirname(link)), link)
+    for n, cpus in nodes.items():
+        write(os.path.join(t, "devices", "system", "node", "node%d" % n, "cpulist"), cpus + "\n")
+
+
+# --- HGX H100 x8: four Gen5 switches, a GPU pair and a NIC behind each ---
+HGX_NODES = {0: "0-47,96-143", 1: "48-95,144-191"}
+
+
+def hgx(gpu_gen=5, replay_aer=False):
+    def sw(hb, rp, usp, dsp_bus, g0, nic, nic_name, g1):
+        return (hb, None, [switch(rp, usp, [("0000:%s:00.0" % dsp_bus, node("gpu", g0, 5, 16, cur=(gpu_gen, 16))),
+                                            ("0000:%s:01.0" % dsp_bus, node("nic", nic, 5, 16, name=nic_name)),
+                                            ("0000:%s:02.0" % dsp_bus, node("gpu", g1, 5, 16, cur=(gpu_gen, 16)))])])
+    s = [sw("pci0000:15", "0000:15:01.0", "0000:16:00.0", "17", "0000:18:00.0", "0000:19:00.0", "mlx5_0", "0000:2a:00.0"),
+         sw("pci0000:37", "0000:37:01.0", "0000:38:00.0", "39", "0000:3a:00.0", "0000:3b:00.0", "mlx5_1", "0000:5d:00.0"),
+         sw("pci0000:97", "0000:97:01.0", "0000:98:00.0", "99", "0000:9a:00.0", "0000:9b:00.0", "mlx5_2", "0000:ab:00.0"),
+         sw("pci0000:b7", "0000:b7:01.0", "0000:b8:00.0", "b9", "0000:ba:00.0", "0000:bb:00.0", "mlx5_3", "0000:db:00.0")]
+    return [(hb, 0 if i < 2 else 1, rps) for i, (hb, _, rps) in enumerate(s)]
+
+
+tree("hgx-h100x8", hgx(), HGX_NODES)
+tree("hgx-h100x8-idle", hgx(gpu_gen=1), HGX_NODES)
+
+# --- 4x A100 PCIe, one host bridge, two root ports with a Gen4 switch each ---
+A100 = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"]
+ONE_NODE = {0: "0-31"}
+
+
+def a100_pair(rp, usp, dsp_bus, g0, g1, w1=16):
+    return switch(rp, usp, [("0000:%s:00.0" % dsp_bus, node("gpu", g0, 4, 16)),
+                            ("0000:%s:01.0" % dsp_bus, node("gpu", g1, 4, 16, cur=(4, w1)))], gen=4)
+
+
+tree("pcie4-x8", [("pci0000:00", 0, [a100_pair("0000:00:01.0", "0000:16:00.0", "17", A100[0], A100[1], w1=8),
+                                     a100_pair("0000:00:03.0", "0000:38:00.0", "39", A100[2], A100[3])])],
+     ONE_NODE, speeds=SPEED_OLD)
+# GPU 3 sits on a root port of its own that supports only Gen3.
+tree("pcie4-gen3slot", [("pci0000:00", 0, [a100_pair("0000:00:01.0", "0000:16:00.0", "17", A100[0], A100[1]),
+                                           switch("0000:00:03.0", "0000:38:00.0", [("0000:39:00.0", node("gpu", A100[2], 4, 16))], gen=4),
+                                           node("root_port", "0000:00:05.0", 3, 16, [node("gpu", A100[3], 4, 16, cur=(3, 16))])])],
+     ONE_NODE)
+# Two levels of switches: GPU 1 (with a NIC) behind a second switch whose
+# uplink trained at Gen3; GPUs 0 and 2 on the first switch.
+CASCADE = ["0000:03:00.0", "0000:06:00.0", "0000:07:00.0"]
+second = node("usp", "0000:04:00.0", 4, 16, [node("dsp", "0000:05:00.0", 4, 16, [node("gpu", CASCADE[1], 4, 16)]),
+                                             node("dsp", "0000:05:01.0", 4, 16, [node("nic", "0000:08:00.0", 4, 16, name="mlx5_0")])],
+              cur=(3, 16))
+tree("pcie4-cascade", [("pci0000:00", 0, [node("root_port", "0000:00:01.0", 4, 16, [node("usp", "0000:01:00.0", 4, 16, [
+    node("dsp", "0000:02:00.0", 4, 16, [node("gpu", CASCADE[0], 4, 16)]),
+    node("dsp", "0000:02:01.0", 4, 16, [second]),
+    node("dsp", "0000:02:02.0", 4, 16, [node("gpu", CASCADE[2], 4, 16)])])])])], ONE_NODE)
+
+# --- the job's /proc for the NUMA scenario: pinned to node 1, GPU 3 on node 0 ---
+proc = os.path.join(ROOT, "proc", "numa-far-job")
+shutil.rmtree(proc, ignore_errors=True)
+write(os.path.join(proc, "41003", "status"),
+      "Name:\tpython\nState:\tS (sleeping)\nTgid:\t41003\nPid:\t41003\nPPid:\t40990\n"
+      "Cpus_allowed:\tffff,ffffffff,ffff0000,00000000,0000ffff,ffffffff,ffff0000,00000000\n"
+      "Cpus_allowed_list:\t48-95,144-191\nMems_allowed:\t00000000,00000002\nMems_allowed_list:\t1\n")
+write(os.path.join(proc, "41003", "numa_maps"),
+      "55d4c8a00000 default file=/usr/bin/python3.11 mapped=800 N1=800 kernelpagesize_kB=4\n"
+      "7f2a40000000 default anon=2500000 dirty=2500000 active=2400000 N1=2500000 kernelpagesize_kB=4\n"
+      "7f2c80000000 default anon=1200 dirty=1200 N0=1200 kernelpagesize_kB=4\n")
+write(os.path.join(proc, "41003", "comm"), "python\n")
+with open(os.path.join(proc, "41003", "environ"), "w") as f:
+    f.write("PATH=/usr/bin:/bin\0HOME=/home/train\0")
+
+
+# --- scenarios ---
+def load(name):
+    with open(os.path.join(ROOT, name)) as f:
+        return json.load(f)
+
+
+def save(name, sc):
+    with open(os.path.join(ROOT, name), "w") as f:
+        json.dump(sc, f, indent=1)
+        f.write("\n")
+
+
+hgx_sc = load("h100x8-training.json")
+hgx_sc["host"] = {"sysfs": "sysfs/hgx-h100x8", "numa_nodes": 2}
+
+sc = copy.deepcopy(hgx_sc)
+sc["description"] = "8x H100 SXM, four Gen5 PCIe switches with a GPU pair and a NIC each, NVSwitch: healthy"
+save("pcie-h100x8-switches.json", sc)
+
+sc = copy.deepcopy(load("h100x8-idle.json"))
+sc["host"] = {"sysfs": "sysfs/hgx-h100x8-idle", "numa_nodes": 2}
+sc["description"] = "8x H100 SXM idle: links parked at Gen1 on purpose, nothing to report"
+save("pcie-h100x8-idle-gen1.json", sc)
+
+sc = copy.deepcopy(hgx_sc)
+sc["description"] = "8x H100 SXM in training, GPU 5's PCIe link replays about 100 packets a second"
+sc["gpus"][5]["timeline"] = sc["gpus"][5]["timeline"] + [
+    {"t": t, "pcie_replays": 100 * t} for t in range(1, 61)
+    if all(p["t"] != t for p in sc["gpus"][5]["timeline"])]
+sc["gpus"][5]["timeline"].sort(key=lambda p: p["t"])
+for p in sc["gpus"][5]["timeline"]:
+    p["pcie_replays"] = 100 * min(p["t"], 60)
+save("pcie-h100x8-replays.json", sc)
+
+sc = copy.deepcopy(hgx_sc)
+sc["description"] = "8x H100 SXM in training, NVLink 5 of GPU 2 is down"
+sc["gpus"][2]["nvlink"][5]["active"] = False
+save("pcie-h100x8-nvlink-down.json", sc)
+
+sc = copy.deepcopy(hgx_sc)
+sc["description"] = "8x H100 SXM in training; the job on GPU 3 (node 0) is pinned to node 1's CPUs and memory (run with --pid 41003)"
+sc["host"]["proc"] = "proc/numa-far-job"
+save("pcie-h100x8-numa-far-job.json", sc)
+
+a100 = load("a100x4-pcie-no-fan-no-memtemp.json")
+a100["host"] = {"sysfs": "sysfs/pcie4-x8", "numa_nodes": 1}
+for g in a100["gpus"]:  # what Gen4 x16 links deliver (research/facts.md 2.3: ~25 GB/s)
+    g["bandwidth_gbps"] = {"h2d_pinned": 24.5, "d2h_pinned": 25.0, "h2d_pageable": 11.0, "d2h_pageable": 10.0, "d2d": 1500}
+sc = copy.deepcopy(a100)
+sc["description"] = "4x A100 PCIe behind two Gen4 switches; GPU 1 trained at x8 of x16"
+for p in sc["gpus"][1]["timeline"]:
+    if "pcie_width" in p:
+        p["pcie_width"] = 8
+sc["gpus"][1]["bandwidth_gbps"].update({"h2d_pinned": 12.2, "d2h_pinned": 12.4})
+save("pcie-a100x4-x8.json", sc)
+
+sc = copy.deepcopy(a100)
+sc["host"]["sysfs"] = "sysfs/pcie4-gen3slot"
+sc["description"] = "4x A100 PCIe (Gen4); GPU 3 sits in a slot whose root port supports only Gen3"
+for p in sc["gpus"][3]["timeline"]:
+    if "pcie_gen" in p:
+        p["pcie_gen"] = 3
+sc["gpus"][3]["bandwidth_gbps"].update({"h2d_pinned": 12.1, "d2h_pinned": 12.3})
+save("pcie-a100x4-gen4-in-gen3-slot.json", sc)
+
+sc = copy.deepcopy(a100)
+sc["host"]["sysfs"] = "sysfs/pcie4-cascade"
+sc["description"] = "3x A100 PCIe behind two levels of Gen4 switches; the second switch's uplink trained at Gen3 (GPU 1 behind it)"
+sc["gpus"] = sc["gpus"][:3]
+for g, bdf in zip(sc["gpus"], CASCADE):
+    g["pci_bus_id"] = "0000" + bdf.upper()
+save("pcie-a100x3-bridge-downgraded.json", sc)

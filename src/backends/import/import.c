@@ -1,0 +1,147 @@
+/*
+ * --from FILE...: reads captured files, recognises each by content, parses
+ * it with its parser and merges everything into one gd_facts, marked as
+ * captured so the checks and reports say what a capture cannot show.
+ */
+#include "import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Far above any real capture (lspci -vvv of an 8-GPU server is ~1 MiB). */
+#define MAX_FILE_BYTES (64u << 20)
+
+typedef int (*smi_parser)(const char *, const char *, size_t, gd_facts *, char *, size_t);
+
+static void note_format(gd_facts *f, gd_import_kind k)
+{
+    const char *name = gd_import_kind_name(k);
+    if (strstr(f->capture_formats, name))
+        return;
+    size_t used = strlen(f->capture_formats);
+    snprintf(f->capture_formats + used, sizeof f->capture_formats - used, "%s%s", used ? ", " : "", name);
+}
+
+int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+{
+    gd_import_kind k = gd_import_detect(text, len);
+    smi_parser parse = NULL;
+    switch (k) {
+    case GD_IMPORT_SMI_XML: parse = gd_import_smi_xml; break;
+    case GD_IMPORT_SMI_TEXT: parse = gd_import_smi_text; break;
+    case GD_IMPORT_SMI_CSV: parse = gd_import_smi_csv; break;
+    case GD_IMPORT_DMON: parse = gd_import_dmon; break;
+    case GD_IMPORT_LSPCI:
+        if (gd_import_lspci(name, text, len, f, err, errlen) != 0)
+            return -1;
+        note_format(f, k);
+        return 0;
+    case GD_IMPORT_TOPO:
+        if (gd_import_topo(name, text, len, f, err, errlen) != 0)
+            return -1;
+        note_format(f, k);
+        return 0;
+    case GD_IMPORT_UNKNOWN:
+        snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
+                 len == 0 ? " (an empty file)" : gd_import_looks_binary(text, len) ? " (binary data)" : "", gd_import_formats_help);
+        return -1;
+    }
+    gd_facts part;
+    memset(&part, 0, sizeof part);
+    if (parse(name, text, len, &part, err, errlen) != 0) {
+        gd_facts_free(&part);
+        return -1;
+    }
+    if (gd_import_merge(f, &part, err, errlen) != 0)
+        return -1;
+    f->driver_loaded = true; /* nvidia-smi printed it: a driver was answering */
+    note_format(f, k);
+    return 0;
+}
+
+static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, fp);
+        if (n < cap || ferror(fp))
+            break;
+        if (cap >= MAX_FILE_BYTES) {
+            snprintf(err, errlen, "%s: larger than %u MiB: not a capture of one machine", path, MAX_FILE_BYTES >> 20);
+            free(buf);
+            fclose(fp);
+            return NULL;
+        }
+        char *bigger = realloc(buf, cap * 2 + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    bool bad = ferror(fp);
+    fclose(fp);
+    if (!buf || bad) {
+        snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0'; /* parsers get a terminated buffer too, as a second line of defence */
+    *len = n;
+    return buf;
+}
+
+/* Reading order: nvidia-smi files first, since lspci and topo map onto the
+ * GPUs they name; topo last, since nvidia-smi's own matrix beats one derived
+ * from lspci. */
+static int import_pass(gd_import_kind k)
+{
+    return k == GD_IMPORT_LSPCI ? 1 : k == GD_IMPORT_TOPO ? 2 : 0;
+}
+
+static void set_source(gd_facts *f, const char *const *paths, size_t n)
+{
+    size_t used = (size_t)snprintf(f->source, sizeof f->source, "capture:");
+    for (size_t i = 0; i < n && used < sizeof f->source; i++) {
+        const char *base = strrchr(paths[i], '/');
+        used += (size_t)snprintf(f->source + used, sizeof f->source - used, "%s%s", i ? "," : "",
+                                 base ? base + 1 : paths[i]);
+    }
+}
+
+int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, size_t errlen)
+{
+    f->captured = true;
+    f->cuda_driver_version = gd_missing(GD_ST_NOT_SUPPORTED);
+    set_source(f, paths, n);
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < n; i++) {
+            size_t len;
+            char *text = read_file(paths[i], &len, err, errlen);
+            if (!text)
+                return -1;
+            int rc = import_pass(gd_import_detect(text, len)) == pass
+                         ? gd_import_buffer(paths[i], text, len, f, err, errlen)
+                         : 0;
+            free(text);
+            if (rc != 0)
+                return -1;
+        }
+    if (!f->driver_loaded)
+        snprintf(f->driver_error, sizeof f->driver_error,
+                 "the captured files hold no nvidia-smi output: the GPUs' own state is not known");
+    const gd_series *s = &f->series;
+    f->window_s = s->n ? s->t_s[s->n - 1] : 0;
+    f->interval_s = s->n > 1 ? f->window_s / (double)(s->n - 1) : 0;
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* Shared by the stack backend's files. */
+#ifndef GD_STACK_INTERNAL_H
+#define GD_STACK_INTERNAL_H
+
+#include "gpudoctor/stack.h"
+#include "stack_parse.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* snprintf that may truncate (paths): the compiler's truncation warning is
+ * for fixed formats, and a cut path only fails to open. */
+void gd_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Reads at most max bytes of a file, NUL-terminated (caller frees), or NULL. */
+char *gd_stack_read_file(const char *path, size_t max, size_t *len);
+
+/* A new runtime slot (zeroed, python = -1), or NULL when full. */
+gd_cuda_runtime *gd_stack_add_runtime(gd_stack_facts *s, gd_runtime_kind kind, const char *path);
+
+/* stack_scan.c: system toolkits and the dynamic linker's cache, under s->root. */
+void gd_stack_scan_toolkits(gd_stack_facts *s);
+void gd_stack_scan_ldcache(gd_stack_facts *s);
+
+/* stack_python.c: Python environments (--python, then the job's own) and
+ * the frameworks and CUDA wheels in them. */
+void gd_stack_scan_pythons(gd_stack_facts *s, const gd_stack_opts *o, bool system);
+
+/* stack_kernel_log.c: Xid events of the kernel log. */
+void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f);
+
+/* The architectures of the CUDA code in a library (its .nv_fatbin ELF
+ * section, or the whole file when it is small and not ELF). */
+bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt);
+
+#endif

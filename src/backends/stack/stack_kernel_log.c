@@ -1,0 +1,118 @@
+/* Xid events from the kernel log: a file (--sim's host.kernel_log), else
+ * /dev/kmsg, else `journalctl -k`. */
+#include "stack_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void take_line(gd_stack_facts *s, const gd_facts *f, const char *line, size_t len)
+{
+    s->kernel_log_lines++;
+    gd_xid_event ev;
+    if (!gd_xid_line_parse(line, len, &ev))
+        return;
+    s->xid_total++;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (gd_pci_same(ev.pci, f->gpus[g].pci_bus_id)) {
+            ev.gpu = f->gpus[g].index;
+            break;
+        }
+    if (s->xid_count < GD_STACK_MAX_XIDS)
+        s->xids[s->xid_count++] = ev;
+}
+
+static void take_text(gd_stack_facts *s, const gd_facts *f, const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
+        take_line(s, f, buf + i, n);
+        i += n + 1;
+    }
+}
+
+/* /dev/kmsg gives one record per read(); O_NONBLOCK ends at the last one.
+ * EPIPE means records were overwritten while reading: go on. */
+static bool read_kmsg(gd_stack_facts *s, const gd_facts *f, int *err)
+{
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *err = errno;
+        return false;
+    }
+    char rec[8192];
+    for (;;) {
+        ssize_t n = read(fd, rec, sizeof rec - 1);
+        if (n < 0 && (errno == EPIPE || errno == EINTR))
+            continue;
+        if (n < 0 && errno != EAGAIN) {
+            *err = errno;
+            close(fd);
+            return false;
+        }
+        if (n <= 0)
+            break;
+        take_line(s, f, rec, (size_t)n);
+    }
+    close(fd);
+    return true;
+}
+
+static bool read_journal(gd_stack_facts *s, const gd_facts *f)
+{
+    FILE *p = popen("journalctl -k -b --no-pager -q -o short 2>/dev/null", "r");
+    if (!p)
+        return false;
+    char line[4096];
+    size_t before = s->kernel_log_lines;
+    while (fgets(line, sizeof line, p))
+        take_line(s, f, line, strlen(line));
+    int rc = pclose(p);
+    /* Without permission journalctl prints nothing (or only a hint) and
+     * still succeeds: an empty result is not a readable log. */
+    return rc == 0 && s->kernel_log_lines > before;
+}
+
+void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f)
+{
+    if (f->kernel_log[0]) {
+        size_t len;
+        char *buf = gd_stack_read_file(f->kernel_log, 256u << 20, &len);
+        if (!buf) {
+            gd_strf(s->kernel_log_error, sizeof s->kernel_log_error, "cannot read %s: %s", f->kernel_log,
+                     strerror(errno ? errno : EIO));
+            return;
+        }
+        take_text(s, f, buf, len);
+        free(buf);
+        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "%s", f->kernel_log);
+        s->kernel_log_read = true;
+        return;
+    }
+    if (f->simulated || f->captured) {
+        gd_strf(s->kernel_log_error, sizeof s->kernel_log_error, "%s",
+                f->simulated ? "the scenario has no host.kernel_log (this machine's log does not describe it)"
+                             : "captured evidence holds no kernel log (this machine's does not describe it)");
+        return;
+    }
+    int err = 0;
+    if (read_kmsg(s, f, &err)) {
+        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "/dev/kmsg");
+        s->kernel_log_read = true;
+        return;
+    }
+    if (read_journal(s, f)) {
+        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "journalctl -k -b");
+        s->kernel_log_read = true;
+        return;
+    }
+    gd_strf(s->kernel_log_error, sizeof s->kernel_log_error,
+             "the kernel log is not readable (/dev/kmsg: %s; journalctl -k gave nothing). Run as root, "
+             "or allow it: 'sudo sysctl kernel.dmesg_restrict=0', or add the user to the 'adm' or "
+             "'systemd-journal' group for 'journalctl -k'",
+             strerror(err));
+}

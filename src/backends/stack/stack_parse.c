@@ -1,0 +1,372 @@
+/* Parsers of the software stack's files: versions, Xid lines, fatbins, ld cache. */
+#include "stack_parse.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gd_cuda_version_parse(const char *s)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return 0;
+    char *end;
+    long major = strtol(s, &end, 10);
+    long minor = 0;
+    if (*end == '.' && isdigit((unsigned char)end[1]))
+        minor = strtol(end + 1, NULL, 10);
+    /* Plausible CUDA versions only: a stray "2024" is not CUDA 2024. */
+    if (major < 1 || major > 99 || minor < 0 || minor > 9)
+        return 0;
+    return (int)(1000 * major + 10 * minor);
+}
+
+/* Finds `key` at the start of a line (after spaces) in buf; returns the rest
+ * of that line in out (trimmed). */
+static bool line_after(const char *buf, size_t len, const char *key, char *out, size_t olen)
+{
+    size_t klen = strlen(key);
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && buf[e] != '\n')
+            e++;
+        size_t s = i;
+        while (s < e && (buf[s] == ' ' || buf[s] == '\t'))
+            s++;
+        if (e - s >= klen && memcmp(buf + s, key, klen) == 0) {
+            s += klen;
+            while (s < e && isspace((unsigned char)buf[s]))
+                s++;
+            size_t t = e;
+            while (t > s && isspace((unsigned char)buf[t - 1]))
+                t--;
+            snprintf(out, olen, "%.*s", (int)(t - s), buf + s);
+            return true;
+        }
+        i = e + 1;
+    }
+    return false;
+}
+
+/* The first quoted string in s ('x' or "x"), or "" (for None). */
+static void first_quoted(const char *s, char *out, size_t olen)
+{
+    out[0] = '\0';
+    const char *q = strpbrk(s, "'\"");
+    if (!q)
+        return;
+    const char *e = strchr(q + 1, *q);
+    if (!e)
+        return;
+    snprintf(out, olen, "%.*s", (int)(e - q - 1), q + 1);
+}
+
+bool gd_torch_version_parse(const char *buf, size_t len, char *version, size_t vlen, char *cuda, size_t clen)
+{
+    char line[256];
+    version[0] = cuda[0] = '\0';
+    if (!line_after(buf, len, "__version__", line, sizeof line) || line[0] != '=')
+        return false;
+    first_quoted(line, version, vlen);
+    /* `cuda: Optional[str] = '12.8'` (typed, 1.10+) or `cuda = '11.3'`. */
+    if (line_after(buf, len, "cuda:", line, sizeof line) || line_after(buf, len, "cuda =", line, sizeof line) ||
+        line_after(buf, len, "cuda=", line, sizeof line)) {
+        const char *eq = strchr(line, '=');
+        first_quoted(eq ? eq : line, cuda, clen);
+        if (!gd_cuda_version_parse(cuda))
+            cuda[0] = '\0';
+    }
+    return version[0] != '\0';
+}
+
+/* After `key` (quoted) in buf: the value that follows the next ':' or ','. */
+static const char *after_key(const char *buf, size_t len, const char *key)
+{
+    size_t klen = strlen(key);
+    for (size_t i = 0; i + klen + 2 <= len; i++) {
+        if ((buf[i] == '\'' || buf[i] == '"') && memcmp(buf + i + 1, key, klen) == 0 && buf[i + 1 + klen] == buf[i]) {
+            size_t j = i + klen + 2;
+            while (j < len && (isspace((unsigned char)buf[j]) || buf[j] == ':' || buf[j] == ','))
+                j++;
+            return buf + j;
+        }
+    }
+    return NULL;
+}
+
+bool gd_tf_build_info_parse(const char *buf, size_t len, char *cuda, size_t clen, gd_arch *archs, size_t max,
+                            size_t *narchs)
+{
+    *narchs = 0;
+    cuda[0] = '\0';
+    const char *end = buf + len;
+    const char *v = after_key(buf, len, "cuda_version");
+    if (!v || v >= end || (*v != '\'' && *v != '"'))
+        return false;
+    const char *q = memchr(v + 1, *v, (size_t)(end - v - 1));
+    if (!q)
+        return false;
+    /* Windows wheels write '64_112' for 11.2. */
+    char raw[32];
+    snprintf(raw, sizeof raw, "%.*s", (int)(q - v - 1), v + 1);
+    const char *num = strncmp(raw, "64_", 3) == 0 ? raw + 3 : raw;
+    if (num != raw && strlen(num) >= 3 && !strchr(num, '.'))
+        snprintf(cuda, clen, "%.*s.%s", (int)strlen(num) - 1, num, num + strlen(num) - 1);
+    else
+        snprintf(cuda, clen, "%s", num);
+    const char *caps = after_key(buf, len, "cuda_compute_capabilities");
+    if (caps && caps < end && *caps == '[') {
+        const char *close = memchr(caps, ']', (size_t)(end - caps));
+        for (const char *p = caps; close && p < close; p++) {
+            bool ptx = (size_t)(close - p) > 8 && memcmp(p, "compute_", 8) == 0;
+            bool sass = (size_t)(close - p) > 3 && memcmp(p, "sm_", 3) == 0;
+            if (!ptx && !sass)
+                continue;
+            p += ptx ? 8 : 3;
+            int sm = atoi(p);
+            if (sm > 0 && sm < 1000)
+                gd_arch_add(archs, max, narchs, sm, ptx);
+        }
+    }
+    return cuda[0] != '\0';
+}
+
+bool gd_metadata_version_parse(const char *buf, size_t len, char *version, size_t vlen)
+{
+    return line_after(buf, len, "Version:", version, vlen) && version[0];
+}
+
+bool gd_toolkit_version_parse(const char *buf, size_t len, char *version, size_t vlen)
+{
+    char line[128];
+    if (line_after(buf, len, "CUDA Version", line, sizeof line)) {
+        snprintf(version, vlen, "%s", line);
+        return gd_cuda_version_parse(version) != 0;
+    }
+    /* version.json: the "version" inside the "cuda" object. */
+    const char *c = after_key(buf, len, "cuda");
+    if (!c)
+        return false;
+    const char *v = after_key(c, len - (size_t)(c - buf), "version");
+    if (!v || v >= buf + len || *v != '"')
+        return false;
+    const char *q = memchr(v + 1, '"', len - (size_t)(v + 1 - buf));
+    if (!q)
+        return false;
+    snprintf(version, vlen, "%.*s", (int)(q - v - 1), v + 1);
+    return gd_cuda_version_parse(version) != 0;
+}
+
+bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
+{
+    static const char tag[] = "NVRM: Xid (";
+    const char *end = line + len;
+    const char *p = NULL;
+    for (const char *s = line; s + sizeof tag - 1 <= end; s++)
+        if (memcmp(s, tag, sizeof tag - 1) == 0) {
+            p = s;
+            break;
+        }
+    if (!p)
+        return false;
+    memset(ev, 0, sizeof *ev);
+    ev->gpu = -1;
+    /* The timestamp: "[...]" at the start, or a journalctl/syslog prefix
+     * before " kernel:", or the kmsg header "prio,seq,usec,flags;". */
+    size_t pre = (size_t)(p - line);
+    if (pre > 2 && line[0] == '[') {
+        const char *rb = memchr(line, ']', pre);
+        const char *s = line + 1;
+        while (rb && s < rb && *s == ' ')
+            s++;
+        if (rb)
+            snprintf(ev->when, sizeof ev->when, "%.*s", (int)(rb - s), s);
+    } else if (pre > 0) {
+        const char *semi = memchr(line, ';', pre);
+        const char *kern = NULL;
+        for (const char *s = line; s + 8 <= p; s++)
+            if (memcmp(s, " kernel:", 8) == 0)
+                kern = s;
+        if (kern) {
+            /* "Mar 05 10:00:00 host kernel:": drop the host name. */
+            const char *sp = kern;
+            while (sp > line && sp[-1] != ' ')
+                sp--;
+            size_t n = sp > line ? (size_t)(sp - line - 1) : (size_t)(kern - line);
+            snprintf(ev->when, sizeof ev->when, "%.*s", (int)n, line);
+        } else if (semi) {
+            /* kmsg: microseconds since boot, third field. */
+            const char *c1 = memchr(line, ',', (size_t)(semi - line));
+            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(semi - c1 - 1)) : NULL;
+            const char *c3 = c2 ? memchr(c2 + 1, ',', (size_t)(semi - c2 - 1)) : NULL;
+            if (c3 && c3 - c2 < 24) {
+                char num[24]; /* the buffer need not end in NUL: copy before strtod */
+                snprintf(num, sizeof num, "%.*s", (int)(c3 - c2 - 1), c2 + 1);
+                snprintf(ev->when, sizeof ev->when, "%.6f", strtod(num, NULL) / 1e6);
+            }
+        }
+    }
+    p += sizeof tag - 1;
+    if (end - p >= 4 && memcmp(p, "PCI:", 4) == 0)
+        p += 4;
+    const char *pe = p;
+    while (pe < end && *pe != ')' && *pe != ' ')
+        pe++;
+    if (pe == p || pe - p >= (long)sizeof ev->pci)
+        return false;
+    snprintf(ev->pci, sizeof ev->pci, "%.*s", (int)(pe - p), p);
+    while (pe < end && *pe != ')')
+        pe++;
+    if (end - pe < 3 || pe[1] != ':')
+        return false;
+    p = pe + 2;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || !isdigit((unsigned char)*p))
+        return false;
+    long xid = 0;
+    while (p < end && isdigit((unsigned char)*p) && xid < 100000)
+        xid = xid * 10 + (*p++ - '0');
+    if (xid <= 0 || xid >= 100000)
+        return false;
+    ev->xid = (int)xid;
+    while (p < end && (*p == ',' || *p == ' '))
+        p++;
+    size_t n = (size_t)(end - p);
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    snprintf(ev->text, sizeof ev->text, "%.*s", (int)n, p);
+    return true;
+}
+
+/* "dddd:bb:dd[.f]" or "bb:dd" -> domain, bus, device. */
+static bool pci_fields(const char *s, unsigned long *dom, unsigned long *bus, unsigned long *dev)
+{
+    char *e;
+    unsigned long a = strtoul(s, &e, 16);
+    if (*e != ':')
+        return false;
+    unsigned long b = strtoul(e + 1, &e, 16);
+    if (*e != ':') {
+        if (*e != '\0' && *e != '.')
+            return false;
+        *dom = 0, *bus = a, *dev = b;
+        return true;
+    }
+    unsigned long c = strtoul(e + 1, &e, 16);
+    *dom = a, *bus = b, *dev = c;
+    return true;
+}
+
+bool gd_pci_same(const char *log_pci, const char *nvml_bus_id)
+{
+    unsigned long d1, b1, v1, d2, b2, v2;
+    return pci_fields(log_pci, &d1, &b1, &v1) && pci_fields(nvml_bus_id, &d2, &b2, &v2) && d1 == d2 && b1 == b2 &&
+           v1 == v2;
+}
+
+bool gd_arch_add(gd_arch *archs, size_t max, size_t *n, int sm, bool ptx)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (archs[i].sm == sm && archs[i].ptx == ptx)
+            return true;
+    if (*n >= max)
+        return false;
+    archs[(*n)++] = (gd_arch){.sm = sm, .ptx = ptx};
+    return true;
+}
+
+static uint32_t rd32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* Container header: u32 magic, u16 version (1), u16 header size (16), u64
+ * size of the entries. Entry: u16 kind (1 PTX, 2 or 0x10 ELF), u16, u32
+ * entry header size, u64 payload size, ..., u32 SM at offset 28. Layout as
+ * cuobjdump reads it (nvopen-tools fatbin/FORMAT_SPECIFICATION.md). Only
+ * headers are read: payloads (compressed code) are skipped. */
+size_t gd_fatbin_walk(gd_fatbin_read_fn rd, void *ud, uint64_t start, uint64_t end, gd_arch *archs, size_t max,
+                      size_t *narchs)
+{
+    size_t entries = 0;
+    unsigned char h[64];
+    uint64_t i = start;
+    while (i + 16 <= end) {
+        if (!rd(ud, i, h, 16))
+            break;
+        if (rd32(h) != 0xBA55ED50u || h[4] != 1 || h[6] != 16) {
+            i += 4; /* containers are aligned in sections; padding between them */
+            continue;
+        }
+        uint64_t size = rd64(h + 8);
+        uint64_t cend = size > end - i - 16 ? end : i + 16 + size;
+        uint64_t e = i + 16;
+        while (e + 64 <= cend && rd(ud, e, h, 64)) {
+            uint16_t kind = (uint16_t)(h[0] | h[1] << 8);
+            uint32_t hsize = rd32(h + 4);
+            uint64_t psize = rd64(h + 8);
+            uint32_t sm = rd32(h + 28);
+            if (hsize < 64 || psize > cend - e || hsize + psize > cend - e)
+                break;
+            entries++;
+            if ((kind == 1 || kind == 2 || kind == 0x10) && sm > 0 && sm < 1000)
+                gd_arch_add(archs, max, narchs, (int)sm, kind == 1);
+            e += hsize + psize;
+        }
+        i = (cend + 3) & ~(uint64_t)3;
+    }
+    return entries;
+}
+
+typedef struct mem_src {
+    const unsigned char *buf;
+    size_t len;
+} mem_src;
+
+static bool mem_read(void *ud, uint64_t off, unsigned char *out, size_t n)
+{
+    const mem_src *m = ud;
+    if (off > m->len || n > m->len - off)
+        return false;
+    memcpy(out, m->buf + off, n);
+    return true;
+}
+
+size_t gd_fatbin_scan(const unsigned char *buf, size_t len, gd_arch *archs, size_t max, size_t *narchs)
+{
+    mem_src m = {buf, len};
+    return gd_fatbin_walk(mem_read, &m, 0, len, archs, max, narchs);
+}
+
+long gd_ldcache_parse(const unsigned char *buf, size_t len, const char *prefix,
+                      void (*fn)(void *ud, const char *path), void *ud)
+{
+    static const char magic[] = "glibc-ld.so.cache1.1";
+    size_t m = sizeof magic - 1, start = (size_t)-1;
+    /* New format alone, or after the old table: look for its magic. */
+    for (size_t i = 0; i + m <= len && i < 1u << 20; i += 4)
+        if (memcmp(buf + i, magic, m) == 0) {
+            start = i;
+            break;
+        }
+    if (start == (size_t)-1 || len - start < 48)
+        return -1;
+    const unsigned char *h = buf + start;
+    size_t avail = len - start;
+    uint32_t nlibs = rd32(h + 20);
+    if (nlibs > (avail - 48) / 24)
+        return -1;
+    size_t plen = strlen(prefix);
+    for (uint32_t k = 0; k < nlibs; k++) {
+        const unsigned char *e = h + 48 + (size_t)k * 24;
+        uint32_t key = rd32(e + 4), value = rd32(e + 8);
+        if (key >= avail || value >= avail)
+            continue;
+        const char *name = (const char *)h + key, *path = (const char *)h + value;
+        if (!memchr(name, '\0', avail - key) || !memchr(path, '\0', avail - value))
+            continue;
+        if (strncmp(name, prefix, plen) == 0)
+            fn(ud, path);
+    }
+    return (long)nlibs;
+}

@@ -1,0 +1,239 @@
+/* System CUDA runtimes (toolkits, the linker's cache) and library architectures. */
+#include "stack_internal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A toolkit's version: version.json (11.1+), version.txt (older), the
+ * nvidia_cuda_runtime dist-info of toolkits assembled from wheels, else
+ * the directory's own name (cuda-12.8). */
+static void toolkit_version(const char *dir, const char *name, gd_cuda_runtime *rt)
+{
+    static const char *const files[] = {"version.json", "version.txt"};
+    char path[PATH_MAX + 64];
+    for (size_t i = 0; i < 2; i++) {
+        gd_strf(path, sizeof path, "%s/%s", dir, files[i]);
+        size_t len;
+        char *buf = gd_stack_read_file(path, 1u << 20, &len);
+        bool ok = buf && gd_toolkit_version_parse(buf, len, rt->version_text, sizeof rt->version_text);
+        free(buf);
+        if (ok) {
+            gd_strf(rt->framework, sizeof rt->framework, "%s", files[i]);
+            rt->version = gd_cuda_version_parse(rt->version_text);
+            return;
+        }
+    }
+    gd_strf(path, sizeof path, "%s/dist-info", dir);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        static const char pfx[] = "nvidia_cuda_runtime-";
+        if (strncmp(de->d_name, pfx, sizeof pfx - 1) == 0) {
+            gd_strf(rt->version_text, sizeof rt->version_text, "%.*s", (int)strcspn(de->d_name + sizeof pfx - 1, "-"),
+                     de->d_name + sizeof pfx - 1);
+            rt->version = gd_cuda_version_parse(rt->version_text);
+            if (rt->version) {
+                gd_strf(rt->framework, sizeof rt->framework, "dist-info/%s", de->d_name);
+                break;
+            }
+        }
+    }
+    if (d)
+        closedir(d);
+    if (!rt->version && strncmp(name, "cuda-", 5) == 0) {
+        gd_strf(rt->version_text, sizeof rt->version_text, "%s", name + 5);
+        rt->version = gd_cuda_version_parse(rt->version_text);
+        gd_strf(rt->framework, sizeof rt->framework, "directory name");
+    }
+}
+
+/* compat/libcuda.so.570.124.06: the forward-compatibility package. */
+static void toolkit_compat(const char *dir, gd_cuda_runtime *rt)
+{
+    char path[PATH_MAX + 16];
+    gd_strf(path, sizeof path, "%s/compat", dir);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        static const char pfx[] = "libcuda.so.";
+        const char *v = de->d_name + sizeof pfx - 1;
+        /* The full driver version has dots; libcuda.so.1 is the soname link. */
+        if (strncmp(de->d_name, pfx, sizeof pfx - 1) == 0 && strchr(v, '.') &&
+            strlen(v) > strlen(rt->compat_driver)) {
+            gd_strf(rt->compat_driver, sizeof rt->compat_driver, "%s", v);
+            gd_strf(rt->compat_lib, sizeof rt->compat_lib, "%s/%s", path, de->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+void gd_stack_scan_toolkits(gd_stack_facts *s)
+{
+    char base[PATH_MAX];
+    gd_strf(base, sizeof base, "%s/usr/local", s->root);
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *de;
+    char seen[GD_STACK_MAX_RUNTIMES][PATH_MAX / 4];
+    size_t nseen = 0;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, "cuda") != 0 && strncmp(de->d_name, "cuda-", 5) != 0)
+            continue;
+        char dir[PATH_MAX], real[PATH_MAX];
+        gd_strf(dir, sizeof dir, "%s/%s", base, de->d_name);
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(dir, real))
+            continue;
+        /* /usr/local/cuda is usually a link to one of the others. */
+        bool dup = false;
+        for (size_t i = 0; i < nseen; i++)
+            dup |= strcmp(seen[i], real) == 0;
+        if (dup || nseen == GD_STACK_MAX_RUNTIMES)
+            continue;
+        gd_strf(seen[nseen++], sizeof seen[0], "%s", real);
+        const char *name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+        gd_cuda_runtime tmp = {.python = -1};
+        toolkit_version(real, name, &tmp);
+        if (!tmp.version)
+            continue;
+        gd_cuda_runtime *rt = gd_stack_add_runtime(s, GD_RT_TOOLKIT, real);
+        if (!rt)
+            break;
+        gd_strf(tmp.path, sizeof tmp.path, "%s", real);
+        *rt = tmp;
+        rt->kind = GD_RT_TOOLKIT;
+        toolkit_compat(real, rt);
+    }
+    closedir(d);
+}
+
+typedef struct ld_ctx {
+    gd_stack_facts *s;
+} ld_ctx;
+
+static void ld_entry(void *ud, const char *path)
+{
+    gd_stack_facts *s = ((ld_ctx *)ud)->s;
+    char full[PATH_MAX], real[PATH_MAX];
+    gd_strf(full, sizeof full, "%s%s", s->root, path);
+    /* The version is in the name the soname link points to
+     * (libcudart.so.12 -> libcudart.so.12.8.90); else the soname's major. */
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (realpath(full, real)) {
+        const char *rn = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+        if (strncmp(rn, "libcudart.so.", 13) == 0)
+            name = rn;
+        /* A toolkit already found: the same runtime. */
+        for (size_t i = 0; i < s->runtime_count; i++)
+            if (s->runtimes[i].kind == GD_RT_TOOLKIT &&
+                strncmp(real, s->runtimes[i].path, strlen(s->runtimes[i].path)) == 0 &&
+                real[strlen(s->runtimes[i].path)] == '/')
+                return;
+    }
+    const char *v = name + 13;
+    int version = gd_cuda_version_parse(v);
+    if (!version)
+        return;
+    for (size_t i = 0; i < s->runtime_count; i++)
+        if (s->runtimes[i].kind == GD_RT_LDCACHE && strcmp(s->runtimes[i].path, path) == 0)
+            return;
+    gd_cuda_runtime *rt = gd_stack_add_runtime(s, GD_RT_LDCACHE, path);
+    if (!rt)
+        return;
+    rt->version = version;
+    gd_strf(rt->version_text, sizeof rt->version_text, "%s", v);
+}
+
+void gd_stack_scan_ldcache(gd_stack_facts *s)
+{
+    char path[PATH_MAX];
+    gd_strf(path, sizeof path, "%s/etc/ld.so.cache", s->root);
+    size_t len;
+    unsigned char *buf = (unsigned char *)gd_stack_read_file(path, 64u << 20, &len);
+    if (!buf)
+        return;
+    ld_ctx c = {s};
+    gd_ldcache_parse(buf, len, "libcudart.so.", ld_entry, &c);
+    free(buf);
+}
+
+typedef struct fd_src {
+    int fd;
+} fd_src;
+
+static bool fd_read(void *ud, uint64_t off, unsigned char *out, size_t n)
+{
+    return pread(((fd_src *)ud)->fd, out, n, (off_t)off) == (ssize_t)n;
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The .nv_fatbin section of a little-endian ELF64 file: [*off, *off+*size). */
+static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size)
+{
+    unsigned char eh[64], sh[64];
+    if (pread(fd, eh, 64, 0) != 64 || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 || eh[5] != 1)
+        return false;
+    uint64_t shoff = le(eh + 0x28, 8);
+    unsigned shentsize = (unsigned)le(eh + 0x3A, 2), shnum = (unsigned)le(eh + 0x3C, 2),
+             shstrndx = (unsigned)le(eh + 0x3E, 2);
+    if (shentsize < 64 || shstrndx >= shnum ||
+        pread(fd, sh, 64, (off_t)(shoff + (uint64_t)shstrndx * shentsize)) != 64)
+        return false;
+    uint64_t stroff = le(sh + 24, 8);
+    for (unsigned i = 0; i < shnum; i++) {
+        char name[16] = "";
+        if (pread(fd, sh, 64, (off_t)(shoff + (uint64_t)i * shentsize)) != 64)
+            return false;
+        if (pread(fd, name, sizeof name - 1, (off_t)(stroff + le(sh, 4))) <= 0)
+            continue;
+        if (strcmp(name, ".nv_fatbin") == 0) {
+            *off = le(sh + 24, 8);
+            *size = le(sh + 32, 8);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    uint64_t off = 0, size = 0;
+    bool ok = fstat(fd, &st) == 0;
+    if (ok && !elf_fatbin_section(fd, &off, &size)) {
+        /* Not ELF (a test fixture, a bare .fatbin): small files whole. */
+        ok = st.st_size <= (64 << 20);
+        size = (uint64_t)st.st_size;
+    }
+    size_t entries = 0;
+    if (ok) {
+        fd_src src = {fd};
+        size_t n = rt->arch_count;
+        entries = gd_fatbin_walk(fd_read, &src, off, off + size, rt->archs, GD_STACK_MAX_ARCHS, &n);
+        rt->arch_count = n;
+    }
+    close(fd);
+    if (entries == 0)
+        return false;
+    rt->arch_known = true;
+    gd_strf(rt->arch_source, sizeof rt->arch_source, "%s (.nv_fatbin)", path);
+    return true;
+}

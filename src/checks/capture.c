@@ -1,0 +1,66 @@
+/*
+ * capture: what captured evidence (--from) could not show. A -q dump is one
+ * instant, a dmon log has no limits, an idle GPU hides what only load
+ * reveals: said here once, so no check passes silently on a capture.
+ */
+#include "checks_internal.h"
+
+/* Appends ", 3" (or "3" first) to a list of GPU indexes. */
+static void add_index(char *list, size_t len, int index)
+{
+    size_t used = strlen(list);
+    snprintf(list + used, len - used, "%s%d", used ? ", " : "", index);
+}
+
+/* One note for all idle GPUs: an idle capture is common (a ticket's paste). */
+static void idle_gpus(const gd_facts *f, gd_findings *out)
+{
+    char idle[256] = "", unknown[256] = "";
+    double max_util = 0;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        if (gd_loaded_samples(f, g) > 0)
+            continue;
+        gd_stats util;
+        if (gd_stats_of(f, g, GD_M_UTIL_GPU_PCT, &util) == 0) {
+            add_index(unknown, sizeof unknown, f->gpus[g].index);
+        } else {
+            add_index(idle, sizeof idle, f->gpus[g].index);
+            max_util = util.max > max_util ? util.max : max_util;
+        }
+    }
+    if (idle[0])
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "GPU %s idle when captured (at most %.0f%% utilisation): what only shows under load (PCIe "
+                    "link speed, clocks, throttling) could not be judged; capture again while the job runs",
+                    idle, max_util);
+    if (unknown[0])
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "GPU %s utilisation not in the capture (N/A, as under MIG): counted as idle, so what only "
+                    "shows under load could not be judged",
+                    unknown);
+}
+
+void gd_check_capture_limits(const gd_facts *f, gd_findings *out)
+{
+    if (!f->captured)
+        return;
+    const gd_series *s = &f->series;
+    if (s->n == 1)
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "one snapshot (%s): no time series, so clock events are what was active at capture "
+                    "time, not a share of a window; a 'nvidia-smi dmon' or '--query-gpu -l' log gives one",
+                    f->capture_formats);
+    else if (s->n > 1 && f->capture_untimed)
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "the log has no timestamps: its %zu samples are taken as 1 s apart (dmon's default; "
+                    "'dmon -o T' adds the time)",
+                    s->n);
+    idle_gpus(f, out);
+    bool unnamed = false;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        unnamed |= f->gpus[g].name[0] == '\0';
+    if (unnamed)
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "the capture does not name the GPUs nor give their limits and thresholds (a dmon or "
+                    "partial CSV log): add 'nvidia-smi -q -x' output with a second --from");
+}

@@ -1,0 +1,54 @@
+/* NVLink: nvlink.down. */
+#include "checks_internal.h"
+
+static size_t active_links(const gd_gpu *gpu)
+{
+    size_t n = 0;
+    for (size_t l = 0; l < gpu->nvlink_count; l++)
+        n += gd_ok(gpu->nvlink[l].active) && gpu->nvlink[l].active.v != 0;
+    return n;
+}
+
+void gd_check_nvlink_down(const gd_facts *f, gd_findings *out)
+{
+    /* PCIe boards without an NVLink bridge report every link inactive: only
+     * a machine where some link is up wires NVLink at all. */
+    size_t machine_active = 0;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        machine_active += active_links(&f->gpus[g]);
+    if (machine_active == 0)
+        return;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        json_t *down = json_array();
+        size_t known = 0;
+        for (size_t l = 0; l < gpu->nvlink_count; l++) {
+            const gd_nvlink *nl = &gpu->nvlink[l];
+            known += gd_ok(nl->active);
+            if (gd_ok(nl->active) && nl->active.v == 0)
+                json_array_append_new(down, json_integer(nl->link));
+        }
+        size_t n = json_array_size(down);
+        if (n == 0) {
+            json_decref(down);
+            continue;
+        }
+        size_t up = active_links(gpu);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "links_down", down);
+        json_object_set_new(ev, "links_active", json_integer((json_int_t)up));
+        json_object_set_new(ev, "links_reported", json_integer((json_int_t)known));
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetNvLinkState"));
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "A link that is down takes its share of GPU-to-GPU bandwidth with it (NCCL all-reduce slows by "
+                 "about %zu of %zu parts, or falls back to PCIe when all are down). Check 'nvidia-smi nvlink -s -i "
+                 "%d' and 'nvidia-smi nvlink -e -i %d' for errors, the kernel log for Xid 74, and on NVSwitch "
+                 "systems that nvidia-fabricmanager runs ('systemctl status nvidia-fabricmanager'). A GPU reset "
+                 "or reboot may retrain it; a link that stays down needs the baseboard or bridge serviced.",
+                 n, known, gpu->index, gpu->index);
+        gd_finding_add(out, "nvlink.down", up == 0 ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix,
+                       "GPU %d has %zu NVLink link%s down (%zu of %zu active)", gpu->index, n, n == 1 ? "" : "s", up,
+                       known);
+    }
+}

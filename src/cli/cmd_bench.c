@@ -1,0 +1,119 @@
+/* gpudoctor bench: active measurements. This version has `bench pcie`. */
+#include "backends/collect.h"
+#include "cli.h"
+#include "gpudoctor/checks.h"
+#include "gpudoctor/pcie.h"
+#include "probes/pcie_bandwidth.h"
+#include "report/pcie_report.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: gpudoctor bench [pcie|gemm|membw|all] [--json] [--sim SCENARIO]\n"
+    "                       [--size MIB] [--reps N] [--no-concurrent]\n"
+    "\n"
+    "pcie: host-to-device and device-to-host copy bandwidth, from pinned and from\n"
+    "pageable memory, each GPU alone and then all GPUs at once, compared with what\n"
+    "the GPU's PCIe link allows (Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s per\n"
+    "direction; healthy links reach about 80%). Run it on an idle machine: other\n"
+    "traffic lowers the figures. gemm and membw come in a later version.\n"
+    "\n"
+    "  --json           results as JSON (docs/bench-pcie.md)\n"
+    "  --sim SCENARIO   a simulated machine: copies take the scenario's bandwidth_gbps\n"
+    "  --size MIB       bytes per copy (default 256; 160 under --sim)\n"
+    "  --reps N         timed copies per figure, median reported (default 5)\n"
+    "  --no-concurrent  skip the all-GPUs-at-once pass\n";
+
+/* Runs the one check that judges bench results. */
+static void judge(const gd_facts *f, gd_findings *fs)
+{
+    for (size_t i = 0; i < gd_checks_count; i++)
+        if (strcmp(gd_checks[i].id, "pcie.bandwidth_low") == 0)
+            gd_checks[i].run(f, fs);
+    gd_findings_sort(fs);
+}
+
+int gd_cmd_bench(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},       {"sim", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, 'b'}, {"reps", required_argument, NULL, 'r'},
+        {"no-concurrent", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, c;
+    const char *sim = NULL;
+    double mib = 0, reps = 0;
+    bool concurrent = true;
+    optind = 1;
+    opterr = 0;
+    /* No '+': options may follow the benchmark's name ("bench pcie --json"). */
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 's': sim = optarg; break;
+        case 'b':
+            if (gd_cli_number(optarg, 1, 16384, &mib) != 0)
+                return gd_cli_error("--size wants MiB between 1 and 16384, not '%s'", optarg);
+            break;
+        case 'r':
+            if (gd_cli_number(optarg, 1, 64, &reps) != 0 || reps != (int)reps)
+                return gd_cli_error("--reps wants a whole number between 1 and 64, not '%s'", optarg);
+            break;
+        case 'n': concurrent = false; break;
+        case 'h': fputs(help, stdout); return GD_EXIT_OK;
+        default: return gd_cli_error("unknown option or missing value '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
+        }
+    }
+    const char *what = optind < argc ? argv[optind++] : "pcie"; /* the one this version has */
+    if (optind < argc)
+        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor bench --help')", argv[optind]);
+    if (strcmp(what, "gemm") == 0 || strcmp(what, "membw") == 0 || strcmp(what, "all") == 0)
+        return gd_cli_error("'bench %s' is not available in this version yet; 'bench pcie' is", what);
+    if (strcmp(what, "pcie") != 0)
+        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw or all", what);
+
+    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1};
+    gd_facts f;
+    char err[1024];
+    if (gd_collect(&co, &f, err, sizeof err) != 0) {
+        gd_facts_free(&f);
+        return gd_cli_error("%s", err);
+    }
+    /* Under --sim a copy is a timed sleep: 160 MiB keeps it quick (3 ms at
+     * 50 GB/s) and long enough that wake-up latency stays near 1 %, and stays
+     * above the simulator's 64 MiB of real device memory per buffer, so no
+     * real memmove adds to the timing. */
+    gd_pcie_bench_opts bo = {.bytes = (size_t)(mib > 0 ? mib : sim ? 160 : 256) << 20, .reps = (int)reps,
+                             .concurrent = concurrent};
+    gd_pcie_bench *b = calloc(1, sizeof *b);
+    gd_pcie_facts *p = b ? gd_pcie_facts_get(&f) : NULL;
+    if (!p) {
+        free(b);
+        gd_facts_free(&f);
+        return gd_cli_error("out of memory");
+    }
+    if (gd_pcie_bench_run(&bo, &f, b, err, sizeof err) != 0) {
+        free(b);
+        gd_facts_free(&f);
+        return gd_cli_error("bench pcie: %s", err);
+    }
+    p->bench = b;
+    gd_findings fs = {0};
+    judge(&f, &fs);
+    int code = GD_EXIT_OK;
+    if (json) {
+        json_t *j = gd_bench_pcie_json(&f, &fs);
+        if (!j || gd_json_print(stdout, j) != 0)
+            code = gd_cli_error("cannot write JSON");
+        json_decref(j);
+    } else {
+        gd_bench_pcie_text(stdout, &f, &fs);
+    }
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    return code;
+}

@@ -1,0 +1,175 @@
+/* "What was checked": the registry's groups with their outcome, so a clean
+ * report still shows what it covered (text "Checked" section, JSON
+ * "checked" array). */
+#include "checked.h"
+
+#include "gpudoctor/checks.h"
+#include "gpudoctor/stack.h"
+#include "text_util.h"
+
+#include <string.h>
+
+static const struct {
+    const char *group, *label;
+} labels[] = {
+    {"stack", "software stack"}, {"config", "configuration"}, {"health", "health"},
+};
+
+static const char *group_label(const char *g)
+{
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+        if (strcmp(labels[i].group, g) == 0)
+            return labels[i].label;
+    return g;
+}
+
+static const char *group_of(const char *id)
+{
+    for (size_t i = 0; i < gd_checks_count; i++)
+        if (strcmp(gd_checks[i].id, id) == 0)
+            return gd_checks[i].group;
+    return NULL;
+}
+
+/* Counts of one group: checks, findings by severity, skips. */
+typedef struct group_count {
+    size_t checks, sev[3], skips;
+} group_count;
+
+static group_count count_group(const gd_findings *fs, const char *g)
+{
+    group_count c = {0};
+    for (size_t i = 0; i < gd_checks_count; i++)
+        c.checks += strcmp(gd_checks[i].group, g) == 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const char *fg = group_of(fs->v[i].id);
+        if (fg && strcmp(fg, g) == 0)
+            c.sev[fs->v[i].severity]++;
+    }
+    for (size_t i = 0; i < fs->nskips; i++) {
+        const char *fg = group_of(fs->skips[i].check);
+        c.skips += fg && strcmp(fg, g) == 0;
+    }
+    return c;
+}
+
+/* Calls fn for each distinct group, in registry order. */
+static void each_group(void (*fn)(void *ud, const char *g), void *ud)
+{
+    for (size_t i = 0; i < gd_checks_count; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= strcmp(gd_checks[j].group, gd_checks[i].group) == 0;
+        if (!seen)
+            fn(ud, gd_checks[i].group);
+    }
+}
+
+/* What the stack group looked at, in words. */
+static void stack_scope(const gd_facts *f, char *buf, size_t len)
+{
+    const gd_stack_facts *s = f->stack;
+    if (!s) {
+        snprintf(buf, len, "not collected");
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, len, "runtimes:");
+    for (size_t i = 0; i < s->runtime_count && used < len; i++) {
+        const gd_cuda_runtime *rt = &s->runtimes[i];
+        const char *what = rt->kind == GD_RT_TOOLKIT || rt->kind == GD_RT_LDCACHE ? gd_runtime_kind_name(rt->kind)
+                                                                                    : rt->framework;
+        used += (size_t)snprintf(buf + used, len - used, "%s %s %s", i ? "," : "", what,
+                                 rt->version_text[0] ? rt->version_text : "(no CUDA)");
+    }
+    if (s->runtime_count == 0 && used < len)
+        used += (size_t)snprintf(buf + used, len - used, " none found");
+    if (used < len)
+        snprintf(buf + used, len - used, "; environment: %s", s->env_read ? s->env_source : "not read");
+}
+
+typedef struct text_ctx {
+    FILE *out;
+    const gd_facts *f;
+    const gd_findings *fs;
+    const gd_text_style *st;
+} text_ctx;
+
+static void text_group(void *ud, const char *g)
+{
+    text_ctx *c = ud;
+    group_count n = count_group(c->fs, g);
+    char status[64];
+    if (n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0)
+        snprintf(status, sizeof status, "%sok%s", gd_c(c->st, GD_ANSI_GREEN), gd_c(c->st, GD_ANSI_RESET));
+    else
+        snprintf(status, sizeof status, "%s%zu critical, %zu warning, %zu info%s",
+                 gd_c(c->st, n.sev[GD_SEV_CRITICAL] ? GD_ANSI_RED : GD_ANSI_YELLOW), n.sev[GD_SEV_CRITICAL],
+                 n.sev[GD_SEV_WARNING], n.sev[GD_SEV_INFO], gd_c(c->st, GD_ANSI_RESET));
+    fprintf(c->out, "    %-15s %s (%zu check%s%s", group_label(g), status, n.checks, n.checks == 1 ? "" : "s",
+            n.skips ? ", some not checked" : "");
+    fputs(")\n", c->out);
+    char scope[600] = "";
+    if (strcmp(g, "stack") == 0)
+        stack_scope(c->f, scope, sizeof scope);
+    else if (strcmp(g, "health") == 0 && c->f->stack)
+        snprintf(scope, sizeof scope, "ECC, row remapping, retired pages; kernel log: %s",
+                 c->f->stack->kernel_log_read ? c->f->stack->kernel_log_source : "not read");
+    if (scope[0]) {
+        fprintf(c->out, "%*s", 20, "");
+        gd_wrap(c->out, c->st, 20, 20, scope);
+    }
+}
+
+void gd_report_checked_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    fprintf(out, "\n%sChecked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+    text_ctx c = {out, f, fs, st};
+    each_group(text_group, &c);
+}
+
+typedef struct json_ctx {
+    json_t *a;
+    const gd_facts *f;
+    const gd_findings *fs;
+} json_ctx;
+
+static void json_group(void *ud, const char *g)
+{
+    json_ctx *c = ud;
+    group_count n = count_group(c->fs, g);
+    json_t *o = json_object(), *ids = json_array();
+    for (size_t i = 0; i < gd_checks_count; i++)
+        if (strcmp(gd_checks[i].group, g) == 0)
+            json_array_append_new(ids, json_string(gd_checks[i].id));
+    json_object_set_new(o, "group", json_string(g));
+    json_object_set_new(o, "label", json_string(group_label(g)));
+    json_object_set_new(o, "checks", ids);
+    json_object_set_new(o, "findings", json_integer((json_int_t)(n.sev[0] + n.sev[1] + n.sev[2])));
+    json_object_set_new(o, "not_checked", json_integer((json_int_t)n.skips));
+    const gd_stack_facts *s = c->f->stack;
+    if (strcmp(g, "stack") == 0 && s) {
+        json_t *rts = json_array();
+        for (size_t i = 0; i < s->runtime_count; i++) {
+            const gd_cuda_runtime *rt = &s->runtimes[i];
+            json_t *r = json_object();
+            json_object_set_new(r, "kind", json_string(gd_runtime_kind_name(rt->kind)));
+            json_object_set_new(r, "cuda", rt->version_text[0] ? json_string(rt->version_text) : json_null());
+            if (rt->kind != GD_RT_TOOLKIT && rt->kind != GD_RT_LDCACHE)
+                json_object_set_new(r, "framework", json_string(rt->framework));
+            json_object_set_new(r, "path", json_string(rt->path));
+            json_array_append_new(rts, r);
+        }
+        json_object_set_new(o, "runtimes", rts);
+        json_object_set_new(o, "environment", s->env_read ? json_string(s->env_source) : json_null());
+    }
+    if (strcmp(g, "health") == 0 && s)
+        json_object_set_new(o, "kernel_log", s->kernel_log_read ? json_string(s->kernel_log_source) : json_null());
+    json_array_append_new(c->a, o);
+}
+
+json_t *gd_report_checked_json(const gd_facts *f, const gd_findings *fs)
+{
+    json_ctx c = {json_array(), f, fs};
+    each_group(json_group, &c);
+    return c.a;
+}

@@ -1,0 +1,20 @@
+/* Renderers of `gpudoctor topo` and `gpudoctor bench pcie`. They never probe. */
+#ifndef GD_PCIE_REPORT_H
+#define GD_PCIE_REPORT_H
+
+#include "gpudoctor/findings.h"
+#include "gpudoctor/model.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* The topology: matrix with nvidia-smi's legend, NUMA placement, NICs, paths. */
+json_t *gd_topo_json(const gd_facts *f);
+void gd_topo_text(FILE *out, const gd_facts *f);
+
+/* bench pcie results (f->pcie->bench) with the findings about them
+ * (docs/bench-pcie.md describes the JSON). */
+json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
+void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs);
+
+#endif

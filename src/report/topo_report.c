@@ -1,0 +1,127 @@
+/* `gpudoctor topo`: the GPU-to-GPU matrix as nvidia-smi topo -m shows it. */
+#include "pcie_report.h"
+
+#include "core/json_util.h"
+#include "gpudoctor/pcie.h"
+
+#include <string.h>
+
+static const char *const legend[][2] = {
+    {"X", "Self"},
+    {"SYS", "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)"},
+    {"NODE", "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node"},
+    {"PHB", "Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)"},
+    {"PXB", "Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)"},
+    {"PIX", "Connection traversing at most a single PCIe bridge"},
+    {"NV#", "Connection traversing a bonded set of # NVLinks"},
+};
+
+static json_t *hop_json(const gd_pcie_hop *h)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "bdf", json_string(h->bdf));
+    json_object_set_new(o, "role", json_string(h->role));
+    json_object_set_new(o, "speed_gts", gd_json_value(h->speed_gts));
+    json_object_set_new(o, "speed_max_gts", gd_json_value(h->speed_max_gts));
+    json_object_set_new(o, "gen", gd_json_value(h->gen));
+    json_object_set_new(o, "gen_max", gd_json_value(h->gen_max));
+    json_object_set_new(o, "width", gd_json_value(h->width));
+    json_object_set_new(o, "width_max", gd_json_value(h->width_max));
+    return o;
+}
+
+json_t *gd_topo_json(const gd_facts *f)
+{
+    const gd_pcie_facts *p = f->pcie;
+    json_t *root = json_object();
+    json_object_set_new(root, "source", json_string(p ? p->source : ""));
+    json_t *gpus = json_array(), *matrix = json_array();
+    size_t n = p ? p->gpu_count : 0;
+    for (size_t a = 0; a < n; a++) {
+        const gd_pcie_gpu *g = &p->gpus[a];
+        json_t *o = json_object();
+        json_object_set_new(o, "index", json_integer(g->gpu));
+        json_object_set_new(o, "pci_bus_id", json_string(g->bdf));
+        json_object_set_new(o, "numa_node", gd_json_value(g->numa_node));
+        json_object_set_new(o, "cpu_affinity", g->cpulist[0] ? json_string(g->cpulist) : json_null());
+        json_object_set_new(o, "host_bridge", g->host_bridge[0] ? json_string(g->host_bridge) : json_null());
+        json_t *path = json_array(), *nics = json_array();
+        for (size_t k = 0; k < g->hop_count; k++)
+            json_array_append_new(path, hop_json(&g->hops[k]));
+        for (size_t k = 0; k < g->nic_count; k++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "name", json_string(g->nics[k].name));
+            json_object_set_new(x, "pci_bus_id", g->nics[k].bdf[0] ? json_string(g->nics[k].bdf) : json_null());
+            json_object_set_new(x, "link", json_string(gd_topo_level_name(g->nics[k].level)));
+            json_array_append_new(nics, x);
+        }
+        json_object_set_new(o, "path", path);
+        json_object_set_new(o, "nics", nics);
+        json_array_append_new(gpus, o);
+        json_t *row = json_array();
+        for (size_t b = 0; b < n; b++) {
+            char cell[16] = "?";
+            if (p->matrix)
+                gd_topo_cell_label(p->matrix[a * n + b], cell, sizeof cell);
+            json_array_append_new(row, json_string(cell));
+        }
+        json_array_append_new(matrix, row);
+    }
+    json_object_set_new(root, "gpus", gpus);
+    json_object_set_new(root, "matrix", matrix);
+    json_t *leg = json_object();
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
+        json_object_set_new(leg, legend[i][0], json_string(legend[i][1]));
+    json_object_set_new(root, "legend", leg);
+    return root;
+}
+
+void gd_topo_text(FILE *out, const gd_facts *f)
+{
+    const gd_pcie_facts *p = f->pcie;
+    size_t n = p ? p->gpu_count : 0;
+    if (n == 0) {
+        fprintf(out, "No GPU topology known (%s).\n", p ? p->source : "no sysfs tree or capture");
+        return;
+    }
+    fprintf(out, "%-8s", "");
+    for (size_t b = 0; b < n; b++)
+        fprintf(out, "GPU%-5d", p->gpus[b].gpu);
+    fprintf(out, "%-16s%-15s%s\n", "CPU Affinity", "NUMA Affinity", "PCI bus id");
+    for (size_t a = 0; a < n; a++) {
+        const gd_pcie_gpu *g = &p->gpus[a];
+        char label[16];
+        snprintf(label, sizeof label, "GPU%d", g->gpu);
+        fprintf(out, "%-8s", label);
+        for (size_t b = 0; b < n; b++) {
+            char cell[16] = "?";
+            if (p->matrix)
+                gd_topo_cell_label(p->matrix[a * n + b], cell, sizeof cell);
+            fprintf(out, " %-7s", cell);
+        }
+        char node[16] = "N/A";
+        if (gd_ok(g->numa_node))
+            snprintf(node, sizeof node, "%.0f", g->numa_node.v);
+        fprintf(out, "%-16s%-15s%s\n", g->cpulist[0] ? g->cpulist : "N/A", node, g->bdf[0] ? g->bdf : "");
+    }
+    bool any_nic = false;
+    for (size_t a = 0; a < n; a++)
+        any_nic |= p->gpus[a].nic_count > 0;
+    if (any_nic) {
+        fprintf(out, "\nNICs behind the same PCIe switch (pair them for GPUDirect RDMA):\n");
+        for (size_t a = 0; a < n; a++) {
+            const gd_pcie_gpu *g = &p->gpus[a];
+            if (!g->nic_count)
+                continue;
+            fprintf(out, "  GPU%d:", g->gpu);
+            for (size_t k = 0; k < g->nic_count; k++)
+                fprintf(out, " %s (%s%s%s)", g->nics[k].name, gd_topo_level_name(g->nics[k].level),
+                        g->nics[k].bdf[0] ? ", " : "", g->nics[k].bdf);
+            fputc('\n', out);
+        }
+    }
+    fprintf(out, "\nLegend:\n\n");
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
+        fprintf(out, "  %-4s = %s\n", legend[i][0], legend[i][1]);
+    fprintf(out, "\nSource: %s\n", p->source);
+}

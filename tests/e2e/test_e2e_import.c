@@ -1,0 +1,277 @@
+/*
+ * End to end on real captures (../shared/realdata, see its SOURCES.md):
+ * every nvidia-smi XML, text, CSV and dmon file parses, its GPU 0 reads as
+ * the file says, the problems it shows are reported and nothing else warns.
+ * Expected values were read off the files by hand. Skips without the data.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NA NAN
+
+typedef struct expect {
+    const char *file;
+    int gpus;
+    const char *name, *driver; /* driver NULL: null */
+    double cuda, temp_c;
+    const char *reasons;       /* active at capture, "a,b"; NULL: not reported */
+    double power_w, limit_w, gen, width, gen_max, width_max, mem_used, mem_total;
+    double ecc, remap_pending, retired_dbe; /* from info --json */
+    int exit_code;
+    const char *problems;      /* every warning/critical id, "a,b" */
+} expect;
+
+static const expect cases[] = {
+    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", 1, "NVIDIA A100-SXM4-40GB", "510.47.03", 11060, 36, "", 66.92, 400, 4, 16, 4, 16, 38, 40960, 1, NA, NA, 1, "config.mig_enabled"},
+    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", 1, "NVIDIA A100-SXM4-80GB", "535.54.03", 12020, 27, "", 67.03, 500, 4, 16, 4, 16, 50, 81920, 1, NA, NA, 1, "config.mig_enabled"},
+    {"smi-xml/a10g-aws-x8-idle-telegraf.xml", 1, "NVIDIA A10G", "515.105.01", 11070, 17, "gpu_idle", 25.58, 300, 1, 8, 4, 16, 22, 23028, 1, 0, NA, 0, ""},
+    {"smi-xml/dual-rtx-a5000-telegraf.xml", 2, "NVIDIA RTX A5000", "590.44.01", 13010, 13, "gpu_idle", 6.41, 230, 1, 16, 4, 16, 22437, 24564, 0, 0, NA, 0, ""},
+    {"smi-xml/dual-rtx2070-x8-telegraf.xml", 2, "NVIDIA GeForce RTX 2070", "590.44.01", 13010, 14, "gpu_idle", 9.23, 175, 1, 8, 3, 16, 1, 8192, NA, NA, NA, 0, ""},
+    {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", 1, "GRID P4-1Q", "513.46", 11060, 0, NULL, NA, NA, NA, NA, NA, NA, 807, 1024, NA, NA, NA, 0, ""},
+    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", 2, "GeForce GTX 1070", "384.66", NA, 60, "", 119.47, 180, 3, 1, 3, 16, 2028, 8112, NA, NA, NA, 2, "pcie.link_downgraded"},
+    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", 4, "Tesla K80", "430.26", NA, 64, "applications_clocks_setting", 135.72, 149, 3, 16, 3, 16, 587, 11441, 1, NA, 1, 1, "health.ecc_uncorrectable"},
+    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 4, 16, 65720, 97887, 0, 0, NA, 0, ""},
+    {"smi-xml/rtx3080-load-v13-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "595.58.03", 13020, 27, "", 139.62, 320, 4, 16, 4, 16, 9184, 10240, NA, NA, NA, 0, ""},
+    {"smi-xml/rtx3080-windows-wddm-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "536.40", 12020, 31, "gpu_idle", 22.78, 336, 4, 16, 4, 16, 1128, 10240, NA, NA, NA, 0, ""},
+    {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "525.147.05", 12000, 37, "gpu_idle", 27.23, 200, 1, 16, 4, 16, 1, 24576, NA, NA, NA, 1, "power.limit_lowered"},
+    {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "590.44.01", 13010, 32, "sw_power_cap", 35.06, 350, 1, 16, 4, 16, 7, 24576, NA, NA, NA, 0, ""},
+    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 3, 16, 2, 24564, 0, 0, NA, 0, ""},
+    {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", 1, "Tesla P100-PCIE-16GB", "510.47.03", 11060, 38, "gpu_idle", 26.16, 250, 3, 16, 3, 16, 0, 16384, 1, NA, 0, 0, ""},
+    {"smi-xml/tesla-t4-aws-x8-telegraf.xml", 1, "Tesla T4", "515.105.01", 11070, 40, "", 26.78, 70, 3, 8, 3, 16, 1032, 15360, 1, NA, 0, 0, ""},
+    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", 1, "Tesla V100-SXM3-32GB", "410.104", 10000, 33, "gpu_idle", 50.6, 350, 3, 16, 3, 16, 0, 32480, 1, NA, 2, 2, "health.ecc_uncorrectable,health.row_remap"},
+    {"smi-text/a10-row-remap-pending-gpud.txt", 1, "NVIDIA A10", "535.129.03", 12020, 33, "gpu_idle", 43.89, 150, 4, 16, 4, 16, 4, 23028, 1, 1, NA, 2, "health.row_remap"},
+    {"smi-text/h100-sxm-load-utku.txt", 1, "NVIDIA H100 80GB HBM3", "590.48.01", 13010, 59, "", 629.45, 700, 5, 16, 5, 16, 19818, 81559, 1, 0, NA, 0, ""},
+    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.161.08", 12020, 29, "hw_slowdown,hw_power_brake_slowdown", 67.74, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 1, "power.brake"},
+    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.183.01", 12020, 36, "gpu_idle", 71.97, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 1, "power.brake"},
+    {"smi-text/h200-mig-load-utku.txt", 1, "NVIDIA H200", "590.48.01", 13010, 36, "", 294.94, 700, 5, 16, 5, 16, 16959, 143771, 1, NA, NA, 1, "config.mig_enabled"},
+    {"smi-text/rtx4090x8-idle-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 31, "gpu_idle", 17.11, 450, 1, 16, 4, 16, 6730, 24564, 0, 0, NA, 0, ""},
+    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 30, "gpu_idle", 18.9, 450, 1, 16, 4, 16, 0, 24564, 0, 0, NA, 1, "vram.near_full"},
+    {"smi-text/titan-v-idle-gpud.txt", 1, "NVIDIA TITAN V", "560.35.03", 12060, 44, "gpu_idle", 29.02, 250, 1, 16, 3, 16, 290, 12288, NA, NA, NA, 0, ""},
+    {"smi-csv/h100-load-dmon-utku.txt", 1, "", NULL, NA, 65, NULL, 636, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
+    {"smi-csv/h200-mig-load-dmon-utku.txt", 1, "", NULL, NA, 37, NULL, 294, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
+    {"smi-csv/l40s-load-query-gpu-utku.csv", 1, "NVIDIA L40S", "595.80", NA, 54, "", 110.23, 350, 4, 16, 4, 16, 1235, 46068, 1, 0, NA, 0, ""},
+    {"smi-csv/tesla-p100-query-gpu-netdata.csv", 1, "Tesla P100-PCIE-16GB", NULL, NA, 37, NULL, 28.16, NA, NA, NA, NA, NA, 0, NA, NA, NA, NA, 0, ""},
+};
+
+static const char *const env[] = {"NO_COLOR=", NULL};
+
+static char *real(const char *rel)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", GD_REALDATA_DIR, rel);
+    return path;
+}
+
+/* Skips the calling test when the real captures are not beside the repository. */
+#define NEED_DATA()                                                                     \
+    do {                                                                                \
+        if (access(real("SOURCES.md"), R_OK) != 0) {                                    \
+            print_message("no %s: real-capture tests skipped\n", GD_REALDATA_DIR);      \
+            skip();                                                                     \
+        }                                                                               \
+    } while (0)
+
+/* Number (or null when want is NAN) at key of o; a message naming it otherwise. */
+static void want_number(const char *file, const char *key, json_t *o, double want)
+{
+    json_t *v = json_object_get(o, key);
+    if (isnan(want)) {
+        if (!json_is_null(v))
+            fail_msg("%s: %s is %g, want null", file, key, json_number_value(v));
+        return;
+    }
+    if (!json_is_number(v) || fabs(json_number_value(v) - want) > 1e-6)
+        fail_msg("%s: %s is %s%g, want %g", file, key, json_is_number(v) ? "" : "(not a number) ",
+                 json_number_value(v), want);
+}
+
+static void want_reasons(const char *file, json_t *reasons, const char *want)
+{
+    if (!want) {
+        if (!json_is_null(reasons))
+            fail_msg("%s: event_reasons reported, want null", file);
+        return;
+    }
+    char got[256] = "";
+    size_t i;
+    json_t *r;
+    json_array_foreach(reasons, i, r)
+    {
+        size_t used = strlen(got);
+        snprintf(got + used, sizeof got - used, "%s%s", i ? "," : "", json_string_value(r));
+    }
+    if (strcmp(got, want) != 0)
+        fail_msg("%s: event_reasons '%s', want '%s'", file, got, want);
+}
+
+/* Every warning or critical id is listed in want, and every listed one is there. */
+static void want_problems(const char *file, json_t *report, const char *want)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(report, "findings"), i, x)
+    {
+        const char *id = json_string_value(json_object_get(x, "id"));
+        const char *sev = json_string_value(json_object_get(x, "severity"));
+        if (strcmp(sev, "info") != 0 && !strstr(want, id))
+            fail_msg("%s: unexpected %s %s: %s", file, sev, id, json_string_value(json_object_get(x, "title")));
+    }
+    char list[256];
+    snprintf(list, sizeof list, "%s", want);
+    for (char *save = NULL, *id = strtok_r(list, ",", &save); id; id = strtok_r(NULL, ",", &save))
+        if (count_findings(report, id, -2) == 0)
+            fail_msg("%s: %s not reported", file, id);
+}
+
+static void every_real_capture_reads_as_the_file_says(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const expect *x = &cases[c];
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(x->file), NULL}, env);
+        if (!r.json)
+            fail_msg("%s: no JSON (exit %d); stderr: %s", x->file, r.exit_code, r.err);
+        if (r.exit_code != x->exit_code)
+            fail_msg("%s: exit %d, want %d", x->file, r.exit_code, x->exit_code);
+        json_t *gpus = json_object_get(r.json, "gpus"), *g0 = json_array_get(gpus, 0);
+        if ((int)json_array_size(gpus) != x->gpus)
+            fail_msg("%s: %zu GPUs, want %d", x->file, json_array_size(gpus), x->gpus);
+        if (strcmp(json_string_value(json_object_get(g0, "name")), x->name) != 0)
+            fail_msg("%s: name '%s'", x->file, json_string_value(json_object_get(g0, "name")));
+        json_t *drv = json_object_get(r.json, "driver");
+        json_t *ver = json_object_get(drv, "version");
+        if (x->driver ? !json_is_string(ver) || strcmp(json_string_value(ver), x->driver) != 0 : !json_is_null(ver))
+            fail_msg("%s: driver version %s", x->file, json_is_string(ver) ? json_string_value(ver) : "null");
+        want_number(x->file, "cuda_driver_version", drv, x->cuda);
+        json_t *st = json_object_get(g0, "state");
+        want_number(x->file, "temp_c", st, x->temp_c);
+        want_reasons(x->file, json_object_get(st, "event_reasons"), x->reasons);
+        want_number(x->file, "power_w", st, x->power_w);
+        want_number(x->file, "power_limit_w", st, x->limit_w);
+        want_number(x->file, "pcie_gen", st, x->gen);
+        want_number(x->file, "pcie_width", st, x->width);
+        want_number(x->file, "pcie_gen_max", st, x->gen_max);
+        want_number(x->file, "pcie_width_max", st, x->width_max);
+        want_number(x->file, "mem_used_mib", st, x->mem_used);
+        want_number(x->file, "mem_total_mib", st, x->mem_total);
+        json_t *w = json_object_get(r.json, "window");
+        assert_true(json_is_true(json_object_get(w, "captured")));
+        want_problems(x->file, r.json, x->problems);
+        tool_result_free(&r);
+
+        r = run_tool((const char *[]){"info", "--json", "--from", real(x->file), NULL}, env);
+        if (r.exit_code != 0 || !r.json)
+            fail_msg("%s: info exit %d; stderr: %s", x->file, r.exit_code, r.err);
+        json_t *i0 = json_array_get(json_object_get(r.json, "gpus"), 0);
+        want_number(x->file, "ecc_enabled", i0, x->ecc);
+        want_number(x->file, "remap_pending", i0, x->remap_pending);
+        want_number(x->file, "retired_pages_dbe", i0, x->retired_dbe);
+        tool_result_free(&r);
+    }
+}
+
+/* A -q dump is one instant: said so, and titles speak of capture time. */
+static void snapshot_says_what_it_cannot_show(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--from", real("smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt"), NULL},
+        env);
+    assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "power.brake", 2), 1);
+    assert_int_equal(count_findings(r.json, "power.brake", -2), 1);
+    json_t *x = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at capture time"));
+    assert_null(json_object_get(x, "timeline")); /* one sample has no timeline */
+    char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_non_null(strstr(skips, "one snapshot"));
+    assert_non_null(strstr(skips, "idle when captured"));
+    free(skips);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
+                 env);
+    assert_int_equal(count_findings(r.json, "power.brake", -2), 8);
+    tool_result_free(&r);
+}
+
+/* A -q dump and a dmon log of one machine: one GPU, the log's time axis. */
+static void files_of_one_machine_merge(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    char dump[1024];
+    snprintf(dump, sizeof dump, "%s", real("smi-text/h200-mig-load-utku.txt")); /* real() reuses its buffer */
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--from", dump, "--from", real("smi-csv/h200-mig-load-dmon-utku.txt"), NULL},
+        env);
+    assert_non_null(r.json);
+    json_t *gpus = json_object_get(r.json, "gpus"), *st = json_object_get(json_array_get(gpus, 0), "state");
+    assert_int_equal(json_array_size(gpus), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), "NVIDIA H200");
+    want_number("merge", "power_w", st, 294);          /* the log's last line */
+    want_number("merge", "mem_used_mib", st, 16959);   /* the dump, where dmon had no fb column */
+    want_number("merge", "samples", json_object_get(r.json, "window"), 5);
+    tool_result_free(&r);
+}
+
+static void bad_inputs_exit_3_with_a_message(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    static const struct {
+        const char *name, *content, *says;
+    } bad[] = {
+        {"laughs.xml",
+         "<?xml version=\"1.0\"?><!DOCTYPE nvidia_smi_log [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;\">"
+         "<!ENTITY c \"&b;&b;&b;&b;&b;&b;\">]><nvidia_smi_log><driver_version>&c;</driver_version></nvidia_smi_log>",
+         "entities"},
+        {"xxe.xml",
+         "<?xml version=\"1.0\"?><!DOCTYPE nvidia_smi_log [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+         "<nvidia_smi_log><driver_version>&x;</driver_version></nvidia_smi_log>",
+         "entities"},
+        {"cut.xml", "<?xml version=\"1.0\"?>\n<nvidia_smi_log>\n<gpu id=\"00000000:01:00.0\">\n<product_name>T", "truncated"},
+        {"huge.txt",
+         "==============NVSMI LOG==============\nGPU 00000000:01:00.0\n    FB Memory Usage\n        Total : "
+         "123456789012345678901234567890 MiB\n",
+         "out of range"},
+        {"garbage.bin", "\x7f" "ELF\x02\x01\x01\x03\xff\xfe\x10\x11", "binary data"},
+        {"notes.txt", "the GPU is slow, please help\n", "nvidia-smi -q -x"},
+        {"cut.csv", "name, temperature.gpu, power.draw [W]\nTesla T4, 40, 20 W\nTesla", "fields where the header"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = write_temp_file(dir, bad[i].name, bad[i].content);
+        tool_result r = run_tool((const char *[]){"check", "--from", path, NULL}, env);
+        if (r.exit_code != 3 || !strstr(r.err, bad[i].says))
+            fail_msg("%s: exit %d, stderr '%s' (want 3 and '%s')", bad[i].name, r.exit_code, r.err, bad[i].says);
+        tool_result_free(&r);
+        free(path);
+    }
+    tool_result r = run_tool((const char *[]){"info", "--from", "/nonexistent/capture.xml", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_real_capture_reads_as_the_file_says),
+        cmocka_unit_test(snapshot_says_what_it_cannot_show),
+        cmocka_unit_test(files_of_one_machine_merge),
+        cmocka_unit_test(bad_inputs_exit_3_with_a_message),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

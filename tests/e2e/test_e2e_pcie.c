@@ -1,0 +1,277 @@
+/* End to end: PCIe, topology and NVLink scenarios, `topo` and `bench pcie`. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+
+typedef struct expect {
+    const char *scenario;
+    const char *pid; /* --pid, or NULL */
+    int exit_code;
+    const char *ids[3]; /* "id@gpu", NULL-terminated */
+} expect;
+
+static const expect cases[] = {
+    {"pcie-h100x8-switches.json", NULL, 0, {NULL}},
+    {"pcie-h100x8-idle-gen1.json", NULL, 0, {NULL}},
+    {"pcie-a100x4-x8.json", NULL, 2, {"pcie.link_downgraded@1", NULL}},
+    {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1", NULL}},
+    {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 2, {"pcie.link_downgraded@3", NULL}},
+    {"pcie-h100x8-replays.json", NULL, 2, {"pcie.replays@5", NULL}},
+    {"pcie-h100x8-nvlink-down.json", NULL, 1, {"nvlink.down@2", NULL}},
+    {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3", NULL}},
+};
+
+static void finding_key(json_t *f, char *buf, size_t len)
+{
+    json_t *g = json_object_get(f, "gpu");
+    snprintf(buf, len, "%s@%lld", json_string_value(json_object_get(f, "id")),
+             json_is_integer(g) ? (long long)json_integer_value(g) : -1LL);
+}
+
+static void each_scenario_yields_exactly_its_findings(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const expect *x = &cases[c];
+        const char *argv[12] = {"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(x->scenario)};
+        if (x->pid) {
+            argv[8] = "--pid";
+            argv[9] = x->pid;
+        }
+        tool_result r = run_tool(argv, fast);
+        if (!r.json)
+            fail_msg("%s: no JSON; stderr: %s", x->scenario, r.err);
+        json_t *findings = json_object_get(r.json, "findings");
+        size_t want = 0;
+        while (x->ids[want])
+            want++;
+        if (json_array_size(findings) != want || r.exit_code != x->exit_code) {
+            char *dump = json_dumps(findings, JSON_COMPACT);
+            fail_msg("%s: exit %d (want %d), findings %s", x->scenario, r.exit_code, x->exit_code, dump);
+        }
+        for (size_t k = 0; k < want; k++) {
+            char key[96];
+            json_t *f = json_array_get(findings, k);
+            finding_key(f, key, sizeof key);
+            if (strcmp(key, x->ids[k]) != 0)
+                fail_msg("%s: finding %s, want %s", x->scenario, key, x->ids[k]);
+            assert_true(json_object_size(json_object_get(f, "evidence")) > 1);
+            assert_non_null(json_object_get(json_object_get(f, "evidence"), "source"));
+            assert_true(strlen(json_string_value(json_object_get(f, "fix"))) > 40);
+        }
+        tool_result_free(&r);
+    }
+}
+
+/* The idle node says why its links were not judged, and how to judge them. */
+static void idle_links_are_not_judged_but_explained(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+                                              example("pcie-h100x8-idle-gen1.json"), NULL},
+                             fast);
+    assert_non_null(r.json);
+    json_t *skips = json_object_get(r.json, "not_checked");
+    size_t n = 0, i;
+    json_t *s;
+    json_array_foreach(skips, i, s) {
+        if (strcmp(json_string_value(json_object_get(s, "check")), "pcie.link_downgraded") == 0) {
+            n++;
+            assert_non_null(strstr(json_string_value(json_object_get(s, "reason")), "bench pcie"));
+        }
+    }
+    assert_int_equal(n, 8);
+    tool_result_free(&r);
+}
+
+/* topo --json --sim: the matrix row of GPU `row` as one string "X PIX PXB". */
+static void matrix_row(json_t *topo, size_t row, char *buf, size_t len)
+{
+    json_t *cells = json_array_get(json_object_get(topo, "matrix"), row), *c;
+    size_t i, used = 0;
+    buf[0] = '\0';
+    json_array_foreach(cells, i, c) used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", json_string_value(c));
+}
+
+static json_t *topo_of(const char *scenario, tool_result *r)
+{
+    *r = run_tool((const char *[]){"topo", "--json", "--sim", example(scenario), NULL}, fast);
+    if (!r->json || r->exit_code != 0)
+        fail_msg("%s: topo failed: %s", scenario, r->err);
+    return r->json;
+}
+
+static void topo_matrix_is_derived_from_the_sysfs_tree(void **state)
+{
+    (void)state;
+    char row[256];
+    tool_result r;
+    /* Two levels of switches: GPU 0 and 2 share the first switch (PIX);
+     * GPU 1 sits behind a second switch (PXB), with the NIC. */
+    json_t *t = topo_of("pcie-a100x3-bridge-downgraded.json", &r);
+    matrix_row(t, 0, row, sizeof row);
+    assert_string_equal(row, "X PXB PIX");
+    matrix_row(t, 1, row, sizeof row);
+    assert_string_equal(row, "PXB X PXB");
+    json_t *nic = json_array_get(json_object_get(json_array_get(json_object_get(t, "gpus"), 1), "nics"), 0);
+    assert_string_equal(json_string_value(json_object_get(nic, "name")), "mlx5_0");
+    assert_string_equal(json_string_value(json_object_get(nic, "link")), "PIX");
+    tool_result_free(&r);
+    /* Two root ports of one host bridge, and a GPU on a root port of its own. */
+    t = topo_of("pcie-a100x4-gen4-in-gen3-slot.json", &r);
+    matrix_row(t, 0, row, sizeof row);
+    assert_string_equal(row, "X PIX PHB PHB");
+    matrix_row(t, 3, row, sizeof row);
+    assert_string_equal(row, "PHB PHB PHB X");
+    json_t *path = json_object_get(json_array_get(json_object_get(t, "gpus"), 3), "path");
+    assert_int_equal(json_array_size(path), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(path, 1), "role")), "root_port");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(path, 1), "gen_max")), 3);
+    tool_result_free(&r);
+    /* NVSwitch: NV18 between all, NV17 for the GPU with a link down; NUMA
+     * nodes and CPU lists per socket; each NIC on its GPU pair's switch. */
+    t = topo_of("pcie-h100x8-nvlink-down.json", &r);
+    matrix_row(t, 0, row, sizeof row);
+    assert_string_equal(row, "X NV18 NV17 NV18 NV18 NV18 NV18 NV18");
+    json_t *g4 = json_array_get(json_object_get(t, "gpus"), 4);
+    assert_int_equal(json_integer_value(json_object_get(g4, "numa_node")), 1);
+    assert_string_equal(json_string_value(json_object_get(g4, "cpu_affinity")), "48-95,144-191");
+    nic = json_array_get(json_object_get(g4, "nics"), 0);
+    assert_string_equal(json_string_value(json_object_get(nic, "name")), "mlx5_2");
+    tool_result_free(&r);
+    /* Without NVLink the same tree gives PIX / NODE / SYS (old-kernel speed strings too). */
+    t = topo_of("pcie-a100x4-x8.json", &r);
+    matrix_row(t, 1, row, sizeof row);
+    assert_string_equal(row, "PIX X PHB PHB");
+    json_t *p1 = json_object_get(json_array_get(json_object_get(t, "gpus"), 1), "path");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(p1, 0), "width")), 8);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(p1, 0), "gen")), 4);
+    tool_result_free(&r);
+}
+
+static double result_gbps(json_t *gpu, const char *mode, const char *dir, const char *mem)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(gpu, "results"), i, x) {
+        if (strcmp(json_string_value(json_object_get(x, "mode")), mode) == 0 &&
+            strcmp(json_string_value(json_object_get(x, "direction")), dir) == 0 &&
+            strcmp(json_string_value(json_object_get(x, "memory")), mem) == 0)
+            return json_is_number(json_object_get(x, "gbps")) ? json_number_value(json_object_get(x, "gbps")) : NAN;
+    }
+    return NAN;
+}
+
+static void near(double got, double want, const char *what, int gpu)
+{
+    if (!(fabs(got - want) <= 0.05 * want))
+        fail_msg("GPU %d %s: %.2f GB/s, scenario %.2f (more than 5%% off)", gpu, what, got, want);
+}
+
+/* bench pcie --sim measures the scenario's figures (within 5 %) and finds GPU 1's x8 link. */
+static void bench_pcie_reports_the_scenario_figures(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "pcie", "--json", "--reps", "3", "--sim",
+                                              example("pcie-a100x4-x8.json"), NULL},
+                             fast);
+    if (!r.json || r.exit_code != 0)
+        fail_msg("bench failed (%d): %s", r.exit_code, r.err);
+    json_t *gpus = json_object_get(r.json, "gpus");
+    assert_int_equal(json_array_size(gpus), 4);
+    for (int g = 0; g < 4; g++) {
+        json_t *x = json_array_get(gpus, (size_t)g);
+        double h2d = g == 1 ? 12.2 : 24.5, d2h = g == 1 ? 12.4 : 25.0;
+        near(result_gbps(x, "single", "h2d", "pinned"), h2d, "h2d pinned", g);
+        near(result_gbps(x, "single", "d2h", "pinned"), d2h, "d2h pinned", g);
+        near(result_gbps(x, "single", "h2d", "pageable"), 11.0, "h2d pageable", g);
+        near(result_gbps(x, "single", "d2h", "pageable"), 10.0, "d2h pageable", g);
+        near(result_gbps(x, "concurrent", "h2d", "pinned"), h2d, "concurrent h2d pinned", g);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "link"), "gen")), 4);
+        assert_true(fabs(json_number_value(json_object_get(json_object_get(x, "link"), "theoretical_gbps")) - 31.51) < 0.01);
+    }
+    json_t *f = json_object_get(r.json, "findings");
+    assert_int_equal(json_array_size(f), 1);
+    char key[96];
+    finding_key(json_array_get(f, 0), key, sizeof key);
+    assert_string_equal(key, "pcie.bandwidth_low@1");
+    tool_result_free(&r);
+
+    r = run_tool((const char *[]){"bench", "gemm", NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+}
+
+/* Every real capture in shared/realdata/{topo,lspci} goes through `topo --from`. */
+static void real_captures_import(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"topo", "lspci"};
+    size_t files = 0;
+    for (size_t d = 0; d < 2; d++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/../../shared/realdata/%s", GD_EXAMPLES_DIR, dirs[d]);
+        DIR *dp = opendir(dir);
+        if (!dp)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            tool_result r = run_tool((const char *[]){"topo", "--json", "--from", path, NULL}, fast);
+            if (!r.json || r.exit_code != 0)
+                fail_msg("%s: exit %d: %s", path, r.exit_code, r.err);
+            json_t *gpus = json_object_get(r.json, "gpus");
+            assert_true(json_array_size(gpus) >= 1);
+            if (strstr(e->d_name, "h100-8gpu") || strstr(e->d_name, "p5-8xh100")) {
+                char row[256];
+                matrix_row(r.json, 7, row, sizeof row);
+                assert_string_equal(row, "NV18 NV18 NV18 NV18 NV18 NV18 NV18 X");
+                assert_int_equal(json_integer_value(json_object_get(json_array_get(gpus, 7), "numa_node")), 1);
+            }
+            if (strstr(e->d_name, "h100x8-dell")) { /* Gen5 x16 behind Broadcom switches */
+                assert_int_equal(json_array_size(gpus), 8);
+                json_t *p0 = json_object_get(json_array_get(gpus, 0), "path");
+                assert_true(json_array_size(p0) >= 3);
+                assert_int_equal(json_integer_value(json_object_get(json_array_get(p0, 0), "gen_max")), 5);
+            }
+            if (strstr(e->d_name, "g6e-4xl40s")) {
+                char row[256];
+                matrix_row(r.json, 0, row, sizeof row);
+                assert_string_equal(row, "X NODE NODE NODE");
+            }
+            files++;
+            tool_result_free(&r);
+        }
+        closedir(dp);
+    }
+    if (files == 0)
+        skip();
+    assert_true(files >= 8);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_scenario_yields_exactly_its_findings),
+        cmocka_unit_test(idle_links_are_not_judged_but_explained),
+        cmocka_unit_test(topo_matrix_is_derived_from_the_sysfs_tree),
+        cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
+        cmocka_unit_test(real_captures_import),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

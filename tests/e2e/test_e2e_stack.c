@@ -1,0 +1,412 @@
+/* End to end: software stack, environment, configuration and health checks,
+ * on scenarios plus fixture trees (a Python environment with torch/version.py
+ * and a libtorch_cuda.so holding fatbin headers; a root with /usr/local/cuda-X). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Every variable the checks read, unset, so the runner's own environment
+ * (a CI job with CUDA_VISIBLE_DEVICES, a venv) cannot leak in. */
+#define CLEAN                                                                                                          \
+    "GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "CUDA_LAUNCH_BLOCKING=",  \
+        "CUDA_DEVICE_ORDER=", "CUDA_INJECTION64_PATH=", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL=", "NCCL_IB_DISABLE=",  \
+        "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",      \
+        "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",          \
+        "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER="
+
+static const char *const my_ids[] = {
+    "cuda.driver_too_old", "cuda.minor_compat", "cuda.forward_compat", "cuda.framework_cpu_only", "cuda.arch_unsupported",
+    "cuda.ptx_jit", "env.visible_devices", "env.device_order", "env.launch_blocking", "env.profiler_injection",
+    "env.nccl_p2p_disabled", "env.nccl_ib_disabled", "env.nccl_shm_disabled", "env.tf32_disabled",
+    "env.no_caching_allocator", "env.force_ptx_jit", "env.cache_disabled", "env.eager_loading",
+    "config.persistence_off", "config.compute_mode", "config.mig_enabled", "config.ecc_disabled",
+    "health.ecc_uncorrectable", "health.row_remap", "health.xid", NULL};
+
+static void mkdirs(const char *path)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+static void put(const char *dir, const char *rel, const void *data, size_t len)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    char parent[2048];
+    snprintf(parent, sizeof parent, "%s", path);
+    *strrchr(parent, '/') = '\0';
+    mkdirs(parent);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+/* A fatbin with one entry per "sm_XX" / "compute_XX" word of archs. */
+static size_t fatbin(unsigned char *buf, const char *archs)
+{
+    size_t off = 16;
+    for (const char *p = archs; *p;) {
+        bool ptx = strncmp(p, "compute_", 8) == 0;
+        int sm = atoi(p + (ptx ? 8 : 3));
+        unsigned char *h = buf + off;
+        memset(h, 0, 72);
+        h[0] = ptx ? 1 : 2, h[4] = 64, h[8] = 8, h[16] = 8, h[28] = (unsigned char)sm;
+        off += 72;
+        p += strcspn(p, " ");
+        p += *p == ' ';
+    }
+    uint32_t magic = 0xBA55ED50u;
+    uint64_t size = off - 16;
+    memcpy(buf, &magic, 4);
+    buf[4] = 1, buf[6] = 16;
+    memcpy(buf + 8, &size, 8);
+    return off;
+}
+
+/* site-packages with torch VERSION for CUDA (NULL: CPU build) and a
+ * libtorch_cuda.so carrying archs. Returns the directory (caller frees). */
+static char *torch_env(const char *version, const char *cuda, const char *archs)
+{
+    char *dir = temp_dir();
+    char text[512];
+    snprintf(text, sizeof text,
+             "from typing import Optional\n__version__ = '%s'\ndebug = False\ncuda: Optional[str] = %s%s%s\n"
+             "hip: Optional[str] = None\n",
+             version, cuda ? "'" : "", cuda ? cuda : "None", cuda ? "'" : "");
+    put(dir, "lib/python3.11/site-packages/torch/version.py", text, strlen(text));
+    if (archs) {
+        unsigned char bin[4096] = {0};
+        size_t n = fatbin(bin + 64, archs) + 64; /* after some other bytes, as in a library */
+        put(dir, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", bin, n);
+    }
+    return dir;
+}
+
+/* A finding with this id on GPU gpu (-1: host-wide, gpu null; -2: any). */
+static bool has(json_t *report, const char *id, int gpu)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        json_t *g = json_object_get(f, "gpu");
+        if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 &&
+            (gpu == -2 || (gpu == -1 ? json_is_null(g) : json_integer_value(g) == gpu)))
+            return true;
+    }
+    return false;
+}
+
+static const char *severity_of(json_t *report, const char *id)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(report, "findings"), i, f) if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0) return json_string_value(json_object_get(f, "severity"));
+    return "";
+}
+
+static tool_result check(const char *scenario, const char *python, const char *const *env)
+{
+    const char *argv[12] = {"check", "--json", "--duration", "1", "--interval", "200", "--sim", example(scenario)};
+    size_t n = 8;
+    if (python) {
+        argv[n++] = "--python";
+        argv[n++] = python;
+    }
+    argv[n] = NULL;
+    tool_result r = run_tool(argv, env);
+    if (!r.json)
+        fail_msg("%s: no JSON; stderr: %s", scenario, r.err);
+    return r;
+}
+
+static void consistent_machines_have_none_of_these(void **state)
+{
+    (void)state;
+    static const char *const env[] = {CLEAN, NULL};
+    /* Also with a consistent stack: CUDA 12.4 toolkit and a cu124 torch with sm_90 on R550. */
+    char *root = temp_dir();
+    put(root, "usr/local/cuda-12.4/version.json", "{\"cuda\": {\"version\": \"12.4.1\"}}", 31);
+    char *py = torch_env("2.5.1+cu124", "12.4", "sm_80 sm_86 sm_90");
+    char envroot[1100];
+    snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root);
+    const char *const env_root[] = {CLEAN, envroot, NULL};
+    const char *scenarios[] = {"h100x8-training.json", "h100x8-idle.json"};
+    for (size_t s = 0; s < 2; s++)
+        for (int variant = 0; variant < 2; variant++) {
+            tool_result r = check(scenarios[s], variant ? py : NULL, variant ? env_root : env);
+            for (const char *const *id = my_ids; *id; id++)
+                if (has(r.json, *id, -2))
+                    fail_msg("%s: unexpected %s", scenarios[s], *id);
+            assert_int_equal(r.exit_code, 0);
+            tool_result_free(&r);
+        }
+    remove_tree(root);
+    remove_tree(py);
+    free(root);
+    free(py);
+}
+
+static void driver_too_old_minor_and_forward_compat(void **state)
+{
+    (void)state;
+    static const char *const env[] = {CLEAN, NULL};
+    char *cu130 = torch_env("2.9.0+cu130", "13.0", "sm_75 sm_80 sm_90 sm_100 sm_120 compute_120");
+    tool_result r = check("h100x8-driver-535.json", cu130, env);
+    assert_true(has(r.json, "cuda.driver_too_old", -1));
+    assert_string_equal(severity_of(r.json, "cuda.driver_too_old"), "critical");
+    assert_int_equal(r.exit_code, 2);
+    tool_result_free(&r);
+
+    /* cu128 on R535 (CUDA 12.2): minor-version compatibility, an info. */
+    char *cu128 = torch_env("2.7.0+cu128", "12.8", "sm_75 sm_80 sm_90 sm_100 sm_120 compute_120");
+    r = check("h100x8-driver-535.json", cu128, env);
+    assert_true(has(r.json, "cuda.minor_compat", -1));
+    assert_false(has(r.json, "cuda.driver_too_old", -2));
+    assert_int_equal(r.exit_code, 0);
+    tool_result_free(&r);
+
+    /* ...but when sm_90 is only PTX, JIT needs a 12.8 driver. */
+    char *ptx = torch_env("2.7.0+cu128", "12.8", "sm_80 compute_90");
+    r = check("h100x8-driver-535.json", ptx, env);
+    assert_true(has(r.json, "cuda.driver_too_old", -1));
+    tool_result_free(&r);
+
+    /* A forward-compatibility package for 13.0 on these data-center GPUs. */
+    char *root = temp_dir();
+    put(root, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
+    put(root, "usr/local/cuda-13.0/compat/libcuda.so.580.95.05", "x", 1);
+    char envroot[1100];
+    snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root);
+    const char *const env_root[] = {CLEAN, envroot, NULL};
+    r = check("h100x8-driver-535.json", cu130, env_root);
+    assert_false(has(r.json, "cuda.driver_too_old", -2));
+    assert_true(has(r.json, "cuda.forward_compat", -1));
+    assert_string_equal(severity_of(r.json, "cuda.forward_compat"), "warning"); /* not on the loader path */
+    tool_result_free(&r);
+    const char *const env_ld[] = {CLEAN, envroot, "LD_LIBRARY_PATH=/usr/local/cuda-13.0/compat", NULL};
+    r = check("h100x8-driver-535.json", cu130, env_ld);
+    assert_string_equal(severity_of(r.json, "cuda.forward_compat"), "info");
+    assert_int_equal(r.exit_code, 0);
+    tool_result_free(&r);
+    /* A system toolkit newer than the driver, without a compat package. */
+    char *root2 = temp_dir();
+    put(root2, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
+    snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root2);
+    const char *const env_root2[] = {CLEAN, envroot, NULL};
+    r = check("h100x8-driver-535.json", NULL, env_root2);
+    assert_string_equal(severity_of(r.json, "cuda.driver_too_old"), "warning");
+    tool_result_free(&r);
+    char *dirs[] = {cu130, cu128, ptx, root, root2};
+    for (size_t i = 0; i < 5; i++) {
+        remove_tree(dirs[i]);
+        free(dirs[i]);
+    }
+}
+
+static void architectures(void **state)
+{
+    (void)state;
+    static const char *const env[] = {CLEAN, NULL};
+    /* A build without Hopper kernels on H100. */
+    char *nohopper = torch_env("2.1.0+cu121", "12.1", "sm_70 sm_75 sm_80 sm_86");
+    tool_result r = check("h100x8-training.json", nohopper, env);
+    assert_true(has(r.json, "cuda.arch_unsupported", -1));
+    assert_string_equal(severity_of(r.json, "cuda.arch_unsupported"), "critical");
+    assert_int_equal(r.exit_code, 2);
+    tool_result_free(&r);
+    /* Only PTX for Hopper: runs, through the JIT. */
+    char *ptx = torch_env("2.1.0+cu121", "12.1", "sm_80 compute_80");
+    r = check("h100x8-training.json", ptx, env);
+    assert_true(has(r.json, "cuda.ptx_jit", -1));
+    assert_false(has(r.json, "cuda.arch_unsupported", -2));
+    tool_result_free(&r);
+    /* CPU-only torch on a GPU server. */
+    char *cpu = torch_env("2.7.0+cpu", NULL, NULL);
+    r = check("h100x8-training.json", cpu, env);
+    assert_true(has(r.json, "cuda.framework_cpu_only", -1));
+    tool_result_free(&r);
+    char *dirs[] = {nohopper, ptx, cpu};
+    for (size_t i = 0; i < 3; i++) {
+        remove_tree(dirs[i]);
+        free(dirs[i]);
+    }
+}
+
+typedef struct env_case {
+    const char *set;
+    const char *id;
+    const char *severity;
+} env_case;
+
+static void environment_variables(void **state)
+{
+    (void)state;
+    static const env_case cases[] = {
+        {"CUDA_LAUNCH_BLOCKING=1", "env.launch_blocking", "warning"},
+        {"CUDA_VISIBLE_DEVICES= ", "env.visible_devices", "critical"},
+        {"CUDA_VISIBLE_DEVICES=-1", "env.visible_devices", "critical"},
+        {"CUDA_VISIBLE_DEVICES=0,9,1", "env.visible_devices", "warning"},
+        {"CUDA_VISIBLE_DEVICES=GPU-ffffffff", "env.visible_devices", "critical"},
+        {"CUDA_VISIBLE_DEVICES=0,1", "env.visible_devices", "info"},
+        {"CUDA_INJECTION64_PATH=/opt/nsight/libinjection.so", "env.profiler_injection", "warning"},
+        {"NCCL_P2P_DISABLE=1", "env.nccl_p2p_disabled", "warning"},
+        {"NCCL_IB_DISABLE=1", "env.nccl_ib_disabled", "warning"},
+        {"NCCL_SHM_DISABLE=1", "env.nccl_shm_disabled", "warning"},
+        {"NVIDIA_TF32_OVERRIDE=0", "env.tf32_disabled", "warning"},
+        {"PYTORCH_NO_CUDA_MEMORY_CACHING=1", "env.no_caching_allocator", "warning"},
+        {"CUDA_FORCE_PTX_JIT=1", "env.force_ptx_jit", "warning"},
+        {"CUDA_MODULE_LOADING=EAGER", "env.eager_loading", "info"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *const env[] = {CLEAN, cases[c].set, NULL};
+        tool_result r = check("h100x8-training.json", NULL, env);
+        if (strcmp(severity_of(r.json, cases[c].id), cases[c].severity) != 0)
+            fail_msg("%s: %s is '%s', want %s", cases[c].set, cases[c].id, severity_of(r.json, cases[c].id),
+                     cases[c].severity);
+        tool_result_free(&r);
+    }
+    /* Values that are fine. */
+    const char *const ok[] = {CLEAN, "CUDA_LAUNCH_BLOCKING=0", "NCCL_P2P_DISABLE=0", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
+                              "NVIDIA_TF32_OVERRIDE=1", NULL};
+    tool_result r = check("h100x8-training.json", NULL, ok);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
+    tool_result_free(&r);
+}
+
+static void pid_reads_the_jobs_environment(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    if (child == 0) {
+        char *const argv[] = {"sleep", "30", NULL};
+        char *const envp[] = {"CUDA_LAUNCH_BLOCKING=1", "PATH=/usr/bin:/bin", NULL};
+        execve("/bin/sleep", argv, envp);
+        _exit(127);
+    }
+    usleep(100000);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)child);
+    static const char *const env[] = {CLEAN, NULL};
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim",
+                                              example("h100x8-training.json"), NULL},
+                             env);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_non_null(r.json);
+    assert_true(has(r.json, "env.launch_blocking", -1));
+    tool_result_free(&r);
+}
+
+typedef struct scen_case {
+    const char *scenario;
+    int exit_code;
+    const char *ids[6];
+} scen_case;
+
+static void configuration_and_health_scenarios(void **state)
+{
+    (void)state;
+    static const scen_case cases[] = {
+        {"h100x8-misconfigured.json", 2,
+         {"config.persistence_off@-1", "config.compute_mode@2", "config.mig_enabled@0", "config.ecc_disabled@6", NULL}},
+        {"h100x8-memory-errors.json", 2,
+         {"health.ecc_uncorrectable@4", "health.row_remap@5", "health.row_remap@6", "health.row_remap@7", NULL}},
+        {"h100x8-xid.json", 2, {"health.xid@3", "health.xid@4", "health.xid@1", NULL}},
+    };
+    static const char *const env[] = {CLEAN, NULL};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = check(cases[c].scenario, NULL, env);
+        size_t want = 0;
+        for (; cases[c].ids[want]; want++) {
+            char id[64];
+            snprintf(id, sizeof id, "%s", cases[c].ids[want]);
+            char *at = strchr(id, '@');
+            *at = '\0';
+            if (!has(r.json, id, atoi(at + 1)))
+                fail_msg("%s: no %s", cases[c].scenario, cases[c].ids[want]);
+        }
+        if (json_array_size(json_object_get(r.json, "findings")) != want || r.exit_code != cases[c].exit_code)
+            fail_msg("%s: %zu findings (want %zu), exit %d: %s", cases[c].scenario,
+                     json_array_size(json_object_get(r.json, "findings")), want, r.exit_code, r.out);
+        tool_result_free(&r);
+    }
+    /* Severities an operator expects. */
+    tool_result r = check("h100x8-misconfigured.json", NULL, env);
+    assert_string_equal(severity_of(r.json, "config.persistence_off"), "info");
+    assert_string_equal(severity_of(r.json, "config.compute_mode"), "critical");
+    assert_string_equal(severity_of(r.json, "config.mig_enabled"), "warning");
+    tool_result_free(&r);
+    r = check("h100x8-xid.json", NULL, env);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(r.json, "findings"), i, f)
+    {
+        json_t *gpu = json_object_get(f, "gpu");
+        json_t *xids = json_object_get(json_object_get(f, "evidence"), "xids");
+        int xid = (int)json_integer_value(json_object_get(json_array_get(xids, 0), "xid"));
+        int want = json_integer_value(gpu) == 3 ? 79 : json_integer_value(gpu) == 4 ? 119 : 13;
+        assert_int_equal(xid, want);
+        if (want == 79) /* dmesg and dmesg -T lines of the same event kind */
+            assert_int_equal(json_integer_value(json_object_get(json_array_get(xids, 0), "count")), 2);
+    }
+    assert_string_equal(severity_of(r.json, "health.xid"), "critical");
+    tool_result_free(&r);
+}
+
+static void text_report_shows_what_was_checked(void **state)
+{
+    (void)state;
+    static const char *const env[] = {CLEAN, NULL};
+    tool_result r = run_tool((const char *[]){"check", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "Checked"));
+    assert_non_null(strstr(r.out, "software stack"));
+    assert_non_null(strstr(r.out, "configuration"));
+    assert_non_null(strstr(r.out, "health"));
+    tool_result_free(&r);
+    r = check("h100x8-training.json", NULL, env);
+    json_t *checked = json_object_get(r.json, "checked");
+    assert_true(json_array_size(checked) >= 3);
+    bool stack = false;
+    size_t i;
+    json_t *g;
+    json_array_foreach(checked, i, g) stack |= strcmp(json_string_value(json_object_get(g, "group")), "stack") == 0;
+    assert_true(stack);
+    tool_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(consistent_machines_have_none_of_these),
+        cmocka_unit_test(driver_too_old_minor_and_forward_compat),
+        cmocka_unit_test(architectures),
+        cmocka_unit_test(environment_variables),
+        cmocka_unit_test(pid_reads_the_jobs_environment),
+        cmocka_unit_test(configuration_and_health_scenarios),
+        cmocka_unit_test(text_report_shows_what_was_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,251 @@
+/* End to end: the live memory checks on their scenarios, and `gpudoctor vram`. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+
+static const char *const vram_ids[] = {"vram.near_full", "vram.growing", "vram.foreign_process"};
+
+static tool_result check(const char *scenario, const char *pid)
+{
+    const char *argv[] = {"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(scenario),
+                          pid ? "--pid" : NULL, pid, NULL};
+    tool_result r = run_tool(argv, fast);
+    if (!r.json)
+        fail_msg("%s: no JSON; stderr: %s", scenario, r.err);
+    return r;
+}
+
+static size_t vram_findings(json_t *report)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof vram_ids / sizeof vram_ids[0]; i++)
+        n += count_findings(report, vram_ids[i], -2);
+    return n;
+}
+
+static void healthy_scenarios_have_no_vram_finding(void **state)
+{
+    (void)state;
+    static const char *const healthy[] = {"h100x8-training.json", "h100x8-idle.json"};
+    for (size_t i = 0; i < 2; i++) {
+        tool_result r = check(healthy[i], NULL);
+        assert_int_equal(vram_findings(r.json), 0);
+        tool_result_free(&r);
+        r = check(healthy[i], "1"); /* a job that is on no GPU: a note, no finding */
+        assert_int_equal(vram_findings(r.json), 0);
+        tool_result_free(&r);
+    }
+}
+
+static void each_vram_scenario_yields_its_finding(void **state)
+{
+    (void)state;
+    static const struct { const char *scenario, *pid, *id; int gpu, exit_code; } cases[] = {
+        {"vram-near-full.json", NULL, "vram.near_full", 1, 1},
+        {"vram-growing.json", NULL, "vram.growing", 0, 2},
+        {"vram-foreign-process.json", "1", "vram.foreign_process", 2, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = check(cases[c].scenario, cases[c].pid);
+        size_t all = json_array_size(json_object_get(r.json, "findings"));
+        if (count_findings(r.json, cases[c].id, cases[c].gpu) != 1 || all != 1 || r.exit_code != cases[c].exit_code) {
+            char *dump = json_dumps(json_object_get(r.json, "findings"), JSON_COMPACT);
+            fail_msg("%s: exit %d, findings %s", cases[c].scenario, r.exit_code, dump);
+        }
+        json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+        assert_true(strlen(json_string_value(json_object_get(f, "fix"))) > 100);
+        tool_result_free(&r);
+    }
+}
+
+static void growth_reports_rate_and_time_left(void **state)
+{
+    (void)state;
+    tool_result r = check("vram-growing.json", NULL);
+    json_t *ev = json_object_get(json_array_get(json_object_get(r.json, "findings"), 0), "evidence");
+    /* 400 MiB per scenario second, played 10x faster. */
+    double rate = json_number_value(json_object_get(ev, "rate_mib_per_s"));
+    assert_true(rate > 3000 && rate < 5000);
+    double left = json_number_value(json_object_get(ev, "seconds_until_full"));
+    assert_true(left > 3 && left < 20);
+    tool_result_free(&r);
+}
+
+static void foreign_process_names_pid_name_memory_and_the_container_caveat(void **state)
+{
+    (void)state;
+    tool_result r = check("vram-foreign-process.json", "1");
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    json_t *p = json_array_get(json_object_get(json_object_get(f, "evidence"), "foreign_processes"), 0);
+    assert_int_equal(json_integer_value(json_object_get(p, "pid")), 52311);
+    assert_string_equal(json_string_value(json_object_get(p, "name")), "jupyter-kernel");
+    assert_int_equal(json_integer_value(json_object_get(p, "used_mib")), 12000);
+    char *skips = json_dumps(json_object_get(r.json, "not_checked"), JSON_COMPACT);
+    assert_non_null(strstr(skips, "NVML lists no process: inside a container"));
+    free(skips);
+    tool_result_free(&r);
+}
+
+static tool_result vram(const char *const *args)
+{
+    const char *argv[32] = {"vram"};
+    size_t n = 1;
+    while (args[n - 1] && n < 31) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    return run_tool(argv, fast);
+}
+
+#define SEVEN_B "--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq", "2048", "--vocab", "32000"
+
+static double bytes(json_t *plan, const char *key)
+{
+    return json_number_value(json_object_get(json_object_get(plan, "bytes"), key));
+}
+
+static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){SEVEN_B, "--gpus", "1", "--gpu-memory", "80G", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(r.json);
+    assert_false(json_is_true(json_object_get(r.json, "fits")));
+    assert_int_equal(json_integer_value(json_object_get(r.json, "gpu_memory_bytes")), 85899345920LL);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "max_micro_batch")), 0);
+    json_t *sg = json_object_get(r.json, "suggestions");
+    assert_true(json_array_size(sg) >= 2);
+    json_t *first = json_array_get(sg, 0);
+    assert_true(json_is_true(json_object_get(first, "fits")));
+    assert_true(json_number_value(json_object_get(first, "total_bytes")) <= 85899345920.0);
+    assert_true(strlen(json_string_value(json_object_get(first, "cost"))) > 5);
+    tool_result_free(&r);
+
+    r = vram((const char *[]){SEVEN_B, "--gpus", "8", "--sharding", "zero3", "--gpu-memory", "80G", "--json", NULL});
+    assert_true(json_is_true(json_object_get(r.json, "fits")));
+    assert_true(json_integer_value(json_object_get(r.json, "max_micro_batch")) >= 1);
+    assert_int_equal(json_array_size(json_object_get(r.json, "suggestions")), 0);
+    tool_result_free(&r);
+
+    r = vram((const char *[]){SEVEN_B, "--gpus", "1", "--gpu-memory", "80G", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "Does NOT fit"));
+    assert_non_null(strstr(r.out, "Cheapest changes that make it fit"));
+    tool_result_free(&r);
+}
+
+static void zero_paper_figure_through_the_command(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "7.5e9", "--gpu-memory", "80G", "--json", NULL});
+    double states = bytes(r.json, "weights") + bytes(r.json, "gradients") + bytes(r.json, "optimizer");
+    assert_true(fabs(states - 120e9) < 0.02 * 120e9);
+    assert_true(json_is_null(json_object_get(json_object_get(r.json, "bytes"), "activations")));
+    assert_string_equal(json_string_value(json_object_get(r.json, "precision")), "mixed");
+    tool_result_free(&r);
+}
+
+static void config_file_and_simulated_gpus(void **state)
+{
+    (void)state;
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg, "%s", example("models/llama-2-7b.json"));
+    tool_result r = vram((const char *[]){"--config", cfg, "--sim", example("h100x8-training.json"), "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    json_t *model = json_object_get(r.json, "model");
+    assert_true(json_is_true(json_object_get(model, "params_estimated")));
+    assert_true(fabs(json_number_value(json_object_get(model, "params")) - 6.74e9) < 0.02 * 6.74e9);
+    assert_int_equal(json_integer_value(json_object_get(model, "seq")), 4096); /* the model's context */
+    assert_int_equal(json_integer_value(json_object_get(r.json, "gpus")), 8);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "gpu_memory_bytes")), 81559LL * 1048576);
+    char *notes = json_dumps(json_object_get(r.json, "notes"), JSON_COMPACT);
+    assert_non_null(strstr(notes, "already holds"));
+    free(notes);
+    tool_result_free(&r);
+}
+
+static void bad_input_is_a_clear_error(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *bad_json = write_temp_file(dir, "bad.json", "{\"hidden_size\": 4096,");
+    char *huge = malloc(1100000);
+    memset(huge, ' ', 1099999);
+    huge[1099999] = '\0';
+    huge[0] = '{';
+    char *huge_json = write_temp_file(dir, "huge.json", huge);
+    free(huge);
+    char *negative = write_temp_file(dir, "neg.json", "{\"hidden_size\": -4096, \"num_hidden_layers\": 32}");
+    static const struct { const char *args[8]; const char *says; } cases[] = {
+        {{"--params", "-3", "--gpu-memory", "80G"}, "--params"},
+        {{"--params", "7B", "--seq", "0", "--gpu-memory", "80G"}, "--seq"},
+        {{"--params", "7B", "--precision", "fp8", "--gpu-memory", "80G"}, "--precision"},
+        {{"--params", "7B", "--optimizer", "lion", "--gpu-memory", "80G"}, "--optimizer"},
+        {{"--params", "7B", "--gpu-memory", "80"}, "--gpu-memory"},
+        {{"--params", "7B", "--gpus", "8", "--tp", "3", "--gpu-memory", "80G"}, "--tp"},
+        {{"--params", "lots", "--gpu-memory", "80G"}, "--params"},
+        {{"--gpu-memory", "80G"}, "--params"},
+        {{"--params", "7B", "--batch"}, "--batch"},
+        {{"--params", "7B", "--frobnicate"}, "--frobnicate"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = vram(cases[c].args);
+        if (r.exit_code != 3 || !strstr(r.err, cases[c].says))
+            fail_msg("case %zu: exit %d, stderr '%s'", c, r.exit_code, r.err);
+        tool_result_free(&r);
+    }
+    const char *files[] = {bad_json, huge_json, negative, "/nonexistent/config.json"};
+    const char *says[] = {"not valid JSON", "larger than 1 MiB", "hidden_size", "No such file"};
+    for (size_t i = 0; i < 4; i++) {
+        tool_result r = vram((const char *[]){"--config", files[i], "--gpu-memory", "80G", NULL});
+        if (r.exit_code != 3 || !strstr(r.err, says[i]))
+            fail_msg("%s: exit %d, stderr '%s'", files[i], r.exit_code, r.err);
+        tool_result_free(&r);
+    }
+    free(bad_json);
+    free(huge_json);
+    free(negative);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void without_gpu_memory_it_asks_for_it_or_reads_the_gpus(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "7B", "--json", NULL});
+    if (r.exit_code == 3)
+        assert_non_null(strstr(r.err, "--gpu-memory"));
+    else /* a machine with a real GPU answers for itself */
+        assert_true(json_number_value(json_object_get(r.json, "gpu_memory_bytes")) > 0);
+    tool_result_free(&r);
+    r = vram((const char *[]){"--help", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "--gpu-memory"));
+    tool_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(healthy_scenarios_have_no_vram_finding),
+        cmocka_unit_test(each_vram_scenario_yields_its_finding),
+        cmocka_unit_test(growth_reports_rate_and_time_left),
+        cmocka_unit_test(foreign_process_names_pid_name_memory_and_the_container_caveat),
+        cmocka_unit_test(seven_b_one_gpu_does_not_fit_eight_with_zero3_does),
+        cmocka_unit_test(zero_paper_figure_through_the_command),
+        cmocka_unit_test(config_file_and_simulated_gpus),
+        cmocka_unit_test(bad_input_is_a_clear_error),
+        cmocka_unit_test(without_gpu_memory_it_asks_for_it_or_reads_the_gpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

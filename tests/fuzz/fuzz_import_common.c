@@ -1,0 +1,42 @@
+/* Shared by the --from fuzz targets. */
+#include "fuzz_import_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fuzz_import_check(const gd_facts *f)
+{
+    if (f->series.gpus != f->gpu_count)
+        __builtin_trap();
+    for (size_t i = 1; i < f->series.n; i++)
+        if (!(f->series.t_s[i] >= f->series.t_s[i - 1]))
+            __builtin_trap(); /* time runs forward */
+    for (size_t i = 0; i < f->series.n; i++)
+        for (size_t g = 0; g < f->gpu_count; g++)
+            for (int m = 0; m < GD_M_COUNT; m++) {
+                gd_value v = gd_series_at(&f->series, i, g, (gd_metric)m);
+                if (gd_ok(v) && !(v.v == v.v && v.v < 1e19 && v.v > -1e19))
+                    __builtin_trap(); /* no NaN, no infinity, nothing absurd */
+            }
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (strlen(f->gpus[g].name) >= sizeof f->gpus[g].name)
+            __builtin_trap();
+}
+
+void fuzz_import_run(fuzz_parser parse, const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    char err[512] = "";
+    gd_facts f;
+    memset(&f, 0, sizeof f);
+    if (parse("fuzz", text, size, &f, err, sizeof err) == 0)
+        fuzz_import_check(&f);
+    else if (err[0] == '\0' || strlen(err) >= sizeof err)
+        __builtin_trap(); /* every failure must explain itself */
+    gd_facts_free(&f);
+    free(text);
+}

@@ -1,0 +1,46 @@
+/*
+ * libFuzzer target for the software stack's parsers: the kernel log's Xid
+ * lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's
+ * build_info.py, toolkit version files, dist-info METADATA, fatbin headers
+ * and ld.so.cache. Every parser sees every input: none may crash, read out
+ * of bounds or leak, whatever the bytes.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backends/stack/stack_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void ignore_path(void *ud, const char *path)
+{
+    (void)ud;
+    (void)strlen(path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    /* Line by line, without NUL termination, as the kernel log reader does. */
+    for (size_t i = 0; i < size;) {
+        const char *nl = memchr(text + i, '\n', size - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) : size - i;
+        gd_xid_event ev;
+        if (gd_xid_line_parse(text + i, n, &ev))
+            (void)gd_pci_same(ev.pci, "00000000:3B:00.0");
+        i += n + 1;
+    }
+    char a[64], b[64];
+    gd_arch archs[GD_STACK_MAX_ARCHS];
+    size_t narchs = 0;
+    if (gd_torch_version_parse(text, size, a, sizeof a, b, sizeof b))
+        (void)gd_cuda_version_parse(b);
+    (void)gd_tf_build_info_parse(text, size, a, sizeof a, archs, GD_STACK_MAX_ARCHS, &narchs);
+    (void)gd_toolkit_version_parse(text, size, a, sizeof a);
+    (void)gd_metadata_version_parse(text, size, a, sizeof a);
+    narchs = 0;
+    (void)gd_fatbin_scan(data, size, archs, GD_STACK_MAX_ARCHS, &narchs);
+    (void)gd_ldcache_parse(data, size, "libcudart.so.", ignore_path, NULL);
+    return 0;
+}

@@ -1,0 +1,23 @@
+# Fuzzing the --from parsers (src/backends/import/): one target per parser,
+# built the two ways tests/fuzz/CMakeLists.txt builds the scenario's.
+#  - fuzz_import_NAME_replay (always): the seed corpus as a ctest.
+#  - fuzz_import_NAME (GD_FUZZ=ON, clang): libFuzzer, the import sources
+#    instrumented, the rest of gdcore linked as is; run.sh runs them.
+set(gd_import_dir ${PROJECT_SOURCE_DIR}/src/backends/import)
+set(gd_import_sources
+  ${gd_import_dir}/capture.c ${gd_import_dir}/capture_set.c ${gd_import_dir}/detect.c ${gd_import_dir}/dmon.c ${gd_import_dir}/import.c
+  ${gd_import_dir}/merge.c ${gd_import_dir}/smi_csv.c ${gd_import_dir}/smi_text.c ${gd_import_dir}/smi_xml.c)
+foreach(name xml text csv detect)
+  file(GLOB seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/import_${name}/*)
+  add_executable(fuzz_import_${name}_replay fuzz_import_${name}.c fuzz_import_common.c fuzz_replay_main.c)
+  target_link_libraries(fuzz_import_${name}_replay PRIVATE gdcore)
+  add_test(NAME fuzz_import_${name}_replay COMMAND fuzz_import_${name}_replay ${seeds})
+  set_tests_properties(fuzz_import_${name}_replay PROPERTIES TIMEOUT 60 LABELS "fuzz")
+  if(GD_FUZZ)
+    add_executable(fuzz_import_${name} fuzz_import_${name}.c fuzz_import_common.c ${gd_import_sources})
+    target_include_directories(fuzz_import_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_compile_options(fuzz_import_${name} PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
+    target_link_options(fuzz_import_${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_import_${name} PRIVATE gdcore)
+  endif()
+endforeach()

@@ -1,0 +1,146 @@
+/* Configuration, memory health and Xid checks from literal facts: severity edges. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "facts_fixture.h"
+#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/stack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gd_severity only_severity(const gd_findings *fs, const char *id)
+{
+    assert_int_equal(fx_count(fs, id, -2), 1);
+    for (size_t i = 0; i < fs->n; i++)
+        if (strcmp(fs->v[i].id, id) == 0)
+            return fs->v[i].severity;
+    return GD_SEV_INFO;
+}
+
+static void retired_pages_warn_from_15_fail_at_63(void **state)
+{
+    (void)state;
+    static const struct {
+        double sbe, dbe;
+        int findings;
+        gd_severity sev;
+    } cases[] = {{10, 4, 0, 0}, {10, 5, 1, GD_SEV_WARNING}, {40, 22, 1, GD_SEV_WARNING}, {40, 23, 1, GD_SEV_CRITICAL}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gd_facts f;
+        fx_facts(&f, 1, 2);
+        f.gpus[0].retired_pages_sbe = gd_val(cases[c].sbe);
+        f.gpus[0].retired_pages_dbe = gd_val(cases[c].dbe);
+        gd_findings out;
+        fx_run(&f, "health.row_remap", &out);
+        assert_int_equal(fx_count(&out, "health.row_remap", 0), cases[c].findings);
+        if (cases[c].findings)
+            assert_int_equal(only_severity(&out, "health.row_remap"), cases[c].sev);
+        gd_findings_free(&out);
+        gd_facts_free(&f);
+    }
+}
+
+static void pending_remap_is_critical_and_unreadable_is_skipped(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 2);
+    f.gpus[0].remap_pending = gd_val(1);
+    f.gpus[0].remap_failure = gd_val(0);
+    f.gpus[0].remap_unc_rows = gd_val(3);
+    gd_findings out;
+    fx_run(&f, "health.row_remap", &out);
+    assert_int_equal(only_severity(&out, "health.row_remap"), GD_SEV_CRITICAL);
+    assert_int_equal(out.nskips, 1); /* GPU 1: nothing readable, said so */
+    assert_int_equal(out.skips[0].gpu, 1);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void ecc_volatile_is_critical_aggregate_a_warning(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 2);
+    f.gpus[0].ecc_volatile_uncorrected = gd_val(1);
+    f.gpus[0].ecc_aggregate_uncorrected = gd_val(1);
+    f.gpus[1].ecc_volatile_uncorrected = gd_val(0);
+    f.gpus[1].ecc_aggregate_uncorrected = gd_val(3);
+    gd_findings out;
+    fx_run(&f, "health.ecc_uncorrectable", &out);
+    assert_int_equal(out.n, 2);
+    assert_int_equal(out.v[0].severity, GD_SEV_CRITICAL);
+    assert_int_equal(out.v[1].severity, GD_SEV_WARNING);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void configuration_severities(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 4, 2);
+    for (size_t g = 0; g < 4; g++) {
+        f.gpus[g].persistence_mode = gd_val(g == 0 ? 0 : 1);
+        f.gpus[g].compute_mode = gd_val(NVML_COMPUTEMODE_DEFAULT);
+        f.gpus[g].mig_mode = gd_val(0);
+    }
+    f.gpus[1].compute_mode = gd_val(NVML_COMPUTEMODE_EXCLUSIVE_PROCESS);
+    gd_findings out;
+    fx_run(&f, "config.persistence_off", &out);
+    assert_int_equal(only_severity(&out, "config.persistence_off"), GD_SEV_INFO);
+    gd_findings_free(&out);
+    fx_run(&f, "config.compute_mode", &out);
+    assert_int_equal(only_severity(&out, "config.compute_mode"), GD_SEV_INFO);
+    gd_findings_free(&out);
+    f.gpus[1].compute_mode = gd_val(NVML_COMPUTEMODE_PROHIBITED);
+    fx_run(&f, "config.compute_mode", &out);
+    assert_int_equal(only_severity(&out, "config.compute_mode"), GD_SEV_CRITICAL);
+    gd_findings_free(&out);
+    fx_run(&f, "config.mig_enabled", &out);
+    assert_int_equal(out.n, 0);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void xids_map_to_gpus_by_bus_id(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 2); /* bus ids 18 and 19 */
+    f.stack = calloc(1, sizeof *f.stack);
+    f.stack->kernel_log_read = true;
+    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
+    f.stack->xids[0] = (gd_xid_event){.xid = 94, .gpu = 1, .pci = "0000:19:00"};
+    f.stack->xids[1] = (gd_xid_event){.xid = 31, .gpu = 1, .pci = "0000:19:00"};
+    f.stack->xids[2] = (gd_xid_event){.xid = 4242, .gpu = -1, .pci = "0000:99:00"};
+    f.stack->xid_count = 3;
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(fx_count(&out, "health.xid", 1), 1);
+    assert_int_equal(fx_count(&out, "health.xid", GD_NO_GPU), 1); /* a bus id no GPU has */
+    assert_int_equal(out.v[0].severity, GD_SEV_WARNING);          /* DCGM: 94 and 31 warn */
+    gd_findings_free(&out);
+    f.stack->kernel_log_read = false;
+    snprintf(f.stack->kernel_log_error, sizeof f.stack->kernel_log_error, "not readable");
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 0);
+    assert_int_equal(out.nskips, 1);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(retired_pages_warn_from_15_fail_at_63),
+        cmocka_unit_test(pending_remap_is_critical_and_unreadable_is_skipped),
+        cmocka_unit_test(ecc_volatile_is_critical_aggregate_a_warning),
+        cmocka_unit_test(configuration_severities),
+        cmocka_unit_test(xids_map_to_gpus_by_bus_id),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

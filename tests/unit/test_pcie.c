@@ -1,0 +1,192 @@
+/* PCIe helpers, topology derivation and the PCIe / NVLink checks from literal facts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "facts_fixture.h"
+#include "gpudoctor/pcie.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void speed_strings_of_old_and_new_kernels(void **state)
+{
+    (void)state;
+    assert_true(gd_pcie_parse_speed("8 GT/s") == 8.0);           /* kernels <= 5.6 */
+    assert_true(gd_pcie_parse_speed("8.0 GT/s PCIe\n") == 8.0);  /* newer */
+    assert_true(gd_pcie_parse_speed("2.5 GT/s PCIe") == 2.5);
+    assert_true(gd_pcie_parse_speed("16GT/s") == 16.0);          /* lspci */
+    assert_true(isnan(gd_pcie_parse_speed("Unknown")));
+    assert_true(isnan(gd_pcie_parse_speed("Unknown speed")));
+    assert_true(isnan(gd_pcie_parse_speed("8 MB/s")));
+    assert_int_equal(gd_pcie_gen_of_speed(2.5), 1);
+    assert_int_equal(gd_pcie_gen_of_speed(32), 5);
+    assert_int_equal(gd_pcie_gen_of_speed(7), 0);
+    /* Per direction: 15.75 / 31.5 / 63 GB/s at x16 (research/facts.md 2.1). */
+    assert_true(fabs(gd_pcie_link_gbps(3, 16) - 15.75) < 0.01);
+    assert_true(fabs(gd_pcie_link_gbps(4, 16) - 31.5) < 0.02);
+    assert_true(fabs(gd_pcie_link_gbps(5, 16) - 63.0) < 0.03);
+    assert_true(fabs(gd_pcie_link_gbps(1, 16) - 4.0) < 0.001);
+    assert_true(isnan(gd_pcie_link_gbps(0, 16)));
+}
+
+static void bus_ids_and_cpulists(void **state)
+{
+    (void)state;
+    char b[16];
+    assert_int_equal(gd_pcie_norm_bdf("00000000:1B:00.0", b, sizeof b), 0);
+    assert_string_equal(b, "0000:1b:00.0");
+    assert_int_equal(gd_pcie_norm_bdf("1b:00.0", b, sizeof b), 0);
+    assert_string_equal(b, "0000:1b:00.0");
+    assert_int_equal(gd_pcie_norm_bdf("garbage", b, sizeof b), -1);
+    assert_true(gd_cpulist_has("0-23,48-71", 50));
+    assert_false(gd_cpulist_has("0-23,48-71", 24));
+    assert_int_equal(gd_cpulist_count("0-23,48-71"), 48);
+    assert_int_equal(gd_cpulist_count("5"), 1);
+    assert_int_equal(gd_cpulist_count("3-1"), 0);
+    assert_int_equal(gd_cpulist_count(""), 0);
+}
+
+/* A path from literal bdfs, deepest first; the last is the root port. */
+static void path(gd_pcie_gpu *g, const char *hb, int numa, const char *const *bdfs)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->host_bridge, sizeof g->host_bridge, "%s", hb);
+    g->numa_node = numa >= 0 ? gd_val(numa) : gd_missing(GD_ST_NOT_SUPPORTED);
+    while (bdfs[g->hop_count]) {
+        gd_pcie_hop *h = &g->hops[g->hop_count];
+        snprintf(h->bdf, sizeof h->bdf, "%s", bdfs[g->hop_count]);
+        g->hop_count++;
+    }
+    snprintf(g->bdf, sizeof g->bdf, "%s", bdfs[0]);
+    snprintf(g->hops[0].role, sizeof g->hops[0].role, "gpu");
+    snprintf(g->hops[g->hop_count - 1].role, sizeof g->hops[0].role, "root_port");
+}
+
+static void topology_levels_from_paths(void **state)
+{
+    (void)state;
+    gd_pcie_gpu a, b, c, d, e, x;
+    /* One switch: a and b; a second-level switch under it: c. */
+    path(&a, "pci0000:00", 0, (const char *const[]){"0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL});
+    path(&b, "pci0000:00", 0, (const char *const[]){"0000:07:00.0", "0000:02:02.0", "0000:01:00.0", "0000:00:01.0", NULL});
+    path(&c, "pci0000:00", 0,
+         (const char *const[]){"0000:06:00.0", "0000:05:00.0", "0000:04:00.0", "0000:02:01.0", "0000:01:00.0", "0000:00:01.0", NULL});
+    /* Another root port of the same host bridge; another host bridge on the
+     * same node; another node. */
+    path(&d, "pci0000:00", 0, (const char *const[]){"0000:41:00.0", "0000:00:03.0", NULL});
+    path(&e, "pci0000:40", 0, (const char *const[]){"0000:42:00.0", "0000:40:01.0", NULL});
+    path(&x, "pci0000:80", 1, (const char *const[]){"0000:81:00.0", "0000:80:01.0", NULL});
+    assert_int_equal(gd_topo_pair_level(&a, &a), GD_TOPO_SELF);
+    assert_int_equal(gd_topo_pair_level(&a, &b), GD_TOPO_PIX);
+    assert_int_equal(gd_topo_pair_level(&a, &c), GD_TOPO_PXB);
+    assert_int_equal(gd_topo_pair_level(&c, &b), GD_TOPO_PXB);
+    assert_int_equal(gd_topo_pair_level(&a, &d), GD_TOPO_PHB);
+    assert_int_equal(gd_topo_pair_level(&a, &e), GD_TOPO_NODE);
+    assert_int_equal(gd_topo_pair_level(&e, &x), GD_TOPO_SYS);
+    x.numa_node = gd_missing(GD_ST_NOT_SUPPORTED);
+    assert_int_equal(gd_topo_pair_level(&e, &x), GD_TOPO_UNKNOWN);
+    char cell[16];
+    gd_topo_cell_label((gd_topo_cell){GD_TOPO_SYS, 18}, cell, sizeof cell);
+    assert_string_equal(cell, "NV18");
+    gd_topo_cell_label((gd_topo_cell){GD_TOPO_PXB, 0}, cell, sizeof cell);
+    assert_string_equal(cell, "PXB");
+}
+
+/* Replays over 60 s at `per_min` on a Gen`gen` x16 link. */
+static size_t replay_findings(int gen, double per_min)
+{
+    gd_facts f;
+    fx_facts(&f, 1, 61);
+    fx_set(&f, 0, GD_M_PCIE_GEN, 0, 61, gen);
+    fx_set(&f, 0, GD_M_PCIE_WIDTH, 0, 61, 16);
+    for (size_t i = 0; i < 61; i++)
+        fx_set(&f, 0, GD_M_PCIE_REPLAYS, i, i + 1, floor(per_min * (double)i / 60.0));
+    gd_findings fs;
+    fx_run(&f, "pcie.replays", &fs);
+    size_t n = fx_count(&fs, "pcie.replays", 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    return n;
+}
+
+static void replay_rate_follows_dcgm(void **state)
+{
+    (void)state;
+    /* ceil(1e-12 x rate x 60 x 16): 8/min Gen3 (but < 10 replays is not a rate), 16 Gen4, 31 Gen5. */
+    assert_int_equal(replay_findings(4, 16), 0);
+    assert_int_equal(replay_findings(4, 17), 1);
+    assert_int_equal(replay_findings(5, 31), 0);
+    assert_int_equal(replay_findings(5, 32), 1);
+    assert_int_equal(replay_findings(3, 9), 0);
+    assert_int_equal(replay_findings(3, 12), 1);
+}
+
+static void downgrade_only_judged_under_load(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 10);
+    for (size_t g = 0; g < 2; g++) {
+        f.gpus[g].pcie_gen_max = gd_val(5);
+        f.gpus[g].pcie_width_max = gd_val(16);
+        fx_set(&f, g, GD_M_PCIE_GEN, 0, 10, 5);
+        fx_set(&f, g, GD_M_PCIE_WIDTH, 0, 10, 16);
+    }
+    fx_set(&f, 1, GD_M_PCIE_WIDTH, 0, 10, 8);
+    gd_findings fs;
+    fx_run(&f, "pcie.link_downgraded", &fs);
+    assert_int_equal(fx_count(&fs, "pcie.link_downgraded", 1), 1);
+    assert_int_equal(fs.n, 1);
+    gd_findings_free(&fs);
+    /* Idle: Gen1 is power saving, not a finding; a note says how to judge. */
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 10, 0);
+    fx_set(&f, 1, GD_M_PCIE_GEN, 0, 10, 1);
+    fx_run(&f, "pcie.link_downgraded", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_non_null(strstr(fs.skips[0].reason, "bench pcie"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void nvlink_down_needs_nvlink_somewhere(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    for (size_t g = 0; g < 2; g++) {
+        f.gpus[g].nvlink_count = 4;
+        for (unsigned l = 0; l < 4; l++)
+            f.gpus[g].nvlink[l] = (gd_nvlink){.link = l, .active = gd_val(0)};
+    }
+    gd_findings fs;
+    fx_run(&f, "nvlink.down", &fs); /* PCIe boards without a bridge: all inactive */
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    for (unsigned l = 0; l < 4; l++)
+        f.gpus[0].nvlink[l].active = gd_val(1);
+    for (unsigned l = 0; l < 3; l++)
+        f.gpus[1].nvlink[l].active = gd_val(1);
+    fx_run(&f, "nvlink.down", &fs);
+    assert_int_equal(fx_count(&fs, "nvlink.down", 1), 1);
+    assert_int_equal(fs.n, 1);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(speed_strings_of_old_and_new_kernels),
+        cmocka_unit_test(bus_ids_and_cpulists),
+        cmocka_unit_test(topology_levels_from_paths),
+        cmocka_unit_test(replay_rate_follows_dcgm),
+        cmocka_unit_test(downgrade_only_judged_under_load),
+        cmocka_unit_test(nvlink_down_needs_nvlink_somewhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
