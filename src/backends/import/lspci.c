@@ -122,8 +122,10 @@ static void parse_detail(const char *line, dev *d)
         d->bridge = true;
     } else if (strncmp(s, "Capabilities:", 13) == 0 && (v = strstr(s, "Express ("))) {
         v = strchr(v, ')');
-        if (v)
-            gd_pcie_copy(d->express, sizeof d->express, v + 2);
+        if (v) { /* "Express (v2) Root Port ...": the ')' may end the line */
+            v += 1 + strspn(v + 1, " ");
+            gd_pcie_copy(d->express, sizeof d->express, v);
+        }
     } else if (strncmp(s, "LnkCap:", 7) == 0) {
         parse_link(s + 7, &d->hop.speed_max_gts, &d->hop.gen_max, &d->hop.width_max);
     } else if (strncmp(s, "LnkSta:", 7) == 0) {
