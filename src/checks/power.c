@@ -49,12 +49,14 @@ static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, con
     const gd_gpu *gpu = &f->gpus[g];
     double impact = gd_episode_impact_pct(e, gd_reference_clock_mhz(f, g, e));
     json_t *ev = json_object();
-    json_object_set_new(ev, "slowdown_pct", gd_json_number(round(e->share * 1000) / 10));
     json_object_set_new(ev, "samples", json_integer((json_int_t)e->hit_any));
     json_object_set_new(ev, "started_at_s", gd_json_number(e->first_s));
-    json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e->clock_median_mhz));
+    if (e->hit) { /* what it cost under load; an idle GPU has nothing to show there */
+        json_object_set_new(ev, "slowdown_pct", gd_json_number(round(e->share * 1000) / 10));
+        json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e->clock_median_mhz));
+        json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
+    }
     json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
-    json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
     gd_severity sev = e->hit ? GD_SEV_CRITICAL : GD_SEV_WARNING;

@@ -3,6 +3,8 @@
 #include "text_util.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *sev_color(gd_severity s)
@@ -110,6 +112,98 @@ static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *
     }
 }
 
+/* A skip's reason with its own GPU's number taken out ("GPU 3 was idle" ->
+ * "the GPU was idle"), so that the same reason on eight GPUs is one line. */
+static void generic_reason(const gd_skip *k, char *buf, size_t len)
+{
+    char own[32];
+    snprintf(own, sizeof own, "GPU %d ", k->gpu);
+    const char *at = k->gpu == GD_NO_GPU ? NULL : strstr(k->reason, own);
+    if (!at) {
+        snprintf(buf, len, "%s", k->reason);
+        return;
+    }
+    snprintf(buf, len, "%.*sthe GPU %s", (int)(at - k->reason), k->reason, at + strlen(own));
+}
+
+/* GPU indexes as ranges: "0-3,6". */
+static void gpu_ranges(const int *g, size_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len;) {
+        size_t j = i;
+        while (j + 1 < n && g[j + 1] == g[j] + 1)
+            j++;
+        used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", g[i], g[j])
+                               : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
+        i = j + 1;
+    }
+}
+
+typedef struct skip_line {
+    char checks[512];
+    char gpus[128];
+    char reason[300];
+    bool plural;
+} skip_line;
+
+/* "Not checked": one line per reason, naming the checks and GPUs it applies to. */
+static void print_skips(FILE *out, const gd_text_style *st, const gd_findings *fs)
+{
+    skip_line *lines = calloc(fs->nskips, sizeof *lines);
+    bool *done = calloc(fs->nskips, sizeof *done);
+    int *gpus = calloc(fs->nskips, sizeof *gpus);
+    size_t nlines = 0;
+    for (size_t i = 0; lines && done && gpus && i < fs->nskips; i++) {
+        if (done[i])
+            continue;
+        const gd_skip *k = &fs->skips[i];
+        char reason[sizeof k->reason + 16], other[sizeof k->reason + 16];
+        generic_reason(k, reason, sizeof reason);
+        size_t ngpus = 0;
+        for (size_t j = i; j < fs->nskips; j++) {
+            const gd_skip *o = &fs->skips[j];
+            if (done[j] || strcmp(o->check, k->check) != 0 || (o->gpu == GD_NO_GPU) != (k->gpu == GD_NO_GPU))
+                continue;
+            generic_reason(o, other, sizeof other);
+            if (strcmp(other, reason) != 0)
+                continue;
+            done[j] = true;
+            if (o->gpu != GD_NO_GPU)
+                gpus[ngpus++] = o->gpu;
+        }
+        skip_line l = {.plural = ngpus > 1};
+        snprintf(l.checks, sizeof l.checks, "%s", k->check);
+        gpu_ranges(gpus, ngpus, l.gpus, sizeof l.gpus);
+        snprintf(l.reason, sizeof l.reason, "%s", ngpus > 1 ? reason : k->reason);
+        /* The same reason for the same GPUs from several checks: one line. */
+        size_t m = 0;
+        while (m < nlines && (strcmp(lines[m].reason, l.reason) != 0 || strcmp(lines[m].gpus, l.gpus) != 0))
+            m++;
+        if (m < nlines) {
+            size_t used = strlen(lines[m].checks);
+            snprintf(lines[m].checks + used, sizeof lines[m].checks - used, ", %s", l.checks);
+        } else {
+            lines[nlines++] = l;
+        }
+    }
+    for (size_t i = 0; i < nlines; i++) {
+        char head[700];
+        if (lines[i].gpus[0])
+            snprintf(head, sizeof head, "%s, GPU%s %s:", lines[i].checks, lines[i].plural ? "s" : "", lines[i].gpus);
+        else
+            snprintf(head, sizeof head, "%s:", lines[i].checks);
+        fprintf(out, "    ");
+        gd_wrap(out, st, 8, 4, head);
+        fprintf(out, "        ");
+        gd_wrap(out, st, 8, 8, lines[i].reason);
+    }
+    free(lines);
+    free(done);
+    free(gpus);
+}
+
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
     print_header(out, f, st);
@@ -119,12 +213,6 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
     gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
-        for (size_t i = 0; i < fs->nskips; i++) {
-            const gd_skip *k = &fs->skips[i];
-            if (k->gpu == GD_NO_GPU)
-                fprintf(out, "    %s: %s\n", k->check, k->reason);
-            else
-                fprintf(out, "    %s, GPU %d: %s\n", k->check, k->gpu, k->reason);
-        }
+        print_skips(out, st, fs);
     }
 }
