@@ -81,11 +81,14 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             vtext(gpu->power_limit_min_w, "", d, sizeof d));
     fprintf(out, "-%s), fan %s\n", vtext(gpu->power_limit_max_w, "W", e, sizeof e),
             vtext(last(f, g, GD_M_FAN_PCT), "%", g1, sizeof g1));
-    fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s; application %s/%s (default %s/%s)\n",
+    fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s",
             vtext(last(f, g, GD_M_SM_CLOCK_MHZ), "MHz", a, sizeof a), vtext(gpu->clock_max_sm_mhz, "MHz", b, sizeof b),
-            vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d),
-            vtext(gpu->clock_app_sm_mhz, "", e, sizeof e), vtext(gpu->clock_app_mem_mhz, "MHz", g1, sizeof g1),
-            vtext(gpu->clock_default_app_sm_mhz, "", g2, sizeof g2), vtext(gpu->clock_default_app_mem_mhz, "MHz", g3, sizeof g3));
+            vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d));
+    if (gd_ok(gpu->clock_app_sm_mhz) || gd_ok(gpu->clock_default_app_sm_mhz))
+        fprintf(out, "; application %s/%s (default %s/%s)", vtext(gpu->clock_app_sm_mhz, "", e, sizeof e),
+                vtext(gpu->clock_app_mem_mhz, "MHz", g1, sizeof g1), vtext(gpu->clock_default_app_sm_mhz, "", g2, sizeof g2),
+                vtext(gpu->clock_default_app_mem_mhz, "MHz", g3, sizeof g3));
+    fputc('\n', out);
     char reasons[256];
     reasons_text(last(f, g, GD_M_EVENT_REASONS), reasons, sizeof reasons);
     fprintf(out, "  Clock events %s\n", reasons);

@@ -210,6 +210,12 @@ static int read_log(gd_cap *c, xmlNode *root)
     return 0;
 }
 
+static void xml_quiet(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
     gd_cap c;
@@ -219,6 +225,9 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
     if (memmem(text, len, "<!ENTITY", 8))
         return gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused "
                                "(entity expansion is a known attack on XML parsers)");
+    /* libxml2 prints some errors (input encoding) through its generic handler
+     * even with XML_PARSE_NOERROR; the library never prints: we report. */
+    xmlSetGenericErrorFunc(NULL, xml_quiet);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt)
         return gd_cap_fail(&c, "out of memory");
