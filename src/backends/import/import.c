@@ -70,6 +70,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
     }
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
+    errno = 0;
     while (buf) {
         n += fread(buf + n, 1, cap - n, fp);
         if (n < cap || ferror(fp))
@@ -90,9 +91,10 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
         cap *= 2;
     }
     bool bad = ferror(fp);
+    int why = errno;
     fclose(fp);
     if (!buf || bad) {
-        snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
+        snprintf(err, errlen, "%s: %s", path, !buf ? "out of memory" : why ? strerror(why) : "read error");
         free(buf);
         return NULL;
     }
