@@ -47,6 +47,13 @@ static cost run(char *const args[])
     return c;
 }
 
+/* A run that failed measured nothing: a check ends 0-2, --version 0. */
+static int failed(int status)
+{
+    return !WIFEXITED(status) || WEXITSTATUS(status) > 2;
+}
+
+/* Mean of n runs; the status is that of the first failing run, if any. */
 static cost mean_of(char *const args[], int n)
 {
     cost sum = {0};
@@ -54,7 +61,8 @@ static cost mean_of(char *const args[], int n)
         cost c = run(args);
         sum.wall_s += c.wall_s / n;
         sum.cpu_s += c.cpu_s / n;
-        sum.status = c.status;
+        if (failed(c.status) && !failed(sum.status))
+            sum.status = c.status;
     }
     return sum;
 }
@@ -75,6 +83,11 @@ int main(int argc, char **argv)
 
     cost ref = mean_of(version, 20);
     cost snap = mean_of(snapshot, 20);
+    if (failed(ref.status) || failed(snap.status)) {
+        fprintf(stderr, "bench_cost: %s failed (status %d)\n", failed(ref.status) ? "gpudoctor --version" : "the snapshot check",
+                failed(ref.status) ? ref.status : snap.status);
+        return 1;
+    }
     printf("reference: gpudoctor --version       %8.2f ms wall\n", ref.wall_s * 1e3);
     printf("snapshot check, 8 GPUs               %8.2f ms wall = %.1fx the reference (target < 200 ms)\n",
            snap.wall_s * 1e3, snap.wall_s / ref.wall_s);
@@ -84,7 +97,7 @@ int main(int argc, char **argv)
     printf("sampling 8 GPUs at 10 Hz for %s s     %8.3f s CPU / %.1f s wall = %.3f%% of one core (target < 1%%)\n",
            secs, win.cpu_s, win.wall_s, 100.0 * win.cpu_s / win.wall_s);
     printf("                                     %8.1f us CPU per GPU sample\n", win.cpu_s / (samples * 8) * 1e6);
-    if (!WIFEXITED(win.status) || WEXITSTATUS(win.status) > 2) {
+    if (failed(win.status)) {
         fprintf(stderr, "bench_cost: the sampling run failed (status %d)\n", win.status);
         return 1;
     }

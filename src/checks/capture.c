@@ -4,6 +4,7 @@
  * reveals: said here once, so no check passes silently on a capture.
  */
 #include "checks_internal.h"
+#include "gpudoctor/pcie.h"
 
 /* Appends ", 3" (or "3" first) to a list of GPU indexes. */
 static void add_index(char *list, size_t len, int index)
@@ -40,6 +41,26 @@ static void idle_gpus(const gd_facts *f, gd_findings *out)
                     unknown);
 }
 
+/* lspci GPUs that no nvidia-smi capture names: files of two machines, or
+ * a capture cut short. Their links are not tied to any GPU's findings. */
+static void unmatched_links(const gd_facts *f, gd_findings *out)
+{
+    if (!f->pcie || f->gpu_count == 0)
+        return;
+    char list[256] = "";
+    for (size_t i = 0; i < f->pcie->gpu_count; i++) {
+        const gd_pcie_gpu *pg = &f->pcie->gpus[i];
+        size_t used = strlen(list);
+        if (!pg->matched && pg->bdf[0])
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", pg->bdf);
+    }
+    if (list[0])
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "the PCIe capture lists GPU(s) %s that the nvidia-smi capture does not: not the same "
+                    "machine? Their links were not judged; capture lspci -vv and nvidia-smi on one machine",
+                    list);
+}
+
 void gd_check_capture_limits(const gd_facts *f, gd_findings *out)
 {
     if (!f->captured)
@@ -56,6 +77,7 @@ void gd_check_capture_limits(const gd_facts *f, gd_findings *out)
                     "'dmon -o T' adds the time)",
                     s->n);
     idle_gpus(f, out);
+    unmatched_links(f, out);
     bool unnamed = false;
     for (size_t g = 0; g < f->gpu_count; g++)
         unnamed |= f->gpus[g].name[0] == '\0';

@@ -27,6 +27,9 @@ void gd_check_thermal_hot(const gd_facts *f, gd_findings *out);
 void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out);
 double gd_hot_threshold_c(gd_value limit);
 bool gd_thermal_throttled_under_load(const gd_facts *f, size_t g);
+/* True when GPU g's clock event reasons were read at least once; otherwise
+ * records that `id` could not judge it (unless the GPU was lost) and returns false. */
+bool gd_reasons_read(const gd_facts *f, size_t g, const char *id, gd_findings *out);
 /* The clock a GPU would run at without the episode: its own unthrottled
  * loaded median, its peers' median if higher, else its maximum clock. */
 double gd_reference_clock_mhz(const gd_facts *f, size_t g, const gd_episode *e);

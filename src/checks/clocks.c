@@ -5,7 +5,13 @@ void gd_check_clocks_low(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        if (!gd_ok(gpu->clock_max_sm_mhz))
+        if (!gd_ok(gpu->clock_max_sm_mhz)) {
+            if (!gpu->lost)
+                gd_skip_add(out, "clocks.low", gpu->index, "maximum SM clock not readable (%s)",
+                            gd_status_name((gd_status)gpu->clock_max_sm_mhz.status));
+            continue;
+        }
+        if (!gd_reasons_read(f, g, "clocks.low", out))
             continue;
         double floor_mhz = GD_CLOCK_LOW_FRACTION * gpu->clock_max_sm_mhz.v;
         /* Loaded samples with no event reason at all, and a low clock. */
@@ -59,6 +65,10 @@ void gd_check_clocks_locked(const gd_facts *f, gd_findings *out)
                            gpu->clock_app_sm_mhz.v < gpu->clock_default_app_sm_mhz.v;
         bool mem_lowered = gd_ok(gpu->clock_app_mem_mhz) && gd_ok(gpu->clock_default_app_mem_mhz) &&
                            gpu->clock_app_mem_mhz.v < gpu->clock_default_app_mem_mhz.v;
+        /* Either the settings or the reason they leave under load will do. */
+        if (!(gd_ok(gpu->clock_app_sm_mhz) && gd_ok(gpu->clock_default_app_sm_mhz)) &&
+            !gd_reasons_read(f, g, "clocks.locked", out))
+            continue;
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonApplicationsClocksSetting, &e);
         /* At default application clocks, a board that boosts above them (a K80

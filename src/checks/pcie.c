@@ -107,11 +107,12 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
                  w->width, width_max, width_max, pg ? pg->bdf : gpu->pci_bus_id);
     else
         snprintf(fix, sizeof fix,
-                 "The link runs at Gen%.0f under load although both ends support Gen%d: check the BIOS PCIe speed "
-                 "setting of the slot (Auto or Gen%d), reseat the card and riser (signal integrity makes links "
-                 "train lower), update the BIOS and the GPU firmware. 'nvidia-smi -q -d PCIE' shows it while "
-                 "loaded.",
-                 w->gen, gen_max, gen_max);
+                 "The link runs at Gen%.0f under load although the card supports Gen%d. If the slot itself "
+                 "is older ('nvidia-smi -q' shows Host Max, 'lspci -vv' the port's LnkCap), move the card to a "
+                 "Gen%d slot. Otherwise check the BIOS PCIe speed setting of the slot (Auto or Gen%d), reseat "
+                 "the card and riser (signal integrity makes links train lower), update the BIOS and the GPU "
+                 "firmware. 'nvidia-smi -q -d PCIE' shows it while loaded.",
+                 w->gen, gen_max, gen_max, gen_max);
     gd_severity sev = fraction <= GD_PCIE_DOWNGRADED_CRITICAL_FRACTION ? GD_SEV_CRITICAL : GD_SEV_WARNING;
     gd_finding *x = gd_finding_add(out, "pcie.link_downgraded", sev, gpu->index, ev, NAN, fix,
                                    "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.0f of %.0f GB/s)",
@@ -141,6 +142,12 @@ void gd_check_pcie_link_downgraded(const gd_facts *f, gd_findings *out)
         }
         link_window w;
         link_under_load(f, g, mg.v, mw.v, &w);
+        if (w.judged == 0 && w.loaded > 0) {
+            gd_skip_add(out, "pcie.link_downgraded", gpu->index,
+                        "the current PCIe generation and width are not readable while GPU %d was under load",
+                        gpu->index);
+            continue;
+        }
         if (w.judged == 0) {
             gd_skip_add(out, "pcie.link_downgraded", gpu->index,
                         "GPU %d was not under load in the window (idle GPUs lower their PCIe speed on purpose), so "
@@ -176,6 +183,8 @@ void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
     size_t nseen = 0;
     for (size_t i = 0; i < f->pcie->gpu_count; i++) {
         const gd_pcie_gpu *pg = &f->pcie->gpus[i];
+        if (!pg->matched && f->gpu_count > 0)
+            continue; /* another machine's GPU: the capture check says so */
         if (pg->hop_count == 0) {
             gd_skip_add(out, "pcie.upstream_downgraded", pg->gpu, "%s is not in the sysfs tree", pg->bdf);
             continue;

@@ -9,15 +9,23 @@ static double gen_gts(int gen)
     return gen >= 1 && gen <= 6 ? r[gen] : NAN;
 }
 
-/* The link the replay rate is judged against: the median loaded link, else
- * the median over the window, else the maximum. */
+/* Median of metric m over GPU g's loaded samples, else over the window; NAN if none. */
+static double link_median(const gd_facts *f, size_t g, gd_metric m)
+{
+    double med = gd_loaded_median(f, g, m);
+    gd_stats st;
+    return !isnan(med) ? med : gd_stats_of(f, g, m, &st) > 0 ? st.median : NAN;
+}
+
+/* The link the replay rate is judged against: the median loaded link (an
+ * idle stretch at Gen1 would make the allowance too strict), else the
+ * median over the window, else the maximum. */
 static bool replay_link(const gd_facts *f, size_t g, int *gen, int *width)
 {
-    gd_stats sg, sw;
-    bool okg = gd_stats_of(f, g, GD_M_PCIE_GEN, &sg) > 0, okw = gd_stats_of(f, g, GD_M_PCIE_WIDTH, &sw) > 0;
+    double mg = link_median(f, g, GD_M_PCIE_GEN), mw = link_median(f, g, GD_M_PCIE_WIDTH);
     const gd_gpu *gpu = &f->gpus[g];
-    *gen = okg ? (int)sg.median : gd_ok(gpu->pcie_gen_max) ? (int)gpu->pcie_gen_max.v : 0;
-    *width = okw ? (int)sw.median : gd_ok(gpu->pcie_width_max) ? (int)gpu->pcie_width_max.v : 0;
+    *gen = !isnan(mg) ? (int)mg : gd_ok(gpu->pcie_gen_max) ? (int)gpu->pcie_gen_max.v : 0;
+    *width = !isnan(mw) ? (int)mw : gd_ok(gpu->pcie_width_max) ? (int)gpu->pcie_width_max.v : 0;
     return *gen >= 1 && *width >= 1;
 }
 
@@ -39,11 +47,13 @@ void gd_check_pcie_replays(const gd_facts *f, gd_findings *out)
         double dt = f->series.t_s[last] - f->series.t_s[first];
         double delta = c1 - c0;
         int gen, width;
-        if (dt <= 0 || delta < GD_PCIE_REPLAY_MIN_DELTA || !replay_link(f, g, &gen, &width))
-            continue; /* a counter that went down was reset: nothing to judge either */
+        if (dt <= 0 || delta <= 0 || !replay_link(f, g, &gen, &width))
+            continue; /* a counter that went down was reset: nothing to judge */
         double rate = delta / dt * 60.0;
         double allowed = ceil(GD_PCIE_REPLAY_BER * gen_gts(gen) * 1e9 * 60.0 * width);
-        if (!(rate > allowed + 1e-9)) /* 31 replays in 60 s is 31/min, not 31.000000000000004 */
+        /* Over a window shorter than a minute the rise must also exceed one
+         * minute's allowance: one replay in a 1 s window is not 60/min. */
+        if (!(rate > allowed + 1e-9) || !(delta > allowed + 1e-9)) /* 31 in 60 s is 31/min, not 31.000000000000004 */
             continue;
         json_t *ev = json_object();
         json_object_set_new(ev, "replays", gd_json_number(delta));
@@ -92,6 +102,8 @@ void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
     size_t nseen = 0;
     for (size_t i = 0; i < f->pcie->gpu_count; i++) {
         const gd_pcie_gpu *pg = &f->pcie->gpus[i];
+        if (!pg->matched && f->gpu_count > 0)
+            continue; /* another machine's GPU: the capture check says so */
         for (size_t k = 0; k < pg->hop_count; k++) {
             const gd_pcie_hop *h = &pg->hops[k];
             double unc, cor;

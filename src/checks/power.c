@@ -64,7 +64,8 @@ static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, con
                                    e->hit ? "under load" : "while idle",
                                    f->series.n == 1 && f->captured ? " at capture time" : "");
     if (x)
-        gd_episode_timeline(e, what, x->timeline, sizeof x->timeline);
+        gd_episode_timeline(e, strcmp(id, "power.brake") == 0 ? "power brake slowdown" : "hardware slowdown",
+                            x->timeline, sizeof x->timeline);
 }
 
 void gd_check_power_brake(const gd_facts *f, gd_findings *out)
@@ -76,6 +77,8 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
         "that every PSU is connected and redundant supplies are healthy, and the rack's power "
         "budget. Reseat the GPU power cables. Not fixable from the OS.";
     for (size_t g = 0; g < f->gpu_count; g++) {
+        if (!gd_reasons_read(f, g, "power.brake", out))
+            continue;
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonHwPowerBrakeSlowdown, &e);
         if (e.hit_any)
@@ -94,6 +97,8 @@ void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
     const unsigned long long explained =
         nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     for (size_t g = 0; g < f->gpu_count; g++) {
+        if (!gd_reasons_read(f, g, "power.hw_slowdown", out))
+            continue;
         /* Count only samples where no other hardware reason explains it. */
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &e);

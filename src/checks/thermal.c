@@ -28,6 +28,18 @@ double gd_reference_clock_mhz(const gd_facts *f, size_t g, const gd_episode *e)
     return ref;
 }
 
+bool gd_reasons_read(const gd_facts *f, size_t g, const char *id, gd_findings *out)
+{
+    if (gd_stats_of(f, g, GD_M_EVENT_REASONS, NULL) > 0)
+        return true;
+    if (!f->gpus[g].lost) {
+        gd_status st = f->series.n ? (gd_status)gd_series_at(&f->series, 0, g, GD_M_EVENT_REASONS).status
+                                   : GD_ST_UNREAD;
+        gd_skip_add(out, id, f->gpus[g].index, "clock event reasons not readable (%s)", gd_status_name(st));
+    }
+    return false;
+}
+
 /* The temperature from which a sensor counts as hot: 80 C, or 5 C under its limit. */
 double gd_hot_threshold_c(gd_value limit)
 {
@@ -44,10 +56,25 @@ static void add_peer_temp(json_t *ev, const gd_facts *f, size_t g)
         json_object_set_new(ev, "peer_median_temp_c", gd_json_number(round(peers)));
 }
 
+/* Throttling that only the violation counter saw: how long, not when. */
+static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, char *buf, size_t len)
+{
+    const gd_series *s = &f->series;
+    double window = s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0;
+    gd_stats temp;
+    int n = snprintf(buf, len, "between samples (violation counter): thermal slowdown for %.1f s of the %.1f s window",
+                     e->counter_share * window, window);
+    if (n > 0 && (size_t)n < len && gd_stats_of(f, g, GD_M_TEMP_C, &temp) > 0)
+        snprintf(buf + n, len - (size_t)n, ", up to %.0f C, SM median %.0f MHz", temp.max, gd_loaded_clock_median(f, g));
+}
+
 void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
+        /* The violation counter alone can tell (it needs two readings). */
+        if (gd_stats_of(f, g, GD_M_VIOL_THERMAL_NS, NULL) < 2 && !gd_reasons_read(f, g, "thermal.throttling", out))
+            continue;
         if (!gd_thermal_throttled_under_load(f, g))
             continue;
         gd_episode e, hw;
@@ -95,6 +122,8 @@ void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
         if (x && e.hit_any)
             gd_episode_timeline(&e, hw.hit ? "hardware thermal slowdown" : "thermal slowdown", x->timeline,
                                 sizeof x->timeline);
+        else if (x)
+            counter_timeline(f, g, &e, x->timeline, sizeof x->timeline);
     }
 }
 

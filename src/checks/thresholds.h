@@ -51,11 +51,10 @@
 #define GD_PCIE_DOWNGRADED_CRITICAL_FRACTION 0.50
 /* pcie.replays: DCGM's health watch (DcgmHealthWatch.cpp, research/
  * anchors-diag.md 1.2): expected replays per minute = ceil(BER x line rate
- * x 60 x lanes) with BER 1e-12: 8/min Gen3 x16, 16 Gen4, 31 Gen5. A rise
- * of fewer than this many replays is not judged (one replay in a 1 s
- * window is not a rate). */
+ * x 60 x lanes) with BER 1e-12: 8/min Gen3 x16, 16 Gen4, 31 Gen5 (half
+ * that at x8). A window shorter than a minute must also hold more than one
+ * minute's allowance (one replay in a 1 s window is not a rate of 60/min). */
 #define GD_PCIE_REPLAY_BER 1e-12
-#define GD_PCIE_REPLAY_MIN_DELTA 10
 /* pcie.aer_errors: correctable errors since boot at or above DCGM pcie
  * plugin's aer_threshold (480, "32/minute x 15 minutes", Pcie.cpp). */
 #define GD_PCIE_AER_COR_MAX 480

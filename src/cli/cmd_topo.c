@@ -1,6 +1,5 @@
 /* gpudoctor topo: the GPU-to-GPU topology, NUMA placement and NICs. */
 #include "backends/collect.h"
-#include "backends/import/import.h"
 #include "cli.h"
 #include "gpudoctor/pcie.h"
 #include "report/pcie_report.h"
@@ -21,35 +20,8 @@ static const char help[] =
     "\n"
     "  --json           the same as JSON\n"
     "  --sim SCENARIO   a simulated machine (examples/*.json with host.sysfs)\n"
-    "  --from FILE      a captured 'nvidia-smi topo -m' or 'lspci -vv' output\n";
-
-/* Reads a captured file and hands it to the importer its content calls for. */
-static int import_file(const char *path, gd_facts *f, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return -1;
-    }
-    long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
-    rewind(fp);
-    if (size < 0 || size > (64L << 20)) {
-        fclose(fp);
-        snprintf(err, errlen, "%s: not a regular file of at most 64 MiB", path);
-        return -1;
-    }
-    char *buf = malloc((size_t)size + 1);
-    size_t len = buf ? fread(buf, 1, (size_t)size, fp) : 0;
-    fclose(fp);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    bool lspci = memmem(buf, len, "LnkSta", 6) || memmem(buf, len, "Capabilities:", 13);
-    int rc = lspci ? gd_import_lspci(path, buf, len, f, err, errlen) : gd_import_topo(path, buf, len, f, err, errlen);
-    free(buf);
-    return rc;
-}
+    "  --from FILE      captured 'nvidia-smi topo -m' or 'lspci -vv' output (repeatable;\n"
+    "                   add 'nvidia-smi -q -x' output to name the GPUs by bus id)\n";
 
 int gd_cmd_topo(int argc, char **argv)
 {
@@ -80,27 +52,22 @@ int gd_cmd_topo(int argc, char **argv)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor topo --help')", argv[optind]);
     if (sim && from_count)
         return gd_cli_error("--sim and --from exclude each other");
+    /* Captures go through the same content detection as 'check --from', so an
+     * nvidia-smi dump beside an lspci capture names the GPUs of the matrix. */
+    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1,
+                          .from = from, .from_count = from_count};
     gd_facts f;
     char err[1024];
-    if (from_count) {
-        memset(&f, 0, sizeof f);
-        f.pid = -1;
-        snprintf(f.source, sizeof f.source, "captured files");
-        for (size_t i = 0; i < from_count; i++)
-            if (import_file(from[i], &f, err, sizeof err) != 0) {
-                gd_facts_free(&f);
-                return gd_cli_error("%s", err);
-            }
-    } else {
-        gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1};
-        if (gd_collect(&co, &f, err, sizeof err) != 0) {
-            gd_facts_free(&f);
-            return gd_cli_error("%s", err);
-        }
-        if (!f.pcie) {
-            gd_facts_free(&f);
-            return gd_cli_error("no PCIe tree to read: %s", sim ? "the scenario has no host.sysfs" : "/sys is not readable");
-        }
+    if (gd_collect(&co, &f, err, sizeof err) != 0) {
+        gd_facts_free(&f);
+        return gd_cli_error("%s", err);
+    }
+    if (!f.pcie) {
+        gd_facts_free(&f);
+        return gd_cli_error("no PCIe tree to read: %s",
+                            from_count ? "the captured files hold neither 'nvidia-smi topo -m' nor 'lspci -vv' output"
+                            : sim      ? "the scenario has no host.sysfs"
+                                       : "/sys is not readable");
     }
     int code = GD_EXIT_OK;
     if (json) {

@@ -87,6 +87,38 @@ static void stack_scope(const gd_facts *f, char *buf, size_t len)
         snprintf(buf + used, len - used, "; environment: %s", s->env_read ? s->env_source : "not read");
 }
 
+/* Each GPU's memory at its last reading and who holds it, for the vram group. */
+static void vram_scope(const gd_facts *f, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "memory used (MiB, last sample):");
+    for (size_t g = 0; g < f->gpu_count && used < len; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        gd_value mib = gd_missing(GD_ST_UNREAD);
+        for (size_t i = f->series.n; i-- > 0 && !gd_ok(mib);)
+            mib = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
+        char now[24] = "n/a", total[24] = "n/a", procs[32] = "process list n/a";
+        if (gd_ok(mib))
+            snprintf(now, sizeof now, "%.0f", mib.v);
+        if (gd_ok(gpu->mem_total_mib))
+            snprintf(total, sizeof total, "%.0f", gpu->mem_total_mib.v);
+        if (gd_ok(gpu->processes_status))
+            snprintf(procs, sizeof procs, "%zu process%s", gpu->process_count, gpu->process_count == 1 ? "" : "es");
+        used += (size_t)snprintf(buf + used, len - used, "%s GPU %d %s/%s (%s)", g ? "," : "", gpu->index, now, total,
+                                 procs);
+    }
+}
+
+/* With no GPU read (no driver, or none found), the groups that judge only
+ * what GPUs report looked at nothing: that is "not checked", not "ok". */
+static bool nothing_to_judge(const gd_facts *f, const char *g)
+{
+    static const char *const gpu_only[] = {"thermal", "power", "clocks", "nvlink", "vram", "config"};
+    for (size_t i = 0; f->gpu_count == 0 && i < sizeof gpu_only / sizeof gpu_only[0]; i++)
+        if (strcmp(gpu_only[i], g) == 0)
+            return true;
+    return false;
+}
+
 typedef struct text_ctx {
     FILE *out;
     const gd_facts *f;
@@ -99,6 +131,11 @@ static void text_group(void *ud, const char *g)
     text_ctx *c = ud;
     group_count n = count_group(c->fs, g);
     char status[64];
+    if (nothing_to_judge(c->f, g) && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
+        fprintf(c->out, "    %-15s not checked: no GPU was read (%zu check%s)\n", group_label(g), n.checks,
+                n.checks == 1 ? "" : "s");
+        return;
+    }
     if (n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0)
         snprintf(status, sizeof status, "%sok%s", gd_c(c->st, GD_ANSI_GREEN), gd_c(c->st, GD_ANSI_RESET));
     else
@@ -108,9 +145,11 @@ static void text_group(void *ud, const char *g)
     fprintf(c->out, "    %-15s %s (%zu check%s%s", group_label(g), status, n.checks, n.checks == 1 ? "" : "s",
             n.skips ? ", some not checked" : "");
     fputs(")\n", c->out);
-    char scope[600] = "";
+    char scope[1200] = "";
     if (strcmp(g, "stack") == 0)
         stack_scope(c->f, scope, sizeof scope);
+    else if (strcmp(g, "vram") == 0 && c->f->gpu_count)
+        vram_scope(c->f, scope, sizeof scope);
     else if (strcmp(g, "health") == 0 && c->f->stack)
         snprintf(scope, sizeof scope, "ECC, row remapping, retired pages; kernel log: %s",
                  c->f->stack->kernel_log_read ? c->f->stack->kernel_log_source : "not read");
@@ -146,6 +185,8 @@ static void json_group(void *ud, const char *g)
     json_object_set_new(o, "checks", ids);
     json_object_set_new(o, "findings", json_integer((json_int_t)(n.sev[0] + n.sev[1] + n.sev[2])));
     json_object_set_new(o, "not_checked", json_integer((json_int_t)n.skips));
+    if (nothing_to_judge(c->f, g))
+        json_object_set_new(o, "reason", json_string("no GPU was read"));
     const gd_stack_facts *s = c->f->stack;
     if (strcmp(g, "stack") == 0 && s) {
         json_t *rts = json_array();

@@ -41,6 +41,8 @@ json_t *gd_topo_json(const gd_facts *f)
         const gd_pcie_gpu *g = &p->gpus[a];
         json_t *o = json_object();
         json_object_set_new(o, "index", json_integer(g->gpu));
+        /* false: a GPU of an lspci or topo capture that no nvidia-smi capture names */
+        json_object_set_new(o, "matched", json_boolean(g->matched || f->gpu_count == 0));
         json_object_set_new(o, "pci_bus_id", json_string(g->bdf));
         json_object_set_new(o, "numa_node", gd_json_value(g->numa_node));
         json_object_set_new(o, "cpu_affinity", g->cpulist[0] ? json_string(g->cpulist) : json_null());
@@ -119,6 +121,19 @@ void gd_topo_text(FILE *out, const gd_facts *f)
                         g->nics[k].bdf[0] ? ", " : "", g->nics[k].bdf);
             fputc('\n', out);
         }
+    }
+    bool unmatched = false;
+    for (size_t a = 0; a < n && f->gpu_count > 0; a++)
+        unmatched |= !p->gpus[a].matched;
+    if (unmatched) {
+        fprintf(out, "\nNot listed by the nvidia-smi capture (another machine's?), numbered in bus order:");
+        const char *sep = " ";
+        for (size_t a = 0; a < n; a++)
+            if (!p->gpus[a].matched) {
+                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu, p->gpus[a].bdf[0] ? p->gpus[a].bdf : "(no bus id)");
+                sep = ", ";
+            }
+        fputc('\n', out);
     }
     fprintf(out, "\nLegend:\n\n");
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)

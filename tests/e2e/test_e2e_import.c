@@ -40,12 +40,12 @@ static const expect cases[] = {
     {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", 1, "GRID P4-1Q", "513.46", 11060, 0, NULL, NA, NA, NA, NA, NA, NA, 807, 1024, NA, NA, NA, 0, ""},
     {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", 2, "GeForce GTX 1070", "384.66", NA, 60, "", 119.47, 180, 3, 1, 3, 16, 2028, 8112, NA, NA, NA, 2, "pcie.link_downgraded"},
     {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", 4, "Tesla K80", "430.26", NA, 64, "applications_clocks_setting", 135.72, 149, 3, 16, 3, 16, 587, 11441, 1, NA, 1, 1, "health.ecc_uncorrectable"},
-    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 4, 16, 65720, 97887, 0, 0, NA, 0, ""},
+    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 5, 16, 65720, 97887, 0, 0, NA, 0, ""}, /* a Gen5 card in a Gen4 host: the card's own max, as live */
     {"smi-xml/rtx3080-load-v13-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "595.58.03", 13020, 27, "", 139.62, 320, 4, 16, 4, 16, 9184, 10240, NA, NA, NA, 0, ""},
     {"smi-xml/rtx3080-windows-wddm-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "536.40", 12020, 31, "gpu_idle", 22.78, 336, 4, 16, 4, 16, 1128, 10240, NA, NA, NA, 0, ""},
     {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "525.147.05", 12000, 37, "gpu_idle", 27.23, 200, 1, 16, 4, 16, 1, 24576, NA, NA, NA, 1, "power.limit_lowered"},
     {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "590.44.01", 13010, 32, "sw_power_cap", 35.06, 350, 1, 16, 4, 16, 7, 24576, NA, NA, NA, 0, ""},
-    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 3, 16, 2, 24564, 0, 0, NA, 0, ""},
+    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 4, 16, 2, 24564, 0, 0, NA, 0, ""},
     {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", 1, "Tesla P100-PCIE-16GB", "510.47.03", 11060, 38, "gpu_idle", 26.16, 250, 3, 16, 3, 16, 0, 16384, 1, NA, 0, 0, ""},
     {"smi-xml/tesla-t4-aws-x8-telegraf.xml", 1, "Tesla T4", "515.105.01", 11070, 40, "", 26.78, 70, 3, 8, 3, 16, 1032, 15360, 1, NA, 0, 0, ""},
     {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", 1, "Tesla V100-SXM3-32GB", "410.104", 10000, 33, "gpu_idle", 50.6, 350, 3, 16, 3, 16, 0, 32480, 1, NA, 2, 2, "health.ecc_uncorrectable,health.row_remap"},
@@ -226,6 +226,77 @@ static void files_of_one_machine_merge(void **state)
     tool_result_free(&r);
 }
 
+/* lspci of another machine: its GPUs are not tied to the nvidia-smi GPUs
+ * (no finding, no link of theirs judged), and both check and topo say so;
+ * lspci of the same machine maps every GPU by bus id. */
+static void lspci_maps_by_bus_id_only(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    char smi[1024];
+    snprintf(smi, sizeof smi, "%s", real("smi-xml/tesla-p100-gcp-sbe-netdata.xml")); /* bus 00:04.0 */
+    const char *lspci = real("lspci/p100x2-dell-lspci-vvv-cmlgpu.txt");             /* 04:00.0, 82:00.0 */
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", lspci, NULL}, env);
+    assert_non_null(r.json);
+    char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_non_null(strstr(skips, "0000:04:00.0, 0000:82:00.0 that the nvidia-smi capture does not"));
+    free(skips);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"topo", "--json", "--from", smi, "--from", lspci, NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    json_t *g;
+    size_t i;
+    json_array_foreach(json_object_get(r.json, "gpus"), i, g) assert_true(json_is_false(json_object_get(g, "matched")));
+    tool_result_free(&r);
+
+    snprintf(smi, sizeof smi, "%s", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"));
+    lspci = real("lspci/h100x8-dell-lspci-vvv-gpud.txt");
+    r = run_tool((const char *[]){"topo", "--json", "--from", smi, "--from", lspci, NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 8);
+    json_array_foreach(json_object_get(r.json, "gpus"), i, g) assert_true(json_is_true(json_object_get(g, "matched")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 4), "pci_bus_id")),
+                        "0000:9b:00.0");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", lspci, NULL}, env);
+    skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_null(strstr(skips, "does not: not the same machine"));
+    free(skips);
+    tool_result_free(&r);
+    /* topo reads captures by content too: an nvidia-smi dump alone has no tree. */
+    r = run_tool((const char *[]){"topo", "--from", smi, NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "neither 'nvidia-smi topo -m' nor 'lspci -vv'"));
+    tool_result_free(&r);
+}
+
+/* Captures saved on Windows: a UTF-8 byte order mark and CRLF line ends. */
+static void bom_and_crlf_captures_read(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *dmon = write_temp_file(dir, "dmon.txt",
+                                 "\xef\xbb\xbf# gpu    pwr  gtemp  mtemp     sm    mem\r\n# Idx      W      C      C      %      %\r\n"
+                                 "    0    631     63     57    100     10\r\n    0    634     64     58    100     10\r\n");
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", dmon, NULL}, env);
+    if (!r.json)
+        fail_msg("dmon with BOM: exit %d, %s", r.exit_code, r.err);
+    want_number("dmon with BOM", "temp_c", json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "state"), 64);
+    tool_result_free(&r);
+    char *topo = write_temp_file(dir, "topo.txt",
+                                 "\xef\xbb\xbf\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\r\n"
+                                 "GPU0\t X \tNV12\t0-23\t0\r\nGPU1\tNV12\t X \t0-23\t0\r\n");
+    r = run_tool((const char *[]){"topo", "--json", "--from", topo, NULL}, env);
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("topo with BOM: exit %d, %s", r.exit_code, r.err);
+    assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r.json, "matrix"), 0), 1)), "NV12");
+    tool_result_free(&r);
+    free(dmon);
+    free(topo);
+    remove_tree(dir);
+    free(dir);
+}
+
 static void bad_inputs_exit_3_with_a_message(void **state)
 {
     (void)state;
@@ -271,6 +342,8 @@ int main(void)
         cmocka_unit_test(every_real_capture_reads_as_the_file_says),
         cmocka_unit_test(snapshot_says_what_it_cannot_show),
         cmocka_unit_test(files_of_one_machine_merge),
+        cmocka_unit_test(lspci_maps_by_bus_id_only),
+        cmocka_unit_test(bom_and_crlf_captures_read),
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

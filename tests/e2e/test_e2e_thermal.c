@@ -99,6 +99,53 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     tool_result_free(&r);
 }
 
+/* The text report with its wrapped lines joined: "\n    " becomes " ". */
+static void unwrap(char *s)
+{
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        if (*r == '\n' && r[1] == ' ') {
+            while (r[1] == ' ')
+                r++;
+            *w++ = ' ';
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+/* Every slowdown names, in the text report, when it began, at what temperature and clock, for how long. */
+static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scenario, *line;
+    } slowdowns[] = {
+        {"h100x8-thermal-throttling.json", "timeline from 0."},
+        {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown at 9"},
+        {"h100x8-hbm-hot.json", ": thermal slowdown at "},
+        {"h100x8-power-brake.json", ": power brake slowdown at "},
+        {"h100x8-hw-slowdown.json", ": hardware slowdown at "},
+        {"h100x8-power-limit-lowered.json", ": power cap at "},
+        {"h100x8-clocks-locked.json", ": application clock limit at "},
+        {"h100x8-clocks-low.json", "with no event reason"},
+    };
+    for (size_t c = 0; c < sizeof slowdowns / sizeof slowdowns[0]; c++) {
+        tool_result r = run_tool(
+            (const char *[]){"check", "--duration", "1", "--interval", "100", "--sim", example(slowdowns[c].scenario), NULL},
+            fast);
+        unwrap(r.out);
+        char *tl = strstr(r.out, " timeline from ");
+        char *end = tl ? strstr(tl, " fix ") : NULL; /* the timeline alone (impact may follow) */
+        if (end)
+            *end = '\0';
+        if (!tl || !strstr(r.out, slowdowns[c].line) || !strstr(tl, " MHz") || !strstr(tl, "% of the loaded time"))
+            fail_msg("%s: no timeline with start, clock and duration in:\n%s", slowdowns[c].scenario, r.out);
+        tool_result_free(&r);
+    }
+}
+
 static void power_limit_fix_names_the_command(void **state)
 {
     (void)state;
@@ -130,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_scenario_yields_exactly_its_findings),
         cmocka_unit_test(throttling_report_carries_evidence_and_timeline),
+        cmocka_unit_test(each_slowdown_has_a_timeline_in_the_text_report),
         cmocka_unit_test(power_limit_fix_names_the_command),
         cmocka_unit_test(absent_fan_and_memory_temperature_are_null_not_zero),
     };

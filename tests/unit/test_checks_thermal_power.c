@@ -135,6 +135,8 @@ static void violation_counter_catches_slowdowns_between_samples(void **state)
     gd_findings fs = run_one(&f, "thermal.throttling");
     assert_int_equal(fs.n, 1);
     assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "violation_counter_pct")), 6);
+    /* No sample shows the reason, yet the timeline says how long. */
+    assert_non_null(strstr(fs.v[0].timeline, "thermal slowdown for 0.6 s of the 10.0 s window"));
     gd_findings_free(&fs);
     for (size_t i = 0; i < 11; i++)
         fx_set(&f, 0, GD_M_VIOL_THERMAL_NS, i, i + 1, (double)i * 0.04e9); /* 4 %: noise */
@@ -383,6 +385,55 @@ static void slower_peer_is_named_unless_explained(void **state)
     gd_facts_free(&f);
 }
 
+static bool skipped(const gd_findings *fs, const char *id, int gpu, const char *why)
+{
+    for (size_t i = 0; i < fs->nskips; i++)
+        if (strcmp(fs->skips[i].check, id) == 0 && fs->skips[i].gpu == gpu && strstr(fs->skips[i].reason, why))
+            return true;
+    return false;
+}
+
+static void unreadable_event_reasons_are_not_checked_not_passed(void **state)
+{
+    (void)state;
+    static const char *const ids[] = {"thermal.throttling", "power.brake", "power.hw_slowdown", "clocks.low",
+                                      "clocks.locked"};
+    gd_facts f;
+    fx_facts(&f, 2, 10);
+    fx_unset(&f, 1, GD_M_EVENT_REASONS, GD_ST_NO_PERMISSION);
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        gd_findings fs = run_one(&f, ids[k]);
+        assert_int_equal(fs.n, 0);
+        if (!skipped(&fs, ids[k], 1, "clock event reasons not readable (no permission)"))
+            fail_msg("%s: no 'not checked' for GPU 1", ids[k]);
+        assert_false(skipped(&fs, ids[k], 0, ""));
+        gd_findings_free(&fs);
+    }
+    /* The thermal violation counter is enough for thermal.throttling; the
+     * application clock settings for clocks.locked. */
+    for (size_t i = 0; i < 10; i++)
+        fx_set(&f, 1, GD_M_VIOL_THERMAL_NS, i, i + 1, 0);
+    f.gpus[1].clock_app_sm_mhz = gd_val(1980);
+    f.gpus[1].clock_default_app_sm_mhz = gd_val(1980);
+    gd_findings fs = run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.nskips, 0);
+    gd_findings_free(&fs);
+    fs = run_one(&f, "clocks.locked");
+    assert_int_equal(fs.nskips, 0);
+    gd_findings_free(&fs);
+    /* clocks.low also needs the maximum clock. */
+    f.gpus[0].clock_max_sm_mhz = gd_missing(GD_ST_NOT_SUPPORTED);
+    fs = run_one(&f, "clocks.low");
+    assert_true(skipped(&fs, "clocks.low", 0, "maximum SM clock not readable (not supported)"));
+    gd_findings_free(&fs);
+    /* A GPU lost from the start is health.gpu_lost's, not a skip. */
+    f.gpus[1].lost = true;
+    fs = run_one(&f, "power.brake");
+    assert_int_equal(fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void healthy_and_idle_nodes_stay_quiet(void **state)
 {
     (void)state;
@@ -427,6 +478,7 @@ int main(void)
         cmocka_unit_test(hotter_peer_is_named_with_the_gap),
         cmocka_unit_test(peers_need_three_loaded_gpus),
         cmocka_unit_test(slower_peer_is_named_unless_explained),
+        cmocka_unit_test(unreadable_event_reasons_are_not_checked_not_passed),
         cmocka_unit_test(healthy_and_idle_nodes_stay_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,14 +96,14 @@ static void topology_levels_from_paths(void **state)
     assert_string_equal(cell, "PXB");
 }
 
-/* Replays over 60 s at `per_min` on a Gen`gen` x16 link. */
-static size_t replay_findings(int gen, double per_min)
+/* Replays at `per_min` over a window of `secs` seconds on a Gen`gen` x`width` link. */
+static size_t replay_findings_on(int gen, int width, double per_min, size_t secs)
 {
     gd_facts f;
-    fx_facts(&f, 1, 61);
-    fx_set(&f, 0, GD_M_PCIE_GEN, 0, 61, gen);
-    fx_set(&f, 0, GD_M_PCIE_WIDTH, 0, 61, 16);
-    for (size_t i = 0; i < 61; i++)
+    fx_facts(&f, 1, secs + 1);
+    fx_set(&f, 0, GD_M_PCIE_GEN, 0, secs + 1, gen);
+    fx_set(&f, 0, GD_M_PCIE_WIDTH, 0, secs + 1, width);
+    for (size_t i = 0; i <= secs; i++)
         fx_set(&f, 0, GD_M_PCIE_REPLAYS, i, i + 1, floor(per_min * (double)i / 60.0));
     gd_findings fs;
     fx_run(&f, "pcie.replays", &fs);
@@ -113,16 +113,55 @@ static size_t replay_findings(int gen, double per_min)
     return n;
 }
 
+static size_t replay_findings(int gen, double per_min)
+{
+    return replay_findings_on(gen, 16, per_min, 60);
+}
+
 static void replay_rate_follows_dcgm(void **state)
 {
     (void)state;
-    /* ceil(1e-12 x rate x 60 x 16): 8/min Gen3 (but < 10 replays is not a rate), 16 Gen4, 31 Gen5. */
-    assert_int_equal(replay_findings(4, 16), 0);
-    assert_int_equal(replay_findings(4, 17), 1);
-    assert_int_equal(replay_findings(5, 31), 0);
-    assert_int_equal(replay_findings(5, 32), 1);
-    assert_int_equal(replay_findings(3, 9), 0);
+    /* ceil(1e-12 x rate x 60 x lanes) per minute: exactly the allowance is
+     * healthy, one more is a finding, at every generation and width. */
+    static const struct {
+        int gen, width, allowed;
+    } edge[] = {{3, 16, 8}, {4, 16, 16}, {5, 16, 31}, {3, 8, 4}, {4, 8, 8}, {5, 8, 16}};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        assert_int_equal(replay_findings_on(edge[i].gen, edge[i].width, edge[i].allowed, 60), 0);
+        assert_int_equal(replay_findings_on(edge[i].gen, edge[i].width, edge[i].allowed + 1, 60), 1);
+    }
     assert_int_equal(replay_findings(3, 12), 1);
+    assert_int_equal(replay_findings(5, 0), 0);
+    /* A 10 s window: 12 replays (72/min) are fewer than one minute's 16 at
+     * Gen4 x16, so not yet a rate; 17 are. */
+    assert_int_equal(replay_findings_on(4, 16, 72, 10), 0);
+    assert_int_equal(replay_findings_on(4, 16, 102, 10), 1);
+    /* Over 10 minutes the rate, not the count, decides. */
+    assert_int_equal(replay_findings_on(4, 16, 16, 600), 0);
+    assert_int_equal(replay_findings_on(4, 16, 18, 600), 1);
+}
+
+/* The allowance is the loaded link's: idle samples at Gen1 do not make it stricter. */
+static void replay_allowance_from_the_loaded_link(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 61);
+    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 40, 0);
+    fx_set(&f, 0, GD_M_PCIE_GEN, 0, 40, 1);
+    fx_set(&f, 0, GD_M_PCIE_GEN, 40, 61, 4);
+    fx_set(&f, 0, GD_M_PCIE_WIDTH, 0, 61, 16);
+    for (size_t i = 0; i < 61; i++) /* 12/min: under Gen4 x16's 16, over Gen1 x16's 3 */
+        fx_set(&f, 0, GD_M_PCIE_REPLAYS, i, i + 1, floor(12.0 * (double)i / 60.0));
+    gd_findings fs;
+    fx_run(&f, "pcie.replays", &fs);
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    fx_set(&f, 0, GD_M_PCIE_GEN, 40, 61, 1); /* loaded at Gen1 too: now 12/min is too many */
+    fx_run(&f, "pcie.replays", &fs);
+    assert_int_equal(fx_count(&fs, "pcie.replays", 0), 1);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
 }
 
 static void downgrade_only_judged_under_load(void **state)
@@ -149,6 +188,15 @@ static void downgrade_only_judged_under_load(void **state)
     assert_int_equal(fs.n, 0);
     assert_int_equal(fs.nskips, 1);
     assert_non_null(strstr(fs.skips[0].reason, "bench pcie"));
+    gd_findings_free(&fs);
+    /* Loaded, but no link reading (a dmon log): not "idle", unreadable. */
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 10, 98);
+    fx_unset(&f, 1, GD_M_PCIE_GEN, GD_ST_NOT_SUPPORTED);
+    fx_unset(&f, 1, GD_M_PCIE_WIDTH, GD_ST_NOT_SUPPORTED);
+    fx_run(&f, "pcie.link_downgraded", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_non_null(strstr(fs.skips[0].reason, "not readable while GPU 1 was under load"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }
@@ -185,6 +233,7 @@ int main(void)
         cmocka_unit_test(bus_ids_and_cpulists),
         cmocka_unit_test(topology_levels_from_paths),
         cmocka_unit_test(replay_rate_follows_dcgm),
+        cmocka_unit_test(replay_allowance_from_the_loaded_link),
         cmocka_unit_test(downgrade_only_judged_under_load),
         cmocka_unit_test(nvlink_down_needs_nvlink_somewhere),
     };

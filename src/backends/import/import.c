@@ -26,6 +26,10 @@ static void note_format(gd_facts *f, gd_import_kind k)
 
 int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
+    /* A UTF-8 byte order mark (Windows editors add one to pasted captures)
+     * would hide the first line from every line-based parser. */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        text += 3, len -= 3;
     gd_import_kind k = gd_import_detect(text, len);
     smi_parser parse = NULL;
     switch (k) {

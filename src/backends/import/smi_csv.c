@@ -78,6 +78,7 @@ static const gd_cap_map csv_map[] = {
     {"clocks.default_applications.memory", S(GD_CF_CLOCK_DEFAULT_APP_MEM)},
     {"pcie.link.gen.current", GD_CF_METRIC, GD_M_PCIE_GEN, 2, 0},
     {"pcie.link.gen.gpucurrent", GD_CF_METRIC, GD_M_PCIE_GEN, 1, 0},
+    {"pcie.link.gen.gpumax", GD_CF_PCIE_GEN_MAX, 0, 3, 0}, /* the card's own maximum, as live */
     {"pcie.link.gen.max", GD_CF_PCIE_GEN_MAX, 0, 2, 0},
     {"pcie.link.width.current", M(GD_M_PCIE_WIDTH)},
     {"pcie.link.width.max", S(GD_CF_PCIE_WIDTH_MAX)},

@@ -32,6 +32,8 @@ static const gd_cap_map gpu_map[] = {
     {"Persistence Mode", S(GD_CF_PERSISTENCE)},
     {"MIG Mode/Current", S(GD_CF_MIG)},
     {"Compute Mode", S(GD_CF_COMPUTE_MODE)},
+    /* The card's own maximum first, as a live run reads it; "Max" is the lower of card and slot. */
+    {"PCI/GPU Link Info/PCIe Generation/Device Max", GD_CF_PCIE_GEN_MAX, 0, 1, 0},
     {"PCI/GPU Link Info/PCIe Generation/Max", S(GD_CF_PCIE_GEN_MAX)},
     {"PCI/GPU Link Info/PCIe Generation/Current", M(GD_M_PCIE_GEN)},
     {"PCI/GPU Link Info/Link Width/Max", S(GD_CF_PCIE_WIDTH_MAX)},

@@ -29,6 +29,9 @@ static const gd_cap_map gpu_map[] = {
     {"persistence_mode", GD_CF_PERSISTENCE, 0, 0, 0},
     {"mig_mode/current_mig", GD_CF_MIG, 0, 0, 0},
     {"compute_mode", GD_CF_COMPUTE_MODE, 0, 0, 0},
+    /* The card's own maximum, as a live run reads it (nvmlDeviceGetGpuMaxPcieLinkGeneration);
+     * max_link_gen is the lower of card and slot, so a Gen4 card in a Gen3 slot hides there. */
+    {"pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", GD_CF_PCIE_GEN_MAX, 0, 1, 0},
     {"pci/pci_gpu_link_info/pcie_gen/max_link_gen", GD_CF_PCIE_GEN_MAX, 0, 0, 0},
     {"pci/pci_gpu_link_info/pcie_gen/current_link_gen", M(GD_M_PCIE_GEN)},
     {"pci/pci_gpu_link_info/link_widths/max_link_width", GD_CF_PCIE_WIDTH_MAX, 0, 0, 0},
