@@ -18,7 +18,7 @@ const char *gd_severity_name(gd_severity s);
 #define GD_NO_GPU (-1)
 
 typedef struct gd_finding {
-    char id[48];          /* stable id from the contract, e.g. "thermal.hot" */
+    char id[48];          /* stable id (docs/checks.md), e.g. "thermal.hot" */
     gd_severity severity;
     int gpu;              /* GPU index or GD_NO_GPU */
     char title[200];
@@ -62,7 +62,7 @@ void gd_findings_sort(gd_findings *fs);
 /* Counts findings of severity s. */
 size_t gd_findings_count(const gd_findings *fs, gd_severity s);
 
-/* Exit code of `check` per the contract: 0, 1 (warning) or 2 (critical). */
+/* Exit code of `check` (docs/interface.md): 0, 1 (warning) or 2 (critical). */
 int gd_findings_exit_code(const gd_findings *fs);
 
 void gd_findings_free(gd_findings *fs);

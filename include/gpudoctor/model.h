@@ -69,7 +69,7 @@ typedef struct gd_metric_info {
 
 const gd_metric_info *gd_metric_describe(gd_metric m);
 
-/* Clock event reasons: NVML bit <-> contract name. */
+/* Clock event reasons: NVML bit <-> stable name (docs/interface.md). */
 typedef struct gd_reason_name {
     unsigned long long bit;
     const char *name;
@@ -77,7 +77,7 @@ typedef struct gd_reason_name {
 
 extern const gd_reason_name gd_reason_names[];
 extern const size_t gd_reason_names_count;
-/* Returns the bit for a contract name, or 0 when unknown. */
+/* Returns the bit for a reason name, or 0 when unknown. */
 unsigned long long gd_reason_bit(const char *name);
 
 typedef struct gd_process {

@@ -1,5 +1,5 @@
 /*
- * Internals of the simulated libcuda.so.1 (contract section 4).
+ * Internals of the simulated libcuda.so.1 (docs/scenarios.md).
  *
  * The CUDA driver API has no context argument, so the simulated driver keeps
  * one process-wide state, as the real one does: a single struct, guarded by

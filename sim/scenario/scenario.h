@@ -1,5 +1,5 @@
 /*
- * Scenario files of the simulated machine (contract section 4): parsing,
+ * Scenario files of the simulated machine (docs/scenarios.md): parsing,
  * validation, and the questions the simulated libraries ask of a scenario
  * ("what is GPU 3's temperature at scenario second 12.5?").
  *
@@ -135,7 +135,7 @@ typedef struct gd_scenario_gpu {
     char *uuid;
     char *pci_bus_id; /* "00000000:1B:00.0" */
     char *serial;
-    char *vbios_version; /* addition to the contract: "vbios_version" */
+    char *vbios_version; /* "vbios_version", an addition to the format */
     bool has_compute_capability;
     int compute_capability[2]; /* major, minor */
     gd_scenario_int memory_total_mib;

@@ -26,7 +26,8 @@ static const shape_key keys[] = {
     {{"num_key_value_heads", "num_kv_heads", NULL, NULL}, OFF(kv_heads), 1L << 16},
     {{"intermediate_size", "n_inner", "ffn_dim", "d_ff"}, OFF(ffn), 1L << 24},
     {{"vocab_size", "padded_vocab_size", NULL, NULL}, OFF(vocab), 1L << 27},
-    {{"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"}, OFF(max_positions), 1L << 30},
+    /* The planner's default --seq: the same bound as --seq. */
+    {{"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"}, OFF(max_positions), 1L << 24},
 };
 
 /* Families whose MLP is gated (SwiGLU / GeGLU: three matrices). */

@@ -194,10 +194,13 @@ gd_vram_breakdown gd_vram_breakdown_of(const gd_vram_setup *s)
 
 long gd_vram_max_micro_batch(const gd_vram_setup *s)
 {
+    /* Every activation term is linear in the micro-batch. */
+    double t0 = breakdown_at(s, 0).total;
+    if (t0 > s->gpu_memory_bytes)
+        return 0; /* the model states alone do not fit: known without the shape */
     if (!has_shape(s))
         return -1;
-    /* Every activation term is linear in the micro-batch. */
-    double t0 = breakdown_at(s, 0).total, t1 = breakdown_at(s, 1).total;
+    double t1 = breakdown_at(s, 1).total;
     double per_sample = t1 - t0;
     if (t1 > s->gpu_memory_bytes || per_sample <= 0)
         return 0;

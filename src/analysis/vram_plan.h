@@ -91,8 +91,9 @@ double gd_vram_activation_bytes(const gd_vram_setup *s, double b);
 /* The breakdown per GPU for the setup's micro-batch. */
 gd_vram_breakdown gd_vram_breakdown_of(const gd_vram_setup *s);
 
-/* Largest micro-batch that fits (0 when not even 1 does); -1 when the shape
- * is unknown, capped at GD_VRAM_MAX_BATCH. */
+/* Largest micro-batch that fits (0 when not even 1 does, or when the model
+ * states alone do not); -1 when the shape is unknown and they do; capped at
+ * GD_VRAM_MAX_BATCH. */
 #define GD_VRAM_MAX_BATCH 65536L
 long gd_vram_max_micro_batch(const gd_vram_setup *s);
 

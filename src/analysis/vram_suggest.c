@@ -166,39 +166,101 @@ static void take(gd_vram_suggestion *acc, const gd_vram_suggestion *step, size_t
     evaluate(acc);
 }
 
-/* Applies changes cheapest first until the setup fits; false when even all do not. */
-static bool combine(const gd_vram_setup *s, gd_vram_suggestion *o)
+/* The combination of changes in `mask` (bits of changes[]), then a smaller
+ * micro-batch with accumulation when it still does not fit. False when a
+ * change does not apply or saves nothing after the others: a smaller set
+ * does the same for less. */
+static bool apply_set(const gd_vram_setup *s, unsigned mask, unsigned acc_bit, gd_vram_suggestion *acc,
+                      unsigned *used_mask)
 {
-    gd_vram_suggestion acc = {.setup = *s}, step;
-    evaluate(&acc);
+    *used_mask = mask;
+    *acc = (gd_vram_suggestion){.setup = *s};
+    evaluate(acc);
     size_t used = 0;
-    double before = acc.bytes.total;
-    for (size_t i = 0; i < NCHANGES && !acc.fits; i++) {
-        step = (gd_vram_suggestion){.setup = acc.setup};
-        if (!changes[i](&step.setup, &step))
+    for (size_t i = 0; i < NCHANGES; i++) {
+        if (!(mask & (1u << i)))
             continue;
+        gd_vram_suggestion step = {.setup = acc->setup};
+        if (!changes[i](&step.setup, &step))
+            return false;
         evaluate(&step);
-        if (step.bytes.total >= before)
-            continue; /* no saving here: leave it out */
-        take(&acc, &step, used++);
-        before = acc.bytes.total;
-        /* A smaller micro-batch may now fit: cheaper than what comes next. */
-        step = (gd_vram_suggestion){.setup = acc.setup};
-        if (!acc.fits && accumulate(&step.setup, &step)) {
-            evaluate(&step);
-            if (step.fits)
-                take(&acc, &step, used++);
+        if (step.bytes.total >= acc->bytes.total)
+            return false;
+        take(acc, &step, used++);
+    }
+    gd_vram_suggestion step = {.setup = acc->setup};
+    if (!acc->fits && accumulate(&step.setup, &step)) {
+        evaluate(&step);
+        if (step.fits) {
+            take(acc, &step, used++);
+            *used_mask |= acc_bit;
         }
     }
-    if (!acc.fits || used < 2)
+    return acc->fits && used >= 2;
+}
+
+static int bits(unsigned m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+static int highest(unsigned m)
+{
+    int i = -1;
+    for (; m; m >>= 1)
+        i++;
+    return i;
+}
+
+/* Is combination a cheaper than b? Its dearest change first (changes[] is
+ * ordered by cost, so a speed cost comes before pure bf16's accuracy risk),
+ * then the summed speed cost, fewer changes, less memory. */
+static bool cheaper(const gd_vram_suggestion *a, unsigned mask_a, const gd_vram_suggestion *b, unsigned mask_b)
+{
+    if (highest(mask_a) != highest(mask_b))
+        return highest(mask_a) < highest(mask_b);
+    if (a->speed_cost_pct != b->speed_cost_pct)
+        return a->speed_cost_pct < b->speed_cost_pct;
+    int na = bits(mask_a), nb = bits(mask_b);
+    if (na != nb)
+        return na < nb;
+    return a->bytes.total < b->bytes.total;
+}
+
+/* The cheapest combination on this hardware that fits, tried over every set
+ * of changes (2^8 small evaluations); false when none does. ZeRO-3 already
+ * shards what ZeRO-2 does, and accumulation is tried last in every set. */
+static bool combine(const gd_vram_setup *s, gd_vram_suggestion *o)
+{
+    unsigned z2 = 0, z3 = 0, acc_bit = 0;
+    for (size_t i = 0; i < NCHANGES; i++) {
+        z2 |= changes[i] == zero2 ? 1u << i : 0;
+        z3 |= changes[i] == zero3 ? 1u << i : 0;
+        acc_bit |= changes[i] == accumulate ? 1u << i : 0;
+    }
+    bool found = false;
+    unsigned best_mask = 0, used;
+    for (unsigned mask = 1; mask < 1u << NCHANGES; mask++) {
+        gd_vram_suggestion x;
+        if ((mask & acc_bit) || ((mask & z2) && (mask & z3)) || !apply_set(s, mask, acc_bit, &x, &used))
+            continue;
+        if (!found || cheaper(&x, used, o, best_mask)) {
+            *o = x;
+            best_mask = used;
+            found = true;
+        }
+    }
+    if (!found)
         return false;
-    if (acc.speed_cost_pct < 0)
-        snprintf(acc.cost, sizeof acc.cost, "together about %.0f%% faster", -acc.speed_cost_pct);
-    else if (acc.speed_cost_pct > 0)
-        snprintf(acc.cost, sizeof acc.cost, "together about %.0f%% slower", acc.speed_cost_pct);
+    if (o->speed_cost_pct < 0)
+        snprintf(o->cost, sizeof o->cost, "together about %.0f%% faster", -o->speed_cost_pct);
+    else if (o->speed_cost_pct > 0)
+        snprintf(o->cost, sizeof o->cost, "together about %.0f%% slower", o->speed_cost_pct);
     else
-        snprintf(acc.cost, sizeof acc.cost, "together about the same speed");
-    *o = acc;
+        snprintf(o->cost, sizeof o->cost, "together about the same speed");
     return true;
 }
 

@@ -36,7 +36,8 @@ static double theil_sen_slope(const double *t, const double *y, size_t n, double
     return k ? median(work, k) : 0;
 }
 
-static double r_squared(const double *t, const double *y, size_t n, double slope, double intercept)
+/* R^2 of the line; *ss_res gets its sum of squared residuals. */
+static double r_squared(const double *t, const double *y, size_t n, double slope, double intercept, double *ss_res_out)
 {
     double mean = 0, ss_tot = 0, ss_res = 0;
     for (size_t i = 0; i < n; i++)
@@ -46,6 +47,7 @@ static double r_squared(const double *t, const double *y, size_t n, double slope
         ss_res += e * e;
         ss_tot += (y[i] - mean) * (y[i] - mean);
     }
+    *ss_res_out = ss_res;
     return ss_tot > 0 ? fmax(0, 1 - ss_res / ss_tot) : 0;
 }
 
@@ -65,6 +67,31 @@ static bool quarters_rise(const double *y, size_t n, double *work)
     return true;
 }
 
+/* The smallest sum of squared residuals of a two-level fit (one level
+ * before sample k, another from k on), over every k. Noise makes the
+ * quarter medians of a single allocation step rise by chance; the step
+ * still fits its samples better than any line does. */
+static double best_step_sse(const double *y, size_t n)
+{
+    double mean = 0, total = 0, total_sq = 0, best = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        mean += y[i] / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        total += y[i] - mean;
+        total_sq += (y[i] - mean) * (y[i] - mean);
+    }
+    double left = 0, left_sq = 0;
+    for (size_t k = 1; k < n; k++) {
+        double d = y[k - 1] - mean;
+        left += d;
+        left_sq += d * d;
+        double right = total - left, right_sq = total_sq - left_sq;
+        double sse = left_sq - left * left / (double)k + right_sq - right * right / (double)(n - k);
+        best = sse < best ? sse : best;
+    }
+    return best;
+}
+
 int gd_vram_trend_fit(const double *t, const double *y, size_t n, gd_vram_trend *out)
 {
     memset(out, 0, sizeof *out);
@@ -80,7 +107,9 @@ int gd_vram_trend_fit(const double *t, const double *y, size_t n, gd_vram_trend 
     for (size_t i = 0; i < n; i++)
         work[i] = y[i] - out->slope * t[i];
     out->intercept = median(work, n);
-    out->r2 = r_squared(t, y, n, out->slope, out->intercept);
+    double line_sse;
+    out->r2 = r_squared(t, y, n, out->slope, out->intercept, &line_sse);
+    out->one_step = best_step_sse(y, n) <= line_sse;
     out->span = t[n - 1] - t[0];
     out->rise = out->slope * out->span;
     out->steady = quarters_rise(y, n, work);

@@ -18,6 +18,7 @@ typedef struct gd_vram_trend {
     double span;         /* t of the last point - t of the first */
     double rise;         /* slope x span */
     bool steady;         /* the medians of the window's four quarters rise one after another */
+    bool one_step;       /* one level shift (an allocation) fits the samples at least as well as the line */
 } gd_vram_trend;
 
 /* Points the slope is computed over at most: longer series are thinned

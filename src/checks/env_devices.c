@@ -8,6 +8,12 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <strings.h>
+
+static bool mig_on(const gd_gpu *gpu)
+{
+    return gd_ok(gpu->mig_mode) && gpu->mig_mode.v == 1;
+}
 
 /* Which GPU (index into f->gpus) an entry names, -1 for none; *mig for a MIG device. */
 static int entry_gpu(const gd_facts *f, const char *e, size_t n, bool *mig)
@@ -15,8 +21,15 @@ static int entry_gpu(const gd_facts *f, const char *e, size_t n, bool *mig)
     *mig = false;
     if (n > 4 && strncmp(e, "MIG-", 4) == 0) {
         *mig = true;
+        /* MIG-GPU-<uuid>/<gi>/<ci> names its GPU; MIG-<uuid> names an
+         * instance NVML's device list does not show: any GPU in MIG mode. */
+        size_t parent = 0;
+        while (4 + parent < n && e[4 + parent] != '/')
+            parent++;
+        bool named = n > 8 && strncmp(e + 4, "GPU-", 4) == 0;
         for (size_t g = 0; g < f->gpu_count; g++)
-            if (gd_ok(f->gpus[g].mig_mode) && f->gpus[g].mig_mode.v == 1)
+            if (mig_on(&f->gpus[g]) &&
+                (!named || (strlen(f->gpus[g].uuid) == parent && strncasecmp(f->gpus[g].uuid, e + 4, parent) == 0)))
                 return (int)g;
         return -1;
     }
@@ -45,7 +58,7 @@ void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out)
     const char *v = gd_stack_getenv(s, "CUDA_VISIBLE_DEVICES");
     if (!v || f->gpu_count == 0)
         return;
-    size_t visible = 0;
+    size_t visible = 0, migs = 0;
     bool invalid = false, any_mig = false;
     char bad[64] = "";
     json_t *seen = json_array();
@@ -59,10 +72,14 @@ void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out)
         bool mig;
         int g = entry_gpu(f, p, t, &mig);
         any_mig |= mig && g >= 0;
+        migs += mig && g >= 0;
+        bool again = false; /* a GPU listed twice is still one GPU */
+        for (size_t k = 0; g >= 0 && !mig && k < json_array_size(seen); k++)
+            again |= json_integer_value(json_array_get(seen, k)) == f->gpus[g].index;
         if (g < 0) {
             invalid = true;
             snprintf(bad, sizeof bad, "%.*s", (int)(t < 60 ? t : 60), p);
-        } else {
+        } else if (!again) {
             visible++;
             json_array_append_new(seen, json_integer(f->gpus[g].index));
         }
@@ -85,12 +102,24 @@ void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out)
                        "lists them, or GPU UUIDs from 'nvidia-smi -L'), or unset it. Under Slurm let "
                        "--gres=gpu:N set it; do not overwrite it in the job script.",
                        "CUDA_VISIBLE_DEVICES='%s' hides every GPU: CUDA sees no device", v);
-    } else if (invalid) {
+    } else if (migs > 1) {
+        gd_finding_add(out, id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
+                       "A CUDA process uses one MIG compute instance: with several visible it picks the first (MIG "
+                       "user guide, CUDA device enumeration). Give each process its own MIG device "
+                       "(CUDA_VISIBLE_DEVICES=MIG-<uuid> from 'nvidia-smi -L'), or turn MIG off to train on whole GPUs.",
+                       "CUDA_VISIBLE_DEVICES lists %zu MIG devices: a process uses only the first", migs);
+    } else if (invalid && visible < f->gpu_count) {
         gd_finding_add(out, id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
                        "Fix the list: CUDA stops at the first entry that names no GPU and ignores everything after "
                        "it. Use indices 0..N-1 or full UUIDs from 'nvidia-smi -L'.",
                        "CUDA_VISIBLE_DEVICES names '%s', which is no GPU here: the job sees only %zu of %zu GPUs", bad,
                        visible, f->gpu_count);
+    } else if (invalid) {
+        gd_finding_add(out, id, GD_SEV_INFO, GD_NO_GPU, ev, NAN,
+                       "Harmless here, as every GPU comes before it; remove the entry so the list means the same "
+                       "on every node (CUDA ignores it and everything after it).",
+                       "CUDA_VISIBLE_DEVICES names '%s', which is no GPU here (the job still sees all %zu GPUs)", bad,
+                       f->gpu_count);
     } else if (visible < f->gpu_count && !any_mig) {
         gd_finding_add(out, id, GD_SEV_INFO, GD_NO_GPU, ev, NAN,
                        "Nothing to do if the job is meant to use these GPUs only (Slurm and Kubernetes set this per "

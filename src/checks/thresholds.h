@@ -5,7 +5,7 @@
 #ifndef GD_THRESHOLDS_H
 #define GD_THRESHOLDS_H
 
-/* thermal.hot: contract section 6 (>= 80 C, or within 5 C of the slowdown
+/* thermal.hot: docs/checks.md (>= 80 C, or within 5 C of the slowdown
  * threshold; for memory, of the memory max operating temperature). */
 #define GD_HOT_ABS_C 80.0
 #define GD_HOT_MARGIN_C 5.0
@@ -70,7 +70,7 @@
  * under this share count as remote memory. */
 #define GD_NUMA_LOCAL_PAGES_MIN_SHARE 0.50
 
-/* vram.near_full: contract section 6 (>= 95 % of total under load), in at
+/* vram.near_full: docs/checks.md (>= 95 % of total under load), in at
  * least this share of the loaded samples, as thermal.hot. Critical from 99 %:
  * there PyTorch's caching allocator frees its cache and retries most
  * allocations (a synchronizing cudaFree; memory_stats "num_alloc_retries"). */

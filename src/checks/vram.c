@@ -77,7 +77,7 @@ void gd_check_vram_near_full(const gd_facts *f, gd_findings *out)
             continue;
         }
         if (!enough(x.full, x.loaded))
-            continue; /* idle GPUs are not judged: the contract asks "under load" */
+            continue; /* idle GPUs are not judged: vram.near_full is about memory under load */
         bool critical = enough(x.critical, x.loaded);
         json_t *ev = json_object();
         json_object_set_new(ev, "used_mib_max", gd_json_number(round(x.max_mib)));
@@ -110,7 +110,7 @@ static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y)
 bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib)
 {
     double min_rise = fmax(GD_VRAM_GROW_MIN_RISE_MIB, GD_VRAM_GROW_MIN_RISE_SHARE * total_mib);
-    return tr->n >= GD_VRAM_GROW_MIN_SAMPLES && tr->steady && tr->slope > 0 && tr->rise >= min_rise &&
+    return tr->n >= GD_VRAM_GROW_MIN_SAMPLES && tr->steady && !tr->one_step && tr->slope > 0 && tr->rise >= min_rise &&
            tr->r2 >= GD_VRAM_GROW_MIN_R2;
 }
 

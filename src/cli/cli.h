@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-/* Exit codes (contract section 3). */
+/* Exit codes (docs/interface.md section 3). */
 enum { GD_EXIT_OK = 0, GD_EXIT_WARNING = 1, GD_EXIT_CRITICAL = 2, GD_EXIT_ERROR = 3 };
 
 int gd_cmd_check(int argc, char **argv);

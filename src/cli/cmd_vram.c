@@ -39,7 +39,7 @@ static const char help[] =
     "  --sharding S      none (default) | zero1 | zero2 | zero3 | fsdp\n"
     "  --tp N            tensor-parallel degree (default 1)\n"
     "  --sim SCENARIO    take the GPUs from a simulated machine (examples/*.json)\n"
-    "  --json            the plan as JSON, bytes per GPU (contract section 7)\n"
+    "  --json            the plan as JSON, bytes per GPU (docs/vram.md)\n"
     "\n"
     "Example: gpudoctor vram --params 7B --layers 32 --hidden 4096 --heads 32 --seq 4096 \\\n"
     "           --batch 8 --vocab 32000 --gpus 1 --gpu-memory 80G\n";

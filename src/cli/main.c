@@ -41,7 +41,7 @@ static const struct command {
     {"bench", gd_cmd_bench},
 };
 
-/* Contract commands that later versions add. */
+/* Commands that later versions add. */
 static const char *const planned[] = {"watch", "trace", "run", "export", "fleet"};
 
 int main(int argc, char **argv)

@@ -49,7 +49,7 @@ const gd_metric_info *gd_metric_describe(gd_metric m)
     return &metric_info[m];
 }
 
-/* Contract section 4 names of NVML's clock event reason bits. */
+/* Names of NVML's clock event reason bits (docs/interface.md section 5). */
 const gd_reason_name gd_reason_names[] = {
     {nvmlClocksThrottleReasonGpuIdle, "gpu_idle"},
     {nvmlClocksThrottleReasonApplicationsClocksSetting, "applications_clocks_setting"},

@@ -1,4 +1,4 @@
-/* The JSON report of `check` (contract section 5). */
+/* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
 #include "core/json_util.h"
 #include "report.h"

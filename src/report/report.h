@@ -11,14 +11,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The check report of contract section 5. Caller owns the result. */
+/* The check report (docs/interface.md section 4). Caller owns the result. */
 json_t *gd_report_json(const gd_facts *f, const gd_findings *fs);
 
 /* The "host" and "driver" objects, shared by `check` and `info`. */
 json_t *gd_report_host_json(const gd_facts *f);
 json_t *gd_report_driver_json(const gd_facts *f);
 
-/* State of GPU g at the end of the window (contract section 5 "state"). */
+/* State of GPU g at the end of the window (docs/interface.md, "state"). */
 json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g);
 
 /* Names of the reason bits set in mask, as a JSON array. */

@@ -1,4 +1,4 @@
-/* The training memory plan as JSON (contract section 7) and as an expert's answer. */
+/* The training memory plan as JSON (docs/vram.md) and as an expert's answer. */
 #include "vram_report.h"
 
 #include "core/json_util.h"
@@ -9,7 +9,7 @@
 
 #define GB 1e9
 
-/* Bytes as a whole number: the contract's unit. */
+/* Bytes as a whole number: the JSON's unit. */
 static json_t *bytes_json(double b)
 {
     return b < 0 ? json_null() : gd_json_number(round(b));
@@ -165,6 +165,9 @@ static void print_verdict(FILE *out, const gd_vram_plan *p, const gd_text_style 
 {
     const gd_vram_setup *s = &p->setup;
     double states = p->bytes.weights + p->bytes.gradients + p->bytes.optimizer;
+    gd_vram_setup none = *s; /* no sample: model states and fixed overhead */
+    none.batch = 0;
+    double fixed = gd_vram_breakdown_of(&none).total;
     if (p->fits)
         fprintf(out, "%sFits%s: %.1f GB of %.1f GB per GPU (%.0f%%).\n", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET),
                 p->bytes.total / GB, s->gpu_memory_bytes / GB, 100 * p->bytes.total / s->gpu_memory_bytes);
@@ -175,8 +178,9 @@ static void print_verdict(FILE *out, const gd_vram_plan *p, const gd_text_style 
     if (p->max_micro_batch > 0)
         fprintf(out, "Largest micro-batch that fits: %ld%s.\n", p->max_micro_batch,
                 p->max_micro_batch >= GD_VRAM_MAX_BATCH ? " or more" : "");
-    else if (p->max_micro_batch == 0 && states + p->bytes.overhead > s->gpu_memory_bytes)
-        fprintf(out, "No micro-batch fits: the model states alone need %.1f GB.\n", states / GB);
+    else if (p->max_micro_batch == 0 && fixed > s->gpu_memory_bytes)
+        fprintf(out, "No micro-batch fits: the model states alone need %.1f GB (%.1f GB with the CUDA context "
+                     "and workspaces).\n", states / GB, fixed / GB);
     else if (p->max_micro_batch == 0)
         fprintf(out, "No micro-batch fits: one sequence of %ld tokens needs more than what is left.\n", s->seq);
 }

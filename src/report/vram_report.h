@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-/* The JSON of contract section 7 (bytes per GPU), plus a few added keys.
+/* The plan as JSON (docs/vram.md (bytes per GPU), plus a few added keys.
  * Caller owns the result; NULL when out of memory. */
 json_t *gd_vram_report_json(const gd_vram_plan *p);
 

@@ -1,5 +1,5 @@
 /*
- * Contract test of the simulated libcuda.so.1, driven through the real
+ * Behaviour test of the simulated libcuda.so.1, driven through the real
  * loader as gpudoctor drives it: devices from the scenario, memory limits,
  * data round trips, and copy and GEMM times that follow the scenario's
  * figures (the conventions are in sim/cuda/sim_cuda.h).

@@ -168,6 +168,31 @@ static void consistent_machines_have_none_of_these(void **state)
     free(py);
 }
 
+/* A simulated machine's software is not this one's: the job's active Python
+ * (VIRTUAL_ENV, python3 on PATH) is not scanned under --sim, while the same
+ * environment named with --python is. */
+static void simulation_does_not_scan_this_machine(void **state)
+{
+    (void)state;
+    char *py = torch_env("2.9.0+cu130", "13.0", NULL);
+    char venv[1100], path[1200];
+    snprintf(venv, sizeof venv, "VIRTUAL_ENV=%s", py);
+    snprintf(path, sizeof path, "PATH=%s/bin:/usr/bin:/bin", py);
+    put(py, "bin/python3", "", 0);
+    const char *const env[] = {CLEAN, venv, path, NULL};
+    tool_result r = check("h100x8-training.json", NULL, env);
+    assert_false(has(r.json, "cuda.driver_too_old", -2));
+    char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_non_null(strstr(skips, "simulated machine"));
+    free(skips);
+    tool_result_free(&r);
+    r = check("h100x8-training.json", py, env); /* CUDA 13.0 on R550: it would fire */
+    assert_true(has(r.json, "cuda.driver_too_old", -1));
+    tool_result_free(&r);
+    remove_tree(py);
+    free(py);
+}
+
 static void driver_too_old_minor_and_forward_compat(void **state)
 {
     (void)state;
@@ -401,6 +426,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(consistent_machines_have_none_of_these),
+        cmocka_unit_test(simulation_does_not_scan_this_machine),
         cmocka_unit_test(driver_too_old_minor_and_forward_compat),
         cmocka_unit_test(architectures),
         cmocka_unit_test(environment_variables),

@@ -93,6 +93,13 @@ static void foreign_process_names_pid_name_memory_and_the_container_caveat(void 
     assert_non_null(strstr(skips, "NVML lists no process: inside a container"));
     free(skips);
     tool_result_free(&r);
+    /* The text report lists each GPU's memory and how many processes NVML names. */
+    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"), "--pid", "1", NULL};
+    r = run_tool(argv, fast);
+    assert_non_null(strstr(r.out, "memory used (MiB, last sample): GPU 0 61000/81559 (1 process)"));
+    assert_non_null(strstr(r.out, "GPU 2 73000/81559 (2 processes)"));
+    assert_non_null(strstr(r.out, "GPU 3 61300/81559 (0 processes)"));
+    tool_result_free(&r);
 }
 
 static tool_result vram(const char *const *args)
@@ -141,6 +148,57 @@ static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "Does NOT fit"));
     assert_non_null(strstr(r.out, "Cheapest changes that make it fit"));
+    assert_non_null(strstr(r.out, "the model states alone need 112.0 GB"));
+    tool_result_free(&r);
+
+    /* States fit under ZeRO-3, one long sequence does not: the answer says so. */
+    r = vram((const char *[]){"--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq",
+                              "16384", "--gpus", "8", "--sharding", "zero3", "--gpu-memory", "80G", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "one sequence of 16384 tokens needs more than what is left"));
+    assert_null(strstr(r.out, "model states alone"));
+    tool_result_free(&r);
+}
+
+/* docs/vram.md: every stable key, with its JSON type. */
+static void json_has_every_documented_key(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){SEVEN_B, "--gpus", "1", "--gpu-memory", "80G", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    json_t *j = r.json, *m = json_object_get(j, "model"), *b = json_object_get(j, "bytes");
+    assert_true(json_is_number(json_object_get(m, "params")));
+    static const char *const counts[] = {"layers", "hidden", "heads", "seq", "batch"};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (!json_is_integer(json_object_get(m, counts[i])))
+            fail_msg("model.%s is not an integer", counts[i]);
+    static const char *const names[] = {"precision", "optimizer", "sharding"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!json_is_string(json_object_get(j, names[i])))
+            fail_msg("%s is not a string", names[i]);
+    assert_true(json_is_integer(json_object_get(j, "gpus")));
+    static const char *const parts[] = {"weights", "gradients", "optimizer", "activations", "overhead", "total"};
+    double sum = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!json_is_number(json_object_get(b, parts[i])))
+            fail_msg("bytes.%s is not a number", parts[i]);
+        sum += i < 5 ? json_number_value(json_object_get(b, parts[i])) : 0;
+    }
+    assert_true(fabs(sum - json_number_value(json_object_get(b, "total"))) < 2);
+    assert_true(json_is_number(json_object_get(j, "gpu_memory_bytes")));
+    assert_true(json_is_boolean(json_object_get(j, "fits")));
+    assert_true(json_is_integer(json_object_get(j, "max_micro_batch")));
+    json_t *sg = json_object_get(j, "suggestions");
+    assert_true(json_is_array(sg) && json_array_size(sg) > 0);
+    size_t i;
+    json_t *x;
+    json_array_foreach(sg, i, x)
+    {
+        assert_true(json_is_string(json_object_get(x, "change")));
+        assert_true(json_is_number(json_object_get(x, "total_bytes")));
+        assert_true(json_is_boolean(json_object_get(x, "fits")));
+        assert_true(json_is_string(json_object_get(x, "cost")));
+    }
     tool_result_free(&r);
 }
 
@@ -152,6 +210,9 @@ static void zero_paper_figure_through_the_command(void **state)
     assert_true(fabs(states - 120e9) < 0.02 * 120e9);
     assert_true(json_is_null(json_object_get(json_object_get(r.json, "bytes"), "activations")));
     assert_string_equal(json_string_value(json_object_get(r.json, "precision")), "mixed");
+    /* No shape, but the states alone exceed the GPU: no micro-batch fits (the documented example). */
+    assert_int_equal(json_integer_value(json_object_get(r.json, "max_micro_batch")), 0);
+    assert_true(json_is_integer(json_object_get(r.json, "max_micro_batch")));
     tool_result_free(&r);
 }
 
@@ -243,6 +304,7 @@ int main(void)
         cmocka_unit_test(foreign_process_names_pid_name_memory_and_the_container_caveat),
         cmocka_unit_test(seven_b_one_gpu_does_not_fit_eight_with_zero3_does),
         cmocka_unit_test(zero_paper_figure_through_the_command),
+        cmocka_unit_test(json_has_every_documented_key),
         cmocka_unit_test(config_file_and_simulated_gpus),
         cmocka_unit_test(bad_input_is_a_clear_error),
         cmocka_unit_test(without_gpu_memory_it_asks_for_it_or_reads_the_gpus),

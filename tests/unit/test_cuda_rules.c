@@ -106,6 +106,27 @@ static void arch_coverage(void **state)
     assert_int_equal(gd_toolkit_max_sm(12080), 120);
 }
 
+/* What each common Xid calls for (data/xid.tsv): NVIDIA's Xid catalog and
+ * DCGM's health watch. A wrong row sends a technician to the wrong fix. */
+static void xid_actions(void **state)
+{
+    (void)state;
+    static const struct { int xid; const char *action, *dcgm; } rows[] = {
+        {13, "app", "-"},     {31, "app", "warn"},    {43, "app", "warn"},    {45, "app", "-"},
+        {48, "reset", "fail"}, {61, "reset", "warn"}, {62, "reset", "warn"},  {63, "reset", "warn"},
+        {64, "rma", "fail"},   {74, "reset", "fail"}, {79, "reboot", "fail"}, {92, "watch", "-"},
+        {94, "app", "warn"},   {95, "reset", "fail"}, {119, "reset", "fail"}, {120, "reset", "fail"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        gd_xid_info x;
+        if (!gd_xid_lookup(rows[i].xid, &x))
+            fail_msg("Xid %d is not in the table", rows[i].xid);
+        if (strcmp(x.action, rows[i].action) != 0 || strcmp(x.dcgm, rows[i].dcgm) != 0)
+            fail_msg("Xid %d: %s/%s, want %s/%s", rows[i].xid, x.action, x.dcgm, rows[i].action, rows[i].dcgm);
+        assert_true(strlen(x.meaning) >= 9); /* "GSP error" */
+    }
+}
+
 static void tables(void **state)
 {
     (void)state;
@@ -140,6 +161,7 @@ int main(void)
         cmocka_unit_test(forward_compat_package_on_datacenter_gpus_only),
         cmocka_unit_test(unknown_driver_cuda_is_unknown),
         cmocka_unit_test(arch_coverage),
+        cmocka_unit_test(xid_actions),
         cmocka_unit_test(tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

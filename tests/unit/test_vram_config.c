@@ -89,6 +89,9 @@ static void rejects_bad_files_with_a_message(void **state)
         {"{\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"num_key_value_heads\":16}",
          "num_key_value_heads"},
         {"{\"hidden_size\":64,\"hidden_size\":65,\"num_hidden_layers\":2}", "not valid JSON"},
+        /* a context length the planner would take as --seq: bounded like --seq */
+        {"{\"hidden_size\":64,\"num_hidden_layers\":2,\"max_position_embeddings\":1073741824}",
+         "max_position_embeddings"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gd_vram_model m;

@@ -218,6 +218,16 @@ static void max_micro_batch_is_the_last_that_fits(void **state)
     gd_vram_setup noshape = gpt(0, 0, 0, 2048, 1);
     noshape.model.params = 1e9;
     assert_int_equal(gd_vram_max_micro_batch(&noshape), -1);
+    noshape.model.params = 7.5e9; /* 120 GB of states: no micro-batch, whatever the shape */
+    assert_int_equal(gd_vram_max_micro_batch(&noshape), 0);
+    /* The states fit but one sample does not: 0, not -1 or 1. */
+    gd_vram_setup long_seq = seven_b();
+    long_seq.gpus = 8;
+    long_seq.sharding = GD_SHARD_ZERO3;
+    long_seq.seq = 4096 * 4;
+    assert_int_equal(gd_vram_max_micro_batch(&long_seq), 0);
+    long_seq.batch = 1;
+    assert_true(gd_vram_breakdown_of(&long_seq).total > long_seq.gpu_memory_bytes);
 }
 
 static void gradient_accumulation_keeps_the_effective_batch(void **state)
@@ -239,6 +249,44 @@ static void gradient_accumulation_keeps_the_effective_batch(void **state)
         assert_true(out[i].setup.batch < 64);
     }
     assert_true(seen);
+}
+
+/* When no single change fits, the combination offered is the cheapest set:
+ * ZeRO-2 is not stacked under ZeRO-3, a speed cost is preferred to pure
+ * bf16's accuracy risk, and the effective batch is kept. */
+static void combination_is_the_cheapest_set_that_fits(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"FlashAttention", "8-bit Adam", "ZeRO-2", "ZeRO-3", "full checkpointing",
+                                        "pure bf16", "accumulation"};
+    struct { long params_b, layers, hidden, seq, batch, gpus; const char *absent; } cases[] = {
+        {7, 32, 4096, 4096, 8, 1, "pure bf16"}, /* the example on one 80 GB GPU */
+        {30, 60, 6656, 2048, 16, 8, "ZeRO-2"},
+        {70, 80, 8192, 4096, 4, 8, "ZeRO-2"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gd_vram_setup s = gpt(cases[c].layers, cases[c].hidden, cases[c].hidden / 128, cases[c].seq, cases[c].batch);
+        s.model.params = (double)cases[c].params_b * 1e9;
+        s.model.vocab = 32000;
+        s.gpus = cases[c].gpus;
+        gd_vram_suggestion out[GD_VRAM_MAX_SUGGESTIONS];
+        size_t n = gd_vram_suggest(&s, out);
+        assert_true(n >= 1);
+        const gd_vram_suggestion *x = &out[0];
+        if (!x->fits || !strstr(x->change, " + "))
+            fail_msg("case %zu: first suggestion '%s' is not a fitting combination", c, x->change);
+        if (strstr(x->change, cases[c].absent))
+            fail_msg("case %zu: '%s' has %s", c, x->change, cases[c].absent);
+        assert_int_equal(x->setup.batch * x->setup.accum_steps, cases[c].batch);
+        for (size_t i = 1; i < n; i++)
+            assert_false(out[i].fits && strstr(out[i].change, " + "));
+        /* It names at least two of the modelled changes. */
+        size_t used = 0;
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+            used += strstr(x->change, parts[k]) != NULL;
+        assert_true(used >= 2);
+        assert_true(x->bytes.total <= s.gpu_memory_bytes);
+    }
 }
 
 static void validation_names_the_bad_value(void **state)
@@ -292,6 +340,7 @@ int main(void)
         cmocka_unit_test(seven_b_on_eight_gpus_with_zero3_fits),
         cmocka_unit_test(max_micro_batch_is_the_last_that_fits),
         cmocka_unit_test(gradient_accumulation_keeps_the_effective_batch),
+        cmocka_unit_test(combination_is_the_cheapest_set_that_fits),
         cmocka_unit_test(validation_names_the_bad_value),
         cmocka_unit_test(names_round_trip),
     };
