@@ -58,6 +58,10 @@ typedef enum gd_metric {
     GD_M_ENERGY_MJ,
     GD_M_VIOL_POWER_NS,   /* cumulative violation time, NVML_PERF_POLICY_POWER */
     GD_M_VIOL_THERMAL_NS, /* cumulative violation time, NVML_PERF_POLICY_THERMAL */
+    GD_M_VIOL_SYNC_BOOST_NS,  /* ... NVML_PERF_POLICY_SYNC_BOOST */
+    GD_M_VIOL_BOARD_LIMIT_NS, /* ... NVML_PERF_POLICY_BOARD_LIMIT */
+    GD_M_VIOL_LOW_UTIL_NS,    /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
+    GD_M_VIOL_RELIABILITY_NS, /* ... NVML_PERF_POLICY_RELIABILITY */
     GD_M_COUNT
 } gd_metric;
 

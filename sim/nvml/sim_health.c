@@ -39,6 +39,9 @@ nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t pol
     case NVML_PERF_POLICY_THERMAL:
         mask = nvmlClocksThrottleReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown;
         break;
+    case NVML_PERF_POLICY_SYNC_BOOST: mask = nvmlClocksThrottleReasonSyncBoost; break;
+    /* Board limit, low utilisation and reliability have no reason name in
+     * scenarios: not supported, as on boards that lack those counters. */
     default: return NVML_ERROR_NOT_SUPPORTED;
     }
     if (!gd_scenario_reason_time_ns(call->gpu, mask, call->t, &v))

@@ -59,27 +59,33 @@ static int counter_metric(unsigned long long mask)
     return -1;
 }
 
-static void counter_share(const gd_facts *f, size_t g, unsigned long long mask, gd_episode *e)
+bool gd_counter_share(const gd_facts *f, size_t g, gd_metric m, double *share)
 {
-    int m = counter_metric(mask);
     const gd_series *s = &f->series;
-    if (m < 0 || s->n < 2)
-        return;
+    if (s->n < 2)
+        return false;
     long a = -1, b = -1;
     for (size_t i = 0; i < s->n; i++)
-        if (gd_ok(gd_series_at(s, i, g, (gd_metric)m))) {
+        if (gd_ok(gd_series_at(s, i, g, m))) {
             if (a < 0)
                 a = (long)i;
             b = (long)i;
         }
     if (a < 0 || b <= a)
-        return;
+        return false;
     double dt = s->t_s[b] - s->t_s[a];
-    double dv = gd_series_at(s, (size_t)b, g, (gd_metric)m).v - gd_series_at(s, (size_t)a, g, (gd_metric)m).v;
+    double dv = gd_series_at(s, (size_t)b, g, m).v - gd_series_at(s, (size_t)a, g, m).v;
     if (dt <= 0 || dv < 0)
-        return;
-    e->counter = true;
-    e->counter_share = fmin(1.0, dv / (dt * 1e9));
+        return false;
+    *share = fmin(1.0, dv / (dt * 1e9));
+    return true;
+}
+
+static void counter_share(const gd_facts *f, size_t g, unsigned long long mask, gd_episode *e)
+{
+    int m = counter_metric(mask);
+    if (m >= 0)
+        e->counter = gd_counter_share(f, g, (gd_metric)m, &e->counter_share);
 }
 
 void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_episode *out)

@@ -40,6 +40,10 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
  */
 double gd_episode_impact_pct(const gd_episode *e, double ref_mhz);
 
+/* Share of the window (0..1) that cumulative counter m (a GD_M_VIOL_* metric)
+ * grew by; false when it was not readable at two samples. */
+bool gd_counter_share(const gd_facts *f, size_t g, gd_metric m, double *share);
+
 /* Median of the SM clock of GPU g over its loaded samples (NAN if none). */
 double gd_loaded_clock_median(const gd_facts *f, size_t g);
 

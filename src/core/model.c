@@ -40,6 +40,10 @@ static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_ENERGY_MJ] = {"energy_mj", "energy", "mJ"},
     [GD_M_VIOL_POWER_NS] = {"violation_power_ns", "power violation time", "ns"},
     [GD_M_VIOL_THERMAL_NS] = {"violation_thermal_ns", "thermal violation time", "ns"},
+    [GD_M_VIOL_SYNC_BOOST_NS] = {"violation_sync_boost_ns", "sync boost violation time", "ns"},
+    [GD_M_VIOL_BOARD_LIMIT_NS] = {"violation_board_limit_ns", "board limit violation time", "ns"},
+    [GD_M_VIOL_LOW_UTIL_NS] = {"violation_low_utilization_ns", "low utilisation violation time", "ns"},
+    [GD_M_VIOL_RELIABILITY_NS] = {"violation_reliability_ns", "reliability violation time", "ns"},
 };
 
 const gd_metric_info *gd_metric_describe(gd_metric m)

@@ -1,5 +1,7 @@
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
+#include "analysis/episodes.h"
+#include "analysis/window.h"
 #include "core/json_util.h"
 #include "report.h"
 
@@ -62,6 +64,48 @@ json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g)
     return st;
 }
 
+/* Time in state over the window: each clock event reason's share of the
+ * loaded samples, and each violation counter's share of the window. */
+static json_t *gpu_window_json(const gd_facts *f, size_t g)
+{
+    const gd_series *s = &f->series;
+    size_t loaded = 0, hits[16] = {0};
+    for (size_t i = 0; i < s->n; i++) {
+        if (!gd_loaded_at(f, i, g))
+            continue;
+        loaded++;
+        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS);
+        for (size_t k = 0; gd_ok(r) && k < gd_reason_names_count && k < 16; k++)
+            hits[k] += ((unsigned long long)r.v & gd_reason_names[k].bit) != 0;
+    }
+    json_t *w = json_object();
+    json_object_set_new(w, "loaded_pct", s->n ? gd_json_number(round(1000.0 * (double)loaded / (double)s->n) / 10)
+                                              : json_null());
+    json_t *reasons = json_object();
+    for (size_t k = 0; loaded && k < gd_reason_names_count && k < 16; k++)
+        if (hits[k])
+            json_object_set_new(reasons, gd_reason_names[k].name,
+                                gd_json_number(round(1000.0 * (double)hits[k] / (double)loaded) / 10));
+    json_object_set_new(w, "reasons_pct_of_loaded", reasons);
+    static const struct {
+        const char *key;
+        gd_metric m;
+    } counters[] = {
+        {"power", GD_M_VIOL_POWER_NS},           {"thermal", GD_M_VIOL_THERMAL_NS},
+        {"sync_boost", GD_M_VIOL_SYNC_BOOST_NS}, {"board_limit", GD_M_VIOL_BOARD_LIMIT_NS},
+        {"low_utilization", GD_M_VIOL_LOW_UTIL_NS}, {"reliability", GD_M_VIOL_RELIABILITY_NS},
+    };
+    json_t *viol = json_object();
+    for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
+        double share;
+        json_object_set_new(viol, counters[k].key,
+                            gd_counter_share(f, g, counters[k].m, &share) ? gd_json_number(round(share * 1000) / 10)
+                                                                          : json_null());
+    }
+    json_object_set_new(w, "violation_pct_of_window", viol);
+    return w;
+}
+
 static json_t *gpus_json(const gd_facts *f)
 {
     json_t *a = json_array();
@@ -74,6 +118,7 @@ static json_t *gpus_json(const gd_facts *f)
         json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
         json_object_set_new(o, "lost", json_boolean(gpu->lost));
         json_object_set_new(o, "state", gd_report_gpu_state_json(f, g));
+        json_object_set_new(o, "window", gpu_window_json(f, g));
         json_array_append_new(a, o);
     }
     return a;

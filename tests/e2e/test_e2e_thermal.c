@@ -89,6 +89,16 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     double impact = json_number_value(json_object_get(f, "impact_pct"));
     assert_true(impact > 10 && impact < 25); /* ~60 % of the time x 29 % clock deficit */
     assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown at 87 C"));
+    /* Time in state per GPU: from the samples and from the violation counters. */
+    json_t *w2 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 2), "window");
+    double sampled = json_number_value(json_object_get(json_object_get(w2, "reasons_pct_of_loaded"), "sw_thermal_slowdown"));
+    double counted = json_number_value(json_object_get(json_object_get(w2, "violation_pct_of_window"), "thermal"));
+    assert_true(sampled > 45 && sampled < 80);
+    assert_true(counted > 45 && counted < 80);
+    assert_true(json_is_null(json_object_get(json_object_get(w2, "violation_pct_of_window"), "board_limit")));
+    json_t *w0 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "window");
+    assert_int_equal(json_object_size(json_object_get(w0, "reasons_pct_of_loaded")), 0);
+    assert_true(json_number_value(json_object_get(json_object_get(w0, "violation_pct_of_window"), "thermal")) == 0);
     tool_result_free(&r);
 
     r = run_tool((const char *[]){"check", "--duration", "1", "--sim", example("h100x8-thermal-throttling.json"), NULL},

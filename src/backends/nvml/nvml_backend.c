@@ -405,11 +405,23 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
     unsigned long long mj = 0;
     rc = NVCALL(s, DeviceGetTotalEnergyConsumption, d, &mj);
     row[GD_M_ENERGY_MJ] = take(r, "nvmlDeviceGetTotalEnergyConsumption", rc, (double)mj);
-    nvmlViolationTime_t vt = {0, 0};
-    rc = NVCALL(s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_POWER, &vt);
-    row[GD_M_VIOL_POWER_NS] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
-    rc = NVCALL(s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_THERMAL, &vt);
-    row[GD_M_VIOL_THERMAL_NS] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
+    /* Cumulative time each policy held the clocks back: catches what falls between polls. */
+    static const struct {
+        nvmlPerfPolicyType_t policy;
+        gd_metric metric;
+    } violations[] = {
+        {NVML_PERF_POLICY_POWER, GD_M_VIOL_POWER_NS},
+        {NVML_PERF_POLICY_THERMAL, GD_M_VIOL_THERMAL_NS},
+        {NVML_PERF_POLICY_SYNC_BOOST, GD_M_VIOL_SYNC_BOOST_NS},
+        {NVML_PERF_POLICY_BOARD_LIMIT, GD_M_VIOL_BOARD_LIMIT_NS},
+        {NVML_PERF_POLICY_LOW_UTILIZATION, GD_M_VIOL_LOW_UTIL_NS},
+        {NVML_PERF_POLICY_RELIABILITY, GD_M_VIOL_RELIABILITY_NS},
+    };
+    for (size_t k = 0; k < sizeof violations / sizeof violations[0]; k++) {
+        nvmlViolationTime_t vt = {0, 0};
+        rc = NVCALL(s, DeviceGetViolationStatus, d, violations[k].policy, &vt);
+        row[violations[k].metric] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
+    }
 
     /* Memory temperature only exists as a field value. */
     nvmlFieldValue_t fv;
