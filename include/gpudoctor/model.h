@@ -87,7 +87,8 @@ unsigned long long gd_reason_bit(const char *name);
 typedef struct gd_process {
     unsigned int pid;
     gd_value used_mib;
-    char name[64]; /* from /proc/PID/comm where readable, else "" */
+    char name[64]; /* NVML's name, else PROC/PID/comm where readable, else "" */
+    char user[64]; /* the owner: PROC/PID/status Uid, as a name where this host knows it; "" */
 } gd_process;
 
 typedef struct gd_nvlink {

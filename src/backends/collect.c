@@ -67,8 +67,8 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     /* The scenario's own host, never this machine's. */
     snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
     snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
-    if (sc->host.proc) /* the scenario's job (--pid) lives in its own /proc */
-        snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc);
+    /* The scenario's processes live in its own /proc, or nowhere: never this machine's. */
+    snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc ? sc->host.proc : "");
     gd_scenario_free(sc);
 
     char abs[PATH_MAX];

@@ -11,6 +11,7 @@ static json_t *process_json(const gd_process *p)
     json_t *o = json_object();
     json_object_set_new(o, "pid", json_integer(p->pid));
     json_object_set_new(o, "name", json_string(p->name[0] ? p->name : "(name not visible)"));
+    json_object_set_new(o, "user", p->user[0] ? json_string(p->user) : json_null());
     json_object_set_new(o, "used_mib", gd_json_value(p->used_mib));
     return o;
 }
@@ -227,10 +228,13 @@ static void report_foreign(const gd_facts *f, const gd_gpu *gpu, gd_findings *ou
     json_object_set_new(ev, "total_mib", gd_json_value(gpu->mem_total_mib));
     json_object_set_new(ev, "note", json_string("pids as NVML reports them: host pids when run inside a container"));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetComputeRunningProcesses"));
+    char owner[80] = "";
+    if (first->user[0])
+        snprintf(owner, sizeof owner, ", user %s", first->user);
     gd_finding_add(out, "vram.foreign_process", GD_SEV_WARNING, gpu->index, ev, NAN, foreign_fix,
-                   "GPU %d: %zu other process%s beside the job hold%s %.0f MiB (pid %u %s%s)", gpu->index, n,
-                   n == 1 ? "" : "es", n == 1 ? "s" : "", foreign_mib, first->pid, first->name[0] ? first->name : "(name not visible)",
-                   n > 1 ? ", ..." : "");
+                   "GPU %d: %zu other process%s beside the job hold%s %.0f MiB (pid %u %s%s%s)", gpu->index, n,
+                   n == 1 ? "" : "es", n == 1 ? "s" : "", foreign_mib, first->pid,
+                   first->name[0] ? first->name : "(name not visible)", owner, n > 1 ? ", ..." : "");
 }
 
 void gd_check_vram_foreign_process(const gd_facts *f, gd_findings *out)

@@ -120,8 +120,9 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
         fprintf(out, "  Processes   none\n");
     } else {
         for (size_t p = 0; p < gpu->process_count; p++)
-            fprintf(out, "  %s %u %s, %s\n", p ? "           " : "Processes  ", gpu->processes[p].pid,
+            fprintf(out, "  %s %u %s%s%s, %s\n", p ? "           " : "Processes  ", gpu->processes[p].pid,
                     gpu->processes[p].name[0] ? gpu->processes[p].name : "(name not visible)",
+                    gpu->processes[p].user[0] ? " by " : "", gpu->processes[p].user,
                     vtext(gpu->processes[p].used_mib, "MiB", a, sizeof a));
     }
 }
@@ -197,9 +198,11 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
     json_object_set_new(o, "nvlink", links);
     json_t *procs = gd_ok(gpu->processes_status) ? json_array() : json_null();
     for (size_t p = 0; procs && p < gpu->process_count; p++)
-        json_array_append_new(procs, json_pack("{s:i,s:s,s:o}", "pid", (int)gpu->processes[p].pid, "name",
-                                               gpu->processes[p].name, "used_mib",
-                                               gd_json_value(gpu->processes[p].used_mib)));
+        json_array_append_new(procs, json_pack("{s:i,s:s,s:o,s:o}", "pid", (int)gpu->processes[p].pid, "name",
+                                               gpu->processes[p].name, "user",
+                                               gpu->processes[p].user[0] ? json_string(gpu->processes[p].user)
+                                                                         : json_null(),
+                                               "used_mib", gd_json_value(gpu->processes[p].used_mib)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "lost", json_boolean(gpu->lost));
     return o;

@@ -334,14 +334,32 @@ static void pid_reads_the_jobs_environment(void **state)
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
     static const char *const env[] = {CLEAN, NULL};
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim",
-                                              example("h100x8-training.json"), NULL},
+    /* The simulated GPUs with this machine's /proc as the scenario's: the job is real. */
+    json_t *sc = json_load_file(example("h100x8-training.json"), 0, NULL);
+    assert_non_null(sc);
+    json_object_set_new(json_object_get(sc, "host"), "proc", json_string("/proc"));
+    char *dir = temp_dir();
+    char *text = json_dumps(sc, 0);
+    char *path = write_temp_file(dir, "scenario.json", text);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim", path, NULL},
                              env);
+    /* Without host.proc the scenario has no job to read, even while this
+     * machine has a process of that pid: not checked, no guess. */
+    tool_result plain = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim",
+                                                  example("h100x8-training.json"), NULL},
+                                 env);
+    assert_false(has(plain.json, "env.launch_blocking", -1));
+    tool_result_free(&plain);
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
     assert_non_null(r.json);
     assert_true(has(r.json, "env.launch_blocking", -1));
     tool_result_free(&r);
+    remove_tree(dir);
+    free(path);
+    free(text);
+    free(dir);
+    json_decref(sc);
 }
 
 typedef struct scen_case {

@@ -52,7 +52,7 @@ static void each_vram_scenario_yields_its_finding(void **state)
     static const struct { const char *scenario, *pid, *id; int gpu, exit_code; } cases[] = {
         {"vram-near-full.json", NULL, "vram.near_full", 1, 1},
         {"vram-growing.json", NULL, "vram.growing", 0, 2},
-        {"vram-foreign-process.json", "1", "vram.foreign_process", 2, 1},
+        {"vram-foreign-process.json", "41000", "vram.foreign_process", 2, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tool_result r = check(cases[c].scenario, cases[c].pid);
@@ -83,18 +83,23 @@ static void growth_reports_rate_and_time_left(void **state)
 static void foreign_process_names_pid_name_memory_and_the_container_caveat(void **state)
 {
     (void)state;
-    tool_result r = check("vram-foreign-process.json", "1");
+    tool_result r = check("vram-foreign-process.json", "41000");
     json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
     json_t *p = json_array_get(json_object_get(json_object_get(f, "evidence"), "foreign_processes"), 0);
     assert_int_equal(json_integer_value(json_object_get(p, "pid")), 52311);
     assert_string_equal(json_string_value(json_object_get(p, "name")), "jupyter-kernel");
     assert_int_equal(json_integer_value(json_object_get(p, "used_mib")), 12000);
+    /* Its owner, from the scenario's /proc (uid 65534: "nobody" where this host names it). */
+    const char *user = json_string_value(json_object_get(p, "user"));
+    assert_non_null(user);
+    assert_true(strcmp(user, "nobody") == 0 || strcmp(user, "uid 65534") == 0);
+    assert_non_null(strstr(json_string_value(json_object_get(f, "title")), user));
     char *skips = json_dumps(json_object_get(r.json, "not_checked"), JSON_COMPACT);
     assert_non_null(strstr(skips, "NVML lists no process: inside a container"));
     free(skips);
     tool_result_free(&r);
     /* The text report lists each GPU's memory and how many processes NVML names. */
-    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"), "--pid", "1", NULL};
+    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"), "--pid", "41000", NULL};
     r = run_tool(argv, fast);
     assert_non_null(strstr(r.out, "memory used (MiB, last sample): GPU 0 61000/81559 (1 process)"));
     assert_non_null(strstr(r.out, "GPU 2 73000/81559 (2 processes)"));

@@ -1,6 +1,7 @@
 /* Layer 2: NVML -> collection model. */
 #include "nvml_backend.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ typedef struct reader {
     gd_nvml_session *s;
     gd_gpu *gpu;
     double t_s;
+    const char *proc_root; /* where process names and owners are read; "" = nowhere */
 } reader;
 
 /* The one place that turns a return code into a value (and notices loss). */
@@ -255,8 +257,8 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     }
 }
 
-/* A process's name: NVML's answer, else /proc/PID/comm; empty when neither knows. */
-static void process_name(gd_nvml_session *s, unsigned int pid, char *out, size_t len)
+/* A process's name: NVML's answer, else PROC/PID/comm; empty when neither knows. */
+static void process_name(gd_nvml_session *s, const char *proc_root, unsigned int pid, char *out, size_t len)
 {
     out[0] = '\0';
     if (s->api.SystemGetProcessName && s->api.SystemGetProcessName(pid, out, (unsigned int)len) == NVML_SUCCESS) {
@@ -264,14 +266,49 @@ static void process_name(gd_nvml_session *s, unsigned int pid, char *out, size_t
         return;
     }
     out[0] = '\0';
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    if (!proc_root[0])
+        return;
+    char path[600];
+    snprintf(path, sizeof path, "%s/%u/comm", proc_root, pid);
     FILE *fp = fopen(path, "r");
     if (!fp)
         return;
     if (fgets(out, (int)len, fp))
         out[strcspn(out, "\n")] = '\0';
     fclose(fp);
+}
+
+/* A process's owner from PROC/PID/status (real uid): a user name where this
+ * host knows the uid, else "uid N"; empty when not readable. NVML's process
+ * list holds host pids: inside a container they may not be in our /proc. */
+static void process_user(const char *proc_root, unsigned int pid, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!proc_root[0])
+        return;
+    char path[600], line[256];
+    snprintf(path, sizeof path, "%s/%u/status", proc_root, pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    long uid = -1;
+    while (fgets(line, sizeof line, fp))
+        if (strncmp(line, "Uid:", 4) == 0) {
+            char *end;
+            uid = strtol(line + 4, &end, 10);
+            if (end == line + 4)
+                uid = -1;
+            break;
+        }
+    fclose(fp);
+    if (uid < 0)
+        return;
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof buf, &found) == 0 && found)
+        snprintf(out, len, "%s", found->pw_name);
+    else
+        snprintf(out, len, "uid %ld", uid);
 }
 
 static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
@@ -314,7 +351,8 @@ static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
             p->used_mib = used == (unsigned long long)NVML_VALUE_NOT_AVAILABLE
                               ? gd_missing(GD_ST_NOT_SUPPORTED)
                               : gd_val((double)used / (1024.0 * 1024.0));
-            process_name(s, p->pid, p->name, sizeof p->name);
+            process_name(s, r->proc_root, p->pid, p->name, sizeof p->name);
+            process_user(r->proc_root, p->pid, p->user, sizeof p->user);
         }
     }
     free(infos);
@@ -354,7 +392,7 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
             continue;
         }
         nvmlDevice_t d = s->devices[i];
-        reader r = {.s = s, .gpu = g, .t_s = 0};
+        reader r = {.s = s, .gpu = g, .t_s = 0, .proc_root = f->proc_root};
         read_identity(&r, d, g);
         read_limits(&r, d, g);
         read_config_health(&r, d, g);

@@ -300,6 +300,7 @@ int gd_pcie_collect(gd_facts *f)
     }
     read_nodes(f->sysfs_root, p);
     find_nics(f->sysfs_root, p);
-    read_job(f->proc_root[0] ? f->proc_root : "/proc", f->pid, &p->job);
+    if (f->proc_root[0]) /* a scenario without host.proc has no job to read */
+        read_job(f->proc_root, f->pid, &p->job);
     return gd_topo_derive(p, f);
 }

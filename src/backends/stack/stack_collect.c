@@ -105,6 +105,10 @@ static int env_push(gd_stack_facts *s, const char *entry, size_t *cap)
 static int read_env(gd_stack_facts *s, const gd_facts *f)
 {
     size_t cap = 0;
+    if (f->pid > 0 && !f->proc_root[0]) {
+        gd_strf(s->env_error, sizeof s->env_error, "the simulated machine has no host.proc to read the job from");
+        return 0;
+    }
     if (f->pid > 0) {
         char path[600];
         gd_strf(path, sizeof path, "%s/%ld/environ", f->proc_root, f->pid);
