@@ -78,6 +78,9 @@ void gd_check_env_no_caching_allocator(const gd_facts *f, gd_findings *out);
 void gd_check_env_force_ptx_jit(const gd_facts *f, gd_findings *out);
 void gd_check_env_cache_disabled(const gd_facts *f, gd_findings *out);
 void gd_check_env_eager_loading(const gd_facts *f, gd_findings *out);
+void gd_check_env_ptx_jit_disabled(const gd_facts *f, gd_findings *out);
+void gd_check_env_cublas_no_workspace(const gd_facts *f, gd_findings *out);
+void gd_check_env_omp_single_thread(const gd_facts *f, gd_findings *out);
 /* config.c */
 void gd_check_config_persistence(const gd_facts *f, gd_findings *out);
 void gd_check_config_compute_mode(const gd_facts *f, gd_findings *out);

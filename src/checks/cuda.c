@@ -110,7 +110,9 @@ void gd_check_cuda_driver_too_old(const gd_facts *f, gd_findings *out)
     if (!stack_ready(f, out, id))
         return;
     if (!gd_ok(f->cuda_driver_version)) {
-        gd_skip_add(out, id, GD_NO_GPU, "the driver's CUDA version is not known (no driver loaded)");
+        gd_skip_add(out, id, GD_NO_GPU, "the driver's CUDA version is not known (%s)",
+                    !f->driver_loaded ? "no driver loaded"
+                                      : "the driver did not report it: nvmlSystemGetCudaDriverVersion failed");
         return;
     }
     json_t *list = json_array();

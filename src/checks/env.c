@@ -24,6 +24,9 @@ static bool truthy(const char *v)
 static bool any_value(const char *v) { return *v != '\0'; }
 static bool is_zero(const char *v) { return strcmp(v, "0") == 0; }
 static bool is_eager(const char *v) { return strcasecmp(v, "EAGER") == 0; }
+/* CUBLAS_WORKSPACE_CONFIG=:0:0 (or any :0:N): no workspace for cuBLAS. */
+static bool no_workspace(const char *v) { return strncmp(v, ":0:", 3) == 0; }
+static bool is_one(const char *v) { return strcmp(v, "1") == 0; }
 /* NCCL_P2P_LEVEL LOC or 0: never use P2P. */
 static bool p2p_off(const char *v) { return truthy(v) ? strcasecmp(v, "LOC") == 0 : is_zero(v); }
 
@@ -41,6 +44,9 @@ static const char *const v_alloc[] = {"PYTORCH_NO_CUDA_MEMORY_CACHING", NULL};
 static const char *const v_jit[] = {"CUDA_FORCE_PTX_JIT", NULL};
 static const char *const v_cache[] = {"CUDA_CACHE_DISABLE", NULL};
 static const char *const v_eager[] = {"CUDA_MODULE_LOADING", NULL};
+static const char *const v_nojit[] = {"CUDA_DISABLE_PTX_JIT", NULL};
+static const char *const v_cublas[] = {"CUBLAS_WORKSPACE_CONFIG", NULL};
+static const char *const v_omp[] = {"OMP_NUM_THREADS", NULL};
 
 static const env_rule rules[] = {
     {"env.launch_blocking", v_launch, truthy, GD_SEV_WARNING,
@@ -84,6 +90,18 @@ static const env_rule rules[] = {
      "CUDA loads every kernel module at start instead of on first use",
      "Unset CUDA_MODULE_LOADING (LAZY is the default since CUDA 12.2): eager loading costs start-up time and "
      "hundreds of MiB of GPU memory per process (PyTorch measured ~636 vs ~274 MiB, pytorch#86509)."},
+    {"env.ptx_jit_disabled", v_nojit, truthy, GD_SEV_WARNING,
+     "the driver may not JIT-compile PTX: kernels shipped only as PTX for this GPU fail to load",
+     "Unset CUDA_DISABLE_PTX_JIT unless every library carries native code (SASS) for this GPU's architecture; "
+     "with it set, a framework built without this GPU's sm_XX fails instead of compiling its PTX."},
+    {"env.cublas_no_workspace", v_cublas, no_workspace, GD_SEV_WARNING,
+     "cuBLAS gets no workspace, which rules out its faster split-K GEMM algorithms",
+     "Use CUBLAS_WORKSPACE_CONFIG=:4096:8 (or :16:8) if deterministic cuBLAS is the aim, as PyTorch's "
+     "reproducibility notes do; ':0:0' costs GEMM speed."},
+    {"env.omp_single_thread", v_omp, is_one, GD_SEV_INFO,
+     "CPU-side work in each process (data preprocessing, CPU ops) runs on one OpenMP thread",
+     "torchrun sets OMP_NUM_THREADS=1 per process when it is unset. If the data pipeline or CPU ops are slow, "
+     "set it to the cores per process (e.g. nproc / processes per node) in the launcher."},
 };
 
 /* Runs rules[] rows with this id. */
@@ -127,3 +145,6 @@ void gd_check_env_no_caching_allocator(const gd_facts *f, gd_findings *out) { ru
 void gd_check_env_force_ptx_jit(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.force_ptx_jit"); }
 void gd_check_env_cache_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.cache_disabled"); }
 void gd_check_env_eager_loading(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.eager_loading"); }
+void gd_check_env_ptx_jit_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.ptx_jit_disabled"); }
+void gd_check_env_cublas_no_workspace(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.cublas_no_workspace"); }
+void gd_check_env_omp_single_thread(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.omp_single_thread"); }

@@ -32,6 +32,7 @@ static const char *const my_ids[] = {
     "cuda.ptx_jit", "env.visible_devices", "env.device_order", "env.launch_blocking", "env.profiler_injection",
     "env.nccl_p2p_disabled", "env.nccl_ib_disabled", "env.nccl_shm_disabled", "env.tf32_disabled",
     "env.no_caching_allocator", "env.force_ptx_jit", "env.cache_disabled", "env.eager_loading",
+    "env.ptx_jit_disabled", "env.cublas_no_workspace", "env.omp_single_thread",
     "config.persistence_off", "config.compute_mode", "config.mig_enabled", "config.ecc_disabled",
     "health.ecc_uncorrectable", "health.row_remap", "health.xid", NULL};
 
@@ -303,6 +304,9 @@ static void environment_variables(void **state)
         {"PYTORCH_NO_CUDA_MEMORY_CACHING=1", "env.no_caching_allocator", "warning"},
         {"CUDA_FORCE_PTX_JIT=1", "env.force_ptx_jit", "warning"},
         {"CUDA_MODULE_LOADING=EAGER", "env.eager_loading", "info"},
+        {"CUDA_DISABLE_PTX_JIT=1", "env.ptx_jit_disabled", "warning"},
+        {"CUBLAS_WORKSPACE_CONFIG=:0:0", "env.cublas_no_workspace", "warning"},
+        {"OMP_NUM_THREADS=1", "env.omp_single_thread", "info"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const char *const env[] = {CLEAN, cases[c].set, NULL};
@@ -314,7 +318,8 @@ static void environment_variables(void **state)
     }
     /* Values that are fine. */
     const char *const ok[] = {CLEAN, "CUDA_LAUNCH_BLOCKING=0", "NCCL_P2P_DISABLE=0", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
-                              "NVIDIA_TF32_OVERRIDE=1", NULL};
+                              "NVIDIA_TF32_OVERRIDE=1", "CUBLAS_WORKSPACE_CONFIG=:4096:8", "OMP_NUM_THREADS=8",
+                              "CUDA_DISABLE_PTX_JIT=0", NULL};
     tool_result r = check("h100x8-training.json", NULL, ok);
     assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
     tool_result_free(&r);
