@@ -2,6 +2,7 @@
 #ifndef GD_CLI_H
 #define GD_CLI_H
 
+#include "gpudoctor/model.h"
 #include "report/report.h"
 
 #include <stdbool.h>
@@ -20,6 +21,25 @@ int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Text style for stdout: colour on a terminal unless NO_COLOR is set. */
 gd_text_style gd_cli_text_style(void);
+
+/* The options of a command that reads the machine once (info, topo). */
+typedef struct gd_snapshot_opts {
+    int json;
+    const char *sim;
+    const char *from[32];
+    size_t from_count;
+} gd_snapshot_opts;
+
+/*
+ * Parses --json, --sim SCENARIO, --from FILE (repeatable) and --help for
+ * command `cmd`. Returns -1 to go on; otherwise the exit code to return
+ * (0 after printing `help`, 3 after an error message).
+ */
+int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o);
+
+/* Takes one snapshot as o describes. Returns 0, or 3 after printing why not
+ * (f is then freed). */
+int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f);
 
 /* Parses a number in [lo, hi]; returns 0 or -1. */
 int gd_cli_number(const char *s, double lo, double hi, double *out);

@@ -1,11 +1,15 @@
 /* Shared pieces of the command line. */
+#include "backends/collect.h"
 #include "cli.h"
+
+#include <getopt.h>
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -42,5 +46,49 @@ int gd_cli_number(const char *s, double lo, double hi, double *out)
     if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
+        {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': o->json = 1; break;
+        case 's': o->sim = optarg; break;
+        case 'f':
+            if (o->from_count == sizeof o->from / sizeof o->from[0])
+                return gd_cli_error("at most %zu --from files", sizeof o->from / sizeof o->from[0]);
+            o->from[o->from_count++] = optarg;
+            break;
+        case 'h': fputs(help, stdout); return GD_EXIT_OK;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor %s --help')", argv[optind - 1], cmd);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor %s --help')", argv[optind - 1], cmd);
+        }
+    }
+    if (optind < argc)
+        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor %s --help')", argv[optind], cmd);
+    if (o->sim && o->from_count)
+        return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
+    return -1;
+}
+
+int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
+{
+    gd_collect_opts co = {.sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1,
+                          .from = o->from, .from_count = o->from_count};
+    char err[1024];
+    if (gd_collect(&co, f, err, sizeof err) != 0) {
+        gd_facts_free(f);
+        return gd_cli_error("%s", err);
+    }
     return 0;
 }

@@ -51,7 +51,7 @@ int gd_cmd_bench(int argc, char **argv)
     optind = 1;
     opterr = 0;
     /* No '+': options may follow the benchmark's name ("bench pcie --json"). */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 's': sim = optarg; break;
@@ -65,7 +65,8 @@ int gd_cmd_bench(int argc, char **argv)
             break;
         case 'n': concurrent = false; break;
         case 'h': fputs(help, stdout); return GD_EXIT_OK;
-        default: return gd_cli_error("unknown option or missing value '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor bench --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
         }
     }
     const char *what = optind < argc ? argv[optind++] : "pcie"; /* the one this version has */

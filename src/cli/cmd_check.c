@@ -76,7 +76,7 @@ static int parse(int argc, char **argv, check_opts *o)
     opterr = 0;
     int c;
     double v;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
             if (gd_cli_number(optarg, 0, 86400, &o->duration_s) != 0)

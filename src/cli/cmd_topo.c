@@ -25,52 +25,24 @@ static const char help[] =
 
 int gd_cmd_topo(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
-        {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int json = 0, c;
-    const char *sim = NULL, *from[32];
-    size_t from_count = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 's': sim = optarg; break;
-        case 'f':
-            if (from_count == sizeof from / sizeof from[0])
-                return gd_cli_error("too many --from files");
-            from[from_count++] = optarg;
-            break;
-        case 'h': fputs(help, stdout); return GD_EXIT_OK;
-        default: return gd_cli_error("unknown option or missing value '%s' (see 'gpudoctor topo --help')", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor topo --help')", argv[optind]);
-    if (sim && from_count)
-        return gd_cli_error("--sim and --from exclude each other");
+    gd_snapshot_opts o;
+    int rc = gd_cli_parse_snapshot(argc, argv, "topo", help, &o);
+    if (rc >= 0)
+        return rc;
     /* Captures go through the same content detection as 'check --from', so an
      * nvidia-smi dump beside an lspci capture names the GPUs of the matrix. */
-    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1,
-                          .from = from, .from_count = from_count};
     gd_facts f;
-    char err[1024];
-    if (gd_collect(&co, &f, err, sizeof err) != 0) {
-        gd_facts_free(&f);
-        return gd_cli_error("%s", err);
-    }
+    if (gd_cli_snapshot(&o, &f) != 0)
+        return GD_EXIT_ERROR;
     if (!f.pcie) {
         gd_facts_free(&f);
         return gd_cli_error("no PCIe tree to read: %s",
-                            from_count ? "the captured files hold neither 'nvidia-smi topo -m' nor 'lspci -vv' output"
-                            : sim      ? "the scenario has no host.sysfs"
+                            o.from_count ? "the captured files hold neither 'nvidia-smi topo -m' nor 'lspci -vv' output"
+                            : o.sim    ? "the scenario has no host.sysfs"
                                        : "/sys is not readable");
     }
     int code = GD_EXIT_OK;
-    if (json) {
+    if (o.json) {
         json_t *j = gd_topo_json(&f);
         if (!j || gd_json_print(stdout, j) != 0)
             code = gd_cli_error("cannot write JSON");
@@ -78,7 +50,7 @@ int gd_cmd_topo(int argc, char **argv)
     } else {
         gd_topo_text(stdout, &f);
     }
-    if (code == GD_EXIT_OK && !from_count && !f.driver_loaded)
+    if (code == GD_EXIT_OK && !o.from_count && !f.driver_loaded)
         code = gd_cli_error("no NVIDIA driver: %s", f.driver_error);
     gd_facts_free(&f);
     return code;

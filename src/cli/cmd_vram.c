@@ -191,14 +191,15 @@ static int parse(int argc, char **argv, vram_opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(help, stdout);
             return -1;
         }
+        if (c == ':')
+            return gd_cli_error("%s needs a value (see 'gpudoctor vram --help')", argv[optind - 1]);
         if (c == '?')
-            return gd_cli_error("'%s': unknown option or missing value (see 'gpudoctor vram --help')",
-                                argv[optind - 1]);
+            return gd_cli_error("unknown option '%s' (see 'gpudoctor vram --help')", argv[optind - 1]);
         if (option(c, optarg, o) != 0)
             return GD_EXIT_ERROR;
     }

@@ -269,6 +269,23 @@ static void ctrl_c_ends_the_window_early_with_a_report(void **state)
     free(buf);
 }
 
+static void a_missing_value_is_named_as_such(void **state)
+{
+    (void)state;
+    const char *const *cases[] = {
+        (const char *[]){"check", "--sim", NULL}, (const char *[]){"info", "--from", NULL},
+        (const char *[]){"topo", "--sim", NULL},  (const char *[]){"vram", "--params", NULL},
+        (const char *[]){"bench", "pcie", "--sim", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tool_result r = run_tool(cases[i], fast);
+        assert_int_equal(r.exit_code, 3);
+        if (!strstr(r.err, "needs a value"))
+            fail_msg("%s %s: %s", cases[i][0], cases[i][1], r.err);
+        tool_result_free(&r);
+    }
+}
+
 static void help_teaches(void **state)
 {
     (void)state;
@@ -295,6 +312,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_exit_3),
         cmocka_unit_test(colour_only_on_a_terminal_and_never_with_no_color),
         cmocka_unit_test(ctrl_c_ends_the_window_early_with_a_report),
+        cmocka_unit_test(a_missing_value_is_named_as_such),
         cmocka_unit_test(help_teaches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
