@@ -198,12 +198,12 @@ static void bad_arguments_exit_3(void **state)
 }
 
 /* Runs gpudoctor under script(1), so that its stdout is a terminal. */
-static char *run_on_terminal(const char *env_prefix)
+static char *run_on_terminal(const char *env_prefix, const char *duration)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "%s GPUDOCTOR_SIM_TIMESCALE=10 script -qec '%s check --duration 0 --sim %s' /dev/null 2>/dev/null",
-             env_prefix, GD_BINARY, example("demo.json"));
+             "%s GPUDOCTOR_SIM_TIMESCALE=10 script -qec '%s check --duration %s --sim %s' /dev/null 2>/dev/null",
+             env_prefix, GD_BINARY, duration, example("demo.json"));
     FILE *p = popen(cmd, "r");
     if (!p)
         return NULL;
@@ -221,12 +221,12 @@ static void colour_only_on_a_terminal_and_never_with_no_color(void **state)
     (void)state;
     if (system("command -v script >/dev/null 2>&1") != 0)
         skip();
-    char *tty = run_on_terminal("env -u NO_COLOR");
+    char *tty = run_on_terminal("env -u NO_COLOR", "0");
     assert_non_null(tty);
     assert_non_null(strstr(tty, "thermal.hot"));
     assert_non_null(strstr(tty, "\033["));
     free(tty);
-    char *plain = run_on_terminal("NO_COLOR=1");
+    char *plain = run_on_terminal("NO_COLOR=1", "0");
     assert_non_null(plain);
     assert_non_null(strstr(plain, "thermal.hot"));
     assert_null(strstr(plain, "\033["));
@@ -286,6 +286,23 @@ static void a_missing_value_is_named_as_such(void **state)
     }
 }
 
+static void progress_shows_on_a_terminal_only(void **state)
+{
+    (void)state;
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        skip();
+    char *tty = run_on_terminal("NO_COLOR=1", "1");
+    assert_non_null(tty);
+    assert_non_null(strstr(tty, "sampling 8 GPUs:"));
+    assert_non_null(strstr(tty, "of 1.0 s"));
+    free(tty);
+    /* Off a terminal, nothing but the report. */
+    tool_result r = run_tool((const char *[]){"check", "--duration", "1", "--sim", example("demo.json"), NULL}, fast);
+    assert_null(strstr(r.err, "sampling"));
+    assert_null(strstr(r.out, "sampling"));
+    tool_result_free(&r);
+}
+
 static void help_teaches(void **state)
 {
     (void)state;
@@ -313,6 +330,7 @@ int main(void)
         cmocka_unit_test(colour_only_on_a_terminal_and_never_with_no_color),
         cmocka_unit_test(ctrl_c_ends_the_window_early_with_a_report),
         cmocka_unit_test(a_missing_value_is_named_as_such),
+        cmocka_unit_test(progress_shows_on_a_terminal_only),
         cmocka_unit_test(help_teaches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
