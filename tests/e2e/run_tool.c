@@ -1,5 +1,10 @@
 #include "run_tool.h"
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <fcntl.h>
 #include <stdbool.h>
 #include <poll.h>
@@ -171,4 +176,42 @@ size_t count_findings(json_t *report, const char *id, int gpu)
             n++;
     }
     return n;
+}
+
+void finding_key(json_t *f, char *buf, size_t len)
+{
+    json_t *g = json_object_get(f, "gpu");
+    snprintf(buf, len, "%s@%lld", json_string_value(json_object_get(f, "id")),
+             json_is_integer(g) ? (long long)json_integer_value(g) : -1LL);
+}
+
+void assert_exact_findings(const char *what, const tool_result *r, int exit_code, const char *const *ids)
+{
+    if (!r->json)
+        fail_msg("%s: no JSON; stderr: %s", what, r->err);
+    json_t *findings = json_object_get(r->json, "findings");
+    size_t want = 0;
+    while (ids[want])
+        want++;
+    char *dump = json_dumps(findings, JSON_COMPACT);
+    if (json_array_size(findings) != want || r->exit_code != exit_code)
+        fail_msg("%s: exit %d (want %d), findings %s", what, r->exit_code, exit_code, dump);
+    bool used[64] = {false};
+    for (size_t k = 0; k < want && k < 64; k++) {
+        json_t *f = json_array_get(findings, k);
+        char key[96];
+        finding_key(f, key, sizeof key);
+        size_t j = 0;
+        while (j < want && (used[j] || strcmp(key, ids[j]) != 0))
+            j++;
+        if (j == want)
+            fail_msg("%s: unexpected finding %s in %s", what, key, dump);
+        used[j] = true;
+        json_t *ev = json_object_get(f, "evidence");
+        if (json_object_size(ev) < 2 || !json_is_string(json_object_get(ev, "source")))
+            fail_msg("%s: %s has no evidence naming its source", what, key);
+        if (strlen(json_string_value(json_object_get(f, "fix"))) < 40)
+            fail_msg("%s: %s has no real fix", what, key);
+    }
+    free(dump);
 }

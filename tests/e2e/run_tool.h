@@ -31,6 +31,16 @@ char *temp_dir(void);
 char *write_temp_file(const char *dir, const char *name, const char *content);
 void remove_tree(const char *dir);
 
+/* "id@gpu" of a finding ("id@-1" for a host-wide one). */
+void finding_key(json_t *finding, char *buf, size_t len);
+
+/*
+ * Fails the test unless r exited with exit_code and its findings are exactly
+ * `ids` ("id@gpu", NULL-terminated, any order), each with evidence that
+ * names its source and a fix. `what` names the case in failure messages.
+ */
+void assert_exact_findings(const char *what, const tool_result *r, int exit_code, const char *const *ids);
+
 /* findings[] entries with this id (and gpu, or any with gpu == -2). */
 size_t count_findings(json_t *report, const char *id, int gpu);
 

@@ -33,12 +33,6 @@ static const expect cases[] = {
     {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3", NULL}},
 };
 
-static void finding_key(json_t *f, char *buf, size_t len)
-{
-    json_t *g = json_object_get(f, "gpu");
-    snprintf(buf, len, "%s@%lld", json_string_value(json_object_get(f, "id")),
-             json_is_integer(g) ? (long long)json_integer_value(g) : -1LL);
-}
 
 static void each_scenario_yields_exactly_its_findings(void **state)
 {
@@ -51,26 +45,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
             argv[9] = x->pid;
         }
         tool_result r = run_tool(argv, fast);
-        if (!r.json)
-            fail_msg("%s: no JSON; stderr: %s", x->scenario, r.err);
-        json_t *findings = json_object_get(r.json, "findings");
-        size_t want = 0;
-        while (x->ids[want])
-            want++;
-        if (json_array_size(findings) != want || r.exit_code != x->exit_code) {
-            char *dump = json_dumps(findings, JSON_COMPACT);
-            fail_msg("%s: exit %d (want %d), findings %s", x->scenario, r.exit_code, x->exit_code, dump);
-        }
-        for (size_t k = 0; k < want; k++) {
-            char key[96];
-            json_t *f = json_array_get(findings, k);
-            finding_key(f, key, sizeof key);
-            if (strcmp(key, x->ids[k]) != 0)
-                fail_msg("%s: finding %s, want %s", x->scenario, key, x->ids[k]);
-            assert_true(json_object_size(json_object_get(f, "evidence")) > 1);
-            assert_non_null(json_object_get(json_object_get(f, "evidence"), "source"));
-            assert_true(strlen(json_string_value(json_object_get(f, "fix"))) > 40);
-        }
+        assert_exact_findings(x->scenario, &r, x->exit_code, x->ids);
         tool_result_free(&r);
     }
 }

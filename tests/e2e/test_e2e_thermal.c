@@ -34,12 +34,6 @@ static const expect cases[] = {
     {"demo.json", 2, {"thermal.hot@5", "power.limit_lowered@2", NULL}},
 };
 
-static void finding_key(json_t *f, char *buf, size_t len)
-{
-    json_t *g = json_object_get(f, "gpu");
-    snprintf(buf, len, "%s@%lld", json_string_value(json_object_get(f, "id")),
-             json_is_integer(g) ? (long long)json_integer_value(g) : -1LL);
-}
 
 static void each_scenario_yields_exactly_its_findings(void **state)
 {
@@ -49,28 +43,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
         tool_result r = run_tool(
             (const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(x->scenario), NULL},
             fast);
-        if (!r.json)
-            fail_msg("%s: no JSON; stderr: %s", x->scenario, r.err);
-        json_t *findings = json_object_get(r.json, "findings");
-        size_t want = 0;
-        while (x->ids[want])
-            want++;
-        if (json_array_size(findings) != want || r.exit_code != x->exit_code) {
-            char *dump = json_dumps(findings, JSON_COMPACT);
-            fail_msg("%s: exit %d (want %d), findings %s", x->scenario, r.exit_code, x->exit_code, dump);
-        }
-        for (size_t k = 0; k < want; k++) {
-            char key[96];
-            finding_key(json_array_get(findings, k), key, sizeof key);
-            bool found = false;
-            for (size_t j = 0; j < want; j++)
-                found |= strcmp(key, x->ids[j]) == 0;
-            if (!found)
-                fail_msg("%s: unexpected finding %s", x->scenario, key);
-            json_t *f = json_array_get(findings, k);
-            assert_true(json_object_size(json_object_get(f, "evidence")) > 0);
-            assert_true(strlen(json_string_value(json_object_get(f, "fix"))) > 20);
-        }
+        assert_exact_findings(x->scenario, &r, x->exit_code, x->ids);
         tool_result_free(&r);
     }
 }
