@@ -21,6 +21,7 @@ PACKAGES=(
     libcmocka-dev
     libxml2-dev
     clang
+    libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
 )
 
 # The non-free package whose nvml.h the ABI test compares against.
