@@ -1,25 +1,12 @@
 /* Time in state over the window. */
 #include "episodes.h"
+#include "core/stats.h"
 #include "window.h"
 #include "gpudoctor/nvml_api.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static bool has_mask(const gd_series *s, size_t i, size_t g, unsigned long long mask)
 {
@@ -37,7 +24,7 @@ double gd_loaded_median(const gd_facts *f, size_t g, gd_metric m)
         if (gd_loaded_at(f, i, g) && gd_ok(x))
             v[n++] = x.v;
     }
-    double med = v ? median(v, n) : NAN;
+    double med = v ? gd_median(v, n) : NAN;
     free(v);
     return med;
 }
@@ -128,9 +115,9 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
             pw[npw++] = p.v;
     }
     if (clk && free_clk && pw) {
-        e.clock_median_mhz = median(clk, nclk);
-        e.clock_free_mhz = median(free_clk, nfree);
-        e.power_median_w = median(pw, npw);
+        e.clock_median_mhz = gd_median(clk, nclk);
+        e.clock_free_mhz = gd_median(free_clk, nfree);
+        e.power_median_w = gd_median(pw, npw);
     }
     free(clk);
     free(free_clk);

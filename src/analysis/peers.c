@@ -1,5 +1,6 @@
 /* Comparing a GPU with its peers in the same node. */
 #include "peers.h"
+#include "core/stats.h"
 #include "episodes.h"
 #include "window.h"
 
@@ -9,12 +10,6 @@
 bool gd_mostly_loaded(const gd_facts *f, size_t g)
 {
     return f->series.n > 0 && !f->gpus[g].lost && 2 * gd_loaded_samples(f, g) >= f->series.n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 double gd_peer_median(const gd_facts *f, size_t g, gd_metric m, double *best)
@@ -36,8 +31,7 @@ double gd_peer_median(const gd_facts *f, size_t g, gd_metric m, double *best)
     }
     double out = NAN;
     if (n + 1 >= GD_PEERS_MIN) {
-        qsort(v, n, sizeof *v, cmp_double);
-        out = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        out = gd_median(v, n); /* sorts: the best is last */
         if (best)
             *best = v[n - 1];
     }

@@ -1,22 +1,10 @@
 /* Robust trend of a memory series: Theil-Sen slope, R^2, quarter medians. */
 #include "vram_trend.h"
+#include "core/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n), which it sorts. */
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Index of the k-th of m evenly thinned points out of n. */
 static size_t pick(size_t k, size_t m, size_t n)
@@ -33,7 +21,7 @@ static double theil_sen_slope(const double *t, const double *y, size_t n, double
             if (t[j] > t[i])
                 work[k++] = (y[j] - y[i]) / (t[j] - t[i]);
         }
-    return k ? median(work, k) : 0;
+    return k ? gd_median(work, k) : 0;
 }
 
 /* R^2 of the line; *ss_res gets its sum of squared residuals. */
@@ -59,7 +47,7 @@ static bool quarters_rise(const double *y, size_t n, double *work)
     for (size_t q = 0; q < 4; q++) {
         size_t lo = q * n / 4, hi = (q + 1) * n / 4;
         memcpy(work, y + lo, (hi - lo) * sizeof *work);
-        double med = median(work, hi - lo);
+        double med = gd_median(work, hi - lo);
         if (!(med > prev))
             return false;
         prev = med;
@@ -106,7 +94,7 @@ int gd_vram_trend_fit(const double *t, const double *y, size_t n, gd_vram_trend 
     out->slope = theil_sen_slope(t, y, n, work);
     for (size_t i = 0; i < n; i++)
         work[i] = y[i] - out->slope * t[i];
-    out->intercept = median(work, n);
+    out->intercept = gd_median(work, n);
     double line_sse;
     out->r2 = r_squared(t, y, n, out->slope, out->intercept, &line_sse);
     out->one_step = best_step_sse(y, n) <= line_sse;

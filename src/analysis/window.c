@@ -1,13 +1,8 @@
 /* Window statistics over a series. */
 #include "window.h"
+#include "core/stats.h"
 
 #include <stdlib.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 size_t gd_stats_of(const gd_facts *f, size_t g, gd_metric m, gd_stats *out)
 {
@@ -32,8 +27,7 @@ size_t gd_stats_of(const gd_facts *f, size_t g, gd_metric m, gd_stats *out)
     if (st.n) {
         st.mean = sum / (double)st.n;
         if (vals) {
-            qsort(vals, st.n, sizeof *vals, cmp_double);
-            st.median = st.n % 2 ? vals[st.n / 2] : (vals[st.n / 2 - 1] + vals[st.n / 2]) / 2;
+            st.median = gd_median(vals, st.n);
         }
     }
     free(vals);

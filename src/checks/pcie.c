@@ -1,22 +1,9 @@
 /* PCIe links: pcie.link_downgraded, pcie.upstream_downgraded, pcie.replays, pcie.aer_errors. */
 #include "checks_internal.h"
+#include "core/stats.h"
 #include "gpudoctor/pcie.h"
 
 #include <stdlib.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Loaded samples of GPU g whose link is below (gen_max, width_max); the
  * medians of gen and width over them. */
@@ -53,8 +40,8 @@ static void link_under_load(const gd_facts *f, size_t g, double gen_max, double 
         if (w->low++ == 0)
             w->first_s = f->series.t_s[i];
     }
-    w->gen = median_of(gens, w->low);
-    w->width = median_of(widths, w->low);
+    w->gen = gd_median(gens, w->low);
+    w->width = gd_median(widths, w->low);
     free(gens);
     free(widths);
 }

@@ -79,7 +79,7 @@ int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen);
 /* dlcloses the library; the table is zeroed. */
 void gd_nvml_unload(gd_nvml_api *api);
 
-/* Number of optional functions the library lacks (for `info`). */
+/* Number of optional functions the library lacks. */
 size_t gd_nvml_missing_count(const gd_nvml_api *api);
 
 #endif
