@@ -56,6 +56,10 @@ gd_finding *gd_finding_add(gd_findings *fs, const char *id, gd_severity sev, int
 void gd_skip_add(gd_findings *fs, const char *check, int gpu, const char *reason_fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Copies text into buf (truncating) with every `placeholder` replaced by
+ * `value`: a fix written for any GPU ("-i N") made concrete. */
+void gd_fill_placeholder(char *buf, size_t len, const char *text, const char *placeholder, const char *value);
+
 /* Sorts by severity (critical first), then impact (largest first), then GPU. */
 void gd_findings_sort(gd_findings *fs);
 

@@ -174,6 +174,10 @@ typedef struct gd_facts {
     gd_gpu *gpus;
     gd_series series;
     double window_s;           /* requested duration */
+    /* Seconds of the observed machine per second of t_s: a simulated
+     * machine plays its scenario this many times faster (0 means 1). Rules
+     * that judge durations in seconds scale by it. */
+    double time_scale;
     double interval_s;
     /* Where host facts are read: this machine's, or the scenario's under --sim. */
     char sysfs_root[512];      /* "" when not available (a scenario without host.sysfs, --from) */

@@ -136,6 +136,37 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
     *out = e;
 }
 
+void gd_runs_of(const gd_facts *f, size_t g, unsigned long long mask, unsigned long long exclude, gd_runs *out)
+{
+    const gd_series *s = &f->series;
+    gd_runs r = {0};
+    double run = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        bool in = has_mask(s, i, g, mask) && !has_mask(s, i, g, exclude);
+        bool next = i + 1 < s->n && has_mask(s, i + 1, g, mask) && !has_mask(s, i + 1, g, exclude);
+        double dt = (i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : 0) * (f->time_scale > 0 ? f->time_scale : 1.0);
+        bool loaded = gd_loaded_at(f, i, g) && i + 1 < s->n && gd_loaded_at(f, i + 1, g);
+        if (loaded)
+            r.window_loaded_s += dt;
+        if (!in)
+            continue;
+        if (run == 0 && (i == 0 || !(has_mask(s, i - 1, g, mask) && !has_mask(s, i - 1, g, exclude))))
+            r.runs++;
+        if (next) {
+            run += dt;
+            r.total_s += dt;
+            if (loaded)
+                r.loaded_s += dt;
+        }
+        if (!next) {
+            if (run > r.longest_s)
+                r.longest_s = run;
+            run = 0;
+        }
+    }
+    *out = r;
+}
+
 double gd_episode_impact_pct(const gd_episode *e, double ref_mhz)
 {
     if (e->hit == 0 || isnan(e->clock_median_mhz) || !(ref_mhz > 0))

@@ -29,6 +29,21 @@ typedef struct gd_episode {
     double counter_share;      /* violation time / window time, 0..1 */
 } gd_episode;
 
+/* How long a state lasted, as the samples prove it: each run of
+ * consecutive samples in the state counts from its first to its last
+ * sample, so one sample (a blip shorter than the interval) counts 0 s and
+ * the same event measures the same at 1 Hz and 10 Hz. */
+typedef struct gd_runs {
+    size_t runs;       /* runs of consecutive samples in the state */
+    double total_s;    /* their summed durations */
+    double loaded_s;   /* ... the part of it under load */
+    double longest_s;
+    double window_loaded_s; /* loaded time of the window, the same way */
+} gd_runs;
+
+/* Runs of GPU g in the state "a reason of `mask` and none of `exclude`". */
+void gd_runs_of(const gd_facts *f, size_t g, unsigned long long mask, unsigned long long exclude, gd_runs *out);
+
 /* Measures the mask's episode for GPU g. */
 void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_episode *out);
 

@@ -9,6 +9,7 @@
 #include "scenario/scenario.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,13 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
     if (!sc)
         return -1;
+    /* As the simulated library plays it: GPUDOCTOR_SIM_TIMESCALE over the scenario's. */
+    f->time_scale = sc->timescale;
+    const char *ts = getenv("GPUDOCTOR_SIM_TIMESCALE");
+    char *end;
+    double v = ts && *ts ? strtod(ts, &end) : 0;
+    if (ts && *ts && *end == '\0' && v > 0 && isfinite(v))
+        f->time_scale = v;
     if (sc->host.numa_nodes.present)
         f->host.numa_nodes = (int)sc->host.numa_nodes.value;
     else

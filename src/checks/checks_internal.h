@@ -14,6 +14,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The one severity rule for a measured loss (docs/checks.md): critical when
+ * the job loses GD_IMPACT_CRITICAL_PCT or more now, from the impact or, where
+ * clocks cannot tell it, from the share of loaded time; a warning otherwise. */
+static inline gd_severity gd_loss_severity(double impact_pct, double loaded_share)
+{
+    if (!isnan(impact_pct))
+        return impact_pct >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+    return loaded_share >= GD_THROTTLE_CRITICAL_SHARE ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+}
+
 /* driver.c */
 void gd_check_driver_missing(const gd_facts *f, gd_findings *out);
 void gd_check_gpu_none(const gd_facts *f, gd_findings *out);
@@ -26,6 +36,7 @@ void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out);
 void gd_check_thermal_hot(const gd_facts *f, gd_findings *out);
 void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out);
 double gd_hot_threshold_c(gd_value limit);
+bool gd_temp_not_reported(const gd_facts *f, size_t g);
 bool gd_thermal_throttled_under_load(const gd_facts *f, size_t g);
 /* True when GPU g's clock event reasons were read at least once; otherwise
  * records that `id` could not judge it (unless the GPU was lost) and returns false. */

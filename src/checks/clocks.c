@@ -48,7 +48,7 @@ void gd_check_clocks_low(const gd_facts *f, gd_findings *out)
                  "with 'sudo nvidia-smi -i %d -rac'. Check 'nvidia-smi -q -d PERFORMANCE,CLOCK', the "
                  "BIOS power profile, and update the driver if it persists.",
                  gpu->index, gpu->index, gpu->index);
-        gd_finding *x = gd_finding_add(out, "clocks.low", GD_SEV_WARNING, gpu->index, ev, impact, fix,
+        gd_finding *x = gd_finding_add(out, "clocks.low", gd_loss_severity(impact, share), gpu->index, ev, impact, fix,
                                        "GPU %d SM clock at %.0f of %.0f MHz under load with no reason reported",
                                        gpu->index, mean, gpu->clock_max_sm_mhz.v);
         if (x)
@@ -99,12 +99,12 @@ void gd_check_clocks_locked(const gd_facts *f, gd_findings *out)
                  gpu->index, gpu->index, gpu->index);
         gd_finding *x;
         if (app_lowered || mem_lowered)
-            x = gd_finding_add(out, "clocks.locked", GD_SEV_WARNING, gpu->index, ev, impact, fix,
+            x = gd_finding_add(out, "clocks.locked", gd_loss_severity(impact, 0), gpu->index, ev, impact, fix,
                                "GPU %d application clocks set below the default (SM %.0f of %.0f MHz)", gpu->index,
                                gd_ok(gpu->clock_app_sm_mhz) ? gpu->clock_app_sm_mhz.v : NAN,
                                gd_ok(gpu->clock_default_app_sm_mhz) ? gpu->clock_default_app_sm_mhz.v : NAN);
         else
-            x = gd_finding_add(out, "clocks.locked", GD_SEV_WARNING, gpu->index, ev, impact, fix,
+            x = gd_finding_add(out, "clocks.locked", gd_loss_severity(impact, 0), gpu->index, ev, impact, fix,
                                "GPU %d clocks held at %.0f MHz by a clock setting under load", gpu->index,
                                e.clock_median_mhz);
         if (x && e.hit)
@@ -140,7 +140,8 @@ void gd_check_clocks_outlier(const gd_facts *f, gd_findings *out)
         json_object_set_new(ev, "peer_best_mhz", gd_json_number(round(best)));
         json_object_set_new(ev, "gap_pct", gd_json_number(round(1000.0 * (1 - mine / best)) / 10));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetClockInfo(SM)"));
-        gd_finding_add(out, "clocks.outlier", GD_SEV_WARNING, f->gpus[g].index, ev, 100.0 * (1 - mine / best),
+        gd_finding_add(out, "clocks.outlier", gd_loss_severity(100.0 * (1 - mine / best), 0), f->gpus[g].index, ev,
+                       100.0 * (1 - mine / best),
                        "In a data-parallel job the whole node waits for its slowest GPU. Compare "
                        "'nvidia-smi -q -d PERFORMANCE,CLOCK,POWER' of this GPU with a healthy one, "
                        "then run 'gpudoctor check' under a steady load to see which limit it hits.",

@@ -4,6 +4,8 @@
 #include "cuda_rules.h"
 #include "gpudoctor/stack.h"
 
+#include <stdlib.h>
+
 /* The GPUs whose value `pick` reads as readable and equal to `want`; says
  * "not checked" for those where it could not be read. */
 static json_t *gpus_where(const gd_facts *f, gd_findings *out, const char *id, size_t off, double want,
@@ -34,6 +36,14 @@ static void add_setting(gd_findings *out, const char *id, gd_severity sev, json_
         return;
     }
     int first = (int)json_integer_value(json_array_get(gpus, 0));
+    /* nvidia-smi -i takes a comma-separated list: the fix names these GPUs. */
+    char list[200] = "-i ", concrete[768];
+    for (size_t i = 0; i < n; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%lld", i ? "," : "", (long long)json_integer_value(json_array_get(gpus, i)));
+    }
+    gd_fill_placeholder(concrete, sizeof concrete, fix, "-i N", list);
+    fix = concrete;
     json_t *ev = json_object();
     json_object_set_new(ev, "gpus", gpus);
     json_object_set_new(ev, "source", json_string(call));
@@ -79,18 +89,51 @@ void gd_check_config_compute_mode(const gd_facts *f, gd_findings *out)
                 "exclusive compute mode: one CUDA process at a time");
 }
 
+/* The MIG-mode GPU a job targets as a whole GPU, or -1: a CUDA_VISIBLE_DEVICES
+ * entry naming it by index or GPU- UUID, or the --pid job seeing every GPU
+ * (no CUDA_VISIBLE_DEVICES) or running on it. MIG- entries choose a slice on
+ * purpose. */
+static int mig_gpu_targeted(const gd_facts *f, const char *cvd)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (!gd_ok(gpu->mig_mode) || gpu->mig_mode.v != 1)
+            continue;
+        if (f->pid >= 0 && !cvd)
+            return gpu->index;
+        for (size_t p = 0; f->pid >= 0 && p < gpu->process_count; p++)
+            if ((long)gpu->processes[p].pid == f->pid && !(cvd && strstr(cvd, "MIG-")))
+                return gpu->index;
+        for (const char *t = cvd; t && *t;) {
+            size_t n = strcspn(t, ",");
+            char tok[128];
+            snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), t);
+            char *end;
+            long idx = strtol(tok, &end, 10);
+            if (end != tok && *end == '\0' && idx == gpu->index)
+                return gpu->index;
+            if (strncmp(tok, "GPU-", 4) == 0 && gpu->uuid[0] && strncmp(gpu->uuid, tok, strlen(tok)) == 0)
+                return gpu->index;
+            t += n + (t[n] == ',');
+        }
+    }
+    return -1;
+}
+
 void gd_check_config_mig(const gd_facts *f, gd_findings *out)
 {
     json_t *g = gpus_where(f, out, "config.mig_enabled", offsetof(gd_gpu, mig_mode), 1, "MIG mode");
-    /* Deliberate when the job picks a MIG device; a surprise otherwise. */
+    /* A partitioned node is deliberate (inference, shared clusters); it costs
+     * a job only when the job wants a whole GPU that is partitioned. */
     const char *cvd = f->stack ? gd_stack_getenv(f->stack, "CUDA_VISIBLE_DEVICES") : NULL;
-    bool chosen = cvd && strstr(cvd, "MIG-");
-    add_setting(out, "config.mig_enabled", chosen ? GD_SEV_INFO : GD_SEV_WARNING, g, "nvml:nvmlDeviceGetMigMode",
+    int targeted = json_array_size(g) ? mig_gpu_targeted(f, cvd) : -1;
+    add_setting(out, "config.mig_enabled", targeted >= 0 ? GD_SEV_WARNING : GD_SEV_INFO, g, "nvml:nvmlDeviceGetMigMode",
                 "With MIG on, a process sees one GPU instance: a slice of the SMs and memory (1/7 of the SMs on "
                 "A100/H100 in the smallest profile), and NVML reports no utilisation. To train on the whole GPU: "
                 "'sudo nvidia-smi -i N -mig 0' with no process on it (a reset may be needed). If slicing is "
                 "intended, check 'nvidia-smi mig -lgi' for the profile.",
-                "MIG enabled: a job sees only a slice of the GPU");
+                targeted >= 0 ? "MIG enabled on a GPU the job uses whole: it sees only a slice"
+                              : "MIG enabled: each process sees only a slice of the GPU (deliberate partitioning?)");
 }
 
 void gd_check_config_ecc(const gd_facts *f, gd_findings *out)

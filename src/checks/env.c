@@ -5,6 +5,7 @@
 #include "gpudoctor/stack.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <strings.h>
 
 typedef struct env_rule {
@@ -104,6 +105,32 @@ static const env_rule rules[] = {
      "set it to the cores per process (e.g. nproc / processes per node) in the launcher."},
 };
 
+static long env_long(const gd_stack_facts *s, const char *name)
+{
+    const char *v = gd_stack_getenv(s, name);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && *end == '\0' ? n : -1;
+}
+
+/* True when the job's environment shows it spans several nodes: Slurm's
+ * node count, or a world larger than the local one (torchrun, Open MPI). */
+static bool multi_node_job(const gd_stack_facts *s)
+{
+    static const char *const nodes[] = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES", "NNODES", NULL};
+    static const char *const worlds[][2] = {{"WORLD_SIZE", "LOCAL_WORLD_SIZE"},
+                                            {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}};
+    for (const char *const *n = nodes; *n; n++)
+        if (env_long(s, *n) > 1)
+            return true;
+    for (size_t i = 0; i < sizeof worlds / sizeof worlds[0]; i++) {
+        long world = env_long(s, worlds[i][0]), local = env_long(s, worlds[i][1]);
+        if (world > 0 && local > 0 && world > local)
+            return true;
+    }
+    return false;
+}
+
 /* Runs rules[] rows with this id. */
 static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
 {
@@ -123,14 +150,21 @@ static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
             if (strcmp(id, "env.tf32_disabled") == 0 &&
                 !(f->gpu_count && gd_ok(f->gpus[0].cc_major) && f->gpus[0].cc_major.v >= 8))
                 continue;
+            gd_severity sev = rules[r].sev;
+            const char *scope = "";
+            /* Without InfiniBand use on one node, turning it off costs nothing. */
+            if (strcmp(id, "env.nccl_ib_disabled") == 0 && !multi_node_job(s)) {
+                sev = GD_SEV_INFO;
+                scope = " (no effect on a single-node job)";
+            }
             json_t *ev = json_object();
             json_object_set_new(ev, "variable", json_string(*v));
             json_object_set_new(ev, "value", json_string(val));
             char src[160];
             snprintf(src, sizeof src, "environment: %.140s", s->env_source);
             json_object_set_new(ev, "source", json_string(src));
-            gd_finding_add(out, id, rules[r].sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s", *v, val,
-                           rules[r].effect);
+            gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s%s", *v, val,
+                           rules[r].effect, scope);
         }
     }
 }

@@ -33,9 +33,19 @@ void gd_check_ecc_uncorrectable(const gd_facts *f, gd_findings *out)
                        "with bad data or been killed. "
                      : "Uncorrectable errors in the GPU's lifetime (none since the driver loaded). ",
                  gpu->index, gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
-        gd_finding_add(out, id, now ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix,
-                       "GPU %d has %.0f uncorrectable ECC error%s %s", gpu->index, now ? vol.v : agg.v,
-                       (now ? vol.v : agg.v) == 1 ? "" : "s", now ? "since the driver loaded" : "in its lifetime");
+        /* Both counts: 1 since the driver loaded reads very differently next to 7627 in its lifetime. */
+        char counts[160];
+        if (gd_ok(vol) && gd_ok(agg))
+            snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s in its lifetime, %.0f since the driver loaded",
+                     agg.v, agg.v == 1 ? "" : "s", vol.v);
+        else if (gd_ok(agg))
+            snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s in its lifetime", agg.v,
+                     agg.v == 1 ? "" : "s");
+        else
+            snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s since the driver loaded", vol.v,
+                     vol.v == 1 ? "" : "s");
+        gd_finding_add(out, id, now ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix, "GPU %d has %s",
+                       gpu->index, counts);
     }
 }
 

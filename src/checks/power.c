@@ -1,5 +1,8 @@
 /* Power: power.limit_lowered, power.brake, power.hw_slowdown, power.capped. */
 #include "checks_internal.h"
+#include "core/stats.h"
+
+#include <stdlib.h>
 
 void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
 {
@@ -33,7 +36,7 @@ void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
                  "'nvidia-smi -q -d POWER' shows the requested limit) so it is not set again. If the "
                  "cap is deliberate, expect the clocks to drop whenever the GPU reaches %.0f W.",
                  gpu->index, def, limit);
-        gd_severity sev = !isnan(impact) && impact >= GD_POWER_LIMIT_CRITICAL_IMPACT ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+        gd_severity sev = gd_loss_severity(impact, e.share);
         gd_finding *x = gd_finding_add(out, "power.limit_lowered", sev, gpu->index, ev, impact, fix,
                                        "GPU %d power limit lowered to %.0f W (default %.0f W)%s", gpu->index, limit,
                                        def, e.hit ? ": clocks held back under load" : "");
@@ -42,13 +45,42 @@ void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
     }
 }
 
-/* Shared by power.brake and power.hw_slowdown: a hardware slowdown episode. */
-static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, const gd_episode *e, const char *id,
-                              const char *what, const char *fix)
+/* Median SM clock over every sample with a reason of `mask`, loaded or
+ * not (an idle capture's only sample counts); NAN when none. */
+static double clock_during(const gd_facts *f, size_t g, unsigned long long mask)
+{
+    const gd_series *s = &f->series;
+    double *v = malloc((s->n + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < s->n; i++) {
+        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS), c = gd_series_at(s, i, g, GD_M_SM_CLOCK_MHZ);
+        if (gd_ok(r) && ((unsigned long long)r.v & mask) && gd_ok(c))
+            v[n++] = c.v;
+    }
+    double med = v ? gd_median(v, n) : NAN;
+    free(v);
+    return med;
+}
+
+/* A slowdown flag the clocks contradict: the SM clock while it was set is
+ * within 5 % of the board's maximum, so nothing was slowed. */
+static bool clocks_not_reduced(const gd_gpu *gpu, double clock_mhz)
+{
+    return !isnan(clock_mhz) && gd_ok(gpu->clock_max_sm_mhz) &&
+           clock_mhz >= GD_CLOCK_LOCKED_FRACTION * gpu->clock_max_sm_mhz.v;
+}
+
+/* Shared by power.brake and power.hw_slowdown: a hardware slowdown episode.
+ * The strongest evidence leads: the clock the GPU was held at. */
+static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, const gd_episode *e,
+                                     unsigned long long mask, const char *id, const char *what, const char *fix,
+                                     json_t *ev)
 {
     const gd_gpu *gpu = &f->gpus[g];
     double impact = gd_episode_impact_pct(e, gd_reference_clock_mhz(f, g, e));
-    json_t *ev = json_object();
+    double held = clock_during(f, g, mask);
+    json_object_set_new(ev, "sm_clock_mhz", gd_json_number(held));
+    json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
     json_object_set_new(ev, "samples", json_integer((json_int_t)e->hit_any));
     json_object_set_new(ev, "started_at_s", gd_json_number(e->first_s));
     if (e->hit) { /* what it cost under load; an idle GPU has nothing to show there */
@@ -56,34 +88,89 @@ static void hardware_slowdown(const gd_facts *f, gd_findings *out, size_t g, con
         json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e->clock_median_mhz));
         json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
     }
-    json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
-    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
-    gd_severity sev = e->hit ? GD_SEV_CRITICAL : GD_SEV_WARNING;
-    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s %s%s", gpu->index, what,
-                                   e->hit ? "under load" : "while idle",
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo"));
+    gd_severity sev = e->hit ? gd_loss_severity(impact, e->share) : GD_SEV_WARNING;
+    char clock[96] = "";
+    if (!isnan(held) && gd_ok(gpu->clock_max_sm_mhz))
+        snprintf(clock, sizeof clock, " at SM %.0f of %.0f MHz", held, gpu->clock_max_sm_mhz.v);
+    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s%s %s%s", gpu->index, what,
+                                   clock, e->hit ? "under load" : "while idle",
                                    f->series.n == 1 && f->captured ? " at capture time" : "");
     if (x)
         gd_episode_timeline(e, strcmp(id, "power.brake") == 0 ? "power brake slowdown" : "hardware slowdown",
                             x->timeline, sizeof x->timeline);
+    return x;
 }
+
+static const char brake_fix[] =
+    "The power brake is an external signal: the system (PSU, power distribution or BMC) asks the GPU to slow "
+    "down because it is near its power or current limit. Check the BMC's event log ('ipmitool sel elist') and "
+    "PSU status ('ipmitool sdr type \"Power Supply\"'), that every PSU is connected and redundant supplies are "
+    "healthy, and the rack's power budget. Not fixable from the OS.";
 
 void gd_check_power_brake(const gd_facts *f, gd_findings *out)
 {
-    static const char fix[] =
-        "The power brake is an external signal: the system (PSU, power distribution or BMC) asks "
-        "the GPUs to slow down because it is near its power or current limit. Check the BMC's "
-        "event log ('ipmitool sel elist') and PSU status ('ipmitool sdr type \"Power Supply\"'), "
-        "that every PSU is connected and redundant supplies are healthy, and the rack's power "
-        "budget. Reseat the GPU power cables. Not fixable from the OS.";
-    for (size_t g = 0; g < f->gpu_count; g++) {
+    const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    bool *real = calloc(f->gpu_count + 1, sizeof *real), *flag = calloc(f->gpu_count + 1, sizeof *flag);
+    size_t braked = 0, judged = 0;
+    for (size_t g = 0; real && flag && g < f->gpu_count; g++) {
         if (!gd_reasons_read(f, g, "power.brake", out))
             continue;
+        judged++;
         gd_episode e;
-        gd_episode_of(f, g, nvmlClocksThrottleReasonHwPowerBrakeSlowdown, &e);
-        if (e.hit_any)
-            hardware_slowdown(f, out, g, &e, "power.brake", "was slowed by the hardware power brake", fix);
+        gd_episode_of(f, g, brake, &e);
+        if (!e.hit_any)
+            continue;
+        flag[g] = true;
+        real[g] = !clocks_not_reduced(&f->gpus[g], clock_during(f, g, brake));
+        braked += real[g];
     }
+    for (size_t g = 0; real && flag && g < f->gpu_count; g++) {
+        if (!flag[g])
+            continue;
+        const gd_gpu *gpu = &f->gpus[g];
+        gd_episode e;
+        gd_episode_of(f, g, brake, &e);
+        json_t *ev = json_object();
+        if (!real[g]) {
+            double held = clock_during(f, g, brake);
+            gd_episode hw;
+            gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &hw);
+            json_object_set_new(ev, "sm_clock_mhz", gd_json_number(held));
+            json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
+            json_object_set_new(ev, "hw_slowdown_active", json_boolean(hw.hit_any > 0));
+            json_object_set_new(ev, "samples", json_integer((json_int_t)e.hit_any));
+            json_object_set_new(ev, "source",
+                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo"));
+            gd_finding_add(out, "power.brake", GD_SEV_INFO, gpu->index, ev, NAN,
+                           "Nothing slowed this GPU: its clock is at its maximum while the power-brake flag is set. "
+                           "Watch whether the clocks drop under load ('nvidia-smi dmon -s pc'); a flag that stays set "
+                           "with full clocks is a reporting quirk of the board or driver, not a slowdown.",
+                           "GPU %d power-brake flag set, clocks not reduced (SM %.0f MHz%s)", gpu->index, held,
+                           hw.hit_any ? "" : ", HW Slowdown not active");
+            continue;
+        }
+        /* Which signal: one asserted for the whole node comes from outside the GPUs. */
+        char fix[768];
+        if (braked > 1 && braked == judged)
+            snprintf(fix, sizeof fix,
+                     "All %zu GPUs braked at once: a chassis or power supply signal, not one card. %s", braked,
+                     brake_fix);
+        else if (braked == 1 && judged > 1)
+            snprintf(fix, sizeof fix,
+                     "Only GPU %d of %zu braked: look at that GPU's power connector or board first (reseat its "
+                     "power cables, check for a damaged connector, move it to another slot); if it follows the "
+                     "card, it needs service. %s",
+                     gpu->index, judged, brake_fix);
+        else
+            snprintf(fix, sizeof fix, "%zu of %zu GPUs braked. %s Reseat the braked GPUs' power cables.", braked,
+                     judged, brake_fix);
+        json_object_set_new(ev, "gpus_braked", json_integer((json_int_t)braked));
+        hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
+    }
+    free(real);
+    free(flag);
 }
 
 void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
@@ -96,19 +183,31 @@ void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
         "stays after that, the board needs service.";
     const unsigned long long explained =
         nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    const gd_series *s = &f->series;
+    double window = (s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0) * (f->time_scale > 0 ? f->time_scale : 1.0);
     for (size_t g = 0; g < f->gpu_count; g++) {
         if (!gd_reasons_read(f, g, "power.hw_slowdown", out))
             continue;
-        /* Count only samples where no other hardware reason explains it. */
+        /* Judge time, not samples: nvml.h says HW_SLOWDOWN "may be also
+         * reported during PState or clock change", so brief blips are not a
+         * finding at any sampling rate. */
+        gd_runs r;
+        gd_runs_of(f, g, nvmlClocksThrottleReasonHwSlowdown, explained, &r);
+        double share = r.window_loaded_s > 0 ? r.loaded_s / r.window_loaded_s : window > 0 ? r.total_s / window : 0;
+        if (r.total_s < GD_HW_SLOWDOWN_MIN_S || share < GD_HW_SLOWDOWN_MIN_SHARE)
+            continue;
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &e);
-        if (e.hit_any < GD_HW_SLOWDOWN_MIN_SAMPLES)
-            continue;
-        gd_episode other;
-        gd_episode_of(f, g, explained, &other);
-        if (other.hit_any >= e.hit_any)
-            continue;
-        hardware_slowdown(f, out, g, &e, "power.hw_slowdown", "was held in hardware slowdown", fix);
+        if (e.hit)
+            e.share = share; /* the impact from the time it lasted, not from samples */
+        json_t *ev = json_object();
+        json_object_set_new(ev, "slowed_s", gd_json_number(round(r.total_s * 10) / 10));
+        json_object_set_new(ev, "slowed_loaded_s", gd_json_number(round(r.loaded_s * 10) / 10));
+        json_object_set_new(ev, "longest_s", gd_json_number(round(r.longest_s * 10) / 10));
+        json_object_set_new(ev, "episodes", json_integer((json_int_t)r.runs));
+        json_object_set_new(ev, "share_pct", gd_json_number(round(share * 1000) / 10));
+        hardware_slowdown(f, out, g, &e, nvmlClocksThrottleReasonHwSlowdown, "power.hw_slowdown",
+                          "was held in hardware slowdown", fix, ev);
     }
 }
 

@@ -84,10 +84,8 @@ void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
         double ref = gd_reference_clock_mhz(f, g, &e);
         double impact = gd_episode_impact_pct(&e, ref);
         bool hbm = !isnan(e.mem_temp_max_c) && gd_ok(gpu->temp_mem_max_c) && e.mem_temp_max_c >= gpu->temp_mem_max_c.v;
-        gd_severity sev = (hw.hit > 0 || share >= GD_THROTTLE_CRITICAL_SHARE ||
-                           (!isnan(impact) && impact >= GD_THROTTLE_CRITICAL_IMPACT))
-                              ? GD_SEV_CRITICAL
-                              : GD_SEV_WARNING;
+        /* Hardware thermal slowdown is the board protecting itself: critical at any loss. */
+        gd_severity sev = hw.hit > 0 ? GD_SEV_CRITICAL : gd_loss_severity(impact, share);
         json_t *ev = json_object();
         json_object_set_new(ev, "throttled_pct", gd_json_number(round(share * 1000) / 10));
         json_object_set_new(ev, "hw_thermal_slowdown", json_boolean(hw.hit > 0));
@@ -166,10 +164,52 @@ static json_t *hot_evidence(hot_reading gpu, hot_reading mem, const gd_gpu *g)
     return ev;
 }
 
+/* True when a GPU's sensor reads exactly 0 C in every valid sample: vGPU
+ * guests and some passthrough setups report 0 rather than "not supported". */
+bool gd_temp_not_reported(const gd_facts *f, size_t g)
+{
+    gd_stats t;
+    return gd_stats_of(f, g, GD_M_TEMP_C, &t) > 0 && t.min == 0 && t.max == 0;
+}
+
+/* The severity of a hot reading (docs/checks.md): a warning only close to
+ * what the board itself allows (within 5 C of its slowdown threshold, or at
+ * its maximum operating temperature); otherwise context. */
+static gd_severity hot_severity(double max_c, gd_value slowdown, gd_value op_max)
+{
+    if (gd_ok(slowdown) && max_c >= slowdown.v - GD_HOT_MARGIN_C)
+        return GD_SEV_WARNING;
+    if (gd_ok(op_max) && max_c >= op_max.v)
+        return GD_SEV_WARNING;
+    return GD_SEV_INFO;
+}
+
+/* ", 4 C below its 98 C slowdown threshold" and friends. */
+static void limit_words(char *buf, size_t len, double max_c, gd_value slowdown, gd_value op_max, const char *what)
+{
+    if (gd_ok(slowdown) && max_c >= slowdown.v - GD_HOT_MARGIN_C)
+        snprintf(buf, len, ", close to its %.0f C slowdown threshold", slowdown.v);
+    else if (gd_ok(op_max) && max_c >= op_max.v)
+        snprintf(buf, len, ", at or above its %.0f C maximum operating temperature", op_max.v);
+    else if (gd_ok(slowdown))
+        snprintf(buf, len, ", %.0f C below its %.0f C slowdown threshold", slowdown.v - max_c, slowdown.v);
+    else if (gd_ok(op_max))
+        snprintf(buf, len, ", %.0f C below its %.0f C maximum operating temperature", op_max.v - max_c, op_max.v);
+    else
+        snprintf(buf, len, "; the board's %s limits could not be read", what);
+}
+
 void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
+        if (gd_temp_not_reported(f, g)) {
+            gd_skip_add(out, "thermal.hot", gpu->index,
+                        "GPU %d's temperature reads 0 C in every sample: the sensor does not report (a vGPU "
+                        "guest or a passthrough that hides it), so heat could not be judged",
+                        gpu->index);
+            continue;
+        }
         hot_reading core = measure(f, g, GD_M_TEMP_C, gpu->temp_slowdown_c);
         hot_reading mem = measure(f, g, GD_M_MEM_TEMP_C, gpu->temp_mem_max_c);
         if (core.samples == 0 && !gpu->lost) {
@@ -185,23 +225,32 @@ void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
         add_peer_temp(ev, f, g);
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
         double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
-        char gap[64] = "";
+        char gap[64] = "", limits[128];
         if (!isnan(peers) && core.max - peers >= GD_PEER_TEMP_GAP_C)
             snprintf(gap, sizeof gap, ", %.0f C above its peers", core.max - peers);
-        if (core_hot)
-            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
-                           "GPU %d runs hot: %.0f C (hot from %.0f C%s)%s", gpu->index, core.max, core.threshold,
-                           gd_ok(gpu->temp_slowdown_c) ? ", close to its slowdown threshold" : "", gap);
-        else
-            gd_finding_add(out, "thermal.hot", GD_SEV_WARNING, gpu->index, ev, NAN, cooling_fix,
-                           "GPU %d memory runs hot: %.0f C (hot from %.0f C)", gpu->index, mem.max,
-                           mem.threshold);
+        gd_value none = gd_missing(GD_ST_NOT_SUPPORTED);
+        gd_severity core_sev = core_hot ? hot_severity(core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c) : GD_SEV_INFO;
+        gd_severity mem_sev = mem_hot ? hot_severity(mem.max, gpu->temp_mem_max_c, none) : GD_SEV_INFO;
+        json_object_set_new(ev, "limits_read",
+                            json_boolean(gd_ok(gpu->temp_slowdown_c) || gd_ok(gpu->temp_gpu_max_c)));
+        /* The reading closer to its limit leads. */
+        if (core_hot && (core_sev >= mem_sev || !mem_hot)) {
+            limit_words(limits, sizeof limits, core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c, "temperature");
+            gd_finding_add(out, "thermal.hot", core_sev, gpu->index, ev, NAN, cooling_fix, "GPU %d runs hot: %.0f C%s%s",
+                           gpu->index, core.max, limits, gap);
+        } else {
+            limit_words(limits, sizeof limits, mem.max, gpu->temp_mem_max_c, none, "memory temperature");
+            gd_finding_add(out, "thermal.hot", mem_sev, gpu->index, ev, NAN, cooling_fix,
+                           "GPU %d memory runs hot: %.0f C%s", gpu->index, mem.max, limits);
+        }
     }
 }
 
 void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
+        if (gd_temp_not_reported(f, g))
+            continue;
         double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
         double mine = gd_loaded_median(f, g, GD_M_TEMP_C);
         if (isnan(peers) || isnan(mine) || mine - peers < GD_PEER_TEMP_GAP_C)

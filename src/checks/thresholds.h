@@ -6,7 +6,9 @@
 #define GD_THRESHOLDS_H
 
 /* thermal.hot: docs/checks.md (>= 80 C, or within 5 C of the slowdown
- * threshold; for memory, of the memory max operating temperature). */
+ * threshold; for memory, of the memory max operating temperature). A
+ * warning only within GD_HOT_MARGIN_C of the slowdown threshold or at the
+ * board's max operating temperature; info below. */
 #define GD_HOT_ABS_C 80.0
 #define GD_HOT_MARGIN_C 5.0
 /* ...in at least this share of the valid samples, so one spike is not a finding. */
@@ -15,17 +17,23 @@
 /* Slowdown episodes. DCGM fails a diagnostic on any HW_SLOWDOWN, SW_THERMAL,
  * HW_THERMAL or HW_POWER_BRAKE sample under load (DcgmRecorder::CheckForClocksEvent);
  * SW_POWER_CAP is not a failure there. */
-#define GD_THROTTLE_CRITICAL_SHARE 0.25   /* throttled share of loaded time */
-#define GD_THROTTLE_CRITICAL_IMPACT 10.0  /* percent of throughput */
+#define GD_THROTTLE_CRITICAL_SHARE 0.25   /* throttled share of loaded time, where no impact is known */
 /* A cumulative violation counter catches slowdowns between polls. */
 #define GD_COUNTER_MIN_SHARE 0.05
 /* nvml.h: HW_SLOWDOWN "may be also reported during PState or clock change",
- * so one sample alone is not enough. */
-#define GD_HW_SLOWDOWN_MIN_SAMPLES 2
+ * so brief blips are not a finding: at least this many seconds in all, as
+ * runs of consecutive samples prove them (one sample proves 0 s), and this
+ * share of the loaded time (of the window when idle). Time, not samples, so
+ * --interval 100 and --interval 1000 judge alike. */
+#define GD_HW_SLOWDOWN_MIN_S 3.0
+#define GD_HW_SLOWDOWN_MIN_SHARE 0.05
+
+/* The one severity rule (docs/checks.md): critical when the job loses at
+ * least this share of its throughput now. */
+#define GD_IMPACT_CRITICAL_PCT 15.0
 
 /* power.limit_lowered: enforced limit below the default by more than this. */
 #define GD_POWER_LIMIT_TOLERANCE_W 1.0
-#define GD_POWER_LIMIT_CRITICAL_IMPACT 15.0
 /* power.capped (info): at the power cap this share of the loaded time, with
  * the SM clock under this fraction of its maximum. */
 #define GD_POWER_CAPPED_SHARE 0.50
@@ -71,9 +79,9 @@
 #define GD_NUMA_LOCAL_PAGES_MIN_SHARE 0.50
 
 /* vram.near_full: docs/checks.md (>= 95 % of total under load), in at
- * least this share of the loaded samples, as thermal.hot. Critical from 99 %:
- * there PyTorch's caching allocator frees its cache and retries most
- * allocations (a synchronizing cudaFree; memory_stats "num_alloc_retries"). */
+ * least this share of the loaded samples, as thermal.hot. Info alone (the
+ * caching allocators of PyTorch, TensorFlow and JAX hold memory on purpose);
+ * a warning with evidence of pressure. From 99 % the title says "full". */
 #define GD_VRAM_FULL_FRACTION 0.95
 #define GD_VRAM_FULL_CRITICAL_FRACTION 0.99
 #define GD_VRAM_FULL_MIN_SHARE 0.10

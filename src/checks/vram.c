@@ -1,6 +1,7 @@
 /* GPU memory: vram.near_full, vram.growing and vram.foreign_process. */
 #include "analysis/vram_trend.h"
 #include "checks_internal.h"
+#include "gpudoctor/stack.h"
 
 #include <stdlib.h>
 
@@ -62,6 +63,46 @@ static const char full_fix[] =
     "FlashAttention or activation checkpointing, set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
     "against fragmentation, and keep other processes off this GPU. 'gpudoctor vram' tells what fits.";
 
+static const char held_fix[] =
+    "Usually nothing to fix: PyTorch's caching allocator keeps freed blocks for reuse, and TensorFlow and "
+    "JAX reserve most of the memory at start (XLA_PYTHON_CLIENT_MEM_FRACTION, TF allow_growth), so a full "
+    "GPU is normal while a job runs. It matters when it grows to the limit, out-of-memory errors or "
+    "allocator retries appear (torch.cuda.memory_stats()['num_alloc_retries']): then lower the micro-batch or "
+    "use activation checkpointing. 'gpudoctor vram' tells what fits.";
+
+static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y);
+
+/* Evidence that a full GPU is short of memory, not just holding it: the
+ * use rising to the limit over the window, or an Xid the driver logs when a
+ * context runs out (31: MMU fault, 43: a channel killed). Adds what it found
+ * to ev; returns true when there is some. */
+static bool memory_pressure(const gd_facts *f, size_t g, json_t *ev)
+{
+    bool found = false;
+    double *t = malloc((f->series.n + 1) * sizeof *t), *y = malloc((f->series.n + 1) * sizeof *y);
+    gd_vram_trend tr;
+    size_t n = t && y ? memory_series(f, g, t, y) : 0;
+    if (n >= GD_VRAM_GROW_MIN_SAMPLES && gd_vram_trend_fit(t, y, n, &tr) == 0 &&
+        gd_vram_is_growing(&tr, f->gpus[g].mem_total_mib.v)) {
+        json_object_set_new(ev, "growing_mib_per_s", gd_json_number(round(tr.slope * 10) / 10));
+        found = true;
+    }
+    free(t);
+    free(y);
+    const struct gd_stack_facts *st = f->stack;
+    json_t *xids = json_array();
+    for (size_t i = 0; st && i < st->xid_count; i++)
+        if (st->xids[i].gpu == f->gpus[g].index && (st->xids[i].xid == 31 || st->xids[i].xid == 43))
+            json_array_append_new(xids, json_integer(st->xids[i].xid));
+    if (json_array_size(xids)) {
+        json_object_set_new(ev, "oom_xids", xids);
+        found = true;
+    } else {
+        json_decref(xids);
+    }
+    return found;
+}
+
 void gd_check_vram_near_full(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
@@ -79,18 +120,21 @@ void gd_check_vram_near_full(const gd_facts *f, gd_findings *out)
         }
         if (!enough(x.full, x.loaded))
             continue; /* idle GPUs are not judged: vram.near_full is about memory under load */
-        bool critical = enough(x.critical, x.loaded);
         json_t *ev = json_object();
         json_object_set_new(ev, "used_mib_max", gd_json_number(round(x.max_mib)));
         json_object_set_new(ev, "total_mib", gd_json_number(total));
         json_object_set_new(ev, "used_pct_max", gd_json_number(round(1000 * x.max_mib / total) / 10));
         json_object_set_new(ev, "full_pct_of_loaded_time", gd_json_number(round(1000.0 * (double)x.full / (double)x.loaded) / 10));
         json_object_set_new(ev, "threshold_pct", gd_json_number(100 * GD_VRAM_FULL_FRACTION));
+        bool pressure = memory_pressure(f, g, ev);
+        json_object_set_new(ev, "pressure", json_boolean(pressure));
         json_object_set_new(ev, "processes", processes_json(gpu));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetMemoryInfo,nvmlDeviceGetComputeRunningProcesses"));
-        gd_finding_add(out, "vram.near_full", critical ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, full_fix,
-                       "GPU %d memory %s: %.0f of %.0f MiB used (%.1f%%) under load", gpu->index,
-                       critical ? "full" : "nearly full", x.max_mib, total, 100 * x.max_mib / total);
+        /* Frameworks hold memory on purpose; only pressure makes it a problem. */
+        gd_finding_add(out, "vram.near_full", pressure ? GD_SEV_WARNING : GD_SEV_INFO, gpu->index, ev, NAN,
+                       pressure ? full_fix : held_fix, "GPU %d memory %s: %.0f of %.0f MiB used (%.1f%%) under load%s",
+                       gpu->index, enough(x.critical, x.loaded) ? "full" : "nearly full", x.max_mib, total,
+                       100 * x.max_mib / total, pressure ? ", and short of it" : " (held by the job's allocator?)");
     }
 }
 

@@ -119,9 +119,22 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu)
     else
         snprintf(where, sizeof where, "PCI %s (no GPU listed there now)", pci);
     size_t kinds = json_array_size(list);
-    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, action_fix(best_action),
-                   "%s: Xid %d (%s)%s in the kernel log%s", where, best_xid, best_meaning,
-                   kinds > 1 ? " and other Xids" : "", count > 1 ? ", repeatedly" : "");
+    json_int_t times = 0;
+    size_t k;
+    json_t *x;
+    json_array_foreach(list, k, x) if (json_integer_value(json_object_get(x, "xid")) == best_xid) times =
+        json_integer_value(json_object_get(x, "count"));
+    /* The fix names this GPU, not a placeholder. */
+    char fix[768], dev[16];
+    snprintf(dev, sizeof dev, "-i %d", gpu);
+    gd_fill_placeholder(fix, sizeof fix, action_fix(best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
+    char others[48] = "", repeat[32] = "";
+    if (kinds > 1)
+        snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
+    if (times > 1)
+        snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
+    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s in the kernel log",
+                   where, best_xid, best_meaning, repeat, others);
 }
 
 void gd_check_xid(const gd_facts *f, gd_findings *out)

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,24 @@ gd_finding *gd_finding_add(gd_findings *fs, const char *id, gd_severity sev, int
     vsnprintf(f->title, sizeof f->title, title_fmt, ap);
     va_end(ap);
     return f;
+}
+
+void gd_fill_placeholder(char *buf, size_t len, const char *text, const char *placeholder, const char *value)
+{
+    size_t used = 0, plen = strlen(placeholder), vlen = strlen(value);
+    if (len == 0)
+        return;
+    while (*text && used + 1 < len) {
+        bool hit = plen && strncmp(text, placeholder, plen) == 0;
+        const char *from = hit ? value : text;
+        size_t n = hit ? vlen : 1;
+        if (n > len - 1 - used)
+            n = len - 1 - used;
+        memcpy(buf + used, from, n);
+        used += n;
+        text += hit ? plen : 1;
+    }
+    buf[used] = '\0';
 }
 
 void gd_skip_add(gd_findings *fs, const char *check, int gpu, const char *reason_fmt, ...)

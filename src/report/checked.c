@@ -112,7 +112,7 @@ static void vram_scope(const gd_facts *f, char *buf, size_t len)
  * what GPUs report looked at nothing: that is "not checked", not "ok". */
 static bool nothing_to_judge(const gd_facts *f, const char *g)
 {
-    static const char *const gpu_only[] = {"thermal", "power", "clocks", "nvlink", "vram", "config"};
+    static const char *const gpu_only[] = {"thermal", "power", "clocks", "pcie", "topology", "nvlink", "vram", "config"};
     for (size_t i = 0; f->gpu_count == 0 && i < sizeof gpu_only / sizeof gpu_only[0]; i++)
         if (strcmp(gpu_only[i], g) == 0)
             return true;
@@ -134,6 +134,25 @@ static void text_group(void *ud, const char *g)
     if (nothing_to_judge(c->f, g) && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
         fprintf(c->out, "    %-15s not checked: no GPU was read (%zu check%s)\n", group_label(g), n.checks,
                 n.checks == 1 ? "" : "s");
+        return;
+    }
+    if (strcmp(g, "capture") == 0 && !c->f->captured) {
+        fprintf(c->out, "    %-15s not used: no --from capture\n", group_label(g));
+        return;
+    }
+    /* Without GPUs, health judged the kernel log at most: ECC and remapping are GPU counters. */
+    bool log_only = c->f->gpu_count == 0 && strcmp(g, "health") == 0;
+    if (log_only && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
+        bool log = c->f->stack && c->f->stack->kernel_log_read;
+        fprintf(c->out, "    %-15s %s: no GPU was read (%zu checks)\n", group_label(g),
+                log ? "kernel log only" : "not checked", n.checks);
+        if (log) {
+            char scope[600];
+            snprintf(scope, sizeof scope, "no Xid in %s; ECC, row remapping, retired pages not checked",
+                     c->f->stack->kernel_log_source);
+            fprintf(c->out, "%*s", 20, "");
+            gd_wrap(c->out, c->st, 20, 20, scope);
+        }
         return;
     }
     if (n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0)
@@ -187,6 +206,8 @@ static void json_group(void *ud, const char *g)
     json_object_set_new(o, "not_checked", json_integer((json_int_t)n.skips));
     if (nothing_to_judge(c->f, g))
         json_object_set_new(o, "reason", json_string("no GPU was read"));
+    else if (c->f->gpu_count == 0 && strcmp(g, "health") == 0)
+        json_object_set_new(o, "reason", json_string("no GPU was read: only the kernel log was judged"));
     const gd_stack_facts *s = c->f->stack;
     if (strcmp(g, "stack") == 0 && s) {
         json_t *rts = json_array();

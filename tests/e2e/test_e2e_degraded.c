@@ -143,6 +143,10 @@ static void without_a_driver_the_gpu_checks_are_not_called_ok(void **state)
     tool_result r = run_tool((const char *[]){"check", NULL}, env);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.out, "thermal         not checked: no GPU was read"));
+    /* Nothing on a GPU was judged: no group may say "ok" for it. */
+    assert_null(strstr(r.out, "health          ok"));
+    assert_null(strstr(r.out, "pcie            ok"));
+    assert_null(strstr(r.out, "capture         ok"));
     assert_null(strstr(r.out, "thermal         ok"));
     assert_null(strstr(r.out, "power           ok"));
     tool_result_free(&r);

@@ -32,8 +32,8 @@ typedef struct expect {
 } expect;
 
 static const expect cases[] = {
-    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", 1, "NVIDIA A100-SXM4-40GB", "510.47.03", 11060, 36, "", 66.92, 400, 4, 16, 4, 16, 38, 40960, 1, NA, NA, 1, "config.mig_enabled"},
-    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", 1, "NVIDIA A100-SXM4-80GB", "535.54.03", 12020, 27, "", 67.03, 500, 4, 16, 4, 16, 50, 81920, 1, NA, NA, 1, "config.mig_enabled"},
+    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", 1, "NVIDIA A100-SXM4-40GB", "510.47.03", 11060, 36, "", 66.92, 400, 4, 16, 4, 16, 38, 40960, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
+    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", 1, "NVIDIA A100-SXM4-80GB", "535.54.03", 12020, 27, "", 67.03, 500, 4, 16, 4, 16, 50, 81920, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
     {"smi-xml/a10g-aws-x8-idle-telegraf.xml", 1, "NVIDIA A10G", "515.105.01", 11070, 17, "gpu_idle", 25.58, 300, 1, 8, 4, 16, 22, 23028, 1, 0, NA, 0, ""},
     {"smi-xml/dual-rtx-a5000-telegraf.xml", 2, "NVIDIA RTX A5000", "590.44.01", 13010, 13, "gpu_idle", 6.41, 230, 1, 16, 4, 16, 22437, 24564, 0, 0, NA, 0, ""},
     {"smi-xml/dual-rtx2070-x8-telegraf.xml", 2, "NVIDIA GeForce RTX 2070", "590.44.01", 13010, 14, "gpu_idle", 9.23, 175, 1, 8, 3, 16, 1, 8192, NA, NA, NA, 0, ""},
@@ -52,10 +52,10 @@ static const expect cases[] = {
     {"smi-text/a10-row-remap-pending-gpud.txt", 1, "NVIDIA A10", "535.129.03", 12020, 33, "gpu_idle", 43.89, 150, 4, 16, 4, 16, 4, 23028, 1, 1, NA, 2, "health.row_remap"},
     {"smi-text/h100-sxm-load-utku.txt", 1, "NVIDIA H100 80GB HBM3", "590.48.01", 13010, 59, "", 629.45, 700, 5, 16, 5, 16, 19818, 81559, 1, 0, NA, 0, ""},
     {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.161.08", 12020, 29, "hw_slowdown,hw_power_brake_slowdown", 67.74, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 1, "power.brake"},
-    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.183.01", 12020, 36, "gpu_idle", 71.97, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 1, "power.brake"},
-    {"smi-text/h200-mig-load-utku.txt", 1, "NVIDIA H200", "590.48.01", 13010, 36, "", 294.94, 700, 5, 16, 5, 16, 16959, 143771, 1, NA, NA, 1, "config.mig_enabled"},
+    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.183.01", 12020, 36, "gpu_idle", 71.97, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 0, ""}, /* GPU 2: flag set, clocks at max: info */
+    {"smi-text/h200-mig-load-utku.txt", 1, "NVIDIA H200", "590.48.01", 13010, 36, "", 294.94, 700, 5, 16, 5, 16, 16959, 143771, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
     {"smi-text/rtx4090x8-idle-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 31, "gpu_idle", 17.11, 450, 1, 16, 4, 16, 6730, 24564, 0, 0, NA, 0, ""},
-    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 30, "gpu_idle", 18.9, 450, 1, 16, 4, 16, 0, 24564, 0, 0, NA, 1, "vram.near_full"},
+    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 30, "gpu_idle", 18.9, 450, 1, 16, 4, 16, 0, 24564, 0, 0, NA, 0, ""}, /* 96 % held, no pressure: info */
     {"smi-text/titan-v-idle-gpud.txt", 1, "NVIDIA TITAN V", "560.35.03", 12060, 44, "gpu_idle", 29.02, 250, 1, 16, 3, 16, 290, 12288, NA, NA, NA, 0, ""},
     {"smi-csv/h100-load-dmon-utku.txt", 1, "", NULL, NA, 65, NULL, 636, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
     {"smi-csv/h200-mig-load-dmon-utku.txt", 1, "", NULL, NA, 37, NULL, 294, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
@@ -192,8 +192,12 @@ static void snapshot_says_what_it_cannot_show(void **state)
     assert_non_null(r.json);
     assert_int_equal(count_findings(r.json, "power.brake", 2), 1);
     assert_int_equal(count_findings(r.json, "power.brake", -2), 1);
+    /* GPU 2's brake flag is set while its SM clock is at its 1980 MHz maximum
+     * and HW Slowdown reads Not Active: a flag the clocks contradict. */
     json_t *x = json_array_get(json_object_get(r.json, "findings"), 0);
-    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at capture time"));
+    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "flag set, clocks not reduced"));
+    assert_string_equal(json_string_value(json_object_get(x, "severity")), "info");
+    assert_int_equal(r.exit_code, 0);
     assert_null(json_object_get(x, "timeline")); /* one sample has no timeline */
     char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
     assert_non_null(strstr(skips, "one snapshot"));
@@ -203,6 +207,11 @@ static void snapshot_says_what_it_cannot_show(void **state)
     r = run_tool((const char *[]){"check", "--json", "--from", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
                  env);
     assert_int_equal(count_findings(r.json, "power.brake", -2), 8);
+    /* Braked in P0 at 86 MHz: the clock leads, and all eight at once is the chassis. */
+    x = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at SM 86 of 1980 MHz"));
+    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at capture time"));
+    assert_non_null(strstr(json_string_value(json_object_get(x, "fix")), "chassis or power supply signal"));
     tool_result_free(&r);
 }
 

@@ -25,7 +25,8 @@
         "CUDA_DEVICE_ORDER=", "CUDA_INJECTION64_PATH=", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL=", "NCCL_IB_DISABLE=",  \
         "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",      \
         "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",          \
-        "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER="
+        "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "NNODES=", "WORLD_SIZE=", \
+        "LOCAL_WORLD_SIZE=", "OMPI_COMM_WORLD_SIZE=", "OMPI_COMM_WORLD_LOCAL_SIZE="
 
 static const char *const my_ids[] = {
     "cuda.driver_too_old", "cuda.minor_compat", "cuda.forward_compat", "cuda.framework_cpu_only", "cuda.arch_unsupported",
@@ -298,7 +299,7 @@ static void environment_variables(void **state)
         {"CUDA_VISIBLE_DEVICES=0,1", "env.visible_devices", "info"},
         {"CUDA_INJECTION64_PATH=/opt/nsight/libinjection.so", "env.profiler_injection", "warning"},
         {"NCCL_P2P_DISABLE=1", "env.nccl_p2p_disabled", "warning"},
-        {"NCCL_IB_DISABLE=1", "env.nccl_ib_disabled", "warning"},
+        {"NCCL_IB_DISABLE=1", "env.nccl_ib_disabled", "info"}, /* a single-node job: no effect */
         {"NCCL_SHM_DISABLE=1", "env.nccl_shm_disabled", "warning"},
         {"NVIDIA_TF32_OVERRIDE=0", "env.tf32_disabled", "warning"},
         {"PYTORCH_NO_CUDA_MEMORY_CACHING=1", "env.no_caching_allocator", "warning"},
@@ -316,6 +317,22 @@ static void environment_variables(void **state)
                      cases[c].severity);
         tool_result_free(&r);
     }
+    /* InfiniBand off matters once the job spans nodes. */
+    static const char *const multi[][3] = {{"SLURM_JOB_NUM_NODES=4", NULL, NULL},
+                                           {"WORLD_SIZE=16", "LOCAL_WORLD_SIZE=8", NULL},
+                                           {"OMPI_COMM_WORLD_SIZE=16", "OMPI_COMM_WORLD_LOCAL_SIZE=8", NULL}};
+    for (size_t c = 0; c < sizeof multi / sizeof multi[0]; c++) {
+        const char *const env[] = {CLEAN, "NCCL_IB_DISABLE=1", multi[c][0], multi[c][1] ? multi[c][1] : "NNODES=", NULL};
+        tool_result r = check("h100x8-training.json", NULL, env);
+        if (strcmp(severity_of(r.json, "env.nccl_ib_disabled"), "warning") != 0)
+            fail_msg("%s: env.nccl_ib_disabled is '%s', want warning", multi[c][0],
+                     severity_of(r.json, "env.nccl_ib_disabled"));
+        tool_result_free(&r);
+    }
+    const char *const one_node[] = {CLEAN, "NCCL_IB_DISABLE=1", "WORLD_SIZE=8", "LOCAL_WORLD_SIZE=8", NULL};
+    tool_result one = check("h100x8-training.json", NULL, one_node);
+    assert_string_equal(severity_of(one.json, "env.nccl_ib_disabled"), "info");
+    tool_result_free(&one);
     /* Values that are fine. */
     const char *const ok[] = {CLEAN, "CUDA_LAUNCH_BLOCKING=0", "NCCL_P2P_DISABLE=0", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
                               "NVIDIA_TF32_OVERRIDE=1", "CUBLAS_WORKSPACE_CONFIG=:4096:8", "OMP_NUM_THREADS=8",
@@ -404,7 +421,16 @@ static void configuration_and_health_scenarios(void **state)
     tool_result r = check("h100x8-misconfigured.json", NULL, env);
     assert_string_equal(severity_of(r.json, "config.persistence_off"), "info");
     assert_string_equal(severity_of(r.json, "config.compute_mode"), "critical");
+    /* A partitioned node is deliberate until a job wants the whole GPU. */
+    assert_string_equal(severity_of(r.json, "config.mig_enabled"), "info");
+    tool_result_free(&r);
+    static const char *const whole[] = {CLEAN, "CUDA_VISIBLE_DEVICES=0,1", NULL};
+    r = check("h100x8-misconfigured.json", NULL, whole);
     assert_string_equal(severity_of(r.json, "config.mig_enabled"), "warning");
+    tool_result_free(&r);
+    static const char *const slice[] = {CLEAN, "CUDA_VISIBLE_DEVICES=MIG-4b7d2f10-7c3e-5a55-9a3e-0d8f1c2b3a4d", NULL};
+    r = check("h100x8-misconfigured.json", NULL, slice);
+    assert_string_equal(severity_of(r.json, "config.mig_enabled"), "info");
     tool_result_free(&r);
     r = check("h100x8-xid.json", NULL, env);
     size_t i;

@@ -95,8 +95,63 @@ static void thermal_hot_fires_at_80(void **state)
     fx_run(&f, "thermal.hot", &fs);
     assert_int_equal(fx_count(&fs, "thermal.hot", 5), 1);
     assert_int_equal(fs.n, 1);
-    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
+    /* 80 C, 9 C below this board's 89 C slowdown and under its 87 C operating max: context. */
+    assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "max_temp_c")), 80);
+    assert_non_null(strstr(fs.v[0].title, "9 C below its 89 C slowdown threshold"));
+    gd_findings_free(&fs);
+    fx_set(&f, 5, GD_M_TEMP_C, 5, 20, 84); /* within 5 C of the slowdown */
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
+    assert_non_null(strstr(fs.v[0].title, "close to its 89 C slowdown threshold"));
+    gd_findings_free(&fs);
+    f.gpus[5].temp_slowdown_c = gd_val(98);
+    f.gpus[5].temp_gpu_max_c = gd_val(84); /* at the max operating temperature */
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
+    gd_findings_free(&fs);
+    f.gpus[5].temp_slowdown_c = gd_missing(GD_ST_NOT_SUPPORTED);
+    f.gpus[5].temp_gpu_max_c = gd_missing(GD_ST_NOT_SUPPORTED);
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
+    assert_non_null(strstr(fs.v[0].title, "limits could not be read"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* An A10 at 83 C: slowdown 98 C, max operating 91 C. Inside its limits: exit 0. */
+static void thermal_hot_a10_at_83_is_info(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 20);
+    f.gpus[0].temp_slowdown_c = gd_val(98);
+    f.gpus[0].temp_gpu_max_c = gd_val(91);
+    fx_set(&f, 0, GD_M_TEMP_C, 0, 20, 83);
+    gd_findings fs;
+    gd_checks_run_all(&f, &fs);
+    assert_int_equal(fx_count(&fs, "thermal.hot", 0), 1);
+    assert_int_equal(gd_findings_exit_code(&fs), 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* vGPU guests read 0 C: a sensor that does not report, not a cool GPU. */
+static void thermal_zero_c_is_not_checked(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 10);
+    fx_set(&f, 0, GD_M_TEMP_C, 0, 10, 0);
+    gd_findings fs;
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_non_null(strstr(fs.skips[0].reason, "0 C"));
+    gd_findings_free(&fs);
+    fx_set(&f, 0, GD_M_TEMP_C, 3, 4, 41); /* one real reading: the sensor works */
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.nskips, 0);
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }
@@ -210,6 +265,8 @@ int main(void)
         cmocka_unit_test(gpu_lost_names_the_gpu_and_the_call),
         cmocka_unit_test(hot_threshold_is_80_or_5_below_the_limit),
         cmocka_unit_test(thermal_hot_fires_at_80),
+        cmocka_unit_test(thermal_hot_a10_at_83_is_info),
+        cmocka_unit_test(thermal_zero_c_is_not_checked),
         cmocka_unit_test(thermal_hot_quiet_at_79_and_on_one_spike),
         cmocka_unit_test(thermal_hot_uses_a_low_slowdown_threshold),
         cmocka_unit_test(thermal_hot_fires_on_hbm_temperature),

@@ -75,18 +75,24 @@ static void throttling_one_loaded_sample_is_a_warning(void **state)
     gd_facts_free(&f);
 }
 
-static void throttling_a_quarter_of_the_time_is_critical(void **state)
+static void throttling_is_critical_when_it_costs_15_percent(void **state)
 {
     (void)state;
     gd_facts f;
     fx_facts(&f, 1, 20);
-    fx_set(&f, 0, GD_M_EVENT_REASONS, 15, 20, SW_THERMAL); /* 5 of 20 = 25 % */
-    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 15, 20, 1950);
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 15, 20, SW_THERMAL); /* 5 of 20 = 25 % of the time... */
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 15, 20, 1950);        /* ...at a small clock loss: 0.4 % */
     gd_findings fs = run_one(&f, "thermal.throttling");
     assert_int_equal(fs.n, 1);
-    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
+    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     gd_findings_free(&fs);
-    fx_set(&f, 0, GD_M_EVENT_REASONS, 15, 16, 0); /* 4 of 20 = 20 %, small clock loss */
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 12, 20, SW_THERMAL); /* 8 of 20 at half clock: 20 % lost */
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 12, 20, 990);
+    fs = run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
+    assert_true(fs.v[0].impact_pct >= 15.0);
+    gd_findings_free(&fs);
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 12, 15, 0); /* 5 of 20 at half clock: 12.5 % */
     fs = run_one(&f, "thermal.throttling");
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     gd_findings_free(&fs);
@@ -199,10 +205,14 @@ static void power_brake_under_load_is_critical_idle_a_warning(void **state)
     (void)state;
     gd_facts f;
     fx_facts(&f, 1, 10);
-    fx_set(&f, 0, GD_M_EVENT_REASONS, 5, 6, BRAKE | HW_SLOW);
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 5, 10, BRAKE | HW_SLOW);
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 5, 10, 500);
     gd_findings fs = run_one(&f, "power.brake");
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
+    /* The strongest evidence leads: the clock it was held at. */
+    assert_non_null(strstr(fs.v[0].title, "SM 500 of 1980 MHz"));
+    assert_string_equal(json_object_iter_key(json_object_iter(fs.v[0].evidence)), "gpus_braked");
     gd_findings_free(&fs);
     fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 10, 0);
     fs = run_one(&f, "power.brake");
@@ -212,21 +222,81 @@ static void power_brake_under_load_is_critical_idle_a_warning(void **state)
     gd_facts_free(&f);
 }
 
-static void hw_slowdown_needs_two_samples(void **state)
+/* A flag the clocks contradict is reported as such, not as a slowdown. */
+static void power_brake_flag_with_full_clocks_is_info(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 1, 10);
-    fx_set(&f, 0, GD_M_EVENT_REASONS, 3, 4, HW_SLOW); /* one sample: a clock change */
-    gd_findings fs = run_one(&f, "power.hw_slowdown");
-    assert_int_equal(fs.n, 0);
-    gd_findings_free(&fs);
-    fx_set(&f, 0, GD_M_EVENT_REASONS, 3, 5, HW_SLOW);
-    fs = run_one(&f, "power.hw_slowdown");
+    fx_facts(&f, 2, 1);
+    fx_set(&f, 1, GD_M_EVENT_REASONS, 0, 1, BRAKE); /* HW Slowdown itself not active, SM 1980 */
+    gd_findings fs = run_one(&f, "power.brake");
     assert_int_equal(fs.n, 1);
-    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
+    assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
+    assert_non_null(strstr(fs.v[0].title, "flag set, clocks not reduced"));
+    assert_false(json_is_true(json_object_get(fs.v[0].evidence, "hw_slowdown_active")));
     gd_findings_free(&fs);
     gd_facts_free(&f);
+}
+
+/* All GPUs at once is the chassis; one GPU is its own connector or board. */
+static void power_brake_fix_names_the_likely_source(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 4, 1);
+    for (size_t g = 0; g < 4; g++) {
+        fx_set(&f, g, GD_M_EVENT_REASONS, 0, 1, BRAKE | HW_SLOW);
+        fx_set(&f, g, GD_M_SM_CLOCK_MHZ, 0, 1, 86);
+    }
+    gd_findings fs = run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 4);
+    for (size_t i = 0; i < fs.n; i++)
+        assert_non_null(strstr(fs.v[i].fix, "chassis or power supply signal"));
+    gd_findings_free(&fs);
+    for (size_t g = 1; g < 4; g++)
+        fx_set(&f, g, GD_M_EVENT_REASONS, 0, 1, 0);
+    fs = run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 1);
+    assert_non_null(strstr(fs.v[0].fix, "that GPU's power connector or board"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* Judged by time, not samples: the same events give the same verdict at 1 Hz and 10 Hz. */
+static void hw_slowdown_is_judged_by_time(void **state)
+{
+    (void)state;
+    static const double hz[] = {1, 10};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = (size_t)(30 * hz[k]);
+        gd_facts f;
+        fx_facts(&f, 1, n);
+        for (size_t i = 0; i < n; i++)
+            f.series.t_s[i] = (double)i / hz[k];
+        /* Two isolated 0.7 s P-state blips. */
+        for (double t0 = 5; t0 < 20; t0 += 10)
+            for (size_t i = 0; i < n; i++)
+                if (f.series.t_s[i] >= t0 && f.series.t_s[i] < t0 + 0.7)
+                    fx_set(&f, 0, GD_M_EVENT_REASONS, i, i + 1, HW_SLOW);
+        gd_findings fs = run_one(&f, "power.hw_slowdown");
+        if (fs.n != 0)
+            fail_msg("%.0f Hz: two blips reported", hz[k]);
+        gd_findings_free(&fs);
+        /* 6 s of slowdown at half clock: 20 % of the loaded time. */
+        for (size_t i = 0; i < n; i++)
+            if (f.series.t_s[i] >= 20 && f.series.t_s[i] <= 26) {
+                fx_set(&f, 0, GD_M_EVENT_REASONS, i, i + 1, HW_SLOW);
+                fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, i, i + 1, 900);
+            }
+        fs = run_one(&f, "power.hw_slowdown");
+        if (fs.n != 1)
+            fail_msg("%.0f Hz: %zu findings for 6 s of slowdown", hz[k], fs.n);
+        assert_int_equal(fs.v[0].severity, GD_SEV_WARNING); /* about 11 % lost */
+        double slowed = json_number_value(json_object_get(fs.v[0].evidence, "slowed_s"));
+        assert_true(slowed >= 6.0 && slowed <= 7.5);
+        gd_findings_free(&fs);
+        gd_facts_free(&f);
+    }
 }
 
 static void power_cap_near_max_clock_is_normal(void **state)
@@ -462,7 +532,7 @@ int main(void)
         cmocka_unit_test(impact_is_share_times_clock_deficit),
         cmocka_unit_test(episode_measures_share_start_and_clocks),
         cmocka_unit_test(throttling_one_loaded_sample_is_a_warning),
-        cmocka_unit_test(throttling_a_quarter_of_the_time_is_critical),
+        cmocka_unit_test(throttling_is_critical_when_it_costs_15_percent),
         cmocka_unit_test(hardware_thermal_slowdown_is_critical),
         cmocka_unit_test(thermal_reason_while_idle_is_not_throttling),
         cmocka_unit_test(violation_counter_catches_slowdowns_between_samples),
@@ -470,7 +540,9 @@ int main(void)
         cmocka_unit_test(power_limit_that_caps_clocks_has_an_impact),
         cmocka_unit_test(unreadable_power_limits_are_not_checked),
         cmocka_unit_test(power_brake_under_load_is_critical_idle_a_warning),
-        cmocka_unit_test(hw_slowdown_needs_two_samples),
+        cmocka_unit_test(hw_slowdown_is_judged_by_time),
+        cmocka_unit_test(power_brake_flag_with_full_clocks_is_info),
+        cmocka_unit_test(power_brake_fix_names_the_likely_source),
         cmocka_unit_test(power_cap_near_max_clock_is_normal),
         cmocka_unit_test(clocks_low_edges),
         cmocka_unit_test(clocks_locked_by_application_clocks),
