@@ -166,8 +166,9 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
         else
             snprintf(fix, sizeof fix, "%zu of %zu GPUs braked. %s Reseat the braked GPUs' power cables.", braked,
                      judged, brake_fix);
-        json_object_set_new(ev, "gpus_braked", json_integer((json_int_t)braked));
-        hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
+        gd_finding *x = hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
+        if (x)
+            json_object_set_new(x->evidence, "gpus_braked", json_integer((json_int_t)braked));
     }
     free(real);
     free(flag);

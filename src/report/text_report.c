@@ -1,5 +1,6 @@
 /* The human report of `check`: verdict first, then findings by severity. */
 #include "checked.h"
+#include "text_group.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -208,8 +209,22 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
 {
     print_header(out, f, st);
     print_verdict(out, f, fs, st);
-    for (size_t i = 0; i < fs->n; i++)
-        print_finding(out, st, &fs->v[i], f->series.n > 1);
+    bool *used = calloc(fs->n + 1, sizeof *used);
+    size_t *members = calloc(fs->n + 1, sizeof *members);
+    for (size_t i = 0; i < fs->n; i++) {
+        if (used && used[i])
+            continue;
+        size_t n = used && members ? gd_text_group_of(fs, i, used, members) : 1;
+        if (n > 1) {
+            gd_text_group_print(out, st, fs, members, n, f->series.n > 1);
+            for (size_t k = 0; k < n; k++)
+                used[members[k]] = true;
+        } else {
+            print_finding(out, st, &fs->v[i], f->series.n > 1);
+        }
+    }
+    free(used);
+    free(members);
     gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));

@@ -215,6 +215,27 @@ static void snapshot_says_what_it_cannot_show(void **state)
     tool_result_free(&r);
 }
 
+/* One cause on eight GPUs is one block in the text report, with a per-GPU
+ * table; JSON keeps one finding per GPU. */
+static void one_cause_is_one_text_block(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    tool_result r = run_tool(
+        (const char *[]){"check", "--from", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL}, env);
+    size_t blocks = 0;
+    for (const char *p = r.out; (p = strstr(p, "  power.brake\n")); p++)
+        blocks++;
+    assert_int_equal(blocks, 1);
+    assert_non_null(strstr(r.out, "GPUs 0-7  power.brake"));
+    assert_non_null(strstr(r.out, "8 GPUs (0-7): held by the hardware power brake at SM 86 of 1980 MHz"));
+    assert_non_null(strstr(r.out, "per GPU"));
+    const char *fix = strstr(r.out, "chassis or power supply signal");
+    assert_non_null(fix);
+    assert_null(strstr(fix + 1, "chassis or power supply signal")); /* one fix, not eight */
+    tool_result_free(&r);
+}
+
 /* A -q dump and a dmon log of one machine: one GPU, the log's time axis. */
 static void files_of_one_machine_merge(void **state)
 {
@@ -350,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_real_capture_reads_as_the_file_says),
         cmocka_unit_test(snapshot_says_what_it_cannot_show),
+        cmocka_unit_test(one_cause_is_one_text_block),
         cmocka_unit_test(files_of_one_machine_merge),
         cmocka_unit_test(lspci_maps_by_bus_id_only),
         cmocka_unit_test(bom_and_crlf_captures_read),

@@ -212,7 +212,7 @@ static void power_brake_under_load_is_critical_idle_a_warning(void **state)
     assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
     /* The strongest evidence leads: the clock it was held at. */
     assert_non_null(strstr(fs.v[0].title, "SM 500 of 1980 MHz"));
-    assert_string_equal(json_object_iter_key(json_object_iter(fs.v[0].evidence)), "gpus_braked");
+    assert_string_equal(json_object_iter_key(json_object_iter(fs.v[0].evidence)), "sm_clock_mhz");
     gd_findings_free(&fs);
     fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 10, 0);
     fs = run_one(&f, "power.brake");

@@ -1,0 +1,241 @@
+/* One block for one cause across GPUs (text_group.h). */
+#include "text_group.h"
+#include "text_util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* text with its own GPU taken out: "GPU 3" -> "GPU #", "-i 3" -> "-i #",
+ * so that the same sentence about two GPUs compares equal. */
+static void generic(const char *text, int gpu, char *buf, size_t len)
+{
+    char own[2][24];
+    snprintf(own[0], sizeof own[0], "GPU %d", gpu);
+    snprintf(own[1], sizeof own[1], "-i %d", gpu);
+    size_t used = 0;
+    while (*text && used + 1 < len) {
+        size_t k = 0;
+        for (; k < 2; k++) {
+            size_t n = strlen(own[k]);
+            if (strncmp(text, own[k], n) == 0 && !isdigit((unsigned char)text[n]))
+                break;
+        }
+        if (k < 2) {
+            const char *rep = k == 0 ? "GPU #" : "-i #";
+            size_t r = strlen(rep);
+            if (used + r >= len)
+                break;
+            memcpy(buf + used, rep, r);
+            used += r;
+            text += strlen(own[k]);
+        } else {
+            buf[used++] = *text++;
+        }
+    }
+    buf[used] = '\0';
+}
+
+static bool same_cause(const gd_finding *a, const gd_finding *b)
+{
+    if (strcmp(a->id, b->id) != 0 || a->severity != b->severity || a->gpu == GD_NO_GPU || b->gpu == GD_NO_GPU)
+        return false;
+    char fa[sizeof a->fix], fb[sizeof b->fix];
+    generic(a->fix, a->gpu, fa, sizeof fa);
+    generic(b->fix, b->gpu, fb, sizeof fb);
+    return strcmp(fa, fb) == 0;
+}
+
+size_t gd_text_group_of(const gd_findings *fs, size_t i, const bool *used, size_t *members)
+{
+    size_t n = 0;
+    members[n++] = i;
+    for (size_t j = i + 1; j < fs->n; j++)
+        if (!used[j] && same_cause(&fs->v[i], &fs->v[j]))
+            members[n++] = j;
+    return n;
+}
+
+/* GPU indexes as ranges: "0-3,6" (the members are in report order). */
+static void gpu_list(const gd_findings *fs, const size_t *m, size_t n, char *buf, size_t len, const char *sep)
+{
+    int *g = malloc(n * sizeof *g);
+    buf[0] = '\0';
+    if (!g)
+        return;
+    for (size_t i = 0; i < n; i++)
+        g[i] = fs->v[m[i]].gpu;
+    for (size_t i = 1; i < n; i++) /* insertion sort: a node has few GPUs */
+        for (size_t k = i; k > 0 && g[k - 1] > g[k]; k--) {
+            int t = g[k];
+            g[k] = g[k - 1];
+            g[k - 1] = t;
+        }
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < len;) {
+        size_t j = i;
+        while (sep[0] == '-' && j + 1 < n && g[j + 1] == g[j] + 1)
+            j++;
+        used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", g[i], g[j])
+                               : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
+        i = j + 1;
+    }
+    free(g);
+}
+
+/* Evidence keys worth a column: scalars; those equal on every GPU go on one
+ * shared line instead. */
+typedef struct column {
+    const char *key;
+    int width;
+    bool varies;
+} column;
+
+#define MAX_COLUMNS 24
+
+static size_t columns_of(const gd_findings *fs, const size_t *m, size_t n, column *cols)
+{
+    size_t nc = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(fs->v[m[0]].evidence, key, v)
+    {
+        if (strcmp(key, "source") == 0 || json_is_object(v) || json_is_array(v) || nc == MAX_COLUMNS)
+            continue;
+        column c = {.key = key, .width = (int)strlen(key)};
+        char first[64], val[64];
+        gd_json_scalar_text(v, first, sizeof first);
+        for (size_t i = 0; i < n; i++) {
+            gd_json_scalar_text(json_object_get(fs->v[m[i]].evidence, key), val, sizeof val);
+            c.varies |= strcmp(val, first) != 0;
+            if ((int)strlen(val) > c.width)
+                c.width = (int)strlen(val);
+        }
+        cols[nc++] = c;
+    }
+    return nc;
+}
+
+static void print_table(FILE *out, const gd_text_style *st, const gd_findings *fs, const size_t *m, size_t n,
+                        const column *cols, size_t nc)
+{
+    /* The columns that fit the terminal, in evidence order (strongest first). */
+    int room = (st->width > 40 ? st->width : 100) - 13 - 5, used = 0;
+    bool show[MAX_COLUMNS] = {false};
+    for (size_t c = 0; c < nc; c++)
+        if (cols[c].varies && used + cols[c].width + 2 <= room) {
+            show[c] = true;
+            used += cols[c].width + 2;
+        }
+    if (used == 0)
+        return;
+    fprintf(out, "    %sper GPU%s  %-5s", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET), "GPU");
+    for (size_t c = 0; c < nc; c++)
+        if (show[c])
+            fprintf(out, "  %*s", cols[c].width, cols[c].key);
+    fputc('\n', out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%13s%-5d", "", fs->v[m[i]].gpu);
+        for (size_t c = 0; c < nc; c++) {
+            if (!show[c])
+                continue;
+            char val[64];
+            gd_json_scalar_text(json_object_get(fs->v[m[i]].evidence, cols[c].key), val, sizeof val);
+            fprintf(out, "  %*s", cols[c].width, val);
+        }
+        fputc('\n', out);
+    }
+}
+
+void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *fs, const size_t *m, size_t n,
+                         bool series)
+{
+    const gd_finding *x = &fs->v[m[0]];
+    char ranges[256], list[256], where[300];
+    gpu_list(fs, m, n, ranges, sizeof ranges, "-");
+    gpu_list(fs, m, n, list, sizeof list, ",");
+    snprintf(where, sizeof where, "GPUs %s", ranges);
+    fprintf(out, "\n%s%-8s%s %s  %s%s%s\n", gd_c(st, x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED
+                                                   : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
+                                                                                    : GD_ANSI_CYAN),
+            gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id,
+            gd_c(st, GD_ANSI_RESET));
+    /* The headline: the first GPU's, said of all when the sentences agree. */
+    char title[sizeof x->title + 64], other[sizeof x->title + 64], head[sizeof x->title + 400];
+    generic(x->title, x->gpu, title, sizeof title);
+    bool alike = true;
+    for (size_t i = 1; i < n; i++) {
+        generic(fs->v[m[i]].title, fs->v[m[i]].gpu, other, sizeof other);
+        alike &= strcmp(title, other) == 0;
+    }
+    char nth[40];
+    snprintf(nth, sizeof nth, "GPU %d", x->gpu);
+    if (alike) {
+        gd_fill_placeholder(head, sizeof head, title, "GPU #", "");
+        /* "GPU # runs hot" -> "8 GPUs: runs hot" reads better than an empty subject. */
+        char *lead = head;
+        while (*lead == ' ')
+            lead++;
+        char tmp[sizeof head];
+        snprintf(tmp, sizeof tmp, "%s", lead);
+        snprintf(head, sizeof head, "%zu GPUs (%.200s): %.300s", n, ranges, tmp);
+    } else {
+        snprintf(head, sizeof head, "%zu GPUs (%.200s), %s first: %.190s", n, ranges, nth, x->title);
+    }
+    fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
+    gd_wrap(out, st, 4, 4, head);
+    fputs(gd_c(st, GD_ANSI_RESET), out);
+    column cols[MAX_COLUMNS];
+    size_t nc = columns_of(fs, m, n, cols);
+    char shared[1024] = "";
+    size_t used = 0;
+    for (size_t c = 0; c < nc; c++) {
+        if (cols[c].varies)
+            continue;
+        char val[64];
+        gd_json_scalar_text(json_object_get(x->evidence, cols[c].key), val, sizeof val);
+        int k = snprintf(shared + used, sizeof shared - used, "%s%s=%s", used ? "  " : "", cols[c].key, val);
+        if (k < 0 || (size_t)k >= sizeof shared - used)
+            break;
+        used += (size_t)k;
+    }
+    if (used) {
+        fprintf(out, "    %sevidence%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, shared);
+    }
+    print_table(out, st, fs, m, n, cols, nc);
+    json_t *src = json_object_get(x->evidence, "source");
+    if (json_is_string(src))
+        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), json_string_value(src), gd_c(st, GD_ANSI_RESET));
+    if (x->timeline[0] && series) {
+        char tl[sizeof x->timeline + 48];
+        snprintf(tl, sizeof tl, "%s: %s", nth, x->timeline);
+        fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, tl);
+    }
+    double lo = NAN, hi = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double v = fs->v[m[i]].impact_pct;
+        if (isnan(v))
+            continue;
+        lo = isnan(lo) || v < lo ? v : lo;
+        hi = isnan(hi) || v > hi ? v : hi;
+    }
+    if (!isnan(lo) && round(lo) == round(hi))
+        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput on each\n", gd_c(st, GD_ANSI_DIM),
+                gd_c(st, GD_ANSI_RESET), lo);
+    else if (!isnan(lo))
+        fprintf(out, "    %simpact%s   ~%.0f-%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
+                gd_c(st, GD_ANSI_RESET), lo, hi);
+    if (x->fix[0]) {
+        /* The fix of one GPU, made to name them all (nvidia-smi -i takes a list). */
+        char fix[sizeof x->fix], fix_all[sizeof x->fix + 256], sel[300];
+        generic(x->fix, x->gpu, fix, sizeof fix);
+        snprintf(sel, sizeof sel, "-i %s", list);
+        gd_fill_placeholder(fix_all, sizeof fix_all, fix, "-i #", sel);
+        gd_fill_placeholder(fix, sizeof fix, fix_all, "GPU #", "each GPU");
+        fprintf(out, "    %sfix%s      ", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, fix);
+    }
+}
