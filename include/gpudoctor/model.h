@@ -135,6 +135,19 @@ typedef struct gd_gpu {
     int lost_code;         /* its nvmlReturn_t */
 } gd_gpu;
 
+/* A GPU the driver lists but does not let us read: a handle error other
+ * than loss (a GPU the container or cgroup does not give us, a timeout).
+ * It is left out of gpus[] (and so out of every check and peer comparison)
+ * and reported as "not accessible". */
+typedef struct gd_gpu_denied {
+    int index;
+    char call[64];     /* the NVML function that refused */
+    int code;          /* its nvmlReturn_t */
+    char error[96];    /* nvmlErrorString, or "" */
+} gd_gpu_denied;
+
+#define GD_MAX_DENIED_GPUS 64
+
 typedef struct gd_host {
     char hostname[256];
     char kernel[256];
@@ -172,6 +185,8 @@ typedef struct gd_facts {
     gd_value cuda_driver_version; /* 1000*major + 10*minor */
     size_t gpu_count;
     gd_gpu *gpus;
+    size_t denied_count;       /* GPUs listed but not accessible, not in gpus[] */
+    gd_gpu_denied denied[GD_MAX_DENIED_GPUS];
     gd_series series;
     double window_s;           /* requested duration */
     /* Seconds of the observed machine per second of t_s: a simulated

@@ -31,6 +31,7 @@ void gd_check_gpu_none(const gd_facts *f, gd_findings *out);
 void gd_check_capture_limits(const gd_facts *f, gd_findings *out);
 /* health.c */
 void gd_check_gpu_lost(const gd_facts *f, gd_findings *out);
+void gd_check_sensors_failing(const gd_facts *f, gd_findings *out);
 /* thermal.c */
 void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out);
 void gd_check_thermal_hot(const gd_facts *f, gd_findings *out);

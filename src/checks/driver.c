@@ -24,7 +24,16 @@ void gd_check_driver_missing(const gd_facts *f, gd_findings *out)
 
 void gd_check_gpu_none(const gd_facts *f, gd_findings *out)
 {
-    if (!f->driver_loaded || f->gpu_count > 0)
+    /* Listed but not ours to read: not a fault, and nothing judged them. */
+    for (size_t i = 0; i < f->denied_count; i++) {
+        const gd_gpu_denied *d = &f->denied[i];
+        gd_skip_add(out, "gpu.none", d->index,
+                    "GPU %d is not accessible: %s returned %s (code %d)%s; it is left out of every check and peer "
+                    "comparison",
+                    d->index, d->call, d->error[0] ? d->error : "an error", d->code,
+                    d->code == NVML_ERROR_NO_PERMISSION ? ", a GPU this container or cgroup does not give us" : "");
+    }
+    if (!f->driver_loaded || f->gpu_count > 0 || f->denied_count > 0)
         return;
     json_t *ev = json_object();
     json_object_set_new(ev, "driver_version", json_string(f->driver_version));

@@ -28,3 +28,108 @@ void gd_check_gpu_lost(const gd_facts *f, gd_findings *out)
                        gpu->pci_bus_id[0] ? gpu->pci_bus_id : "unknown bus id", gpu->lost_at_s);
     }
 }
+
+/* The NVML call behind each sampled metric, to name what stopped answering. */
+static const char *const metric_calls[GD_M_COUNT] = {
+    [GD_M_TEMP_C] = "nvmlDeviceGetTemperature",
+    [GD_M_MEM_TEMP_C] = "nvmlDeviceGetFieldValues(MEMORY_TEMP)",
+    [GD_M_SM_CLOCK_MHZ] = "nvmlDeviceGetClockInfo(SM)",
+    [GD_M_MEM_CLOCK_MHZ] = "nvmlDeviceGetClockInfo(MEM)",
+    [GD_M_POWER_W] = "nvmlDeviceGetPowerUsage",
+    [GD_M_UTIL_GPU_PCT] = "nvmlDeviceGetUtilizationRates",
+    [GD_M_UTIL_MEM_PCT] = "nvmlDeviceGetUtilizationRates",
+    [GD_M_MEM_USED_MIB] = "nvmlDeviceGetMemoryInfo",
+    [GD_M_PCIE_GEN] = "nvmlDeviceGetCurrPcieLinkGeneration",
+    [GD_M_PCIE_WIDTH] = "nvmlDeviceGetCurrPcieLinkWidth",
+    [GD_M_PCIE_TX_KBPS] = "nvmlDeviceGetPcieThroughput",
+    [GD_M_PCIE_RX_KBPS] = "nvmlDeviceGetPcieThroughput",
+    [GD_M_PCIE_REPLAYS] = "nvmlDeviceGetPcieReplayCounter",
+    [GD_M_FAN_PCT] = "nvmlDeviceGetFanSpeed",
+    [GD_M_EVENT_REASONS] = "nvmlDeviceGetCurrentClocksEventReasons",
+    [GD_M_ENERGY_MJ] = "nvmlDeviceGetTotalEnergyConsumption",
+    [GD_M_VIOL_POWER_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_THERMAL_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_SYNC_BOOST_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_BOARD_LIMIT_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_LOW_UTIL_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_RELIABILITY_NS] = "nvmlDeviceGetViolationStatus",
+};
+
+/* A metric that answered, then stopped: when, and what share of the samples it answered. */
+static bool stopped_answering(const gd_facts *f, size_t g, gd_metric m, double *from_s, double *answered)
+{
+    const gd_series *s = &f->series;
+    size_t ok = 0;
+    bool seen_ok = false;
+    *from_s = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        gd_value v = gd_series_at(s, i, g, m);
+        if (gd_ok(v)) {
+            ok++;
+            seen_ok = true;
+            *from_s = NAN; /* it answered again: a gap, not an end */
+        } else if (seen_ok && (v.status == GD_ST_ERROR || v.status == GD_ST_NO_PERMISSION) && isnan(*from_s)) {
+            /* Errors only: a capture's N/A or a board's "not supported" is no failure. */
+            *from_s = s->t_s[i];
+        }
+    }
+    *answered = s->n ? (double)ok / (double)s->n : 1;
+    return !isnan(*from_s);
+}
+
+void gd_check_sensors_failing(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gpu->lost)
+            continue; /* health.gpu_lost tells */
+        json_t *calls = json_array();
+        double first = NAN, least = 1;
+        for (int m = 0; m < GD_M_COUNT; m++) {
+            double from, answered;
+            if (!stopped_answering(f, g, (gd_metric)m, &from, &answered))
+                continue;
+            bool listed = false;
+            size_t k;
+            json_t *c;
+            json_array_foreach(calls, k, c) listed |= strcmp(json_string_value(c), metric_calls[m]) == 0;
+            if (!listed)
+                json_array_append_new(calls, json_string(metric_calls[m]));
+            first = isnan(first) || from < first ? from : first;
+            least = answered < least ? answered : least;
+        }
+        size_t n = json_array_size(calls);
+        if (n == 0) {
+            json_decref(calls);
+            continue;
+        }
+        char *names = json_dumps(calls, JSON_COMPACT);
+        if (least >= GD_SENSORS_MIN_ANSWERED_SHARE) {
+            gd_skip_add(out, "health.sensors_failing", gpu->index,
+                        "GPU %d: %zu sensor call%s stopped answering at %.1f s (%s); the rest of the window was "
+                        "judged without them",
+                        gpu->index, n, n == 1 ? "" : "s", first, names ? names : "");
+            free(names);
+            json_decref(calls);
+            continue;
+        }
+        free(names);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "calls", calls);
+        json_object_set_new(ev, "failing_from_s", gd_json_number(round(first * 10) / 10));
+        json_object_set_new(ev, "answered_pct_min", gd_json_number(round(least * 1000) / 10));
+        json_object_set_new(ev, "source", json_string("nvml:sampled calls' return codes"));
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "The driver stopped answering for this GPU partway through: what followed could not be judged, "
+                 "so a slowdown or fault then is invisible. Look at 'dmesg -T' for Xid or NVRM errors at that "
+                 "time and at 'nvidia-smi -q -i %d'; a driver that times out or loses permissions mid-run (a "
+                 "container runtime, a cgroup change, a hung GPU) needs the same attention as a lost GPU. Run "
+                 "the check again to confirm.",
+                 gpu->index);
+        gd_finding_add(out, "health.sensors_failing", GD_SEV_WARNING, gpu->index, ev, NAN, fix,
+                       "GPU %d: %zu sensor call%s stopped answering at %.1f s (answered %.0f%% of the window); "
+                       "what followed was not judged",
+                       gpu->index, n, n == 1 ? "" : "s", first, 100 * least);
+    }
+}

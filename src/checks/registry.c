@@ -7,6 +7,7 @@ const gd_check gd_checks[] = {
     {"gpu.none", "driver", "the driver reports at least one GPU", gd_check_gpu_none},
     {"capture", "capture", "what captured evidence (--from) could not show", gd_check_capture_limits},
     {"health.gpu_lost", "health", "every GPU answers for the whole window", gd_check_gpu_lost},
+    {"health.sensors_failing", "health", "every sensor that answered keeps answering", gd_check_sensors_failing},
     {"thermal.throttling", "thermal", "no thermal slowdown under load", gd_check_thermal_throttling},
     {"thermal.hot", "thermal", "GPU and memory temperature stay clear of their limits", gd_check_thermal_hot},
     {"thermal.outlier", "thermal", "no GPU runs much hotter than its peers", gd_check_thermal_outlier},

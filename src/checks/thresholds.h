@@ -32,6 +32,11 @@
  * least this share of its throughput now. */
 #define GD_IMPACT_CRITICAL_PCT 15.0
 
+/* health.sensors_failing: a GPU whose sensor calls answered, then stopped,
+ * for less than this share of the samples is a finding (most of the window
+ * could not be judged); above it, a "not checked" note. */
+#define GD_SENSORS_MIN_ANSWERED_SHARE 0.5
+
 /* power.limit_lowered: enforced limit below the default by more than this. */
 #define GD_POWER_LIMIT_TOLERANCE_W 1.0
 /* power.capped (info): at the power cap this share of the loaded time, with

@@ -170,6 +170,17 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(root, "host", gd_report_host_json(f));
     json_object_set_new(root, "driver", gd_report_driver_json(f));
     json_object_set_new(root, "gpus", gpus_json(f));
+    /* Listed by the driver, refused to us: in no check, named here. */
+    json_t *denied = json_array();
+    for (size_t i = 0; i < f->denied_count; i++) {
+        json_t *d = json_object();
+        json_object_set_new(d, "index", json_integer(f->denied[i].index));
+        json_object_set_new(d, "call", json_string(f->denied[i].call));
+        json_object_set_new(d, "nvml_return", json_integer(f->denied[i].code));
+        json_object_set_new(d, "error", json_string(f->denied[i].error));
+        json_array_append_new(denied, d);
+    }
+    json_object_set_new(root, "gpus_not_accessible", denied);
     json_t *w = json_object();
     const gd_series *s = &f->series;
     json_object_set_new(w, "duration_s", gd_json_number(s->n ? s->t_s[s->n - 1] : 0));

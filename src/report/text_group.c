@@ -175,7 +175,7 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
         gd_fill_placeholder(head, sizeof head, title, "GPU #", "");
         /* "GPU # runs hot" -> "8 GPUs: runs hot" reads better than an empty subject. */
         char *lead = head;
-        while (*lead == ' ')
+        while (*lead == ' ' || *lead == ':')
             lead++;
         char tmp[sizeof head];
         snprintf(tmp, sizeof tmp, "%s", lead);

@@ -90,13 +90,15 @@ static void call_failing_mid_window_is_null_not_lost(void **state)
         dir, "late.json",
         J({"gpus": [{"name": "G", "power_limit_w": 700, "power_limit_default_w": 700,
                      "timeline": [{"t": 0, "temp_c": 60, "power_w": 500, "util_gpu_pct": 98, "event_reasons": []},
-                                  {"t": 3, "errors": {"nvmlDeviceGetPowerUsage": "NVML_ERROR_UNKNOWN",
+                                  {"t": 1, "errors": {"nvmlDeviceGetPowerUsage": "NVML_ERROR_UNKNOWN",
                                                       "nvmlDeviceGetTemperature": "NVML_ERROR_NO_PERMISSION"}}]}]}));
     tool_result r =
         run_tool((const char *[]){"check", "--json", "--duration", "0.6", "--interval", "100", "--sim", path, NULL}, fast);
     if (!r.json)
         fail_msg("no JSON; exit %d, stderr: %s", r.exit_code, r.err);
-    assert_int_equal(r.exit_code, 0);
+    /* Not lost, but most of the window unseen: said, not passed over. */
+    assert_int_equal(r.exit_code, 1);
+    assert_int_equal(count_findings(r.json, "health.sensors_failing", 0), 1);
     /* The end-of-window state: the refused readings are null, never 0; the GPU is not lost. */
     assert_true(json_is_null(state_of(r.json, 0, "power_w")));
     assert_true(json_is_null(state_of(r.json, 0, "temp_c")));
@@ -106,6 +108,95 @@ static void call_failing_mid_window_is_null_not_lost(void **state)
     tool_result_free(&r);
     remove_tree(dir);
     free(path);
+    free(dir);
+}
+
+/* A GPU whose handle is refused (not ours in this cgroup, a timeout) is not
+ * accessible, not lost: no critical, no spurious finding from its empty
+ * name, left out of the peers. GPU_IS_LOST stays loss. */
+/* Fourteen sensor calls failing from t=3 on every GPU, one of them throttling:
+ * a health check must not say OK about a window it could mostly not see. */
+#define FAILING_FROM_3(n, reasons)                                                                              \
+    "{\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" #n "\", \"memory_total_mib\": 81559,"           \
+    "\"power_limit_w\": 700, \"power_limit_default_w\": 700, \"clocks_max_mhz\": {\"sm\": 1980, \"mem\": 2619}," \
+    "\"timeline\": [{\"t\": 0, \"temp_c\": 80, \"sm_clock_mhz\": 1400, \"power_w\": 560, \"util_gpu_pct\": 98, \"util_mem_pct\": 50," \
+    "\"mem_used_mib\": 60000, \"event_reasons\": [" reasons "]}, {\"t\": 3, \"errors\": {"                    \
+    "\"nvmlDeviceGetTemperature\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetClockInfo\": \"NVML_ERROR_UNKNOWN\","  \
+    "\"nvmlDeviceGetPowerUsage\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetUtilizationRates\": \"NVML_ERROR_UNKNOWN\"," \
+    "\"nvmlDeviceGetMemoryInfo\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetMemoryInfo_v2\": \"NVML_ERROR_UNKNOWN\","  \
+    "\"nvmlDeviceGetCurrPcieLinkGeneration\": \"NVML_ERROR_UNKNOWN\","                                          \
+    "\"nvmlDeviceGetCurrPcieLinkWidth\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetPcieThroughput\": \"NVML_ERROR_UNKNOWN\"," \
+    "\"nvmlDeviceGetPcieReplayCounter\": \"NVML_ERROR_UNKNOWN\","                                               \
+    "\"nvmlDeviceGetCurrentClocksEventReasons\": \"NVML_ERROR_UNKNOWN\","                                       \
+    "\"nvmlDeviceGetTotalEnergyConsumption\": \"NVML_ERROR_UNKNOWN\","                                          \
+    "\"nvmlDeviceGetViolationStatus\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetFieldValues\": \"NVML_ERROR_UNKNOWN\"}}]}"
+
+static void sensors_failing_partway_are_not_ok(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *path = write_temp_file(dir, "failing.json",
+                                 "{\"gpus\": [" FAILING_FROM_3(0, "") "," FAILING_FROM_3(1, "\"sw_thermal_slowdown\"") "]}");
+    tool_result r =
+        run_tool((const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", path, NULL}, fast);
+    if (!r.json)
+        fail_msg("no JSON; exit %d, stderr: %s", r.exit_code, r.err);
+    assert_int_equal(count_findings(r.json, "health.sensors_failing", 0), 1);
+    assert_int_equal(count_findings(r.json, "health.sensors_failing", 1), 1);
+    assert_true(r.exit_code >= 1);
+    json_t *f, *findings = json_object_get(r.json, "findings");
+    size_t i;
+    json_array_foreach(findings, i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "id")), "health.sensors_failing") != 0)
+            continue;
+        json_t *ev = json_object_get(f, "evidence");
+        char *calls = json_dumps(json_object_get(ev, "calls"), 0);
+        assert_non_null(strstr(calls, "nvmlDeviceGetTemperature"));
+        assert_non_null(strstr(calls, "nvmlDeviceGetCurrentClocksEventReasons"));
+        free(calls);
+        double from = json_number_value(json_object_get(ev, "failing_from_s"));
+        assert_true(from > 0.1 && from < 0.6); /* t=3 of the scenario, played 10x faster */
+    }
+    /* The throttling seen before the sensors stopped is still reported. */
+    assert_int_equal(count_findings(r.json, "thermal.throttling", 1), 1);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(path);
+    free(dir);
+}
+
+#define HANDLE_REFUSED(code)                                                                                   \
+    "{\"driver_version\": \"550.54.15\", \"gpus\": [" GPU(0, "") "," GPU(                                      \
+        1, "\"errors\": {\"nvmlDeviceGetHandleByIndex\": \"" code "\"},") "," GPU(2, "") "]}"
+
+static void refused_handle_is_not_accessible_not_lost(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {HANDLE_REFUSED("NVML_ERROR_NO_PERMISSION"), HANDLE_REFUSED("NVML_ERROR_TIMEOUT"),
+                                       HANDLE_REFUSED("NVML_ERROR_UNKNOWN")};
+    char *dir = temp_dir();
+    for (size_t c = 0; c < 3; c++) {
+        char *path = write_temp_file(dir, "denied.json", docs[c]);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0.3", "--sim", path, NULL}, fast);
+        if (!r.json)
+            fail_msg("case %zu: no JSON; exit %d, stderr: %s", c, r.exit_code, r.err);
+        if (r.exit_code != 0 || json_array_size(json_object_get(r.json, "findings")) != 0)
+            fail_msg("case %zu: exit %d, %s", c, r.exit_code, r.out);
+        assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 2);
+        json_t *denied = json_array_get(json_object_get(r.json, "gpus_not_accessible"), 0);
+        assert_int_equal(json_integer_value(json_object_get(denied, "index")), 1);
+        assert_true(not_checked(r.json, "gpu.none", 1, "GPU 1 is not accessible: nvmlDeviceGetHandleByIndex"));
+        tool_result_free(&r);
+        free(path);
+    }
+    char *path = write_temp_file(dir, "lost.json", HANDLE_REFUSED("NVML_ERROR_GPU_IS_LOST"));
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0.3", "--sim", path, NULL}, fast);
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(count_findings(r.json, "health.gpu_lost", 1), 1);
+    tool_result_free(&r);
+    free(path);
+    remove_tree(dir);
     free(dir);
 }
 
@@ -157,6 +248,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refused_calls_are_null_and_not_checked),
         cmocka_unit_test(call_failing_mid_window_is_null_not_lost),
+        cmocka_unit_test(refused_handle_is_not_accessible_not_lost),
+        cmocka_unit_test(sensors_failing_partway_are_not_ok),
         cmocka_unit_test(library_without_optional_functions_is_read_as_unavailable),
         cmocka_unit_test(without_a_driver_the_gpu_checks_are_not_called_ok),
     };

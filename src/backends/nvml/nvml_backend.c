@@ -377,21 +377,37 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
     f->gpus = calloc(s->count ? s->count : 1, sizeof *f->gpus);
     if (!f->gpus)
         return -1;
-    f->gpu_count = s->count;
-    for (size_t i = 0; i < s->count; i++) {
-        gd_gpu *g = &f->gpus[i];
+    f->gpu_count = 0;
+    f->denied_count = 0;
+    /* gpus[] and devices[] keep the GPUs we can read, in NVML order. */
+    size_t n = s->count;
+    for (size_t i = 0; i < n; i++) {
+        gd_gpu *g = &f->gpus[f->gpu_count];
+        nvmlDevice_t d = NULL;
+        nvmlReturn_t rc = s->api.DeviceGetHandleByIndex((unsigned int)i, &d);
+        if (rc != NVML_SUCCESS && rc != NVML_ERROR_GPU_IS_LOST) {
+            /* Not loss: NVML documents GPU_IS_LOST for a GPU off the bus. A
+             * GPU we are not given (NO_PERMISSION), or one that timed out,
+             * is not accessible, and judged by nothing. */
+            if (f->denied_count < GD_MAX_DENIED_GPUS) {
+                gd_gpu_denied *x = &f->denied[f->denied_count++];
+                x->index = (int)i;
+                x->code = rc;
+                snprintf(x->call, sizeof x->call, "nvmlDeviceGetHandleByIndex");
+                snprintf(x->error, sizeof x->error, "%s", s->api.ErrorString ? s->api.ErrorString(rc) : "");
+            }
+            continue;
+        }
         g->index = (int)i;
-        nvmlReturn_t rc = s->api.DeviceGetHandleByIndex((unsigned int)i, &s->devices[i]);
+        s->devices[f->gpu_count++] = rc == NVML_SUCCESS ? d : NULL;
         if (rc != NVML_SUCCESS) {
-            /* Keep the slot: a GPU without a handle is lost from the start. */
+            /* Keep the slot: a GPU lost before its handle is lost from the start. */
             g->lost = true;
             g->lost_at_s = 0;
             g->lost_code = rc;
             snprintf(g->lost_call, sizeof g->lost_call, "nvmlDeviceGetHandleByIndex");
-            s->devices[i] = NULL;
             continue;
         }
-        nvmlDevice_t d = s->devices[i];
         reader r = {.s = s, .gpu = g, .t_s = 0, .proc_root = f->proc_root};
         read_identity(&r, d, g);
         read_limits(&r, d, g);
