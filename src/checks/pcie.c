@@ -237,15 +237,14 @@ static bool min_ok(gd_value a, gd_value b, double *out)
 
 /* Each link above a GPU's own: pairs (upstream port of a switch, the port
  * above it), hops[2]/[3], [4]/[5]... Its expected rate is the lower of the
- * two ends' maxima; a link reported for one GPU is not reported again. */
+ * two ends' maxima. A slow link shared by several GPUs is reported for each
+ * of them (scripts and exporters match findings per GPU), with one fix. */
 void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
 {
     if (!f->pcie) {
         gd_skip_add(out, "pcie.upstream_downgraded", GD_NO_GPU, "no sysfs tree or lspci capture to read bridges from");
         return;
     }
-    char seen[64][16];
-    size_t nseen = 0;
     for (size_t i = 0; i < f->pcie->gpu_count; i++) {
         const gd_pcie_gpu *pg = &f->pcie->gpus[i];
         if (!pg->matched && f->gpu_count > 0)
@@ -267,10 +266,7 @@ void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
             if (!min_ok(lo->gen_max, up->gen_max, &gen_max) || !min_ok(lo->width_max, up->width_max, &width_max) ||
                 !min_ok(lo->gen, up->gen, &gen) || !min_ok(lo->width, up->width, &width))
                 continue;
-            bool dup = false;
-            for (size_t s = 0; s < nseen; s++)
-                dup |= strcmp(seen[s], lo->bdf) == 0;
-            if (dup || (gen >= gen_max && width >= width_max))
+            if (gen >= gen_max && width >= width_max)
                 continue;
             if (width >= width_max && !loaded) {
                 gd_skip_add(out, "pcie.upstream_downgraded", pg->gpu,
@@ -279,8 +275,6 @@ void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
                             lo->bdf, up->bdf, gen, gen_max, pg->gpu);
                 continue;
             }
-            if (nseen < 64)
-                gd_pcie_copy(seen[nseen++], sizeof seen[0], lo->bdf);
             json_t *ev = json_object();
             json_object_set_new(ev, "bridge", json_string(lo->bdf));
             json_object_set_new(ev, "port_above", json_string(up->bdf));

@@ -72,6 +72,41 @@ static void state_has_together_and_device_maxima(void **state)
     tool_result_free(&r);
 }
 
+/* The HGX tree with the uplink of the switch that GPUs 0 and 1 share (its
+ * upstream port 16:00.0) trained at Gen4: each of them gets the finding,
+ * with the same fix; the other GPUs, on healthy switches, none. */
+static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), cmd[4096];
+    snprintf(cmd, sizeof cmd, "cp -a '%s' '%s/sysfs'", example("sysfs/hgx-h100x8"), dir);
+    assert_int_equal(system(cmd), 0);
+    char port[1024];
+    snprintf(port, sizeof port, "%s/sysfs/devices/pci0000:15/0000:15:01.0/0000:16:00.0", dir);
+    free(write_temp_file(port, "current_link_speed", "16.0 GT/s PCIe\n"));
+    json_error_t jerr;
+    json_t *sc = json_load_file(example("pcie-h100x8-switches.json"), 0, &jerr);
+    assert_non_null(sc);
+    char sysfs[1024];
+    snprintf(sysfs, sizeof sysfs, "%s/sysfs", dir);
+    json_object_set_new(json_object_get(sc, "host"), "sysfs", json_string(sysfs));
+    char *text = json_dumps(sc, 0), *path = write_temp_file(dir, "scenario.json", text);
+    free(text);
+    json_decref(sc);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", path, NULL},
+                             fast);
+    const char *const ids[] = {"pcie.upstream_downgraded@0", "pcie.upstream_downgraded@1", NULL};
+    assert_exact_findings("shared slow uplink", &r, 2, ids); /* half the rate: critical */
+    json_t *f = json_object_get(r.json, "findings"), *a = json_array_get(f, 0), *b = json_array_get(f, 1);
+    assert_string_equal(json_string_value(json_object_get(a, "fix")), json_string_value(json_object_get(b, "fix")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(a, "evidence"), "bridge")), "0000:16:00.0");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(b, "evidence"), "bridge")), "0000:16:00.0");
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(path);
+    free(dir);
+}
+
 /* The idle node says why its links were not judged, and how to judge them. */
 static void idle_links_are_not_judged_but_explained(void **state)
 {
@@ -267,6 +302,7 @@ int main(void)
         cmocka_unit_test(each_scenario_yields_exactly_its_findings),
         cmocka_unit_test(idle_links_are_not_judged_but_explained),
         cmocka_unit_test(state_has_together_and_device_maxima),
+        cmocka_unit_test(a_slow_shared_uplink_is_reported_for_every_gpu_behind_it),
         cmocka_unit_test(topo_matrix_is_derived_from_the_sysfs_tree),
         cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
         cmocka_unit_test(real_captures_import),
