@@ -177,6 +177,11 @@ static void topo_matrix_is_derived_from_the_sysfs_tree(void **state)
     t = topo_of("pcie-h100x8-nvlink-down.json", &r);
     matrix_row(t, 0, row, sizeof row);
     assert_string_equal(row, "X NV18 NV17 NV18 NV18 NV18 NV18 NV18");
+    assert_true(json_is_true(json_object_get(t, "nvlink_visible"))); /* NVML reports the links */
+    assert_true(json_is_null(json_object_get(t, "note")));
+    json_t *n0 = json_array_get(json_object_get(t, "nics"), 0);
+    assert_string_equal(json_string_value(json_object_get(n0, "name")), "mlx5_0");
+    assert_int_equal(json_array_size(json_object_get(n0, "links")), 8);
     json_t *g4 = json_array_get(json_object_get(t, "gpus"), 4);
     assert_int_equal(json_integer_value(json_object_get(g4, "numa_node")), 1);
     assert_string_equal(json_string_value(json_object_get(g4, "cpu_affinity")), "48-95,144-191");
@@ -246,6 +251,34 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
     tool_result_free(&r);
 }
 
+/* lspci of an HGX H100 node: each ConnectX on a GPU's switch is PIX to that
+ * GPU, NODE to the other GPUs of its socket and SYS across; the matrix is
+ * PCIe only, and both outputs say that lspci cannot see NVLink. */
+static void lspci_hgx_topology(json_t *topo, const char *path)
+{
+    assert_true(json_is_false(json_object_get(topo, "nvlink_visible")));
+    assert_non_null(strstr(json_string_value(json_object_get(topo, "note")), "lspci cannot see NVLink"));
+    json_t *nics = json_object_get(topo, "nics"), *nic, *cx7 = NULL;
+    size_t i;
+    json_array_foreach(nics, i, nic) if (strcmp(json_string_value(json_object_get(nic, "pci_bus_id")), "0000:1a:00.0") == 0) cx7 = nic;
+    assert_non_null(cx7);
+    assert_string_equal(json_string_value(json_object_get(cx7, "name")), "ConnectX-7");
+    json_t *links = json_object_get(cx7, "links");
+    assert_int_equal(json_array_size(links), 8);
+    assert_string_equal(json_string_value(json_array_get(links, 0)), "PIX");
+    assert_string_equal(json_string_value(json_array_get(links, 1)), "NODE");
+    assert_string_equal(json_string_value(json_array_get(links, 4)), "SYS");
+    json_t *g0nics = json_object_get(json_array_get(json_object_get(topo, "gpus"), 0), "nics");
+    assert_true(json_array_size(g0nics) >= 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(g0nics, 0), "link")), "PIX");
+    tool_result t = run_tool((const char *[]){"topo", "--from", path, NULL}, fast);
+    assert_int_equal(t.exit_code, 0);
+    assert_non_null(strstr(t.out, "lspci cannot see NVLink"));
+    assert_non_null(strstr(t.out, "NIC Legend"));
+    assert_non_null(strstr(t.out, "ConnectX-7 0000:1a:00.0"));
+    tool_result_free(&t);
+}
+
 /* Every real capture in shared/realdata/{topo,lspci} goes through `topo --from`. */
 static void real_captures_import(void **state)
 {
@@ -280,7 +313,11 @@ static void real_captures_import(void **state)
                 json_t *p0 = json_object_get(json_array_get(gpus, 0), "path");
                 assert_true(json_array_size(p0) >= 3);
                 assert_int_equal(json_integer_value(json_object_get(json_array_get(p0, 0), "gen_max")), 5);
+                lspci_hgx_topology(r.json, path);
             }
+            /* nvidia-smi topo -m shows NVLinks (or their absence); lspci never does */
+            assert_true(json_is_boolean(json_object_get(r.json, "nvlink_visible")));
+            assert_int_equal(json_is_true(json_object_get(r.json, "nvlink_visible")), d == 0);
             if (strstr(e->d_name, "g6e-4xl40s")) {
                 char row[256];
                 matrix_row(r.json, 0, row, sizeof row);

@@ -198,6 +198,16 @@ static void place(const dev *devs, size_t n, const dev *dev0, gd_pcie_gpu *g)
     snprintf(g->host_bridge, sizeof g->host_bridge, "%04x:%02x", top->dom, top->bus);
 }
 
+/* A NIC's short name: the model lspci gives in brackets ("ConnectX-7"), else its bus id. */
+static void nic_name(const dev *d, char *out, size_t len)
+{
+    const char *open = strrchr(d->desc, '['), *close = open ? strchr(open, ']') : NULL;
+    if (!close || close - open < 2)
+        gd_pcie_copy(out, len, d->bdf);
+    else
+        snprintf(out, len, "%.*s", (int)(close - open - 1), open + 1);
+}
+
 static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
@@ -333,7 +343,9 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
         memset(&where, 0, sizeof where);
         gd_pcie_copy(where.bdf, sizeof where.bdf, devs[i].bdf);
         place(devs, n, &devs[i], &where);
-        if (gd_topo_add_nic(p, &where, devs[i].bdf, devs[i].desc) != 0) {
+        char nic[32];
+        nic_name(&devs[i], nic, sizeof nic);
+        if (gd_topo_add_nic(p, &where, nic, devs[i].desc) != 0) {
             snprintf(err, errlen, "%s: out of memory", name);
             goto out;
         }
