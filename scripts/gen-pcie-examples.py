@@ -208,6 +208,7 @@ for p in sc["gpus"][3]["timeline"]:
     if "pcie_gen" in p:
         p["pcie_gen"] = 3
 sc["gpus"][3]["bandwidth_gbps"].update({"h2d_pinned": 12.1, "d2h_pinned": 12.3})
+sc["gpus"][3]["pcie_max"]["host_gen"] = 3  # NVML's Max: what card and slot reach together
 save("pcie-a100x4-gen4-in-gen3-slot.json", sc)
 
 sc = copy.deepcopy(a100)

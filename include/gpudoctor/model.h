@@ -105,6 +105,7 @@ typedef struct gd_gpu {
     char pci_bus_id[32];
     char serial[32];
     char vbios[32];
+    char pcie_max_source[192]; /* where the PCIe maxima were read: "nvml:...", "capture:FILE:<field>...", "; sysfs..." */
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w;         /* enforced */
@@ -114,7 +115,13 @@ typedef struct gd_gpu {
     gd_value clock_default_app_sm_mhz, clock_default_app_mem_mhz;
     gd_value clock_app_sm_mhz, clock_app_mem_mhz;
     gd_value temp_shutdown_c, temp_slowdown_c, temp_gpu_max_c, temp_mem_max_c;
+    /* PCIe maxima: what card and slot reach together (nvidia-smi "Max",
+     * nvmlDeviceGetMaxPcieLinkGeneration / Width), the card's own (nvidia-smi
+     * "Device Max", nvmlDeviceGetGpuMaxPcieLinkGeneration, or the GPU's own
+     * LnkCap / max_link_*), and the host's (nvidia-smi "Host Max"). */
     gd_value pcie_gen_max, pcie_width_max;
+    gd_value pcie_gen_max_device, pcie_width_max_device;
+    gd_value pcie_gen_max_host;
     gd_value persistence_mode; /* 1 on, 0 off */
     gd_value compute_mode;     /* nvmlComputeMode_t */
     gd_value mig_mode;         /* current: 1 on, 0 off */

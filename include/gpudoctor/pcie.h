@@ -64,6 +64,14 @@ typedef struct gd_pcie_gpu {
     gd_pcie_nic nics[GD_PCIE_MAX_NICS]; /* NICs behind the same PCIe switch (PIX/PXB) */
 } gd_pcie_gpu;
 
+/* A NIC (Ethernet or InfiniBand controller, class 0200 / 0207) and where it
+ * sits, for the NIC rows of the topology (nvidia-smi topo -m's NIC columns). */
+typedef struct gd_pcie_nic_place {
+    char name[32];     /* netdev or RDMA device name, else the bdf */
+    char model[96];    /* lspci's description ("Mellanox ... [ConnectX-7]"), "" from sysfs */
+    gd_pcie_gpu where; /* its bdf, path to the root port, host bridge and NUMA node */
+} gd_pcie_nic_place;
+
 /* The job (--pid): where it may run and where its memory is. */
 typedef struct gd_pcie_job {
     long pid;               /* -1: no job */
@@ -99,6 +107,8 @@ typedef struct gd_pcie_facts {
     size_t gpu_count;
     gd_pcie_gpu *gpus;
     gd_topo_cell *matrix; /* gpu_count x gpu_count, row-major; NULL when not known */
+    size_t nic_count;     /* every NIC of the tree (sysfs, lspci) */
+    gd_pcie_nic_place *nics;
     size_t node_count;    /* NUMA nodes with a known CPU list */
     int node_ids[GD_PCIE_MAX_NODES];
     char node_cpulist[GD_PCIE_MAX_NODES][256];
@@ -135,15 +145,28 @@ void gd_topo_cell_label(gd_topo_cell c, char *buf, size_t len);
 /* The level between two GPUs (or a GPU and a NIC) from their paths: the
  * lowest common bridge, the host bridge and the NUMA node. */
 int gd_topo_pair_level(const gd_pcie_gpu *a, const gd_pcie_gpu *b);
+/* Adds a NIC at `where` to p->nics, and to the nics of every GPU behind the
+ * same switch (PIX/PXB). Returns 0 or -1 (no memory). */
+int gd_topo_add_nic(gd_pcie_facts *p, const gd_pcie_gpu *where, const char *name, const char *model);
 /* Fills p->matrix from the paths and f's NVLinks. Returns 0 or -1 (no memory). */
 int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f);
 
 /* The pcie entry of GPU index `gpu` (matched), or NULL. */
 const gd_pcie_gpu *gd_pcie_gpu_of(const gd_facts *f, int gpu);
-/* The link GPU g (f->gpus index) should train to in its slot: the GPU's
- * maximum, capped by the port above it where sysfs or lspci tells. Returns
- * false when the GPU's maximum is unknown. */
+/* The link GPU g (f->gpus index) should train to in its slot: what card
+ * and slot reach together (else the card's own maximum), capped by the host's
+ * maximum and the port above it where sysfs or lspci tells. Returns false
+ * when no maximum is known. */
 bool gd_pcie_expected_link(const gd_facts *f, size_t g, int *gen, int *width);
+/* The card's own maximum: Device Max / GpuMax, else the GPU's own LnkCap;
+ * 0 where unknown (nvidia-smi and NVML have no card-only width). False when
+ * neither is known. */
+bool gd_pcie_device_link(const gd_facts *f, size_t g, int *gen, int *width);
+/* Fills the GPUs' PCIe maxima that NVML or nvidia-smi left unknown from the
+ * tree: the card's own from its LnkCap, card and slot together as the lower
+ * of that and the LnkCap of the port above. `source` is added to each
+ * filled GPU's pcie_max_source. */
+void gd_pcie_fill_link_max(gd_facts *f, const char *source);
 
 /* Copies src into dst (len bytes), truncated, always terminated. */
 void gd_pcie_copy(char *dst, size_t len, const char *src);

@@ -278,14 +278,28 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvm
 
 /* --- PCIe link ---------------------------------------------------------- */
 
+/* The card's own maximum; NVML's "Max" is what card and slot reach
+ * together: the lower of the card's and the slot's (host_gen / host_width). */
+static gd_scenario_int together(gd_scenario_int card, gd_scenario_int slot)
+{
+    if (card.present && slot.present && slot.value < card.value)
+        return slot;
+    return card;
+}
+
 static gd_scenario_int pcie_max_gen(const gd_scenario_gpu *gpu)
 {
-    return gpu->pcie_max.gen;
+    return together(gpu->pcie_max.gen, gpu->pcie_max.host_gen);
 }
 
 static gd_scenario_int pcie_max_width(const gd_scenario_gpu *gpu)
 {
-    return gpu->pcie_max.width;
+    return together(gpu->pcie_max.width, gpu->pcie_max.host_width);
+}
+
+static gd_scenario_int pcie_gpu_max_gen(const gd_scenario_gpu *gpu)
+{
+    return gpu->pcie_max.gen;
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
@@ -308,10 +322,9 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, uns
     return static_uint(device, __func__, pcie_max_width, maxLinkWidth);
 }
 
-/* The simulated board and the slot agree on the maximum generation. */
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
 {
-    return static_uint(device, __func__, pcie_max_gen, maxLinkGenDevice);
+    return static_uint(device, __func__, pcie_gpu_max_gen, maxLinkGenDevice);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,

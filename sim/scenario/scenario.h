@@ -150,7 +150,8 @@ typedef struct gd_scenario_gpu {
         gd_scenario_int shutdown, slowdown, gpu_max, mem_max;
     } temperature_thresholds_c;
     struct {
-        gd_scenario_int gen, width;
+        gd_scenario_int gen, width;           /* the card's own */
+        gd_scenario_int host_gen, host_width; /* the slot's, when lower (NVML's Max is the lower of the two) */
     } pcie_max;
     gd_scenario_flag persistence_mode;
     bool has_compute_mode;

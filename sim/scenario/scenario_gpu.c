@@ -336,7 +336,9 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         return false;
     gdp_key(path, at, "pcie_max");
     if (obj && !(gdp_int(p, obj, "gen", path, 0, 64, &g->pcie_max.gen) &&
-                 gdp_int(p, obj, "width", path, 0, 64, &g->pcie_max.width)))
+                 gdp_int(p, obj, "width", path, 0, 64, &g->pcie_max.width) &&
+                 gdp_int(p, obj, "host_gen", path, 0, 64, &g->pcie_max.host_gen) &&
+                 gdp_int(p, obj, "host_width", path, 0, 64, &g->pcie_max.host_width)))
         return false;
 
     static const char *const bw[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "d2d"};

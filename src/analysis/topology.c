@@ -67,6 +67,30 @@ int gd_topo_pair_level(const gd_pcie_gpu *a, const gd_pcie_gpu *b)
     return numa_level(a, b);
 }
 
+int gd_topo_add_nic(gd_pcie_facts *p, const gd_pcie_gpu *where, const char *name, const char *model)
+{
+    gd_pcie_nic_place *v = realloc(p->nics, (p->nic_count + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    p->nics = v;
+    gd_pcie_nic_place *x = &v[p->nic_count++];
+    memset(x, 0, sizeof *x);
+    gd_pcie_copy(x->name, sizeof x->name, name);
+    gd_pcie_copy(x->model, sizeof x->model, model);
+    x->where = *where;
+    for (size_t g = 0; g < p->gpu_count; g++) {
+        gd_pcie_gpu *gpu = &p->gpus[g];
+        int level = gd_topo_pair_level(gpu, where);
+        if ((level != GD_TOPO_PIX && level != GD_TOPO_PXB) || gpu->nic_count == GD_PCIE_MAX_NICS)
+            continue;
+        gd_pcie_nic *n = &gpu->nics[gpu->nic_count++];
+        gd_pcie_copy(n->bdf, sizeof n->bdf, where->bdf);
+        gd_pcie_copy(n->name, sizeof n->name, name);
+        n->level = level;
+    }
+    return 0;
+}
+
 /* Active NVLinks of GPU g: to GPU `peer` directly, and to something that
  * is no GPU of this machine (an NVSwitch, or a remote not reported). */
 static void nvlinks_of(const gd_facts *f, size_t g, const char *peer_bdf, int *direct, int *to_switch)

@@ -34,7 +34,13 @@ static void idle_gpus(const gd_facts *f, gd_findings *out)
                     "GPU %s idle when captured (at most %.0f%% utilisation): what only shows under load (PCIe "
                     "link speed, clocks, throttling) could not be judged; capture again while the job runs",
                     idle, max_util);
-    if (unknown[0])
+    if (unknown[0] && !f->driver_loaded)
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "GPU %s load unknown: the capture holds PCIe facts only (lspci), no utilisation, so a link "
+                    "below its maximum may be an idle GPU saving power and was not judged; capture 'nvidia-smi "
+                    "-q' and 'lspci -vv' while the job runs",
+                    unknown);
+    else if (unknown[0])
         gd_skip_add(out, "capture", GD_NO_GPU,
                     "GPU %s utilisation not in the capture (N/A, as under MIG): counted as idle, so what only "
                     "shows under load could not be judged",

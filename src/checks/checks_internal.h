@@ -63,6 +63,7 @@ void gd_check_vram_foreign_process(const gd_facts *f, gd_findings *out);
 bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib);
 /* pcie.c, pcie_errors.c, pcie_bandwidth.c, topology.c, nvlink.c */
 void gd_check_pcie_link_downgraded(const gd_facts *f, gd_findings *out);
+void gd_check_pcie_slot_limited(const gd_facts *f, gd_findings *out);
 void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out);
 void gd_check_pcie_replays(const gd_facts *f, gd_findings *out);
 void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out);

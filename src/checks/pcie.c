@@ -1,19 +1,20 @@
-/* PCIe links: pcie.link_downgraded, pcie.upstream_downgraded, pcie.replays, pcie.aer_errors. */
+/* PCIe links: pcie.link_downgraded, pcie.slot_limited, pcie.upstream_downgraded. */
 #include "checks_internal.h"
 #include "core/stats.h"
 #include "gpudoctor/pcie.h"
 
 #include <stdlib.h>
 
-/* Loaded samples of GPU g whose link is below (gen_max, width_max); the
- * medians of gen and width over them. */
+/* Samples of GPU g (loaded ones, or all when !loaded_only) whose link is
+ * below (gen_max, width_max); the medians of gen and width over them. */
 typedef struct link_window {
     size_t loaded, judged, low;
     double gen, width; /* medians over the low samples */
     double first_s;
 } link_window;
 
-static void link_under_load(const gd_facts *f, size_t g, double gen_max, double width_max, link_window *w)
+static void link_below(const gd_facts *f, size_t g, double gen_max, double width_max, bool loaded_only,
+                       link_window *w)
 {
     *w = (link_window){.gen = NAN, .width = NAN, .first_s = NAN};
     size_t n = f->series.n;
@@ -24,7 +25,7 @@ static void link_under_load(const gd_facts *f, size_t g, double gen_max, double 
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!gd_loaded_at(f, i, g))
+        if (loaded_only && !gd_loaded_at(f, i, g))
             continue;
         w->loaded++;
         gd_value ge = gd_series_at(&f->series, i, g, GD_M_PCIE_GEN);
@@ -46,12 +47,37 @@ static void link_under_load(const gd_facts *f, size_t g, double gen_max, double 
     free(widths);
 }
 
+/* Where the maxima and the sampled link of GPU g were read. */
+static void link_source(const gd_facts *f, const gd_gpu *gpu, char *buf, size_t len)
+{
+    const char *sampled = f->captured ? f->source : "nvml:nvmlDeviceGetCurrPcieLinkGeneration,nvmlDeviceGetCurrPcieLinkWidth";
+    snprintf(buf, len, "%s; maxima: %s%s%s", sampled, gpu->pcie_max_source[0] ? gpu->pcie_max_source : "unknown",
+             f->pcie ? "; port above: " : "", f->pcie ? f->pcie->source : "");
+}
+
+/* The port above GPU g's own link (its slot), or NULL when not known. */
+static const gd_pcie_hop *slot_of(const gd_facts *f, const gd_gpu *gpu)
+{
+    const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
+    return pg && pg->hop_count > 1 ? &pg->hops[1] : NULL;
+}
+
+static void add_port_above(json_t *ev, const gd_pcie_hop *slot)
+{
+    if (!slot)
+        return;
+    json_t *s = json_object();
+    json_object_set_new(s, "bdf", json_string(slot->bdf));
+    json_object_set_new(s, "gen_max", gd_json_value(slot->gen_max));
+    json_object_set_new(s, "width_max", gd_json_value(slot->width_max));
+    json_object_set_new(ev, "port_above", s);
+}
+
 static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w, int gen_max, int width_max,
                                gd_findings *out)
 {
     const gd_gpu *gpu = &f->gpus[g];
     const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
-    const gd_pcie_hop *slot = pg && pg->hop_count > 1 ? &pg->hops[1] : NULL;
     double have = gd_pcie_link_gbps((int)w->gen, (int)w->width), want = gd_pcie_link_gbps(gen_max, width_max);
     double fraction = have / want;
     json_t *ev = json_object();
@@ -63,29 +89,12 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
     json_object_set_new(ev, "link_max_gbps", gd_json_number(round(want * 100) / 100));
     json_object_set_new(ev, "downgraded_pct", gd_json_number(round(1000.0 * (double)w->low / (double)w->judged) / 10));
     json_object_set_new(ev, "loaded_samples", json_integer((json_int_t)w->loaded));
-    bool slot_gen = slot && gd_ok(slot->gen_max) && slot->gen_max.v < gen_max;
-    bool slot_width = slot && gd_ok(slot->width_max) && slot->width_max.v < width_max;
-    if (slot) {
-        json_t *s = json_object();
-        json_object_set_new(s, "bdf", json_string(slot->bdf));
-        json_object_set_new(s, "gen_max", gd_json_value(slot->gen_max));
-        json_object_set_new(s, "width_max", gd_json_value(slot->width_max));
-        json_object_set_new(ev, "port_above", s);
-    }
-    json_object_set_new(ev, "source", json_string(slot ? "nvml:nvmlDeviceGetCurrPcieLinkGeneration,nvmlDeviceGetCurrPcieLinkWidth,"
-                                                         "nvmlDeviceGetGpuMaxPcieLinkGeneration;sysfs:max_link_speed,max_link_width"
-                                                       : "nvml:nvmlDeviceGetCurrPcieLinkGeneration,nvmlDeviceGetCurrPcieLinkWidth,"
-                                                         "nvmlDeviceGetGpuMaxPcieLinkGeneration"));
+    add_port_above(ev, slot_of(f, gpu));
+    char src[1400];
+    link_source(f, gpu, src, sizeof src);
+    json_object_set_new(ev, "source", json_string(src));
     char fix[768];
-    if (slot_gen || slot_width)
-        snprintf(fix, sizeof fix,
-                 "The port above the GPU (%s) supports only Gen%.0f x%.0f, so the card cannot train faster in this "
-                 "slot: move it to a slot wired for Gen%d x%d (the board manual's slot table), or check the BIOS "
-                 "for a PCIe speed or bifurcation setting forced on that slot. Confirm with 'sudo lspci -vv -s %s' "
-                 "(LnkCap of the port).",
-                 slot->bdf, gd_ok(slot->gen_max) ? slot->gen_max.v : 0, gd_ok(slot->width_max) ? slot->width_max.v : 0,
-                 gen_max, width_max, slot->bdf);
-    else if (w->width < width_max)
+    if (w->width < width_max)
         snprintf(fix, sizeof fix,
                  "The link trained with %.0f of %d lanes: power down and reseat the card and its riser or cable, "
                  "check the slot's bifurcation setting in the BIOS (x16, not x8x8), and clean the contacts. If a "
@@ -94,12 +103,11 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
                  w->width, width_max, width_max, pg ? pg->bdf : gpu->pci_bus_id);
     else
         snprintf(fix, sizeof fix,
-                 "The link runs at Gen%.0f under load although the card supports Gen%d. If the slot itself "
-                 "is older ('nvidia-smi -q' shows Host Max, 'lspci -vv' the port's LnkCap), move the card to a "
-                 "Gen%d slot. Otherwise check the BIOS PCIe speed setting of the slot (Auto or Gen%d), reseat "
-                 "the card and riser (signal integrity makes links train lower), update the BIOS and the GPU "
-                 "firmware. 'nvidia-smi -q -d PCIE' shows it while loaded.",
-                 w->gen, gen_max, gen_max, gen_max);
+                 "The link runs at Gen%.0f under load although card and slot support Gen%d together. Check the "
+                 "BIOS PCIe speed setting of the slot (Auto or Gen%d), reseat the card and riser (signal "
+                 "integrity makes links train lower), update the BIOS and the GPU firmware. 'nvidia-smi -q -d "
+                 "PCIE' shows it while loaded.",
+                 w->gen, gen_max, gen_max);
     gd_severity sev = fraction <= GD_PCIE_DOWNGRADED_CRITICAL_FRACTION ? GD_SEV_CRITICAL : GD_SEV_WARNING;
     gd_finding *x = gd_finding_add(out, "pcie.link_downgraded", sev, gpu->index, ev, NAN, fix,
                                    "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.0f of %.0f GB/s)",
@@ -109,30 +117,42 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
                  w->gen, w->width, w->low, w->judged);
 }
 
+/* No sample says whether GPU g was loaded (an lspci capture): a link at its
+ * maximum is fine at any load; a lower one may be idle power saving. */
+static void link_load_unknown(const gd_facts *f, size_t g, int gen_max, int width_max, gd_findings *out)
+{
+    link_window w;
+    link_below(f, g, gen_max, width_max, false, &w);
+    if (w.low == 0)
+        return;
+    gd_skip_add(out, "pcie.link_downgraded", f->gpus[g].index,
+                "GPU %d's link reads Gen%.0f x%.0f of Gen%d x%d, but its load is unknown (idle GPUs lower "
+                "their PCIe speed on purpose): capture 'nvidia-smi -q' with 'lspci -vv' while the job runs",
+                f->gpus[g].index, w.gen, w.width, gen_max, width_max);
+}
+
 void gd_check_pcie_link_downgraded(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost)
             continue;
-        const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
-        gd_value mg = gpu->pcie_gen_max, mw = gpu->pcie_width_max;
-        if (pg && pg->hop_count > 0) {
-            if (!gd_ok(mg))
-                mg = pg->hops[0].gen_max;
-            if (!gd_ok(mw))
-                mw = pg->hops[0].width_max;
-        }
-        if (!gd_ok(mg) || !gd_ok(mw)) {
+        int mg, mw;
+        if (!gd_pcie_expected_link(f, g, &mg, &mw)) {
             gd_skip_add(out, "pcie.link_downgraded", gpu->index, "the maximum PCIe generation and width are not readable");
             continue;
         }
         link_window w;
-        link_under_load(f, g, mg.v, mw.v, &w);
+        link_below(f, g, mg, mw, true, &w);
         if (w.judged == 0 && w.loaded > 0) {
             gd_skip_add(out, "pcie.link_downgraded", gpu->index,
                         "the current PCIe generation and width are not readable while GPU %d was under load",
                         gpu->index);
+            continue;
+        }
+        gd_stats util;
+        if (w.judged == 0 && gd_stats_of(f, g, GD_M_UTIL_GPU_PCT, &util) == 0) {
+            link_load_unknown(f, g, mg, mw, out);
             continue;
         }
         if (w.judged == 0) {
@@ -145,7 +165,65 @@ void gd_check_pcie_link_downgraded(const gd_facts *f, gd_findings *out)
         }
         if ((double)w.low < GD_PCIE_DOWNGRADED_MIN_SHARE * (double)w.judged)
             continue;
-        downgraded_finding(f, g, &w, (int)mg.v, (int)mw.v, out);
+        downgraded_finding(f, g, &w, mg, mw, out);
+    }
+}
+
+/* The card's own maximum above what card and slot reach together: the slot
+ * (or the host) caps the link whatever the load. */
+void gd_check_pcie_slot_limited(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gpu->lost)
+            continue;
+        int dg, dw, tg, tw;
+        if (!gd_pcie_device_link(f, g, &dg, &dw) || !gd_pcie_expected_link(f, g, &tg, &tw)) {
+            gd_skip_add(out, "pcie.slot_limited", gpu->index,
+                        "the card's own maximum PCIe generation is not readable (nvidia-smi shows Device Max "
+                        "since driver 510 or so, 'lspci -vv' the GPU's LnkCap)");
+            continue;
+        }
+        /* A part of the card's maximum that is not known is not judged. */
+        dg = dg ? dg : tg;
+        dw = dw ? dw : tw;
+        tg = tg < dg ? tg : dg;
+        tw = tw < dw ? tw : dw;
+        if (tg == dg && tw == dw)
+            continue;
+        double card = gd_pcie_link_gbps(dg, dw), both = gd_pcie_link_gbps(tg, tw);
+        const gd_pcie_hop *slot = slot_of(f, gpu);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "pcie_gen_max_device", json_integer(dg));
+        json_object_set_new(ev, "pcie_width_max_device", json_integer(dw));
+        json_object_set_new(ev, "pcie_gen_max", json_integer(tg));
+        json_object_set_new(ev, "pcie_width_max", json_integer(tw));
+        json_object_set_new(ev, "pcie_gen_max_host", gd_json_value(gpu->pcie_gen_max_host));
+        json_object_set_new(ev, "link_max_device_gbps", gd_json_number(round(card * 100) / 100));
+        json_object_set_new(ev, "link_max_gbps", gd_json_number(round(both * 100) / 100));
+        json_object_set_new(ev, "lost_gbps", gd_json_number(round((card - both) * 100) / 100));
+        json_object_set_new(ev, "lost_pct", gd_json_number(round(1000.0 * (1 - both / card)) / 10));
+        add_port_above(ev, slot);
+        char src[1400];
+        snprintf(src, sizeof src, "%s%s%s", gpu->pcie_max_source[0] ? gpu->pcie_max_source : "unknown",
+                 slot ? "; port above: " : "", slot ? f->pcie->source : "");
+        json_object_set_new(ev, "source", json_string(src));
+        char confirm[96];
+        if (slot)
+            snprintf(confirm, sizeof confirm, "'sudo lspci -vv -s %s' (LnkCap of the port above)", slot->bdf);
+        else
+            snprintf(confirm, sizeof confirm, "'nvidia-smi -q -d PCIE' (Device Max, Host Max) and 'sudo lspci -vv' "
+                                              "(LnkCap of the GPU's port)");
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "The card supports Gen%d x%d but its slot allows only Gen%d x%d, at any load: move it to a slot "
+                 "wired for Gen%d x%d (the board manual's slot table gives each slot's generation and electrical "
+                 "lanes; x16-long slots are often wired x8, chipset slots are slower than CPU ones), and check "
+                 "the BIOS PCIe speed setting of the slot (Auto or Gen%d, not forced lower). Confirm with %s.",
+                 dg, dw, tg, tw, dg, dw, dg, confirm);
+        gd_finding_add(out, "pcie.slot_limited", GD_SEV_WARNING, gpu->index, ev, NAN, fix,
+                       "GPU %d is a Gen%d x%d card in a slot that allows Gen%d x%d (%.1f of %.1f GB/s)", gpu->index,
+                       dg, dw, tg, tw, both, card);
     }
 }
 
@@ -159,15 +237,14 @@ static bool min_ok(gd_value a, gd_value b, double *out)
 
 /* Each link above a GPU's own: pairs (upstream port of a switch, the port
  * above it), hops[2]/[3], [4]/[5]... Its expected rate is the lower of the
- * two ends' maxima; a link reported for one GPU is not reported again. */
+ * two ends' maxima. A slow link shared by several GPUs is reported for each
+ * of them (scripts and exporters match findings per GPU), with one fix. */
 void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
 {
     if (!f->pcie) {
         gd_skip_add(out, "pcie.upstream_downgraded", GD_NO_GPU, "no sysfs tree or lspci capture to read bridges from");
         return;
     }
-    char seen[64][16];
-    size_t nseen = 0;
     for (size_t i = 0; i < f->pcie->gpu_count; i++) {
         const gd_pcie_gpu *pg = &f->pcie->gpus[i];
         if (!pg->matched && f->gpu_count > 0)
@@ -189,10 +266,7 @@ void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
             if (!min_ok(lo->gen_max, up->gen_max, &gen_max) || !min_ok(lo->width_max, up->width_max, &width_max) ||
                 !min_ok(lo->gen, up->gen, &gen) || !min_ok(lo->width, up->width, &width))
                 continue;
-            bool dup = false;
-            for (size_t s = 0; s < nseen; s++)
-                dup |= strcmp(seen[s], lo->bdf) == 0;
-            if (dup || (gen >= gen_max && width >= width_max))
+            if (gen >= gen_max && width >= width_max)
                 continue;
             if (width >= width_max && !loaded) {
                 gd_skip_add(out, "pcie.upstream_downgraded", pg->gpu,
@@ -201,8 +275,6 @@ void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out)
                             lo->bdf, up->bdf, gen, gen_max, pg->gpu);
                 continue;
             }
-            if (nseen < 64)
-                gd_pcie_copy(seen[nseen++], sizeof seen[0], lo->bdf);
             json_t *ev = json_object();
             json_object_set_new(ev, "bridge", json_string(lo->bdf));
             json_object_set_new(ev, "port_above", json_string(up->bdf));

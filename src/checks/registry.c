@@ -19,6 +19,7 @@ const gd_check gd_checks[] = {
     {"clocks.low", "clocks", "SM clock near its maximum under load", gd_check_clocks_low},
     {"clocks.outlier", "clocks", "no GPU runs much slower than its peers", gd_check_clocks_outlier},
     {"pcie.link_downgraded", "pcie", "each GPU's link at its maximum generation and width under load", gd_check_pcie_link_downgraded},
+    {"pcie.slot_limited", "pcie", "each card in a slot that allows its own maximum PCIe generation and width", gd_check_pcie_slot_limited},
     {"pcie.upstream_downgraded", "pcie", "every switch link above a GPU at its maximum", gd_check_pcie_upstream_downgraded},
     {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", gd_check_pcie_replays},
     {"pcie.aer_errors", "pcie", "no uncorrectable and few correctable AER errors on a GPU's path", gd_check_pcie_aer_errors},

@@ -179,7 +179,8 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
         F(mem_total_mib), F(power_limit_w), F(power_limit_default_w), F(power_limit_min_w), F(power_limit_max_w),
         F(clock_max_sm_mhz), F(clock_max_mem_mhz), F(clock_default_app_sm_mhz), F(clock_default_app_mem_mhz),
         F(clock_app_sm_mhz), F(clock_app_mem_mhz), F(temp_shutdown_c), F(temp_slowdown_c), F(temp_gpu_max_c),
-        F(temp_mem_max_c), F(pcie_gen_max), F(pcie_width_max), F(persistence_mode), F(compute_mode), F(mig_mode),
+        F(temp_mem_max_c), F(pcie_gen_max), F(pcie_width_max), F(pcie_gen_max_device), F(pcie_width_max_device),
+        F(pcie_gen_max_host), F(persistence_mode), F(compute_mode), F(mig_mode),
         F(ecc_enabled), F(ecc_volatile_uncorrected), F(ecc_aggregate_uncorrected), F(retired_pages_sbe),
         F(retired_pages_dbe), F(retired_pages_pending), F(remap_corr_rows), F(remap_unc_rows), F(remap_pending), F(remap_failure),
 #undef F

@@ -59,6 +59,8 @@ json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g)
     json_object_set_new(st, "mem_total_mib", gd_json_value(gpu->mem_total_mib));
     json_object_set_new(st, "pcie_gen_max", gd_json_value(gpu->pcie_gen_max));
     json_object_set_new(st, "pcie_width_max", gd_json_value(gpu->pcie_width_max));
+    json_object_set_new(st, "pcie_gen_max_device", gd_json_value(gpu->pcie_gen_max_device));
+    json_object_set_new(st, "pcie_width_max_device", gd_json_value(gpu->pcie_width_max_device));
     gd_value r = s->n ? gd_series_at(s, s->n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD);
     json_object_set_new(st, "event_reasons", gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v) : json_null());
     return st;

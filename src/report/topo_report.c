@@ -30,6 +30,46 @@ static json_t *hop_json(const gd_pcie_hop *h)
     return o;
 }
 
+/* Whether the matrix can show NVLinks: an nvidia-smi topo capture, or NVML
+ * (live, simulated) that reports each GPU's links. lspci sees PCIe only. */
+static bool nvlink_visible(const gd_facts *f)
+{
+    if (!f->captured || (f->pcie && strstr(f->pcie->source, "topo:")))
+        return true;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (f->gpus[g].nvlink_count > 0)
+            return true;
+    return false;
+}
+
+static const char nvlink_note[] =
+    "lspci cannot see NVLink: the GPU-to-GPU links shown are PCIe paths only. Run 'nvidia-smi topo -m' or "
+    "'gpudoctor topo' on the machine (or add 'nvidia-smi topo -m' output with --from) to see NVLink.";
+
+/* The level between NIC n and each GPU, as nvidia-smi topo -m's NIC columns. */
+static int nic_level(const gd_pcie_facts *p, size_t nic, size_t gpu)
+{
+    return gd_topo_pair_level(&p->gpus[gpu], &p->nics[nic].where);
+}
+
+static json_t *nics_json(const gd_pcie_facts *p)
+{
+    json_t *arr = json_array();
+    for (size_t k = 0; p && k < p->nic_count; k++) {
+        const gd_pcie_nic_place *x = &p->nics[k];
+        json_t *o = json_object(), *links = json_array();
+        json_object_set_new(o, "name", json_string(x->name));
+        json_object_set_new(o, "model", x->model[0] ? json_string(x->model) : json_null());
+        json_object_set_new(o, "pci_bus_id", json_string(x->where.bdf));
+        json_object_set_new(o, "numa_node", gd_json_value(x->where.numa_node));
+        for (size_t g = 0; g < p->gpu_count; g++)
+            json_array_append_new(links, json_string(gd_topo_level_name(nic_level(p, k, g))));
+        json_object_set_new(o, "links", links);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 json_t *gd_topo_json(const gd_facts *f)
 {
     const gd_pcie_facts *p = f->pcie;
@@ -71,6 +111,11 @@ json_t *gd_topo_json(const gd_facts *f)
     }
     json_object_set_new(root, "gpus", gpus);
     json_object_set_new(root, "matrix", matrix);
+    /* links: one per GPU, in the order of "gpus" */
+    json_object_set_new(root, "nics", nics_json(p));
+    bool nv = nvlink_visible(f);
+    json_object_set_new(root, "nvlink_visible", json_boolean(nv));
+    json_object_set_new(root, "note", nv ? json_null() : json_string(nvlink_note));
     json_t *leg = json_object();
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
         json_object_set_new(leg, legend[i][0], json_string(legend[i][1]));
@@ -106,6 +151,27 @@ void gd_topo_text(FILE *out, const gd_facts *f)
             snprintf(node, sizeof node, "%.0f", g->numa_node.v);
         fprintf(out, "%-16s%-15s%s\n", g->cpulist[0] ? g->cpulist : "N/A", node, g->bdf[0] ? g->bdf : "");
     }
+    if (p->nic_count) {
+        fprintf(out, "\nNICs, as each GPU reaches them:\n%-8s", "");
+        for (size_t b = 0; b < n; b++)
+            fprintf(out, "GPU%-5d", p->gpus[b].gpu);
+        fputc('\n', out);
+        for (size_t k = 0; k < p->nic_count; k++) {
+            char label[32];
+            snprintf(label, sizeof label, "NIC%zu", k);
+            fprintf(out, "%-8s", label);
+            for (size_t b = 0; b < n; b++)
+                fprintf(out, " %-7s", gd_topo_level_name(nic_level(p, k, b)));
+            fputc('\n', out);
+        }
+        fprintf(out, "\nNIC Legend:\n\n");
+        for (size_t k = 0; k < p->nic_count; k++) {
+            const gd_pcie_nic_place *x = &p->nics[k];
+            bool named = strcmp(x->name, x->where.bdf) != 0;
+            fprintf(out, "  NIC%zu: %s%s%s%s%s\n", k, x->name, named ? " " : "", named ? x->where.bdf : "",
+                    x->model[0] ? " " : "", x->model);
+        }
+    }
     bool any_nic = false;
     for (size_t a = 0; a < n; a++)
         any_nic |= p->gpus[a].nic_count > 0;
@@ -118,7 +184,8 @@ void gd_topo_text(FILE *out, const gd_facts *f)
             fprintf(out, "  GPU%d:", g->gpu);
             for (size_t k = 0; k < g->nic_count; k++)
                 fprintf(out, " %s (%s%s%s)", g->nics[k].name, gd_topo_level_name(g->nics[k].level),
-                        g->nics[k].bdf[0] ? ", " : "", g->nics[k].bdf);
+                        g->nics[k].bdf[0] && strcmp(g->nics[k].bdf, g->nics[k].name) ? ", " : "",
+                        strcmp(g->nics[k].bdf, g->nics[k].name) ? g->nics[k].bdf : "");
             fputc('\n', out);
         }
     }
@@ -135,6 +202,8 @@ void gd_topo_text(FILE *out, const gd_facts *f)
             }
         fputc('\n', out);
     }
+    if (!nvlink_visible(f))
+        fprintf(out, "\nNote: %s\n", nvlink_note);
     fprintf(out, "\nLegend:\n\n");
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
         fprintf(out, "  %-4s = %s\n", legend[i][0], legend[i][1]);

@@ -40,12 +40,12 @@ static const expect cases[] = {
     {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", 1, "GRID P4-1Q", "513.46", 11060, 0, NULL, NA, NA, NA, NA, NA, NA, 807, 1024, NA, NA, NA, 0, ""},
     {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", 2, "GeForce GTX 1070", "384.66", NA, 60, "", 119.47, 180, 3, 1, 3, 16, 2028, 8112, NA, NA, NA, 2, "pcie.link_downgraded"},
     {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", 4, "Tesla K80", "430.26", NA, 64, "applications_clocks_setting", 135.72, 149, 3, 16, 3, 16, 587, 11441, 1, NA, 1, 1, "health.ecc_uncorrectable"},
-    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 5, 16, 65720, 97887, 0, 0, NA, 0, ""}, /* a Gen5 card in a Gen4 host: the card's own max, as live */
+    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 4, 16, 65720, 97887, 0, 0, NA, 1, "pcie.slot_limited"}, /* a Gen5 card in a Gen4 host: Gen4 together */
     {"smi-xml/rtx3080-load-v13-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "595.58.03", 13020, 27, "", 139.62, 320, 4, 16, 4, 16, 9184, 10240, NA, NA, NA, 0, ""},
     {"smi-xml/rtx3080-windows-wddm-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "536.40", 12020, 31, "gpu_idle", 22.78, 336, 4, 16, 4, 16, 1128, 10240, NA, NA, NA, 0, ""},
     {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "525.147.05", 12000, 37, "gpu_idle", 27.23, 200, 1, 16, 4, 16, 1, 24576, NA, NA, NA, 1, "power.limit_lowered"},
     {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "590.44.01", 13010, 32, "sw_power_cap", 35.06, 350, 1, 16, 4, 16, 7, 24576, NA, NA, NA, 0, ""},
-    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 4, 16, 2, 24564, 0, 0, NA, 0, ""},
+    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 3, 16, 2, 24564, 0, 0, NA, 1, "pcie.slot_limited"}, /* a Gen4 card in a Gen3 host */
     {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", 1, "Tesla P100-PCIE-16GB", "510.47.03", 11060, 38, "gpu_idle", 26.16, 250, 3, 16, 3, 16, 0, 16384, 1, NA, 0, 0, ""},
     {"smi-xml/tesla-t4-aws-x8-telegraf.xml", 1, "Tesla T4", "515.105.01", 11070, 40, "", 26.78, 70, 3, 8, 3, 16, 1032, 15360, 1, NA, 0, 0, ""},
     {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", 1, "Tesla V100-SXM3-32GB", "410.104", 10000, 33, "gpu_idle", 50.6, 350, 3, 16, 3, 16, 0, 32480, 1, NA, 2, 2, "health.ecc_uncorrectable,health.row_remap"},
@@ -179,6 +179,159 @@ static void every_real_capture_reads_as_the_file_says(void **state)
         want_number(x->file, "retired_pages_dbe", i0, x->retired_dbe);
         tool_result_free(&r);
     }
+}
+
+/* The whole of a file, NUL-terminated; fails the test when unreadable. */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    rewind(fp);
+    char *buf = calloc(1, (size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n)
+        fail_msg("cannot read %s", path);
+    fclose(fp);
+    return buf;
+}
+
+/* text with the first `from` replaced by `to` (a new string). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("'%s' not in the capture", from);
+    size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    snprintf(out, n + 1, "%.*s%s%s", (int)head, text, to, at + strlen(from));
+    return out;
+}
+
+/* check --json --from one file written from text; returns the result. */
+static tool_result check_text(const char *name, const char *text)
+{
+    char *dir = temp_dir();
+    char *path = write_temp_file(dir, name, text);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", path, NULL}, env);
+    remove_tree(dir);
+    free(path);
+    free(dir);
+    if (!r.json)
+        fail_msg("%s: no JSON (exit %d): %s", name, r.exit_code, r.err);
+    return r;
+}
+
+static void want_state(const char *what, json_t *report, size_t gpu, double gen_max, double gen_max_device)
+{
+    json_t *st = json_object_get(json_array_get(json_object_get(report, "gpus"), gpu), "state");
+    want_number(what, "pcie_gen_max", st, gen_max);
+    want_number(what, "pcie_gen_max_device", st, gen_max_device);
+}
+
+/* A card faster than its slot, from every format that tells the card's and
+ * the slot's maxima apart; the unchanged capture beside it stays quiet. */
+static void slot_limits_from_each_format(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    /* nvidia-smi -q: GPU 0 of eight (Max 4, Device Max 4, Host Max 5) moved to a Gen3 host. */
+    char *orig = slurp(real("smi-text/rtx4090x8-idle-gpud.txt"));
+    char *a = replaced(orig, "                Max                       : 4", "                Max                       : 3");
+    char *b = replaced(a, "Host Max                  : 5", "Host Max                  : 3");
+    tool_result r = check_text("rtx4090x8-gpu0-gen3host.txt", b);
+    const char *const text_ids[] = {"pcie.slot_limited@0", NULL};
+    assert_exact_findings("text capture, GPU 0 in a Gen3 slot", &r, 1, text_ids);
+    want_state("text", r.json, 0, 3, 4);
+    want_state("text", r.json, 1, 4, 4);
+    tool_result_free(&r);
+    free(a);
+    free(b);
+    free(orig);
+
+    /* --query-gpu CSV: pcie.link.gen.max 3, gpumax 4, hostmax 3. */
+    orig = slurp(real("smi-csv/l40s-load-query-gpu-utku.csv"));
+    a = replaced(orig, ", 4, 4, 4, 4, [N/A], 16, 16,", ", 3, 3, 3, 4, 3, 16, 16,");
+    r = check_text("l40s-gen3host.csv", a);
+    assert_int_equal(count_findings(r.json, "pcie.slot_limited", 0), 1);
+    assert_int_equal(count_findings(r.json, "pcie.link_downgraded", -2), 0); /* Gen3 is what the slot allows */
+    want_state("csv", r.json, 0, 3, 4);
+    tool_result_free(&r);
+    free(a);
+    r = check_text("l40s.csv", orig);
+    assert_int_equal(count_findings(r.json, "pcie.slot_limited", -2), 0);
+    want_state("csv", r.json, 0, 4, 4);
+    tool_result_free(&r);
+    free(orig);
+}
+
+/* lspci -vv alone: the NVIDIA devices are the GPUs, judged by their LnkCap
+ * against the port above's; a low LnkSta is not judged without load. */
+static const char lspci_slot[] =
+    "00:03.0 PCI bridge: Intel Corporation Device 2030 (rev 04) (prog-if 00 [Normal decode])\n"
+    "\tBus: primary=00, secondary=02, subordinate=02, sec-latency=0\n"
+    "\tCapabilities: [90] Express (v2) Root Port (Slot+), MSI 00\n"
+    "\t\tLnkCap:\tPort #5, Speed PORTSPEED, Width x16, ASPM L1, Exit Latency L1 <16us\n"
+    "\t\tLnkSta:\tSpeed 8GT/s (ok), Width x16 (ok)\n"
+    "02:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n"
+    "\tCapabilities: [68] Express (v2) Endpoint, MSI 00\n"
+    "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n"
+    "\t\tLnkSta:\tSpeed 8GT/s (downgraded), Width GPUWIDTH (ok)\n";
+
+static void lspci_alone_judges_its_gpus(void **state)
+{
+    (void)state;
+    char *a = replaced(lspci_slot, "PORTSPEED", "8GT/s"), *b = replaced(a, "GPUWIDTH", "x16");
+    tool_result r = check_text("lspci-gen3-slot.txt", b);
+    const char *const slot[] = {"pcie.slot_limited@0", NULL};
+    assert_exact_findings("lspci, a Gen4 GPU under a Gen3 root port", &r, 1, slot);
+    json_t *g0 = json_array_get(json_object_get(r.json, "gpus"), 0);
+    assert_string_equal(json_string_value(json_object_get(g0, "name")), "NVIDIA Corporation GA100 [A100 PCIe 80GB]");
+    assert_string_equal(json_string_value(json_object_get(g0, "pci_bus_id")), "00000000:02:00.0");
+    want_state("lspci", r.json, 0, 3, 4);
+    tool_result_free(&r);
+    free(a);
+    free(b);
+    /* The same GPU under a Gen4 port, idle at Gen3 x8: load unknown, so not judged but said. */
+    a = replaced(lspci_slot, "PORTSPEED", "16GT/s");
+    b = replaced(a, "GPUWIDTH", "x8");
+    r = check_text("lspci-gen4-slot.txt", b);
+    const char *const none[] = {NULL};
+    assert_exact_findings("lspci, a Gen4 GPU under a Gen4 root port", &r, 0, none);
+    char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_non_null(strstr(skips, "Gen3 x8 of Gen4 x16, but its load is unknown"));
+    assert_non_null(strstr(skips, "load unknown"));
+    free(skips);
+    tool_result_free(&r);
+    free(a);
+    free(b);
+
+    NEED_DATA();
+    static const struct {
+        const char *file;
+        size_t gpus;
+        const char *name0;
+    } real_ones[] = {
+        {"lspci/h100x8-dell-lspci-vvv-gpud.txt", 8, "NVIDIA Corporation Device 2330"},
+        {"lspci/p100x2-dell-lspci-vvv-cmlgpu.txt", 2, "NVIDIA Corporation GP100GL [Tesla P100 PCIe 12GB]"},
+        {"lspci/grid-k520-aws-g2-xen-lspci-vvv.txt", 1, "NVIDIA Corporation GK104GL [GRID K520]"},
+    };
+    for (size_t i = 0; i < sizeof real_ones / sizeof real_ones[0]; i++) {
+        r = run_tool((const char *[]){"check", "--json", "--from", real(real_ones[i].file), NULL}, env);
+        assert_exact_findings(real_ones[i].file, &r, 0, none);
+        json_t *gpus = json_object_get(r.json, "gpus");
+        assert_int_equal(json_array_size(gpus), real_ones[i].gpus);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), real_ones[i].name0);
+        tool_result_free(&r);
+    }
+    /* The K520 (a Xen guest, no port above) reads Gen1 of Gen3: said, not judged. */
+    r = run_tool((const char *[]){"check", "--json", "--from", real("lspci/grid-k520-aws-g2-xen-lspci-vvv.txt"), NULL}, env);
+    skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+    assert_non_null(strstr(skips, "Gen1 x16 of Gen3 x16, but its load is unknown"));
+    free(skips);
+    tool_result_free(&r);
 }
 
 /* A -q dump is one instant: said so, and titles speak of capture time. */
@@ -374,6 +527,8 @@ int main(void)
         cmocka_unit_test(one_cause_is_one_text_block),
         cmocka_unit_test(files_of_one_machine_merge),
         cmocka_unit_test(lspci_maps_by_bus_id_only),
+        cmocka_unit_test(slot_limits_from_each_format),
+        cmocka_unit_test(lspci_alone_judges_its_gpus),
         cmocka_unit_test(bom_and_crlf_captures_read),
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
     };

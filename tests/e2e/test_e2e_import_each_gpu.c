@@ -70,10 +70,10 @@ typedef struct field {
     {"enforced.power.limit"}
 #define LINK_XML "pci/pci_gpu_link_info/"
 #define LINK_TEXT "PCI/GPU Link Info/"
-/* The card's own maximum ("Device Max") where the dump has it, else "Max". */
-#define GEN_MAX AS_NUMBER, {LINK_XML "pcie_gen/max_device_link_gen", LINK_XML "pcie_gen/max_link_gen"}, \
-    {LINK_TEXT "PCIe Generation/Device Max", LINK_TEXT "PCIe Generation/Max"},                    \
-    {"pcie.link.gen.gpumax", "pcie.link.gen.max"}
+/* What card and slot reach together ("Max"), and the card's own ("Device Max"). */
+#define GEN_MAX AS_NUMBER, {LINK_XML "pcie_gen/max_link_gen"}, {LINK_TEXT "PCIe Generation/Max"}, {"pcie.link.gen.max"}
+#define GEN_MAX_DEVICE AS_NUMBER, {LINK_XML "pcie_gen/max_device_link_gen"}, \
+    {LINK_TEXT "PCIe Generation/Device Max"}, {"pcie.link.gen.gpumax"}
 #define WIDTH_MAX AS_NUMBER, {LINK_XML "link_widths/max_link_width"}, {LINK_TEXT "Link Width/Max"}, \
     {"pcie.link.width.max"}
 #define MEM_TOTAL AS_NUMBER, {"fb_memory_usage/total"}, {"FB Memory Usage/Total"}, {"memory.total"}
@@ -90,6 +90,8 @@ static const field fields[] = {
      {"pcie.link.gen.current", "pcie.link.gen.gpucurrent"}},
     {"state/pcie_gen_max", GEN_MAX},
     {"pcie_gen_max", GEN_MAX},
+    {"state/pcie_gen_max_device", GEN_MAX_DEVICE},
+    {"pcie_gen_max_device", GEN_MAX_DEVICE},
     {"state/pcie_width", AS_NUMBER, {LINK_XML "link_widths/current_link_width"}, {LINK_TEXT "Link Width/Current"},
      {"pcie.link.width.current"}},
     {"state/pcie_width_max", WIDTH_MAX},

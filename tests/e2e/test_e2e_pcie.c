@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -27,7 +28,7 @@ static const expect cases[] = {
     {"pcie-h100x8-idle-gen1.json", NULL, 0, {NULL}},
     {"pcie-a100x4-x8.json", NULL, 2, {"pcie.link_downgraded@1", NULL}},
     {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1", NULL}},
-    {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 2, {"pcie.link_downgraded@3", NULL}},
+    {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 1, {"pcie.slot_limited@3", NULL}},
     {"pcie-h100x8-replays.json", NULL, 2, {"pcie.replays@5", NULL}},
     {"pcie-h100x8-nvlink-down.json", NULL, 1, {"nvlink.down@2", NULL}},
     {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3", NULL}},
@@ -48,6 +49,62 @@ static void each_scenario_yields_exactly_its_findings(void **state)
         assert_exact_findings(x->scenario, &r, x->exit_code, x->ids);
         tool_result_free(&r);
     }
+}
+
+/* Live and simulated runs fill the maxima as captures do: NVML's Max (card
+ * and slot together) and GpuMax (the card's own), the width from sysfs. */
+static void state_has_together_and_device_maxima(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+                                              example("pcie-a100x4-gen4-in-gen3-slot.json"), NULL},
+                             fast);
+    assert_non_null(r.json);
+    json_t *gpus = json_object_get(r.json, "gpus");
+    static const int gen_max[] = {4, 4, 4, 3};
+    for (size_t g = 0; g < 4; g++) {
+        json_t *st = json_object_get(json_array_get(gpus, g), "state");
+        assert_int_equal(json_integer_value(json_object_get(st, "pcie_gen_max")), gen_max[g]);
+        assert_int_equal(json_integer_value(json_object_get(st, "pcie_gen_max_device")), 4);
+        assert_int_equal(json_integer_value(json_object_get(st, "pcie_width_max")), 16);
+        assert_int_equal(json_integer_value(json_object_get(st, "pcie_width_max_device")), 16);
+    }
+    tool_result_free(&r);
+}
+
+/* The HGX tree with the uplink of the switch that GPUs 0 and 1 share (its
+ * upstream port 16:00.0) trained at Gen4: each of them gets the finding,
+ * with the same fix; the other GPUs, on healthy switches, none. */
+static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), cmd[4096];
+    snprintf(cmd, sizeof cmd, "cp -a '%s' '%s/sysfs'", example("sysfs/hgx-h100x8"), dir);
+    assert_int_equal(system(cmd), 0);
+    char port[1024];
+    snprintf(port, sizeof port, "%s/sysfs/devices/pci0000:15/0000:15:01.0/0000:16:00.0", dir);
+    free(write_temp_file(port, "current_link_speed", "16.0 GT/s PCIe\n"));
+    json_error_t jerr;
+    json_t *sc = json_load_file(example("pcie-h100x8-switches.json"), 0, &jerr);
+    assert_non_null(sc);
+    char sysfs[1024];
+    snprintf(sysfs, sizeof sysfs, "%s/sysfs", dir);
+    json_object_set_new(json_object_get(sc, "host"), "sysfs", json_string(sysfs));
+    char *text = json_dumps(sc, 0), *path = write_temp_file(dir, "scenario.json", text);
+    free(text);
+    json_decref(sc);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", path, NULL},
+                             fast);
+    const char *const ids[] = {"pcie.upstream_downgraded@0", "pcie.upstream_downgraded@1", NULL};
+    assert_exact_findings("shared slow uplink", &r, 2, ids); /* half the rate: critical */
+    json_t *f = json_object_get(r.json, "findings"), *a = json_array_get(f, 0), *b = json_array_get(f, 1);
+    assert_string_equal(json_string_value(json_object_get(a, "fix")), json_string_value(json_object_get(b, "fix")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(a, "evidence"), "bridge")), "0000:16:00.0");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(b, "evidence"), "bridge")), "0000:16:00.0");
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(path);
+    free(dir);
 }
 
 /* The idle node says why its links were not judged, and how to judge them. */
@@ -120,6 +177,11 @@ static void topo_matrix_is_derived_from_the_sysfs_tree(void **state)
     t = topo_of("pcie-h100x8-nvlink-down.json", &r);
     matrix_row(t, 0, row, sizeof row);
     assert_string_equal(row, "X NV18 NV17 NV18 NV18 NV18 NV18 NV18");
+    assert_true(json_is_true(json_object_get(t, "nvlink_visible"))); /* NVML reports the links */
+    assert_true(json_is_null(json_object_get(t, "note")));
+    json_t *n0 = json_array_get(json_object_get(t, "nics"), 0);
+    assert_string_equal(json_string_value(json_object_get(n0, "name")), "mlx5_0");
+    assert_int_equal(json_array_size(json_object_get(n0, "links")), 8);
     json_t *g4 = json_array_get(json_object_get(t, "gpus"), 4);
     assert_int_equal(json_integer_value(json_object_get(g4, "numa_node")), 1);
     assert_string_equal(json_string_value(json_object_get(g4, "cpu_affinity")), "48-95,144-191");
@@ -189,6 +251,34 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
     tool_result_free(&r);
 }
 
+/* lspci of an HGX H100 node: each ConnectX on a GPU's switch is PIX to that
+ * GPU, NODE to the other GPUs of its socket and SYS across; the matrix is
+ * PCIe only, and both outputs say that lspci cannot see NVLink. */
+static void lspci_hgx_topology(json_t *topo, const char *path)
+{
+    assert_true(json_is_false(json_object_get(topo, "nvlink_visible")));
+    assert_non_null(strstr(json_string_value(json_object_get(topo, "note")), "lspci cannot see NVLink"));
+    json_t *nics = json_object_get(topo, "nics"), *nic, *cx7 = NULL;
+    size_t i;
+    json_array_foreach(nics, i, nic) if (strcmp(json_string_value(json_object_get(nic, "pci_bus_id")), "0000:1a:00.0") == 0) cx7 = nic;
+    assert_non_null(cx7);
+    assert_string_equal(json_string_value(json_object_get(cx7, "name")), "ConnectX-7");
+    json_t *links = json_object_get(cx7, "links");
+    assert_int_equal(json_array_size(links), 8);
+    assert_string_equal(json_string_value(json_array_get(links, 0)), "PIX");
+    assert_string_equal(json_string_value(json_array_get(links, 1)), "NODE");
+    assert_string_equal(json_string_value(json_array_get(links, 4)), "SYS");
+    json_t *g0nics = json_object_get(json_array_get(json_object_get(topo, "gpus"), 0), "nics");
+    assert_true(json_array_size(g0nics) >= 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(g0nics, 0), "link")), "PIX");
+    tool_result t = run_tool((const char *[]){"topo", "--from", path, NULL}, fast);
+    assert_int_equal(t.exit_code, 0);
+    assert_non_null(strstr(t.out, "lspci cannot see NVLink"));
+    assert_non_null(strstr(t.out, "NIC Legend"));
+    assert_non_null(strstr(t.out, "ConnectX-7 0000:1a:00.0"));
+    tool_result_free(&t);
+}
+
 /* Every real capture in shared/realdata/{topo,lspci} goes through `topo --from`. */
 static void real_captures_import(void **state)
 {
@@ -223,7 +313,11 @@ static void real_captures_import(void **state)
                 json_t *p0 = json_object_get(json_array_get(gpus, 0), "path");
                 assert_true(json_array_size(p0) >= 3);
                 assert_int_equal(json_integer_value(json_object_get(json_array_get(p0, 0), "gen_max")), 5);
+                lspci_hgx_topology(r.json, path);
             }
+            /* nvidia-smi topo -m shows NVLinks (or their absence); lspci never does */
+            assert_true(json_is_boolean(json_object_get(r.json, "nvlink_visible")));
+            assert_int_equal(json_is_true(json_object_get(r.json, "nvlink_visible")), d == 0);
             if (strstr(e->d_name, "g6e-4xl40s")) {
                 char row[256];
                 matrix_row(r.json, 0, row, sizeof row);
@@ -244,6 +338,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_scenario_yields_exactly_its_findings),
         cmocka_unit_test(idle_links_are_not_judged_but_explained),
+        cmocka_unit_test(state_has_together_and_device_maxima),
+        cmocka_unit_test(a_slow_shared_uplink_is_reported_for_every_gpu_behind_it),
         cmocka_unit_test(topo_matrix_is_derived_from_the_sysfs_tree),
         cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
         cmocka_unit_test(real_captures_import),

@@ -198,10 +198,27 @@ int gd_cap_finish(gd_cap *c, bool full_dump)
             if (slot[m].status == GD_ST_UNREAD)
                 slot[m] = gd_missing(GD_ST_NOT_SUPPORTED);
     }
+    /* Card and slot together: nvidia-smi's Max, else the lower of Device Max and Host Max. */
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        gd_gpu *gpu = &f->gpus[g];
+        if (!gd_ok(gpu->pcie_gen_max) && gd_ok(gpu->pcie_gen_max_device) && gd_ok(gpu->pcie_gen_max_host))
+            gpu->pcie_gen_max = gd_val(fmin(gpu->pcie_gen_max_device.v, gpu->pcie_gen_max_host.v));
+    }
     /* A full dump shows everything the driver knows: what it lacks, the board does not report. */
     for (size_t g = 0; full_dump && g < f->gpu_count; g++)
         gd_cap_mark_unsupported(&f->gpus[g]);
     return 0;
+}
+
+void gd_cap_note_pcie_source(gd_cap *c, const char *fields)
+{
+    const char *base = strrchr(c->name, '/');
+    base = base ? base + 1 : c->name;
+    for (size_t g = 0; g < c->f->gpu_count; g++) {
+        gd_gpu *gpu = &c->f->gpus[g];
+        if (gd_ok(gpu->pcie_gen_max) || gd_ok(gpu->pcie_width_max) || gd_ok(gpu->pcie_gen_max_device))
+            snprintf(gpu->pcie_max_source, sizeof gpu->pcie_max_source, "capture:%s:%s", base, fields);
+    }
 }
 
 double gd_cap_civil_seconds(int y, int mo, int d, int h, int mi, double sec)

@@ -28,7 +28,8 @@ typedef enum gd_cap_field {
     GD_CF_CLOCK_MAX_SM, GD_CF_CLOCK_MAX_MEM, GD_CF_CLOCK_APP_SM, GD_CF_CLOCK_APP_MEM,
     GD_CF_CLOCK_DEFAULT_APP_SM, GD_CF_CLOCK_DEFAULT_APP_MEM,
     GD_CF_TEMP_SHUTDOWN, GD_CF_TEMP_SLOWDOWN, GD_CF_TEMP_GPU_MAX, GD_CF_TEMP_MEM_MAX,
-    GD_CF_PCIE_GEN_MAX, GD_CF_PCIE_WIDTH_MAX,
+    GD_CF_PCIE_GEN_MAX, GD_CF_PCIE_WIDTH_MAX, /* card and slot together */
+    GD_CF_PCIE_GEN_MAX_DEVICE, GD_CF_PCIE_GEN_MAX_HOST, /* the card's own, the host's */
     GD_CF_PERSISTENCE, GD_CF_COMPUTE_MODE, GD_CF_MIG, GD_CF_ECC,
     GD_CF_ECC_VOL_UNC, GD_CF_ECC_AGG_UNC, /* summed: DRAM + SRAM parts of one total */
     GD_CF_RETIRED_SBE, GD_CF_RETIRED_DBE, GD_CF_RETIRED_PENDING,
@@ -119,6 +120,9 @@ int gd_cap_set(gd_cap *c, const gd_cap_map *m, const char *raw, size_t len);
 
 /* Turns what a full dump left unread into "not supported" (capture_set.c). */
 void gd_cap_mark_unsupported(gd_gpu *gpu);
+
+/* Notes where the PCIe maxima of every GPU came from: "capture:FILE:fields". */
+void gd_cap_note_pcie_source(gd_cap *c, const char *fields);
 
 /* Ends building: the series from the rows. `full_dump` (nvidia-smi -q) turns
  * what the dump did not show into "not supported". Returns 0 or -1. */

@@ -2,8 +2,11 @@
  * lspci -vv / -vvv output -> PCIe facts: each NVIDIA GPU's link (LnkCap,
  * LnkSta with its "(downgraded)" marks), the bridges above it found through
  * their "Bus: primary=, secondary=" lines, AER status bits (UESta, CESta,
- * UESvrt) and the NUMA node. GPUs are matched to f->gpus by bus id.
+ * UESvrt), the NUMA node, and the NICs. GPUs are matched to f->gpus by bus
+ * id; without any nvidia-smi capture, the NVIDIA devices become the GPUs,
+ * with their link as the only thing known (one sample, load unknown).
  */
+#include "capture.h"
 #include "import.h"
 
 #include "gpudoctor/pcie.h"
@@ -20,8 +23,9 @@
 typedef struct dev {
     unsigned dom, bus;
     char bdf[16];
-    bool gpu, bridge;
+    bool gpu, bridge, nic;
     int secondary; /* -1 unless a bridge */
+    char desc[96]; /* "NVIDIA Corporation GP100GL [Tesla P100 PCIe 12GB]", without "(rev a1)" */
     char express[24];
     gd_pcie_hop hop;
     gd_value numa;
@@ -49,6 +53,17 @@ static bool parse_header(const char *line, dev *d)
     const char *rest = line + n;
     d->gpu = strstr(rest, "NVIDIA") && (strstr(rest, "3D controller") || strstr(rest, "VGA compatible controller"));
     d->bridge = strstr(rest, "PCI bridge") != NULL;
+    /* Class 0200 / 0207, also as 'lspci -nn' prints them. */
+    d->nic = strstr(rest, "Ethernet controller") || strstr(rest, "Infiniband controller") ||
+             strstr(rest, "InfiniBand controller");
+    const char *colon = strstr(rest, ": ");
+    if (colon) {
+        colon += 2;
+        size_t len = strcspn(colon, "(");
+        while (len > 0 && colon[len - 1] == ' ')
+            len--;
+        snprintf(d->desc, sizeof d->desc, "%.*s", (int)(len < sizeof d->desc ? len : sizeof d->desc - 1), colon);
+    }
     gd_value unread = gd_missing(GD_ST_NOT_SUPPORTED);
     d->hop = (gd_pcie_hop){.speed_gts = unread, .speed_max_gts = unread, .gen = unread, .gen_max = unread,
                            .width = unread, .width_max = unread, .aer_cor = unread, .aer_nonfatal = unread,
@@ -158,6 +173,79 @@ static const char *role_of(const dev *d, bool top)
     return top ? "root_port" : "bridge";
 }
 
+/* Where device d sits: its NUMA node, the path from it up to its root port
+ * and the host bridge. */
+static void place(const dev *devs, size_t n, const dev *dev0, gd_pcie_gpu *g)
+{
+    g->numa_node = dev0->numa;
+    g->hop_count = 0;
+    const dev *top = NULL;
+    for (const dev *d = dev0; d && g->hop_count < GD_PCIE_MAX_HOPS; d = parent_of(devs, n, d)) {
+        top = d;
+        g->hops[g->hop_count] = d->hop;
+        gd_pcie_copy(g->hops[g->hop_count].bdf, sizeof g->hops[0].bdf, d->bdf);
+        g->hop_count++;
+    }
+    for (size_t k = 0; k < g->hop_count; k++) {
+        const dev *d = NULL;
+        for (size_t j = 0; j < n && !d; j++)
+            if (strcmp(devs[j].bdf, g->hops[k].bdf) == 0)
+                d = &devs[j];
+        gd_pcie_copy(g->hops[k].role, sizeof g->hops[k].role,
+                     k == 0 && !dev0->gpu ? "nic" : role_of(d, k + 1 == g->hop_count && k > 0));
+    }
+    /* The root bus stands for the host bridge (lspci -vv has no pciDDDD:BB). */
+    snprintf(g->host_bridge, sizeof g->host_bridge, "%04x:%02x", top->dom, top->bus);
+}
+
+/* A NIC's short name: the model lspci gives in brackets ("ConnectX-7"), else its bus id. */
+static void nic_name(const dev *d, char *out, size_t len)
+{
+    const char *open = strrchr(d->desc, '['), *close = open ? strchr(open, ']') : NULL;
+    if (!close || close - open < 2)
+        gd_pcie_copy(out, len, d->bdf);
+    else
+        snprintf(out, len, "%.*s", (int)(close - open - 1), open + 1);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* Without any nvidia-smi capture, the NVIDIA devices are the GPUs, in bus
+ * order as nvidia-smi numbers them: named by lspci, with their link (LnkSta)
+ * as one sample and everything else, load included, not known. */
+static int add_gpus(gd_facts *f, const dev *devs, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += devs[i].gpu && count < LSPCI_MAX_GPUS;
+    if (count == 0)
+        return 0;
+    f->gpus = calloc(count, sizeof *f->gpus);
+    if (!f->gpus || gd_series_init(&f->series, count) != 0 || gd_series_push(&f->series, 0) < 0)
+        return -1;
+    for (size_t i = 0; i < n && f->gpu_count < count; i++) {
+        if (!devs[i].gpu)
+            continue;
+        size_t g = f->gpu_count++;
+        gd_gpu *gpu = &f->gpus[g];
+        gpu->index = (int)g;
+        gd_pcie_copy(gpu->name, sizeof gpu->name, devs[i].desc);
+        gd_cap_norm_bus_id(devs[i].bdf, gpu->pci_bus_id, sizeof gpu->pci_bus_id);
+        gd_cap_mark_unsupported(gpu);
+        gpu->pcie_width_max_device = gd_missing(GD_ST_NOT_SUPPORTED);
+        gd_value *slot = gd_series_slot(&f->series, 0, g);
+        for (int m = 0; m < GD_M_COUNT; m++)
+            slot[m] = gd_missing(GD_ST_NOT_SUPPORTED);
+        slot[GD_M_PCIE_GEN] = devs[i].hop.gen;
+        slot[GD_M_PCIE_WIDTH] = devs[i].hop.width;
+    }
+    return 0;
+}
+
 /* The facts entry of bus id `bdf`: the existing one, else a new one matched to f->gpus. */
 static gd_pcie_gpu *entry_for(gd_pcie_facts *p, const gd_facts *f, const char *bdf, int ordinal)
 {
@@ -223,6 +311,10 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
         snprintf(err, errlen, "%s: no PCI device found; is this 'lspci -vv' output?", name);
         goto out;
     }
+    if (f->gpu_count == 0 && !f->driver_loaded && add_gpus(f, devs, n) != 0) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        goto out;
+    }
     gd_pcie_facts *p = gd_pcie_facts_get(f);
     if (!p) {
         snprintf(err, errlen, "%s: out of memory", name);
@@ -239,24 +331,24 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
             snprintf(err, errlen, "%s: out of memory", name);
             goto out;
         }
-        g->numa_node = devs[i].numa;
-        g->hop_count = 0;
-        const dev *top = NULL;
-        for (const dev *d = &devs[i]; d && g->hop_count < GD_PCIE_MAX_HOPS; d = parent_of(devs, n, d)) {
-            top = d;
-            g->hops[g->hop_count] = d->hop;
-            gd_pcie_copy(g->hops[g->hop_count].bdf, sizeof g->hops[0].bdf, d->bdf);
-            g->hop_count++;
+        place(devs, n, &devs[i], g);
+    }
+    char link_source[300];
+    snprintf(link_source, sizeof link_source, "lspci:%s:LnkCap", base_name(name));
+    gd_pcie_fill_link_max(f, link_source);
+    for (size_t i = 0; i < n; i++) {
+        if (!devs[i].nic)
+            continue;
+        gd_pcie_gpu where;
+        memset(&where, 0, sizeof where);
+        gd_pcie_copy(where.bdf, sizeof where.bdf, devs[i].bdf);
+        place(devs, n, &devs[i], &where);
+        char nic[32];
+        nic_name(&devs[i], nic, sizeof nic);
+        if (gd_topo_add_nic(p, &where, nic, devs[i].desc) != 0) {
+            snprintf(err, errlen, "%s: out of memory", name);
+            goto out;
         }
-        for (size_t k = 0; k < g->hop_count; k++) {
-            const dev *d = NULL;
-            for (size_t j = 0; j < n && !d; j++)
-                if (strcmp(devs[j].bdf, g->hops[k].bdf) == 0)
-                    d = &devs[j];
-            gd_pcie_copy(g->hops[k].role, sizeof g->hops[k].role, role_of(d, k + 1 == g->hop_count && k > 0));
-        }
-        /* The root bus stands for the host bridge (lspci -vv has no pciDDDD:BB). */
-        snprintf(g->host_bridge, sizeof g->host_bridge, "%04x:%02x", top->dom, top->bus);
     }
     rc = gd_topo_derive(p, f) == 0 ? 0 : -1;
     if (rc != 0)

@@ -56,6 +56,7 @@ static void merge_gpu(gd_gpu *dst, gd_gpu *src)
     take_text(dst->pci_bus_id, src->pci_bus_id, sizeof dst->pci_bus_id);
     take_text(dst->serial, src->serial, sizeof dst->serial);
     take_text(dst->vbios, src->vbios, sizeof dst->vbios);
+    take_text(dst->pcie_max_source, src->pcie_max_source, sizeof dst->pcie_max_source);
     /* Every gd_value from cc_major to remap_failure: one run in gd_gpu. */
     _Static_assert((offsetof(gd_gpu, remap_failure) - offsetof(gd_gpu, cc_major)) % sizeof(gd_value) == 0,
                    "gd_gpu's readings from cc_major to remap_failure must stay one run of gd_value");

@@ -78,8 +78,9 @@ static const gd_cap_map csv_map[] = {
     {"clocks.default_applications.memory", S(GD_CF_CLOCK_DEFAULT_APP_MEM)},
     {"pcie.link.gen.current", GD_CF_METRIC, GD_M_PCIE_GEN, 2, 0},
     {"pcie.link.gen.gpucurrent", GD_CF_METRIC, GD_M_PCIE_GEN, 1, 0},
-    {"pcie.link.gen.gpumax", GD_CF_PCIE_GEN_MAX, 0, 3, 0}, /* the card's own maximum, as live */
-    {"pcie.link.gen.max", GD_CF_PCIE_GEN_MAX, 0, 2, 0},
+    {"pcie.link.gen.max", S(GD_CF_PCIE_GEN_MAX)}, /* card and slot together */
+    {"pcie.link.gen.gpumax", S(GD_CF_PCIE_GEN_MAX_DEVICE)},
+    {"pcie.link.gen.hostmax", S(GD_CF_PCIE_GEN_MAX_HOST)},
     {"pcie.link.width.current", M(GD_M_PCIE_WIDTH)},
     {"pcie.link.width.max", S(GD_CF_PCIE_WIDTH_MAX)},
     {"clocks_event_reasons.active", GD_CF_REASON_MASK, 0, 0, 0},
@@ -272,6 +273,8 @@ int gd_import_smi_csv(const char *name, const char *text, size_t len, gd_facts *
     }
     f->capture_untimed = !st->timed;
     rc = gd_cap_finish(&c, false);
+    if (rc == 0)
+        gd_cap_note_pcie_source(&c, "pcie.link.gen.max,pcie.link.gen.gpumax,pcie.link.gen.hostmax,pcie.link.width.max");
 out:
     free(st);
     gd_cap_free(&c);

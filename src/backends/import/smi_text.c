@@ -33,8 +33,9 @@ static const gd_cap_map gpu_map[] = {
     {"MIG Mode/Current", S(GD_CF_MIG)},
     {"Compute Mode", S(GD_CF_COMPUTE_MODE)},
     /* The card's own maximum first, as a live run reads it; "Max" is the lower of card and slot. */
-    {"PCI/GPU Link Info/PCIe Generation/Device Max", GD_CF_PCIE_GEN_MAX, 0, 1, 0},
-    {"PCI/GPU Link Info/PCIe Generation/Max", S(GD_CF_PCIE_GEN_MAX)},
+    {"PCI/GPU Link Info/PCIe Generation/Max", S(GD_CF_PCIE_GEN_MAX)}, /* card and slot together */
+    {"PCI/GPU Link Info/PCIe Generation/Device Max", S(GD_CF_PCIE_GEN_MAX_DEVICE)},
+    {"PCI/GPU Link Info/PCIe Generation/Host Max", S(GD_CF_PCIE_GEN_MAX_HOST)},
     {"PCI/GPU Link Info/PCIe Generation/Current", M(GD_M_PCIE_GEN)},
     {"PCI/GPU Link Info/Link Width/Max", S(GD_CF_PCIE_WIDTH_MAX)},
     {"PCI/GPU Link Info/Link Width/Current", M(GD_M_PCIE_WIDTH)},
@@ -264,6 +265,8 @@ int gd_import_smi_text(const char *name, const char *text, size_t len, gd_facts 
         goto out;
     }
     rc = gd_cap_finish(&c, true);
+    if (rc == 0)
+        gd_cap_note_pcie_source(&c, "PCIe Generation Max,Device Max,Host Max;Link Width Max");
 out:
     gd_cap_free(&c);
     return rc;

@@ -29,10 +29,12 @@ static const gd_cap_map gpu_map[] = {
     {"persistence_mode", GD_CF_PERSISTENCE, 0, 0, 0},
     {"mig_mode/current_mig", GD_CF_MIG, 0, 0, 0},
     {"compute_mode", GD_CF_COMPUTE_MODE, 0, 0, 0},
-    /* The card's own maximum, as a live run reads it (nvmlDeviceGetGpuMaxPcieLinkGeneration);
-     * max_link_gen is the lower of card and slot, so a Gen4 card in a Gen3 slot hides there. */
-    {"pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", GD_CF_PCIE_GEN_MAX, 0, 1, 0},
+    /* max_link_gen is what card and slot reach together (nvmlDeviceGetMaxPcieLinkGeneration);
+     * max_device_link_gen the card's own (nvmlDeviceGetGpuMaxPcieLinkGeneration), max_host_link_gen
+     * the slot's: a Gen4 card in a Gen3 slot shows 3, 4, 3. */
     {"pci/pci_gpu_link_info/pcie_gen/max_link_gen", GD_CF_PCIE_GEN_MAX, 0, 0, 0},
+    {"pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", GD_CF_PCIE_GEN_MAX_DEVICE, 0, 0, 0},
+    {"pci/pci_gpu_link_info/pcie_gen/max_host_link_gen", GD_CF_PCIE_GEN_MAX_HOST, 0, 0, 0},
     {"pci/pci_gpu_link_info/pcie_gen/current_link_gen", M(GD_M_PCIE_GEN)},
     {"pci/pci_gpu_link_info/link_widths/max_link_width", GD_CF_PCIE_WIDTH_MAX, 0, 0, 0},
     {"pci/pci_gpu_link_info/link_widths/current_link_width", M(GD_M_PCIE_WIDTH)},
@@ -253,8 +255,10 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
         gd_cap_fail(&c, "XML, but not an nvidia-smi log (root element <%s>)", root ? (const char *)root->name : "none");
         goto out;
     }
-    if (read_log(&c, root) == 0 && gd_cap_finish(&c, true) == 0)
+    if (read_log(&c, root) == 0 && gd_cap_finish(&c, true) == 0) {
+        gd_cap_note_pcie_source(&c, "<max_link_gen>,<max_device_link_gen>,<max_host_link_gen>,<max_link_width>");
         rc = 0;
+    }
 out:
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctxt);

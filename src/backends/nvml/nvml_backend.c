@@ -193,11 +193,16 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->temp_gpu_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_GPU_MAX);
     g->temp_mem_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
 
-    /* The GPU's own maximum where the driver tells it apart from the slot's. */
-    g->pcie_gen_max = read_uint(r, "nvmlDeviceGetGpuMaxPcieLinkGeneration", s->api.DeviceGetGpuMaxPcieLinkGeneration, d, 1);
-    if (!gd_ok(g->pcie_gen_max))
-        g->pcie_gen_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkGeneration", s->api.DeviceGetMaxPcieLinkGeneration, d, 1);
+    /* "Max" is what card and slot reach together; GpuMax the card's own. NVML
+     * has no card-only width: the GPU's max_link_width in sysfs gives it. */
+    g->pcie_gen_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkGeneration", s->api.DeviceGetMaxPcieLinkGeneration, d, 1);
+    g->pcie_gen_max_device =
+        read_uint(r, "nvmlDeviceGetGpuMaxPcieLinkGeneration", s->api.DeviceGetGpuMaxPcieLinkGeneration, d, 1);
     g->pcie_width_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkWidth", s->api.DeviceGetMaxPcieLinkWidth, d, 1);
+    g->pcie_width_max_device = gd_missing(GD_ST_NOT_SUPPORTED);
+    g->pcie_gen_max_host = gd_missing(GD_ST_NOT_SUPPORTED);
+    snprintf(g->pcie_max_source, sizeof g->pcie_max_source,
+             "nvml:nvmlDeviceGetMaxPcieLinkGeneration,nvmlDeviceGetGpuMaxPcieLinkGeneration,nvmlDeviceGetMaxPcieLinkWidth");
 
     nvmlMemory_v2_t m2;
     memset(&m2, 0, sizeof m2);

@@ -190,22 +190,25 @@ static bool first_entry(const char *dir, const char *sub, char *out, size_t len)
     return found;
 }
 
-/* NICs (class 02: Ethernet, InfiniBand) behind the same switch as a GPU:
- * the ones GPUDirect RDMA should pair with that GPU. */
-static void find_nics(const char *root, gd_pcie_facts *p)
+/* NICs (class 0200 Ethernet, 0207 InfiniBand) and how each GPU reaches
+ * them; the ones behind a GPU's switch are what GPUDirect RDMA should pair
+ * with that GPU. Returns 0 or -1 (no memory). */
+static int find_nics(const char *root, gd_pcie_facts *p)
 {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/bus/pci/devices", root);
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return 0;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
         if (!is_bdf(e->d_name))
             continue;
         char dev[PATH_MAX + 300], cls[32];
         snprintf(dev, sizeof dev, "%s/%s", dir, e->d_name);
-        if (!read_text(dev, "class", cls, sizeof cls) || strncmp(cls, "0x02", 4) != 0)
+        if (!read_text(dev, "class", cls, sizeof cls) ||
+            (strncmp(cls, "0x0200", 6) != 0 && strncmp(cls, "0x0207", 6) != 0))
             continue;
         gd_pcie_gpu nic = {0};
         char real[PATH_MAX];
@@ -215,18 +218,11 @@ static void find_nics(const char *root, gd_pcie_facts *p)
         char name[32];
         if (!first_entry(real, "infiniband", name, sizeof name) && !first_entry(real, "net", name, sizeof name))
             gd_pcie_copy(name, sizeof name, e->d_name);
-        for (size_t g = 0; g < p->gpu_count; g++) {
-            gd_pcie_gpu *gpu = &p->gpus[g];
-            int level = gd_topo_pair_level(gpu, &nic);
-            if ((level != GD_TOPO_PIX && level != GD_TOPO_PXB) || gpu->nic_count == GD_PCIE_MAX_NICS)
-                continue;
-            gd_pcie_nic *x = &gpu->nics[gpu->nic_count++];
-            gd_pcie_copy(x->bdf, sizeof x->bdf, e->d_name);
-            gd_pcie_copy(x->name, sizeof x->name, name);
-            x->level = level;
-        }
+        read_placement(real, &nic);
+        rc = gd_topo_add_nic(p, &nic, name, "");
     }
     closedir(d);
+    return rc;
 }
 
 /* The job's allowed CPUs and memory nodes, and where its pages are. */
@@ -298,8 +294,10 @@ int gd_pcie_collect(gd_facts *f)
         else
             pg->hop_count = 0;
     }
+    gd_pcie_fill_link_max(f, "sysfs:max_link_speed,max_link_width");
     read_nodes(f->sysfs_root, p);
-    find_nics(f->sysfs_root, p);
+    if (find_nics(f->sysfs_root, p) != 0)
+        return -1;
     if (f->proc_root[0]) /* a scenario without host.proc has no job to read */
         read_job(f->proc_root, f->pid, &p->job);
     return gd_topo_derive(p, f);

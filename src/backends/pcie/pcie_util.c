@@ -25,6 +25,7 @@ void gd_pcie_facts_free(gd_pcie_facts *p)
     free(p->bench);
     free(p->gpus);
     free(p->matrix);
+    free(p->nics);
     free(p);
 }
 
@@ -173,27 +174,87 @@ const gd_pcie_gpu *gd_pcie_gpu_of(const gd_facts *f, int gpu)
     return NULL;
 }
 
+/* The first readable of a and b; b when neither is. */
+static gd_value first_ok(gd_value a, gd_value b)
+{
+    return gd_ok(a) ? a : b;
+}
+
+/* a lowered to cap where both are readable. */
+static gd_value capped(gd_value a, gd_value cap)
+{
+    return gd_ok(a) && gd_ok(cap) && cap.v < a.v ? cap : a;
+}
+
+static const gd_pcie_hop *port_above(const gd_pcie_gpu *pg)
+{
+    return pg && pg->hop_count > 1 ? &pg->hops[1] : NULL;
+}
+
+static const gd_pcie_hop *own_hop(const gd_pcie_gpu *pg)
+{
+    return pg && pg->hop_count > 0 ? &pg->hops[0] : NULL;
+}
+
+static const gd_value unknown = {.status = GD_ST_NOT_SUPPORTED};
+
+bool gd_pcie_device_link(const gd_facts *f, size_t g, int *gen, int *width)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    const gd_pcie_hop *own = own_hop(gd_pcie_gpu_of(f, gpu->index));
+    gd_value mg = first_ok(gpu->pcie_gen_max_device, own ? own->gen_max : unknown);
+    gd_value mw = first_ok(gpu->pcie_width_max_device, own ? own->width_max : unknown);
+    *gen = gd_ok(mg) ? (int)mg.v : 0;
+    *width = gd_ok(mw) ? (int)mw.v : 0;
+    return gd_ok(mg) || gd_ok(mw);
+}
+
 bool gd_pcie_expected_link(const gd_facts *f, size_t g, int *gen, int *width)
 {
     const gd_gpu *gpu = &f->gpus[g];
     const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
-    gd_value mg = gpu->pcie_gen_max, mw = gpu->pcie_width_max;
-    if (pg && pg->hop_count > 0) { /* NVML not there (a capture): the device's own LnkCap */
-        if (!gd_ok(mg))
-            mg = pg->hops[0].gen_max;
-        if (!gd_ok(mw))
-            mw = pg->hops[0].width_max;
-    }
+    const gd_pcie_hop *own = own_hop(pg), *slot = port_above(pg);
+    /* Card and slot together; else the card's own (a capture without
+     * nvidia-smi: the device's LnkCap), capped below by what the host and the
+     * port above allow where known. */
+    gd_value mg = first_ok(gpu->pcie_gen_max, first_ok(gpu->pcie_gen_max_device, own ? own->gen_max : unknown));
+    gd_value mw = first_ok(gpu->pcie_width_max, first_ok(gpu->pcie_width_max_device, own ? own->width_max : unknown));
     if (!gd_ok(mg) || !gd_ok(mw))
         return false;
+    mg = capped(capped(mg, gpu->pcie_gen_max_host), slot ? slot->gen_max : unknown);
+    mw = capped(mw, slot ? slot->width_max : unknown);
     *gen = (int)mg.v;
     *width = (int)mw.v;
-    if (pg && pg->hop_count > 1) {
-        const gd_pcie_hop *slot = &pg->hops[1];
-        if (gd_ok(slot->gen_max) && slot->gen_max.v < *gen)
-            *gen = (int)slot->gen_max.v;
-        if (gd_ok(slot->width_max) && slot->width_max.v < *width)
-            *width = (int)slot->width_max.v;
-    }
     return true;
+}
+
+/* Sets *dst to v when *dst is unknown and v is not; says whether it did. */
+static bool fill(gd_value *dst, gd_value v)
+{
+    if (gd_ok(*dst) || !gd_ok(v))
+        return false;
+    *dst = v;
+    return true;
+}
+
+void gd_pcie_fill_link_max(gd_facts *f, const char *source)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        gd_gpu *gpu = &f->gpus[g];
+        const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
+        const gd_pcie_hop *own = own_hop(pg), *slot = port_above(pg);
+        if (!own)
+            continue;
+        bool used = fill(&gpu->pcie_gen_max_device, own->gen_max);
+        used |= fill(&gpu->pcie_width_max_device, own->width_max);
+        /* Together: only where the port above is known; without it the slot is not. */
+        if (slot && gd_ok(slot->gen_max))
+            used |= fill(&gpu->pcie_gen_max, capped(gpu->pcie_gen_max_device, slot->gen_max));
+        if (slot && gd_ok(slot->width_max))
+            used |= fill(&gpu->pcie_width_max, capped(gpu->pcie_width_max_device, slot->width_max));
+        if (!used)
+            continue;
+        size_t n = strlen(gpu->pcie_max_source);
+        snprintf(gpu->pcie_max_source + n, sizeof gpu->pcie_max_source - n, "%s%s", n ? "; " : "", source);
+    }
 }
