@@ -169,6 +169,21 @@ static void copy_text(char *dst, size_t len, const char *s)
     dst[n] = '\0';
 }
 
+/* What a source cites for m: the key, or for XML its last element. */
+static gd_origin origin_of(const gd_cap *c, const gd_cap_map *m)
+{
+    const char *leaf = c->key_leaf ? strrchr(m->key, '/') : NULL;
+    return (gd_origin){.key = leaf ? leaf + 1 : m->key, .file = 0};
+}
+
+/* Notes where gpu's reading dst came from; a sum keeps its first part's key. */
+static void set_origin(const gd_cap *c, gd_gpu *gpu, const gd_value *dst, const gd_cap_map *m, bool replace)
+{
+    size_t slot = (size_t)(dst - &gpu->cc_major);
+    if (dst >= &gpu->cc_major && slot < GD_GPU_READINGS && (replace || !gpu->origin[slot].key))
+        gpu->origin[slot] = origin_of(c, m);
+}
+
 static int set_process(gd_cap *c, gd_gpu *gpu, const gd_cap_map *m, const char *s)
 {
     if (m->field == GD_CF_PROC_PID) {
@@ -260,6 +275,7 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
             dst->v += v.v;
         else if (gd_ok(v) || dst->status == GD_ST_UNREAD)
             *dst = v;
+        set_origin(c, gpu, dst, m, false);
         return 0;
     }
     if (gd_ok(*dst) && !gd_ok(v))
@@ -268,6 +284,7 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
         return 0;
     *dst = v;
     *prio = m->prio;
+    set_origin(c, gpu, dst, m, true);
     return 0;
 }
 
@@ -280,8 +297,12 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
             if (parse_switch(s, &v) != 0)
                 return 0; /* "N/A", or a counter ("0 us"): says nothing about now */
             r->reasons_seen = true;
-            if (v != 0)
+            if (v != 0) {
                 r->reasons |= (unsigned long long)m->arg;
+                c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
+            } else if (!c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS].key) {
+                c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
+            }
             return 0;
         }
         char *end;
@@ -290,6 +311,7 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
         if (end != s && *end == '\0' && errno == 0 && strncasecmp(s, "0x", 2) == 0) {
             r->reasons_seen = true;
             r->reasons |= mask & 0xffffffffULL; /* NVML's reasons are low bits; a double holds 32 exactly */
+            c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
         }
         return 0;
     }
@@ -309,6 +331,7 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
     }
     r->v[metric] = v;
     r->prio[metric] = m->prio;
+    c->f->gpus[r->gpu].metric_origin[metric] = origin_of(c, m);
     return 0;
 }
 
