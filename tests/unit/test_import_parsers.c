@@ -249,6 +249,14 @@ static void detection(void **state)
         {"0000:1b:00.0 3D controller: NVIDIA Corporation Device 2330\n", GD_IMPORT_LSPCI},
         {"# nvidia-smi topo -m\n\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n", GD_IMPORT_TOPO},
         {"\t\033[4mGPU0\tCPU Affinity\tNUMA Affinity\033[0m\n", GD_IMPORT_TOPO},
+        {"[    0.000000] Linux version 5.15.0\n[    2.8] pcieport 0000:37:01.0: AER: enabled\n", GD_IMPORT_KERNEL_LOG},
+        {"[Tue Apr 23 07:58:39 2024] Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"-- Logs begin at Tue 2024-04-23 07:58:39 UTC, end at Tue 2024-04-23 11:02:11 UTC. --\n"
+         "Apr 23 07:58:39 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"-- No entries --\n", GD_IMPORT_KERNEL_LOG},
+        {"2024-04-23T07:58:39+0000 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"Apr 23 07:58:39 node7 sshd[812]: Accepted publickey\n", GD_IMPORT_UNKNOWN}, /* syslog, not the kernel's */
+        {"[main] note\n", GD_IMPORT_UNKNOWN},
         {"hello, world\n", GD_IMPORT_UNKNOWN},
         {"", GD_IMPORT_UNKNOWN},
     };
