@@ -144,21 +144,46 @@ static void append(char *buf, size_t len, const char *sep, const char *part, siz
     snprintf(buf + used, len - used, "%s%.*s", used ? sep : "", (int)n, part);
 }
 
+/* "lspci:PATH, topo:PATH" (f->pcie->source) -> "capture:BASE,BASE". */
+static void pcie_capture_files(const char *src, char *buf, size_t len)
+{
+    snprintf(buf, len, "capture:");
+    for (const char *p = src; *p;) {
+        size_t n = strcspn(p, ",");
+        const char *colon = memchr(p, ':', n);
+        const char *name = colon ? colon + 1 : p;
+        size_t k = (size_t)(p + n - name);
+        char path[512];
+        snprintf(path, sizeof path, "%.*s", (int)k, name);
+        append(buf, len, strlen(buf) > 8 ? "," : "", base_name(path), strlen(base_name(path)));
+        p += n + (p[n] == ',');
+        while (*p == ' ')
+            p++;
+    }
+}
+
 void gd_source_text(const gd_facts *f, size_t g, const char *live, char *buf, size_t len)
 {
     if (!f->captured) {
         snprintf(buf, len, "%s", live);
         return;
     }
+    if (f->pcie && f->pcie->source[0] && strcmp(live, f->pcie->source) == 0) {
+        pcie_capture_files(live, buf, len);
+        return;
+    }
     cites c;
     memset(&c, 0, sizeof c);
     char other[512] = "", path[512];
     const char *lspci = lspci_file(f, path, sizeof path);
+    bool read = false; /* a part names readings of the machine */
     for (const char *p = live; *p;) {
         size_t n = strcspn(p, ";");
         if (strncmp(p, "nvml:", 5) == 0) {
+            read = true;
             cite_calls(&c, f, g, p + 5, n - 5);
         } else if (strncmp(p, "sysfs:", 6) == 0 || strncmp(p, "lspci:", 6) == 0) {
+            read = true;
             /* A capture's links and AER come from its lspci file (no sysfs was read). */
             for (size_t i = 6; lspci && i < n;) {
                 size_t k = 0;
@@ -182,7 +207,7 @@ void gd_source_text(const gd_facts *f, size_t g, const char *live, char *buf, si
         snprintf(one, sizeof one, "capture:%s:%s", c.file[k], c.keys[k]);
         append(buf, len, "; ", one, strlen(one));
     }
-    if (!buf[0])
+    if (!buf[0] && read)
         snprintf(buf, len, "%s", f->source[0] ? f->source : "capture");
     if (other[0])
         append(buf, len, "; ", other, strlen(other));
@@ -193,4 +218,25 @@ json_t *gd_source(const gd_facts *f, size_t g, const char *live)
     char buf[1024];
     gd_source_text(f, g, live, buf, sizeof buf);
     return json_string(buf);
+}
+
+void gd_sources_of_capture(const gd_facts *f, gd_findings *fs)
+{
+    if (!f->captured)
+        return;
+    for (size_t i = 0; i < fs->n; i++) {
+        gd_finding *x = &fs->v[i];
+        json_t *src = json_object_get(x->evidence, "source");
+        if (!json_is_string(src))
+            continue;
+        /* A finding of several GPUs ("gpus": [...]) cites the first one's. */
+        json_t *list = json_object_get(x->evidence, "gpus");
+        int gpu = x->gpu == GD_NO_GPU && json_is_integer(json_array_get(list, 0))
+                      ? (int)json_integer_value(json_array_get(list, 0))
+                      : x->gpu;
+        size_t g = 0;
+        while (g < f->gpu_count && (gpu == GD_NO_GPU || f->gpus[g].index != gpu))
+            g++;
+        json_object_set_new(x->evidence, "source", gd_source(f, g, json_string_value(src)));
+    }
 }

@@ -7,6 +7,7 @@
 #ifndef GD_CHECKS_SOURCE_H
 #define GD_CHECKS_SOURCE_H
 
+#include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
 
 #include <jansson.h>
@@ -28,5 +29,13 @@ void gd_source_text(const gd_facts *f, size_t g, const char *live, char *buf, si
 
 /* gd_source_text as a JSON string. */
 json_t *gd_source(const gd_facts *f, size_t g, const char *live);
+
+/*
+ * The one place captures get their sources: after the checks ran, every
+ * finding's evidence "source" becomes gd_source_text of it for the
+ * finding's GPU (nothing changes for live and simulated facts). Checks
+ * therefore name what a live run reads and need not know about captures.
+ */
+void gd_sources_of_capture(const gd_facts *f, gd_findings *fs);
 
 #endif

@@ -226,6 +226,70 @@ static void files_of_one_machine_merge(void **state)
     tool_result_free(&r);
 }
 
+/* The source of a finding of a capture names the file and its fields; no
+ * capture's report cites an NVML call, since none was made. */
+static void captured_evidence_cites_file_and_field(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    static const struct {
+        const char *file, *id, *source;
+    } want[] = {
+        {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "power.limit_lowered",
+         "capture:rtx3090-powerlimit-200w-telegraf.xml:<enforced_power_limit>,<default_power_limit>"},
+        {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", "health.ecc_uncorrectable",
+         "capture:v100-sxm3-dbe-retired-pending-pai.xml:<volatile/double_bit/total>,<aggregate/double_bit/total>"},
+        {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", "pcie.link_downgraded",
+         "capture:gtx1070-x1-riser-load-trimmed-pai.xml:<current_link_gen>,<current_link_width>,<max_link_gen>"},
+        {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", "power.brake",
+         "capture:h100x8-hw-slowdown-power-brake-gpud.txt:<Clocks Event Reasons/HW Slowdown/HW Power Brake Slowdown>"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(want[i].file), NULL}, env);
+        assert_non_null(r.json);
+        size_t k;
+        json_t *x, *hit = NULL;
+        json_array_foreach(json_object_get(r.json, "findings"), k, x) if (!hit &&
+                                                                          strcmp(json_string_value(json_object_get(x, "id")),
+                                                                                 want[i].id) == 0) hit = x;
+        if (!hit)
+            fail_msg("%s: no %s", want[i].file, want[i].id);
+        const char *src = json_string_value(json_object_get(json_object_get(hit, "evidence"), "source"));
+        if (!src || strcmp(src, want[i].source) != 0)
+            fail_msg("%s: %s cites '%s', want '%s'", want[i].file, want[i].id, src ? src : "(none)", want[i].source);
+        tool_result_free(&r);
+    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(cases[c].file), NULL}, env);
+        if (strstr(r.out, "nvml:"))
+            fail_msg("%s: the report of a capture cites NVML: %s", cases[c].file, strstr(r.out, "nvml:"));
+        tool_result_free(&r);
+    }
+}
+
+/* A simulated run reads through (simulated) NVML and still says so. */
+static void simulated_runs_cite_nvml(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("h100x8-power-limit-lowered.json"), NULL}, env);
+    assert_non_null(r.json);
+    size_t k;
+    json_t *x;
+    int seen = 0;
+    json_array_foreach(json_object_get(r.json, "findings"), k, x)
+    {
+        if (strcmp(json_string_value(json_object_get(x, "id")), "power.limit_lowered") != 0)
+            continue;
+        seen++;
+        assert_string_equal(json_string_value(json_object_get(json_object_get(x, "evidence"), "source")),
+                            "nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit");
+    }
+    assert_true(seen > 0);
+    assert_null(strstr(r.out, "capture:"));
+    tool_result_free(&r);
+}
+
 /* Files of two machines are refused (exit 3) with both names and what
  * differs; two samples of one machine still merge. */
 static void captures_of_different_machines_are_refused(void **state)
@@ -404,6 +468,8 @@ int main(void)
         cmocka_unit_test(every_real_capture_reads_as_the_file_says),
         cmocka_unit_test(snapshot_says_what_it_cannot_show),
         cmocka_unit_test(files_of_one_machine_merge),
+        cmocka_unit_test(captured_evidence_cites_file_and_field),
+        cmocka_unit_test(simulated_runs_cite_nvml),
         cmocka_unit_test(captures_of_different_machines_are_refused),
         cmocka_unit_test(captures_of_two_hosts_are_refused),
         cmocka_unit_test(lspci_maps_by_bus_id_only),

@@ -64,6 +64,9 @@ static void captures_cite_file_and_field(void **state)
     /* sysfs is not read from a capture: without lspci it is not cited; other parts stay. */
     gd_source_text(&f, 0, "nvml:nvmlDeviceGetTemperature;sysfs:max_link_speed;environment: x", buf, sizeof buf);
     assert_string_equal(buf, "capture:b.log:<gtemp>; environment: x");
+    /* What no machine reading gives stays as it is. */
+    gd_source_text(&f, 0, "kernel log: dmesg.txt", buf, sizeof buf);
+    assert_string_equal(buf, "kernel log: dmesg.txt");
     free(f.gpus);
 }
 

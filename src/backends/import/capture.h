@@ -79,7 +79,11 @@ typedef struct gd_cap {
     double *t;            /* per sample */
     size_t nsamples, tcap;
     gd_cap_row *cur;      /* the row being filled */
-    bool key_leaf;        /* origins cite a key's last part (XML: the element's name) */
+    /* Origins cite a key's last part (XML: the element's name), or as many
+     * last parts as tell it from the other keys of key_map. */
+    bool key_leaf;
+    const gd_cap_map *key_map;
+    size_t key_map_len;
 } gd_cap;
 
 /* Looks a key up in a table, case-insensitively; NULL when unknown. */

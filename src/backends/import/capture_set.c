@@ -169,11 +169,37 @@ static void copy_text(char *dst, size_t len, const char *s)
     dst[n] = '\0';
 }
 
-/* What a source cites for m: the key, or for XML its last element. */
+/* Whether a key of the map for another field ends in the path part `tail`
+ * of m's key (other spellings of m's own field do not count). */
+static bool tail_shared(const gd_cap *c, const gd_cap_map *m, const char *tail)
+{
+    size_t n = strlen(tail);
+    for (size_t i = 0; i < c->key_map_len; i++) {
+        const char *k = c->key_map[i].key;
+        size_t kn = strlen(k);
+        bool same_field = c->key_map[i].field == m->field && c->key_map[i].arg == m->arg;
+        if (!same_field && kn >= n && strcmp(k + kn - n, tail) == 0 && (kn == n || k[kn - n - 1] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* What a source cites for m: the key, or (XML) its last element, with as
+ * many parents as tell it from the map's other keys ("volatile/double_bit/total"). */
 static gd_origin origin_of(const gd_cap *c, const gd_cap_map *m)
 {
-    const char *leaf = c->key_leaf ? strrchr(m->key, '/') : NULL;
-    return (gd_origin){.key = leaf ? leaf + 1 : m->key, .file = 0};
+    const char *tail = m->key;
+    if (c->key_leaf) {
+        tail = m->key + strlen(m->key);
+        do {
+            while (tail > m->key && tail[-1] != '/')
+                tail--;
+            if (tail == m->key || !tail_shared(c, m, tail))
+                break;
+            tail--; /* onto the '/': the parent joins */
+        } while (tail > m->key);
+    }
+    return (gd_origin){.key = tail, .file = 0};
 }
 
 /* Notes where gpu's reading dst came from; a sum keeps its first part's key. */
