@@ -97,6 +97,21 @@ typedef struct gd_nvlink {
     char remote_pci_bus_id[32];
 } gd_nvlink;
 
+/*
+ * --from: where a reading was read from. key: what the capture called it
+ * (an XML element, an nvidia-smi -q label path, a CSV column header, a dmon
+ * column), a static string; NULL when no capture gave it. file: its place
+ * in gd_facts.capture_files.
+ */
+typedef struct gd_origin {
+    const char *key;
+    uint8_t file;
+} gd_origin;
+
+#define GD_GPU_READINGS 48   /* room for gd_gpu's run of gd_value from cc_major to remap_failure */
+#define GD_CAPTURE_FILES 64  /* files whose name the origins can cite */
+#define GD_CAPTURE_NO_FILE 255
+
 /* Static facts of one GPU, read once. */
 typedef struct gd_gpu {
     int index;
@@ -140,6 +155,11 @@ typedef struct gd_gpu {
     double lost_at_s;      /* window seconds of the first failing sample */
     char lost_call[64];    /* the NVML function that reported it */
     int lost_code;         /* its nvmlReturn_t */
+    /* --from: the file that named this GPU, and where each reading came from:
+     * origin[i] for the i-th gd_value from cc_major, metric_origin[m] for metric m. */
+    uint8_t capture_file;
+    gd_origin origin[GD_GPU_READINGS];
+    gd_origin metric_origin[GD_M_COUNT];
 } gd_gpu;
 
 /* A GPU the driver lists but does not let us read: a handle error other
@@ -187,6 +207,9 @@ typedef struct gd_facts {
     bool captured;
     char capture_formats[128]; /* what was read, e.g. "nvidia-smi -q -x, lspci -vv" */
     bool capture_untimed;      /* samples without timestamps: 1 s apart assumed */
+    size_t capture_file_count; /* the files read, as named on the command line */
+    char capture_files[GD_CAPTURE_FILES][256];
+    uint8_t driver_file, hostname_file; /* which file gave driver_version, host.hostname */
     char driver_version[80];
     char nvml_version[80];
     gd_value cuda_driver_version; /* 1000*major + 10*minor */

@@ -27,6 +27,7 @@
 #define GD_STACK_MAX_PYTHONS 16
 #define GD_STACK_MAX_ARCHS 32
 #define GD_STACK_MAX_XIDS 256
+#define GD_STACK_MAX_AER_DEVICES 64
 
 /* Where a CUDA runtime was found. */
 typedef enum gd_runtime_kind {
@@ -76,6 +77,24 @@ typedef struct gd_xid_event {
     char text[200]; /* the message after the Xid number */
 } gd_xid_event;
 
+/* A PCIe AER message of the kernel log ("AER: Corrected error received: ..."). */
+typedef enum gd_aer_severity { GD_AER_CORRECTED, GD_AER_NONFATAL, GD_AER_FATAL } gd_aer_severity;
+
+typedef struct gd_aer_event {
+    gd_aer_severity severity;
+    char dev[32];   /* the device that had the error, "0000:3b:00.0" (the reporting port when not named) */
+    char port[32];  /* the port that reported it, "0000:3a:00.0" */
+    char when[48];  /* the line's timestamp as written, "" when none */
+    char text[200]; /* the message from "AER:" on */
+} gd_aer_event;
+
+/* The AER messages about one device. */
+typedef struct gd_aer_device {
+    char dev[32];
+    unsigned long count[3]; /* by gd_aer_severity */
+    gd_aer_event last;      /* the latest message */
+} gd_aer_device;
+
 typedef struct gd_stack_facts {
     /* Discovery */
     char root[512];          /* prefix of the system scans ("" = /) */
@@ -99,6 +118,9 @@ typedef struct gd_stack_facts {
     size_t xid_total;           /* every Xid line, even past the array */
     size_t xid_count;
     gd_xid_event xids[GD_STACK_MAX_XIDS];
+    size_t aer_total;           /* every AER error message, even of devices past the array */
+    size_t aer_device_count;
+    gd_aer_device aer_devices[GD_STACK_MAX_AER_DEVICES];
 } gd_stack_facts;
 
 typedef struct gd_stack_opts {
@@ -110,6 +132,11 @@ typedef struct gd_stack_opts {
  * gd_facts_free). What cannot be read is recorded in the facts, not an
  * error. Returns 0, or -1 when out of memory. */
 int gd_stack_collect(gd_facts *f, const gd_stack_opts *o);
+
+/* A captured kernel log (--from dmesg.txt): its Xid and AER lines join
+ * f->stack (created for captured evidence when absent), Xids mapped to f's
+ * GPUs by bus id, and the report cites `name`. 0, or -1 when out of memory. */
+int gd_stack_add_kernel_log(gd_facts *f, const char *name, const char *text, size_t len);
 
 void gd_stack_facts_free(gd_stack_facts *s);
 

@@ -8,6 +8,7 @@
 #include "core/json_util.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/nvml_api.h"
+#include "source.h"
 #include "thresholds.h"
 
 #include <math.h>

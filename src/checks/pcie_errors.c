@@ -1,6 +1,8 @@
-/* PCIe errors: pcie.replays (NVML replay counter), pcie.aer_errors (AER counters). */
+/* PCIe errors: pcie.replays (NVML replay counter), pcie.aer_errors (AER
+ * counters of sysfs or lspci, and the kernel log's AER messages). */
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 
 /* Line rate in GT/s of a generation (DCGM's table, Gen1-6). */
 static double gen_gts(int gen)
@@ -92,10 +94,113 @@ static bool aer_bad(const gd_pcie_hop *h, double *unc, double *cor)
     return *unc > 0 || (!h->aer_bits && *cor >= GD_PCIE_AER_COR_MAX);
 }
 
+/* The kernel log's AER messages about one device, and whether a counter finding took them. */
+typedef struct aer_log {
+    char dev[16];
+    const gd_aer_device *d;
+    bool reported;
+} aer_log;
+
+static size_t aer_logs(const gd_stack_facts *s, aer_log *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; s && s->kernel_log_read && i < s->aer_device_count && n < max; i++)
+        if (gd_pcie_norm_bdf(s->aer_devices[i].dev, out[n].dev, sizeof out[n].dev) == 0) {
+            out[n].d = &s->aer_devices[i];
+            out[n++].reported = false;
+        }
+    return n;
+}
+
+static aer_log *aer_log_find(aer_log *logs, size_t n, const char *bdf)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(logs[k].dev, bdf) == 0)
+            return &logs[k];
+    return NULL;
+}
+
+static void aer_log_evidence(json_t *ev, const aer_log *l)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "corrected", json_integer((json_int_t)l->d->count[GD_AER_CORRECTED]));
+    json_object_set_new(o, "nonfatal", json_integer((json_int_t)l->d->count[GD_AER_NONFATAL]));
+    json_object_set_new(o, "fatal", json_integer((json_int_t)l->d->count[GD_AER_FATAL]));
+    json_object_set_new(o, "reported_by", json_string(l->d->last.port));
+    json_object_set_new(o, "last_seen", json_string(l->d->last.when));
+    json_object_set_new(o, "last_message", json_string(l->d->last.text));
+    json_object_set_new(ev, "kernel_log_messages", o);
+}
+
+/* The GPU (index) a device is, or sits above; GD_NO_GPU when none known. */
+static int aer_gpu_of(const gd_facts *f, const char *bdf)
+{
+    char b[16];
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (gd_pcie_norm_bdf(f->gpus[g].pci_bus_id, b, sizeof b) == 0 && strcmp(b, bdf) == 0)
+            return f->gpus[g].index;
+    for (size_t i = 0; f->pcie && i < f->pcie->gpu_count; i++) {
+        const gd_pcie_gpu *pg = &f->pcie->gpus[i];
+        for (size_t k = 0; pg->matched && k < pg->hop_count; k++)
+            if (strcmp(pg->hops[k].bdf, bdf) == 0)
+                return pg->gpu;
+    }
+    return GD_NO_GPU;
+}
+
+static const char aer_fix_fmt[] =
+    "AER counts link errors since boot. Uncorrectable ones corrupt or drop transactions (the driver "
+    "may report Xid 79 or reset the GPU); many correctable ones mean a marginal link. Check the "
+    "kernel log ('journalctl -k | grep -i aer'), reseat the card and riser, update BIOS and GPU "
+    "firmware, and watch whether the counters keep rising: 'cat /sys/bus/pci/devices/%s/aer_dev_*'.";
+
+/* A device that only the kernel log's messages tell about. Uncorrectable
+ * messages are judged like the counters; correctable ones warn at the same
+ * count (the kernel rate-limits them, so the log shows fewer than happened)
+ * and are context below it; devices on no known GPU's path are context. */
+static void aer_log_report(const gd_facts *f, gd_findings *out, const aer_log *l)
+{
+    int gpu = aer_gpu_of(f, l->dev);
+    unsigned long fatal = l->d->count[GD_AER_FATAL], unc = l->d->count[GD_AER_NONFATAL] + fatal,
+                  cor = l->d->count[GD_AER_CORRECTED];
+    gd_severity sev = fatal                  ? GD_SEV_CRITICAL
+                      : unc                  ? GD_SEV_WARNING
+                      : cor >= GD_PCIE_AER_COR_MAX ? GD_SEV_WARNING
+                                             : GD_SEV_INFO;
+    if (gpu == GD_NO_GPU && f->gpu_count > 0)
+        sev = GD_SEV_INFO;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "device", json_string(l->dev));
+    aer_log_evidence(ev, l);
+    char src[600];
+    snprintf(src, sizeof src, "kernel log: %s", f->stack->kernel_log_source);
+    json_object_set_new(ev, "source", json_string(src));
+    char fix[768], where[64];
+    snprintf(fix, sizeof fix, aer_fix_fmt, l->dev);
+    if (gpu != GD_NO_GPU)
+        snprintf(where, sizeof where, "GPU %d", gpu);
+    else
+        snprintf(where, sizeof where, "PCI %s (on no known GPU's path)", l->dev);
+    if (unc)
+        gd_finding_add(out, "pcie.aer_errors", sev, gpu, ev, NAN, fix,
+                       "%s: the kernel log holds %lu uncorrectable%s PCIe AER error%s from %s", where, unc,
+                       fatal ? " (fatal)" : " (non-fatal)", unc > 1 ? "s" : "", l->dev);
+    else
+        gd_finding_add(out, "pcie.aer_errors", sev, gpu, ev, NAN, fix,
+                       "%s: the kernel log holds %lu correctable PCIe AER error%s from %s", where, cor,
+                       cor > 1 ? "s" : "", l->dev);
+}
+
 void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
 {
+    aer_log logs[GD_STACK_MAX_AER_DEVICES];
+    size_t nlogs = aer_logs(f->stack, logs, sizeof logs / sizeof logs[0]);
+    bool log_read = f->stack && f->stack->kernel_log_read;
     if (!f->pcie) {
-        gd_skip_add(out, "pcie.aer_errors", GD_NO_GPU, "no sysfs tree or lspci capture to read AER counters from");
+        gd_skip_add(out, "pcie.aer_errors", GD_NO_GPU, "no sysfs tree or lspci capture to read AER counters from%s",
+                    log_read ? " (the kernel log's AER messages were judged)" : "");
+        for (size_t k = 0; k < nlogs; k++)
+            aer_log_report(f, out, &logs[k]);
         return;
     }
     char seen[64][16];
@@ -110,8 +215,11 @@ void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
             bool dup = false;
             for (size_t s = 0; s < nseen; s++)
                 dup |= strcmp(seen[s], h->bdf) == 0;
+            aer_log *l = aer_log_find(logs, nlogs, h->bdf);
             if (dup || !aer_bad(h, &unc, &cor))
                 continue;
+            if (l)
+                l->reported = true;
             if (nseen < 64)
                 gd_pcie_copy(seen[nseen++], sizeof seen[0], h->bdf);
             json_t *ev = json_object();
@@ -121,13 +229,10 @@ void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
             json_object_set_new(ev, h->aer_bits ? "nonfatal_bits" : "nonfatal", gd_json_value(h->aer_nonfatal));
             json_object_set_new(ev, h->aer_bits ? "fatal_bits" : "fatal", gd_json_value(h->aer_fatal));
             json_object_set_new(ev, "source", json_string(h->aer_bits ? "lspci:UESta,CESta" : "sysfs:aer_dev_correctable,aer_dev_nonfatal,aer_dev_fatal"));
+            if (l)
+                aer_log_evidence(ev, l);
             char fix[768];
-            snprintf(fix, sizeof fix,
-                     "AER counts link errors since boot. Uncorrectable ones corrupt or drop transactions (the driver "
-                     "may report Xid 79 or reset the GPU); many correctable ones mean a marginal link. Check the "
-                     "kernel log ('journalctl -k | grep -i aer'), reseat the card and riser, update BIOS and GPU "
-                     "firmware, and watch whether the counters keep rising: 'cat /sys/bus/pci/devices/%s/aer_dev_*'.",
-                     h->bdf);
+            snprintf(fix, sizeof fix, aer_fix_fmt, h->bdf);
             gd_severity sev = gd_ok(h->aer_fatal) && h->aer_fatal.v > 0 ? GD_SEV_CRITICAL : GD_SEV_WARNING;
             if (unc > 0)
                 gd_finding_add(out, "pcie.aer_errors", sev, pg->matched ? pg->gpu : GD_NO_GPU, ev, NAN, fix,
@@ -139,4 +244,7 @@ void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
                                pg->gpu, cor);
         }
     }
+    for (size_t k = 0; k < nlogs; k++)
+        if (!logs[k].reported)
+            aer_log_report(f, out, &logs[k]);
 }

@@ -65,5 +65,6 @@ void gd_checks_run_all(const gd_facts *f, gd_findings *out)
 {
     for (size_t i = 0; i < gd_checks_count; i++)
         gd_checks[i].run(f, out);
+    gd_sources_of_capture(f, out);
     gd_findings_sort(out);
 }

@@ -409,6 +409,132 @@ static void files_of_one_machine_merge(void **state)
     tool_result_free(&r);
 }
 
+/* The source of a finding of a capture names the file and its fields; no
+ * capture's report cites an NVML call, since none was made. */
+static void captured_evidence_cites_file_and_field(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    static const struct {
+        const char *file, *id, *source;
+    } want[] = {
+        {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "power.limit_lowered",
+         "capture:rtx3090-powerlimit-200w-telegraf.xml:<enforced_power_limit>,<default_power_limit>"},
+        {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", "health.ecc_uncorrectable",
+         "capture:v100-sxm3-dbe-retired-pending-pai.xml:<volatile/double_bit/total>,<aggregate/double_bit/total>"},
+        {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", "pcie.link_downgraded",
+         "capture:gtx1070-x1-riser-load-trimmed-pai.xml:<current_link_gen>,<current_link_width>,<max_link_gen>"},
+        {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", "power.brake",
+         "capture:h100x8-hw-slowdown-power-brake-gpud.txt:<Clocks Event Reasons/HW Slowdown/HW Power Brake Slowdown>"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(want[i].file), NULL}, env);
+        assert_non_null(r.json);
+        size_t k;
+        json_t *x, *hit = NULL;
+        json_array_foreach(json_object_get(r.json, "findings"), k, x) if (!hit &&
+                                                                          strcmp(json_string_value(json_object_get(x, "id")),
+                                                                                 want[i].id) == 0) hit = x;
+        if (!hit)
+            fail_msg("%s: no %s", want[i].file, want[i].id);
+        const char *src = json_string_value(json_object_get(json_object_get(hit, "evidence"), "source"));
+        if (!src || strcmp(src, want[i].source) != 0)
+            fail_msg("%s: %s cites '%s', want '%s'", want[i].file, want[i].id, src ? src : "(none)", want[i].source);
+        tool_result_free(&r);
+    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(cases[c].file), NULL}, env);
+        if (strstr(r.out, "nvml:"))
+            fail_msg("%s: the report of a capture cites NVML: %s", cases[c].file, strstr(r.out, "nvml:"));
+        tool_result_free(&r);
+    }
+}
+
+/* A simulated run reads through (simulated) NVML and still says so. */
+static void simulated_runs_cite_nvml(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("h100x8-power-limit-lowered.json"), NULL}, env);
+    assert_non_null(r.json);
+    size_t k;
+    json_t *x;
+    int seen = 0;
+    json_array_foreach(json_object_get(r.json, "findings"), k, x)
+    {
+        if (strcmp(json_string_value(json_object_get(x, "id")), "power.limit_lowered") != 0)
+            continue;
+        seen++;
+        assert_string_equal(json_string_value(json_object_get(json_object_get(x, "evidence"), "source")),
+                            "nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit");
+    }
+    assert_true(seen > 0);
+    assert_null(strstr(r.out, "capture:"));
+    tool_result_free(&r);
+}
+
+/* Files of two machines are refused (exit 3) with both names and what
+ * differs; two samples of one machine still merge. */
+static void captures_of_different_machines_are_refused(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    static const struct {
+        const char *a, *b, *says;
+    } pairs[] = {
+        {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml", "driver 525.147.05 and driver 515.105.01"},
+        /* same driver and the same bus id on two cloud VMs: the UUIDs differ */
+        {"smi-xml/a10g-aws-x8-idle-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml", "bus id 00000000:00:1E.0 is GPU-"},
+        /* same driver, other bus ids: GPU 0 is another board */
+        {"smi-xml/dual-rtx-a5000-telegraf.xml", "smi-xml/dual-rtx2070-x8-telegraf.xml", "GPU index 0 is 'NVIDIA RTX A5000'"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char a[1024];
+        snprintf(a, sizeof a, "%s", real(pairs[i].a));
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", real(pairs[i].b), NULL}, env);
+        const char *base_a = strrchr(pairs[i].a, '/') + 1, *base_b = strrchr(pairs[i].b, '/') + 1;
+        if (r.exit_code != 3 || !strstr(r.err, pairs[i].says) || !strstr(r.err, base_a) || !strstr(r.err, base_b) ||
+            !strstr(r.err, "different machines"))
+            fail_msg("%s + %s: exit %d, stderr '%s' (want 3, both names and '%s')", base_a, base_b, r.exit_code, r.err,
+                     pairs[i].says);
+        tool_result_free(&r);
+    }
+    /* Two samples of one machine. */
+    char a[1024];
+    snprintf(a, sizeof a, "%s", real("smi-xml/tesla-t4-aws-x8-telegraf.xml"));
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", a, NULL}, env);
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("one machine twice: exit %d, %s", r.exit_code, r.err);
+    assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "driver"), "version")), "515.105.01");
+    tool_result_free(&r);
+}
+
+/* Host names differ: two machines, however alike; the same name merges. */
+static void captures_of_two_hosts_are_refused(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *a = write_temp_file(dir, "node-a.csv", "hostname, index, name, temperature.gpu\nnode-a, 0, Tesla T4, 40\n");
+    char *b = write_temp_file(dir, "node-b.csv", "hostname, index, name, temperature.gpu\nnode-b, 0, Tesla T4, 41\n");
+    char *a2 = write_temp_file(dir, "node-a-later.csv", "hostname, index, name, temperature.gpu\nnode-a, 0, Tesla T4, 42\n");
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", b, NULL}, env);
+    if (r.exit_code != 3 || !strstr(r.err, "host 'node-a' and host 'node-b'") || !strstr(r.err, "node-a.csv") ||
+        !strstr(r.err, "node-b.csv"))
+        fail_msg("two hosts: exit %d, stderr '%s'", r.exit_code, r.err);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", a2, NULL}, env);
+    if (r.exit_code == 3 || !r.json)
+        fail_msg("one host twice: exit %d, %s", r.exit_code, r.err);
+    assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 1);
+    tool_result_free(&r);
+    free(a);
+    free(b);
+    free(a2);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* lspci of another machine: its GPUs are not tied to the nvidia-smi GPUs
  * (no finding, no link of theirs judged), and both check and topo say so;
  * lspci of the same machine maps every GPU by bus id. */
@@ -526,6 +652,10 @@ int main(void)
         cmocka_unit_test(snapshot_says_what_it_cannot_show),
         cmocka_unit_test(one_cause_is_one_text_block),
         cmocka_unit_test(files_of_one_machine_merge),
+        cmocka_unit_test(captured_evidence_cites_file_and_field),
+        cmocka_unit_test(simulated_runs_cite_nvml),
+        cmocka_unit_test(captures_of_different_machines_are_refused),
+        cmocka_unit_test(captures_of_two_hosts_are_refused),
         cmocka_unit_test(lspci_maps_by_bus_id_only),
         cmocka_unit_test(slot_limits_from_each_format),
         cmocka_unit_test(lspci_alone_judges_its_gpus),

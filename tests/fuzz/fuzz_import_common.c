@@ -1,6 +1,8 @@
 /* Shared by the --from fuzz targets. */
 #include "fuzz_import_common.h"
 
+#include "gpudoctor/stack.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,9 @@ void fuzz_import_check(const gd_facts *f)
     for (size_t g = 0; g < f->gpu_count; g++)
         if (strlen(f->gpus[g].name) >= sizeof f->gpus[g].name)
             __builtin_trap();
+    const gd_stack_facts *s = f->stack;
+    if (s && (!s->kernel_log_read || s->xid_count > GD_STACK_MAX_XIDS || s->aer_device_count > GD_STACK_MAX_AER_DEVICES))
+        __builtin_trap(); /* a kernel log read within its bounds */
 }
 
 void fuzz_import_run(fuzz_parser parse, const uint8_t *data, size_t size)

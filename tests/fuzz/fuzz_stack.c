@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the software stack's parsers: the kernel log's Xid
- * lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's
+ * and PCIe AER lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's
  * build_info.py, toolkit version files, dist-info METADATA, fatbin headers
  * and ld.so.cache. Every parser sees every input: none may crash, read out
  * of bounds or leak, whatever the bytes.
@@ -29,6 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_xid_event ev;
         if (gd_xid_line_parse(text + i, n, &ev))
             (void)gd_pci_same(ev.pci, "00000000:3B:00.0");
+        gd_aer_event aer;
+        if (gd_aer_line_parse(text + i, n, &aer) && (!aer.dev[0] || strlen(aer.text) >= sizeof aer.text))
+            __builtin_trap(); /* an event always names its device */
         i += n + 1;
     }
     char a[64], b[64];

@@ -249,6 +249,14 @@ static void detection(void **state)
         {"0000:1b:00.0 3D controller: NVIDIA Corporation Device 2330\n", GD_IMPORT_LSPCI},
         {"# nvidia-smi topo -m\n\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n", GD_IMPORT_TOPO},
         {"\t\033[4mGPU0\tCPU Affinity\tNUMA Affinity\033[0m\n", GD_IMPORT_TOPO},
+        {"[    0.000000] Linux version 5.15.0\n[    2.8] pcieport 0000:37:01.0: AER: enabled\n", GD_IMPORT_KERNEL_LOG},
+        {"[Tue Apr 23 07:58:39 2024] Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"-- Logs begin at Tue 2024-04-23 07:58:39 UTC, end at Tue 2024-04-23 11:02:11 UTC. --\n"
+         "Apr 23 07:58:39 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"-- No entries --\n", GD_IMPORT_KERNEL_LOG},
+        {"2024-04-23T07:58:39+0000 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+        {"Apr 23 07:58:39 node7 sshd[812]: Accepted publickey\n", GD_IMPORT_UNKNOWN}, /* syslog, not the kernel's */
+        {"[main] note\n", GD_IMPORT_UNKNOWN},
         {"hello, world\n", GD_IMPORT_UNKNOWN},
         {"", GD_IMPORT_UNKNOWN},
     };
@@ -282,6 +290,61 @@ static void merge_by_bus_id_and_index(void **state)
     gd_facts_free(&f);
 }
 
+/* Each reading remembers the key it was read under: the XML element, the
+ * text label path, the CSV column, the dmon column, and the file. */
+static void readings_remember_their_key(void **state)
+{
+    (void)state;
+    gd_facts f;
+    assert_int_equal(parse(GD_IMPORT_SMI_XML, xml_dump, &f), 0);
+    assert_string_equal(f.capture_files[0], "t.xml");
+    assert_string_equal(f.gpus[0].metric_origin[GD_M_TEMP_C].key, "gpu_temp");
+    gd_facts_free(&f);
+    assert_int_equal(parse(GD_IMPORT_SMI_TEXT, text_dump, &f), 0);
+    assert_string_equal(f.gpus[0].metric_origin[GD_M_TEMP_C].key, "Temperature/GPU Current Temp");
+    assert_string_equal(f.gpus[0].metric_origin[GD_M_POWER_W].key, "GPU Power Readings/Average Power Draw"); /* the winner */
+    assert_string_equal(f.gpus[0].origin[(offsetof(gd_gpu, power_limit_w) - offsetof(gd_gpu, cc_major)) / sizeof(gd_value)].key,
+                        "GPU Power Readings/Current Power Limit");
+    gd_facts_free(&f);
+    static const char csv[] = "name, temperature.gpu, power.draw [W]\nTesla T4, 40, 20 W\n";
+    assert_int_equal(parse(GD_IMPORT_SMI_CSV, csv, &f), 0);
+    assert_string_equal(f.gpus[0].metric_origin[GD_M_TEMP_C].key, "temperature.gpu");
+    gd_facts_free(&f);
+    /* Merged: the longer log leads the series, so its keys are cited. */
+    f = (gd_facts){0};
+    assert_int_equal(gd_import_buffer("dir/a.xml", xml_dump, strlen(xml_dump), &f, err, sizeof err), 0);
+    static const char log[] = "# gpu pwr gtemp\n# Idx W C\n 0 100 60\n 0 110 61\n";
+    assert_int_equal(gd_import_buffer("b.log", log, strlen(log), &f, err, sizeof err), 0);
+    assert_int_equal(f.capture_file_count, 2);
+    assert_string_equal(f.capture_files[1], "b.log");
+    gd_origin t = f.gpus[0].metric_origin[GD_M_TEMP_C], r = f.gpus[0].metric_origin[GD_M_EVENT_REASONS];
+    assert_string_equal(t.key, "gtemp");
+    assert_int_equal(t.file, 1);
+    assert_int_equal(r.file, 0);
+    assert_int_equal(f.gpus[0].capture_file, 0);
+    gd_facts_free(&f);
+}
+
+/* Files of two machines: refused, naming both files and what differs. */
+static void merge_refuses_two_machines(void **state)
+{
+    (void)state;
+    gd_facts f = {0};
+    static const char a[] = "driver_version, name, uuid, pci.bus_id\n550.54.15, Tesla T4, GPU-a, 00000000:01:00.0\n";
+    static const char b[] = "driver_version, name, uuid, pci.bus_id\n535.129.03, Tesla T4, GPU-a, 00000000:01:00.0\n";
+    static const char c[] = "driver_version, name, uuid, pci.bus_id\n550.54.15, Tesla T4, GPU-c, 00000000:01:00.0\n";
+    static const char d[] = "driver_version, name, uuid, pci.bus_id\n550.54.15, Tesla T4, GPU-a, 00000000:01:00.0\n";
+    assert_int_equal(gd_import_buffer("a.csv", a, strlen(a), &f, err, sizeof err), 0);
+    assert_int_equal(gd_import_buffer("b.csv", b, strlen(b), &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a.csv and b.csv"));
+    assert_non_null(strstr(err, "driver 550.54.15 and driver 535.129.03"));
+    assert_int_equal(gd_import_buffer("c.csv", c, strlen(c), &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "bus id 00000000:01:00.0 is GPU-a in the first and GPU-c in the second"));
+    assert_int_equal(gd_import_buffer("d.csv", d, strlen(d), &f, err, sizeof err), 0); /* a later sample */
+    assert_int_equal(f.gpu_count, 1);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +356,8 @@ int main(void)
         cmocka_unit_test(dmon_series),
         cmocka_unit_test(detection),
         cmocka_unit_test(merge_by_bus_id_and_index),
+        cmocka_unit_test(readings_remember_their_key),
+        cmocka_unit_test(merge_refuses_two_machines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

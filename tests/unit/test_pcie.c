@@ -6,6 +6,7 @@
 
 #include "facts_fixture.h"
 #include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -320,6 +321,70 @@ static void nvlink_down_needs_nvlink_somewhere(void **state)
     gd_facts_free(&f);
 }
 
+static void add_aer(gd_stack_facts *s, gd_aer_severity sev, const char *dev, unsigned long times)
+{
+    size_t k = 0;
+    while (k < s->aer_device_count && strcmp(s->aer_devices[k].dev, dev) != 0)
+        k++;
+    gd_aer_device *d = &s->aer_devices[k];
+    if (k == s->aer_device_count) {
+        s->aer_device_count++;
+        memset(d, 0, sizeof *d);
+        snprintf(d->dev, sizeof d->dev, "%s", dev);
+    }
+    d->count[sev] += times;
+    d->last.severity = sev;
+    snprintf(d->last.dev, sizeof d->last.dev, "%s", dev);
+    snprintf(d->last.port, sizeof d->last.port, "0000:17:00.0");
+    snprintf(d->last.text, sizeof d->last.text, "AER: ...");
+}
+
+/* The kernel log's AER messages: uncorrectable ones judged like the
+ * counters, correctable ones warn from DCGM's 480 and are context below;
+ * a device on no known GPU's path is context; a clean log says nothing. */
+static void aer_messages_of_the_kernel_log(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3); /* GPUs at 18:00.0 and 19:00.0 */
+    f.stack = calloc(1, sizeof *f.stack);
+    f.stack->kernel_log_read = true;
+    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "dmesg.txt");
+    gd_findings fs;
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+
+    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 3);
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].gpu, 0);
+    assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
+    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "source")), "kernel log: dmesg.txt");
+    gd_findings_free(&fs);
+
+    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 477);
+    add_aer(f.stack, GD_AER_NONFATAL, "0000:19:00.0", 1);
+    add_aer(f.stack, GD_AER_FATAL, "0000:99:00.0", 1); /* no GPU of the machine */
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fs.n, 3);
+    for (size_t i = 0; i < fs.n; i++) {
+        const gd_finding *x = &fs.v[i];
+        gd_severity want = x->gpu == 0 ? GD_SEV_WARNING : x->gpu == 1 ? GD_SEV_WARNING : GD_SEV_INFO;
+        if (x->gpu == GD_NO_GPU)
+            assert_non_null(strstr(x->title, "0000:99:00.0"));
+        assert_int_equal(x->severity, want);
+    }
+    gd_findings_free(&fs);
+    f.stack->aer_device_count = 0;
+    add_aer(f.stack, GD_AER_FATAL, "0000:19:00.0", 1);
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fx_count(&fs, "pcie.aer_errors", 1), 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +397,7 @@ int main(void)
         cmocka_unit_test(slot_limit_is_static_and_not_a_downgrade),
         cmocka_unit_test(maxima_from_the_pcie_tree),
         cmocka_unit_test(nvlink_down_needs_nvlink_somewhere),
+        cmocka_unit_test(aer_messages_of_the_kernel_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,57 @@ static void xid_lines_of_every_format(void **state)
     }
 }
 
+/* AER messages as the kernel's AER driver prints them, in each log form. */
+static void aer_lines_of_every_format(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        gd_aer_severity sev;
+        const char *dev, *port, *when;
+    } ok[] = {
+        {"[10233.018844] pcieport 0000:37:01.0: AER: Uncorrected (Non-Fatal) error received: 0000:3b:00.0",
+         GD_AER_NONFATAL, "0000:3b:00.0", "0000:37:01.0", "10233.018844"},
+        {"[Tue Apr 23 10:14:02 2024] pcieport 0000:59:01.0: AER: Corrected error received: 0000:5d:00.0\n",
+         GD_AER_CORRECTED, "0000:5d:00.0", "0000:59:01.0", "Tue Apr 23 10:14:02 2024"},
+        {"Apr 23 10:49:12 node7 kernel: pcieport 0000:00:01.0: AER: Multiple Uncorrected (Fatal) error received: 0000:01:00.0",
+         GD_AER_FATAL, "0000:01:00.0", "0000:00:01.0", "Apr 23 10:49:12"},
+        {"[ 5.1] pcieport 0000:00:1c.5: AER: Correctable error message received from 0000:03:00.0", GD_AER_CORRECTED,
+         "0000:03:00.0", "0000:00:1c.5", "5.1"},
+        {"[ 5.1] pcieport 0000:00:1c.5: AER: Uncorrectable (Non-Fatal) error message received from 0000:03:00.0",
+         GD_AER_NONFATAL, "0000:03:00.0", "0000:00:1c.5", "5.1"},
+        /* old kernels: the requester id, bus 0x00, device 3, function 0 */
+        {"[ 9.0] pcieport 0000:00:03.0: AER: Corrected error received: id=0018", GD_AER_CORRECTED, "0000:00:03.0",
+         "0000:00:03.0", "9.0"},
+        {"[ 9.0] pcieport 0000:00:03.0: AER: Corrected error received: id=0500", GD_AER_CORRECTED, "0000:05:00.0",
+         "0000:00:03.0", "9.0"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gd_aer_event ev;
+        if (!gd_aer_line_parse(ok[i].line, strlen(ok[i].line), &ev))
+            fail_msg("not parsed: %s", ok[i].line);
+        assert_int_equal(ev.severity, ok[i].sev);
+        assert_string_equal(ev.dev, ok[i].dev);
+        assert_string_equal(ev.port, ok[i].port);
+        assert_string_equal(ev.when, ok[i].when);
+        assert_memory_equal(ev.text, "AER: ", 5);
+        assert_null(strchr(ev.text, '\n'));
+    }
+    /* The detail lines of an event, the driver's start-up line and look-alikes. */
+    static const char *const bad[] = {
+        "", "[ 2.8] pcieport 0000:37:01.0: AER: enabled with IRQ 36",
+        "[ 8.1] nvidia 0000:5d:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+        "[ 8.1] nvidia 0000:5d:00.0:   device [10de:2330] error status/mask=00000001/0000e000",
+        "[ 8.1] nvidia 0000:5d:00.0:    [ 0] RxErr                  (First)",
+        "AER: Corrected error received", "AER: Corrected", "AER: Bogus error received: 0000:01:00.0",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gd_aer_event ev;
+        if (gd_aer_line_parse(bad[i], strlen(bad[i]), &ev))
+            fail_msg("parsed what is no AER event: '%s'", bad[i]);
+    }
+}
+
 static void pci_ids_match_nvml_bus_ids(void **state)
 {
     (void)state;
@@ -209,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torch_version_py_forms),  cmocka_unit_test(tf_build_info),
         cmocka_unit_test(toolkit_and_metadata_versions), cmocka_unit_test(xid_lines_of_every_format),
+        cmocka_unit_test(aer_lines_of_every_format),
         cmocka_unit_test(pci_ids_match_nvml_bus_ids), cmocka_unit_test(fatbin_entries),
         cmocka_unit_test(ldcache_new_format),
     };

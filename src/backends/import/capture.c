@@ -37,6 +37,9 @@ void gd_cap_begin(gd_cap *c, gd_facts *f, const char *name, char *err, size_t er
     c->name = name;
     c->err = err;
     c->errlen = errlen;
+    snprintf(f->capture_files[0], sizeof f->capture_files[0], "%s", name);
+    f->capture_file_count = 1;
+    f->driver_file = f->hostname_file = 0;
 }
 
 long gd_cap_add_gpu(gd_cap *c)

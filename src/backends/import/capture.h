@@ -80,12 +80,17 @@ typedef struct gd_cap {
     double *t;            /* per sample */
     size_t nsamples, tcap;
     gd_cap_row *cur;      /* the row being filled */
+    /* Origins cite a key's last part (XML: the element's name), or as many
+     * last parts as tell it from the other keys of key_map. */
+    bool key_leaf;
+    const gd_cap_map *key_map;
+    size_t key_map_len;
 } gd_cap;
 
 /* Looks a key up in a table, case-insensitively; NULL when unknown. */
 const gd_cap_map *gd_cap_lookup(const gd_cap_map *map, size_t n, const char *key);
 
-/* Starts building into f (zeroed by the caller). */
+/* Starts building into f (zeroed by the caller); f->capture_files[0] is name. */
 void gd_cap_begin(gd_cap *c, gd_facts *f, const char *name, char *err, size_t errlen);
 
 /* Adds a GPU (all values unread) and returns its position, or -1. */

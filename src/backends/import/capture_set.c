@@ -170,6 +170,47 @@ static void copy_text(char *dst, size_t len, const char *s)
     dst[n] = '\0';
 }
 
+/* Whether a key of the map for another field ends in the path part `tail`
+ * of m's key (other spellings of m's own field do not count). */
+static bool tail_shared(const gd_cap *c, const gd_cap_map *m, const char *tail)
+{
+    size_t n = strlen(tail);
+    for (size_t i = 0; i < c->key_map_len; i++) {
+        const char *k = c->key_map[i].key;
+        size_t kn = strlen(k);
+        bool same_field = c->key_map[i].field == m->field && c->key_map[i].arg == m->arg;
+        if (!same_field && kn >= n && strcmp(k + kn - n, tail) == 0 && (kn == n || k[kn - n - 1] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* What a source cites for m: the key, or (XML) its last element, with as
+ * many parents as tell it from the map's other keys ("volatile/double_bit/total"). */
+static gd_origin origin_of(const gd_cap *c, const gd_cap_map *m)
+{
+    const char *tail = m->key;
+    if (c->key_leaf) {
+        tail = m->key + strlen(m->key);
+        do {
+            while (tail > m->key && tail[-1] != '/')
+                tail--;
+            if (tail == m->key || !tail_shared(c, m, tail))
+                break;
+            tail--; /* onto the '/': the parent joins */
+        } while (tail > m->key);
+    }
+    return (gd_origin){.key = tail, .file = 0};
+}
+
+/* Notes where gpu's reading dst came from; a sum keeps its first part's key. */
+static void set_origin(const gd_cap *c, gd_gpu *gpu, const gd_value *dst, const gd_cap_map *m, bool replace)
+{
+    size_t slot = (size_t)(dst - &gpu->cc_major);
+    if (dst >= &gpu->cc_major && slot < GD_GPU_READINGS && (replace || !gpu->origin[slot].key))
+        gpu->origin[slot] = origin_of(c, m);
+}
+
 static int set_process(gd_cap *c, gd_gpu *gpu, const gd_cap_map *m, const char *s)
 {
     if (m->field == GD_CF_PROC_PID) {
@@ -261,6 +302,7 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
             dst->v += v.v;
         else if (gd_ok(v) || dst->status == GD_ST_UNREAD)
             *dst = v;
+        set_origin(c, gpu, dst, m, false);
         return 0;
     }
     if (gd_ok(*dst) && !gd_ok(v))
@@ -269,6 +311,7 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
         return 0;
     *dst = v;
     *prio = m->prio;
+    set_origin(c, gpu, dst, m, true);
     return 0;
 }
 
@@ -281,8 +324,12 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
             if (parse_switch(s, &v) != 0)
                 return 0; /* "N/A", or a counter ("0 us"): says nothing about now */
             r->reasons_seen = true;
-            if (v != 0)
+            if (v != 0) {
                 r->reasons |= (unsigned long long)m->arg;
+                c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
+            } else if (!c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS].key) {
+                c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
+            }
             return 0;
         }
         char *end;
@@ -291,6 +338,7 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
         if (end != s && *end == '\0' && errno == 0 && strncasecmp(s, "0x", 2) == 0) {
             r->reasons_seen = true;
             r->reasons |= mask & 0xffffffffULL; /* NVML's reasons are low bits; a double holds 32 exactly */
+            c->f->gpus[r->gpu].metric_origin[GD_M_EVENT_REASONS] = origin_of(c, m);
         }
         return 0;
     }
@@ -310,6 +358,7 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
     }
     r->v[metric] = v;
     r->prio[metric] = m->prio;
+    c->f->gpus[r->gpu].metric_origin[metric] = origin_of(c, m);
     return 0;
 }
 

@@ -16,7 +16,8 @@
 
 const char gd_import_formats_help[] =
     "gpudoctor reads the output of 'nvidia-smi -q -x' (XML), 'nvidia-smi -q' (text), 'nvidia-smi dmon', "
-    "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv' and 'nvidia-smi topo -m'";
+    "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv', 'nvidia-smi topo -m' "
+    "and kernel logs ('dmesg', 'dmesg -T', 'journalctl -k')";
 
 const char *gd_import_kind_name(gd_import_kind k)
 {
@@ -27,6 +28,7 @@ const char *gd_import_kind_name(gd_import_kind k)
     case GD_IMPORT_DMON: return "nvidia-smi dmon";
     case GD_IMPORT_LSPCI: return "lspci -vv";
     case GD_IMPORT_TOPO: return "nvidia-smi topo -m";
+    case GD_IMPORT_KERNEL_LOG: return "kernel log";
     case GD_IMPORT_UNKNOWN: break;
     }
     return "unknown";
@@ -115,6 +117,37 @@ static bool is_lspci_line(const char *l)
     return strchr(p + 8, ':') != NULL;
 }
 
+static bool is_month(const char *p)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    for (size_t i = 0; i + 3 <= sizeof months - 1; i += 3)
+        if (strncmp(p, months + i, 3) == 0)
+            return true;
+    return false;
+}
+
+/* A kernel log line as the tools print it:
+ *   [    5.123456] ...                            dmesg (and journalctl -k -o short-monotonic)
+ *   [Tue Mar  5 10:00:00 2024] ...                dmesg -T
+ *   Mar 05 10:00:00 host kernel: ...              journalctl -k
+ *   2024-03-05T10:00:00+0000 host kernel: ...     journalctl -k -o short-iso */
+static bool is_kernel_log_line(const char *l)
+{
+    if (l[0] == '[') {
+        const char *p = l + 1 + strspn(l + 1, " ");
+        size_t n = strspn(p, "0123456789");
+        if (n && p[n] == '.' && strspn(p + n + 1, "0123456789") >= 1 && p[n + 1 + strspn(p + n + 1, "0123456789")] == ']')
+            return true;
+        const char *rb = strchr(l, ']');
+        return rb && rb - l >= 20 && rb - l < 40 && isalpha((unsigned char)l[1]) && l[4] == ' ' && is_month(l + 5) &&
+               memchr(l, ':', (size_t)(rb - l));
+    }
+    bool dated = (is_month(l) && l[3] == ' ') ||
+                 (strspn(l, "0123456789") == 4 && l[4] == '-' && strspn(l + 5, "0123456789") == 2 && l[7] == '-');
+    const char *k = strstr(l, " kernel: ");
+    return dated && k && k - l < 64;
+}
+
 bool gd_import_looks_binary(const char *text, size_t len)
 {
     if (len > SCAN_BYTES)
@@ -146,7 +179,7 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
                 return GD_IMPORT_SMI_XML;
         return GD_IMPORT_UNKNOWN;
     }
-    bool first = true, gpu_header = false, driver_line = false;
+    bool first = true, gpu_header = false, driver_line = false, journal_header = false;
     size_t lines = 0;
     for (size_t pos = lead; pos < len && lines < SCAN_LINES;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
@@ -168,8 +201,15 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
             return GD_IMPORT_SMI_TEXT; /* a paste without the banner */
         if (strncmp(l, "GPU0", 4) == 0 && strstr(l, "Affinity"))
             return GD_IMPORT_TOPO; /* the matrix header, after a prompt line or not */
+        if (first && strncmp(l, "-- ", 3) == 0 && (strstr(l, "Logs begin") || strstr(l, "Journal begins") ||
+                                                   strstr(l, "No entries"))) {
+            journal_header = true; /* journalctl's banner line */
+            continue;
+        }
         if (first) {
             first = false;
+            if (is_kernel_log_line(l))
+                return GD_IMPORT_KERNEL_LOG;
             if (is_dmon_header(l))
                 return GD_IMPORT_DMON;
             if (is_csv_header(l))
@@ -178,5 +218,5 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
                 return GD_IMPORT_LSPCI;
         }
     }
-    return GD_IMPORT_UNKNOWN;
+    return journal_header && first ? GD_IMPORT_KERNEL_LOG : GD_IMPORT_UNKNOWN;
 }

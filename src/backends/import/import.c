@@ -47,6 +47,11 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
             return -1;
         note_format(f, k);
         return 0;
+    case GD_IMPORT_KERNEL_LOG:
+        if (gd_import_kernel_log(name, text, len, f, err, errlen) != 0)
+            return -1;
+        note_format(f, k);
+        return 0;
     case GD_IMPORT_UNKNOWN:
         snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
                  len == 0 ? " (an empty file)" : gd_import_looks_binary(text, len) ? " (binary data)" : "", gd_import_formats_help);
@@ -107,12 +112,12 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
-/* Reading order: nvidia-smi files first, since lspci and topo map onto the
- * GPUs they name; topo last, since nvidia-smi's own matrix beats one derived
- * from lspci. */
+/* Reading order: nvidia-smi files first, since lspci, topo and kernel logs
+ * map onto the GPUs they name; topo last, since nvidia-smi's own matrix
+ * beats one derived from lspci. */
 static int import_pass(gd_import_kind k)
 {
-    return k == GD_IMPORT_LSPCI ? 1 : k == GD_IMPORT_TOPO ? 2 : 0;
+    return k == GD_IMPORT_LSPCI || k == GD_IMPORT_KERNEL_LOG ? 1 : k == GD_IMPORT_TOPO ? 2 : 0;
 }
 
 static void set_source(gd_facts *f, const char *const *paths, size_t n)

@@ -1,6 +1,6 @@
 /*
  * Captured evidence (`--from FILE`): nvidia-smi XML, text, CSV and dmon logs,
- * lspci -vv and nvidia-smi topo -m, recognised by content, merged into one
+ * lspci -vv, nvidia-smi topo -m and kernel logs, recognised by content, merged into one
  * gd_facts as if read from the machine at capture time.
  */
 #ifndef GD_IMPORT_H
@@ -20,6 +20,7 @@ typedef enum gd_import_kind {
     GD_IMPORT_DMON,     /* nvidia-smi dmon */
     GD_IMPORT_LSPCI,    /* lspci -vv */
     GD_IMPORT_TOPO,     /* nvidia-smi topo -m */
+    GD_IMPORT_KERNEL_LOG, /* dmesg, dmesg -T, journalctl -k */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
@@ -73,5 +74,9 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
 
 /* nvidia-smi topo -m output: the GPU-to-GPU matrix, CPU and NUMA affinity; fills f->pcie. */
 int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+
+/* A kernel log (dmesg, dmesg -T, journalctl -k): its Xid and PCIe AER
+ * lines, mapped to f's GPUs by bus id (f->stack). 0, or -1 with a message. */
+int gd_import_kernel_log(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
 #endif

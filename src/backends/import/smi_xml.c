@@ -225,6 +225,9 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
 {
     gd_cap c;
     gd_cap_begin(&c, f, name, err, errlen);
+    c.key_leaf = true; /* sources cite <element> */
+    c.key_map = gpu_map;
+    c.key_map_len = NMAP(gpu_map);
     if (len > INT_MAX)
         return gd_cap_fail(&c, "too large for an nvidia-smi XML dump");
     if (memmem(text, len, "<!ENTITY", 8))

@@ -1,5 +1,6 @@
-/* Xid events from the kernel log: a file (--sim's host.kernel_log), else
- * /dev/kmsg, else `journalctl -k`. */
+/* Xid events and PCIe AER messages from the kernel log: a file (--sim's
+ * host.kernel_log), else /dev/kmsg, else `journalctl -k`; or a captured log
+ * (--from dmesg.txt). */
 #include "stack_internal.h"
 
 #include <errno.h>
@@ -7,11 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static void take_line(gd_stack_facts *s, const gd_facts *f, const char *line, size_t len)
 {
     s->kernel_log_lines++;
+    gd_aer_event aer;
+    if (gd_aer_line_parse(line, len, &aer)) {
+        s->aer_total++;
+        size_t k = 0;
+        while (k < s->aer_device_count && strcasecmp(s->aer_devices[k].dev, aer.dev) != 0)
+            k++;
+        if (k == s->aer_device_count) {
+            if (k == GD_STACK_MAX_AER_DEVICES)
+                return;
+            s->aer_device_count++;
+            memset(&s->aer_devices[k], 0, sizeof s->aer_devices[k]);
+            memcpy(s->aer_devices[k].dev, aer.dev, sizeof aer.dev);
+        }
+        s->aer_devices[k].count[aer.severity]++;
+        s->aer_devices[k].last = aer;
+        return;
+    }
     gd_xid_event ev;
     if (!gd_xid_line_parse(line, len, &ev))
         return;
@@ -115,4 +134,23 @@ void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f)
              "or allow it: 'sudo sysctl kernel.dmesg_restrict=0', or add the user to the 'adm' or "
              "'systemd-journal' group for 'journalctl -k'",
              strerror(err));
+}
+
+int gd_stack_add_kernel_log(gd_facts *f, const char *name, const char *text, size_t len)
+{
+    gd_stack_facts *s = f->stack;
+    if (!s) {
+        s = f->stack = calloc(1, sizeof *s);
+        if (!s)
+            return -1;
+        gd_strf(s->system_skip, sizeof s->system_skip, "captured evidence holds no software stack");
+        gd_strf(s->env_error, sizeof s->env_error, "captured evidence holds no job environment");
+    }
+    take_text(s, f, text, len);
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    size_t used = s->kernel_log_read ? strlen(s->kernel_log_source) : 0;
+    gd_strf(s->kernel_log_source + used, sizeof s->kernel_log_source - used, "%s%s", used ? ", " : "", base);
+    s->kernel_log_read = true;
+    return 0;
 }

@@ -158,6 +158,135 @@ bool gd_toolkit_version_parse(const char *buf, size_t len, char *version, size_t
     return gd_cuda_version_parse(version) != 0;
 }
 
+/* The timestamp of a kernel log line whose message starts pre bytes in:
+ * "[...]" at the start, or a journalctl/syslog prefix before " kernel:", or
+ * the kmsg header "prio,seq,usec,flags;". "" when none. */
+static void line_when(const char *line, size_t pre, char *when, size_t wlen)
+{
+    when[0] = '\0';
+    if (pre > 2 && line[0] == '[') {
+        const char *rb = memchr(line, ']', pre);
+        const char *s = line + 1;
+        while (rb && s < rb && *s == ' ')
+            s++;
+        if (rb)
+            snprintf(when, wlen, "%.*s", (int)(rb - s), s);
+    } else if (pre > 0) {
+        const char *semi = memchr(line, ';', pre);
+        const char *kern = NULL;
+        for (const char *s = line; s + 8 <= line + pre; s++)
+            if (memcmp(s, " kernel:", 8) == 0)
+                kern = s;
+        if (kern) {
+            /* "Mar 05 10:00:00 host kernel:": drop the host name. */
+            const char *sp = kern;
+            while (sp > line && sp[-1] != ' ')
+                sp--;
+            size_t n = sp > line ? (size_t)(sp - line - 1) : (size_t)(kern - line);
+            snprintf(when, wlen, "%.*s", (int)n, line);
+        } else if (semi) {
+            /* kmsg: microseconds since boot, third field. */
+            const char *c1 = memchr(line, ',', (size_t)(semi - line));
+            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(semi - c1 - 1)) : NULL;
+            const char *c3 = c2 ? memchr(c2 + 1, ',', (size_t)(semi - c2 - 1)) : NULL;
+            if (c3 && c3 - c2 < 24) {
+                char num[24]; /* the buffer need not end in NUL: copy before strtod */
+                snprintf(num, sizeof num, "%.*s", (int)(c3 - c2 - 1), c2 + 1);
+                snprintf(when, wlen, "%.6f", strtod(num, NULL) / 1e6);
+            }
+        }
+    }
+}
+
+/* Where tag first occurs in line[0, len), or NULL. */
+static const char *find_tag(const char *line, size_t len, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (const char *s = line; s + n <= line + len; s++)
+        if (memcmp(s, tag, n) == 0)
+            return s;
+    return NULL;
+}
+
+/* A PCI address token ("0000:3b:00.0") at p, copied into out; its length, 0 when none. */
+static size_t bdf_token(const char *p, const char *end, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (p + n < end && (isxdigit((unsigned char)p[n]) || p[n] == ':' || p[n] == '.'))
+        n++;
+    if (n < 7 || n >= cap || !memchr(p, ':', n) || !memchr(p, '.', n))
+        return 0;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return n;
+}
+
+bool gd_aer_line_parse(const char *line, size_t len, gd_aer_event *ev)
+{
+    const char *end = line + len;
+    const char *p = find_tag(line, len, "AER: ");
+    if (!p)
+        return false;
+    memset(ev, 0, sizeof *ev);
+    const char *q = p + 5;
+    if (end - q > 9 && memcmp(q, "Multiple ", 9) == 0)
+        q += 9;
+    static const struct {
+        const char *word;
+        gd_aer_severity sev;
+    } kinds[] = {
+        {"Corrected ", GD_AER_CORRECTED},
+        {"Correctable ", GD_AER_CORRECTED},
+        {"Uncorrected (Non-Fatal) ", GD_AER_NONFATAL},
+        {"Uncorrectable (Non-Fatal) ", GD_AER_NONFATAL},
+        {"Uncorrected (Fatal) ", GD_AER_FATAL},
+        {"Uncorrectable (Fatal) ", GD_AER_FATAL},
+    };
+    size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
+    while (k < nk && !((size_t)(end - q) > strlen(kinds[k].word) && memcmp(q, kinds[k].word, strlen(kinds[k].word)) == 0))
+        k++;
+    if (k == nk)
+        return false;
+    ev->severity = kinds[k].sev;
+    q += strlen(kinds[k].word);
+    const char *recv = find_tag(q, (size_t)(end - q), "received");
+    if (!recv || !find_tag(q, (size_t)(recv - q), "error"))
+        return false;
+    /* The reporting port: the token before ": AER:". */
+    if (p - line >= 2 && p[-2] == ':' && p[-1] == ' ') {
+        const char *b = p - 2;
+        while (b > line && b[-1] != ' ')
+            b--;
+        if (bdf_token(b, p - 2, ev->port, sizeof ev->port) != (size_t)(p - 2 - b))
+            ev->port[0] = '\0';
+    }
+    /* The device with the error: named after "received: " or "received from ". */
+    q = recv + 8;
+    if (end - q >= 2 && q[0] == ':' && q[1] == ' ')
+        q += 2;
+    else if (end - q >= 6 && memcmp(q, " from ", 6) == 0)
+        q += 6;
+    unsigned dom = 0, id = 0;
+    if (!bdf_token(q, end, ev->dev, sizeof ev->dev) && end - q > 3 && memcmp(q, "id=", 3) == 0 && ev->port[0] &&
+        sscanf(ev->port, "%x:", &dom) == 1) {
+        /* Old kernels: the requester id, bus << 8 | device << 3 | function, in the port's domain. */
+        char hex[8];
+        snprintf(hex, sizeof hex, "%.*s", (int)(end - q - 3 < 4 ? end - q - 3 : 4), q + 3);
+        if (sscanf(hex, "%4x", &id) == 1)
+            snprintf(ev->dev, sizeof ev->dev, "%04x:%02x:%02x.%x", dom & 0xffff, id >> 8, (id >> 3) & 0x1f, id & 7);
+    }
+    if (!ev->dev[0])
+        snprintf(ev->dev, sizeof ev->dev, "%s", ev->port);
+    if (!ev->dev[0])
+        return false;
+    line_when(line, (size_t)(p - line), ev->when, sizeof ev->when);
+    size_t n = (size_t)(end - p);
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    snprintf(ev->text, sizeof ev->text, "%.*s", (int)n, p);
+    return true;
+}
+
 bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
 {
     static const char tag[] = "NVRM: Xid (";
@@ -172,41 +301,7 @@ bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
         return false;
     memset(ev, 0, sizeof *ev);
     ev->gpu = -1;
-    /* The timestamp: "[...]" at the start, or a journalctl/syslog prefix
-     * before " kernel:", or the kmsg header "prio,seq,usec,flags;". */
-    size_t pre = (size_t)(p - line);
-    if (pre > 2 && line[0] == '[') {
-        const char *rb = memchr(line, ']', pre);
-        const char *s = line + 1;
-        while (rb && s < rb && *s == ' ')
-            s++;
-        if (rb)
-            snprintf(ev->when, sizeof ev->when, "%.*s", (int)(rb - s), s);
-    } else if (pre > 0) {
-        const char *semi = memchr(line, ';', pre);
-        const char *kern = NULL;
-        for (const char *s = line; s + 8 <= p; s++)
-            if (memcmp(s, " kernel:", 8) == 0)
-                kern = s;
-        if (kern) {
-            /* "Mar 05 10:00:00 host kernel:": drop the host name. */
-            const char *sp = kern;
-            while (sp > line && sp[-1] != ' ')
-                sp--;
-            size_t n = sp > line ? (size_t)(sp - line - 1) : (size_t)(kern - line);
-            snprintf(ev->when, sizeof ev->when, "%.*s", (int)n, line);
-        } else if (semi) {
-            /* kmsg: microseconds since boot, third field. */
-            const char *c1 = memchr(line, ',', (size_t)(semi - line));
-            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(semi - c1 - 1)) : NULL;
-            const char *c3 = c2 ? memchr(c2 + 1, ',', (size_t)(semi - c2 - 1)) : NULL;
-            if (c3 && c3 - c2 < 24) {
-                char num[24]; /* the buffer need not end in NUL: copy before strtod */
-                snprintf(num, sizeof num, "%.*s", (int)(c3 - c2 - 1), c2 + 1);
-                snprintf(ev->when, sizeof ev->when, "%.6f", strtod(num, NULL) / 1e6);
-            }
-        }
-    }
+    line_when(line, (size_t)(p - line), ev->when, sizeof ev->when);
     p += sizeof tag - 1;
     if (end - p >= 4 && memcmp(p, "PCI:", 4) == 0)
         p += 4;

@@ -46,6 +46,19 @@ bool gd_toolkit_version_parse(const char *buf, size_t len, char *version, size_t
  */
 bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev);
 
+/*
+ * One kernel log line with a PCIe AER error message, as the kernel's AER
+ * driver prints it for the port that received it (any prefix as above):
+ *   pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0
+ *   pcieport 0000:3a:00.0: AER: Uncorrected (Non-Fatal) error received: 0000:3b:00.0
+ *   pcieport 0000:3a:00.0: AER: Multiple Uncorrected (Fatal) error received: 0000:3b:00.0
+ *   pcieport 0000:3a:00.0: AER: Correctable error message received from 0000:3b:00.0   (Linux 6.x)
+ *   pcieport 0000:00:03.0: AER: Corrected error received: id=0018                      (Linux < 4.16)
+ * The detail lines that follow ("PCIe Bus Error: severity=...") describe the
+ * same event and are not counted again. Fills ev; false for any other line.
+ */
+bool gd_aer_line_parse(const char *line, size_t len, gd_aer_event *ev);
+
 /* Do a kernel log's PCI id ("0000:3b:00") and NVML's bus id
  * ("00000000:3B:00.0") name the same device? */
 bool gd_pci_same(const char *log_pci, const char *nvml_bus_id);

@@ -1,0 +1,12 @@
+/* libFuzzer target: the kernel log reader (dmesg, dmesg -T, journalctl -k).
+ * Any bytes give facts or a message, never a crash, a leak, undefined
+ * behaviour or an unbounded allocation. */
+#include "fuzz_import_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_import_run(gd_import_kernel_log, data, size);
+    return 0;
+}
