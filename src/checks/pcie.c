@@ -50,7 +50,8 @@ static void link_below(const gd_facts *f, size_t g, double gen_max, double width
 /* Where the maxima and the sampled link of GPU g were read. */
 static void link_source(const gd_facts *f, const gd_gpu *gpu, char *buf, size_t len)
 {
-    const char *sampled = f->captured ? f->source : "nvml:nvmlDeviceGetCurrPcieLinkGeneration,nvmlDeviceGetCurrPcieLinkWidth";
+    /* What a live run reads; for captures gd_sources_of_capture names the fields. */
+    const char *sampled = "nvml:nvmlDeviceGetCurrPcieLinkGeneration,nvmlDeviceGetCurrPcieLinkWidth";
     snprintf(buf, len, "%s; maxima: %s%s%s", sampled, gpu->pcie_max_source[0] ? gpu->pcie_max_source : "unknown",
              f->pcie ? "; port above: " : "", f->pcie ? f->pcie->source : "");
 }

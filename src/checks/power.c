@@ -89,7 +89,7 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
         json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
     }
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
-    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo"));
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo"));
     gd_severity sev = e->hit ? gd_loss_severity(impact, e->share) : GD_SEV_WARNING;
     char clock[96] = "";
     if (!isnan(held) && gd_ok(gpu->clock_max_sm_mhz))
@@ -142,7 +142,7 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
             json_object_set_new(ev, "hw_slowdown_active", json_boolean(hw.hit_any > 0));
             json_object_set_new(ev, "samples", json_integer((json_int_t)e.hit_any));
             json_object_set_new(ev, "source",
-                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo"));
+                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo"));
             gd_finding_add(out, "power.brake", GD_SEV_INFO, gpu->index, ev, NAN,
                            "Nothing slowed this GPU: its clock is at its maximum while the power-brake flag is set. "
                            "Watch whether the clocks drop under load ('nvidia-smi dmon -s pc'); a flag that stays set "

@@ -423,9 +423,12 @@ static void captured_evidence_cites_file_and_field(void **state)
         {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", "health.ecc_uncorrectable",
          "capture:v100-sxm3-dbe-retired-pending-pai.xml:<volatile/double_bit/total>,<aggregate/double_bit/total>"},
         {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", "pcie.link_downgraded",
-         "capture:gtx1070-x1-riser-load-trimmed-pai.xml:<current_link_gen>,<current_link_width>,<max_link_gen>"},
+         "capture:gtx1070-x1-riser-load-trimmed-pai.xml:<current_link_gen>,<current_link_width>; maxima: "
+         "capture:gtx1070-x1-riser-load-trimmed-pai.xml:<max_link_gen>,<max_device_link_gen>,<max_host_link_gen>,"
+         "<max_link_width>"},
         {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", "power.brake",
-         "capture:h100x8-hw-slowdown-power-brake-gpud.txt:<Clocks Event Reasons/HW Slowdown/HW Power Brake Slowdown>"},
+         "capture:h100x8-hw-slowdown-power-brake-gpud.txt:<Clocks Event Reasons/HW Slowdown/HW Power Brake Slowdown>,"
+         "<Clocks/SM>,<Max Clocks/SM>,<Max Clocks/Memory>"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(want[i].file), NULL}, env);
