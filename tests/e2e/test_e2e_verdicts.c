@@ -1,0 +1,200 @@
+/*
+ * Every verdict pinned: on every real capture (../shared/realdata) and every
+ * scenario in examples/, the exact set of findings with their severities
+ * and the exit code. A node health check drains nodes on exit 1 and 2, so a
+ * severity that moves is a change of behaviour: it must show up here, on
+ * purpose. A capture or scenario that is not in these tables fails too.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct verdict {
+    const char *file; /* realdata/FILE, or examples/FILE */
+    const char *pid;  /* --pid for scenarios about a job, or NULL */
+    int exit_code;
+    const char *ids[10]; /* "id@gpu=severity" (gpu -1: host-wide), NULL-terminated */
+} verdict;
+
+static const verdict captures[] = {
+    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", NULL, 0, {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
+    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", NULL, 0, {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
+    {"smi-xml/a10g-aws-x8-idle-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-xml/dual-rtx-a5000-telegraf.xml", NULL, 0, {NULL}},
+    {"smi-xml/dual-rtx2070-x8-telegraf.xml", NULL, 0, {NULL}},
+    {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", NULL, 0, {NULL}},
+    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", NULL, 2, {"config.persistence_off@-1=info", "pcie.link_downgraded@0=critical", "pcie.link_downgraded@1=critical", NULL}},
+    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", NULL, 1, {"config.persistence_off@-1=info", "health.ecc_uncorrectable@0=warning", "health.ecc_uncorrectable@1=warning", NULL}},
+    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", NULL, 1, {"pcie.slot_limited@0=warning", NULL}},
+    {"smi-xml/rtx3080-load-v13-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-xml/rtx3080-windows-wddm-telegraf.xml", NULL, 0, {NULL}},
+    {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", NULL, 1, {"power.limit_lowered@0=warning", NULL}},
+    {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml", NULL, 0, {NULL}},
+    {"smi-xml/rtx4090-gen3host-netdata.xml", NULL, 1, {"pcie.slot_limited@0=warning", NULL}},
+    {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-xml/tesla-t4-aws-x8-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", NULL, 2, {"health.ecc_uncorrectable@0=critical", "health.row_remap@0=critical", NULL}},
+    {"smi-text/a10-row-remap-pending-gpud.txt", NULL, 2, {"health.row_remap@0=critical", NULL}},
+    {"smi-text/h100-sxm-load-utku.txt", NULL, 0, {NULL}},
+    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", NULL, 1, {"power.brake@0=warning", "power.brake@1=warning", "power.brake@2=warning", "power.brake@3=warning", "power.brake@4=warning", "power.brake@5=warning", "power.brake@6=warning", "power.brake@7=warning", NULL}},
+    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", NULL, 0, {"power.brake@2=info", NULL}},
+    {"smi-text/h200-mig-load-utku.txt", NULL, 0, {"config.mig_enabled@0=info", NULL}},
+    {"smi-text/rtx4090x8-idle-gpud.txt", NULL, 0, {NULL}},
+    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", NULL, 0, {"power.capped@-1=info", "vram.near_full@4=info", NULL}},
+    {"smi-text/titan-v-idle-gpud.txt", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-csv/h100-load-dmon-utku.txt", NULL, 0, {NULL}},
+    {"smi-csv/h200-mig-load-dmon-utku.txt", NULL, 0, {NULL}},
+    {"smi-csv/l40s-load-query-gpu-utku.csv", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-csv/tesla-p100-query-gpu-netdata.csv", NULL, 0, {NULL}},
+    {"lspci/grid-k520-aws-g2-xen-lspci-vvv.txt", NULL, 0, {NULL}},
+    {"lspci/h100x8-dell-lspci-vvv-gpud.txt", NULL, 0, {NULL}},
+    {"lspci/p100x2-dell-lspci-vvv-cmlgpu.txt", NULL, 0, {NULL}},
+};
+
+static const verdict scenarios[] = {
+    {"a100x4-pcie-no-fan-no-memtemp.json", NULL, 0, {NULL}},
+    {"demo.json", NULL, 2, {"power.limit_lowered@2=critical", "thermal.hot@5=warning", NULL}},
+    {"h100x8-clocks-locked.json", NULL, 2, {"clocks.locked@0=critical", NULL}},
+    {"h100x8-clocks-low.json", NULL, 2, {"clocks.low@1=critical", NULL}},
+    {"h100x8-driver-535.json", NULL, 0, {NULL}},
+    {"h100x8-gpu-lost.json", NULL, 2, {"health.gpu_lost@3=critical", NULL}},
+    {"h100x8-hbm-hot.json", NULL, 2, {"thermal.throttling@3=critical", NULL}},
+    {"h100x8-hw-slowdown.json", NULL, 2, {"power.hw_slowdown@7=critical", NULL}},
+    {"h100x8-hw-thermal-slowdown.json", NULL, 2, {"thermal.throttling@6=critical", NULL}},
+    {"h100x8-idle.json", NULL, 0, {NULL}},
+    {"h100x8-memory-errors.json", NULL, 2, {"health.ecc_uncorrectable@4=critical", "health.row_remap@5=critical", "health.row_remap@6=critical", "health.row_remap@7=warning", NULL}},
+    {"h100x8-misconfigured.json", NULL, 2, {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info", "config.persistence_off@-1=info", NULL}},
+    {"h100x8-one-gpu-hotter.json", NULL, 1, {"thermal.outlier@5=warning", NULL}},
+    {"h100x8-power-brake.json", NULL, 2, {"power.brake@4=critical", NULL}},
+    {"h100x8-power-capped-normal.json", NULL, 0, {"power.capped@-1=info", NULL}},
+    {"h100x8-power-limit-lowered.json", NULL, 2, {"power.limit_lowered@1=critical", NULL}},
+    {"h100x8-thermal-throttling.json", NULL, 2, {"thermal.throttling@2=critical", NULL}},
+    {"h100x8-training.json", NULL, 0, {NULL}},
+    {"h100x8-xid.json", NULL, 2, {"health.xid@1=info", "health.xid@3=critical", "health.xid@4=critical", NULL}},
+    {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1=critical", NULL}},
+    {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 1, {"pcie.slot_limited@3=warning", NULL}},
+    {"pcie-a100x4-x8.json", NULL, 2, {"pcie.link_downgraded@1=critical", NULL}},
+    {"pcie-h100x8-idle-gen1.json", NULL, 0, {NULL}},
+    {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3=warning", NULL}},
+    {"pcie-h100x8-nvlink-down.json", NULL, 1, {"nvlink.down@2=warning", NULL}},
+    {"pcie-h100x8-replays.json", NULL, 2, {"pcie.replays@5=critical", NULL}},
+    {"pcie-h100x8-switches.json", NULL, 0, {NULL}},
+    {"vram-foreign-process.json", "41000", 1, {"vram.foreign_process@2=warning", NULL}},
+    {"vram-growing.json", NULL, 2, {"vram.growing@0=critical", NULL}},
+    {"vram-near-full.json", NULL, 0, {"vram.near_full@1=info", NULL}},
+};
+
+/* No CUDA_VISIBLE_DEVICES, NCCL_* or Slurm of the machine running the tests. */
+static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
+                                  "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
+                                  "LOCAL_WORLD_SIZE=", NULL};
+
+static char *realdata(const char *rel)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", GD_REALDATA_DIR, rel);
+    return path;
+}
+
+/* Fails unless r has exactly v's findings, severities and exit code. */
+static void want_verdict(const verdict *v, const tool_result *r)
+{
+    if (!r->json)
+        fail_msg("%s: no JSON; exit %d, stderr: %s", v->file, r->exit_code, r->err);
+    json_t *findings = json_object_get(r->json, "findings"), *f;
+    size_t want = 0, i;
+    while (v->ids[want])
+        want++;
+    char got[4096] = "";
+    size_t used = 0;
+    bool ok = json_array_size(findings) == want && r->exit_code == v->exit_code;
+    json_array_foreach(findings, i, f)
+    {
+        char key[96], entry[128];
+        finding_key(f, key, sizeof key);
+        snprintf(entry, sizeof entry, "%s=%s", key, json_string_value(json_object_get(f, "severity")));
+        bool listed = false;
+        for (size_t k = 0; k < want; k++)
+            listed |= strcmp(v->ids[k], entry) == 0;
+        ok &= listed;
+        used += (size_t)snprintf(got + used, used < sizeof got ? sizeof got - used : 0, " %s", entry);
+    }
+    if (!ok)
+        fail_msg("%s: exit %d (want %d), findings:%s", v->file, r->exit_code, v->exit_code, got);
+}
+
+/* Every file of dir (a realdata subfolder, or examples/ *.json) is in the table. */
+static void all_listed(const char *dir, const char *prefix, const verdict *t, size_t n, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || (suffix && (len < strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix))))
+            continue;
+        char name[512];
+        snprintf(name, sizeof name, "%s%s", prefix, e->d_name);
+        bool found = false;
+        for (size_t i = 0; i < n; i++)
+            found |= strcmp(t[i].file, name) == 0;
+        if (!found)
+            fail_msg("%s is in no verdict table: pin its findings in %s", name, __FILE__);
+    }
+    closedir(d);
+}
+
+static void every_real_capture_has_its_verdict(void **state)
+{
+    (void)state;
+    if (access(realdata("SOURCES.md"), R_OK) != 0) {
+        print_message("no %s: real-capture verdicts skipped\n", GD_REALDATA_DIR);
+        skip();
+    }
+    size_t n = sizeof captures / sizeof captures[0];
+    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci"};
+    for (size_t s = 0; s < 4; s++) {
+        char dir[1024], prefix[64];
+        snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);
+        snprintf(prefix, sizeof prefix, "%s/", subdirs[s]);
+        all_listed(dir, prefix, captures, n, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(captures[i].file), NULL}, env);
+        want_verdict(&captures[i], &r);
+        tool_result_free(&r);
+    }
+}
+
+static void every_example_scenario_has_its_verdict(void **state)
+{
+    (void)state;
+    size_t n = sizeof scenarios / sizeof scenarios[0];
+    all_listed(GD_EXAMPLES_DIR, "", scenarios, n, ".json");
+    for (size_t i = 0; i < n; i++) {
+        const char *argv[] = {"check", "--json", "--duration", "1", "--interval", "100", "--sim",
+                              example(scenarios[i].file), scenarios[i].pid ? "--pid" : NULL, scenarios[i].pid, NULL};
+        tool_result r = run_tool(argv, env);
+        want_verdict(&scenarios[i], &r);
+        tool_result_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_real_capture_has_its_verdict),
+        cmocka_unit_test(every_example_scenario_has_its_verdict),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
