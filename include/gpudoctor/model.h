@@ -62,6 +62,7 @@ typedef enum gd_metric {
     GD_M_VIOL_BOARD_LIMIT_NS, /* ... NVML_PERF_POLICY_BOARD_LIMIT */
     GD_M_VIOL_LOW_UTIL_NS,    /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
     GD_M_VIOL_RELIABILITY_NS, /* ... NVML_PERF_POLICY_RELIABILITY */
+    GD_M_PSTATE,              /* performance state: 0 (P0, full performance) .. 15; idle GPUs sit in P8 */
     GD_M_COUNT
 } gd_metric;
 

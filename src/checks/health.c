@@ -53,6 +53,7 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_VIOL_BOARD_LIMIT_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_VIOL_LOW_UTIL_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_VIOL_RELIABILITY_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_PSTATE] = "nvmlDeviceGetPerformanceState",
 };
 
 /* A metric that answered, then stopped: when, and what share of the samples it answered. */

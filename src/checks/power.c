@@ -45,15 +45,15 @@ void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
     }
 }
 
-/* Median SM clock over every sample with a reason of `mask`, loaded or
+/* Median of metric m over every sample with a reason of `mask`, loaded or
  * not (an idle capture's only sample counts); NAN when none. */
-static double clock_during(const gd_facts *f, size_t g, unsigned long long mask)
+static double median_during(const gd_facts *f, size_t g, unsigned long long mask, gd_metric m)
 {
     const gd_series *s = &f->series;
     double *v = malloc((s->n + 1) * sizeof *v);
     size_t n = 0;
     for (size_t i = 0; v && i < s->n; i++) {
-        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS), c = gd_series_at(s, i, g, GD_M_SM_CLOCK_MHZ);
+        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS), c = gd_series_at(s, i, g, m);
         if (gd_ok(r) && ((unsigned long long)r.v & mask) && gd_ok(c))
             v[n++] = c.v;
     }
@@ -78,9 +78,12 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
 {
     const gd_gpu *gpu = &f->gpus[g];
     double impact = gd_episode_impact_pct(e, gd_reference_clock_mhz(f, g, e));
-    double held = clock_during(f, g, mask);
+    double held = median_during(f, g, mask, GD_M_SM_CLOCK_MHZ);
+    /* In P0 (full performance) a low clock is the slowdown itself, not an idle GPU's P8. */
+    double pstate = median_during(f, g, mask, GD_M_PSTATE);
     json_object_set_new(ev, "sm_clock_mhz", gd_json_number(held));
     json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
+    json_object_set_new(ev, "pstate", isnan(pstate) ? json_null() : json_integer((json_int_t)pstate));
     json_object_set_new(ev, "samples", json_integer((json_int_t)e->hit_any));
     json_object_set_new(ev, "started_at_s", gd_json_number(e->first_s));
     if (e->hit) { /* what it cost under load; an idle GPU has nothing to show there */
@@ -89,11 +92,17 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
         json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
     }
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
-    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo"));
+    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
+                                "nvmlDeviceGetPerformanceState"));
     gd_severity sev = e->hit ? gd_loss_severity(impact, e->share) : GD_SEV_WARNING;
     char clock[96] = "";
     if (!isnan(held) && gd_ok(gpu->clock_max_sm_mhz))
-        snprintf(clock, sizeof clock, " at SM %.0f of %.0f MHz", held, gpu->clock_max_sm_mhz.v);
+    {
+        char ps[16] = "";
+        if (!isnan(pstate))
+            snprintf(ps, sizeof ps, " in P%.0f", pstate);
+        snprintf(clock, sizeof clock, " at SM %.0f of %.0f MHz%s", held, gpu->clock_max_sm_mhz.v, ps);
+    }
     gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s%s %s%s", gpu->index, what,
                                    clock, e->hit ? "under load" : "while idle",
                                    f->series.n == 1 && f->captured ? " at capture time" : "");
@@ -123,7 +132,7 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
         if (!e.hit_any)
             continue;
         flag[g] = true;
-        real[g] = !clocks_not_reduced(&f->gpus[g], clock_during(f, g, brake));
+        real[g] = !clocks_not_reduced(&f->gpus[g], median_during(f, g, brake, GD_M_SM_CLOCK_MHZ));
         braked += real[g];
     }
     for (size_t g = 0; real && flag && g < f->gpu_count; g++) {
@@ -134,7 +143,7 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
         gd_episode_of(f, g, brake, &e);
         json_t *ev = json_object();
         if (!real[g]) {
-            double held = clock_during(f, g, brake);
+            double held = median_during(f, g, brake, GD_M_SM_CLOCK_MHZ);
             gd_episode hw;
             gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &hw);
             json_object_set_new(ev, "sm_clock_mhz", gd_json_number(held));
@@ -142,7 +151,8 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
             json_object_set_new(ev, "hw_slowdown_active", json_boolean(hw.hit_any > 0));
             json_object_set_new(ev, "samples", json_integer((json_int_t)e.hit_any));
             json_object_set_new(ev, "source",
-                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo"));
+                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
+                                "nvmlDeviceGetPerformanceState"));
             gd_finding_add(out, "power.brake", GD_SEV_INFO, gpu->index, ev, NAN,
                            "Nothing slowed this GPU: its clock is at its maximum while the power-brake flag is set. "
                            "Watch whether the clocks drop under load ('nvidia-smi dmon -s pc'); a flag that stays set "

@@ -51,6 +51,7 @@ static const struct {
     {"nvmlDeviceGetMaxPcieLinkWidth", {READING(pcie_width_max), END}},
     {"nvmlDeviceGetPcieThroughput", {METRIC(GD_M_PCIE_TX_KBPS), METRIC(GD_M_PCIE_RX_KBPS), END}},
     {"nvmlDeviceGetFanSpeed", {METRIC(GD_M_FAN_PCT), END}},
+    {"nvmlDeviceGetPerformanceState", {METRIC(GD_M_PSTATE), END}},
     {"nvmlDeviceGetPersistenceMode", {READING(persistence_mode), END}},
     {"nvmlDeviceGetComputeMode", {READING(compute_mode), END}},
     {"nvmlDeviceGetMigMode", {READING(mig_mode), END}},

@@ -44,6 +44,7 @@ static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_VIOL_BOARD_LIMIT_NS] = {"violation_board_limit_ns", "board limit violation time", "ns"},
     [GD_M_VIOL_LOW_UTIL_NS] = {"violation_low_utilization_ns", "low utilisation violation time", "ns"},
     [GD_M_VIOL_RELIABILITY_NS] = {"violation_reliability_ns", "reliability violation time", "ns"},
+    [GD_M_PSTATE] = {"pstate", "performance state", ""},
 };
 
 const gd_metric_info *gd_metric_describe(gd_metric m)

@@ -362,7 +362,7 @@ static void snapshot_says_what_it_cannot_show(void **state)
     assert_int_equal(count_findings(r.json, "power.brake", -2), 8);
     /* Braked in P0 at 86 MHz: the clock leads, and all eight at once is the chassis. */
     x = json_array_get(json_object_get(r.json, "findings"), 0);
-    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at SM 86 of 1980 MHz"));
+    assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at SM 86 of 1980 MHz in P0"));
     assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "at capture time"));
     assert_non_null(strstr(json_string_value(json_object_get(x, "fix")), "chassis or power supply signal"));
     tool_result_free(&r);
@@ -387,6 +387,28 @@ static void one_cause_is_one_text_block(void **state)
     assert_non_null(fix);
     assert_null(strstr(fix + 1, "chassis or power supply signal")); /* one fix, not eight */
     tool_result_free(&r);
+}
+
+/* The performance state reads as its number in every format ("P8" -> 8). */
+static void performance_state_is_read(void **state)
+{
+    (void)state;
+    NEED_DATA();
+    static const struct {
+        const char *file;
+        int pstate;
+    } want[] = {{"smi-xml/rtx4090-gen3host-netdata.xml", 8},
+                {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", 0},
+                {"smi-csv/tesla-p100-query-gpu-netdata.csv", 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tool_result r = run_tool((const char *[]){"info", "--json", "--from", real(want[i].file), NULL}, env);
+        assert_non_null(r.json);
+        json_t *st = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "state");
+        json_t *ps = json_object_get(st, "pstate");
+        if (!json_is_integer(ps) || json_integer_value(ps) != want[i].pstate)
+            fail_msg("%s: pstate is not %d", want[i].file, want[i].pstate);
+        tool_result_free(&r);
+    }
 }
 
 /* A -q dump and a dmon log of one machine: one GPU, the log's time axis. */
@@ -428,7 +450,7 @@ static void captured_evidence_cites_file_and_field(void **state)
          "<max_link_width>"},
         {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", "power.brake",
          "capture:h100x8-hw-slowdown-power-brake-gpud.txt:<Clocks Event Reasons/HW Slowdown/HW Power Brake Slowdown>,"
-         "<Clocks/SM>,<Max Clocks/SM>,<Max Clocks/Memory>"},
+         "<Clocks/SM>,<Max Clocks/SM>,<Max Clocks/Memory>,<Performance State>"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(want[i].file), NULL}, env);
@@ -654,6 +676,7 @@ int main(void)
         cmocka_unit_test(every_real_capture_reads_as_the_file_says),
         cmocka_unit_test(snapshot_says_what_it_cannot_show),
         cmocka_unit_test(one_cause_is_one_text_block),
+        cmocka_unit_test(performance_state_is_read),
         cmocka_unit_test(files_of_one_machine_merge),
         cmocka_unit_test(captured_evidence_cites_file_and_field),
         cmocka_unit_test(simulated_runs_cite_nvml),

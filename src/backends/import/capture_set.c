@@ -136,6 +136,24 @@ static int parse_compute_mode(const char *s, double *out)
     return -1;
 }
 
+/* "P0" .. "P15" (nvidia-smi writes the performance state that way). */
+static int parse_pstate(const char *s, double *out)
+{
+    if ((s[0] != 'P' && s[0] != 'p') || !isdigit((unsigned char)s[1]))
+        return -1;
+    int n = s[1] - '0';
+    if (isdigit((unsigned char)s[2]))
+        n = 10 * n + (s[2] - '0');
+    else if (s[2])
+        return -1;
+    if (s[2] && s[3])
+        return -1;
+    if (n > 15)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 /* The value of a field from text: OK with a number, or a missing status. */
 static int read_value(gd_cap *c, const gd_cap_map *m, const char *s, gd_value *out)
 {
@@ -148,6 +166,8 @@ static int read_value(gd_cap *c, const gd_cap_map *m, const char *s, gd_value *o
     int rc;
     if (is_switch(m->field) || m->field == GD_CF_REASON)
         rc = parse_switch(s, &v);
+    else if (m->field == GD_CF_METRIC && m->arg == GD_M_PSTATE)
+        rc = parse_pstate(s, &v);
     else if (m->field == GD_CF_COMPUTE_MODE)
         rc = parse_compute_mode(s, &v);
     else if ((rc = parse_number(s, &v)) == 2)

@@ -57,6 +57,7 @@ static const gd_cap_map csv_map[] = {
     {"temperature.gpu", M(GD_M_TEMP_C)},
     {"temperature.memory", M(GD_M_MEM_TEMP_C)},
     {"fan.speed", M(GD_M_FAN_PCT)},
+    {"pstate", M(GD_M_PSTATE)},
     {"power.draw", GD_CF_METRIC, GD_M_POWER_W, 3, 0},
     {"power.draw.average", GD_CF_METRIC, GD_M_POWER_W, 2, 0},
     {"power.draw.instant", GD_CF_METRIC, GD_M_POWER_W, 1, 0},

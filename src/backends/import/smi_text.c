@@ -43,6 +43,7 @@ static const gd_cap_map gpu_map[] = {
     {"PCI/Tx Throughput", M(GD_M_PCIE_TX_KBPS)},
     {"PCI/Rx Throughput", M(GD_M_PCIE_RX_KBPS)},
     {"Fan Speed", M(GD_M_FAN_PCT)},
+    {"Performance State", M(GD_M_PSTATE)},
     {"Clocks Event Reasons/Idle", R(0x1)},
     {"Clocks Event Reasons/Applications Clocks Setting", R(0x2)},
     {"Clocks Event Reasons/SW Power Cap", R(0x4)},

@@ -42,6 +42,7 @@ static const gd_cap_map gpu_map[] = {
     {"pci/tx_util", M(GD_M_PCIE_TX_KBPS)},
     {"pci/rx_util", M(GD_M_PCIE_RX_KBPS)},
     {"fan_speed", M(GD_M_FAN_PCT)},
+    {"performance_state", M(GD_M_PSTATE)},
     {"clocks_event_reasons/clocks_event_reason_gpu_idle", R(0x1)},
     {"clocks_event_reasons/clocks_event_reason_applications_clocks_setting", R(0x2)},
     {"clocks_event_reasons/clocks_event_reason_sw_power_cap", R(0x4)},

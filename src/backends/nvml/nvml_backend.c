@@ -458,6 +458,10 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
     row[GD_M_PCIE_REPLAYS] = read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
     row[GD_M_FAN_PCT] = read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
 
+    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+    rc = NVCALL(s, DeviceGetPerformanceState, d, &ps);
+    row[GD_M_PSTATE] = rc == NVML_SUCCESS && ps == NVML_PSTATE_UNKNOWN ? gd_missing(GD_ST_NOT_SUPPORTED)
+                                                                       : take(r, "nvmlDeviceGetPerformanceState", rc, ps);
     unsigned long long reasons = 0;
     rc = NVCALL(s, DeviceGetCurrentClocksEventReasons, d, &reasons);
     row[GD_M_EVENT_REASONS] = take(r, "nvmlDeviceGetCurrentClocksEventReasons", rc, (double)reasons);
