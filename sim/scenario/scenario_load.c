@@ -1,5 +1,8 @@
 /* Loading a scenario: reading the file, the top-level keys, and freeing. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -158,9 +161,26 @@ gd_scenario *gd_scenario_load(const char *path, char *err, size_t errlen)
         err = dummy;
         errlen = sizeof dummy;
     }
-    FILE *f = fopen(path, "rb");
+    /* Non-blocking open: a FIFO would otherwise hang here, before any check.
+     * The simulated driver reads the file again by name, so only a regular
+     * file describes one machine to both. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s: a scenario must be a regular file (the simulated driver reads it again)", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a pipe or FIFO" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t len = 0;

@@ -25,7 +25,8 @@ static const char help[] =
     "                   evidence, impact_pct, fix) and what was not checked\n"
     "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
     "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
-    "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m\n"
+    "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
+    "                   dmesg / journalctl -k. '-' reads standard input; pipes work\n"
     "\n"
     "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
     "Usable as a Slurm or cron health check as is. NO_COLOR disables colour.\n";

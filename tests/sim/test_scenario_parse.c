@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpudoctor/nvml_api.h"
@@ -244,7 +245,13 @@ static void test_files(void **state)
     free(huge);
 
     assert_null(gd_scenario_load(dir, err, sizeof err));
-    assert_non_null(strstr(err, "cannot read: Is a directory"));
+    assert_non_null(strstr(err, "a directory: a scenario must be a regular file"));
+    /* A FIFO is refused at once, never waited on in open(). */
+    char fifo[1024];
+    snprintf(fifo, sizeof fifo, "%s/scenario.fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_null(gd_scenario_load(fifo, err, sizeof err));
+    assert_non_null(strstr(err, "a pipe or FIFO"));
     simt_rmtree(dir);
 }
 

@@ -4,6 +4,7 @@
  * captured so the checks and reports say what a capture cannot show.
  */
 #include "import.h"
+#include "core/input.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,48 +71,6 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
     return 0;
 }
 
-static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
-    errno = 0;
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, fp);
-        if (n < cap || ferror(fp))
-            break;
-        if (cap >= MAX_FILE_BYTES) {
-            snprintf(err, errlen, "%s: larger than %u MiB: not a capture of one machine", path, MAX_FILE_BYTES >> 20);
-            free(buf);
-            fclose(fp);
-            return NULL;
-        }
-        char *bigger = realloc(buf, cap * 2 + 1);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    bool bad = ferror(fp);
-    int why = errno;
-    fclose(fp);
-    if (!buf || bad) {
-        snprintf(err, errlen, "%s: %s", path, !buf ? "out of memory" : why ? strerror(why) : "read error");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0'; /* parsers get a terminated buffer too, as a second line of defence */
-    *len = n;
-    return buf;
-}
-
 /* Reading order: nvidia-smi files first, since lspci, topo and kernel logs
  * map onto the GPUs they name; topo last, since nvidia-smi's own matrix
  * beats one derived from lspci. */
@@ -124,9 +83,9 @@ static void set_source(gd_facts *f, const char *const *paths, size_t n)
 {
     size_t used = (size_t)snprintf(f->source, sizeof f->source, "capture:");
     for (size_t i = 0; i < n && used < sizeof f->source; i++) {
-        const char *base = strrchr(paths[i], '/');
-        used += (size_t)snprintf(f->source + used, sizeof f->source - used, "%s%s", i ? "," : "",
-                                 base ? base + 1 : paths[i]);
+        const char *slash = strrchr(paths[i], '/');
+        const char *base = strcmp(paths[i], "-") == 0 ? "stdin" : slash ? slash + 1 : paths[i];
+        used += (size_t)snprintf(f->source + used, sizeof f->source - used, "%s%s", i ? "," : "", base);
     }
 }
 
@@ -135,19 +94,33 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
     f->captured = true;
     f->cuda_driver_version = gd_missing(GD_ST_NOT_SUPPORTED);
     set_source(f, paths, n);
-    for (int pass = 0; pass < 3; pass++)
-        for (size_t i = 0; i < n; i++) {
-            size_t len;
-            char *text = read_file(paths[i], &len, err, errlen);
-            if (!text)
-                return -1;
-            int rc = import_pass(gd_import_detect(text, len)) == pass
-                         ? gd_import_buffer(paths[i], text, len, f, err, errlen)
-                         : 0;
-            free(text);
-            if (rc != 0)
-                return -1;
-        }
+    /* Each input is read once (a pipe or "-" cannot be read twice), then
+     * parsed in the order the formats depend on each other. */
+    char **text = calloc(n + 1, sizeof *text);
+    size_t *len = calloc(n + 1, sizeof *len);
+    int rc = text && len ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (strcmp(paths[i], "-") == 0)
+            for (size_t k = 0; k < i; k++)
+                if (strcmp(paths[k], "-") == 0) {
+                    snprintf(err, errlen, "--from -: standard input can be read only once");
+                    rc = -1;
+                }
+        if (rc == 0 && !(text[i] = gd_input_read(paths[i], GD_INPUT_STREAM, MAX_FILE_BYTES, &len[i], err, errlen)))
+            rc = -1;
+    }
+    for (int pass = 0; rc == 0 && pass < 3; pass++)
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            if (import_pass(gd_import_detect(text[i], len[i])) == pass)
+                rc = gd_import_buffer(gd_input_name(paths[i]), text[i], len[i], f, err, errlen);
+    for (size_t i = 0; text && i < n; i++)
+        free(text[i]);
+    free(text);
+    free(len);
+    if (rc != 0)
+        return -1;
     if (!f->driver_loaded)
         snprintf(f->driver_error, sizeof f->driver_error,
                  "the captured files hold no nvidia-smi output: the GPUs' own state is not known");

@@ -1,5 +1,6 @@
 /* Layer 2: NVML -> collection model. */
 #include "nvml_backend.h"
+#include "core/input.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -275,7 +276,7 @@ static void process_name(gd_nvml_session *s, const char *proc_root, unsigned int
         return;
     char path[600];
     snprintf(path, sizeof path, "%s/%u/comm", proc_root, pid);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = gd_input_fopen(path);
     if (!fp)
         return;
     if (fgets(out, (int)len, fp))
@@ -293,7 +294,7 @@ static void process_user(const char *proc_root, unsigned int pid, char *out, siz
         return;
     char path[600], line[256];
     snprintf(path, sizeof path, "%s/%u/status", proc_root, pid);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = gd_input_fopen(path);
     if (!fp)
         return;
     long uid = -1;

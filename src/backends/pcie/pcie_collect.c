@@ -13,6 +13,7 @@
  * sysfs back-end would need binary `config` files in every fixture tree.
  * What is read here is a handful of small text files.
  */
+#include "core/input.h"
 #include "gpudoctor/pcie.h"
 
 #include <dirent.h>
@@ -27,7 +28,7 @@ static bool read_text(const char *dir, const char *name, char *buf, size_t len)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = gd_input_fopen(path);
     if (!fp)
         return false;
     size_t n = fread(buf, 1, len - 1, fp);
@@ -233,7 +234,7 @@ static void read_job(const char *proc_root, long pid, gd_pcie_job *j)
         return;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%ld/status", proc_root, pid);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = gd_input_fopen(path);
     if (!fp) {
         gd_pcie_copy(j->why, sizeof j->why, "status not readable");
         return;
@@ -256,7 +257,7 @@ static void read_job(const char *proc_root, long pid, gd_pcie_job *j)
     if (!j->readable)
         gd_pcie_copy(j->why, sizeof j->why, "status has no Cpus_allowed_list");
     snprintf(path, sizeof path, "%s/%ld/numa_maps", proc_root, pid);
-    if (!(fp = fopen(path, "r")))
+    if (!(fp = gd_input_fopen(path)))
         return;
     j->has_pages = true;
     while (fgets(line, sizeof line, fp)) {

@@ -1,5 +1,6 @@
 /* Software stack facts: where to look, the job's environment, and the parts. */
 #include "stack_internal.h"
+#include "core/input.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,7 +29,9 @@ void gd_strf(char *buf, size_t len, const char *fmt, ...)
 
 char *gd_stack_read_file(const char *path, size_t max, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Regular files only: a FIFO under a root would block, a directory is no file. */
+    char why[16];
+    int fd = gd_input_open(path, GD_INPUT_FILE, why, sizeof why);
     if (fd < 0)
         return NULL;
     size_t cap = 4096, n = 0;
@@ -47,7 +50,14 @@ char *gd_stack_read_file(const char *path, size_t max, size_t *len)
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r < 0) { /* EIO, EISDIR...: an error, never an empty file */
+            int code = errno;
+            free(buf);
+            close(fd);
+            errno = code;
+            return NULL;
+        }
+        if (r == 0)
             break;
         n += (size_t)r;
     }

@@ -2,6 +2,7 @@
  * host.kernel_log), else /dev/kmsg, else `journalctl -k`; or a captured log
  * (--from dmesg.txt). */
 #include "stack_internal.h"
+#include "core/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,10 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+/* The most of a kernel log file that is read: its newest part beyond. */
+#define GD_KERNEL_LOG_MAX_BYTES (64u << 20)
+#define GD_KERNEL_LOG_MAX_TEXT "64 MiB"
 
 static void take_line(gd_stack_facts *s, const gd_facts *f, const char *line, size_t len)
 {
@@ -99,16 +104,20 @@ static bool read_journal(gd_stack_facts *s, const gd_facts *f)
 void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f)
 {
     if (f->kernel_log[0]) {
+        /* A read error is "not checked", never a clean log; a log over the
+         * cap keeps its newest part, where the recent Xids are. */
         size_t len;
-        char *buf = gd_stack_read_file(f->kernel_log, 256u << 20, &len);
+        bool cut;
+        char why[600];
+        char *buf = gd_input_read_tail(f->kernel_log, GD_KERNEL_LOG_MAX_BYTES, &len, &cut, why, sizeof why);
         if (!buf) {
-            gd_strf(s->kernel_log_error, sizeof s->kernel_log_error, "cannot read %s: %s", f->kernel_log,
-                     strerror(errno ? errno : EIO));
+            gd_strf(s->kernel_log_error, sizeof s->kernel_log_error, "cannot read the kernel log %s", why);
             return;
         }
         take_text(s, f, buf, len);
         free(buf);
-        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "%s", f->kernel_log);
+        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "%s%s", f->kernel_log,
+                cut ? " (its newest " GD_KERNEL_LOG_MAX_TEXT ")" : "");
         s->kernel_log_read = true;
         return;
     }
