@@ -137,7 +137,12 @@ void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, "Capture     %s (%s), host %s\n", f->source + 8, f->capture_formats,
                 f->host.hostname[0] ? f->host.hostname : "unknown");
     } else {
-        fprintf(out, "Host        %s, kernel %s, %d CPUs", f->host.hostname, f->host.kernel, f->host.cpus);
+        fprintf(out, "Host        %s, kernel %s, ", f->host.hostname[0] ? f->host.hostname : "unknown",
+                f->host.kernel[0] ? f->host.kernel : "unknown");
+        if (f->host.cpus > 0)
+            fprintf(out, "%d CPUs", f->host.cpus);
+        else
+            fputs("CPUs unknown", out);
         if (f->host.numa_nodes > 0)
             fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
         fputc('\n', out);
