@@ -2,6 +2,7 @@
 #include "backends/collect.h"
 #include "cli.h"
 #include "core/numparse.h"
+#include "core/text_safe.h"
 
 #include <getopt.h>
 
@@ -16,12 +17,15 @@
 
 int gd_cli_error(const char *fmt, ...)
 {
+    /* Messages quote paths and what files say: made safe for the terminal. */
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpudoctor: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("gpudoctor: ", stderr);
+    gd_write_safe(stderr, msg, strlen(msg));
+    fputc('\n', stderr);
     return GD_EXIT_ERROR;
 }
 

@@ -168,6 +168,76 @@ static void options_take_decimal_numbers_only(void **state)
     }
 }
 
+#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "2Jx\x7f\nVerdict: OK"
+
+/* The first offending byte of text: a C0 control other than newline, DEL,
+ * or a C1 control as UTF-8 (U+0080-U+009F); NULL when there is none. */
+static const char *control_in(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return (const char *)p;
+    return NULL;
+}
+
+/* Names that anyone controls (a process's name, a scenario's GPU name,
+ * driver version and host, the scenario's own file name) reach the text
+ * reports with their control characters replaced: they cannot retitle or
+ * clear the terminal, or forge a line. */
+static void hostile_names_cannot_steer_the_terminal(void **state)
+{
+    (void)state;
+    json_t *sc = json_load_file(example("h100x8-training.json"), 0, NULL);
+    assert_non_null(sc);
+    json_t *gpu0 = json_array_get(json_object_get(sc, "gpus"), 0);
+    json_object_set_new(gpu0, "name", json_string("H100 " HOSTILE));
+    json_t *proc0 = json_array_get(json_object_get(gpu0, "processes"), 0);
+    assert_non_null(proc0);
+    json_object_set_new(proc0, "name", json_string("python " HOSTILE));
+    json_object_set_new(sc, "driver_version", json_string("550" HOSTILE));
+    json_object_set_new(sc, "host", json_pack("{s:s,s:s,s:i}", "hostname", "node" HOSTILE, "kernel", "6.1" HOSTILE,
+                                              "numa_nodes", 2));
+    char *dir = temp_dir();
+    char *text = json_dumps(sc, 0);
+    char *path = write_temp_file(dir, "scenario\x1b[2J.json", text);
+    free(text);
+    json_decref(sc);
+    const char *const *cases[] = {
+        (const char *[]){"info", "--sim", path, NULL},
+        (const char *[]){"check", "--duration", "0", "--sim", path, NULL},
+        (const char *[]){"check", "--duration", "0.3", "--pid", "4242", "--sim", path, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tool_result r = run_tool(cases[i], fast);
+        if (r.exit_code == 3)
+            fail_msg("%s: exit 3: %s", cases[i][0], r.err);
+        const char *bad = control_in(r.out);
+        if (bad)
+            fail_msg("%s: byte 0x%02x at offset %td of:\n%s", cases[i][0], (unsigned char)*bad, bad - r.out, r.out);
+        if (control_in(r.err))
+            fail_msg("%s: a control character on stderr", cases[i][0]);
+        /* The printable rest stays readable. */
+        assert_non_null(strstr(r.out, "?]0;owned??[2J??2Jx??Verdict: OK"));
+        tool_result_free(&r);
+    }
+    /* JSON keeps the names as they are, escaped. */
+    tool_result r = run_tool((const char *[]){"info", "--json", "--sim", path, NULL}, fast);
+    assert_non_null(r.json);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "name")),
+                        "H100 " HOSTILE);
+    tool_result_free(&r);
+    /* A message that quotes the file's name is made safe too. */
+    char missing[1200];
+    snprintf(missing, sizeof missing, "%s/gone\x1b]0;x\x07.json", dir);
+    r = run_tool((const char *[]){"info", "--sim", missing, NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_null(control_in(r.err));
+    tool_result_free(&r);
+    free(path);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +245,7 @@ int main(void)
         cmocka_unit_test(sighup_ends_the_window_with_a_report),
         cmocka_unit_test(a_report_that_cannot_be_written_exits_3),
         cmocka_unit_test(options_take_decimal_numbers_only),
+        cmocka_unit_test(hostile_names_cannot_steer_the_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
