@@ -42,6 +42,16 @@ static json_t *host_of(const tool_result *r)
     return json_object_get(r->json, "host");
 }
 
+/* Every host fact of the report is null (unknown), none this machine's. */
+static void assert_host_unknown(const tool_result *r, const char *what)
+{
+    static const char *const keys[] = {"hostname", "kernel", "cpus", "numa_nodes"};
+    json_t *h = host_of(r);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!json_is_null(json_object_get(h, keys[i])))
+            fail_msg("%s: host.%s is not null", what, keys[i]);
+}
+
 /* Under --sim the host facts are the scenario's (host.hostname, host.kernel,
  * host.cpus, host.numa_nodes) or unknown: never this machine's. */
 static void simulated_host_facts_come_from_the_scenario(void **state)
@@ -50,11 +60,8 @@ static void simulated_host_facts_come_from_the_scenario(void **state)
     char *dir = temp_dir();
     char *bare = scenario_with_host(dir, "{}");
     tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0", "--sim", bare, NULL}, plain);
-    json_t *h = host_of(&r);
-    static const char *const keys[] = {"hostname", "kernel", "cpus", "numa_nodes"};
-    for (size_t i = 0; i < 4; i++)
-        if (!json_is_null(json_object_get(h, keys[i])))
-            fail_msg("host.%s is not null under a scenario without it", keys[i]);
+    assert_host_unknown(&r, "a scenario without host facts");
+    json_t *h;
     tool_result_free(&r);
     r = run_tool((const char *[]){"info", "--sim", bare, NULL}, plain);
     assert_int_equal(r.exit_code, 0);
@@ -101,11 +108,8 @@ static void captured_host_facts_come_from_the_capture(void **state)
                                  "# gpu    pwr  gtemp  mtemp     sm    mem\n# Idx      W      C      C      %      %\n"
                                  "    0    631     63     57    100     10\n");
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", dmon, NULL}, plain);
-    json_t *h = host_of(&r);
-    static const char *const keys[] = {"hostname", "kernel", "cpus", "numa_nodes"};
-    for (size_t i = 0; i < 4; i++)
-        if (!json_is_null(json_object_get(h, keys[i])))
-            fail_msg("host.%s is not null for a dmon capture", keys[i]);
+    assert_host_unknown(&r, "a dmon capture");
+    json_t *h;
     tool_result_free(&r);
     char *csv = write_temp_file(dir, "query.csv",
                                 "timestamp, hostname, name, index, temperature.gpu [C]\n"
