@@ -59,10 +59,13 @@ tool_proc run_tool_start(const char *const *argv, const char *const *env, const 
         abort();
     p.pid = fork();
     if (p.pid == 0) {
-        int fd = stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : out[1];
+        int fd = stdout_path && *stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : out[1];
         if (fd < 0)
             _exit(127);
-        dup2(fd, 1);
+        if (stdout_path && !*stdout_path)
+            close(1);
+        else
+            dup2(fd, 1);
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);

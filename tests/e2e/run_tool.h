@@ -21,7 +21,8 @@ typedef struct tool_result {
 tool_result run_tool(const char *const *argv, const char *const *env);
 
 /* The same in two steps, for a test that acts while gpudoctor runs (sends it
- * a signal). stdout_path: a file that receives its stdout (NULL: captured). */
+ * a signal). stdout_path: a file that receives its stdout (NULL: captured;
+ * "": stdout closed). */
 typedef struct tool_proc {
     pid_t pid;
     int out, err; /* the read ends of its stdout and stderr */

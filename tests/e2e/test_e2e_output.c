@@ -93,11 +93,14 @@ static void a_report_that_cannot_be_written_exits_3(void **state)
         (const char *[]){"vram", "--params", "7B", "--gpu-memory", "80G", NULL},
         (const char *[]){"check", "--help", NULL},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tool_proc p = run_tool_start(cases[i], fast, "/dev/full");
+    static const char *const sinks[] = {"/dev/full", ""}; /* "": a closed stdout */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] * 2; i++) {
+        const char *const *argv = cases[i / 2], *sink = sinks[i % 2];
+        tool_proc p = run_tool_start(argv, fast, sink);
         tool_result r = run_tool_wait(&p);
         if (r.exit_code != 3 || !strstr(r.err, "cannot write"))
-            fail_msg("%s %s into /dev/full: exit %d, stderr: %s", cases[i][0], cases[i][1], r.exit_code, r.err);
+            fail_msg("%s %s into %s: exit %d, stderr: %s", argv[0], argv[1], *sink ? sink : "a closed stdout",
+                     r.exit_code, r.err);
         tool_result_free(&r);
     }
     /* The same commands into a file succeed. */
