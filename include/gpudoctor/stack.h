@@ -10,7 +10,8 @@
  * Roots. The scans of system places (/usr/local/cuda*, /etc/ld.so.cache, the
  * Python environment the job uses) are made under a root prefix: "" on a
  * real machine, $GPUDOCTOR_ROOT when set (a directory laid out like /, for
- * tests and for inspecting a mounted image). Under --sim without
+ * tests and for inspecting a mounted image; symbolic links under it resolve
+ * inside it, as they would on that machine). Under --sim without
  * GPUDOCTOR_ROOT these scans are skipped: the simulated machine has no
  * software stack, and this machine's must not leak into it. --python paths
  * are always read as given.
@@ -127,6 +128,10 @@ typedef struct gd_stack_opts {
     const char *const *python; /* --python PATH..., may be NULL */
     size_t python_count;
 } gd_stack_opts;
+
+/* Checks $GPUDOCTOR_ROOT, when set: 0, or -1 with a message when it does not
+ * exist or is not a directory (nothing under it could be read: exit 3). */
+int gd_stack_root_check(char *err, size_t errlen);
 
 /* Reads the software stack facts into f->stack (allocated here; freed by
  * gd_facts_free). What cannot be read is recorded in the facts, not an

@@ -193,6 +193,9 @@ typedef struct gd_scenario {
         char *kernel_log; /* same */
         char *proc;       /* addition: a directory laid out like /proc (the job's status, numa_maps); same */
         gd_scenario_int numa_nodes;
+        char *hostname; /* addition: the simulated machine's name; NULL when absent */
+        char *kernel;   /* addition: its kernel release; NULL when absent */
+        gd_scenario_int cpus; /* addition: its online CPUs */
     } host;
     gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */
     size_t gpu_count;

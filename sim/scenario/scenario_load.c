@@ -33,7 +33,10 @@ static bool parse_host(gd_parser *p, json_t *root, gd_scenario *sc)
     char *sysfs = NULL, *klog = NULL, *proc = NULL;
     bool ok = gdp_string(p, host, "sysfs", "host", &sysfs) && gdp_string(p, host, "kernel_log", "host", &klog) &&
               gdp_string(p, host, "proc", "host", &proc) &&
-              gdp_int(p, host, "numa_nodes", "host", 0, 4096, &sc->host.numa_nodes);
+              gdp_int(p, host, "numa_nodes", "host", 0, 4096, &sc->host.numa_nodes) &&
+              gdp_string(p, host, "hostname", "host", &sc->host.hostname) &&
+              gdp_string(p, host, "kernel", "host", &sc->host.kernel) &&
+              gdp_int(p, host, "cpus", "host", 1, 1 << 20, &sc->host.cpus);
     if (ok && sysfs && !(sc->host.sysfs = resolve(p->file, sysfs)))
         ok = gdp_fail(p, "host.sysfs", "out of memory");
     if (ok && klog && !(sc->host.kernel_log = resolve(p->file, klog)))
@@ -203,6 +206,8 @@ void gd_scenario_free(gd_scenario *sc)
     gdp_errors_free(&sc->errors);
     free(sc->host.sysfs);
     free(sc->host.kernel_log);
+    free(sc->host.hostname);
+    free(sc->host.kernel);
     free(sc->host.proc);
     free(sc->description);
     free(sc->driver_version);

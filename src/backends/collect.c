@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,18 @@ static void sleep_until(double t)
  * libraries at it and fills what the scenario says of the host. */
 static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t liblen, char *err, size_t errlen)
 {
+    /* The simulated NVML library opens the scenario again by its path: a
+     * pipe (/dev/stdin, <(...)) would be empty by then, a FIFO would block. */
+    struct stat st;
+    if (stat(scenario, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "--sim %s: not a regular file; --sim needs one, because the simulated driver reads it "
+                 "again (save the scenario to a file first)", scenario);
+        return -1;
+    }
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
     if (!sc)
         return -1;
@@ -68,10 +81,14 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     double v = ts && *ts ? strtod(ts, &end) : 0;
     if (ts && *ts && *end == '\0' && v > 0 && isfinite(v))
         f->time_scale = v;
+    /* The simulated machine's host facts are the scenario's, or unknown. */
+    memset(&f->host, 0, sizeof f->host);
     if (sc->host.numa_nodes.present)
         f->host.numa_nodes = (int)sc->host.numa_nodes.value;
-    else
-        f->host.numa_nodes = 0;
+    if (sc->host.cpus.present)
+        f->host.cpus = (int)sc->host.cpus.value;
+    snprintf(f->host.hostname, sizeof f->host.hostname, "%s", sc->host.hostname ? sc->host.hostname : "");
+    snprintf(f->host.kernel, sizeof f->host.kernel, "%s", sc->host.kernel ? sc->host.kernel : "");
     /* The scenario's own host, never this machine's. */
     snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
     snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
@@ -122,15 +139,16 @@ static int collect_host_areas(const gd_collect_opts *o, gd_facts *f, char *err, 
 int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    gd_host_read("/sys", &f->host);
+    if (gd_stack_root_check(err, errlen) != 0) /* before a window is spent */
+        return -1;
     f->window_s = o->duration_s;
     f->interval_s = o->interval_s;
     f->pid = o->pid;
     snprintf(f->sysfs_root, sizeof f->sysfs_root, "/sys");
     snprintf(f->proc_root, sizeof f->proc_root, "/proc");
     if (o->from_count) {
-        /* Captured files describe another machine: none of this one's facts. */
-        memset(&f->host, 0, sizeof f->host);
+        /* Captured files describe another machine: none of this one's facts
+         * (the host's name where a capture carries it). */
         f->sysfs_root[0] = f->proc_root[0] = '\0';
         return gd_import_files(o->from, o->from_count, f, err, errlen);
     }
@@ -140,6 +158,7 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
         if (prepare_sim(o->sim_scenario, f, lib, sizeof lib, err, errlen) != 0)
             return -1;
     } else {
+        gd_host_read("/sys", &f->host);
         snprintf(f->source, sizeof f->source, "nvml");
     }
 

@@ -19,6 +19,13 @@ int gd_cmd_bench(int argc, char **argv);
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Flushes and closes stdout. Returns code, or GD_EXIT_ERROR after a message
+ * when something written could not be (a full disk, /dev/full, a closed
+ * stdout): a report that did not reach its reader is no report.
+ */
+int gd_cli_close_stdout(int code);
+
 /* Text style for stdout: colour on a terminal unless NO_COLOR is set. */
 gd_text_style gd_cli_text_style(void);
 
@@ -41,7 +48,15 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
  * (f is then freed). */
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f);
 
-/* Parses a number in [lo, hi]; returns 0 or -1. */
+/* Option values in plain decimal (core/numparse.h: no hex, no exponent).
+ * A number in [lo, hi]; returns 0 or -1. */
 int gd_cli_number(const char *s, double lo, double hi, double *out);
+
+/* A whole number in [lo, hi] (lo >= 0); returns 0 or -1. */
+int gd_cli_integer(const char *s, long lo, long hi, long *out);
+
+/* A duration ("2", "2.5s", "500ms", "1m"; a bare number in unit_s seconds)
+ * in [lo_s, hi_s] seconds; returns 0 or -1. */
+int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, double *out_s);
 
 #endif

@@ -1,12 +1,14 @@
 /* Shared pieces of the command line. */
 #include "backends/collect.h"
 #include "cli.h"
+#include "core/numparse.h"
+#include "core/text_safe.h"
 
 #include <getopt.h>
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,30 @@
 
 int gd_cli_error(const char *fmt, ...)
 {
+    /* Messages quote paths and what files say: made safe for the terminal. */
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpudoctor: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("gpudoctor: ", stderr);
+    gd_write_safe(stderr, msg, strlen(msg));
+    fputc('\n', stderr);
     return GD_EXIT_ERROR;
+}
+
+int gd_cli_close_stdout(int code)
+{
+    errno = 0;
+    bool failed = ferror(stdout) != 0;
+    int saved = errno;
+    if (fclose(stdout) != 0) {
+        failed = true;
+        saved = errno;
+    }
+    if (!failed || code == GD_EXIT_ERROR) /* an error already said why */
+        return code;
+    return gd_cli_error("cannot write the output%s%s", saved ? ": " : "", saved ? strerror(saved) : "");
 }
 
 gd_text_style gd_cli_text_style(void)
@@ -38,14 +57,28 @@ gd_text_style gd_cli_text_style(void)
 
 int gd_cli_number(const char *s, double lo, double hi, double *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+    double v;
+    if (gd_parse_decimal(s, &v) != 0 || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+int gd_cli_integer(const char *s, long lo, long hi, long *out)
+{
+    unsigned long v;
+    if (lo < 0 || hi < lo || gd_parse_uint(s, (unsigned long)hi, &v) != 0 || v < (unsigned long)lo)
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, double *out_s)
+{
+    double v;
+    if (gd_parse_duration(s, unit_s, &v) != 0 || v < lo_s || v > hi_s)
+        return -1;
+    *out_s = v;
     return 0;
 }
 

@@ -46,7 +46,8 @@ int gd_cmd_bench(int argc, char **argv)
     };
     int json = 0, c;
     const char *sim = NULL;
-    double mib = 0, reps = 0;
+    double mib = 0;
+    long reps = 0;
     bool concurrent = true;
     optind = 1;
     opterr = 0;
@@ -60,7 +61,7 @@ int gd_cmd_bench(int argc, char **argv)
                 return gd_cli_error("--size wants MiB between 1 and 16384, not '%s'", optarg);
             break;
         case 'r':
-            if (gd_cli_number(optarg, 1, 64, &reps) != 0 || reps != (int)reps)
+            if (gd_cli_integer(optarg, 1, 64, &reps) != 0)
                 return gd_cli_error("--reps wants a whole number between 1 and 64, not '%s'", optarg);
             break;
         case 'n': concurrent = false; break;

@@ -18,8 +18,9 @@ static const char help[] =
     "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
     "clocks and PCIe speed on purpose, so some problems only show under load.\n"
     "\n"
-    "  --duration SEC   length of the window (default 10; 0 = one snapshot)\n"
-    "  --interval MS    time between samples (default 100)\n"
+    "  --duration SEC   length of the window (default 10; 0 = one snapshot); a unit\n"
+    "                   ms, s, m or h may follow (500ms, 2m)\n"
+    "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
     "  --pid PID        the training process, for the checks that look at the job\n"
     "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
     "                   evidence, impact_pct, fix) and what was not checked\n"
@@ -28,16 +29,24 @@ static const char help[] =
     "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
     "                   dmesg / journalctl -k. '-' reads standard input; pipes work\n"
     "\n"
+    "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
+    "the report covers what was sampled until then.\n"
+    "\n"
     "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
     "Usable as a Slurm or cron health check as is. NO_COLOR disables colour.\n";
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_sigint(int sig)
+static void on_stop(int sig)
 {
     (void)sig;
     stop_requested = 1;
 }
+
+/* Ctrl-C, a scheduler's timeout (SIGTERM) and a closed terminal or session
+ * (SIGHUP) all end the window early: the report of what was seen follows. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
 
 static void progress(void *ud, double done_s, double total_s, size_t gpus)
 {
@@ -80,17 +89,19 @@ static int parse(int argc, char **argv, check_opts *o)
     while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            if (gd_cli_number(optarg, 0, 86400, &o->duration_s) != 0)
-                return gd_cli_error("--duration wants seconds between 0 and 86400, not '%s'", optarg);
+            if (gd_cli_duration(optarg, 1, 0, 86400, &o->duration_s) != 0)
+                return gd_cli_error("--duration wants seconds between 0 and 86400 (like 30, 2.5, 500ms or 5m), not '%s'",
+                                    optarg);
             break;
         case 'i':
-            if (gd_cli_number(optarg, 10, 60000, &o->interval_ms) != 0)
-                return gd_cli_error("--interval wants milliseconds between 10 and 60000, not '%s'", optarg);
+            if (gd_cli_duration(optarg, 0.001, 0.01, 60, &v) != 0)
+                return gd_cli_error("--interval wants milliseconds between 10 and 60000 (like 100, 250ms or 1s), not '%s'",
+                                    optarg);
+            o->interval_ms = v * 1000;
             break;
         case 'p':
-            if (gd_cli_number(optarg, 1, 4194304, &v) != 0 || v != (long)v)
-                return gd_cli_error("--pid wants a process id, not '%s'", optarg);
-            o->pid = (long)v;
+            if (gd_cli_integer(optarg, 1, 4194304, &o->pid) != 0)
+                return gd_cli_error("--pid wants a process id (a whole number), not '%s'", optarg);
             break;
         case 'j': o->json = 1; break;
         case 's': o->sim = optarg; break;
@@ -132,9 +143,11 @@ int gd_cmd_check(int argc, char **argv)
         return rc < 0 ? GD_EXIT_OK : rc;
 
     bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
-    struct sigaction sa = {.sa_handler = on_sigint}, old;
+    struct sigaction sa = {.sa_handler = on_stop}, old[STOP_SIGNALS];
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    for (size_t i = 0; i < STOP_SIGNALS; i++) /* what nohup ignores stays ignored */
+        if (sigaction(stop_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(stop_signals[i], &sa, NULL);
     gd_collect_opts co = {
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
@@ -150,7 +163,8 @@ int gd_cmd_check(int argc, char **argv)
     gd_facts f;
     char err[1024];
     rc = gd_collect(&co, &f, err, sizeof err);
-    sigaction(SIGINT, &old, NULL);
+    for (size_t i = 0; i < STOP_SIGNALS; i++)
+        sigaction(stop_signals[i], &old[i], NULL);
     if (show_progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {

@@ -100,10 +100,8 @@ static int parse_size(const char *s, double *out)
 /* A whole number in [lo, hi] for option `name` into *out; 0 or exit code 3. */
 static int whole(const char *name, const char *arg, long lo, long hi, long *out)
 {
-    double v;
-    if (gd_cli_number(arg, (double)lo, (double)hi, &v) != 0 || v != floor(v))
+    if (gd_cli_integer(arg, lo, hi, out) != 0)
         return gd_cli_error("%s wants a whole number from %ld to %ld, not '%s'", name, lo, hi, arg);
-    *out = (long)v;
     return 0;
 }
 

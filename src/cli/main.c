@@ -44,7 +44,7 @@ static const struct command {
 /* Commands that later versions add. */
 static const char *const planned[] = {"watch", "trace", "run", "export", "fleet"};
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -68,4 +68,9 @@ int main(int argc, char **argv)
     gd_cli_error("unknown command '%s'", cmd);
     fputs(usage, stderr);
     return GD_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    return gd_cli_close_stdout(run(argc, argv));
 }

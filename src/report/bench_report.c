@@ -1,5 +1,6 @@
 /* `gpudoctor bench pcie`: measured bandwidth against the link's rate. */
 #include "pcie_report.h"
+#include "text_util.h"
 #include "report.h"
 
 #include "checks/thresholds.h"
@@ -127,9 +128,9 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
             json_decref(l);
             if (bg->gpu >= 0)
                 snprintf(idx, sizeof idx, "%d", bg->gpu);
-            fprintf(out, "%-5s %-13s %-10s", idx, bg->bdf, link);
+            fprintf(out, "%-5s %-13s %-10s", idx, gd_safe(bg->bdf), link);
             if (bg->error[0] && pass == 0) {
-                fprintf(out, "  not measured: %s\n", bg->error);
+                fprintf(out, "  not measured: %s\n", gd_safe(bg->error));
                 continue;
             }
             const double(*v)[2] = pass ? bg->concurrent_gbps : bg->single_gbps;
@@ -145,6 +146,6 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
     for (size_t i = 0; i < fs->n; i++)
-        fprintf(out, "\n%s [%s] %s\n  fix: %s\n", gd_severity_name(fs->v[i].severity), fs->v[i].id, fs->v[i].title,
-                fs->v[i].fix);
+        fprintf(out, "\n%s [%s] %s\n  fix: %s\n", gd_severity_name(fs->v[i].severity), fs->v[i].id,
+                gd_safe(fs->v[i].title), gd_safe(fs->v[i].fix));
 }

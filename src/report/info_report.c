@@ -62,13 +62,13 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     const gd_gpu *gpu = &f->gpus[g];
     char a[48], b[48], c[48], d[48], e[48], g1[48], g2[48], g3[48];
     fprintf(out, "\n%sGPU %d%s  %s  %s\n", gd_c(st, GD_ANSI_BOLD), gpu->index, gd_c(st, GD_ANSI_RESET),
-            gpu->name[0] ? gpu->name : "(no name)", gpu->pci_bus_id);
+            gpu->name[0] ? gd_safe(gpu->name) : "(no name)", gd_safe(gpu->pci_bus_id));
     if (gpu->lost) {
         fprintf(out, "  %sLOST%s        stopped answering at %.1f s (%s)\n", gd_c(st, GD_ANSI_RED),
-                gd_c(st, GD_ANSI_RESET), gpu->lost_at_s, gpu->lost_call);
+                gd_c(st, GD_ANSI_RESET), gpu->lost_at_s, gd_safe(gpu->lost_call));
     }
-    fprintf(out, "  Identity    %s, serial %s, VBIOS %s", gpu->uuid[0] ? gpu->uuid : "no UUID",
-            gpu->serial[0] ? gpu->serial : "n/a", gpu->vbios[0] ? gpu->vbios : "n/a");
+    fprintf(out, "  Identity    %s, serial %s, VBIOS %s", gpu->uuid[0] ? gd_safe(gpu->uuid) : "no UUID",
+            gpu->serial[0] ? gd_safe(gpu->serial) : "n/a", gpu->vbios[0] ? gd_safe(gpu->vbios) : "n/a");
     if (gd_ok(gpu->cc_major))
         fprintf(out, ", compute %d.%d", (int)gpu->cc_major.v, (int)gpu->cc_minor.v);
     fputc('\n', out);
@@ -121,8 +121,8 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     } else {
         for (size_t p = 0; p < gpu->process_count; p++)
             fprintf(out, "  %s %u %s%s%s, %s\n", p ? "           " : "Processes  ", gpu->processes[p].pid,
-                    gpu->processes[p].name[0] ? gpu->processes[p].name : "(name not visible)",
-                    gpu->processes[p].user[0] ? " by " : "", gpu->processes[p].user,
+                    gpu->processes[p].name[0] ? gd_safe(gpu->processes[p].name) : "(name not visible)",
+                    gpu->processes[p].user[0] ? " by " : "", gd_safe(gpu->processes[p].user),
                     vtext(gpu->processes[p].used_mib, "MiB", a, sizeof a));
     }
 }
@@ -131,27 +131,32 @@ void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), f->source + 4);
+        fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 4));
     fputc('\n', out);
     if (f->captured) { /* another machine, seen through files */
-        fprintf(out, "Capture     %s (%s), host %s\n", f->source + 8, f->capture_formats,
-                f->host.hostname[0] ? f->host.hostname : "unknown");
+        fprintf(out, "Capture     %s (%s), host %s\n", gd_safe(f->source + 8), gd_safe(f->capture_formats),
+                f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     } else {
-        fprintf(out, "Host        %s, kernel %s, %d CPUs", f->host.hostname, f->host.kernel, f->host.cpus);
+        fprintf(out, "Host        %s, kernel %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown",
+                f->host.kernel[0] ? gd_safe(f->host.kernel) : "unknown");
+        if (f->host.cpus > 0)
+            fprintf(out, "%d CPUs", f->host.cpus);
+        else
+            fputs("CPUs unknown", out);
         if (f->host.numa_nodes > 0)
             fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
         fputc('\n', out);
     }
     if (!f->driver_loaded) {
-        fprintf(out, "Driver      none: %s\n", f->driver_error);
+        fprintf(out, "Driver      none: %s\n", gd_safe(f->driver_error));
         return;
     }
-    fprintf(out, "Driver      %s", f->driver_version[0] ? f->driver_version : "unknown");
+    fprintf(out, "Driver      %s", f->driver_version[0] ? gd_safe(f->driver_version) : "unknown");
     if (gd_ok(f->cuda_driver_version))
         fprintf(out, ", supports CUDA up to %d.%d", (int)f->cuda_driver_version.v / 1000,
                 ((int)f->cuda_driver_version.v % 1000) / 10);
     if (f->nvml_version[0])
-        fprintf(out, ", NVML %s", f->nvml_version);
+        fprintf(out, ", NVML %s", gd_safe(f->nvml_version));
     fprintf(out, "\nGPUs        %zu\n", f->gpu_count);
     for (size_t g = 0; g < f->gpu_count; g++)
         gpu_text(out, f, g, st);

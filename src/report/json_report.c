@@ -10,8 +10,8 @@
 json_t *gd_report_host_json(const gd_facts *f)
 {
     json_t *h = json_object();
-    json_object_set_new(h, "hostname", json_string(f->host.hostname));
-    json_object_set_new(h, "kernel", json_string(f->host.kernel));
+    json_object_set_new(h, "hostname", f->host.hostname[0] ? json_string(f->host.hostname) : json_null());
+    json_object_set_new(h, "kernel", f->host.kernel[0] ? json_string(f->host.kernel) : json_null());
     json_object_set_new(h, "cpus", f->host.cpus > 0 ? json_integer(f->host.cpus) : json_null());
     json_object_set_new(h, "numa_nodes", f->host.numa_nodes > 0 ? json_integer(f->host.numa_nodes) : json_null());
     return h;

@@ -18,20 +18,20 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
         fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), f->source + 4);
+                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 4));
     if (f->captured)
         fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), f->source + 8, f->capture_formats);
+                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
     fputc('\n', out);
-    fprintf(out, "host %s, ", f->host.hostname[0] ? f->host.hostname : "unknown");
+    fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
         fprintf(out, "no NVIDIA driver\n");
         return;
     }
     fprintf(out, "%zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
     if (f->gpu_count)
-        fprintf(out, " (%s)", f->gpus[0].name[0] ? f->gpus[0].name : "unnamed");
-    fprintf(out, ", driver %s", f->driver_version[0] ? f->driver_version : "unknown");
+        fprintf(out, " (%s)", f->gpus[0].name[0] ? gd_safe(f->gpus[0].name) : "unnamed");
+    fprintf(out, ", driver %s", f->driver_version[0] ? gd_safe(f->driver_version) : "unknown");
     if (gd_ok(f->cuda_driver_version))
         fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10);
     const gd_series *s = &f->series;
@@ -86,7 +86,8 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
     }
     json_t *src = json_object_get(ev, "source");
     if (json_is_string(src))
-        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), json_string_value(src), gd_c(st, GD_ANSI_RESET));
+        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), gd_safe(json_string_value(src)),
+                gd_c(st, GD_ANSI_RESET));
 }
 
 static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
@@ -95,7 +96,7 @@ static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *
     if (x->gpu != GD_NO_GPU)
         snprintf(where, sizeof where, "GPU %d", x->gpu);
     fprintf(out, "\n%s%-8s%s %-6s %s%s%s\n", gd_c(st, sev_color(x->severity)), gd_severity_name(x->severity),
-            gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id, gd_c(st, GD_ANSI_RESET));
+            gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), gd_safe(x->id), gd_c(st, GD_ANSI_RESET));
     fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
     gd_wrap(out, st, 4, 4, x->title);
     fputs(gd_c(st, GD_ANSI_RESET), out);

@@ -1,5 +1,6 @@
 /* Word wrapping, colours and scalar formatting for the text renderers. */
 #include "text_util.h"
+#include "core/text_safe.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,6 +9,14 @@
 const char *gd_c(const gd_text_style *st, const char *code)
 {
     return st->color ? code : "";
+}
+
+const char *gd_safe(const char *s)
+{
+    static char buf[8][4096];
+    static unsigned next;
+    char *out = buf[next++ % 8];
+    return gd_text_safe(s, out, sizeof buf[0]);
 }
 
 void gd_wrap(FILE *out, const gd_text_style *st, int indent, int first_col, const char *text)
@@ -28,7 +37,7 @@ void gd_wrap(FILE *out, const gd_text_style *st, int indent, int first_col, cons
             fputc(' ', out);
             col++;
         }
-        fwrite(p, 1, w, out);
+        gd_write_safe(out, p, w);
         col += (int)w;
         p += w;
         first = false;
@@ -43,7 +52,7 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
     else if (json_is_real(v))
         snprintf(buf, len, "%.4g", json_real_value(v));
     else if (json_is_string(v))
-        snprintf(buf, len, "%s", json_string_value(v));
+        gd_text_safe(json_string_value(v), buf, len);
     else if (json_is_true(v))
         snprintf(buf, len, "yes");
     else if (json_is_false(v))

@@ -1,5 +1,6 @@
 /* `gpudoctor topo`: the GPU-to-GPU matrix as nvidia-smi topo -m shows it. */
 #include "pcie_report.h"
+#include "text_util.h"
 
 #include "core/json_util.h"
 #include "gpudoctor/pcie.h"
@@ -128,7 +129,7 @@ void gd_topo_text(FILE *out, const gd_facts *f)
     const gd_pcie_facts *p = f->pcie;
     size_t n = p ? p->gpu_count : 0;
     if (n == 0) {
-        fprintf(out, "No GPU topology known (%s).\n", p ? p->source : "no sysfs tree or capture");
+        fprintf(out, "No GPU topology known (%s).\n", p ? gd_safe(p->source) : "no sysfs tree or capture");
         return;
     }
     fprintf(out, "%-8s", "");
@@ -149,7 +150,7 @@ void gd_topo_text(FILE *out, const gd_facts *f)
         char node[16] = "N/A";
         if (gd_ok(g->numa_node))
             snprintf(node, sizeof node, "%.0f", g->numa_node.v);
-        fprintf(out, "%-16s%-15s%s\n", g->cpulist[0] ? g->cpulist : "N/A", node, g->bdf[0] ? g->bdf : "");
+        fprintf(out, "%-16s%-15s%s\n", g->cpulist[0] ? gd_safe(g->cpulist) : "N/A", node, gd_safe(g->bdf));
     }
     if (p->nic_count) {
         fprintf(out, "\nNICs, as each GPU reaches them:\n%-8s", "");
@@ -183,9 +184,9 @@ void gd_topo_text(FILE *out, const gd_facts *f)
                 continue;
             fprintf(out, "  GPU%d:", g->gpu);
             for (size_t k = 0; k < g->nic_count; k++)
-                fprintf(out, " %s (%s%s%s)", g->nics[k].name, gd_topo_level_name(g->nics[k].level),
+                fprintf(out, " %s (%s%s%s)", gd_safe(g->nics[k].name), gd_topo_level_name(g->nics[k].level),
                         g->nics[k].bdf[0] && strcmp(g->nics[k].bdf, g->nics[k].name) ? ", " : "",
-                        strcmp(g->nics[k].bdf, g->nics[k].name) ? g->nics[k].bdf : "");
+                        strcmp(g->nics[k].bdf, g->nics[k].name) ? gd_safe(g->nics[k].bdf) : "");
             fputc('\n', out);
         }
     }
@@ -197,7 +198,7 @@ void gd_topo_text(FILE *out, const gd_facts *f)
         const char *sep = " ";
         for (size_t a = 0; a < n; a++)
             if (!p->gpus[a].matched) {
-                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu, p->gpus[a].bdf[0] ? p->gpus[a].bdf : "(no bus id)");
+                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu, p->gpus[a].bdf[0] ? gd_safe(p->gpus[a].bdf) : "(no bus id)");
                 sep = ", ";
             }
         fputc('\n', out);
@@ -207,5 +208,5 @@ void gd_topo_text(FILE *out, const gd_facts *f)
     fprintf(out, "\nLegend:\n\n");
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
         fprintf(out, "  %-4s = %s\n", legend[i][0], legend[i][1]);
-    fprintf(out, "\nSource: %s\n", p->source);
+    fprintf(out, "\nSource: %s\n", gd_safe(p->source));
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,15 +51,21 @@ void hermetic_environment(void)
     }
 }
 
-tool_result run_tool(const char *const *argv, const char *const *env)
+tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
 {
-    tool_result r = {.exit_code = -1};
+    tool_proc p = {.pid = -1, .out = -1, .err = -1};
     int out[2], err[2];
     if (pipe(out) != 0 || pipe(err) != 0)
         abort();
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
+    p.pid = fork();
+    if (p.pid == 0) {
+        int fd = stdout_path && *stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : out[1];
+        if (fd < 0)
+            _exit(127);
+        if (stdout_path && !*stdout_path)
+            close(1);
+        else
+            dup2(fd, 1);
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);
@@ -84,10 +91,18 @@ tool_result run_tool(const char *const *argv, const char *const *env)
     }
     close(out[1]);
     close(err[1]);
+    p.out = out[0];
+    p.err = err[0];
+    return p;
+}
+
+tool_result run_tool_wait(tool_proc *p)
+{
+    tool_result r = {.exit_code = -1};
     size_t olen = 0, elen = 0;
     r.out = calloc(1, 1);
     r.err = calloc(1, 1);
-    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    struct pollfd fds[2] = {{p->out, POLLIN, 0}, {p->err, POLLIN, 0}};
     int open_fds = 2;
     while (open_fds > 0) {
         if (poll(fds, 2, -1) < 0)
@@ -109,10 +124,16 @@ tool_result run_tool(const char *const *argv, const char *const *env)
         }
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    waitpid(p->pid, &status, 0);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.json = json_loads(r.out, 0, NULL);
     return r;
+}
+
+tool_result run_tool(const char *const *argv, const char *const *env)
+{
+    tool_proc p = run_tool_start(argv, env, NULL);
+    return run_tool_wait(&p);
 }
 
 void tool_result_free(tool_result *r)
@@ -152,6 +173,32 @@ char *write_temp_file(const char *dir, const char *name, const char *content)
     fputs(content, f);
     fclose(f);
     return p;
+}
+
+void make_dirs(const char *path)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+void put_file(const char *dir, const char *rel, const void *data, size_t len)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    make_dirs(path);
+    *slash = '/';
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+        abort();
 }
 
 void remove_tree(const char *dir)

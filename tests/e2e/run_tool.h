@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct tool_result {
     int exit_code;  /* -1 when killed by a signal */
@@ -18,6 +19,21 @@ typedef struct tool_result {
  * entry "NAME=" with nothing after it unsets NAME).
  */
 tool_result run_tool(const char *const *argv, const char *const *env);
+
+/* The same in two steps, for a test that acts while gpudoctor runs (sends it
+ * a signal). stdout_path: a file that receives its stdout (NULL: captured;
+ * "": stdout closed). */
+typedef struct tool_proc {
+    pid_t pid;
+    int out, err; /* the read ends of its stdout and stderr */
+} tool_proc;
+tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path);
+tool_result run_tool_wait(tool_proc *p);
+
+/* Files in a tree: the directories of path (mkdir -p), and dir/rel with its
+ * parent directories. */
+void make_dirs(const char *path);
+void put_file(const char *dir, const char *rel, const void *data, size_t len);
 void tool_result_free(tool_result *r);
 
 /* Removes the caller's CUDA_*, NCCL_*, GPUDOCTOR_* ... variables (in a child). */

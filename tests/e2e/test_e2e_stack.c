@@ -37,33 +37,6 @@ static const char *const my_ids[] = {
     "config.persistence_off", "config.compute_mode", "config.mig_enabled", "config.ecc_disabled",
     "health.ecc_uncorrectable", "health.row_remap", "health.xid", NULL};
 
-static void mkdirs(const char *path)
-{
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0755);
-            *p = '/';
-        }
-    mkdir(buf, 0755);
-}
-
-static void put(const char *dir, const char *rel, const void *data, size_t len)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    char parent[2048];
-    snprintf(parent, sizeof parent, "%s", path);
-    *strrchr(parent, '/') = '\0';
-    mkdirs(parent);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fwrite(data, 1, len, f);
-    fclose(f);
-}
-
 /* A fatbin with one entry per "sm_XX" / "compute_XX" word of archs. */
 static size_t fatbin(unsigned char *buf, const char *archs)
 {
@@ -96,11 +69,11 @@ static char *torch_env(const char *version, const char *cuda, const char *archs)
              "from typing import Optional\n__version__ = '%s'\ndebug = False\ncuda: Optional[str] = %s%s%s\n"
              "hip: Optional[str] = None\n",
              version, cuda ? "'" : "", cuda ? cuda : "None", cuda ? "'" : "");
-    put(dir, "lib/python3.11/site-packages/torch/version.py", text, strlen(text));
+    put_file(dir, "lib/python3.11/site-packages/torch/version.py", text, strlen(text));
     if (archs) {
         unsigned char bin[4096] = {0};
         size_t n = fatbin(bin + 64, archs) + 64; /* after some other bytes, as in a library */
-        put(dir, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", bin, n);
+        put_file(dir, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", bin, n);
     }
     return dir;
 }
@@ -149,7 +122,7 @@ static void consistent_machines_have_none_of_these(void **state)
     static const char *const env[] = {CLEAN, NULL};
     /* Also with a consistent stack: CUDA 12.4 toolkit and a cu124 torch with sm_90 on R550. */
     char *root = temp_dir();
-    put(root, "usr/local/cuda-12.4/version.json", "{\"cuda\": {\"version\": \"12.4.1\"}}", 31);
+    put_file(root, "usr/local/cuda-12.4/version.json", "{\"cuda\": {\"version\": \"12.4.1\"}}", 31);
     char *py = torch_env("2.5.1+cu124", "12.4", "sm_80 sm_86 sm_90");
     char envroot[1100];
     snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root);
@@ -180,7 +153,7 @@ static void simulation_does_not_scan_this_machine(void **state)
     char venv[1100], path[1200];
     snprintf(venv, sizeof venv, "VIRTUAL_ENV=%s", py);
     snprintf(path, sizeof path, "PATH=%s/bin:/usr/bin:/bin", py);
-    put(py, "bin/python3", "", 0);
+    put_file(py, "bin/python3", "", 0);
     const char *const env[] = {CLEAN, venv, path, NULL};
     tool_result r = check("h100x8-training.json", NULL, env);
     assert_false(has(r.json, "cuda.driver_too_old", -2));
@@ -222,8 +195,8 @@ static void driver_too_old_minor_and_forward_compat(void **state)
 
     /* A forward-compatibility package for 13.0 on these data-center GPUs. */
     char *root = temp_dir();
-    put(root, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
-    put(root, "usr/local/cuda-13.0/compat/libcuda.so.580.95.05", "x", 1);
+    put_file(root, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
+    put_file(root, "usr/local/cuda-13.0/compat/libcuda.so.580.95.05", "x", 1);
     char envroot[1100];
     snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root);
     const char *const env_root[] = {CLEAN, envroot, NULL};
@@ -239,7 +212,7 @@ static void driver_too_old_minor_and_forward_compat(void **state)
     tool_result_free(&r);
     /* A system toolkit newer than the driver, without a compat package. */
     char *root2 = temp_dir();
-    put(root2, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
+    put_file(root2, "usr/local/cuda-13.0/version.json", "{\"cuda\": {\"version\": \"13.0.2\"}}", 31);
     snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root2);
     const char *const env_root2[] = {CLEAN, envroot, NULL};
     r = check("h100x8-driver-535.json", NULL, env_root2);

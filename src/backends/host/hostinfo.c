@@ -28,7 +28,7 @@ void gd_host_read(const char *sysfs_root, gd_host *h)
 {
     memset(h, 0, sizeof *h);
     if (gethostname(h->hostname, sizeof h->hostname - 1) != 0)
-        snprintf(h->hostname, sizeof h->hostname, "unknown");
+        h->hostname[0] = '\0'; /* unknown */
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(h->kernel, sizeof h->kernel, "%s", u.release);

@@ -147,6 +147,21 @@ static int read_env(gd_stack_facts *s, const gd_facts *f)
     return 0;
 }
 
+int gd_stack_root_check(char *err, size_t errlen)
+{
+    const char *root = getenv("GPUDOCTOR_ROOT");
+    struct stat st;
+    if (!root || !*root)
+        return 0;
+    if (stat(root, &st) != 0)
+        snprintf(err, errlen, "GPUDOCTOR_ROOT=%s: %s (a directory laid out like / is needed)", root, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(err, errlen, "GPUDOCTOR_ROOT=%s: not a directory (a directory laid out like / is needed)", root);
+    else
+        return 0;
+    return -1;
+}
+
 int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
 {
     gd_stack_facts *s = calloc(1, sizeof *s);
@@ -159,7 +174,7 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     if (root && *root) {
         gd_strf(s->root, sizeof s->root, "%s", root);
         size_t n = strlen(s->root);
-        while (n > 1 && s->root[n - 1] == '/')
+        while (n > 0 && s->root[n - 1] == '/') /* "/" is this machine: "" */
             s->root[--n] = '\0';
         s->system_scanned = true;
     } else if (f->simulated || f->captured) {

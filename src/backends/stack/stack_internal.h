@@ -18,6 +18,17 @@ char *gd_stack_read_file(const char *path, size_t max, size_t *len);
 /* A new runtime slot (zeroed, python = -1), or NULL when full. */
 gd_cuda_runtime *gd_stack_add_runtime(gd_stack_facts *s, gd_runtime_kind kind, const char *path);
 
+/* stack_root.c. The real path of `path` as the machine under `root` sees it
+ * ("" = this machine: realpath): symbolic links are followed inside the
+ * root (an absolute target starts again at the root, ".." stops at it, 40
+ * links at most). Returns 0 and root + the resolved path in out, or -1 with
+ * errno when a part is missing (as realpath). */
+int gd_root_realpath(const char *root, const char *path, char *out, size_t len);
+
+/* The host path of the absolute `path` inside s->root, resolved as above
+ * where it exists, else simply s->root + path. */
+void gd_stack_root_path(const gd_stack_facts *s, const char *path, char *out, size_t len);
+
 /* stack_scan.c: system toolkits and the dynamic linker's cache, under s->root. */
 void gd_stack_scan_toolkits(gd_stack_facts *s);
 void gd_stack_scan_ldcache(gd_stack_facts *s);

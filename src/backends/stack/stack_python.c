@@ -92,15 +92,16 @@ static void add_active(gd_stack_facts *s)
     for (size_t i = 0; i < 2; i++) {
         const char *v = gd_stack_getenv(s, vars[i]);
         if (v && *v) {
-            gd_strf(prefix, sizeof prefix, "%s%s", s->root, v);
+            gd_stack_root_path(s, v, prefix, sizeof prefix);
             add_prefix(s, v, vars[i], prefix);
         }
     }
     const char *path = gd_stack_getenv(s, "PATH");
     for (const char *p = path; p && *p;) {
         size_t n = strcspn(p, ":");
-        char py[PATH_MAX];
-        gd_strf(py, sizeof py, "%s%.*s/python3", s->root, (int)n, p);
+        char shown[PATH_MAX], py[PATH_MAX];
+        gd_strf(shown, sizeof shown, "%.*s/python3", (int)n, p);
+        gd_stack_root_path(s, shown, py, sizeof py);
         struct stat st;
         if (n > 1 && stat(py, &st) == 0 && S_ISREG(st.st_mode)) {
             char dir[PATH_MAX];
@@ -108,11 +109,11 @@ static void add_active(gd_stack_facts *s)
             char *sl = strrchr(dir, '/');
             if (sl && sl != dir) {
                 *sl = '\0';
-                gd_strf(prefix, sizeof prefix, "%s%s", s->root, dir);
-                add_prefix(s, py + strlen(s->root), "PATH", prefix);
+                gd_stack_root_path(s, dir, prefix, sizeof prefix);
+                add_prefix(s, shown, "PATH", prefix);
                 if (strcmp(dir, "/usr") == 0) {
-                    gd_strf(prefix, sizeof prefix, "%s/usr/local", s->root);
-                    add_prefix(s, py + strlen(s->root), "PATH", prefix);
+                    gd_stack_root_path(s, "/usr/local", prefix, sizeof prefix);
+                    add_prefix(s, shown, "PATH", prefix);
                 }
             }
         }
@@ -185,16 +186,19 @@ static void scan_wheels(gd_stack_facts *s, int py, const char *site)
     DIR *d = opendir(site);
     struct dirent *de;
     while (d && (de = readdir(d))) {
-        static const char pfx[] = "nvidia_cuda_runtime";
-        const char *rest = de->d_name + sizeof pfx - 1;
-        if (strncmp(de->d_name, pfx, sizeof pfx - 1) != 0 || !strstr(de->d_name, ".dist-info"))
+        static const char pfx[] = "nvidia_cuda_runtime", sfx[] = ".dist-info";
+        size_t nlen = strlen(de->d_name);
+        /* The name must end in .dist-info, with a version between '-' and it. */
+        if (strncmp(de->d_name, pfx, sizeof pfx - 1) != 0 || nlen < sizeof pfx + sizeof sfx ||
+            strcmp(de->d_name + nlen - (sizeof sfx - 1), sfx) != 0)
             continue;
+        const char *rest = de->d_name + sizeof pfx - 1, *end = de->d_name + nlen - (sizeof sfx - 1);
         if (strncmp(rest, "_cu", 3) == 0)
             rest += strcspn(rest, "-");
-        if (*rest != '-')
+        if (*rest != '-' || rest + 1 >= end)
             continue;
         char version[48];
-        gd_strf(version, sizeof version, "%.*s", (int)(strstr(rest, ".dist-info") - rest - 1), rest + 1);
+        gd_strf(version, sizeof version, "%.*s", (int)(end - rest - 1), rest + 1);
         char meta[PATH_MAX + 300];
         gd_strf(meta, sizeof meta, "%s/%s/METADATA", site, de->d_name);
         size_t len;

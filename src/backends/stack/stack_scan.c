@@ -77,7 +77,7 @@ static void toolkit_compat(const char *dir, gd_cuda_runtime *rt)
 void gd_stack_scan_toolkits(gd_stack_facts *s)
 {
     char base[PATH_MAX];
-    gd_strf(base, sizeof base, "%s/usr/local", s->root);
+    gd_stack_root_path(s, "/usr/local", base, sizeof base);
     DIR *d = opendir(base);
     if (!d)
         return;
@@ -88,9 +88,9 @@ void gd_stack_scan_toolkits(gd_stack_facts *s)
         if (strcmp(de->d_name, "cuda") != 0 && strncmp(de->d_name, "cuda-", 5) != 0)
             continue;
         char dir[PATH_MAX], real[PATH_MAX];
-        gd_strf(dir, sizeof dir, "%s/%s", base, de->d_name);
+        gd_strf(dir, sizeof dir, "/usr/local/%s", de->d_name);
         struct stat st;
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(dir, real))
+        if (gd_root_realpath(s->root, dir, real, sizeof real) != 0 || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
         /* /usr/local/cuda is usually a link to one of the others. */
         bool dup = false;
@@ -122,12 +122,11 @@ typedef struct ld_ctx {
 static void ld_entry(void *ud, const char *path)
 {
     gd_stack_facts *s = ((ld_ctx *)ud)->s;
-    char full[PATH_MAX], real[PATH_MAX];
-    gd_strf(full, sizeof full, "%s%s", s->root, path);
+    char real[PATH_MAX];
     /* The version is in the name the soname link points to
      * (libcudart.so.12 -> libcudart.so.12.8.90); else the soname's major. */
     const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (realpath(full, real)) {
+    if (gd_root_realpath(s->root, path, real, sizeof real) == 0) {
         const char *rn = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
         if (strncmp(rn, "libcudart.so.", 13) == 0)
             name = rn;
@@ -155,7 +154,7 @@ static void ld_entry(void *ud, const char *path)
 void gd_stack_scan_ldcache(gd_stack_facts *s)
 {
     char path[PATH_MAX];
-    gd_strf(path, sizeof path, "%s/etc/ld.so.cache", s->root);
+    gd_stack_root_path(s, "/etc/ld.so.cache", path, sizeof path);
     size_t len;
     unsigned char *buf = (unsigned char *)gd_stack_read_file(path, 64u << 20, &len);
     if (!buf)
