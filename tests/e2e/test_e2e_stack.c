@@ -325,7 +325,19 @@ static void pid_reads_the_jobs_environment(void **state)
         execve("/bin/sleep", argv, envp);
         _exit(127);
     }
-    usleep(100000);
+    /* Until the child has exec'd, its environ is ours: wait for sleep's, bounded. */
+    char environ_path[64];
+    snprintf(environ_path, sizeof environ_path, "/proc/%d/environ", (int)child);
+    for (int tries = 0; tries < 500; tries++) {
+        char buf[256] = "";
+        FILE *fp = fopen(environ_path, "r");
+        size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+        if (fp)
+            fclose(fp);
+        if (n && strncmp(buf, "CUDA_LAUNCH_BLOCKING=1", 22) == 0)
+            break;
+        usleep(10000);
+    }
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
     static const char *const env[] = {CLEAN, NULL};

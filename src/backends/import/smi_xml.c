@@ -2,14 +2,19 @@
  * nvidia-smi -q -x: the XML dump, every schema from nvsmi_device_v9 (2017)
  * to v13. Parsed with libxml2: Debian ships and patches it, it keeps line
  * numbers for messages, and its tree API lets us map element paths directly.
- * Hostile input: no network (XML_PARSE_NONET), no DTD loading, no entity
- * substitution, libxml2's default depth and text-size limits (no
- * XML_PARSE_HUGE), and documents that declare entities at all are refused
- * before parsing: nvidia-smi never writes one, and this shuts out
- * billion-laughs and external-entity tricks whatever the library version.
+ * Hostile input: the bytes are parsed as UTF-8 whatever the document
+ * declares (XML_PARSE_IGNORE_ENC), so a UTF-7 or other declaration cannot
+ * hide markup from the checks below. Before libxml2: a linear shape scan
+ * (xml_shape.h) refuses documents beyond any dump's size and any DTD
+ * internal subset, the only place entities can be declared (nvidia-smi
+ * never writes one; no external DTD is loaded: no XML_PARSE_DTDLOAD, and no
+ * network, XML_PARSE_NONET). In libxml2, an entity declaration that got
+ * there anyway stops the parser through its SAX entityDecl callback, and
+ * its default depth and text-size limits hold (no XML_PARSE_HUGE).
  */
 #include "capture.h"
 #include "import.h"
+#include "xml_shape.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -222,6 +227,16 @@ static void xml_quiet(void *ctx, const char *msg, ...)
     (void)msg;
 }
 
+/* libxml2's SAX entityDecl callback: any entity declaration ends the parse. */
+static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id, const xmlChar *system_id,
+                          xmlChar *content)
+{
+    (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
+    xmlParserCtxtPtr ctxt = ctx;
+    *(int *)ctxt->_private = 1;
+    xmlStopParser(ctxt);
+}
+
 int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
     gd_cap c;
@@ -231,18 +246,26 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
     c.key_map_len = NMAP(gpu_map);
     if (len > INT_MAX)
         return gd_cap_fail(&c, "too large for an nvidia-smi XML dump");
-    if (memmem(text, len, "<!ENTITY", 8))
-        return gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused "
-                               "(entity expansion is a known attack on XML parsers)");
+    char why[160];
+    if (gd_xml_shape_refusal(text, len, why, sizeof why))
+        return gd_cap_fail(&c, "refused before parsing: %s", why);
     /* libxml2 prints some errors (input encoding) through its generic handler
      * even with XML_PARSE_NOERROR; the library never prints: we report. */
     xmlSetGenericErrorFunc(NULL, xml_quiet);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt)
         return gd_cap_fail(&c, "out of memory");
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    int entity = 0;
+    ctxt->_private = &entity;
+    ctxt->sax->entityDecl = refuse_entity;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
     int rc = -1;
+    if (entity) {
+        gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused (entity expansion is a "
+                        "known attack on XML parsers)");
+        goto out;
+    }
     if (!doc) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         char msg[256] = "not well-formed XML";

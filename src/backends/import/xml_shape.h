@@ -1,0 +1,27 @@
+/*
+ * A linear pre-scan of an XML document's shape, before libxml2 sees it:
+ * libxml2's duplicate-attribute check is quadratic (60 000 attributes on one
+ * element take tens of seconds), so inputs beyond what any nvidia-smi dump
+ * has are refused in one pass. The bytes are what libxml2 will parse: the
+ * caller forces UTF-8 (an encoding declaration such as UTF-7 cannot hide
+ * markup from this scan).
+ */
+#ifndef GD_IMPORT_XML_SHAPE_H
+#define GD_IMPORT_XML_SHAPE_H
+
+#include <stddef.h>
+
+/* An 8-GPU nvidia-smi -q -x dump has ~6 000 elements, depth 7 and one
+ * attribute per element at most. */
+#define GD_XML_MAX_ELEMENTS 1000000
+#define GD_XML_MAX_DEPTH 64
+#define GD_XML_MAX_ATTRIBUTES 32
+
+/*
+ * NULL when the document's shape is within the limits; otherwise why not
+ * ("12000 attributes on one element (at most 32)", "a DTD internal subset,
+ * which nvidia-smi never writes"), written into why.
+ */
+const char *gd_xml_shape_refusal(const char *text, size_t len, char *why, size_t whylen);
+
+#endif
