@@ -3,7 +3,7 @@
 #   make run      diagnose this machine, or the bundled demo scenario without a GPU
 #   make test     every test, then again under AddressSanitizer + UBSan
 #   make bench    the benchmarks in bench/
-#   make fuzz     run the fuzz targets for a while (FUZZ_SECONDS, default 60)
+#   make fuzz     run every fuzz target for FUZZ_SECONDS each (default 60)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer binaries with clang in their own build directory and
-# fuzzes them for N seconds in all (default 60), split evenly between them.
-#   tests/fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
+# fuzzes each of them for N seconds (default 60).
+#   tests/fuzz/run.sh [SECONDS_PER_TARGET] [extra libFuzzer flags...]
 # Every seed folder tests/fuzz/corpus/NAME has a target fuzz_NAME (scenario,
 # lspci, topo, import_*, vram_config, stack, ...); tests/fuzz/NAME.dict is
 # used when there. New inputs go to BUILD/corpus-NAME (the checked-in seeds
@@ -28,8 +28,7 @@ for dir in "$root"/tests/fuzz/corpus/*/; do
 done
 count=$(echo $targets | wc -w)
 [ "$count" -gt 0 ] || { echo "run.sh: no fuzz target" >&2; exit 1; }
-# libFuzzer overshoots each limit by about a second (start, corpus load).
-each=$((seconds / count - 1))
+each=$seconds
 [ "$each" -ge 1 ] || each=1
 for t in $targets; do
     ninja -C "$build" "fuzz_$t" "fuzz_${t}_replay"
