@@ -31,7 +31,7 @@ run: build
 	else \
 	  echo "No NVIDIA driver answers on this machine: running the bundled demo scenario"; \
 	  echo "examples/demo.json, a SIMULATED 8x H100 node (played 5x faster)."; echo; \
-	  GPUDOCTOR_SIM_TIMESCALE=5 $(BUILD)/gpudoctor check --sim examples/demo.json --duration 2; status=$$?; \
+	  GPUDOCTOR_SIM_TIMESCALE=5 $(BUILD)/gpudoctor check --sim examples/demo.json --duration 10; status=$$?; \
 	fi; \
 	[ $$status -le 2 ]
 

@@ -187,7 +187,7 @@ typedef struct gd_host {
 typedef struct gd_series {
     size_t gpus;
     size_t n, cap;
-    double *t_s;       /* seconds since the window started */
+    double *t_s;       /* seconds since the window started (scenario seconds under --sim) */
     gd_value *values;  /* [n][gpus][GD_M_COUNT] */
 } gd_series;
 
@@ -220,10 +220,6 @@ typedef struct gd_facts {
     gd_gpu_denied denied[GD_MAX_DENIED_GPUS];
     gd_series series;
     double window_s;           /* requested duration */
-    /* Seconds of the observed machine per second of t_s: a simulated
-     * machine plays its scenario this many times faster (0 means 1). Rules
-     * that judge durations in seconds scale by it. */
-    double time_scale;
     double interval_s;
     /* Where host facts are read: this machine's, or the scenario's under --sim. */
     char sysfs_root[512];      /* "" when not available (a scenario without host.sysfs, --from) */

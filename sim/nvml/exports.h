@@ -13,6 +13,10 @@
 
 /* Not NVML: the full message behind nvmlInit's last failure ("" if none). */
 GDSIM_EXPORT const char *gdsim_last_error(void);
+/* The caller's clock (gpudoctor's session): from the first call on, the
+ * scenario time is the value given, not wall time x timescale, and
+ * cumulative counters are in scenario seconds. */
+GDSIM_EXPORT void gdsim_clock_set(double scenario_s);
 
 GDSIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 GDSIM_EXPORT nvmlReturn_t nvmlInit(void);

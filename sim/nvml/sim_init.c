@@ -24,6 +24,8 @@ static struct {
     double timescale;
     bool have_origin;
     struct timespec origin; /* first successful nvmlInit of the process */
+    bool external;          /* gdsim_clock_set was called: the caller's time rules */
+    double external_s;
     char last_error[1024];
 } sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -120,14 +122,26 @@ GDSIM_EXPORT nvmlReturn_t nvmlShutdown(void)
 /* Scenario seconds now; the caller holds the lock and init_count > 0. */
 static double now_locked(void)
 {
+    if (sim.external)
+        return sim.external_s;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double s = (double)(ts.tv_sec - sim.origin.tv_sec) + (double)(ts.tv_nsec - sim.origin.tv_nsec) * 1e-9;
     return s * sim.timescale;
 }
 
+GDSIM_EXPORT void gdsim_clock_set(double scenario_s)
+{
+    pthread_mutex_lock(&sim.lock);
+    sim.external = true;
+    sim.external_s = scenario_s;
+    pthread_mutex_unlock(&sim.lock);
+}
+
 double gdsim_timescale(void)
 {
+    if (sim.external)
+        return 1.0; /* counters follow the caller's scenario seconds */
     return sim.timescale > 0 ? sim.timescale : 1.0;
 }
 

@@ -144,7 +144,7 @@ void gd_runs_of(const gd_facts *f, size_t g, unsigned long long mask, unsigned l
     for (size_t i = 0; i < s->n; i++) {
         bool in = has_mask(s, i, g, mask) && !has_mask(s, i, g, exclude);
         bool next = i + 1 < s->n && has_mask(s, i + 1, g, mask) && !has_mask(s, i + 1, g, exclude);
-        double dt = (i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : 0) * (f->time_scale > 0 ? f->time_scale : 1.0);
+        double dt = i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : 0;
         bool loaded = gd_loaded_at(f, i, g) && i + 1 < s->n && gd_loaded_at(f, i + 1, g);
         if (loaded)
             r.window_loaded_s += dt;

@@ -1,6 +1,8 @@
 /* Collection: snapshot + sampled window, from NVML or the simulator. */
 #include "collect.h"
 
+#include "core/clock.h"
+
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "host/hostinfo.h"
@@ -38,21 +40,23 @@ int gd_sim_dir(char *out, size_t len)
     return 0;
 }
 
-static double now_s(void)
+/* GPUDOCTOR_SIM_TIMESCALE, when set: scenario seconds per wall second; 0
+ * (the default) plays the scenario as fast as the CPU allows. */
+static int sim_pace(double *pace, char *err, size_t errlen)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_until(double t)
-{
-    double d = t - now_s();
-    if (d <= 0)
-        return;
-    struct timespec ts = {.tv_sec = (time_t)d, .tv_nsec = (long)((d - (double)(time_t)d) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        break; /* a signal ends the wait; the loop checks the stop flag */
+    const char *v = getenv("GPUDOCTOR_SIM_TIMESCALE");
+    *pace = 0;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end || errno || !(x > 0) || !isfinite(x)) {
+        snprintf(err, errlen, "GPUDOCTOR_SIM_TIMESCALE: \"%s\" is not a positive number", v);
+        return -1;
+    }
+    *pace = x;
+    return 0;
 }
 
 /* Validates the scenario (clear message, exit 3), points the simulated
@@ -74,15 +78,6 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
     if (!sc)
         return -1;
-    /* As the simulated library plays it: GPUDOCTOR_SIM_TIMESCALE over the scenario's. */
-    f->time_scale = sc->timescale;
-    const char *ts = getenv("GPUDOCTOR_SIM_TIMESCALE");
-    char *end;
-    double v = ts && *ts ? strtod(ts, &end) : 0;
-    if (ts && *ts && *end == '\0' && v > 0 && isfinite(v))
-        f->time_scale = v;
-    /* The simulated machine's host facts are the scenario's, or unknown. */
-    memset(&f->host, 0, sizeof f->host);
     if (sc->host.numa_nodes.present)
         f->host.numa_nodes = (int)sc->host.numa_nodes.value;
     if (sc->host.cpus.present)
@@ -174,19 +169,29 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
         return collect_host_areas(o, f, err, errlen);
     }
     int rc = -1;
+    if (o->sim_scenario && s.api.SimClockSet)
+        s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
     if (gd_nvml_snapshot(&s, f) != 0 || gd_series_init(&f->series, f->gpu_count) != 0) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    double t0 = now_s();
+    /* A simulated machine runs on scenario time: as fast as the CPU allows,
+     * or paced by GPUDOCTOR_SIM_TIMESCALE (docs/scenarios.md). */
+    gd_clock clock;
+    double pace = 0;
+    if (o->sim_scenario && sim_pace(&pace, err, errlen) != 0)
+        goto out;
+    gd_clock_start(&clock, !o->sim_scenario ? GD_CLOCK_WALL : pace > 0 ? GD_CLOCK_PACED : GD_CLOCK_FAST, pace);
     for (size_t k = 0;; k++) {
         double due = (double)k * o->interval_s;
         if (k > 0 && (due > o->duration_s + 1e-9 || (o->stop && *o->stop)))
             break;
-        sleep_until(t0 + due);
+        gd_clock_wait_until(&clock, due);
         if (k > 0 && o->stop && *o->stop)
             break;
-        long i = gd_series_push(&f->series, now_s() - t0);
+        if (gd_clock_virtual(&clock) && s.api.SimClockSet)
+            s.api.SimClockSet(due);
+        long i = gd_series_push(&f->series, gd_clock_virtual(&clock) ? due : gd_clock_now(&clock));
         if (i < 0) {
             snprintf(err, errlen, "out of memory");
             goto out;

@@ -217,6 +217,7 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
 json_t *gd_info_json(const gd_facts *f)
 {
     json_t *root = json_object();
+    json_object_set_new(root, "schema_version", json_integer(GD_JSON_SCHEMA_VERSION));
     json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "gpudoctor", "version", GD_VERSION));
     json_object_set_new(root, "source", json_string(f->source));
     json_object_set_new(root, "simulated", json_boolean(f->simulated));

@@ -166,6 +166,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *tool = json_object();
     json_object_set_new(tool, "name", json_string("gpudoctor"));
     json_object_set_new(tool, "version", json_string(GD_VERSION));
+    json_object_set_new(root, "schema_version", json_integer(GD_JSON_SCHEMA_VERSION));
     json_object_set_new(root, "tool", tool);
     json_object_set_new(root, "source", json_string(f->source));
     json_object_set_new(root, "simulated", json_boolean(f->simulated));

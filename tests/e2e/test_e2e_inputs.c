@@ -23,7 +23,7 @@
 
 #define DMESG GD_FIXTURES_DIR "/kernel-log/dmesg.txt"
 
-static const char *const env[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=10", NULL};
+static const char *const env[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=", NULL};
 
 /* Runs a shell command line (gpudoctor is $GD), returns its stdout parsed, and its exit code. */
 static json_t *shell_json(const char *cmd, int *exit_code)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL}; /* the fast scenario clock */
 
 typedef struct expect {
     const char *scenario;
@@ -40,7 +40,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
     (void)state;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const expect *x = &cases[c];
-        const char *argv[12] = {"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(x->scenario)};
+        const char *argv[12] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example(x->scenario)};
         if (x->pid) {
             argv[8] = "--pid";
             argv[9] = x->pid;
@@ -56,7 +56,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
 static void state_has_together_and_device_maxima(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--sim",
                                               example("pcie-a100x4-gen4-in-gen3-slot.json"), NULL},
                              fast);
     assert_non_null(r.json);
@@ -93,7 +93,7 @@ static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **stat
     char *text = json_dumps(sc, 0), *path = write_temp_file(dir, "scenario.json", text);
     free(text);
     json_decref(sc);
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", path, NULL},
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", path, NULL},
                              fast);
     const char *const ids[] = {"pcie.upstream_downgraded@0", "pcie.upstream_downgraded@1", NULL};
     assert_exact_findings("shared slow uplink", &r, 2, ids); /* half the rate: critical */
@@ -111,7 +111,7 @@ static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **stat
 static void idle_links_are_not_judged_but_explained(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--sim",
                                               example("pcie-h100x8-idle-gen1.json"), NULL},
                              fast);
     assert_non_null(r.json);

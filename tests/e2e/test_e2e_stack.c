@@ -21,7 +21,7 @@
 /* Every variable the checks read, unset, so the runner's own environment
  * (a CI job with CUDA_VISIBLE_DEVICES, a venv) cannot leak in. */
 #define CLEAN                                                                                                          \
-    "GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "CUDA_LAUNCH_BLOCKING=",  \
+    "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "CUDA_LAUNCH_BLOCKING=",  \
         "CUDA_DEVICE_ORDER=", "CUDA_INJECTION64_PATH=", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL=", "NCCL_IB_DISABLE=",  \
         "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",      \
         "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",          \
@@ -103,7 +103,7 @@ static const char *severity_of(json_t *report, const char *id)
 
 static tool_result check(const char *scenario, const char *python, const char *const *env)
 {
-    const char *argv[12] = {"check", "--json", "--duration", "1", "--interval", "200", "--sim", example(scenario)};
+    const char *argv[12] = {"check", "--json", "--duration", "10", "--interval", "2000", "--sim", example(scenario)};
     size_t n = 8;
     if (python) {
         argv[n++] = "--python";

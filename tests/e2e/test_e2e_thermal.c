@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL}; /* the fast scenario clock */
 
 typedef struct expect {
     const char *scenario;
@@ -41,7 +41,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const expect *x = &cases[c];
         tool_result r = run_tool(
-            (const char *[]){"check", "--json", "--duration", "1", "--interval", "100", "--sim", example(x->scenario), NULL},
+            (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example(x->scenario), NULL},
             fast);
         assert_exact_findings(x->scenario, &r, x->exit_code, x->ids);
         tool_result_free(&r);
@@ -51,7 +51,7 @@ static void each_scenario_yields_exactly_its_findings(void **state)
 static void throttling_report_carries_evidence_and_timeline(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--sim",
                                               example("h100x8-thermal-throttling.json"), NULL},
                              fast);
     json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
@@ -74,7 +74,7 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     assert_true(json_number_value(json_object_get(json_object_get(w0, "violation_pct_of_window"), "thermal")) == 0);
     tool_result_free(&r);
 
-    r = run_tool((const char *[]){"check", "--duration", "1", "--sim", example("h100x8-thermal-throttling.json"), NULL},
+    r = run_tool((const char *[]){"check", "--duration", "10", "--sim", example("h100x8-thermal-throttling.json"), NULL},
                  fast);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.out, "timeline from"));
@@ -105,7 +105,7 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
     static const struct {
         const char *scenario, *line;
     } slowdowns[] = {
-        {"h100x8-thermal-throttling.json", "timeline from 0."},
+        {"h100x8-thermal-throttling.json", "timeline from 4.0 s"}, /* the scenario's t=4 */
         {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown at 9"},
         {"h100x8-hbm-hot.json", ": thermal slowdown at "},
         {"h100x8-power-brake.json", ": power brake slowdown at "},
@@ -116,7 +116,7 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
     };
     for (size_t c = 0; c < sizeof slowdowns / sizeof slowdowns[0]; c++) {
         tool_result r = run_tool(
-            (const char *[]){"check", "--duration", "1", "--interval", "100", "--sim", example(slowdowns[c].scenario), NULL},
+            (const char *[]){"check", "--duration", "10", "--interval", "1000", "--sim", example(slowdowns[c].scenario), NULL},
             fast);
         unwrap(r.out);
         char *tl = strstr(r.out, " timeline from ");
@@ -132,7 +132,7 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
 static void power_limit_fix_names_the_command(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "1", "--sim",
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--sim",
                                               example("h100x8-power-limit-lowered.json"), NULL},
                              fast);
     json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);

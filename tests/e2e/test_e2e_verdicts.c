@@ -95,7 +95,7 @@ static const verdict scenarios[] = {
 };
 
 /* No CUDA_VISIBLE_DEVICES, NCCL_* or Slurm of the machine running the tests. */
-static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
+static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
                                   "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
                                   "LOCAL_WORLD_SIZE=", NULL};
 
@@ -182,7 +182,7 @@ static void every_example_scenario_has_its_verdict(void **state)
     size_t n = sizeof scenarios / sizeof scenarios[0];
     all_listed(GD_EXAMPLES_DIR, "", scenarios, n, ".json");
     for (size_t i = 0; i < n; i++) {
-        const char *argv[] = {"check", "--json", "--duration", "1", "--interval", "100", "--sim",
+        const char *argv[] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim",
                               example(scenarios[i].file), scenarios[i].pid ? "--pid" : NULL, scenarios[i].pid, NULL};
         tool_result r = run_tool(argv, env);
         want_verdict(&scenarios[i], &r);

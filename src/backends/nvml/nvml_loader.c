@@ -75,6 +75,7 @@ static const sym syms[] = {
     {AT(DeviceGetComputeRunningProcesses_v1), false, {"nvmlDeviceGetComputeRunningProcesses", NULL}},
     {AT(DeviceGetPerformanceState), false, {"nvmlDeviceGetPerformanceState", NULL}},
     {AT(SimLastError), false, {"gdsim_last_error", NULL}},
+    {AT(SimClockSet), false, {"gdsim_clock_set", NULL}},
 };
 
 int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen)
@@ -120,7 +121,7 @@ size_t gd_nvml_missing_count(const gd_nvml_api *api)
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *fn;
         memcpy(&fn, (const char *)api + syms[i].offset, sizeof fn);
-        n += fn == NULL && syms[i].offset != AT(SimLastError);
+        n += fn == NULL && syms[i].offset != AT(SimLastError) && syms[i].offset != AT(SimClockSet);
     }
     return n;
 }

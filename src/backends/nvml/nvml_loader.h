@@ -67,6 +67,8 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetPerformanceState_fn DeviceGetPerformanceState;
     /* The simulator's own error text, when the library is gpudoctor's simulator. */
     const char *(*SimLastError)(void);
+    /* The simulator only: its scenario time is the session clock's. */
+    void (*SimClockSet)(double scenario_s);
 } gd_nvml_api;
 
 /*
