@@ -282,13 +282,13 @@ static void architectures(void **state)
 }
 
 /* A little-endian ELF64 header and two section headers (the names, then
- * .nv_fatbin over [4096, size)) in buf's first 256 bytes. */
-static void elf_with_fatbin_section(unsigned char *buf, uint64_t size)
+ * .nv_fatbin, or .nv_fatbix, over [4096, size)) in buf's first 256 bytes. */
+static void elf_with_section(unsigned char *buf, uint64_t size, bool fatbin_section)
 {
-    static const char names[] = "\0.nv_fatbin";
+    const char *names = fatbin_section ? "\0.nv_fatbin" : "\0.nv_fatbix";
     memcpy(buf, "\177ELF", 4);
     buf[4] = 2, buf[5] = 1;
-    uint64_t shoff = 64, stroff = 192, secoff = 4096, secsize = size - 4096, namelen = sizeof names;
+    uint64_t shoff = 64, stroff = 192, secoff = 4096, secsize = size - 4096, namelen = 12;
     memcpy(buf + 0x28, &shoff, 8);
     buf[0x3A] = 64, buf[0x3C] = 2, buf[0x3E] = 0; /* entry size, count, names at 0 */
     memcpy(buf + 64 + 24, &stroff, 8);
@@ -296,7 +296,7 @@ static void elf_with_fatbin_section(unsigned char *buf, uint64_t size)
     buf[128] = 1; /* its name at offset 1 */
     memcpy(buf + 128 + 24, &secoff, 8);
     memcpy(buf + 128 + 32, &secsize, 8);
-    memcpy(buf + stroff, names, sizeof names);
+    memcpy(buf + stroff, names, namelen);
 }
 
 /* A libtorch_cuda.so of 1 GiB (sparse: zeros the file system does not
@@ -315,7 +315,7 @@ static void oversized_library_is_refused_with_the_reason(void **state)
         uint64_t size = (uint64_t)1 << 30;
         unsigned char head[8192] = {0};
         if (elf) {
-            elf_with_fatbin_section(head, size);
+            elf_with_section(head, size, true);
             fatbin(head + 4096, "sm_80");
         }
         put(py, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", head, sizeof head);
@@ -331,6 +331,21 @@ static void oversized_library_is_refused_with_the_reason(void **state)
         remove_tree(py);
         free(py);
     }
+    /* A library with no .nv_fatbin holds no CUDA code: not read, however
+     * large, and libtorch_cuda.so's list stands (no sm_90 on H100). */
+    char *py = torch_env("2.1.0+cu121", "12.1", "sm_80");
+    char lib[2048];
+    snprintf(lib, sizeof lib, "%s/lib/python3.11/site-packages/torch/lib/libtorch.so", py);
+    unsigned char head[8192] = {0};
+    elf_with_section(head, (uint64_t)1 << 30, false);
+    put(py, "lib/python3.11/site-packages/torch/lib/libtorch.so", head, sizeof head);
+    assert_int_equal(truncate(lib, (off_t)1 << 30), 0);
+    tool_result r = check("h100x8-training.json", py, env);
+    assert_true(has(r.json, "cuda.arch_unsupported", -1));
+    assert_string_equal(severity_of(r.json, "cuda.arch_unsupported"), "critical");
+    tool_result_free(&r);
+    remove_tree(py);
+    free(py);
 }
 
 typedef struct env_case {

@@ -31,7 +31,8 @@ void gd_stack_scan_pythons(gd_stack_facts *s, const gd_stack_opts *o, bool syste
 void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f);
 
 /* The architectures of the CUDA code in a library (its .nv_fatbin ELF
- * section, or the whole file when it is not ELF), read in blocks of
+ * section; none in an ELF file without one; the whole file when it is not
+ * ELF), read in blocks of
  * GD_FATBIN_BLOCK and at most GD_FATBIN_READ_MAX bytes of it: the walk reads
  * headers and skips the code, so a real library needs a few MiB, while a
  * file of padding would be read whole. Past the cap, or on a read error,

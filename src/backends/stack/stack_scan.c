@@ -250,10 +250,12 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
-/* The .nv_fatbin section of a little-endian ELF64 file: [*off, *off+*size). */
-static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size)
+/* The .nv_fatbin section of a little-endian ELF64 file: [*off, *off+*size).
+ * *elf says whether the file is one (whose section table could be read). */
+static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size, bool *elf)
 {
     unsigned char eh[64], sh[64];
+    *elf = false;
     if (pread(fd, eh, 64, 0) != 64 || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 || eh[5] != 1)
         return false;
     uint64_t shoff = le(eh + 0x28, 8);
@@ -272,9 +274,10 @@ static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size)
         if (strcmp(name, ".nv_fatbin") == 0) {
             *off = le(sh + 24, 8);
             *size = le(sh + 32, 8);
-            return true;
+            return *elf = true;
         }
     }
+    *elf = true;
     return false;
 }
 
@@ -287,7 +290,11 @@ bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt)
         return false;
     }
     uint64_t off = 0, size = UINT64_MAX; /* Not ELF (a test fixture, a bare .fatbin): the whole file */
-    elf_fatbin_section(fd, &off, &size);
+    bool elf;
+    if (!elf_fatbin_section(fd, &off, &size, &elf) && elf) {
+        close(fd); /* a library without CUDA code (libtorch.so, a shim since the split) */
+        return false;
+    }
     bool capped = false;
     int err = 0;
     size_t entries = gd_stack_fatbin_fd(fd, off, size, GD_FATBIN_BLOCK, GD_FATBIN_READ_MAX, rt, &capped, &err);
