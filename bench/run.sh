@@ -3,3 +3,5 @@
 set -euo pipefail
 build=${1:-build}
 "$build/bench_cost" "${BENCH_SECONDS:-60}"
+"$build/bench_scan"
+"$build/bench_sim_names"

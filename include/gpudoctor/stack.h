@@ -60,6 +60,7 @@ typedef struct gd_cuda_runtime {
     /* Frameworks: the architectures the build carries, when they could be read. */
     bool arch_known;
     char arch_source[512]; /* the library, or build_info's cuda_compute_capabilities */
+    char arch_error[640];  /* why a library's list could not be read ("" when none was refused) */
     size_t arch_count;
     gd_arch archs[GD_STACK_MAX_ARCHS];
 } gd_cuda_runtime;

@@ -65,9 +65,6 @@ GDSIM_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name,
         return rc;
     if (!name || length == 0)
         return NVML_ERROR_INVALID_ARGUMENT;
-    for (size_t g = 0; g < sc->gpu_count; g++)
-        for (size_t i = 0; i < sc->gpus[g].process_count; i++)
-            if (sc->gpus[g].processes[i].pid == pid && sc->gpus[g].processes[i].name)
-                return gdsim_copy_string(sc->gpus[g].processes[i].name, name, length);
-    return NVML_ERROR_NOT_FOUND;
+    const char *found = gd_scenario_process_name(sc, pid);
+    return found ? gdsim_copy_string(found, name, length) : NVML_ERROR_NOT_FOUND;
 }

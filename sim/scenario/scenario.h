@@ -200,6 +200,14 @@ typedef struct gd_scenario {
     gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */
     size_t gpu_count;
     gd_scenario_gpu *gpus;
+    /* The named processes of every GPU by pid, sorted once at load (for
+     * gd_scenario_process_name); a pid on several GPUs once, its first name. */
+    size_t pid_name_count;
+    struct gd_scenario_pid_name {
+        unsigned pid;
+        size_t order; /* position in the scenario: ties of the sort */
+        const char *name; /* owned by the process */
+    } *pid_names;
 } gd_scenario;
 
 /*
@@ -256,6 +264,12 @@ int gd_scenario_error_at(const gd_scenario_errors *errors, const char *fn, doubl
 
 /* Whether any entry in effect at time t injects `code` (e.g. GPU_IS_LOST). */
 bool gd_scenario_code_active(const gd_scenario_errors *errors, int code, double t);
+
+/*
+ * The name of process pid: that of the first GPU (in scenario order) that
+ * lists it with a name, or NULL. O(log n): a binary search of pid_names.
+ */
+const char *gd_scenario_process_name(const gd_scenario *sc, unsigned pid);
 
 /*
  * Splits a PCI bus id, "00000000:1B:00.0" or "0000:1B:00.0", into its parts.

@@ -46,6 +46,9 @@ void gdp_errors_free(gd_scenario_errors *list);
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *gpu);
 void gdp_gpu_free(gd_scenario_gpu *gpu);
 
+/* Builds sc->pid_names from the GPUs' processes; false when out of memory. */
+bool gdp_index_process_names(gd_scenario *sc);
+
 /* Largest value a timeline field accepts. */
 double gd_scenario_field_max(gd_scenario_field field);
 /* Fills `out` with "a, b, c" of the known reason names. */

@@ -114,7 +114,7 @@ gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *n
     else if (!json_is_object(root))
         ok = gdp_fail(&p, "", "expected an object");
     else
-        ok = parse_root(&p, root, sc);
+        ok = parse_root(&p, root, sc) && (gdp_index_process_names(sc) || gdp_fail(&p, "", "out of memory"));
     json_decref(root);
     if (!ok) {
         gd_scenario_free(sc);
@@ -203,6 +203,7 @@ void gd_scenario_free(gd_scenario *sc)
     for (size_t i = 0; i < sc->gpu_count; i++)
         gdp_gpu_free(&sc->gpus[i]);
     free(sc->gpus);
+    free(sc->pid_names);
     gdp_errors_free(&sc->errors);
     free(sc->host.sysfs);
     free(sc->host.kernel_log);

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scenario_internal.h"
@@ -153,4 +154,55 @@ bool gd_scenario_parse_bus_id(const char *id, unsigned *domain, unsigned *bus, u
     if (function)
         *function = fn;
     return true;
+}
+
+static int by_pid_then_order(const void *a, const void *b)
+{
+    const struct gd_scenario_pid_name *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+bool gdp_index_process_names(gd_scenario *sc)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < sc->gpu_count; g++)
+        n += sc->gpus[g].process_count;
+    sc->pid_name_count = 0;
+    sc->pid_names = n ? malloc(n * sizeof *sc->pid_names) : NULL;
+    if (n && !sc->pid_names)
+        return false;
+    for (size_t g = 0; g < sc->gpu_count; g++)
+        for (size_t i = 0; i < sc->gpus[g].process_count; i++) {
+            const gd_scenario_process *pr = &sc->gpus[g].processes[i];
+            if (pr->name) {
+                size_t k = sc->pid_name_count++;
+                sc->pid_names[k] = (struct gd_scenario_pid_name){pr->pid, k, pr->name};
+            }
+        }
+    if (sc->pid_name_count)
+        qsort(sc->pid_names, sc->pid_name_count, sizeof *sc->pid_names, by_pid_then_order);
+    /* The first of each pid stays. */
+    size_t kept = 0;
+    for (size_t i = 0; i < sc->pid_name_count; i++)
+        if (kept == 0 || sc->pid_names[kept - 1].pid != sc->pid_names[i].pid)
+            sc->pid_names[kept++] = sc->pid_names[i];
+    sc->pid_name_count = kept;
+    return true;
+}
+
+const char *gd_scenario_process_name(const gd_scenario *sc, unsigned pid)
+{
+    size_t lo = 0, hi = sc->pid_name_count; /* answer in [lo, hi) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc->pid_names[mid].pid < pid)
+            lo = mid + 1;
+        else if (sc->pid_names[mid].pid > pid)
+            hi = mid;
+        else
+            return sc->pid_names[mid].name;
+    }
+    return NULL;
 }

@@ -98,8 +98,12 @@ void gd_check_cuda_arch_unsupported(const gd_facts *f, gd_findings *out)
                 json_t *gpus = gpus_outside(f, 0, max, &sm, &first);
                 if (!json_array_size(gpus)) {
                     json_decref(gpus);
-                    gd_skip_add(out, id, GD_NO_GPU, "%s: its architecture list could not be read (no CUDA fatbin "
-                                "in its libraries)", rt->framework);
+                    if (rt->arch_error[0])
+                        gd_skip_add(out, id, GD_NO_GPU, "%s: its architecture list could not be read: %s",
+                                    rt->framework, rt->arch_error);
+                    else
+                        gd_skip_add(out, id, GD_NO_GPU, "%s: its architecture list could not be read (no CUDA "
+                                    "fatbin in its libraries)", rt->framework);
                     continue;
                 }
                 snprintf(fix, sizeof fix,

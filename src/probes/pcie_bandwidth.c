@@ -188,6 +188,38 @@ static void store(double dst[2][2], double src[2][2])
     memcpy(dst, src, sizeof(double[2][2]));
 }
 
+/* Did any GPU alone give any figure? */
+static bool any_measured(const gd_pcie_bench *b)
+{
+    for (size_t i = 0; i < b->gpu_count; i++)
+        for (int d = 0; d < 2; d++)
+            for (int m = 0; m < 2; m++)
+                if (!isnan(b->gpus[i].single_gbps[d][m]))
+                    return true;
+    return false;
+}
+
+/* "no GPU could be measured: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY
+ * (all 4 GPUs)", or one reason per GPU when they differ. */
+static void nothing_measured(const gd_pcie_bench *b, char *err, size_t errlen)
+{
+    bool same = true;
+    for (size_t i = 1; i < b->gpu_count; i++)
+        same &= strcmp(b->gpus[i].error, b->gpus[0].error) == 0;
+    if (same) {
+        snprintf(err, errlen, "no GPU could be measured: %s (%s%zu GPU%s)",
+                 b->gpus[0].error[0] ? b->gpus[0].error : "no copy gave a figure", b->gpu_count > 1 ? "all " : "",
+                 b->gpu_count, b->gpu_count > 1 ? "s" : "");
+        return;
+    }
+    size_t len = (size_t)snprintf(err, errlen, "no GPU could be measured:");
+    for (size_t i = 0; i < b->gpu_count && len < errlen; i++) {
+        const gd_pcie_bench_gpu *g = &b->gpus[i];
+        len += (size_t)snprintf(err + len, errlen - len, "%s %s %d: %s", i ? ";" : "", g->gpu >= 0 ? "GPU" : "CUDA device",
+                                g->gpu >= 0 ? g->gpu : g->cuda_device, g->error[0] ? g->error : "no copy gave a figure");
+    }
+}
+
 int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_bench *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -222,6 +254,15 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
         gd_pcie_copy(out->gpus[i].error, sizeof out->gpus[i].error, w[i].error);
         for (int d = 0; d < 2; d++)
             out->gpus[i].concurrent_gbps[d][0] = out->gpus[i].concurrent_gbps[d][1] = NAN;
+    }
+    if (!any_measured(out)) { /* a benchmark that measured nothing did not run */
+        nothing_measured(out, err, errlen);
+        free(w);
+        free(th);
+        free(out->gpus);
+        out->gpus = NULL;
+        out->gpu_count = 0;
+        goto done;
     }
     step_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, count, 0, 0};
     if (o->concurrent && count > 1) {

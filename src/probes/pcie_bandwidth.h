@@ -21,7 +21,8 @@ typedef struct gd_pcie_bench_opts {
  * Measures every CUDA device and maps it to f's GPUs by PCI bus id. Fills
  * *out (the caller frees out->gpus). A device that fails keeps NAN figures
  * and says why in its error. Returns 0, or -1 with a message when CUDA
- * cannot be used at all (no library, cuInit fails, no device).
+ * cannot be used at all (no library, cuInit fails, no device) or when no
+ * device gave a single figure (every one failed: the message gives why).
  */
 int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_bench *out, char *err, size_t errlen);
 

@@ -251,6 +251,70 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
     tool_result_free(&r);
 }
 
+/* pcie-a100x4-x8.json with the GPUs in `full` holding 100 MiB of memory in
+ * all, too little for the benchmark's 160 MiB buffers: their cuMemAlloc
+ * fails. Written into dir; returns its path (caller frees). */
+static char *scenario_with_full_gpus(const char *dir, const bool full[4])
+{
+    json_error_t je;
+    json_t *sc = json_load_file(example("pcie-a100x4-x8.json"), 0, &je);
+    assert_non_null(sc);
+    char sysfs[1024];
+    snprintf(sysfs, sizeof sysfs, "%s", example(json_string_value(json_object_get(json_object_get(sc, "host"), "sysfs"))));
+    json_object_set_new(json_object_get(sc, "host"), "sysfs", json_string(sysfs));
+    for (size_t g = 0; g < 4; g++)
+        if (full[g])
+            json_object_set_new(json_array_get(json_object_get(sc, "gpus"), g), "memory_total_mib", json_integer(100));
+    char *text = json_dumps(sc, 0);
+    json_decref(sc);
+    char *path = write_temp_file(dir, "scenario.json", text);
+    free(text);
+    return path;
+}
+
+/* A benchmark that could not run is an error (exit 3) that says why, not
+ * "No finding."; one whose some GPUs failed reports the others. */
+static void bench_pcie_that_measured_nothing_fails(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *all = scenario_with_full_gpus(dir, (const bool[]){true, true, true, true});
+    const char *text[] = {"bench", "pcie", "--reps", "1", "--sim", all, NULL};
+    const char *json[] = {"bench", "pcie", "--json", "--reps", "1", "--sim", all, NULL};
+    const char *const *runs[] = {text, json};
+    for (size_t k = 0; k < 2; k++) {
+        tool_result r = run_tool(runs[k], fast);
+        assert_int_equal(r.exit_code, 3);
+        assert_null(strstr(r.out, "No finding"));
+        if (!strstr(r.err, "no GPU could be measured: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (all 4 GPUs)"))
+            fail_msg("stderr: %s", r.err);
+        tool_result_free(&r);
+    }
+    free(all);
+    char *one = scenario_with_full_gpus(dir, (const bool[]){false, false, true, false});
+    tool_result r = run_tool((const char *[]){"bench", "pcie", "--json", "--reps", "1", "--sim", one, NULL}, fast);
+    if (!r.json || r.exit_code != 0)
+        fail_msg("bench failed (%d): %s", r.exit_code, r.err);
+    json_t *gpus = json_object_get(r.json, "gpus");
+    assert_int_equal(json_array_size(gpus), 4);
+    for (size_t g = 0; g < 4; g++) {
+        json_t *x = json_array_get(gpus, g);
+        json_t *err = json_object_get(x, "error");
+        double h2d = result_gbps(x, "single", "h2d", "pinned");
+        if (g == 2) {
+            assert_string_equal(json_string_value(err), "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY");
+            assert_true(isnan(h2d));
+        } else {
+            assert_true(json_is_null(err));
+            near(h2d, g == 1 ? 12.2 : 24.5, "h2d pinned", (int)g);
+        }
+    }
+    tool_result_free(&r);
+    free(one);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* lspci of an HGX H100 node: each ConnectX on a GPU's switch is PIX to that
  * GPU, NODE to the other GPUs of its socket and SYS across; the matrix is
  * PCIe only, and both outputs say that lspci cannot see NVLink. */
@@ -342,6 +406,7 @@ int main(void)
         cmocka_unit_test(a_slow_shared_uplink_is_reported_for_every_gpu_behind_it),
         cmocka_unit_test(topo_matrix_is_derived_from_the_sysfs_tree),
         cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
+        cmocka_unit_test(bench_pcie_that_measured_nothing_fails),
         cmocka_unit_test(real_captures_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

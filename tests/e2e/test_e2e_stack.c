@@ -254,6 +254,73 @@ static void architectures(void **state)
     }
 }
 
+/* A little-endian ELF64 header and two section headers (the names, then
+ * .nv_fatbin, or .nv_fatbix, over [4096, size)) in buf's first 256 bytes. */
+static void elf_with_section(unsigned char *buf, uint64_t size, bool fatbin_section)
+{
+    const char *names = fatbin_section ? "\0.nv_fatbin" : "\0.nv_fatbix";
+    memcpy(buf, "\177ELF", 4);
+    buf[4] = 2, buf[5] = 1;
+    uint64_t shoff = 64, stroff = 192, secoff = 4096, secsize = size - 4096, namelen = 12;
+    memcpy(buf + 0x28, &shoff, 8);
+    buf[0x3A] = 64, buf[0x3C] = 2, buf[0x3E] = 0; /* entry size, count, names at 0 */
+    memcpy(buf + 64 + 24, &stroff, 8);
+    memcpy(buf + 64 + 32, &namelen, 8);
+    buf[128] = 1; /* its name at offset 1 */
+    memcpy(buf + 128 + 24, &secoff, 8);
+    memcpy(buf + 128 + 32, &secsize, 8);
+    memcpy(buf + stroff, names, namelen);
+}
+
+/* A libtorch_cuda.so of 1 GiB (sparse: zeros the file system does not
+ * store), a bare file or an ELF whose .nv_fatbin spans it after one real
+ * container, is read up to the cap and no further: the check finishes,
+ * and the architectures are "could not be read", never judged from the
+ * part read (sm_80 alone would be a critical on H100). */
+static void oversized_library_is_refused_with_the_reason(void **state)
+{
+    (void)state;
+    static const char *const env[] = {CLEAN, NULL};
+    for (int elf = 0; elf < 2; elf++) {
+        char *py = torch_env("2.1.0+cu121", "12.1", NULL);
+        char lib[2048];
+        snprintf(lib, sizeof lib, "%s/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", py);
+        uint64_t size = (uint64_t)1 << 30;
+        unsigned char head[8192] = {0};
+        if (elf) {
+            elf_with_section(head, size, true);
+            fatbin(head + 4096, "sm_80");
+        }
+        put(py, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", head, sizeof head);
+        assert_int_equal(truncate(lib, (off_t)size), 0);
+        tool_result r = check("h100x8-training.json", py, env);
+        assert_int_equal(r.exit_code, 0);
+        assert_false(has(r.json, "cuda.arch_unsupported", -2));
+        char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
+        if (!strstr(skips, "stopped at 64 MiB, the most read of one library"))
+            fail_msg("elf=%d: no reason in %s", elf, skips);
+        free(skips);
+        tool_result_free(&r);
+        remove_tree(py);
+        free(py);
+    }
+    /* A library with no .nv_fatbin holds no CUDA code: not read, however
+     * large, and libtorch_cuda.so's list stands (no sm_90 on H100). */
+    char *py = torch_env("2.1.0+cu121", "12.1", "sm_80");
+    char lib[2048];
+    snprintf(lib, sizeof lib, "%s/lib/python3.11/site-packages/torch/lib/libtorch.so", py);
+    unsigned char head[8192] = {0};
+    elf_with_section(head, (uint64_t)1 << 30, false);
+    put(py, "lib/python3.11/site-packages/torch/lib/libtorch.so", head, sizeof head);
+    assert_int_equal(truncate(lib, (off_t)1 << 30), 0);
+    tool_result r = check("h100x8-training.json", py, env);
+    assert_true(has(r.json, "cuda.arch_unsupported", -1));
+    assert_string_equal(severity_of(r.json, "cuda.arch_unsupported"), "critical");
+    tool_result_free(&r);
+    remove_tree(py);
+    free(py);
+}
+
 typedef struct env_case {
     const char *set;
     const char *id;
@@ -463,6 +530,7 @@ int main(void)
         cmocka_unit_test(simulation_does_not_scan_this_machine),
         cmocka_unit_test(driver_too_old_minor_and_forward_compat),
         cmocka_unit_test(architectures),
+        cmocka_unit_test(oversized_library_is_refused_with_the_reason),
         cmocka_unit_test(environment_variables),
         cmocka_unit_test(pid_reads_the_jobs_environment),
         cmocka_unit_test(configuration_and_health_scenarios),

@@ -49,6 +49,7 @@ static const char *scenario = J({
             {"t": 100000, "temp_c": 90}
          ]},
         {"name": "lost one",
+         "processes": [{"pid": 4242, "name": "second"}, {"pid": 77, "name": "named here"}, {"pid": 5, "name": "x"}],
          "timeline": [{"t": 0, "temp_c": 50}, {"t": 50, "errors": {"nvmlDeviceGetTemperature": "NVML_ERROR_GPU_IS_LOST"}}]},
         {"name": "sparse", "timeline": [{"t": 0, "temp_c": 50}]}
     ]
@@ -381,6 +382,19 @@ static void test_processes(void **state)
                      NVML_SUCCESS);
     assert_int_equal(old[1].pid, 77);
     assert_int_equal(v3(g1, &n, infos), NVML_ERROR_NOT_SUPPORTED);
+    /* Names: the first GPU that names a pid; unknown and unnamed pids are not found. */
+    nvml_SystemGetProcessName_fn name_of = CALL(nvml_SystemGetProcessName_fn, "nvmlSystemGetProcessName");
+    char name[64];
+    assert_int_equal(name_of(4242, name, sizeof name), NVML_SUCCESS);
+    assert_string_equal(name, "python");
+    assert_int_equal(name_of(77, name, sizeof name), NVML_SUCCESS);
+    assert_string_equal(name, "named here");
+    assert_int_equal(name_of(5, name, sizeof name), NVML_SUCCESS);
+    assert_string_equal(name, "x");
+    assert_int_equal(name_of(6, name, sizeof name), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(name_of(4, name, sizeof name), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(name_of(0, name, sizeof name), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(name_of(4242, name, 3), NVML_ERROR_INSUFFICIENT_SIZE);
     shutdown_ok();
 }
 

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,12 +256,51 @@ static void test_files(void **state)
     simt_rmtree(dir);
 }
 
+/* Process names by pid across GPUs: pids in no order, some shared, some unnamed. */
+static void test_process_names(void **state)
+{
+    (void)state;
+    json_t *gpus = json_array();
+    for (int g = 0; g < 4; g++) {
+        json_t *procs = json_array();
+        for (unsigned i = 0; i < 500; i++) {
+            unsigned pid = (i * 7919u + (unsigned)g * 131u) % 3001u + 2; /* shuffled; GPUs overlap */
+            json_t *p = json_pack("{s:I}", "pid", (json_int_t)pid);
+            if (pid % 5)
+                json_object_set_new(p, "name", json_sprintf("p%u-g%d", pid, g));
+            json_array_append_new(procs, p);
+        }
+        json_array_append_new(gpus, json_pack("{s:s, s:o}", "name", "x", "processes", procs));
+    }
+    json_t *root = json_pack("{s:o}", "gpus", gpus);
+    char *text = json_dumps(root, 0);
+    json_decref(root);
+    char err[256];
+    gd_scenario *sc = gd_scenario_load_buffer(text, strlen(text), "x.json", err, sizeof err);
+    free(text);
+    assert_non_null(sc);
+    for (unsigned pid = 0; pid < 3010; pid++) {
+        const char *want = NULL; /* what a walk of every list in order finds (as the lookup did) */
+        for (size_t g = 0; g < sc->gpu_count && !want; g++)
+            for (size_t i = 0; i < sc->gpus[g].process_count && !want; i++)
+                if (sc->gpus[g].processes[i].pid == pid && sc->gpus[g].processes[i].name)
+                    want = sc->gpus[g].processes[i].name;
+        const char *got = gd_scenario_process_name(sc, pid);
+        if (want)
+            assert_string_equal(got, want);
+        else
+            assert_null(got);
+    }
+    gd_scenario_free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_scenario), cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_type_errors),   cmocka_unit_test(test_value_errors),
         cmocka_unit_test(test_limits),        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_process_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,12 +4,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "backends/stack/stack_internal.h"
 #include "backends/stack/stack_parse.h"
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define S(x) x, strlen(x)
 
@@ -220,6 +223,56 @@ static void fatbin_entries(void **state)
     assert_true(gd_fatbin_scan(buf, 8 + 16 + 64 + 3, a, 8, &na) <= 1);
 }
 
+/* The same containers read from a file in blocks: found wherever they
+ * fall against the blocks' edges, and a read cap stops the walk visibly. */
+static void fatbin_file_in_blocks(void **state)
+{
+    (void)state;
+    static const int e1[][2] = {{2, 80}, {2, 90}, {1, 90}};
+    static const int e2[][2] = {{2, 86}, {2, 120}};
+    char path[] = "/tmp/gd-fatbin-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    static const size_t blocks[] = {64, 100, 256, 4096};
+    for (size_t at = 0; at < 600; at += 4) {
+        unsigned char buf[2048] = {0};
+        size_t n1 = fatbin(buf + at, e1, 3);
+        size_t n2 = fatbin(buf + at + n1 + 200, e2, 2); /* 200 bytes of padding between them */
+        size_t len = at + n1 + 200 + n2 + 8;
+        assert_int_equal(ftruncate(fd, 0), 0);
+        assert_int_equal(pwrite(fd, buf, len, 0), (ssize_t)len);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            gd_cuda_runtime rt = {.python = -1};
+            bool capped = true;
+            int err = -1;
+            assert_int_equal(gd_stack_fatbin_fd(fd, 0, UINT64_MAX, blocks[b], len, &rt, &capped, &err), 5);
+            assert_false(capped);
+            assert_int_equal(err, 0);
+            assert_int_equal(rt.arch_count, 5);
+            assert_int_equal(rt.archs[0].sm, 80);
+            assert_true(rt.archs[2].ptx);
+            assert_int_equal(rt.archs[4].sm, 120);
+            /* A cap short of the second container: it stops there, and says so. */
+            rt.arch_count = 0;
+            assert_int_equal(gd_stack_fatbin_fd(fd, 0, UINT64_MAX, blocks[b], at + n1 + 100, &rt, &capped, &err), 3);
+            assert_true(capped);
+        }
+    }
+    /* A section: only [off, off+size) is walked. */
+    unsigned char buf[1024] = {0};
+    size_t n1 = fatbin(buf + 16, e1, 3);
+    size_t n2 = fatbin(buf + 16 + n1, e2, 2);
+    assert_int_equal(ftruncate(fd, 0), 0);
+    assert_int_equal(pwrite(fd, buf, 16 + n1 + n2, 0), (ssize_t)(16 + n1 + n2));
+    gd_cuda_runtime rt = {.python = -1};
+    bool capped;
+    int err;
+    assert_int_equal(gd_stack_fatbin_fd(fd, 16 + n1, n2, 64, 1u << 20, &rt, &capped, &err), 2);
+    assert_int_equal(rt.archs[0].sm, 86);
+    close(fd);
+}
+
 static void collect_path(void *ud, const char *path)
 {
     strcat((char *)ud, path);
@@ -262,6 +315,7 @@ int main(void)
         cmocka_unit_test(toolkit_and_metadata_versions), cmocka_unit_test(xid_lines_of_every_format),
         cmocka_unit_test(aer_lines_of_every_format),
         cmocka_unit_test(pci_ids_match_nvml_bus_ids), cmocka_unit_test(fatbin_entries),
+        cmocka_unit_test(fatbin_file_in_blocks),
         cmocka_unit_test(ldcache_new_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

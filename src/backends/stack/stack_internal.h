@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* snprintf that may truncate (paths): the compiler's truncation warning is
  * for fixed formats, and a cut path only fails to open. */
@@ -41,7 +42,20 @@ void gd_stack_scan_pythons(gd_stack_facts *s, const gd_stack_opts *o, bool syste
 void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f);
 
 /* The architectures of the CUDA code in a library (its .nv_fatbin ELF
- * section, or the whole file when it is small and not ELF). */
+ * section; none in an ELF file without one; the whole file when it is not
+ * ELF), read in blocks of
+ * GD_FATBIN_BLOCK and at most GD_FATBIN_READ_MAX bytes of it: the walk reads
+ * headers and skips the code, so a real library needs a few MiB, while a
+ * file of padding would be read whole. Past the cap, or on a read error,
+ * rt->arch_error says why and the architectures stay unknown. */
+#define GD_FATBIN_BLOCK ((size_t)1 << 20)
+#define GD_FATBIN_READ_MAX ((uint64_t)64 << 20)
 bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt);
+
+/* The walk itself over fd's [off, off+size), in blocks of block bytes, at
+ * most cap read: adds to rt->archs, returns the entries seen; *capped when
+ * the cap stopped it, *err the errno of a failed read (0 if none). */
+size_t gd_stack_fatbin_fd(int fd, uint64_t off, uint64_t size, size_t block, uint64_t cap, gd_cuda_runtime *rt,
+                          bool *capped, int *err);
 
 #endif

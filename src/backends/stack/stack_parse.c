@@ -380,23 +380,37 @@ static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint6
  * entry header size, u64 payload size, ..., u32 SM at offset 28. Layout as
  * cuobjdump reads it (nvopen-tools fatbin/FORMAT_SPECIFICATION.md). Only
  * headers are read: payloads (compressed code) are skipped. */
-size_t gd_fatbin_walk(gd_fatbin_read_fn rd, void *ud, uint64_t start, uint64_t end, gd_arch *archs, size_t max,
+static bool is_container(const unsigned char *h)
+{
+    return rd32(h) == 0xBA55ED50u && h[4] == 1 && h[6] == 16;
+}
+
+size_t gd_fatbin_walk(gd_fatbin_view_fn view, void *ud, uint64_t start, uint64_t end, gd_arch *archs, size_t max,
                       size_t *narchs)
 {
-    size_t entries = 0;
-    unsigned char h[64];
+    size_t entries = 0, want = 256, got;
     uint64_t i = start;
     while (i + 16 <= end) {
-        if (!rd(ud, i, h, 16))
+        const unsigned char *p = view(ud, i, 16, (size_t)(want < end - i ? want : end - i), &got);
+        if (!p)
             break;
-        if (rd32(h) != 0xBA55ED50u || h[4] != 1 || h[6] != 16) {
-            i += 4; /* containers are aligned in sections; padding between them */
+        if (got > end - i)
+            got = (size_t)(end - i);
+        /* containers are aligned in sections; padding between them */
+        size_t k = 0;
+        while (k + 16 <= got && !is_container(p + k))
+            k += 4;
+        i += k;
+        if (k + 16 > got) { /* none in this piece: go on from where a header would straddle its end */
+            want = want < ((size_t)-1) / 2 ? want * 2 : want;
             continue;
         }
-        uint64_t size = rd64(h + 8);
+        want = 256;
+        uint64_t size = rd64(p + k + 8);
         uint64_t cend = size > end - i - 16 ? end : i + 16 + size;
         uint64_t e = i + 16;
-        while (e + 64 <= cend && rd(ud, e, h, 64)) {
+        const unsigned char *h;
+        while (e + 64 <= cend && (h = view(ud, e, 64, 64, &got))) {
             uint16_t kind = (uint16_t)(h[0] | h[1] << 8);
             uint32_t hsize = rd32(h + 4);
             uint64_t psize = rd64(h + 8);
@@ -418,19 +432,20 @@ typedef struct mem_src {
     size_t len;
 } mem_src;
 
-static bool mem_read(void *ud, uint64_t off, unsigned char *out, size_t n)
+static const unsigned char *mem_view(void *ud, uint64_t off, size_t need, size_t want, size_t *got)
 {
+    (void)want;
     const mem_src *m = ud;
-    if (off > m->len || n > m->len - off)
-        return false;
-    memcpy(out, m->buf + off, n);
-    return true;
+    if (off > m->len || need > m->len - off)
+        return NULL;
+    *got = m->len - (size_t)off;
+    return m->buf + off;
 }
 
 size_t gd_fatbin_scan(const unsigned char *buf, size_t len, gd_arch *archs, size_t max, size_t *narchs)
 {
     mem_src m = {buf, len};
-    return gd_fatbin_walk(mem_read, &m, 0, len, archs, max, narchs);
+    return gd_fatbin_walk(mem_view, &m, 0, len, archs, max, narchs);
 }
 
 long gd_ldcache_parse(const unsigned char *buf, size_t len, const char *prefix,

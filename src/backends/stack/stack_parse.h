@@ -71,10 +71,14 @@ bool gd_pci_same(const char *log_pci, const char *nvml_bus_id);
  */
 size_t gd_fatbin_scan(const unsigned char *buf, size_t len, gd_arch *archs, size_t max, size_t *narchs);
 
-/* The same over any source: rd copies n bytes at off into out (false past
- * the end). For a library's .nv_fatbin section read with pread. */
-typedef bool (*gd_fatbin_read_fn)(void *ud, uint64_t off, unsigned char *out, size_t n);
-size_t gd_fatbin_walk(gd_fatbin_read_fn rd, void *ud, uint64_t start, uint64_t end, gd_arch *archs, size_t max,
+/* The same over any source. view returns the bytes at off: at least need
+ * of them, *got how many follow in one piece (it may hand back fewer than
+ * want, never fewer than need), or NULL when the source has fewer than need
+ * there or stops. Containers are searched within each piece in memory, and
+ * a search asks for ever larger pieces (from 256 bytes, doubling); headers
+ * ask for what they hold. For a library's .nv_fatbin section read in blocks. */
+typedef const unsigned char *(*gd_fatbin_view_fn)(void *ud, uint64_t off, size_t need, size_t want, size_t *got);
+size_t gd_fatbin_walk(gd_fatbin_view_fn view, void *ud, uint64_t start, uint64_t end, gd_arch *archs, size_t max,
                       size_t *narchs);
 
 /* Adds an arch unless it is there already; false when full. */

@@ -2,8 +2,10 @@
 #include "stack_internal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,13 +166,79 @@ void gd_stack_scan_ldcache(gd_stack_facts *s)
     free(buf);
 }
 
+/* A library read in blocks for gd_fatbin_walk, at most cap bytes in all. */
 typedef struct fd_src {
     int fd;
+    uint64_t size; /* the file's */
+    unsigned char *buf;
+    size_t block; /* buf's size */
+    uint64_t boff;
+    size_t blen;
+    uint64_t read, cap;
+    bool capped; /* stopped by cap before the end of what was asked */
+    int err;     /* errno of a failed read */
 } fd_src;
 
-static bool fd_read(void *ud, uint64_t off, unsigned char *out, size_t n)
+static const unsigned char *fd_view(void *ud, uint64_t off, size_t need, size_t want, size_t *got)
 {
-    return pread(((fd_src *)ud)->fd, out, n, (off_t)off) == (ssize_t)n;
+    fd_src *s = ud;
+    if (off > s->size || need > s->size - off || need > s->block)
+        return NULL;
+    size_t at = off >= s->boff && off - s->boff <= s->blen ? (size_t)(off - s->boff) : s->blen + 1;
+    if (at <= s->blen && s->blen - at >= need) {
+        *got = s->blen - at;
+        return s->buf + at;
+    }
+    /* Keep what is already read (a header across the end of the block). */
+    size_t keep = at <= s->blen ? s->blen - at : 0;
+    memmove(s->buf, s->buf + (keep ? at : 0), keep);
+    s->boff = off;
+    s->blen = keep;
+    uint64_t left = s->size - off;
+    size_t n = want < need ? need : want;
+    n = n > s->block ? s->block : n;
+    n = n > left ? (size_t)left : n;
+    while (s->blen < n) {
+        size_t chunk = n - s->blen;
+        if (s->read + chunk > s->cap)
+            chunk = (size_t)(s->cap - s->read);
+        if (chunk == 0) {
+            s->capped = s->blen < need;
+            break;
+        }
+        ssize_t r = pread(s->fd, s->buf + s->blen, chunk, (off_t)(off + s->blen));
+        if (r <= 0) {
+            s->err = r < 0 ? errno : 0;
+            break;
+        }
+        s->blen += (size_t)r;
+        s->read += (uint64_t)r;
+    }
+    if (s->blen < need)
+        return NULL;
+    *got = s->blen;
+    return s->buf;
+}
+
+size_t gd_stack_fatbin_fd(int fd, uint64_t off, uint64_t size, size_t block, uint64_t cap, gd_cuda_runtime *rt,
+                          bool *capped, int *err)
+{
+    struct stat st;
+    fd_src src = {.fd = fd, .block = block < 64 ? 64 : block, .cap = cap};
+    src.buf = fstat(fd, &st) == 0 ? malloc(src.block) : NULL;
+    if (!src.buf) {
+        *err = errno;
+        return 0;
+    }
+    src.size = (uint64_t)st.st_size;
+    size_t n = rt->arch_count;
+    size_t entries = gd_fatbin_walk(fd_view, &src, off, size > UINT64_MAX - off ? UINT64_MAX : off + size, rt->archs,
+                                    GD_STACK_MAX_ARCHS, &n);
+    rt->arch_count = n;
+    free(src.buf);
+    *capped = src.capped;
+    *err = src.err;
+    return entries;
 }
 
 static uint64_t le(const unsigned char *p, int n)
@@ -181,10 +249,12 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
-/* The .nv_fatbin section of a little-endian ELF64 file: [*off, *off+*size). */
-static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size)
+/* The .nv_fatbin section of a little-endian ELF64 file: [*off, *off+*size).
+ * *elf says whether the file is one (whose section table could be read). */
+static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size, bool *elf)
 {
     unsigned char eh[64], sh[64];
+    *elf = false;
     if (pread(fd, eh, 64, 0) != 64 || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 || eh[5] != 1)
         return false;
     uint64_t shoff = le(eh + 0x28, 8);
@@ -203,33 +273,42 @@ static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size)
         if (strcmp(name, ".nv_fatbin") == 0) {
             *off = le(sh + 24, 8);
             *size = le(sh + 32, 8);
-            return true;
+            return *elf = true;
         }
     }
+    *elf = true;
     return false;
 }
 
 bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno != ENOENT && errno != ENOTDIR && !rt->arch_error[0])
+            gd_strf(rt->arch_error, sizeof rt->arch_error, "%s: %s", path, strerror(errno));
         return false;
-    struct stat st;
-    uint64_t off = 0, size = 0;
-    bool ok = fstat(fd, &st) == 0;
-    if (ok && !elf_fatbin_section(fd, &off, &size)) {
-        /* Not ELF (a test fixture, a bare .fatbin): small files whole. */
-        ok = st.st_size <= (64 << 20);
-        size = (uint64_t)st.st_size;
     }
-    size_t entries = 0;
-    if (ok) {
-        fd_src src = {fd};
-        size_t n = rt->arch_count;
-        entries = gd_fatbin_walk(fd_read, &src, off, off + size, rt->archs, GD_STACK_MAX_ARCHS, &n);
-        rt->arch_count = n;
+    uint64_t off = 0, size = UINT64_MAX; /* Not ELF (a test fixture, a bare .fatbin): the whole file */
+    bool elf;
+    if (!elf_fatbin_section(fd, &off, &size, &elf) && elf) {
+        close(fd); /* a library without CUDA code (libtorch.so, a shim since the split) */
+        return false;
     }
+    bool capped = false;
+    int err = 0;
+    size_t entries = gd_stack_fatbin_fd(fd, off, size, GD_FATBIN_BLOCK, GD_FATBIN_READ_MAX, rt, &capped, &err);
     close(fd);
+    /* A list cut short is not the build's: no verdict from it. */
+    if (capped && !rt->arch_error[0])
+        gd_strf(rt->arch_error, sizeof rt->arch_error,
+                "reading %s stopped at %d MiB, the most read of one library, before its CUDA fatbins ended", path,
+                (int)(GD_FATBIN_READ_MAX >> 20));
+    else if (err && !rt->arch_error[0])
+        gd_strf(rt->arch_error, sizeof rt->arch_error, "%s: %s", path, strerror(err));
+    if (rt->arch_error[0]) {
+        rt->arch_known = false;
+        return false;
+    }
     if (entries == 0)
         return false;
     rt->arch_known = true;
