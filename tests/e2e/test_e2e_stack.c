@@ -291,7 +291,7 @@ static void oversized_library_is_refused_with_the_reason(void **state)
             elf_with_section(head, size, true);
             fatbin(head + 4096, "sm_80");
         }
-        put(py, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", head, sizeof head);
+        put_file(py, "lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", head, sizeof head);
         assert_int_equal(truncate(lib, (off_t)size), 0);
         tool_result r = check("h100x8-training.json", py, env);
         assert_int_equal(r.exit_code, 0);
@@ -311,7 +311,7 @@ static void oversized_library_is_refused_with_the_reason(void **state)
     snprintf(lib, sizeof lib, "%s/lib/python3.11/site-packages/torch/lib/libtorch.so", py);
     unsigned char head[8192] = {0};
     elf_with_section(head, (uint64_t)1 << 30, false);
-    put(py, "lib/python3.11/site-packages/torch/lib/libtorch.so", head, sizeof head);
+    put_file(py, "lib/python3.11/site-packages/torch/lib/libtorch.so", head, sizeof head);
     assert_int_equal(truncate(lib, (off_t)1 << 30), 0);
     tool_result r = check("h100x8-training.json", py, env);
     assert_true(has(r.json, "cuda.arch_unsupported", -1));
