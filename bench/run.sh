@@ -5,3 +5,5 @@ build=${1:-build}
 "$build/bench_cost" "${BENCH_SECONDS:-60}"
 "$build/bench_scan"
 "$build/bench_sim_names"
+"$build/bench_retention"
+"$build/bench_retention" 100

@@ -183,18 +183,38 @@ typedef struct gd_host {
     int numa_nodes; /* 0 when unknown */
 } gd_host;
 
-/* Time series: one row of GD_M_COUNT values per GPU per sample. */
+/*
+ * Time series: one row of GD_M_COUNT values per GPU per sample, bounded.
+ * With a limit, the series is a ring of the newest `limit` samples: a
+ * session that runs for a week keeps flat memory. Sample i counts from the
+ * oldest one kept (0) to the newest (n - 1); `dropped` samples fell out.
+ */
 typedef struct gd_series {
     size_t gpus;
     size_t n, cap;
-    double *t_s;       /* seconds since the window started (scenario seconds under --sim) */
-    gd_value *values;  /* [n][gpus][GD_M_COUNT] */
+    size_t limit;      /* most samples kept; 0: no limit */
+    size_t head;       /* storage row of sample 0 */
+    size_t dropped;    /* samples that fell out of the ring */
+    double *t;         /* per storage row: seconds since the window started (scenario seconds under --sim) */
+    gd_value *values;  /* [cap][gpus][GD_M_COUNT] */
 } gd_series;
+
+static inline size_t gd_series_row(const gd_series *s, size_t i)
+{
+    size_t r = s->head + i;
+    return r < s->cap ? r : r - s->cap;
+}
+
+/* Time of sample i. */
+static inline double gd_series_t(const gd_series *s, size_t i)
+{
+    return s->t[gd_series_row(s, i)];
+}
 
 /* Value of metric m for gpu g at sample i. */
 static inline gd_value gd_series_at(const gd_series *s, size_t i, size_t g, gd_metric m)
 {
-    return s->values[(i * s->gpus + g) * GD_M_COUNT + m];
+    return s->values[(gd_series_row(s, i) * s->gpus + g) * GD_M_COUNT + m];
 }
 
 /* Everything collected; the input of every check. */
@@ -235,9 +255,13 @@ void gd_facts_free(gd_facts *f);
 
 /* Series helpers. Return 0, or -1 on allocation failure. */
 int gd_series_init(gd_series *s, size_t gpus);
-/* Appends a sample row (all values GD_ST_UNREAD) and returns its index, or -1. */
+/* Keeps at most `limit` samples from now on (0: all); call before the first push. */
+void gd_series_set_limit(gd_series *s, size_t limit);
+/* Appends a sample row (all values GD_ST_UNREAD) and returns its index, or
+ * -1. At the limit, the oldest sample makes room. */
 long gd_series_push(gd_series *s, double t_s);
 gd_value *gd_series_slot(gd_series *s, size_t i, size_t g);
+double *gd_series_t_slot(gd_series *s, size_t i);
 void gd_series_free(gd_series *s);
 
 #endif

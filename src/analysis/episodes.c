@@ -60,7 +60,7 @@ bool gd_counter_share(const gd_facts *f, size_t g, gd_metric m, double *share)
         }
     if (a < 0 || b <= a)
         return false;
-    double dt = s->t_s[b] - s->t_s[a];
+    double dt = gd_series_t(s, b) - gd_series_t(s, a);
     double dv = gd_series_at(s, (size_t)b, g, m).v - gd_series_at(s, (size_t)a, g, m).v;
     if (dt <= 0 || dv < 0)
         return false;
@@ -95,11 +95,11 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
             continue;
         e.hit_any++;
         if (isnan(e.first_s)) {
-            e.first_s = s->t_s[i];
+            e.first_s = gd_series_t(s, i);
             gd_value t = gd_series_at(s, i, g, GD_M_TEMP_C);
             e.temp_first_c = gd_ok(t) ? t.v : NAN;
         }
-        e.last_s = s->t_s[i];
+        e.last_s = gd_series_t(s, i);
         gd_value t = gd_series_at(s, i, g, GD_M_TEMP_C), mt = gd_series_at(s, i, g, GD_M_MEM_TEMP_C);
         if (gd_ok(t) && (isnan(e.temp_max_c) || t.v > e.temp_max_c))
             e.temp_max_c = t.v;
@@ -125,11 +125,11 @@ void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_epis
     e.share = e.loaded ? (double)e.hit / (double)e.loaded : 0;
     /* Each hit holds until the next sample (the last one for one average
      * spacing), never longer than the window itself. */
-    double window = s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0;
+    double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
     double spacing = s->n > 1 ? window / (double)(s->n - 1) : 0;
     for (size_t i = 0; i < s->n; i++)
         if (has_mask(s, i, g, mask))
-            e.span_s += i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : spacing;
+            e.span_s += i + 1 < s->n ? gd_series_t(s, i + 1) - gd_series_t(s, i) : spacing;
     if (e.span_s > window)
         e.span_s = window;
     counter_share(f, g, mask, &e);
@@ -144,7 +144,7 @@ void gd_runs_of(const gd_facts *f, size_t g, unsigned long long mask, unsigned l
     for (size_t i = 0; i < s->n; i++) {
         bool in = has_mask(s, i, g, mask) && !has_mask(s, i, g, exclude);
         bool next = i + 1 < s->n && has_mask(s, i + 1, g, mask) && !has_mask(s, i + 1, g, exclude);
-        double dt = i + 1 < s->n ? s->t_s[i + 1] - s->t_s[i] : 0;
+        double dt = i + 1 < s->n ? gd_series_t(s, i + 1) - gd_series_t(s, i) : 0;
         bool loaded = gd_loaded_at(f, i, g) && i + 1 < s->n && gd_loaded_at(f, i + 1, g);
         if (loaded)
             r.window_loaded_s += dt;

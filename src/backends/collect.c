@@ -175,6 +175,9 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         goto out;
     }
+    /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
+    double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
+    gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
     /* A simulated machine runs on scenario time: as fast as the CPU allows,
      * or paced by GPUDOCTOR_SIM_TIMESCALE (docs/scenarios.md). */
     gd_clock clock;
@@ -198,7 +201,7 @@ int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen)
         }
         gd_nvml_sample(&s, f, (size_t)i);
         if (o->progress)
-            o->progress(o->progress_ud, f->series.t_s[i], o->duration_s, f->gpu_count);
+            o->progress(o->progress_ud, gd_series_t(&f->series, i), o->duration_s, f->gpu_count);
         if (o->duration_s <= 0)
             break;
     }

@@ -10,6 +10,10 @@
 
 #include <signal.h>
 
+/* The most of a window the series keeps (its newest part): one hour. A
+ * day-long session keeps the memory of an hour-long one. */
+#define GD_RETENTION_S 3600.0
+
 typedef struct gd_collect_opts {
     const char *sim_scenario; /* NULL: this machine */
     double duration_s;        /* 0: one sample (a snapshot) */

@@ -69,9 +69,16 @@ static void unmatched_links(const gd_facts *f, gd_findings *out)
 
 void gd_check_capture_limits(const gd_facts *f, gd_findings *out)
 {
+    const gd_series *s = &f->series;
+    /* A window longer than the series keeps: said, never passed over. */
+    if (s->dropped && s->n)
+        gd_skip_add(out, "capture", GD_NO_GPU,
+                    "the window was longer than the %zu samples kept: the checks judged its last %.0f s "
+                    "(from %.1f s on; %zu older samples were dropped), health events (a lost GPU, Xids) "
+                    "over all of it",
+                    s->n, gd_series_t(s, s->n - 1) - gd_series_t(s, 0), gd_series_t(s, 0), s->dropped);
     if (!f->captured)
         return;
-    const gd_series *s = &f->series;
     if (s->n == 1)
         gd_skip_add(out, "capture", GD_NO_GPU,
                     "one snapshot (%s): no time series, so clock events are what was active at capture "

@@ -28,7 +28,7 @@ void gd_check_clocks_low(const gd_facts *f, gd_findings *out)
             low++;
             sum += c.v;
             if (isnan(first))
-                first = f->series.t_s[i];
+                first = gd_series_t(&f->series, i);
         }
         if (low == 0 || (double)low < GD_CLOCK_LOW_MIN_SHARE * (double)loaded)
             continue;

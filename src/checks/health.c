@@ -71,7 +71,7 @@ static bool stopped_answering(const gd_facts *f, size_t g, gd_metric m, double *
             *from_s = NAN; /* it answered again: a gap, not an end */
         } else if (seen_ok && (v.status == GD_ST_ERROR || v.status == GD_ST_NO_PERMISSION) && isnan(*from_s)) {
             /* Errors only: a capture's N/A or a board's "not supported" is no failure. */
-            *from_s = s->t_s[i];
+            *from_s = gd_series_t(s, i);
         }
     }
     *answered = s->n ? (double)ok / (double)s->n : 1;

@@ -39,7 +39,7 @@ static void link_below(const gd_facts *f, size_t g, double gen_max, double width
         gens[w->low] = gd_ok(ge) ? ge.v : gen_max;
         widths[w->low] = gd_ok(wi) ? wi.v : width_max;
         if (w->low++ == 0)
-            w->first_s = f->series.t_s[i];
+            w->first_s = gd_series_t(&f->series, i);
     }
     w->gen = gd_median(gens, w->low);
     w->width = gd_median(widths, w->low);

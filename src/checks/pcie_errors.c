@@ -46,7 +46,7 @@ void gd_check_pcie_replays(const gd_facts *f, gd_findings *out)
         }
         double c0 = gd_series_at(&f->series, (size_t)first, g, GD_M_PCIE_REPLAYS).v;
         double c1 = gd_series_at(&f->series, (size_t)last, g, GD_M_PCIE_REPLAYS).v;
-        double dt = f->series.t_s[last] - f->series.t_s[first];
+        double dt = gd_series_t(&f->series, last) - gd_series_t(&f->series, first);
         double delta = c1 - c0;
         int gen, width;
         if (dt <= 0 || delta <= 0 || !replay_link(f, g, &gen, &width))

@@ -195,7 +195,7 @@ void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
     const unsigned long long explained =
         nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     const gd_series *s = &f->series;
-    double window = s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0;
+    double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
     for (size_t g = 0; g < f->gpu_count; g++) {
         if (!gd_reasons_read(f, g, "power.hw_slowdown", out))
             continue;

@@ -5,7 +5,7 @@
 const gd_check gd_checks[] = {
     {"driver.missing", "driver", "an NVIDIA driver (NVML) can be loaded", gd_check_driver_missing},
     {"gpu.none", "driver", "the driver reports at least one GPU", gd_check_gpu_none},
-    {"capture", "capture", "what captured evidence (--from) could not show", gd_check_capture_limits},
+    {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", gd_check_capture_limits},
     {"health.gpu_lost", "health", "every GPU answers for the whole window", gd_check_gpu_lost},
     {"health.sensors_failing", "health", "every sensor that answered keeps answering", gd_check_sensors_failing},
     {"thermal.throttling", "thermal", "no thermal slowdown under load", gd_check_thermal_throttling},

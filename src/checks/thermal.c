@@ -60,7 +60,7 @@ static void add_peer_temp(json_t *ev, const gd_facts *f, size_t g)
 static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, char *buf, size_t len)
 {
     const gd_series *s = &f->series;
-    double window = s->n > 1 ? s->t_s[s->n - 1] - s->t_s[0] : 0;
+    double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
     gd_stats temp;
     int n = snprintf(buf, len, "between samples (violation counter): thermal slowdown for %.1f s of the %.1f s window",
                      e->counter_share * window, window);

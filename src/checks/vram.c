@@ -145,7 +145,7 @@ static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y)
     for (size_t i = 0; i < f->series.n; i++) {
         gd_value v = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
         if (gd_ok(v)) {
-            t[n] = f->series.t_s[i];
+            t[n] = gd_series_t(&f->series, i);
             y[n++] = v.v;
         }
     }

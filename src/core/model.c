@@ -83,36 +83,58 @@ int gd_series_init(gd_series *s, size_t gpus)
     return 0;
 }
 
+void gd_series_set_limit(gd_series *s, size_t limit)
+{
+    s->limit = limit;
+}
+
 long gd_series_push(gd_series *s, double t_s)
 {
+    size_t row = s->gpus * GD_M_COUNT;
+    if (s->limit && s->n == s->limit) {
+        /* Full ring: the oldest sample's storage takes the new one. */
+        size_t r = s->head;
+        s->head = s->head + 1 < s->cap ? s->head + 1 : 0;
+        s->dropped++;
+        s->t[r] = t_s;
+        if (row)
+            memset(&s->values[r * row], 0, row * sizeof(gd_value));
+        return (long)(s->n - 1);
+    }
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
-        double *t = realloc(s->t_s, cap * sizeof *t);
+        if (s->limit && cap > s->limit)
+            cap = s->limit;
+        double *t = realloc(s->t, cap * sizeof *t);
         if (!t)
             return -1;
-        s->t_s = t;
-        size_t row = s->gpus * GD_M_COUNT;
+        s->t = t;
         gd_value *v = row ? realloc(s->values, cap * row * sizeof *v) : s->values;
         if (row && !v)
             return -1;
         s->values = v;
         s->cap = cap;
     }
-    size_t i = s->n++;
-    s->t_s[i] = t_s;
-    if (s->gpus)
-        memset(&s->values[i * s->gpus * GD_M_COUNT], 0, s->gpus * GD_M_COUNT * sizeof(gd_value));
+    size_t i = s->n++; /* not full yet: storage row i is sample i (head 0) */
+    s->t[i] = t_s;
+    if (row)
+        memset(&s->values[i * row], 0, row * sizeof(gd_value));
     return (long)i;
 }
 
 gd_value *gd_series_slot(gd_series *s, size_t i, size_t g)
 {
-    return &s->values[(i * s->gpus + g) * GD_M_COUNT];
+    return &s->values[(gd_series_row(s, i) * s->gpus + g) * GD_M_COUNT];
+}
+
+double *gd_series_t_slot(gd_series *s, size_t i)
+{
+    return &s->t[gd_series_row(s, i)];
 }
 
 void gd_series_free(gd_series *s)
 {
-    free(s->t_s);
+    free(s->t);
     free(s->values);
     memset(s, 0, sizeof *s);
 }

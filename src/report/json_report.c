@@ -186,8 +186,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(root, "gpus_not_accessible", denied);
     json_t *w = json_object();
     const gd_series *s = &f->series;
-    json_object_set_new(w, "duration_s", gd_json_number(s->n ? s->t_s[s->n - 1] : 0));
+    json_object_set_new(w, "duration_s", gd_json_number(s->n ? gd_series_t(s, s->n - 1) : 0));
     json_object_set_new(w, "samples", json_integer((json_int_t)s->n));
+    json_object_set_new(w, "samples_dropped", json_integer((json_int_t)s->dropped)); /* older than the series keeps */
     json_object_set_new(w, "interval_s", gd_json_number(f->interval_s));
     if (f->captured) {
         json_object_set_new(w, "captured", json_true());

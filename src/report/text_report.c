@@ -36,12 +36,12 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10);
     const gd_series *s = &f->series;
     if (s->n > 1 && f->captured)
-        fprintf(out, ", capture of %zu samples over %.1f s%s\n", s->n, s->t_s[s->n - 1],
+        fprintf(out, ", capture of %zu samples over %.1f s%s\n", s->n, gd_series_t(s, s->n - 1),
                 f->capture_untimed ? " (1 s apart assumed)" : "");
     else if (f->captured)
         fprintf(out, ", capture: one snapshot\n");
     else if (s->n > 1)
-        fprintf(out, ", window %.1f s, %zu samples\n", s->t_s[s->n - 1], s->n);
+        fprintf(out, ", window %.1f s, %zu samples\n", gd_series_t(s, s->n - 1), s->n);
     else
         fprintf(out, ", snapshot\n");
 }

@@ -11,7 +11,7 @@ void fuzz_import_check(const gd_facts *f)
     if (f->series.gpus != f->gpu_count)
         __builtin_trap();
     for (size_t i = 1; i < f->series.n; i++)
-        if (!(f->series.t_s[i] >= f->series.t_s[i - 1]))
+        if (!(gd_series_t(&f->series, i) >= gd_series_t(&f->series, i - 1)))
             __builtin_trap(); /* time runs forward */
     for (size_t i = 0; i < f->series.n; i++)
         for (size_t g = 0; g < f->gpu_count; g++)

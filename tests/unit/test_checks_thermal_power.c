@@ -272,11 +272,11 @@ static void hw_slowdown_is_judged_by_time(void **state)
         gd_facts f;
         fx_facts(&f, 1, n);
         for (size_t i = 0; i < n; i++)
-            f.series.t_s[i] = (double)i / hz[k];
+            *gd_series_t_slot(&f.series, i) = (double)i / hz[k];
         /* Two isolated 0.7 s P-state blips. */
         for (double t0 = 5; t0 < 20; t0 += 10)
             for (size_t i = 0; i < n; i++)
-                if (f.series.t_s[i] >= t0 && f.series.t_s[i] < t0 + 0.7)
+                if (gd_series_t(&f.series, i) >= t0 && gd_series_t(&f.series, i) < t0 + 0.7)
                     fx_set(&f, 0, GD_M_EVENT_REASONS, i, i + 1, HW_SLOW);
         gd_findings fs = run_one(&f, "power.hw_slowdown");
         if (fs.n != 0)
@@ -284,7 +284,7 @@ static void hw_slowdown_is_judged_by_time(void **state)
         gd_findings_free(&fs);
         /* 6 s of slowdown at half clock: 20 % of the loaded time. */
         for (size_t i = 0; i < n; i++)
-            if (f.series.t_s[i] >= 20 && f.series.t_s[i] <= 26) {
+            if (gd_series_t(&f.series, i) >= 20 && gd_series_t(&f.series, i) <= 26) {
                 fx_set(&f, 0, GD_M_EVENT_REASONS, i, i + 1, HW_SLOW);
                 fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, i, i + 1, 900);
             }

@@ -182,7 +182,7 @@ static void csv_series(void **state)
     assert_int_equal(parse(GD_IMPORT_SMI_CSV, csv, &f), 0);
     assert_int_equal(f.gpu_count, 2);
     assert_int_equal(f.series.n, 2);
-    assert_true(fabs(f.series.t_s[1] - 2.5) < 1e-6);
+    assert_true(fabs(gd_series_t(&f.series, 1) - 2.5) < 1e-6);
     assert_false(f.capture_untimed);
     assert_int_equal(f.gpus[1].index, 1);
     assert_true(gd_series_at(&f.series, 0, 0, GD_M_EVENT_REASONS).v == nvmlClocksThrottleReasonSwPowerCap);
@@ -215,7 +215,7 @@ static void dmon_series(void **state)
     assert_int_equal(f.gpu_count, 2);
     assert_int_equal(f.series.n, 2);
     assert_true(f.capture_untimed);
-    assert_true(f.series.t_s[1] == 1.0);
+    assert_true(gd_series_t(&f.series, 1) == 1.0);
     assert_true(gd_series_at(&f.series, 1, 0, GD_M_POWER_W).v == 634);
     assert_true(gd_series_at(&f.series, 0, 0, GD_M_PCIE_RX_KBPS).v == 12000);
     assert_int_equal(gd_series_at(&f.series, 1, 1, GD_M_UTIL_GPU_PCT).status, GD_ST_NOT_SUPPORTED);
@@ -227,7 +227,7 @@ static void dmon_series(void **state)
                                 " 20240102   00:00:04      0     51     31\n";
     assert_int_equal(parse(GD_IMPORT_DMON, timed, &f), 0);
     assert_false(f.capture_untimed);
-    assert_true(f.series.t_s[1] == 5.0);
+    assert_true(gd_series_t(&f.series, 1) == 5.0);
     gd_facts_free(&f);
 }
 

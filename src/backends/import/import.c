@@ -125,7 +125,7 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
         snprintf(f->driver_error, sizeof f->driver_error,
                  "the captured files hold no nvidia-smi output: the GPUs' own state is not known");
     const gd_series *s = &f->series;
-    f->window_s = s->n ? s->t_s[s->n - 1] : 0;
+    f->window_s = s->n ? gd_series_t(s, s->n - 1) : 0;
     f->interval_s = s->n > 1 ? f->window_s / (double)(s->n - 1) : 0;
     return 0;
 }

@@ -199,7 +199,7 @@ static int merge_series(gd_facts *f, gd_facts *part, const long *part_of)
     if (gd_series_init(&out, f->gpu_count) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (gd_series_push(&out, lng->t_s[i]) < 0) {
+        if (gd_series_push(&out, gd_series_t(lng, i)) < 0) {
             gd_series_free(&out);
             return -1;
         }

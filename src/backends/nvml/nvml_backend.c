@@ -502,7 +502,7 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
 
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
 {
-    double t = f->series.t_s[i];
+    double t = gd_series_t(&f->series, i);
     for (size_t g = 0; g < f->gpu_count && g < s->count; g++) {
         gd_value *row = gd_series_slot(&f->series, i, g);
         gd_gpu *gpu = &f->gpus[g];
