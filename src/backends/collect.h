@@ -1,34 +1,18 @@
 /*
- * Collection: opens the machine (real NVML, or the simulated one under
- * --sim), takes the snapshot of static facts, then samples every dynamic
- * metric of every GPU at a fixed interval over the window.
+ * Collection in one call: a whole session (include/gpudoctor/session.h)
+ * from open to close, for the commands that only need the facts.
  */
 #ifndef GD_COLLECT_H
 #define GD_COLLECT_H
 
 #include "gpudoctor/model.h"
-
-#include <signal.h>
+#include "gpudoctor/session.h"
 
 /* The most of a window the series keeps (its newest part): one hour. A
  * day-long session keeps the memory of an hour-long one. */
 #define GD_RETENTION_S 3600.0
 
-typedef struct gd_collect_opts {
-    const char *sim_scenario; /* NULL: this machine */
-    double duration_s;        /* 0: one sample (a snapshot) */
-    double interval_s;        /* > 0 */
-    /* Called after each sample (may be NULL). */
-    void (*progress)(void *ud, double done_s, double total_s, size_t gpus);
-    void *progress_ud;
-    /* Set asynchronously (SIGINT) to end the window early (may be NULL). */
-    volatile sig_atomic_t *stop;
-    long pid;                  /* the job (--pid), or -1 */
-    const char *const *python; /* --python PATH (repeatable) */
-    size_t python_count;
-    const char *const *from;   /* --from FILE (repeatable): captured evidence instead of a machine */
-    size_t from_count;
-} gd_collect_opts;
+typedef gd_session_opts gd_collect_opts;
 
 /*
  * Fills f. Returns 0 when the machine could be examined (f->driver_loaded

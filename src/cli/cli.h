@@ -48,6 +48,10 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
  * (f is then freed). */
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f);
 
+/* GPUDOCTOR_SIM_TIMESCALE into *pace (0 when unset: the fast clock); a bad
+ * value is a message and exit code 3 (returned), else 0. */
+int gd_cli_sim_pace(double *pace);
+
 /* Option values in plain decimal (core/numparse.h: no hex, no exponent).
  * A number in [lo, hi]; returns 0 or -1. */
 int gd_cli_number(const char *s, double lo, double hi, double *out);

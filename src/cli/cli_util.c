@@ -7,6 +7,7 @@
 #include <getopt.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -112,6 +113,22 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
     if (o->sim && o->from_count)
         return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
     return -1;
+}
+
+int gd_cli_sim_pace(double *pace)
+{
+    const char *v = getenv("GPUDOCTOR_SIM_TIMESCALE");
+    *pace = 0;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end || errno || !(x > 0) || !isfinite(x))
+        return gd_cli_error("GPUDOCTOR_SIM_TIMESCALE: \"%s\" is not a positive number (scenario seconds per "
+                            "wall second; unset, the scenario plays as fast as it can)", v);
+    *pace = x;
+    return 0;
 }
 
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)

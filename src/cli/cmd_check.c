@@ -1,5 +1,5 @@
 /* gpudoctor check: collect a window, run every check, report. */
-#include "backends/collect.h"
+#include "gpudoctor/session.h"
 #include "cli.h"
 #include "gpudoctor/checks.h"
 
@@ -48,13 +48,12 @@ static void on_stop(int sig)
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
 
-static void progress(void *ud, double done_s, double total_s, size_t gpus)
+/* The progress line on a terminal: a sink of the session. */
+static void progress(void *ud, const gd_facts *f, size_t i)
 {
-    (void)ud;
-    if (total_s <= 0)
-        return;
-    fprintf(stderr, "\rsampling %zu GPU%s: %4.1f of %.1f s (Ctrl-C ends the window early)", gpus,
-            gpus == 1 ? "" : "s", done_s, total_s);
+    double total_s = *(const double *)ud;
+    fprintf(stderr, "\rsampling %zu GPU%s: %4.1f of %.1f s (Ctrl-C ends the window early)", f->gpu_count,
+            f->gpu_count == 1 ? "" : "s", gd_series_t(&f->series, i), total_s);
     fflush(stderr);
 }
 
@@ -148,11 +147,10 @@ int gd_cmd_check(int argc, char **argv)
     for (size_t i = 0; i < STOP_SIGNALS; i++) /* what nohup ignores stays ignored */
         if (sigaction(stop_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
             sigaction(stop_signals[i], &sa, NULL);
-    gd_collect_opts co = {
+    gd_session_opts so = {
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
         .interval_s = o.interval_ms / 1000.0,
-        .progress = show_progress ? progress : NULL,
         .stop = &stop_requested,
         .pid = o.pid,
         .python = o.python,
@@ -160,9 +158,25 @@ int gd_cmd_check(int argc, char **argv)
         .from = o.from,
         .from_count = o.from_count,
     };
+    if (o.sim && (rc = gd_cli_sim_pace(&so.sim_pace)) != 0)
+        return rc;
     gd_facts f;
     char err[1024];
-    rc = gd_collect(&co, &f, err, sizeof err);
+    /* check is a loop over the session; the progress line is one of its sinks. */
+    gd_session *s = gd_session_open(&so, &f, err, sizeof err);
+    rc = s ? 0 : -1;
+    gd_sink bar = {.on_sample = progress, .ud = &o.duration_s};
+    if (s && show_progress)
+        gd_session_add_sink(s, &bar);
+    int step;
+    while (s && (step = gd_session_step(s, err, sizeof err)) > 0)
+        ;
+    if (s && step < 0) {
+        gd_session_close(s, NULL, 0);
+        rc = -1;
+    } else if (s) {
+        rc = gd_session_close(s, err, sizeof err);
+    }
     for (size_t i = 0; i < STOP_SIGNALS; i++)
         sigaction(stop_signals[i], &old[i], NULL);
     if (show_progress)

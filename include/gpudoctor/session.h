@@ -1,0 +1,62 @@
+/*
+ * A diagnosis session: the facts of one machine (real, simulated or
+ * captured), sampled one step at a time on the session clock, with sinks
+ * that see the snapshot, every sample and the end. `check` is a loop over
+ * gd_session_step; a live view, a recorder or an exporter is a sink.
+ *
+ *     gd_session *s = gd_session_open(&opts, &facts, err, sizeof err);
+ *     gd_session_add_sink(s, &progress);
+ *     while ((rc = gd_session_step(s, err, sizeof err)) > 0)
+ *         ;
+ *     gd_session_close(s, err, sizeof err);   (host areas, on_end)
+ */
+#ifndef GPUDOCTOR_SESSION_H
+#define GPUDOCTOR_SESSION_H
+
+#include "gpudoctor/model.h"
+
+#include <signal.h>
+#include <stddef.h>
+
+/* What to examine and how long (the CLI fills it from the command line). */
+typedef struct gd_session_opts {
+    const char *sim_scenario;  /* NULL: this machine */
+    const char *const *from;   /* --from FILE (repeatable): captured evidence instead of a machine */
+    size_t from_count;
+    double duration_s;         /* 0: one sample (a snapshot); scenario seconds under --sim */
+    double interval_s;         /* > 0 */
+    double sim_pace;           /* GPUDOCTOR_SIM_TIMESCALE: scenario s per wall s; 0: as fast as the CPU allows */
+    volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
+    long pid;                  /* the job (--pid), or -1 */
+    const char *const *python; /* --python PATH (repeatable) */
+    size_t python_count;
+} gd_session_opts;
+
+/* Sees the session's facts; every callback may be NULL. */
+typedef struct gd_sink {
+    void (*on_snapshot)(void *ud, const gd_facts *f);        /* static facts read, before the first sample */
+    void (*on_sample)(void *ud, const gd_facts *f, size_t i); /* sample i of f->series is complete */
+    void (*on_end)(void *ud, const gd_facts *f);             /* the window is over, host areas read */
+    void *ud;
+} gd_sink;
+
+typedef struct gd_session gd_session;
+
+/* Opens the sources and takes the snapshot into f (zeroed here). NULL with
+ * a message when the machine cannot be examined at all (bad scenario,
+ * unreadable capture): exit code 3. No driver is not an error: f says so. */
+gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen);
+
+/* Adds a sink (copied); it is told the snapshot at once. 0, or -1 (full). */
+int gd_session_add_sink(gd_session *s, const gd_sink *sink);
+
+/* Waits for the next sample's time on the session clock and takes it from
+ * every source. 1: a sample was taken; 0: the window is over (its end, a
+ * stop request, or nothing to sample); -1 with a message (no memory). */
+int gd_session_step(gd_session *s, char *err, size_t errlen);
+
+/* Reads what is read once at the end (PCIe, the software stack), tells the
+ * sinks, frees the session (s may be NULL). 0, or -1 with a message. */
+int gd_session_close(gd_session *s, char *err, size_t errlen);
+
+#endif

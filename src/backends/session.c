@@ -1,0 +1,140 @@
+/* The session loop (include/gpudoctor/session.h): sources, clock, sinks. */
+#include "gpudoctor/session.h"
+
+#include "collect.h"
+#include "core/clock.h"
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
+#include "source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SINKS 8
+
+struct gd_session {
+    gd_session_opts o;
+    gd_facts *f;
+    const gd_source_ops *ops;
+    void *self;
+    bool sampling;
+    gd_clock clock;
+    size_t k; /* samples taken */
+    gd_sink sinks[MAX_SINKS];
+    size_t nsinks;
+};
+
+gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    if (gd_stack_root_check(err, errlen) != 0) /* before a window is spent */
+        return NULL;
+    gd_session *s = calloc(1, sizeof *s);
+    const gd_source_ops *ops = o->from_count ? &gd_source_capture : &gd_source_nvml;
+    void *self = s ? calloc(1, ops->size) : NULL;
+    if (!self) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    *s = (gd_session){.o = *o, .f = f, .ops = ops, .self = self};
+    f->window_s = o->duration_s;
+    f->interval_s = o->interval_s;
+    f->pid = o->pid;
+    snprintf(f->sysfs_root, sizeof f->sysfs_root, "/sys");
+    snprintf(f->proc_root, sizeof f->proc_root, "/proc");
+    int rc = ops->open(self, o, f, err, errlen);
+    if (rc < 0) {
+        if (ops->close)
+            ops->close(self);
+        free(self);
+        free(s);
+        return NULL;
+    }
+    s->sampling = rc == 0 && ops->samples(self);
+    if (s->sampling) {
+        if (gd_series_init(&f->series, f->gpu_count) != 0) {
+            snprintf(err, errlen, "out of memory");
+            gd_session_close(s, NULL, 0);
+            return NULL;
+        }
+        /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
+        double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
+        gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
+        int mode;
+        double pace;
+        ops->clock(self, o, &mode, &pace);
+        gd_clock_start(&s->clock, (gd_clock_mode)mode, pace);
+    }
+    return s;
+}
+
+int gd_session_add_sink(gd_session *s, const gd_sink *sink)
+{
+    if (s->nsinks == MAX_SINKS)
+        return -1;
+    s->sinks[s->nsinks++] = *sink;
+    if (sink->on_snapshot)
+        sink->on_snapshot(sink->ud, s->f);
+    return 0;
+}
+
+int gd_session_step(gd_session *s, char *err, size_t errlen)
+{
+    const gd_session_opts *o = &s->o;
+    if (!s->sampling)
+        return 0;
+    double due = (double)s->k * o->interval_s;
+    bool stop = o->stop && *o->stop;
+    if (s->k > 0 && (o->duration_s <= 0 || due > o->duration_s + 1e-9 || stop))
+        return 0;
+    gd_clock_wait_until(&s->clock, due);
+    if (s->k > 0 && o->stop && *o->stop)
+        return 0;
+    double t = gd_clock_virtual(&s->clock) ? due : gd_clock_now(&s->clock);
+    long i = gd_series_push(&s->f->series, t);
+    if (i < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->ops->sample(s->self, s->f, (size_t)i, t);
+    s->k++;
+    for (size_t k = 0; k < s->nsinks; k++)
+        if (s->sinks[k].on_sample)
+            s->sinks[k].on_sample(s->sinks[k].ud, s->f, (size_t)i);
+    return 1;
+}
+
+/* The areas read from the host rather than the source: PCIe links while the
+ * GPUs are still loaded, the software stack. Captures carry their own. */
+static int host_areas(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    if (gd_pcie_collect(f) != 0) {
+        snprintf(err, errlen, "cannot read the PCIe facts");
+        return -1;
+    }
+    gd_stack_opts so = {.python = o->python, .python_count = o->python_count};
+    if (gd_stack_collect(f, &so) != 0) {
+        snprintf(err, errlen, "cannot read the software stack facts");
+        return -1;
+    }
+    return 0;
+}
+
+int gd_session_close(gd_session *s, char *err, size_t errlen)
+{
+    if (!s)
+        return 0;
+    if (s->ops->close)
+        s->ops->close(s->self);
+    int rc = 0;
+    if (err && s->ops != &gd_source_capture)
+        rc = host_areas(&s->o, s->f, err, errlen);
+    for (size_t k = 0; rc == 0 && k < s->nsinks; k++)
+        if (s->sinks[k].on_end)
+            s->sinks[k].on_end(s->sinks[k].ud, s->f);
+    free(s->self);
+    free(s);
+    return rc;
+}

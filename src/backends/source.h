@@ -1,0 +1,32 @@
+/*
+ * A source of facts behind one small interface: open (and take the
+ * snapshot), sample (fill sample i at session time t), close. NVML (real
+ * or simulated) and captured files today; the job's /proc and recordings
+ * are next. A new source is one file with one of these tables.
+ */
+#ifndef GD_BACKENDS_SOURCE_H
+#define GD_BACKENDS_SOURCE_H
+
+#include "gpudoctor/session.h"
+
+#include <stdbool.h>
+
+typedef struct gd_source_ops {
+    const char *name;
+    size_t size; /* bytes of the source's own state, allocated by the session */
+    /* Static facts into f. 0; 1 when the source has nothing to give (no
+     * driver: f says why, not an error); -1 with a message. */
+    int (*open)(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen);
+    /* True when the source takes samples on the clock (a capture brings its own). */
+    bool (*samples)(const void *self);
+    /* The clock the source runs on (virtual for a simulated machine). */
+    void (*clock)(const void *self, const gd_session_opts *o, int *mode, double *pace);
+    /* Fills sample i, taken at session time t. */
+    void (*sample)(void *self, gd_facts *f, size_t i, double t);
+    void (*close)(void *self);
+} gd_source_ops;
+
+extern const gd_source_ops gd_source_nvml;    /* source_nvml.c: NVML, or the simulated one under --sim */
+extern const gd_source_ops gd_source_capture; /* source_capture.c: --from files */
+
+#endif

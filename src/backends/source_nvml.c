@@ -1,0 +1,150 @@
+/* The NVML source: the machine's driver, or the simulated one under --sim. */
+#include "source.h"
+
+#include "collect.h"
+#include "core/clock.h"
+#include "host/hostinfo.h"
+#include "nvml/nvml_backend.h"
+#include "scenario/scenario.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct nvml_source {
+    gd_nvml_session s;
+    bool open, simulated;
+} nvml_source;
+
+/* Validates the scenario (clear message, exit 3), points the simulated
+ * libraries at it and fills what the scenario says of the host. */
+static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t liblen, char *err, size_t errlen)
+{
+    /* The simulated NVML library opens the scenario again by its path: a
+     * pipe (/dev/stdin, <(...)) would be empty by then, a FIFO would block. */
+    struct stat st;
+    if (stat(scenario, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "--sim %s: not a regular file; --sim needs one, because the simulated driver reads it "
+                 "again (save the scenario to a file first)", scenario);
+        return -1;
+    }
+    gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
+    if (!sc)
+        return -1;
+    if (sc->host.numa_nodes.present)
+        f->host.numa_nodes = (int)sc->host.numa_nodes.value;
+    if (sc->host.cpus.present)
+        f->host.cpus = (int)sc->host.cpus.value;
+    snprintf(f->host.hostname, sizeof f->host.hostname, "%s", sc->host.hostname ? sc->host.hostname : "");
+    snprintf(f->host.kernel, sizeof f->host.kernel, "%s", sc->host.kernel ? sc->host.kernel : "");
+    /* The scenario's own host, never this machine's. */
+    snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
+    snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
+    /* The scenario's processes live in its own /proc, or nowhere: never this machine's. */
+    snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc ? sc->host.proc : "");
+    gd_scenario_free(sc);
+
+    char abs[PATH_MAX];
+    if (!realpath(scenario, abs)) {
+        snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
+        return -1;
+    }
+    setenv("GPUDOCTOR_SIM_SCENARIO", abs, 1);
+    char dir[PATH_MAX];
+    if (gd_sim_dir(dir, sizeof dir) != 0) {
+        snprintf(err, errlen, "cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
+        return -1;
+    }
+    snprintf(lib, liblen, "%s/libnvidia-ml.so.1", dir);
+    /* The CUDA benchmarks find the simulated libcuda the same way. */
+    char cuda[PATH_MAX + 32];
+    snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", dir);
+    setenv("GPUDOCTOR_CUDA_LIBRARY", cuda, 1);
+    if (access(lib, R_OK) != 0) {
+        snprintf(err, errlen, "simulated NVML library not found at %s (run 'make' first)", lib);
+        return -1;
+    }
+    f->simulated = true;
+    snprintf(f->source, sizeof f->source, "sim:%s", scenario);
+    return 0;
+}
+
+static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    nvml_source *n = self;
+    char lib[PATH_MAX + 32] = "";
+    if (o->sim_scenario) {
+        if (prepare_sim(o->sim_scenario, f, lib, sizeof lib, err, errlen) != 0)
+            return -1;
+        n->simulated = true;
+    } else {
+        gd_host_read("/sys", &f->host);
+        snprintf(f->source, sizeof f->source, "nvml");
+    }
+    char why[512];
+    if (gd_nvml_open(&n->s, lib[0] ? lib : NULL, why, sizeof why) != 0) {
+        if (o->sim_scenario) { /* the simulator always loads: this is a scenario problem */
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        f->driver_loaded = false;
+        snprintf(f->driver_error, sizeof f->driver_error, "%s", why);
+        return 1;
+    }
+    n->open = true;
+    if (n->simulated && n->s.api.SimClockSet)
+        n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
+    if (gd_nvml_snapshot(&n->s, f) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static bool nvml_samples(const void *self)
+{
+    return ((const nvml_source *)self)->open;
+}
+
+/* A simulated machine runs on scenario time: as fast as the CPU allows, or
+ * paced (GPUDOCTOR_SIM_TIMESCALE, docs/scenarios.md). */
+static void nvml_clock(const void *self, const gd_session_opts *o, int *mode, double *pace)
+{
+    const nvml_source *n = self;
+    *pace = o->sim_pace;
+    *mode = !n->simulated ? GD_CLOCK_WALL : o->sim_pace > 0 ? GD_CLOCK_PACED : GD_CLOCK_FAST;
+}
+
+static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
+{
+    nvml_source *n = self;
+    if (n->simulated && n->s.api.SimClockSet)
+        n->s.api.SimClockSet(t);
+    gd_nvml_sample(&n->s, f, i);
+}
+
+static void nvml_close(void *self)
+{
+    nvml_source *n = self;
+    if (n->open)
+        gd_nvml_close(&n->s);
+    n->open = false;
+}
+
+const gd_source_ops gd_source_nvml = {
+    .name = "nvml",
+    .size = sizeof(nvml_source),
+    .open = nvml_open,
+    .samples = nvml_samples,
+    .clock = nvml_clock,
+    .sample = nvml_sample,
+    .close = nvml_close,
+};
