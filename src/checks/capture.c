@@ -67,8 +67,9 @@ static void unmatched_links(const gd_facts *f, gd_findings *out)
                     list);
 }
 
-void gd_check_capture_limits(const gd_facts *f, gd_findings *out)
+void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     const gd_series *s = &f->series;
     /* A window longer than the series keeps: said, never passed over. */
     if (s->dropped && s->n)

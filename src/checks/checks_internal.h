@@ -26,17 +26,17 @@ static inline gd_severity gd_loss_severity(double impact_pct, double loaded_shar
 }
 
 /* driver.c */
-void gd_check_driver_missing(const gd_facts *f, gd_findings *out);
-void gd_check_gpu_none(const gd_facts *f, gd_findings *out);
+void gd_check_driver_missing(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_gpu_none(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* capture.c: what --from evidence could not show (notes only) */
-void gd_check_capture_limits(const gd_facts *f, gd_findings *out);
+void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* health.c */
-void gd_check_gpu_lost(const gd_facts *f, gd_findings *out);
-void gd_check_sensors_failing(const gd_facts *f, gd_findings *out);
+void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* thermal.c */
-void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out);
-void gd_check_thermal_hot(const gd_facts *f, gd_findings *out);
-void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out);
+void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_thermal_outlier(const gd_check *self, const gd_facts *f, gd_findings *out);
 double gd_hot_threshold_c(gd_value limit);
 bool gd_temp_not_reported(const gd_facts *f, size_t g);
 bool gd_thermal_throttled_under_load(const gd_facts *f, size_t g);
@@ -47,62 +47,62 @@ bool gd_reasons_read(const gd_facts *f, size_t g, const char *id, gd_findings *o
  * loaded median, its peers' median if higher, else its maximum clock. */
 double gd_reference_clock_mhz(const gd_facts *f, size_t g, const gd_episode *e);
 /* power.c */
-void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out);
-void gd_check_power_brake(const gd_facts *f, gd_findings *out);
-void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out);
-void gd_check_power_capped(const gd_facts *f, gd_findings *out);
+void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_power_hw_slowdown(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* clocks.c */
-void gd_check_clocks_low(const gd_facts *f, gd_findings *out);
-void gd_check_clocks_locked(const gd_facts *f, gd_findings *out);
-void gd_check_clocks_outlier(const gd_facts *f, gd_findings *out);
+void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_clocks_outlier(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* vram.c */
 #include "analysis/vram_trend.h"
-void gd_check_vram_near_full(const gd_facts *f, gd_findings *out);
-void gd_check_vram_growing(const gd_facts *f, gd_findings *out);
-void gd_check_vram_foreign_process(const gd_facts *f, gd_findings *out);
+void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_vram_foreign_process(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* True when a memory trend is a steady rise worth reporting on a GPU of total_mib. */
 bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib);
 /* pcie.c, pcie_errors.c, pcie_bandwidth.c, topology.c, nvlink.c */
-void gd_check_pcie_link_downgraded(const gd_facts *f, gd_findings *out);
-void gd_check_pcie_slot_limited(const gd_facts *f, gd_findings *out);
-void gd_check_pcie_upstream_downgraded(const gd_facts *f, gd_findings *out);
-void gd_check_pcie_replays(const gd_facts *f, gd_findings *out);
-void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out);
-void gd_check_pcie_bandwidth_low(const gd_facts *f, gd_findings *out);
-void gd_check_numa_mismatch(const gd_facts *f, gd_findings *out);
-void gd_check_iommu_p2p(const gd_facts *f, gd_findings *out);
-void gd_check_nvlink_down(const gd_facts *f, gd_findings *out);
+void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_pcie_upstream_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_pcie_aer_errors(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* cuda.c, cuda_arch.c (software stack; rules in cuda_rules.h) */
-void gd_check_cuda_driver_too_old(const gd_facts *f, gd_findings *out);
-void gd_check_cuda_minor_compat(const gd_facts *f, gd_findings *out);
-void gd_check_cuda_forward_compat(const gd_facts *f, gd_findings *out);
-void gd_check_cuda_cpu_only(const gd_facts *f, gd_findings *out);
-void gd_check_cuda_arch_unsupported(const gd_facts *f, gd_findings *out);
-void gd_check_cuda_ptx_jit(const gd_facts *f, gd_findings *out);
+void gd_check_cuda_driver_too_old(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_cuda_minor_compat(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_cuda_forward_compat(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_cuda_cpu_only(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_cuda_arch_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_cuda_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* env.c, env_devices.c (the job's environment) */
-void gd_check_env_launch_blocking(const gd_facts *f, gd_findings *out);
-void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out);
-void gd_check_env_device_order(const gd_facts *f, gd_findings *out);
-void gd_check_env_profiler_injection(const gd_facts *f, gd_findings *out);
-void gd_check_env_nccl_p2p_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_nccl_ib_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_nccl_shm_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_tf32_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_no_caching_allocator(const gd_facts *f, gd_findings *out);
-void gd_check_env_force_ptx_jit(const gd_facts *f, gd_findings *out);
-void gd_check_env_cache_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_eager_loading(const gd_facts *f, gd_findings *out);
-void gd_check_env_ptx_jit_disabled(const gd_facts *f, gd_findings *out);
-void gd_check_env_cublas_no_workspace(const gd_facts *f, gd_findings *out);
-void gd_check_env_omp_single_thread(const gd_facts *f, gd_findings *out);
+void gd_check_env_launch_blocking(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_visible_devices(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_device_order(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_profiler_injection(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_p2p_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_ib_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_shm_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_tf32_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_no_caching_allocator(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_force_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_cache_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_eager_loading(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_ptx_jit_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_cublas_no_workspace(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_omp_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* config.c */
-void gd_check_config_persistence(const gd_facts *f, gd_findings *out);
-void gd_check_config_compute_mode(const gd_facts *f, gd_findings *out);
-void gd_check_config_mig(const gd_facts *f, gd_findings *out);
-void gd_check_config_ecc(const gd_facts *f, gd_findings *out);
+void gd_check_config_persistence(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_config_compute_mode(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_config_mig(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_config_ecc(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* health_memory.c, xid.c */
-void gd_check_ecc_uncorrectable(const gd_facts *f, gd_findings *out);
-void gd_check_row_remap(const gd_facts *f, gd_findings *out);
-void gd_check_xid(const gd_facts *f, gd_findings *out);
+void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out);
 
 #endif

@@ -1,8 +1,9 @@
 /* Clocks: clocks.low, clocks.locked, clocks.outlier. */
 #include "checks_internal.h"
 
-void gd_check_clocks_low(const gd_facts *f, gd_findings *out)
+void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (!gd_ok(gpu->clock_max_sm_mhz)) {
@@ -57,8 +58,9 @@ void gd_check_clocks_low(const gd_facts *f, gd_findings *out)
     }
 }
 
-void gd_check_clocks_locked(const gd_facts *f, gd_findings *out)
+void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         bool app_lowered = gd_ok(gpu->clock_app_sm_mhz) && gd_ok(gpu->clock_default_app_sm_mhz) &&
@@ -124,8 +126,9 @@ static bool explained(const gd_findings *fs, int gpu)
     return false;
 }
 
-void gd_check_clocks_outlier(const gd_facts *f, gd_findings *out)
+void gd_check_clocks_outlier(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         double best = NAN;
         double peers = gd_peer_median(f, g, GD_M_SM_CLOCK_MHZ, &best);

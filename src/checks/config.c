@@ -53,8 +53,9 @@ static void add_setting(gd_findings *out, const char *id, gd_severity sev, json_
         gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, fix, "%zu GPUs: %s", n, what);
 }
 
-void gd_check_config_persistence(const gd_facts *f, gd_findings *out)
+void gd_check_config_persistence(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     /* Info: it costs start-up time (the driver re-initialises each GPU when
      * the first client arrives) and resets volatile ECC counters, not
      * throughput once a job runs. DCGM fails on it only when asked to. */
@@ -66,8 +67,9 @@ void gd_check_config_persistence(const gd_facts *f, gd_findings *out)
                 "persistence mode off: each job start re-initialises the driver");
 }
 
-void gd_check_config_compute_mode(const gd_facts *f, gd_findings *out)
+void gd_check_config_compute_mode(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "config.compute_mode";
     json_t *prohibited = gpus_where(f, out, id, offsetof(gd_gpu, compute_mode), NVML_COMPUTEMODE_PROHIBITED, "compute mode");
     add_setting(out, id, GD_SEV_CRITICAL, prohibited, "nvml:nvmlDeviceGetComputeMode",
@@ -120,8 +122,9 @@ static int mig_gpu_targeted(const gd_facts *f, const char *cvd)
     return -1;
 }
 
-void gd_check_config_mig(const gd_facts *f, gd_findings *out)
+void gd_check_config_mig(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     json_t *g = gpus_where(f, out, "config.mig_enabled", offsetof(gd_gpu, mig_mode), 1, "MIG mode");
     /* A partitioned node is deliberate (inference, shared clusters); it costs
      * a job only when the job wants a whole GPU that is partitioned. */
@@ -136,8 +139,9 @@ void gd_check_config_mig(const gd_facts *f, gd_findings *out)
                               : "MIG enabled: each process sees only a slice of the GPU (deliberate partitioning?)");
 }
 
-void gd_check_config_ecc(const gd_facts *f, gd_findings *out)
+void gd_check_config_ecc(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     json_t *g = gpus_where(f, out, "config.ecc_disabled", offsetof(gd_gpu, ecc_enabled), 0, "ECC mode");
     /* Consumer boards have no ECC to turn on; only data-center GPUs count. */
     json_t *dc = json_array();

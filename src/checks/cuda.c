@@ -21,10 +21,6 @@ static bool is_framework(const gd_cuda_runtime *rt)
 /* Stack collected and the driver's CUDA version known; else say why not. */
 static bool stack_ready(const gd_facts *f, gd_findings *out, const char *id)
 {
-    if (!f->stack) {
-        gd_skip_add(out, id, GD_NO_GPU, "the software stack was not collected");
-        return false;
-    }
     if (!f->stack->system_scanned && f->stack->runtime_count == 0) {
         gd_skip_add(out, id, GD_NO_GPU, "no CUDA runtime found (%s; --python PATH names an environment)",
                     f->stack->system_skip);
@@ -104,8 +100,9 @@ static void driver_evidence(const gd_facts *f, json_t *ev)
     json_object_set_new(ev, "driver_cuda", gd_json_value(f->cuda_driver_version));
 }
 
-void gd_check_cuda_driver_too_old(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_driver_too_old(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "cuda.driver_too_old";
     if (!stack_ready(f, out, id))
         return;
@@ -211,18 +208,21 @@ static void compat_info(const gd_facts *f, gd_findings *out, const char *id, gd_
     }
 }
 
-void gd_check_cuda_minor_compat(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_minor_compat(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     compat_info(f, out, "cuda.minor_compat", GD_COMPAT_MINOR);
 }
 
-void gd_check_cuda_forward_compat(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_forward_compat(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     compat_info(f, out, "cuda.forward_compat", GD_COMPAT_FORWARD);
 }
 
-void gd_check_cuda_cpu_only(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_cpu_only(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     if (!f->stack || f->gpu_count == 0)
         return;
     for (size_t i = 0; i < f->stack->runtime_count; i++) {

@@ -78,13 +78,10 @@ static void add_arch_finding(const gd_facts *f, gd_findings *out, const char *id
                    n > 1 ? " on every GPU listed" : "");
 }
 
-void gd_check_cuda_arch_unsupported(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_arch_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "cuda.arch_unsupported";
-    if (!f->stack) {
-        gd_skip_add(out, id, GD_NO_GPU, "the software stack was not collected");
-        return;
-    }
     bool any = false;
     for (size_t i = 0; i < f->stack->runtime_count; i++) {
         const gd_cuda_runtime *rt = &f->stack->runtimes[i];
@@ -147,8 +144,9 @@ void gd_check_cuda_arch_unsupported(const gd_facts *f, gd_findings *out)
         gd_skip_add(out, id, GD_NO_GPU, "no PyTorch or TensorFlow CUDA build found");
 }
 
-void gd_check_cuda_ptx_jit(const gd_facts *f, gd_findings *out)
+void gd_check_cuda_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     if (!f->stack || !gd_ok(f->cuda_driver_version))
         return;
     for (size_t i = 0; i < f->stack->runtime_count; i++) {

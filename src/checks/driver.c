@@ -1,8 +1,9 @@
 /* driver.missing and gpu.none: can gpudoctor see any NVIDIA GPU at all? */
 #include "checks_internal.h"
 
-void gd_check_driver_missing(const gd_facts *f, gd_findings *out)
+void gd_check_driver_missing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     if (f->driver_loaded)
         return;
     if (f->captured) { /* lspci or topo alone: says nothing about the driver */
@@ -22,8 +23,9 @@ void gd_check_driver_missing(const gd_facts *f, gd_findings *out)
                    "No NVIDIA driver could be loaded: nothing on the GPUs could be checked");
 }
 
-void gd_check_gpu_none(const gd_facts *f, gd_findings *out)
+void gd_check_gpu_none(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     /* Listed but not ours to read: not a fault, and nothing judged them. */
     for (size_t i = 0; i < f->denied_count; i++) {
         const gd_gpu_denied *d = &f->denied[i];

@@ -134,11 +134,7 @@ static bool multi_node_job(const gd_stack_facts *s)
 /* Runs rules[] rows with this id. */
 static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
 {
-    const gd_stack_facts *s = f->stack;
-    if (!s || !s->env_read) {
-        gd_skip_add(out, id, GD_NO_GPU, "%s", s ? s->env_error : "the job's environment was not read");
-        return;
-    }
+    const gd_stack_facts *s = f->stack; /* read: the table's needs */
     for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
         if (strcmp(rules[r].id, id) != 0)
             continue;
@@ -169,16 +165,16 @@ static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
     }
 }
 
-void gd_check_env_launch_blocking(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.launch_blocking"); }
-void gd_check_env_profiler_injection(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.profiler_injection"); }
-void gd_check_env_nccl_p2p_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.nccl_p2p_disabled"); }
-void gd_check_env_nccl_ib_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.nccl_ib_disabled"); }
-void gd_check_env_nccl_shm_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.nccl_shm_disabled"); }
-void gd_check_env_tf32_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.tf32_disabled"); }
-void gd_check_env_no_caching_allocator(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.no_caching_allocator"); }
-void gd_check_env_force_ptx_jit(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.force_ptx_jit"); }
-void gd_check_env_cache_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.cache_disabled"); }
-void gd_check_env_eager_loading(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.eager_loading"); }
-void gd_check_env_ptx_jit_disabled(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.ptx_jit_disabled"); }
-void gd_check_env_cublas_no_workspace(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.cublas_no_workspace"); }
-void gd_check_env_omp_single_thread(const gd_facts *f, gd_findings *out) { run_rules(f, out, "env.omp_single_thread"); }
+void gd_check_env_launch_blocking(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_profiler_injection(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_nccl_p2p_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_nccl_ib_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_nccl_shm_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_tf32_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_no_caching_allocator(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_force_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_cache_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_eager_loading(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_ptx_jit_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_cublas_no_workspace(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_omp_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }

@@ -47,14 +47,11 @@ static int entry_gpu(const gd_facts *f, const char *e, size_t n, bool *mig)
     return v >= 0 && (size_t)v < f->gpu_count ? (int)v : -1;
 }
 
-void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out)
+void gd_check_env_visible_devices(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "env.visible_devices";
-    const gd_stack_facts *s = f->stack;
-    if (!s || !s->env_read) {
-        gd_skip_add(out, id, GD_NO_GPU, "%s", s ? s->env_error : "the job's environment was not read");
-        return;
-    }
+    const gd_stack_facts *s = f->stack; /* read: the table's needs */
     const char *v = gd_stack_getenv(s, "CUDA_VISIBLE_DEVICES");
     if (!v || f->gpu_count == 0)
         return;
@@ -130,11 +127,10 @@ void gd_check_env_visible_devices(const gd_facts *f, gd_findings *out)
     }
 }
 
-void gd_check_env_device_order(const gd_facts *f, gd_findings *out)
+void gd_check_env_device_order(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    const gd_stack_facts *s = f->stack;
-    if (!s || !s->env_read)
-        return; /* env.visible_devices says why */
+    (void)self;
+    const gd_stack_facts *s = f->stack; /* read: the table's needs */
     bool mixed = false;
     for (size_t g = 1; g < f->gpu_count; g++)
         mixed |= strcmp(f->gpus[g].name, f->gpus[0].name) != 0;

@@ -1,8 +1,9 @@
 /* health.gpu_lost: a GPU that stopped answering during the window. */
 #include "checks_internal.h"
 
-void gd_check_gpu_lost(const gd_facts *f, gd_findings *out)
+void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (!gpu->lost)
@@ -78,8 +79,9 @@ static bool stopped_answering(const gd_facts *f, size_t g, gd_metric m, double *
     return !isnan(*from_s);
 }
 
-void gd_check_sensors_failing(const gd_facts *f, gd_findings *out)
+void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost)

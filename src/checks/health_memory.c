@@ -3,8 +3,9 @@
  * (common/DcgmGPUHardwareLimits.h), see thresholds.h. */
 #include "checks_internal.h"
 
-void gd_check_ecc_uncorrectable(const gd_facts *f, gd_findings *out)
+void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "health.ecc_uncorrectable";
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
@@ -67,8 +68,9 @@ static const char *remap_state(const gd_gpu *gpu, gd_severity *sev, double retir
     return NULL;
 }
 
-void gd_check_row_remap(const gd_facts *f, gd_findings *out)
+void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char id[] = "health.row_remap";
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];

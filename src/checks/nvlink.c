@@ -9,8 +9,9 @@ static size_t active_links(const gd_gpu *gpu)
     return n;
 }
 
-void gd_check_nvlink_down(const gd_facts *f, gd_findings *out)
+void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     /* PCIe boards without an NVLink bridge report every link inactive: only
      * a machine where some link is up wires NVLink at all. */
     size_t machine_active = 0;

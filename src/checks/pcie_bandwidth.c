@@ -4,8 +4,9 @@
 
 static const char *const dir_name[2] = {"h2d", "d2h"};
 
-void gd_check_pcie_bandwidth_low(const gd_facts *f, gd_findings *out)
+void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b) {
         gd_skip_add(out, "pcie.bandwidth_low", GD_NO_GPU,

@@ -31,8 +31,9 @@ static bool replay_link(const gd_facts *f, size_t g, int *gen, int *width)
     return *gen >= 1 && *width >= 1;
 }
 
-void gd_check_pcie_replays(const gd_facts *f, gd_findings *out)
+void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         long first = -1, last = gd_last_valid(f, g, GD_M_PCIE_REPLAYS);
@@ -191,8 +192,9 @@ static void aer_log_report(const gd_facts *f, gd_findings *out, const aer_log *l
                        cor > 1 ? "s" : "", l->dev);
 }
 
-void gd_check_pcie_aer_errors(const gd_facts *f, gd_findings *out)
+void gd_check_pcie_aer_errors(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     aer_log logs[GD_STACK_MAX_AER_DEVICES];
     size_t nlogs = aer_logs(f->stack, logs, sizeof logs / sizeof logs[0]);
     bool log_read = f->stack && f->stack->kernel_log_read;

@@ -4,8 +4,9 @@
 
 #include <stdlib.h>
 
-void gd_check_power_limit_lowered(const gd_facts *f, gd_findings *out)
+void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (!gd_ok(gpu->power_limit_w) || !gd_ok(gpu->power_limit_default_w)) {
@@ -118,8 +119,9 @@ static const char brake_fix[] =
     "PSU status ('ipmitool sdr type \"Power Supply\"'), that every PSU is connected and redundant supplies are "
     "healthy, and the rack's power budget. Not fixable from the OS.";
 
-void gd_check_power_brake(const gd_facts *f, gd_findings *out)
+void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     bool *real = calloc(f->gpu_count + 1, sizeof *real), *flag = calloc(f->gpu_count + 1, sizeof *flag);
     size_t braked = 0, judged = 0;
@@ -184,8 +186,9 @@ void gd_check_power_brake(const gd_facts *f, gd_findings *out)
     free(flag);
 }
 
-void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
+void gd_check_power_hw_slowdown(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     static const char fix[] =
         "HW Slowdown halves the clocks or worse. Without a thermal or power-brake reason it "
         "usually means the board's power input: reseat the 8-pin / 12VHPWR power cables and check "
@@ -222,8 +225,9 @@ void gd_check_power_hw_slowdown(const gd_facts *f, gd_findings *out)
     }
 }
 
-void gd_check_power_capped(const gd_facts *f, gd_findings *out)
+void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     /* One finding for the node: several GPUs at their cap is one fact. */
     json_t *gpus = json_array();
     double share_sum = 0, clock_sum = 0, limit = NAN, clock_max = NAN;

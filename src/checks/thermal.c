@@ -68,8 +68,9 @@ static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, c
         snprintf(buf + n, len - (size_t)n, ", up to %.0f C, SM median %.0f MHz", temp.max, gd_loaded_clock_median(f, g));
 }
 
-void gd_check_thermal_throttling(const gd_facts *f, gd_findings *out)
+void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         /* The violation counter alone can tell (it needs two readings). */
@@ -199,8 +200,9 @@ static void limit_words(char *buf, size_t len, double max_c, gd_value slowdown, 
         snprintf(buf, len, "; the board's %s limits could not be read", what);
 }
 
-void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
+void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gd_temp_not_reported(f, g)) {
@@ -246,8 +248,9 @@ void gd_check_thermal_hot(const gd_facts *f, gd_findings *out)
     }
 }
 
-void gd_check_thermal_outlier(const gd_facts *f, gd_findings *out)
+void gd_check_thermal_outlier(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         if (gd_temp_not_reported(f, g))
             continue;

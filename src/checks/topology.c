@@ -33,16 +33,11 @@ static int cpus_within(const char *list, const char *within)
     return n;
 }
 
-void gd_check_numa_mismatch(const gd_facts *f, gd_findings *out)
+void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     const char *id = "topology.numa_mismatch";
-    if (f->pid < 0)
-        return; /* a job check: without --pid there is no job to judge */
-    const gd_pcie_facts *p = f->pcie;
-    if (!p) {
-        gd_skip_add(out, id, GD_NO_GPU, "no sysfs tree: the GPUs' NUMA nodes are not known");
-        return;
-    }
+    const gd_pcie_facts *p = f->pcie; /* and f->pid: the table's needs */
     if (!p->job.readable) {
         gd_skip_add(out, id, GD_NO_GPU, "the job %ld: %s", f->pid, p->job.why[0] ? p->job.why : "not readable");
         return;
@@ -93,8 +88,9 @@ void gd_check_numa_mismatch(const gd_facts *f, gd_findings *out)
                    gpu->index, node);
 }
 
-void gd_check_iommu_p2p(const gd_facts *f, gd_findings *out)
+void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     const gd_pcie_facts *p = f->pcie;
     if (!p || p->gpu_count < 2 || !p->matrix)
         return;

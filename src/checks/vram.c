@@ -103,8 +103,9 @@ static bool memory_pressure(const gd_facts *f, size_t g, json_t *ev)
     return found;
 }
 
-void gd_check_vram_near_full(const gd_facts *f, gd_findings *out)
+void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (!gd_ok(gpu->mem_total_mib) || gpu->mem_total_mib.v <= 0) {
@@ -188,8 +189,9 @@ static void report_growth(const gd_gpu *gpu, const gd_vram_trend *tr, double las
                    tr->slope, left_s);
 }
 
-void gd_check_vram_growing(const gd_facts *f, gd_findings *out)
+void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     double *t = malloc((f->series.n + 1) * sizeof *t), *y = malloc((f->series.n + 1) * sizeof *y);
     for (size_t g = 0; t && y && g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
@@ -281,15 +283,11 @@ static void report_foreign(const gd_facts *f, const gd_gpu *gpu, gd_findings *ou
                    first->name[0] ? first->name : "(name not visible)", owner, n > 1 ? ", ..." : "");
 }
 
-void gd_check_vram_foreign_process(const gd_facts *f, gd_findings *out)
+void gd_check_vram_foreign_process(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
+    (void)self;
     if (f->gpu_count == 0)
         return;
-    if (f->pid < 0) {
-        gd_skip_add(out, "vram.foreign_process", GD_NO_GPU,
-                    "no --pid: give the training process's pid to tell its memory from other processes'");
-        return;
-    }
     size_t job_gpus = 0, judged = 0;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];

@@ -30,9 +30,7 @@ static const char help[] =
 /* Runs the one check that judges bench results. */
 static void judge(const gd_facts *f, gd_findings *fs)
 {
-    for (size_t i = 0; i < gd_checks_count; i++)
-        if (strcmp(gd_checks[i].id, "pcie.bandwidth_low") == 0)
-            gd_checks[i].run(f, fs);
+    gd_check_run(gd_check_find("pcie.bandwidth_low"), f, fs);
     gd_findings_sort(fs);
 }
 

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_findings fs = {0};
         for (size_t i = 0; i < gd_checks_count; i++)
             if (strncmp(gd_checks[i].id, "pcie.", 5) == 0 || strncmp(gd_checks[i].id, "topology.", 9) == 0)
-                gd_checks[i].run(&f, &fs);
+                gd_check_run(&gd_checks[i], &f, &fs);
         gd_findings_free(&fs);
     }
     gd_facts_free(&f);

@@ -62,12 +62,10 @@ void fx_unset(gd_facts *f, size_t g, gd_metric m, gd_status st)
 void fx_run(const gd_facts *f, const char *id, gd_findings *out)
 {
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < gd_checks_count; i++)
-        if (strcmp(gd_checks[i].id, id) == 0) {
-            gd_checks[i].run(f, out);
-            return;
-        }
-    fail_msg("no check %s", id);
+    const gd_check *c = gd_check_find(id);
+    if (!c)
+        fail_msg("no check %s", id);
+    gd_check_run(c, f, out);
 }
 
 size_t fx_count(const gd_findings *fs, const char *id, int gpu)
