@@ -9,6 +9,11 @@
 
 #include "gpudoctor/model.h"
 
+/* What a healthy link carries in pinned copies: 76-84 % of its theoretical
+ * rate (research/facts.md 2.3: CUDA Best Practices Gen3 ~12 of 15.75 GB/s,
+ * nvbandwidth A100 Gen4 ~25 of 31.5, H100 Gen5 D2H ~53 of 63). */
+#define GD_PCIE_BW_HEALTHY_RATIO 0.80
+
 #define GD_PCIE_MAX_HOPS 12
 #define GD_PCIE_MAX_NICS 8
 #define GD_PCIE_MAX_NODES 64

@@ -75,8 +75,9 @@
  * theoretical rate. Healthy links reach 76-84 % (research/facts.md 2.3:
  * CUDA Best Practices Gen3 ~12 of 15.75 GB/s, nvbandwidth A100 Gen4 ~25 of
  * 31.5, H100 Gen5 D2H ~53 of 63); facts.md calls < 70 % suspicious and
- * < 50 % a wrong link, NUMA-remote buffer or IOMMU redirection. */
-#define GD_PCIE_BW_HEALTHY_RATIO 0.80
+ * < 50 % a wrong link, NUMA-remote buffer or IOMMU redirection. The healthy
+ * share itself (GD_PCIE_BW_HEALTHY_RATIO, 0.80) is a fact of PCIe links:
+ * include/gpudoctor/pcie.h, where the bench report reads it too. */
 #define GD_PCIE_BW_LOW_RATIO 0.60
 #define GD_PCIE_BW_CRITICAL_RATIO 0.40
 /* topology.numa_mismatch: the job's resident pages on the GPU's node

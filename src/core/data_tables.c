@@ -1,7 +1,7 @@
 /* Lookups in the embedded data tables (data/cuda-drivers.tsv, data/xid.tsv). */
 #include "data_tables.h"
 
-#include "backends/stack/stack_parse.h"
+#include "core/versions.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,6 @@
 #include "text_util.h"
 #include "report.h"
 
-#include "checks/thresholds.h"
 #include "core/json_util.h"
 #include "gpudoctor/pcie.h"
 

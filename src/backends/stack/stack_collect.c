@@ -13,12 +13,6 @@
 
 extern char **environ;
 
-const char *gd_runtime_kind_name(gd_runtime_kind k)
-{
-    static const char *const names[] = {"toolkit", "ld.so.cache", "torch", "tensorflow", "wheel"};
-    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
-}
-
 void gd_strf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
@@ -80,15 +74,6 @@ gd_cuda_runtime *gd_stack_add_runtime(gd_stack_facts *s, gd_runtime_kind kind, c
     rt->python = -1;
     gd_strf(rt->path, sizeof rt->path, "%s", path);
     return rt;
-}
-
-const char *gd_stack_getenv(const gd_stack_facts *s, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; s && i < s->env_count; i++)
-        if (strncmp(s->env[i], name, n) == 0 && s->env[i][n] == '=')
-            return s->env[i] + n + 1;
-    return NULL;
 }
 
 static int env_push(gd_stack_facts *s, const char *entry, size_t *cap)
@@ -194,12 +179,3 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     return 0;
 }
 
-void gd_stack_facts_free(gd_stack_facts *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->env_count; i++)
-        free(s->env[i]);
-    free(s->env);
-    free(s);
-}

@@ -7,21 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gd_cuda_version_parse(const char *s)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return 0;
-    char *end;
-    long major = strtol(s, &end, 10);
-    long minor = 0;
-    if (*end == '.' && isdigit((unsigned char)end[1]))
-        minor = strtol(end + 1, NULL, 10);
-    /* Plausible CUDA versions only: a stray "2024" is not CUDA 2024. */
-    if (major < 1 || major > 99 || minor < 0 || minor > 9)
-        return 0;
-    return (int)(1000 * major + 10 * minor);
-}
-
 /* Finds `key` at the start of a line (after spaces) in buf; returns the rest
  * of that line in out (trimmed). */
 static bool line_after(const char *buf, size_t len, const char *key, char *out, size_t olen)

@@ -1,4 +1,5 @@
-/* PCIe facts: storage, link rates, bus ids and CPU lists. */
+/* The PCIe model (include/gpudoctor/pcie.h): storage, link rates, bus ids,
+ * CPU lists. Pure: read by backends, analyses and checks alike. */
 #include "gpudoctor/pcie.h"
 
 #include <ctype.h>
