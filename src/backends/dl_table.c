@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* POSIX guarantees that a dlsym result converts to a function pointer. */
@@ -105,6 +106,14 @@ int gd_dl_open(gd_dl_lib *lib, const gd_dl_table *table, const char *const *path
     lib->handle = handle;
     snprintf(lib->path, sizeof lib->path, "%s", paths[which]);
     return 0;
+}
+
+const char *gd_dl_choose_path(const char *path, const char *env_var, const char *def)
+{
+    if (path && path[0])
+        return path;
+    const char *env = env_var ? getenv(env_var) : NULL;
+    return env && env[0] ? env : def;
 }
 
 void gd_dl_close(gd_dl_lib *lib)

@@ -4,6 +4,7 @@
  * function makes its metric "unavailable" (never a crash), and a missing
  * required one is named.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -34,7 +35,7 @@ static void v2_only_library_loads_without_its_optional_functions(void **state)
     /* Everything but the four required functions (and the simulator's hook). */
     assert_true(gd_nvml_missing_count(&api) > 40);
     gd_nvml_unload(&api);
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
 }
 
 static void library_comes_from_the_environment_variable(void **state)
@@ -46,7 +47,7 @@ static void library_comes_from_the_environment_variable(void **state)
     int rc = gd_nvml_load(&api, NULL, err, sizeof err);
     unsetenv("GPUDOCTOR_NVML_LIBRARY");
     assert_int_equal(rc, 0);
-    assert_string_equal(api.path, NVML_STUB_LEGACY);
+    assert_string_equal(api.lib.path, NVML_STUB_LEGACY);
     gd_nvml_unload(&api);
 }
 
@@ -74,10 +75,23 @@ static void missing_required_function_is_named(void **state)
     (void)state;
     gd_nvml_api api;
     char err[512] = "";
-    assert_int_equal(gd_nvml_load(&api, NVML_STUB_NOCOUNT, err, sizeof err), -1);
+    assert_int_equal(gd_nvml_load(&api, NVML_STUB_NOCOUNT, err, sizeof err), -ENOSYS);
     assert_non_null(strstr(err, "nvmlDeviceGetCount_v2"));
     assert_non_null(strstr(err, NVML_STUB_NOCOUNT));
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
+}
+
+static void missing_library_is_named(void **state)
+{
+    (void)state;
+    gd_nvml_api api;
+    char err[512] = "";
+    const char *path = "/nonexistent/gpudoctor/libnvidia-ml.so.1";
+    assert_int_equal(gd_nvml_load(&api, path, err, sizeof err), -ENOENT);
+    assert_non_null(strstr(err, "cannot load the NVML library"));
+    assert_non_null(strstr(err, path));
+    assert_null(api.lib.handle);
+    assert_null(api.Init);
 }
 
 static void missing_functions_read_as_unavailable_and_checks_stay_quiet(void **state)
@@ -135,6 +149,7 @@ int main(void)
         cmocka_unit_test(library_comes_from_the_environment_variable),
         cmocka_unit_test(versioned_names_first_plain_names_as_fallback),
         cmocka_unit_test(missing_required_function_is_named),
+        cmocka_unit_test(missing_library_is_named),
         cmocka_unit_test(missing_functions_read_as_unavailable_and_checks_stay_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
