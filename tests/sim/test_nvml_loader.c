@@ -13,6 +13,7 @@
 #include "backends/nvml/nvml_backend.h"
 #include "gpudoctor/checks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,35 @@ static void versioned_names_first_plain_names_as_fallback(void **state)
     assert_int_equal(gpus_of(NVML_STUB_V2), V2_GPUS);
     assert_int_equal(gpus_of(NVML_STUB_LEGACY), LEGACY_GPUS); /* an old driver */
     assert_int_equal(gpus_of(NVML_STUB_BOTH), V2_GPUS);       /* _v2 wins */
+}
+
+/* The bus id that gd_nvml_snapshot reads for GPU g of lib. */
+static void bus_id_of(const char *lib, size_t g, char *out, size_t len)
+{
+    gd_nvml_session s;
+    char err[512] = "";
+    if (gd_nvml_open(&s, lib, err, sizeof err) != 0)
+        fail_msg("%s: %s", lib, err);
+    gd_facts f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(gd_nvml_snapshot(&s, &f), 0);
+    gd_nvml_close(&s);
+    assert_true(g < f.gpu_count);
+    snprintf(out, len, "%s", f.gpus[g].pci_bus_id);
+    gd_facts_free(&f);
+}
+
+static void old_driver_bus_id_comes_from_the_legacy_field(void **state)
+{
+    (void)state;
+    char id[64];
+    /* Only the v1 nvmlDeviceGetPciInfo: busIdLegacy, in the v3 form. */
+    bus_id_of(NVML_STUB_LEGACY, 1, id, sizeof id);
+    assert_string_equal(id, "00000000:3C:00.0");
+    bus_id_of(NVML_STUB_V2, 1, id, sizeof id);
+    assert_string_equal(id, "00000000:1C:00.0");
+    bus_id_of(NVML_STUB_BOTH, 0, id, sizeof id); /* _v3 wins */
+    assert_string_equal(id, "00000000:1B:00.0");
 }
 
 static void missing_required_function_is_named(void **state)
@@ -150,6 +180,7 @@ int main(void)
         cmocka_unit_test(versioned_names_first_plain_names_as_fallback),
         cmocka_unit_test(missing_required_function_is_named),
         cmocka_unit_test(missing_library_is_named),
+        cmocka_unit_test(old_driver_bus_id_comes_from_the_legacy_field),
         cmocka_unit_test(missing_functions_read_as_unavailable_and_checks_stay_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

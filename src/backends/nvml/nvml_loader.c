@@ -69,11 +69,24 @@ static const gd_dl_sym syms[] = {
 
 static const gd_dl_table table = {"the NVML library", syms, sizeof syms / sizeof syms[0]};
 
+/* Whether the entry at offset was filled by the export called name. */
+static bool took(const char *const *found, size_t offset, const char *name)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (syms[i].offset == offset)
+            return found[i] && strcmp(found[i], name) == 0;
+    return false;
+}
+
 int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen)
 {
     memset(api, 0, sizeof *api);
     path = gd_dl_choose_path(path, GD_NVML_LIBRARY_ENV, GD_NVML_LIBRARY_DEFAULT);
-    return gd_dl_open(&api->lib, &table, &path, 1, api, NULL, err, errlen);
+    const char *found[sizeof syms / sizeof syms[0]];
+    int rc = gd_dl_open(&api->lib, &table, &path, 1, api, found, err, errlen);
+    if (rc == 0)
+        api->pci_info_v1 = took(found, AT(DeviceGetPciInfo), "nvmlDeviceGetPciInfo");
+    return rc;
 }
 
 void gd_nvml_unload(gd_nvml_api *api)

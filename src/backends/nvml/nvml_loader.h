@@ -10,6 +10,7 @@
 #include "gpudoctor/nvml_api.h"
 #include "../dl_table.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The environment variable that names the library to load in place of
@@ -19,6 +20,10 @@
 
 typedef struct gd_nvml_api {
     gd_dl_lib lib; /* handle and the path that opened */
+    /* DeviceGetPciInfo is the unversioned v1 nvmlDeviceGetPciInfo of old
+     * drivers: it fills the 16-byte busIdLegacy only (its struct had busId[16]
+     * first and reserved words where today's busId is). */
+    bool pci_info_v1;
     nvml_Init_fn Init;
     nvml_Shutdown_fn Shutdown;
     nvml_ErrorString_fn ErrorString;
