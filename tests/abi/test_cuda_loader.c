@@ -24,9 +24,9 @@ static void test_loads_sim_and_fills_every_entry(void **state)
     struct gd_cuda_api api;
     char err[512] = "";
     assert_int_equal(gd_cuda_load(&api, sim_path, err, sizeof err), 0);
-    assert_non_null(api.handle);
-    assert_string_equal(api.library, sim_path);
-    /* Every member after `library` is a function pointer; the simulated
+    assert_non_null(api.lib.handle);
+    assert_string_equal(api.lib.path, sim_path);
+    /* Every member after `lib` is a function pointer; the simulated
      * library exports optional ones too, so none may be left NULL. */
     size_t first = offsetof(struct gd_cuda_api, cuGetErrorString);
     for (size_t off = first; off < sizeof api; off += sizeof(void *)) {
@@ -39,7 +39,7 @@ static void test_loads_sim_and_fills_every_entry(void **state)
     assert_int_equal(api.cuGetErrorName(CUDA_ERROR_OUT_OF_MEMORY, &name), CUDA_SUCCESS);
     assert_string_equal(name, "CUDA_ERROR_OUT_OF_MEMORY");
     gd_cuda_unload(&api);
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
     assert_null(api.cuInit);
     gd_cuda_unload(&api); /* twice is harmless */
 }
@@ -70,7 +70,7 @@ static void test_nonexistent_path_names_it(void **state)
     char err[512] = "";
     const char *path = "/nonexistent/gpudoctor/libcuda.so.1";
     assert_int_equal(gd_cuda_load(&api, path, err, sizeof err), -ENOENT);
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
     assert_null(api.cuInit);
     assert_non_null(strstr(err, "cannot load the CUDA driver library"));
     assert_non_null(strstr(err, path));
@@ -83,7 +83,7 @@ static void test_missing_required_symbol_is_named(void **state)
     char err[512] = "";
     /* A real library without any CUDA symbol: the first entry is missing. */
     assert_int_equal(gd_cuda_load(&api, "libm.so.6", err, sizeof err), -ENOSYS);
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
     assert_non_null(strstr(err, "missing required symbol cuGetErrorString"));
     assert_non_null(strstr(err, "libm.so.6"));
 }
@@ -95,7 +95,7 @@ static void test_environment_variable_names_library(void **state)
     char err[512] = "";
     assert_int_equal(setenv(GD_CUDA_LIBRARY_ENV, sim_path, 1), 0);
     assert_int_equal(gd_cuda_load(&api, NULL, err, sizeof err), 0);
-    assert_string_equal(api.library, sim_path);
+    assert_string_equal(api.lib.path, sim_path);
     gd_cuda_unload(&api);
     /* An explicit path wins over the variable. */
     assert_int_equal(setenv(GD_CUDA_LIBRARY_ENV, "/nonexistent/libcuda.so.1", 1), 0);
@@ -112,7 +112,7 @@ static void test_default_is_versioned_soname(void **state)
     assert_int_equal(unsetenv(GD_CUDA_LIBRARY_ENV), 0);
     /* Either a driver is installed or not: both ways, libcuda.so.1 was asked for. */
     if (gd_cuda_load(&api, NULL, err, sizeof err) == 0) {
-        assert_string_equal(api.library, "libcuda.so.1");
+        assert_string_equal(api.lib.path, "libcuda.so.1");
         gd_cuda_unload(&api);
     } else {
         assert_non_null(strstr(err, "libcuda.so.1"));

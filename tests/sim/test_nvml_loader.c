@@ -4,6 +4,7 @@
  * function makes its metric "unavailable" (never a crash), and a missing
  * required one is named.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include "backends/nvml/nvml_backend.h"
 #include "gpudoctor/checks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +36,7 @@ static void v2_only_library_loads_without_its_optional_functions(void **state)
     /* Everything but the four required functions (and the simulator's hook). */
     assert_true(gd_nvml_missing_count(&api) > 40);
     gd_nvml_unload(&api);
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
 }
 
 static void library_comes_from_the_environment_variable(void **state)
@@ -46,7 +48,7 @@ static void library_comes_from_the_environment_variable(void **state)
     int rc = gd_nvml_load(&api, NULL, err, sizeof err);
     unsetenv("GPUDOCTOR_NVML_LIBRARY");
     assert_int_equal(rc, 0);
-    assert_string_equal(api.path, NVML_STUB_LEGACY);
+    assert_string_equal(api.lib.path, NVML_STUB_LEGACY);
     gd_nvml_unload(&api);
 }
 
@@ -69,15 +71,57 @@ static void versioned_names_first_plain_names_as_fallback(void **state)
     assert_int_equal(gpus_of(NVML_STUB_BOTH), V2_GPUS);       /* _v2 wins */
 }
 
+/* The bus id that gd_nvml_snapshot reads for GPU g of lib. */
+static void bus_id_of(const char *lib, size_t g, char *out, size_t len)
+{
+    gd_nvml_session s;
+    char err[512] = "";
+    if (gd_nvml_open(&s, lib, err, sizeof err) != 0)
+        fail_msg("%s: %s", lib, err);
+    gd_facts f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(gd_nvml_snapshot(&s, &f), 0);
+    gd_nvml_close(&s);
+    assert_true(g < f.gpu_count);
+    snprintf(out, len, "%s", f.gpus[g].pci_bus_id);
+    gd_facts_free(&f);
+}
+
+static void old_driver_bus_id_comes_from_the_legacy_field(void **state)
+{
+    (void)state;
+    char id[64];
+    /* Only the v1 nvmlDeviceGetPciInfo: busIdLegacy, in the v3 form. */
+    bus_id_of(NVML_STUB_LEGACY, 1, id, sizeof id);
+    assert_string_equal(id, "00000000:3C:00.0");
+    bus_id_of(NVML_STUB_V2, 1, id, sizeof id);
+    assert_string_equal(id, "00000000:1C:00.0");
+    bus_id_of(NVML_STUB_BOTH, 0, id, sizeof id); /* _v3 wins */
+    assert_string_equal(id, "00000000:1B:00.0");
+}
+
 static void missing_required_function_is_named(void **state)
 {
     (void)state;
     gd_nvml_api api;
     char err[512] = "";
-    assert_int_equal(gd_nvml_load(&api, NVML_STUB_NOCOUNT, err, sizeof err), -1);
+    assert_int_equal(gd_nvml_load(&api, NVML_STUB_NOCOUNT, err, sizeof err), -ENOSYS);
     assert_non_null(strstr(err, "nvmlDeviceGetCount_v2"));
     assert_non_null(strstr(err, NVML_STUB_NOCOUNT));
-    assert_null(api.handle);
+    assert_null(api.lib.handle);
+}
+
+static void missing_library_is_named(void **state)
+{
+    (void)state;
+    gd_nvml_api api;
+    char err[512] = "";
+    const char *path = "/nonexistent/gpudoctor/libnvidia-ml.so.1";
+    assert_int_equal(gd_nvml_load(&api, path, err, sizeof err), -ENOENT);
+    assert_non_null(strstr(err, "cannot load the NVML library"));
+    assert_non_null(strstr(err, path));
+    assert_null(api.lib.handle);
+    assert_null(api.Init);
 }
 
 static void missing_functions_read_as_unavailable_and_checks_stay_quiet(void **state)
@@ -135,6 +179,8 @@ int main(void)
         cmocka_unit_test(library_comes_from_the_environment_variable),
         cmocka_unit_test(versioned_names_first_plain_names_as_fallback),
         cmocka_unit_test(missing_required_function_is_named),
+        cmocka_unit_test(missing_library_is_named),
+        cmocka_unit_test(old_driver_bus_id_comes_from_the_legacy_field),
         cmocka_unit_test(missing_functions_read_as_unavailable_and_checks_stay_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,29 +1,15 @@
 /*
- * dlopen-based loader of the CUDA driver API. One explicit const table lists
- * every entry of struct gd_cuda_api with the exported names to try, newest
- * first, and whether a load without it fails.
+ * The CUDA driver API as a dl_table (../dl_table.h): one explicit const
+ * table lists every entry of struct gd_cuda_api with the exported names to
+ * try, newest first, and whether a load without it fails.
  */
 #include "cuda_loader.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define GD_CUDA_MAX_NAMES 3
-
-_Static_assert(sizeof(void *) == sizeof(cu_Init_fn), "dlsym results are stored through a void *");
-
-struct gd_cuda_symbol {
-    size_t offset;                          /* of the pointer in struct gd_cuda_api */
-    const char *names[GD_CUDA_MAX_NAMES];   /* newest first; NULL-terminated when shorter */
-    bool required;
-};
-
-#define SYM(member, required, ...) {offsetof(struct gd_cuda_api, member), {__VA_ARGS__}, required}
+#define SYM(member, required, ...) {offsetof(struct gd_cuda_api, member), required, {__VA_ARGS__}}
 #define REQUIRED true
 #define OPTIONAL false
 
@@ -33,7 +19,7 @@ struct gd_cuda_symbol {
  * cuEventElapsedTime have the same signature; those of the memory calls do
  * not (32-bit sizes), so they are never tried.
  */
-static const struct gd_cuda_symbol gd_cuda_symbols[] = {
+static const gd_dl_sym gd_cuda_symbols[] = {
     SYM(cuGetErrorString, REQUIRED, "cuGetErrorString"),
     SYM(cuGetErrorName, REQUIRED, "cuGetErrorName"),
     SYM(cuInit, REQUIRED, "cuInit"),
@@ -89,77 +75,25 @@ static const struct gd_cuda_symbol gd_cuda_symbols[] = {
 #undef REQUIRED
 #undef OPTIONAL
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-static const char *choose_library(const char *path_or_null)
-{
-    if (path_or_null && path_or_null[0])
-        return path_or_null;
-    const char *env = getenv(GD_CUDA_LIBRARY_ENV);
-    if (env && env[0])
-        return env;
-    return GD_CUDA_LIBRARY_DEFAULT;
-}
-
-/* Resolves the first of sym->names that the library exports, or NULL. */
-static void *resolve(void *handle, const struct gd_cuda_symbol *sym)
-{
-    for (size_t i = 0; i < GD_CUDA_MAX_NAMES && sym->names[i]; i++) {
-        dlerror();
-        void *p = dlsym(handle, sym->names[i]);
-        if (p && !dlerror())
-            return p;
-    }
-    return NULL;
-}
+static const gd_dl_table gd_cuda_table = {"the CUDA driver library", gd_cuda_symbols,
+                                          sizeof gd_cuda_symbols / sizeof gd_cuda_symbols[0]};
 
 int gd_cuda_load(struct gd_cuda_api *api, const char *path_or_null, char *err, size_t errlen)
 {
     if (!api) {
-        set_err(err, errlen, "gd_cuda_load: no table given");
+        if (err && errlen)
+            snprintf(err, errlen, "gd_cuda_load: no table given");
         return -EINVAL;
     }
     memset(api, 0, sizeof *api);
-    const char *lib = choose_library(path_or_null);
-
-    void *handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *why = dlerror();
-        set_err(err, errlen, "cannot load the CUDA driver library: %s", why ? why : lib);
-        return -ENOENT;
-    }
-
-    for (size_t i = 0; i < sizeof gd_cuda_symbols / sizeof gd_cuda_symbols[0]; i++) {
-        const struct gd_cuda_symbol *sym = &gd_cuda_symbols[i];
-        void *p = resolve(handle, sym);
-        if (!p && sym->required) {
-            set_err(err, errlen, "%s: missing required symbol %s", lib, sym->names[0]);
-            dlclose(handle);
-            memset(api, 0, sizeof *api);
-            return -ENOSYS;
-        }
-        /* POSIX guarantees that a dlsym result converts to a function pointer. */
-        memcpy((char *)api + sym->offset, &p, sizeof p);
-    }
-
-    api->handle = handle;
-    snprintf(api->library, sizeof api->library, "%s", lib);
-    return 0;
+    const char *lib = gd_dl_choose_path(path_or_null, GD_CUDA_LIBRARY_ENV, GD_CUDA_LIBRARY_DEFAULT);
+    return gd_dl_open(&api->lib, &gd_cuda_table, &lib, 1, api, NULL, err, errlen);
 }
 
 void gd_cuda_unload(struct gd_cuda_api *api)
 {
     if (!api)
         return;
-    if (api->handle)
-        dlclose(api->handle);
+    gd_dl_close(&api->lib);
     memset(api, 0, sizeof *api);
 }

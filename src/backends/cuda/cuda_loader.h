@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "gpudoctor/cuda_api.h"
+#include "../dl_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,8 +27,7 @@ extern "C" {
  * Members marked optional may be NULL after a successful load.
  */
 struct gd_cuda_api {
-    void *handle;       /* dlopen handle; NULL when not loaded */
-    char library[256];  /* the name or path given to dlopen */
+    gd_dl_lib lib; /* dlopen handle (NULL when not loaded) and the path that opened */
 
     cu_GetErrorString_fn cuGetErrorString;
     cu_GetErrorName_fn cuGetErrorName;
@@ -85,11 +85,11 @@ struct gd_cuda_api {
  * path_or_null when given, else $GPUDOCTOR_CUDA_LIBRARY when set and
  * non-empty, else libcuda.so.1. Does not call cuInit.
  *
- * Returns 0 on success. On error returns a negative errno value, leaves *api
- * unloaded (handle NULL, every pointer NULL) and writes a message into err
- * (when err is non-NULL): -EINVAL for a NULL api, -ENOENT when dlopen
- * fails (with dlerror's text), -ENOSYS when a required symbol is missing
- * (naming it).
+ * Returns 0 on success. On error returns gd_dl_open's negative errno value,
+ * leaves *api unloaded (lib.handle NULL, every pointer NULL) and writes a
+ * message into err (when err is non-NULL): -EINVAL for a NULL api, -ENOENT
+ * when dlopen fails (the path and dlerror's text), -ENOSYS when a required
+ * symbol is missing (naming it and the library).
  */
 int gd_cuda_load(struct gd_cuda_api *api, const char *path_or_null, char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* Layer 2: NVML -> collection model. */
 #include "nvml_backend.h"
+#include "backends/import/capture.h"
 #include "core/input.h"
 
 #include <pwd.h>
@@ -150,6 +151,17 @@ static gd_value read_retired(reader *r, nvmlDevice_t d, nvmlPageRetirementCause_
     return take(r, "nvmlDeviceGetRetiredPages", rc, n);
 }
 
+/* The bus id in v3's form ("00000000:1B:00.0"). The v1 function of old
+ * drivers fills only busIdLegacy ("0000:1B:00.0"). */
+static void read_bus_id(nvmlPciInfo_t *pci, bool v1, char *out, size_t len)
+{
+    char *raw = v1 ? pci->busIdLegacy : pci->busId;
+    raw[(v1 ? sizeof pci->busIdLegacy : sizeof pci->busId) - 1] = '\0';
+    gd_cap_norm_bus_id(raw, out, len);
+    if (!out[0]) /* not a bus id as expected: as NVML said it */
+        snprintf(out, len, "%s", raw);
+}
+
 static void read_identity(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
@@ -159,10 +171,8 @@ static void read_identity(reader *r, nvmlDevice_t d, gd_gpu *g)
     read_string(r, s->api.DeviceGetVbiosVersion, d, g->vbios, sizeof g->vbios);
     nvmlPciInfo_t pci;
     memset(&pci, 0, sizeof pci);
-    if (NVCALL(s, DeviceGetPciInfo, d, &pci) == NVML_SUCCESS) {
-        pci.busId[sizeof pci.busId - 1] = '\0';
-        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", pci.busId);
-    }
+    if (NVCALL(s, DeviceGetPciInfo, d, &pci) == NVML_SUCCESS)
+        read_bus_id(&pci, s->api.pci_info_v1, g->pci_bus_id, sizeof g->pci_bus_id);
     int major = 0, minor = 0;
     nvmlReturn_t rc = NVCALL(s, DeviceGetCudaComputeCapability, d, &major, &minor);
     g->cc_major = take(r, "nvmlDeviceGetCudaComputeCapability", rc, major);

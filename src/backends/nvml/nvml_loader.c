@@ -1,22 +1,12 @@
-/* Layer 1: dlopen libnvidia-ml.so.1 and resolve the functions gpudoctor uses. */
+/* Layer 1: NVML's functions as a dl_table over libnvidia-ml.so.1. */
 #include "nvml_loader.h"
 
-#include <dlfcn.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-typedef struct sym {
-    size_t offset;
-    bool required;
-    const char *names[4]; /* newest first, NULL-terminated */
-} sym;
 
 #define AT(field) offsetof(gd_nvml_api, field)
 
 /* Versioned names first: nvml.h maps the plain names to these. */
-static const sym syms[] = {
+static const gd_dl_sym syms[] = {
     {AT(Init), true, {"nvmlInit_v2", "nvmlInit", NULL}},
     {AT(Shutdown), true, {"nvmlShutdown", NULL}},
     {AT(ErrorString), false, {"nvmlErrorString", NULL}},
@@ -78,50 +68,36 @@ static const sym syms[] = {
     {AT(SimClockSet), false, {"gdsim_clock_set", NULL}},
 };
 
+static const gd_dl_table table = {"the NVML library", syms, sizeof syms / sizeof syms[0]};
+
+/* Whether the entry at offset was filled by the export called name. */
+static bool took(const char *const *found, size_t offset, const char *name)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (syms[i].offset == offset)
+            return found[i] && strcmp(found[i], name) == 0;
+    return false;
+}
+
 int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen)
 {
     memset(api, 0, sizeof *api);
-    if (!path || !*path)
-        path = getenv("GPUDOCTOR_NVML_LIBRARY");
-    if (!path || !*path)
-        path = "libnvidia-ml.so.1";
-    snprintf(api->path, sizeof api->path, "%s", path);
-    dlerror();
-    api->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!api->handle) {
-        const char *why = dlerror();
-        /* dlerror() already names the file. */
-        snprintf(err, errlen, "%s", why ? why : "cannot load the NVML library");
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *fn = NULL;
-        for (const char *const *name = syms[i].names; *name && !fn; name++)
-            fn = dlsym(api->handle, *name);
-        if (!fn && syms[i].required) {
-            snprintf(err, errlen, "%s lacks the required function %s", path, syms[i].names[0]);
-            gd_nvml_unload(api);
-            return -1;
-        }
-        memcpy((char *)api + syms[i].offset, &fn, sizeof fn);
-    }
-    return 0;
+    path = gd_dl_choose_path(path, GD_NVML_LIBRARY_ENV, GD_NVML_LIBRARY_DEFAULT);
+    const char *found[sizeof syms / sizeof syms[0]];
+    int rc = gd_dl_open(&api->lib, &table, &path, 1, api, found, err, errlen);
+    if (rc == 0)
+        api->pci_info_v1 = took(found, AT(DeviceGetPciInfo), "nvmlDeviceGetPciInfo");
+    return rc;
 }
 
 void gd_nvml_unload(gd_nvml_api *api)
 {
-    if (api->handle)
-        dlclose(api->handle);
+    gd_dl_close(&api->lib);
     memset(api, 0, sizeof *api);
 }
 
 size_t gd_nvml_missing_count(const gd_nvml_api *api)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *fn;
-        memcpy(&fn, (const char *)api + syms[i].offset, sizeof fn);
-        n += fn == NULL && syms[i].offset != AT(SimLastError) && syms[i].offset != AT(SimClockSet);
-    }
-    return n;
+    /* The simulator's hooks are no NVML functions: a real library lacks them. */
+    return gd_dl_missing(&table, api) - (api->SimLastError == NULL) - (api->SimClockSet == NULL);
 }

@@ -1,18 +1,29 @@
 /*
- * Layer 1: NVML's functions as a table of pointers, filled with dlopen/dlsym.
- * A function missing from the library stays NULL: the collector reports the
- * metric as unavailable instead of crashing.
+ * Layer 1: NVML's functions as a table of pointers, filled by dl_table
+ * (../dl_table.h) from the table in nvml_loader.c. A function missing from
+ * the library stays NULL: the collector reports the metric as unavailable
+ * instead of crashing.
  */
 #ifndef GD_NVML_LOADER_H
 #define GD_NVML_LOADER_H
 
 #include "gpudoctor/nvml_api.h"
+#include "../dl_table.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
+/* The environment variable that names the library to load in place of
+ * libnvidia-ml.so.1, when no path is given. */
+#define GD_NVML_LIBRARY_ENV "GPUDOCTOR_NVML_LIBRARY"
+#define GD_NVML_LIBRARY_DEFAULT "libnvidia-ml.so.1"
+
 typedef struct gd_nvml_api {
-    void *handle;
-    char path[512];
+    gd_dl_lib lib; /* handle and the path that opened */
+    /* DeviceGetPciInfo is the unversioned v1 nvmlDeviceGetPciInfo of old
+     * drivers: it fills the 16-byte busIdLegacy only (its struct had busId[16]
+     * first and reserved words where today's busId is). */
+    bool pci_info_v1;
     nvml_Init_fn Init;
     nvml_Shutdown_fn Shutdown;
     nvml_ErrorString_fn ErrorString;
@@ -73,8 +84,9 @@ typedef struct gd_nvml_api {
 
 /*
  * Loads NVML from `path`, or from $GPUDOCTOR_NVML_LIBRARY, or libnvidia-ml.so.1.
- * Returns 0, or -1 with a message in err (dlopen's reason, or the missing
- * required symbol). Does not call nvmlInit.
+ * Returns 0, or gd_dl_open's negative errno with a message in err: -ENOENT
+ * (the library did not open: the path and dlopen's reason) or -ENOSYS (the
+ * library and the missing required symbol). Does not call nvmlInit.
  */
 int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen);
 

@@ -1,0 +1,63 @@
+/*
+ * One loader for the vendor libraries that gpudoctor opens with dlopen (NVML,
+ * the CUDA driver; cuBLASLt or any other later). A library is described by a
+ * const table: for each function pointer of the caller's struct, its offset
+ * there, the exported names to try (newest first) and whether a load without
+ * it fails. Nothing here knows any one library.
+ */
+#ifndef GD_DL_TABLE_H
+#define GD_DL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GD_DL_MAX_NAMES 4
+
+typedef struct gd_dl_sym {
+    size_t offset;                       /* of the pointer in the caller's struct */
+    bool required;                       /* the load fails without it */
+    const char *names[GD_DL_MAX_NAMES];  /* newest first; NULL-terminated when shorter */
+} gd_dl_sym;
+
+typedef struct gd_dl_table {
+    const char *what;      /* for messages: "the NVML library" */
+    const gd_dl_sym *syms;
+    size_t count;
+} gd_dl_table;
+
+/* An open library: the dlopen handle and the candidate that opened. */
+typedef struct gd_dl_lib {
+    void *handle;  /* NULL when not loaded */
+    char path[512];
+} gd_dl_lib;
+
+/*
+ * Opens the first of paths[0..npaths) that dlopen accepts and resolves every
+ * entry of the table into the struct at fns, each with the first of its
+ * names that the library exports (NULL for a missing optional one). When
+ * found is non-NULL, found[i] becomes the name that filled entry i, or NULL.
+ *
+ * Returns 0, or a negative errno value with a message in err (when err is
+ * non-NULL), every entry and found[] NULL and *lib cleared:
+ *   -EINVAL  no table, struct, library or path;
+ *   -ENOENT  no path opened: the message names every path tried and
+ *            dlerror's reason for the last;
+ *   -ENOSYS  a required entry is missing: the message names the library and
+ *            the entry's newest name. The library is closed again.
+ */
+int gd_dl_open(gd_dl_lib *lib, const gd_dl_table *table, const char *const *paths, size_t npaths, void *fns,
+               const char **found, char *err, size_t errlen);
+
+/*
+ * The library a loader opens: path when given and non-empty, else the
+ * environment variable env_var when set and non-empty, else def.
+ */
+const char *gd_dl_choose_path(const char *path, const char *env_var, const char *def);
+
+/* dlcloses the library and clears *lib; safe on a cleared one and on NULL. */
+void gd_dl_close(gd_dl_lib *lib);
+
+/* Number of entries of the table that are NULL in fns. */
+size_t gd_dl_missing(const gd_dl_table *table, const void *fns);
+
+#endif
