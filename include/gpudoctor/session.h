@@ -13,6 +13,7 @@
 #ifndef GPUDOCTOR_SESSION_H
 #define GPUDOCTOR_SESSION_H
 
+#include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
 
 #include <signal.h>
@@ -20,12 +21,12 @@
 
 /* What to examine and how long (the CLI fills it from the command line). */
 typedef struct gd_session_opts {
+    const gd_ctx *ctx;         /* roots, libraries, the simulated clock's pace; NULL: defaults */
     const char *sim_scenario;  /* NULL: this machine */
     const char *const *from;   /* --from FILE (repeatable): captured evidence instead of a machine */
     size_t from_count;
     double duration_s;         /* 0: one sample (a snapshot); scenario seconds under --sim */
     double interval_s;         /* > 0 */
-    double sim_pace;           /* GPUDOCTOR_SIM_TIMESCALE: scenario s per wall s; 0: as fast as the CPU allows */
     volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
     long pid;                  /* the job (--pid), or -1 */
     const char *const *python; /* --python PATH (repeatable) */

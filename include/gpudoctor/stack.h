@@ -128,11 +128,12 @@ typedef struct gd_stack_facts {
 typedef struct gd_stack_opts {
     const char *const *python; /* --python PATH..., may be NULL */
     size_t python_count;
+    const char *root;          /* the context's fs_root (GPUDOCTOR_ROOT); NULL or "": / */
 } gd_stack_opts;
 
-/* Checks $GPUDOCTOR_ROOT, when set: 0, or -1 with a message when it does not
- * exist or is not a directory (nothing under it could be read: exit 3). */
-int gd_stack_root_check(char *err, size_t errlen);
+/* Checks a root, when given: 0, or -1 with a message when it does not exist
+ * or is not a directory (nothing under it could be read: exit 3). */
+int gd_stack_root_check(const char *root, char *err, size_t errlen);
 
 /* Reads the software stack facts into f->stack (allocated here; freed by
  * gd_facts_free). What cannot be read is recorded in the facts, not an

@@ -93,6 +93,7 @@ struct sim_cuda {
     bool initialized;     /* cuInit succeeded */
     CUresult init_result; /* what cuInit answers */
     gd_scenario *scenario;
+    char scenario_path[4096]; /* gdsim_scenario_set, else $GPUDOCTOR_SIM_SCENARIO */
     int device_count;
     struct sim_device *devices;
     struct sim_alloc *allocs;

@@ -54,6 +54,16 @@ static size_t mib_bytes(gd_scenario_int mib)
     return mib.present && mib.value > 0 ? (size_t)mib.value * SIM_MIB : 0;
 }
 
+/* The scenario to play, before cuInit (the caller's context); without it,
+ * $GPUDOCTOR_SIM_SCENARIO. Not a CUDA function: only gpudoctor calls it. */
+SIM_API void gdsim_scenario_set(const char *path);
+SIM_API void gdsim_scenario_set(const char *path)
+{
+    pthread_mutex_lock(&sim_cuda_state.lock);
+    snprintf(sim_cuda_state.scenario_path, sizeof sim_cuda_state.scenario_path, "%s", path ? path : "");
+    pthread_mutex_unlock(&sim_cuda_state.lock);
+}
+
 /* Loads the scenario once; the caller holds the lock. */
 static void sim_load_locked(void)
 {
@@ -62,7 +72,7 @@ static void sim_load_locked(void)
         return;
     s->loaded = true;
     s->init_result = CUDA_ERROR_NO_DEVICE;
-    const char *path = getenv(SIM_SCENARIO_ENV);
+    const char *path = s->scenario_path[0] ? s->scenario_path : getenv(SIM_SCENARIO_ENV);
     if (!path || !path[0]) {
         fprintf(stderr, "simulated libcuda: %s is not set: no devices\n", SIM_SCENARIO_ENV);
         return;

@@ -17,6 +17,9 @@ GDSIM_EXPORT const char *gdsim_last_error(void);
  * scenario time is the value given, not wall time x timescale, and
  * cumulative counters are in scenario seconds. */
 GDSIM_EXPORT void gdsim_clock_set(double scenario_s);
+/* The scenario file to play, before nvmlInit (the caller's context); without
+ * it, $GPUDOCTOR_SIM_SCENARIO. */
+GDSIM_EXPORT void gdsim_scenario_set(const char *path);
 
 GDSIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 GDSIM_EXPORT nvmlReturn_t nvmlInit(void);

@@ -25,6 +25,7 @@ static struct {
     bool have_origin;
     struct timespec origin; /* first successful nvmlInit of the process */
     bool external;          /* gdsim_clock_set was called: the caller's time rules */
+    char scenario_path[4096]; /* gdsim_scenario_set, else $GPUDOCTOR_SIM_SCENARIO */
     double external_s;
     char last_error[1024];
 } sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -54,9 +55,16 @@ static bool env_timescale(double *out)
     return true;
 }
 
+GDSIM_EXPORT void gdsim_scenario_set(const char *path)
+{
+    pthread_mutex_lock(&sim.lock);
+    snprintf(sim.scenario_path, sizeof sim.scenario_path, "%s", path ? path : "");
+    pthread_mutex_unlock(&sim.lock);
+}
+
 static nvmlReturn_t load_locked(void)
 {
-    const char *path = getenv("GPUDOCTOR_SIM_SCENARIO");
+    const char *path = sim.scenario_path[0] ? sim.scenario_path : getenv("GPUDOCTOR_SIM_SCENARIO");
     if (!path || !*path) {
         snprintf(sim.last_error, sizeof sim.last_error,
                  "GPUDOCTOR_SIM_SCENARIO is not set: the simulated NVML needs a scenario file");
@@ -72,7 +80,7 @@ static nvmlReturn_t load_locked(void)
     }
     int injected = gd_scenario_error_at(&sc->errors, "nvmlInit", 0);
     if (injected) {
-        snprintf(sim.last_error, sizeof sim.last_error, "%s: nvmlInit fails by the scenario's \"errors\"", path);
+        snprintf(sim.last_error, sizeof sim.last_error, "%.900s: nvmlInit fails by the scenario's \"errors\"", path);
         gd_scenario_free(sc);
         return (nvmlReturn_t)injected;
     }

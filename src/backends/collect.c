@@ -7,11 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-int gd_sim_dir(char *out, size_t len)
+int gd_sim_dir(const gd_ctx *ctx, char *out, size_t len)
 {
-    const char *env = getenv("GPUDOCTOR_SIM_DIR");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
+    if (ctx && ctx->sim_dir && *ctx->sim_dir) {
+        snprintf(out, len, "%s", ctx->sim_dir);
         return 0;
     }
     char exe[PATH_MAX];

@@ -108,12 +108,9 @@ int gd_dl_open(gd_dl_lib *lib, const gd_dl_table *table, const char *const *path
     return 0;
 }
 
-const char *gd_dl_choose_path(const char *path, const char *env_var, const char *def)
+const char *gd_dl_choose_path(const char *path, const char *def)
 {
-    if (path && path[0])
-        return path;
-    const char *env = env_var ? getenv(env_var) : NULL;
-    return env && env[0] ? env : def;
+    return path && path[0] ? path : def;
 }
 
 void gd_dl_close(gd_dl_lib *lib)

@@ -48,11 +48,9 @@ typedef struct gd_dl_lib {
 int gd_dl_open(gd_dl_lib *lib, const gd_dl_table *table, const char *const *paths, size_t npaths, void *fns,
                const char **found, char *err, size_t errlen);
 
-/*
- * The library a loader opens: path when given and non-empty, else the
- * environment variable env_var when set and non-empty, else def.
- */
-const char *gd_dl_choose_path(const char *path, const char *env_var, const char *def);
+/* The library a loader opens: path when given and non-empty (the context's
+ * choice: the library reads no environment), else def. */
+const char *gd_dl_choose_path(const char *path, const char *def);
 
 /* dlcloses the library and clears *lib; safe on a cleared one and on NULL. */
 void gd_dl_close(gd_dl_lib *lib);

@@ -28,7 +28,7 @@ struct gd_session {
 gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    if (gd_stack_root_check(err, errlen) != 0) /* before a window is spent */
+    if (gd_stack_root_check(o->ctx ? o->ctx->fs_root : NULL, err, errlen) != 0) /* before a window is spent */
         return NULL;
     gd_session *s = calloc(1, sizeof *s);
     const gd_source_ops *ops = o->from_count ? &gd_source_capture : &gd_source_nvml;
@@ -114,7 +114,7 @@ static int host_areas(const gd_session_opts *o, gd_facts *f, char *err, size_t e
         snprintf(err, errlen, "cannot read the PCIe facts");
         return -1;
     }
-    gd_stack_opts so = {.python = o->python, .python_count = o->python_count};
+    gd_stack_opts so = {.python = o->python, .python_count = o->python_count, .root = o->ctx ? o->ctx->fs_root : NULL};
     if (gd_stack_collect(f, &so) != 0) {
         snprintf(err, errlen, "cannot read the software stack facts");
         return -1;

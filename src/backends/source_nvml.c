@@ -22,7 +22,8 @@ typedef struct nvml_source {
 
 /* Validates the scenario (clear message, exit 3), points the simulated
  * libraries at it and fills what the scenario says of the host. */
-static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t liblen, char *err, size_t errlen)
+static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, char *lib, size_t liblen, char *abs,
+                       size_t abslen, char *err, size_t errlen)
 {
     /* The simulated NVML library opens the scenario again by its path: a
      * pipe (/dev/stdin, <(...)) would be empty by then, a FIFO would block. */
@@ -52,22 +53,18 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
     snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc ? sc->host.proc : "");
     gd_scenario_free(sc);
 
-    char abs[PATH_MAX];
-    if (!realpath(scenario, abs)) {
+    char full[PATH_MAX];
+    if (!realpath(scenario, full)) {
         snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
         return -1;
     }
-    setenv("GPUDOCTOR_SIM_SCENARIO", abs, 1);
+    snprintf(abs, abslen, "%s", full);
     char dir[PATH_MAX];
-    if (gd_sim_dir(dir, sizeof dir) != 0) {
+    if (gd_sim_dir(ctx, dir, sizeof dir) != 0) {
         snprintf(err, errlen, "cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
         return -1;
     }
     snprintf(lib, liblen, "%s/libnvidia-ml.so.1", dir);
-    /* The CUDA benchmarks find the simulated libcuda the same way. */
-    char cuda[PATH_MAX + 32];
-    snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", dir);
-    setenv("GPUDOCTOR_CUDA_LIBRARY", cuda, 1);
     if (access(lib, R_OK) != 0) {
         snprintf(err, errlen, "simulated NVML library not found at %s (run 'make' first)", lib);
         return -1;
@@ -80,9 +77,9 @@ static int prepare_sim(const char *scenario, gd_facts *f, char *lib, size_t libl
 static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
 {
     nvml_source *n = self;
-    char lib[PATH_MAX + 32] = "";
+    char lib[PATH_MAX + 32] = "", scenario[PATH_MAX] = "";
     if (o->sim_scenario) {
-        if (prepare_sim(o->sim_scenario, f, lib, sizeof lib, err, errlen) != 0)
+        if (prepare_sim(o->ctx, o->sim_scenario, f, lib, sizeof lib, scenario, sizeof scenario, err, errlen) != 0)
             return -1;
         n->simulated = true;
     } else {
@@ -90,7 +87,8 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, char *er
         snprintf(f->source, sizeof f->source, "nvml");
     }
     char why[512];
-    if (gd_nvml_open(&n->s, lib[0] ? lib : NULL, why, sizeof why) != 0) {
+    const char *path = lib[0] ? lib : o->ctx ? o->ctx->nvml_library : NULL;
+    if (gd_nvml_open(&n->s, path, scenario[0] ? scenario : NULL, why, sizeof why) != 0) {
         if (o->sim_scenario) { /* the simulator always loads: this is a scenario problem */
             snprintf(err, errlen, "%s", why);
             return -1;
@@ -119,8 +117,8 @@ static bool nvml_samples(const void *self)
 static void nvml_clock(const void *self, const gd_session_opts *o, int *mode, double *pace)
 {
     const nvml_source *n = self;
-    *pace = o->sim_pace;
-    *mode = !n->simulated ? GD_CLOCK_WALL : o->sim_pace > 0 ? GD_CLOCK_PACED : GD_CLOCK_FAST;
+    *pace = o->ctx ? o->ctx->sim_pace : 0;
+    *mode = !n->simulated ? GD_CLOCK_WALL : *pace > 0 ? GD_CLOCK_PACED : GD_CLOCK_FAST;
 }
 
 static void nvml_sample(void *self, gd_facts *f, size_t i, double t)

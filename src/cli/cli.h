@@ -2,6 +2,7 @@
 #ifndef GD_CLI_H
 #define GD_CLI_H
 
+#include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
 #include "report/report.h"
 
@@ -47,6 +48,10 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
 /* Takes one snapshot as o describes. Returns 0, or 3 after printing why not
  * (f is then freed). */
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f);
+
+/* The run's context from the environment (GPUDOCTOR_ROOT, _NVML_LIBRARY,
+ * _CUDA_LIBRARY, _SIM_DIR, _SIM_TIMESCALE). 0, or exit code 3 after a message. */
+int gd_cli_context(gd_ctx *ctx);
 
 /* GPUDOCTOR_SIM_TIMESCALE into *pace (0 when unset: the fast clock); a bad
  * value is a message and exit code 3 (returned), else 0. */

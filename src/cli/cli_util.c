@@ -115,6 +115,16 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
     return -1;
 }
 
+int gd_cli_context(gd_ctx *ctx)
+{
+    /* The only place the environment becomes settings. */
+    *ctx = (gd_ctx){.fs_root = getenv("GPUDOCTOR_ROOT"),
+                    .nvml_library = getenv("GPUDOCTOR_NVML_LIBRARY"),
+                    .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
+                    .sim_dir = getenv("GPUDOCTOR_SIM_DIR")};
+    return gd_cli_sim_pace(&ctx->sim_pace);
+}
+
 int gd_cli_sim_pace(double *pace)
 {
     const char *v = getenv("GPUDOCTOR_SIM_TIMESCALE");
@@ -133,7 +143,11 @@ int gd_cli_sim_pace(double *pace)
 
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
 {
-    gd_collect_opts co = {.sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1,
+    gd_ctx ctx;
+    int rc = gd_cli_context(&ctx);
+    if (rc != 0)
+        return rc;
+    gd_collect_opts co = {.ctx = &ctx, .sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1,
                           .from = o->from, .from_count = o->from_count};
     char err[1024];
     if (gd_collect(&co, f, err, sizeof err) != 0) {

@@ -8,6 +8,8 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <limits.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,9 +78,23 @@ int gd_cmd_bench(int argc, char **argv)
     if (strcmp(what, "pcie") != 0)
         return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw or all", what);
 
-    gd_collect_opts co = {.sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1};
+    gd_ctx ctx;
+    int crc = gd_cli_context(&ctx);
+    if (crc != 0)
+        return crc;
+    gd_collect_opts co = {.ctx = &ctx, .sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1};
     gd_facts f;
     char err[1024];
+    /* Under --sim, the simulated libcuda beside the simulated NVML plays the same scenario. */
+    char cuda[PATH_MAX + 16] = "", scenario[PATH_MAX] = "";
+    if (sim) {
+        char dir[PATH_MAX];
+        if (gd_sim_dir(&ctx, dir, sizeof dir) != 0)
+            return gd_cli_error("cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
+        snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", dir);
+        if (!realpath(sim, scenario))
+            return gd_cli_error("%s: %s", sim, strerror(errno));
+    }
     if (gd_collect(&co, &f, err, sizeof err) != 0) {
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
@@ -88,7 +104,8 @@ int gd_cmd_bench(int argc, char **argv)
      * above the simulator's 64 MiB of real device memory per buffer, so no
      * real memmove adds to the timing. */
     gd_pcie_bench_opts bo = {.bytes = (size_t)(mib > 0 ? mib : sim ? 160 : 256) << 20, .reps = (int)reps,
-                             .concurrent = concurrent};
+                             .concurrent = concurrent, .cuda_library = sim ? cuda : ctx.cuda_library,
+                             .sim_scenario = sim ? scenario : NULL};
     gd_pcie_bench *b = calloc(1, sizeof *b);
     gd_pcie_facts *p = b ? gd_pcie_facts_get(&f) : NULL;
     if (!p) {

@@ -158,8 +158,10 @@ int gd_cmd_check(int argc, char **argv)
         .from = o.from,
         .from_count = o.from_count,
     };
-    if (o.sim && (rc = gd_cli_sim_pace(&so.sim_pace)) != 0)
+    gd_ctx ctx;
+    if ((rc = gd_cli_context(&ctx)) != 0)
         return rc;
+    so.ctx = &ctx;
     gd_facts f;
     char err[1024];
     /* check is a loop over the session; the progress line is one of its sinks. */

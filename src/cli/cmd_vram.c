@@ -236,7 +236,11 @@ static int build_model(vram_opts *o, gd_vram_plan *plan)
  * and what they already hold. */
 static int machine_gpus(vram_opts *o, gd_vram_plan *plan)
 {
-    gd_collect_opts co = {.sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1};
+    gd_ctx ctx;
+    int crc = gd_cli_context(&ctx);
+    if (crc != 0)
+        return crc;
+    gd_collect_opts co = {.ctx = &ctx, .sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1};
     gd_facts f;
     char err[1024];
     if (gd_collect(&co, &f, err, sizeof err) != 0) {

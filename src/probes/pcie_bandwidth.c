@@ -227,6 +227,13 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
     if (gd_cuda_load(&api, o->cuda_library, err, errlen) != 0)
         return -1;
     int count = 0, rc = -1;
+    if (o->sim_scenario) {
+        if (!api.gdsim_scenario_set) {
+            snprintf(err, errlen, "%s is not gpudoctor's simulated libcuda", api.lib.path);
+            goto done;
+        }
+        api.gdsim_scenario_set(o->sim_scenario);
+    }
     CUresult r = api.cuInit(0);
     if (r == CUDA_SUCCESS)
         r = api.cuDeviceGetCount(&count);

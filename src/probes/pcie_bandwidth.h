@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 typedef struct gd_pcie_bench_opts {
-    const char *cuda_library; /* NULL: $GPUDOCTOR_CUDA_LIBRARY, else libcuda.so.1 */
+    const char *cuda_library; /* NULL: libcuda.so.1 */
+    const char *sim_scenario; /* the simulated libcuda's scenario (--sim), or NULL */
     size_t bytes;             /* per copy; 0: 256 MiB */
     int reps;                 /* timed copies per figure; 0: 5 */
     bool concurrent;          /* also measure all GPUs at once (when more than one) */

@@ -39,13 +39,15 @@ static void v2_only_library_loads_without_its_optional_functions(void **state)
     assert_null(api.lib.handle);
 }
 
+/* The library reads no environment (the command line fills the context
+ * from GPUDOCTOR_NVML_LIBRARY): the path given is the one loaded. */
 static void library_comes_from_the_environment_variable(void **state)
 {
     (void)state;
     gd_nvml_api api;
     char err[512] = "";
-    setenv("GPUDOCTOR_NVML_LIBRARY", NVML_STUB_LEGACY, 1);
-    int rc = gd_nvml_load(&api, NULL, err, sizeof err);
+    setenv("GPUDOCTOR_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    int rc = gd_nvml_load(&api, NVML_STUB_LEGACY, err, sizeof err);
     unsetenv("GPUDOCTOR_NVML_LIBRARY");
     assert_int_equal(rc, 0);
     assert_string_equal(api.lib.path, NVML_STUB_LEGACY);
@@ -56,7 +58,7 @@ static size_t gpus_of(const char *lib)
 {
     gd_nvml_session s;
     char err[512] = "";
-    if (gd_nvml_open(&s, lib, err, sizeof err) != 0)
+    if (gd_nvml_open(&s, lib, NULL, err, sizeof err) != 0)
         fail_msg("%s: %s", lib, err);
     size_t n = s.count;
     gd_nvml_close(&s);
@@ -76,7 +78,7 @@ static void bus_id_of(const char *lib, size_t g, char *out, size_t len)
 {
     gd_nvml_session s;
     char err[512] = "";
-    if (gd_nvml_open(&s, lib, err, sizeof err) != 0)
+    if (gd_nvml_open(&s, lib, NULL, err, sizeof err) != 0)
         fail_msg("%s: %s", lib, err);
     gd_facts f;
     memset(&f, 0, sizeof f);
@@ -129,7 +131,7 @@ static void missing_functions_read_as_unavailable_and_checks_stay_quiet(void **s
     (void)state;
     gd_nvml_session s;
     char err[512] = "";
-    assert_int_equal(gd_nvml_open(&s, NVML_STUB_V2, err, sizeof err), 0);
+    assert_int_equal(gd_nvml_open(&s, NVML_STUB_V2, NULL, err, sizeof err), 0);
     gd_facts f;
     memset(&f, 0, sizeof f);
     assert_int_equal(gd_nvml_snapshot(&s, &f), 0);

@@ -22,6 +22,7 @@
 static const gd_dl_sym gd_cuda_symbols[] = {
     SYM(cuGetErrorString, REQUIRED, "cuGetErrorString"),
     SYM(cuGetErrorName, REQUIRED, "cuGetErrorName"),
+    SYM(gdsim_scenario_set, OPTIONAL, "gdsim_scenario_set"),
     SYM(cuInit, REQUIRED, "cuInit"),
     SYM(cuDriverGetVersion, REQUIRED, "cuDriverGetVersion"),
     SYM(cuDeviceGet, REQUIRED, "cuDeviceGet"),
@@ -86,7 +87,7 @@ int gd_cuda_load(struct gd_cuda_api *api, const char *path_or_null, char *err, s
         return -EINVAL;
     }
     memset(api, 0, sizeof *api);
-    const char *lib = gd_dl_choose_path(path_or_null, GD_CUDA_LIBRARY_ENV, GD_CUDA_LIBRARY_DEFAULT);
+    const char *lib = gd_dl_choose_path(path_or_null, GD_CUDA_LIBRARY_DEFAULT);
     return gd_dl_open(&api->lib, &gd_cuda_table, &lib, 1, api, NULL, err, errlen);
 }
 

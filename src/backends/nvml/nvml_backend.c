@@ -56,11 +56,20 @@ static void close_partial(gd_nvml_session *s)
     memset(s, 0, sizeof *s);
 }
 
-int gd_nvml_open(gd_nvml_session *s, const char *path, char *err, size_t errlen)
+int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     if (gd_nvml_load(&s->api, path, err, errlen) != 0)
         return -1;
+    /* The simulated library is told its scenario, not through the environment. */
+    if (sim_scenario) {
+        if (!s->api.SimScenarioSet) {
+            snprintf(err, errlen, "%s is not gpudoctor's simulated NVML (no gdsim_scenario_set)", s->api.lib.path);
+            close_partial(s);
+            return -1;
+        }
+        s->api.SimScenarioSet(sim_scenario);
+    }
     nvmlReturn_t rc = s->api.Init();
     if (rc != NVML_SUCCESS) {
         const char *sim = s->api.SimLastError ? s->api.SimLastError() : NULL;

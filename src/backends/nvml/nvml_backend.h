@@ -21,7 +21,7 @@ typedef struct gd_nvml_session {
  * Returns 0; or -1 with a reason in err, the session then being closed.
  * When the library is the simulator, its own message is used.
  */
-int gd_nvml_open(gd_nvml_session *s, const char *path, char *err, size_t errlen);
+int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario, char *err, size_t errlen);
 void gd_nvml_close(gd_nvml_session *s);
 
 /* Fills f's driver fields and f->gpus (static facts). Returns 0 or -1 (allocation). */

@@ -66,6 +66,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetPerformanceState), false, {"nvmlDeviceGetPerformanceState", NULL}},
     {AT(SimLastError), false, {"gdsim_last_error", NULL}},
     {AT(SimClockSet), false, {"gdsim_clock_set", NULL}},
+    {AT(SimScenarioSet), false, {"gdsim_scenario_set", NULL}},
 };
 
 static const gd_dl_table table = {"the NVML library", syms, sizeof syms / sizeof syms[0]};
@@ -82,7 +83,7 @@ static bool took(const char *const *found, size_t offset, const char *name)
 int gd_nvml_load(gd_nvml_api *api, const char *path, char *err, size_t errlen)
 {
     memset(api, 0, sizeof *api);
-    path = gd_dl_choose_path(path, GD_NVML_LIBRARY_ENV, GD_NVML_LIBRARY_DEFAULT);
+    path = gd_dl_choose_path(path, GD_NVML_LIBRARY_DEFAULT);
     const char *found[sizeof syms / sizeof syms[0]];
     int rc = gd_dl_open(&api->lib, &table, &path, 1, api, found, err, errlen);
     if (rc == 0)
@@ -99,5 +100,6 @@ void gd_nvml_unload(gd_nvml_api *api)
 size_t gd_nvml_missing_count(const gd_nvml_api *api)
 {
     /* The simulator's hooks are no NVML functions: a real library lacks them. */
-    return gd_dl_missing(&table, api) - (api->SimLastError == NULL) - (api->SimClockSet == NULL);
+    return gd_dl_missing(&table, api) - (api->SimLastError == NULL) - (api->SimClockSet == NULL) -
+           (api->SimScenarioSet == NULL);
 }

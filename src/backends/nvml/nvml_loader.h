@@ -80,10 +80,11 @@ typedef struct gd_nvml_api {
     const char *(*SimLastError)(void);
     /* The simulator only: its scenario time is the session clock's. */
     void (*SimClockSet)(double scenario_s);
+    void (*SimScenarioSet)(const char *path);
 } gd_nvml_api;
 
 /*
- * Loads NVML from `path`, or from $GPUDOCTOR_NVML_LIBRARY, or libnvidia-ml.so.1.
+ * Loads NVML from `path` (the context's nvml_library), else libnvidia-ml.so.1.
  * Returns 0, or gd_dl_open's negative errno with a message in err: -ENOENT
  * (the library did not open: the path and dlopen's reason) or -ENOSYS (the
  * library and the missing required symbol). Does not call nvmlInit.

@@ -132,9 +132,8 @@ static int read_env(gd_stack_facts *s, const gd_facts *f)
     return 0;
 }
 
-int gd_stack_root_check(char *err, size_t errlen)
+int gd_stack_root_check(const char *root, char *err, size_t errlen)
 {
-    const char *root = getenv("GPUDOCTOR_ROOT");
     struct stat st;
     if (!root || !*root)
         return 0;
@@ -155,7 +154,7 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     f->stack = s;
     if (read_env(s, f) != 0)
         return -1;
-    const char *root = getenv("GPUDOCTOR_ROOT");
+    const char *root = o->root;
     if (root && *root) {
         gd_strf(s->root, sizeof s->root, "%s", root);
         size_t n = strlen(s->root);
