@@ -4,6 +4,7 @@
 #   make test     every test, then again under AddressSanitizer + UBSan
 #   make bench    the benchmarks in bench/
 #   make fuzz     run every fuzz target for FUZZ_SECONDS each (default 60)
+#   make golden   rewrite the golden outputs in tests/golden (review the diff)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -11,7 +12,7 @@ CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
 CTEST_FLAGS ?= --output-on-failure -j2
 
-.PHONY: all deps build run test test-plain test-asan bench fuzz clean
+.PHONY: all deps build run test test-plain test-asan bench fuzz golden clean
 
 all: build
 
@@ -53,6 +54,9 @@ bench: build
 
 fuzz: deps
 	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+golden: build
+	bash tests/golden/golden.sh $(BUILD)/gpudoctor update
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -144,13 +144,43 @@ void tool_result_free(tool_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* dir/name in one of 8 buffers, reused in turn. */
+static const char *joined(const char *dir, const char *name)
+{
+    static char path[8][1024];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+    return path[k];
+}
+
 const char *example(const char *name)
 {
-    static char path[4][1024];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", GD_EXAMPLES_DIR, name);
-    return path[k];
+    return joined(GD_EXAMPLES_DIR, name);
+}
+
+const char *realdata(const char *rel)
+{
+    return joined(GD_REALDATA_DIR, rel);
+}
+
+static bool realdata_skipped;
+
+void need_realdata(void)
+{
+    if (access(realdata("SOURCES.md"), R_OK) == 0)
+        return;
+    const char *ci = getenv("CI");
+    if (ci && strcmp(ci, "true") == 0)
+        fail_msg("no real captures at %s (SOURCES.md), and CI=true: they are required", GD_REALDATA_DIR);
+    print_message("no real captures at %s: skipped\n", GD_REALDATA_DIR);
+    realdata_skipped = true;
+    skip();
+}
+
+int realdata_exit(int rc)
+{
+    return rc == 0 && realdata_skipped ? GD_SKIP_EXIT : rc;
 }
 
 char *temp_dir(void)

@@ -42,6 +42,21 @@ void hermetic_environment(void);
 /* examples/NAME as a path. */
 const char *example(const char *name);
 
+/*
+ * The real captures (GD_REALDATA_DIR, ../shared/realdata unless CMake is told
+ * -DGD_REALDATA_DIR=...). realdata(REL) is a path in them; example() and
+ * realdata() return one of 8 buffers, reused in turn.
+ * need_realdata(), first in a test that reads them: returns when they are
+ * there; otherwise skips the test, or fails it when CI=true.
+ * realdata_exit(rc), main's return value: cmocka's rc, or GD_SKIP_EXIT when
+ * every test passed but one was skipped for want of the captures, so that
+ * ctest (SKIP_RETURN_CODE) reports the test Skipped, not Passed.
+ */
+#define GD_SKIP_EXIT 77
+const char *realdata(const char *rel);
+void need_realdata(void);
+int realdata_exit(int rc);
+
 /* A fresh temporary directory (mkdtemp) and a file written in it. */
 char *temp_dir(void);
 char *write_temp_file(const char *dir, const char *name, const char *content);

@@ -65,22 +65,6 @@ static const expect cases[] = {
 
 static const char *const env[] = {"NO_COLOR=", NULL};
 
-static char *real(const char *rel)
-{
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", GD_REALDATA_DIR, rel);
-    return path;
-}
-
-/* Skips the calling test when the real captures are not beside the repository. */
-#define NEED_DATA()                                                                     \
-    do {                                                                                \
-        if (access(real("SOURCES.md"), R_OK) != 0) {                                    \
-            print_message("no %s: real-capture tests skipped\n", GD_REALDATA_DIR);      \
-            skip();                                                                     \
-        }                                                                               \
-    } while (0)
-
 /* Number (or null when want is NAN) at key of o; a message naming it otherwise. */
 static void want_number(const char *file, const char *key, json_t *o, double want)
 {
@@ -136,10 +120,10 @@ static void want_problems(const char *file, json_t *report, const char *want)
 static void every_real_capture_reads_as_the_file_says(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const expect *x = &cases[c];
-        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(x->file), NULL}, env);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(x->file), NULL}, env);
         if (!r.json)
             fail_msg("%s: no JSON (exit %d); stderr: %s", x->file, r.exit_code, r.err);
         if (r.exit_code != x->exit_code)
@@ -170,7 +154,7 @@ static void every_real_capture_reads_as_the_file_says(void **state)
         want_problems(x->file, r.json, x->problems);
         tool_result_free(&r);
 
-        r = run_tool((const char *[]){"info", "--json", "--from", real(x->file), NULL}, env);
+        r = run_tool((const char *[]){"info", "--json", "--from", realdata(x->file), NULL}, env);
         if (r.exit_code != 0 || !r.json)
             fail_msg("%s: info exit %d; stderr: %s", x->file, r.exit_code, r.err);
         json_t *i0 = json_array_get(json_object_get(r.json, "gpus"), 0);
@@ -236,9 +220,9 @@ static void want_state(const char *what, json_t *report, size_t gpu, double gen_
 static void slot_limits_from_each_format(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     /* nvidia-smi -q: GPU 0 of eight (Max 4, Device Max 4, Host Max 5) moved to a Gen3 host. */
-    char *orig = slurp(real("smi-text/rtx4090x8-idle-gpud.txt"));
+    char *orig = slurp(realdata("smi-text/rtx4090x8-idle-gpud.txt"));
     char *a = replaced(orig, "                Max                       : 4", "                Max                       : 3");
     char *b = replaced(a, "Host Max                  : 5", "Host Max                  : 3");
     tool_result r = check_text("rtx4090x8-gpu0-gen3host.txt", b);
@@ -252,7 +236,7 @@ static void slot_limits_from_each_format(void **state)
     free(orig);
 
     /* --query-gpu CSV: pcie.link.gen.max 3, gpumax 4, hostmax 3. */
-    orig = slurp(real("smi-csv/l40s-load-query-gpu-utku.csv"));
+    orig = slurp(realdata("smi-csv/l40s-load-query-gpu-utku.csv"));
     a = replaced(orig, ", 4, 4, 4, 4, [N/A], 16, 16,", ", 3, 3, 3, 4, 3, 16, 16,");
     r = check_text("l40s-gen3host.csv", a);
     assert_int_equal(count_findings(r.json, "pcie.slot_limited", 0), 1);
@@ -308,7 +292,7 @@ static void lspci_alone_judges_its_gpus(void **state)
     free(a);
     free(b);
 
-    NEED_DATA();
+    need_realdata();
     static const struct {
         const char *file;
         size_t gpus;
@@ -319,7 +303,7 @@ static void lspci_alone_judges_its_gpus(void **state)
         {"lspci/grid-k520-aws-g2-xen-lspci-vvv.txt", 1, "NVIDIA Corporation GK104GL [GRID K520]"},
     };
     for (size_t i = 0; i < sizeof real_ones / sizeof real_ones[0]; i++) {
-        r = run_tool((const char *[]){"check", "--json", "--from", real(real_ones[i].file), NULL}, env);
+        r = run_tool((const char *[]){"check", "--json", "--from", realdata(real_ones[i].file), NULL}, env);
         assert_exact_findings(real_ones[i].file, &r, 0, none);
         json_t *gpus = json_object_get(r.json, "gpus");
         assert_int_equal(json_array_size(gpus), real_ones[i].gpus);
@@ -327,7 +311,7 @@ static void lspci_alone_judges_its_gpus(void **state)
         tool_result_free(&r);
     }
     /* The K520 (a Xen guest, no port above) reads Gen1 of Gen3: said, not judged. */
-    r = run_tool((const char *[]){"check", "--json", "--from", real("lspci/grid-k520-aws-g2-xen-lspci-vvv.txt"), NULL}, env);
+    r = run_tool((const char *[]){"check", "--json", "--from", realdata("lspci/grid-k520-aws-g2-xen-lspci-vvv.txt"), NULL}, env);
     skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
     assert_non_null(strstr(skips, "Gen1 x16 of Gen3 x16, but its load is unknown"));
     free(skips);
@@ -338,9 +322,9 @@ static void lspci_alone_judges_its_gpus(void **state)
 static void snapshot_says_what_it_cannot_show(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--from", real("smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt"), NULL},
+        (const char *[]){"check", "--json", "--from", realdata("smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt"), NULL},
         env);
     assert_non_null(r.json);
     assert_int_equal(count_findings(r.json, "power.brake", 2), 1);
@@ -357,7 +341,7 @@ static void snapshot_says_what_it_cannot_show(void **state)
     assert_non_null(strstr(skips, "idle when captured"));
     free(skips);
     tool_result_free(&r);
-    r = run_tool((const char *[]){"check", "--json", "--from", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
+    r = run_tool((const char *[]){"check", "--json", "--from", realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
                  env);
     assert_int_equal(count_findings(r.json, "power.brake", -2), 8);
     /* Braked in P0 at 86 MHz: the clock leads, and all eight at once is the chassis. */
@@ -373,9 +357,9 @@ static void snapshot_says_what_it_cannot_show(void **state)
 static void one_cause_is_one_text_block(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     tool_result r = run_tool(
-        (const char *[]){"check", "--from", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL}, env);
+        (const char *[]){"check", "--from", realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL}, env);
     size_t blocks = 0;
     for (const char *p = r.out; (p = strstr(p, "  power.brake\n")); p++)
         blocks++;
@@ -393,7 +377,7 @@ static void one_cause_is_one_text_block(void **state)
 static void performance_state_is_read(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     static const struct {
         const char *file;
         int pstate;
@@ -401,7 +385,7 @@ static void performance_state_is_read(void **state)
                 {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", 0},
                 {"smi-csv/tesla-p100-query-gpu-netdata.csv", 0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        tool_result r = run_tool((const char *[]){"info", "--json", "--from", real(want[i].file), NULL}, env);
+        tool_result r = run_tool((const char *[]){"info", "--json", "--from", realdata(want[i].file), NULL}, env);
         assert_non_null(r.json);
         json_t *st = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "state");
         json_t *ps = json_object_get(st, "pstate");
@@ -415,11 +399,11 @@ static void performance_state_is_read(void **state)
 static void files_of_one_machine_merge(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     char dump[1024];
-    snprintf(dump, sizeof dump, "%s", real("smi-text/h200-mig-load-utku.txt")); /* real() reuses its buffer */
+    snprintf(dump, sizeof dump, "%s", realdata("smi-text/h200-mig-load-utku.txt"));
     tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--from", dump, "--from", real("smi-csv/h200-mig-load-dmon-utku.txt"), NULL},
+        (const char *[]){"check", "--json", "--from", dump, "--from", realdata("smi-csv/h200-mig-load-dmon-utku.txt"), NULL},
         env);
     assert_non_null(r.json);
     json_t *gpus = json_object_get(r.json, "gpus"), *st = json_object_get(json_array_get(gpus, 0), "state");
@@ -436,7 +420,7 @@ static void files_of_one_machine_merge(void **state)
 static void captured_evidence_cites_file_and_field(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     static const struct {
         const char *file, *id, *source;
     } want[] = {
@@ -453,7 +437,7 @@ static void captured_evidence_cites_file_and_field(void **state)
          "<Clocks/SM>,<Max Clocks/SM>,<Max Clocks/Memory>,<Performance State>"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(want[i].file), NULL}, env);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(want[i].file), NULL}, env);
         assert_non_null(r.json);
         size_t k;
         json_t *x, *hit = NULL;
@@ -468,7 +452,7 @@ static void captured_evidence_cites_file_and_field(void **state)
         tool_result_free(&r);
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        tool_result r = run_tool((const char *[]){"check", "--json", "--from", real(cases[c].file), NULL}, env);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(cases[c].file), NULL}, env);
         if (strstr(r.out, "nvml:"))
             fail_msg("%s: the report of a capture cites NVML: %s", cases[c].file, strstr(r.out, "nvml:"));
         tool_result_free(&r);
@@ -503,7 +487,7 @@ static void simulated_runs_cite_nvml(void **state)
 static void captures_of_different_machines_are_refused(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     static const struct {
         const char *a, *b, *says;
     } pairs[] = {
@@ -515,8 +499,8 @@ static void captures_of_different_machines_are_refused(void **state)
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char a[1024];
-        snprintf(a, sizeof a, "%s", real(pairs[i].a));
-        tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", real(pairs[i].b), NULL}, env);
+        snprintf(a, sizeof a, "%s", realdata(pairs[i].a));
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", realdata(pairs[i].b), NULL}, env);
         const char *base_a = strrchr(pairs[i].a, '/') + 1, *base_b = strrchr(pairs[i].b, '/') + 1;
         if (r.exit_code != 3 || !strstr(r.err, pairs[i].says) || !strstr(r.err, base_a) || !strstr(r.err, base_b) ||
             !strstr(r.err, "different machines"))
@@ -526,7 +510,7 @@ static void captures_of_different_machines_are_refused(void **state)
     }
     /* Two samples of one machine. */
     char a[1024];
-    snprintf(a, sizeof a, "%s", real("smi-xml/tesla-t4-aws-x8-telegraf.xml"));
+    snprintf(a, sizeof a, "%s", realdata("smi-xml/tesla-t4-aws-x8-telegraf.xml"));
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", a, NULL}, env);
     if (r.exit_code != 0 || !r.json)
         fail_msg("one machine twice: exit %d, %s", r.exit_code, r.err);
@@ -566,10 +550,10 @@ static void captures_of_two_hosts_are_refused(void **state)
 static void lspci_maps_by_bus_id_only(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     char smi[1024];
-    snprintf(smi, sizeof smi, "%s", real("smi-xml/tesla-p100-gcp-sbe-netdata.xml")); /* bus 00:04.0 */
-    const char *lspci = real("lspci/p100x2-dell-lspci-vvv-cmlgpu.txt");             /* 04:00.0, 82:00.0 */
+    snprintf(smi, sizeof smi, "%s", realdata("smi-xml/tesla-p100-gcp-sbe-netdata.xml")); /* bus 00:04.0 */
+    const char *lspci = realdata("lspci/p100x2-dell-lspci-vvv-cmlgpu.txt");             /* 04:00.0, 82:00.0 */
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", lspci, NULL}, env);
     assert_non_null(r.json);
     char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
@@ -583,8 +567,8 @@ static void lspci_maps_by_bus_id_only(void **state)
     json_array_foreach(json_object_get(r.json, "gpus"), i, g) assert_true(json_is_false(json_object_get(g, "matched")));
     tool_result_free(&r);
 
-    snprintf(smi, sizeof smi, "%s", real("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"));
-    lspci = real("lspci/h100x8-dell-lspci-vvv-gpud.txt");
+    snprintf(smi, sizeof smi, "%s", realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"));
+    lspci = realdata("lspci/h100x8-dell-lspci-vvv-gpud.txt");
     r = run_tool((const char *[]){"topo", "--json", "--from", smi, "--from", lspci, NULL}, env);
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 8);
@@ -688,5 +672,5 @@ int main(void)
         cmocka_unit_test(bom_and_crlf_captures_read),
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

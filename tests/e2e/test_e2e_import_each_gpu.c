@@ -657,12 +657,7 @@ static void check_file(tally *t, const char *dir, const char *name)
 static void every_gpu_of_every_capture_reads_as_the_file_says(void **state)
 {
     (void)state;
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/SOURCES.md", GD_REALDATA_DIR);
-    if (access(probe, R_OK) != 0) {
-        print_message("no %s: real-capture tests skipped\n", GD_REALDATA_DIR);
-        skip();
-    }
+    need_realdata();
     static const char *const dirs[] = {"smi-xml", "smi-text", "smi-csv"};
     tally t = {0};
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
@@ -690,7 +685,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_gpu_of_every_capture_reads_as_the_file_says),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
     xmlCleanupParser();
     return rc;
 }

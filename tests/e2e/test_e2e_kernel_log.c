@@ -30,18 +30,8 @@ static const char *fixture(const char *name)
 
 static const char *smi(void)
 {
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", GD_REALDATA_DIR, smi_rel);
-    return path;
+    return realdata(smi_rel);
 }
-
-#define NEED_DATA()                                                                \
-    do {                                                                           \
-        if (access(smi(), R_OK) != 0) {                                            \
-            print_message("no %s: real-capture tests skipped\n", GD_REALDATA_DIR); \
-            skip();                                                                \
-        }                                                                          \
-    } while (0)
 
 /* The finding of this id on this GPU, or NULL. */
 static json_t *finding(json_t *report, const char *id, int gpu)
@@ -91,7 +81,7 @@ static void no_word_of_an_unread_log(const char *what, const tool_result *r)
 static void every_log_format_feeds_xid_and_aer(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     static const char *const logs[] = {"dmesg.txt", "dmesg-T.txt", "journalctl-k.txt"};
     for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
         char log[1024];
@@ -135,7 +125,7 @@ static void every_log_format_feeds_xid_and_aer(void **state)
 static void clean_log_stays_quiet(void **state)
 {
     (void)state;
-    NEED_DATA();
+    need_realdata();
     char log[1024];
     snprintf(log, sizeof log, "%s", fixture("dmesg-clean.txt"));
     tool_result with = run_tool((const char *[]){"check", "--json", "--from", smi(), "--from", log, NULL}, env);
@@ -183,5 +173,5 @@ int main(void)
         cmocka_unit_test(clean_log_stays_quiet),
         cmocka_unit_test(log_alone_and_bad_logs),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

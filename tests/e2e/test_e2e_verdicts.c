@@ -99,13 +99,6 @@ static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUD
                                   "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
                                   "LOCAL_WORLD_SIZE=", NULL};
 
-static char *realdata(const char *rel)
-{
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", GD_REALDATA_DIR, rel);
-    return path;
-}
-
 /* Fails unless r has exactly v's findings, severities and exit code. */
 static void want_verdict(const verdict *v, const tool_result *r)
 {
@@ -157,10 +150,7 @@ static void all_listed(const char *dir, const char *prefix, const verdict *t, si
 static void every_real_capture_has_its_verdict(void **state)
 {
     (void)state;
-    if (access(realdata("SOURCES.md"), R_OK) != 0) {
-        print_message("no %s: real-capture verdicts skipped\n", GD_REALDATA_DIR);
-        skip();
-    }
+    need_realdata();
     size_t n = sizeof captures / sizeof captures[0];
     static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci"};
     for (size_t s = 0; s < 4; s++) {
@@ -196,5 +186,5 @@ int main(void)
         cmocka_unit_test(every_real_capture_has_its_verdict),
         cmocka_unit_test(every_example_scenario_has_its_verdict),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

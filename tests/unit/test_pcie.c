@@ -363,7 +363,14 @@ static void aer_messages_of_the_kernel_log(void **state)
     assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "source")), "kernel log: dmesg.txt");
     gd_findings_free(&fs);
 
-    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 477);
+    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 476); /* 479: one below DCGM's 480 */
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
+    assert_non_null(strstr(fs.v[0].title, "479 correctable"));
+    gd_findings_free(&fs);
+
+    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 1); /* 480: warns */
     add_aer(f.stack, GD_AER_NONFATAL, "0000:19:00.0", 1);
     add_aer(f.stack, GD_AER_FATAL, "0000:99:00.0", 1); /* no GPU of the machine */
     fx_run(&f, "pcie.aer_errors", &fs);
@@ -385,6 +392,185 @@ static void aer_messages_of_the_kernel_log(void **state)
     gd_facts_free(&f);
 }
 
+/* f->pcie for f's GPUs (bus 18+g): each GPU behind its own switch
+ * port, a switch upstream port 0000:17:00.0 they share and the root port
+ * 0000:16:01.0, with AER counters at zero; a PCIe-only matrix. */
+static gd_pcie_facts *aer_paths(gd_facts *f)
+{
+    gd_pcie_facts *p = calloc(1, sizeof *p);
+    p->gpu_count = f->gpu_count;
+    p->gpus = calloc(f->gpu_count, sizeof *p->gpus);
+    p->matrix = calloc(f->gpu_count * f->gpu_count, sizeof *p->matrix);
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        char gpu[16], port[16];
+        snprintf(gpu, sizeof gpu, "0000:%02x:00.0", (unsigned)(0x18 + g) & 0xffu);
+        snprintf(port, sizeof port, "0000:17:%02x.0", (unsigned)(g + 1) & 0x1fu);
+        gd_pcie_gpu *pg = &p->gpus[g];
+        path(pg, "pci0000:16", 0, (const char *const[]){gpu, port, "0000:17:00.0", "0000:16:01.0", NULL});
+        pg->gpu = (int)g;
+        pg->matched = true;
+        snprintf(pg->hops[1].role, sizeof pg->hops[1].role, "switch_port");
+        snprintf(pg->hops[2].role, sizeof pg->hops[2].role, "switch_port");
+        for (size_t k = 0; k < pg->hop_count; k++)
+            pg->hops[k].aer_cor = pg->hops[k].aer_nonfatal = pg->hops[k].aer_fatal = gd_val(0);
+        for (size_t b = 0; b < f->gpu_count; b++)
+            p->matrix[g * f->gpu_count + b] = (gd_topo_cell){b == g ? GD_TOPO_SELF : GD_TOPO_PXB, 0};
+    }
+    f->pcie = p;
+    return p;
+}
+
+/* Runs pcie.aer_errors: the number of findings; the first one's severity and GPU. */
+static size_t aer_run(const gd_facts *f, gd_severity *sev, int *gpu)
+{
+    gd_findings fs;
+    fx_run(f, "pcie.aer_errors", &fs);
+    size_t n = fs.n;
+    *sev = n ? fs.v[0].severity : GD_SEV_INFO;
+    *gpu = n ? fs.v[0].gpu : -100;
+    for (size_t i = 0; i < fs.n; i++)
+        assert_string_equal(fs.v[i].id, "pcie.aer_errors");
+    gd_findings_free(&fs);
+    return n;
+}
+
+/* The AER counters of sysfs: correctable errors warn from DCGM's 480 (479
+ * is quiet), any non-fatal one warns, any fatal one is critical; a port on
+ * the path of several GPUs is reported once; lspci's error bits say which
+ * correctable errors were flagged, not how many, and are never judged. */
+static void aer_counters_at_the_dcgm_threshold(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    gd_pcie_facts *p = aer_paths(&f);
+    gd_severity sev;
+    int gpu;
+    assert_int_equal(aer_run(&f, &sev, &gpu), 0);
+
+    gd_pcie_hop *h = &p->gpus[1].hops[0];
+    h->aer_cor = gd_val(479);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 0);
+    h->aer_cor = gd_val(480);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_WARNING);
+    assert_int_equal(gpu, 1);
+    gd_findings fs;
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_true(json_integer_value(json_object_get(fs.v[0].evidence, "correctable")) == 480);
+    assert_non_null(strstr(fs.v[0].title, "480 correctable"));
+    gd_findings_free(&fs);
+    h->aer_cor = gd_val(0);
+
+    h->aer_nonfatal = gd_val(1);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_WARNING);
+    h->aer_fatal = gd_val(1);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_CRITICAL);
+    h->aer_nonfatal = h->aer_fatal = gd_val(0);
+
+    p->gpus[0].hops[2].aer_fatal = gd_val(2); /* the shared upstream port */
+    p->gpus[1].hops[2].aer_fatal = gd_val(2);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_CRITICAL);
+    p->gpus[0].hops[2].aer_fatal = p->gpus[1].hops[2].aer_fatal = gd_val(0);
+
+    h->aer_bits = true; /* lspci: CESta bits, however many */
+    h->aer_cor = gd_val(480);
+    assert_int_equal(aer_run(&f, &sev, &gpu), 0);
+    h->aer_nonfatal = gd_val(1); /* a UESta bit */
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_WARNING);
+    gd_facts_free(&f);
+}
+
+/* A device with both counters and kernel-log messages gives one finding,
+ * the counters' (with the messages as evidence); 479 logged correctable
+ * errors beside counters below the threshold stay context (info). */
+static void aer_counters_take_the_kernel_log_messages(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    gd_pcie_facts *p = aer_paths(&f);
+    f.stack = calloc(1, sizeof *f.stack);
+    f.stack->kernel_log_read = true;
+    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "dmesg.txt");
+    add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 479);
+    gd_severity sev;
+    int gpu;
+    assert_int_equal(aer_run(&f, &sev, &gpu), 1);
+    assert_int_equal(sev, GD_SEV_INFO);
+    p->gpus[0].hops[0].aer_cor = gd_val(480);
+    gd_findings fs;
+    fx_run(&f, "pcie.aer_errors", &fs);
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
+    json_t *log = json_object_get(fs.v[0].evidence, "kernel_log_messages");
+    assert_true(json_integer_value(json_object_get(log, "corrected")) == 479);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* Runs topology.iommu_p2p: the number of findings (and the one's evidence checked). */
+static size_t iommu_run(const gd_facts *f, const char *type, size_t gpus, size_t pairs)
+{
+    gd_findings fs;
+    fx_run(f, "topology.iommu_p2p", &fs);
+    size_t n = fs.n;
+    if (n == 1) {
+        const gd_finding *x = &fs.v[0];
+        assert_string_equal(x->id, "topology.iommu_p2p");
+        assert_int_equal(x->severity, GD_SEV_WARNING);
+        assert_int_equal(x->gpu, GD_NO_GPU);
+        assert_string_equal(json_string_value(json_object_get(x->evidence, "iommu_group_type")), type);
+        assert_int_equal(json_array_size(json_object_get(x->evidence, "gpus")), gpus);
+        assert_true(json_integer_value(json_object_get(x->evidence, "gpu_pairs_over_pcie")) == (json_int_t)pairs);
+    }
+    gd_findings_free(&fs);
+    return n;
+}
+
+static void iommu_types(gd_pcie_facts *p, const char *const *types)
+{
+    for (size_t g = 0; g < p->gpu_count; g++)
+        snprintf(p->gpus[g].iommu_type, sizeof p->gpus[g].iommu_type, "%s", types[g]);
+}
+
+/* IOMMU translation (DMA, DMA-FQ) on two or more GPUs that talk over PCIe
+ * warns; identity (passthrough), unknown, one translated GPU, GPUs that
+ * all talk over NVLink, or no topology stay quiet. */
+static void iommu_translation_on_pcie_peers(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 3);
+    gd_pcie_facts *p = aer_paths(&f);
+    assert_int_equal(iommu_run(&f, "", 0, 0), 0); /* type unknown */
+    iommu_types(p, (const char *const[]){"identity", "identity", "identity"});
+    assert_int_equal(iommu_run(&f, "", 0, 0), 0);
+    iommu_types(p, (const char *const[]){"DMA", "DMA", "DMA"});
+    assert_int_equal(iommu_run(&f, "DMA", 3, 3), 1);
+    iommu_types(p, (const char *const[]){"DMA-FQ", "identity", "DMA-FQ"});
+    assert_int_equal(iommu_run(&f, "DMA-FQ", 2, 3), 1);
+    iommu_types(p, (const char *const[]){"DMA", "identity", "identity"});
+    assert_int_equal(iommu_run(&f, "", 0, 0), 0);
+
+    iommu_types(p, (const char *const[]){"DMA", "DMA", "DMA"});
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 3; b++)
+            p->matrix[a * 3 + b].nvlinks = a == b ? 0 : 18;
+    assert_int_equal(iommu_run(&f, "", 0, 0), 0); /* every pair over NVLink */
+    p->matrix[0 * 3 + 2].nvlinks = p->matrix[2 * 3 + 0].nvlinks = 0;
+    assert_int_equal(iommu_run(&f, "DMA", 3, 1), 1); /* GPUs 0 and 2 over PCIe */
+
+    free(p->matrix);
+    p->matrix = NULL;
+    assert_int_equal(iommu_run(&f, "", 0, 0), 0); /* no topology */
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +584,9 @@ int main(void)
         cmocka_unit_test(maxima_from_the_pcie_tree),
         cmocka_unit_test(nvlink_down_needs_nvlink_somewhere),
         cmocka_unit_test(aer_messages_of_the_kernel_log),
+        cmocka_unit_test(aer_counters_at_the_dcgm_threshold),
+        cmocka_unit_test(aer_counters_take_the_kernel_log_messages),
+        cmocka_unit_test(iommu_translation_on_pcie_peers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
