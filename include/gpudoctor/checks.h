@@ -11,8 +11,8 @@
 /* What a check needs to judge anything. Missing, the check is not run and
  * says why once, from here (gd_check_run), not in its own code. */
 typedef enum gd_check_need {
-    GD_NEED_PCIE = 1u << 0,       /* a sysfs tree or an lspci capture: f->pcie */
-    GD_NEED_JOB = 1u << 1,        /* --pid */
+    GD_NEED_JOB = 1u << 0,        /* --pid (first: a job check without a job says so) */
+    GD_NEED_PCIE = 1u << 1,       /* a sysfs tree or an lspci capture: f->pcie */
     GD_NEED_STACK = 1u << 2,      /* the software stack was collected: f->stack */
     GD_NEED_ENV = 1u << 3,        /* the job's environment was read */
     GD_NEED_KERNEL_LOG = 1u << 4, /* a kernel log was read */
