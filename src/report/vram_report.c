@@ -182,7 +182,9 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
         if (s->accum_steps > 1)
             fprintf(out, " x %ld accumulation steps", s->accum_steps);
         static const char *const optimizer_words[] = {"Adam", "AdamW", "SGD with momentum", "8-bit Adam"};
-        fprintf(out, ", %s, %s\n", precision_words(s->precision), optimizer_words[s->optimizer]);
+        fprintf(out, ", %s, %s%s\n",
+                s->method == GD_METHOD_QLORA ? "bf16 compute over a 4-bit base" : precision_words(s->precision),
+                optimizer_words[s->optimizer], s->method == GD_METHOD_QLORA ? " (32-bit states)" : "");
     }
     if (s->gpu_memory_bytes > 0)
         fprintf(out, "  %ld GPU%s of %.1f GB", s->gpus, s->gpus == 1 ? "" : "s", s->gpu_memory_bytes / GB);
@@ -241,9 +243,9 @@ static void print_state_rows(FILE *out, const gd_vram_plan *p)
             split_suffix(how, sizeof how, (sharded[i] && dp > 1 ? dp : 1) * s->tp);
         row(out, names[i], how, got[i]);
     }
-    static const char *const ckpt_words[] = {"no recompute", "selective recompute", "full checkpointing"};
-    snprintf(how, sizeof how, "%s, %s attention, micro-batch %ld", ckpt_words[s->ckpt],
-             gd_vram_attention_name(s->attention), s->batch);
+    static const char *const ckpt_words[] = {"no recompute", "selective recompute", "full checkpoints"};
+    snprintf(how, sizeof how, "%s, %s, micro-batch %ld", ckpt_words[s->ckpt], gd_vram_attention_name(s->attention),
+             s->batch);
     row(out, "activations", how, p->bytes.activations);
 }
 
