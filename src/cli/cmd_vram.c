@@ -1,8 +1,9 @@
-/* gpudoctor vram: the memory a training run needs per GPU, and whether it fits. */
+/* gpudoctor vram: the memory a training, fine-tuning or serving run needs per GPU, and whether it fits. */
 #include "analysis/vram_config.h"
 #include "analysis/vram_plan.h"
 #include "backends/collect.h"
 #include "cli.h"
+#include "core/data_tables.h"
 #include "report/vram_report.h"
 
 #include <ctype.h>
@@ -11,44 +12,65 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 static const char help[] =
     "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N) [OPTIONS] [--json]\n"
     "\n"
-    "How much memory training needs on each GPU: weights, gradients, optimizer\n"
-    "states, activations and overhead; whether it fits, the largest micro-batch\n"
-    "that fits, and the cheapest changes that make it fit.\n"
+    "How much memory training, fine-tuning (LoRA, QLoRA) or serving needs on each\n"
+    "GPU: weights, gradients, optimizer states, activations, KV cache, overhead;\n"
+    "whether it fits with a safety margin, the largest micro-batch that fits, the\n"
+    "cheapest changes that make it fit. Without a GPU size it plans anyway and\n"
+    "shows on which common boards (24 to 192 GB) it fits.\n"
     "\n"
     "Model:\n"
     "  --params N        parameters: 7B, 350M, 7.5e9 (else estimated from the shape)\n"
     "  --config FILE     a Hugging Face config.json (hidden_size, num_hidden_layers, ...)\n"
     "  --layers N --hidden N --heads N --kv-heads N --ffn N --vocab N\n"
     "                    the shape, for activations (override the config's values)\n"
+    "  --shape-from llama  with --params alone: take the shape of the Llama model\n"
+    "                    nearest in size (never done unless asked)\n"
     "Training:\n"
-    "  --seq N           sequence length (default: the config's context length, else 2048)\n"
-    "  --batch N         micro-batch per GPU (default 1)\n"
+    "  --seq N           sequence length (default 2048, whatever the config's context)\n"
+    "  --batch N         micro-batch per GPU (default 1); serving: sequences at once\n"
     "  --accumulation N  gradient accumulation steps (default 1)\n"
     "  --precision P     fp32 | mixed (default) | bf16 (pure bf16, no fp32 master copy)\n"
     "  --optimizer O     adam (default) | adamw | sgd | adam8bit\n"
     "  --checkpointing C none (default) | selective | full\n"
-    "  --flash-attention FlashAttention / fused attention (no s x s scores kept)\n"
+    "  --attention A     sdpa (default: memory-efficient, no s x s scores kept) |\n"
+    "                    flash | eager (keeps the scores)\n"
+    "  --offload O       none (default) | optimizer (ZeRO-Offload) | all (FSDP CPU offload)\n"
+    "Fine-tuning:\n"
+    "  --method M        full (default) | lora | qlora (4-bit NF4 base, bf16 adapters)\n"
+    "  --lora-rank R     adapter rank (default 8)\n"
+    "  --lora-targets T  q,k,v,o (default: the attention projections) | all | any of\n"
+    "                    q,k,v,o,gate,up,down\n"
+    "Serving:\n"
+    "  --inference       weights + KV cache (+ prefill working set), no training state\n"
+    "  --weights W       fp16 (default) | fp8 | int8 | int4\n"
+    "  --kv-cache K      fp16 (default) | fp8\n"
     "GPUs:\n"
     "  --gpus N          GPUs in all (default: this machine's, else 1)\n"
+    "  --gpu NAME        a board by name: 4090, 5090, a100-40g, a100, l40s, a6000,\n"
+    "                    h100, h100-nvl, h200, b200, ... (the memory NVML reports)\n"
     "  --gpu-memory SIZE memory per GPU: 80G, 40GiB, 24576M (default: this machine's)\n"
+    "  --margin PCT      fits only when the estimate plus PCT % fits (default 10)\n"
     "  --sharding S      none (default) | zero1 | zero2 | zero3 | fsdp\n"
     "  --tp N            tensor-parallel degree (default 1)\n"
     "  --sim SCENARIO    take the GPUs from a simulated machine (examples/*.json)\n"
     "  --json            the plan as JSON, bytes per GPU (docs/vram.md)\n"
     "\n"
-    "Example: gpudoctor vram --params 7B --layers 32 --hidden 4096 --heads 32 --seq 4096 \\\n"
-    "           --batch 8 --vocab 32000 --gpus 1 --gpu-memory 80G\n";
+    "Examples:\n"
+    "  gpudoctor vram --params 7B --shape-from llama          # no GPU: the fits-on table\n"
+    "  gpudoctor vram --config config.json --method qlora --lora-targets all --gpu 4090\n"
+    "  gpudoctor vram --params 70B --shape-from llama --inference --seq 4096 --gpus 2 --tp 2 --gpu h100\n";
 
 typedef struct vram_opts {
     gd_vram_setup setup;
     gd_vram_model shape; /* flags given; 0 = not given */
-    const char *config, *sim;
-    bool gpus_given, seq_given, memory_given;
+    const char *config, *sim, *gpu_name, *shape_from;
+    bool gpus_given, seq_given, memory_given, attention_given, lora_given, serving_given;
     int json;
 } vram_opts;
 
@@ -112,14 +134,36 @@ static int bad_choice(const char *name, const char *arg, const char *allowed)
 
 enum {
     O_PARAMS = 256, O_LAYERS, O_HIDDEN, O_HEADS, O_KV, O_FFN, O_VOCAB, O_SEQ, O_BATCH, O_ACCUM, O_PREC, O_OPT,
-    O_CKPT, O_FLASH, O_GPUS, O_MEM, O_SHARD, O_TP, O_CONFIG, O_SIM, O_JSON,
+    O_CKPT, O_FLASH, O_GPUS, O_MEM, O_SHARD, O_TP, O_CONFIG, O_SIM, O_JSON, O_GPU, O_ATTN, O_METHOD, O_RANK,
+    O_TARGETS, O_INFER, O_WEIGHTS, O_KV_CACHE, O_MARGIN, O_SHAPE_FROM, O_OFFLOAD,
 };
+
+/* One choice of a named list into *out; 0 or exit code 3. */
+static int choice(const char *name, const char *arg, int (*parse_fn)(const char *), const char *allowed, int *out)
+{
+    int v = parse_fn(arg);
+    if (v < 0)
+        return bad_choice(name, arg, allowed);
+    *out = v;
+    return 0;
+}
+
+static int margin(const char *arg, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
+        return gd_cli_error("--margin wants a percentage from 0 to 100 like 10, not '%s'", arg);
+    *out = v;
+    return 0;
+}
 
 static int option(int c, const char *arg, vram_opts *o)
 {
     gd_vram_setup *s = &o->setup;
     gd_vram_model *m = &o->shape;
-    int v;
+    int v = 0;
     switch (c) {
     case O_PARAMS:
         if (parse_count(arg, &s->model.params) != 0)
@@ -137,26 +181,68 @@ static int option(int c, const char *arg, vram_opts *o)
     case O_GPUS: o->gpus_given = true; return whole("--gpus", arg, 1, 1L << 20, &s->gpus);
     case O_TP: return whole("--tp", arg, 1, 1024, &s->tp);
     case O_PREC:
-        if ((v = gd_vram_precision_parse(arg)) < 0)
-            return bad_choice("--precision", arg, "fp32, mixed, bf16");
+        if (choice("--precision", arg, gd_vram_precision_parse, "fp32, mixed, bf16", &v) != 0)
+            return GD_EXIT_ERROR;
         s->precision = (gd_vram_precision)v;
         return 0;
     case O_OPT:
-        if ((v = gd_vram_optimizer_parse(arg)) < 0)
-            return bad_choice("--optimizer", arg, "adam, adamw, sgd, adam8bit");
+        if (choice("--optimizer", arg, gd_vram_optimizer_parse, "adam, adamw, sgd, adam8bit", &v) != 0)
+            return GD_EXIT_ERROR;
         s->optimizer = (gd_vram_optimizer)v;
         return 0;
     case O_CKPT:
-        if ((v = gd_vram_ckpt_parse(arg)) < 0)
-            return bad_choice("--checkpointing", arg, "none, selective, full");
+        if (choice("--checkpointing", arg, gd_vram_ckpt_parse, "none, selective, full", &v) != 0)
+            return GD_EXIT_ERROR;
         s->ckpt = (gd_vram_ckpt)v;
         return 0;
     case O_SHARD:
-        if ((v = gd_vram_sharding_parse(arg)) < 0)
-            return bad_choice("--sharding", arg, "none, zero1, zero2, zero3, fsdp");
+        if (choice("--sharding", arg, gd_vram_sharding_parse, "none, zero1, zero2, zero3, fsdp", &v) != 0)
+            return GD_EXIT_ERROR;
         s->sharding = (gd_vram_sharding)v;
         return 0;
-    case O_FLASH: s->flash_attention = true; return 0;
+    case O_ATTN:
+        o->attention_given = true;
+        if (choice("--attention", arg, gd_vram_attention_parse, "eager, sdpa, flash", &v) != 0)
+            return GD_EXIT_ERROR;
+        s->attention = (gd_vram_attention)v;
+        return 0;
+    case O_METHOD:
+        if (choice("--method", arg, gd_vram_method_parse, "full, lora, qlora", &v) != 0)
+            return GD_EXIT_ERROR;
+        s->method = (gd_vram_method)v;
+        return 0;
+    case O_OFFLOAD:
+        if (choice("--offload", arg, gd_vram_offload_parse, "none, optimizer, all", &v) != 0)
+            return GD_EXIT_ERROR;
+        s->offload = (gd_vram_offload)v;
+        return 0;
+    case O_WEIGHTS:
+        o->serving_given = true;
+        if (choice("--weights", arg, gd_vram_weights_parse, "fp16, fp8, int8, int4", &v) != 0)
+            return GD_EXIT_ERROR;
+        s->weights = (gd_vram_weights)v;
+        return 0;
+    case O_KV_CACHE:
+        o->serving_given = true;
+        if (choice("--kv-cache", arg, gd_vram_kv_parse, "fp16, fp8", &v) != 0)
+            return GD_EXIT_ERROR;
+        s->kv_cache = (gd_vram_kv)v;
+        return 0;
+    case O_RANK: o->lora_given = true; return whole("--lora-rank", arg, 1, 65536, &s->lora_rank);
+    case O_TARGETS:
+        o->lora_given = true;
+        if ((s->lora_targets = gd_vram_lora_targets_parse(arg)) == 0)
+            return bad_choice("--lora-targets", arg, "attention, all, or a comma list of q, k, v, o, gate, up, down");
+        return 0;
+    case O_INFER: s->inference = true; return 0;
+    case O_MARGIN: return margin(arg, &s->margin_pct);
+    case O_GPU: o->gpu_name = arg; return 0;
+    case O_SHAPE_FROM:
+        if (strcmp(arg, "llama") != 0)
+            return bad_choice("--shape-from", arg, "llama");
+        o->shape_from = arg;
+        return 0;
+    case O_FLASH: o->attention_given = true; s->attention = GD_ATTN_FLASH; return 0;
     case O_MEM:
         o->memory_given = true;
         if (parse_size(arg, &s->gpu_memory_bytes) != 0)
@@ -182,10 +268,16 @@ static int parse(int argc, char **argv, vram_opts *o)
         {"gpus", required_argument, NULL, O_GPUS}, {"gpu-memory", required_argument, NULL, O_MEM},
         {"sharding", required_argument, NULL, O_SHARD}, {"tp", required_argument, NULL, O_TP},
         {"config", required_argument, NULL, O_CONFIG}, {"sim", required_argument, NULL, O_SIM},
-        {"json", no_argument, NULL, O_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, O_JSON}, {"gpu", required_argument, NULL, O_GPU},
+        {"attention", required_argument, NULL, O_ATTN}, {"method", required_argument, NULL, O_METHOD},
+        {"lora-rank", required_argument, NULL, O_RANK}, {"lora-targets", required_argument, NULL, O_TARGETS},
+        {"inference", no_argument, NULL, O_INFER}, {"weights", required_argument, NULL, O_WEIGHTS},
+        {"kv-cache", required_argument, NULL, O_KV_CACHE}, {"margin", required_argument, NULL, O_MARGIN},
+        {"shape-from", required_argument, NULL, O_SHAPE_FROM}, {"offload", required_argument, NULL, O_OFFLOAD},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     *o = (vram_opts){.setup = {.model = {.params = -1}, .batch = 1, .precision = GD_PREC_MIXED, .gpus = 1, .tp = 1,
-                               .accum_steps = 1}};
+                               .accum_steps = 1, .attention = GD_ATTN_SDPA, .lora_rank = 8, .margin_pct = 10}};
     optind = 1;
     opterr = 0;
     int c;
@@ -203,7 +295,53 @@ static int parse(int argc, char **argv, vram_opts *o)
     }
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor vram --help')", argv[optind]);
+    if (o->lora_given && o->setup.method == GD_METHOD_FULL)
+        return gd_cli_error("--lora-rank and --lora-targets need --method lora or qlora");
+    if (o->serving_given && !o->setup.inference)
+        return gd_cli_error("--weights and --kv-cache need --inference (they describe serving)");
+    if (o->gpu_name && o->memory_given)
+        return gd_cli_error("--gpu and --gpu-memory both give the GPU size: give one");
+    if (o->shape_from && !(o->setup.model.params > 0))
+        return gd_cli_error("--shape-from llama matches a shape to --params: give --params too");
     return 0;
+}
+
+/* --gpu NAME: the memory NVML reports on that board. */
+static int gpu_by_name(vram_opts *o)
+{
+    gd_gpu_board b;
+    if (gd_gpu_board_find(o->gpu_name, &b)) {
+        o->setup.gpu_memory_bytes = b.mib * 1048576.0;
+        return 0;
+    }
+    char known[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; gd_gpu_board_at(i, &b) && used < sizeof known; i++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", b.name);
+    return gd_cli_error("--gpu: unknown GPU '%s' (known: %s; or give --gpu-memory SIZE)", o->gpu_name, known);
+}
+
+/* --shape-from llama: the Llama shape nearest --params, for the fields not given. */
+static void shape_from_llama(vram_opts *o, gd_vram_plan *plan)
+{
+    gd_vram_model *m = &o->setup.model;
+    if (m->layers > 0 && m->hidden > 0) {
+        gd_vram_plan_note(plan, "--shape-from llama not used: the shape is given");
+        return;
+    }
+    gd_model_shape sh;
+    if (!gd_model_shape_nearest(m->params, &sh))
+        return;
+    long *dst[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn, &m->vocab};
+    const long src[] = {sh.layers, sh.hidden, sh.heads, sh.kv_heads, sh.ffn, sh.vocab};
+    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
+        if (*dst[i] <= 0)
+            *dst[i] = src[i];
+    m->gated_mlp = true;
+    m->tied_embeddings = sh.tied;
+    gd_vram_plan_note(plan, "shape from %s (%.2fB, the Llama shape nearest --params; data/model-shapes.tsv): "
+                            "%ld layers, hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld",
+                      sh.name, sh.params / 1e9, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab);
 }
 
 /* The config first, then every shape flag given on top of it. */
@@ -219,17 +357,30 @@ static int build_model(vram_opts *o, gd_vram_plan *plan)
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
         if (src[i] > 0)
             *dst[i] = src[i];
+    if (o->shape_from)
+        shape_from_llama(o, plan);
     if (m->hidden > 0 && m->heads <= 0)
         gd_vram_plan_note(plan, "attention heads not given: assumed hidden/128 = %ld (head dimension 128)",
                           m->hidden >= 128 ? m->hidden / 128 : 1);
     gd_vram_fill_model(m);
     if (!o->seq_given) {
-        o->setup.seq = m->max_positions > 0 ? m->max_positions : 2048;
-        if (m->layers > 0)
-            gd_vram_plan_note(plan, "--seq not given: %ld, %s", o->setup.seq,
-                              m->max_positions > 0 ? "the model's context length" : "a common default");
+        o->setup.seq = 2048; /* a context length is what the model can take, not what a run uses */
+        if (m->layers > 0 && m->max_positions > 0)
+            gd_vram_plan_note(plan, "--seq not given: 2048, the default (the model's context length is %ld: "
+                                    "--seq %ld plans for it)", m->max_positions, m->max_positions);
+        else if (m->layers > 0)
+            gd_vram_plan_note(plan, "--seq not given: 2048, the default");
     }
+    if (!o->attention_given && m->layers > 0)
+        gd_vram_plan_note(plan, "--attention not given: sdpa (PyTorch scaled_dot_product_attention, the Hugging Face "
+                                "default), which keeps no s x s scores; --attention eager counts them");
     return 0;
+}
+
+static void no_gpu_note(gd_vram_plan *plan, const char *why)
+{
+    gd_vram_plan_note(plan, "no GPU size given and none read here (%s): planned per GPU, with the \"fits on\" table "
+                            "of common boards; --gpu NAME or --gpu-memory SIZE judges one", why);
 }
 
 /* The GPUs of this machine (or of --sim): the smallest memory, their count,
@@ -245,7 +396,10 @@ static int machine_gpus(vram_opts *o, gd_vram_plan *plan)
     char err[1024];
     if (gd_collect(&co, &f, err, sizeof err) != 0) {
         gd_facts_free(&f);
-        return gd_cli_error("%s", err);
+        if (o->sim)
+            return gd_cli_error("%s", err);
+        no_gpu_note(plan, err);
+        return 0;
     }
     double min_mib = INFINITY, used_max = 0;
     int busiest = -1;
@@ -263,9 +417,12 @@ static int machine_gpus(vram_opts *o, gd_vram_plan *plan)
     char why[512];
     snprintf(why, sizeof why, "%s", f.driver_error);
     gd_facts_free(&f);
-    if (!loaded || count == 0 || !isfinite(min_mib))
-        return gd_cli_error("no GPU memory size to plan for (%s): give --gpu-memory SIZE (e.g. 80G), or --sim SCENARIO",
-                            !loaded ? why : count == 0 ? "no GPU found" : "the driver does not report GPU memory");
+    if (!loaded || count == 0 || !isfinite(min_mib)) {
+        if (o->sim)
+            return gd_cli_error("--sim %s: no GPU memory size in the scenario", o->sim);
+        no_gpu_note(plan, !loaded ? why : count == 0 ? "no GPU found" : "the driver does not report GPU memory");
+        return 0;
+    }
     o->setup.gpu_memory_bytes = min_mib * 1048576.0;
     if (!o->gpus_given)
         o->setup.gpus = (long)count;
@@ -286,7 +443,8 @@ int gd_cmd_vram(int argc, char **argv)
         return gd_cli_error("out of memory");
     char err[512];
     int code = GD_EXIT_OK;
-    if (build_model(&o, plan) != 0 || (!o.memory_given && machine_gpus(&o, plan) != 0))
+    if (build_model(&o, plan) != 0 || (o.gpu_name && gpu_by_name(&o) != 0) ||
+        (!o.memory_given && !o.gpu_name && machine_gpus(&o, plan) != 0))
         code = GD_EXIT_ERROR;
     else if (gd_vram_setup_validate(&o.setup, err, sizeof err) != 0)
         code = gd_cli_error("%s", err);

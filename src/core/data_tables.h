@@ -1,6 +1,7 @@
 /*
- * The data tables of data/cuda-drivers.tsv and data/xid.tsv (embedded at build time, see
- * cmake/embed.cmake): CUDA release -> minimum driver, Xid -> meaning.
+ * The data tables of the tables in data/ (embedded at build time, see cmake/embed.cmake):
+ * CUDA release -> minimum driver, Xid -> meaning, GPU board -> the memory NVML
+ * reports, and the size-matched default model shapes.
  */
 #ifndef GD_DATA_TABLES_H
 #define GD_DATA_TABLES_H
@@ -38,5 +39,31 @@ bool gd_xid_lookup(int xid, gd_xid_info *out);
 /* Compares dotted driver versions numerically ("535.54.03" < "535.104.05").
  * Returns <0, 0 or >0. */
 int gd_driver_version_cmp(const char *a, const char *b);
+
+/* A row of data/gpus.tsv. */
+typedef struct gd_gpu_board {
+    char name[32];     /* what --gpu takes */
+    char aliases[96];  /* comma-separated, or "" */
+    char label[64];    /* as the plan prints it */
+    double mib;        /* total memory NVML reports, MiB */
+    int table_gb;      /* nominal GB when a row of the "fits on" table, else 0 */
+} gd_gpu_board;
+
+/* The i-th board in the file's order; false past the end. */
+bool gd_gpu_board_at(size_t i, gd_gpu_board *out);
+
+/* The board named `name` or one of its aliases (case-insensitive). */
+bool gd_gpu_board_find(const char *name, gd_gpu_board *out);
+
+/* A row of data/model-shapes.tsv: a Llama-family shape (gated MLP). */
+typedef struct gd_model_shape {
+    char name[32];
+    double params;
+    long layers, hidden, heads, kv_heads, ffn, vocab;
+    bool tied;
+} gd_model_shape;
+
+/* The shape whose parameter count is nearest `params` by ratio. */
+bool gd_model_shape_nearest(double params, gd_model_shape *out);
 
 #endif

@@ -231,7 +231,8 @@ static void config_file_and_simulated_gpus(void **state)
     json_t *model = json_object_get(r.json, "model");
     assert_true(json_is_true(json_object_get(model, "params_estimated")));
     assert_true(fabs(json_number_value(json_object_get(model, "params")) - 6.74e9) < 0.02 * 6.74e9);
-    assert_int_equal(json_integer_value(json_object_get(model, "seq")), 4096); /* the model's context */
+    /* 2048, not the model's 4096 context: a context length is not a run's sequence (issue 12). */
+    assert_int_equal(json_integer_value(json_object_get(model, "seq")), 2048);
     assert_int_equal(json_integer_value(json_object_get(r.json, "gpus")), 8);
     assert_int_equal(json_integer_value(json_object_get(r.json, "gpu_memory_bytes")), 81559LL * 1048576);
     char *notes = json_dumps(json_object_get(r.json, "notes"), JSON_COMPACT);
@@ -285,19 +286,244 @@ static void bad_input_is_a_clear_error(void **state)
     free(dir);
 }
 
-static void without_gpu_memory_it_asks_for_it_or_reads_the_gpus(void **state)
+/* Issue 12: planning happens on a laptop. Without a GPU size the plan is
+ * made anyway: bytes per GPU, fits and gpu_memory_bytes null, and the
+ * "fits on" table of the common boards. */
+static void without_gpu_memory_it_plans_for_the_common_boards(void **state)
 {
     (void)state;
-    tool_result r = vram((const char *[]){"--params", "7B", "--json", NULL});
-    if (r.exit_code == 3)
-        assert_non_null(strstr(r.err, "--gpu-memory"));
-    else /* a machine with a real GPU answers for itself */
+    tool_result r = vram((const char *[]){"--params", "7.5B", "--precision", "mixed", "--optimizer", "adam", "--json",
+                                          NULL});
+    assert_int_equal(r.exit_code, 0);
+    if (json_is_null(json_object_get(r.json, "gpu_memory_bytes"))) {
+        assert_true(json_is_null(json_object_get(r.json, "fits")));
+        double states = bytes(r.json, "weights") + bytes(r.json, "gradients") + bytes(r.json, "optimizer");
+        assert_true(fabs(states - 120e9) < 0.02 * 120e9); /* ZeRO Table 1 */
+    } else { /* a machine with a real GPU answers for itself */
         assert_true(json_number_value(json_object_get(r.json, "gpu_memory_bytes")) > 0);
+    }
+    /* 24, 32, 40, 48, 80, 94, 141, 192 GB, at what NVML reports on each board. */
+    static const struct { int gb; long long mib; } boards[] = {
+        {24, 24564}, {32, 32607}, {40, 40960}, {48, 46068}, {80, 81559}, {94, 95830}, {141, 143771}, {192, 183359}};
+    json_t *table = json_object_get(r.json, "fits_on");
+    assert_int_equal(json_array_size(table), 8);
+    for (size_t i = 0; i < 8; i++) {
+        json_t *row = json_array_get(table, i);
+        assert_int_equal(json_integer_value(json_object_get(row, "nominal_gb")), boards[i].gb);
+        assert_int_equal(json_integer_value(json_object_get(row, "memory_bytes")), boards[i].mib * 1048576);
+        /* 120 GB of states: known not to fit up to 94 GB; above, the activations are not counted. */
+        json_t *fits = json_object_get(row, "fits");
+        if (boards[i].gb <= 94)
+            assert_true(json_is_false(fits));
+        else
+            assert_true(json_is_null(fits));
+    }
+    tool_result_free(&r);
+    /* The text answers without a GPU too, and names the boards. */
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--gpus", "1", NULL});
+    assert_int_equal(r.exit_code, 0);
+    if (strstr(r.out, "size not given")) {
+        assert_non_null(strstr(r.out, "Fits on"));
+        assert_non_null(strstr(r.out, "RTX 4090"));
+        assert_non_null(strstr(r.out, "B200"));
+        assert_non_null(strstr(r.out, "micro-batch up to"));
+    }
     tool_result_free(&r);
     r = vram((const char *[]){"--help", NULL});
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "--gpu-memory"));
     tool_result_free(&r);
+}
+
+/* Issue 12: --params alone never gets a silent shape; fits is null, not true,
+ * and the text says what to pass. With --shape-from llama it is counted. */
+static void unknown_activations_never_fit(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "7B", "--optimizer", "adam8bit", "--gpu-memory", "80G", "--json",
+                                          NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_true(json_is_null(json_object_get(r.json, "fits")));
+    assert_string_equal(json_string_value(json_object_get(r.json, "fit")), "states_fit");
+    assert_true(json_is_null(json_object_get(json_object_get(r.json, "bytes"), "activations")));
+    assert_true(json_is_null(json_object_get(json_object_get(r.json, "model"), "layers")));
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7B", "--optimizer", "adam8bit", "--gpu-memory", "80G", NULL});
+    assert_non_null(strstr(r.out, "States fit; activations not counted"));
+    assert_non_null(strstr(r.out, "--shape-from llama"));
+    assert_null(strstr(r.out, "Fits with"));
+    tool_result_free(&r);
+    /* 7B full training on one 80 GB GPU: the 8-bit Adam suggestion is "states fit", not "fits". */
+    r = vram((const char *[]){"--params", "7B", "--gpu-memory", "80G", "--json", NULL});
+    json_t *sg = json_object_get(r.json, "suggestions");
+    size_t i;
+    json_t *x;
+    json_array_foreach(sg, i, x) assert_false(json_is_true(json_object_get(x, "fits")));
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--gpu-memory", "80G", "--json", NULL});
+    json_t *m = json_object_get(r.json, "model");
+    assert_int_equal(json_integer_value(json_object_get(m, "layers")), 32); /* llama-2-7b */
+    assert_int_equal(json_integer_value(json_object_get(m, "ffn")), 11008);
+    assert_true(json_is_number(json_object_get(json_object_get(r.json, "bytes"), "activations")));
+    assert_true(json_is_boolean(json_object_get(r.json, "fits")));
+    tool_result_free(&r);
+}
+
+/* --gpu NAME: the memory NVML reports on that board (data/gpus.tsv). */
+static void gpu_by_name_uses_what_nvml_reports(void **state)
+{
+    (void)state;
+    static const struct { const char *name; long long mib; } boards[] = {
+        {"h100", 81559}, {"a100-40g", 40960}, {"4090", 24564}, {"a10", 23028}, {"l40s", 46068}, {"h200", 143771}};
+    for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
+        tool_result r = vram((const char *[]){"--params", "1B", "--gpu", boards[i].name, "--json", NULL});
+        assert_int_equal(r.exit_code, 0);
+        assert_int_equal(json_integer_value(json_object_get(r.json, "gpu_memory_bytes")), boards[i].mib * 1048576);
+        tool_result_free(&r);
+    }
+    tool_result r = vram((const char *[]){"--params", "1B", "--gpu", "h300", NULL});
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "--gpu"));
+    assert_non_null(strstr(r.err, "h300"));
+    assert_non_null(strstr(r.err, "a100-40g"));
+    assert_non_null(strstr(r.err, "b200"));
+    tool_result_free(&r);
+}
+
+/* Defaults say so: seq 2048 (not the config's context), sdpa attention, a 10% margin. */
+static void defaults_are_stated(void **state)
+{
+    (void)state;
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg, "%s", example("models/mistral-7b.json"));
+    tool_result r = vram((const char *[]){"--config", cfg, "--gpu", "h100", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "model"), "seq")), 2048);
+    assert_string_equal(json_string_value(json_object_get(r.json, "attention")), "sdpa");
+    assert_true(json_number_value(json_object_get(r.json, "margin_pct")) == 10);
+    /* The issue's 6376.7 GB came from seq 32768 and eager attention. */
+    assert_true(bytes(r.json, "total") < 200e9);
+    char *notes = json_dumps(json_object_get(r.json, "notes"), JSON_COMPACT);
+    assert_non_null(strstr(notes, "--seq not given: 2048"));
+    assert_non_null(strstr(notes, "context length is 32768"));
+    assert_non_null(strstr(notes, "sdpa"));
+    free(notes);
+    double sdpa = bytes(r.json, "activations");
+    tool_result_free(&r);
+    r = vram((const char *[]){"--config", cfg, "--gpu", "h100", "--attention", "eager", "--json", NULL});
+    assert_true(bytes(r.json, "activations") > sdpa); /* eager keeps the s x s scores */
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--gpus", "8", "--sharding", "zero3",
+                              "--gpu", "h100", NULL});
+    assert_non_null(strstr(r.out, "Fits with a 10% margin"));
+    tool_result_free(&r);
+}
+
+/* The issue's 70B example: 8x80G, ZeRO-3, full checkpointing, pure bf16 was
+ * "82.1 GB, fits"; with the margin it does not, and scaling out and CPU
+ * offload are offered. */
+static void seventy_b_needs_the_margin_and_gets_scale_out(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "70B", "--shape-from", "llama", "--seq", "4096", "--gpus", "8",
+                                          "--sharding", "zero3", "--checkpointing", "full", "--precision", "bf16",
+                                          "--gpu-memory", "80G", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    double total = bytes(r.json, "total");
+    if (total * 1.1 > 85899345920.0)
+        assert_true(json_is_false(json_object_get(r.json, "fits")));
+    char *sg = json_dumps(json_object_get(r.json, "suggestions"), JSON_COMPACT);
+    assert_non_null(strstr(sg, "scale out to"));
+    assert_non_null(strstr(sg, "CPU offload"));
+    free(sg);
+    tool_result_free(&r);
+}
+
+/* LoRA and QLoRA through the command (figures pinned in the unit tests). */
+static void fine_tuning_methods(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "65.2B", "--shape-from", "llama", "--method", "qlora",
+                                          "--lora-rank", "64", "--lora-targets", "all", "--checkpointing", "full",
+                                          "--seq", "512", "--gpu", "a6000", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_true(json_is_true(json_object_get(r.json, "fits"))); /* QLoRA: 65B on one 48 GB GPU */
+    assert_string_equal(json_string_value(json_object_get(r.json, "method")), "qlora");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "adapter_params")), 799539200);
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--method", "lora", "--gpu", "4090", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "LoRA fine-tuning memory plan"));
+    assert_non_null(strstr(r.out, "q,k,v,o (the attention projections, the default"));
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--method", "qlora", "--lora-rank", "64",
+                              "--lora-targets", "all", "--gpu", "4090", "--json", NULL});
+    assert_true(json_is_true(json_object_get(r.json, "fits"))); /* 7B QLoRA on 24 GB, a 2048-token sequence */
+    assert_true(json_integer_value(json_object_get(r.json, "max_micro_batch")) >= 1);
+    tool_result_free(&r);
+}
+
+/* Serving Llama-2-70B at 4k context: 320 KiB of fp16 KV cache per token. */
+static void serving_a_70b_model(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "69B", "--shape-from", "llama", "--inference", "--seq", "4096",
+                                          "--gpu", "h100", "--json", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(json_string_value(json_object_get(r.json, "mode")), "inference");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")), 327680LL * 4096);
+    assert_true(json_is_false(json_object_get(r.json, "fits"))); /* 138 GB of fp16 weights on one 80 GB GPU */
+    char *sg = json_dumps(json_object_get(r.json, "suggestions"), JSON_COMPACT);
+    assert_non_null(strstr(sg, "4-bit weights"));
+    assert_non_null(strstr(sg, "tensor parallel"));
+    free(sg);
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "69B", "--shape-from", "llama", "--inference", "--seq", "4096", "--weights",
+                              "int4", "--kv-cache", "fp8", "--gpu", "h100", "--json", NULL});
+    assert_true(json_is_true(json_object_get(r.json, "fits")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")), 163840LL * 4096);
+    tool_result_free(&r);
+}
+
+/* Bad input of the new options: exit 3, a message naming the field. */
+static void bad_new_options_are_clear_errors(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char *empty = write_temp_file(dir, "empty.json", "{\"model_type\": \"llama\"}");
+    const struct { const char *args[10]; const char *says; } cases[] = {
+        {{"--params", "7B", "--gpu", "h300"}, "--gpu"},
+        {{"--params", "7B", "--gpu", "h100", "--gpu-memory", "80G"}, "--gpu"},
+        {{"--params", "7B", "--gpu-memory", "0G"}, "--gpu-memory"},
+        {{"--params", "7B", "--gpu-memory", "-80G"}, "--gpu-memory"},
+        {{"--params", "7B", "--gpu-memory", "9999999T"}, "--gpu-memory"},
+        {{"--params", "0", "--gpu", "h100"}, "--params"},
+        {{"--params", "1e20", "--gpu", "h100"}, "--params"},
+        {{"--params", "7B", "--margin", "150"}, "--margin"},
+        {{"--params", "7B", "--margin", "-5"}, "--margin"},
+        {{"--params", "7B", "--method", "dora"}, "--method"},
+        {{"--params", "7B", "--method", "lora"}, "--method"},
+        {{"--params", "7B", "--shape-from", "llama", "--method", "lora", "--lora-rank", "0"}, "--lora-rank"},
+        {{"--params", "7B", "--lora-rank", "8"}, "--lora-rank"},
+        {{"--params", "7B", "--shape-from", "llama", "--method", "lora", "--lora-targets", "mlp"}, "--lora-targets"},
+        {{"--params", "7B", "--attention", "xformers"}, "--attention"},
+        {{"--params", "7B", "--weights", "int4"}, "--weights"},
+        {{"--params", "7B", "--inference", "--kv-cache", "int2"}, "--kv-cache"},
+        {{"--params", "7B", "--shape-from", "gpt"}, "--shape-from"},
+        {{"--shape-from", "llama", "--gpu", "h100"}, "--params"},
+        {{"--params", "7B", "--offload", "disk"}, "--offload"},
+        {{"--params", "7B", "--seq", "-1"}, "--seq"},
+        {{"--config", empty, "--gpu", "h100"}, "hidden_size"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = vram(cases[c].args);
+        if (r.exit_code != 3 || !strstr(r.err, cases[c].says))
+            fail_msg("case %zu: exit %d, stderr '%s'", c, r.exit_code, r.err);
+        tool_result_free(&r);
+    }
+    free(empty);
+    remove_tree(dir);
+    free(dir);
 }
 
 int main(void)
@@ -312,7 +538,14 @@ int main(void)
         cmocka_unit_test(json_has_every_documented_key),
         cmocka_unit_test(config_file_and_simulated_gpus),
         cmocka_unit_test(bad_input_is_a_clear_error),
-        cmocka_unit_test(without_gpu_memory_it_asks_for_it_or_reads_the_gpus),
+        cmocka_unit_test(without_gpu_memory_it_plans_for_the_common_boards),
+        cmocka_unit_test(unknown_activations_never_fit),
+        cmocka_unit_test(gpu_by_name_uses_what_nvml_reports),
+        cmocka_unit_test(defaults_are_stated),
+        cmocka_unit_test(seventy_b_needs_the_margin_and_gets_scale_out),
+        cmocka_unit_test(fine_tuning_methods),
+        cmocka_unit_test(serving_a_70b_model),
+        cmocka_unit_test(bad_new_options_are_clear_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
