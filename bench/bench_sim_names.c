@@ -6,7 +6,7 @@
  * is O(log n); it grew with N when each lookup walked every list.
  * Usage: bench_sim_names
  */
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>

@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "gpudoctor/cuda_api.h"
+#include "gpudoctor/abi/cuda_api.h"
 #include "scenario.h"
 
 #define SIM_API __attribute__((visibility("default")))

@@ -7,7 +7,7 @@
 #ifndef GPUDOCTOR_SIM_NVML_EXPORTS_H
 #define GPUDOCTOR_SIM_NVML_EXPORTS_H
 
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 #define GDSIM_EXPORT __attribute__((visibility("default")))
 

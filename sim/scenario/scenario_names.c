@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "scenario_internal.h"
 
 static const struct {

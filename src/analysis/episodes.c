@@ -2,7 +2,7 @@
 #include "episodes.h"
 #include "core/stats.h"
 #include "window.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include "analysis/window.h"
 #include "core/json_util.h"
 #include "gpudoctor/checks.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "source.h"
 #include "thresholds.h"
 

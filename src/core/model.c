@@ -1,6 +1,6 @@
 /* The collection model: names, series storage, cleanup. */
 #include "gpudoctor/model.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 

@@ -1,6 +1,6 @@
 /* `info`: each GPU's identity, limits, state, configuration and health. */
 #include "core/json_util.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "text_util.h"
 
 #include <string.h>

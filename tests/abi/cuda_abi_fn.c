@@ -12,7 +12,7 @@
 #include <cuda.h>
 
 #define GD_CUDA_API_TYPEDEFS_ONLY
-#include "gpudoctor/cuda_api.h"
+#include "gpudoctor/abi/cuda_api.h"
 
 #define GD_ABI_CONST(c)
 #define GD_ABI_EXPR(e)

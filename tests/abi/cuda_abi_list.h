@@ -1,5 +1,5 @@
 /*
- * What tests/abi compares between include/gpudoctor/cuda_api.h and NVIDIA's
+ * What tests/abi compares between include/gpudoctor/abi/cuda_api.h and NVIDIA's
  * cuda.h: every constant, every type, and the function type of every symbol
  * that the loader resolves. Included several times, with the GD_ABI_*
  * macros defined each time.

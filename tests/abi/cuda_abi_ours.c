@@ -1,5 +1,5 @@
 /* The CUDA side of the ABI comparison as gpudoctor declares it. */
-#include "gpudoctor/cuda_api.h"
+#include "gpudoctor/abi/cuda_api.h"
 
 #define GD_ABI_LIST "cuda_abi_list.h"
 #define GD_ABI_SIDE gd_abi_side_ours

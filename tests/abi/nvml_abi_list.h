@@ -1,5 +1,5 @@
 /*
- * What tests/abi compares between include/gpudoctor/nvml_api.h and NVIDIA's
+ * What tests/abi compares between include/gpudoctor/abi/nvml_api.h and NVIDIA's
  * nvml.h: every constant and every type that both declare. This file is
  * included several times, with the GD_ABI_* macros defined each time.
  *

@@ -1,5 +1,5 @@
 /* The NVML side of the ABI comparison as gpudoctor declares it. */
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 #define GD_ABI_LIST "nvml_abi_list.h"
 #define GD_ABI_SIDE gd_abi_side_ours

@@ -14,7 +14,7 @@
  * which fills the old nvmlPciInfo_t: a 16-byte busId first and reserved
  * words where today's struct has its 32-byte busId.
  */
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "sim_test_util.h"
 
 #ifndef SIM_NVML_PATH

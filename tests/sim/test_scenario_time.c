@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "scenario.h"
 
 #define J(...) #__VA_ARGS__

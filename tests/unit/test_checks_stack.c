@@ -5,7 +5,7 @@
 #include <cmocka.h>
 
 #include "facts_fixture.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "gpudoctor/stack.h"
 
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "backends/import/import.h"
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 static char err[1024];
 

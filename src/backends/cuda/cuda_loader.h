@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpudoctor/cuda_api.h"
+#include "gpudoctor/abi/cuda_api.h"
 #include "../dl_table.h"
 
 #ifdef __cplusplus

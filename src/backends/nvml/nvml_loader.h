@@ -7,7 +7,7 @@
 #ifndef GD_NVML_LOADER_H
 #define GD_NVML_LOADER_H
 
-#include "gpudoctor/nvml_api.h"
+#include "gpudoctor/abi/nvml_api.h"
 #include "../dl_table.h"
 
 #include <stdbool.h>
