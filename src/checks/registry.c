@@ -31,6 +31,7 @@ const gd_check gd_checks[] = {
     {"vram.near_full", "vram", "memory use under load stays below 95% of total", 0, gd_check_vram_near_full},
     {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing},
     {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process},
+    {"gpu.underutilized", "utilization", "a GPU whose memory a process holds is busy most of the window", 0, gd_check_gpu_underutilized},
     {"cuda.driver_too_old", "stack", "every CUDA runtime found can run on the installed driver", GD_NEED_STACK, gd_check_cuda_driver_too_old},
     {"cuda.minor_compat", "stack", "runtimes newer than the driver's CUDA, run by minor-version compatibility", GD_NEED_STACK, gd_check_cuda_minor_compat},
     {"cuda.forward_compat", "stack", "a forward-compatibility package, when one is needed, is on the loader path", GD_NEED_STACK, gd_check_cuda_forward_compat},

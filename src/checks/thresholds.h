@@ -114,4 +114,17 @@
 #define GD_RETIRED_PAGES_FAIL 63
 #define GD_REMAP_UNC_ROWS_FAIL 512
 
+/* gpu.underutilized: a process holds at least GD_UNDERUSED_MIN_MIB on the GPU
+ * (more than a CUDA context's ~300-600 MiB: pytorch/pytorch#86509, so it has
+ * loaded a model) while utilisation stays below GD_LOADED_UTIL_PCT (the same
+ * line that "under load" draws) in at least GD_UNDERUSED_MIN_SHARE of the
+ * valid samples: most of the window, so a pause for evaluation or a
+ * checkpoint is not a finding. At least GD_UNDERUSED_MIN_SAMPLES samples and
+ * GD_UNDERUSED_MIN_S seconds, so a snapshot judges nothing. A GPU in use
+ * 5-35 % of the time trains at a third of its speed or less. */
+#define GD_UNDERUSED_MIN_MIB 1024.0
+#define GD_UNDERUSED_MIN_SHARE 0.60
+#define GD_UNDERUSED_MIN_SAMPLES 5
+#define GD_UNDERUSED_MIN_S 5.0
+
 #endif

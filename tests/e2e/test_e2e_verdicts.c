@@ -80,6 +80,7 @@ static const verdict scenarios[] = {
     {"h100x8-power-limit-lowered.json", NULL, 2, {"power.limit_lowered@1=critical", NULL}},
     {"h100x8-thermal-throttling.json", NULL, 2, {"thermal.throttling@2=critical", NULL}},
     {"h100x8-training.json", NULL, 0, {NULL}},
+    {"h100x8-underutilized.json", NULL, 1, {"gpu.underutilized@0=warning", "gpu.underutilized@1=warning", "gpu.underutilized@2=warning", "gpu.underutilized@3=warning", "gpu.underutilized@4=warning", "gpu.underutilized@5=warning", "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
     {"h100x8-xid.json", NULL, 2, {"health.xid@1=info", "health.xid@3=critical", "health.xid@4=critical", NULL}},
     {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1=critical", NULL}},
     {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 1, {"pcie.slot_limited@3=warning", NULL}},
