@@ -72,6 +72,7 @@ static const verdict scenarios[] = {
     {"h100x8-hw-slowdown.json", NULL, 2, {"power.hw_slowdown@7=critical", NULL}},
     {"h100x8-hw-thermal-slowdown.json", NULL, 2, {"thermal.throttling@6=critical", NULL}},
     {"h100x8-idle.json", NULL, 0, {NULL}},
+    {"h100x8-input-io-wait.json", "41000", 1, {"input.io_wait@-1=warning", "gpu.underutilized@0=warning", "gpu.underutilized@1=warning", "gpu.underutilized@2=warning", "gpu.underutilized@3=warning", "gpu.underutilized@4=warning", "gpu.underutilized@5=warning", "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
     {"h100x8-memory-errors.json", NULL, 2, {"health.ecc_uncorrectable@4=critical", "health.row_remap@5=critical", "health.row_remap@6=critical", "health.row_remap@7=warning", NULL}},
     {"h100x8-misconfigured.json", NULL, 2, {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info", "config.persistence_off@-1=info", NULL}},
     {"h100x8-one-gpu-hotter.json", NULL, 1, {"thermal.outlier@5=warning", NULL}},
