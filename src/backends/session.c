@@ -155,6 +155,8 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         return 0;
     if (s->ops->close)
         s->ops->close(s->self);
+    if (s->job)
+        gd_source_proc.close(s->job);
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
         rc = host_areas(&s->o, s->f, err, errlen);
