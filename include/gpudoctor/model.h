@@ -249,6 +249,7 @@ typedef struct gd_facts {
     /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
     struct gd_pcie_facts *pcie;   /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
+    struct gd_job_facts *job;     /* include/gpudoctor/job.h: the job's /proc, sampled */
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

@@ -17,6 +17,7 @@
 #include "gpudoctor/model.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What to examine and how long (the CLI fills it from the command line). */
@@ -29,6 +30,7 @@ typedef struct gd_session_opts {
     double interval_s;         /* > 0 */
     volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
     long pid;                  /* the job (--pid), or -1 */
+    bool job_live;             /* the job is a process of this machine even under --sim (run COMMAND) */
     const char *const *python; /* --python PATH (repeatable) */
     size_t python_count;
 } gd_session_opts;

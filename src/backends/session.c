@@ -3,6 +3,7 @@
 
 #include "collect.h"
 #include "core/clock.h"
+#include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "source.h"
@@ -19,11 +20,29 @@ struct gd_session {
     const gd_source_ops *ops;
     void *self;
     bool sampling;
+    void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
     gd_clock clock;
     size_t k; /* samples taken */
     gd_sink sinks[MAX_SINKS];
     size_t nsinks;
 };
+
+/* The job's /proc beside the GPUs, with --pid on a machine or a scenario
+ * (not --from). A job that cannot be read is no error: f->job says why. */
+static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    if (o->pid <= 0 || o->from_count)
+        return 0;
+    if (o->job_live) /* a real process watched while a scenario plays the GPUs */
+        snprintf(f->proc_root, sizeof f->proc_root, "/proc");
+    s->job = calloc(1, gd_source_proc.size);
+    if (!s->job) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = gd_source_proc.open(s->job, o, f, err, errlen);
+    return rc < 0 ? -1 : 0;
+}
 
 gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
 {
@@ -53,6 +72,10 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         return NULL;
     }
     s->sampling = rc == 0 && ops->samples(self);
+    if (open_job(s, o, f, err, errlen) != 0) {
+        gd_session_close(s, NULL, 0);
+        return NULL;
+    }
     if (s->sampling) {
         if (gd_series_init(&f->series, f->gpu_count) != 0) {
             snprintf(err, errlen, "out of memory");
@@ -62,6 +85,8 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
         double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
+        if (f->job)
+            f->job->limit = f->series.limit;
         int mode;
         double pace;
         ops->clock(self, o, &mode, &pace);
@@ -83,7 +108,7 @@ int gd_session_add_sink(gd_session *s, const gd_sink *sink)
 int gd_session_step(gd_session *s, char *err, size_t errlen)
 {
     const gd_session_opts *o = &s->o;
-    if (!s->sampling)
+    if (!s->sampling || (s->f->job && s->f->job->ended)) /* a job that ends ends the watch */
         return 0;
     double due = (double)s->k * o->interval_s;
     bool stop = o->stop && *o->stop;
@@ -99,6 +124,8 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
         return -1;
     }
     s->ops->sample(s->self, s->f, (size_t)i, t);
+    if (s->job && gd_source_proc.samples(s->job))
+        gd_source_proc.sample(s->job, s->f, (size_t)i, t);
     s->k++;
     for (size_t k = 0; k < s->nsinks; k++)
         if (s->sinks[k].on_sample)
@@ -128,6 +155,8 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         return 0;
     if (s->ops->close)
         s->ops->close(s->self);
+    if (s->job)
+        gd_source_proc.close(s->job);
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
         rc = host_areas(&s->o, s->f, err, errlen);
@@ -135,6 +164,7 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         if (s->sinks[k].on_end)
             s->sinks[k].on_end(s->sinks[k].ud, s->f);
     free(s->self);
+    free(s->job);
     free(s);
     return rc;
 }

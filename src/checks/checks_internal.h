@@ -55,6 +55,12 @@ void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings 
 void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_clocks_outlier(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* utilization.c */
+void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* input.c: the job's /proc beside its GPUs */
+void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* vram.c */
 #include "analysis/vram_trend.h"
 void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_findings *out);

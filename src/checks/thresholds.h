@@ -114,4 +114,38 @@
 #define GD_RETIRED_PAGES_FAIL 63
 #define GD_REMAP_UNC_ROWS_FAIL 512
 
+/* gpu.underutilized: a process holds at least GD_UNDERUSED_MIN_MIB on the GPU
+ * (more than a CUDA context's ~300-600 MiB: pytorch/pytorch#86509, so it has
+ * loaded a model) while utilisation stays below GD_LOADED_UTIL_PCT (the same
+ * line that "under load" draws) in at least GD_UNDERUSED_MIN_SHARE of the
+ * valid samples: most of the window, so a pause for evaluation or a
+ * checkpoint is not a finding. At least GD_UNDERUSED_MIN_SAMPLES samples and
+ * GD_UNDERUSED_MIN_S seconds, so a snapshot judges nothing. A GPU in use
+ * 5-35 % of the time trains at a third of its speed or less. */
+#define GD_UNDERUSED_MIN_MIB 1024.0
+#define GD_UNDERUSED_MIN_SHARE 0.60
+#define GD_UNDERUSED_MIN_SAMPLES 5
+#define GD_UNDERUSED_MIN_S 5.0
+
+/* input.*: the job's GPUs wait when their low-utilisation share (below
+ * GD_LOADED_UTIL_PCT) is GD_UNDERUSED_MIN_SHARE or more, as gpu.underutilized.
+ * The host side is judged over at least GD_INPUT_MIN_SAMPLES job samples.
+ * input.single_thread: one thread at GD_THREAD_SATURATED_CORE of a core
+ * (include/gpudoctor/job.h) in GD_INPUT_SATURATED_SHARE of its intervals:
+ * Python's GIL or a loader in the main process (num_workers=0) runs at one
+ * core and no faster. input.starved: the tree busy on GD_STARVED_MIN_CORES
+ * cores or more (more than one saturated thread: decoding and augmentation
+ * in workers that cannot keep up), or the host's CPUs GD_STARVED_HOST_BUSY
+ * busy. input.io_wait: a thread of the job in disk wait (state D) in
+ * GD_IOWAIT_D_SHARE of the samples, or IO pressure (some avg10) at
+ * GD_IOWAIT_PSI_PCT with host iowait at GD_IOWAIT_HOST_SHARE: a healthy
+ * reader from the page cache or fast storage is seldom seen in D. */
+#define GD_INPUT_MIN_SAMPLES 5
+#define GD_INPUT_SATURATED_SHARE 0.60
+#define GD_STARVED_MIN_CORES 2.0
+#define GD_STARVED_HOST_BUSY 0.85
+#define GD_IOWAIT_D_SHARE 0.30
+#define GD_IOWAIT_PSI_PCT 20.0
+#define GD_IOWAIT_HOST_SHARE 0.10
+
 #endif

@@ -156,3 +156,18 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
     }
     return 0;
 }
+
+int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json)
+{
+    int code = gd_findings_exit_code(fs);
+    if (json) {
+        json_t *j = gd_report_json(f, fs);
+        if (!j || gd_json_print(stdout, j) != 0)
+            code = gd_cli_error("cannot write the JSON report");
+        json_decref(j);
+    } else {
+        gd_text_style st = gd_cli_text_style();
+        gd_report_text(stdout, f, fs, &st);
+    }
+    return code;
+}

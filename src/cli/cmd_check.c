@@ -190,16 +190,7 @@ int gd_cmd_check(int argc, char **argv)
 
     gd_findings fs = {0};
     gd_checks_run_all(&f, &fs);
-    int code = gd_findings_exit_code(&fs);
-    if (o.json) {
-        json_t *j = gd_report_json(&f, &fs);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write the JSON report");
-        json_decref(j);
-    } else {
-        gd_text_style st = gd_cli_text_style();
-        gd_report_text(stdout, &f, &fs, &st);
-    }
+    int code = gd_cli_print_report(&f, &fs, o.json);
     gd_findings_free(&fs);
     gd_facts_free(&f);
     return code;

@@ -39,10 +39,11 @@ static const struct command {
     {"vram", gd_cmd_vram},
     {"topo", gd_cmd_topo},
     {"bench", gd_cmd_bench},
+    {"run", gd_cmd_run},
 };
 
 /* Commands that later versions add. */
-static const char *const planned[] = {"watch", "trace", "run", "export", "fleet"};
+static const char *const planned[] = {"watch", "trace", "export", "fleet"};
 
 static int run(int argc, char **argv)
 {

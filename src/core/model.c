@@ -1,6 +1,7 @@
 /* The collection model: names, series storage, cleanup. */
 #include "gpudoctor/model.h"
 #include "gpudoctor/abi/nvml_api.h"
+#include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -147,5 +148,6 @@ void gd_facts_free(gd_facts *f)
     gd_series_free(&f->series);
     gd_pcie_facts_free(f->pcie);
     gd_stack_facts_free(f->stack);
+    gd_job_facts_free(f->job);
     memset(f, 0, sizeof *f);
 }

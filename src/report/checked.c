@@ -112,7 +112,7 @@ static void vram_scope(const gd_facts *f, char *buf, size_t len)
  * what GPUs report looked at nothing: that is "not checked", not "ok". */
 static bool nothing_to_judge(const gd_facts *f, const char *g)
 {
-    static const char *const gpu_only[] = {"thermal", "power", "clocks", "pcie", "topology", "nvlink", "vram", "config"};
+    static const char *const gpu_only[] = {"thermal", "power", "clocks", "pcie", "topology", "nvlink", "vram", "utilization", "config"};
     for (size_t i = 0; f->gpu_count == 0 && i < sizeof gpu_only / sizeof gpu_only[0]; i++)
         if (strcmp(gpu_only[i], g) == 0)
             return true;

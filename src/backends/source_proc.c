@@ -1,0 +1,506 @@
+/*
+ * The job's /proc as a source (include/gpudoctor/job.h): its process tree,
+ * each thread's CPU time and state, context switches, read bytes, and the
+ * host's CPU, iowait, pressure and swap, read through f->proc_root (the
+ * scenario's host.proc under --sim, /proc on a machine) at every sample of
+ * the session. Children are found again at every sample (DataLoader workers
+ * respawn each epoch). It takes no samples of its own clock: the session
+ * samples it beside the GPUs.
+ */
+#include "core/job_ring.h"
+#include "gpudoctor/job.h"
+#include "source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The tree, the per-process counters and the host are read once a second;
+ * between those full scans only the known threads' stat (CPU time, state) is
+ * read at every sample: 10 Hz costs under 1 % of a core for 80 threads
+ * (bench/bench_proc_cost.c). New threads and children are found within a second. */
+#define GD_PROC_FULL_SCAN_S 1.0
+
+typedef struct proc_entry {
+    int pid;
+    uint32_t stamp;          /* the sample it was last seen in */
+    double read_bytes, vcsw, ivcsw; /* cumulative, NaN unknown */
+} proc_entry;
+
+typedef struct host_counters {
+    double busy, iowait, total; /* clock ticks, all CPUs */
+    double pswpin, pswpout;
+    bool ok, vm_ok;
+} host_counters;
+
+typedef struct proc_source {
+    gd_job_facts *j;
+    char root[512];
+    double tick_s;     /* seconds per clock tick */
+    uint32_t stamp;    /* samples taken */
+    double last_t;
+    double last_full;  /* time of the last full scan (tree, counters, host) */
+    proc_entry procs[GD_JOB_MAX_PROCS];
+    size_t nprocs;
+    host_counters host;
+    int stack[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
+    size_t depth;
+    int fds[GD_JOB_MAX_THREADS]; /* thread i's stat, kept open between full scans (pread); -1 none */
+} proc_source;
+
+/* A small /proc file into buf (NUL-terminated); its length, or -1. O_NONBLOCK:
+ * a FIFO in a fixture tree cannot hang. */
+static long read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    return (long)n;
+}
+
+/* The number after "key" in text (a status or vmstat line), or NaN. */
+static double field_after(const char *text, const char *key)
+{
+    const char *p = text;
+    size_t k = strlen(key);
+    while ((p = strstr(p, key))) {
+        if (p == text || p[-1] == '\n') {
+            char *end;
+            double v = strtod(p + k, &end);
+            return end == p + k ? NAN : v;
+        }
+        p += k;
+    }
+    return NAN;
+}
+
+/* CPUs in a list like "0-3,8,10-11". */
+static int count_cpu_list(const char *s)
+{
+    int n = 0;
+    while (*s && *s != '\n') {
+        char *end;
+        long a = strtol(s, &end, 10);
+        if (end == s)
+            return 0;
+        long b = a;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        if (b >= a)
+            n += (int)(b - a + 1);
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static void read_static(proc_source *ps, gd_facts *f)
+{
+    gd_job_facts *j = ps->j;
+    char path[768], buf[8192];
+    snprintf(path, sizeof path, "%s/%ld/comm", ps->root, j->pid);
+    if (read_small(path, buf, sizeof buf) > 0) {
+        buf[strcspn(buf, "\n")] = '\0';
+        snprintf(j->comm, sizeof j->comm, "%.31s", buf);
+    }
+    snprintf(path, sizeof path, "%s/%ld/status", ps->root, j->pid);
+    if (read_small(path, buf, sizeof buf) > 0) {
+        const char *a = strstr(buf, "\nCpus_allowed_list:");
+        if (a) {
+            a += strlen("\nCpus_allowed_list:");
+            a += strspn(a, " \t");
+            size_t len = strcspn(a, "\n");
+            snprintf(j->affinity, sizeof j->affinity, "%.*s", (int)(len < 127 ? len : 127), a);
+            j->affinity_cpus = count_cpu_list(j->affinity);
+        }
+    }
+    snprintf(path, sizeof path, "%s/stat", ps->root);
+    if (read_small(path, buf, sizeof buf) > 0)
+        for (const char *p = buf; (p = strstr(p, "\ncpu")); p++)
+            j->host_cpus += p[4] >= '0' && p[4] <= '9';
+    if (f->sysfs_root[0]) {
+        snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", f->sysfs_root);
+        if (read_small(path, buf, sizeof buf) > 0) {
+            buf[strcspn(buf, "\n")] = '\0';
+            snprintf(j->governor, sizeof j->governor, "%.31s", buf);
+        }
+    }
+}
+
+static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    proc_source *ps = self;
+    gd_job_facts *j = calloc(1, sizeof *j);
+    if (!j || !(j->threads = calloc(GD_JOB_MAX_THREADS, sizeof *j->threads))) {
+        free(j);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    f->job = j;
+    ps->j = j;
+    j->pid = o->pid;
+    snprintf(j->proc_root, sizeof j->proc_root, "%s", f->proc_root);
+    snprintf(ps->root, sizeof ps->root, "%s", f->proc_root);
+    long hz = sysconf(_SC_CLK_TCK);
+    ps->tick_s = 1.0 / (double)(hz > 0 ? hz : 100);
+    ps->last_t = ps->last_full = NAN;
+    for (size_t i = 0; i < GD_JOB_MAX_THREADS; i++)
+        ps->fds[i] = -1;
+    if (!f->proc_root[0]) {
+        snprintf(j->error, sizeof j->error, "the scenario has no host.proc: the job's /proc is not known");
+        return 1;
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/%ld/task", ps->root, j->pid);
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(j->error, sizeof j->error, "pid %ld: %s", j->pid,
+                 errno == ENOENT ? "no such process"
+                 : errno == EACCES ? "not ours to read (another user's process: run as its user or root)"
+                                   : strerror(errno));
+        return 1;
+    }
+    closedir(d);
+    j->read = true;
+    read_static(ps, f);
+    return 0;
+}
+
+static bool proc_samples(const void *self)
+{
+    return ((const proc_source *)self)->j && ((const proc_source *)self)->j->read;
+}
+
+static void proc_clock(const void *self, const gd_session_opts *o, int *mode, double *pace)
+{
+    (void)self;
+    (void)o;
+    *mode = 0; /* the session's clock is the GPUs' */
+    *pace = 0;
+}
+
+static gd_job_thread *thread_slot(gd_job_facts *j, int pid, int tid)
+{
+    for (size_t i = j->thread_count; i-- > 0;)
+        if (j->threads[i].tid == tid)
+            return &j->threads[i];
+    if (j->thread_count == GD_JOB_MAX_THREADS) {
+        j->threads_untracked++;
+        return NULL;
+    }
+    gd_job_thread *t = &j->threads[j->thread_count++];
+    *t = (gd_job_thread){.pid = pid, .tid = tid, .cpu_s = NAN};
+    return t;
+}
+
+static proc_entry *proc_slot(proc_source *ps, int pid, bool *fresh)
+{
+    *fresh = false;
+    for (size_t i = 0; i < ps->nprocs; i++)
+        if (ps->procs[i].pid == pid)
+            return &ps->procs[i];
+    if (ps->nprocs == GD_JOB_MAX_PROCS)
+        return NULL;
+    *fresh = true;
+    proc_entry *p = &ps->procs[ps->nprocs++];
+    *p = (proc_entry){.pid = pid, .read_bytes = NAN, .vcsw = NAN, .ivcsw = NAN};
+    ps->j->procs_seen++;
+    return p;
+}
+
+/* A counter's growth per second into *acc (left alone when either end is unknown). */
+static void rate(double *last, double now, double dt, double *acc)
+{
+    if (!isnan(*last) && !isnan(now) && dt > 0 && now >= *last)
+        *acc = (isnan(*acc) ? 0 : *acc) + (now - *last) / dt;
+    *last = now;
+}
+
+/* A thread's stat text into its state and CPU time; false when unparsable. */
+static bool parse_thread(char *buf, char *state, double *cpu_ticks, char *comm, size_t commlen);
+
+/* One thread's stat: its state and CPU time; false when gone. */
+static bool read_thread(const char *path, char *state, double *cpu_ticks, char *comm, size_t commlen)
+{
+    char buf[1024];
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return false;
+    return parse_thread(buf, state, cpu_ticks, comm, commlen);
+}
+
+static bool parse_thread(char *buf, char *state, double *cpu_ticks, char *comm, size_t commlen)
+{
+    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+    if (!open || !close || close < open)
+        return false;
+    snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
+    char *p = close + 2;
+    *state = *p;
+    for (int k = 0; k < 11 && p; k++) /* state ... cmajflt: utime is the 12th field after ')' */
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return false;
+    char *end;
+    double ut = strtod(p + 1, &end), st = strtod(end, NULL);
+    *cpu_ticks = ut + st;
+    return true;
+}
+
+/* One sighting of a thread (t NULL: beyond the table) into s. */
+static void count_thread(proc_source *ps, gd_job_thread *t, char state, double ticks, const char *comm, double dt,
+                         gd_job_sample *s)
+{
+    s->threads++;
+    s->running += state == 'R';
+    s->disk_wait += state == 'D';
+    if (!t)
+        return;
+    double cpu = ticks * ps->tick_s;
+    snprintf(t->comm, sizeof t->comm, "%s", comm);
+    t->seen++;
+    t->running += state == 'R';
+    t->disk_wait += state == 'D';
+    if (!isnan(t->cpu_s) && t->stamp + 1 == ps->stamp && dt > 0) {
+        double share = (cpu - t->cpu_s) / dt;
+        s->job_cores += share;
+        t->measured++;
+        t->busy_sum += share;
+        t->saturated += share >= GD_THREAD_SATURATED_CORE;
+        if (share > s->top_thread_core) {
+            s->top_thread_core = share;
+            s->top_tid = t->tid;
+        }
+    }
+    t->cpu_s = cpu;
+    t->stamp = ps->stamp;
+}
+
+/* Between full scans: the threads seen last time, their stat only. */
+static void quick_sample(proc_source *ps, double dt, gd_job_sample *s)
+{
+    gd_job_facts *j = ps->j;
+    char path[768], state, comm[20];
+    double ticks;
+    for (size_t i = 0; i < j->thread_count; i++) {
+        gd_job_thread *t = &j->threads[i];
+        if (t->stamp + 1 != ps->stamp)
+            continue;
+        int *fd = &ps->fds[i];
+        if (*fd < 0) {
+            snprintf(path, sizeof path, "%s/%d/task/%d/stat", ps->root, t->pid, t->tid);
+            *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        }
+        char buf[1024];
+        ssize_t n = *fd >= 0 ? pread(*fd, buf, sizeof buf - 1, 0) : -1;
+        if (n > 0)
+            buf[n] = '\0';
+        else if (*fd >= 0) {
+            close(*fd);
+            *fd = -1;
+        }
+        if (n <= 0 || !parse_thread(buf, &state, &ticks, comm, sizeof comm) ||
+            (t->tid == (int)j->pid && state == 'Z')) {
+            if (t->tid == (int)j->pid) {
+                j->ended = true;
+                j->ended_at_s = s->t;
+            }
+            continue;
+        }
+        count_thread(ps, t, state, ticks, comm, dt, s);
+    }
+}
+
+/* The threads of process pid into s; its children onto the stack. False when gone. */
+static bool sample_process(proc_source *ps, int pid, double dt, gd_job_sample *s)
+{
+    gd_job_facts *j = ps->j;
+    char path[768], buf[4096];
+    snprintf(path, sizeof path, "%s/%d/task", ps->root, pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool any = false;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        int tid = atoi(e->d_name);
+        char state, comm[20];
+        double ticks;
+        snprintf(path, sizeof path, "%s/%d/task/%d/stat", ps->root, pid, tid);
+        if (!read_thread(path, &state, &ticks, comm, sizeof comm))
+            continue;
+        if (tid == pid && state == 'Z')
+            break; /* a zombie: the process has ended */
+        any = true;
+        count_thread(ps, thread_slot(j, pid, tid), state, ticks, comm, dt, s);
+        snprintf(path, sizeof path, "%s/%d/task/%d/children", ps->root, pid, tid);
+        if (read_small(path, buf, sizeof buf) > 0) {
+            for (char *p = buf, *end; *p; p = end) {
+                long c = strtol(p, &end, 10);
+                if (end == p)
+                    break;
+                if (c > 0 && ps->depth < GD_JOB_MAX_PROCS)
+                    ps->stack[ps->depth++] = (int)c;
+            }
+        }
+    }
+    closedir(d);
+    return any;
+}
+
+/* Per-process counters: read bytes and context switches. */
+static void sample_counters(proc_source *ps, proc_entry *p, double dt, gd_job_sample *s)
+{
+    char path[768], buf[4096];
+    snprintf(path, sizeof path, "%s/%d/io", ps->root, p->pid);
+    double rb = read_small(path, buf, sizeof buf) > 0 ? field_after(buf, "read_bytes:") : NAN;
+    rate(&p->read_bytes, rb, dt, &s->read_bps);
+    snprintf(path, sizeof path, "%s/%d/status", ps->root, p->pid);
+    bool ok = read_small(path, buf, sizeof buf) > 0;
+    rate(&p->vcsw, ok ? field_after(buf, "voluntary_ctxt_switches:") : NAN, dt, &s->vcsw_ps);
+    rate(&p->ivcsw, ok ? field_after(buf, "nonvoluntary_ctxt_switches:") : NAN, dt, &s->ivcsw_ps);
+}
+
+static double psi_some_avg10(const char *root, const char *name)
+{
+    char path[768], buf[512];
+    snprintf(path, sizeof path, "%s/pressure/%s", root, name);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return NAN;
+    const char *p = strstr(buf, "some avg10=");
+    return p ? strtod(p + strlen("some avg10="), NULL) : NAN;
+}
+
+static void sample_host(proc_source *ps, double dt, gd_job_sample *s)
+{
+    char path[768], buf[8192];
+    host_counters now = {0};
+    snprintf(path, sizeof path, "%s/stat", ps->root);
+    if (read_small(path, buf, sizeof buf) > 0 && strncmp(buf, "cpu ", 4) == 0) {
+        double v[8] = {0};
+        char *p = buf + 4;
+        for (int k = 0; k < 8; k++)
+            v[k] = strtod(p, &p);
+        /* user nice system idle iowait irq softirq steal */
+        now.iowait = v[4];
+        now.total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+        now.busy = now.total - v[3] - v[4];
+        now.ok = true;
+    }
+    snprintf(path, sizeof path, "%s/vmstat", ps->root);
+    if (read_small(path, buf, sizeof buf) > 0) {
+        now.pswpin = field_after(buf, "pswpin ");
+        now.pswpout = field_after(buf, "pswpout ");
+        now.vm_ok = !isnan(now.pswpin) && !isnan(now.pswpout);
+    }
+    host_counters *h = &ps->host;
+    double span = now.total - h->total;
+    if (now.ok && h->ok && span > 0) {
+        s->host_busy = (now.busy - h->busy) / span;
+        s->host_iowait = (now.iowait - h->iowait) / span;
+    }
+    if (now.vm_ok && h->vm_ok && dt > 0) {
+        s->swap_in_ps = (now.pswpin - h->pswpin) / dt;
+        s->swap_out_ps = (now.pswpout - h->pswpout) / dt;
+    }
+    *h = now;
+    s->psi_cpu = psi_some_avg10(ps->root, "cpu");
+    s->psi_io = psi_some_avg10(ps->root, "io");
+    s->psi_mem = psi_some_avg10(ps->root, "memory");
+}
+
+static void proc_sample(void *self, gd_facts *f, size_t i, double t)
+{
+    (void)f;
+    (void)i;
+    proc_source *ps = self;
+    gd_job_facts *j = ps->j;
+    if (!j || !j->read || j->ended)
+        return;
+    gd_job_sample *s = gd_job_push(j);
+    if (!s)
+        return;
+    ps->stamp++;
+    double dt = isnan(ps->last_t) ? 0 : t - ps->last_t;
+    ps->last_t = t;
+    s->t = t;
+    s->top_tid = -1;
+    s->job_cores = s->top_thread_core = dt > 0 ? 0 : NAN;
+    s->read_bps = s->vcsw_ps = s->ivcsw_ps = NAN;
+    s->host_busy = s->host_iowait = s->swap_in_ps = s->swap_out_ps = NAN;
+    if (!isnan(ps->last_full) && t - ps->last_full < GD_PROC_FULL_SCAN_S - 1e-9) {
+        const gd_job_sample *prev = j->n > 1 ? gd_job_at(j, j->n - 2) : NULL;
+        s->procs = prev ? prev->procs : 0;
+        quick_sample(ps, dt, s);
+        return;
+    }
+    double span = isnan(ps->last_full) ? 0 : t - ps->last_full;
+    ps->last_full = t;
+    ps->depth = 0;
+    ps->stack[ps->depth++] = (int)j->pid;
+    while (ps->depth > 0 && s->procs < GD_JOB_MAX_PROCS) {
+        int pid = ps->stack[--ps->depth];
+        bool fresh;
+        proc_entry *p = proc_slot(ps, pid, &fresh);
+        if (p && p->stamp == ps->stamp)
+            continue; /* seen through another thread's children */
+        if (!sample_process(ps, pid, dt, s)) {
+            if (pid == j->pid) {
+                j->ended = true;
+                j->ended_at_s = t;
+                break;
+            }
+            continue;
+        }
+        s->procs++;
+        if (!p)
+            continue;
+        if (fresh && ps->stamp > 1 && pid != j->pid)
+            j->children_started++;
+        p->stamp = ps->stamp;
+        sample_counters(ps, p, span, s);
+    }
+    for (size_t k = 0; k < ps->nprocs; k++)
+        if (ps->procs[k].stamp && ps->procs[k].stamp != ps->stamp && ps->procs[k].pid != j->pid) {
+            j->children_exited++;
+            ps->procs[k].stamp = 0;
+        }
+    if (s->procs > j->procs_max)
+        j->procs_max = s->procs;
+    sample_host(ps, span, s);
+}
+
+static void proc_close(void *self)
+{
+    proc_source *ps = self; /* the facts own the job's samples */
+    for (size_t i = 0; ps->j && i < GD_JOB_MAX_THREADS; i++)
+        if (ps->fds[i] >= 0) {
+            close(ps->fds[i]);
+            ps->fds[i] = -1;
+        }
+}
+
+const gd_source_ops gd_source_proc = {
+    .name = "proc",
+    .size = sizeof(proc_source),
+    .open = proc_open,
+    .samples = proc_samples,
+    .clock = proc_clock,
+    .sample = proc_sample,
+    .close = proc_close,
+};

@@ -1,0 +1,226 @@
+/* The job's input side: input.starved, input.single_thread, input.io_wait. */
+#include "checks_internal.h"
+#include "gpudoctor/job.h"
+
+#include <stdlib.h>
+
+/* Does GPU g list a process of the job's tree? */
+static bool lists_job(const gd_facts *f, const gd_gpu *gpu)
+{
+    const gd_job_facts *j = f->job;
+    for (size_t i = 0; gd_ok(gpu->processes_status) && i < gpu->process_count; i++) {
+        if ((long)gpu->processes[i].pid == j->pid)
+            return true;
+        for (size_t t = 0; t < j->thread_count; t++)
+            if (j->threads[t].pid == (int)gpu->processes[i].pid)
+                return true;
+    }
+    return false;
+}
+
+typedef struct gpu_wait {
+    size_t gpus;       /* the job's GPUs judged */
+    double low_share;  /* their mean share of samples below GD_LOADED_UTIL_PCT */
+    double busy_pct;   /* their mean utilisation */
+    bool by_pid;       /* found by the job's pids in NVML's list (else every GPU in use) */
+} gpu_wait;
+
+/* How much the job's GPUs wait: those listing its pids, else every GPU with a
+ * process (inside a container NVML shows host pids). */
+static gpu_wait measure_wait(const gd_facts *f)
+{
+    gpu_wait w = {0};
+    for (int pass = 0; pass < 2 && w.gpus == 0; pass++) {
+        for (size_t g = 0; g < f->gpu_count; g++) {
+            const gd_gpu *gpu = &f->gpus[g];
+            if (gpu->lost || !gd_ok(gpu->processes_status) || gpu->process_count == 0)
+                continue;
+            if (pass == 0 && !lists_job(f, gpu))
+                continue;
+            size_t n = 0, low = 0;
+            double sum = 0;
+            for (size_t i = 0; i < f->series.n; i++) {
+                gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+                if (!gd_ok(u))
+                    continue;
+                n++;
+                sum += u.v;
+                low += u.v < GD_LOADED_UTIL_PCT;
+            }
+            if (n == 0)
+                continue;
+            w.gpus++;
+            w.low_share += (double)low / (double)n;
+            w.busy_pct += sum / (double)n;
+        }
+        w.by_pid = pass == 0;
+    }
+    if (w.gpus) {
+        w.low_share /= (double)w.gpus;
+        w.busy_pct /= (double)w.gpus;
+    }
+    return w;
+}
+
+typedef struct host_side {
+    size_t n;          /* samples with the job alive */
+    double cores, host_busy, psi_io, iowait;
+    size_t cores_n, host_n, psi_n, iowait_n, with_d;
+} host_side;
+
+static host_side measure_host(const gd_job_facts *j)
+{
+    host_side h = {0};
+    for (size_t i = 0; i < j->n; i++) {
+        const gd_job_sample *s = gd_job_at(j, i);
+        if (s->threads == 0)
+            continue;
+        h.n++;
+        h.with_d += s->disk_wait > 0;
+        if (!isnan(s->job_cores))
+            h.cores += s->job_cores, h.cores_n++;
+        if (!isnan(s->host_busy))
+            h.host_busy += s->host_busy, h.host_n++;
+        if (!isnan(s->host_iowait))
+            h.iowait += s->host_iowait, h.iowait_n++;
+        if (!isnan(s->psi_io))
+            h.psi_io += s->psi_io, h.psi_n++;
+    }
+    h.cores = h.cores_n ? h.cores / (double)h.cores_n : NAN;
+    h.host_busy = h.host_n ? h.host_busy / (double)h.host_n : NAN;
+    h.iowait = h.iowait_n ? h.iowait / (double)h.iowait_n : NAN;
+    h.psi_io = h.psi_n ? h.psi_io / (double)h.psi_n : NAN;
+    return h;
+}
+
+/* The job's facts, or NULL after saying why it cannot be judged. */
+static const gd_job_facts *job_of(const gd_facts *f, const char *id, gd_findings *out)
+{
+    const gd_job_facts *j = f->job;
+    if (!j || !j->read) {
+        gd_skip_add(out, id, GD_NO_GPU, "%s", j && j->error[0] ? j->error : "the job's /proc was not sampled");
+        return NULL;
+    }
+    size_t alive = measure_host(j).n;
+    if (alive < GD_INPUT_MIN_SAMPLES) {
+        gd_skip_add(out, id, GD_NO_GPU, "%zu sample%s of the job (judging needs %d): use a longer --duration%s", alive,
+                    alive == 1 ? "" : "s", GD_INPUT_MIN_SAMPLES, j->ended ? " (the job ended early)" : "");
+        return NULL;
+    }
+    return j;
+}
+
+static json_t *common_evidence(const gd_facts *f, const gpu_wait *w, const host_side *h)
+{
+    const gd_job_facts *j = f->job;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "pid", json_integer(j->pid));
+    json_object_set_new(ev, "comm", json_string(j->comm));
+    json_object_set_new(ev, "gpus_judged", json_integer((json_int_t)w->gpus));
+    json_object_set_new(ev, "gpus_found_by", json_string(w->by_pid ? "the job's pids in NVML's process list"
+                                                                   : "every GPU with a process (no pid of the job in "
+                                                                     "NVML's list: container or simulated GPUs)"));
+    json_object_set_new(ev, "gpu_busy_pct_mean", gd_json_number(round(w->busy_pct * 10) / 10));
+    json_object_set_new(ev, "gpu_low_share", gd_json_number(round(w->low_share * 100) / 100));
+    json_object_set_new(ev, "job_cores_mean", gd_json_number(round(h->cores * 100) / 100));
+    json_object_set_new(ev, "host_busy_share", gd_json_number(round(h->host_busy * 100) / 100));
+    json_object_set_new(ev, "processes_max", json_integer((json_int_t)j->procs_max));
+    json_object_set_new(ev, "job_samples", json_integer((json_int_t)h->n));
+    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat, /proc/stat; nvml:nvmlDeviceGetUtilizationRates"));
+    return ev;
+}
+
+static bool gpu_waits(const gpu_wait *w) { return w->gpus > 0 && w->low_share >= GD_UNDERUSED_MIN_SHARE; }
+
+static const char single_fix[] =
+    "One thread does the host-side work and the GPU waits for it: with PyTorch, usually the DataLoader with "
+    "num_workers=0 (loading, decoding and augmentation in the main process) or Python code holding the GIL. "
+    "Use DataLoader(num_workers=N) with N near the cores per GPU, pin_memory=True, persistent_workers=True and "
+    "prefetch_factor=2-4; move per-sample Python work into the Dataset (run by workers), or onto the GPU "
+    "(NVIDIA DALI, torchvision.io.decode_jpeg on cuda).";
+
+void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_job_facts *j = job_of(f, "input.single_thread", out);
+    if (!j)
+        return;
+    gpu_wait w = measure_wait(f);
+    const gd_job_thread *top = NULL;
+    for (size_t i = 0; i < j->thread_count; i++) {
+        const gd_job_thread *t = &j->threads[i];
+        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 &&
+            (double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured &&
+            (!top || t->busy_sum / t->measured > top->busy_sum / top->measured))
+            top = t;
+    }
+    if (!top || !gpu_waits(&w))
+        return;
+    host_side h = measure_host(j);
+    json_t *ev = common_evidence(f, &w, &h);
+    double core = top->busy_sum / top->measured;
+    json_object_set_new(ev, "thread_tid", json_integer(top->tid));
+    json_object_set_new(ev, "thread_pid", json_integer(top->pid));
+    json_object_set_new(ev, "thread_comm", json_string(top->comm));
+    json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
+    json_object_set_new(ev, "thread_saturated_share", gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
+    gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
+                   "one thread of the job (tid %d, %s) runs at %.0f%% of a core while its GPUs are busy %.0f%%: "
+                   "single-threaded input (GIL or num_workers=0)",
+                   top->tid, top->comm, core * 100, w.busy_pct);
+}
+
+static const char starved_fix[] =
+    "The GPU waits for batches the host cannot prepare fast enough: the data pipeline is the bottleneck. Give "
+    "the DataLoader more workers (num_workers up to the cores per GPU), pin_memory=True, persistent_workers=True, "
+    "a larger prefetch_factor; cache decoded samples, lower the CPU cost per sample (smaller images, simpler "
+    "augmentation), or decode on the GPU (NVIDIA DALI); check the job may use all the cores it needs (taskset, "
+    "cgroup cpu limits).";
+
+void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_job_facts *j = job_of(f, "input.starved", out);
+    if (!j)
+        return;
+    gpu_wait w = measure_wait(f);
+    host_side h = measure_host(j);
+    bool busy = (!isnan(h.cores) && h.cores >= GD_STARVED_MIN_CORES) ||
+                (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY);
+    if (!busy || !gpu_waits(&w))
+        return;
+    json_t *ev = common_evidence(f, &w, &h);
+    json_object_set_new(ev, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
+    json_object_set_new(ev, "host_cpus", j->host_cpus ? json_integer(j->host_cpus) : json_null());
+    gd_finding_add(out, "input.starved", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, starved_fix,
+                   "the job keeps %.1f cores busy while its GPUs are busy %.0f%%: data pipeline bound", h.cores,
+                   w.busy_pct);
+}
+
+static const char io_fix[] =
+    "The job's threads wait on storage (state D, IO pressure): reading the data set is the bottleneck. Put it "
+    "on faster local storage (NVMe rather than network or spinning disks), warm the page cache before "
+    "training (vmtouch -t, or one epoch read ahead), pack small files into shards (WebDataset, TFRecord, "
+    "LMDB), and read in parallel: DataLoader(num_workers=N, prefetch_factor=4, persistent_workers=True).";
+
+void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_job_facts *j = job_of(f, "input.io_wait", out);
+    if (!j)
+        return;
+    host_side h = measure_host(j);
+    double d_share = (double)h.with_d / (double)h.n;
+    bool pressure = !isnan(h.psi_io) && h.psi_io >= GD_IOWAIT_PSI_PCT && !isnan(h.iowait) &&
+                    h.iowait >= GD_IOWAIT_HOST_SHARE;
+    if (d_share < GD_IOWAIT_D_SHARE && !pressure)
+        return;
+    gpu_wait w = measure_wait(f);
+    json_t *ev = common_evidence(f, &w, &h);
+    json_object_set_new(ev, "disk_wait_share", gd_json_number(round(d_share * 100) / 100));
+    json_object_set_new(ev, "io_pressure_some_avg10_pct", isnan(h.psi_io) ? json_null() : gd_json_number(h.psi_io));
+    json_object_set_new(ev, "host_iowait_share", isnan(h.iowait) ? json_null() : gd_json_number(round(h.iowait * 100) / 100));
+    gd_finding_add(out, "input.io_wait", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, io_fix,
+                   "the job waits on storage: a thread in disk wait in %.0f%% of the samples%s", d_share * 100,
+                   pressure ? ", IO pressure high" : "");
+}

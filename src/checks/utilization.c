@@ -1,0 +1,88 @@
+/* gpu.underutilized: memory held by a process, the GPU mostly idle. */
+#include "checks_internal.h"
+
+typedef struct busy {
+    size_t valid, low;
+    double sum_pct, first_t, last_t, max_used_mib;
+} busy;
+
+static busy measure_busy(const gd_facts *f, size_t g)
+{
+    busy b = {.first_t = NAN, .last_t = NAN};
+    for (size_t i = 0; i < f->series.n; i++) {
+        gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+        gd_value m = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
+        if (gd_ok(m) && m.v > b.max_used_mib)
+            b.max_used_mib = m.v;
+        if (!gd_ok(u))
+            continue;
+        if (b.valid++ == 0)
+            b.first_t = gd_series_t(&f->series, i);
+        b.last_t = gd_series_t(&f->series, i);
+        b.sum_pct += u.v;
+        b.low += u.v < GD_LOADED_UTIL_PCT;
+    }
+    return b;
+}
+
+/* The process holding the most memory, or NULL. */
+static const gd_process *main_holder(const gd_gpu *gpu)
+{
+    const gd_process *best = NULL;
+    for (size_t i = 0; i < gpu->process_count; i++) {
+        const gd_process *p = &gpu->processes[i];
+        if (!best || (gd_ok(p->used_mib) && (!gd_ok(best->used_mib) || p->used_mib.v > best->used_mib.v)))
+            best = p;
+    }
+    return best;
+}
+
+static const char fix_text[] =
+    "A process holds this GPU's memory but keeps it busy only part of the time: the GPU waits for its input, "
+    "for the host, or for other ranks. Find out which: 'gpudoctor check --pid PID' (the pid above) or "
+    "'gpudoctor run -- python train.py' watch the job's threads, disk waits and data loader workers beside "
+    "the GPU and name an input bottleneck; a PyTorch profiler trace ('torch.profiler', then 'gpudoctor trace "
+    "DIR') shows where each step's time goes. Common fixes: DataLoader num_workers near the cores per GPU, "
+    "pin_memory=True, persistent_workers=True, a larger prefetch_factor, faster storage.";
+
+void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    for (size_t g = 0; g < f->gpu_count && f->series.n > 0; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gpu->lost || !gd_ok(gpu->processes_status) || gpu->process_count == 0)
+            continue; /* an idle GPU with no process is no finding */
+        busy b = measure_busy(f, g);
+        if (b.max_used_mib < GD_UNDERUSED_MIN_MIB)
+            continue;
+        if (b.valid < GD_UNDERUSED_MIN_SAMPLES || b.last_t - b.first_t < GD_UNDERUSED_MIN_S) {
+            gd_skip_add(out, "gpu.underutilized", gpu->index,
+                        "%zu utilisation sample%s over %.1f s (judging needs %d over %.0f s): use a longer --duration",
+                        b.valid, b.valid == 1 ? "" : "s", b.valid ? b.last_t - b.first_t : 0.0,
+                        GD_UNDERUSED_MIN_SAMPLES, GD_UNDERUSED_MIN_S);
+            continue;
+        }
+        double low_share = (double)b.low / (double)b.valid;
+        if (low_share < GD_UNDERUSED_MIN_SHARE)
+            continue;
+        double busy_pct = b.sum_pct / (double)b.valid;
+        const gd_process *p = main_holder(gpu);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
+        json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+        json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
+        json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
+        json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));
+        json_object_set_new(ev, "pid", json_integer(p->pid));
+        json_object_set_new(ev, "process", json_string(p->name[0] ? p->name : "(name not visible)"));
+        json_object_set_new(ev, "process_used_mib", gd_json_value(p->used_mib));
+        json_object_set_new(ev, "processes", json_integer((json_int_t)gpu->process_count));
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
+                                                      "nvmlDeviceGetComputeRunningProcesses"));
+        gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,
+                       "GPU %d busy %.0f%% on average, below %.0f%% in %.0f%% of the window, while pid %u (%s) "
+                       "holds %.0f MiB",
+                       gpu->index, busy_pct, GD_LOADED_UTIL_PCT, low_share * 100, p->pid,
+                       p->name[0] ? p->name : "name not visible", gd_ok(p->used_mib) ? p->used_mib.v : b.max_used_mib);
+    }
+}

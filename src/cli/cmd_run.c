@@ -1,0 +1,227 @@
+/* gpudoctor run: start a training command, watch it and its GPUs, report. */
+#include "cli.h"
+#include "gpudoctor/checks.h"
+#include "gpudoctor/job.h"
+#include "gpudoctor/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char help[] =
+    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--exit-findings] [--kill-at-end]\n"
+    "                     [--sim SCENARIO] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
+    "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
+    "reports what holds the job back (input.single_thread, input.starved,\n"
+    "input.io_wait, ...). COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
+    "\n"
+    "  --duration SEC   watch at most this long (default: until COMMAND ends); the\n"
+    "                   command runs on after the report unless --kill-at-end\n"
+    "  --interval MS    time between samples (default 100)\n"
+    "  --json           the report as JSON, as 'check --json'\n"
+    "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
+    "                   of COMMAND's own exit code\n"
+    "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
+    "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
+    "                   scenario time runs at wall speed unless GPUDOCTOR_SIM_TIMESCALE\n"
+    "\n"
+    "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
+    "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
+    "the watch: the report covers what was seen. gpudoctor then waits for COMMAND.\n"
+    "\n"
+    "Exit status: COMMAND's own (128+N when killed by signal N; 127 when it cannot\n"
+    "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
+
+static volatile sig_atomic_t stop_requested;
+static volatile pid_t child_pid;
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+#define FORWARDED (sizeof forwarded / sizeof forwarded[0])
+
+/* A signal for the command: sent on, unless the terminal sent it to the
+ * whole process group already (si_code SI_KERNEL). INT, TERM, HUP end the watch. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (child_pid > 0 && (!si || si->si_code != SI_KERNEL))
+        kill(child_pid, sig);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+        stop_requested = 1;
+}
+
+typedef struct run_opts {
+    double duration_s, interval_ms;
+    int json, exit_findings, kill_at_end;
+    const char *sim;
+    char **argv; /* COMMAND ARGS..., NULL-terminated */
+} run_opts;
+
+static int parse(int argc, char **argv, run_opts *o)
+{
+    static const struct option longopts[] = {
+        {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+        {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
+        {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    *o = (run_opts){.duration_s = 86400, .interval_ms = 100};
+    optind = 1;
+    opterr = 0;
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (gd_cli_duration(optarg, 1, 0.1, 86400, &o->duration_s) != 0)
+                return gd_cli_error("--duration wants seconds between 0.1 and 86400, not '%s'", optarg);
+            break;
+        case 'i':
+            if (gd_cli_duration(optarg, 0.001, 0.01, 60, &v) != 0)
+                return gd_cli_error("--interval wants milliseconds between 10 and 60000, not '%s'", optarg);
+            o->interval_ms = v * 1000;
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->sim = optarg; break;
+        case 'e': o->exit_findings = 1; break;
+        case 'k': o->kill_at_end = 1; break;
+        case 'h': fputs(help, stdout); return -1;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
+        }
+    }
+    /* getopt stops at "--" (and skips it) or at the first word of COMMAND. */
+    if (optind >= argc)
+        return gd_cli_error("no command to run: gpudoctor run [OPTIONS] -- COMMAND [ARGS...]");
+    o->argv = &argv[optind];
+    return 0;
+}
+
+/* Starts the command; its exec error comes back through a close-on-exec pipe. */
+static pid_t start(char **argv, int *exec_errno)
+{
+    int p[2];
+    *exec_errno = 0;
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        execvp(argv[0], argv);
+        int e = errno;
+        if (write(p[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid > 0 && read(p[0], exec_errno, sizeof *exec_errno) != (ssize_t)sizeof *exec_errno)
+        *exec_errno = 0;
+    close(p[0]);
+    return pid;
+}
+
+typedef struct watch {
+    pid_t pid;
+    int status;
+    bool reaped;
+} watch;
+
+/* After every sample: has the command ended? Then the watch ends. */
+static void on_sample(void *ud, const gd_facts *f, size_t i)
+{
+    (void)f;
+    (void)i;
+    watch *w = ud;
+    if (!w->reaped && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+        w->reaped = true;
+        stop_requested = 1;
+    }
+}
+
+static int exit_of(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : GD_EXIT_ERROR;
+}
+
+int gd_cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? GD_EXIT_OK : rc;
+    gd_ctx ctx;
+    if ((rc = gd_cli_context(&ctx)) != 0)
+        return rc;
+    if (o.sim && ctx.sim_pace <= 0)
+        ctx.sim_pace = 1; /* a real command runs in wall time: so does the scenario */
+
+    int exec_errno;
+    pid_t pid = start(o.argv, &exec_errno);
+    if (pid < 0)
+        return gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
+    watch w = {.pid = pid};
+    if (exec_errno) {
+        waitpid(pid, &w.status, 0);
+        gd_cli_error("cannot run '%s': %s", o.argv[0], strerror(exec_errno));
+        return 127;
+    }
+    child_pid = pid;
+    struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART}, old[FORWARDED];
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < FORWARDED; i++)
+        sigaction(forwarded[i], &sa, &old[i]);
+
+    gd_session_opts so = {
+        .ctx = &ctx,
+        .sim_scenario = o.sim,
+        .duration_s = o.duration_s,
+        .interval_s = o.interval_ms / 1000.0,
+        .stop = &stop_requested,
+        .pid = pid,
+        .job_live = true,
+    };
+    gd_facts f;
+    char err[1024];
+    gd_session *s = gd_session_open(&so, &f, err, sizeof err);
+    gd_sink sink = {.on_sample = on_sample, .ud = &w};
+    int step = 0;
+    if (s) {
+        gd_session_add_sink(s, &sink);
+        while ((step = gd_session_step(s, err, sizeof err)) > 0)
+            ;
+        rc = step < 0 ? (gd_session_close(s, NULL, 0), -1) : gd_session_close(s, err, sizeof err);
+    } else {
+        rc = -1;
+    }
+    int code = GD_EXIT_ERROR;
+    if (rc != 0) {
+        gd_cli_error("%s", err);
+    } else {
+        gd_findings fs = {0};
+        gd_checks_run_all(&f, &fs);
+        code = gd_cli_print_report(&f, &fs, o.json);
+        gd_findings_free(&fs);
+    }
+    gd_facts_free(&f);
+    if (!w.reaped && o.kill_at_end)
+        kill(pid, SIGTERM);
+    while (!w.reaped) { /* the command's life is its own: wait for it */
+        if (waitpid(pid, &w.status, 0) == pid)
+            w.reaped = true;
+        else if (errno != EINTR)
+            break;
+    }
+    for (size_t i = 0; i < FORWARDED; i++)
+        sigaction(forwarded[i], &old[i], NULL);
+    if (o.exit_findings || !w.reaped)
+        return code;
+    return exit_of(w.status);
+}

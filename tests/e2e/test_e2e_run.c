@@ -1,0 +1,104 @@
+/*
+ * gpudoctor run with real processes of this machine while a simulated GPU
+ * plays the matching scenario: a CPU-bound single-threaded command, a
+ * sleeping one on a well-fed and a starved GPU, exit codes passed through.
+ * (Disk wait, IO pressure and swap, which a test cannot make a real process
+ * show at will, come from fixture /proc trees: test_e2e_verdicts.c.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
+
+static size_t input_findings(json_t *report)
+{
+    return count_findings(report, "input.single_thread", -2) + count_findings(report, "input.starved", -2) +
+           count_findings(report, "input.io_wait", -2);
+}
+
+static void busy_single_thread_on_a_starved_gpu_is_named(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"run", "--json", "--duration", "1.5", "--kill-at-end", "--sim",
+                                              example("h100x8-underutilized.json"), "--", "sh", "-c",
+                                              "while :; do :; done", NULL},
+                             env);
+    assert_non_null(r.json);
+    assert_int_equal(r.exit_code, 128 + 15); /* the command's own end: SIGTERM, as asked */
+    assert_int_equal(count_findings(r.json, "input.single_thread", -2), 1);
+    assert_int_equal(count_findings(r.json, "input.io_wait", -2), 0);
+    assert_int_equal(count_findings(r.json, "input.starved", -2), 0); /* one core: single-threaded, not starved */
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    json_t *ev = json_object_get(f, "evidence");
+    assert_string_equal(json_string_value(json_object_get(ev, "thread_comm")), "sh");
+    assert_true(json_number_value(json_object_get(ev, "thread_core_share_mean")) >= 0.9);
+    assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "num_workers"));
+    tool_result_free(&r);
+}
+
+static void sleeping_job_gives_no_input_finding(void **state)
+{
+    (void)state;
+    const char *scenarios[] = {"h100x8-training.json", "h100x8-underutilized.json"};
+    for (size_t i = 0; i < 2; i++) {
+        tool_result r = run_tool((const char *[]){"run", "--json", "--duration", "1", "--kill-at-end", "--sim",
+                                                  example(scenarios[i]), "--", "sleep", "30", NULL},
+                                 env);
+        assert_non_null(r.json);
+        if (input_findings(r.json) != 0)
+            fail_msg("%s: a sleeping job gave an input finding: %s", scenarios[i], r.out);
+        tool_result_free(&r);
+    }
+}
+
+static void exit_code_is_the_commands_own(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"run", "--json", "--sim", example("h100x8-training.json"), "--", "sh",
+                                              "-c", "sleep 0.3; exit 7", NULL},
+                             env);
+    assert_int_equal(r.exit_code, 7);
+    assert_non_null(r.json); /* the job ended mid-window: reported with what was seen */
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"run", "--json", "--exit-findings", "--sim", example("h100x8-training.json"), "--",
+                                  "sh", "-c", "sleep 0.3; exit 7", NULL},
+                 env);
+    assert_int_equal(r.exit_code, 0); /* a healthy node: check's code */
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"run", "--", "/nonexistent/command", NULL}, env);
+    assert_int_equal(r.exit_code, 127);
+    assert_non_null(strstr(r.err, "cannot run"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"run", "--json", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+}
+
+static void stdout_is_the_commands(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"run", "--sim", example("h100x8-training.json"), "--", "echo",
+                                              "hello from the job", NULL},
+                             env);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "hello from the job\n"));
+    tool_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(busy_single_thread_on_a_starved_gpu_is_named),
+        cmocka_unit_test(sleeping_job_gives_no_input_finding),
+        cmocka_unit_test(exit_code_is_the_commands_own),
+        cmocka_unit_test(stdout_is_the_commands),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
