@@ -15,6 +15,7 @@ int gd_cmd_info(int argc, char **argv);
 int gd_cmd_vram(int argc, char **argv);
 int gd_cmd_topo(int argc, char **argv);
 int gd_cmd_bench(int argc, char **argv);
+int gd_cmd_trace(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
