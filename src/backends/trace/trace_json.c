@@ -656,12 +656,12 @@ static int run(gd_tsrc *src, gd_trace_acc *acc, gd_trace_meta *meta, char *err, 
             done = 0;
         }
         if (!R->P.eof) {
+            if (len > GD_TRACE_MAX_ITEM) { /* the unfinished unit alone */
+                snprintf(err, errlen, "a single JSON value at byte %llu is larger than %u MiB: not a trace event",
+                         (unsigned long long)consumed, GD_TRACE_MAX_ITEM >> 20);
+                goto out;
+            }
             if (cap - len < READ_CHUNK / 4) {
-                if (cap >= GD_TRACE_MAX_ITEM + READ_CHUNK) {
-                    snprintf(err, errlen, "a single JSON value at byte %llu is larger than %u MiB: not a trace event",
-                             (unsigned long long)consumed, GD_TRACE_MAX_ITEM >> 20);
-                    goto out;
-                }
                 char *nb = realloc(buf, cap * 2);
                 if (!nb) {
                     snprintf(err, errlen, "out of memory");
