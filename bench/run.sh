@@ -7,3 +7,4 @@ build=${1:-build}
 "$build/bench_sim_names"
 "$build/bench_retention"
 "$build/bench_retention" 100
+"$build/bench_trace" --big "${BENCH_TRACE_MB:-512}"

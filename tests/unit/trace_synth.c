@@ -11,7 +11,7 @@ typedef struct sbuf {
     size_t n, cap;
 } sbuf;
 
-static void add(sbuf *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void add(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     for (;;) {
