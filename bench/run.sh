@@ -8,3 +8,4 @@ build=${1:-build}
 "$build/bench_retention"
 "$build/bench_retention" 100
 "$build/bench_proc_cost"
+"$build/bench_trace" --big "${BENCH_TRACE_MB:-512}"

@@ -22,6 +22,9 @@ PACKAGES=(
     libxml2-dev
     clang
     libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
+    libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
+    zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
+    libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

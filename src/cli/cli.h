@@ -21,6 +21,7 @@ int gd_cmd_run(int argc, char **argv);
 /* The report of a window on stdout: JSON or text. The findings' exit code,
  * or GD_EXIT_ERROR after a message when the JSON cannot be written. */
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
+int gd_cmd_trace(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

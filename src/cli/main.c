@@ -17,6 +17,7 @@ static const char usage[] =
     "  vram     the memory a training run needs per GPU, whether it fits, what to change\n"
     "  topo     how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs\n"
     "  bench    measure: 'bench pcie' copies between host and each GPU\n"
+    "  trace    why the GPU waits, from a PyTorch profiler trace (file or directory)\n"
     "\n"
     "Every command that reads the machine takes --sim SCENARIO to run against a\n"
     "simulated machine instead (see examples/).\n"
@@ -40,10 +41,11 @@ static const struct command {
     {"topo", gd_cmd_topo},
     {"bench", gd_cmd_bench},
     {"run", gd_cmd_run},
+    {"trace", gd_cmd_trace},
 };
 
 /* Commands that later versions add. */
-static const char *const planned[] = {"watch", "trace", "export", "fleet"};
+static const char *const planned[] = {"watch", "export", "fleet"};
 
 static int run(int argc, char **argv)
 {

@@ -126,7 +126,7 @@ static json_t *gpus_json(const gd_facts *f)
     return a;
 }
 
-static json_t *findings_json(const gd_findings *fs, bool series)
+json_t *gd_report_findings_json(const gd_findings *fs, bool series)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < fs->n; i++) {
@@ -196,7 +196,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
     }
     json_object_set_new(root, "window", w);
-    json_object_set_new(root, "findings", findings_json(fs, s->n > 1));
+    json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "not_checked", skips_json(fs));
     json_object_set_new(root, "checked", gd_report_checked_json(f, fs));
     json_t *sum = json_object();

@@ -42,6 +42,9 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
 void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 json_t *gd_info_json(const gd_facts *f);
 
+/* The findings[] array of a JSON report (series: say each finding's timeline). */
+json_t *gd_report_findings_json(const gd_findings *fs, bool series);
+
 /* Writes a JSON value followed by a newline; returns 0 or -1. */
 int gd_json_print(FILE *out, json_t *j);
 

@@ -1,0 +1,306 @@
+/* Findings from profiler traces: pure functions of the numbers of each rank. */
+#include "checks/trace_checks.h"
+#include "core/json_util.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double r1(double v)
+{
+    return round(v * 10) / 10;
+}
+
+static json_t *evidence(const gd_trace_result *r)
+{
+    json_t *ev = json_object();
+    json_object_set_new(ev, "source", json_string("profiler trace"));
+    json_object_set_new(ev, "rank", json_integer(r->rank));
+    json_object_set_new(ev, "steps", json_integer((json_int_t)r->nsteps));
+    if (!isnan(r->step_median_us))
+        json_object_set_new(ev, "step_median_ms", gd_json_number(round(r->step_median_us) / 1000));
+    return ev;
+}
+
+/* The longest kernel of class c, as evidence. */
+static void top_kernel(json_t *ev, const char *key, const gd_trace_result *r, gd_kclass c)
+{
+    if (r->ntop[c])
+        json_object_set_new(ev, key, json_string(r->top[c][0].name));
+}
+
+static gd_severity severity(double impact)
+{
+    return impact >= GD_TRACE_CRITICAL_IMPACT ? GD_SEV_CRITICAL : GD_SEV_WARNING;
+}
+
+/* Share of the analyzed step time during which no GPU operation ran. */
+static double step_idle_pct(const gd_trace_result *r)
+{
+    if (!r->has_gpu || r->step_total_us <= 0)
+        return NAN;
+    double idle = 0;
+    for (size_t i = 0; i < r->nsteps; i++)
+        idle += r->steps[i].idle_us;
+    return 100 * idle / r->step_total_us;
+}
+
+/* The steps where x is largest, as "#N (v ms)" for the two worst. */
+static void worst_steps(const gd_trace_result *r, double (*x)(const gd_trace_step *), char *buf, size_t len)
+{
+    long best[2] = {-1, -1};
+    double val[2] = {-1, -1};
+    for (size_t i = 0; i < r->nsteps; i++) {
+        double v = x(&r->steps[i]);
+        if (v > val[0]) {
+            val[1] = val[0], best[1] = best[0];
+            val[0] = v, best[0] = r->steps[i].number;
+        } else if (v > val[1]) {
+            val[1] = v, best[1] = r->steps[i].number;
+        }
+    }
+    buf[0] = 0;
+    for (int i = 0; i < 2 && best[i] >= 0; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s#%ld (%.1f ms)", i ? ", " : "", best[i], val[i] / 1000);
+    }
+}
+
+static double step_idle(const gd_trace_step *s) { return s->idle_us; }
+static double step_loader(const gd_trace_step *s) { return s->dataloader_us; }
+static double step_syncs(const gd_trace_step *s) { return (double)s->syncs * 1000; }
+
+static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!r->has_gpu || !(r->idle_pct >= GD_TRACE_IDLE_PCT))
+        return;
+    double host = 0, kern = 0, other = 0;
+    for (size_t s = 0; s < r->nstreams; s++)
+        host += r->streams[s].host_wait_us, kern += r->streams[s].kernel_wait_us, other += r->streams[s].other_us;
+    double sum = host + kern + other;
+    const char *cause, *fix;
+    if (host >= kern && host >= other) {
+        cause = "host wait: the CPU had not launched the next operation yet";
+        fix = "The GPU waits for the Python side. Find what the host does between launches (the DataLoader, "
+              "logging, Python work per step): move input loading to DataLoader workers (num_workers, "
+              "pin_memory=True, persistent_workers=True), keep per-step Python small, and for loops of many "
+              "small ops use torch.compile or CUDA graphs.";
+    } else if (kern >= other) {
+        cause = "kernel wait: short gaps between back-to-back kernels (launch overhead)";
+        fix = "Launch overhead between many small kernels: capture the step with CUDA graphs "
+              "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs), fuse operations with "
+              "torch.compile, or raise the batch size.";
+    } else {
+        cause = "other: launched in time but held back (synchronization, waits on other streams)";
+        fix = "The GPU was held back after the launch: look for host synchronizations (.item(), .cpu(), "
+              "torch.cuda.synchronize(), blocking copies) and cross-stream waits in the step; see trace.sync.";
+    }
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "idle_pct", gd_json_number(round(r->idle_pct * 100) / 100));
+    json_object_set_new(ev, "idle_ms", gd_json_number(round(r->idle_us) / 1000));
+    json_object_set_new(ev, "span_ms", gd_json_number(round(r->span_us) / 1000));
+    json_object_set_new(ev, "host_wait_pct", gd_json_number(sum > 0 ? r1(100 * host / sum) : NAN));
+    json_object_set_new(ev, "kernel_wait_pct", gd_json_number(sum > 0 ? r1(100 * kern / sum) : NAN));
+    json_object_set_new(ev, "other_pct", gd_json_number(sum > 0 ? r1(100 * other / sum) : NAN));
+    char worst[96];
+    worst_steps(r, step_idle, worst, sizeof worst);
+    json_object_set_new(ev, "worst_steps", json_string(worst));
+    json_object_set_new(ev, "cause", json_string(cause));
+    double impact = r1(r->idle_pct);
+    gd_finding_add(out, "trace.gpu_idle", severity(impact), GD_NO_GPU, ev, impact, fix,
+                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct,
+                   host >= kern && host >= other ? "waiting for the host" : kern >= other ? "between kernels"
+                                                                                         : "held back");
+}
+
+static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!(r->dataloader_pct > GD_TRACE_DATALOADER_PCT))
+        return;
+    double idle = step_idle_pct(r);
+    /* What overlapping the loading with the GPU gives back: the loading, at most the GPU's idle time. */
+    double impact = r1(isnan(idle) ? r->dataloader_pct : fmin(r->dataloader_pct, idle));
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "dataloader_pct", gd_json_number(r1(r->dataloader_pct)));
+    json_object_set_new(ev, "dataloader_ms_per_step", gd_json_number(round(r->dataloader_us / (double)r->nsteps) / 1000));
+    json_object_set_new(ev, "workers", json_string(r->dataloader_multiprocess ? "multiprocess" : "none (num_workers=0)"));
+    char worst[96];
+    worst_steps(r, step_loader, worst, sizeof worst);
+    json_object_set_new(ev, "worst_steps", json_string(worst));
+    const char *fix = r->dataloader_multiprocess
+                          ? "The workers do not keep up: raise DataLoader num_workers and prefetch_factor, set "
+                            "persistent_workers=True and pin_memory=True, and make __getitem__ cheaper (decode and "
+                            "augment on the GPU, e.g. NVIDIA DALI or torchvision.io.decode_jpeg(device='cuda'))."
+                          : "Data is loaded in the training process (num_workers=0): use DataLoader(num_workers=N) "
+                            "with N about the CPU cores per GPU, persistent_workers=True, pin_memory=True and "
+                            "prefetch_factor=2 or more, so the next batch is ready while the GPU computes.";
+    gd_finding_add(out, "trace.dataloader", severity(impact), GD_NO_GPU, ev, impact, fix,
+                   "rank %d: %.1f%% of each step is spent in the DataLoader%s", r->rank, r->dataloader_pct,
+                   r->dataloader_multiprocess ? "" : " (num_workers=0)");
+}
+
+static void check_pageable(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    const gd_trace_copies *h = &r->copies[GD_COPY_H2D_PAGEABLE], *d = &r->copies[GD_COPY_D2H_PAGEABLE];
+    double bytes = h->bytes + d->bytes, time = h->time_us + d->time_us;
+    double share = r->step_total_us > 0 ? 100 * r->pageable_in_step_us / r->step_total_us : NAN;
+    if (h->count + d->count == 0 || !(bytes >= GD_TRACE_PAGEABLE_BYTES || share >= GD_TRACE_PAGEABLE_PCT))
+        return;
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "h2d_pageable_count", json_integer((json_int_t)h->count));
+    json_object_set_new(ev, "h2d_pageable_bytes", gd_json_number(h->bytes));
+    json_object_set_new(ev, "d2h_pageable_count", json_integer((json_int_t)d->count));
+    json_object_set_new(ev, "d2h_pageable_bytes", gd_json_number(d->bytes));
+    json_object_set_new(ev, "copy_ms", gd_json_number(round(time) / 1000));
+    json_object_set_new(ev, "gbps", gd_json_number(time > 0 ? r1(bytes / (time * 1e3)) : NAN));
+    json_object_set_new(ev, "share_of_step_pct", gd_json_number(r1(share)));
+    const gd_trace_copies *p = &r->copies[GD_COPY_H2D_PINNED];
+    if (p->count && !isnan(p->gbps))
+        json_object_set_new(ev, "h2d_pinned_gbps", gd_json_number(r1(p->gbps)));
+    double impact = isnan(share) ? NAN : r1(share);
+    gd_finding_add(out, "trace.pageable_memcpy", isnan(impact) || impact < 2 ? GD_SEV_INFO : severity(impact),
+                   GD_NO_GPU, ev, impact,
+                   "Copies from pageable memory are staged by the driver and block the host. Set "
+                   "DataLoader(pin_memory=True) (or tensor.pin_memory()) and copy with "
+                   ".to(device, non_blocking=True), so the copy overlaps compute and runs at the link's speed.",
+                   "rank %d: %zu host-device copies from pageable memory, %.1f MB at %.1f GB/s", r->rank,
+                   h->count + d->count, bytes / 1e6, time > 0 ? bytes / (time * 1e3) : 0.0);
+}
+
+static void check_sync(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!r->syncs || !(r->sync_pct >= GD_TRACE_SYNC_PCT))
+        return;
+    double idle = step_idle_pct(r);
+    double impact = r1(isnan(idle) ? r->sync_pct : fmin(r->sync_pct, idle));
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "syncs", json_integer((json_int_t)r->syncs));
+    json_object_set_new(ev, "syncs_per_step", gd_json_number(r1(r->sync_per_step)));
+    json_object_set_new(ev, "blocked_ms", gd_json_number(round(r->sync_us) / 1000));
+    json_object_set_new(ev, "blocked_pct", gd_json_number(r1(r->sync_pct)));
+    json_object_set_new(ev, "call", json_string(r->sync_top));
+    char worst[96];
+    worst_steps(r, step_syncs, worst, sizeof worst);
+    json_object_set_new(ev, "steps_with_most", json_string(worst));
+    gd_finding_add(out, "trace.sync", severity(impact), GD_NO_GPU, ev, impact,
+                   "Remove host-device synchronizations from the step: .item(), .cpu(), .numpy(), print(tensor), "
+                   "if tensor: ..., torch.cuda.synchronize() and blocking copies all wait for the GPU to drain. "
+                   "Keep metrics on the GPU and read them every N steps; copy with non_blocking=True from pinned "
+                   "memory.",
+                   "rank %d: the host blocks in %s and other syncs %.1f%% of the step (%.1f per step)", r->rank,
+                   r->sync_top[0] ? r->sync_top : "synchronizations", r->sync_pct, r->sync_per_step);
+}
+
+static void check_small_kernels(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!r->has_gpu || r->launches < GD_TRACE_SMALL_MIN)
+        return;
+    double share = (double)r->short_kernels / (double)r->launches;
+    double kern = 0, host = 0;
+    for (size_t s = 0; s < r->nstreams; s++)
+        kern += r->streams[s].kernel_wait_us, host += r->streams[s].host_wait_us;
+    double wait_pct = r->span_us > 0 ? 100 * (kern + host) / r->span_us : 0;
+    /* A long launch delay means the CPU runs ahead: launches are not the bottleneck. */
+    if (share < GD_TRACE_SMALL_SHARE || wait_pct < GD_TRACE_SMALL_IDLE_PCT || !(r->launch_delay_median_us < 100))
+        return;
+    double impact = r1(wait_pct * share);
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "launches", json_integer((json_int_t)r->launches));
+    json_object_set_new(ev, "short_kernels", json_integer((json_int_t)r->short_kernels));
+    json_object_set_new(ev, "short_pct", gd_json_number(r1(100 * share)));
+    json_object_set_new(ev, "launch_cpu_median_us", gd_json_number(r->launch_cpu_median_us));
+    json_object_set_new(ev, "kernel_median_us", gd_json_number(r->kernel_median_us));
+    json_object_set_new(ev, "launch_delay_median_us", gd_json_number(r->launch_delay_median_us));
+    json_object_set_new(ev, "launch_wait_pct", gd_json_number(r1(wait_pct)));
+    top_kernel(ev, "top_kernel", r, GD_K_COMPUTE);
+    gd_finding_add(out, "trace.small_kernels", severity(impact), GD_NO_GPU, ev, impact,
+                   "Most kernels run shorter than their launch takes on the CPU, so the GPU waits on launches: "
+                   "capture the step in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), "
+                   "torch.cuda.make_graphed_callables), fuse elementwise ops with torch.compile, or raise the "
+                   "batch size so each kernel does more.",
+                   "rank %d: %.0f%% of %zu kernels are shorter than their launch (median %.0f us on the GPU)",
+                   r->rank, 100 * share, r->launches, r->kernel_median_us);
+}
+
+static void check_comm_overlap(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    double comm_share = r->span_us > 0 ? 100 * r->class_us[GD_K_COMM] / r->span_us : 0;
+    if (isnan(r->comm_overlap_pct) || r->comm_overlap_pct >= GD_TRACE_COMM_OVERLAP_PCT ||
+        comm_share < GD_TRACE_COMM_SHARE_PCT)
+        return;
+    double impact = r1(comm_share * (1 - r->comm_overlap_pct / 100));
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "comm_overlap_pct", gd_json_number(r1(r->comm_overlap_pct)));
+    json_object_set_new(ev, "comm_share_pct", gd_json_number(r1(comm_share)));
+    top_kernel(ev, "top_comm_kernel", r, GD_K_COMM);
+    gd_finding_add(out, "trace.comm_overlap", severity(impact), GD_NO_GPU, ev, impact,
+                   "Communication runs while nothing computes: with DDP keep gradient bucketing on "
+                   "(bucket_cap_mb) and avoid find_unused_parameters; with FSDP enable forward/backward "
+                   "prefetch; use gradient accumulation (no_sync) to communicate less often.",
+                   "rank %d: only %.0f%% of communication overlaps computation (%.0f%% of the time in NCCL kernels)",
+                   r->rank, r->comm_overlap_pct, comm_share);
+}
+
+static void check_straggler(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    if (n < 2 || isnan(all[i].step_median_us))
+        return;
+    double v[64];
+    size_t m = 0;
+    for (size_t j = 0; j < n && m < 64; j++)
+        if (!isnan(all[j].step_median_us))
+            v[m++] = all[j].step_median_us;
+    if (m < 2)
+        return;
+    double med = gd_median(v, m);
+    for (size_t j = 0; j < m; j++)
+        v[j] = fabs(v[j] - med);
+    double mad = gd_median(v, m);
+    const gd_trace_result *r = &all[i];
+    /* Robust: far from the median by the ranks' own spread, and 10% slower at least. */
+    if (!(r->step_median_us > med * GD_TRACE_STRAGGLER_RATIO && r->step_median_us - med > 3 * 1.4826 * mad))
+        return;
+    double impact = r1(100 * (r->step_median_us - med) / r->step_median_us);
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "ranks_median_step_ms", gd_json_number(round(med) / 1000));
+    json_object_set_new(ev, "slower_pct", gd_json_number(r1(100 * (r->step_median_us / med - 1))));
+    json_object_set_new(ev, "idle_pct", gd_json_number(r1(r->idle_pct)));
+    gd_finding_add(out, "trace.straggler", severity(impact), GD_NO_GPU, ev, impact,
+                   "Every rank waits for the slowest at each collective: compare this rank's trace with a "
+                   "peer's (input pipeline, host load, a throttled or slower GPU: run gpudoctor check on its node).",
+                   "rank %d is a straggler: its step takes %.1f ms against %.1f ms for the median rank", r->rank,
+                   r->step_median_us / 1000, med / 1000);
+}
+
+const gd_trace_check gd_trace_checks[] = {
+    {"trace.gpu_idle", "the GPU is busy most of the time (HTA temporal breakdown)", check_gpu_idle},
+    {"trace.dataloader", "little of each step is spent waiting for the DataLoader", check_dataloader},
+    {"trace.pageable_memcpy", "host-device copies come from pinned memory", check_pageable},
+    {"trace.sync", "the host rarely blocks on the GPU inside the step", check_sync},
+    {"trace.small_kernels", "kernels are long enough to pay for their launch", check_small_kernels},
+    {"trace.comm_overlap", "communication overlaps computation", check_comm_overlap},
+    {"trace.straggler", "no rank's step is much slower than the others'", check_straggler},
+};
+const size_t gd_trace_checks_count = sizeof gd_trace_checks / sizeof gd_trace_checks[0];
+
+void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < gd_trace_checks_count; c++)
+            gd_trace_checks[c].run(ranks, n, i, out);
+    gd_findings_sort(out);
+}

@@ -1,0 +1,277 @@
+/* gpudoctor trace: why the GPU waits, from a PyTorch profiler trace (docs/trace.md). */
+#include "analysis/trace/trace.h"
+#include "backends/trace/trace_read.h"
+#include "checks/trace_checks.h"
+#include "cli.h"
+#include "report/trace_report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char help[] =
+    "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--rank N] [--steps A:B]\n"
+    "\n"
+    "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
+    "Chrome trace JSON, plain or gzip, or the legacy format of builds without\n"
+    "Kineto). A directory holds one trace per rank. Reports Holistic Trace\n"
+    "Analysis' temporal and idle time breakdowns with its defaults (the last\n"
+    "profiler step left out, 30 us kernel-wait cut-off), the steps, the\n"
+    "DataLoader's share, kernels, launches, copies and synchronizations, and\n"
+    "findings with fixes (docs/trace.md).\n"
+    "\n"
+    "  --json          the numbers and findings as JSON (docs/trace.md)\n"
+    "  --rank N        only rank N (of a directory, or the file's own rank)\n"
+    "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
+    "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
+    "\n"
+    "Exit: 0 analyzed (whatever was found), 3 the trace could not be read.\n";
+
+#define MAX_FILES 1024
+
+typedef struct job {
+    char path[4096];
+    const gd_trace_opts *opts;
+    gd_trace_result result;
+    int rc;
+    char err[4096 + 512];
+} job;
+
+static void run_job(job *j)
+{
+    gd_trace_acc *acc = gd_trace_acc_new();
+    gd_trace_meta meta;
+    char err[384] = "";
+    if (!acc) {
+        snprintf(j->err, sizeof j->err, "%s: out of memory", j->path);
+        j->rc = -1;
+        return;
+    }
+    if (gd_trace_read_file(j->path, acc, &meta, err, sizeof err) != 0 ||
+        gd_trace_analyze(acc, &meta, j->opts, &j->result, err, sizeof err) != 0) {
+        snprintf(j->err, sizeof j->err, "%s: %s", j->path, err);
+        j->rc = -1;
+    }
+    gd_trace_acc_free(acc);
+}
+
+typedef struct pool {
+    job *jobs;
+    size_t n, next;
+    pthread_mutex_t mu;
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        run_job(&p->jobs[i]);
+    }
+}
+
+/* Every job, on as many threads as there are cores (a directory of ranks). */
+static void run_all(job *jobs, size_t n)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = cores > 1 ? (size_t)cores : 1;
+    if (threads > n)
+        threads = n;
+    pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t tid[64];
+    size_t started = 0;
+    for (size_t i = 1; i < threads && i < 64; i++)
+        if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+            started++;
+    worker(&p);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+}
+
+static bool trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 3 && strcmp(n + l - 3, ".gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The trace files of path: itself, or a directory's *.json and *.gz, sorted. */
+static int list_files(const char *path, char ***out, size_t *n)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return gd_cli_error("cannot read %s: %s", path, strerror(errno));
+    *out = calloc(MAX_FILES, sizeof **out);
+    *n = 0;
+    if (!*out)
+        return gd_cli_error("out of memory");
+    if (!S_ISDIR(sb.st_mode)) {
+        (*out)[(*n)++] = strdup(path);
+        return 0;
+    }
+    DIR *d = opendir(path);
+    if (!d)
+        return gd_cli_error("cannot read the directory %s: %s", path, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < MAX_FILES) {
+        if (e->d_name[0] == '.' || !trace_name(e->d_name))
+            continue;
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        struct stat fs;
+        if (stat(full, &fs) == 0 && S_ISREG(fs.st_mode))
+            (*out)[(*n)++] = strdup(full);
+    }
+    closedir(d);
+    if (*n == 0)
+        return gd_cli_error("%s holds no trace file (*.json or *.gz)", path);
+    qsort(*out, *n, sizeof **out, cmp_str);
+    return 0;
+}
+
+static int parse_steps(const char *s, gd_trace_opts *o)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return -1;
+    char a[32];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof a)
+        return -1;
+    memcpy(a, s, n);
+    a[n] = 0;
+    long lo, hi;
+    if (gd_cli_integer(a, 0, 1000000000, &lo) || gd_cli_integer(colon + 1, 0, 1000000000, &hi) || hi < lo)
+        return -1;
+    o->step_first = lo;
+    o->step_last = hi;
+    return 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const gd_trace_result *x = a, *y = b;
+    return x->rank - y->rank;
+}
+
+int gd_cmd_trace(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},          {"rank", required_argument, NULL, 'r'},
+        {"steps", required_argument, NULL, 's'},   {"include-last-step", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    gd_trace_opts opts;
+    gd_trace_opts_default(&opts);
+    int json = 0;
+    long rank = -1;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'r':
+            if (gd_cli_integer(optarg, 0, 1000000, &rank))
+                return gd_cli_error("--rank takes a rank number, not '%s'", optarg);
+            break;
+        case 's':
+            if (parse_steps(optarg, &opts))
+                return gd_cli_error("--steps takes A:B, two step numbers with A <= B, not '%s'", optarg);
+            break;
+        case 'l': opts.include_last_step = true; break;
+        case 'h': fputs(help, stdout); return GD_EXIT_OK;
+        default: fputs(help, stderr); return GD_EXIT_ERROR;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(help, stderr);
+        return gd_cli_error(optind >= argc ? "trace needs a trace file or a directory of them"
+                                           : "trace takes one file or directory");
+    }
+    const char *path = argv[optind];
+    char **files = NULL;
+    size_t nfiles = 0;
+    int rc = list_files(path, &files, &nfiles);
+    job *jobs = rc ? NULL : calloc(nfiles, sizeof *jobs);
+    gd_trace_result *ranks = rc ? NULL : calloc(nfiles, sizeof *ranks);
+    gd_findings fs = {0};
+    if (!rc && (!jobs || !ranks))
+        rc = gd_cli_error("out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < nfiles; i++) {
+            snprintf(jobs[i].path, sizeof jobs[i].path, "%s", files[i]);
+            jobs[i].opts = &opts;
+        }
+        run_all(jobs, nfiles);
+        for (size_t i = 0; i < nfiles && !rc; i++)
+            if (jobs[i].rc)
+                rc = gd_cli_error("%s", jobs[i].err);
+    }
+    size_t nr = 0;
+    if (!rc) {
+        /* A file without distributedInfo is rank 0 alone, or its place in the directory. */
+        for (size_t i = 0; i < nfiles; i++) {
+            ranks[nr] = jobs[i].result;
+            memset(&jobs[i].result, 0, sizeof jobs[i].result);
+            if (nfiles > 1 && ranks[nr].rank == 0 && i > 0) {
+                bool taken = false;
+                for (size_t k = 0; k < nr; k++)
+                    taken = taken || ranks[k].rank == 0;
+                if (taken)
+                    ranks[nr].rank = (int)i;
+            }
+            nr++;
+        }
+        qsort(ranks, nr, sizeof *ranks, cmp_rank);
+        if (rank >= 0) {
+            size_t k = 0;
+            for (size_t i = 0; i < nr; i++) {
+                if (ranks[i].rank == rank)
+                    ranks[k++] = ranks[i];
+                else
+                    gd_trace_result_free(&ranks[i]);
+            }
+            if (k == 0)
+                rc = gd_cli_error("no rank %ld in %s", rank, path);
+            nr = k;
+        }
+    }
+    if (!rc) {
+        gd_trace_checks_run(ranks, nr, &fs);
+        gd_trace_run run = {nfiles, path, ranks, nr, &fs};
+        if (json) {
+            json_t *j = gd_trace_report_json(&run);
+            if (gd_json_print(stdout, j))
+                rc = GD_EXIT_ERROR;
+            json_decref(j);
+        } else {
+            gd_text_style st = gd_cli_text_style();
+            gd_trace_report_text(stdout, &run, &st);
+        }
+    }
+    for (size_t i = 0; i < nr; i++)
+        gd_trace_result_free(&ranks[i]);
+    for (size_t i = 0; jobs && i < nfiles; i++)
+        gd_trace_result_free(&jobs[i].result);
+    for (size_t i = 0; files && i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    free(jobs);
+    free(ranks);
+    gd_findings_free(&fs);
+    return rc ? GD_EXIT_ERROR : GD_EXIT_OK;
+}

@@ -1,0 +1,321 @@
+/* `gpudoctor trace`: verdict first, then per rank the step bars, the numbers, the findings. */
+#include "report/trace_report.h"
+#include "core/json_util.h"
+#include "report/text_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BAR 40
+
+static const char *class_name(gd_kclass c)
+{
+    static const char *const n[] = {"compute", "memory", "communication", "other"};
+    return c < GD_K_NCLASS ? n[c] : "other";
+}
+
+static double ms(double us)
+{
+    return us / 1000.0;
+}
+
+static void verdict(FILE *out, const gd_trace_run *run, const gd_text_style *st)
+{
+    const gd_findings *fs = run->findings;
+    size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
+    if (fs->n == 0 || (crit == 0 && warn == 0)) {
+        double idle = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < run->nranks; i++)
+            if (run->ranks[i].has_gpu)
+                idle += run->ranks[i].idle_pct, k++;
+        fprintf(out, "%sVerdict: no bottleneck found%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+        if (k)
+            fprintf(out, ": the GPU is busy %.1f%% of the time\n", 100 - idle / (double)k);
+        else
+            fprintf(out, " (no GPU operations in the trace: a CPU-only run)\n");
+        return;
+    }
+    const gd_finding *top = &fs->v[0];
+    fprintf(out, "%sVerdict:%s %s", gd_c(st, crit ? GD_ANSI_RED : GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+            gd_safe(top->title));
+    if (!isnan(top->impact_pct))
+        fprintf(out, " (about %.0f%% of the step to gain)", top->impact_pct);
+    fputc('\n', out);
+}
+
+static void step_bar(FILE *out, const gd_trace_step *s, const gd_text_style *st)
+{
+    char bar[BAR + 1];
+    double d = s->dur_us > 0 ? s->dur_us : 1;
+    int c = (int)lround(BAR * s->compute_us / d), n = (int)lround(BAR * s->non_compute_us / d);
+    if (c > BAR)
+        c = BAR;
+    if (c + n > BAR)
+        n = BAR - c;
+    for (int i = 0; i < BAR; i++)
+        bar[i] = i < c ? '#' : i < c + n ? '=' : '.';
+    bar[BAR] = 0;
+    int dl = (int)lround(10 * s->dataloader_us / d);
+    char dlbar[11];
+    for (int i = 0; i < 10; i++)
+        dlbar[i] = i < dl ? 'D' : ' ';
+    dlbar[10] = 0;
+    fprintf(out, "    #%-6ld %8.1f  %s%.*s%s%.*s%s%s%s  [%s] %3.0f%%", s->number, ms(s->dur_us), gd_c(st, GD_ANSI_GREEN),
+            c, bar, gd_c(st, GD_ANSI_CYAN), n, bar + c, gd_c(st, GD_ANSI_DIM), bar + c + n, gd_c(st, GD_ANSI_RESET),
+            dlbar, 100 * s->dataloader_us / d);
+    if (s->syncs)
+        fprintf(out, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
+    fputc('\n', out);
+}
+
+static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *st)
+{
+    fprintf(out, "\n%srank %d%s", gd_c(st, GD_ANSI_BOLD), r->rank, gd_c(st, GD_ANSI_RESET));
+    if (r->legacy)
+        fprintf(out, " (legacy profiler format: no GPU events)");
+    fputc('\n', out);
+    if (r->note[0])
+        fprintf(out, "  %snote:%s %s\n", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(r->note));
+    if (r->skipped)
+        fprintf(out, "  %llu events were not objects and were skipped\n", (unsigned long long)r->skipped);
+    if (r->nsteps)
+        fprintf(out, "  steps: %zu analyzed of %zu%s; step time median %.1f ms, p90 %.1f ms, slowest #%ld %.1f ms\n",
+                r->nsteps, r->steps_in_trace, r->last_step_dropped ? " (the last left out, as HTA does)" : "",
+                ms(r->step_median_us), ms(r->step_p90_us), r->step_slowest, ms(r->step_max_us));
+    else
+        fprintf(out, "  steps: no ProfilerStep# in the trace; numbers cover the whole trace\n");
+    if (r->has_gpu) {
+        fprintf(out, "  GPU time (HTA temporal breakdown, %.1f ms): compute %.1f%%, non-compute %.1f%%, idle %.1f%%\n",
+                ms(r->span_us), r->compute_pct, r->non_compute_pct, r->idle_pct);
+        for (size_t i = 0; i < r->nstreams; i++) {
+            const gd_trace_stream *s = &r->streams[i];
+            double t = s->idle_us != 0 ? s->idle_us : 1;
+            fprintf(out, "    stream %-4lld idle %9.1f ms: host wait %5.1f%%, kernel wait %5.1f%%, other %5.1f%%\n",
+                    (long long)s->stream, ms(s->idle_us), 100 * s->host_wait_us / t, 100 * s->kernel_wait_us / t,
+                    100 * s->other_us / t);
+        }
+    } else {
+        fprintf(out, "  GPU time: no GPU operations in the trace\n");
+    }
+    if (!isnan(r->dataloader_pct))
+        fprintf(out, "  DataLoader: %.1f%% of the step time (%zu calls%s)\n", r->dataloader_pct, r->dataloader_events,
+                r->dataloader_events ? (r->dataloader_multiprocess ? ", worker processes" : ", num_workers=0") : "");
+    if (r->nsteps) {
+        fprintf(out, "  per step (ms; %s#%s compute, %s=%s non-compute, . idle; [D] DataLoader):\n",
+                gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET), gd_c(st, GD_ANSI_CYAN), gd_c(st, GD_ANSI_RESET));
+        size_t shown = r->nsteps <= 24 ? r->nsteps : 24;
+        for (size_t i = 0; i < shown; i++)
+            step_bar(out, &r->steps[i], st);
+        if (shown < r->nsteps)
+            fprintf(out, "    ... %zu more steps (--json has them all)\n", r->nsteps - shown);
+    }
+    for (int c = 0; c < GD_K_NCLASS; c++) {
+        if (!r->ntop[c] || c == GD_K_OTHER)
+            continue;
+        fprintf(out, "  top %s kernels (%.1f ms in %zu):\n", class_name((gd_kclass)c), ms(r->class_us[c]),
+                r->class_count[c]);
+        size_t shown = c == GD_K_COMPUTE ? 5 : 3;
+        for (size_t i = 0; i < r->ntop[c] && i < shown; i++) {
+            const gd_trace_kernel *k = &r->top[c][i];
+            fprintf(out, "    %5.1f%% %9.1f ms %7zux  %.90s\n", k->share_pct, ms(k->total_us), k->count, gd_safe(k->name));
+        }
+    }
+    if (r->launches)
+        fprintf(out, "  launches: %zu; %zu kernels shorter than their launch; median launch %.1f us on the CPU, "
+                     "delay %.1f us\n",
+                r->launches, r->short_kernels, r->launch_cpu_median_us, r->launch_delay_median_us);
+    for (int k = 0; k < GD_COPY_NKINDS; k++) {
+        const gd_trace_copies *c = &r->copies[k];
+        if (c->count)
+            fprintf(out, "  copies %-12s %6zu, %9.1f MB in %8.1f ms%s%.1f GB/s\n", gd_copy_kind_name((gd_copy_kind)k),
+                    c->count, c->bytes / 1e6, ms(c->time_us), isnan(c->gbps) ? "" : ", ",
+                    isnan(c->gbps) ? 0.0 : c->gbps);
+    }
+    if (r->syncs)
+        fprintf(out, "  synchronizations: %zu (%.1f per step), host blocked %.1f ms (%.1f%% of the steps), most in %s\n",
+                r->syncs, r->sync_per_step, ms(r->sync_us), r->sync_pct, gd_safe(r->sync_top));
+    if (!isnan(r->comm_overlap_pct))
+        fprintf(out, "  communication overlapped by compute: %.1f%%\n", r->comm_overlap_pct);
+}
+
+void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_style *st)
+{
+    unsigned long long events = 0;
+    for (size_t i = 0; i < run->nranks; i++)
+        events += run->ranks[i].events;
+    fprintf(out, "%sgpudoctor %s trace%s %s: %zu file%s, %zu rank%s, %llu events\n", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
+            gd_c(st, GD_ANSI_RESET), gd_safe(run->path), run->files, run->files == 1 ? "" : "s", run->nranks,
+            run->nranks == 1 ? "" : "s", events);
+    verdict(out, run, st);
+    for (size_t i = 0; i < run->nranks; i++)
+        rank_text(out, &run->ranks[i], st);
+    const gd_findings *fs = run->findings;
+    fprintf(out, "\n%sFindings%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+    if (!fs->n)
+        fprintf(out, "  none\n");
+    for (size_t i = 0; i < fs->n; i++) {
+        const gd_finding *x = &fs->v[i];
+        const char *col = x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED
+                          : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
+                                                           : GD_ANSI_CYAN;
+        fprintf(out, "  %s%-8s%s %s  %s\n", gd_c(st, col), gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), x->id,
+                gd_safe(x->title));
+        const char *key;
+        json_t *v;
+        fprintf(out, "           evidence:");
+        json_object_foreach(x->evidence, key, v) {
+            if (strcmp(key, "source") == 0)
+                continue;
+            char buf[256];
+            gd_json_scalar_text(v, buf, sizeof buf);
+            fprintf(out, " %s=%s", key, gd_safe(buf));
+        }
+        fputc('\n', out);
+        if (!isnan(x->impact_pct))
+            fprintf(out, "           gain: about %.1f%% of the step\n", x->impact_pct);
+        fprintf(out, "           fix: ");
+        gd_wrap(out, st, 16, 16, x->fix);
+    }
+}
+
+static json_t *num(double v)
+{
+    return gd_json_number(isnan(v) ? v : round(v * 100) / 100);
+}
+
+static json_t *rank_json(const gd_trace_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "rank", json_integer(r->rank));
+    json_object_set_new(o, "steps", json_integer((json_int_t)r->nsteps));
+    json_object_set_new(o, "steps_in_trace", json_integer((json_int_t)r->steps_in_trace));
+    json_object_set_new(o, "last_step_dropped", json_boolean(r->last_step_dropped));
+    json_object_set_new(o, "events", json_integer((json_int_t)r->events));
+    json_object_set_new(o, "events_skipped", json_integer((json_int_t)r->skipped));
+    json_object_set_new(o, "truncated", json_boolean(r->truncated));
+    if (r->note[0])
+        json_object_set_new(o, "note", json_string(r->note));
+    json_object_set_new(o, "legacy_format", json_boolean(r->legacy));
+    json_object_set_new(o, "gpu_events", json_integer((json_int_t)r->gpu_events));
+    if (r->has_gpu) {
+        json_t *t = json_object();
+        json_object_set_new(t, "span_us", num(r->span_us));
+        json_object_set_new(t, "idle_us", num(r->idle_us));
+        json_object_set_new(t, "compute_us", num(r->compute_us));
+        json_object_set_new(t, "non_compute_us", num(r->non_compute_us));
+        json_object_set_new(t, "idle_pct", num(r->idle_pct));
+        json_object_set_new(t, "compute_pct", num(r->compute_pct));
+        json_object_set_new(t, "non_compute_pct", num(r->non_compute_pct));
+        json_object_set_new(o, "temporal", t);
+    } else {
+        json_object_set_new(o, "temporal", json_null());
+    }
+    json_t *ss = json_array();
+    for (size_t i = 0; i < r->nstreams; i++) {
+        const gd_trace_stream *s = &r->streams[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "stream", json_integer(s->stream));
+        json_object_set_new(x, "idle_us", num(s->idle_us));
+        json_object_set_new(x, "host_wait_us", num(s->host_wait_us));
+        json_object_set_new(x, "kernel_wait_us", num(s->kernel_wait_us));
+        json_object_set_new(x, "other_us", num(s->other_us));
+        json_object_set_new(x, "events", json_integer((json_int_t)s->events));
+        json_array_append_new(ss, x);
+    }
+    json_object_set_new(o, "streams", ss);
+    json_object_set_new(o, "dataloader_pct", num(r->dataloader_pct));
+    json_t *st = json_object();
+    json_object_set_new(st, "median_us", num(r->step_median_us));
+    json_object_set_new(st, "p90_us", num(r->step_p90_us));
+    json_object_set_new(st, "max_us", num(r->step_max_us));
+    json_object_set_new(st, "slowest", r->step_slowest >= 0 ? json_integer(r->step_slowest) : json_null());
+    json_object_set_new(o, "step_time", st);
+    json_t *per = json_array();
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const gd_trace_step *s = &r->steps[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "step", json_integer(s->number));
+        json_object_set_new(x, "dur_us", num(s->dur_us));
+        json_object_set_new(x, "compute_us", num(s->compute_us));
+        json_object_set_new(x, "non_compute_us", num(s->non_compute_us));
+        json_object_set_new(x, "idle_us", num(s->idle_us));
+        json_object_set_new(x, "dataloader_us", num(s->dataloader_us));
+        json_object_set_new(x, "syncs", json_integer((json_int_t)s->syncs));
+        json_array_append_new(per, x);
+    }
+    json_object_set_new(o, "per_step", per);
+    json_t *ks = json_object();
+    for (int c = 0; c < GD_K_NCLASS; c++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "total_us", num(r->class_us[c]));
+        json_object_set_new(x, "count", json_integer((json_int_t)r->class_count[c]));
+        json_t *top = json_array();
+        for (size_t i = 0; i < r->ntop[c]; i++) {
+            const gd_trace_kernel *k = &r->top[c][i];
+            json_t *y = json_object();
+            json_object_set_new(y, "name", json_string(k->name));
+            json_object_set_new(y, "total_us", num(k->total_us));
+            json_object_set_new(y, "share_pct", num(k->share_pct));
+            json_object_set_new(y, "count", json_integer((json_int_t)k->count));
+            json_array_append_new(top, y);
+        }
+        json_object_set_new(x, "top", top);
+        json_object_set_new(ks, class_name((gd_kclass)c), x);
+    }
+    json_object_set_new(o, "kernels", ks);
+    json_t *l = json_object();
+    json_object_set_new(l, "count", json_integer((json_int_t)r->launches));
+    json_object_set_new(l, "short_kernels", json_integer((json_int_t)r->short_kernels));
+    json_object_set_new(l, "runtime_outliers", json_integer((json_int_t)r->runtime_outliers));
+    json_object_set_new(l, "launch_delay_outliers", json_integer((json_int_t)r->delay_outliers));
+    json_object_set_new(l, "cpu_median_us", num(r->launch_cpu_median_us));
+    json_object_set_new(l, "delay_median_us", num(r->launch_delay_median_us));
+    json_object_set_new(l, "kernel_median_us", num(r->kernel_median_us));
+    json_object_set_new(o, "launches", l);
+    json_t *cp = json_object();
+    for (int k = 0; k < GD_COPY_NKINDS; k++) {
+        const gd_trace_copies *c = &r->copies[k];
+        json_t *x = json_object();
+        json_object_set_new(x, "count", json_integer((json_int_t)c->count));
+        json_object_set_new(x, "bytes", gd_json_number(c->bytes));
+        json_object_set_new(x, "time_us", num(c->time_us));
+        json_object_set_new(x, "gbps", num(c->gbps));
+        json_object_set_new(cp, gd_copy_kind_name((gd_copy_kind)k), x);
+    }
+    json_object_set_new(o, "copies", cp);
+    json_t *sy = json_object();
+    json_object_set_new(sy, "count", json_integer((json_int_t)r->syncs));
+    json_object_set_new(sy, "blocked_us", num(r->sync_us));
+    json_object_set_new(sy, "blocked_pct", num(r->sync_pct));
+    json_object_set_new(sy, "per_step", num(r->sync_per_step));
+    json_object_set_new(sy, "top_call", r->sync_top[0] ? json_string(r->sync_top) : json_null());
+    json_object_set_new(o, "syncs", sy);
+    json_object_set_new(o, "comm_overlap_pct", num(r->comm_overlap_pct));
+    return o;
+}
+
+json_t *gd_trace_report_json(const gd_trace_run *run)
+{
+    json_t *root = json_object();
+    json_t *t = json_object();
+    unsigned long long events = 0, bytes = 0;
+    for (size_t i = 0; i < run->nranks; i++)
+        events += run->ranks[i].events, bytes += run->ranks[i].bytes;
+    json_object_set_new(t, "files", json_integer((json_int_t)run->files));
+    json_object_set_new(t, "events", json_integer((json_int_t)events));
+    json_object_set_new(t, "ranks", json_integer((json_int_t)run->nranks));
+    json_object_set_new(t, "json_bytes", json_integer((json_int_t)bytes));
+    json_object_set_new(root, "trace", t);
+    json_t *ranks = json_array();
+    for (size_t i = 0; i < run->nranks; i++)
+        json_array_append_new(ranks, rank_json(&run->ranks[i]));
+    json_object_set_new(root, "ranks", ranks);
+    json_object_set_new(root, "findings", gd_report_findings_json(run->findings, false));
+    json_t *sum = json_object();
+    json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(run->findings, GD_SEV_CRITICAL)));
+    json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(run->findings, GD_SEV_WARNING)));
+    json_object_set_new(sum, "info", json_integer((json_int_t)gd_findings_count(run->findings, GD_SEV_INFO)));
+    json_object_set_new(root, "summary", sum);
+    return root;
+}

@@ -1,0 +1,444 @@
+/*
+ * gpudoctor trace: the reader, HTA's definitions worked out by hand on small
+ * traces, and each finding firing and staying quiet on synthetic loops.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analysis/trace/trace.h"
+#include "backends/trace/trace_read.h"
+#include "checks/trace_checks.h"
+#include "trace_synth.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef struct analyzed {
+    int rc;
+    char err[256];
+    gd_trace_meta meta;
+    gd_trace_result r;
+    gd_findings fs;
+} analyzed;
+
+static analyzed *analyze_opts(const void *data, size_t len, const gd_trace_opts *o)
+{
+    analyzed *a = calloc(1, sizeof *a);
+    gd_trace_acc *acc = gd_trace_acc_new();
+    a->rc = gd_trace_read_mem(data, len, acc, &a->meta, a->err, sizeof a->err);
+    if (a->rc == 0) {
+        assert_int_equal(gd_trace_analyze(acc, &a->meta, o, &a->r, a->err, sizeof a->err), 0);
+        gd_trace_checks_run(&a->r, 1, &a->fs);
+    }
+    gd_trace_acc_free(acc);
+    return a;
+}
+
+static analyzed *analyze(const char *json)
+{
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    return analyze_opts(json, strlen(json), &o);
+}
+
+static void done(analyzed *a)
+{
+    gd_trace_result_free(&a->r);
+    gd_findings_free(&a->fs);
+    free(a);
+}
+
+static bool has(const analyzed *a, const char *id)
+{
+    for (size_t i = 0; i < a->fs.n; i++)
+        if (strcmp(a->fs.v[i].id, id) == 0)
+            return true;
+    return false;
+}
+
+#define EV_CPU(name, cat, ts, dur, corr)                                                                      \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur \
+    ",\"args\":{\"correlation\":" #corr "}}"
+#define EV_GPU(name, cat, stream, ts, dur, corr)                                                              \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur \
+    ",\"args\":{\"stream\":" #stream ",\"correlation\":" #corr ",\"bytes\":1000000}}"
+
+/* Worked by hand (docs/trace.md): three steps, the third left out. */
+static const char hand_trace[] =
+    "{\"traceEvents\":["
+    EV_CPU("ProfilerStep#1", "user_annotation", 0, 100, -1) ","
+    EV_CPU("ProfilerStep#2", "user_annotation", 100, 100, -1) ","
+    EV_CPU("ProfilerStep#3", "user_annotation", 200, 100, -1) ","
+    EV_CPU("cudaLaunchKernel", "cuda_runtime", 0, 5, 1) ","
+    EV_GPU("sgemm_kernel", "kernel", 7, 10, 20, 1) ","
+    EV_CPU("cudaLaunchKernel", "cuda_runtime", 40, 5, 2) ","
+    EV_GPU("relu_kernel", "kernel", 7, 50, 10, 2) ","
+    EV_CPU("cudaLaunchKernel", "cuda_runtime", 45, 5, 3) ","
+    EV_GPU("add_kernel", "kernel", 7, 65, 10, 3) ","
+    EV_CPU("cudaMemcpyAsync", "cuda_runtime", 50, 5, 4) ","
+    EV_GPU("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 7, 120, 30, 4) ","
+    EV_CPU("cudaLaunchKernel", "cuda_runtime", 150, 5, 5) ","
+    EV_GPU("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", 20, 140, 20, 5) ","
+    EV_CPU("cudaLaunchKernel", "cuda_runtime", 210, 5, 6) ","
+    EV_GPU("late_kernel", "kernel", 7, 220, 50, 6)
+    "]}";
+
+static void hta_temporal_by_hand(void **state)
+{
+    (void)state;
+    analyzed *a = analyze(hand_trace);
+    assert_int_equal(a->rc, 0);
+    const gd_trace_result *r = &a->r;
+    /* Kept: corr 1-5 (launched before the last step's start); span 10..160. */
+    assert_int_equal(r->gpu_events, 5);
+    assert_true(r->last_step_dropped);
+    assert_int_equal(r->nsteps, 2);
+    assert_int_equal(r->steps_in_trace, 3);
+    assert_float_equal(r->span_us, 150, 1e-9);
+    /* Union: [10,30] [50,60] [65,75] [120,160] = 80 busy. */
+    assert_float_equal(r->idle_us, 70, 1e-9);
+    assert_float_equal(r->compute_us, 40, 1e-9);
+    assert_float_equal(r->non_compute_us, 40, 1e-9);
+    assert_float_equal(r->idle_pct, 100.0 * 70 / 150, 1e-9);
+    /* Communication 140..160 overlaps no compute. */
+    assert_float_equal(r->comm_overlap_pct, 0, 1e-9);
+    done(a);
+}
+
+static void hta_idle_by_hand(void **state)
+{
+    (void)state;
+    analyzed *a = analyze(hand_trace);
+    const gd_trace_result *r = &a->r;
+    assert_int_equal(r->nstreams, 2);
+    const gd_trace_stream *s7 = &r->streams[0];
+    assert_int_equal(s7->stream, 7);
+    /* 30->50: launched at 40 > 30, host wait 20; 60->65: launched at 45, 5 < 30 us, kernel wait;
+     * 75->120: launched at 50, 45 >= 30 us, other. */
+    assert_float_equal(s7->host_wait_us, 20, 1e-9);
+    assert_float_equal(s7->kernel_wait_us, 5, 1e-9);
+    assert_float_equal(s7->other_us, 45, 1e-9);
+    assert_float_equal(s7->idle_us, 70, 1e-9);
+    assert_float_equal(r->streams[1].idle_us, 0, 1e-9); /* one event: no gap */
+    /* Copies: the pageable one, 1 MB in 30 us. */
+    assert_int_equal(r->copies[GD_COPY_H2D_PAGEABLE].count, 1);
+    assert_float_equal(r->copies[GD_COPY_H2D_PAGEABLE].gbps, 1e6 / 30e3, 1e-9);
+    /* Kernel classes. */
+    assert_int_equal(r->class_count[GD_K_COMPUTE], 3);
+    assert_int_equal(r->class_count[GD_K_COMM], 1);
+    assert_int_equal(r->class_count[GD_K_MEMORY], 1);
+    done(a);
+}
+
+static void include_last_step_and_steps_option(void **state)
+{
+    (void)state;
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    o.include_last_step = true;
+    analyzed *a = analyze_opts(hand_trace, strlen(hand_trace), &o);
+    assert_int_equal(a->r.gpu_events, 6);
+    assert_int_equal(a->r.nsteps, 3);
+    done(a);
+    gd_trace_opts_default(&o);
+    o.step_first = o.step_last = 2;
+    a = analyze_opts(hand_trace, strlen(hand_trace), &o);
+    assert_int_equal(a->r.nsteps, 1);
+    assert_int_equal(a->r.steps[0].number, 2);
+    assert_int_equal(a->r.gpu_events, 1); /* corr 5, launched at 150 */
+    done(a);
+}
+
+static void kernel_classes_follow_hta(void **state)
+{
+    (void)state;
+    assert_int_equal(gd_trace_kernel_class("ncclDevKernel_AllGather"), GD_K_COMM);
+    assert_int_equal(gd_trace_kernel_class("void ncclKernel_x"), GD_K_COMM);
+    assert_int_equal(gd_trace_kernel_class("hipMemcpy"), GD_K_COMM); /* HTA matches ^hip first */
+    assert_int_equal(gd_trace_kernel_class("Memcpy DtoD (Device -> Device)"), GD_K_MEMORY);
+    assert_int_equal(gd_trace_kernel_class("Memset (Device)"), GD_K_MEMORY);
+    assert_int_equal(gd_trace_kernel_class("Stream Sync"), GD_K_OTHER);
+    assert_int_equal(gd_trace_kernel_class("volta_sgemm_128x64_nn"), GD_K_COMPUTE);
+}
+
+static void ns_resolution_rounds_as_hta(void **state)
+{
+    (void)state;
+    /* ts 10.5 -> 11, end floor(10.5 + 20.2) = 30: dur 19. */
+    static const char t[] = "{\"traceEvents\":["
+                            "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1.25,\"dur\":2,"
+                            "\"args\":{\"correlation\":1}},"
+                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10.5,\"dur\":20.2,"
+                            "\"args\":{\"stream\":7,\"correlation\":1}}]}";
+    analyzed *a = analyze(t);
+    assert_int_equal(a->rc, 0);
+    assert_float_equal(a->r.span_us, 19, 1e-9);
+    done(a);
+}
+
+static void legacy_array_gives_the_dataloader_share(void **state)
+{
+    (void)state;
+    static const char t[] =
+        "[{\"name\":\"ProfilerStep#1\",\"ph\":\"X\",\"ts\":0,\"dur\":100,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}},"
+        "{\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"ph\":\"X\",\"ts\":1,\"dur\":90,"
+        "\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}},"
+        "{\"name\":\"aten::mm\",\"ph\":\"X\",\"ts\":92,\"dur\":5,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}}]";
+    analyzed *a = analyze(t);
+    assert_int_equal(a->rc, 0);
+    assert_true(a->r.legacy);
+    assert_false(a->r.has_gpu);
+    assert_int_equal(a->r.nsteps, 1);
+    assert_float_equal(a->r.dataloader_pct, 90, 1e-9);
+    assert_true(has(a, "trace.dataloader"));
+    assert_false(has(a, "trace.gpu_idle"));
+    done(a);
+}
+
+/* ---- each finding fires, and stays quiet ---- */
+
+static synth healthy(void)
+{
+    /* 5 steps of 10 ms: 200 kernels of 45 us launched 10 us apart keep the GPU busy. */
+    return (synth){.steps = 6, .step_us = 10000, .loader_us = 50, .loader_workers = true, .kernels = 200,
+                   .kernel_us = 45, .launch_us = 9, .copy_bytes = 1e6, .copy_pageable = false};
+}
+
+static analyzed *run_synth(const synth *s)
+{
+    char *t = synth_trace(s);
+    analyzed *a = analyze(t);
+    free(t);
+    assert_int_equal(a->rc, 0);
+    return a;
+}
+
+static void healthy_loop_is_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    analyzed *a = run_synth(&s);
+    assert_true(a->r.idle_pct < 20);
+    for (size_t i = 0; i < a->fs.n; i++)
+        print_message("unexpected: %s %s\n", a->fs.v[i].id, a->fs.v[i].title);
+    assert_int_equal(a->fs.n, 0);
+    done(a);
+}
+
+static void gpu_idle_fires(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.kernels = 50; /* a quarter of the step's launches: the GPU idles the rest */
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.gpu_idle"));
+    done(a);
+}
+
+static void dataloader_fires_and_stays_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.loader_us = 4000;
+    s.loader_workers = false;
+    s.step_us = 14000;
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.dataloader"));
+    assert_float_equal(a->r.dataloader_pct, 100.0 * 4000 / 14000, 1e-6);
+    done(a);
+    s = healthy(); /* 50 us of 10 ms: 0.5% */
+    a = run_synth(&s);
+    assert_false(has(a, "trace.dataloader"));
+    done(a);
+}
+
+static void pageable_memcpy_fires_and_stays_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.copy_bytes = 8e6;
+    s.copy_pageable = true;
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.pageable_memcpy"));
+    done(a);
+    s.copy_pageable = false;
+    a = run_synth(&s);
+    assert_false(has(a, "trace.pageable_memcpy"));
+    done(a);
+}
+
+static void sync_fires_and_stays_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.sync_us = 2000;
+    s.step_us = 12500;
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.sync"));
+    assert_true(a->r.sync_pct > 5);
+    done(a);
+    s = healthy();
+    s.kernel_us = 8; /* the GPU keeps up: the sync finds it done */
+    s.sync_us = 10;
+    a = run_synth(&s);
+    assert_false(has(a, "trace.sync"));
+    done(a);
+}
+
+static void small_kernels_fire_and_stay_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.kernel_us = 3; /* kernels of 3 us behind launches of 9 us */
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.small_kernels"));
+    done(a);
+    s = healthy();
+    a = run_synth(&s);
+    assert_false(has(a, "trace.small_kernels"));
+    done(a);
+}
+
+/* ---- bad input ---- */
+
+static void *gzip_of(const char *s, size_t *len)
+{
+    z_stream z = {0};
+    size_t cap = strlen(s) + 1024;
+    unsigned char *out = malloc(cap);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)s;
+    z.avail_in = (uInt)strlen(s);
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *len = z.total_out;
+    deflateEnd(&z);
+    return out;
+}
+
+static void gzip_reads_like_plain(void **state)
+{
+    (void)state;
+    size_t n;
+    void *gz = gzip_of(hand_trace, &n);
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    analyzed *a = analyze_opts(gz, n, &o);
+    assert_int_equal(a->rc, 0);
+    assert_float_equal(a->r.idle_us, 70, 1e-9);
+    done(a);
+    /* Corrupt: a flipped byte in the deflate data, and a cut-off stream. */
+    ((unsigned char *)gz)[n / 2] ^= 0x55;
+    a = analyze_opts(gz, n, &o);
+    assert_true(a->rc != 0 || a->meta.truncated);
+    done(a);
+    ((unsigned char *)gz)[n / 2] ^= 0x55;
+    a = analyze_opts(gz, n / 2, &o);
+    assert_true(a->rc != 0 || a->meta.truncated);
+    done(a);
+    free(gz);
+}
+
+static void bad_input_is_a_message(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"", "hello", "{\"traceEvents\": 5}", "{\"traceEvents\":[{\"ph\" 1}]}",
+                                      "{\"a\":[1,2}", "[1,2,3] x", "{\"traceEvents\":[", "\x1f\x8b\x08\x00garbage"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gd_trace_opts o;
+        gd_trace_opts_default(&o);
+        size_t len = strlen(bad[i]);
+        analyzed *a = analyze_opts(bad[i], len, &o);
+        if (a->rc == 0)
+            fail_msg("input %zu was accepted", i);
+        assert_true(strlen(a->err) > 5);
+        done(a);
+    }
+    /* Nesting deeper than the reader allows. */
+    char deep[2000];
+    memset(deep, '[', sizeof deep - 1);
+    deep[sizeof deep - 1] = 0;
+    memcpy(deep, "{\"x\":", 5);
+    analyzed *a = analyze(deep);
+    assert_int_not_equal(a->rc, 0);
+    assert_non_null(strstr(a->err, "nested"));
+    done(a);
+}
+
+static void truncated_trace_is_a_partial_result(void **state)
+{
+    (void)state;
+    size_t cut = strlen(hand_trace) * 2 / 3;
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    analyzed *a = analyze_opts(hand_trace, cut, &o);
+    assert_int_equal(a->rc, 0);
+    assert_true(a->meta.truncated);
+    assert_non_null(strstr(a->r.note, "ends early"));
+    done(a);
+}
+
+static void odd_fields_are_left_out(void **state)
+{
+    (void)state;
+    static const char t[] = "{\"traceEvents\":[5, \"x\", {\"ph\":\"X\",\"ts\":\"soon\",\"dur\":1e400,\"name\":\"a\\u00e9\\\"b\"},"
+                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":99999999999999999999,\"dur\":1,"
+                            "\"args\":{\"stream\":\"0x0\",\"correlation\":null}},"
+                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":-5,\"dur\":-1,\"args\":{}},"
+                            "{}],\"deviceProperties\":{\"x\":1},\"distributedInfo\":{\"rank\":\"7\"}}";
+    analyzed *a = analyze(t);
+    assert_int_equal(a->rc, 0);
+    assert_int_equal(a->meta.events, 6);
+    assert_int_equal(a->meta.skipped, 2);
+    assert_int_equal(a->meta.rank, 7);
+    assert_false(a->r.has_gpu);
+    done(a);
+}
+
+static void huge_value_is_refused(void **state)
+{
+    (void)state;
+    size_t n = GD_TRACE_MAX_ITEM + (2u << 20);
+    char *t = malloc(n + 64);
+    strcpy(t, "{\"traceEvents\":[{\"name\":\"");
+    size_t off = strlen(t);
+    memset(t + off, 'a', n - off);
+    strcpy(t + n, "\"}]}");
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    analyzed *a = analyze_opts(t, strlen(t), &o);
+    assert_int_not_equal(a->rc, 0);
+    assert_non_null(strstr(a->err, "larger than"));
+    done(a);
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hta_temporal_by_hand),
+        cmocka_unit_test(hta_idle_by_hand),
+        cmocka_unit_test(include_last_step_and_steps_option),
+        cmocka_unit_test(kernel_classes_follow_hta),
+        cmocka_unit_test(ns_resolution_rounds_as_hta),
+        cmocka_unit_test(legacy_array_gives_the_dataloader_share),
+        cmocka_unit_test(healthy_loop_is_quiet),
+        cmocka_unit_test(gpu_idle_fires),
+        cmocka_unit_test(dataloader_fires_and_stays_quiet),
+        cmocka_unit_test(pageable_memcpy_fires_and_stays_quiet),
+        cmocka_unit_test(sync_fires_and_stays_quiet),
+        cmocka_unit_test(small_kernels_fire_and_stay_quiet),
+        cmocka_unit_test(gzip_reads_like_plain),
+        cmocka_unit_test(bad_input_is_a_message),
+        cmocka_unit_test(truncated_trace_is_a_partial_result),
+        cmocka_unit_test(odd_fields_are_left_out),
+        cmocka_unit_test(huge_value_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

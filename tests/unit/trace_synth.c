@@ -1,0 +1,89 @@
+/* Synthetic Kineto traces (trace_synth.h). */
+#include "trace_synth.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+__attribute__((format(printf, 2, 3))) static void add(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < b->cap - b->n) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)k + 256;
+        b->p = realloc(b->p, b->cap);
+    }
+}
+
+static void cpu(sbuf *b, const char *cat, const char *name, double ts, double dur, long corr)
+{
+    add(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.0f,\"dur\":%.0f,"
+           "\"args\":{\"correlation\":%ld,\"External id\":1}}",
+        cat, name, ts, dur, corr);
+}
+
+static void gpu(sbuf *b, const char *cat, const char *name, double ts, double dur, long corr, double bytes)
+{
+    add(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.0f,\"dur\":%.0f,"
+           "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%ld,\"bytes\":%.0f}}",
+        cat, name, ts, dur, corr, bytes);
+}
+
+char *synth_trace(const synth *s)
+{
+    sbuf b = {malloc(4096), 0, 4096};
+    add(&b, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"computeMajor\":8}],"
+            "\"distributedInfo\":{\"rank\":0,\"world_size\":1},\n\"traceEvents\":[\n"
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python\"}}");
+    long corr = 1;
+    double gpu_free = 0;
+    for (int i = 1; i <= s->steps; i++) {
+        double t0 = (i - 1) * s->step_us;
+        char step[32];
+        snprintf(step, sizeof step, "ProfilerStep#%d", i);
+        cpu(&b, "user_annotation", step, t0, s->step_us, -1);
+        double t = t0;
+        if (s->loader_us > 0) {
+            cpu(&b, "user_annotation",
+                s->loader_workers ? "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+                                  : "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                t, s->loader_us, -1);
+            t += s->loader_us;
+        }
+        if (s->copy_bytes > 0) {
+            double copy_us = s->copy_bytes / 10e3; /* 10 GB/s */
+            cpu(&b, "cuda_runtime", "cudaMemcpyAsync", t, s->copy_pageable ? copy_us + 10 : 5, corr);
+            double g = t + 5 > gpu_free ? t + 5 : gpu_free;
+            gpu(&b, "gpu_memcpy", s->copy_pageable ? "Memcpy HtoD (Pageable -> Device)" : "Memcpy HtoD (Pinned -> Device)",
+                g, copy_us, corr++, s->copy_bytes);
+            gpu_free = g + copy_us;
+            t += s->copy_pageable ? copy_us + 10 : 5;
+        }
+        for (int k = 0; k < s->kernels; k++) {
+            cpu(&b, "cuda_runtime", "cudaLaunchKernel", t, s->launch_us, corr);
+            double g = t + s->launch_us + 1 > gpu_free ? t + s->launch_us + 1 : gpu_free;
+            gpu(&b, "kernel", k % 2 ? "void at::native::elementwise_kernel" : "ampere_sgemm_128x64_nn", g, s->kernel_us,
+                corr++, 0);
+            gpu_free = g + s->kernel_us;
+            t += s->launch_us + 1;
+        }
+        if (s->sync_us > 0) {
+            double wait = gpu_free > t ? gpu_free - t : 0;
+            cpu(&b, "cuda_runtime", "cudaDeviceSynchronize", t, wait + s->sync_us, corr++);
+        }
+    }
+    add(&b, "\n],\"traceName\":\"synthetic\"}\n");
+    return b.p;
+}
