@@ -18,6 +18,7 @@ static const char usage[] =
     "  topo     how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs\n"
     "  bench    measure: 'bench pcie' copies between host and each GPU\n"
     "  trace    why the GPU waits, from a PyTorch profiler trace (file or directory)\n"
+    "  run      run a command (a training job) and watch it: input starvation, loaders\n"
     "\n"
     "Every command that reads the machine takes --sim SCENARIO to run against a\n"
     "simulated machine instead (see examples/).\n"
