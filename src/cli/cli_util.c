@@ -83,18 +83,19 @@ int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, doub
     return 0;
 }
 
+const struct option gd_snapshot_options[] = {
+    {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
-        {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", gd_snapshot_options, NULL)) != -1) {
         switch (c) {
         case 'j': o->json = 1; break;
         case 's': o->sim = optarg; break;

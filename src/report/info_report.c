@@ -167,9 +167,9 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
 {
     json_t *o = json_object();
     json_object_set_new(o, "index", json_integer(gpu->index));
-    json_object_set_new(o, "name", json_string(gpu->name));
-    json_object_set_new(o, "uuid", json_string(gpu->uuid));
-    json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
+    json_object_set_new(o, "name", gd_json_text(gpu->name));
+    json_object_set_new(o, "uuid", gd_json_text(gpu->uuid));
+    json_object_set_new(o, "pci_bus_id", gd_json_text(gpu->pci_bus_id));
     json_object_set_new(o, "serial", gpu->serial[0] ? json_string(gpu->serial) : json_null());
     json_object_set_new(o, "vbios", gpu->vbios[0] ? json_string(gpu->vbios) : json_null());
     json_t *cc = json_null();
