@@ -13,7 +13,17 @@ static const char *sev_color(gd_severity s)
     return s == GD_SEV_CRITICAL ? GD_ANSI_RED : s == GD_SEV_WARNING ? GD_ANSI_YELLOW : GD_ANSI_CYAN;
 }
 
+static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
+/* The header, wrapped to the width like every other line. */
 static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_wrapped w;
+    header_text(gd_wrapped_open(&w, out), f, st);
+    gd_wrapped_close(&w, st);
+}
+
+static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
@@ -88,10 +98,7 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
         fprintf(out, "    %sevidence%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, line);
     }
-    json_t *src = json_object_get(ev, "source");
-    if (json_is_string(src))
-        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), gd_safe(json_string_value(src)),
-                gd_c(st, GD_ANSI_RESET));
+    gd_print_source(out, st, json_object_get(ev, "source"));
 }
 
 static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
