@@ -5,14 +5,18 @@
 #   make bench    the benchmarks in bench/
 #   make fuzz     run every fuzz target for FUZZ_SECONDS each (default 60)
 #   make golden   rewrite the golden outputs in tests/golden (review the diff)
+#   make install  the binary, its man page, bash and zsh completion and the
+#                 simulated libraries (PREFIX/libexec/gpudoctor) under
+#                 DESTDIR/PREFIX (default /usr/local)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
+PREFIX      ?= /usr/local
 CTEST_FLAGS ?= --output-on-failure -j2
 
-.PHONY: all deps build run test test-plain test-asan bench fuzz golden clean
+.PHONY: all deps build run test test-plain test-asan bench fuzz golden install clean
 
 all: build
 
@@ -57,6 +61,11 @@ fuzz: deps
 
 golden: build
 	bash tests/golden/golden.sh $(BUILD)/gpudoctor update
+
+# The prefix is given at install time: the binary finds its libexec folder
+# relative to itself, so DESTDIR staging and relocated trees work.
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

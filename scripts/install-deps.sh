@@ -20,6 +20,7 @@ PACKAGES=(
     libjansson-dev
     libcmocka-dev
     libxml2-dev
+    libinih-dev # the config file (src/cli/cli_config.c)
     clang
     libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)

@@ -42,4 +42,12 @@ void gd_check_run(const gd_check *c, const gd_facts *f, gd_findings *out);
 /* Runs every check over f, then sorts the findings. */
 void gd_checks_run_all(const gd_facts *f, gd_findings *out);
 
+/* The thresholds a user may change, by name ("thermal.hot.from_c"): 0, -1
+ * for a name that is not one, -2 for a value outside [lo, hi] (with *lo and
+ * *hi filled when not NULL). Process-wide: set them before the checks run. */
+int gd_threshold_set(const char *name, double value, double *lo, double *hi);
+
+/* The i-th changeable threshold's name, default and meaning; NULL past the end. */
+const char *gd_threshold_at(size_t i, double *dflt, const char **meaning);
+
 #endif

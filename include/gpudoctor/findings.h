@@ -5,6 +5,7 @@
 #define GPUDOCTOR_FINDINGS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum gd_severity {
@@ -26,6 +27,7 @@ typedef struct gd_finding {
     double impact_pct;    /* NAN when it cannot be estimated */
     char fix[768];
     char timeline[256];   /* one line: when it began, how long, at what temperature and clock */
+    bool ignored;         /* accepted by the user (--ignore, config file): shown, not counted */
 } gd_finding;
 
 /* "Not checked, because ...": a check that could not judge. */
@@ -63,11 +65,39 @@ void gd_fill_placeholder(char *buf, size_t len, const char *text, const char *pl
 /* Sorts by severity (critical first), then impact (largest first), then GPU. */
 void gd_findings_sort(gd_findings *fs);
 
-/* Counts findings of severity s. */
+/* Counts findings of severity s, the ignored ones left out. */
 size_t gd_findings_count(const gd_findings *fs, gd_severity s);
 
-/* Exit code of `check` (docs/interface.md): 0, 1 (warning) or 2 (critical). */
+/* Counts the ignored findings. */
+size_t gd_findings_ignored(const gd_findings *fs);
+
+/* Exit code of `check` (docs/interface.md): 0, 1 (warning) or 2 (critical);
+ * ignored findings do not count. */
 int gd_findings_exit_code(const gd_findings *fs);
+
+/*
+ * What the user accepts (--ignore ID[@GPU], the config file): findings to
+ * ignore and severities to change, by finding id. A rule's gpu is a GPU
+ * index, or GD_NO_GPU for every GPU and the host.
+ */
+#define GD_POLICY_MAX 64
+typedef struct gd_policy_rule {
+    char id[48];
+    int gpu;
+    gd_severity severity; /* severity rules only */
+} gd_policy_rule;
+
+typedef struct gd_policy {
+    size_t nignore, nseverity;
+    gd_policy_rule ignore[GD_POLICY_MAX];
+    gd_policy_rule severity[GD_POLICY_MAX];
+} gd_policy;
+
+/* Changes severities, marks what is ignored, and sorts again (ignored last). */
+void gd_findings_apply_policy(gd_findings *fs, const gd_policy *p);
+
+/* "info", "warning", "critical" into *out; 0 or -1. */
+int gd_severity_parse(const char *s, gd_severity *out);
 
 void gd_findings_free(gd_findings *fs);
 

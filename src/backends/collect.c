@@ -22,6 +22,18 @@ int gd_sim_dir(const gd_ctx *ctx, char *out, size_t len)
     if (!slash)
         return -1;
     *slash = '\0';
+    /* Beside the binary (the build tree), else where make install puts them. */
+    char probe[PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "%s/libnvidia-ml.so.1", exe);
+#ifdef GD_LIBEXEC_FROM_BIN
+    if (access(probe, F_OK) != 0) {
+        snprintf(probe, sizeof probe, "%s/%s/libnvidia-ml.so.1", exe, GD_LIBEXEC_FROM_BIN);
+        if (access(probe, F_OK) == 0) {
+            snprintf(out, len, "%s/%s", exe, GD_LIBEXEC_FROM_BIN);
+            return 0;
+        }
+    }
+#endif
     snprintf(out, len, "%s", exe);
     return 0;
 }

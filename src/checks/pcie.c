@@ -111,8 +111,8 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
                  w->gen, gen_max, gen_max);
     gd_severity sev = fraction <= GD_PCIE_DOWNGRADED_CRITICAL_FRACTION ? GD_SEV_CRITICAL : GD_SEV_WARNING;
     gd_finding *x = gd_finding_add(out, "pcie.link_downgraded", sev, gpu->index, ev, NAN, fix,
-                                   "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.0f of %.0f GB/s)",
-                                   gpu->index, w->gen, w->width, gen_max, width_max, have, want);
+                                   "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.*f of %.0f GB/s)",
+                                   gpu->index, w->gen, w->width, gen_max, width_max, have < 10 ? 1 : 0, have, want);
     if (x)
         snprintf(x->timeline, sizeof x->timeline, "from %.1f s: Gen%.0f x%.0f in %zu of %zu loaded samples", w->first_s,
                  w->gen, w->width, w->low, w->judged);

@@ -5,12 +5,23 @@
 #ifndef GD_THRESHOLDS_H
 #define GD_THRESHOLDS_H
 
+/* The thresholds a user may change (config file, [thresholds]: docs/checks.md,
+ * "Changing thresholds"): data the checks read, set through
+ * gd_threshold_set() (gpudoctor/checks.h) before the checks run. The
+ * defaults are the values the comments below explain. */
+typedef struct gd_tunables {
+    double hot_from_c;   /* thermal.hot.from_c, 80 */
+    double hot_margin_c; /* thermal.hot.margin_c, 5 */
+    double vram_full_pct; /* vram.near_full.pct, 95 */
+} gd_tunables;
+extern gd_tunables gd_tunable;
+
 /* thermal.hot: docs/checks.md (>= 80 C, or within 5 C of the slowdown
  * threshold; for memory, of the memory max operating temperature). A
  * warning only within GD_HOT_MARGIN_C of the slowdown threshold or at the
  * board's max operating temperature; info below. */
-#define GD_HOT_ABS_C 80.0
-#define GD_HOT_MARGIN_C 5.0
+#define GD_HOT_ABS_C (gd_tunable.hot_from_c)
+#define GD_HOT_MARGIN_C (gd_tunable.hot_margin_c)
 /* ...in at least this share of the valid samples, so one spike is not a finding. */
 #define GD_HOT_MIN_SHARE 0.10
 
@@ -88,7 +99,7 @@
  * least this share of the loaded samples, as thermal.hot. Info alone (the
  * caching allocators of PyTorch, TensorFlow and JAX hold memory on purpose);
  * a warning with evidence of pressure. From 99 % the title says "full". */
-#define GD_VRAM_FULL_FRACTION 0.95
+#define GD_VRAM_FULL_FRACTION (gd_tunable.vram_full_pct / 100.0)
 #define GD_VRAM_FULL_CRITICAL_FRACTION 0.99
 #define GD_VRAM_FULL_MIN_SHARE 0.10
 /* vram.growing: a Theil-Sen line over at least this many samples, rising in

@@ -6,6 +6,7 @@
 #include "gpudoctor/model.h"
 #include "report/report.h"
 
+#include <getopt.h>
 #include <stdbool.h>
 
 /* Exit codes (docs/interface.md section 3). */
@@ -22,6 +23,22 @@ int gd_cmd_run(int argc, char **argv);
  * or GD_EXIT_ERROR after a message when the JSON cannot be written. */
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
 int gd_cmd_trace(int argc, char **argv);
+
+/* Each command's help text and its parser's option table: `help`, the
+ * completions and the tests read the same tables the parsers use. */
+extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
+    gd_run_help[];
+extern const struct option gd_check_options[], gd_snapshot_options[], gd_vram_options[], gd_bench_options[],
+    gd_trace_options[], gd_run_options[];
+
+/* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
+typedef struct gd_cli_command {
+    const char *name;
+    const char *summary; /* the top-level --help's line(s) */
+    const char *help;
+    const struct option *options;
+    int (*run)(int argc, char **argv);
+} gd_cli_command;
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -73,5 +90,27 @@ int gd_cli_integer(const char *s, long lo, long hi, long *out);
 /* A duration ("2", "2.5s", "500ms", "1m"; a bare number in unit_s seconds)
  * in [lo_s, hi_s] seconds; returns 0 or -1. */
 int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, double *out_s);
+
+/* What the user accepts (cli_config.c, docs/interface.md "The config file"). */
+typedef struct gd_cli_settings {
+    gd_policy policy;
+    gd_severity fail_on; /* the lowest severity that fails: warning (the default) or critical */
+} gd_cli_settings;
+
+/* --ignore ID[@GPU] added to p; 0 or exit code 3 after a message. */
+int gd_cli_ignore_arg(const char *arg, gd_policy *p);
+
+/* --fail-on warning|critical; 0 or -1. */
+int gd_cli_fail_on(const char *arg, gd_severity *out);
+
+/* The config file: `config` alone when given (it must exist), else
+ * /etc/gpudoctor.conf, then $XDG_CONFIG_HOME/gpudoctor.conf (~/.config/
+ * when unset), the later adding to the earlier. 0, or exit code 3 after a
+ * message naming the file and line. */
+int gd_cli_settings_load(const char *config, const char *xdg_config_home, const char *home, gd_cli_settings *s);
+
+/* check's exit code: the findings' (ignored ones left out), with warnings
+ * passing under fail_on critical. */
+int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);
 
 #endif

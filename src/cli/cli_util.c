@@ -46,13 +46,19 @@ int gd_cli_close_stdout(int code)
 
 gd_text_style gd_cli_text_style(void)
 {
-    gd_text_style st = {.color = false, .width = 100};
+    /* The terminal's width; COLUMNS (as ls and man read it) before it; 80 for
+     * a file or a pipe. */
+    gd_text_style st = {.color = false, .width = 80};
     bool tty = isatty(STDOUT_FILENO);
     const char *no_color = getenv("NO_COLOR");
     st.color = tty && !(no_color && *no_color);
     struct winsize ws;
-    if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-        st.width = ws.ws_col > 120 ? 120 : ws.ws_col;
+    unsigned long cols;
+    const char *columns = getenv("COLUMNS");
+    if (columns && gd_parse_uint(columns, 1000, &cols) == 0 && cols >= 40)
+        st.width = (int)cols;
+    else if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        st.width = ws.ws_col;
     return st;
 }
 
@@ -83,18 +89,19 @@ int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, doub
     return 0;
 }
 
+const struct option gd_snapshot_options[] = {
+    {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
-        {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", gd_snapshot_options, NULL)) != -1) {
         switch (c) {
         case 'j': o->json = 1; break;
         case 's': o->sim = optarg; break;

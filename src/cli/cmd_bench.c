@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char help[] =
+const char gd_bench_help[] =
     "usage: gpudoctor bench [pcie|gemm|membw|all] [--json] [--sim SCENARIO]\n"
     "                       [--size MIB] [--reps N] [--no-concurrent]\n"
     "\n"
@@ -23,7 +23,7 @@ static const char help[] =
     "direction; healthy links reach about 80%). Run it on an idle machine: other\n"
     "traffic lowers the figures. gemm and membw come in a later version.\n"
     "\n"
-    "  --json           results as JSON (docs/bench-pcie.md)\n"
+    "  --json           results as JSON (docs/pcie.md)\n"
     "  --sim SCENARIO   a simulated machine: copies take the scenario's bandwidth_gbps\n"
     "  --size MIB       bytes per copy (default 256; 160 under --sim)\n"
     "  --reps N         timed copies per figure, median reported (default 5)\n"
@@ -36,14 +36,15 @@ static void judge(const gd_facts *f, gd_findings *fs)
     gd_findings_sort(fs);
 }
 
+const struct option gd_bench_options[] = {
+    {"json", no_argument, NULL, 'j'},       {"sim", required_argument, NULL, 's'},
+    {"size", required_argument, NULL, 'b'}, {"reps", required_argument, NULL, 'r'},
+    {"no-concurrent", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int gd_cmd_bench(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},       {"sim", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, 'b'}, {"reps", required_argument, NULL, 'r'},
-        {"no-concurrent", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     int json = 0, c;
     const char *sim = NULL;
     double mib = 0;
@@ -52,7 +53,7 @@ int gd_cmd_bench(int argc, char **argv)
     optind = 1;
     opterr = 0;
     /* No '+': options may follow the benchmark's name ("bench pcie --json"). */
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", gd_bench_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 's': sim = optarg; break;
@@ -65,7 +66,7 @@ int gd_cmd_bench(int argc, char **argv)
                 return gd_cli_error("--reps wants a whole number between 1 and 64, not '%s'", optarg);
             break;
         case 'n': concurrent = false; break;
-        case 'h': fputs(help, stdout); return GD_EXIT_OK;
+        case 'h': fputs(gd_bench_help, stdout); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor bench --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
         }

@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char help[] =
+const char gd_check_help[] =
     "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
-    "                       [--sim SCENARIO | --from FILE...]\n"
+    "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
+    "                       [--fail-on warning|critical] [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
     "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
@@ -22,8 +23,16 @@ static const char help[] =
     "                   ms, s, m or h may follow (500ms, 2m)\n"
     "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
     "  --pid PID        the training process, for the checks that look at the job\n"
+    "  --python PATH    a Python environment or interpreter whose frameworks to\n"
+    "                   check (repeatable)\n"
     "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
     "                   evidence, impact_pct, fix) and what was not checked\n"
+    "  --ignore ID[@GPU]  accept a known finding (repeatable): it is still shown,\n"
+    "                   marked ignored, and does not count for the exit status\n"
+    "  --config FILE    read this config file instead of /etc/gpudoctor.conf and\n"
+    "                   $XDG_CONFIG_HOME/gpudoctor.conf (docs/interface.md)\n"
+    "  --fail-on SEV    warning (default): exit 1 on warnings; critical: only\n"
+    "                   critical findings fail (exit 2), warnings exit 0\n"
     "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
     "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
     "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
@@ -33,7 +42,8 @@ static const char help[] =
     "the report covers what was sampled until then.\n"
     "\n"
     "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
-    "Usable as a Slurm or cron health check as is. NO_COLOR disables colour.\n";
+    "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
+    "COLUMNS sets the width of the text report.\n";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -68,24 +78,31 @@ typedef struct check_opts {
     size_t from_count;
     const char *python[MAX_FILES];
     size_t python_count;
+    const char *config;
+    gd_cli_settings settings;
+    bool fail_on_given;
+    gd_severity fail_on;
 } check_opts;
+
+const struct option gd_check_options[] = {
+    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
+    {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
+    {"fail-on", required_argument, NULL, 'F'},  {NULL, 0, NULL, 0},
+};
 
 static int parse(int argc, char **argv, check_opts *o)
 {
-    static const struct option longopts[] = {
-        {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-        {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
-        {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
-        {"report", required_argument, NULL, 'r'},   {"help", no_argument, NULL, 'h'},
-        {"python", required_argument, NULL, 'y'},
-        {NULL, 0, NULL, 0},
-    };
     *o = (check_opts){.duration_s = 10, .interval_ms = 100, .pid = -1};
+    static gd_policy cli_ignores; /* --ignore adds to what the config files say */
+    memset(&cli_ignores, 0, sizeof cli_ignores);
     optind = 1;
     opterr = 0;
     int c;
     double v;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", gd_check_options, NULL)) != -1) {
         switch (c) {
         case 'd':
             if (gd_cli_duration(optarg, 1, 0, 86400, &o->duration_s) != 0)
@@ -114,14 +131,35 @@ static int parse(int argc, char **argv, check_opts *o)
                 return gd_cli_error("at most %d --python paths", MAX_FILES);
             o->python[o->python_count++] = optarg;
             break;
-        case 'r': return gd_cli_error("--report is not available in this version yet");
-        case 'h': fputs(help, stdout); return -1;
+        case 'x':
+            if (gd_cli_ignore_arg(optarg, &cli_ignores) != 0)
+                return GD_EXIT_ERROR;
+            break;
+        case 'c': o->config = optarg; break;
+        case 'F':
+            if (gd_cli_fail_on(optarg, &o->fail_on) != 0)
+                return gd_cli_error("--fail-on wants warning or critical, not '%s'", optarg);
+            o->fail_on_given = true;
+            break;
+        case 'h': fputs(gd_check_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor check --help')", argv[optind - 1]);
         }
     }
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor check --help')", argv[optind]);
+    o->settings.fail_on = GD_SEV_WARNING;
+    int rc = gd_cli_settings_load(o->config, getenv("XDG_CONFIG_HOME"), getenv("HOME"), &o->settings);
+    if (rc != 0)
+        return rc;
+    gd_policy *p = &o->settings.policy;
+    for (size_t i = 0; i < cli_ignores.nignore; i++) {
+        if (p->nignore == GD_POLICY_MAX)
+            return gd_cli_error("at most %d ignored findings", GD_POLICY_MAX);
+        p->ignore[p->nignore++] = cli_ignores.ignore[i];
+    }
+    if (o->fail_on_given)
+        o->settings.fail_on = o->fail_on;
     if (o->sim && o->from_count)
         return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
     /* Under --sim the job lives in the scenario's host.proc; --from describes another machine. */
@@ -190,7 +228,9 @@ int gd_cmd_check(int argc, char **argv)
 
     gd_findings fs = {0};
     gd_checks_run_all(&f, &fs);
-    int code = gd_cli_print_report(&f, &fs, o.json);
+    gd_findings_apply_policy(&fs, &o.settings.policy);
+    int printed = gd_cli_print_report(&f, &fs, o.json);
+    int code = printed == GD_EXIT_ERROR ? printed : gd_cli_exit_code(&fs, o.settings.fail_on);
     gd_findings_free(&fs);
     gd_facts_free(&f);
     return code;

@@ -5,7 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-static const char help[] =
+const char gd_info_help[] =
     "usage: gpudoctor info [--json] [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "What 'nvidia-smi -q' would tell about each GPU, on one screen: identity,\n"
@@ -20,7 +20,7 @@ static const char help[] =
 int gd_cmd_info(int argc, char **argv)
 {
     gd_snapshot_opts o;
-    int rc = gd_cli_parse_snapshot(argc, argv, "info", help, &o);
+    int rc = gd_cli_parse_snapshot(argc, argv, "info", gd_info_help, &o);
     if (rc >= 0)
         return rc;
     gd_facts f;

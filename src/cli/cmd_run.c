@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char help[] =
+const char gd_run_help[] =
     "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--exit-findings] [--kill-at-end]\n"
     "                     [--sim SCENARIO] -- COMMAND [ARGS...]\n"
     "\n"
@@ -64,20 +64,21 @@ typedef struct run_opts {
     char **argv; /* COMMAND ARGS..., NULL-terminated */
 } run_opts;
 
+const struct option gd_run_options[] = {
+    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+    {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
+    {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+};
+
 static int parse(int argc, char **argv, run_opts *o)
 {
-    static const struct option longopts[] = {
-        {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-        {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
-        {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
-    };
     *o = (run_opts){.duration_s = 86400, .interval_ms = 100};
     optind = 1;
     opterr = 0;
     int c;
     double v;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", gd_run_options, NULL)) != -1) {
         switch (c) {
         case 'd':
             if (gd_cli_duration(optarg, 1, 0.1, 86400, &o->duration_s) != 0)
@@ -92,7 +93,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case 's': o->sim = optarg; break;
         case 'e': o->exit_findings = 1; break;
         case 'k': o->kill_at_end = 1; break;
-        case 'h': fputs(help, stdout); return -1;
+        case 'h': fputs(gd_run_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
         }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char help[] =
+const char gd_topo_help[] =
     "usage: gpudoctor topo [--json] [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "How the GPUs connect, as 'nvidia-smi topo -m' shows it, derived from the PCIe\n"
@@ -27,7 +27,7 @@ static const char help[] =
 int gd_cmd_topo(int argc, char **argv)
 {
     gd_snapshot_opts o;
-    int rc = gd_cli_parse_snapshot(argc, argv, "topo", help, &o);
+    int rc = gd_cli_parse_snapshot(argc, argv, "topo", gd_topo_help, &o);
     if (rc >= 0)
         return rc;
     /* Captures go through the same content detection as 'check --from', so an

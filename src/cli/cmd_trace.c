@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char help[] =
+const char gd_trace_help[] =
     "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--rank N] [--steps A:B]\n"
     "\n"
     "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
@@ -168,20 +168,21 @@ static int cmp_rank(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+const struct option gd_trace_options[] = {
+    {"json", no_argument, NULL, 'j'},        {"rank", required_argument, NULL, 'r'},
+    {"steps", required_argument, NULL, 's'}, {"include-last-step", no_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+};
+
 int gd_cmd_trace(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},          {"rank", required_argument, NULL, 'r'},
-        {"steps", required_argument, NULL, 's'},   {"include-last-step", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
     gd_trace_opts opts;
     gd_trace_opts_default(&opts);
     int json = 0;
     long rank = -1;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", gd_trace_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'r':
@@ -193,12 +194,12 @@ int gd_cmd_trace(int argc, char **argv)
                 return gd_cli_error("--steps takes A:B, two step numbers with A <= B, not '%s'", optarg);
             break;
         case 'l': opts.include_last_step = true; break;
-        case 'h': fputs(help, stdout); return GD_EXIT_OK;
-        default: fputs(help, stderr); return GD_EXIT_ERROR;
+        case 'h': fputs(gd_trace_help, stdout); return GD_EXIT_OK;
+        default: fputs(gd_trace_help, stderr); return GD_EXIT_ERROR;
         }
     }
     if (optind != argc - 1) {
-        fputs(help, stderr);
+        fputs(gd_trace_help, stderr);
         return gd_cli_error(optind >= argc ? "trace needs a trace file or a directory of them"
                                            : "trace takes one file or directory");
     }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char help[] =
+const char gd_vram_help[] =
     "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N) [OPTIONS] [--json]\n"
     "\n"
     "How much memory training, fine-tuning (LoRA, QLoRA) or serving needs on each\n"
@@ -40,6 +40,7 @@ static const char help[] =
     "  --checkpointing C none (default) | selective | full\n"
     "  --attention A     sdpa (default: memory-efficient, no s x s scores kept) |\n"
     "                    flash | eager (keeps the scores)\n"
+    "  --flash-attention the same as --attention flash\n"
     "  --offload O       none (default) | optimizer (ZeRO-Offload) | all (FSDP CPU offload)\n"
     "Fine-tuning:\n"
     "  --method M        full (default) | lora | qlora (4-bit NF4 base, bf16 adapters)\n"
@@ -255,35 +256,36 @@ static int option(int c, const char *arg, vram_opts *o)
     }
 }
 
+const struct option gd_vram_options[] = {
+    {"params", required_argument, NULL, O_PARAMS}, {"layers", required_argument, NULL, O_LAYERS},
+    {"hidden", required_argument, NULL, O_HIDDEN}, {"heads", required_argument, NULL, O_HEADS},
+    {"kv-heads", required_argument, NULL, O_KV}, {"ffn", required_argument, NULL, O_FFN},
+    {"vocab", required_argument, NULL, O_VOCAB}, {"seq", required_argument, NULL, O_SEQ},
+    {"batch", required_argument, NULL, O_BATCH}, {"accumulation", required_argument, NULL, O_ACCUM},
+    {"precision", required_argument, NULL, O_PREC}, {"optimizer", required_argument, NULL, O_OPT},
+    {"checkpointing", required_argument, NULL, O_CKPT}, {"flash-attention", no_argument, NULL, O_FLASH},
+    {"gpus", required_argument, NULL, O_GPUS}, {"gpu-memory", required_argument, NULL, O_MEM},
+    {"sharding", required_argument, NULL, O_SHARD}, {"tp", required_argument, NULL, O_TP},
+    {"config", required_argument, NULL, O_CONFIG}, {"sim", required_argument, NULL, O_SIM},
+    {"json", no_argument, NULL, O_JSON}, {"gpu", required_argument, NULL, O_GPU},
+    {"attention", required_argument, NULL, O_ATTN}, {"method", required_argument, NULL, O_METHOD},
+    {"lora-rank", required_argument, NULL, O_RANK}, {"lora-targets", required_argument, NULL, O_TARGETS},
+    {"inference", no_argument, NULL, O_INFER}, {"weights", required_argument, NULL, O_WEIGHTS},
+    {"kv-cache", required_argument, NULL, O_KV_CACHE}, {"margin", required_argument, NULL, O_MARGIN},
+    {"shape-from", required_argument, NULL, O_SHAPE_FROM}, {"offload", required_argument, NULL, O_OFFLOAD},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+};
+
 static int parse(int argc, char **argv, vram_opts *o)
 {
-    static const struct option longopts[] = {
-        {"params", required_argument, NULL, O_PARAMS}, {"layers", required_argument, NULL, O_LAYERS},
-        {"hidden", required_argument, NULL, O_HIDDEN}, {"heads", required_argument, NULL, O_HEADS},
-        {"kv-heads", required_argument, NULL, O_KV}, {"ffn", required_argument, NULL, O_FFN},
-        {"vocab", required_argument, NULL, O_VOCAB}, {"seq", required_argument, NULL, O_SEQ},
-        {"batch", required_argument, NULL, O_BATCH}, {"accumulation", required_argument, NULL, O_ACCUM},
-        {"precision", required_argument, NULL, O_PREC}, {"optimizer", required_argument, NULL, O_OPT},
-        {"checkpointing", required_argument, NULL, O_CKPT}, {"flash-attention", no_argument, NULL, O_FLASH},
-        {"gpus", required_argument, NULL, O_GPUS}, {"gpu-memory", required_argument, NULL, O_MEM},
-        {"sharding", required_argument, NULL, O_SHARD}, {"tp", required_argument, NULL, O_TP},
-        {"config", required_argument, NULL, O_CONFIG}, {"sim", required_argument, NULL, O_SIM},
-        {"json", no_argument, NULL, O_JSON}, {"gpu", required_argument, NULL, O_GPU},
-        {"attention", required_argument, NULL, O_ATTN}, {"method", required_argument, NULL, O_METHOD},
-        {"lora-rank", required_argument, NULL, O_RANK}, {"lora-targets", required_argument, NULL, O_TARGETS},
-        {"inference", no_argument, NULL, O_INFER}, {"weights", required_argument, NULL, O_WEIGHTS},
-        {"kv-cache", required_argument, NULL, O_KV_CACHE}, {"margin", required_argument, NULL, O_MARGIN},
-        {"shape-from", required_argument, NULL, O_SHAPE_FROM}, {"offload", required_argument, NULL, O_OFFLOAD},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-    };
     *o = (vram_opts){.setup = {.model = {.params = -1}, .batch = 1, .precision = GD_PREC_MIXED, .gpus = 1, .tp = 1,
                                .accum_steps = 1, .attention = GD_ATTN_SDPA, .lora_rank = 8, .margin_pct = 10}};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", gd_vram_options, NULL)) != -1) {
         if (c == 'h') {
-            fputs(help, stdout);
+            fputs(gd_vram_help, stdout);
             return -1;
         }
         if (c == ':')

@@ -4,73 +4,151 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
-    "usage: gpudoctor COMMAND [OPTIONS]\n"
-    "\n"
-    "Finds out why a GPU server trains AI models slower than it should, proves it\n"
-    "with numbers, and says how to fix it.\n"
-    "\n"
-    "Commands:\n"
-    "  check    watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
-    "           2 critical, 3 could not check)\n"
-    "  info     what the driver tells about each GPU, on one screen\n"
-    "  vram     the memory a training run needs per GPU, whether it fits, what to change\n"
-    "  topo     how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs\n"
-    "  bench    measure: 'bench pcie' copies between host and each GPU\n"
-    "  trace    why the GPU waits, from a PyTorch profiler trace (file or directory)\n"
-    "  run      run a command (a training job) and watch it: input starvation, loaders\n"
-    "\n"
-    "Every command that reads the machine takes --sim SCENARIO to run against a\n"
-    "simulated machine instead (see examples/).\n"
-    "\n"
-    "Examples:\n"
-    "  gpudoctor check                       diagnose this machine (10 s window)\n"
-    "  gpudoctor check --duration 60 --json  a longer window, machine-readable\n"
-    "  gpudoctor info --sim examples/h100x8-training.json\n"
-    "  gpudoctor vram --config examples/models/llama-2-7b.json --gpus 1 --gpu-memory 80G\n"
-    "\n"
-    "Run 'gpudoctor COMMAND --help' for a command's options.\n";
+/* The subcommands: one row each, one file each (cmd_NAME.c). A command that
+ * a later version adds is a row here, and the top-level help lists it. */
+static const gd_cli_command commands[] = {
+    {"check", "watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
+              "           2 critical, 3 could not check)",
+     gd_check_help, gd_check_options, gd_cmd_check},
+    {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info},
+    {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help,
+     gd_vram_options, gd_cmd_vram},
+    {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs", gd_topo_help,
+     gd_snapshot_options, gd_cmd_topo},
+    {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options,
+     gd_cmd_bench},
+    {"trace", "why the GPU waits, from a PyTorch profiler trace (file or directory)", gd_trace_help,
+     gd_trace_options, gd_cmd_trace},
+    {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help,
+     gd_run_options, gd_cmd_run},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* The subcommands: one line each, one file each (cmd_NAME.c). */
-static const struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-} commands[] = {
-    {"check", gd_cmd_check},
-    {"info", gd_cmd_info},
-    {"vram", gd_cmd_vram},
-    {"topo", gd_cmd_topo},
-    {"bench", gd_cmd_bench},
-    {"run", gd_cmd_run},
-    {"trace", gd_cmd_trace},
+static const char help_help[] =
+    "usage: gpudoctor help [COMMAND]\n"
+    "       gpudoctor help --commands | --options COMMAND\n"
+    "\n"
+    "Prints the help of COMMAND ('gpudoctor help check' is 'gpudoctor check --help'),\n"
+    "or without one the list of commands.\n"
+    "\n"
+    "  --commands         the command names, one per line (for scripts and completion)\n"
+    "  --options COMMAND  COMMAND's options, one per line, '=' after those that take\n"
+    "                     a value (the parser's own table)\n";
+
+static const struct option help_options[] = {
+    {"commands", no_argument, NULL, 'c'}, {"options", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
-/* Commands that later versions add. */
-static const char *const planned[] = {"watch", "export", "fleet"};
+static void usage(FILE *out)
+{
+    fputs("usage: gpudoctor COMMAND [OPTIONS]\n"
+          "\n"
+          "Finds out why a GPU server trains AI models slower than it should, proves it\n"
+          "with numbers, and says how to fix it.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-8s %s\n", "help", "a command's help: 'gpudoctor help check'");
+    fputs("\n"
+          "Every command that reads the machine takes --sim SCENARIO to run against a\n"
+          "simulated machine instead (see examples/).\n"
+          "\n"
+          "Examples:\n"
+          "  gpudoctor check                       diagnose this machine (10 s window)\n"
+          "  gpudoctor check --duration 60 --json  a longer window, machine-readable\n"
+          "  gpudoctor info --sim examples/h100x8-training.json\n"
+          "  gpudoctor vram --config examples/models/llama-2-7b.json --gpus 1 --gpu-memory 80G\n"
+          "\n"
+          "Run 'gpudoctor help COMMAND' or 'gpudoctor COMMAND --help' for a command's options,\n"
+          "'man gpudoctor' for all of them.\n",
+          out);
+}
+
+static const gd_cli_command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown(const char *cmd)
+{
+    gd_cli_error("unknown command '%s' (see 'gpudoctor --help')", cmd);
+    return GD_EXIT_ERROR;
+}
+
+/* gpudoctor help [COMMAND | --commands | --options COMMAND] */
+static int help(int argc, char **argv)
+{
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", help_options, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                printf("%s\n", commands[i].name);
+            puts("help");
+            return GD_EXIT_OK;
+        case 'o': {
+            const struct option *o = strcmp(optarg, "help") == 0 ? help_options : NULL;
+            const gd_cli_command *cmd = find(optarg);
+            if (cmd)
+                o = cmd->options;
+            if (!o)
+                return unknown(optarg);
+            for (; o->name; o++)
+                printf("--%s%s\n", o->name, o->has_arg == no_argument ? "" : "=");
+            return GD_EXIT_OK;
+        }
+        case 'h': fputs(help_help, stdout); return GD_EXIT_OK;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor help --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor help --help')", argv[optind - 1]);
+        }
+    }
+    if (optind == argc) {
+        usage(stdout);
+        return GD_EXIT_OK;
+    }
+    if (optind + 1 < argc)
+        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor help --help')", argv[optind + 1]);
+    if (strcmp(argv[optind], "help") == 0) {
+        fputs(help_help, stdout);
+        return GD_EXIT_OK;
+    }
+    const gd_cli_command *cmd = find(argv[optind]);
+    if (!cmd)
+        return unknown(argv[optind]);
+    fputs(cmd->help, stdout);
+    return GD_EXIT_OK;
+}
 
 static int run(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage, stderr);
+        usage(stderr);
         return GD_EXIT_ERROR;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        usage(stdout);
         return GD_EXIT_OK;
     }
+    if (strcmp(cmd, "help") == 0)
+        return help(argc - 1, argv + 1);
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("gpudoctor %s\n", GD_VERSION);
         return GD_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(cmd, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
-        if (strcmp(cmd, planned[i]) == 0)
-            return gd_cli_error("'%s' is not available in this version yet", cmd);
-    gd_cli_error("unknown command '%s'", cmd);
-    fputs(usage, stderr);
+    const gd_cli_command *c = find(cmd);
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    unknown(cmd);
+    usage(stderr);
     return GD_EXIT_ERROR;
 }
 

@@ -83,9 +83,21 @@ void gd_skip_add(gd_findings *fs, const char *check, int gpu, const char *reason
     va_end(ap);
 }
 
+int gd_severity_parse(const char *s, gd_severity *out)
+{
+    for (int v = GD_SEV_INFO; v <= GD_SEV_CRITICAL; v++)
+        if (strcmp(s, gd_severity_name((gd_severity)v)) == 0) {
+            *out = (gd_severity)v;
+            return 0;
+        }
+    return -1;
+}
+
 static int cmp_finding(const void *pa, const void *pb)
 {
     const gd_finding *a = pa, *b = pb;
+    if (a->ignored != b->ignored)
+        return a->ignored ? 1 : -1;
     if (a->severity != b->severity)
         return a->severity > b->severity ? -1 : 1;
     double ia = isnan(a->impact_pct) ? -1 : a->impact_pct;
@@ -107,8 +119,34 @@ size_t gd_findings_count(const gd_findings *fs, gd_severity s)
 {
     size_t n = 0;
     for (size_t i = 0; i < fs->n; i++)
-        n += fs->v[i].severity == s;
+        n += fs->v[i].severity == s && !fs->v[i].ignored;
     return n;
+}
+
+size_t gd_findings_ignored(const gd_findings *fs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        n += fs->v[i].ignored;
+    return n;
+}
+
+static bool rule_matches(const gd_policy_rule *r, const gd_finding *x)
+{
+    return strcmp(r->id, x->id) == 0 && (r->gpu == GD_NO_GPU || r->gpu == x->gpu);
+}
+
+void gd_findings_apply_policy(gd_findings *fs, const gd_policy *p)
+{
+    for (size_t i = 0; p && i < fs->n; i++) {
+        gd_finding *x = &fs->v[i];
+        for (size_t k = 0; k < p->nseverity; k++) /* the last rule that matches wins */
+            if (rule_matches(&p->severity[k], x))
+                x->severity = p->severity[k].severity;
+        for (size_t k = 0; k < p->nignore && !x->ignored; k++)
+            x->ignored = rule_matches(&p->ignore[k], x);
+    }
+    gd_findings_sort(fs);
 }
 
 int gd_findings_exit_code(const gd_findings *fs)

@@ -16,3 +16,8 @@ json_t *gd_json_value(gd_value v)
 {
     return gd_ok(v) ? gd_json_number(v.v) : json_null();
 }
+
+json_t *gd_json_text(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}

@@ -13,4 +13,7 @@ json_t *gd_json_number(double v);
 /* A reading as JSON: its number when valid, null otherwise (never 0). */
 json_t *gd_json_value(gd_value v);
 
+/* A string, or null when it is empty (an unknown name, uuid, bus id). */
+json_t *gd_json_text(const char *s);
+
 #endif

@@ -76,6 +76,11 @@ static void stack_scope(const gd_facts *f, char *buf, size_t len)
     size_t used = (size_t)snprintf(buf, len, "runtimes:");
     for (size_t i = 0; i < s->runtime_count && used < len; i++) {
         const gd_cuda_runtime *rt = &s->runtimes[i];
+        if (rt->kind == GD_RT_TOOLKIT && rt->version > 0) { /* "CUDA 13.0 toolkit", not "toolkit 13.0.96.dist" */
+            used += (size_t)snprintf(buf + used, len - used, "%s CUDA %d.%d toolkit", i ? "," : "", rt->version / 1000,
+                                     (rt->version % 1000) / 10);
+            continue;
+        }
         const char *what = rt->kind == GD_RT_TOOLKIT || rt->kind == GD_RT_LDCACHE ? gd_runtime_kind_name(rt->kind)
                                                                                     : rt->framework;
         used += (size_t)snprintf(buf + used, len - used, "%s %s %s", i ? "," : "", what,
@@ -96,15 +101,16 @@ static void vram_scope(const gd_facts *f, char *buf, size_t len)
         gd_value mib = gd_missing(GD_ST_UNREAD);
         for (size_t i = f->series.n; i-- > 0 && !gd_ok(mib);)
             mib = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
-        char now[24] = "n/a", total[24] = "n/a", procs[32] = "process list n/a";
-        if (gd_ok(mib))
-            snprintf(now, sizeof now, "%.0f", mib.v);
-        if (gd_ok(gpu->mem_total_mib))
-            snprintf(total, sizeof total, "%.0f", gpu->mem_total_mib.v);
+        char amount[48] = "n/a", procs[32] = "process list n/a"; /* "n/a" once, not "n/a/n/a" */
+        if (gd_ok(mib) && gd_ok(gpu->mem_total_mib))
+            snprintf(amount, sizeof amount, "%.0f/%.0f", mib.v, gpu->mem_total_mib.v);
+        else if (gd_ok(mib))
+            snprintf(amount, sizeof amount, "%.0f of n/a", mib.v);
+        else if (gd_ok(gpu->mem_total_mib))
+            snprintf(amount, sizeof amount, "n/a of %.0f", gpu->mem_total_mib.v);
         if (gd_ok(gpu->processes_status))
             snprintf(procs, sizeof procs, "%zu process%s", gpu->process_count, gpu->process_count == 1 ? "" : "es");
-        used += (size_t)snprintf(buf + used, len - used, "%s GPU %d %s/%s (%s)", g ? "," : "", gpu->index, now, total,
-                                 procs);
+        used += (size_t)snprintf(buf + used, len - used, "%s GPU %d %s (%s)", g ? "," : "", gpu->index, amount, procs);
     }
 }
 

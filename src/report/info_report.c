@@ -57,6 +57,30 @@ static void reasons_text(gd_value r, char *buf, size_t len)
         snprintf(buf, len, "none (clocks not held back)");
 }
 
+/* "200-700 W", "1980/2619 MHz": both known, else one "n/a". */
+static const char *pair_text(gd_value x, gd_value y, const char *sep, const char *unit, char *buf, size_t len)
+{
+    if (gd_ok(x) && gd_ok(y))
+        snprintf(buf, len, "%.0f%s%.0f%s%s", x.v, sep, y.v, unit[0] ? " " : "", unit);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
+/* "Gen4 x16", "Gen4, width n/a", "x8, generation n/a", or "n/a". */
+static const char *link_text(gd_value gen, gd_value width, char *buf, size_t len)
+{
+    if (gd_ok(gen) && gd_ok(width))
+        snprintf(buf, len, "Gen%.0f x%.0f", gen.v, width.v);
+    else if (gd_ok(gen))
+        snprintf(buf, len, "Gen%.0f, width n/a", gen.v);
+    else if (gd_ok(width))
+        snprintf(buf, len, "x%.0f, generation n/a", width.v);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
 static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style *st)
 {
     const gd_gpu *gpu = &f->gpus[g];
@@ -76,18 +100,20 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
             vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
             vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
-    fprintf(out, "  Power       %s of %s limit (default %s, range %s", vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a),
-            vtext(gpu->power_limit_w, "W", b, sizeof b), vtext(gpu->power_limit_default_w, "W", c, sizeof c),
-            vtext(gpu->power_limit_min_w, "", d, sizeof d));
-    fprintf(out, "-%s), fan %s\n", vtext(gpu->power_limit_max_w, "W", e, sizeof e),
+    fprintf(out, "  Power       %s of %s limit (default %s, range %s), fan %s\n",
+            vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a), vtext(gpu->power_limit_w, "W", b, sizeof b),
+            vtext(gpu->power_limit_default_w, "W", c, sizeof c),
+            pair_text(gpu->power_limit_min_w, gpu->power_limit_max_w, "-", "W", d, sizeof d),
             vtext(last(f, g, GD_M_FAN_PCT), "%", g1, sizeof g1));
     fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s",
             vtext(last(f, g, GD_M_SM_CLOCK_MHZ), "MHz", a, sizeof a), vtext(gpu->clock_max_sm_mhz, "MHz", b, sizeof b),
             vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d));
     if (gd_ok(gpu->clock_app_sm_mhz) || gd_ok(gpu->clock_default_app_sm_mhz))
-        fprintf(out, "; application %s/%s (default %s/%s)", vtext(gpu->clock_app_sm_mhz, "", e, sizeof e),
-                vtext(gpu->clock_app_mem_mhz, "MHz", g1, sizeof g1), vtext(gpu->clock_default_app_sm_mhz, "", g2, sizeof g2),
-                vtext(gpu->clock_default_app_mem_mhz, "MHz", g3, sizeof g3));
+        fprintf(out, "; application %s (default %s)",
+                pair_text(gpu->clock_app_sm_mhz, gpu->clock_app_mem_mhz, "/", "MHz", e, sizeof e),
+                pair_text(gpu->clock_default_app_sm_mhz, gpu->clock_default_app_mem_mhz, "/", "MHz", g2, sizeof g2));
+    (void)g1;
+    (void)g3;
     fputc('\n', out);
     char reasons[256];
     reasons_text(last(f, g, GD_M_EVENT_REASONS), reasons, sizeof reasons);
@@ -97,9 +123,11 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     fprintf(out, "  Memory      %s used of %s\n", vtext(last(f, g, GD_M_MEM_USED_MIB), "MiB", a, sizeof a),
             vtext(gpu->mem_total_mib, "MiB", b, sizeof b));
     gd_value gen = last(f, g, GD_M_PCIE_GEN), width = last(f, g, GD_M_PCIE_WIDTH);
-    fprintf(out, "  PCIe        Gen%s x%s (max Gen%s x%s), replays %s\n", vtext(gen, "", a, sizeof a),
-            vtext(width, "", b, sizeof b), vtext(gpu->pcie_gen_max, "", c, sizeof c),
-            vtext(gpu->pcie_width_max, "", d, sizeof d), vtext(last(f, g, GD_M_PCIE_REPLAYS), "", e, sizeof e));
+    fprintf(out, "  PCIe        %s (max %s), replays %s\n", link_text(gen, width, a, sizeof a),
+            link_text(gpu->pcie_gen_max, gpu->pcie_width_max, c, sizeof c),
+            vtext(last(f, g, GD_M_PCIE_REPLAYS), "", e, sizeof e));
+    (void)b;
+    (void)d;
     fprintf(out, "  Config      persistence %s, compute mode %s, MIG %s, ECC %s\n", onoff(gpu->persistence_mode),
             compute_mode_name(gpu->compute_mode), onoff(gpu->mig_mode), onoff(gpu->ecc_enabled));
     fprintf(out, "  Health      uncorrectable ECC %s volatile / %s aggregate, retired pages %s%s, row remap %s%s\n",
@@ -127,7 +155,16 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     }
 }
 
+static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
 void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_wrapped w; /* every line wrapped to the width, hanging under its value */
+    info_text(gd_wrapped_open(&w, out), f, st);
+    gd_wrapped_close(&w, st);
+}
+
+static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
@@ -167,9 +204,9 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
 {
     json_t *o = json_object();
     json_object_set_new(o, "index", json_integer(gpu->index));
-    json_object_set_new(o, "name", json_string(gpu->name));
-    json_object_set_new(o, "uuid", json_string(gpu->uuid));
-    json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
+    json_object_set_new(o, "name", gd_json_text(gpu->name));
+    json_object_set_new(o, "uuid", gd_json_text(gpu->uuid));
+    json_object_set_new(o, "pci_bus_id", gd_json_text(gpu->pci_bus_id));
     json_object_set_new(o, "serial", gpu->serial[0] ? json_string(gpu->serial) : json_null());
     json_object_set_new(o, "vbios", gpu->vbios[0] ? json_string(gpu->vbios) : json_null());
     json_t *cc = json_null();

@@ -10,8 +10,8 @@
 json_t *gd_report_host_json(const gd_facts *f)
 {
     json_t *h = json_object();
-    json_object_set_new(h, "hostname", f->host.hostname[0] ? json_string(f->host.hostname) : json_null());
-    json_object_set_new(h, "kernel", f->host.kernel[0] ? json_string(f->host.kernel) : json_null());
+    json_object_set_new(h, "hostname", gd_json_text(f->host.hostname));
+    json_object_set_new(h, "kernel", gd_json_text(f->host.kernel));
     json_object_set_new(h, "cpus", f->host.cpus > 0 ? json_integer(f->host.cpus) : json_null());
     json_object_set_new(h, "numa_nodes", f->host.numa_nodes > 0 ? json_integer(f->host.numa_nodes) : json_null());
     return h;
@@ -115,9 +115,9 @@ static json_t *gpus_json(const gd_facts *f)
         const gd_gpu *gpu = &f->gpus[g];
         json_t *o = json_object();
         json_object_set_new(o, "index", json_integer(gpu->index));
-        json_object_set_new(o, "name", json_string(gpu->name));
-        json_object_set_new(o, "uuid", json_string(gpu->uuid));
-        json_object_set_new(o, "pci_bus_id", json_string(gpu->pci_bus_id));
+        json_object_set_new(o, "name", gd_json_text(gpu->name));
+        json_object_set_new(o, "uuid", gd_json_text(gpu->uuid));
+        json_object_set_new(o, "pci_bus_id", gd_json_text(gpu->pci_bus_id));
         json_object_set_new(o, "lost", json_boolean(gpu->lost));
         json_object_set_new(o, "state", gd_report_gpu_state_json(f, g));
         json_object_set_new(o, "window", gpu_window_json(f, g));
@@ -140,6 +140,8 @@ json_t *gd_report_findings_json(const gd_findings *fs, bool series)
         if (!isnan(x->impact_pct))
             json_object_set_new(o, "impact_pct", gd_json_number(round(x->impact_pct * 10) / 10));
         json_object_set_new(o, "fix", json_string(x->fix));
+        if (x->ignored)
+            json_object_set_new(o, "ignored", json_true());
         if (x->timeline[0] && series) /* one sample has no timeline to tell */
             json_object_set_new(o, "timeline", json_string(x->timeline));
         json_array_append_new(a, o);
@@ -203,6 +205,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_CRITICAL)));
     json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_WARNING)));
     json_object_set_new(sum, "info", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_INFO)));
+    json_object_set_new(sum, "ignored", json_integer((json_int_t)gd_findings_ignored(fs)));
     json_object_set_new(root, "summary", sum);
     return root;
 }

@@ -13,7 +13,7 @@ json_t *gd_topo_json(const gd_facts *f);
 void gd_topo_text(FILE *out, const gd_facts *f);
 
 /* bench pcie results (f->pcie->bench) with the findings about them
- * (docs/bench-pcie.md describes the JSON). */
+ * (docs/pcie.md describes the JSON). */
 json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs);
 

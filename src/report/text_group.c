@@ -205,10 +205,7 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
         gd_wrap(out, st, 13, 13, shared);
     }
     print_table(out, st, fs, m, n, cols, nc);
-    json_t *src = json_object_get(x->evidence, "source");
-    if (json_is_string(src))
-        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), gd_safe(json_string_value(src)),
-                gd_c(st, GD_ANSI_RESET));
+    gd_print_source(out, st, json_object_get(x->evidence, "source"));
     if (x->timeline[0] && series) {
         char tl[sizeof x->timeline + 48];
         snprintf(tl, sizeof tl, "%s: %s", nth, x->timeline);

@@ -13,7 +13,17 @@ static const char *sev_color(gd_severity s)
     return s == GD_SEV_CRITICAL ? GD_ANSI_RED : s == GD_SEV_WARNING ? GD_ANSI_YELLOW : GD_ANSI_CYAN;
 }
 
+static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
+/* The header, wrapped to the width like every other line. */
 static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_wrapped w;
+    header_text(gd_wrapped_open(&w, out), f, st);
+    gd_wrapped_close(&w, st);
+}
+
+static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
@@ -58,9 +68,13 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
     else
         fprintf(out, "%sVerdict: OK%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
     if (c + w + i == 0)
-        fprintf(out, " - no problem found on %zu GPU%s\n", f->gpu_count, f->gpu_count == 1 ? "" : "s");
+        fprintf(out, " - no problem found on %zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
     else
-        fprintf(out, " - %zu critical, %zu warning%s, %zu info\n", c, w, w == 1 ? "" : "s", i);
+        fprintf(out, " - %zu critical, %zu warning%s, %zu info", c, w, w == 1 ? "" : "s", i);
+    size_t ignored = gd_findings_ignored(fs);
+    if (ignored)
+        fprintf(out, ", %zu ignored", ignored);
+    fputc('\n', out);
 }
 
 static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
@@ -84,10 +98,7 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
         fprintf(out, "    %sevidence%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, line);
     }
-    json_t *src = json_object_get(ev, "source");
-    if (json_is_string(src))
-        fprintf(out, "    %ssource   %s%s\n", gd_c(st, GD_ANSI_DIM), gd_safe(json_string_value(src)),
-                gd_c(st, GD_ANSI_RESET));
+    gd_print_source(out, st, json_object_get(ev, "source"));
 }
 
 static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
@@ -206,13 +217,36 @@ static void print_skips(FILE *out, const gd_text_style *st, const gd_findings *f
     free(gpus);
 }
 
+/* Ignored findings: one line each, so that what was accepted stays visible. */
+static void print_ignored(FILE *out, const gd_text_style *st, const gd_findings *fs)
+{
+    size_t n = gd_findings_ignored(fs);
+    if (!n)
+        return;
+    fprintf(out, "\n%sIgnored%s (--ignore or the config file; not counted for the exit status)\n",
+            gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+    for (size_t i = 0; i < fs->n; i++) {
+        const gd_finding *x = &fs->v[i];
+        if (!x->ignored)
+            continue;
+        char line[400];
+        snprintf(line, sizeof line, "%s %s: %s", gd_severity_name(x->severity), x->id, x->title);
+        fputs("    ", out);
+        gd_wrap(out, st, 8, 4, line);
+    }
+}
+
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
     print_header(out, f, st);
     print_verdict(out, f, fs, st);
     bool *used = calloc(fs->n + 1, sizeof *used);
     size_t *members = calloc(fs->n + 1, sizeof *members);
+    for (size_t i = 0; used && i < fs->n; i++) /* shown in one line each, below */
+        used[i] = fs->v[i].ignored;
     for (size_t i = 0; i < fs->n; i++) {
+        if (fs->v[i].ignored)
+            continue;
         if (used && used[i])
             continue;
         size_t n = used && members ? gd_text_group_of(fs, i, used, members) : 1;
@@ -226,6 +260,7 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
     }
     free(used);
     free(members);
+    print_ignored(out, st, fs);
     gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));

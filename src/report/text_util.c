@@ -45,6 +45,127 @@ void gd_wrap(FILE *out, const gd_text_style *st, int indent, int first_col, cons
     fputc('\n', out);
 }
 
+/* Columns that s[0..n) takes on a terminal: ESC [ ... m takes none. */
+static int visible(const char *s, size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
+            while (i < n && s[i] != 'm')
+                i++;
+            continue;
+        }
+        w += ((unsigned char)s[i] & 0xC0) != 0x80; /* UTF-8 continuation bytes take no column */
+    }
+    return w;
+}
+
+static void wrap_line(FILE *out, int width, const char *line, size_t n)
+{
+    if (visible(line, n) <= width) {
+        fwrite(line, 1, n, out);
+        fputc('\n', out);
+        return;
+    }
+    size_t lead = 0;
+    while (lead < n && line[lead] == ' ')
+        lead++;
+    int hang = (int)lead + 4;
+    size_t word = lead; /* else under the second word: "  Temperature GPU 60 C" */
+    while (word < n && line[word] != ' ')
+        word++;
+    if (word + 1 < n && line[word + 1] != ' ' && visible(line, word + 1) < width / 2)
+        hang = visible(line, word + 1);
+    for (size_t i = lead; i + 1 < n; i++)
+        if (line[i] != ' ' && line[i + 1] == ' ' && i + 2 < n && line[i + 2] == ' ') {
+            size_t v = i + 1;
+            while (v < n && line[v] == ' ')
+                v++;
+            int col = visible(line, v);
+            if (v < n && col < width / 2)
+                hang = col;
+            break;
+        }
+    int col = 0;
+    size_t p = 0;
+    /* The leading spaces and the first word as they are. */
+    bool first = true;
+    while (p < n) {
+        size_t sp = p;
+        while (!first && sp < n && line[sp] == ' ')
+            sp++;
+        size_t end = sp;
+        while (end < n && line[end] != ' ')
+            end++;
+        if (first) {
+            /* up to the first space after the first word, keeping inner runs (labels) */
+            end = lead;
+            while (end < n && line[end] != ' ')
+                end++;
+            fwrite(line, 1, end, out);
+            col = visible(line, end);
+            p = end;
+            first = false;
+            continue;
+        }
+        if (sp == n)
+            break;
+        int w = visible(line + sp, end - sp);
+        int gap = visible(line + p, sp - p);
+        if (col + gap + w > width && col > hang) {
+            fprintf(out, "\n%*s", hang, "");
+            col = hang;
+        } else {
+            fwrite(line + p, 1, sp - p, out); /* the spaces as written (label columns) */
+            col += gap;
+        }
+        fwrite(line + sp, 1, end - sp, out);
+        col += w;
+        p = end;
+    }
+    fputc('\n', out);
+}
+
+void gd_wrap_block(FILE *out, const gd_text_style *st, const char *text)
+{
+    int width = st->width > 40 ? st->width : 40;
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        wrap_line(out, width, p, n);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+}
+
+FILE *gd_wrapped_open(gd_wrapped *w, FILE *out)
+{
+    *w = (gd_wrapped){.out = out};
+    w->mem = open_memstream(&w->buf, &w->len);
+    return w->mem ? w->mem : out;
+}
+
+void gd_wrapped_close(gd_wrapped *w, const gd_text_style *st)
+{
+    if (!w->mem)
+        return;
+    if (fclose(w->mem) == 0 && w->buf)
+        gd_wrap_block(w->out, st, w->buf);
+    free(w->buf);
+    *w = (gd_wrapped){0};
+}
+
+void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src)
+{
+    if (!json_is_string(src))
+        return;
+    char spaced[2048], item[2048];
+    gd_fill_placeholder(item, sizeof item, gd_safe(json_string_value(src)), ",", ", ");
+    gd_fill_placeholder(spaced, sizeof spaced, item, ":<", ": <"); /* a capture's file, then its fields */
+    fprintf(out, "    %ssource%s   ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+    gd_wrap(out, st, 13, 13, spaced);
+}
+
 void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
 {
     if (json_is_integer(v))

@@ -29,6 +29,28 @@ const char *gd_safe(const char *s);
  * made safe for a terminal as gd_safe does. */
 void gd_wrap(FILE *out, const gd_text_style *st, int indent, int first_col, const char *text);
 
+/*
+ * Prints text (already made safe; ANSI colour codes count as no width) with
+ * every line longer than st->width wrapped at spaces, the continuation lines
+ * indented to where the line's value starts: after a label and two or more
+ * spaces ("  Power       520 W ..."), else 4 columns past the line's own
+ * indent. A word longer than the width stays whole.
+ */
+void gd_wrap_block(FILE *out, const gd_text_style *st, const char *text);
+
+/* A report rendered into memory, then written through gd_wrap_block. */
+typedef struct gd_wrapped {
+    FILE *mem, *out;
+    char *buf;
+    size_t len;
+} gd_wrapped;
+FILE *gd_wrapped_open(gd_wrapped *w, FILE *out); /* the stream to write to (out itself on failure) */
+void gd_wrapped_close(gd_wrapped *w, const gd_text_style *st);
+
+/* The "    source   a, b, c" line of a finding (evidence.source, listed
+ * with ", " so that it wraps between items); nothing when src is no string. */
+void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src);
+
 /* Formats a JSON scalar for humans ("86", "1.5", "text", "n/a"). */
 void gd_json_scalar_text(const json_t *v, char *buf, size_t len);
 

@@ -203,10 +203,16 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
 
 static void row(FILE *out, const char *name, const char *how, double bytes)
 {
+    /* The figures in one column: a longer description takes its own line. */
+    int n = fprintf(out, "  %-12s %s", name, how);
+    if (n > 59) {
+        fputc('\n', out);
+        n = 0;
+    }
     if (bytes < 0)
-        fprintf(out, "  %-12s %-44s %9s\n", name, how, "not known");
+        fprintf(out, "%*s%9s\n", 60 - n, "", "not known");
     else
-        fprintf(out, "  %-12s %-44s %9.1f\n", name, how, bytes / GB);
+        fprintf(out, "%*s%9.1f\n", 60 - n, "", bytes / GB);
 }
 
 /* "/ 8 GPUs" after a per-parameter figure, when split. */
@@ -376,7 +382,16 @@ static void print_suggestions(FILE *out, const gd_vram_plan *p, const gd_text_st
                 p->setup.inference ? " or a smaller model" : ", or a parameter-efficient method (--method lora or qlora)");
 }
 
+static void vram_text(FILE *out, const gd_vram_plan *p, const gd_text_style *st);
+
 void gd_vram_report_text(FILE *out, const gd_vram_plan *p, const gd_text_style *st)
+{
+    gd_wrapped w; /* every line wrapped to the width */
+    vram_text(gd_wrapped_open(&w, out), p, st);
+    gd_wrapped_close(&w, st);
+}
+
+static void vram_text(FILE *out, const gd_vram_plan *p, const gd_text_style *st)
 {
     print_setup(out, p, st);
     print_breakdown(out, p, st);

@@ -101,11 +101,39 @@ static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUD
                                   "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
                                   "LOCAL_WORLD_SIZE=", NULL};
 
+/* Unknown is null, never "" (docs/interface.md): hostname, kernel and every
+ * name, uuid and bus id anywhere in the report. */
+static void no_empty_unknowns(const char *file, const char *path, json_t *j)
+{
+    static const char *const keys[] = {"hostname", "kernel", "name", "uuid", "pci_bus_id", "remote_pci_bus_id"};
+    const char *key;
+    json_t *v;
+    size_t i;
+    char sub[512];
+    if (json_is_object(j)) {
+        json_object_foreach(j, key, v)
+        {
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (strcmp(key, keys[k]) == 0 && json_is_string(v) && json_string_value(v)[0] == '\0')
+                    fail_msg("%s: %s.%s is \"\", not null", file, path, key);
+            snprintf(sub, sizeof sub, "%s.%s", path, key);
+            no_empty_unknowns(file, sub, v);
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+        {
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            no_empty_unknowns(file, sub, v);
+        }
+    }
+}
+
 /* Fails unless r has exactly v's findings, severities and exit code. */
 static void want_verdict(const verdict *v, const tool_result *r)
 {
     if (!r->json)
         fail_msg("%s: no JSON; exit %d, stderr: %s", v->file, r->exit_code, r->err);
+    no_empty_unknowns(v->file, "", r->json);
     json_t *findings = json_object_get(r->json, "findings"), *f;
     size_t want = 0, i;
     while (v->ids[want])

@@ -31,7 +31,7 @@ normalise() {
         -e "s/$(literal "$src")/@SRC@/g"
 }
 
-# run NAME OUTFILE: runs the case in a bare environment from /; prints its
+# run NAME OUTFILE: runs the case in a bare environment from the repository; prints its
 # exit code. Returns 77 when it needs the real captures and they are missing.
 run() {
     local line args
@@ -40,11 +40,18 @@ run() {
     if [[ $args == *@REALDATA@* && ! -r $realdata/SOURCES.md ]]; then
         return 77
     fi
-    args=${args//@EXAMPLES@/$src/examples}
+    # Scenarios by a path relative to the repository, which the case runs
+    # in: the text wraps the same wherever the repository lies.
+    args=${args//@EXAMPLES@/examples}
     args=${args//@REALDATA@/$realdata}
-    local -a argv
+    local -a argv envs=()
     read -r -a argv <<<"$args"
-    (cd / && env -i PATH=/usr/bin:/bin "$bin" "${argv[@]}" >"$2.raw" 2>/dev/null)
+    # Leading NAME=value words are the case's environment (COLUMNS=120).
+    while [[ ${#argv[@]} -gt 0 && ${argv[0]} =~ ^[A-Z_]+= ]]; do
+        envs+=("${argv[0]}")
+        argv=("${argv[@]:1}")
+    done
+    (cd "$src" && env -i PATH=/usr/bin:/bin "${envs[@]}" "$bin" "${argv[@]}" >"$2.raw" 2>/dev/null)
     local rc=$?
     normalise <"$2.raw" >"$2"
     rm -f "$2.raw"

@@ -1,0 +1,183 @@
+/*
+ * Help and discovery: 'gpudoctor help CMD' is CMD's help; --help lists every
+ * command; every option a command's parser accepts ('help --options CMD',
+ * the getopt table itself) is in its help; every path a help text or a
+ * report names exists in the repository.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The lines of text as a NULL-terminated array (in place). */
+static char **lines(char *text, size_t *n)
+{
+    char **v = calloc(256, sizeof *v);
+    *n = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && *n < 255; l = strtok_r(NULL, "\n", &save))
+        v[(*n)++] = l;
+    return v;
+}
+
+/* Whether text names --opt as a whole word. */
+static bool names_option(const char *text, const char *opt)
+{
+    size_t len = strlen(opt);
+    for (const char *p = strstr(text, opt); p; p = strstr(p + 1, opt)) {
+        char after = p[len];
+        if (!(isalnum((unsigned char)after) || after == '-'))
+            return true;
+    }
+    return false;
+}
+
+static void help_names_every_command_and_option(void **state)
+{
+    (void)state;
+    tool_result top = run_tool((const char *[]){"--help", NULL}, NULL);
+    tool_result bare = run_tool((const char *[]){"help", NULL}, NULL);
+    assert_int_equal(top.exit_code, 0);
+    assert_string_equal(top.out, bare.out);
+    tool_result cmds = run_tool((const char *[]){"help", "--commands", NULL}, NULL);
+    assert_int_equal(cmds.exit_code, 0);
+    size_t n;
+    char **names = lines(cmds.out, &n);
+    assert_true(n >= 6);
+    for (size_t i = 0; i < n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n  %s ", names[i]);
+        if (!strstr(top.out, want))
+            fail_msg("'gpudoctor --help' does not list %s", names[i]);
+        tool_result h = run_tool((const char *[]){"help", names[i], NULL}, NULL);
+        tool_result own = run_tool((const char *[]){names[i], "--help", NULL}, NULL);
+        assert_int_equal(h.exit_code, 0);
+        assert_int_equal(own.exit_code, 0);
+        if (strcmp(h.out, own.out) != 0)
+            fail_msg("'gpudoctor help %s' differs from 'gpudoctor %s --help'", names[i], names[i]);
+        assert_non_null(strstr(h.out, "usage: gpudoctor"));
+        tool_result o = run_tool((const char *[]){"help", "--options", names[i], NULL}, NULL);
+        assert_int_equal(o.exit_code, 0);
+        size_t m;
+        char **opts = lines(o.out, &m);
+        assert_true(m >= 1);
+        for (size_t k = 0; k < m; k++) {
+            opts[k][strcspn(opts[k], "=")] = '\0';
+            if (strcmp(opts[k], "--help") == 0)
+                continue; /* how the help is shown */
+            if (!names_option(h.out, opts[k]))
+                fail_msg("'gpudoctor %s' accepts %s, which its help does not name", names[i], opts[k]);
+        }
+        free(opts);
+        tool_result_free(&o);
+        tool_result_free(&h);
+        tool_result_free(&own);
+    }
+    free(names);
+    tool_result u = run_tool((const char *[]){"help", "frobnicate", NULL}, NULL);
+    assert_int_equal(u.exit_code, 3);
+    tool_result_free(&u);
+    /* Commands of later versions are not listed, and no command says "not in this version". */
+    tool_result w = run_tool((const char *[]){"fleet", NULL}, NULL);
+    assert_int_equal(w.exit_code, 3);
+    assert_null(strstr(w.err, "not available"));
+    tool_result_free(&w);
+    tool_result_free(&cmds);
+    tool_result_free(&top);
+    tool_result_free(&bare);
+}
+
+/* Every docs/, examples/ or data/ path in text exists under the source tree. */
+static void paths_exist(const char *what, const char *text)
+{
+    static const char *const roots[] = {"docs/", "examples/", "data/"};
+    for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++)
+        for (const char *p = strstr(text, roots[r]); p; p = strstr(p + 1, roots[r])) {
+            if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '/' || p[-1] == '_' || p[-1] == '-'))
+                continue; /* inside a longer path (@SRC@/examples/... is checked from its own start) */
+            size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./");
+            while (len && (p[len - 1] == '.' || p[len - 1] == '/'))
+                len--; /* the sentence's full stop */
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%.*s", GD_SOURCE_DIR, (int)len, p);
+            struct stat st;
+            if (stat(path, &st) != 0)
+                fail_msg("%s names %.*s, which does not exist", what, (int)len, p);
+        }
+}
+
+static char *read_all(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void every_named_path_exists(void **state)
+{
+    (void)state;
+    tool_result cmds = run_tool((const char *[]){"help", "--commands", NULL}, NULL);
+    size_t n;
+    char **names = lines(cmds.out, &n);
+    for (size_t i = 0; i < n; i++) {
+        tool_result h = run_tool((const char *[]){"help", names[i], NULL}, NULL);
+        char what[64];
+        snprintf(what, sizeof what, "'gpudoctor help %s'", names[i]);
+        paths_exist(what, h.out);
+        tool_result_free(&h);
+    }
+    free(names);
+    tool_result_free(&cmds);
+    tool_result top = run_tool((const char *[]){"--help", NULL}, NULL);
+    paths_exist("'gpudoctor --help'", top.out);
+    tool_result_free(&top);
+    /* What the reports say: the pinned outputs, and the texts they come from. */
+    static const char *const dirs[] = {"tests/golden", "src/checks", "src/report", "src/cli", "src/backends"};
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%s", GD_SOURCE_DIR, dirs[d]);
+        DIR *dp = opendir(dir);
+        assert_non_null(dp);
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            char *text = read_all(path);
+            if (text)
+                paths_exist(path, text);
+            free(text);
+        }
+        closedir(dp);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(help_names_every_command_and_option),
+        cmocka_unit_test(every_named_path_exists),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

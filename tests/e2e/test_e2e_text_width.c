@@ -1,0 +1,97 @@
+/*
+ * Output that fits: info and check text wrap at 80 columns when not a
+ * terminal (COLUMNS sets another width), and an unknown value reads "n/a"
+ * once, never glued into a template ("Genn/a xn/a", "n/a/n/a MHz",
+ * "n/a-700 W"). Over every example scenario and every real capture.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static void fits(const char *what, const char *text, int width)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        /* A line longer than the width is one unbreakable word after its indent. */
+        size_t lead = strspn(p, " ");
+        bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
+        if ((int)n > width && !one_word)
+            fail_msg("%s: a line of %zu columns (width %d): %.*s", what, n, width, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    static const char *const glued[] = {"Genn/a", "xn/a", "n/a/n/a", "n/a-", "n/an/a", "n/a x", "(0 of "};
+    for (size_t i = 0; i < sizeof glued / sizeof glued[0]; i++)
+        if (strstr(text, glued[i]))
+            fail_msg("%s: placeholder glued into a template: '%s'", what, glued[i]);
+}
+
+static void run_both(const char *flag, const char *path)
+{
+    char what[1200];
+    tool_result r = run_tool((const char *[]){"info", flag, path, NULL}, NULL);
+    snprintf(what, sizeof what, "info %s %s", flag, path);
+    fits(what, r.out, 80);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--duration", "2", "--interval", "1000", flag, path, NULL}, NULL);
+    snprintf(what, sizeof what, "check %s %s", flag, path);
+    fits(what, r.out, 80);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--duration", "2", "--interval", "1000", flag, path, NULL},
+                 (const char *[]){"COLUMNS=120", NULL});
+    snprintf(what, sizeof what, "COLUMNS=120 check %s %s", flag, path);
+    fits(what, r.out, 120);
+    tool_result_free(&r);
+}
+
+static void every_scenario_fits(void **state)
+{
+    (void)state;
+    DIR *d = opendir(GD_EXAMPLES_DIR);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
+            run_both("--sim", example(e->d_name));
+    }
+    closedir(d);
+}
+
+static void every_capture_fits(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci"};
+    for (size_t s = 0; s < 4; s++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char rel[600];
+            snprintf(rel, sizeof rel, "%s/%s", subdirs[s], e->d_name);
+            run_both("--from", realdata(rel));
+        }
+        closedir(d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_scenario_fits),
+        cmocka_unit_test(every_capture_fits),
+    };
+    return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
+}

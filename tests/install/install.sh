@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make install with DESTDIR and a PREFIX: every file in place, the installed
+# binary finds its simulated libraries in PREFIX/libexec/gpudoctor, the man
+# page has every command and option, and the completions offer them.
+#   install.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+stage=$(mktemp -d) && trap 'rm -rf "$stage"' EXIT
+DESTDIR=$stage cmake --install "$build" --prefix /opt/gd >/dev/null
+root=$stage/opt/gd
+fail() { echo "install: $*" >&2; exit 1; }
+for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 \
+         share/man/man1/gpudoctor.1 share/bash-completion/completions/gpudoctor share/zsh/site-functions/_gpudoctor; do
+    [ -f "$root/$f" ] || fail "$f not installed"
+done
+[ -e "$root/bin/libnvidia-ml.so.1" ] && fail "the simulated NVML is in bin/"
+bin=$root/bin/gpudoctor
+# The staged binary runs a simulated machine with no environment to help it.
+rc=0
+(cd / && env -i PATH=/usr/bin:/bin "$bin" check --sim "$src/examples/demo.json" --duration 1 >/dev/null) || rc=$?
+[ $rc = 2 ] || fail "installed 'check --sim demo.json' exited $rc, not 2"
+# The man page: every command and every option of each.
+man=$root/share/man/man1/gpudoctor.1
+for cmd in $("$bin" help --commands); do
+    grep -q "^\.SS gpudoctor $cmd\$" "$man" || fail "the man page has no section for $cmd"
+    for opt in $("$bin" help --options "$cmd" | sed 's/=$//'); do
+        [ "$opt" = --help ] && continue
+        grep -q -- "$(printf '%s' "$opt" | sed 's/-/\\\\-/g')" "$man" || fail "the man page lacks $cmd $opt"
+    done
+done
+if command -v groff >/dev/null; then
+    warnings=$(groff -man -Tutf8 -ww "$man" 2>&1 >/dev/null) || true
+    [ -z "$warnings" ] || fail "groff: $warnings"
+fi
+# bash completion: commands, then a command's options from its parser's table.
+complete_words() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gpudoctor; printf "%s\n" "${COMPREPLY[@]}"' \
+        _ "$root/share/bash-completion/completions/gpudoctor" "$@"
+}
+complete_words "$bin" ch | grep -qx check || fail "bash completion does not offer check"
+complete_words "$bin" check --ig | grep -qx -- --ignore || fail "bash completion does not offer check --ignore"
+complete_words "$bin" vram --flash | grep -qx -- --flash-attention || fail "bash completion does not offer vram --flash-attention"
+complete_words "$bin" check --fail-on c | grep -qx critical || fail "bash completion does not offer --fail-on critical"
+if command -v zsh >/dev/null; then
+    zsh -n "$root/share/zsh/site-functions/_gpudoctor" || fail "zsh completion does not parse"
+fi
+echo "install: ok"
