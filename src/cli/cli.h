@@ -57,6 +57,12 @@ int gd_cli_context(gd_ctx *ctx);
  * value is a message and exit code 3 (returned), else 0. */
 int gd_cli_sim_pace(double *pace);
 
+/* --record FILE: opens the recorder and adds it to s (it writes the header
+ * at once); what ends it early is said on stderr. 0, or -1 with a message. */
+struct gd_recorder;
+struct gd_session;
+int gd_cli_record(struct gd_session *s, const char *path, struct gd_recorder **out, char *err, size_t errlen);
+
 /* Option values in plain decimal (core/numparse.h: no hex, no exponent).
  * A number in [lo, hi]; returns 0 or -1. */
 int gd_cli_number(const char *s, double lo, double hi, double *out);

@@ -2,6 +2,7 @@
 #include "gpudoctor/session.h"
 #include "cli.h"
 #include "gpudoctor/checks.h"
+#include "report/recorder.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -12,7 +13,7 @@
 
 static const char help[] =
     "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
-    "                       [--sim SCENARIO | --from FILE...]\n"
+    "                       [--record FILE.jsonl] [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
     "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
@@ -24,10 +25,13 @@ static const char help[] =
     "  --pid PID        the training process, for the checks that look at the job\n"
     "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
     "                   evidence, impact_pct, fix) and what was not checked\n"
+    "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
+    "                   --from FILE.jsonl: the same checks, the same findings)\n"
     "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
     "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
     "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
-    "                   dmesg / journalctl -k. '-' reads standard input; pipes work\n"
+    "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
+    "                   input; pipes work\n"
     "\n"
     "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
     "the report covers what was sampled until then.\n"
@@ -64,6 +68,7 @@ typedef struct check_opts {
     long pid;
     int json;
     const char *sim;
+    const char *record;
     const char *from[MAX_FILES];
     size_t from_count;
     const char *python[MAX_FILES];
@@ -77,7 +82,7 @@ static int parse(int argc, char **argv, check_opts *o)
         {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
         {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
         {"report", required_argument, NULL, 'r'},   {"help", no_argument, NULL, 'h'},
-        {"python", required_argument, NULL, 'y'},
+        {"python", required_argument, NULL, 'y'},  {"record", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     *o = (check_opts){.duration_s = 10, .interval_ms = 100, .pid = -1};
@@ -114,6 +119,7 @@ static int parse(int argc, char **argv, check_opts *o)
                 return gd_cli_error("at most %d --python paths", MAX_FILES);
             o->python[o->python_count++] = optarg;
             break;
+        case 'R': o->record = optarg; break;
         case 'r': return gd_cli_error("--report is not available in this version yet");
         case 'h': fputs(help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
@@ -170,6 +176,9 @@ int gd_cmd_check(int argc, char **argv)
     gd_sink bar = {.on_sample = progress, .ud = &o.duration_s};
     if (s && show_progress)
         gd_session_add_sink(s, &bar);
+    gd_recorder *rec = NULL;
+    if (s && o.record && (rc = gd_cli_record(s, o.record, &rec, err, sizeof err)) != 0)
+        s = (gd_session_close(s, NULL, 0), NULL);
     int step;
     while (s && (step = gd_session_step(s, err, sizeof err)) > 0)
         ;
@@ -179,6 +188,7 @@ int gd_cmd_check(int argc, char **argv)
     } else if (s) {
         rc = gd_session_close(s, err, sizeof err);
     }
+    gd_recorder_close(rec);
     for (size_t i = 0; i < STOP_SIGNALS; i++)
         sigaction(stop_signals[i], &old[i], NULL);
     if (show_progress)
