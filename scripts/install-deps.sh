@@ -20,6 +20,8 @@ PACKAGES=(
     libjansson-dev
     libcmocka-dev
     libxml2-dev
+    libncurses-dev  # the live view of gpudoctor watch
+    tmux            # the tests drive that view in a detached tmux session
     clang
     libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
 )

@@ -6,6 +6,7 @@
 #include "gpudoctor/model.h"
 #include "report/report.h"
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Exit codes (docs/interface.md section 3). */
@@ -16,6 +17,7 @@ int gd_cmd_info(int argc, char **argv);
 int gd_cmd_vram(int argc, char **argv);
 int gd_cmd_topo(int argc, char **argv);
 int gd_cmd_bench(int argc, char **argv);
+int gd_cmd_watch(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -56,6 +58,15 @@ int gd_cli_context(gd_ctx *ctx);
 /* GPUDOCTOR_SIM_TIMESCALE into *pace (0 when unset: the fast clock); a bad
  * value is a message and exit code 3 (returned), else 0. */
 int gd_cli_sim_pace(double *pace);
+
+/* --interval MS (a unit may follow) into *ms: 0, or exit code 3 after a message. */
+int gd_cli_interval(const char *arg, double *ms);
+
+/* SIGINT, SIGTERM and SIGHUP call handler (those ignored at start stay
+ * ignored); the old actions go to old, for gd_cli_restore_signals. */
+#define GD_CLI_STOP_SIGNALS 3
+void gd_cli_stop_signals(void (*handler)(int), struct sigaction old[GD_CLI_STOP_SIGNALS]);
+void gd_cli_restore_signals(const struct sigaction old[GD_CLI_STOP_SIGNALS]);
 
 /* --record FILE: opens the recorder and adds it to s (it writes the header
  * at once); what ends it early is said on stderr. 0, or -1 with a message. */

@@ -47,11 +47,6 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
-/* Ctrl-C, a scheduler's timeout (SIGTERM) and a closed terminal or session
- * (SIGHUP) all end the window early: the report of what was seen follows. */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
-
 /* The progress line on a terminal: a sink of the session. */
 static void progress(void *ud, const gd_facts *f, size_t i)
 {
@@ -89,7 +84,6 @@ static int parse(int argc, char **argv, check_opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    double v;
     while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -98,10 +92,8 @@ static int parse(int argc, char **argv, check_opts *o)
                                     optarg);
             break;
         case 'i':
-            if (gd_cli_duration(optarg, 0.001, 0.01, 60, &v) != 0)
-                return gd_cli_error("--interval wants milliseconds between 10 and 60000 (like 100, 250ms or 1s), not '%s'",
-                                    optarg);
-            o->interval_ms = v * 1000;
+            if (gd_cli_interval(optarg, &o->interval_ms) != 0)
+                return GD_EXIT_ERROR;
             break;
         case 'p':
             if (gd_cli_integer(optarg, 1, 4194304, &o->pid) != 0)
@@ -148,11 +140,8 @@ int gd_cmd_check(int argc, char **argv)
         return rc < 0 ? GD_EXIT_OK : rc;
 
     bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
-    struct sigaction sa = {.sa_handler = on_stop}, old[STOP_SIGNALS];
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < STOP_SIGNALS; i++) /* what nohup ignores stays ignored */
-        if (sigaction(stop_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(stop_signals[i], &sa, NULL);
+    struct sigaction old[GD_CLI_STOP_SIGNALS];
+    gd_cli_stop_signals(on_stop, old);
     gd_session_opts so = {
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
@@ -189,8 +178,7 @@ int gd_cmd_check(int argc, char **argv)
         rc = gd_session_close(s, err, sizeof err);
     }
     gd_recorder_close(rec);
-    for (size_t i = 0; i < STOP_SIGNALS; i++)
-        sigaction(stop_signals[i], &old[i], NULL);
+    gd_cli_restore_signals(old);
     if (show_progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {

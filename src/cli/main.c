@@ -14,6 +14,8 @@ static const char usage[] =
     "  check    watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
     "           2 critical, 3 could not check)\n"
     "  info     what the driver tells about each GPU, on one screen\n"
+    "  watch    the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
+    "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'\n"
     "  vram     the memory a training run needs per GPU, whether it fits, what to change\n"
     "  topo     how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs\n"
     "  bench    measure: 'bench pcie' copies between host and each GPU\n"
@@ -39,10 +41,11 @@ static const struct command {
     {"vram", gd_cmd_vram},
     {"topo", gd_cmd_topo},
     {"bench", gd_cmd_bench},
+    {"watch", gd_cmd_watch},
 };
 
 /* Commands that later versions add. */
-static const char *const planned[] = {"watch", "trace", "run", "export", "fleet"};
+static const char *const planned[] = {"trace", "run", "export", "fleet"};
 
 static int run(int argc, char **argv)
 {

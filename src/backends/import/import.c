@@ -119,11 +119,11 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
         memset(f, 0, sizeof *f);
         rc = gd_import_recording(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
         if (rc == 0) {
-            char live[sizeof f->source];
-            memcpy(live, f->source, sizeof live);
+            /* The live run's source ("sim:FILE" stays first: the reports read it), then the recording. */
+            size_t used = strnlen(f->source, 300);
             const char *slash = strrchr(paths[0], '/');
-            snprintf(f->source, sizeof f->source, "recording:%.200s (%.280s)",
-                     strcmp(paths[0], "-") == 0 ? "stdin" : slash ? slash + 1 : paths[0], live);
+            snprintf(f->source + used, sizeof f->source - used, ", replayed from recording:%.180s",
+                     strcmp(paths[0], "-") == 0 ? "stdin" : slash ? slash + 1 : paths[0]);
         }
         free(text[0]);
         free(text);
