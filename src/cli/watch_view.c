@@ -173,8 +173,10 @@ static void draw(gd_watch_view *v)
     int hist_w = shown[COL_HIST] ? cols[COL_HIST].width + (COLS - total) : 0;
 
     char line[1024];
-    snprintf(line, sizeof line, "gpudoctor watch  %.300s  t=%.1fs  plot: %s (h/l)%s  ? help  q quit", f->source,
-             v->have ? gd_series_t(&f->series, v->last) : 0.0, plots[v->plot].label, v->paused ? "  [paused]" : "");
+    /* What changes first, the source last: a narrow terminal clips the end. */
+    snprintf(line, sizeof line, "gpudoctor watch  t=%.1fs%s  plot: %s (h/l)  ? help  q quit  %.300s",
+             v->have ? gd_series_t(&f->series, v->last) : 0.0, v->paused ? "  [paused]" : "", plots[v->plot].label,
+             f->source);
     text(0, 0, line, v->color ? COLOR_PAIR(C_HEAD) | A_BOLD : A_BOLD);
     int x = 0;
     for (int c = 0; c < NCOLS; c++)
