@@ -21,6 +21,8 @@ PACKAGES=(
     libcmocka-dev
     libxml2-dev
     libinih-dev # the config file (src/cli/cli_config.c)
+    libncurses-dev  # the live view of gpudoctor watch
+    tmux            # the tests drive that view in a detached tmux session
     clang
     libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)

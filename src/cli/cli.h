@@ -7,6 +7,7 @@
 #include "report/report.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 
 /* Exit codes (docs/interface.md section 3). */
@@ -27,9 +28,9 @@ int gd_cmd_trace(int argc, char **argv);
 /* Each command's help text and its parser's option table: `help`, the
  * completions and the tests read the same tables the parsers use. */
 extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
-    gd_run_help[];
+    gd_run_help[], gd_watch_help[];
 extern const struct option gd_check_options[], gd_snapshot_options[], gd_vram_options[], gd_bench_options[],
-    gd_trace_options[], gd_run_options[];
+    gd_trace_options[], gd_run_options[], gd_watch_options[];
 
 /* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
 typedef struct gd_cli_command {
@@ -39,6 +40,7 @@ typedef struct gd_cli_command {
     const struct option *options;
     int (*run)(int argc, char **argv);
 } gd_cli_command;
+int gd_cmd_watch(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -79,6 +81,21 @@ int gd_cli_context(gd_ctx *ctx);
 /* GPUDOCTOR_SIM_TIMESCALE into *pace (0 when unset: the fast clock); a bad
  * value is a message and exit code 3 (returned), else 0. */
 int gd_cli_sim_pace(double *pace);
+
+/* --interval MS (a unit may follow) into *ms: 0, or exit code 3 after a message. */
+int gd_cli_interval(const char *arg, double *ms);
+
+/* SIGINT, SIGTERM and SIGHUP call handler (those ignored at start stay
+ * ignored); the old actions go to old, for gd_cli_restore_signals. */
+#define GD_CLI_STOP_SIGNALS 3
+void gd_cli_stop_signals(void (*handler)(int), struct sigaction old[GD_CLI_STOP_SIGNALS]);
+void gd_cli_restore_signals(const struct sigaction old[GD_CLI_STOP_SIGNALS]);
+
+/* --record FILE: opens the recorder and adds it to s (it writes the header
+ * at once); what ends it early is said on stderr. 0, or -1 with a message. */
+struct gd_recorder;
+struct gd_session;
+int gd_cli_record(struct gd_session *s, const char *path, struct gd_recorder **out, char *err, size_t errlen);
 
 /* Option values in plain decimal (core/numparse.h: no hex, no exponent).
  * A number in [lo, hi]; returns 0 or -1. */

@@ -2,6 +2,7 @@
 #include "gpudoctor/session.h"
 #include "cli.h"
 #include "gpudoctor/checks.h"
+#include "report/recorder.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -13,7 +14,8 @@
 const char gd_check_help[] =
     "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
     "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
-    "                       [--fail-on warning|critical] [--sim SCENARIO | --from FILE...]\n"
+    "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
+    "                       [--sim SCENARIO | --from FILE...]\n"
     "\n"
     "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
     "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
@@ -33,10 +35,13 @@ const char gd_check_help[] =
     "                   $XDG_CONFIG_HOME/gpudoctor.conf (docs/interface.md)\n"
     "  --fail-on SEV    warning (default): exit 1 on warnings; critical: only\n"
     "                   critical findings fail (exit 2), warnings exit 0\n"
+    "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
+    "                   --from FILE.jsonl: the same checks, the same findings)\n"
     "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
     "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
     "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
-    "                   dmesg / journalctl -k. '-' reads standard input; pipes work\n"
+    "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
+    "                   input; pipes work\n"
     "\n"
     "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
     "the report covers what was sampled until then.\n"
@@ -52,11 +57,6 @@ static void on_stop(int sig)
     (void)sig;
     stop_requested = 1;
 }
-
-/* Ctrl-C, a scheduler's timeout (SIGTERM) and a closed terminal or session
- * (SIGHUP) all end the window early: the report of what was seen follows. */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
 
 /* The progress line on a terminal: a sink of the session. */
 static void progress(void *ud, const gd_facts *f, size_t i)
@@ -74,6 +74,7 @@ typedef struct check_opts {
     long pid;
     int json;
     const char *sim;
+    const char *record;
     const char *from[MAX_FILES];
     size_t from_count;
     const char *python[MAX_FILES];
@@ -90,7 +91,8 @@ const struct option gd_check_options[] = {
     {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
     {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
     {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
-    {"fail-on", required_argument, NULL, 'F'},  {NULL, 0, NULL, 0},
+    {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, check_opts *o)
@@ -101,7 +103,6 @@ static int parse(int argc, char **argv, check_opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    double v;
     while ((c = getopt_long(argc, argv, "+:h", gd_check_options, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -110,10 +111,8 @@ static int parse(int argc, char **argv, check_opts *o)
                                     optarg);
             break;
         case 'i':
-            if (gd_cli_duration(optarg, 0.001, 0.01, 60, &v) != 0)
-                return gd_cli_error("--interval wants milliseconds between 10 and 60000 (like 100, 250ms or 1s), not '%s'",
-                                    optarg);
-            o->interval_ms = v * 1000;
+            if (gd_cli_interval(optarg, &o->interval_ms) != 0)
+                return GD_EXIT_ERROR;
             break;
         case 'p':
             if (gd_cli_integer(optarg, 1, 4194304, &o->pid) != 0)
@@ -142,6 +141,7 @@ static int parse(int argc, char **argv, check_opts *o)
             o->fail_on_given = true;
             break;
         case 'h': fputs(gd_check_help, stdout); return -1;
+        case 'R': o->record = optarg; break;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor check --help')", argv[optind - 1]);
         }
@@ -180,11 +180,8 @@ int gd_cmd_check(int argc, char **argv)
         return rc < 0 ? GD_EXIT_OK : rc;
 
     bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
-    struct sigaction sa = {.sa_handler = on_stop}, old[STOP_SIGNALS];
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < STOP_SIGNALS; i++) /* what nohup ignores stays ignored */
-        if (sigaction(stop_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(stop_signals[i], &sa, NULL);
+    struct sigaction old[GD_CLI_STOP_SIGNALS];
+    gd_cli_stop_signals(on_stop, old);
     gd_session_opts so = {
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
@@ -208,6 +205,9 @@ int gd_cmd_check(int argc, char **argv)
     gd_sink bar = {.on_sample = progress, .ud = &o.duration_s};
     if (s && show_progress)
         gd_session_add_sink(s, &bar);
+    gd_recorder *rec = NULL;
+    if (s && o.record && (rc = gd_cli_record(s, o.record, &rec, err, sizeof err)) != 0)
+        s = (gd_session_close(s, NULL, 0), NULL);
     int step;
     while (s && (step = gd_session_step(s, err, sizeof err)) > 0)
         ;
@@ -217,8 +217,8 @@ int gd_cmd_check(int argc, char **argv)
     } else if (s) {
         rc = gd_session_close(s, err, sizeof err);
     }
-    for (size_t i = 0; i < STOP_SIGNALS; i++)
-        sigaction(stop_signals[i], &old[i], NULL);
+    gd_recorder_close(rec);
+    gd_cli_restore_signals(old);
     if (show_progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {

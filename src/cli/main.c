@@ -11,6 +11,9 @@ static const gd_cli_command commands[] = {
               "           2 critical, 3 could not check)",
      gd_check_help, gd_check_options, gd_cmd_check},
     {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info},
+    {"watch", "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
+              "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",
+     gd_watch_help, gd_watch_options, gd_cmd_watch},
     {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help,
      gd_vram_options, gd_cmd_vram},
     {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs", gd_topo_help,

@@ -24,8 +24,9 @@ void fuzz_import_check(const gd_facts *f)
         if (strlen(f->gpus[g].name) >= sizeof f->gpus[g].name)
             __builtin_trap();
     const gd_stack_facts *s = f->stack;
-    if (s && (!s->kernel_log_read || s->xid_count > GD_STACK_MAX_XIDS || s->aer_device_count > GD_STACK_MAX_AER_DEVICES))
-        __builtin_trap(); /* a kernel log read within its bounds */
+    if (s && ((!s->kernel_log_read && s->xid_count + s->aer_device_count > 0) || s->xid_count > GD_STACK_MAX_XIDS ||
+              s->aer_device_count > GD_STACK_MAX_AER_DEVICES))
+        __builtin_trap(); /* Xid and AER events from a kernel log read, within its bounds */
 }
 
 void fuzz_import_run(fuzz_parser parse, const uint8_t *data, size_t size)

@@ -6,9 +6,10 @@
 set(gd_import_dir ${PROJECT_SOURCE_DIR}/src/backends/import)
 set(gd_import_sources
   ${gd_import_dir}/capture.c ${gd_import_dir}/capture_set.c ${gd_import_dir}/detect.c ${gd_import_dir}/dmon.c ${gd_import_dir}/import.c ${gd_import_dir}/kernel_log.c
-  ${gd_import_dir}/merge.c ${gd_import_dir}/smi_csv.c ${gd_import_dir}/smi_text.c ${gd_import_dir}/smi_xml.c
+  ${gd_import_dir}/merge.c ${gd_import_dir}/recording.c ${gd_import_dir}/smi_csv.c ${gd_import_dir}/smi_text.c ${gd_import_dir}/smi_xml.c
+  ${PROJECT_SOURCE_DIR}/src/core/facts_json.c
   ${PROJECT_SOURCE_DIR}/src/core/input.c)
-foreach(name xml text csv detect klog)
+foreach(name xml text csv detect klog recording)
   file(GLOB seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/import_${name}/*)
   add_executable(fuzz_import_${name}_replay fuzz_import_${name}.c fuzz_import_common.c fuzz_replay_main.c)
   target_link_libraries(fuzz_import_${name}_replay PRIVATE gdcore)

@@ -17,7 +17,7 @@
 const char gd_import_formats_help[] =
     "gpudoctor reads the output of 'nvidia-smi -q -x' (XML), 'nvidia-smi -q' (text), 'nvidia-smi dmon', "
     "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv', 'nvidia-smi topo -m' "
-    "and kernel logs ('dmesg', 'dmesg -T', 'journalctl -k')";
+    "kernel logs ('dmesg', 'dmesg -T', 'journalctl -k') and gpudoctor's own recordings (--record)";
 
 const char *gd_import_kind_name(gd_import_kind k)
 {
@@ -29,6 +29,7 @@ const char *gd_import_kind_name(gd_import_kind k)
     case GD_IMPORT_LSPCI: return "lspci -vv";
     case GD_IMPORT_TOPO: return "nvidia-smi topo -m";
     case GD_IMPORT_KERNEL_LOG: return "kernel log";
+    case GD_IMPORT_RECORDING: return "gpudoctor recording";
     case GD_IMPORT_UNKNOWN: break;
     }
     return "unknown";
@@ -172,6 +173,15 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
     size_t lead = 0;
     while (lead < len && isspace((unsigned char)text[lead]))
         lead++;
+    if (lead < len && text[lead] == '{') {
+        /* A recording: its header line names itself first. */
+        static const char key[] = "\"gpudoctor_recording\"";
+        size_t k = lead + 1;
+        while (k < len && isspace((unsigned char)text[k]))
+            k++;
+        return len - k >= sizeof key - 1 && memcmp(text + k, key, sizeof key - 1) == 0 ? GD_IMPORT_RECORDING
+                                                                                    : GD_IMPORT_UNKNOWN;
+    }
     if (lead < len && text[lead] == '<') {
         /* XML: only nvidia-smi's own root element. */
         for (size_t i = lead; i + 15 <= len; i++)

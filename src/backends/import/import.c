@@ -53,6 +53,9 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
             return -1;
         note_format(f, k);
         return 0;
+    case GD_IMPORT_RECORDING:
+        snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)", name);
+        return -1;
     case GD_IMPORT_UNKNOWN:
         snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
                  len == 0 ? " (an empty file)" : gd_import_looks_binary(text, len) ? " (binary data)" : "", gd_import_formats_help);
@@ -110,6 +113,22 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
                 }
         if (rc == 0 && !(text[i] = gd_input_read(paths[i], GD_INPUT_STREAM, MAX_FILE_BYTES, &len[i], err, errlen)))
             rc = -1;
+    }
+    /* A recording holds the whole run: its facts are the live run's own. */
+    if (rc == 0 && n == 1 && gd_import_detect(text[0], len[0]) == GD_IMPORT_RECORDING) {
+        memset(f, 0, sizeof *f);
+        rc = gd_import_recording(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
+        if (rc == 0) {
+            /* The live run's source ("sim:FILE" stays first: the reports read it), then the recording. */
+            size_t used = strnlen(f->source, 300);
+            const char *slash = strrchr(paths[0], '/');
+            snprintf(f->source + used, sizeof f->source - used, ", replayed from recording:%.180s",
+                     strcmp(paths[0], "-") == 0 ? "stdin" : slash ? slash + 1 : paths[0]);
+        }
+        free(text[0]);
+        free(text);
+        free(len);
+        return rc;
     }
     for (int pass = 0; rc == 0 && pass < 3; pass++)
         for (size_t i = 0; rc == 0 && i < n; i++)

@@ -21,6 +21,7 @@ typedef enum gd_import_kind {
     GD_IMPORT_LSPCI,    /* lspci -vv */
     GD_IMPORT_TOPO,     /* nvidia-smi topo -m */
     GD_IMPORT_KERNEL_LOG, /* dmesg, dmesg -T, journalctl -k */
+    GD_IMPORT_RECORDING, /* gpudoctor's own (--record FILE.jsonl) */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
@@ -61,6 +62,14 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
  * (unreadable, unknown format, malformed): exit code 3.
  */
 int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, size_t errlen);
+
+/*
+ * A recording (--record): its header's static facts, one series sample per
+ * line, the end line's PCIe and stack facts, into a zeroed f: the facts the
+ * live run judged. A last line without its newline (a copy taken while
+ * recording) is left out. 0, or -1 with a message naming `name` and the line.
+ */
+int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
 /* Merges `part` (a parsed file) into f; part is emptied. 0, or -1 (no memory). */
 int gd_import_merge(gd_facts *f, gd_facts *part, char *err, size_t errlen);

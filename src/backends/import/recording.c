@@ -1,0 +1,153 @@
+/*
+ * gpudoctor's own recordings (--record FILE.jsonl, docs/interface.md): a
+ * header line (schema, metric keys, sources, static facts), one line per
+ * sample, and an end line (PCIe and stack facts) when the run ended
+ * cleanly. Read back into the facts the live run judged.
+ */
+#include "import.h"
+
+#include "backends/collect.h"
+#include "core/facts_json.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_LINE_BYTES (16u << 20)
+
+typedef struct reader {
+    const char *name;
+    size_t line;
+    int map[GD_M_COUNT * 2]; /* column of the recording -> gd_metric, -1 unknown */
+    size_t columns;
+} reader;
+
+static int bad(const reader *r, char *err, size_t errlen, const char *why)
+{
+    snprintf(err, errlen, "%s: line %zu: %s", r->name, r->line, why);
+    return -1;
+}
+
+static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t errlen)
+{
+    json_t *schema = json_object_get(j, "schema_version"), *metrics = json_object_get(j, "metrics");
+    if (!json_is_integer(schema) || json_integer_value(schema) < 1)
+        return bad(r, err, errlen, "a recording header without its schema_version");
+    if (json_integer_value(schema) > GD_RECORDING_SCHEMA)
+        return bad(r, err, errlen, "a recording of a newer gpudoctor (schema_version above 1): update gpudoctor to read it");
+    if (!json_is_array(metrics) || json_array_size(metrics) > sizeof r->map / sizeof r->map[0])
+        return bad(r, err, errlen, "the header's metrics are not a list of metric keys");
+    r->columns = json_array_size(metrics);
+    for (size_t c = 0; c < r->columns; c++) {
+        const char *key = json_string_value(json_array_get(metrics, c));
+        r->map[c] = -1;
+        for (int m = 0; key && m < GD_M_COUNT; m++)
+            if (strcmp(key, gd_metric_describe((gd_metric)m)->key) == 0)
+                r->map[c] = m;
+    }
+    char why[400];
+    if (gd_facts_static_from_json(json_object_get(j, "facts"), f, why, sizeof why) != 0)
+        return bad(r, err, errlen, why);
+    if (f->interval_s <= 0 || f->window_s < 0)
+        return bad(r, err, errlen, "the header's interval_s must be above 0");
+    if (gd_series_init(&f->series, f->gpu_count) != 0)
+        return bad(r, err, errlen, "out of memory");
+    /* The live session's ring: the window's samples, at most an hour's. */
+    double span = f->window_s < GD_RETENTION_S ? f->window_s : GD_RETENTION_S;
+    gd_series_set_limit(&f->series, (size_t)(span / f->interval_s + 1.5));
+    return 0;
+}
+
+static int lost(reader *r, const json_t *a, gd_facts *f, char *err, size_t errlen)
+{
+    size_t i;
+    const json_t *e;
+    if (a && !json_is_array(a))
+        return bad(r, err, errlen, "'lost' is not a list");
+    json_array_foreach(a, i, e) {
+        const json_t *g = json_object_get(e, "gpu"), *call = json_object_get(e, "call");
+        const json_t *at = json_object_get(e, "at_s"), *code = json_object_get(e, "code");
+        if (!json_is_integer(g) || json_integer_value(g) < 0 || (size_t)json_integer_value(g) >= f->gpu_count ||
+            !json_is_number(at) || !json_is_string(call) || !json_is_integer(code))
+            return bad(r, err, errlen, "a lost GPU without its gpu, at_s, call and code");
+        gd_gpu *gpu = &f->gpus[json_integer_value(g)];
+        gpu->lost = true;
+        gpu->lost_at_s = json_number_value(at);
+        gpu->lost_code = (int)json_integer_value(code);
+        snprintf(gpu->lost_call, sizeof gpu->lost_call, "%s", json_string_value(call));
+    }
+    return 0;
+}
+
+static int sample(reader *r, const json_t *j, gd_facts *f, char *err, size_t errlen)
+{
+    const json_t *t = json_object_get(j, "t"), *gpus = json_object_get(j, "gpus");
+    if (!json_is_number(t) || !json_is_array(gpus) || json_array_size(gpus) > f->gpu_count)
+        return bad(r, err, errlen, "a sample without its time 't' and one list of values per GPU");
+    double at = json_number_value(t);
+    if (!isfinite(at) || at < 0 || (f->series.n && at < gd_series_t(&f->series, f->series.n - 1)))
+        return bad(r, err, errlen, "a sample's time 't' runs backwards");
+    long i = gd_series_push(&f->series, at);
+    if (i < 0)
+        return bad(r, err, errlen, "out of memory");
+    for (size_t g = 0; g < json_array_size(gpus); g++) {
+        const json_t *row = json_array_get(gpus, g);
+        if (!json_is_array(row) || json_array_size(row) > r->columns)
+            return bad(r, err, errlen, "a GPU's values are not one list of the header's metrics");
+        gd_value *slot = gd_series_slot(&f->series, (size_t)i, g);
+        for (size_t c = 0; c < json_array_size(row); c++) {
+            gd_value v;
+            if (gd_value_from_json(json_array_get(row, c), &v) != 0 || (gd_ok(v) && !(fabs(v.v) < 1e19)))
+                return bad(r, err, errlen, "a value that is neither a number, null nor a status");
+            if (r->map[c] >= 0)
+                slot[r->map[c]] = v;
+        }
+    }
+    return lost(r, json_object_get(j, "lost"), f, err, errlen);
+}
+
+int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+{
+    reader r = {.name = name};
+    bool have_header = false;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        if (!nl)
+            break; /* a line still being written when the file was copied */
+        size_t n = (size_t)(nl - (text + pos));
+        const char *line = text + pos;
+        pos += n + 1;
+        r.line++;
+        if (n == 0 || (n == 1 && line[0] == '\r'))
+            continue;
+        if (n > MAX_LINE_BYTES)
+            return bad(&r, err, errlen, "a line longer than 16 MiB");
+        json_error_t je;
+        json_t *j = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
+        if (!json_is_object(j)) {
+            json_decref(j);
+            return bad(&r, err, errlen, "not a JSON object (the file is damaged)");
+        }
+        int rc;
+        const json_t *end = json_object_get(j, "end");
+        if (!have_header) {
+            rc = json_object_get(j, "gpudoctor_recording") ? header(&r, j, f, err, errlen)
+                                                           : bad(&r, err, errlen, "the recording's header is missing");
+            have_header = true;
+        } else if (end) {
+            char why[400];
+            rc = gd_facts_end_from_json(end, f, why, sizeof why) == 0 ? 0 : bad(&r, err, errlen, why);
+        } else {
+            rc = sample(&r, j, f, err, errlen);
+        }
+        json_decref(j);
+        if (rc != 0)
+            return -1;
+    }
+    if (!have_header) {
+        snprintf(err, errlen, "%s: a recording without its header line", name);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * The live view of `gpudoctor watch` on a terminal (ncurses): a session
+ * sink. One row per GPU (temperatures, SM clock against its maximum, power
+ * against its limit, utilisation, memory, PCIe link and throughput, the
+ * active clock-event reasons, a sparkline of the chosen metric), and the
+ * findings that hold over the last minute. Keys: q quits, p pauses, h/l or
+ * the arrows choose the plotted metric, ? shows help. A resize redraws; a
+ * narrow terminal drops columns, never wraps.
+ */
+#ifndef GD_CLI_WATCH_VIEW_H
+#define GD_CLI_WATCH_VIEW_H
+
+#include "gpudoctor/session.h"
+
+#include <signal.h>
+#include <stdbool.h>
+
+typedef struct gd_watch_view gd_watch_view;
+
+/* wall_wait_s: how long the view waits for keys after each sample (the
+ * sample's interval in wall seconds; 0 under the fast simulated clock). q
+ * sets *stop. NULL when the terminal cannot be set up. */
+gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color);
+gd_sink gd_watch_view_sink(gd_watch_view *v);
+/* Restores the terminal and frees v (may be NULL). */
+void gd_watch_view_close(gd_watch_view *v);
+
+#endif

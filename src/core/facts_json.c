@@ -1,0 +1,460 @@
+/*
+ * gd_facts as JSON and back (facts_json.h). Every struct a check reads is a
+ * table of fields: one writer and one reader walk the tables, so a field
+ * added to a struct is one row here and round-trips in both directions.
+ */
+#include "facts_json.h"
+
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { F_STR, F_VAL, F_INT, F_UINT, F_LONG, F_SIZE, F_BOOL, F_DBL, F_SUB, F_ARR, F_PARR, F_INTS, F_DBLS, F_ULONGS, F_STRS, F_STRV } ftype;
+
+typedef struct ftable ftable;
+typedef struct field {
+    const char *key;
+    ftype type;
+    bool square;   /* F_PARR: count[cnt] squared elements (a matrix), no count of its own */
+    size_t off;    /* of the member */
+    size_t size;   /* F_STR: bytes; arrays: one element */
+    size_t cnt;    /* arrays: offset of the size_t count */
+    size_t max;    /* arrays: most elements */
+    const ftable *sub;
+} field;
+
+struct ftable {
+    const field *f;
+    size_t n;
+};
+
+#define MEMB(T, m) (((T *)0)->m)
+#define STR(T, m) {#m, F_STR, false, offsetof(T, m), sizeof MEMB(T, m), 0, 0, NULL}
+#define VAL(T, m) {#m, F_VAL, false, offsetof(T, m), 0, 0, 0, NULL}
+#define INT(T, m) {#m, F_INT, false, offsetof(T, m), 0, 0, 0, NULL}
+#define UINT(T, m) {#m, F_UINT, false, offsetof(T, m), 0, 0, 0, NULL}
+#define LONG(T, m) {#m, F_LONG, false, offsetof(T, m), 0, 0, 0, NULL}
+#define SIZE(T, m) {#m, F_SIZE, false, offsetof(T, m), 0, 0, 0, NULL}
+#define BOOL(T, m) {#m, F_BOOL, false, offsetof(T, m), 0, 0, 0, NULL}
+#define DBL(T, m) {#m, F_DBL, false, offsetof(T, m), 0, 0, 0, NULL}
+#define SUB(T, m, t) {#m, F_SUB, false, offsetof(T, m), 0, 0, 0, &t}
+#define ARR(T, m, c, t) \
+    {#m, F_ARR, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], &t}
+#define PARR(T, m, c, t, mx) {#m, F_PARR, false, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t}
+#define MATRIX(T, m, c, t, mx) {#m, F_PARR, true, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t}
+#define INTS(T, m, c) {#m, F_INTS, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
+#define DBLS(T, m) {#m, F_DBLS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
+#define ULONGS(T, m) {#m, F_ULONGS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
+#define STRS(T, m, c) {#m, F_STRS, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
+#define STRV(T, m, c, mx) {#m, F_STRV, false, offsetof(T, m), 0, offsetof(T, c), mx, NULL}
+#define TABLE(name, ...) \
+    static const field name##_f[] = {__VA_ARGS__}; \
+    static const ftable name = {name##_f, sizeof name##_f / sizeof name##_f[0]}
+
+_Static_assert(sizeof(gd_runtime_kind) == sizeof(int) && sizeof(gd_aer_severity) == sizeof(int), "enums are ints");
+
+/* The model (model.h). */
+TABLE(t_host, STR(gd_host, hostname), STR(gd_host, kernel), INT(gd_host, cpus), INT(gd_host, numa_nodes));
+TABLE(t_process, UINT(gd_process, pid), VAL(gd_process, used_mib), STR(gd_process, name), STR(gd_process, user));
+TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id));
+TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
+      STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
+      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),
+      VAL(gd_gpu, power_limit_min_w), VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz),
+      VAL(gd_gpu, clock_max_mem_mhz), VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz),
+      VAL(gd_gpu, clock_app_sm_mhz), VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c),
+      VAL(gd_gpu, temp_slowdown_c), VAL(gd_gpu, temp_gpu_max_c), VAL(gd_gpu, temp_mem_max_c), VAL(gd_gpu, pcie_gen_max),
+      VAL(gd_gpu, pcie_width_max), VAL(gd_gpu, pcie_gen_max_device), VAL(gd_gpu, pcie_width_max_device),
+      VAL(gd_gpu, pcie_gen_max_host), VAL(gd_gpu, persistence_mode), VAL(gd_gpu, compute_mode), VAL(gd_gpu, mig_mode),
+      VAL(gd_gpu, ecc_enabled), VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
+      VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
+      VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),
+      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, processes_status),
+      PARR(gd_gpu, processes, process_count, t_process, 4096), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
+      STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
+TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code), STR(gd_gpu_denied, error));
+TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
+      BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
+      BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
+      VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
+      ARR(gd_facts, denied, denied_count, t_denied), DBL(gd_facts, window_s), DBL(gd_facts, interval_s),
+      STR(gd_facts, sysfs_root), STR(gd_facts, proc_root), STR(gd_facts, kernel_log), LONG(gd_facts, pid));
+
+/* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
+TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts), VAL(gd_pcie_hop, speed_max_gts),
+      VAL(gd_pcie_hop, gen), VAL(gd_pcie_hop, gen_max), VAL(gd_pcie_hop, width), VAL(gd_pcie_hop, width_max),
+      VAL(gd_pcie_hop, aer_cor), VAL(gd_pcie_hop, aer_nonfatal), VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits));
+TABLE(t_nic, STR(gd_pcie_nic, bdf), STR(gd_pcie_nic, name), INT(gd_pcie_nic, level));
+TABLE(t_pgpu, INT(gd_pcie_gpu, gpu), BOOL(gd_pcie_gpu, matched), STR(gd_pcie_gpu, bdf), STR(gd_pcie_gpu, host_bridge),
+      ARR(gd_pcie_gpu, hops, hop_count, t_hop), VAL(gd_pcie_gpu, numa_node), STR(gd_pcie_gpu, cpulist),
+      STR(gd_pcie_gpu, iommu_type), ARR(gd_pcie_gpu, nics, nic_count, t_nic));
+TABLE(t_cell, INT(gd_topo_cell, level), INT(gd_topo_cell, nvlinks));
+TABLE(t_nicplace, STR(gd_pcie_nic_place, name), STR(gd_pcie_nic_place, model), SUB(gd_pcie_nic_place, where, t_pgpu));
+TABLE(t_job, LONG(gd_pcie_job, pid), BOOL(gd_pcie_job, readable), STR(gd_pcie_job, why), STR(gd_pcie_job, cpus_allowed),
+      STR(gd_pcie_job, mems_allowed), BOOL(gd_pcie_job, has_pages), DBLS(gd_pcie_job, pages));
+TABLE(t_pcie, STR(gd_pcie_facts, source), PARR(gd_pcie_facts, gpus, gpu_count, t_pgpu, 1024),
+      MATRIX(gd_pcie_facts, matrix, gpu_count, t_cell, 1024), PARR(gd_pcie_facts, nics, nic_count, t_nicplace, 1024),
+      INTS(gd_pcie_facts, node_ids, node_count), STRS(gd_pcie_facts, node_cpulist, node_count), SUB(gd_pcie_facts, job, t_job));
+
+/* The software stack (stack.h). */
+TABLE(t_arch, INT(gd_arch, sm), BOOL(gd_arch, ptx));
+TABLE(t_runtime, INT(gd_cuda_runtime, kind), INT(gd_cuda_runtime, version), STR(gd_cuda_runtime, version_text),
+      STR(gd_cuda_runtime, path), STR(gd_cuda_runtime, framework), INT(gd_cuda_runtime, python),
+      STR(gd_cuda_runtime, compat_lib), STR(gd_cuda_runtime, compat_driver), BOOL(gd_cuda_runtime, arch_known),
+      STR(gd_cuda_runtime, arch_source), STR(gd_cuda_runtime, arch_error), ARR(gd_cuda_runtime, archs, arch_count, t_arch));
+TABLE(t_python, STR(gd_python_env, path), STR(gd_python_env, origin), STR(gd_python_env, site_packages));
+TABLE(t_xid, INT(gd_xid_event, xid), STR(gd_xid_event, pci), INT(gd_xid_event, gpu), STR(gd_xid_event, when),
+      STR(gd_xid_event, text));
+TABLE(t_aer, INT(gd_aer_event, severity), STR(gd_aer_event, dev), STR(gd_aer_event, port), STR(gd_aer_event, when),
+      STR(gd_aer_event, text));
+TABLE(t_aerdev, STR(gd_aer_device, dev), ULONGS(gd_aer_device, count), SUB(gd_aer_device, last, t_aer));
+TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), STR(gd_stack_facts, system_skip),
+      ARR(gd_stack_facts, runtimes, runtime_count, t_runtime), ARR(gd_stack_facts, pythons, python_count, t_python),
+      BOOL(gd_stack_facts, env_read), STR(gd_stack_facts, env_source), STR(gd_stack_facts, env_error),
+      STRV(gd_stack_facts, env, env_count, 65536), BOOL(gd_stack_facts, kernel_log_read),
+      STR(gd_stack_facts, kernel_log_source), STR(gd_stack_facts, kernel_log_error), SIZE(gd_stack_facts, kernel_log_lines),
+      SIZE(gd_stack_facts, xid_total), ARR(gd_stack_facts, xids, xid_count, t_xid),
+      SIZE(gd_stack_facts, aer_total), ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev));
+
+static const char *const status_keys[] = {
+    [GD_ST_UNREAD] = "unread",           [GD_ST_OK] = "ok",
+    [GD_ST_NOT_SUPPORTED] = "not_supported", [GD_ST_NO_PERMISSION] = "no_permission",
+    [GD_ST_UNAVAILABLE] = "unavailable", [GD_ST_ERROR] = "error",
+    [GD_ST_GPU_LOST] = "gpu_lost",
+};
+#define STATUS_KEYS (sizeof status_keys / sizeof status_keys[0])
+
+static json_t *number(double v)
+{
+    if (isnan(v))
+        return json_string("nan");
+    if (isinf(v))
+        return json_string(v > 0 ? "inf" : "-inf");
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        return json_integer((json_int_t)v);
+    return json_real(v); /* jansson writes 17 significant digits: the same double back */
+}
+
+static int number_from(const json_t *j, double *out)
+{
+    if (json_is_number(j)) {
+        *out = json_number_value(j);
+        return 0;
+    }
+    const char *s = json_string_value(j);
+    if (!s)
+        return -1;
+    if (strcmp(s, "nan") == 0)
+        *out = NAN;
+    else if (strcmp(s, "inf") == 0)
+        *out = INFINITY;
+    else if (strcmp(s, "-inf") == 0)
+        *out = -INFINITY;
+    else
+        return -1;
+    return 0;
+}
+
+json_t *gd_value_to_json(gd_value v)
+{
+    if (v.status == GD_ST_OK)
+        return number(v.v);
+    if (v.status == GD_ST_UNREAD && v.raw == 0)
+        return json_null();
+    const char *k = v.status >= 0 && (size_t)v.status < STATUS_KEYS ? status_keys[v.status] : "error";
+    if (v.raw == 0)
+        return json_string(k);
+    char buf[48];
+    snprintf(buf, sizeof buf, "%s:%d", k, (int)v.raw);
+    return json_string(buf);
+}
+
+int gd_value_from_json(const json_t *j, gd_value *out)
+{
+    *out = (gd_value){0};
+    if (json_is_null(j))
+        return 0;
+    if (json_is_number(j))
+        return number_from(j, &out->v) == 0 ? (out->status = GD_ST_OK, 0) : -1;
+    const char *s = json_string_value(j);
+    if (!s)
+        return -1;
+    if (number_from(j, &out->v) == 0) {
+        out->status = GD_ST_OK;
+        return 0;
+    }
+    size_t n = strcspn(s, ":");
+    for (size_t k = 0; k < STATUS_KEYS; k++)
+        if (k != GD_ST_OK && strlen(status_keys[k]) == n && strncmp(s, status_keys[k], n) == 0) {
+            out->status = (int16_t)k;
+            if (s[n] == ':') {
+                char *end;
+                long raw = strtol(s + n + 1, &end, 10);
+                if (*end || end == s + n + 1 || raw < -2147483647L || raw > 2147483647L)
+                    return -1;
+                out->raw = (int32_t)raw;
+            }
+            return 0;
+        }
+    return -1;
+}
+
+static json_t *dump(const void *obj, const ftable *t);
+
+static json_t *elements(const char *base, size_t size, size_t n, const ftable *t)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, dump(base + i * size, t)) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *dump(const void *obj, const ftable *t)
+{
+    const char *o = obj;
+    json_t *j = json_object();
+    for (size_t k = 0; j && k < t->n; k++) {
+        const field *d = &t->f[k];
+        const char *m = o + d->off;
+        size_t cnt = d->type >= F_ARR ? *(const size_t *)(o + d->cnt) : 0;
+        json_t *v = NULL;
+        switch (d->type) {
+        case F_STR: v = json_stringn_nocheck(m, strnlen(m, d->size)); break;
+        case F_VAL: v = gd_value_to_json(*(const gd_value *)m); break;
+        case F_INT: v = json_integer(*(const int *)m); break;
+        case F_UINT: v = json_integer(*(const unsigned int *)m); break;
+        case F_LONG: v = json_integer(*(const long *)m); break;
+        case F_SIZE: v = json_integer((json_int_t)*(const size_t *)m); break;
+        case F_BOOL: v = json_boolean(*(const bool *)m); break;
+        case F_DBL: v = number(*(const double *)m); break;
+        case F_SUB: v = dump(m, d->sub); break;
+        case F_ARR: v = elements(m, d->size, cnt < d->max ? cnt : d->max, d->sub); break;
+        case F_PARR: {
+            const char *p = *(const char *const *)m;
+            if (!p)
+                continue;
+            v = elements(p, d->size, d->square ? cnt * cnt : cnt, d->sub);
+            break;
+        }
+        case F_INTS:
+        case F_DBLS:
+        case F_ULONGS:
+        case F_STRS:
+        case F_STRV: {
+            size_t n = d->type == F_DBLS || d->type == F_ULONGS ? d->max : d->type == F_STRV || cnt < d->max ? cnt : d->max;
+            v = json_array();
+            for (size_t i = 0; v && i < n; i++) {
+                json_t *e = d->type == F_INTS     ? json_integer(((const int *)m)[i])
+                            : d->type == F_DBLS   ? number(((const double *)m)[i])
+                            : d->type == F_ULONGS ? json_integer((json_int_t)((const unsigned long *)m)[i])
+                            : d->type == F_STRS   ? json_stringn_nocheck(m + i * d->size, strnlen(m + i * d->size, d->size))
+                                                  : json_string_nocheck((*(char *const *const *)m)[i]);
+                json_array_append_new(v, e);
+            }
+            break;
+        }
+        }
+        if (!v || json_object_set_new_nocheck(j, d->key, v) != 0) {
+            json_decref(j);
+            return NULL;
+        }
+    }
+    return j;
+}
+
+static int load(void *obj, const ftable *t, const json_t *j, char *err, size_t errlen);
+
+static int fail(char *err, size_t errlen, const char *key, const char *why)
+{
+    snprintf(err, errlen, "'%s' %s", key, why);
+    return -1;
+}
+
+static int integer(const json_t *v, long long lo, long long hi, long long *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int load_elements(char *base, size_t size, const json_t *a, const ftable *t, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (load(base + i * size, t, json_array_get(a, i), err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+static int load_field(char *o, const field *d, const json_t *v, char *err, size_t errlen)
+{
+    char *m = o + d->off;
+    long long x;
+    size_t n = json_array_size(v);
+    if (d->type >= F_ARR && !json_is_array(v))
+        return fail(err, errlen, d->key, "is not a list");
+    if (d->type >= F_ARR && d->type != F_PARR && d->type != F_STRV && n > d->max)
+        return fail(err, errlen, d->key, "has too many entries");
+    switch (d->type) {
+    case F_STR: {
+        const char *s = json_string_value(v);
+        if (!s)
+            return fail(err, errlen, d->key, "is not a string");
+        snprintf(m, d->size, "%s", s);
+        return 0;
+    }
+    case F_VAL: return gd_value_from_json(v, (gd_value *)m) == 0 ? 0 : fail(err, errlen, d->key, "is not a value");
+    case F_INT:
+        if (integer(v, -2147483647LL - 1, 2147483647LL, &x) != 0)
+            return fail(err, errlen, d->key, "is not an integer");
+        *(int *)m = (int)x;
+        return 0;
+    case F_UINT:
+        if (integer(v, 0, 4294967295LL, &x) != 0)
+            return fail(err, errlen, d->key, "is not a count");
+        *(unsigned int *)m = (unsigned int)x;
+        return 0;
+    case F_LONG:
+        if (integer(v, -(1LL << 53), 1LL << 53, &x) != 0)
+            return fail(err, errlen, d->key, "is not an integer");
+        *(long *)m = (long)x;
+        return 0;
+    case F_SIZE:
+        if (integer(v, 0, 1LL << 53, &x) != 0)
+            return fail(err, errlen, d->key, "is not a count");
+        *(size_t *)m = (size_t)x;
+        return 0;
+    case F_BOOL:
+        if (!json_is_boolean(v))
+            return fail(err, errlen, d->key, "is not true or false");
+        *(bool *)m = json_is_true(v);
+        return 0;
+    case F_DBL: return number_from(v, (double *)m) == 0 ? 0 : fail(err, errlen, d->key, "is not a number");
+    case F_SUB: return load(m, d->sub, v, err, errlen);
+    case F_ARR:
+        *(size_t *)(o + d->cnt) = n;
+        return load_elements(m, d->size, v, d->sub, err, errlen);
+    case F_PARR: {
+        size_t cnt = *(size_t *)(o + d->cnt);
+        if (d->square ? n != cnt * cnt : n > d->max)
+            return fail(err, errlen, d->key, d->square ? "is not a square of the GPUs" : "has too many entries");
+        if (n == 0)
+            return 0;
+        char *p = calloc(n, d->size);
+        if (!p)
+            return fail(err, errlen, d->key, "does not fit in memory");
+        *(char **)m = p;
+        if (!d->square)
+            *(size_t *)(o + d->cnt) = n;
+        return load_elements(p, d->size, v, d->sub, err, errlen);
+    }
+    case F_INTS:
+    case F_DBLS:
+    case F_ULONGS:
+    case F_STRS:
+    case F_STRV:
+        if (d->type == F_STRV) {
+            if (n > d->max)
+                return fail(err, errlen, d->key, "has too many entries");
+            char **sv = n ? calloc(n, sizeof *sv) : NULL;
+            if (n && !sv)
+                return fail(err, errlen, d->key, "does not fit in memory");
+            *(char ***)m = sv;
+            for (size_t i = 0; i < n; i++) {
+                const char *s = json_string_value(json_array_get(v, i));
+                if (!s || !(sv[i] = strdup(s)))
+                    return fail(err, errlen, d->key, "holds a non-string");
+                *(size_t *)(o + d->cnt) = i + 1;
+            }
+            return 0;
+        }
+        if (d->type == F_INTS || d->type == F_STRS)
+            *(size_t *)(o + d->cnt) = n;
+        for (size_t i = 0; i < n; i++) {
+            const json_t *e = json_array_get(v, i);
+            if (d->type == F_INTS) {
+                if (integer(e, -2147483647LL - 1, 2147483647LL, &x) != 0)
+                    return fail(err, errlen, d->key, "holds a non-integer");
+                ((int *)m)[i] = (int)x;
+            } else if (d->type == F_DBLS) {
+                if (number_from(e, &((double *)m)[i]) != 0)
+                    return fail(err, errlen, d->key, "holds a non-number");
+            } else if (d->type == F_ULONGS) {
+                if (integer(e, 0, 1LL << 53, &x) != 0)
+                    return fail(err, errlen, d->key, "holds a non-count");
+                ((unsigned long *)m)[i] = (unsigned long)x;
+            } else {
+                const char *s = json_string_value(e);
+                if (!s)
+                    return fail(err, errlen, d->key, "holds a non-string");
+                snprintf(m + i * d->size, d->size, "%s", s);
+            }
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* Keys a reader does not know (a newer writer's) are skipped; missing ones stay zero. */
+static int load(void *obj, const ftable *t, const json_t *j, char *err, size_t errlen)
+{
+    if (!json_is_object(j)) {
+        snprintf(err, errlen, "an object was expected");
+        return -1;
+    }
+    for (size_t k = 0; k < t->n; k++) {
+        const json_t *v = json_object_get(j, t->f[k].key);
+        if (v && load_field(obj, &t->f[k], v, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+json_t *gd_facts_static_to_json(const gd_facts *f)
+{
+    return dump(f, &t_facts);
+}
+
+int gd_facts_static_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen)
+{
+    return load(f, &t_facts, j, err, errlen);
+}
+
+json_t *gd_facts_end_to_json(const gd_facts *f)
+{
+    json_t *j = json_object();
+    if (j && f->pcie && json_object_set_new(j, "pcie", dump(f->pcie, &t_pcie)) != 0)
+        goto oom;
+    if (j && f->stack && json_object_set_new(j, "stack", dump(f->stack, &t_stack)) != 0)
+        goto oom;
+    return j;
+oom:
+    json_decref(j);
+    return NULL;
+}
+
+int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen)
+{
+    const json_t *p = json_object_get(j, "pcie"), *s = json_object_get(j, "stack");
+    if (p) {
+        if (!f->pcie && !(f->pcie = calloc(1, sizeof *f->pcie)))
+            return fail(err, errlen, "pcie", "does not fit in memory");
+        if (load(f->pcie, &t_pcie, p, err, errlen) != 0)
+            return -1;
+    }
+    if (s) {
+        if (!f->stack && !(f->stack = calloc(1, sizeof *f->stack)))
+            return fail(err, errlen, "stack", "does not fit in memory");
+        if (load(f->stack, &t_stack, s, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}

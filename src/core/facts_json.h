@@ -1,0 +1,34 @@
+/*
+ * gd_facts as JSON and back, losslessly: what a recording (--record) keeps
+ * so that its replay gives the checks the same facts as the live run. Each
+ * struct is a table of fields (facts_json.c); a value keeps its status.
+ *
+ * A value is its number when valid, null when never read, else its status
+ * ("not_supported", "no_permission", "unavailable", "error", "gpu_lost"),
+ * ":RAW" appended when the driver's return code is kept.
+ */
+#ifndef GD_FACTS_JSON_H
+#define GD_FACTS_JSON_H
+
+#include "gpudoctor/model.h"
+
+#include <jansson.h>
+
+/* The recording's schema; a reader refuses a newer one. */
+#define GD_RECORDING_SCHEMA 1
+
+json_t *gd_value_to_json(gd_value v);
+/* 0, or -1 when j is no value of this form. */
+int gd_value_from_json(const json_t *j, gd_value *out);
+
+/* The static facts (host, driver, GPUs, denied GPUs, window): no series, no
+ * PCIe or stack facts. NULL when out of memory. */
+json_t *gd_facts_static_to_json(const gd_facts *f);
+/* Into a zeroed f. 0, or -1 with a message (malformed, too large). */
+int gd_facts_static_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen);
+
+/* The facts read at the end (PCIe, software stack): {"pcie":..,"stack":..}, absent when NULL. */
+json_t *gd_facts_end_to_json(const gd_facts *f);
+int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen);
+
+#endif

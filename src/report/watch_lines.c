@@ -1,0 +1,103 @@
+/* watch's line formats (watch_lines.h). */
+#include "watch_lines.h"
+
+#include "core/facts_json.h"
+#include "report.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct column {
+    const char *key;
+    int metric;     /* gd_metric, or -1 for a static fact */
+    size_t gpu_off; /* static: offset of the gd_value in gd_gpu */
+} column;
+
+#define M(key, m) {key, m, 0}
+#define G(key, member) {key, -1, offsetof(gd_gpu, member)}
+static const column columns[] = {
+    M("temp_c", GD_M_TEMP_C), M("mem_temp_c", GD_M_MEM_TEMP_C), M("sm_clock_mhz", GD_M_SM_CLOCK_MHZ),
+    G("sm_clock_max_mhz", clock_max_sm_mhz), M("mem_clock_mhz", GD_M_MEM_CLOCK_MHZ), M("power_w", GD_M_POWER_W),
+    G("power_limit_w", power_limit_w), M("util_gpu_pct", GD_M_UTIL_GPU_PCT), M("util_mem_pct", GD_M_UTIL_MEM_PCT),
+    M("mem_used_mib", GD_M_MEM_USED_MIB), G("mem_total_mib", mem_total_mib), M("pcie_gen", GD_M_PCIE_GEN),
+    M("pcie_width", GD_M_PCIE_WIDTH), M("pcie_tx_kbps", GD_M_PCIE_TX_KBPS), M("pcie_rx_kbps", GD_M_PCIE_RX_KBPS),
+    M("fan_pct", GD_M_FAN_PCT), M("pstate", GD_M_PSTATE),
+};
+#define NCOLS (sizeof columns / sizeof columns[0])
+
+const char gd_watch_csv_header[] = "time_s,gpu,temp_c,mem_temp_c,sm_clock_mhz,sm_clock_max_mhz,mem_clock_mhz,power_w,"
+                                   "power_limit_w,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,pcie_gen,"
+                                   "pcie_width,pcie_tx_kbps,pcie_rx_kbps,fan_pct,pstate,event_reasons";
+
+static gd_value value_of(const gd_facts *f, size_t i, size_t g, const column *c)
+{
+    return c->metric >= 0 ? gd_series_at(&f->series, i, g, (gd_metric)c->metric)
+                          : *(const gd_value *)((const char *)&f->gpus[g] + c->gpu_off);
+}
+
+static void on_snapshot(void *ud, const gd_facts *f)
+{
+    gd_watch_lines *w = ud;
+    (void)f;
+    if (w->format == GD_WATCH_CSV && fprintf(w->out, "%s\n", gd_watch_csv_header) < 0)
+        w->failed = true;
+    if (fflush(w->out) != 0)
+        w->failed = true;
+}
+
+static void csv_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
+{
+    fprintf(w->out, "%.3f,%d", gd_series_t(&f->series, i), f->gpus[g].index);
+    for (size_t c = 0; c < NCOLS; c++) {
+        gd_value v = value_of(f, i, g, &columns[c]);
+        if (gd_ok(v))
+            fprintf(w->out, ",%.10g", v.v);
+        else
+            fputc(',', w->out);
+    }
+    gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
+    fputc(',', w->out);
+    if (gd_ok(r)) {
+        unsigned long long mask = (unsigned long long)r.v;
+        const char *sep = "";
+        for (size_t k = 0; k < gd_reason_names_count; k++)
+            if (mask & gd_reason_names[k].bit) {
+                fprintf(w->out, "%s%s", sep, gd_reason_names[k].name);
+                sep = "|";
+            }
+    }
+    fputc('\n', w->out);
+}
+
+static void jsonl_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
+{
+    json_t *j = json_pack("{s:f, s:i}", "t", gd_series_t(&f->series, i), "gpu", f->gpus[g].index);
+    for (size_t c = 0; j && c < NCOLS; c++)
+        json_object_set_new(j, columns[c].key, gd_value_to_json(value_of(f, i, g, &columns[c])));
+    gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
+    if (j)
+        json_object_set_new(j, "event_reasons",
+                            gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v) : gd_value_to_json(r));
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (!text || fprintf(w->out, "%s\n", text) < 0)
+        w->failed = true;
+    free(text);
+    json_decref(j);
+}
+
+static void on_sample(void *ud, const gd_facts *f, size_t i)
+{
+    gd_watch_lines *w = ud;
+    if (w->failed)
+        return;
+    for (size_t g = 0; g < f->series.gpus && g < f->gpu_count; g++)
+        (w->format == GD_WATCH_CSV ? csv_line : jsonl_line)(w, f, i, g);
+    if (fflush(w->out) != 0 || ferror(w->out))
+        w->failed = true;
+}
+
+gd_sink gd_watch_lines_sink(gd_watch_lines *w)
+{
+    return (gd_sink){.on_snapshot = on_snapshot, .on_sample = on_sample, .ud = w};
+}

@@ -1,0 +1,217 @@
+/*
+ * Recordings: `check --record FILE.jsonl` and `check --from FILE.jsonl`.
+ * The replay of every example scenario finds what the live run found; a
+ * recording killed with SIGKILL ends on a whole line and replays; a full
+ * disk ends the recording, not the check; a damaged line is refused.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
+                                  "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
+                                  "LOCAL_WORLD_SIZE=", NULL};
+
+/* The findings as sorted "id@gpu=severity" lines. */
+static void verdicts(const char *what, const tool_result *r, char *buf, size_t len)
+{
+    if (!r->json)
+        fail_msg("%s: no JSON; exit %d, stderr: %s", what, r->exit_code, r->err);
+    json_t *findings = json_object_get(r->json, "findings"), *f;
+    char keys[64][128];
+    size_t n = 0, i;
+    json_array_foreach(findings, i, f)
+    {
+        char key[96];
+        finding_key(f, key, sizeof key);
+        if (n < 64)
+            snprintf(keys[n++], sizeof keys[0], "%s=%s", key, json_string_value(json_object_get(f, "severity")));
+    }
+    qsort(keys, n, sizeof keys[0], (int (*)(const void *, const void *))strcmp);
+    size_t used = (size_t)snprintf(buf, len, "exit %d:", r->exit_code);
+    for (size_t k = 0; k < n && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, " %s", keys[k]);
+}
+
+static void replay_equals_live(const char *dir, const char *scenario, const char *pid)
+{
+    char rec[1024], live[4096], replay[4096];
+    snprintf(rec, sizeof rec, "%s/%s.jsonl", dir, scenario);
+    const char *argv[] = {"check", "--json", "--duration", "10", "--sim", example(scenario), "--record", rec,
+                          pid ? "--pid" : NULL, pid, NULL};
+    tool_result r = run_tool(argv, env);
+    verdicts(scenario, &r, live, sizeof live);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    verdicts(rec, &r, replay, sizeof replay);
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("%s: the replay's findings differ from the live run's\n live:   %s\n replay: %s", scenario, live, replay);
+}
+
+static void every_example_replays_to_its_live_findings(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    DIR *d = opendir(GD_EXAMPLES_DIR);
+    assert_non_null(d);
+    struct dirent *e;
+    size_t n = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        replay_equals_live(dir, e->d_name, NULL);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 20);
+    /* The job's facts (its CPUs and memory, its processes) are recorded too. */
+    replay_equals_live(dir, "pcie-h100x8-numa-far-job.json", "41003");
+    replay_equals_live(dir, "vram-foreign-process.json", "41000");
+    remove_tree(dir);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len + 65536 > cap)
+            buf = realloc(buf, cap = cap * 2 + 65536);
+        size_t got = fread(buf + *len, 1, cap - *len - 1, f);
+        *len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[*len] = '\0';
+    return buf;
+}
+
+static size_t lines_of(const char *path)
+{
+    size_t len, n = 0;
+    char *text = read_all(path, &len);
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    free(text);
+    return n;
+}
+
+static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024];
+    snprintf(rec, sizeof rec, "%s/killed.jsonl", dir);
+    /* Paced: the session is mid-window when it is killed. */
+    static const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
+    tool_proc p = run_tool_start((const char *[]){"check", "--json", "--duration", "3600", "--interval", "50",
+                                                  "--sim", example("demo.json"), "--record", rec, NULL},
+                                 paced, NULL);
+    struct stat st;
+    for (int i = 0; i < 10000 && (stat(rec, &st) != 0 || lines_of(rec) < 20); i++)
+        usleep(1000);
+    assert_int_equal(kill(p.pid, SIGKILL), 0);
+    tool_result r = run_tool_wait(&p);
+    assert_int_equal(r.exit_code, -1);
+    tool_result_free(&r);
+    size_t len;
+    char *text = read_all(rec, &len);
+    assert_true(len > 0);
+    assert_int_equal(text[len - 1], '\n');
+    free(text);
+    assert_true(lines_of(rec) >= 20);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    if (!r.json || r.exit_code < 0 || r.exit_code > 2)
+        fail_msg("replay of a killed recording: exit %d, stderr: %s", r.exit_code, r.err);
+    /* No end line: the PCIe and stack facts were never read. */
+    assert_true(json_array_size(json_object_get(r.json, "gpus")) == 8);
+    tool_result_free(&r);
+    remove_tree(dir);
+}
+
+static void a_full_disk_ends_the_recording_not_the_check(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"), "--record", "/dev/full", NULL},
+        env);
+    if (r.exit_code != 2 || !r.json || !strstr(r.err, "recording to /dev/full stopped"))
+        fail_msg("check --record /dev/full: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+}
+
+static void a_damaged_recording_is_refused_and_an_unfinished_line_left_out(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024];
+    snprintf(rec, sizeof rec, "%s/r.jsonl", dir);
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "2", "--sim", example("demo.json"), "--record", rec, NULL}, env);
+    assert_int_equal(r.exit_code, 2);
+    tool_result_free(&r);
+    size_t len;
+    char *text = read_all(rec, &len);
+    /* A copy taken mid-line: the unfinished line is left out. */
+    char *copy = malloc(len + 32);
+    memcpy(copy, text, len);
+    memcpy(copy + len, "{\"t\":3,\"gpus\":[[4", 17);
+    char *cut = write_temp_file(dir, "cut.jsonl", "");
+    FILE *f = fopen(cut, "wb");
+    fwrite(copy, 1, len + 17, f);
+    fclose(f);
+    r = run_tool((const char *[]){"check", "--json", "--from", cut, NULL}, env);
+    if (r.exit_code != 2)
+        fail_msg("an unfinished last line: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    /* Garbage in the middle: refused with the line's number. */
+    char *nl = strchr(text, '\n');
+    nl[1] = '#';
+    f = fopen(cut, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    r = run_tool((const char *[]){"check", "--json", "--from", cut, NULL}, env);
+    if (r.exit_code != 3 || !strstr(r.err, "line 2"))
+        fail_msg("a damaged line: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    /* A recording is read alone. */
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, "--from", rec, NULL}, env);
+    if (r.exit_code != 3 || !strstr(r.err, "read alone"))
+        fail_msg("two recordings: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    free(cut);
+    free(copy);
+    free(text);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_example_replays_to_its_live_findings),
+        cmocka_unit_test(a_killed_recording_ends_on_a_whole_line_and_replays),
+        cmocka_unit_test(a_full_disk_ends_the_recording_not_the_check),
+        cmocka_unit_test(a_damaged_recording_is_refused_and_an_unfinished_line_left_out),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
