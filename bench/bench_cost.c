@@ -78,13 +78,14 @@ int main(int argc, char **argv)
 
     char *version[] = {"gpudoctor", "--version", NULL};
     char *snapshot[] = {"gpudoctor", "check", "--json", "--duration", "0", "--sim", scenario, NULL};
-    char *window[] = {"gpudoctor", "check", "--json", "--duration", (char *)secs, "--interval", "100",
-                      "--sim", scenario, NULL};
+    char *window[] = {"gpudoctor",  "check", "--json", "--duration", (char *)secs,
+                      "--interval", "100",   "--sim",  scenario,     NULL};
 
     cost ref = mean_of(version, 20);
     cost snap = mean_of(snapshot, 20);
     if (failed(ref.status) || failed(snap.status)) {
-        fprintf(stderr, "bench_cost: %s failed (status %d)\n", failed(ref.status) ? "gpudoctor --version" : "the snapshot check",
+        fprintf(stderr, "bench_cost: %s failed (status %d)\n",
+                failed(ref.status) ? "gpudoctor --version" : "the snapshot check",
                 failed(ref.status) ? ref.status : snap.status);
         return 1;
     }

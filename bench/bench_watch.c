@@ -44,7 +44,8 @@ static double run(const char *format, double secs, double *cpu_s, double *wall_s
     if (pid == 0) {
         setenv("TERM", "xterm-256color", 1);
         setenv("GPUDOCTOR_SIM_TIMESCALE", "1", 1);
-        execl(GD_BINARY, "gpudoctor", "watch", "--interval", "1000", "--format", format, "--sim", scenario, (char *)NULL);
+        execl(GD_BINARY, "gpudoctor", "watch", "--interval", "1000", "--format", format, "--sim", scenario,
+              (char *)NULL);
         _exit(127);
     }
     char buf[65536];
@@ -82,11 +83,12 @@ int main(int argc, char **argv)
         s = 2;
     double cpu, wall;
     double lines = run("csv", s, &cpu, &wall);
-    printf("watch --format csv, 8 GPUs at 1 Hz    %8.3f s CPU / %.1f s wall = %.3f%% of one core (reference)\n", cpu, wall,
-           100 * lines);
+    printf("watch --format csv, 8 GPUs at 1 Hz    %8.3f s CPU / %.1f s wall = %.3f%% of one core (reference)\n", cpu,
+           wall, 100 * lines);
     fflush(stdout);
     double view = run("table", s, &cpu, &wall);
-    printf("watch view, 8 GPUs at 1 Hz, 120x40   %8.3f s CPU / %.1f s wall = %.3f%% of one core (target < 1%%), %.1fx the lines\n",
+    printf("watch view, 8 GPUs at 1 Hz, 120x40   %8.3f s CPU / %.1f s wall = %.3f%% of one core (target < 1%%), %.1fx "
+           "the lines\n",
            cpu, wall, 100 * view, lines > 0 ? view / lines : 0);
     return view < 0.01 ? 0 : 2;
 }

@@ -11,10 +11,10 @@
 /* What a check needs to judge anything. Missing, the check is not run and
  * says why once, from here (gd_check_run), not in its own code. */
 typedef enum gd_check_need {
-    GD_NEED_JOB = 1u << 0,        /* --pid (first: a job check without a job says so) */
-    GD_NEED_PCIE = 1u << 1,       /* a sysfs tree or an lspci capture: f->pcie */
-    GD_NEED_STACK = 1u << 2,      /* the software stack was collected: f->stack */
-    GD_NEED_ENV = 1u << 3,        /* the job's environment was read */
+    GD_NEED_JOB = 1u << 0, /* --pid (first: a job check without a job says so) */
+    GD_NEED_PCIE = 1u << 1, /* a sysfs tree or an lspci capture: f->pcie */
+    GD_NEED_STACK = 1u << 2, /* the software stack was collected: f->stack */
+    GD_NEED_ENV = 1u << 3, /* the job's environment was read */
     GD_NEED_KERNEL_LOG = 1u << 4, /* a kernel log was read */
 } gd_check_need;
 
@@ -22,11 +22,11 @@ typedef struct gd_check gd_check;
 typedef void (*gd_check_fn)(const gd_check *self, const gd_facts *f, gd_findings *out);
 
 struct gd_check {
-    const char *id;      /* finding id it reports */
-    const char *group;   /* "driver", "thermal", "health", ... */
+    const char *id; /* finding id it reports */
+    const char *group; /* "driver", "thermal", "health", ... */
     const char *summary; /* one line: what it looks at */
-    unsigned needs;      /* gd_check_need bits */
-    gd_check_fn run;     /* receives its own entry */
+    unsigned needs; /* gd_check_need bits */
+    gd_check_fn run; /* receives its own entry */
 };
 
 /* The registry: an explicit table, in report order. */

@@ -10,11 +10,11 @@
 #define GPUDOCTOR_CONTEXT_H
 
 typedef struct gd_ctx {
-    const char *fs_root;      /* prefix of the software-stack scans ("" or NULL: /) */
+    const char *fs_root; /* prefix of the software-stack scans ("" or NULL: /) */
     const char *nvml_library; /* NULL: libnvidia-ml.so.1 from the loader's path */
     const char *cuda_library; /* NULL: libcuda.so.1 */
-    const char *sim_dir;      /* the simulated libraries; NULL: beside the executable */
-    double sim_pace;          /* --sim: scenario seconds per wall second; 0: as fast as the CPU allows */
+    const char *sim_dir; /* the simulated libraries; NULL: beside the executable */
+    double sim_pace; /* --sim: scenario seconds per wall second; 0: as fast as the CPU allows */
     /* Diagnostics for a person (may be NULL). */
     void (*log)(void *ud, const char *msg);
     void *log_ud;

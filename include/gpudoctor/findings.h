@@ -19,15 +19,15 @@ const char *gd_severity_name(gd_severity s);
 #define GD_NO_GPU (-1)
 
 typedef struct gd_finding {
-    char id[48];          /* stable id (docs/checks.md), e.g. "thermal.hot" */
+    char id[48]; /* stable id (docs/checks.md), e.g. "thermal.hot" */
     gd_severity severity;
-    int gpu;              /* GPU index or GD_NO_GPU */
+    int gpu; /* GPU index or GD_NO_GPU */
     char title[200];
-    json_t *evidence;     /* object; owned */
-    double impact_pct;    /* NAN when it cannot be estimated */
+    json_t *evidence; /* object; owned */
+    double impact_pct; /* NAN when it cannot be estimated */
     char fix[768];
-    char timeline[256];   /* one line: when it began, how long, at what temperature and clock */
-    bool ignored;         /* accepted by the user (--ignore, config file): shown, not counted */
+    char timeline[256]; /* one line: when it began, how long, at what temperature and clock */
+    bool ignored; /* accepted by the user (--ignore, config file): shown, not counted */
 } gd_finding;
 
 /* "Not checked, because ...": a check that could not judge. */

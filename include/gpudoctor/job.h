@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define GD_JOB_MAX_THREADS 1024 /* threads followed; more are counted, not followed */
-#define GD_JOB_MAX_PROCS 256    /* processes of the tree followed */
+#define GD_JOB_MAX_PROCS 256 /* processes of the tree followed */
 /* A thread at this share of one core or more in an interval counts as
  * saturated: a Python main thread held by the GIL shows 95-100 %, and the
  * kernel's tick accounting (USER_HZ, 10 ms) blurs a 100 ms interval by 10 %. */
@@ -23,49 +23,49 @@
 typedef struct gd_job_thread {
     int pid, tid;
     char comm[20];
-    double cpu_s;        /* CPU time (utime + stime) at its last sight */
-    uint32_t seen;       /* samples it was seen in */
-    uint32_t running;    /* ... in state R */
-    uint32_t disk_wait;  /* ... in state D (uninterruptible: disk or other I/O wait) */
-    uint32_t saturated;  /* intervals at GD_THREAD_SATURATED_CORE of a core or more */
-    uint32_t measured;   /* intervals whose CPU share is known */
-    double busy_sum;     /* sum of its per-interval shares of one core */
-    uint32_t stamp;      /* the sample it was last seen in */
+    double cpu_s; /* CPU time (utime + stime) at its last sight */
+    uint32_t seen; /* samples it was seen in */
+    uint32_t running; /* ... in state R */
+    uint32_t disk_wait; /* ... in state D (uninterruptible: disk or other I/O wait) */
+    uint32_t saturated; /* intervals at GD_THREAD_SATURATED_CORE of a core or more */
+    uint32_t measured; /* intervals whose CPU share is known */
+    double busy_sum; /* sum of its per-interval shares of one core */
+    uint32_t stamp; /* the sample it was last seen in */
 } gd_job_thread;
 
 /* The job and the host at one sample. */
 typedef struct gd_job_sample {
     double t;
-    double job_cores;       /* the tree's CPU time per wall second (1.0 = one core busy) */
+    double job_cores; /* the tree's CPU time per wall second (1.0 = one core busy) */
     double top_thread_core; /* the busiest thread's share of one core in the interval */
     int top_tid;
     uint16_t procs, threads, running, disk_wait;
-    double read_bps;        /* bytes read from storage per second (the tree, /proc/PID/io) */
+    double read_bps; /* bytes read from storage per second (the tree, /proc/PID/io) */
     double vcsw_ps, ivcsw_ps; /* voluntary / involuntary context switches per second */
     double host_busy, host_iowait; /* share of all CPUs' time, 0..1 (/proc/stat) */
     double psi_cpu, psi_io, psi_mem; /* /proc/pressure/NAME "some avg10", percent */
-    double swap_in_ps, swap_out_ps;  /* pages per second (/proc/vmstat pswpin, pswpout) */
+    double swap_in_ps, swap_out_ps; /* pages per second (/proc/vmstat pswpin, pswpout) */
 } gd_job_sample;
 
 typedef struct gd_job_facts {
-    bool read;              /* the job's /proc was read */
-    char error[256];        /* why not ("no such process", "not ours to read: ...") */
+    bool read; /* the job's /proc was read */
+    char error[256]; /* why not ("no such process", "not ours to read: ...") */
     long pid;
     char comm[32];
     char proc_root[512];
     /* The tree over the window. */
-    size_t procs_seen;      /* distinct processes (the job and its descendants) */
-    size_t procs_max;       /* most alive at once */
-    size_t children_started;/* children that appeared after the first sample */
+    size_t procs_seen; /* distinct processes (the job and its descendants) */
+    size_t procs_max; /* most alive at once */
+    size_t children_started; /* children that appeared after the first sample */
     size_t children_exited; /* children that ended while the job ran */
     size_t threads_untracked; /* threads beyond GD_JOB_MAX_THREADS */
-    bool ended;             /* the job ended (or vanished) inside the window */
+    bool ended; /* the job ended (or vanished) inside the window */
     double ended_at_s;
     /* Static facts of the host and the job. */
-    int host_cpus;          /* CPUs online (/proc/stat cpuN lines) */
-    int affinity_cpus;      /* CPUs the job may run on (Cpus_allowed_list), 0 unknown */
+    int host_cpus; /* CPUs online (/proc/stat cpuN lines) */
+    int affinity_cpus; /* CPUs the job may run on (Cpus_allowed_list), 0 unknown */
     char affinity[128];
-    char governor[32];      /* cpufreq scaling_governor of cpu0, "" unknown */
+    char governor[32]; /* cpufreq scaling_governor of cpu0, "" unknown */
     /* Threads followed. */
     size_t thread_count;
     gd_job_thread *threads;

@@ -15,13 +15,13 @@
 
 /* Why a value is (not) there. */
 typedef enum gd_status {
-    GD_ST_UNREAD = 0,     /* never asked (for example before the first sample) */
-    GD_ST_OK,             /* value is valid */
-    GD_ST_NOT_SUPPORTED,  /* the board or driver does not report it */
-    GD_ST_NO_PERMISSION,  /* needs root or a capability */
-    GD_ST_UNAVAILABLE,    /* the function is missing from the loaded library */
-    GD_ST_ERROR,          /* any other error; raw code kept */
-    GD_ST_GPU_LOST,       /* the GPU stopped answering */
+    GD_ST_UNREAD = 0, /* never asked (for example before the first sample) */
+    GD_ST_OK, /* value is valid */
+    GD_ST_NOT_SUPPORTED, /* the board or driver does not report it */
+    GD_ST_NO_PERMISSION, /* needs root or a capability */
+    GD_ST_UNAVAILABLE, /* the function is missing from the loaded library */
+    GD_ST_ERROR, /* any other error; raw code kept */
+    GD_ST_GPU_LOST, /* the GPU stopped answering */
 } gd_status;
 
 /* One reading. `raw` keeps the NVML return code for errors. */
@@ -32,9 +32,18 @@ typedef struct gd_value {
     int32_t raw;
 } gd_value;
 
-static inline bool gd_ok(gd_value x) { return x.status == GD_ST_OK; }
-static inline gd_value gd_val(double v) { return (gd_value){.v = v, .status = GD_ST_OK}; }
-static inline gd_value gd_missing(gd_status st) { return (gd_value){.v = 0, .status = (int16_t)st}; }
+static inline bool gd_ok(gd_value x)
+{
+    return x.status == GD_ST_OK;
+}
+static inline gd_value gd_val(double v)
+{
+    return (gd_value){.v = v, .status = GD_ST_OK};
+}
+static inline gd_value gd_missing(gd_status st)
+{
+    return (gd_value){.v = 0, .status = (int16_t)st};
+}
 
 const char *gd_status_name(gd_status st);
 
@@ -56,20 +65,20 @@ typedef enum gd_metric {
     GD_M_FAN_PCT,
     GD_M_EVENT_REASONS, /* bitmask of nvmlClocksThrottleReason* */
     GD_M_ENERGY_MJ,
-    GD_M_VIOL_POWER_NS,   /* cumulative violation time, NVML_PERF_POLICY_POWER */
+    GD_M_VIOL_POWER_NS, /* cumulative violation time, NVML_PERF_POLICY_POWER */
     GD_M_VIOL_THERMAL_NS, /* cumulative violation time, NVML_PERF_POLICY_THERMAL */
-    GD_M_VIOL_SYNC_BOOST_NS,  /* ... NVML_PERF_POLICY_SYNC_BOOST */
+    GD_M_VIOL_SYNC_BOOST_NS, /* ... NVML_PERF_POLICY_SYNC_BOOST */
     GD_M_VIOL_BOARD_LIMIT_NS, /* ... NVML_PERF_POLICY_BOARD_LIMIT */
-    GD_M_VIOL_LOW_UTIL_NS,    /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
+    GD_M_VIOL_LOW_UTIL_NS, /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
     GD_M_VIOL_RELIABILITY_NS, /* ... NVML_PERF_POLICY_RELIABILITY */
-    GD_M_PSTATE,              /* performance state: 0 (P0, full performance) .. 15; idle GPUs sit in P8 */
+    GD_M_PSTATE, /* performance state: 0 (P0, full performance) .. 15; idle GPUs sit in P8 */
     GD_M_COUNT
 } gd_metric;
 
 typedef struct gd_metric_info {
-    const char *key;   /* JSON key, also the scenario timeline key where one exists */
+    const char *key; /* JSON key, also the scenario timeline key where one exists */
     const char *label; /* short human label */
-    const char *unit;  /* "C", "MHz", ... or "" */
+    const char *unit; /* "C", "MHz", ... or "" */
 } gd_metric_info;
 
 const gd_metric_info *gd_metric_describe(gd_metric m);
@@ -109,8 +118,8 @@ typedef struct gd_origin {
     uint8_t file;
 } gd_origin;
 
-#define GD_GPU_READINGS 48   /* room for gd_gpu's run of gd_value from cc_major to remap_failure */
-#define GD_CAPTURE_FILES 64  /* files whose name the origins can cite */
+#define GD_GPU_READINGS 48 /* room for gd_gpu's run of gd_value from cc_major to remap_failure */
+#define GD_CAPTURE_FILES 64 /* files whose name the origins can cite */
 #define GD_CAPTURE_NO_FILE 255
 
 /* Static facts of one GPU, read once. */
@@ -121,10 +130,11 @@ typedef struct gd_gpu {
     char pci_bus_id[32];
     char serial[32];
     char vbios[32];
-    char pcie_max_source[192]; /* where the PCIe maxima were read: "nvml:...", "capture:FILE:<field>...", "; sysfs..." */
+    char
+        pcie_max_source[192]; /* where the PCIe maxima were read: "nvml:...", "capture:FILE:<field>...", "; sysfs..." */
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
-    gd_value power_limit_w;         /* enforced */
+    gd_value power_limit_w; /* enforced */
     gd_value power_limit_default_w;
     gd_value power_limit_min_w, power_limit_max_w;
     gd_value clock_max_sm_mhz, clock_max_mem_mhz;
@@ -139,8 +149,8 @@ typedef struct gd_gpu {
     gd_value pcie_gen_max_device, pcie_width_max_device;
     gd_value pcie_gen_max_host;
     gd_value persistence_mode; /* 1 on, 0 off */
-    gd_value compute_mode;     /* nvmlComputeMode_t */
-    gd_value mig_mode;         /* current: 1 on, 0 off */
+    gd_value compute_mode; /* nvmlComputeMode_t */
+    gd_value mig_mode; /* current: 1 on, 0 off */
     gd_value ecc_enabled;
     gd_value ecc_volatile_uncorrected, ecc_aggregate_uncorrected;
     gd_value retired_pages_sbe, retired_pages_dbe;
@@ -153,9 +163,9 @@ typedef struct gd_gpu {
     gd_process *processes;
     /* Loss: set by the sampler when the GPU stops answering. */
     bool lost;
-    double lost_at_s;      /* window seconds of the first failing sample */
-    char lost_call[64];    /* the NVML function that reported it */
-    int lost_code;         /* its nvmlReturn_t */
+    double lost_at_s; /* window seconds of the first failing sample */
+    char lost_call[64]; /* the NVML function that reported it */
+    int lost_code; /* its nvmlReturn_t */
     /* --from: the file that named this GPU, and where each reading came from:
      * origin[i] for the i-th gd_value from cc_major, metric_origin[m] for metric m. */
     uint8_t capture_file;
@@ -169,9 +179,9 @@ typedef struct gd_gpu {
  * and reported as "not accessible". */
 typedef struct gd_gpu_denied {
     int index;
-    char call[64];     /* the NVML function that refused */
-    int code;          /* its nvmlReturn_t */
-    char error[96];    /* nvmlErrorString, or "" */
+    char call[64]; /* the NVML function that refused */
+    int code; /* its nvmlReturn_t */
+    char error[96]; /* nvmlErrorString, or "" */
 } gd_gpu_denied;
 
 #define GD_MAX_DENIED_GPUS 64
@@ -192,11 +202,11 @@ typedef struct gd_host {
 typedef struct gd_series {
     size_t gpus;
     size_t n, cap;
-    size_t limit;      /* most samples kept; 0: no limit */
-    size_t head;       /* storage row of sample 0 */
-    size_t dropped;    /* samples that fell out of the ring */
-    double *t;         /* per storage row: seconds since the window started (scenario seconds under --sim) */
-    gd_value *values;  /* [cap][gpus][GD_M_COUNT] */
+    size_t limit; /* most samples kept; 0: no limit */
+    size_t head; /* storage row of sample 0 */
+    size_t dropped; /* samples that fell out of the ring */
+    double *t; /* per storage row: seconds since the window started (scenario seconds under --sim) */
+    gd_value *values; /* [cap][gpus][GD_M_COUNT] */
 } gd_series;
 
 static inline size_t gd_series_row(const gd_series *s, size_t i)
@@ -220,14 +230,14 @@ static inline gd_value gd_series_at(const gd_series *s, size_t i, size_t g, gd_m
 /* Everything collected; the input of every check. */
 typedef struct gd_facts {
     gd_host host;
-    bool driver_loaded;        /* NVML loaded and initialised */
-    char driver_error[512];    /* why not, when !driver_loaded */
-    bool simulated;            /* --sim */
-    char source[512];          /* "nvml", "sim:FILE", "capture:FILE,..." */
+    bool driver_loaded; /* NVML loaded and initialised */
+    char driver_error[512]; /* why not, when !driver_loaded */
+    bool simulated; /* --sim */
+    char source[512]; /* "nvml", "sim:FILE", "capture:FILE,..." */
     /* --from: facts read from captured files (nvidia-smi, lspci...), not a machine. */
     bool captured;
     char capture_formats[128]; /* what was read, e.g. "nvidia-smi -q -x, lspci -vv" */
-    bool capture_untimed;      /* samples without timestamps: 1 s apart assumed */
+    bool capture_untimed; /* samples without timestamps: 1 s apart assumed */
     size_t capture_file_count; /* the files read, as named on the command line */
     char capture_files[GD_CAPTURE_FILES][256];
     uint8_t driver_file, hostname_file; /* which file gave driver_version, host.hostname */
@@ -236,20 +246,20 @@ typedef struct gd_facts {
     gd_value cuda_driver_version; /* 1000*major + 10*minor */
     size_t gpu_count;
     gd_gpu *gpus;
-    size_t denied_count;       /* GPUs listed but not accessible, not in gpus[] */
+    size_t denied_count; /* GPUs listed but not accessible, not in gpus[] */
     gd_gpu_denied denied[GD_MAX_DENIED_GPUS];
     gd_series series;
-    double window_s;           /* requested duration */
+    double window_s; /* requested duration */
     double interval_s;
     /* Where host facts are read: this machine's, or the scenario's under --sim. */
-    char sysfs_root[512];      /* "" when not available (a scenario without host.sysfs, --from) */
-    char proc_root[512];       /* "/proc" normally */
-    char kernel_log[512];      /* a file of kernel log lines; "" = this machine's own log */
-    long pid;                  /* the job (--pid), or -1 */
+    char sysfs_root[512]; /* "" when not available (a scenario without host.sysfs, --from) */
+    char proc_root[512]; /* "/proc" normally */
+    char kernel_log[512]; /* a file of kernel log lines; "" = this machine's own log */
+    long pid; /* the job (--pid), or -1 */
     /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
-    struct gd_pcie_facts *pcie;   /* include/gpudoctor/pcie.h */
+    struct gd_pcie_facts *pcie; /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
-    struct gd_job_facts *job;     /* include/gpudoctor/job.h: the job's /proc, sampled */
+    struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

@@ -22,24 +22,24 @@
 
 /* What to examine and how long (the CLI fills it from the command line). */
 typedef struct gd_session_opts {
-    const gd_ctx *ctx;         /* roots, libraries, the simulated clock's pace; NULL: defaults */
-    const char *sim_scenario;  /* NULL: this machine */
-    const char *const *from;   /* --from FILE (repeatable): captured evidence instead of a machine */
+    const gd_ctx *ctx; /* roots, libraries, the simulated clock's pace; NULL: defaults */
+    const char *sim_scenario; /* NULL: this machine */
+    const char *const *from; /* --from FILE (repeatable): captured evidence instead of a machine */
     size_t from_count;
-    double duration_s;         /* 0: one sample (a snapshot); scenario seconds under --sim */
-    double interval_s;         /* > 0 */
+    double duration_s; /* 0: one sample (a snapshot); scenario seconds under --sim */
+    double interval_s; /* > 0 */
     volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
-    long pid;                  /* the job (--pid), or -1 */
-    bool job_live;             /* the job is a process of this machine even under --sim (run COMMAND) */
+    long pid; /* the job (--pid), or -1 */
+    bool job_live; /* the job is a process of this machine even under --sim (run COMMAND) */
     const char *const *python; /* --python PATH (repeatable) */
     size_t python_count;
 } gd_session_opts;
 
 /* Sees the session's facts; every callback may be NULL. */
 typedef struct gd_sink {
-    void (*on_snapshot)(void *ud, const gd_facts *f);        /* static facts read, before the first sample */
+    void (*on_snapshot)(void *ud, const gd_facts *f); /* static facts read, before the first sample */
     void (*on_sample)(void *ud, const gd_facts *f, size_t i); /* sample i of f->series is complete */
-    void (*on_end)(void *ud, const gd_facts *f);             /* the window is over, host areas read */
+    void (*on_end)(void *ud, const gd_facts *f); /* the window is over, host areas read */
     void *ud;
 } gd_sink;
 

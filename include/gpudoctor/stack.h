@@ -33,10 +33,10 @@
 /* Where a CUDA runtime was found. */
 typedef enum gd_runtime_kind {
     GD_RT_TOOLKIT = 0, /* /usr/local/cuda-X.Y (version.json, version.txt, dist-info) */
-    GD_RT_LDCACHE,     /* a libcudart.so.N in the dynamic linker's cache */
-    GD_RT_TORCH,       /* torch/version.py */
-    GD_RT_TENSORFLOW,  /* tensorflow/python/platform/build_info.py */
-    GD_RT_WHEEL,       /* nvidia-cuda-runtime[-cuNN] dist-info in a Python environment */
+    GD_RT_LDCACHE, /* a libcudart.so.N in the dynamic linker's cache */
+    GD_RT_TORCH, /* torch/version.py */
+    GD_RT_TENSORFLOW, /* tensorflow/python/platform/build_info.py */
+    GD_RT_WHEEL, /* nvidia-cuda-runtime[-cuNN] dist-info in a Python environment */
 } gd_runtime_kind;
 
 const char *gd_runtime_kind_name(gd_runtime_kind k);
@@ -49,32 +49,32 @@ typedef struct gd_arch {
 
 typedef struct gd_cuda_runtime {
     gd_runtime_kind kind;
-    int version;        /* 1000*major + 10*minor, as cuda_driver_version; 0 unknown */
+    int version; /* 1000*major + 10*minor, as cuda_driver_version; 0 unknown */
     char version_text[48]; /* as read: "12.8.93", "12.8", "13" */
-    char path[512];     /* the file or directory it was read from */
+    char path[512]; /* the file or directory it was read from */
     char framework[96]; /* "torch 2.7.0+cu128", "tensorflow 2.15.0"; "" otherwise */
-    int python;         /* index into pythons[], or -1 */
+    int python; /* index into pythons[], or -1 */
     /* Toolkits: a forward-compatibility package (compat/libcuda.so.VERSION). */
     char compat_lib[512];
     char compat_driver[32]; /* "570.124.06" */
     /* Frameworks: the architectures the build carries, when they could be read. */
     bool arch_known;
     char arch_source[512]; /* the library, or build_info's cuda_compute_capabilities */
-    char arch_error[640];  /* why a library's list could not be read ("" when none was refused) */
+    char arch_error[640]; /* why a library's list could not be read ("" when none was refused) */
     size_t arch_count;
     gd_arch archs[GD_STACK_MAX_ARCHS];
 } gd_cuda_runtime;
 
 typedef struct gd_python_env {
-    char path[512];          /* as given or found */
-    char origin[24];         /* "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH" */
+    char path[512]; /* as given or found */
+    char origin[24]; /* "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH" */
     char site_packages[512]; /* "" when none was found */
 } gd_python_env;
 
 typedef struct gd_xid_event {
     int xid;
     char pci[32]; /* as in the log: "0000:3b:00" */
-    int gpu;      /* index in f->gpus, or -1 when the bus id matches none */
+    int gpu; /* index in f->gpus, or -1 when the bus id matches none */
     char when[48]; /* the line's timestamp as written, "" when none */
     char text[200]; /* the message after the Xid number */
 } gd_xid_event;
@@ -84,9 +84,9 @@ typedef enum gd_aer_severity { GD_AER_CORRECTED, GD_AER_NONFATAL, GD_AER_FATAL }
 
 typedef struct gd_aer_event {
     gd_aer_severity severity;
-    char dev[32];   /* the device that had the error, "0000:3b:00.0" (the reporting port when not named) */
-    char port[32];  /* the port that reported it, "0000:3a:00.0" */
-    char when[48];  /* the line's timestamp as written, "" when none */
+    char dev[32]; /* the device that had the error, "0000:3b:00.0" (the reporting port when not named) */
+    char port[32]; /* the port that reported it, "0000:3a:00.0" */
+    char when[48]; /* the line's timestamp as written, "" when none */
     char text[200]; /* the message from "AER:" on */
 } gd_aer_event;
 
@@ -94,21 +94,21 @@ typedef struct gd_aer_event {
 typedef struct gd_aer_device {
     char dev[32];
     unsigned long count[3]; /* by gd_aer_severity */
-    gd_aer_event last;      /* the latest message */
+    gd_aer_event last; /* the latest message */
 } gd_aer_device;
 
 typedef struct gd_stack_facts {
     /* Discovery */
-    char root[512];          /* prefix of the system scans ("" = /) */
-    bool system_scanned;     /* false under --sim without GPUDOCTOR_ROOT */
-    char system_skip[256];   /* why not */
+    char root[512]; /* prefix of the system scans ("" = /) */
+    bool system_scanned; /* false under --sim without GPUDOCTOR_ROOT */
+    char system_skip[256]; /* why not */
     size_t runtime_count;
     gd_cuda_runtime runtimes[GD_STACK_MAX_RUNTIMES];
     size_t python_count;
     gd_python_env pythons[GD_STACK_MAX_PYTHONS];
     /* The job's environment: NAME=VALUE strings (owned). */
     bool env_read;
-    char env_source[128];    /* "/proc/4242/environ", "gpudoctor's own environment" */
+    char env_source[128]; /* "/proc/4242/environ", "gpudoctor's own environment" */
     char env_error[256];
     size_t env_count;
     char **env;
@@ -117,10 +117,10 @@ typedef struct gd_stack_facts {
     char kernel_log_source[512];
     char kernel_log_error[512]; /* why it could not be read, and how to allow it */
     size_t kernel_log_lines;
-    size_t xid_total;           /* every Xid line, even past the array */
+    size_t xid_total; /* every Xid line, even past the array */
     size_t xid_count;
     gd_xid_event xids[GD_STACK_MAX_XIDS];
-    size_t aer_total;           /* every AER error message, even of devices past the array */
+    size_t aer_total; /* every AER error message, even of devices past the array */
     size_t aer_device_count;
     gd_aer_device aer_devices[GD_STACK_MAX_AER_DEVICES];
 } gd_stack_facts;
@@ -128,7 +128,7 @@ typedef struct gd_stack_facts {
 typedef struct gd_stack_opts {
     const char *const *python; /* --python PATH..., may be NULL */
     size_t python_count;
-    const char *root;          /* the context's fs_root (GPUDOCTOR_ROOT); NULL or "": / */
+    const char *root; /* the context's fs_root (GPUDOCTOR_ROOT); NULL or "": / */
 } gd_stack_opts;
 
 /* Checks a root, when given: 0, or -1 with a message when it does not exist

@@ -49,7 +49,7 @@
 #include "cuda_symbols.h"
 #undef GD_CUDA_SYMBOL
 
-#define SIM_MAX_BACKED_BYTES ((size_t)64 << 20)  /* real memory per device buffer */
+#define SIM_MAX_BACKED_BYTES ((size_t)64 << 20) /* real memory per device buffer */
 #define SIM_MAX_BACKED_TOTAL ((size_t)512 << 20) /* real memory over all buffers */
 
 /* Handles carry a magic number so that stale or foreign ones are refused. */
@@ -67,10 +67,10 @@ struct CUctx_st {
 
 struct sim_device {
     const gd_scenario_gpu *gpu;
-    size_t total_bytes;     /* memory_total_mib */
-    size_t foreign_bytes;   /* used by the scenario's processes */
-    size_t used_bytes;      /* by this process's allocations */
-    CUdeviceptr next_addr;  /* bump allocator of device addresses */
+    size_t total_bytes; /* memory_total_mib */
+    size_t foreign_bytes; /* used by the scenario's processes */
+    size_t used_bytes; /* by this process's allocations */
+    CUdeviceptr next_addr; /* bump allocator of device addresses */
     struct CUctx_st primary;
     int primary_refs;
 };
@@ -89,8 +89,8 @@ struct sim_host_block {
 
 struct sim_cuda {
     pthread_mutex_t lock;
-    bool loaded;          /* scenario load attempted */
-    bool initialized;     /* cuInit succeeded */
+    bool loaded; /* scenario load attempted */
+    bool initialized; /* cuInit succeeded */
     CUresult init_result; /* what cuInit answers */
     gd_scenario *scenario;
     char scenario_path[4096]; /* gdsim_scenario_set, else $GPUDOCTOR_SIM_SCENARIO */

@@ -195,8 +195,9 @@ static CUresult sim_copy(enum sim_copy_kind kind, CUdeviceptr dst_dev, void *dst
         sim_unlock();
         return CUDA_ERROR_INVALID_VALUE;
     }
-    bool pinned = kind == SIM_H2D ? is_pinned_locked(src_host, bytes)
-                                  : kind == SIM_D2H ? is_pinned_locked(dst_host, bytes) : false;
+    bool pinned = kind == SIM_H2D   ? is_pinned_locked(src_host, bytes)
+                  : kind == SIM_D2H ? is_pinned_locked(dst_host, bytes)
+                                    : false;
     const struct sim_alloc *timed = kind == SIM_H2D ? dst_a : src_a;
     double gbps = copy_gbps(sim_cuda_state.devices[timed->device].gpu, kind, pinned);
     void *to = dst_a ? (dst_a->backing ? (char *)dst_a->backing + (dst_dev - dst_a->base) : NULL) : dst_host;

@@ -278,46 +278,27 @@ static bool sim_attribute(const gd_scenario_gpu *gpu, CUdevice_attribute attrib,
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
         *value = gpu->compute_capability[attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR];
         return gpu->has_compute_capability;
-    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
-        *value = (int)domain;
-        return has_bus;
-    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-        *value = (int)bus;
-        return has_bus;
-    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
-        *value = (int)device;
-        return has_bus;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *value = (int)domain; return has_bus;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = (int)bus; return has_bus;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *value = (int)device; return has_bus;
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
         *value = (int)(gpu->clocks_max_mhz.sm.value * 1000);
         return gpu->clocks_max_mhz.sm.present;
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
         *value = (int)(gpu->clocks_max_mhz.mem.value * 1000);
         return gpu->clocks_max_mhz.mem.present;
-    case CU_DEVICE_ATTRIBUTE_ECC_ENABLED:
-        *value = gpu->ecc.enabled.value;
-        return gpu->ecc.enabled.present;
+    case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *value = gpu->ecc.enabled.value; return gpu->ecc.enabled.present;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: /* CUcomputemode has nvmlComputeMode_t's values */
         *value = (int)gpu->compute_mode;
         return gpu->has_compute_mode;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
-        *value = 32;
-        return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        *value = 1024;
-        return true;
-    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
-        *value = 0;
-        return true;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; return true;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED: *value = 0; return true;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS:
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-        *value = 1;
-        return true;
-    case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD:
-        *value = 0;
-        return true;
-    default:
-        return false;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; return true;
+    case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: *value = 0; return true;
+    default: return false;
     }
 }
 

@@ -37,14 +37,12 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
         break;
     case NVML_FI_DEV_PERF_POLICY_POWER:
     case NVML_FI_DEV_PERF_POLICY_THERMAL:
-        rc = gdsim_violation_ns(call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER
-                                                                                  : NVML_PERF_POLICY_THERMAL,
-                                &ull);
+        rc = gdsim_violation_ns(
+            call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER : NVML_PERF_POLICY_THERMAL,
+            &ull);
         fill_ull(fv, rc, ull);
         break;
-    default:
-        fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-        break;
+    default: fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
     }
 }
 

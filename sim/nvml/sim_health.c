@@ -96,8 +96,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlM
         return NVML_ERROR_INVALID_ARGUMENT;
     if (errorType != NVML_MEMORY_ERROR_TYPE_UNCORRECTED)
         return NVML_ERROR_NOT_SUPPORTED;
-    gd_scenario_int n = counterType == NVML_VOLATILE_ECC ? call.gpu->ecc.volatile_uncorrected
-                                                         : call.gpu->ecc.aggregate_uncorrected;
+    gd_scenario_int n =
+        counterType == NVML_VOLATILE_ECC ? call.gpu->ecc.volatile_uncorrected : call.gpu->ecc.aggregate_uncorrected;
     if (!n.present)
         return NVML_ERROR_NOT_SUPPORTED;
     *eccCounts = (unsigned long long)n.value;
@@ -116,8 +116,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPag
         return NVML_ERROR_INVALID_ARGUMENT;
     if (!call.gpu->ecc.retired_pages.present)
         return NVML_ERROR_NOT_SUPPORTED;
-    unsigned count = cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? (unsigned)call.gpu->ecc.retired_pages.value
-                                                                              : 0;
+    unsigned count =
+        cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? (unsigned)call.gpu->ecc.retired_pages.value : 0;
     if (*pageCount < count) {
         *pageCount = count;
         return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -128,9 +128,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPag
     return NVML_SUCCESS;
 }
 
-GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
-                                                    unsigned int *uncRows, unsigned int *isPending,
-                                                    unsigned int *failureOccurred)
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+                                                    unsigned int *isPending, unsigned int *failureOccurred)
 {
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
@@ -170,8 +169,7 @@ static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, c
     return NVML_ERROR_INVALID_ARGUMENT;
 }
 
-GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
-                                                   nvmlEnableState_t *isActive)
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
     const gd_scenario_nvlink *l;
     nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l);

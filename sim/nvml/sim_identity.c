@@ -61,8 +61,7 @@ nvmlReturn_t gdsim_fill_pci(const char *bus_id, const char *gpu_name, nvmlPciInf
     pci->pciDeviceId = device_id(gpu_name);
     pci->pciSubSystemId = 0;
     snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.%X", domain, bus, device, function);
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.%X", domain & 0xffffu, bus, device,
-             function);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.%X", domain & 0xffffu, bus, device, function);
     return NVML_SUCCESS;
 }
 

@@ -24,7 +24,7 @@ static struct {
     double timescale;
     bool have_origin;
     struct timespec origin; /* first successful nvmlInit of the process */
-    bool external;          /* gdsim_clock_set was called: the caller's time rules */
+    bool external; /* gdsim_clock_set was called: the caller's time rules */
     char scenario_path[4096]; /* gdsim_scenario_set, else $GPUDOCTOR_SIM_SCENARIO */
     double external_s;
     char last_error[1024];
@@ -47,8 +47,7 @@ static bool env_timescale(double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end != '\0' || errno || !(v > 0) || !isfinite(v)) {
-        snprintf(sim.last_error, sizeof sim.last_error,
-                 "GPUDOCTOR_SIM_TIMESCALE: \"%s\" is not a positive number", s);
+        snprintf(sim.last_error, sizeof sim.last_error, "GPUDOCTOR_SIM_TIMESCALE: \"%s\" is not a positive number", s);
         return false;
     }
     *out = v;

@@ -208,7 +208,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t 
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
-                                                                      unsigned int *maxLimit)
+                                                                       unsigned int *maxLimit)
 {
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
@@ -253,7 +253,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvm
     if (!utilization)
         return NVML_ERROR_INVALID_ARGUMENT;
     unsigned gpu, mem;
-    if (gdsim_field_uint(&call, GD_SCENARIO_UTIL_GPU_PCT, &gpu) || gdsim_field_uint(&call, GD_SCENARIO_UTIL_MEM_PCT, &mem))
+    if (gdsim_field_uint(&call, GD_SCENARIO_UTIL_GPU_PCT, &gpu) ||
+        gdsim_field_uint(&call, GD_SCENARIO_UTIL_MEM_PCT, &mem))
         return NVML_ERROR_NOT_SUPPORTED;
     utilization->gpu = gpu;
     utilization->memory = mem;

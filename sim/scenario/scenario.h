@@ -66,8 +66,8 @@ typedef enum gd_scenario_field {
 /* How a timeline value stands at some time. */
 typedef enum gd_scenario_status {
     GD_SCENARIO_ABSENT = 0, /* in no point of this GPU: the board does not report it */
-    GD_SCENARIO_NULL,       /* written as null: not reported at this time */
-    GD_SCENARIO_SET         /* value holds */
+    GD_SCENARIO_NULL, /* written as null: not reported at this time */
+    GD_SCENARIO_SET /* value holds */
 } gd_scenario_status;
 
 typedef struct gd_scenario_value {
@@ -97,8 +97,8 @@ typedef struct gd_scenario_point {
  * are kept in file order: GPU-level first, then timeline points by time.
  */
 typedef struct gd_scenario_error {
-    char *fn;    /* NVML function name as written, e.g. "nvmlDeviceGetCount_v2" */
-    int code;    /* an nvmlReturn_t value */
+    char *fn; /* NVML function name as written, e.g. "nvmlDeviceGetCount_v2" */
+    int code; /* an nvmlReturn_t value */
     bool always;
     double from_t;
 } gd_scenario_error;
@@ -116,7 +116,7 @@ typedef struct gd_scenario_nvlink {
 
 typedef struct gd_scenario_process {
     unsigned pid;
-    char *name;              /* NULL when absent */
+    char *name; /* NULL when absent */
     gd_scenario_int used_mib;
 } gd_scenario_process;
 
@@ -150,7 +150,7 @@ typedef struct gd_scenario_gpu {
         gd_scenario_int shutdown, slowdown, gpu_max, mem_max;
     } temperature_thresholds_c;
     struct {
-        gd_scenario_int gen, width;           /* the card's own */
+        gd_scenario_int gen, width; /* the card's own */
         gd_scenario_int host_gen, host_width; /* the slot's, when lower (NVML's Max is the lower of the two) */
     } pcie_max;
     gd_scenario_flag persistence_mode;
@@ -178,23 +178,23 @@ typedef struct gd_scenario_gpu {
     size_t process_count;
     gd_scenario_process *processes;
     gd_scenario_errors errors; /* GPU-level and timeline errors, flattened */
-    size_t point_count;        /* 0 when there is no timeline */
+    size_t point_count; /* 0 when there is no timeline */
     gd_scenario_point *points;
 } gd_scenario_gpu;
 
 typedef struct gd_scenario {
-    char *path;        /* as given to the loader */
+    char *path; /* as given to the loader */
     char *description; /* NULL when absent */
     char *driver_version; /* NULL when absent */
     gd_scenario_int cuda_driver_version; /* e.g. 12040 */
-    double timescale;  /* > 0; 1.0 when absent */
+    double timescale; /* > 0; 1.0 when absent */
     struct {
-        char *sysfs;      /* resolved against the scenario's directory; NULL when absent */
+        char *sysfs; /* resolved against the scenario's directory; NULL when absent */
         char *kernel_log; /* same */
-        char *proc;       /* addition: a directory laid out like /proc (the job's status, numa_maps); same */
+        char *proc; /* addition: a directory laid out like /proc (the job's status, numa_maps); same */
         gd_scenario_int numa_nodes;
         char *hostname; /* addition: the simulated machine's name; NULL when absent */
-        char *kernel;   /* addition: its kernel release; NULL when absent */
+        char *kernel; /* addition: its kernel release; NULL when absent */
         gd_scenario_int cpus; /* addition: its online CPUs */
     } host;
     gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */
@@ -207,7 +207,7 @@ typedef struct gd_scenario {
         unsigned pid;
         size_t order; /* position in the scenario: ties of the sort */
         const char *name; /* owned by the process */
-    } *pid_names;
+    } * pid_names;
 } gd_scenario;
 
 /*
@@ -222,8 +222,7 @@ gd_scenario *gd_scenario_load(const char *path, char *err, size_t errlen);
  * host paths resolve against its directory. `data` need not be
  * NUL-terminated.
  */
-gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *name, char *err,
-                                     size_t errlen);
+gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *name, char *err, size_t errlen);
 
 /* Frees a scenario; NULL is fine. */
 void gd_scenario_free(gd_scenario *sc);
@@ -275,8 +274,7 @@ const char *gd_scenario_process_name(const gd_scenario *sc, unsigned pid);
  * Splits a PCI bus id, "00000000:1B:00.0" or "0000:1B:00.0", into its parts.
  * Returns false when it is not of that form. Any out pointer may be NULL.
  */
-bool gd_scenario_parse_bus_id(const char *id, unsigned *domain, unsigned *bus, unsigned *device,
-                              unsigned *function);
+bool gd_scenario_parse_bus_id(const char *id, unsigned *domain, unsigned *bus, unsigned *device, unsigned *function);
 
 /* Names: "temp_c"; the NVML bit of a reason name (0 if unknown);
  * an NVML return code name ("NVML_ERROR_GPU_IS_LOST") to its value. */

@@ -270,8 +270,7 @@ static bool parse_timeline(gd_parser *p, json_t *gpu, const char *at, gd_scenari
     char path[GD_SCENARIO_PATH_MAX];
     gdp_key(path, at, "timeline");
     if (json_is_array(arr) && json_array_size(arr) > GD_SCENARIO_MAX_POINTS)
-        return gdp_fail(p, path, "%zu points, more than the limit of %d", json_array_size(arr),
-                        GD_SCENARIO_MAX_POINTS);
+        return gdp_fail(p, path, "%zu points, more than the limit of %d", json_array_size(arr), GD_SCENARIO_MAX_POINTS);
     if (!list_start(p, gpu, "timeline", at, sizeof *g->points, &arr, (void **)&g->points, path))
         return false;
     for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -350,8 +349,7 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
                                     &g->gemm_tflops.tf32};
     return gdp_flag(p, gpu, "persistence_mode", at, &g->persistence_mode) && parse_compute_mode(p, gpu, at, g) &&
            gdp_flag(p, gpu, "mig_mode", at, &g->mig_mode) && parse_ecc(p, gpu, at, g) &&
-           parse_group(p, gpu, "bandwidth_gbps", at, 5, bw, bwv) &&
-           parse_group(p, gpu, "gemm_tflops", at, 4, tf, tfv);
+           parse_group(p, gpu, "bandwidth_gbps", at, 5, bw, bwv) && parse_group(p, gpu, "gemm_tflops", at, 4, tf, tfv);
 }
 
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)

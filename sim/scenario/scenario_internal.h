@@ -29,8 +29,7 @@ void gdp_index(char *out, const char *at, size_t i);
  */
 bool gdp_int(gd_parser *p, json_t *obj, const char *key, const char *at, long long lo, long long hi,
              gd_scenario_int *out);
-bool gdp_num(gd_parser *p, json_t *obj, const char *key, const char *at, double lo, double hi,
-             gd_scenario_num *out);
+bool gdp_num(gd_parser *p, json_t *obj, const char *key, const char *at, double lo, double hi, gd_scenario_num *out);
 bool gdp_flag(gd_parser *p, json_t *obj, const char *key, const char *at, gd_scenario_flag *out);
 bool gdp_string(gd_parser *p, json_t *obj, const char *key, const char *at, char **out);
 /* An optional object-valued key: *out is NULL when missing or null. */

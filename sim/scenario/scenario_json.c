@@ -79,8 +79,7 @@ bool gdp_int(gd_parser *p, json_t *obj, const char *key, const char *at, long lo
     return true;
 }
 
-bool gdp_num(gd_parser *p, json_t *obj, const char *key, const char *at, double lo, double hi,
-             gd_scenario_num *out)
+bool gdp_num(gd_parser *p, json_t *obj, const char *key, const char *at, double lo, double hi, gd_scenario_num *out)
 {
     char path[GD_SCENARIO_PATH_MAX];
     json_t *v = lookup(obj, key, at, path);
@@ -161,7 +160,8 @@ bool gdp_errors(gd_parser *p, json_t *obj, const char *at, bool always, double f
 
     const char *fn;
     json_t *v;
-    json_object_foreach (errs, fn, v) {
+    json_object_foreach(errs, fn, v)
+    {
         char sub[GD_SCENARIO_PATH_MAX];
         gdp_key(sub, path, fn);
         int code;

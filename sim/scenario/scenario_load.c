@@ -103,8 +103,7 @@ gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *n
     json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: line %d column %d: JSON syntax error: %s", p.file, je.line, je.column,
-                     je.text);
+            snprintf(err, errlen, "%s: line %d column %d: JSON syntax error: %s", p.file, je.line, je.column, je.text);
         return NULL;
     }
     gd_scenario *sc = calloc(1, sizeof *sc);
@@ -175,7 +174,9 @@ gd_scenario *gd_scenario_load(const char *path, char *err, size_t errlen)
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: %s: a scenario must be a regular file (the simulated driver reads it again)", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a pipe or FIFO" : "not a regular file");
+                 S_ISDIR(st.st_mode)    ? "a directory"
+                 : S_ISFIFO(st.st_mode) ? "a pipe or FIFO"
+                                        : "not a regular file");
         close(fd);
         return NULL;
     }

@@ -72,7 +72,10 @@ void gd_scenario_reason_names(char *out, size_t n)
     }
 }
 
-#define CODE(c) {#c, c}
+#define CODE(c)                                                                                                        \
+    {                                                                                                                  \
+#c, c                                                                                                          \
+    }
 static const struct {
     const char *name;
     int code;

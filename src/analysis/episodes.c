@@ -78,12 +78,16 @@ static void counter_share(const gd_facts *f, size_t g, unsigned long long mask, 
 void gd_episode_of(const gd_facts *f, size_t g, unsigned long long mask, gd_episode *out)
 {
     const gd_series *s = &f->series;
-    gd_episode e = {.first_s = NAN, .last_s = NAN, .temp_first_c = NAN, .temp_max_c = NAN,
-                    .mem_temp_max_c = NAN, .clock_median_mhz = NAN, .clock_free_mhz = NAN,
+    gd_episode e = {.first_s = NAN,
+                    .last_s = NAN,
+                    .temp_first_c = NAN,
+                    .temp_max_c = NAN,
+                    .mem_temp_max_c = NAN,
+                    .clock_median_mhz = NAN,
+                    .clock_free_mhz = NAN,
                     .power_median_w = NAN};
     size_t cap = s->n ? s->n : 1;
-    double *clk = malloc(cap * sizeof *clk), *free_clk = malloc(cap * sizeof *free_clk),
-           *pw = malloc(cap * sizeof *pw);
+    double *clk = malloc(cap * sizeof *clk), *free_clk = malloc(cap * sizeof *free_clk), *pw = malloc(cap * sizeof *pw);
     size_t nclk = 0, nfree = 0, npw = 0;
     for (size_t i = 0; clk && free_clk && pw && i < s->n; i++) {
         bool ld = gd_loaded_at(f, i, g), hit = has_mask(s, i, g, mask);

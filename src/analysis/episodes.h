@@ -11,22 +11,22 @@
 #include <stdbool.h>
 
 typedef struct gd_episode {
-    size_t loaded;        /* samples under load */
-    size_t hit;           /* ... of which with any reason of the mask */
-    size_t hit_any;       /* samples with the mask, loaded or not */
-    double share;         /* hit / loaded, 0 when nothing was loaded */
-    double first_s;       /* window time of the first hit (loaded or not) */
-    double last_s;        /* window time of the last hit */
-    double span_s;        /* time covered by hits: hit_any x sample spacing */
-    double temp_first_c;  /* temperature at the first hit (NAN if unknown) */
-    double temp_max_c;    /* highest temperature during hits (NAN if unknown) */
+    size_t loaded; /* samples under load */
+    size_t hit; /* ... of which with any reason of the mask */
+    size_t hit_any; /* samples with the mask, loaded or not */
+    double share; /* hit / loaded, 0 when nothing was loaded */
+    double first_s; /* window time of the first hit (loaded or not) */
+    double last_s; /* window time of the last hit */
+    double span_s; /* time covered by hits: hit_any x sample spacing */
+    double temp_first_c; /* temperature at the first hit (NAN if unknown) */
+    double temp_max_c; /* highest temperature during hits (NAN if unknown) */
     double mem_temp_max_c;
-    double clock_median_mhz;   /* median SM clock during loaded hits (NAN) */
-    double clock_free_mhz;     /* median SM clock of loaded samples without the mask (NAN) */
-    double power_median_w;     /* median power during loaded hits (NAN) */
+    double clock_median_mhz; /* median SM clock during loaded hits (NAN) */
+    double clock_free_mhz; /* median SM clock of loaded samples without the mask (NAN) */
+    double power_median_w; /* median power during loaded hits (NAN) */
     /* From the cumulative violation counter, where the mask has one. */
     bool counter;
-    double counter_share;      /* violation time / window time, 0..1 */
+    double counter_share; /* violation time / window time, 0..1 */
 } gd_episode;
 
 /* How long a state lasted, as the samples prove it: each run of
@@ -34,9 +34,9 @@ typedef struct gd_episode {
  * sample, so one sample (a blip shorter than the interval) counts 0 s and
  * the same event measures the same at 1 Hz and 10 Hz. */
 typedef struct gd_runs {
-    size_t runs;       /* runs of consecutive samples in the state */
-    double total_s;    /* their summed durations */
-    double loaded_s;   /* ... the part of it under load */
+    size_t runs; /* runs of consecutive samples in the state */
+    double total_s; /* their summed durations */
+    double loaded_s; /* ... the part of it under load */
     double longest_s;
     double window_loaded_s; /* loaded time of the window, the same way */
 } gd_runs;

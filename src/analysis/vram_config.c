@@ -31,8 +31,8 @@ static const shape_key keys[] = {
 };
 
 /* Families whose MLP is gated (SwiGLU / GeGLU: three matrices). */
-static const char *const gated_types[] = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "phi3",
-                                          "olmo", "deepseek_v2", "internlm2", "yi"};
+static const char *const gated_types[] = {"llama",  "mistral", "mixtral", "qwen2",       "qwen3",     "gemma",
+                                          "gemma2", "phi3",    "olmo",    "deepseek_v2", "internlm2", "yi"};
 static const char *const gated_acts[] = {"silu", "swish", "swiglu", "geglu"};
 
 static bool in_list(const char *s, const char *const *list, size_t n)

@@ -42,24 +42,78 @@ static int parse_name(const char *s, const char *const *names, int n)
     return -1;
 }
 
-const char *gd_vram_precision_name(gd_vram_precision p) { return precision_names[p]; }
-const char *gd_vram_optimizer_name(gd_vram_optimizer o) { return optimizer_names[o]; }
-const char *gd_vram_sharding_name(gd_vram_sharding s) { return sharding_names[s]; }
-const char *gd_vram_ckpt_name(gd_vram_ckpt c) { return ckpt_names[c]; }
-int gd_vram_precision_parse(const char *s) { return parse_name(s, precision_names, COUNT(precision_names)); }
-int gd_vram_optimizer_parse(const char *s) { return parse_name(s, optimizer_names, COUNT(optimizer_names)); }
-int gd_vram_sharding_parse(const char *s) { return parse_name(s, sharding_names, COUNT(sharding_names)); }
-int gd_vram_ckpt_parse(const char *s) { return parse_name(s, ckpt_names, COUNT(ckpt_names)); }
-const char *gd_vram_attention_name(gd_vram_attention a) { return attention_names[a]; }
-const char *gd_vram_method_name(gd_vram_method m) { return method_names[m]; }
-const char *gd_vram_weights_name(gd_vram_weights w) { return weights_names[w]; }
-const char *gd_vram_kv_name(gd_vram_kv k) { return kv_names[k]; }
-const char *gd_vram_offload_name(gd_vram_offload o) { return offload_names[o]; }
-int gd_vram_attention_parse(const char *s) { return parse_name(s, attention_names, COUNT(attention_names)); }
-int gd_vram_method_parse(const char *s) { return parse_name(s, method_names, COUNT(method_names)); }
-int gd_vram_weights_parse(const char *s) { return parse_name(s, weights_names, COUNT(weights_names)); }
-int gd_vram_kv_parse(const char *s) { return parse_name(s, kv_names, COUNT(kv_names)); }
-int gd_vram_offload_parse(const char *s) { return parse_name(s, offload_names, COUNT(offload_names)); }
+const char *gd_vram_precision_name(gd_vram_precision p)
+{
+    return precision_names[p];
+}
+const char *gd_vram_optimizer_name(gd_vram_optimizer o)
+{
+    return optimizer_names[o];
+}
+const char *gd_vram_sharding_name(gd_vram_sharding s)
+{
+    return sharding_names[s];
+}
+const char *gd_vram_ckpt_name(gd_vram_ckpt c)
+{
+    return ckpt_names[c];
+}
+int gd_vram_precision_parse(const char *s)
+{
+    return parse_name(s, precision_names, COUNT(precision_names));
+}
+int gd_vram_optimizer_parse(const char *s)
+{
+    return parse_name(s, optimizer_names, COUNT(optimizer_names));
+}
+int gd_vram_sharding_parse(const char *s)
+{
+    return parse_name(s, sharding_names, COUNT(sharding_names));
+}
+int gd_vram_ckpt_parse(const char *s)
+{
+    return parse_name(s, ckpt_names, COUNT(ckpt_names));
+}
+const char *gd_vram_attention_name(gd_vram_attention a)
+{
+    return attention_names[a];
+}
+const char *gd_vram_method_name(gd_vram_method m)
+{
+    return method_names[m];
+}
+const char *gd_vram_weights_name(gd_vram_weights w)
+{
+    return weights_names[w];
+}
+const char *gd_vram_kv_name(gd_vram_kv k)
+{
+    return kv_names[k];
+}
+const char *gd_vram_offload_name(gd_vram_offload o)
+{
+    return offload_names[o];
+}
+int gd_vram_attention_parse(const char *s)
+{
+    return parse_name(s, attention_names, COUNT(attention_names));
+}
+int gd_vram_method_parse(const char *s)
+{
+    return parse_name(s, method_names, COUNT(method_names));
+}
+int gd_vram_weights_parse(const char *s)
+{
+    return parse_name(s, weights_names, COUNT(weights_names));
+}
+int gd_vram_kv_parse(const char *s)
+{
+    return parse_name(s, kv_names, COUNT(kv_names));
+}
+int gd_vram_offload_parse(const char *s)
+{
+    return parse_name(s, offload_names, COUNT(offload_names));
+}
 
 unsigned gd_vram_lora_targets_parse(const char *s)
 {
@@ -394,8 +448,9 @@ int gd_vram_setup_validate(const gd_vram_setup *s, char *err, size_t errlen)
 {
     const gd_vram_model *m = &s->model;
     if (!(m->params > 0) || !isfinite(m->params))
-        return fail(err, errlen, "the parameter count is unknown: give --params (e.g. 7B), --config FILE, "
-                                 "or --layers and --hidden to estimate it");
+        return fail(err, errlen,
+                    "the parameter count is unknown: give --params (e.g. 7B), --config FILE, "
+                    "or --layers and --hidden to estimate it");
     if (m->params > 1e15)
         return fail(err, errlen, "--params: more than 10^15 parameters is not a model this planner can judge");
     if (m->heads > m->hidden && m->hidden > 0)
@@ -411,8 +466,9 @@ int gd_vram_setup_validate(const gd_vram_setup *s, char *err, size_t errlen)
     if (!(s->margin_pct >= 0 && s->margin_pct <= 100))
         return fail(err, errlen, "--margin must be a percentage from 0 to 100");
     if (s->method != GD_METHOD_FULL && (m->layers <= 0 || m->hidden <= 0))
-        return fail(err, errlen, "--method lora/qlora counts adapters on each layer: give --config FILE, --layers and "
-                                 "--hidden, or --shape-from llama");
+        return fail(err, errlen,
+                    "--method lora/qlora counts adapters on each layer: give --config FILE, --layers and "
+                    "--hidden, or --shape-from llama");
     if (s->method != GD_METHOD_FULL && s->lora_rank < 1)
         return fail(err, errlen, "--lora-rank must be at least 1");
     if (s->inference && s->method != GD_METHOD_FULL)

@@ -22,7 +22,7 @@ typedef enum gd_vram_sharding {
     GD_SHARD_ZERO1, /* optimizer states */
     GD_SHARD_ZERO2, /* + gradients */
     GD_SHARD_ZERO3, /* + parameters */
-    GD_SHARD_FSDP,  /* FULL_SHARD: the memory of ZeRO-3 */
+    GD_SHARD_FSDP, /* FULL_SHARD: the memory of ZeRO-3 */
 } gd_vram_sharding;
 typedef enum gd_vram_ckpt { GD_CKPT_NONE, GD_CKPT_SELECTIVE, GD_CKPT_FULL } gd_vram_ckpt;
 /* eager keeps the s x s attention scores; sdpa (memory-efficient) and flash do not. */
@@ -36,8 +36,15 @@ typedef enum gd_vram_kv { GD_KV_FP16, GD_KV_FP8 } gd_vram_kv;
 typedef enum gd_vram_offload { GD_OFFLOAD_NONE, GD_OFFLOAD_OPTIMIZER, GD_OFFLOAD_ALL } gd_vram_offload;
 /* LoRA target modules (bits). */
 enum {
-    GD_LORA_Q = 1, GD_LORA_K = 2, GD_LORA_V = 4, GD_LORA_O = 8, GD_LORA_GATE = 16, GD_LORA_UP = 32, GD_LORA_DOWN = 64,
-    GD_LORA_ATTENTION = 15, GD_LORA_ALL = 127,
+    GD_LORA_Q = 1,
+    GD_LORA_K = 2,
+    GD_LORA_V = 4,
+    GD_LORA_O = 8,
+    GD_LORA_GATE = 16,
+    GD_LORA_UP = 32,
+    GD_LORA_DOWN = 64,
+    GD_LORA_ATTENTION = 15,
+    GD_LORA_ALL = 127,
 };
 /* The verdict: it fits; it does not; the counted part fits but activations
  * (or the KV cache) are not counted; no GPU size to judge against. */
@@ -48,29 +55,29 @@ typedef struct gd_vram_model {
     double params;
     bool params_estimated; /* set by gd_vram_fill_model when it computed params */
     long layers, hidden, heads, kv_heads, ffn, vocab, max_positions;
-    bool gated_mlp;       /* SwiGLU-style MLP (Llama, Mistral...): three matrices, four wide tensors */
+    bool gated_mlp; /* SwiGLU-style MLP (Llama, Mistral...): three matrices, four wide tensors */
     bool tied_embeddings; /* input embedding shared with the output layer */
 } gd_vram_model;
 
 typedef struct gd_vram_setup {
     gd_vram_model model;
-    long seq, batch;       /* sequence length and micro-batch per GPU */
+    long seq, batch; /* sequence length and micro-batch per GPU */
     gd_vram_precision precision;
     gd_vram_optimizer optimizer;
     gd_vram_sharding sharding;
     gd_vram_ckpt ckpt;
     gd_vram_attention attention;
     gd_vram_method method;
-    long lora_rank;        /* LoRA / QLoRA rank r */
+    long lora_rank; /* LoRA / QLoRA rank r */
     unsigned lora_targets; /* GD_LORA_* bits; 0 = the attention projections */
     gd_vram_offload offload;
-    bool inference;        /* serving: weights + KV cache, no training state */
+    bool inference; /* serving: weights + KV cache, no training state */
     gd_vram_weights weights;
     gd_vram_kv kv_cache;
-    long gpus, tp;         /* GPUs in all; tensor-parallel degree (divides gpus) */
-    long accum_steps;      /* gradient accumulation steps (>= 1), for the effective batch */
+    long gpus, tp; /* GPUs in all; tensor-parallel degree (divides gpus) */
+    long accum_steps; /* gradient accumulation steps (>= 1), for the effective batch */
     double gpu_memory_bytes; /* 0: not known (plan without a GPU) */
-    double margin_pct;     /* fits only when total x (1 + margin/100) <= GPU memory */
+    double margin_pct; /* fits only when total x (1 + margin/100) <= GPU memory */
 } gd_vram_setup;
 
 /* Bytes per GPU. activations (and kv_cache when serving) < 0 when the shape
@@ -167,15 +174,15 @@ int gd_vram_setup_validate(const gd_vram_setup *s, char *err, size_t errlen);
 
 /* One change that helps the setup fit. */
 typedef struct gd_vram_suggestion {
-    char change[400];     /* what to change, as a user would do it */
-    char label[80];       /* the same in a few words, for combinations */
-    char cost[200];       /* its speed (or accuracy) cost, in words */
+    char change[400]; /* what to change, as a user would do it */
+    char label[80]; /* the same in a few words, for combinations */
+    char cost[200]; /* its speed (or accuracy) cost, in words */
     double speed_cost_pct; /* rough extra step time; negative = faster */
-    int cost_rank;        /* 0 free .. 4 needs more hardware: the ranking key */
-    gd_vram_setup setup;  /* the setup after the change */
+    int cost_rank; /* 0 free .. 4 needs more hardware: the ranking key */
+    gd_vram_setup setup; /* the setup after the change */
     gd_vram_breakdown bytes;
     gd_vram_fit fit;
-    bool fits;            /* fit == GD_FIT_YES */
+    bool fits; /* fit == GD_FIT_YES */
 } gd_vram_suggestion;
 
 #define GD_VRAM_MAX_SUGGESTIONS 14
@@ -205,7 +212,7 @@ typedef struct gd_vram_plan {
     gd_vram_setup setup;
     gd_vram_breakdown bytes;
     gd_vram_fit fit;
-    bool fits;            /* fit == GD_FIT_YES */
+    bool fits; /* fit == GD_FIT_YES */
     double adapter_params;
     long max_micro_batch; /* -1: unknown (no shape, or no GPU size) */
     size_t nsuggestions;

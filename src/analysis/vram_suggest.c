@@ -68,23 +68,31 @@ static bool shard(gd_vram_setup *x, gd_vram_suggestion *o, gd_vram_sharding to)
     char what[160], label[80];
     snprintf(label, sizeof label, "ZeRO-%d over %ld GPUs", to == GD_SHARD_ZERO2 ? 2 : 3, dp);
     if (to == GD_SHARD_ZERO2) {
-        snprintf(what, sizeof what, "shard optimizer states and gradients over %ld GPUs (ZeRO-2, FSDP SHARD_GRAD_OP)", dp);
+        snprintf(what, sizeof what, "shard optimizer states and gradients over %ld GPUs (ZeRO-2, FSDP SHARD_GRAD_OP)",
+                 dp);
         describe(o, 1, 2, label, what, "little: the same communication volume as plain data parallelism (ZeRO 7.1)");
     } else {
-        snprintf(what, sizeof what, "shard weights, gradients and optimizer over %ld GPUs (ZeRO-3, FSDP FULL_SHARD)", dp);
+        snprintf(what, sizeof what, "shard weights, gradients and optimizer over %ld GPUs (ZeRO-3, FSDP FULL_SHARD)",
+                 dp);
         describe(o, 2, 15, label, what,
                  "1.5x the communication of data parallelism (ZeRO 7.2): ~10-20% slower without NVLink");
     }
     return true;
 }
 
-static bool zero2(gd_vram_setup *x, gd_vram_suggestion *o) { return shard(x, o, GD_SHARD_ZERO2); }
+static bool zero2(gd_vram_setup *x, gd_vram_suggestion *o)
+{
+    return shard(x, o, GD_SHARD_ZERO2);
+}
 
 static bool full_shard_of(const gd_vram_setup *x)
 {
     return x->sharding == GD_SHARD_ZERO3 || x->sharding == GD_SHARD_FSDP;
 }
-static bool zero3(gd_vram_setup *x, gd_vram_suggestion *o) { return shard(x, o, GD_SHARD_ZERO3); }
+static bool zero3(gd_vram_setup *x, gd_vram_suggestion *o)
+{
+    return shard(x, o, GD_SHARD_ZERO3);
+}
 
 static bool selective(gd_vram_setup *x, gd_vram_suggestion *o)
 {
@@ -293,8 +301,8 @@ static bool scale_out(const gd_vram_setup *s, gd_vram_suggestion *o)
             evaluate(&x);
             if (!ok(&x))
                 continue;
-            snprintf(what, sizeof what, "tensor parallel over %ld GPUs of this size (vLLM --tensor-parallel-size %ld)", n,
-                     n);
+            snprintf(what, sizeof what, "tensor parallel over %ld GPUs of this size (vLLM --tensor-parallel-size %ld)",
+                     n, n);
             snprintf(label, sizeof label, "tensor parallel over %ld GPUs", n);
             describe(&x, 4, 0, label, what, "more GPUs; all-reduce per layer, fast over NVLink");
             *o = x;
@@ -309,8 +317,8 @@ static bool scale_out(const gd_vram_setup *s, gd_vram_suggestion *o)
         evaluate(&x);
         if (!ok(&x))
             continue;
-        const char *how = x.setup.sharding == s->sharding ? gd_vram_sharding_name(s->sharding)
-                                                          : "ZeRO-3 / FSDP FULL_SHARD";
+        const char *how =
+            x.setup.sharding == s->sharding ? gd_vram_sharding_name(s->sharding) : "ZeRO-3 / FSDP FULL_SHARD";
         snprintf(what, sizeof what, "scale out to %ld GPUs of this size with %s", n, how);
         snprintf(label, sizeof label, "%ld GPUs", n);
         describe(&x, 4, 15, label, what, "more GPUs; sharding adds communication (1.5x data parallelism for ZeRO-3)");
@@ -370,8 +378,14 @@ static bool serve_weights(gd_vram_setup *x, gd_vram_suggestion *o, gd_vram_weigh
     return true;
 }
 
-static bool fp8_weights(gd_vram_setup *x, gd_vram_suggestion *o) { return serve_weights(x, o, GD_WEIGHTS_FP8); }
-static bool int4_weights(gd_vram_setup *x, gd_vram_suggestion *o) { return serve_weights(x, o, GD_WEIGHTS_INT4); }
+static bool fp8_weights(gd_vram_setup *x, gd_vram_suggestion *o)
+{
+    return serve_weights(x, o, GD_WEIGHTS_FP8);
+}
+static bool int4_weights(gd_vram_setup *x, gd_vram_suggestion *o)
+{
+    return serve_weights(x, o, GD_WEIGHTS_INT4);
+}
 
 static const change_fn serving_changes[] = {flash, kv_fp8, fp8_weights, int4_weights};
 
@@ -458,8 +472,9 @@ void gd_vram_plan_make(const gd_vram_setup *s, gd_vram_plan *out)
     out->nsuggestions = gd_vram_suggest(s, out->suggestions);
     out->nboards = gd_vram_fits_on(s, out->boards, GD_VRAM_MAX_BOARDS);
     if (out->bytes.activations < 0)
-        gd_vram_plan_note(out, "%s not counted, so this is a lower bound and never \"fits\": give --config FILE, "
-                               "--layers and --hidden, or --shape-from llama (a Llama shape matched to --params)",
+        gd_vram_plan_note(out,
+                          "%s not counted, so this is a lower bound and never \"fits\": give --config FILE, "
+                          "--layers and --hidden, or --shape-from llama (a Llama shape matched to --params)",
                           s->inference ? "the KV cache and activations are" : "activations are");
     if (s->method != GD_METHOD_FULL) {
         char targets[64];
@@ -468,8 +483,9 @@ void gd_vram_plan_make(const gd_vram_setup *s, gd_vram_plan *out)
                           s->method == GD_METHOD_LORA ? "LoRA" : "QLoRA", s->lora_rank, targets,
                           s->lora_targets ? "" : " (the attention projections, the default: --lora-targets to change)",
                           out->adapter_params / 1e6,
-                          s->method == GD_METHOD_QLORA ? "4-bit NF4 with double quantisation (4.127 bits/param)"
-                          : s->precision == GD_PREC_FP32 ? "fp32" : "bf16");
+                          s->method == GD_METHOD_QLORA   ? "4-bit NF4 with double quantisation (4.127 bits/param)"
+                          : s->precision == GD_PREC_FP32 ? "fp32"
+                                                         : "bf16");
     }
     if (!s->inference && s->sharding != GD_SHARD_NONE && s->gpus / s->tp < 2)
         gd_vram_plan_note(out, "%s shards across data-parallel GPUs: with one it saves nothing",

@@ -11,14 +11,14 @@
 #include <stddef.h>
 
 typedef struct gd_vram_trend {
-    size_t n;            /* points fitted */
-    double slope;        /* y units per t unit (Theil-Sen) */
-    double intercept;    /* median of y - slope t */
-    double r2;           /* 1 - SSres/SStot around that line; 0 for a flat series */
-    double span;         /* t of the last point - t of the first */
-    double rise;         /* slope x span */
-    bool steady;         /* the medians of the window's four quarters rise one after another */
-    bool one_step;       /* one level shift (an allocation) fits the samples at least as well as the line */
+    size_t n; /* points fitted */
+    double slope; /* y units per t unit (Theil-Sen) */
+    double intercept; /* median of y - slope t */
+    double r2; /* 1 - SSres/SStot around that line; 0 for a flat series */
+    double span; /* t of the last point - t of the first */
+    double rise; /* slope x span */
+    bool steady; /* the medians of the window's four quarters rise one after another */
+    bool one_step; /* one level shift (an allocation) fits the samples at least as well as the line */
 } gd_vram_trend;
 
 /* Points the slope is computed over at most: longer series are thinned

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 
 typedef struct gd_stats {
-    size_t n;      /* valid samples */
+    size_t n; /* valid samples */
     double min, max, mean, median;
-    double last;   /* last valid value */
+    double last; /* last valid value */
 } gd_stats;
 
 /* Statistics of metric m of GPU g over the window; returns n (0: no valid sample). */

@@ -51,8 +51,8 @@ static void *resolve(void *handle, const gd_dl_sym *sym, const char **name)
 }
 
 /* dlopens the first candidate that opens; else names them all in err. */
-static void *open_first(const gd_dl_table *table, const char *const *paths, size_t npaths, size_t *which,
-                        char *err, size_t errlen)
+static void *open_first(const gd_dl_table *table, const char *const *paths, size_t npaths, size_t *which, char *err,
+                        size_t errlen)
 {
     char tried[512] = "";
     size_t used = 0;

@@ -14,20 +14,20 @@
 #define GD_DL_MAX_NAMES 4
 
 typedef struct gd_dl_sym {
-    size_t offset;                       /* of the pointer in the caller's struct */
-    bool required;                       /* the load fails without it */
-    const char *names[GD_DL_MAX_NAMES];  /* newest first; NULL-terminated when shorter */
+    size_t offset; /* of the pointer in the caller's struct */
+    bool required; /* the load fails without it */
+    const char *names[GD_DL_MAX_NAMES]; /* newest first; NULL-terminated when shorter */
 } gd_dl_sym;
 
 typedef struct gd_dl_table {
-    const char *what;      /* for messages: "the NVML library" */
+    const char *what; /* for messages: "the NVML library" */
     const gd_dl_sym *syms;
     size_t count;
 } gd_dl_table;
 
 /* An open library: the dlopen handle and the candidate that opened. */
 typedef struct gd_dl_lib {
-    void *handle;  /* NULL when not loaded */
+    void *handle; /* NULL when not loaded */
     char path[512];
 } gd_dl_lib;
 

@@ -26,8 +26,8 @@ typedef struct gd_source_ops {
     void (*close)(void *self);
 } gd_source_ops;
 
-extern const gd_source_ops gd_source_nvml;    /* source_nvml.c: NVML, or the simulated one under --sim */
+extern const gd_source_ops gd_source_nvml; /* source_nvml.c: NVML, or the simulated one under --sim */
 extern const gd_source_ops gd_source_capture; /* source_capture.c: --from files */
-extern const gd_source_ops gd_source_proc;    /* source_proc.c: the job's /proc, sampled beside the GPUs */
+extern const gd_source_ops gd_source_proc; /* source_proc.c: the job's /proc, sampled beside the GPUs */
 
 #endif

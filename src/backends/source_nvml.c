@@ -33,8 +33,10 @@ static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, cha
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "--sim %s: not a regular file; --sim needs one, because the simulated driver reads it "
-                 "again (save the scenario to a file first)", scenario);
+        snprintf(err, errlen,
+                 "--sim %s: not a regular file; --sim needs one, because the simulated driver reads it "
+                 "again (save the scenario to a file first)",
+                 scenario);
         return -1;
     }
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);

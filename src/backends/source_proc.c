@@ -28,7 +28,7 @@
 
 typedef struct proc_entry {
     int pid;
-    uint32_t stamp;          /* the sample it was last seen in */
+    uint32_t stamp; /* the sample it was last seen in */
     double read_bytes, vcsw, ivcsw; /* cumulative, NaN unknown */
 } proc_entry;
 
@@ -41,10 +41,10 @@ typedef struct host_counters {
 typedef struct proc_source {
     gd_job_facts *j;
     char root[512];
-    double tick_s;     /* seconds per clock tick */
-    uint32_t stamp;    /* samples taken */
+    double tick_s; /* seconds per clock tick */
+    uint32_t stamp; /* samples taken */
     double last_t;
-    double last_full;  /* time of the last full scan (tree, counters, host) */
+    double last_full; /* time of the last full scan (tree, counters, host) */
     proc_entry procs[GD_JOB_MAX_PROCS];
     size_t nprocs;
     host_counters host;
@@ -169,7 +169,7 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, char *er
     DIR *d = opendir(path);
     if (!d) {
         snprintf(j->error, sizeof j->error, "pid %ld: %s", j->pid,
-                 errno == ENOENT ? "no such process"
+                 errno == ENOENT   ? "no such process"
                  : errno == EACCES ? "not ours to read (another user's process: run as its user or root)"
                                    : strerror(errno));
         return 1;

@@ -41,7 +41,8 @@ void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *o
         json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
         json_object_set_new(ev, "event_reasons", json_array());
         json_object_set_new(ev, "started_at_s", gd_json_number(first));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetClockInfo(SM),nvmlDeviceGetCurrentClocksEventReasons"));
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetClockInfo(SM),nvmlDeviceGetCurrentClocksEventReasons"));
         char fix[768];
         snprintf(fix, sizeof fix,
                  "No reason is reported, which points at a clock limit set by hand: reset locked clocks "
@@ -53,8 +54,9 @@ void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *o
                                        "GPU %d SM clock at %.0f of %.0f MHz under load with no reason reported",
                                        gpu->index, mean, gpu->clock_max_sm_mhz.v);
         if (x)
-            snprintf(x->timeline, sizeof x->timeline, "from %.1f s: SM %.0f MHz with no event reason, %.0f%% of the loaded time",
-                     first, mean, 100.0 * share);
+            snprintf(x->timeline, sizeof x->timeline,
+                     "from %.1f s: SM %.0f MHz with no event reason, %.0f%% of the loaded time", first, mean,
+                     100.0 * share);
     }
 }
 
@@ -77,8 +79,8 @@ void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings
          * at 810 MHz over its 562 MHz application clock) still reports the
          * reason: that is its normal behaviour, not a limit someone set. */
         bool default_app = gd_ok(gpu->clock_app_sm_mhz) && gd_ok(gpu->clock_default_app_sm_mhz) &&
-                           gpu->clock_app_sm_mhz.v >= gpu->clock_default_app_sm_mhz.v &&
-                           !isnan(e.clock_median_mhz) && e.clock_median_mhz >= gpu->clock_app_sm_mhz.v;
+                           gpu->clock_app_sm_mhz.v >= gpu->clock_default_app_sm_mhz.v && !isnan(e.clock_median_mhz) &&
+                           e.clock_median_mhz >= gpu->clock_app_sm_mhz.v;
         bool limited = e.hit > 0 && gd_ok(gpu->clock_max_sm_mhz) && !isnan(e.clock_median_mhz) &&
                        e.clock_median_mhz < GD_CLOCK_LOCKED_FRACTION * gpu->clock_max_sm_mhz.v && !default_app;
         if (!app_lowered && !mem_lowered && !limited)
@@ -92,7 +94,8 @@ void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings
         json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e.clock_median_mhz));
         json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
         json_object_set_new(ev, "limited_pct", gd_json_number(round(e.share * 1000) / 10));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetApplicationsClock,nvmlDeviceGetDefaultApplicationsClock"));
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetApplicationsClock,nvmlDeviceGetDefaultApplicationsClock"));
         char fix[768];
         snprintf(fix, sizeof fix,
                  "Reset the clocks to their defaults: 'sudo nvidia-smi -i %d -rac' (application clocks), "
@@ -118,7 +121,7 @@ void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings
 static bool explained(const gd_findings *fs, int gpu)
 {
     static const char *const ids[] = {"thermal.throttling", "power.limit_lowered", "power.brake",
-                                      "power.hw_slowdown", "clocks.low", "clocks.locked"};
+                                      "power.hw_slowdown",  "clocks.low",          "clocks.locked"};
     for (size_t i = 0; i < fs->n; i++)
         for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
             if (fs->v[i].gpu == gpu && strcmp(fs->v[i].id, ids[k]) == 0)

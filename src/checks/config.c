@@ -40,7 +40,8 @@ static void add_setting(gd_findings *out, const char *id, gd_severity sev, json_
     char list[200] = "-i ", concrete[768];
     for (size_t i = 0; i < n; i++) {
         size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%lld", i ? "," : "", (long long)json_integer_value(json_array_get(gpus, i)));
+        snprintf(list + used, sizeof list - used, "%s%lld", i ? "," : "",
+                 (long long)json_integer_value(json_array_get(gpus, i)));
     }
     gd_fill_placeholder(concrete, sizeof concrete, fix, "-i N", list);
     fix = concrete;
@@ -71,7 +72,8 @@ void gd_check_config_compute_mode(const gd_check *self, const gd_facts *f, gd_fi
 {
     (void)self;
     static const char id[] = "config.compute_mode";
-    json_t *prohibited = gpus_where(f, out, id, offsetof(gd_gpu, compute_mode), NVML_COMPUTEMODE_PROHIBITED, "compute mode");
+    json_t *prohibited =
+        gpus_where(f, out, id, offsetof(gd_gpu, compute_mode), NVML_COMPUTEMODE_PROHIBITED, "compute mode");
     add_setting(out, id, GD_SEV_CRITICAL, prohibited, "nvml:nvmlDeviceGetComputeMode",
                 "Compute mode Prohibited allows no CUDA context: 'sudo nvidia-smi -i N -c DEFAULT'. Find out "
                 "who set it (a maintenance drain, a scheduler prolog) before changing it back.",

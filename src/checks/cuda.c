@@ -27,7 +27,8 @@ static bool stack_ready(const gd_facts *f, gd_findings *out, const char *id)
         return false;
     }
     if (f->stack->runtime_count == 0) {
-        gd_skip_add(out, id, GD_NO_GPU, "no CUDA runtime found in /usr/local/cuda*, ld.so.cache or a Python environment");
+        gd_skip_add(out, id, GD_NO_GPU,
+                    "no CUDA runtime found in /usr/local/cuda*, ld.so.cache or a Python environment");
         return false;
     }
     return true;
@@ -138,18 +139,20 @@ void gd_check_cuda_driver_too_old(const gd_check *self, const gd_facts *f, gd_fi
     json_t *ev = json_object();
     driver_evidence(f, ev);
     json_object_set_new(ev, "runtimes", list);
-    json_object_set_new(ev, "source", json_string("nvml:nvmlSystemGetCudaDriverVersion; files: version.py, version.json, ld.so.cache"));
+    json_object_set_new(
+        ev, "source", json_string("nvml:nvmlSystemGetCudaDriverVersion; files: version.py, version.json, ld.so.cache"));
     char label[160], dc[16], fix[768];
     gd_cuda_text((int)f->cuda_driver_version.v, dc, sizeof dc);
-    snprintf(fix, sizeof fix,
-             "Install a driver >= %s (the data-center R580 or newer branch for CUDA 13), or use a build for "
-             "CUDA <= %s: e.g. 'pip install torch --index-url https://download.pytorch.org/whl/cu%d%d' for "
-             "the driver's CUDA. On data-center GPUs a forward-compatibility package "
-             "('apt-get install cuda-compat-%d-%d', then LD_LIBRARY_PATH=/usr/local/cuda-%d.%d/compat) "
-             "runs a newer CUDA on this driver. Check with 'python -c \"import torch; print(torch.cuda.is_available())\"'.",
-             first_r.needed[0] ? first_r.needed : "the one its CUDA release names", dc,
-             (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10, first->version / 1000,
-             (first->version % 1000) / 10, first->version / 1000, (first->version % 1000) / 10);
+    snprintf(
+        fix, sizeof fix,
+        "Install a driver >= %s (the data-center R580 or newer branch for CUDA 13), or use a build for "
+        "CUDA <= %s: e.g. 'pip install torch --index-url https://download.pytorch.org/whl/cu%d%d' for "
+        "the driver's CUDA. On data-center GPUs a forward-compatibility package "
+        "('apt-get install cuda-compat-%d-%d', then LD_LIBRARY_PATH=/usr/local/cuda-%d.%d/compat) "
+        "runs a newer CUDA on this driver. Check with 'python -c \"import torch; print(torch.cuda.is_available())\"'.",
+        first_r.needed[0] ? first_r.needed : "the one its CUDA release names", dc, (int)f->cuda_driver_version.v / 1000,
+        ((int)f->cuda_driver_version.v % 1000) / 10, first->version / 1000, (first->version % 1000) / 10,
+        first->version / 1000, (first->version % 1000) / 10);
     gd_finding_add(out, id, framework ? GD_SEV_CRITICAL : GD_SEV_WARNING, GD_NO_GPU, ev, framework ? 100.0 : NAN, fix,
                    "%s needs a newer driver than %s (CUDA %s)%s", runtime_label(first, label, sizeof label),
                    f->driver_version[0] ? f->driver_version : "the installed one", dc,

@@ -99,8 +99,10 @@ void gd_check_cuda_arch_unsupported(const gd_check *self, const gd_facts *f, gd_
                         gd_skip_add(out, id, GD_NO_GPU, "%s: its architecture list could not be read: %s",
                                     rt->framework, rt->arch_error);
                     else
-                        gd_skip_add(out, id, GD_NO_GPU, "%s: its architecture list could not be read (no CUDA "
-                                    "fatbin in its libraries)", rt->framework);
+                        gd_skip_add(out, id, GD_NO_GPU,
+                                    "%s: its architecture list could not be read (no CUDA "
+                                    "fatbin in its libraries)",
+                                    rt->framework);
                     continue;
                 }
                 snprintf(fix, sizeof fix,

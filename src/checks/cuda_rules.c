@@ -29,7 +29,8 @@ gd_compat_result gd_cuda_compat(const gd_compat_input *in)
      * user-mode driver; it brings its own PTX JIT too. */
     if (in->forward_package && in->datacenter) {
         r.verdict = GD_COMPAT_FORWARD;
-        snprintf(r.rule, sizeof r.rule, "a forward-compatibility package provides a newer libcuda on a data-center GPU");
+        snprintf(r.rule, sizeof r.rule,
+                 "a forward-compatibility package provides a newer libcuda on a data-center GPU");
         return r;
     }
     /* PTX JIT needs a driver at least as new as the toolkit that wrote the
@@ -96,8 +97,12 @@ int gd_toolkit_min_sm(int cuda)
  * 12.9 (13.0 renamed Thor's sm_101 to sm_110). */
 int gd_toolkit_max_sm(int cuda)
 {
-    return cuda >= 12090 ? 121 : cuda >= 12080 ? 120 : cuda >= 11080 ? 90 : cuda >= 11010 ? 86 : cuda >= 11000 ? 80
-                                                                                            : 75;
+    return cuda >= 12090   ? 121
+           : cuda >= 12080 ? 120
+           : cuda >= 11080 ? 90
+           : cuda >= 11010 ? 86
+           : cuda >= 11000 ? 80
+                           : 75;
 }
 
 bool gd_gpu_is_datacenter(const char *name)

@@ -13,26 +13,26 @@
 #include <stddef.h>
 
 typedef enum gd_compat {
-    GD_COMPAT_NATIVE,  /* runtime <= the driver's CUDA version */
-    GD_COMPAT_MINOR,   /* same major, newer minor, driver >= the family minimum */
+    GD_COMPAT_NATIVE, /* runtime <= the driver's CUDA version */
+    GD_COMPAT_MINOR, /* same major, newer minor, driver >= the family minimum */
     GD_COMPAT_FORWARD, /* a forward-compatibility package supplies a newer libcuda */
     GD_COMPAT_TOO_OLD, /* will fail: cudaErrorInsufficientDriver / UnsupportedPtxVersion */
     GD_COMPAT_UNKNOWN, /* driver's CUDA version or the release not known */
 } gd_compat;
 
 typedef struct gd_compat_input {
-    int runtime;                /* 1000*major + 10*minor */
-    int driver_cuda;            /* the driver's, same encoding; 0 unknown */
+    int runtime; /* 1000*major + 10*minor */
+    int driver_cuda; /* the driver's, same encoding; 0 unknown */
     const char *driver_version; /* "550.54.15"; "" unknown */
-    bool needs_ptx_jit;         /* the GPU is served only by PTX of this runtime */
-    bool forward_package;       /* compat/libcuda.so.* for a CUDA >= runtime */
-    bool datacenter;            /* forward compatibility is for data-center GPUs */
+    bool needs_ptx_jit; /* the GPU is served only by PTX of this runtime */
+    bool forward_package; /* compat/libcuda.so.* for a CUDA >= runtime */
+    bool datacenter; /* forward compatibility is for data-center GPUs */
 } gd_compat_input;
 
 typedef struct gd_compat_result {
     gd_compat verdict;
     char needed[24]; /* the driver the runtime needs ("" when not known) */
-    char rule[200];  /* which rule decided, in words */
+    char rule[200]; /* which rule decided, in words */
 } gd_compat_result;
 
 gd_compat_result gd_cuda_compat(const gd_compat_input *in);

@@ -22,20 +22,45 @@ static bool truthy(const char *v)
     return *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0 && strcasecmp(v, "no") != 0 &&
            strcasecmp(v, "off") != 0;
 }
-static bool any_value(const char *v) { return *v != '\0'; }
-static bool is_zero(const char *v) { return strcmp(v, "0") == 0; }
-static bool is_eager(const char *v) { return strcasecmp(v, "EAGER") == 0; }
+static bool any_value(const char *v)
+{
+    return *v != '\0';
+}
+static bool is_zero(const char *v)
+{
+    return strcmp(v, "0") == 0;
+}
+static bool is_eager(const char *v)
+{
+    return strcasecmp(v, "EAGER") == 0;
+}
 /* CUBLAS_WORKSPACE_CONFIG=:0:0 (or any :0:N): no workspace for cuBLAS. */
-static bool no_workspace(const char *v) { return strncmp(v, ":0:", 3) == 0; }
-static bool is_one(const char *v) { return strcmp(v, "1") == 0; }
+static bool no_workspace(const char *v)
+{
+    return strncmp(v, ":0:", 3) == 0;
+}
+static bool is_one(const char *v)
+{
+    return strcmp(v, "1") == 0;
+}
 /* NCCL_P2P_LEVEL LOC or 0: never use P2P. */
-static bool p2p_off(const char *v) { return truthy(v) ? strcasecmp(v, "LOC") == 0 : is_zero(v); }
+static bool p2p_off(const char *v)
+{
+    return truthy(v) ? strcasecmp(v, "LOC") == 0 : is_zero(v);
+}
 
 static const char *const v_launch[] = {"CUDA_LAUNCH_BLOCKING", NULL};
-static const char *const v_inject[] = {"CUDA_INJECTION64_PATH", "CUDA_INJECTION32_PATH", "NSIGHT_CUDA_DEBUGGER",
-                                       "CUDA_PROFILE", "COMPUTE_PROFILE", "OPENCL_PROFILE",
-                                       "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "CUDA_COREDUMP_FILE",
-                                       "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_AUTO_BOOST", NULL};
+static const char *const v_inject[] = {"CUDA_INJECTION64_PATH",
+                                       "CUDA_INJECTION32_PATH",
+                                       "NSIGHT_CUDA_DEBUGGER",
+                                       "CUDA_PROFILE",
+                                       "COMPUTE_PROFILE",
+                                       "OPENCL_PROFILE",
+                                       "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
+                                       "CUDA_COREDUMP_FILE",
+                                       "CUDA_DEVICE_WAITS_ON_EXCEPTION",
+                                       "CUDA_AUTO_BOOST",
+                                       NULL};
 static const char *const v_p2p[] = {"NCCL_P2P_DISABLE", NULL};
 static const char *const v_p2p_level[] = {"NCCL_P2P_LEVEL", NULL};
 static const char *const v_ib[] = {"NCCL_IB_DISABLE", NULL};
@@ -62,8 +87,7 @@ static const env_rule rules[] = {
      "NCCL does not use NVLink or PCIe peer-to-peer: GPU-to-GPU traffic goes through host memory",
      "Unset NCCL_P2P_DISABLE. It is a workaround for broken P2P (IOMMU/ACS on, some virtual machines); if P2P "
      "really hangs, fix that instead (disable ACS or put the IOMMU in passthrough, check 'nvidia-smi topo -p2p r')."},
-    {"env.nccl_p2p_disabled", v_p2p_level, p2p_off, GD_SEV_WARNING,
-     "NCCL may not use peer-to-peer between any GPUs",
+    {"env.nccl_p2p_disabled", v_p2p_level, p2p_off, GD_SEV_WARNING, "NCCL may not use peer-to-peer between any GPUs",
      "Unset NCCL_P2P_LEVEL (NCCL picks the distance from the topology), or raise it to NVL/PIX/PXB/PHB/SYS."},
     {"env.nccl_ib_disabled", v_ib, truthy, GD_SEV_WARNING,
      "NCCL does not use InfiniBand/RoCE: multi-node collectives fall back to TCP sockets",
@@ -159,22 +183,61 @@ static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
             char src[160];
             snprintf(src, sizeof src, "environment: %.140s", s->env_source);
             json_object_set_new(ev, "source", json_string(src));
-            gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s%s", *v, val,
-                           rules[r].effect, scope);
+            gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s%s", *v, val, rules[r].effect,
+                           scope);
         }
     }
 }
 
-void gd_check_env_launch_blocking(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_profiler_injection(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_nccl_p2p_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_nccl_ib_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_nccl_shm_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_tf32_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_no_caching_allocator(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_force_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_cache_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_eager_loading(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_ptx_jit_disabled(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_cublas_no_workspace(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
-void gd_check_env_omp_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out) { run_rules(f, out, self->id); }
+void gd_check_env_launch_blocking(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_profiler_injection(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_nccl_p2p_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_nccl_ib_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_nccl_shm_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_tf32_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_no_caching_allocator(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_force_ptx_jit(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_cache_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_eager_loading(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_ptx_jit_disabled(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_cublas_no_workspace(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}
+void gd_check_env_omp_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    run_rules(f, out, self->id);
+}

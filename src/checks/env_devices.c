@@ -100,11 +100,12 @@ void gd_check_env_visible_devices(const gd_check *self, const gd_facts *f, gd_fi
                        "--gres=gpu:N set it; do not overwrite it in the job script.",
                        "CUDA_VISIBLE_DEVICES='%s' hides every GPU: CUDA sees no device", v);
     } else if (migs > 1) {
-        gd_finding_add(out, id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
-                       "A CUDA process uses one MIG compute instance: with several visible it picks the first (MIG "
-                       "user guide, CUDA device enumeration). Give each process its own MIG device "
-                       "(CUDA_VISIBLE_DEVICES=MIG-<uuid> from 'nvidia-smi -L'), or turn MIG off to train on whole GPUs.",
-                       "CUDA_VISIBLE_DEVICES lists %zu MIG devices: a process uses only the first", migs);
+        gd_finding_add(
+            out, id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
+            "A CUDA process uses one MIG compute instance: with several visible it picks the first (MIG "
+            "user guide, CUDA device enumeration). Give each process its own MIG device "
+            "(CUDA_VISIBLE_DEVICES=MIG-<uuid> from 'nvidia-smi -L'), or turn MIG off to train on whole GPUs.",
+            "CUDA_VISIBLE_DEVICES lists %zu MIG devices: a process uses only the first", migs);
     } else if (invalid && visible < f->gpu_count) {
         gd_finding_add(out, id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
                        "Fix the list: CUDA stops at the first entry that names no GPU and ignores everything after "
@@ -145,5 +146,6 @@ void gd_check_env_device_order(const gd_check *self, const gd_facts *f, gd_findi
                    "export CUDA_DEVICE_ORDER=PCI_BUS_ID so CUDA's device numbers match nvidia-smi's (and "
                    "CUDA_VISIBLE_DEVICES picks the GPUs you mean).",
                    "Different GPU models and CUDA_DEVICE_ORDER %s: CUDA numbers the fastest GPU first, not as "
-                   "nvidia-smi does", order ? order : "unset");
+                   "nvidia-smi does",
+                   order ? order : "unset");
 }

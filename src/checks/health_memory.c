@@ -37,8 +37,9 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
         /* Both counts: 1 since the driver loaded reads very differently next to 7627 in its lifetime. */
         char counts[160];
         if (gd_ok(vol) && gd_ok(agg))
-            snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s in its lifetime, %.0f since the driver loaded",
-                     agg.v, agg.v == 1 ? "" : "s", vol.v);
+            snprintf(counts, sizeof counts,
+                     "%.0f uncorrectable ECC error%s in its lifetime, %.0f since the driver loaded", agg.v,
+                     agg.v == 1 ? "" : "s", vol.v);
         else if (gd_ok(agg))
             snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s in its lifetime", agg.v,
                      agg.v == 1 ? "" : "s");
@@ -117,8 +118,9 @@ void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *ou
                      "plan an RMA if it keeps rising.",
                      retired, GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL);
         if (strstr(what, "retired pages"))
-            gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix, "GPU %d: %.0f retired pages (DCGM warns from %d, fails at %d)",
-                           gpu->index, retired, GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL);
+            gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix,
+                           "GPU %d: %.0f retired pages (DCGM warns from %d, fails at %d)", gpu->index, retired,
+                           GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL);
         else
             gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix, "GPU %d: %s", gpu->index, what);
     }

@@ -19,10 +19,10 @@ static bool lists_job(const gd_facts *f, const gd_gpu *gpu)
 }
 
 typedef struct gpu_wait {
-    size_t gpus;       /* the job's GPUs judged */
-    double low_share;  /* their mean share of samples below GD_LOADED_UTIL_PCT */
-    double busy_pct;   /* their mean utilisation */
-    bool by_pid;       /* found by the job's pids in NVML's list (else every GPU in use) */
+    size_t gpus; /* the job's GPUs judged */
+    double low_share; /* their mean share of samples below GD_LOADED_UTIL_PCT */
+    double busy_pct; /* their mean utilisation */
+    bool by_pid; /* found by the job's pids in NVML's list (else every GPU in use) */
 } gpu_wait;
 
 /* How much the job's GPUs wait: those listing its pids, else every GPU with a
@@ -63,7 +63,7 @@ static gpu_wait measure_wait(const gd_facts *f)
 }
 
 typedef struct host_side {
-    size_t n;          /* samples with the job alive */
+    size_t n; /* samples with the job alive */
     double cores, host_busy, psi_io, iowait;
     size_t cores_n, host_n, psi_n, iowait_n, with_d;
 } host_side;
@@ -117,20 +117,25 @@ static json_t *common_evidence(const gd_facts *f, const gpu_wait *w, const host_
     json_object_set_new(ev, "pid", json_integer(j->pid));
     json_object_set_new(ev, "comm", json_string(j->comm));
     json_object_set_new(ev, "gpus_judged", json_integer((json_int_t)w->gpus));
-    json_object_set_new(ev, "gpus_found_by", json_string(w->by_pid ? "the job's pids in NVML's process list"
-                                                                   : "every GPU with a process (no pid of the job in "
-                                                                     "NVML's list: container or simulated GPUs)"));
+    json_object_set_new(ev, "gpus_found_by",
+                        json_string(w->by_pid ? "the job's pids in NVML's process list"
+                                              : "every GPU with a process (no pid of the job in "
+                                                "NVML's list: container or simulated GPUs)"));
     json_object_set_new(ev, "gpu_busy_pct_mean", gd_json_number(round(w->busy_pct * 10) / 10));
     json_object_set_new(ev, "gpu_low_share", gd_json_number(round(w->low_share * 100) / 100));
     json_object_set_new(ev, "job_cores_mean", gd_json_number(round(h->cores * 100) / 100));
     json_object_set_new(ev, "host_busy_share", gd_json_number(round(h->host_busy * 100) / 100));
     json_object_set_new(ev, "processes_max", json_integer((json_int_t)j->procs_max));
     json_object_set_new(ev, "job_samples", json_integer((json_int_t)h->n));
-    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat, /proc/stat; nvml:nvmlDeviceGetUtilizationRates"));
+    json_object_set_new(ev, "source",
+                        json_string("proc:PID/task/TID/stat, /proc/stat; nvml:nvmlDeviceGetUtilizationRates"));
     return ev;
 }
 
-static bool gpu_waits(const gpu_wait *w) { return w->gpus > 0 && w->low_share >= GD_UNDERUSED_MIN_SHARE; }
+static bool gpu_waits(const gpu_wait *w)
+{
+    return w->gpus > 0 && w->low_share >= GD_UNDERUSED_MIN_SHARE;
+}
 
 static const char single_fix[] =
     "One thread does the host-side work and the GPU waits for it: with PyTorch, usually the DataLoader with "
@@ -163,7 +168,8 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     json_object_set_new(ev, "thread_pid", json_integer(top->pid));
     json_object_set_new(ev, "thread_comm", json_string(top->comm));
     json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
-    json_object_set_new(ev, "thread_saturated_share", gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
+    json_object_set_new(ev, "thread_saturated_share",
+                        gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
     gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
                    "one thread of the job (tid %d, %s) runs at %.0f%% of a core while its GPUs are busy %.0f%%: "
                    "single-threaded input (GIL or num_workers=0)",
@@ -211,15 +217,16 @@ void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings
         return;
     host_side h = measure_host(j);
     double d_share = (double)h.with_d / (double)h.n;
-    bool pressure = !isnan(h.psi_io) && h.psi_io >= GD_IOWAIT_PSI_PCT && !isnan(h.iowait) &&
-                    h.iowait >= GD_IOWAIT_HOST_SHARE;
+    bool pressure =
+        !isnan(h.psi_io) && h.psi_io >= GD_IOWAIT_PSI_PCT && !isnan(h.iowait) && h.iowait >= GD_IOWAIT_HOST_SHARE;
     if (d_share < GD_IOWAIT_D_SHARE && !pressure)
         return;
     gpu_wait w = measure_wait(f);
     json_t *ev = common_evidence(f, &w, &h);
     json_object_set_new(ev, "disk_wait_share", gd_json_number(round(d_share * 100) / 100));
     json_object_set_new(ev, "io_pressure_some_avg10_pct", isnan(h.psi_io) ? json_null() : gd_json_number(h.psi_io));
-    json_object_set_new(ev, "host_iowait_share", isnan(h.iowait) ? json_null() : gd_json_number(round(h.iowait * 100) / 100));
+    json_object_set_new(ev, "host_iowait_share",
+                        isnan(h.iowait) ? json_null() : gd_json_number(round(h.iowait * 100) / 100));
     gd_finding_add(out, "input.io_wait", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, io_fix,
                    "the job waits on storage: a thread in disk wait in %.0f%% of the samples%s", d_share * 100,
                    pressure ? ", IO pressure high" : "");

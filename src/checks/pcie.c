@@ -13,8 +13,7 @@ typedef struct link_window {
     double first_s;
 } link_window;
 
-static void link_below(const gd_facts *f, size_t g, double gen_max, double width_max, bool loaded_only,
-                       link_window *w)
+static void link_below(const gd_facts *f, size_t g, double gen_max, double width_max, bool loaded_only, link_window *w)
 {
     *w = (link_window){.gen = NAN, .width = NAN, .first_s = NAN};
     size_t n = f->series.n;
@@ -110,9 +109,10 @@ static void downgraded_finding(const gd_facts *f, size_t g, const link_window *w
                  "PCIE' shows it while loaded.",
                  w->gen, gen_max, gen_max);
     gd_severity sev = fraction <= GD_PCIE_DOWNGRADED_CRITICAL_FRACTION ? GD_SEV_CRITICAL : GD_SEV_WARNING;
-    gd_finding *x = gd_finding_add(out, "pcie.link_downgraded", sev, gpu->index, ev, NAN, fix,
-                                   "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.*f of %.0f GB/s)",
-                                   gpu->index, w->gen, w->width, gen_max, width_max, have < 10 ? 1 : 0, have, want);
+    gd_finding *x =
+        gd_finding_add(out, "pcie.link_downgraded", sev, gpu->index, ev, NAN, fix,
+                       "GPU %d PCIe link at Gen%.0f x%.0f under load, below its Gen%d x%d (%.*f of %.0f GB/s)",
+                       gpu->index, w->gen, w->width, gen_max, width_max, have < 10 ? 1 : 0, have, want);
     if (x)
         snprintf(x->timeline, sizeof x->timeline, "from %.1f s: Gen%.0f x%.0f in %zu of %zu loaded samples", w->first_s,
                  w->gen, w->width, w->low, w->judged);
@@ -141,7 +141,8 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
             continue;
         int mg, mw;
         if (!gd_pcie_expected_link(f, g, &mg, &mw)) {
-            gd_skip_add(out, "pcie.link_downgraded", gpu->index, "the maximum PCIe generation and width are not readable");
+            gd_skip_add(out, "pcie.link_downgraded", gpu->index,
+                        "the maximum PCIe generation and width are not readable");
             continue;
         }
         link_window w;
@@ -215,8 +216,9 @@ void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_find
         if (slot)
             snprintf(confirm, sizeof confirm, "'sudo lspci -vv -s %s' (LnkCap of the port above)", slot->bdf);
         else
-            snprintf(confirm, sizeof confirm, "'nvidia-smi -q -d PCIE' (Device Max, Host Max) and 'sudo lspci -vv' "
-                                              "(LnkCap of the GPU's port)");
+            snprintf(confirm, sizeof confirm,
+                     "'nvidia-smi -q -d PCIE' (Device Max, Host Max) and 'sudo lspci -vv' "
+                     "(LnkCap of the GPU's port)");
         char fix[768];
         snprintf(fix, sizeof fix,
                  "The card supports Gen%d x%d but its slot allows only Gen%d x%d, at any load: move it to a slot "
@@ -225,8 +227,8 @@ void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_find
                  "the BIOS PCIe speed setting of the slot (Auto or Gen%d, not forced lower). Confirm with %s.",
                  dg, dw, tg, tw, dg, dw, dg, confirm);
         gd_finding_add(out, "pcie.slot_limited", GD_SEV_WARNING, gpu->index, ev, NAN, fix,
-                       "GPU %d is a Gen%d x%d card in a slot that allows Gen%d x%d (%.1f of %.1f GB/s)", gpu->index,
-                       dg, dw, tg, tw, both, card);
+                       "GPU %d is a Gen%d x%d card in a slot that allows Gen%d x%d (%.1f of %.1f GB/s)", gpu->index, dg,
+                       dw, tg, tw, both, card);
     }
 }
 
@@ -282,7 +284,8 @@ void gd_check_pcie_upstream_downgraded(const gd_check *self, const gd_facts *f, 
             json_object_set_new(ev, "pcie_width", gd_json_number(width));
             json_object_set_new(ev, "pcie_gen_max", gd_json_number(gen_max));
             json_object_set_new(ev, "pcie_width_max", gd_json_number(width_max));
-            json_object_set_new(ev, "link_gbps", gd_json_number(round(gd_pcie_link_gbps((int)gen, (int)width) * 100) / 100));
+            json_object_set_new(ev, "link_gbps",
+                                gd_json_number(round(gd_pcie_link_gbps((int)gen, (int)width) * 100) / 100));
             json_object_set_new(ev, "link_max_gbps",
                                 gd_json_number(round(gd_pcie_link_gbps((int)gen_max, (int)width_max) * 100) / 100));
             json_object_set_new(ev, "source", json_string(f->pcie->source));

@@ -59,7 +59,7 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
                  gen, width, GD_PCIE_BW_HEALTHY_RATIO * theo);
         gd_finding_add(out, "pcie.bandwidth_low",
                        worst < GD_PCIE_BW_CRITICAL_RATIO * theo ? GD_SEV_CRITICAL : GD_SEV_WARNING, bg->gpu, ev, NAN,
-                       fix, "GPU %d %s bandwidth %.1f GB/s, %.0f%% of the %.1f GB/s its Gen%d x%d link allows",
-                       bg->gpu, dir_name[worst_dir], worst, 100 * worst / theo, theo, gen, width);
+                       fix, "GPU %d %s bandwidth %.1f GB/s, %.0f%% of the %.1f GB/s its Gen%d x%d link allows", bg->gpu,
+                       dir_name[worst_dir], worst, 100 * worst / theo, theo, gen, width);
     }
 }

@@ -77,11 +77,13 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
                  "slot to tell card from slot, and have the part replaced.",
                  gpu->pci_bus_id, allowed);
         gd_severity sev = rate > 10 * allowed ? GD_SEV_CRITICAL : GD_SEV_WARNING;
-        gd_finding *x = gd_finding_add(out, "pcie.replays", sev, gpu->index, ev, NAN, fix,
-                                       "GPU %d PCIe replays at %.0f/min, above the %.0f/min a healthy Gen%d x%d link allows",
-                                       gpu->index, rate, allowed, gen, width);
+        gd_finding *x =
+            gd_finding_add(out, "pcie.replays", sev, gpu->index, ev, NAN, fix,
+                           "GPU %d PCIe replays at %.0f/min, above the %.0f/min a healthy Gen%d x%d link allows",
+                           gpu->index, rate, allowed, gen, width);
         if (x)
-            snprintf(x->timeline, sizeof x->timeline, "%.0f replays in %.1f s (counter %.0f -> %.0f)", delta, dt, c0, c1);
+            snprintf(x->timeline, sizeof x->timeline, "%.0f replays in %.1f s (counter %.0f -> %.0f)", delta, dt, c0,
+                     c1);
     }
 }
 
@@ -164,10 +166,10 @@ static void aer_log_report(const gd_facts *f, gd_findings *out, const aer_log *l
     int gpu = aer_gpu_of(f, l->dev);
     unsigned long fatal = l->d->count[GD_AER_FATAL], unc = l->d->count[GD_AER_NONFATAL] + fatal,
                   cor = l->d->count[GD_AER_CORRECTED];
-    gd_severity sev = fatal                  ? GD_SEV_CRITICAL
-                      : unc                  ? GD_SEV_WARNING
+    gd_severity sev = fatal                        ? GD_SEV_CRITICAL
+                      : unc                        ? GD_SEV_WARNING
                       : cor >= GD_PCIE_AER_COR_MAX ? GD_SEV_WARNING
-                                             : GD_SEV_INFO;
+                                                   : GD_SEV_INFO;
     if (gpu == GD_NO_GPU && f->gpu_count > 0)
         sev = GD_SEV_INFO;
     json_t *ev = json_object();
@@ -230,7 +232,9 @@ void gd_check_pcie_aer_errors(const gd_check *self, const gd_facts *f, gd_findin
             json_object_set_new(ev, h->aer_bits ? "correctable_bits" : "correctable", gd_json_value(h->aer_cor));
             json_object_set_new(ev, h->aer_bits ? "nonfatal_bits" : "nonfatal", gd_json_value(h->aer_nonfatal));
             json_object_set_new(ev, h->aer_bits ? "fatal_bits" : "fatal", gd_json_value(h->aer_fatal));
-            json_object_set_new(ev, "source", json_string(h->aer_bits ? "lspci:UESta,CESta" : "sysfs:aer_dev_correctable,aer_dev_nonfatal,aer_dev_fatal"));
+            json_object_set_new(ev, "source",
+                                json_string(h->aer_bits ? "lspci:UESta,CESta"
+                                                        : "sysfs:aer_dev_correctable,aer_dev_nonfatal,aer_dev_fatal"));
             if (l)
                 aer_log_evidence(ev, l);
             char fix[768];

@@ -29,7 +29,8 @@ void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_fi
         json_object_set_new(ev, "power_capped_pct", gd_json_number(round(e.share * 1000) / 10));
         json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e.clock_median_mhz));
         json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit"));
+        json_object_set_new(
+            ev, "source", json_string("nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit"));
         char fix[768];
         snprintf(fix, sizeof fix,
                  "Restore the default limit: 'sudo nvidia-smi -i %d -pl %.0f'. Then find what lowered it "
@@ -93,20 +94,21 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
         json_object_set_new(ev, "power_w_median", gd_json_number(e->power_median_w));
     }
     json_object_set_new(ev, "max_temp_c", gd_json_number(e->temp_max_c));
-    json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
-                                "nvmlDeviceGetPerformanceState"));
+    json_object_set_new(
+        ev, "source",
+        json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
+                    "nvmlDeviceGetPerformanceState"));
     gd_severity sev = e->hit ? gd_loss_severity(impact, e->share) : GD_SEV_WARNING;
     char clock[96] = "";
-    if (!isnan(held) && gd_ok(gpu->clock_max_sm_mhz))
-    {
+    if (!isnan(held) && gd_ok(gpu->clock_max_sm_mhz)) {
         char ps[16] = "";
         if (!isnan(pstate))
             snprintf(ps, sizeof ps, " in P%.0f", pstate);
         snprintf(clock, sizeof clock, " at SM %.0f of %.0f MHz%s", held, gpu->clock_max_sm_mhz.v, ps);
     }
-    gd_finding *x = gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s%s %s%s", gpu->index, what,
-                                   clock, e->hit ? "under load" : "while idle",
-                                   f->series.n == 1 && f->captured ? " at capture time" : "");
+    gd_finding *x =
+        gd_finding_add(out, id, sev, gpu->index, ev, impact, fix, "GPU %d %s%s %s%s", gpu->index, what, clock,
+                       e->hit ? "under load" : "while idle", f->series.n == 1 && f->captured ? " at capture time" : "");
     if (x)
         gd_episode_timeline(e, strcmp(id, "power.brake") == 0 ? "power brake slowdown" : "hardware slowdown",
                             x->timeline, sizeof x->timeline);
@@ -152,9 +154,11 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
             json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
             json_object_set_new(ev, "hw_slowdown_active", json_boolean(hw.hit_any > 0));
             json_object_set_new(ev, "samples", json_integer((json_int_t)e.hit_any));
-            json_object_set_new(ev, "source",
-                                json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
-                                "nvmlDeviceGetPerformanceState"));
+            json_object_set_new(
+                ev, "source",
+                json_string(
+                    "nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetMaxClockInfo,"
+                    "nvmlDeviceGetPerformanceState"));
             gd_finding_add(out, "power.brake", GD_SEV_INFO, gpu->index, ev, NAN,
                            "Nothing slowed this GPU: its clock is at its maximum while the power-brake flag is set. "
                            "Watch whether the clocks drop under load ('nvidia-smi dmon -s pc'); a flag that stays set "
@@ -166,9 +170,8 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         /* Which signal: one asserted for the whole node comes from outside the GPUs. */
         char fix[768];
         if (braked > 1 && braked == judged)
-            snprintf(fix, sizeof fix,
-                     "All %zu GPUs braked at once: a chassis or power supply signal, not one card. %s", braked,
-                     brake_fix);
+            snprintf(fix, sizeof fix, "All %zu GPUs braked at once: a chassis or power supply signal, not one card. %s",
+                     braked, brake_fix);
         else if (braked == 1 && judged > 1)
             snprintf(fix, sizeof fix,
                      "Only GPU %d of %zu braked: look at that GPU's power connector or board first (reseat its "
@@ -178,7 +181,8 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         else
             snprintf(fix, sizeof fix, "%zu of %zu GPUs braked. %s Reseat the braked GPUs' power cables.", braked,
                      judged, brake_fix);
-        gd_finding *x = hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
+        gd_finding *x =
+            hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
         if (x)
             json_object_set_new(x->evidence, "gpus_braked", json_integer((json_int_t)braked));
     }
@@ -264,10 +268,9 @@ void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings 
     json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(round(clock_sum / (double)n)));
     json_object_set_new(ev, "sm_clock_max_mhz", gd_json_number(clock_max));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
-    static const char fix[] =
-        "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
-        "to fix unless the limit was lowered; a higher limit, where the board allows it "
-        "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
+    static const char fix[] = "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
+                              "to fix unless the limit was lowered; a higher limit, where the board allows it "
+                              "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
     /* One sample has no share of time to tell. */
     char when[64];
     if (f->series.n == 1)
@@ -276,8 +279,8 @@ void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings 
         snprintf(when, sizeof when, "%.0f%% of the loaded time", 100 * share_sum / (double)n);
     if (n == 1)
         gd_finding_add(out, "power.capped", GD_SEV_INFO, first, ev, NAN, fix,
-                       "GPU %d runs at its %.0f W power limit %s (SM %.0f of %.0f MHz)", first, limit, when,
-                       clock_sum, clock_max);
+                       "GPU %d runs at its %.0f W power limit %s (SM %.0f of %.0f MHz)", first, limit, when, clock_sum,
+                       clock_max);
     else
         gd_finding_add(out, "power.capped", GD_SEV_INFO, GD_NO_GPU, ev, NAN, fix,
                        "%zu GPUs run at their power limit %s (SM about %.0f of %.0f MHz)", n, when,

@@ -3,6 +3,8 @@
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
+/* One row per check, one line per row: clang-format leaves the table alone. */
+/* clang-format off */
 const gd_check gd_checks[] = {
     {"driver.missing", "driver", "an NVIDIA driver (NVML) can be loaded", 0, gd_check_driver_missing},
     {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none},
@@ -64,6 +66,7 @@ const gd_check gd_checks[] = {
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap},
     {"health.xid", "health", "no Xid errors in the kernel log", GD_NEED_KERNEL_LOG, gd_check_xid},
 };
+/* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];
 
 const gd_check *gd_check_find(const char *id)
@@ -79,16 +82,13 @@ static const char *unmet(unsigned need, const gd_facts *f)
 {
     const struct gd_stack_facts *s = f->stack;
     switch (need) {
-    case GD_NEED_PCIE:
-        return f->pcie ? NULL : "the PCIe tree is not known (no sysfs tree, no lspci capture)";
-    case GD_NEED_JOB:
-        return f->pid >= 0 ? NULL : "no --pid: give the training process's pid to judge the job";
-    case GD_NEED_STACK:
-        return s ? NULL : "the software stack was not collected";
+    case GD_NEED_PCIE: return f->pcie ? NULL : "the PCIe tree is not known (no sysfs tree, no lspci capture)";
+    case GD_NEED_JOB: return f->pid >= 0 ? NULL : "no --pid: give the training process's pid to judge the job";
+    case GD_NEED_STACK: return s ? NULL : "the software stack was not collected";
     case GD_NEED_ENV:
         return s && s->env_read ? NULL : s && s->env_error[0] ? s->env_error : "the job's environment was not read";
     case GD_NEED_KERNEL_LOG:
-        return s && s->kernel_log_read ? NULL
+        return s && s->kernel_log_read       ? NULL
                : s && s->kernel_log_error[0] ? s->kernel_log_error
                                              : "the kernel log was not read";
     }

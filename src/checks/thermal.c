@@ -33,8 +33,8 @@ bool gd_reasons_read(const gd_facts *f, size_t g, const char *id, gd_findings *o
     if (gd_stats_of(f, g, GD_M_EVENT_REASONS, NULL) > 0)
         return true;
     if (!f->gpus[g].lost) {
-        gd_status st = f->series.n ? (gd_status)gd_series_at(&f->series, 0, g, GD_M_EVENT_REASONS).status
-                                   : GD_ST_UNREAD;
+        gd_status st =
+            f->series.n ? (gd_status)gd_series_at(&f->series, 0, g, GD_M_EVENT_REASONS).status : GD_ST_UNREAD;
         gd_skip_add(out, id, f->gpus[g].index, "clock event reasons not readable (%s)", gd_status_name(st));
     }
     return false;
@@ -65,7 +65,8 @@ static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, c
     int n = snprintf(buf, len, "between samples (violation counter): thermal slowdown for %.1f s of the %.1f s window",
                      e->counter_share * window, window);
     if (n > 0 && (size_t)n < len && gd_stats_of(f, g, GD_M_TEMP_C, &temp) > 0)
-        snprintf(buf + n, len - (size_t)n, ", up to %.0f C, SM median %.0f MHz", temp.max, gd_loaded_clock_median(f, g));
+        snprintf(buf + n, len - (size_t)n, ", up to %.0f C, SM median %.0f MHz", temp.max,
+                 gd_loaded_clock_median(f, g));
 }
 
 void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -102,12 +103,14 @@ void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_fin
         if (e.counter)
             json_object_set_new(ev, "violation_counter_pct", gd_json_number(round(e.counter_share * 1000) / 10));
         add_peer_temp(ev, f, g);
-        json_object_set_new(ev, "source",
-                            json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetViolationStatus(THERMAL)"));
+        json_object_set_new(
+            ev, "source",
+            json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetViolationStatus(THERMAL)"));
         char fix[768];
-        snprintf(fix, sizeof fix, "%s%s", hbm ? "The memory (HBM) is what overheats: it sits under the same "
-                                                "heatsink, so the same airflow fixes apply. "
-                                              : "",
+        snprintf(fix, sizeof fix, "%s%s",
+                 hbm ? "The memory (HBM) is what overheats: it sits under the same "
+                       "heatsink, so the same airflow fixes apply. "
+                     : "",
                  cooling_fix);
         /* One sample (a -q capture, a --duration 0 snapshot) has no share to tell. */
         char when[64];
@@ -116,8 +119,8 @@ void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_fin
         else
             snprintf(when, sizeof when, "for %.0f%% of the loaded time", 100.0 * share);
         gd_finding *x = gd_finding_add(out, "thermal.throttling", sev, gpu->index, ev, impact, fix,
-                                       "GPU %d %sthermally throttled %s%s", gpu->index,
-                                       hw.hit ? "hardware-" : "", when, hbm ? " (memory too hot)" : "");
+                                       "GPU %d %sthermally throttled %s%s", gpu->index, hw.hit ? "hardware-" : "", when,
+                                       hbm ? " (memory too hot)" : "");
         if (x && e.hit_any)
             gd_episode_timeline(&e, hw.hit ? "hardware thermal slowdown" : "thermal slowdown", x->timeline,
                                 sizeof x->timeline);
@@ -161,7 +164,8 @@ static json_t *hot_evidence(hot_reading gpu, hot_reading mem, const gd_gpu *g)
     json_object_set_new(ev, "gpu_max_c", gd_json_value(g->temp_gpu_max_c));
     json_object_set_new(ev, "mem_max_c", gd_json_value(g->temp_mem_max_c));
     json_object_set_new(ev, "samples_hot", json_integer((json_int_t)(gpu.above > mem.above ? gpu.above : mem.above)));
-    json_object_set_new(ev, "samples", json_integer((json_int_t)(gpu.samples > mem.samples ? gpu.samples : mem.samples)));
+    json_object_set_new(ev, "samples",
+                        json_integer((json_int_t)(gpu.samples > mem.samples ? gpu.samples : mem.samples)));
     return ev;
 }
 
@@ -225,21 +229,22 @@ void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *
             continue;
         json_t *ev = hot_evidence(core, mem, gpu);
         add_peer_temp(ev, f, g);
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetTemperature,nvmlDeviceGetFieldValues(MEMORY_TEMP)"));
         double peers = gd_peer_median(f, g, GD_M_TEMP_C, NULL);
         char gap[64] = "", limits[128];
         if (!isnan(peers) && core.max - peers >= GD_PEER_TEMP_GAP_C)
             snprintf(gap, sizeof gap, ", %.0f C above its peers", core.max - peers);
         gd_value none = gd_missing(GD_ST_NOT_SUPPORTED);
-        gd_severity core_sev = core_hot ? hot_severity(core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c) : GD_SEV_INFO;
+        gd_severity core_sev =
+            core_hot ? hot_severity(core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c) : GD_SEV_INFO;
         gd_severity mem_sev = mem_hot ? hot_severity(mem.max, gpu->temp_mem_max_c, none) : GD_SEV_INFO;
-        json_object_set_new(ev, "limits_read",
-                            json_boolean(gd_ok(gpu->temp_slowdown_c) || gd_ok(gpu->temp_gpu_max_c)));
+        json_object_set_new(ev, "limits_read", json_boolean(gd_ok(gpu->temp_slowdown_c) || gd_ok(gpu->temp_gpu_max_c)));
         /* The reading closer to its limit leads. */
         if (core_hot && (core_sev >= mem_sev || !mem_hot)) {
             limit_words(limits, sizeof limits, core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c, "temperature");
-            gd_finding_add(out, "thermal.hot", core_sev, gpu->index, ev, NAN, cooling_fix, "GPU %d runs hot: %.0f C%s%s",
-                           gpu->index, core.max, limits, gap);
+            gd_finding_add(out, "thermal.hot", core_sev, gpu->index, ev, NAN, cooling_fix,
+                           "GPU %d runs hot: %.0f C%s%s", gpu->index, core.max, limits, gap);
         } else {
             limit_words(limits, sizeof limits, mem.max, gpu->temp_mem_max_c, none, "memory temperature");
             gd_finding_add(out, "thermal.hot", mem_sev, gpu->index, ev, NAN, cooling_fix,
@@ -271,7 +276,7 @@ void gd_check_thermal_outlier(const gd_check *self, const gd_facts *f, gd_findin
                        "Under the same load this GPU's cooling is worse than its neighbours': check its "
                        "slot's fan, blocked inlets or cables in front of it, its heatsink seating and "
                        "thermal paste. If it keeps running hotter it will be the first to throttle.",
-                       "GPU %d runs %.0f C hotter than its peers under the same load (%.0f C vs %.0f C)",
-                       gpu->index, mine - peers, mine, peers);
+                       "GPU %d runs %.0f C hotter than its peers under the same load (%.0f C vs %.0f C)", gpu->index,
+                       mine - peers, mine, peers);
     }
 }

@@ -10,7 +10,7 @@
  * gd_threshold_set() (gpudoctor/checks.h) before the checks run. The
  * defaults are the values the comments below explain. */
 typedef struct gd_tunables {
-    double hot_from_c;   /* thermal.hot.from_c, 80 */
+    double hot_from_c; /* thermal.hot.from_c, 80 */
     double hot_margin_c; /* thermal.hot.margin_c, 5 */
     double vram_full_pct; /* vram.near_full.pct, 95 */
 } gd_tunables;
@@ -28,7 +28,7 @@ extern gd_tunables gd_tunable;
 /* Slowdown episodes. DCGM fails a diagnostic on any HW_SLOWDOWN, SW_THERMAL,
  * HW_THERMAL or HW_POWER_BRAKE sample under load (DcgmRecorder::CheckForClocksEvent);
  * SW_POWER_CAP is not a failure there. */
-#define GD_THROTTLE_CRITICAL_SHARE 0.25   /* throttled share of loaded time, where no impact is known */
+#define GD_THROTTLE_CRITICAL_SHARE 0.25 /* throttled share of loaded time, where no impact is known */
 /* A cumulative violation counter catches slowdowns between polls. */
 #define GD_COUNTER_MIN_SHARE 0.05
 /* nvml.h: HW_SLOWDOWN "may be also reported during PState or clock change",

@@ -84,7 +84,9 @@ void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings
              node, node, local, f->pid, f->pid, node);
     gd_finding_add(out, id, GD_SEV_WARNING, gpu->index, ev, NAN, fix,
                    "Job %ld %s on another NUMA node than its GPU %d (node %d)", f->pid,
-                   cpu_far && mem_far ? "runs and keeps its memory" : cpu_far ? "runs" : "keeps its memory",
+                   cpu_far && mem_far ? "runs and keeps its memory"
+                   : cpu_far          ? "runs"
+                                      : "keeps its memory",
                    gpu->index, node);
 }
 

@@ -68,9 +68,18 @@ static void worst_steps(const gd_trace_result *r, double (*x)(const gd_trace_ste
     }
 }
 
-static double step_idle(const gd_trace_step *s) { return s->idle_us; }
-static double step_loader(const gd_trace_step *s) { return s->dataloader_us; }
-static double step_syncs(const gd_trace_step *s) { return (double)s->syncs * 1000; }
+static double step_idle(const gd_trace_step *s)
+{
+    return s->idle_us;
+}
+static double step_loader(const gd_trace_step *s)
+{
+    return s->dataloader_us;
+}
+static double step_syncs(const gd_trace_step *s)
+{
+    return (double)s->syncs * 1000;
+}
 
 static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
 {
@@ -113,8 +122,9 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     double impact = r1(r->idle_pct);
     gd_finding_add(out, "trace.gpu_idle", severity(impact), GD_NO_GPU, ev, impact, fix,
                    "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct,
-                   host >= kern && host >= other ? "waiting for the host" : kern >= other ? "between kernels"
-                                                                                         : "held back");
+                   host >= kern && host >= other ? "waiting for the host"
+                   : kern >= other               ? "between kernels"
+                                                 : "held back");
 }
 
 static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
@@ -128,8 +138,10 @@ static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_
     double impact = r1(isnan(idle) ? r->dataloader_pct : fmin(r->dataloader_pct, idle));
     json_t *ev = evidence(r);
     json_object_set_new(ev, "dataloader_pct", gd_json_number(r1(r->dataloader_pct)));
-    json_object_set_new(ev, "dataloader_ms_per_step", gd_json_number(round(r->dataloader_us / (double)r->nsteps) / 1000));
-    json_object_set_new(ev, "workers", json_string(r->dataloader_multiprocess ? "multiprocess" : "none (num_workers=0)"));
+    json_object_set_new(ev, "dataloader_ms_per_step",
+                        gd_json_number(round(r->dataloader_us / (double)r->nsteps) / 1000));
+    json_object_set_new(ev, "workers",
+                        json_string(r->dataloader_multiprocess ? "multiprocess" : "none (num_workers=0)"));
     char worst[96];
     worst_steps(r, step_loader, worst, sizeof worst);
     json_object_set_new(ev, "worst_steps", json_string(worst));
@@ -230,8 +242,8 @@ static void check_small_kernels(const gd_trace_result *all, size_t n, size_t i, 
                    "capture the step in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), "
                    "torch.cuda.make_graphed_callables), fuse elementwise ops with torch.compile, or raise the "
                    "batch size so each kernel does more.",
-                   "rank %d: %.0f%% of %zu kernels are shorter than their launch (median %.0f us on the GPU)",
-                   r->rank, 100 * share, r->launches, r->kernel_median_us);
+                   "rank %d: %.0f%% of %zu kernels are shorter than their launch (median %.0f us on the GPU)", r->rank,
+                   100 * share, r->launches, r->kernel_median_us);
 }
 
 static void check_comm_overlap(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)

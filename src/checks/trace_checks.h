@@ -20,18 +20,18 @@ extern const gd_trace_check gd_trace_checks[];
 extern const size_t gd_trace_checks_count;
 
 /* Thresholds (docs/checks.md gives their sources). */
-#define GD_TRACE_IDLE_PCT 20.0          /* trace.gpu_idle */
-#define GD_TRACE_DATALOADER_PCT 5.0     /* trace.dataloader: tb_plugin's rule R1 */
+#define GD_TRACE_IDLE_PCT 20.0 /* trace.gpu_idle */
+#define GD_TRACE_DATALOADER_PCT 5.0 /* trace.dataloader: tb_plugin's rule R1 */
 #define GD_TRACE_PAGEABLE_BYTES (1 << 20)
 #define GD_TRACE_PAGEABLE_PCT 1.0
-#define GD_TRACE_SYNC_PCT 5.0           /* trace.sync */
-#define GD_TRACE_SMALL_SHARE 0.5        /* trace.small_kernels: half the launches */
+#define GD_TRACE_SYNC_PCT 5.0 /* trace.sync */
+#define GD_TRACE_SMALL_SHARE 0.5 /* trace.small_kernels: half the launches */
 #define GD_TRACE_SMALL_MIN 100
 #define GD_TRACE_SMALL_IDLE_PCT 10.0
-#define GD_TRACE_COMM_OVERLAP_PCT 50.0  /* trace.comm_overlap */
-#define GD_TRACE_COMM_SHARE_PCT 10.0    /* tb_plugin's rule R4 */
-#define GD_TRACE_STRAGGLER_RATIO 1.10   /* trace.straggler */
-#define GD_TRACE_CRITICAL_IMPACT 15.0   /* docs/checks.md: the severity rule */
+#define GD_TRACE_COMM_OVERLAP_PCT 50.0 /* trace.comm_overlap */
+#define GD_TRACE_COMM_SHARE_PCT 10.0 /* tb_plugin's rule R4 */
+#define GD_TRACE_STRAGGLER_RATIO 1.10 /* trace.straggler */
+#define GD_TRACE_CRITICAL_IMPACT 15.0 /* docs/checks.md: the severity rule */
 
 /* Runs every trace check over the ranks, then sorts the findings. */
 void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out);

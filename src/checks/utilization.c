@@ -77,8 +77,9 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         json_object_set_new(ev, "process", json_string(p->name[0] ? p->name : "(name not visible)"));
         json_object_set_new(ev, "process_used_mib", gd_json_value(p->used_mib));
         json_object_set_new(ev, "processes", json_integer((json_int_t)gpu->process_count));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
-                                                      "nvmlDeviceGetComputeRunningProcesses"));
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetUtilizationRates, "
+                                        "nvmlDeviceGetComputeRunningProcesses"));
         gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,
                        "GPU %d busy %.0f%% on average, below %.0f%% in %.0f%% of the window, while pid %u (%s) "
                        "holds %.0f MiB",

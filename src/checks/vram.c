@@ -125,12 +125,14 @@ void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_finding
         json_object_set_new(ev, "used_mib_max", gd_json_number(round(x.max_mib)));
         json_object_set_new(ev, "total_mib", gd_json_number(total));
         json_object_set_new(ev, "used_pct_max", gd_json_number(round(1000 * x.max_mib / total) / 10));
-        json_object_set_new(ev, "full_pct_of_loaded_time", gd_json_number(round(1000.0 * (double)x.full / (double)x.loaded) / 10));
+        json_object_set_new(ev, "full_pct_of_loaded_time",
+                            gd_json_number(round(1000.0 * (double)x.full / (double)x.loaded) / 10));
         json_object_set_new(ev, "threshold_pct", gd_json_number(100 * GD_VRAM_FULL_FRACTION));
         bool pressure = memory_pressure(f, g, ev);
         json_object_set_new(ev, "pressure", json_boolean(pressure));
         json_object_set_new(ev, "processes", processes_json(gpu));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetMemoryInfo,nvmlDeviceGetComputeRunningProcesses"));
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetMemoryInfo,nvmlDeviceGetComputeRunningProcesses"));
         /* Frameworks hold memory on purpose; only pressure makes it a problem. */
         gd_finding_add(out, "vram.near_full", pressure ? GD_SEV_WARNING : GD_SEV_INFO, gpu->index, ev, NAN,
                        pressure ? full_fix : held_fix, "GPU %d memory %s: %.0f of %.0f MiB used (%.1f%%) under load%s",
@@ -185,8 +187,8 @@ static void report_growth(const gd_gpu *gpu, const gd_vram_trend *tr, double las
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetMemoryInfo"));
     gd_finding_add(out, "vram.growing", left_s <= GD_VRAM_GROW_CRITICAL_S ? GD_SEV_CRITICAL : GD_SEV_WARNING,
                    gpu->index, ev, NAN, growing_fix,
-                   "GPU %d memory keeps growing: +%.1f MiB/s, full in about %.0f s at this rate", gpu->index,
-                   tr->slope, left_s);
+                   "GPU %d memory keeps growing: +%.1f MiB/s, full in about %.0f s at this rate", gpu->index, tr->slope,
+                   left_s);
 }
 
 void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings *out)

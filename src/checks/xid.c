@@ -43,7 +43,8 @@ static gd_severity severity_of(const gd_xid_info *in)
 static const char *action_fix(const char *action)
 {
     if (strcmp(action, "rma") == 0)
-        return "Hardware fault: drain the GPU, collect 'nvidia-bug-report.sh', and open an RMA if it recurs after a reset.";
+        return "Hardware fault: drain the GPU, collect 'nvidia-bug-report.sh', and open an RMA if it recurs after a "
+               "reset.";
     if (strcmp(action, "reboot") == 0)
         return "Stop the jobs and reboot the node (a GPU reset is not enough). If it recurs: reseat the GPU and "
                "its power cables, check the riser/baseboard and PSU, then RMA.";
@@ -133,8 +134,8 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu)
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
         snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
-    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s in the kernel log",
-                   where, best_xid, best_meaning, repeat, others);
+    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix,
+                   "%s: Xid %d (%s)%s%s in the kernel log", where, best_xid, best_meaning, repeat, others);
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -89,8 +89,10 @@ static int on_entry(void *ud, const char *section, const char *key, const char *
             snprintf(rd->err, sizeof rd->err, "fail_on wants warning or critical, not '%s'", value);
             return 0;
         }
-        snprintf(rd->err, sizeof rd->err, "unknown key '%s'%s%s%s (known: fail_on; sections [ignore], [severity], "
-                 "[thresholds])", key, section[0] ? " in [" : "", section, section[0] ? "]" : "");
+        snprintf(rd->err, sizeof rd->err,
+                 "unknown key '%s'%s%s%s (known: fail_on; sections [ignore], [severity], "
+                 "[thresholds])",
+                 key, section[0] ? " in [" : "", section, section[0] ? "]" : "");
         return 0;
     }
     if (strcmp(section, "ignore") == 0) {

@@ -10,7 +10,8 @@ int gd_cli_interval(const char *arg, double *ms)
 {
     double v;
     if (gd_cli_duration(arg, 0.001, 0.01, 60, &v) != 0)
-        return gd_cli_error("--interval wants milliseconds between 10 and 60000 (like 100, 250ms or 1s), not '%s'", arg);
+        return gd_cli_error("--interval wants milliseconds between 10 and 60000 (like 100, 250ms or 1s), not '%s'",
+                            arg);
     *ms = v * 1000;
     return 0;
 }

@@ -90,8 +90,10 @@ int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, doub
 }
 
 const struct option gd_snapshot_options[] = {
-    {"json", no_argument, NULL, 'j'}, {"sim", required_argument, NULL, 's'},
-    {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -143,7 +145,8 @@ int gd_cli_sim_pace(double *pace)
     double x = strtod(v, &end);
     if (end == v || *end || errno || !(x > 0) || !isfinite(x))
         return gd_cli_error("GPUDOCTOR_SIM_TIMESCALE: \"%s\" is not a positive number (scenario seconds per "
-                            "wall second; unset, the scenario plays as fast as it can)", v);
+                            "wall second; unset, the scenario plays as fast as it can)",
+                            v);
     *pace = x;
     return 0;
 }
@@ -154,8 +157,13 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
     int rc = gd_cli_context(&ctx);
     if (rc != 0)
         return rc;
-    gd_collect_opts co = {.ctx = &ctx, .sim_scenario = o->sim, .duration_s = 0, .interval_s = 1, .pid = -1,
-                          .from = o->from, .from_count = o->from_count};
+    gd_collect_opts co = {.ctx = &ctx,
+                          .sim_scenario = o->sim,
+                          .duration_s = 0,
+                          .interval_s = 1,
+                          .pid = -1,
+                          .from = o->from,
+                          .from_count = o->from_count};
     char err[1024];
     if (gd_collect(&co, f, err, sizeof err) != 0) {
         gd_facts_free(f);

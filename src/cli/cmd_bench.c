@@ -13,21 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_bench_help[] =
-    "usage: gpudoctor bench [pcie|gemm|membw|all] [--json] [--sim SCENARIO]\n"
-    "                       [--size MIB] [--reps N] [--no-concurrent]\n"
-    "\n"
-    "pcie: host-to-device and device-to-host copy bandwidth, from pinned and from\n"
-    "pageable memory, each GPU alone and then all GPUs at once, compared with what\n"
-    "the GPU's PCIe link allows (Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s per\n"
-    "direction; healthy links reach about 80%). Run it on an idle machine: other\n"
-    "traffic lowers the figures. gemm and membw come in a later version.\n"
-    "\n"
-    "  --json           results as JSON (docs/pcie.md)\n"
-    "  --sim SCENARIO   a simulated machine: copies take the scenario's bandwidth_gbps\n"
-    "  --size MIB       bytes per copy (default 256; 160 under --sim)\n"
-    "  --reps N         timed copies per figure, median reported (default 5)\n"
-    "  --no-concurrent  skip the all-GPUs-at-once pass\n";
+const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|all] [--json] [--sim SCENARIO]\n"
+                             "                       [--size MIB] [--reps N] [--no-concurrent]\n"
+                             "\n"
+                             "pcie: host-to-device and device-to-host copy bandwidth, from pinned and from\n"
+                             "pageable memory, each GPU alone and then all GPUs at once, compared with what\n"
+                             "the GPU's PCIe link allows (Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s per\n"
+                             "direction; healthy links reach about 80%). Run it on an idle machine: other\n"
+                             "traffic lowers the figures. gemm and membw come in a later version.\n"
+                             "\n"
+                             "  --json           results as JSON (docs/pcie.md)\n"
+                             "  --sim SCENARIO   a simulated machine: copies take the scenario's bandwidth_gbps\n"
+                             "  --size MIB       bytes per copy (default 256; 160 under --sim)\n"
+                             "  --reps N         timed copies per figure, median reported (default 5)\n"
+                             "  --no-concurrent  skip the all-GPUs-at-once pass\n";
 
 /* Runs the one check that judges bench results. */
 static void judge(const gd_facts *f, gd_findings *fs)
@@ -37,9 +36,12 @@ static void judge(const gd_facts *f, gd_findings *fs)
 }
 
 const struct option gd_bench_options[] = {
-    {"json", no_argument, NULL, 'j'},       {"sim", required_argument, NULL, 's'},
-    {"size", required_argument, NULL, 'b'}, {"reps", required_argument, NULL, 'r'},
-    {"no-concurrent", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"size", required_argument, NULL, 'b'},
+    {"reps", required_argument, NULL, 'r'},
+    {"no-concurrent", no_argument, NULL, 'n'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -104,8 +106,13 @@ int gd_cmd_bench(int argc, char **argv)
      * 50 GB/s) and long enough that wake-up latency stays near 1 %, and stays
      * above the simulator's 64 MiB of real device memory per buffer, so no
      * real memmove adds to the timing. */
-    gd_pcie_bench_opts bo = {.bytes = (size_t)(mib > 0 ? mib : sim ? 160 : 256) << 20, .reps = (int)reps,
-                             .concurrent = concurrent, .cuda_library = sim ? cuda : ctx.cuda_library,
+    gd_pcie_bench_opts bo = {.bytes = (size_t)(mib > 0 ? mib
+                                               : sim   ? 160
+                                                       : 256)
+                                      << 20,
+                             .reps = (int)reps,
+                             .concurrent = concurrent,
+                             .cuda_library = sim ? cuda : ctx.cuda_library,
                              .sim_scenario = sim ? scenario : NULL};
     gd_pcie_bench *b = calloc(1, sizeof *b);
     gd_pcie_facts *p = b ? gd_pcie_facts_get(&f) : NULL;

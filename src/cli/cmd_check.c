@@ -11,44 +11,43 @@
 #include <string.h>
 #include <unistd.h>
 
-const char gd_check_help[] =
-    "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
-    "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
-    "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
-    "                       [--sim SCENARIO | --from FILE...]\n"
-    "\n"
-    "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
-    "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
-    "clocks and PCIe speed on purpose, so some problems only show under load.\n"
-    "\n"
-    "  --duration SEC   length of the window (default 10; 0 = one snapshot); a unit\n"
-    "                   ms, s, m or h may follow (500ms, 2m)\n"
-    "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
-    "  --pid PID        the training process, for the checks that look at the job\n"
-    "  --python PATH    a Python environment or interpreter whose frameworks to\n"
-    "                   check (repeatable)\n"
-    "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
-    "                   evidence, impact_pct, fix) and what was not checked\n"
-    "  --ignore ID[@GPU]  accept a known finding (repeatable): it is still shown,\n"
-    "                   marked ignored, and does not count for the exit status\n"
-    "  --config FILE    read this config file instead of /etc/gpudoctor.conf and\n"
-    "                   $XDG_CONFIG_HOME/gpudoctor.conf (docs/interface.md)\n"
-    "  --fail-on SEV    warning (default): exit 1 on warnings; critical: only\n"
-    "                   critical findings fail (exit 2), warnings exit 0\n"
-    "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
-    "                   --from FILE.jsonl: the same checks, the same findings)\n"
-    "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
-    "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
-    "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
-    "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
-    "                   input; pipes work\n"
-    "\n"
-    "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
-    "the report covers what was sampled until then.\n"
-    "\n"
-    "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
-    "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
-    "COLUMNS sets the width of the text report.\n";
+const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
+                             "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
+                             "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
+                             "                       [--sim SCENARIO | --from FILE...]\n"
+                             "\n"
+                             "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
+                             "lost GPUs and more. Run it while the training job runs: idle GPUs lower their\n"
+                             "clocks and PCIe speed on purpose, so some problems only show under load.\n"
+                             "\n"
+                             "  --duration SEC   length of the window (default 10; 0 = one snapshot); a unit\n"
+                             "                   ms, s, m or h may follow (500ms, 2m)\n"
+                             "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
+                             "  --pid PID        the training process, for the checks that look at the job\n"
+                             "  --python PATH    a Python environment or interpreter whose frameworks to\n"
+                             "                   check (repeatable)\n"
+                             "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
+                             "                   evidence, impact_pct, fix) and what was not checked\n"
+                             "  --ignore ID[@GPU]  accept a known finding (repeatable): it is still shown,\n"
+                             "                   marked ignored, and does not count for the exit status\n"
+                             "  --config FILE    read this config file instead of /etc/gpudoctor.conf and\n"
+                             "                   $XDG_CONFIG_HOME/gpudoctor.conf (docs/interface.md)\n"
+                             "  --fail-on SEV    warning (default): exit 1 on warnings; critical: only\n"
+                             "                   critical findings fail (exit 2), warnings exit 0\n"
+                             "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
+                             "                   --from FILE.jsonl: the same checks, the same findings)\n"
+                             "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
+                             "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
+                             "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
+                             "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
+                             "                   input; pipes work\n"
+                             "\n"
+                             "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
+                             "the report covers what was sampled until then.\n"
+                             "\n"
+                             "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
+                             "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
+                             "COLUMNS sets the width of the text report.\n";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -86,12 +85,18 @@ typedef struct check_opts {
 } check_opts;
 
 const struct option gd_check_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
-    {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
-    {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
-    {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {"python", required_argument, NULL, 'y'},
+    {"ignore", required_argument, NULL, 'x'},
+    {"config", required_argument, NULL, 'c'},
+    {"fail-on", required_argument, NULL, 'F'},
+    {"record", required_argument, NULL, 'R'},
     {NULL, 0, NULL, 0},
 };
 
@@ -107,8 +112,8 @@ static int parse(int argc, char **argv, check_opts *o)
         switch (c) {
         case 'd':
             if (gd_cli_duration(optarg, 1, 0, 86400, &o->duration_s) != 0)
-                return gd_cli_error("--duration wants seconds between 0 and 86400 (like 30, 2.5, 500ms or 5m), not '%s'",
-                                    optarg);
+                return gd_cli_error(
+                    "--duration wants seconds between 0 and 86400 (like 30, 2.5, 500ms or 5m), not '%s'", optarg);
             break;
         case 'i':
             if (gd_cli_interval(optarg, &o->interval_ms) != 0)

@@ -5,17 +5,16 @@
 #include <getopt.h>
 #include <stdio.h>
 
-const char gd_info_help[] =
-    "usage: gpudoctor info [--json] [--sim SCENARIO | --from FILE...]\n"
-    "\n"
-    "What 'nvidia-smi -q' would tell about each GPU, on one screen: identity,\n"
-    "temperatures and their limits, power and its limits, clocks, clock event\n"
-    "reasons, memory, PCIe link, configuration, ECC and row-remap health, NVLink\n"
-    "and processes. 'n/a' means the board does not report a value.\n"
-    "\n"
-    "  --json           the same as JSON; unreadable values are null\n"
-    "  --sim SCENARIO   read a simulated machine (examples/*.json)\n"
-    "  --from FILE      read captured nvidia-smi / lspci / topo output instead (repeatable)\n";
+const char gd_info_help[] = "usage: gpudoctor info [--json] [--sim SCENARIO | --from FILE...]\n"
+                            "\n"
+                            "What 'nvidia-smi -q' would tell about each GPU, on one screen: identity,\n"
+                            "temperatures and their limits, power and its limits, clocks, clock event\n"
+                            "reasons, memory, PCIe link, configuration, ECC and row-remap health, NVLink\n"
+                            "and processes. 'n/a' means the board does not report a value.\n"
+                            "\n"
+                            "  --json           the same as JSON; unreadable values are null\n"
+                            "  --sim SCENARIO   read a simulated machine (examples/*.json)\n"
+                            "  --from FILE      read captured nvidia-smi / lspci / topo output instead (repeatable)\n";
 
 int gd_cmd_info(int argc, char **argv)
 {

@@ -9,20 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_topo_help[] =
-    "usage: gpudoctor topo [--json] [--sim SCENARIO | --from FILE...]\n"
-    "\n"
-    "How the GPUs connect, as 'nvidia-smi topo -m' shows it, derived from the PCIe\n"
-    "tree in sysfs: X self, NV# a bonded set of # NVLinks, PIX through one PCIe\n"
-    "switch, PXB through several, PHB through the CPU's host bridge, NODE between\n"
-    "host bridges of one NUMA node, SYS across NUMA nodes. Also each GPU's NUMA\n"
-    "node and CPUs (bind the job there), and every NIC with how each GPU reaches it.\n"
-    "An lspci capture shows PCIe paths only: NVLink needs 'nvidia-smi topo -m'.\n"
-    "\n"
-    "  --json           the same as JSON\n"
-    "  --sim SCENARIO   a simulated machine (examples/*.json with host.sysfs)\n"
-    "  --from FILE      captured 'nvidia-smi topo -m' or 'lspci -vv' output (repeatable;\n"
-    "                   add 'nvidia-smi -q -x' output to name the GPUs by bus id)\n";
+const char gd_topo_help[] = "usage: gpudoctor topo [--json] [--sim SCENARIO | --from FILE...]\n"
+                            "\n"
+                            "How the GPUs connect, as 'nvidia-smi topo -m' shows it, derived from the PCIe\n"
+                            "tree in sysfs: X self, NV# a bonded set of # NVLinks, PIX through one PCIe\n"
+                            "switch, PXB through several, PHB through the CPU's host bridge, NODE between\n"
+                            "host bridges of one NUMA node, SYS across NUMA nodes. Also each GPU's NUMA\n"
+                            "node and CPUs (bind the job there), and every NIC with how each GPU reaches it.\n"
+                            "An lspci capture shows PCIe paths only: NVLink needs 'nvidia-smi topo -m'.\n"
+                            "\n"
+                            "  --json           the same as JSON\n"
+                            "  --sim SCENARIO   a simulated machine (examples/*.json with host.sysfs)\n"
+                            "  --from FILE      captured 'nvidia-smi topo -m' or 'lspci -vv' output (repeatable;\n"
+                            "                   add 'nvidia-smi -q -x' output to name the GPUs by bus id)\n";
 
 int gd_cmd_topo(int argc, char **argv)
 {
@@ -39,8 +38,8 @@ int gd_cmd_topo(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("no PCIe tree to read: %s",
                             o.from_count ? "the captured files hold neither 'nvidia-smi topo -m' nor 'lspci -vv' output"
-                            : o.sim    ? "the scenario has no host.sysfs"
-                                       : "/sys is not readable");
+                            : o.sim      ? "the scenario has no host.sysfs"
+                                         : "/sys is not readable");
     }
     int code = GD_EXIT_OK;
     if (o.json) {

@@ -15,23 +15,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char gd_trace_help[] =
-    "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--rank N] [--steps A:B]\n"
-    "\n"
-    "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
-    "Chrome trace JSON, plain or gzip, or the legacy format of builds without\n"
-    "Kineto). A directory holds one trace per rank. Reports Holistic Trace\n"
-    "Analysis' temporal and idle time breakdowns with its defaults (the last\n"
-    "profiler step left out, 30 us kernel-wait cut-off), the steps, the\n"
-    "DataLoader's share, kernels, launches, copies and synchronizations, and\n"
-    "findings with fixes (docs/trace.md).\n"
-    "\n"
-    "  --json          the numbers and findings as JSON (docs/trace.md)\n"
-    "  --rank N        only rank N (of a directory, or the file's own rank)\n"
-    "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
-    "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
-    "\n"
-    "Exit: 0 analyzed (whatever was found), 3 the trace could not be read.\n";
+const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--rank N] [--steps A:B]\n"
+                             "\n"
+                             "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
+                             "Chrome trace JSON, plain or gzip, or the legacy format of builds without\n"
+                             "Kineto). A directory holds one trace per rank. Reports Holistic Trace\n"
+                             "Analysis' temporal and idle time breakdowns with its defaults (the last\n"
+                             "profiler step left out, 30 us kernel-wait cut-off), the steps, the\n"
+                             "DataLoader's share, kernels, launches, copies and synchronizations, and\n"
+                             "findings with fixes (docs/trace.md).\n"
+                             "\n"
+                             "  --json          the numbers and findings as JSON (docs/trace.md)\n"
+                             "  --rank N        only rank N (of a directory, or the file's own rank)\n"
+                             "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
+                             "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
+                             "\n"
+                             "Exit: 0 analyzed (whatever was found), 3 the trace could not be read.\n";
 
 #define MAX_FILES 1024
 

@@ -83,7 +83,10 @@ static int parse_count(const char *s, double *out)
     double v = strtod(s, &end);
     if (errno || end == s || !isfinite(v))
         return -1;
-    static const struct { char c; double mul; } suffix[] = {{'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}};
+    static const struct {
+        char c;
+        double mul;
+    } suffix[] = {{'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}};
     for (size_t i = 0; *end && i < sizeof suffix / sizeof suffix[0]; i++)
         if (tolower((unsigned char)*end) == suffix[i].c && end[1] == '\0') {
             v *= suffix[i].mul;
@@ -104,10 +107,22 @@ static int parse_size(const char *s, double *out)
     double v = strtod(s, &end);
     if (errno || end == s || !isfinite(v) || v <= 0)
         return -1;
-    static const struct { const char *unit; double mul; } units[] = {
-        {"", 1}, {"K", 1024.0}, {"KB", 1024.0}, {"KiB", 1024.0}, {"M", 1048576.0}, {"MB", 1048576.0},
-        {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0},
-        {"T", 1099511627776.0}, {"TB", 1099511627776.0}, {"TiB", 1099511627776.0}};
+    static const struct {
+        const char *unit;
+        double mul;
+    } units[] = {{"", 1},
+                 {"K", 1024.0},
+                 {"KB", 1024.0},
+                 {"KiB", 1024.0},
+                 {"M", 1048576.0},
+                 {"MB", 1048576.0},
+                 {"MiB", 1048576.0},
+                 {"G", 1073741824.0},
+                 {"GB", 1073741824.0},
+                 {"GiB", 1073741824.0},
+                 {"T", 1099511627776.0},
+                 {"TB", 1099511627776.0},
+                 {"TiB", 1099511627776.0}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcasecmp(end, units[i].unit) == 0) {
             v *= units[i].mul;
@@ -134,9 +149,38 @@ static int bad_choice(const char *name, const char *arg, const char *allowed)
 }
 
 enum {
-    O_PARAMS = 256, O_LAYERS, O_HIDDEN, O_HEADS, O_KV, O_FFN, O_VOCAB, O_SEQ, O_BATCH, O_ACCUM, O_PREC, O_OPT,
-    O_CKPT, O_FLASH, O_GPUS, O_MEM, O_SHARD, O_TP, O_CONFIG, O_SIM, O_JSON, O_GPU, O_ATTN, O_METHOD, O_RANK,
-    O_TARGETS, O_INFER, O_WEIGHTS, O_KV_CACHE, O_MARGIN, O_SHAPE_FROM, O_OFFLOAD,
+    O_PARAMS = 256,
+    O_LAYERS,
+    O_HIDDEN,
+    O_HEADS,
+    O_KV,
+    O_FFN,
+    O_VOCAB,
+    O_SEQ,
+    O_BATCH,
+    O_ACCUM,
+    O_PREC,
+    O_OPT,
+    O_CKPT,
+    O_FLASH,
+    O_GPUS,
+    O_MEM,
+    O_SHARD,
+    O_TP,
+    O_CONFIG,
+    O_SIM,
+    O_JSON,
+    O_GPU,
+    O_ATTN,
+    O_METHOD,
+    O_RANK,
+    O_TARGETS,
+    O_INFER,
+    O_WEIGHTS,
+    O_KV_CACHE,
+    O_MARGIN,
+    O_SHAPE_FROM,
+    O_OFFLOAD,
 };
 
 /* One choice of a named list into *out; 0 or exit code 3. */
@@ -243,7 +287,10 @@ static int option(int c, const char *arg, vram_opts *o)
             return bad_choice("--shape-from", arg, "llama");
         o->shape_from = arg;
         return 0;
-    case O_FLASH: o->attention_given = true; s->attention = GD_ATTN_FLASH; return 0;
+    case O_FLASH:
+        o->attention_given = true;
+        s->attention = GD_ATTN_FLASH;
+        return 0;
     case O_MEM:
         o->memory_given = true;
         if (parse_size(arg, &s->gpu_memory_bytes) != 0)
@@ -257,29 +304,53 @@ static int option(int c, const char *arg, vram_opts *o)
 }
 
 const struct option gd_vram_options[] = {
-    {"params", required_argument, NULL, O_PARAMS}, {"layers", required_argument, NULL, O_LAYERS},
-    {"hidden", required_argument, NULL, O_HIDDEN}, {"heads", required_argument, NULL, O_HEADS},
-    {"kv-heads", required_argument, NULL, O_KV}, {"ffn", required_argument, NULL, O_FFN},
-    {"vocab", required_argument, NULL, O_VOCAB}, {"seq", required_argument, NULL, O_SEQ},
-    {"batch", required_argument, NULL, O_BATCH}, {"accumulation", required_argument, NULL, O_ACCUM},
-    {"precision", required_argument, NULL, O_PREC}, {"optimizer", required_argument, NULL, O_OPT},
-    {"checkpointing", required_argument, NULL, O_CKPT}, {"flash-attention", no_argument, NULL, O_FLASH},
-    {"gpus", required_argument, NULL, O_GPUS}, {"gpu-memory", required_argument, NULL, O_MEM},
-    {"sharding", required_argument, NULL, O_SHARD}, {"tp", required_argument, NULL, O_TP},
-    {"config", required_argument, NULL, O_CONFIG}, {"sim", required_argument, NULL, O_SIM},
-    {"json", no_argument, NULL, O_JSON}, {"gpu", required_argument, NULL, O_GPU},
-    {"attention", required_argument, NULL, O_ATTN}, {"method", required_argument, NULL, O_METHOD},
-    {"lora-rank", required_argument, NULL, O_RANK}, {"lora-targets", required_argument, NULL, O_TARGETS},
-    {"inference", no_argument, NULL, O_INFER}, {"weights", required_argument, NULL, O_WEIGHTS},
-    {"kv-cache", required_argument, NULL, O_KV_CACHE}, {"margin", required_argument, NULL, O_MARGIN},
-    {"shape-from", required_argument, NULL, O_SHAPE_FROM}, {"offload", required_argument, NULL, O_OFFLOAD},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+    {"params", required_argument, NULL, O_PARAMS},
+    {"layers", required_argument, NULL, O_LAYERS},
+    {"hidden", required_argument, NULL, O_HIDDEN},
+    {"heads", required_argument, NULL, O_HEADS},
+    {"kv-heads", required_argument, NULL, O_KV},
+    {"ffn", required_argument, NULL, O_FFN},
+    {"vocab", required_argument, NULL, O_VOCAB},
+    {"seq", required_argument, NULL, O_SEQ},
+    {"batch", required_argument, NULL, O_BATCH},
+    {"accumulation", required_argument, NULL, O_ACCUM},
+    {"precision", required_argument, NULL, O_PREC},
+    {"optimizer", required_argument, NULL, O_OPT},
+    {"checkpointing", required_argument, NULL, O_CKPT},
+    {"flash-attention", no_argument, NULL, O_FLASH},
+    {"gpus", required_argument, NULL, O_GPUS},
+    {"gpu-memory", required_argument, NULL, O_MEM},
+    {"sharding", required_argument, NULL, O_SHARD},
+    {"tp", required_argument, NULL, O_TP},
+    {"config", required_argument, NULL, O_CONFIG},
+    {"sim", required_argument, NULL, O_SIM},
+    {"json", no_argument, NULL, O_JSON},
+    {"gpu", required_argument, NULL, O_GPU},
+    {"attention", required_argument, NULL, O_ATTN},
+    {"method", required_argument, NULL, O_METHOD},
+    {"lora-rank", required_argument, NULL, O_RANK},
+    {"lora-targets", required_argument, NULL, O_TARGETS},
+    {"inference", no_argument, NULL, O_INFER},
+    {"weights", required_argument, NULL, O_WEIGHTS},
+    {"kv-cache", required_argument, NULL, O_KV_CACHE},
+    {"margin", required_argument, NULL, O_MARGIN},
+    {"shape-from", required_argument, NULL, O_SHAPE_FROM},
+    {"offload", required_argument, NULL, O_OFFLOAD},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, vram_opts *o)
 {
-    *o = (vram_opts){.setup = {.model = {.params = -1}, .batch = 1, .precision = GD_PREC_MIXED, .gpus = 1, .tp = 1,
-                               .accum_steps = 1, .attention = GD_ATTN_SDPA, .lora_rank = 8, .margin_pct = 10}};
+    *o = (vram_opts){.setup = {.model = {.params = -1},
+                               .batch = 1,
+                               .precision = GD_PREC_MIXED,
+                               .gpus = 1,
+                               .tp = 1,
+                               .accum_steps = 1,
+                               .attention = GD_ATTN_SDPA,
+                               .lora_rank = 8,
+                               .margin_pct = 10}};
     optind = 1;
     opterr = 0;
     int c;
@@ -341,8 +412,9 @@ static void shape_from_llama(vram_opts *o, gd_vram_plan *plan)
             *dst[i] = src[i];
     m->gated_mlp = true;
     m->tied_embeddings = sh.tied;
-    gd_vram_plan_note(plan, "shape from %s (%.2fB, the Llama shape nearest --params; data/model-shapes.tsv): "
-                            "%ld layers, hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld",
+    gd_vram_plan_note(plan,
+                      "shape from %s (%.2fB, the Llama shape nearest --params; data/model-shapes.tsv): "
+                      "%ld layers, hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld",
                       sh.name, sh.params / 1e9, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab);
 }
 
@@ -368,8 +440,10 @@ static int build_model(vram_opts *o, gd_vram_plan *plan)
     if (!o->seq_given) {
         o->setup.seq = 2048; /* a context length is what the model can take, not what a run uses */
         if (m->layers > 0 && m->max_positions > 0)
-            gd_vram_plan_note(plan, "--seq not given: 2048, the default (the model's context length is %ld: "
-                                    "--seq %ld plans for it)", m->max_positions, m->max_positions);
+            gd_vram_plan_note(plan,
+                              "--seq not given: 2048, the default (the model's context length is %ld: "
+                              "--seq %ld plans for it)",
+                              m->max_positions, m->max_positions);
         else if (m->layers > 0)
             gd_vram_plan_note(plan, "--seq not given: 2048, the default");
     }
@@ -381,8 +455,10 @@ static int build_model(vram_opts *o, gd_vram_plan *plan)
 
 static void no_gpu_note(gd_vram_plan *plan, const char *why)
 {
-    gd_vram_plan_note(plan, "no GPU size given and none read here (%s): planned per GPU, with the \"fits on\" table "
-                            "of common boards; --gpu NAME or --gpu-memory SIZE judges one", why);
+    gd_vram_plan_note(plan,
+                      "no GPU size given and none read here (%s): planned per GPU, with the \"fits on\" table "
+                      "of common boards; --gpu NAME or --gpu-memory SIZE judges one",
+                      why);
 }
 
 /* The GPUs of this machine (or of --sim): the smallest memory, their count,

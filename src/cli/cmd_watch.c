@@ -12,27 +12,26 @@
 #include <string.h>
 #include <unistd.h>
 
-const char gd_watch_help[] =
-    "usage: gpudoctor watch [--interval MS] [--count N] [--format table|csv|jsonl]\n"
-    "                       [--record FILE.jsonl] [--sim SCENARIO | --from FILE.jsonl]\n"
-    "\n"
-    "Shows every GPU live, with the diagnosis running: on a terminal a full-screen\n"
-    "view (one row per GPU, a history sparkline, the findings of the last minute);\n"
-    "elsewhere, or with --format csv|jsonl, one line per GPU per sample, like\n"
-    "'nvidia-smi dmon', flushed at once so 'watch | tee' and pipelines work.\n"
-    "\n"
-    "  --interval MS    time between samples (default 1000; 250ms, 2s also work)\n"
-    "  --count N        stop after N samples (default: until q, Ctrl-C or SIGTERM)\n"
-    "  --format F       table (the view; needs a terminal), csv (header first) or jsonl\n"
-    "  --record FILE    also write every sample to FILE.jsonl ('check --from FILE'\n"
-    "                   replays it to the same findings)\n"
-    "  --sim SCENARIO   watch a simulated machine (examples/*.json), one scenario\n"
-    "                   second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
-    "                   (with --count off a terminal: as fast as it runs)\n"
-    "  --from FILE      play a recording (or a dmon / --query-gpu log) back\n"
-    "\n"
-    "Keys in the view: q quits, p pauses, h/l or the arrows choose the plotted\n"
-    "metric, ? shows help. NO_COLOR disables colour.\n";
+const char gd_watch_help[] = "usage: gpudoctor watch [--interval MS] [--count N] [--format table|csv|jsonl]\n"
+                             "                       [--record FILE.jsonl] [--sim SCENARIO | --from FILE.jsonl]\n"
+                             "\n"
+                             "Shows every GPU live, with the diagnosis running: on a terminal a full-screen\n"
+                             "view (one row per GPU, a history sparkline, the findings of the last minute);\n"
+                             "elsewhere, or with --format csv|jsonl, one line per GPU per sample, like\n"
+                             "'nvidia-smi dmon', flushed at once so 'watch | tee' and pipelines work.\n"
+                             "\n"
+                             "  --interval MS    time between samples (default 1000; 250ms, 2s also work)\n"
+                             "  --count N        stop after N samples (default: until q, Ctrl-C or SIGTERM)\n"
+                             "  --format F       table (the view; needs a terminal), csv (header first) or jsonl\n"
+                             "  --record FILE    also write every sample to FILE.jsonl ('check --from FILE'\n"
+                             "                   replays it to the same findings)\n"
+                             "  --sim SCENARIO   watch a simulated machine (examples/*.json), one scenario\n"
+                             "                   second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
+                             "                   (with --count off a terminal: as fast as it runs)\n"
+                             "  --from FILE      play a recording (or a dmon / --query-gpu log) back\n"
+                             "\n"
+                             "Keys in the view: q quits, p pauses, h/l or the arrows choose the plotted\n"
+                             "metric, ? shows help. NO_COLOR disables colour.\n";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -158,7 +157,8 @@ int gd_cmd_watch(int argc, char **argv)
     int step = 0;
     if (rc == 0 && o.from) {
         /* A capture brings its own samples: the sinks see them in turn. */
-        for (size_t i = 0; i < f.series.n && !stop_requested && !lines.failed && (o.count == 0 || i < (size_t)o.count); i++)
+        for (size_t i = 0; i < f.series.n && !stop_requested && !lines.failed && (o.count == 0 || i < (size_t)o.count);
+             i++)
             sink.on_sample(sink.ud, &f, i);
     } else {
         while (rc == 0 && !lines.failed && (step = gd_session_step(s, err, sizeof err)) > 0)

@@ -7,40 +7,42 @@
 /* The subcommands: one row each, one file each (cmd_NAME.c). A command that
  * a later version adds is a row here, and the top-level help lists it. */
 static const gd_cli_command commands[] = {
-    {"check", "watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
-              "           2 critical, 3 could not check)",
+    {"check",
+     "watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
+     "           2 critical, 3 could not check)",
      gd_check_help, gd_check_options, gd_cmd_check},
     {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info},
-    {"watch", "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
-              "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",
+    {"watch",
+     "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
+     "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",
      gd_watch_help, gd_watch_options, gd_cmd_watch},
-    {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help,
-     gd_vram_options, gd_cmd_vram},
+    {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help, gd_vram_options,
+     gd_cmd_vram},
     {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs", gd_topo_help,
      gd_snapshot_options, gd_cmd_topo},
-    {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options,
-     gd_cmd_bench},
-    {"trace", "why the GPU waits, from a PyTorch profiler trace (file or directory)", gd_trace_help,
-     gd_trace_options, gd_cmd_trace},
-    {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help,
-     gd_run_options, gd_cmd_run},
+    {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options, gd_cmd_bench},
+    {"trace", "why the GPU waits, from a PyTorch profiler trace (file or directory)", gd_trace_help, gd_trace_options,
+     gd_cmd_trace},
+    {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help, gd_run_options,
+     gd_cmd_run},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static const char help_help[] =
-    "usage: gpudoctor help [COMMAND]\n"
-    "       gpudoctor help --commands | --options COMMAND\n"
-    "\n"
-    "Prints the help of COMMAND ('gpudoctor help check' is 'gpudoctor check --help'),\n"
-    "or without one the list of commands.\n"
-    "\n"
-    "  --commands         the command names, one per line (for scripts and completion)\n"
-    "  --options COMMAND  COMMAND's options, one per line, '=' after those that take\n"
-    "                     a value (the parser's own table)\n";
+static const char help_help[] = "usage: gpudoctor help [COMMAND]\n"
+                                "       gpudoctor help --commands | --options COMMAND\n"
+                                "\n"
+                                "Prints the help of COMMAND ('gpudoctor help check' is 'gpudoctor check --help'),\n"
+                                "or without one the list of commands.\n"
+                                "\n"
+                                "  --commands         the command names, one per line (for scripts and completion)\n"
+                                "  --options COMMAND  COMMAND's options, one per line, '=' after those that take\n"
+                                "                     a value (the parser's own table)\n";
 
 static const struct option help_options[] = {
-    {"commands", no_argument, NULL, 'c'}, {"options", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+    {"commands", no_argument, NULL, 'c'},
+    {"options", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *out)

@@ -19,7 +19,7 @@ static const struct plot {
     gd_metric m;
     const char *label;
 } plots[] = {
-    {GD_M_TEMP_C, "temperature"}, {GD_M_SM_CLOCK_MHZ, "SM clock"},     {GD_M_POWER_W, "power"},
+    {GD_M_TEMP_C, "temperature"},       {GD_M_SM_CLOCK_MHZ, "SM clock"},    {GD_M_POWER_W, "power"},
     {GD_M_UTIL_GPU_PCT, "utilisation"}, {GD_M_MEM_USED_MIB, "memory used"}, {GD_M_PCIE_RX_KBPS, "PCIe rx"},
 };
 #define NPLOTS (int)(sizeof plots / sizeof plots[0])
@@ -29,24 +29,42 @@ static const struct reason {
     const char *name, *shown;
     bool slow;
 } reasons[] = {
-    {"gpu_idle", "idle", false},          {"applications_clocks_setting", "app-clocks", false},
-    {"sw_power_cap", "power-cap", true},  {"hw_slowdown", "hw-slowdown", true},
-    {"sync_boost", "sync-boost", false},  {"sw_thermal_slowdown", "sw-thermal", true},
-    {"hw_thermal_slowdown", "hw-thermal", true}, {"hw_power_brake_slowdown", "power-brake", true},
+    {"gpu_idle", "idle", false},
+    {"applications_clocks_setting", "app-clocks", false},
+    {"sw_power_cap", "power-cap", true},
+    {"hw_slowdown", "hw-slowdown", true},
+    {"sync_boost", "sync-boost", false},
+    {"sw_thermal_slowdown", "sw-thermal", true},
+    {"hw_thermal_slowdown", "hw-thermal", true},
+    {"hw_power_brake_slowdown", "power-brake", true},
     {"display_clock_setting", "display", false},
 };
 
 enum { C_HEAD = 1, C_WARN, C_CRIT };
 
 /* Columns, in their order on screen; `drop`: the first to go when narrow (higher first). */
-enum { COL_GPU, COL_NAME, COL_TEMP, COL_MTEMP, COL_SM, COL_POWER, COL_UTIL, COL_MEM, COL_LINK, COL_PCIE, COL_REASONS, COL_HIST, NCOLS };
+enum {
+    COL_GPU,
+    COL_NAME,
+    COL_TEMP,
+    COL_MTEMP,
+    COL_SM,
+    COL_POWER,
+    COL_UTIL,
+    COL_MEM,
+    COL_LINK,
+    COL_PCIE,
+    COL_REASONS,
+    COL_HIST,
+    NCOLS
+};
 static const struct col {
     const char *head;
     int width, drop;
 } cols[NCOLS] = {
-    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 9},      [COL_TEMP] = {"TEMP", 4, 1},
-    [COL_MTEMP] = {"MEMT", 4, 7},       [COL_SM] = {"SM MHz/MAX", 10, 2}, [COL_POWER] = {"POWER W", 9, 3},
-    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {"MEM GiB", 9, 6},    [COL_LINK] = {"LINK", 5, 8},
+    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 9},       [COL_TEMP] = {"TEMP", 4, 1},
+    [COL_MTEMP] = {"MEMT", 4, 7},       [COL_SM] = {"SM MHz/MAX", 10, 2},   [COL_POWER] = {"POWER W", 9, 3},
+    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {"MEM GiB", 9, 6},      [COL_LINK] = {"LINK", 5, 8},
     [COL_PCIE] = {"PCIe MB/s", 11, 10}, [COL_REASONS] = {"REASONS", 16, 0}, [COL_HIST] = {"HISTORY", 10, 11},
 };
 
@@ -82,7 +100,7 @@ static void judge(gd_watch_view *v)
     w.series.head = gd_series_row(s, v->last + 1 - k);
     w.series.n = k;
     w.window_s = k > 1 ? now - gd_series_t(s, v->last + 1 - k) : 0;
-    w.pcie = NULL;  /* read at the end of the session */
+    w.pcie = NULL; /* read at the end of the session */
     w.stack = NULL;
     gd_findings_free(&v->findings);
     memset(&v->findings, 0, sizeof v->findings);
@@ -112,7 +130,8 @@ static void fmt_value(char *buf, size_t len, gd_value v, const char *prefix, int
 
 static void sparkline(gd_watch_view *v, size_t g, int y, int x, int width)
 {
-    static const char *const blocks[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+    static const char *const blocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                         "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char ascii[] = "_.-:=+*#";
     const gd_series *s = &v->f->series;
     gd_metric m = plots[v->plot].m;
@@ -263,7 +282,7 @@ static void draw(gd_watch_view *v)
         text(y++, 2, v->have ? "none" : "waiting for the first sample", 0);
     for (size_t k = 0; k < v->findings.n && y < LINES; k++, y++) {
         const gd_finding *x1 = &v->findings.v[k];
-        int attr = x1->severity == GD_SEV_CRITICAL ? (v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD)
+        int attr = x1->severity == GD_SEV_CRITICAL  ? (v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD)
                    : x1->severity == GD_SEV_WARNING ? (v->color ? COLOR_PAIR(C_WARN) : 0)
                                                     : 0;
         char gpu[16] = "host";

@@ -35,14 +35,9 @@ double gd_clock_now(const gd_clock *c)
 void gd_clock_wait_until(gd_clock *c, double t)
 {
     switch (c->mode) {
-    case GD_CLOCK_WALL:
-        sleep_until_wall(c->origin_wall + t);
-        return;
-    case GD_CLOCK_PACED:
-        sleep_until_wall(c->origin_wall + t / c->pace);
-        break;
-    case GD_CLOCK_FAST:
-        break;
+    case GD_CLOCK_WALL: sleep_until_wall(c->origin_wall + t); return;
+    case GD_CLOCK_PACED: sleep_until_wall(c->origin_wall + t / c->pace); break;
+    case GD_CLOCK_FAST: break;
     }
     if (t > c->t)
         c->t = t;

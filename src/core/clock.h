@@ -11,16 +11,16 @@
 #include <stdbool.h>
 
 typedef enum gd_clock_mode {
-    GD_CLOCK_WALL,  /* real time */
-    GD_CLOCK_FAST,  /* virtual: waiting is free */
+    GD_CLOCK_WALL, /* real time */
+    GD_CLOCK_FAST, /* virtual: waiting is free */
     GD_CLOCK_PACED, /* virtual, at `pace` clock seconds per wall second */
 } gd_clock_mode;
 
 typedef struct gd_clock {
     gd_clock_mode mode;
-    double pace;        /* GD_CLOCK_PACED only, > 0 */
+    double pace; /* GD_CLOCK_PACED only, > 0 */
     double origin_wall; /* wall seconds (monotonic) at gd_clock_start */
-    double t;           /* virtual clocks: seconds since the start */
+    double t; /* virtual clocks: seconds since the start */
 } gd_clock;
 
 /* A clock of that mode, started now (pace ignored unless GD_CLOCK_PACED). */
@@ -34,6 +34,9 @@ double gd_clock_now(const gd_clock *c);
 void gd_clock_wait_until(gd_clock *c, double t);
 
 /* True when the clock is the scenario's, not the wall's. */
-static inline bool gd_clock_virtual(const gd_clock *c) { return c->mode != GD_CLOCK_WALL; }
+static inline bool gd_clock_virtual(const gd_clock *c)
+{
+    return c->mode != GD_CLOCK_WALL;
+}
 
 #endif

@@ -11,7 +11,7 @@
 
 /* A row of data/cuda-drivers.tsv. */
 typedef struct gd_cuda_release {
-    int cuda;            /* 1000*major + 10*minor */
+    int cuda; /* 1000*major + 10*minor */
     char driver_min[24]; /* the driver shipped with it */
     char family_min[24]; /* minimum under minor-version compatibility (11.0+) */
 } gd_cuda_release;
@@ -28,7 +28,7 @@ int gd_cuda_release_newest(void);
 /* A row of data/xid.tsv. */
 typedef struct gd_xid_info {
     int xid;
-    char dcgm[8];   /* "fail", "warn" or "-" */
+    char dcgm[8]; /* "fail", "warn" or "-" */
     char action[8]; /* app, reset, reboot, rma, hw, watch */
     char meaning[160];
 } gd_xid_info;
@@ -42,11 +42,11 @@ int gd_driver_version_cmp(const char *a, const char *b);
 
 /* A row of data/gpus.tsv. */
 typedef struct gd_gpu_board {
-    char name[32];     /* what --gpu takes */
-    char aliases[96];  /* comma-separated, or "" */
-    char label[64];    /* as the plan prints it */
-    double mib;        /* total memory NVML reports, MiB */
-    int table_gb;      /* nominal GB when a row of the "fits on" table, else 0 */
+    char name[32]; /* what --gpu takes */
+    char aliases[96]; /* comma-separated, or "" */
+    char label[64]; /* as the plan prints it */
+    double mib; /* total memory NVML reports, MiB */
+    int table_gb; /* nominal GB when a row of the "fits on" table, else 0 */
 } gd_gpu_board;
 
 /* The i-th board in the file's order; false past the end. */

@@ -14,17 +14,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { F_STR, F_VAL, F_INT, F_UINT, F_LONG, F_SIZE, F_BOOL, F_DBL, F_SUB, F_ARR, F_PARR, F_INTS, F_DBLS, F_ULONGS, F_STRS, F_STRV } ftype;
+typedef enum {
+    F_STR,
+    F_VAL,
+    F_INT,
+    F_UINT,
+    F_LONG,
+    F_SIZE,
+    F_BOOL,
+    F_DBL,
+    F_SUB,
+    F_ARR,
+    F_PARR,
+    F_INTS,
+    F_DBLS,
+    F_ULONGS,
+    F_STRS,
+    F_STRV
+} ftype;
 
 typedef struct ftable ftable;
 typedef struct field {
     const char *key;
     ftype type;
-    bool square;   /* F_PARR: count[cnt] squared elements (a matrix), no count of its own */
-    size_t off;    /* of the member */
-    size_t size;   /* F_STR: bytes; arrays: one element */
-    size_t cnt;    /* arrays: offset of the size_t count */
-    size_t max;    /* arrays: most elements */
+    bool square; /* F_PARR: count[cnt] squared elements (a matrix), no count of its own */
+    size_t off; /* of the member */
+    size_t size; /* F_STR: bytes; arrays: one element */
+    size_t cnt; /* arrays: offset of the size_t count */
+    size_t max; /* arrays: most elements */
     const ftable *sub;
 } field;
 
@@ -34,26 +51,79 @@ struct ftable {
 };
 
 #define MEMB(T, m) (((T *)0)->m)
-#define STR(T, m) {#m, F_STR, false, offsetof(T, m), sizeof MEMB(T, m), 0, 0, NULL}
-#define VAL(T, m) {#m, F_VAL, false, offsetof(T, m), 0, 0, 0, NULL}
-#define INT(T, m) {#m, F_INT, false, offsetof(T, m), 0, 0, 0, NULL}
-#define UINT(T, m) {#m, F_UINT, false, offsetof(T, m), 0, 0, 0, NULL}
-#define LONG(T, m) {#m, F_LONG, false, offsetof(T, m), 0, 0, 0, NULL}
-#define SIZE(T, m) {#m, F_SIZE, false, offsetof(T, m), 0, 0, 0, NULL}
-#define BOOL(T, m) {#m, F_BOOL, false, offsetof(T, m), 0, 0, 0, NULL}
-#define DBL(T, m) {#m, F_DBL, false, offsetof(T, m), 0, 0, 0, NULL}
-#define SUB(T, m, t) {#m, F_SUB, false, offsetof(T, m), 0, 0, 0, &t}
-#define ARR(T, m, c, t) \
-    {#m, F_ARR, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], &t}
-#define PARR(T, m, c, t, mx) {#m, F_PARR, false, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t}
-#define MATRIX(T, m, c, t, mx) {#m, F_PARR, true, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t}
-#define INTS(T, m, c) {#m, F_INTS, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
-#define DBLS(T, m) {#m, F_DBLS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
-#define ULONGS(T, m) {#m, F_ULONGS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
-#define STRS(T, m, c) {#m, F_STRS, false, offsetof(T, m), sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL}
-#define STRV(T, m, c, mx) {#m, F_STRV, false, offsetof(T, m), 0, offsetof(T, c), mx, NULL}
-#define TABLE(name, ...) \
-    static const field name##_f[] = {__VA_ARGS__}; \
+#define STR(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_STR, false, offsetof(T, m), sizeof MEMB(T, m), 0, 0, NULL                                                \
+    }
+#define VAL(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_VAL, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
+    }
+#define INT(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_INT, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
+    }
+#define UINT(T, m)                                                                                                     \
+    {                                                                                                                  \
+#m, F_UINT, false, offsetof(T, m), 0, 0, 0, NULL                                                               \
+    }
+#define LONG(T, m)                                                                                                     \
+    {                                                                                                                  \
+#m, F_LONG, false, offsetof(T, m), 0, 0, 0, NULL                                                               \
+    }
+#define SIZE(T, m)                                                                                                     \
+    {                                                                                                                  \
+#m, F_SIZE, false, offsetof(T, m), 0, 0, 0, NULL                                                               \
+    }
+#define BOOL(T, m)                                                                                                     \
+    {                                                                                                                  \
+#m, F_BOOL, false, offsetof(T, m), 0, 0, 0, NULL                                                               \
+    }
+#define DBL(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_DBL, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
+    }
+#define SUB(T, m, t)                                                                                                   \
+    {                                                                                                                  \
+#m, F_SUB, false, offsetof(T, m), 0, 0, 0, &t                                                                  \
+    }
+#define ARR(T, m, c, t)                                                                                                \
+    {                                                                                                                  \
+#m, F_ARR, false, offsetof(T, m),                                                                              \
+            sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], &t                         \
+    }
+#define PARR(T, m, c, t, mx)                                                                                           \
+    {                                                                                                                  \
+#m, F_PARR, false, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t                                  \
+    }
+#define MATRIX(T, m, c, t, mx)                                                                                         \
+    {                                                                                                                  \
+#m, F_PARR, true, offsetof(T, m), sizeof *MEMB(T, m), offsetof(T, c), mx, &t                                   \
+    }
+#define INTS(T, m, c)                                                                                                  \
+    {                                                                                                                  \
+#m, F_INTS, false, offsetof(T, m),                                                                             \
+            sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL                       \
+    }
+#define DBLS(T, m)                                                                                                     \
+    {                                                                                                                  \
+#m, F_DBLS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL     \
+    }
+#define ULONGS(T, m)                                                                                                   \
+    {                                                                                                                  \
+#m, F_ULONGS, false, offsetof(T, m), sizeof MEMB(T, m)[0], 0, sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL   \
+    }
+#define STRS(T, m, c)                                                                                                  \
+    {                                                                                                                  \
+#m, F_STRS, false, offsetof(T, m),                                                                             \
+            sizeof MEMB(T, m)[0], offsetof(T, c), sizeof MEMB(T, m) / sizeof MEMB(T, m)[0], NULL                       \
+    }
+#define STRV(T, m, c, mx)                                                                                              \
+    {                                                                                                                  \
+#m, F_STRV, false, offsetof(T, m), 0, offsetof(T, c), mx, NULL                                                 \
+    }
+#define TABLE(name, ...)                                                                                               \
+    static const field name##_f[] = {__VA_ARGS__};                                                                     \
     static const ftable name = {name##_f, sizeof name##_f / sizeof name##_f[0]}
 
 _Static_assert(sizeof(gd_runtime_kind) == sizeof(int) && sizeof(gd_aer_severity) == sizeof(int), "enums are ints");
@@ -77,7 +147,8 @@ TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gp
       ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, processes_status),
       PARR(gd_gpu, processes, process_count, t_process, 4096), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
       STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
-TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code), STR(gd_gpu_denied, error));
+TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code),
+      STR(gd_gpu_denied, error));
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
@@ -86,9 +157,10 @@ TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(g
       STR(gd_facts, sysfs_root), STR(gd_facts, proc_root), STR(gd_facts, kernel_log), LONG(gd_facts, pid));
 
 /* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
-TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts), VAL(gd_pcie_hop, speed_max_gts),
-      VAL(gd_pcie_hop, gen), VAL(gd_pcie_hop, gen_max), VAL(gd_pcie_hop, width), VAL(gd_pcie_hop, width_max),
-      VAL(gd_pcie_hop, aer_cor), VAL(gd_pcie_hop, aer_nonfatal), VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits));
+TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),
+      VAL(gd_pcie_hop, speed_max_gts), VAL(gd_pcie_hop, gen), VAL(gd_pcie_hop, gen_max), VAL(gd_pcie_hop, width),
+      VAL(gd_pcie_hop, width_max), VAL(gd_pcie_hop, aer_cor), VAL(gd_pcie_hop, aer_nonfatal),
+      VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits));
 TABLE(t_nic, STR(gd_pcie_nic, bdf), STR(gd_pcie_nic, name), INT(gd_pcie_nic, level));
 TABLE(t_pgpu, INT(gd_pcie_gpu, gpu), BOOL(gd_pcie_gpu, matched), STR(gd_pcie_gpu, bdf), STR(gd_pcie_gpu, host_bridge),
       ARR(gd_pcie_gpu, hops, hop_count, t_hop), VAL(gd_pcie_gpu, numa_node), STR(gd_pcie_gpu, cpulist),
@@ -99,14 +171,16 @@ TABLE(t_job, LONG(gd_pcie_job, pid), BOOL(gd_pcie_job, readable), STR(gd_pcie_jo
       STR(gd_pcie_job, mems_allowed), BOOL(gd_pcie_job, has_pages), DBLS(gd_pcie_job, pages));
 TABLE(t_pcie, STR(gd_pcie_facts, source), PARR(gd_pcie_facts, gpus, gpu_count, t_pgpu, 1024),
       MATRIX(gd_pcie_facts, matrix, gpu_count, t_cell, 1024), PARR(gd_pcie_facts, nics, nic_count, t_nicplace, 1024),
-      INTS(gd_pcie_facts, node_ids, node_count), STRS(gd_pcie_facts, node_cpulist, node_count), SUB(gd_pcie_facts, job, t_job));
+      INTS(gd_pcie_facts, node_ids, node_count), STRS(gd_pcie_facts, node_cpulist, node_count),
+      SUB(gd_pcie_facts, job, t_job));
 
 /* The software stack (stack.h). */
 TABLE(t_arch, INT(gd_arch, sm), BOOL(gd_arch, ptx));
 TABLE(t_runtime, INT(gd_cuda_runtime, kind), INT(gd_cuda_runtime, version), STR(gd_cuda_runtime, version_text),
       STR(gd_cuda_runtime, path), STR(gd_cuda_runtime, framework), INT(gd_cuda_runtime, python),
       STR(gd_cuda_runtime, compat_lib), STR(gd_cuda_runtime, compat_driver), BOOL(gd_cuda_runtime, arch_known),
-      STR(gd_cuda_runtime, arch_source), STR(gd_cuda_runtime, arch_error), ARR(gd_cuda_runtime, archs, arch_count, t_arch));
+      STR(gd_cuda_runtime, arch_source), STR(gd_cuda_runtime, arch_error),
+      ARR(gd_cuda_runtime, archs, arch_count, t_arch));
 TABLE(t_python, STR(gd_python_env, path), STR(gd_python_env, origin), STR(gd_python_env, site_packages));
 TABLE(t_xid, INT(gd_xid_event, xid), STR(gd_xid_event, pci), INT(gd_xid_event, gpu), STR(gd_xid_event, when),
       STR(gd_xid_event, text));
@@ -117,14 +191,18 @@ TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), 
       ARR(gd_stack_facts, runtimes, runtime_count, t_runtime), ARR(gd_stack_facts, pythons, python_count, t_python),
       BOOL(gd_stack_facts, env_read), STR(gd_stack_facts, env_source), STR(gd_stack_facts, env_error),
       STRV(gd_stack_facts, env, env_count, 65536), BOOL(gd_stack_facts, kernel_log_read),
-      STR(gd_stack_facts, kernel_log_source), STR(gd_stack_facts, kernel_log_error), SIZE(gd_stack_facts, kernel_log_lines),
-      SIZE(gd_stack_facts, xid_total), ARR(gd_stack_facts, xids, xid_count, t_xid),
-      SIZE(gd_stack_facts, aer_total), ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev));
+      STR(gd_stack_facts, kernel_log_source), STR(gd_stack_facts, kernel_log_error),
+      SIZE(gd_stack_facts, kernel_log_lines), SIZE(gd_stack_facts, xid_total),
+      ARR(gd_stack_facts, xids, xid_count, t_xid), SIZE(gd_stack_facts, aer_total),
+      ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev));
 
 static const char *const status_keys[] = {
-    [GD_ST_UNREAD] = "unread",           [GD_ST_OK] = "ok",
-    [GD_ST_NOT_SUPPORTED] = "not_supported", [GD_ST_NO_PERMISSION] = "no_permission",
-    [GD_ST_UNAVAILABLE] = "unavailable", [GD_ST_ERROR] = "error",
+    [GD_ST_UNREAD] = "unread",
+    [GD_ST_OK] = "ok",
+    [GD_ST_NOT_SUPPORTED] = "not_supported",
+    [GD_ST_NO_PERMISSION] = "no_permission",
+    [GD_ST_UNAVAILABLE] = "unavailable",
+    [GD_ST_ERROR] = "error",
     [GD_ST_GPU_LOST] = "gpu_lost",
 };
 #define STATUS_KEYS (sizeof status_keys / sizeof status_keys[0])
@@ -232,7 +310,7 @@ static json_t *dump(const void *obj, const ftable *t)
         case F_INT: v = json_integer(*(const int *)m); break;
         case F_UINT: v = json_integer(*(const unsigned int *)m); break;
         case F_LONG: v = json_integer(*(const long *)m); break;
-        case F_SIZE: v = json_integer((json_int_t)*(const size_t *)m); break;
+        case F_SIZE: v = json_integer((json_int_t) * (const size_t *)m); break;
         case F_BOOL: v = json_boolean(*(const bool *)m); break;
         case F_DBL: v = number(*(const double *)m); break;
         case F_SUB: v = dump(m, d->sub); break;
@@ -249,14 +327,17 @@ static json_t *dump(const void *obj, const ftable *t)
         case F_ULONGS:
         case F_STRS:
         case F_STRV: {
-            size_t n = d->type == F_DBLS || d->type == F_ULONGS ? d->max : d->type == F_STRV || cnt < d->max ? cnt : d->max;
+            size_t n = d->type == F_DBLS || d->type == F_ULONGS ? d->max
+                       : d->type == F_STRV || cnt < d->max      ? cnt
+                                                                : d->max;
             v = json_array();
             for (size_t i = 0; v && i < n; i++) {
                 json_t *e = d->type == F_INTS     ? json_integer(((const int *)m)[i])
                             : d->type == F_DBLS   ? number(((const double *)m)[i])
                             : d->type == F_ULONGS ? json_integer((json_int_t)((const unsigned long *)m)[i])
-                            : d->type == F_STRS   ? json_stringn_nocheck(m + i * d->size, strnlen(m + i * d->size, d->size))
-                                                  : json_string_nocheck((*(char *const *const *)m)[i]);
+                            : d->type == F_STRS
+                                ? json_stringn_nocheck(m + i * d->size, strnlen(m + i * d->size, d->size))
+                                : json_string_nocheck((*(char *const *const *)m)[i]);
                 json_array_append_new(v, e);
             }
             break;
@@ -339,9 +420,7 @@ static int load_field(char *o, const field *d, const json_t *v, char *err, size_
         return 0;
     case F_DBL: return number_from(v, (double *)m) == 0 ? 0 : fail(err, errlen, d->key, "is not a number");
     case F_SUB: return load(m, d->sub, v, err, errlen);
-    case F_ARR:
-        *(size_t *)(o + d->cnt) = n;
-        return load_elements(m, d->size, v, d->sub, err, errlen);
+    case F_ARR: *(size_t *)(o + d->cnt) = n; return load_elements(m, d->size, v, d->sub, err, errlen);
     case F_PARR: {
         size_t cnt = *(size_t *)(o + d->cnt);
         if (d->square ? n != cnt * cnt : n > d->max)

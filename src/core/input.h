@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 typedef enum gd_input_kind {
-    GD_INPUT_FILE,   /* a regular file only (scenarios, sysfs attributes, files under a root) */
+    GD_INPUT_FILE, /* a regular file only (scenarios, sysfs attributes, files under a root) */
     GD_INPUT_STREAM, /* also a pipe, a FIFO, a terminal, and "-" for standard input (--from) */
 } gd_input_kind;
 

@@ -83,8 +83,8 @@ double gd_pcie_link_gbps(int gen, int width)
 {
     /* Per lane and direction after line encoding (research/facts.md 2.1):
      * 8b/10b for Gen1-2, 128b/130b for Gen3-5, FLIT 242/256 for Gen6. */
-    static const double lane[] = {0, 0.25, 0.5, 8.0 * 128 / 130 / 8, 16.0 * 128 / 130 / 8, 32.0 * 128 / 130 / 8,
-                                  64.0 * 242 / 256 / 8};
+    static const double lane[] = {
+        0, 0.25, 0.5, 8.0 * 128 / 130 / 8, 16.0 * 128 / 130 / 8, 32.0 * 128 / 130 / 8, 64.0 * 242 / 256 / 8};
     if (gen < 1 || gen > 6 || width < 1 || width > 32)
         return NAN;
     return lane[gen] * width;

@@ -66,7 +66,7 @@ typedef struct worker {
     size_t bytes;
     int reps;
     step_barrier *barrier; /* NULL when measured alone */
-    double gbps[2][2];          /* [direction][memory] */
+    double gbps[2][2]; /* [direction][memory] */
     char error[200];
 } worker;
 
@@ -94,8 +94,8 @@ static double measure(worker *w, CUstream st, CUevent e0, CUevent e1, CUdevicept
         if (rc == CUDA_SUCCESS)
             rc = a->cuEventElapsedTime(&t, e0, e1);
         if (rc != CUDA_SUCCESS) {
-            snprintf(w->error, sizeof w->error, "%s copy failed: %s", dir == GD_BW_H2D ? "host-to-device" : "device-to-host",
-                     gd_cuda_result_name(rc));
+            snprintf(w->error, sizeof w->error, "%s copy failed: %s",
+                     dir == GD_BW_H2D ? "host-to-device" : "device-to-host", gd_cuda_result_name(rc));
             return NAN;
         }
         if (r >= 0)
@@ -124,7 +124,8 @@ static void *run_worker(void *arg)
     void *pinned = NULL, *pageable = NULL;
     CUresult rc = a->cuDeviceGet(&dev, w->device);
     const char *step = "cuDeviceGet";
-    if (rc == CUDA_SUCCESS && (step = "cuDevicePrimaryCtxRetain", rc = a->cuDevicePrimaryCtxRetain(&ctx, dev)) == CUDA_SUCCESS &&
+    if (rc == CUDA_SUCCESS &&
+        (step = "cuDevicePrimaryCtxRetain", rc = a->cuDevicePrimaryCtxRetain(&ctx, dev)) == CUDA_SUCCESS &&
         (step = "cuCtxSetCurrent", rc = a->cuCtxSetCurrent(ctx)) == CUDA_SUCCESS &&
         (step = "cuStreamCreate", rc = a->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING)) == CUDA_SUCCESS &&
         (step = "cuEventCreate", rc = a->cuEventCreate(&e0, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
@@ -215,8 +216,9 @@ static void nothing_measured(const gd_pcie_bench *b, char *err, size_t errlen)
     size_t len = (size_t)snprintf(err, errlen, "no GPU could be measured:");
     for (size_t i = 0; i < b->gpu_count && len < errlen; i++) {
         const gd_pcie_bench_gpu *g = &b->gpus[i];
-        len += (size_t)snprintf(err + len, errlen - len, "%s %s %d: %s", i ? ";" : "", g->gpu >= 0 ? "GPU" : "CUDA device",
-                                g->gpu >= 0 ? g->gpu : g->cuda_device, g->error[0] ? g->error : "no copy gave a figure");
+        len +=
+            (size_t)snprintf(err + len, errlen - len, "%s %s %d: %s", i ? ";" : "", g->gpu >= 0 ? "GPU" : "CUDA device",
+                             g->gpu >= 0 ? g->gpu : g->cuda_device, g->error[0] ? g->error : "no copy gave a figure");
     }
 }
 

@@ -13,9 +13,9 @@
 typedef struct gd_pcie_bench_opts {
     const char *cuda_library; /* NULL: libcuda.so.1 */
     const char *sim_scenario; /* the simulated libcuda's scenario (--sim), or NULL */
-    size_t bytes;             /* per copy; 0: 256 MiB */
-    int reps;                 /* timed copies per figure; 0: 5 */
-    bool concurrent;          /* also measure all GPUs at once (when more than one) */
+    size_t bytes; /* per copy; 0: 256 MiB */
+    int reps; /* timed copies per figure; 0: 5 */
+    bool concurrent; /* also measure all GPUs at once (when more than one) */
 } gd_pcie_bench_opts;
 
 /*

@@ -39,7 +39,8 @@ static void add_result(json_t *a, const char *mode, int d, int m, double v, doub
     json_object_set_new(o, "direction", json_string(dir_names[d]));
     json_object_set_new(o, "memory", json_string(mem_names[m]));
     json_object_set_new(o, "gbps", isnan(v) ? json_null() : gd_json_number(round(v * 100) / 100));
-    json_object_set_new(o, "ratio", isnan(v) || isnan(theo) ? json_null() : gd_json_number(round(v / theo * 1000) / 1000));
+    json_object_set_new(o, "ratio",
+                        isnan(v) || isnan(theo) ? json_null() : gd_json_number(round(v / theo * 1000) / 1000));
     json_array_append_new(a, o);
 }
 
@@ -109,8 +110,10 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b)
         return;
-    fprintf(out, "PCIe host<->device bandwidth, GB/s (%% of the link's theoretical rate), %zu MiB copies, median of %d%s\n\n",
-            b->bytes >> 20, b->reps, f->simulated ? "  [SIMULATION]" : "");
+    fprintf(
+        out,
+        "PCIe host<->device bandwidth, GB/s (%% of the link's theoretical rate), %zu MiB copies, median of %d%s\n\n",
+        b->bytes >> 20, b->reps, f->simulated ? "  [SIMULATION]" : "");
     fprintf(out, "%-5s %-13s %-10s  %14s  %14s  %14s  %14s\n", "GPU", "bus id", "link", "H2D pinned", "D2H pinned",
             "H2D pageable", "D2H pageable");
     for (int pass = 0; pass < (b->gpu_count > 1 ? 2 : 1); pass++) {
@@ -140,8 +143,10 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
             fputc('\n', out);
         }
     }
-    fprintf(out, "\nHealthy links reach about %.0f%% of theoretical with pinned memory (Gen3 x16 15.75, Gen4 31.5, "
-                 "Gen5 63 GB/s per direction).\n", 100 * HEALTHY_RATIO);
+    fprintf(out,
+            "\nHealthy links reach about %.0f%% of theoretical with pinned memory (Gen3 x16 15.75, Gen4 31.5, "
+            "Gen5 63 GB/s per direction).\n",
+            100 * HEALTHY_RATIO);
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
     for (size_t i = 0; i < fs->n; i++)

@@ -12,7 +12,9 @@
 static const struct {
     const char *group, *label;
 } labels[] = {
-    {"stack", "software stack"}, {"config", "configuration"}, {"health", "health"},
+    {"stack", "software stack"},
+    {"config", "configuration"},
+    {"health", "health"},
 };
 
 static const char *group_label(const char *g)
@@ -81,8 +83,8 @@ static void stack_scope(const gd_facts *f, char *buf, size_t len)
                                      (rt->version % 1000) / 10);
             continue;
         }
-        const char *what = rt->kind == GD_RT_TOOLKIT || rt->kind == GD_RT_LDCACHE ? gd_runtime_kind_name(rt->kind)
-                                                                                    : rt->framework;
+        const char *what =
+            rt->kind == GD_RT_TOOLKIT || rt->kind == GD_RT_LDCACHE ? gd_runtime_kind_name(rt->kind) : rt->framework;
         used += (size_t)snprintf(buf + used, len - used, "%s %s %s", i ? "," : "", what,
                                  rt->version_text[0] ? rt->version_text : "(no CUDA)");
     }
@@ -118,7 +120,8 @@ static void vram_scope(const gd_facts *f, char *buf, size_t len)
  * what GPUs report looked at nothing: that is "not checked", not "ok". */
 static bool nothing_to_judge(const gd_facts *f, const char *g)
 {
-    static const char *const gpu_only[] = {"thermal", "power", "clocks", "pcie", "topology", "nvlink", "vram", "utilization", "config"};
+    static const char *const gpu_only[] = {"thermal", "power", "clocks",      "pcie",  "topology",
+                                           "nvlink",  "vram",  "utilization", "config"};
     for (size_t i = 0; f->gpu_count == 0 && i < sizeof gpu_only / sizeof gpu_only[0]; i++)
         if (strcmp(gpu_only[i], g) == 0)
             return true;

@@ -107,7 +107,8 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             vtext(last(f, g, GD_M_FAN_PCT), "%", g1, sizeof g1));
     fprintf(out, "  Clocks      SM %s of %s max, memory %s of %s",
             vtext(last(f, g, GD_M_SM_CLOCK_MHZ), "MHz", a, sizeof a), vtext(gpu->clock_max_sm_mhz, "MHz", b, sizeof b),
-            vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c), vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d));
+            vtext(last(f, g, GD_M_MEM_CLOCK_MHZ), "MHz", c, sizeof c),
+            vtext(gpu->clock_max_mem_mhz, "MHz", d, sizeof d));
     if (gd_ok(gpu->clock_app_sm_mhz) || gd_ok(gpu->clock_default_app_sm_mhz))
         fprintf(out, "; application %s (default %s)",
                 pair_text(gpu->clock_app_sm_mhz, gpu->clock_app_mem_mhz, "/", "MHz", e, sizeof e),
@@ -131,10 +132,12 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     fprintf(out, "  Config      persistence %s, compute mode %s, MIG %s, ECC %s\n", onoff(gpu->persistence_mode),
             compute_mode_name(gpu->compute_mode), onoff(gpu->mig_mode), onoff(gpu->ecc_enabled));
     fprintf(out, "  Health      uncorrectable ECC %s volatile / %s aggregate, retired pages %s%s, row remap %s%s\n",
-            vtext(gpu->ecc_volatile_uncorrected, "", a, sizeof a), vtext(gpu->ecc_aggregate_uncorrected, "", b, sizeof b),
-            vtext(gpu->retired_pages_dbe, "", c, sizeof c),
+            vtext(gpu->ecc_volatile_uncorrected, "", a, sizeof a),
+            vtext(gpu->ecc_aggregate_uncorrected, "", b, sizeof b), vtext(gpu->retired_pages_dbe, "", c, sizeof c),
             gd_ok(gpu->retired_pages_pending) && gpu->retired_pages_pending.v != 0 ? " (retirement PENDING)" : "",
-            !gd_ok(gpu->remap_pending) ? "n/a" : gpu->remap_pending.v != 0 ? "PENDING" : "none pending",
+            !gd_ok(gpu->remap_pending)  ? "n/a"
+            : gpu->remap_pending.v != 0 ? "PENDING"
+                                        : "none pending",
             gd_ok(gpu->remap_failure) && gpu->remap_failure.v != 0 ? ", FAILED" : "");
     if (gpu->nvlink_count) {
         size_t active = 0;
@@ -168,7 +171,8 @@ static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 4));
+        fprintf(out, "  %sSIMULATION%s of %s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(f->source + 4));
     fputc('\n', out);
     if (f->captured) { /* another machine, seen through files */
         fprintf(out, "Capture     %s (%s), host %s\n", gd_safe(f->source + 8), gd_safe(f->capture_formats),
@@ -218,13 +222,39 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
         size_t off;
     } fields[] = {
 #define F(name) {#name, offsetof(gd_gpu, name)}
-        F(mem_total_mib), F(power_limit_w), F(power_limit_default_w), F(power_limit_min_w), F(power_limit_max_w),
-        F(clock_max_sm_mhz), F(clock_max_mem_mhz), F(clock_default_app_sm_mhz), F(clock_default_app_mem_mhz),
-        F(clock_app_sm_mhz), F(clock_app_mem_mhz), F(temp_shutdown_c), F(temp_slowdown_c), F(temp_gpu_max_c),
-        F(temp_mem_max_c), F(pcie_gen_max), F(pcie_width_max), F(pcie_gen_max_device), F(pcie_width_max_device),
-        F(pcie_gen_max_host), F(persistence_mode), F(compute_mode), F(mig_mode),
-        F(ecc_enabled), F(ecc_volatile_uncorrected), F(ecc_aggregate_uncorrected), F(retired_pages_sbe),
-        F(retired_pages_dbe), F(retired_pages_pending), F(remap_corr_rows), F(remap_unc_rows), F(remap_pending), F(remap_failure),
+        F(mem_total_mib),
+        F(power_limit_w),
+        F(power_limit_default_w),
+        F(power_limit_min_w),
+        F(power_limit_max_w),
+        F(clock_max_sm_mhz),
+        F(clock_max_mem_mhz),
+        F(clock_default_app_sm_mhz),
+        F(clock_default_app_mem_mhz),
+        F(clock_app_sm_mhz),
+        F(clock_app_mem_mhz),
+        F(temp_shutdown_c),
+        F(temp_slowdown_c),
+        F(temp_gpu_max_c),
+        F(temp_mem_max_c),
+        F(pcie_gen_max),
+        F(pcie_width_max),
+        F(pcie_gen_max_device),
+        F(pcie_width_max_device),
+        F(pcie_gen_max_host),
+        F(persistence_mode),
+        F(compute_mode),
+        F(mig_mode),
+        F(ecc_enabled),
+        F(ecc_volatile_uncorrected),
+        F(ecc_aggregate_uncorrected),
+        F(retired_pages_sbe),
+        F(retired_pages_dbe),
+        F(retired_pages_pending),
+        F(remap_corr_rows),
+        F(remap_unc_rows),
+        F(remap_pending),
+        F(remap_failure),
 #undef F
     };
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
@@ -234,18 +264,17 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
     }
     json_t *links = json_array();
     for (size_t l = 0; l < gpu->nvlink_count; l++)
-        json_array_append_new(links, json_pack("{s:i,s:o,s:s}", "link", (int)gpu->nvlink[l].link, "active",
-                                               gd_ok(gpu->nvlink[l].active) ? json_boolean(gpu->nvlink[l].active.v != 0)
-                                                                            : json_null(),
-                                               "remote_pci_bus_id", gpu->nvlink[l].remote_pci_bus_id));
+        json_array_append_new(
+            links, json_pack("{s:i,s:o,s:s}", "link", (int)gpu->nvlink[l].link, "active",
+                             gd_ok(gpu->nvlink[l].active) ? json_boolean(gpu->nvlink[l].active.v != 0) : json_null(),
+                             "remote_pci_bus_id", gpu->nvlink[l].remote_pci_bus_id));
     json_object_set_new(o, "nvlink", links);
     json_t *procs = gd_ok(gpu->processes_status) ? json_array() : json_null();
     for (size_t p = 0; procs && p < gpu->process_count; p++)
-        json_array_append_new(procs, json_pack("{s:i,s:s,s:o,s:o}", "pid", (int)gpu->processes[p].pid, "name",
-                                               gpu->processes[p].name, "user",
-                                               gpu->processes[p].user[0] ? json_string(gpu->processes[p].user)
-                                                                         : json_null(),
-                                               "used_mib", gd_json_value(gpu->processes[p].used_mib)));
+        json_array_append_new(
+            procs, json_pack("{s:i,s:s,s:o,s:o}", "pid", (int)gpu->processes[p].pid, "name", gpu->processes[p].name,
+                             "user", gpu->processes[p].user[0] ? json_string(gpu->processes[p].user) : json_null(),
+                             "used_mib", gd_json_value(gpu->processes[p].used_mib)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "lost", json_boolean(gpu->lost));
     return o;

@@ -47,9 +47,12 @@ json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g)
         const char *key;
         gd_metric m;
     } sampled[] = {
-        {"temp_c", GD_M_TEMP_C},         {"power_w", GD_M_POWER_W},
-        {"sm_clock_mhz", GD_M_SM_CLOCK_MHZ}, {"mem_used_mib", GD_M_MEM_USED_MIB},
-        {"pcie_gen", GD_M_PCIE_GEN},     {"pcie_width", GD_M_PCIE_WIDTH},
+        {"temp_c", GD_M_TEMP_C},
+        {"power_w", GD_M_POWER_W},
+        {"sm_clock_mhz", GD_M_SM_CLOCK_MHZ},
+        {"mem_used_mib", GD_M_MEM_USED_MIB},
+        {"pcie_gen", GD_M_PCIE_GEN},
+        {"pcie_width", GD_M_PCIE_WIDTH},
     };
     for (size_t k = 0; k < sizeof sampled / sizeof sampled[0]; k++) {
         gd_value v = s->n ? gd_series_at(s, s->n - 1, g, sampled[k].m) : gd_missing(GD_ST_UNREAD);
@@ -81,8 +84,8 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
             hits[k] += ((unsigned long long)r.v & gd_reason_names[k].bit) != 0;
     }
     json_t *w = json_object();
-    json_object_set_new(w, "loaded_pct", s->n ? gd_json_number(round(1000.0 * (double)loaded / (double)s->n) / 10)
-                                              : json_null());
+    json_object_set_new(w, "loaded_pct",
+                        s->n ? gd_json_number(round(1000.0 * (double)loaded / (double)s->n) / 10) : json_null());
     json_t *reasons = json_object();
     for (size_t k = 0; loaded && k < gd_reason_names_count && k < 16; k++)
         if (hits[k])
@@ -93,9 +96,12 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
         const char *key;
         gd_metric m;
     } counters[] = {
-        {"power", GD_M_VIOL_POWER_NS},           {"thermal", GD_M_VIOL_THERMAL_NS},
-        {"sync_boost", GD_M_VIOL_SYNC_BOOST_NS}, {"board_limit", GD_M_VIOL_BOARD_LIMIT_NS},
-        {"low_utilization", GD_M_VIOL_LOW_UTIL_NS}, {"reliability", GD_M_VIOL_RELIABILITY_NS},
+        {"power", GD_M_VIOL_POWER_NS},
+        {"thermal", GD_M_VIOL_THERMAL_NS},
+        {"sync_boost", GD_M_VIOL_SYNC_BOOST_NS},
+        {"board_limit", GD_M_VIOL_BOARD_LIMIT_NS},
+        {"low_utilization", GD_M_VIOL_LOW_UTIL_NS},
+        {"reliability", GD_M_VIOL_RELIABILITY_NS},
     };
     json_t *viol = json_object();
     for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {

@@ -16,9 +16,9 @@ struct gd_recorder {
     int fd;
     char path[512];
     bool failed;
-    off_t size;       /* bytes of whole lines written */
+    off_t size; /* bytes of whole lines written */
     double synced_at; /* monotonic seconds of the last sync */
-    bool *lost;       /* GPUs whose loss is already written */
+    bool *lost; /* GPUs whose loss is already written */
     size_t gpus;
     void (*log)(void *, const char *);
     void *log_ud;
@@ -106,8 +106,8 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
             r->lost[g] = true;
             if (!lost)
                 lost = json_array();
-            json_array_append_new(lost, json_pack("{s:i, s:f, s:s, s:i}", "gpu", (int)g, "at_s", gpu->lost_at_s,
-                                                  "call", gpu->lost_call, "code", gpu->lost_code));
+            json_array_append_new(lost, json_pack("{s:i, s:f, s:s, s:i}", "gpu", (int)g, "at_s", gpu->lost_at_s, "call",
+                                                  gpu->lost_call, "code", gpu->lost_code));
         }
     }
     json_t *j = json_pack("{s:f, s:o}", "t", gd_series_t(&f->series, i), "gpus", gpus);
@@ -124,7 +124,8 @@ static void on_end(void *ud, const gd_facts *f)
     put(r, json_pack("{s:o*}", "end", gd_facts_end_to_json(f)));
 }
 
-gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *), void *log_ud, char *err, size_t errlen)
+gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *), void *log_ud, char *err,
+                              size_t errlen)
 {
     gd_recorder *r = calloc(1, sizeof *r);
     if (!r) {

@@ -32,7 +32,7 @@ json_t *gd_report_reasons_json(unsigned long long mask);
 
 typedef struct gd_text_style {
     bool color; /* ANSI colours (a terminal, and NO_COLOR unset) */
-    int width;  /* columns to wrap prose at */
+    int width; /* columns to wrap prose at */
 } gd_text_style;
 
 /* Human report of `check`: verdict first, then findings by severity. */

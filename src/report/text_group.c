@@ -156,9 +156,10 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
     gpu_list(fs, m, n, ranges, sizeof ranges, "-");
     gpu_list(fs, m, n, list, sizeof list, ",");
     snprintf(where, sizeof where, "GPUs %s", ranges);
-    fprintf(out, "\n%s%-8s%s %s  %s%s%s\n", gd_c(st, x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED
-                                                   : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
-                                                                                    : GD_ANSI_CYAN),
+    fprintf(out, "\n%s%-8s%s %s  %s%s%s\n",
+            gd_c(st, x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED
+                     : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
+                                                     : GD_ANSI_CYAN),
             gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id,
             gd_c(st, GD_ANSI_RESET));
     /* The headline: the first GPU's, said of all when the sentences agree. */

@@ -27,8 +27,8 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 4));
+        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(f->source + 4));
     if (f->captured)
         fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
                 gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
@@ -43,7 +43,8 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, " (%s)", f->gpus[0].name[0] ? gd_safe(f->gpus[0].name) : "unnamed");
     fprintf(out, ", driver %s", f->driver_version[0] ? gd_safe(f->driver_version) : "unknown");
     if (gd_ok(f->cuda_driver_version))
-        fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000, ((int)f->cuda_driver_version.v % 1000) / 10);
+        fprintf(out, " (CUDA %d.%d)", (int)f->cuda_driver_version.v / 1000,
+                ((int)f->cuda_driver_version.v % 1000) / 10);
     const gd_series *s = &f->series;
     if (s->n > 1 && f->captured)
         fprintf(out, ", capture of %zu samples over %.1f s%s\n", s->n, gd_series_t(s, s->n - 1),

@@ -198,7 +198,8 @@ void gd_topo_text(FILE *out, const gd_facts *f)
         const char *sep = " ";
         for (size_t a = 0; a < n; a++)
             if (!p->gpus[a].matched) {
-                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu, p->gpus[a].bdf[0] ? gd_safe(p->gpus[a].bdf) : "(no bus id)");
+                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu,
+                        p->gpus[a].bdf[0] ? gd_safe(p->gpus[a].bdf) : "(no bus id)");
                 sep = ", ";
             }
         fputc('\n', out);

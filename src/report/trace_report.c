@@ -61,9 +61,9 @@ static void step_bar(FILE *out, const gd_trace_step *s, const gd_text_style *st)
     for (int i = 0; i < 10; i++)
         dlbar[i] = i < dl ? 'D' : ' ';
     dlbar[10] = 0;
-    fprintf(out, "    #%-6ld %8.1f  %s%.*s%s%.*s%s%s%s  [%s] %3.0f%%", s->number, ms(s->dur_us), gd_c(st, GD_ANSI_GREEN),
-            c, bar, gd_c(st, GD_ANSI_CYAN), n, bar + c, gd_c(st, GD_ANSI_DIM), bar + c + n, gd_c(st, GD_ANSI_RESET),
-            dlbar, 100 * s->dataloader_us / d);
+    fprintf(out, "    #%-6ld %8.1f  %s%.*s%s%.*s%s%s%s  [%s] %3.0f%%", s->number, ms(s->dur_us),
+            gd_c(st, GD_ANSI_GREEN), c, bar, gd_c(st, GD_ANSI_CYAN), n, bar + c, gd_c(st, GD_ANSI_DIM), bar + c + n,
+            gd_c(st, GD_ANSI_RESET), dlbar, 100 * s->dataloader_us / d);
     if (s->syncs)
         fprintf(out, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
     fputc('\n', out);
@@ -118,12 +118,14 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         size_t shown = c == GD_K_COMPUTE ? 5 : 3;
         for (size_t i = 0; i < r->ntop[c] && i < shown; i++) {
             const gd_trace_kernel *k = &r->top[c][i];
-            fprintf(out, "    %5.1f%% %9.1f ms %7zux  %.90s\n", k->share_pct, ms(k->total_us), k->count, gd_safe(k->name));
+            fprintf(out, "    %5.1f%% %9.1f ms %7zux  %.90s\n", k->share_pct, ms(k->total_us), k->count,
+                    gd_safe(k->name));
         }
     }
     if (r->launches)
-        fprintf(out, "  launches: %zu; %zu kernels shorter than their launch; median launch %.1f us on the CPU, "
-                     "delay %.1f us\n",
+        fprintf(out,
+                "  launches: %zu; %zu kernels shorter than their launch; median launch %.1f us on the CPU, "
+                "delay %.1f us\n",
                 r->launches, r->short_kernels, r->launch_cpu_median_us, r->launch_delay_median_us);
     for (int k = 0; k < GD_COPY_NKINDS; k++) {
         const gd_trace_copies *c = &r->copies[k];
@@ -133,7 +135,8 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
                     isnan(c->gbps) ? 0.0 : c->gbps);
     }
     if (r->syncs)
-        fprintf(out, "  synchronizations: %zu (%.1f per step), host blocked %.1f ms (%.1f%% of the steps), most in %s\n",
+        fprintf(out,
+                "  synchronizations: %zu (%.1f per step), host blocked %.1f ms (%.1f%% of the steps), most in %s\n",
                 r->syncs, r->sync_per_step, ms(r->sync_us), r->sync_pct, gd_safe(r->sync_top));
     if (!isnan(r->comm_overlap_pct))
         fprintf(out, "  communication overlapped by compute: %.1f%%\n", r->comm_overlap_pct);
@@ -156,15 +159,16 @@ void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_styl
         fprintf(out, "  none\n");
     for (size_t i = 0; i < fs->n; i++) {
         const gd_finding *x = &fs->v[i];
-        const char *col = x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED
+        const char *col = x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED
                           : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
-                                                           : GD_ANSI_CYAN;
-        fprintf(out, "  %s%-8s%s %s  %s\n", gd_c(st, col), gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), x->id,
-                gd_safe(x->title));
+                                                          : GD_ANSI_CYAN;
+        fprintf(out, "  %s%-8s%s %s  %s\n", gd_c(st, col), gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET),
+                x->id, gd_safe(x->title));
         const char *key;
         json_t *v;
         fprintf(out, "           evidence:");
-        json_object_foreach(x->evidence, key, v) {
+        json_object_foreach(x->evidence, key, v)
+        {
             if (strcmp(key, "source") == 0)
                 continue;
             char buf[256];

@@ -11,7 +11,7 @@
 
 typedef struct gd_trace_run {
     size_t files;
-    const char *path;             /* the file or directory given */
+    const char *path; /* the file or directory given */
     const gd_trace_result *ranks; /* one per file, by rank */
     size_t nranks;
     const gd_findings *findings;

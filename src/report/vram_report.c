@@ -24,7 +24,10 @@ static json_t *count_json(long v)
 static json_t *model_json(const gd_vram_setup *s)
 {
     const gd_vram_model *m = &s->model;
-    const struct { const char *key; long v; } counts[] = {
+    const struct {
+        const char *key;
+        long v;
+    } counts[] = {
         {"layers", m->layers}, {"hidden", m->hidden}, {"heads", m->heads}, {"kv_heads", m->kv_heads},
         {"ffn", m->ffn},       {"vocab", m->vocab},   {"seq", s->seq},     {"batch", s->batch},
     };
@@ -38,9 +41,13 @@ static json_t *model_json(const gd_vram_setup *s)
 
 static json_t *breakdown_json(const gd_vram_breakdown *b)
 {
-    const struct { const char *key; double v; } parts[] = {
-        {"weights", b->weights},         {"gradients", b->gradients}, {"optimizer", b->optimizer},
-        {"activations", b->activations}, {"kv_cache", b->kv_cache},   {"overhead", b->overhead},
+    const struct {
+        const char *key;
+        double v;
+    } parts[] = {
+        {"weights", b->weights},     {"gradients", b->gradients},
+        {"optimizer", b->optimizer}, {"activations", b->activations},
+        {"kv_cache", b->kv_cache},   {"overhead", b->overhead},
         {"total", b->total},
     };
     json_t *o = json_object();
@@ -84,7 +91,8 @@ static json_t *boards_json(const gd_vram_plan *p)
         json_object_set_new(o, "memory_bytes", bytes_json(b->memory_bytes));
         json_object_set_new(o, "fits", fits_json(b->fit));
         json_object_set_new(o, "fit", json_string(fit_names[b->fit]));
-        json_object_set_new(o, "max_micro_batch", b->max_micro_batch < 0 ? json_null() : json_integer(b->max_micro_batch));
+        json_object_set_new(o, "max_micro_batch",
+                            b->max_micro_batch < 0 ? json_null() : json_integer(b->max_micro_batch));
         json_array_append_new(a, o);
     }
     return a;
@@ -132,7 +140,8 @@ json_t *gd_vram_report_json(const gd_vram_plan *p)
     json_object_set_new(root, "fits", fits_json(p->fit));
     json_object_set_new(root, "fit", json_string(fit_names[p->fit]));
     json_object_set_new(root, "fits_on", boards_json(p));
-    json_object_set_new(root, "max_micro_batch", p->max_micro_batch < 0 ? json_null() : json_integer(p->max_micro_batch));
+    json_object_set_new(root, "max_micro_batch",
+                        p->max_micro_batch < 0 ? json_null() : json_integer(p->max_micro_batch));
     json_t *sg = json_array();
     for (size_t i = 0; i < p->nsuggestions; i++)
         json_array_append_new(sg, suggestion_json(&p->suggestions[i]));
@@ -175,8 +184,8 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
         fprintf(out, " (%ld KV)", m->kv_heads);
     fputc('\n', out);
     if (s->inference) {
-        fprintf(out, "  seq %ld x %ld sequence%s, %s weights, %s KV cache\n", s->seq, s->batch, s->batch == 1 ? "" : "s",
-                gd_vram_weights_name(s->weights), gd_vram_kv_name(s->kv_cache));
+        fprintf(out, "  seq %ld x %ld sequence%s, %s weights, %s KV cache\n", s->seq, s->batch,
+                s->batch == 1 ? "" : "s", gd_vram_weights_name(s->weights), gd_vram_kv_name(s->kv_cache));
     } else {
         fprintf(out, "  seq %ld x micro-batch %ld", s->seq, s->batch);
         if (s->accum_steps > 1)
@@ -230,8 +239,8 @@ static void print_state_rows(FILE *out, const gd_vram_plan *p)
     long dp = s->gpus / s->tp;
     bool full = s->sharding == GD_SHARD_ZERO3 || s->sharding == GD_SHARD_FSDP;
     bool sharded[3] = {full, full || s->sharding == GD_SHARD_ZERO2, s->sharding != GD_SHARD_NONE};
-    const double per[3] = {pp.weights, pp.gradients, pp.optimizer}, got[3] = {p->bytes.weights, p->bytes.gradients,
-                                                                              p->bytes.optimizer};
+    const double per[3] = {pp.weights, pp.gradients, pp.optimizer},
+                 got[3] = {p->bytes.weights, p->bytes.gradients, p->bytes.optimizer};
     static const char *const names[3] = {"weights", "gradients", "optimizer"};
     char how[64];
     for (int i = 0; i < 3; i++) {
@@ -240,7 +249,9 @@ static void print_state_rows(FILE *out, const gd_vram_plan *p)
                      i == 2 && s->precision == GD_PREC_MIXED ? " (fp32 master + states)" : "");
         else if (i == 0)
             snprintf(how, sizeof how, "%s base + adapters",
-                     s->method == GD_METHOD_QLORA ? "4.127-bit NF4" : s->precision == GD_PREC_FP32 ? "fp32" : "bf16");
+                     s->method == GD_METHOD_QLORA   ? "4.127-bit NF4"
+                     : s->precision == GD_PREC_FP32 ? "fp32"
+                                                    : "bf16");
         else
             snprintf(how, sizeof how, "adapters only (%.1fM)", p->adapter_params / 1e6);
         if (s->offload != GD_OFFLOAD_NONE && (i > 0 || s->offload == GD_OFFLOAD_ALL))
@@ -307,8 +318,9 @@ static void print_verdict(FILE *out, const gd_vram_plan *p, const gd_text_style 
                 gd_c(st, GD_ANSI_RESET), s->margin_pct, p->bytes.total / GB, mem / GB, 100 * p->bytes.total / mem);
         break;
     case GD_FIT_NO:
-        fprintf(out, "%sDoes NOT fit%s with a %g%% margin: needs %.1f GB per GPU (%.1f GB with the margin), the GPU "
-                     "has %.1f GB.\n",
+        fprintf(out,
+                "%sDoes NOT fit%s with a %g%% margin: needs %.1f GB per GPU (%.1f GB with the margin), the GPU "
+                "has %.1f GB.\n",
                 gd_c(st, GD_ANSI_RED), gd_c(st, GD_ANSI_RESET), s->margin_pct, p->bytes.total / GB,
                 p->bytes.total * (1 + s->margin_pct / 100) / GB, mem / GB);
         break;
@@ -368,18 +380,24 @@ static void print_suggestions(FILE *out, const gd_vram_plan *p, const gd_text_st
         const gd_vram_suggestion *x = &p->suggestions[i];
         bool ok = x->fit != GD_FIT_NO, prev_ok = i > 0 && p->suggestions[i - 1].fit != GD_FIT_NO;
         if (shown == 0 && ok)
-            fprintf(out, "\n%sCheapest changes that make it fit%s, ranked:\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+            fprintf(out, "\n%sCheapest changes that make it fit%s, ranked:\n", gd_c(st, GD_ANSI_BOLD),
+                    gd_c(st, GD_ANSI_RESET));
         if (!ok && (i == 0 || prev_ok))
-            fprintf(out, "\n%sThese help, but do not fit on their own%s:\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+            fprintf(out, "\n%sThese help, but do not fit on their own%s:\n", gd_c(st, GD_ANSI_BOLD),
+                    gd_c(st, GD_ANSI_RESET));
         char line[sizeof x->change + sizeof x->cost + 96];
         snprintf(line, sizeof line, "%s -> %.1f GB%s. Cost: %s.", x->change, x->bytes.total / GB,
-                 x->fit == GD_FIT_YES ? ", fits" : ok ? ", states fit (activations not counted)" : "", x->cost);
+                 x->fit == GD_FIT_YES ? ", fits"
+                 : ok                 ? ", states fit (activations not counted)"
+                                      : "",
+                 x->cost);
         fprintf(out, "  %zu. ", ++shown);
         gd_wrap(out, st, 5, 5, line);
     }
     if (p->fit == GD_FIT_NO && p->nsuggestions == 0)
         fprintf(out, "\nNo change modelled here makes it fit: this model needs more or larger GPUs%s.\n",
-                p->setup.inference ? " or a smaller model" : ", or a parameter-efficient method (--method lora or qlora)");
+                p->setup.inference ? " or a smaller model"
+                                   : ", or a parameter-efficient method (--method lora or qlora)");
 }
 
 static void vram_text(FILE *out, const gd_vram_plan *p, const gd_text_style *st);
@@ -405,7 +423,8 @@ static void vram_text(FILE *out, const gd_vram_plan *p, const gd_text_style *st)
         fprintf(out, "Note: ");
         gd_wrap(out, st, 6, 6, p->notes[i]);
     }
-    fprintf(out, "\n%sGB = 10^9 bytes. Estimates within ~10-15%%, hence the margin: real frameworks add buffers; "
-                 "see docs/vram.md.%s\n",
+    fprintf(out,
+            "\n%sGB = 10^9 bytes. Estimates within ~10-15%%, hence the margin: real frameworks add buffers; "
+            "see docs/vram.md.%s\n",
             gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
 }

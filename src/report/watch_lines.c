@@ -10,19 +10,36 @@
 
 typedef struct column {
     const char *key;
-    int metric;     /* gd_metric, or -1 for a static fact */
+    int metric; /* gd_metric, or -1 for a static fact */
     size_t gpu_off; /* static: offset of the gd_value in gd_gpu */
 } column;
 
-#define M(key, m) {key, m, 0}
-#define G(key, member) {key, -1, offsetof(gd_gpu, member)}
+#define M(key, m)                                                                                                      \
+    {                                                                                                                  \
+        key, m, 0                                                                                                      \
+    }
+#define G(key, member)                                                                                                 \
+    {                                                                                                                  \
+        key, -1, offsetof(gd_gpu, member)                                                                              \
+    }
 static const column columns[] = {
-    M("temp_c", GD_M_TEMP_C), M("mem_temp_c", GD_M_MEM_TEMP_C), M("sm_clock_mhz", GD_M_SM_CLOCK_MHZ),
-    G("sm_clock_max_mhz", clock_max_sm_mhz), M("mem_clock_mhz", GD_M_MEM_CLOCK_MHZ), M("power_w", GD_M_POWER_W),
-    G("power_limit_w", power_limit_w), M("util_gpu_pct", GD_M_UTIL_GPU_PCT), M("util_mem_pct", GD_M_UTIL_MEM_PCT),
-    M("mem_used_mib", GD_M_MEM_USED_MIB), G("mem_total_mib", mem_total_mib), M("pcie_gen", GD_M_PCIE_GEN),
-    M("pcie_width", GD_M_PCIE_WIDTH), M("pcie_tx_kbps", GD_M_PCIE_TX_KBPS), M("pcie_rx_kbps", GD_M_PCIE_RX_KBPS),
-    M("fan_pct", GD_M_FAN_PCT), M("pstate", GD_M_PSTATE),
+    M("temp_c", GD_M_TEMP_C),
+    M("mem_temp_c", GD_M_MEM_TEMP_C),
+    M("sm_clock_mhz", GD_M_SM_CLOCK_MHZ),
+    G("sm_clock_max_mhz", clock_max_sm_mhz),
+    M("mem_clock_mhz", GD_M_MEM_CLOCK_MHZ),
+    M("power_w", GD_M_POWER_W),
+    G("power_limit_w", power_limit_w),
+    M("util_gpu_pct", GD_M_UTIL_GPU_PCT),
+    M("util_mem_pct", GD_M_UTIL_MEM_PCT),
+    M("mem_used_mib", GD_M_MEM_USED_MIB),
+    G("mem_total_mib", mem_total_mib),
+    M("pcie_gen", GD_M_PCIE_GEN),
+    M("pcie_width", GD_M_PCIE_WIDTH),
+    M("pcie_tx_kbps", GD_M_PCIE_TX_KBPS),
+    M("pcie_rx_kbps", GD_M_PCIE_RX_KBPS),
+    M("fan_pct", GD_M_FAN_PCT),
+    M("pstate", GD_M_PSTATE),
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

@@ -16,16 +16,16 @@ int gd_abi_compare(const struct gd_abi_side *ours, const struct gd_abi_side *the
     for (size_t i = 0; i < ours->n_consts; i++) {
         const struct gd_abi_const *a = &ours->consts[i], *b = &theirs->consts[i];
         if (a->value != b->value) {
-            fprintf(stderr, "constant %s: %s says %lld, %s says %lld\n", a->name, ours->label, a->value,
-                    theirs->label, b->value);
+            fprintf(stderr, "constant %s: %s says %lld, %s says %lld\n", a->name, ours->label, a->value, theirs->label,
+                    b->value);
             diffs++;
         }
     }
     for (size_t i = 0; i < ours->n_types; i++) {
         const struct gd_abi_type *a = &ours->types[i], *b = &theirs->types[i];
         if (a->size != b->size || a->align != b->align) {
-            fprintf(stderr, "type %s: %s has size %zu align %zu, %s has size %zu align %zu\n", a->name,
-                    ours->label, a->size, a->align, theirs->label, b->size, b->align);
+            fprintf(stderr, "type %s: %s has size %zu align %zu, %s has size %zu align %zu\n", a->name, ours->label,
+                    a->size, a->align, theirs->label, b->size, b->align);
             diffs++;
         }
     }
@@ -42,8 +42,7 @@ int gd_abi_compare(const struct gd_abi_side *ours, const struct gd_abi_side *the
 
 enum gd_abi_kind { KIND_CONST, KIND_TYPE, KIND_FN };
 
-static bool listed(const struct gd_abi_side *side, enum gd_abi_kind kind, const char *name,
-                   const char *const *ignored)
+static bool listed(const struct gd_abi_side *side, enum gd_abi_kind kind, const char *name, const char *const *ignored)
 {
     for (size_t i = 0; ignored && ignored[i]; i++)
         if (strcmp(ignored[i], name) == 0)
@@ -97,8 +96,7 @@ static bool declared_name(const char *line, bool in_enum, enum gd_abi_kind *kind
         s = skip_space(s + 7);
         n = ident(s, name, namelen);
         /* object-like and with a value: "#define NAME value" */
-        if (n == 0 || (s[n] != ' ' && s[n] != '\t') || *skip_space(s + n) == '\0' ||
-            *skip_space(s + n) == '\n')
+        if (n == 0 || (s[n] != ' ' && s[n] != '\t') || *skip_space(s + n) == '\0' || *skip_space(s + n) == '\n')
             return false;
         *kind = KIND_CONST;
         return true;
@@ -157,8 +155,8 @@ int gd_abi_check_coverage(const char *header_path, const struct gd_abi_side *sid
         if (kind == KIND_FN && side->n_fns == 0)
             continue;
         if (!listed(side, kind, name, ignored)) {
-            fprintf(stderr, "%s:%u: %s is declared but not compared: add it to the ABI list\n", header_path,
-                    lineno, name);
+            fprintf(stderr, "%s:%u: %s is declared but not compared: add it to the ABI list\n", header_path, lineno,
+                    name);
             missing++;
         }
     }

@@ -28,7 +28,7 @@ struct gd_abi_member {
 
 struct gd_abi_fn {
     const char *type_name; /* our typedef, e.g. cu_MemAlloc_fn */
-    const char *symbol;    /* the exported symbol, e.g. cuMemAlloc_v2 */
+    const char *symbol; /* the exported symbol, e.g. cuMemAlloc_v2 */
 };
 
 struct gd_abi_side {

@@ -18,8 +18,8 @@
 #define GD_ABI_EXPR(e)
 #define GD_ABI_TYPE(t)
 #define GD_ABI_MEMBER(t, m)
-#define GD_ABI_FN(t, sym) \
-    _Static_assert(_Generic(&sym, t: 1, default: 0), #sym " does not have the type " #t " in cuda.h");
+#define GD_ABI_FN(t, sym)                                                                                              \
+    _Static_assert(_Generic(&sym, t : 1, default : 0), #sym " does not have the type " #t " in cuda.h");
 #include "cuda_abi_list.h"
 
 /* Keeps the translation unit non-empty for the compiler's sake. */

@@ -44,8 +44,8 @@ static void test_matches_nvidia(void **state)
     (void)state;
     const struct gd_abi_side *ours = gd_abi_side_ours(), *theirs = gd_abi_side_theirs();
     int diffs = gd_abi_compare(ours, theirs);
-    printf("%s: compared %zu constants, %zu types, %zu members, %zu function types (at build time)\n",
-           GD_ABI_NAME, ours->n_consts, ours->n_types, ours->n_members, ours->n_fns);
+    printf("%s: compared %zu constants, %zu types, %zu members, %zu function types (at build time)\n", GD_ABI_NAME,
+           ours->n_consts, ours->n_types, ours->n_members, ours->n_fns);
     assert_int_equal(diffs, 0);
 }
 #endif
@@ -64,9 +64,10 @@ int main(void)
         /* A comparison that cannot run is SKIPPED, never passed; in CI it fails. */
         const char *ci = getenv("CI");
         bool in_ci = ci && strcmp(ci, "true") == 0;
-        fprintf(stderr, "%s: NVIDIA's header was not found at build time; comparison %s "
-                        "(scripts/install-deps.sh fetches nvml.h)\n", GD_ABI_NAME,
-                in_ci ? "impossible, and CI=true: failing" : "skipped");
+        fprintf(stderr,
+                "%s: NVIDIA's header was not found at build time; comparison %s "
+                "(scripts/install-deps.sh fetches nvml.h)\n",
+                GD_ABI_NAME, in_ci ? "impossible, and CI=true: failing" : "skipped");
         return in_ci ? 1 : 77;
     }
 #endif

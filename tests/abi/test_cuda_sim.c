@@ -81,18 +81,18 @@ static int teardown(void **state)
 }
 
 /* Milliseconds that `op` takes between two events. */
-#define TIME_MS(api, ms, op)                                                   \
-    do {                                                                       \
-        CUevent e0_, e1_;                                                      \
-        assert_int_equal((api)->cuEventCreate(&e0_, CU_EVENT_DEFAULT), 0);     \
-        assert_int_equal((api)->cuEventCreate(&e1_, CU_EVENT_DEFAULT), 0);     \
-        assert_int_equal((api)->cuEventRecord(e0_, NULL), 0);                  \
-        op;                                                                    \
-        assert_int_equal((api)->cuEventRecord(e1_, NULL), 0);                  \
-        assert_int_equal((api)->cuEventSynchronize(e1_), 0);                   \
-        assert_int_equal((api)->cuEventElapsedTime(&(ms), e0_, e1_), 0);       \
-        assert_int_equal((api)->cuEventDestroy(e0_), 0);                       \
-        assert_int_equal((api)->cuEventDestroy(e1_), 0);                       \
+#define TIME_MS(api, ms, op)                                                                                           \
+    do {                                                                                                               \
+        CUevent e0_, e1_;                                                                                              \
+        assert_int_equal((api)->cuEventCreate(&e0_, CU_EVENT_DEFAULT), 0);                                             \
+        assert_int_equal((api)->cuEventCreate(&e1_, CU_EVENT_DEFAULT), 0);                                             \
+        assert_int_equal((api)->cuEventRecord(e0_, NULL), 0);                                                          \
+        op;                                                                                                            \
+        assert_int_equal((api)->cuEventRecord(e1_, NULL), 0);                                                          \
+        assert_int_equal((api)->cuEventSynchronize(e1_), 0);                                                           \
+        assert_int_equal((api)->cuEventElapsedTime(&(ms), e0_, e1_), 0);                                               \
+        assert_int_equal((api)->cuEventDestroy(e0_), 0);                                                               \
+        assert_int_equal((api)->cuEventDestroy(e1_), 0);                                                               \
     } while (0)
 
 /* Simulated times are sleeps to a deadline: never shorter, and a loaded

@@ -32,9 +32,11 @@ static void append(char **buf, size_t *len, const char *data, size_t n)
  */
 void hermetic_environment(void)
 {
-    static const char *const prefixes[] = {"CUDA_", "CUBLAS_", "NCCL_", "PYTORCH_", "TORCH_", "NVIDIA_", "GPUDOCTOR_", "TF_"};
-    static const char *const names[] = {"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "NSIGHT_CUDA_DEBUGGER",
-                                        "COMPUTE_PROFILE", "OPENCL_PROFILE", "NO_COLOR", "OMP_NUM_THREADS", "COLUMNS"};
+    static const char *const prefixes[] = {"CUDA_",  "CUBLAS_", "NCCL_",      "PYTORCH_",
+                                           "TORCH_", "NVIDIA_", "GPUDOCTOR_", "TF_"};
+    static const char *const names[] = {"VIRTUAL_ENV",     "CONDA_PREFIX",   "LD_LIBRARY_PATH", "NSIGHT_CUDA_DEBUGGER",
+                                        "COMPUTE_PROFILE", "OPENCL_PROFILE", "NO_COLOR",        "OMP_NUM_THREADS",
+                                        "COLUMNS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unsetenv(names[i]);
     /* Nor the caller's ~/.config/gpudoctor.conf (a test names its own). */

@@ -7,10 +7,10 @@
 #include <sys/types.h>
 
 typedef struct tool_result {
-    int exit_code;  /* -1 when killed by a signal */
-    char *out;      /* stdout, NUL-terminated */
-    char *err;      /* stderr */
-    json_t *json;   /* stdout parsed, or NULL */
+    int exit_code; /* -1 when killed by a signal */
+    char *out; /* stdout, NUL-terminated */
+    char *err; /* stderr */
+    json_t *json; /* stdout parsed, or NULL */
 } tool_result;
 
 /*

@@ -133,7 +133,9 @@ static json_t *runtimes(const tool_result *r)
         fail_msg("no JSON (exit %d): %s", r->exit_code, r->err);
     size_t i;
     json_t *g;
-    json_array_foreach(json_object_get(r->json, "checked"), i, g) if (strcmp(json_string_value(json_object_get(g, "group")), "stack") == 0) return json_object_get(g, "runtimes");
+    json_array_foreach(json_object_get(r->json, "checked"), i,
+                       g) if (strcmp(json_string_value(json_object_get(g, "group")), "stack") ==
+                              0) return json_object_get(g, "runtimes");
     fail_msg("no stack group in checked");
     return NULL;
 }
@@ -143,8 +145,9 @@ static tool_result check_under_root(const char *root, const char *python)
     char envroot[1100];
     snprintf(envroot, sizeof envroot, "GPUDOCTOR_ROOT=%s", root);
     const char *const env[] = {"NO_COLOR=", envroot, "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=", NULL};
-    const char *argv[] = {"check", "--json", "--duration", "0", "--sim", example("h100x8-training.json"),
-                          python ? "--python" : NULL, python, NULL};
+    const char *argv[] = {
+        "check", "--json", "--duration", "0", "--sim", example("h100x8-training.json"), python ? "--python" : NULL,
+        python,  NULL};
     return run_tool(argv, env);
 }
 

@@ -18,21 +18,20 @@
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL}; /* the fast scenario clock */
 
 #define J(...) #__VA_ARGS__
-#define GPU(n, extra)                                                                                          \
-    "{\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" #n "\", \"pci_bus_id\": \"00000000:1" #n ":00.0\","  \
-    "\"memory_total_mib\": 81559, \"power_limit_w\": 700, \"power_limit_default_w\": 700,"                     \
-    "\"clocks_max_mhz\": {\"sm\": 1980, \"mem\": 2619},"                                                       \
-    "\"temperature_thresholds_c\": {\"shutdown\": 92, \"slowdown\": 89, \"gpu_max\": 87, \"mem_max\": 95},"    \
-    extra "\"timeline\": [{\"t\": 0, \"temp_c\": 62, \"sm_clock_mhz\": 1980, \"power_w\": 560,"                 \
+#define GPU(n, extra)                                                                                                  \
+    "{\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" #n "\", \"pci_bus_id\": \"00000000:1" #n ":00.0\","       \
+    "\"memory_total_mib\": 81559, \"power_limit_w\": 700, \"power_limit_default_w\": 700,"                             \
+    "\"clocks_max_mhz\": {\"sm\": 1980, \"mem\": 2619},"                                                               \
+    "\"temperature_thresholds_c\": {\"shutdown\": 92, \"slowdown\": 89, \"gpu_max\": 87, \"mem_max\": 95}," extra      \
+    "\"timeline\": [{\"t\": 0, \"temp_c\": 62, \"sm_clock_mhz\": 1980, \"power_w\": 560,"                              \
     "\"util_gpu_pct\": 98, \"mem_used_mib\": 60000, \"event_reasons\": []}]}"
 
 /* GPU 1 refuses the clock event reasons, the violation counters and the
  * default power limit; GPUs 0 and 2 answer everything. */
-static const char scenario[] =
-    "{\"driver_version\": \"550.54.15\", \"gpus\": [" GPU(0, "") "," GPU(
-        1, "\"errors\": {\"nvmlDeviceGetCurrentClocksEventReasons\": \"NVML_ERROR_NO_PERMISSION\","
-           "\"nvmlDeviceGetViolationStatus\": \"NVML_ERROR_NO_PERMISSION\","
-           "\"nvmlDeviceGetPowerManagementDefaultLimit\": \"NVML_ERROR_NO_PERMISSION\"},") "," GPU(2, "") "]}";
+static const char scenario[] = "{\"driver_version\": \"550.54.15\", \"gpus\": [" GPU(0, "") "," GPU(
+    1, "\"errors\": {\"nvmlDeviceGetCurrentClocksEventReasons\": \"NVML_ERROR_NO_PERMISSION\","
+       "\"nvmlDeviceGetViolationStatus\": \"NVML_ERROR_NO_PERMISSION\","
+       "\"nvmlDeviceGetPowerManagementDefaultLimit\": \"NVML_ERROR_NO_PERMISSION\"},") "," GPU(2, "") "]}";
 
 static json_t *state_of(json_t *report, size_t g, const char *key)
 {
@@ -87,13 +86,24 @@ static void call_failing_mid_window_is_null_not_lost(void **state)
     (void)state;
     char *dir = temp_dir();
     char *path = write_temp_file(
-        dir, "late.json",
-        J({"gpus": [{"name": "G", "power_limit_w": 700, "power_limit_default_w": 700,
-                     "timeline": [{"t": 0, "temp_c": 60, "power_w": 500, "util_gpu_pct": 98, "event_reasons": []},
-                                  {"t": 1, "errors": {"nvmlDeviceGetPowerUsage": "NVML_ERROR_UNKNOWN",
-                                                      "nvmlDeviceGetTemperature": "NVML_ERROR_NO_PERMISSION"}}]}]}));
-    tool_result r =
-        run_tool((const char *[]){"check", "--json", "--duration", "6", "--interval", "1000", "--sim", path, NULL}, fast);
+        dir, "late.json", J({
+            "gpus" : [ {
+                "name" : "G",
+                "power_limit_w" : 700,
+                "power_limit_default_w" : 700,
+                "timeline" : [
+                    {"t" : 0, "temp_c" : 60, "power_w" : 500, "util_gpu_pct" : 98, "event_reasons" : []}, {
+                        "t" : 1,
+                        "errors" : {
+                            "nvmlDeviceGetPowerUsage" : "NVML_ERROR_UNKNOWN",
+                            "nvmlDeviceGetTemperature" : "NVML_ERROR_NO_PERMISSION"
+                        }
+                    }
+                ]
+            } ]
+        }));
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "6", "--interval", "1000", "--sim", path, NULL}, fast);
     if (!r.json)
         fail_msg("no JSON; exit %d, stderr: %s", r.exit_code, r.err);
     /* Not lost, but most of the window unseen: said, not passed over. */
@@ -116,29 +126,33 @@ static void call_failing_mid_window_is_null_not_lost(void **state)
  * name, left out of the peers. GPU_IS_LOST stays loss. */
 /* Fourteen sensor calls failing from t=3 on every GPU, one of them throttling:
  * a health check must not say OK about a window it could mostly not see. */
-#define FAILING_FROM_3(n, reasons)                                                                              \
-    "{\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" #n "\", \"memory_total_mib\": 81559,"           \
-    "\"power_limit_w\": 700, \"power_limit_default_w\": 700, \"clocks_max_mhz\": {\"sm\": 1980, \"mem\": 2619}," \
-    "\"timeline\": [{\"t\": 0, \"temp_c\": 80, \"sm_clock_mhz\": 1400, \"power_w\": 560, \"util_gpu_pct\": 98, \"util_mem_pct\": 50," \
-    "\"mem_used_mib\": 60000, \"event_reasons\": [" reasons "]}, {\"t\": 3, \"errors\": {"                    \
-    "\"nvmlDeviceGetTemperature\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetClockInfo\": \"NVML_ERROR_UNKNOWN\","  \
-    "\"nvmlDeviceGetPowerUsage\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetUtilizationRates\": \"NVML_ERROR_UNKNOWN\"," \
-    "\"nvmlDeviceGetMemoryInfo\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetMemoryInfo_v2\": \"NVML_ERROR_UNKNOWN\","  \
-    "\"nvmlDeviceGetCurrPcieLinkGeneration\": \"NVML_ERROR_UNKNOWN\","                                          \
-    "\"nvmlDeviceGetCurrPcieLinkWidth\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetPcieThroughput\": \"NVML_ERROR_UNKNOWN\"," \
-    "\"nvmlDeviceGetPcieReplayCounter\": \"NVML_ERROR_UNKNOWN\","                                               \
-    "\"nvmlDeviceGetCurrentClocksEventReasons\": \"NVML_ERROR_UNKNOWN\","                                       \
-    "\"nvmlDeviceGetTotalEnergyConsumption\": \"NVML_ERROR_UNKNOWN\","                                          \
-    "\"nvmlDeviceGetViolationStatus\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetFieldValues\": \"NVML_ERROR_UNKNOWN\"}}]}"
+#define FAILING_FROM_3(n, reasons)                                                                                     \
+    "{\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" #n "\", \"memory_total_mib\": 81559,"                     \
+    "\"power_limit_w\": 700, \"power_limit_default_w\": 700, \"clocks_max_mhz\": {\"sm\": 1980, \"mem\": 2619},"       \
+    "\"timeline\": [{\"t\": 0, \"temp_c\": 80, \"sm_clock_mhz\": 1400, \"power_w\": 560, \"util_gpu_pct\": 98, "       \
+    "\"util_mem_pct\": 50,"                                                                                            \
+    "\"mem_used_mib\": 60000, \"event_reasons\": [" reasons "]}, {\"t\": 3, \"errors\": {"                             \
+    "\"nvmlDeviceGetTemperature\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetClockInfo\": \"NVML_ERROR_UNKNOWN\","        \
+    "\"nvmlDeviceGetPowerUsage\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetUtilizationRates\": \"NVML_ERROR_UNKNOWN\","  \
+    "\"nvmlDeviceGetMemoryInfo\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetMemoryInfo_v2\": \"NVML_ERROR_UNKNOWN\","     \
+    "\"nvmlDeviceGetCurrPcieLinkGeneration\": \"NVML_ERROR_UNKNOWN\","                                                 \
+    "\"nvmlDeviceGetCurrPcieLinkWidth\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetPcieThroughput\": "                    \
+    "\"NVML_ERROR_UNKNOWN\","                                                                                          \
+    "\"nvmlDeviceGetPcieReplayCounter\": \"NVML_ERROR_UNKNOWN\","                                                      \
+    "\"nvmlDeviceGetCurrentClocksEventReasons\": \"NVML_ERROR_UNKNOWN\","                                              \
+    "\"nvmlDeviceGetTotalEnergyConsumption\": \"NVML_ERROR_UNKNOWN\","                                                 \
+    "\"nvmlDeviceGetViolationStatus\": \"NVML_ERROR_UNKNOWN\", \"nvmlDeviceGetFieldValues\": "                         \
+    "\"NVML_ERROR_UNKNOWN\"}}]}"
 
 static void sensors_failing_partway_are_not_ok(void **state)
 {
     (void)state;
     char *dir = temp_dir();
-    char *path = write_temp_file(dir, "failing.json",
-                                 "{\"gpus\": [" FAILING_FROM_3(0, "") "," FAILING_FROM_3(1, "\"sw_thermal_slowdown\"") "]}");
-    tool_result r =
-        run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", path, NULL}, fast);
+    char *path =
+        write_temp_file(dir, "failing.json",
+                        "{\"gpus\": [" FAILING_FROM_3(0, "") "," FAILING_FROM_3(1, "\"sw_thermal_slowdown\"") "]}");
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", path, NULL}, fast);
     if (!r.json)
         fail_msg("no JSON; exit %d, stderr: %s", r.exit_code, r.err);
     assert_int_equal(count_findings(r.json, "health.sensors_failing", 0), 1);
@@ -166,8 +180,8 @@ static void sensors_failing_partway_are_not_ok(void **state)
     free(dir);
 }
 
-#define HANDLE_REFUSED(code)                                                                                   \
-    "{\"driver_version\": \"550.54.15\", \"gpus\": [" GPU(0, "") "," GPU(                                      \
+#define HANDLE_REFUSED(code)                                                                                           \
+    "{\"driver_version\": \"550.54.15\", \"gpus\": [" GPU(0, "") "," GPU(                                              \
         1, "\"errors\": {\"nvmlDeviceGetHandleByIndex\": \"" code "\"},") "," GPU(2, "") "]}"
 
 static void refused_handle_is_not_accessible_not_lost(void **state)

@@ -57,7 +57,8 @@ static void info_lists_the_eight_simulated_gpus(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 7), "name")), "NVIDIA H100 80GB HBM3");
     assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "pci_bus_id")), "00000000:18:00.0");
     assert_true(json_is_true(json_object_get(r.json, "simulated")));
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "driver"), "cuda_driver_version")), 12040);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "driver"), "cuda_driver_version")),
+                     12040);
     /* The board has no fan: NOT_SUPPORTED is null, never 0. */
     assert_true(json_is_null(gpu_state(r.json, 0, "fan_pct")));
     assert_int_equal(json_integer_value(json_object_get(json_array_get(gpus, 0), "temp_slowdown_c")), 89);
@@ -74,9 +75,9 @@ static void info_lists_the_eight_simulated_gpus(void **state)
 static void healthy_training_node_passes(void **state)
 {
     (void)state;
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example("h100x8-training.json"), NULL},
-        fast);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim",
+                                              example("h100x8-training.json"), NULL},
+                             fast);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(r.json);
     assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
@@ -108,9 +109,9 @@ static void gpu_lost_mid_window_keeps_the_others(void **state)
 {
     (void)state;
     /* GPU 3 answers GPU_IS_LOST from scenario t=6: samples are at scenario seconds. */
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example("h100x8-gpu-lost.json"), NULL},
-        fast);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim",
+                                              example("h100x8-gpu-lost.json"), NULL},
+                             fast);
     assert_int_equal(r.exit_code, 2);
     assert_int_equal(count_findings(r.json, "health.gpu_lost", 3), 1);
     assert_int_equal(count_findings(r.json, "health.gpu_lost", -2), 1);
@@ -128,8 +129,8 @@ static void gpu_lost_mid_window_keeps_the_others(void **state)
 static void demo_scenario_shows_a_hot_gpu(void **state)
 {
     (void)state;
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"), NULL}, fast);
+    tool_result r =
+        run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"), NULL}, fast);
     assert_int_equal(r.exit_code, 2);
     assert_int_equal(count_findings(r.json, "thermal.hot", 5), 1);
     assert_int_equal(count_findings(r.json, "power.limit_lowered", 2), 1);
@@ -273,8 +274,8 @@ static void a_missing_value_is_named_as_such(void **state)
 {
     (void)state;
     const char *const *cases[] = {
-        (const char *[]){"check", "--sim", NULL}, (const char *[]){"info", "--from", NULL},
-        (const char *[]){"topo", "--sim", NULL},  (const char *[]){"vram", "--params", NULL},
+        (const char *[]){"check", "--sim", NULL},         (const char *[]){"info", "--from", NULL},
+        (const char *[]){"topo", "--sim", NULL},          (const char *[]){"vram", "--params", NULL},
         (const char *[]){"bench", "pcie", "--sim", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -24,43 +24,575 @@ typedef struct expect {
     int gpus;
     const char *name, *driver; /* driver NULL: null */
     double cuda, temp_c;
-    const char *reasons;       /* active at capture, "a,b"; NULL: not reported */
+    const char *reasons; /* active at capture, "a,b"; NULL: not reported */
     double power_w, limit_w, gen, width, gen_max, width_max, mem_used, mem_total;
     double ecc, remap_pending, retired_dbe; /* from info --json */
     int exit_code;
-    const char *problems;      /* every warning/critical id, "a,b" */
+    const char *problems; /* every warning/critical id, "a,b" */
 } expect;
 
 static const expect cases[] = {
-    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", 1, "NVIDIA A100-SXM4-40GB", "510.47.03", 11060, 36, "", 66.92, 400, 4, 16, 4, 16, 38, 40960, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
-    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", 1, "NVIDIA A100-SXM4-80GB", "535.54.03", 12020, 27, "", 67.03, 500, 4, 16, 4, 16, 50, 81920, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
-    {"smi-xml/a10g-aws-x8-idle-telegraf.xml", 1, "NVIDIA A10G", "515.105.01", 11070, 17, "gpu_idle", 25.58, 300, 1, 8, 4, 16, 22, 23028, 1, 0, NA, 0, ""},
-    {"smi-xml/dual-rtx-a5000-telegraf.xml", 2, "NVIDIA RTX A5000", "590.44.01", 13010, 13, "gpu_idle", 6.41, 230, 1, 16, 4, 16, 22437, 24564, 0, 0, NA, 0, ""},
-    {"smi-xml/dual-rtx2070-x8-telegraf.xml", 2, "NVIDIA GeForce RTX 2070", "590.44.01", 13010, 14, "gpu_idle", 9.23, 175, 1, 8, 3, 16, 1, 8192, NA, NA, NA, 0, ""},
-    {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", 1, "GRID P4-1Q", "513.46", 11060, 0, NULL, NA, NA, NA, NA, NA, NA, 807, 1024, NA, NA, NA, 0, ""},
-    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", 2, "GeForce GTX 1070", "384.66", NA, 60, "", 119.47, 180, 3, 1, 3, 16, 2028, 8112, NA, NA, NA, 2, "pcie.link_downgraded"},
-    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", 4, "Tesla K80", "430.26", NA, 64, "applications_clocks_setting", 135.72, 149, 3, 16, 3, 16, 587, 11441, 1, NA, 1, 1, "health.ecc_uncorrectable"},
-    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", 1, "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "590.44.01", 13010, 24, "", 3.97, 300, 1, 16, 4, 16, 65720, 97887, 0, 0, NA, 1, "pcie.slot_limited"}, /* a Gen5 card in a Gen4 host: Gen4 together */
-    {"smi-xml/rtx3080-load-v13-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "595.58.03", 13020, 27, "", 139.62, 320, 4, 16, 4, 16, 9184, 10240, NA, NA, NA, 0, ""},
-    {"smi-xml/rtx3080-windows-wddm-telegraf.xml", 1, "NVIDIA GeForce RTX 3080", "536.40", 12020, 31, "gpu_idle", 22.78, 336, 4, 16, 4, 16, 1128, 10240, NA, NA, NA, 0, ""},
-    {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "525.147.05", 12000, 37, "gpu_idle", 27.23, 200, 1, 16, 4, 16, 1, 24576, NA, NA, NA, 1, "power.limit_lowered"},
-    {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml", 1, "NVIDIA GeForce RTX 3090", "590.44.01", 13010, 32, "sw_power_cap", 35.06, 350, 1, 16, 4, 16, 7, 24576, NA, NA, NA, 0, ""},
-    {"smi-xml/rtx4090-gen3host-netdata.xml", 1, "NVIDIA GeForce RTX 4090", "535.86.05", 12020, 40, "gpu_idle", 26.84, 450, 1, 16, 3, 16, 2, 24564, 0, 0, NA, 1, "pcie.slot_limited"}, /* a Gen4 card in a Gen3 host */
-    {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", 1, "Tesla P100-PCIE-16GB", "510.47.03", 11060, 38, "gpu_idle", 26.16, 250, 3, 16, 3, 16, 0, 16384, 1, NA, 0, 0, ""},
-    {"smi-xml/tesla-t4-aws-x8-telegraf.xml", 1, "Tesla T4", "515.105.01", 11070, 40, "", 26.78, 70, 3, 8, 3, 16, 1032, 15360, 1, NA, 0, 0, ""},
-    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", 1, "Tesla V100-SXM3-32GB", "410.104", 10000, 33, "gpu_idle", 50.6, 350, 3, 16, 3, 16, 0, 32480, 1, NA, 2, 2, "health.ecc_uncorrectable,health.row_remap"},
-    {"smi-text/a10-row-remap-pending-gpud.txt", 1, "NVIDIA A10", "535.129.03", 12020, 33, "gpu_idle", 43.89, 150, 4, 16, 4, 16, 4, 23028, 1, 1, NA, 2, "health.row_remap"},
-    {"smi-text/h100-sxm-load-utku.txt", 1, "NVIDIA H100 80GB HBM3", "590.48.01", 13010, 59, "", 629.45, 700, 5, 16, 5, 16, 19818, 81559, 1, 0, NA, 0, ""},
-    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.161.08", 12020, 29, "hw_slowdown,hw_power_brake_slowdown", 67.74, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 1, "power.brake"},
-    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", 8, "NVIDIA H100 80GB HBM3", "535.183.01", 12020, 36, "gpu_idle", 71.97, 700, 5, 16, 5, 16, 0, 81559, 1, 0, NA, 0, ""}, /* GPU 2: flag set, clocks at max: info */
-    {"smi-text/h200-mig-load-utku.txt", 1, "NVIDIA H200", "590.48.01", 13010, 36, "", 294.94, 700, 5, 16, 5, 16, 16959, 143771, 1, NA, NA, 0, ""}, /* MIG on purpose: info */
-    {"smi-text/rtx4090x8-idle-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 31, "gpu_idle", 17.11, 450, 1, 16, 4, 16, 6730, 24564, 0, 0, NA, 0, ""},
-    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", 8, "NVIDIA GeForce RTX 4090", "535.154.05", 12020, 30, "gpu_idle", 18.9, 450, 1, 16, 4, 16, 0, 24564, 0, 0, NA, 0, ""}, /* 96 % held, no pressure: info */
-    {"smi-text/titan-v-idle-gpud.txt", 1, "NVIDIA TITAN V", "560.35.03", 12060, 44, "gpu_idle", 29.02, 250, 1, 16, 3, 16, 290, 12288, NA, NA, NA, 0, ""},
+    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml",
+     1,
+     "NVIDIA A100-SXM4-40GB",
+     "510.47.03",
+     11060,
+     36,
+     "",
+     66.92,
+     400,
+     4,
+     16,
+     4,
+     16,
+     38,
+     40960,
+     1,
+     NA,
+     NA,
+     0,
+     ""}, /* MIG on purpose: info */
+    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml",
+     1,
+     "NVIDIA A100-SXM4-80GB",
+     "535.54.03",
+     12020,
+     27,
+     "",
+     67.03,
+     500,
+     4,
+     16,
+     4,
+     16,
+     50,
+     81920,
+     1,
+     NA,
+     NA,
+     0,
+     ""}, /* MIG on purpose: info */
+    {"smi-xml/a10g-aws-x8-idle-telegraf.xml",
+     1,
+     "NVIDIA A10G",
+     "515.105.01",
+     11070,
+     17,
+     "gpu_idle",
+     25.58,
+     300,
+     1,
+     8,
+     4,
+     16,
+     22,
+     23028,
+     1,
+     0,
+     NA,
+     0,
+     ""},
+    {"smi-xml/dual-rtx-a5000-telegraf.xml",
+     2,
+     "NVIDIA RTX A5000",
+     "590.44.01",
+     13010,
+     13,
+     "gpu_idle",
+     6.41,
+     230,
+     1,
+     16,
+     4,
+     16,
+     22437,
+     24564,
+     0,
+     0,
+     NA,
+     0,
+     ""},
+    {"smi-xml/dual-rtx2070-x8-telegraf.xml",
+     2,
+     "NVIDIA GeForce RTX 2070",
+     "590.44.01",
+     13010,
+     14,
+     "gpu_idle",
+     9.23,
+     175,
+     1,
+     8,
+     3,
+     16,
+     1,
+     8192,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-xml/grid-p4-1q-vgpu-telegraf.xml",
+     1,
+     "GRID P4-1Q",
+     "513.46",
+     11060,
+     0,
+     NULL,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     807,
+     1024,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml",
+     2,
+     "GeForce GTX 1070",
+     "384.66",
+     NA,
+     60,
+     "",
+     119.47,
+     180,
+     3,
+     1,
+     3,
+     16,
+     2028,
+     8112,
+     NA,
+     NA,
+     NA,
+     2,
+     "pcie.link_downgraded"},
+    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml",
+     4,
+     "Tesla K80",
+     "430.26",
+     NA,
+     64,
+     "applications_clocks_setting",
+     135.72,
+     149,
+     3,
+     16,
+     3,
+     16,
+     587,
+     11441,
+     1,
+     NA,
+     1,
+     1,
+     "health.ecc_uncorrectable"},
+    {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml",
+     1,
+     "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+     "590.44.01",
+     13010,
+     24,
+     "",
+     3.97,
+     300,
+     1,
+     16,
+     4,
+     16,
+     65720,
+     97887,
+     0,
+     0,
+     NA,
+     1,
+     "pcie.slot_limited"}, /* a Gen5 card in a Gen4 host: Gen4 together */
+    {"smi-xml/rtx3080-load-v13-telegraf.xml",
+     1,
+     "NVIDIA GeForce RTX 3080",
+     "595.58.03",
+     13020,
+     27,
+     "",
+     139.62,
+     320,
+     4,
+     16,
+     4,
+     16,
+     9184,
+     10240,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-xml/rtx3080-windows-wddm-telegraf.xml",
+     1,
+     "NVIDIA GeForce RTX 3080",
+     "536.40",
+     12020,
+     31,
+     "gpu_idle",
+     22.78,
+     336,
+     4,
+     16,
+     4,
+     16,
+     1128,
+     10240,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml",
+     1,
+     "NVIDIA GeForce RTX 3090",
+     "525.147.05",
+     12000,
+     37,
+     "gpu_idle",
+     27.23,
+     200,
+     1,
+     16,
+     4,
+     16,
+     1,
+     24576,
+     NA,
+     NA,
+     NA,
+     1,
+     "power.limit_lowered"},
+    {"smi-xml/rtx3090-v13-swpowercap-idle-telegraf.xml",
+     1,
+     "NVIDIA GeForce RTX 3090",
+     "590.44.01",
+     13010,
+     32,
+     "sw_power_cap",
+     35.06,
+     350,
+     1,
+     16,
+     4,
+     16,
+     7,
+     24576,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-xml/rtx4090-gen3host-netdata.xml",
+     1,
+     "NVIDIA GeForce RTX 4090",
+     "535.86.05",
+     12020,
+     40,
+     "gpu_idle",
+     26.84,
+     450,
+     1,
+     16,
+     3,
+     16,
+     2,
+     24564,
+     0,
+     0,
+     NA,
+     1,
+     "pcie.slot_limited"}, /* a Gen4 card in a Gen3 host */
+    {"smi-xml/tesla-p100-gcp-sbe-netdata.xml",
+     1,
+     "Tesla P100-PCIE-16GB",
+     "510.47.03",
+     11060,
+     38,
+     "gpu_idle",
+     26.16,
+     250,
+     3,
+     16,
+     3,
+     16,
+     0,
+     16384,
+     1,
+     NA,
+     0,
+     0,
+     ""},
+    {"smi-xml/tesla-t4-aws-x8-telegraf.xml",
+     1,
+     "Tesla T4",
+     "515.105.01",
+     11070,
+     40,
+     "",
+     26.78,
+     70,
+     3,
+     8,
+     3,
+     16,
+     1032,
+     15360,
+     1,
+     NA,
+     0,
+     0,
+     ""},
+    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml",
+     1,
+     "Tesla V100-SXM3-32GB",
+     "410.104",
+     10000,
+     33,
+     "gpu_idle",
+     50.6,
+     350,
+     3,
+     16,
+     3,
+     16,
+     0,
+     32480,
+     1,
+     NA,
+     2,
+     2,
+     "health.ecc_uncorrectable,health.row_remap"},
+    {"smi-text/a10-row-remap-pending-gpud.txt",
+     1,
+     "NVIDIA A10",
+     "535.129.03",
+     12020,
+     33,
+     "gpu_idle",
+     43.89,
+     150,
+     4,
+     16,
+     4,
+     16,
+     4,
+     23028,
+     1,
+     1,
+     NA,
+     2,
+     "health.row_remap"},
+    {"smi-text/h100-sxm-load-utku.txt",
+     1,
+     "NVIDIA H100 80GB HBM3",
+     "590.48.01",
+     13010,
+     59,
+     "",
+     629.45,
+     700,
+     5,
+     16,
+     5,
+     16,
+     19818,
+     81559,
+     1,
+     0,
+     NA,
+     0,
+     ""},
+    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt",
+     8,
+     "NVIDIA H100 80GB HBM3",
+     "535.161.08",
+     12020,
+     29,
+     "hw_slowdown,hw_power_brake_slowdown",
+     67.74,
+     700,
+     5,
+     16,
+     5,
+     16,
+     0,
+     81559,
+     1,
+     0,
+     NA,
+     1,
+     "power.brake"},
+    {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt",
+     8,
+     "NVIDIA H100 80GB HBM3",
+     "535.183.01",
+     12020,
+     36,
+     "gpu_idle",
+     71.97,
+     700,
+     5,
+     16,
+     5,
+     16,
+     0,
+     81559,
+     1,
+     0,
+     NA,
+     0,
+     ""}, /* GPU 2: flag set, clocks at max: info */
+    {"smi-text/h200-mig-load-utku.txt",
+     1,
+     "NVIDIA H200",
+     "590.48.01",
+     13010,
+     36,
+     "",
+     294.94,
+     700,
+     5,
+     16,
+     5,
+     16,
+     16959,
+     143771,
+     1,
+     NA,
+     NA,
+     0,
+     ""}, /* MIG on purpose: info */
+    {"smi-text/rtx4090x8-idle-gpud.txt",
+     8,
+     "NVIDIA GeForce RTX 4090",
+     "535.154.05",
+     12020,
+     31,
+     "gpu_idle",
+     17.11,
+     450,
+     1,
+     16,
+     4,
+     16,
+     6730,
+     24564,
+     0,
+     0,
+     NA,
+     0,
+     ""},
+    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt",
+     8,
+     "NVIDIA GeForce RTX 4090",
+     "535.154.05",
+     12020,
+     30,
+     "gpu_idle",
+     18.9,
+     450,
+     1,
+     16,
+     4,
+     16,
+     0,
+     24564,
+     0,
+     0,
+     NA,
+     0,
+     ""}, /* 96 % held, no pressure: info */
+    {"smi-text/titan-v-idle-gpud.txt",
+     1,
+     "NVIDIA TITAN V",
+     "560.35.03",
+     12060,
+     44,
+     "gpu_idle",
+     29.02,
+     250,
+     1,
+     16,
+     3,
+     16,
+     290,
+     12288,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
     {"smi-csv/h100-load-dmon-utku.txt", 1, "", NULL, NA, 65, NULL, 636, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
-    {"smi-csv/h200-mig-load-dmon-utku.txt", 1, "", NULL, NA, 37, NULL, 294, NA, NA, NA, NA, NA, NA, NA, NA, NA, NA, 0, ""},
-    {"smi-csv/l40s-load-query-gpu-utku.csv", 1, "NVIDIA L40S", "595.80", NA, 54, "", 110.23, 350, 4, 16, 4, 16, 1235, 46068, 1, 0, NA, 0, ""},
-    {"smi-csv/tesla-p100-query-gpu-netdata.csv", 1, "Tesla P100-PCIE-16GB", NULL, NA, 37, NULL, 28.16, NA, NA, NA, NA, NA, 0, NA, NA, NA, NA, 0, ""},
+    {"smi-csv/h200-mig-load-dmon-utku.txt",
+     1,
+     "",
+     NULL,
+     NA,
+     37,
+     NULL,
+     294,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
+    {"smi-csv/l40s-load-query-gpu-utku.csv",
+     1,
+     "NVIDIA L40S",
+     "595.80",
+     NA,
+     54,
+     "",
+     110.23,
+     350,
+     4,
+     16,
+     4,
+     16,
+     1235,
+     46068,
+     1,
+     0,
+     NA,
+     0,
+     ""},
+    {"smi-csv/tesla-p100-query-gpu-netdata.csv",
+     1,
+     "Tesla P100-PCIE-16GB",
+     NULL,
+     NA,
+     37,
+     NULL,
+     28.16,
+     NA,
+     NA,
+     NA,
+     NA,
+     NA,
+     0,
+     NA,
+     NA,
+     NA,
+     NA,
+     0,
+     ""},
 };
 
 static const char *const env[] = {"NO_COLOR=", NULL};
@@ -75,8 +607,8 @@ static void want_number(const char *file, const char *key, json_t *o, double wan
         return;
     }
     if (!json_is_number(v) || fabs(json_number_value(v) - want) > 1e-6)
-        fail_msg("%s: %s is %s%g, want %g", file, key, json_is_number(v) ? "" : "(not a number) ",
-                 json_number_value(v), want);
+        fail_msg("%s: %s is %s%g, want %g", file, key, json_is_number(v) ? "" : "(not a number) ", json_number_value(v),
+                 want);
 }
 
 static void want_reasons(const char *file, json_t *reasons, const char *want)
@@ -224,7 +756,8 @@ static void slot_limits_from_each_format(void **state)
     need_realdata();
     /* nvidia-smi -q: GPU 0 of eight (Max 4, Device Max 4, Host Max 5) moved to a Gen3 host. */
     char *orig = slurp(realdata("smi-text/rtx4090x8-idle-gpud.txt"));
-    char *a = replaced(orig, "                Max                       : 4", "                Max                       : 3");
+    char *a = replaced(orig, "                Max                       : 4",
+                       "                Max                       : 3");
     char *b = replaced(a, "Host Max                  : 5", "Host Max                  : 3");
     tool_result r = check_text("rtx4090x8-gpu0-gen3host.txt", b);
     const char *const text_ids[] = {"pcie.slot_limited@0", NULL};
@@ -312,7 +845,8 @@ static void lspci_alone_judges_its_gpus(void **state)
         tool_result_free(&r);
     }
     /* The K520 (a Xen guest, no port above) reads Gen1 of Gen3: said, not judged. */
-    r = run_tool((const char *[]){"check", "--json", "--from", realdata("lspci/grid-k520-aws-g2-xen-lspci-vvv.txt"), NULL}, env);
+    r = run_tool(
+        (const char *[]){"check", "--json", "--from", realdata("lspci/grid-k520-aws-g2-xen-lspci-vvv.txt"), NULL}, env);
     skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
     assert_non_null(strstr(skips, "Gen1 x16 of Gen3 x16, but its load is unknown"));
     free(skips);
@@ -324,9 +858,9 @@ static void snapshot_says_what_it_cannot_show(void **state)
 {
     (void)state;
     need_realdata();
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--from", realdata("smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt"), NULL},
-        env);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from",
+                                              realdata("smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt"), NULL},
+                             env);
     assert_non_null(r.json);
     assert_int_equal(count_findings(r.json, "power.brake", 2), 1);
     assert_int_equal(count_findings(r.json, "power.brake", -2), 1);
@@ -342,7 +876,8 @@ static void snapshot_says_what_it_cannot_show(void **state)
     assert_non_null(strstr(skips, "idle when captured"));
     free(skips);
     tool_result_free(&r);
-    r = run_tool((const char *[]){"check", "--json", "--from", realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
+    r = run_tool((const char *[]){"check", "--json", "--from",
+                                  realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"), NULL},
                  env);
     assert_int_equal(count_findings(r.json, "power.brake", -2), 8);
     /* Braked in P0 at 86 MHz: the clock leads, and all eight at once is the chassis. */
@@ -403,15 +938,15 @@ static void files_of_one_machine_merge(void **state)
     need_realdata();
     char dump[1024];
     snprintf(dump, sizeof dump, "%s", realdata("smi-text/h200-mig-load-utku.txt"));
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--from", dump, "--from", realdata("smi-csv/h200-mig-load-dmon-utku.txt"), NULL},
-        env);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", dump, "--from",
+                                              realdata("smi-csv/h200-mig-load-dmon-utku.txt"), NULL},
+                             env);
     assert_non_null(r.json);
     json_t *gpus = json_object_get(r.json, "gpus"), *st = json_object_get(json_array_get(gpus, 0), "state");
     assert_int_equal(json_array_size(gpus), 1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), "NVIDIA H200");
-    want_number("merge", "power_w", st, 294);          /* the log's last line */
-    want_number("merge", "mem_used_mib", st, 16959);   /* the dump, where dmon had no fb column */
+    want_number("merge", "power_w", st, 294); /* the log's last line */
+    want_number("merge", "mem_used_mib", st, 16959); /* the dump, where dmon had no fb column */
     want_number("merge", "samples", json_object_get(r.json, "window"), 5);
     tool_result_free(&r);
 }
@@ -442,9 +977,8 @@ static void captured_evidence_cites_file_and_field(void **state)
         assert_non_null(r.json);
         size_t k;
         json_t *x, *hit = NULL;
-        json_array_foreach(json_object_get(r.json, "findings"), k, x) if (!hit &&
-                                                                          strcmp(json_string_value(json_object_get(x, "id")),
-                                                                                 want[i].id) == 0) hit = x;
+        json_array_foreach(json_object_get(r.json, "findings"), k,
+                           x) if (!hit && strcmp(json_string_value(json_object_get(x, "id")), want[i].id) == 0) hit = x;
         if (!hit)
             fail_msg("%s: no %s", want[i].file, want[i].id);
         const char *src = json_string_value(json_object_get(json_object_get(hit, "evidence"), "source"));
@@ -464,8 +998,9 @@ static void captured_evidence_cites_file_and_field(void **state)
 static void simulated_runs_cite_nvml(void **state)
 {
     (void)state;
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("h100x8-power-limit-lowered.json"), NULL}, env);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim",
+                                              example("h100x8-power-limit-lowered.json"), NULL},
+                             env);
     assert_non_null(r.json);
     size_t k;
     json_t *x;
@@ -492,16 +1027,20 @@ static void captures_of_different_machines_are_refused(void **state)
     static const struct {
         const char *a, *b, *says;
     } pairs[] = {
-        {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml", "driver 525.147.05 and driver 515.105.01"},
+        {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml",
+         "driver 525.147.05 and driver 515.105.01"},
         /* same driver and the same bus id on two cloud VMs: the UUIDs differ */
-        {"smi-xml/a10g-aws-x8-idle-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml", "bus id 00000000:00:1E.0 is GPU-"},
+        {"smi-xml/a10g-aws-x8-idle-telegraf.xml", "smi-xml/tesla-t4-aws-x8-telegraf.xml",
+         "bus id 00000000:00:1E.0 is GPU-"},
         /* same driver, other bus ids: GPU 0 is another board */
-        {"smi-xml/dual-rtx-a5000-telegraf.xml", "smi-xml/dual-rtx2070-x8-telegraf.xml", "GPU index 0 is 'NVIDIA RTX A5000'"},
+        {"smi-xml/dual-rtx-a5000-telegraf.xml", "smi-xml/dual-rtx2070-x8-telegraf.xml",
+         "GPU index 0 is 'NVIDIA RTX A5000'"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char a[1024];
         snprintf(a, sizeof a, "%s", realdata(pairs[i].a));
-        tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", realdata(pairs[i].b), NULL}, env);
+        tool_result r =
+            run_tool((const char *[]){"check", "--json", "--from", a, "--from", realdata(pairs[i].b), NULL}, env);
         const char *base_a = strrchr(pairs[i].a, '/') + 1, *base_b = strrchr(pairs[i].b, '/') + 1;
         if (r.exit_code != 3 || !strstr(r.err, pairs[i].says) || !strstr(r.err, base_a) || !strstr(r.err, base_b) ||
             !strstr(r.err, "different machines"))
@@ -527,7 +1066,8 @@ static void captures_of_two_hosts_are_refused(void **state)
     char *dir = temp_dir();
     char *a = write_temp_file(dir, "node-a.csv", "hostname, index, name, temperature.gpu\nnode-a, 0, Tesla T4, 40\n");
     char *b = write_temp_file(dir, "node-b.csv", "hostname, index, name, temperature.gpu\nnode-b, 0, Tesla T4, 41\n");
-    char *a2 = write_temp_file(dir, "node-a-later.csv", "hostname, index, name, temperature.gpu\nnode-a, 0, Tesla T4, 42\n");
+    char *a2 =
+        write_temp_file(dir, "node-a-later.csv", "hostname, index, name, temperature.gpu\nnode-a, 0, Tesla T4, 42\n");
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", a, "--from", b, NULL}, env);
     if (r.exit_code != 3 || !strstr(r.err, "host 'node-a' and host 'node-b'") || !strstr(r.err, "node-a.csv") ||
         !strstr(r.err, "node-b.csv"))
@@ -554,7 +1094,7 @@ static void lspci_maps_by_bus_id_only(void **state)
     need_realdata();
     char smi[1024];
     snprintf(smi, sizeof smi, "%s", realdata("smi-xml/tesla-p100-gcp-sbe-netdata.xml")); /* bus 00:04.0 */
-    const char *lspci = realdata("lspci/p100x2-dell-lspci-vvv-cmlgpu.txt");             /* 04:00.0, 82:00.0 */
+    const char *lspci = realdata("lspci/p100x2-dell-lspci-vvv-cmlgpu.txt"); /* 04:00.0, 82:00.0 */
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", lspci, NULL}, env);
     assert_non_null(r.json);
     char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
@@ -574,8 +1114,9 @@ static void lspci_maps_by_bus_id_only(void **state)
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(json_array_size(json_object_get(r.json, "gpus")), 8);
     json_array_foreach(json_object_get(r.json, "gpus"), i, g) assert_true(json_is_true(json_object_get(g, "matched")));
-    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 4), "pci_bus_id")),
-                        "0000:9b:00.0");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 4), "pci_bus_id")),
+        "0000:9b:00.0");
     tool_result_free(&r);
     r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", lspci, NULL}, env);
     skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
@@ -594,13 +1135,15 @@ static void bom_and_crlf_captures_read(void **state)
 {
     (void)state;
     char *dir = temp_dir();
-    char *dmon = write_temp_file(dir, "dmon.txt",
-                                 "\xef\xbb\xbf# gpu    pwr  gtemp  mtemp     sm    mem\r\n# Idx      W      C      C      %      %\r\n"
-                                 "    0    631     63     57    100     10\r\n    0    634     64     58    100     10\r\n");
+    char *dmon = write_temp_file(
+        dir, "dmon.txt",
+        "\xef\xbb\xbf# gpu    pwr  gtemp  mtemp     sm    mem\r\n# Idx      W      C      C      %      %\r\n"
+        "    0    631     63     57    100     10\r\n    0    634     64     58    100     10\r\n");
     tool_result r = run_tool((const char *[]){"check", "--json", "--from", dmon, NULL}, env);
     if (!r.json)
         fail_msg("dmon with BOM: exit %d, %s", r.exit_code, r.err);
-    want_number("dmon with BOM", "temp_c", json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "state"), 64);
+    want_number("dmon with BOM", "temp_c", json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "state"),
+                64);
     tool_result_free(&r);
     char *topo = write_temp_file(dir, "topo.txt",
                                  "\xef\xbb\xbf\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\r\n"
@@ -608,7 +1151,8 @@ static void bom_and_crlf_captures_read(void **state)
     r = run_tool((const char *[]){"topo", "--json", "--from", topo, NULL}, env);
     if (r.exit_code != 0 || !r.json)
         fail_msg("topo with BOM: exit %d, %s", r.exit_code, r.err);
-    assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r.json, "matrix"), 0), 1)), "NV12");
+    assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r.json, "matrix"), 0), 1)),
+                        "NV12");
     tool_result_free(&r);
     free(dmon);
     free(topo);
@@ -631,12 +1175,16 @@ static void bad_inputs_exit_3_with_a_message(void **state)
          "<?xml version=\"1.0\"?><!DOCTYPE nvidia_smi_log [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
          "<nvidia_smi_log><driver_version>&x;</driver_version></nvidia_smi_log>",
          "entities"},
-        {"cut.xml", "<?xml version=\"1.0\"?>\n<nvidia_smi_log>\n<gpu id=\"00000000:01:00.0\">\n<product_name>T", "truncated"},
+        {"cut.xml", "<?xml version=\"1.0\"?>\n<nvidia_smi_log>\n<gpu id=\"00000000:01:00.0\">\n<product_name>T",
+         "truncated"},
         {"huge.txt",
          "==============NVSMI LOG==============\nGPU 00000000:01:00.0\n    FB Memory Usage\n        Total : "
          "123456789012345678901234567890 MiB\n",
          "out of range"},
-        {"garbage.bin", "\x7f" "ELF\x02\x01\x01\x03\xff\xfe\x10\x11", "binary data"},
+        {"garbage.bin",
+         "\x7f"
+         "ELF\x02\x01\x01\x03\xff\xfe\x10\x11",
+         "binary data"},
         {"notes.txt", "the GPU is slow, please help\n", "nvidia-smi -q -x"},
         {"cut.csv", "name, temperature.gpu, power.draw [W]\nTesla T4, 40, 20 W\nTesla", "fields where the header"},
     };

@@ -43,56 +43,89 @@ typedef enum { AS_TEXT, AS_NUMBER, AS_ENABLED, AS_YES_NO, AS_CUDA, AS_REASONS } 
 
 /* Alternatives are tried in order; the first that holds a value wins. */
 typedef struct field {
-    const char *key;           /* below gpus[i] of info --json; "state/x" is gpus[i].state.x */
+    const char *key; /* below gpus[i] of info --json; "state/x" is gpus[i].state.x */
     conv as;
-    const char *xml[MAX_ALT];  /* XPath below <gpu> */
+    const char *xml[MAX_ALT]; /* XPath below <gpu> */
     const char *text[MAX_ALT]; /* labels below "GPU 0000...", one per indentation level */
-    const char *csv[MAX_ALT];  /* --query-gpu column (its "[unit]" dropped) or dmon column */
+    const char *csv[MAX_ALT]; /* --query-gpu column (its "[unit]" dropped) or dmon column */
 } field;
 
 /* AS_REASONS: the section (never the "..._counters" one); each of its
  * entries that says "Active" is an active reason; a CSV column prefix. */
-#define REASONS AS_REASONS, {"clocks_event_reasons", "clocks_throttle_reasons"},                 \
-                {"Clocks Event Reasons", "Clocks Throttle Reasons"},                              \
-                {"clocks_event_reasons.", "clocks_throttle_reasons."}
+#define REASONS                                                                                                        \
+    AS_REASONS, {"clocks_event_reasons", "clocks_throttle_reasons"},                                                   \
+        {"Clocks Event Reasons", "Clocks Throttle Reasons"},                                                           \
+    {                                                                                                                  \
+        "clocks_event_reasons.", "clocks_throttle_reasons."                                                            \
+    }
 /* Power draw: the board's, averaged where the driver has both kinds, else instantaneous. */
-#define POWER_DRAW AS_NUMBER,                                                                     \
-    {"power_readings/power_draw", "gpu_power_readings/power_draw",                                \
-     "gpu_power_readings/average_power_draw", "gpu_power_readings/instant_power_draw"},           \
-    {"Power Readings/Power Draw", "GPU Power Readings/Power Draw",                                \
-     "GPU Power Readings/Average Power Draw", "GPU Power Readings/Instantaneous Power Draw"},      \
-    {"power.draw", "power.draw.average", "power.draw.instant", "pwr"}
-#define POWER_LIMIT AS_NUMBER,                                                                    \
-    {"power_readings/enforced_power_limit", "gpu_power_readings/enforced_power_limit",            \
-     "gpu_power_readings/current_power_limit"},                                                   \
-    {"Power Readings/Enforced Power Limit", "GPU Power Readings/Enforced Power Limit",             \
-     "Power Readings/Current Power Limit", "GPU Power Readings/Current Power Limit"},              \
-    {"enforced.power.limit"}
+#define POWER_DRAW                                                                                                     \
+    AS_NUMBER,                                                                                                         \
+        {"power_readings/power_draw", "gpu_power_readings/power_draw", "gpu_power_readings/average_power_draw",        \
+         "gpu_power_readings/instant_power_draw"},                                                                     \
+        {"Power Readings/Power Draw", "GPU Power Readings/Power Draw", "GPU Power Readings/Average Power Draw",        \
+         "GPU Power Readings/Instantaneous Power Draw"},                                                               \
+    {                                                                                                                  \
+        "power.draw", "power.draw.average", "power.draw.instant", "pwr"                                                \
+    }
+#define POWER_LIMIT                                                                                                    \
+    AS_NUMBER,                                                                                                         \
+        {"power_readings/enforced_power_limit", "gpu_power_readings/enforced_power_limit",                             \
+         "gpu_power_readings/current_power_limit"},                                                                    \
+        {"Power Readings/Enforced Power Limit", "GPU Power Readings/Enforced Power Limit",                             \
+         "Power Readings/Current Power Limit", "GPU Power Readings/Current Power Limit"},                              \
+    {                                                                                                                  \
+        "enforced.power.limit"                                                                                         \
+    }
 #define LINK_XML "pci/pci_gpu_link_info/"
 #define LINK_TEXT "PCI/GPU Link Info/"
 /* What card and slot reach together ("Max"), and the card's own ("Device Max"). */
-#define GEN_MAX AS_NUMBER, {LINK_XML "pcie_gen/max_link_gen"}, {LINK_TEXT "PCIe Generation/Max"}, {"pcie.link.gen.max"}
-#define GEN_MAX_DEVICE AS_NUMBER, {LINK_XML "pcie_gen/max_device_link_gen"}, \
-    {LINK_TEXT "PCIe Generation/Device Max"}, {"pcie.link.gen.gpumax"}
-#define WIDTH_MAX AS_NUMBER, {LINK_XML "link_widths/max_link_width"}, {LINK_TEXT "Link Width/Max"}, \
-    {"pcie.link.width.max"}
-#define MEM_TOTAL AS_NUMBER, {"fb_memory_usage/total"}, {"FB Memory Usage/Total"}, {"memory.total"}
+#define GEN_MAX                                                                                                        \
+    AS_NUMBER, {LINK_XML "pcie_gen/max_link_gen"}, {LINK_TEXT "PCIe Generation/Max"},                                  \
+    {                                                                                                                  \
+        "pcie.link.gen.max"                                                                                            \
+    }
+#define GEN_MAX_DEVICE                                                                                                 \
+    AS_NUMBER, {LINK_XML "pcie_gen/max_device_link_gen"}, {LINK_TEXT "PCIe Generation/Device Max"},                    \
+    {                                                                                                                  \
+        "pcie.link.gen.gpumax"                                                                                         \
+    }
+#define WIDTH_MAX                                                                                                      \
+    AS_NUMBER, {LINK_XML "link_widths/max_link_width"}, {LINK_TEXT "Link Width/Max"},                                  \
+    {                                                                                                                  \
+        "pcie.link.width.max"                                                                                          \
+    }
+#define MEM_TOTAL                                                                                                      \
+    AS_NUMBER, {"fb_memory_usage/total"}, {"FB Memory Usage/Total"},                                                   \
+    {                                                                                                                  \
+        "memory.total"                                                                                                 \
+    }
 
 static const field fields[] = {
     {"pci_bus_id", AS_TEXT, {"pci/pci_bus_id"}, {"PCI/Bus Id"}, {"pci.bus_id"}},
     {"name", AS_TEXT, {"product_name"}, {"Product Name"}, {"name"}},
-    {"state/temp_c", AS_NUMBER, {"temperature/gpu_temp"}, {"Temperature/GPU Current Temp"}, {"temperature.gpu", "gtemp"}},
+    {"state/temp_c",
+     AS_NUMBER,
+     {"temperature/gpu_temp"},
+     {"Temperature/GPU Current Temp"},
+     {"temperature.gpu", "gtemp"}},
     {"state/event_reasons", REASONS},
     {"state/power_w", POWER_DRAW},
     {"state/power_limit_w", POWER_LIMIT},
     {"power_limit_w", POWER_LIMIT},
-    {"state/pcie_gen", AS_NUMBER, {LINK_XML "pcie_gen/current_link_gen"}, {LINK_TEXT "PCIe Generation/Current"},
+    {"state/pcie_gen",
+     AS_NUMBER,
+     {LINK_XML "pcie_gen/current_link_gen"},
+     {LINK_TEXT "PCIe Generation/Current"},
      {"pcie.link.gen.current", "pcie.link.gen.gpucurrent"}},
     {"state/pcie_gen_max", GEN_MAX},
     {"pcie_gen_max", GEN_MAX},
     {"state/pcie_gen_max_device", GEN_MAX_DEVICE},
     {"pcie_gen_max_device", GEN_MAX_DEVICE},
-    {"state/pcie_width", AS_NUMBER, {LINK_XML "link_widths/current_link_width"}, {LINK_TEXT "Link Width/Current"},
+    {"state/pcie_width",
+     AS_NUMBER,
+     {LINK_XML "link_widths/current_link_width"},
+     {LINK_TEXT "Link Width/Current"},
      {"pcie.link.width.current"}},
     {"state/pcie_width_max", WIDTH_MAX},
     {"pcie_width_max", WIDTH_MAX},
@@ -100,7 +133,11 @@ static const field fields[] = {
     {"state/mem_total_mib", MEM_TOTAL},
     {"mem_total_mib", MEM_TOTAL},
     {"ecc_enabled", AS_ENABLED, {"ecc_mode/current_ecc"}, {"ECC Mode/Current"}, {"ecc.mode.current"}},
-    {"remap_pending", AS_YES_NO, {"remapped_rows/remapped_row_pending"}, {"Remapped Rows/Pending"}, {"remapped_rows.pending"}},
+    {"remap_pending",
+     AS_YES_NO,
+     {"remapped_rows/remapped_row_pending"},
+     {"Remapped Rows/Pending"},
+     {"remapped_rows.pending"}},
 };
 
 /* Once per file, below "driver" of info --json. */
@@ -352,8 +389,8 @@ static bool raw(const capture *c, long g, const char *path, char *out, size_t le
 {
     switch (c->fmt) {
     case FMT_XML: {
-        xmlXPathObject *o = g < 0 ? xmlXPathEvalExpression(BAD_CAST path, c->xp)
-                                  : xmlXPathNodeEval(c->gpu[g], BAD_CAST path, c->xp);
+        xmlXPathObject *o =
+            g < 0 ? xmlXPathEvalExpression(BAD_CAST path, c->xp) : xmlXPathNodeEval(c->gpu[g], BAD_CAST path, c->xp);
         bool found = o && o->nodesetval && o->nodesetval->nodeNr > 0;
         if (found) {
             xmlChar *t = xmlNodeGetContent(o->nodesetval->nodeTab[0]);
@@ -384,8 +421,14 @@ static bool raw(const capture *c, long g, const char *path, char *out, size_t le
 /* Written where the value is unknown or not supported. */
 static bool not_available(const char *s)
 {
-    static const char *const na[] = {"", "N/A", "Not Supported", "Not Found", "Unknown Error",
-                                     "Insufficient Permissions", "Requested functionality has been deprecated", "-"};
+    static const char *const na[] = {"",
+                                     "N/A",
+                                     "Not Supported",
+                                     "Not Found",
+                                     "Unknown Error",
+                                     "Insufficient Permissions",
+                                     "Requested functionality has been deprecated",
+                                     "-"};
     if (s[0] == '[') /* "[N/A]", "[Not Supported]" in --query-gpu CSV */
         return true;
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
@@ -428,8 +471,7 @@ static value convert(conv as, char *text)
         }
         break;
     }
-    case AS_REASONS:
-        break;
+    case AS_REASONS: break;
     }
     if (v.t == V_NULL) {
         v.t = V_UNREADABLE;

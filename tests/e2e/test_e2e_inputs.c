@@ -130,8 +130,8 @@ static void fifos_never_hang(void **state)
     free(dir);
 }
 
-#define SCENARIO(log)                                                                                         \
-    "{\"host\": {\"kernel_log\": \"" log "\"}, \"gpus\": [{\"name\": \"G\", \"pci_bus_id\": \"00000000:18:00.0\"," \
+#define SCENARIO(log)                                                                                                  \
+    "{\"host\": {\"kernel_log\": \"" log "\"}, \"gpus\": [{\"name\": \"G\", \"pci_bus_id\": \"00000000:18:00.0\","     \
     "\"timeline\": [{\"t\": 0, \"temp_c\": 50, \"util_gpu_pct\": 0}]}]}"
 
 static bool xid_not_checked(json_t *report, const char *why)

@@ -64,8 +64,8 @@ static void kernel_log_named(const char *what, json_t *report, const char *name)
             continue;
         json_t *k = json_object_get(g, "kernel_log");
         if (!json_is_string(k) || strcmp(json_string_value(k), name) != 0)
-            fail_msg("%s: checked.health.kernel_log is %s, want %s", what, json_is_string(k) ? json_string_value(k) : "null",
-                     name);
+            fail_msg("%s: checked.health.kernel_log is %s, want %s", what,
+                     json_is_string(k) ? json_string_value(k) : "null", name);
         return;
     }
     fail_msg("%s: no health group in checked", what);

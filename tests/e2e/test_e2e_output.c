@@ -125,8 +125,8 @@ static void options_take_decimal_numbers_only(void **state)
     (void)state;
     const char *scenario = example("h100x8-training.json");
     static const char *const bad[][2] = {
-        {"--duration", "0x10"}, {"--duration", "1e3"}, {"--duration", "inf"}, {"--duration", "2 s"},
-        {"--pid", "1e3"},       {"--pid", "0x10"},     {"--pid", "12.0"},     {"--interval", "0x64"},
+        {"--duration", "0x10"}, {"--duration", "1e3"},   {"--duration", "inf"}, {"--duration", "2 s"},
+        {"--pid", "1e3"},       {"--pid", "0x10"},       {"--pid", "12.0"},     {"--interval", "0x64"},
         {"--interval", "1e2"},  {"--interval", "100us"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -151,13 +151,13 @@ static void options_take_decimal_numbers_only(void **state)
         const char *opt, *val;
         double duration_s, interval_s;
     } good[] = {
-        {"--duration", "1", 1, 0.1},       {"--duration", "0.5", 0.5, 0.1}, {"--duration", "300ms", 0.3, 0.1},
+        {"--duration", "1", 1, 0.1},        {"--duration", "0.5", 0.5, 0.1},  {"--duration", "300ms", 0.3, 0.1},
         {"--duration", "0.005m", 0.3, 0.1}, {"--interval", "250", 0.5, 0.25}, {"--interval", "0.5s", 0.5, 0.5},
         {"--interval", "200ms", 0.5, 0.2},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        const char *const argv[] = {"check", "--json", "--duration", "0.5", good[i].opt, good[i].val,
-                                    "--pid", "4242", "--sim", scenario, NULL};
+        const char *const argv[] = {"check", "--json", "--duration", "0.5",    good[i].opt, good[i].val,
+                                    "--pid", "4242",   "--sim",      scenario, NULL};
         tool_result r = run_tool(argv, fast);
         if (!r.json)
             fail_msg("%s %s: no report; stderr: %s", good[i].opt, good[i].val, r.err);
@@ -171,7 +171,9 @@ static void options_take_decimal_numbers_only(void **state)
     }
 }
 
-#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "2Jx\x7f\nVerdict: OK"
+#define HOSTILE                                                                                                        \
+    "\x1b]0;owned\x07\x1b[2J\xc2\x9b"                                                                                  \
+    "2Jx\x7f\nVerdict: OK"
 
 /* The first offending byte of text: a C0 control other than newline, DEL,
  * or a C1 control as UTF-8 (U+0080-U+009F); NULL when there is none. */
@@ -198,8 +200,8 @@ static void hostile_names_cannot_steer_the_terminal(void **state)
     assert_non_null(proc0);
     json_object_set_new(proc0, "name", json_string("python " HOSTILE));
     json_object_set_new(sc, "driver_version", json_string("550" HOSTILE));
-    json_object_set_new(sc, "host", json_pack("{s:s,s:s,s:i}", "hostname", "node" HOSTILE, "kernel", "6.1" HOSTILE,
-                                              "numa_nodes", 2));
+    json_object_set_new(
+        sc, "host", json_pack("{s:s,s:s,s:i}", "hostname", "node" HOSTILE, "kernel", "6.1" HOSTILE, "numa_nodes", 2));
     char *dir = temp_dir();
     char *text = json_dumps(sc, 0);
     char *path = write_temp_file(dir, "scenario\x1b[2J.json", text);

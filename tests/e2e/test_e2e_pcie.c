@@ -34,13 +34,13 @@ static const expect cases[] = {
     {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3", NULL}},
 };
 
-
 static void each_scenario_yields_exactly_its_findings(void **state)
 {
     (void)state;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const expect *x = &cases[c];
-        const char *argv[12] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example(x->scenario)};
+        const char *argv[12] = {"check",      "--json", "--duration", "10",
+                                "--interval", "1000",   "--sim",      example(x->scenario)};
         if (x->pid) {
             argv[8] = "--pid";
             argv[9] = x->pid;
@@ -93,8 +93,8 @@ static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **stat
     char *text = json_dumps(sc, 0), *path = write_temp_file(dir, "scenario.json", text);
     free(text);
     json_decref(sc);
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", path, NULL},
-                             fast);
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", path, NULL}, fast);
     const char *const ids[] = {"pcie.upstream_downgraded@0", "pcie.upstream_downgraded@1", NULL};
     assert_exact_findings("shared slow uplink", &r, 2, ids); /* half the rate: critical */
     json_t *f = json_object_get(r.json, "findings"), *a = json_array_get(f, 0), *b = json_array_get(f, 1);
@@ -111,14 +111,15 @@ static void a_slow_shared_uplink_is_reported_for_every_gpu_behind_it(void **stat
 static void idle_links_are_not_judged_but_explained(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--sim",
-                                              example("pcie-h100x8-idle-gen1.json"), NULL},
-                             fast);
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "10", "--sim", example("pcie-h100x8-idle-gen1.json"), NULL},
+        fast);
     assert_non_null(r.json);
     json_t *skips = json_object_get(r.json, "not_checked");
     size_t n = 0, i;
     json_t *s;
-    json_array_foreach(skips, i, s) {
+    json_array_foreach(skips, i, s)
+    {
         if (strcmp(json_string_value(json_object_get(s, "check")), "pcie.link_downgraded") == 0) {
             n++;
             assert_non_null(strstr(json_string_value(json_object_get(s, "reason")), "bench pcie"));
@@ -134,7 +135,8 @@ static void matrix_row(json_t *topo, size_t row, char *buf, size_t len)
     json_t *cells = json_array_get(json_object_get(topo, "matrix"), row), *c;
     size_t i, used = 0;
     buf[0] = '\0';
-    json_array_foreach(cells, i, c) used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", json_string_value(c));
+    json_array_foreach(cells, i, c) used +=
+        (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", json_string_value(c));
 }
 
 static json_t *topo_of(const char *scenario, tool_result *r)
@@ -202,7 +204,8 @@ static double result_gbps(json_t *gpu, const char *mode, const char *dir, const 
 {
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(gpu, "results"), i, x) {
+    json_array_foreach(json_object_get(gpu, "results"), i, x)
+    {
         if (strcmp(json_string_value(json_object_get(x, "mode")), mode) == 0 &&
             strcmp(json_string_value(json_object_get(x, "direction")), dir) == 0 &&
             strcmp(json_string_value(json_object_get(x, "memory")), mem) == 0)
@@ -221,9 +224,9 @@ static void near(double got, double want, const char *what, int gpu)
 static void bench_pcie_reports_the_scenario_figures(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"bench", "pcie", "--json", "--reps", "3", "--sim",
-                                              example("pcie-a100x4-x8.json"), NULL},
-                             fast);
+    tool_result r = run_tool(
+        (const char *[]){"bench", "pcie", "--json", "--reps", "3", "--sim", example("pcie-a100x4-x8.json"), NULL},
+        fast);
     if (!r.json || r.exit_code != 0)
         fail_msg("bench failed (%d): %s", r.exit_code, r.err);
     json_t *gpus = json_object_get(r.json, "gpus");
@@ -237,7 +240,8 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
         near(result_gbps(x, "single", "d2h", "pageable"), 10.0, "d2h pageable", g);
         near(result_gbps(x, "concurrent", "h2d", "pinned"), h2d, "concurrent h2d pinned", g);
         assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "link"), "gen")), 4);
-        assert_true(fabs(json_number_value(json_object_get(json_object_get(x, "link"), "theoretical_gbps")) - 31.51) < 0.01);
+        assert_true(fabs(json_number_value(json_object_get(json_object_get(x, "link"), "theoretical_gbps")) - 31.51) <
+                    0.01);
     }
     json_t *f = json_object_get(r.json, "findings");
     assert_int_equal(json_array_size(f), 1);
@@ -260,7 +264,8 @@ static char *scenario_with_full_gpus(const char *dir, const bool full[4])
     json_t *sc = json_load_file(example("pcie-a100x4-x8.json"), 0, &je);
     assert_non_null(sc);
     char sysfs[1024];
-    snprintf(sysfs, sizeof sysfs, "%s", example(json_string_value(json_object_get(json_object_get(sc, "host"), "sysfs"))));
+    snprintf(sysfs, sizeof sysfs, "%s",
+             example(json_string_value(json_object_get(json_object_get(sc, "host"), "sysfs"))));
     json_object_set_new(json_object_get(sc, "host"), "sysfs", json_string(sysfs));
     for (size_t g = 0; g < 4; g++)
         if (full[g])
@@ -324,7 +329,8 @@ static void lspci_hgx_topology(json_t *topo, const char *path)
     assert_non_null(strstr(json_string_value(json_object_get(topo, "note")), "lspci cannot see NVLink"));
     json_t *nics = json_object_get(topo, "nics"), *nic, *cx7 = NULL;
     size_t i;
-    json_array_foreach(nics, i, nic) if (strcmp(json_string_value(json_object_get(nic, "pci_bus_id")), "0000:1a:00.0") == 0) cx7 = nic;
+    json_array_foreach(
+        nics, i, nic) if (strcmp(json_string_value(json_object_get(nic, "pci_bus_id")), "0000:1a:00.0") == 0) cx7 = nic;
     assert_non_null(cx7);
     assert_string_equal(json_string_value(json_object_get(cx7, "name")), "ConnectX-7");
     json_t *links = json_object_get(cx7, "links");

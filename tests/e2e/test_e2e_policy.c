@@ -33,9 +33,8 @@ static json_t *finding(const tool_result *r, const char *id)
 {
     json_t *f;
     size_t i;
-    json_array_foreach(json_object_get(r->json, "findings"), i, f)
-        if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0)
-            return f;
+    json_array_foreach(json_object_get(r->json, "findings"), i,
+                       f) if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0) return f;
     return NULL;
 }
 
@@ -54,7 +53,8 @@ static void ignore_keeps_the_finding_and_drops_it_from_the_exit_code(void **stat
     tool_result_free(&r);
 
     /* Both, repeated: exit 0; another GPU's id does not match. */
-    r = check("demo.json", (const char *[]){"--ignore", "power.limit_lowered", "--ignore", "thermal.hot@5", NULL}, false);
+    r = check("demo.json", (const char *[]){"--ignore", "power.limit_lowered", "--ignore", "thermal.hot@5", NULL},
+              false);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "Verdict: OK"));
     assert_non_null(strstr(r.out, "2 ignored"));
@@ -141,8 +141,9 @@ static void config_file_ignores_changes_severity_and_thresholds(void **state)
     free(write_temp_file(dir, "gpudoctor.conf", "[ignore]\npower.limit_lowered = all\nthermal.hot = all\n"));
     char env[1100];
     snprintf(env, sizeof env, "XDG_CONFIG_HOME=%s", dir);
-    r = run_tool((const char *[]){"check", "--duration", "10", "--interval", "1000", "--sim", example("demo.json"), NULL},
-                 (const char *[]){env, NULL});
+    r = run_tool(
+        (const char *[]){"check", "--duration", "10", "--interval", "1000", "--sim", example("demo.json"), NULL},
+        (const char *[]){env, NULL});
     assert_int_equal(r.exit_code, 0);
     tool_result_free(&r);
     remove_tree(dir);
@@ -173,8 +174,9 @@ static void config_errors_name_file_and_line(void **state)
             fail_msg("case %zu: exit %d, stderr: %s", i, r.exit_code, r.err);
         tool_result_free(&r);
     }
-    tool_result r = run_tool((const char *[]){"check", "--config", "/nonexistent/gpudoctor.conf", "--sim",
-                                              example("demo.json"), NULL}, NULL);
+    tool_result r = run_tool(
+        (const char *[]){"check", "--config", "/nonexistent/gpudoctor.conf", "--sim", example("demo.json"), NULL},
+        NULL);
     assert_int_equal(r.exit_code, 3);
     tool_result_free(&r);
 }

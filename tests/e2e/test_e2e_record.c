@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
-                                  "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
-                                  "LOCAL_WORLD_SIZE=", NULL};
+static const char *const env[] = {
+    "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=",     "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "NCCL_IB_DISABLE=",
+    "SLURM_JOB_NUM_NODES=",     "SLURM_NNODES=", "WORLD_SIZE=",     "LOCAL_WORLD_SIZE=",     NULL};
 
 /* The findings as sorted "id@gpu=severity" lines. */
 static void verdicts(const char *what, const tool_result *r, char *buf, size_t len)
@@ -49,8 +49,8 @@ static void replay_equals_live(const char *dir, const char *scenario, const char
 {
     char rec[1024], live[4096], replay[4096];
     snprintf(rec, sizeof rec, "%s/%s.jsonl", dir, scenario);
-    const char *argv[] = {"check", "--json", "--duration", "10", "--sim", example(scenario), "--record", rec,
-                          pid ? "--pid" : NULL, pid, NULL};
+    const char *argv[] = {"check",    "--json", "--duration",         "10", "--sim", example(scenario),
+                          "--record", rec,      pid ? "--pid" : NULL, pid,  NULL};
     tool_result r = run_tool(argv, env);
     verdicts(scenario, &r, live, sizeof live);
     tool_result_free(&r);
@@ -58,7 +58,8 @@ static void replay_equals_live(const char *dir, const char *scenario, const char
     verdicts(rec, &r, replay, sizeof replay);
     tool_result_free(&r);
     if (strcmp(live, replay) != 0)
-        fail_msg("%s: the replay's findings differ from the live run's\n live:   %s\n replay: %s", scenario, live, replay);
+        fail_msg("%s: the replay's findings differ from the live run's\n live:   %s\n replay: %s", scenario, live,
+                 replay);
 }
 
 static void every_example_replays_to_its_live_findings(void **state)
@@ -122,8 +123,8 @@ static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
     snprintf(rec, sizeof rec, "%s/killed.jsonl", dir);
     /* Paced: the session is mid-window when it is killed. */
     static const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
-    tool_proc p = run_tool_start((const char *[]){"check", "--json", "--duration", "3600", "--interval", "50",
-                                                  "--sim", example("demo.json"), "--record", rec, NULL},
+    tool_proc p = run_tool_start((const char *[]){"check", "--json", "--duration", "3600", "--interval", "50", "--sim",
+                                                  example("demo.json"), "--record", rec, NULL},
                                  paced, NULL);
     struct stat st;
     for (int i = 0; i < 10000 && (stat(rec, &st) != 0 || lines_of(rec) < 20); i++)
@@ -152,9 +153,9 @@ static void a_full_disk_ends_the_recording_not_the_check(void **state)
     (void)state;
     if (access("/dev/full", W_OK) != 0)
         skip();
-    tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"), "--record", "/dev/full", NULL},
-        env);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"),
+                                              "--record", "/dev/full", NULL},
+                             env);
     if (r.exit_code != 2 || !r.json || !strstr(r.err, "recording to /dev/full stopped"))
         fail_msg("check --record /dev/full: exit %d, stderr: %s", r.exit_code, r.err);
     tool_result_free(&r);
@@ -167,7 +168,8 @@ static void a_damaged_recording_is_refused_and_an_unfinished_line_left_out(void 
     char rec[1024];
     snprintf(rec, sizeof rec, "%s/r.jsonl", dir);
     tool_result r = run_tool(
-        (const char *[]){"check", "--json", "--duration", "2", "--sim", example("demo.json"), "--record", rec, NULL}, env);
+        (const char *[]){"check", "--json", "--duration", "2", "--sim", example("demo.json"), "--record", rec, NULL},
+        env);
     assert_int_equal(r.exit_code, 2);
     tool_result_free(&r);
     size_t len;

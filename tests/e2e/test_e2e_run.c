@@ -26,10 +26,10 @@ static size_t input_findings(json_t *report)
 static void busy_single_thread_on_a_starved_gpu_is_named(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"run", "--json", "--duration", "1.5", "--kill-at-end", "--sim",
-                                              example("h100x8-underutilized.json"), "--", "sh", "-c",
-                                              "while :; do :; done", NULL},
-                             env);
+    tool_result r =
+        run_tool((const char *[]){"run", "--json", "--duration", "1.5", "--kill-at-end", "--sim",
+                                  example("h100x8-underutilized.json"), "--", "sh", "-c", "while :; do :; done", NULL},
+                 env);
     assert_non_null(r.json);
     assert_int_equal(r.exit_code, 128 + 15); /* the command's own end: SIGTERM, as asked */
     assert_int_equal(count_findings(r.json, "input.single_thread", -2), 1);
@@ -84,9 +84,9 @@ static void exit_code_is_the_commands_own(void **state)
 static void stdout_is_the_commands(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"run", "--sim", example("h100x8-training.json"), "--", "echo",
-                                              "hello from the job", NULL},
-                             env);
+    tool_result r = run_tool(
+        (const char *[]){"run", "--sim", example("h100x8-training.json"), "--", "echo", "hello from the job", NULL},
+        env);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "hello from the job\n"));
     tool_result_free(&r);

@@ -21,21 +21,42 @@
 /* Every variable the checks read, unset, so the runner's own environment
  * (a CI job with CUDA_VISIBLE_DEVICES, a venv) cannot leak in. */
 #define CLEAN                                                                                                          \
-    "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "CUDA_LAUNCH_BLOCKING=",  \
-        "CUDA_DEVICE_ORDER=", "CUDA_INJECTION64_PATH=", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL=", "NCCL_IB_DISABLE=",  \
-        "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",      \
-        "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",          \
-        "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "NNODES=", "WORLD_SIZE=", \
+    "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "CUDA_LAUNCH_BLOCKING=",      \
+        "CUDA_DEVICE_ORDER=", "CUDA_INJECTION64_PATH=", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL=", "NCCL_IB_DISABLE=",    \
+        "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",        \
+        "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",            \
+        "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "NNODES=", "WORLD_SIZE=",   \
         "LOCAL_WORLD_SIZE=", "OMPI_COMM_WORLD_SIZE=", "OMPI_COMM_WORLD_LOCAL_SIZE="
 
-static const char *const my_ids[] = {
-    "cuda.driver_too_old", "cuda.minor_compat", "cuda.forward_compat", "cuda.framework_cpu_only", "cuda.arch_unsupported",
-    "cuda.ptx_jit", "env.visible_devices", "env.device_order", "env.launch_blocking", "env.profiler_injection",
-    "env.nccl_p2p_disabled", "env.nccl_ib_disabled", "env.nccl_shm_disabled", "env.tf32_disabled",
-    "env.no_caching_allocator", "env.force_ptx_jit", "env.cache_disabled", "env.eager_loading",
-    "env.ptx_jit_disabled", "env.cublas_no_workspace", "env.omp_single_thread",
-    "config.persistence_off", "config.compute_mode", "config.mig_enabled", "config.ecc_disabled",
-    "health.ecc_uncorrectable", "health.row_remap", "health.xid", NULL};
+static const char *const my_ids[] = {"cuda.driver_too_old",
+                                     "cuda.minor_compat",
+                                     "cuda.forward_compat",
+                                     "cuda.framework_cpu_only",
+                                     "cuda.arch_unsupported",
+                                     "cuda.ptx_jit",
+                                     "env.visible_devices",
+                                     "env.device_order",
+                                     "env.launch_blocking",
+                                     "env.profiler_injection",
+                                     "env.nccl_p2p_disabled",
+                                     "env.nccl_ib_disabled",
+                                     "env.nccl_shm_disabled",
+                                     "env.tf32_disabled",
+                                     "env.no_caching_allocator",
+                                     "env.force_ptx_jit",
+                                     "env.cache_disabled",
+                                     "env.eager_loading",
+                                     "env.ptx_jit_disabled",
+                                     "env.cublas_no_workspace",
+                                     "env.omp_single_thread",
+                                     "config.persistence_off",
+                                     "config.compute_mode",
+                                     "config.mig_enabled",
+                                     "config.ecc_disabled",
+                                     "health.ecc_uncorrectable",
+                                     "health.row_remap",
+                                     "health.xid",
+                                     NULL};
 
 /* A fatbin with one entry per "sm_XX" / "compute_XX" word of archs. */
 static size_t fatbin(unsigned char *buf, const char *archs)
@@ -97,7 +118,9 @@ static const char *severity_of(json_t *report, const char *id)
 {
     size_t i;
     json_t *f;
-    json_array_foreach(json_object_get(report, "findings"), i, f) if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0) return json_string_value(json_object_get(f, "severity"));
+    json_array_foreach(json_object_get(report, "findings"), i,
+                       f) if (strcmp(json_string_value(json_object_get(f, "id")), id) ==
+                              0) return json_string_value(json_object_get(f, "severity"));
     return "";
 }
 
@@ -362,7 +385,8 @@ static void environment_variables(void **state)
                                            {"WORLD_SIZE=16", "LOCAL_WORLD_SIZE=8", NULL},
                                            {"OMPI_COMM_WORLD_SIZE=16", "OMPI_COMM_WORLD_LOCAL_SIZE=8", NULL}};
     for (size_t c = 0; c < sizeof multi / sizeof multi[0]; c++) {
-        const char *const env[] = {CLEAN, "NCCL_IB_DISABLE=1", multi[c][0], multi[c][1] ? multi[c][1] : "NNODES=", NULL};
+        const char *const env[] = {CLEAN, "NCCL_IB_DISABLE=1", multi[c][0],
+                                   multi[c][1] ? multi[c][1] : "NNODES=", NULL};
         tool_result r = check("h100x8-training.json", NULL, env);
         if (strcmp(severity_of(r.json, "env.nccl_ib_disabled"), "warning") != 0)
             fail_msg("%s: env.nccl_ib_disabled is '%s', want warning", multi[c][0],
@@ -374,9 +398,15 @@ static void environment_variables(void **state)
     assert_string_equal(severity_of(one.json, "env.nccl_ib_disabled"), "info");
     tool_result_free(&one);
     /* Values that are fine. */
-    const char *const ok[] = {CLEAN, "CUDA_LAUNCH_BLOCKING=0", "NCCL_P2P_DISABLE=0", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
-                              "NVIDIA_TF32_OVERRIDE=1", "CUBLAS_WORKSPACE_CONFIG=:4096:8", "OMP_NUM_THREADS=8",
-                              "CUDA_DISABLE_PTX_JIT=0", NULL};
+    const char *const ok[] = {CLEAN,
+                              "CUDA_LAUNCH_BLOCKING=0",
+                              "NCCL_P2P_DISABLE=0",
+                              "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
+                              "NVIDIA_TF32_OVERRIDE=1",
+                              "CUBLAS_WORKSPACE_CONFIG=:4096:8",
+                              "OMP_NUM_THREADS=8",
+                              "CUDA_DISABLE_PTX_JIT=0",
+                              NULL};
     tool_result r = check("h100x8-training.json", NULL, ok);
     assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
     tool_result_free(&r);
@@ -415,8 +445,8 @@ static void pid_reads_the_jobs_environment(void **state)
     char *dir = temp_dir();
     char *text = json_dumps(sc, 0);
     char *path = write_temp_file(dir, "scenario.json", text);
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim", path, NULL},
-                             env);
+    tool_result r =
+        run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim", path, NULL}, env);
     /* Without host.proc the scenario has no job to read, even while this
      * machine has a process of that pid: not checked, no guess. */
     tool_result plain = run_tool((const char *[]){"check", "--json", "--duration", "0", "--pid", pid, "--sim",
@@ -446,9 +476,11 @@ static void configuration_and_health_scenarios(void **state)
 {
     (void)state;
     static const scen_case cases[] = {
-        {"h100x8-misconfigured.json", 2,
+        {"h100x8-misconfigured.json",
+         2,
          {"config.persistence_off@-1", "config.compute_mode@2", "config.mig_enabled@0", "config.ecc_disabled@6", NULL}},
-        {"h100x8-memory-errors.json", 2,
+        {"h100x8-memory-errors.json",
+         2,
          {"health.ecc_uncorrectable@4", "health.row_remap@5", "health.row_remap@6", "health.row_remap@7", NULL}},
         {"h100x8-xid.json", 2, {"health.xid@3", "health.xid@4", "health.xid@1", NULL}},
     };
@@ -505,7 +537,8 @@ static void text_report_shows_what_was_checked(void **state)
 {
     (void)state;
     static const char *const env[] = {CLEAN, NULL};
-    tool_result r = run_tool((const char *[]){"check", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, env);
+    tool_result r =
+        run_tool((const char *[]){"check", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, env);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "Checked"));
     assert_non_null(strstr(r.out, "software stack"));

@@ -34,15 +34,14 @@ static const expect cases[] = {
     {"demo.json", 2, {"thermal.hot@5", "power.limit_lowered@2", NULL}},
 };
 
-
 static void each_scenario_yields_exactly_its_findings(void **state)
 {
     (void)state;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const expect *x = &cases[c];
-        tool_result r = run_tool(
-            (const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example(x->scenario), NULL},
-            fast);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10", "--interval", "1000", "--sim",
+                                                  example(x->scenario), NULL},
+                                 fast);
         assert_exact_findings(x->scenario, &r, x->exit_code, x->ids);
         tool_result_free(&r);
     }
@@ -64,7 +63,8 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown at 87 C"));
     /* Time in state per GPU: from the samples and from the violation counters. */
     json_t *w2 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 2), "window");
-    double sampled = json_number_value(json_object_get(json_object_get(w2, "reasons_pct_of_loaded"), "sw_thermal_slowdown"));
+    double sampled =
+        json_number_value(json_object_get(json_object_get(w2, "reasons_pct_of_loaded"), "sw_thermal_slowdown"));
     double counted = json_number_value(json_object_get(json_object_get(w2, "violation_pct_of_window"), "thermal"));
     assert_true(sampled > 45 && sampled < 80);
     assert_true(counted > 45 && counted < 80);
@@ -74,8 +74,8 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     assert_true(json_number_value(json_object_get(json_object_get(w0, "violation_pct_of_window"), "thermal")) == 0);
     tool_result_free(&r);
 
-    r = run_tool((const char *[]){"check", "--duration", "10", "--sim", example("h100x8-thermal-throttling.json"), NULL},
-                 fast);
+    r = run_tool(
+        (const char *[]){"check", "--duration", "10", "--sim", example("h100x8-thermal-throttling.json"), NULL}, fast);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.out, "timeline from"));
     assert_non_null(strstr(r.out, "GPU 2 thermally throttled"));
@@ -115,9 +115,9 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
         {"h100x8-clocks-low.json", "with no event reason"},
     };
     for (size_t c = 0; c < sizeof slowdowns / sizeof slowdowns[0]; c++) {
-        tool_result r = run_tool(
-            (const char *[]){"check", "--duration", "10", "--interval", "1000", "--sim", example(slowdowns[c].scenario), NULL},
-            fast);
+        tool_result r = run_tool((const char *[]){"check", "--duration", "10", "--interval", "1000", "--sim",
+                                                  example(slowdowns[c].scenario), NULL},
+                                 fast);
         unwrap(r.out);
         char *tl = strstr(r.out, " timeline from ");
         char *end = tl ? strstr(tl, " fix ") : NULL; /* the timeline alone (impact may follow) */
@@ -144,7 +144,8 @@ static void power_limit_fix_names_the_command(void **state)
 static void absent_fan_and_memory_temperature_are_null_not_zero(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"info", "--json", "--sim", example("a100x4-pcie-no-fan-no-memtemp.json"), NULL}, fast);
+    tool_result r = run_tool(
+        (const char *[]){"info", "--json", "--sim", example("a100x4-pcie-no-fan-no-memtemp.json"), NULL}, fast);
     assert_int_equal(r.exit_code, 0);
     json_t *g0 = json_array_get(json_object_get(r.json, "gpus"), 0);
     json_t *st = json_object_get(g0, "state");

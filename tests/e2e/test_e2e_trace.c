@@ -16,18 +16,24 @@
 
 static const char *const env[] = {"NO_COLOR=", NULL};
 
-#define STEP(n, ts) "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"ts\":" #ts ",\"dur\":100}"
-#define LAUNCH(ts, corr) "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":" #ts ",\"dur\":5,\"args\":{\"correlation\":" #corr "}}"
-#define KERNEL(ts, dur, corr) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #corr "}}"
+#define STEP(n, ts)                                                                                                    \
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"ts\":" #ts ",\"dur\":100}"
+#define LAUNCH(ts, corr)                                                                                               \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":" #ts                                 \
+    ",\"dur\":5,\"args\":{\"correlation\":" #corr "}}"
+#define KERNEL(ts, dur, corr)                                                                                          \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"ts\":" #ts ",\"dur\":" #dur                                  \
+    ",\"args\":{\"stream\":7,\"correlation\":" #corr "}}"
 
 static char *trace_of_rank(int rank, int kernel_us)
 {
     char *t = malloc(4096);
-    snprintf(t, 4096,
-             "{\"distributedInfo\":{\"rank\":%d},\"traceEvents\":[" STEP(1, 0) "," STEP(2, 100) "," STEP(3, 200) ","
-             LAUNCH(0, 1) ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"ts\":10,\"dur\":%d,"
-             "\"args\":{\"stream\":7,\"correlation\":1}}," LAUNCH(100, 2) "," KERNEL(110, 80, 2) "]}",
-             rank, kernel_us);
+    snprintf(
+        t, 4096,
+        "{\"distributedInfo\":{\"rank\":%d},\"traceEvents\":[" STEP(1, 0) "," STEP(2, 100) "," STEP(3, 200) "," LAUNCH(
+            0, 1) ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"ts\":10,\"dur\":%d,"
+                  "\"args\":{\"stream\":7,\"correlation\":1}}," LAUNCH(100, 2) "," KERNEL(110, 80, 2) "]}",
+        rank, kernel_us);
     return t;
 }
 
@@ -49,8 +55,8 @@ static void json_has_the_contract_shape(void **state)
     assert_int_equal(json_integer_value(json_object_get(rk, "rank")), 0);
     assert_int_equal(json_integer_value(json_object_get(rk, "steps")), 2);
     json_t *tp = json_object_get(rk, "temporal");
-    static const char *const keys[] = {"idle_us", "compute_us", "non_compute_us", "idle_pct", "compute_pct",
-                                       "non_compute_pct"};
+    static const char *const keys[] = {"idle_us",  "compute_us",  "non_compute_us",
+                                       "idle_pct", "compute_pct", "non_compute_pct"};
     for (size_t i = 0; i < 6; i++)
         assert_true(json_is_number(json_object_get(tp, keys[i])));
     /* 10..90 and 110..190: span 180, idle 20. */

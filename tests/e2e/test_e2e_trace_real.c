@@ -80,8 +80,8 @@ static void negative_queue_trace_idles_on_stream_7_for_other_reasons(void **stat
     {
         if (json_integer_value(json_object_get(s, "stream")) != 7)
             continue;
-        double share = 100 * json_number_value(json_object_get(s, "other_us")) /
-                       json_number_value(json_object_get(s, "idle_us"));
+        double share =
+            100 * json_number_value(json_object_get(s, "other_us")) / json_number_value(json_object_get(s, "idle_us"));
         if (fabs(share - 98) > 0.5)
             fail_msg("stream 7 other share %.2f%%, HTA 98%%", share);
         seen = true;

@@ -21,20 +21,33 @@
 
 typedef struct verdict {
     const char *file; /* realdata/FILE, or examples/FILE */
-    const char *pid;  /* --pid for scenarios about a job, or NULL */
+    const char *pid; /* --pid for scenarios about a job, or NULL */
     int exit_code;
     const char *ids[10]; /* "id@gpu=severity" (gpu -1: host-wide), NULL-terminated */
 } verdict;
 
 static const verdict captures[] = {
-    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml", NULL, 0, {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
-    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml", NULL, 0, {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
+    {"smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml",
+     NULL,
+     0,
+     {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
+    {"smi-xml/a100-sxm4-80gb-mig-trimmed-telegraf.xml",
+     NULL,
+     0,
+     {"config.mig_enabled@0=info", "config.persistence_off@0=info", NULL}},
     {"smi-xml/a10g-aws-x8-idle-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
     {"smi-xml/dual-rtx-a5000-telegraf.xml", NULL, 0, {NULL}},
     {"smi-xml/dual-rtx2070-x8-telegraf.xml", NULL, 0, {NULL}},
     {"smi-xml/grid-p4-1q-vgpu-telegraf.xml", NULL, 0, {NULL}},
-    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", NULL, 2, {"config.persistence_off@-1=info", "pcie.link_downgraded@0=critical", "pcie.link_downgraded@1=critical", NULL}},
-    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml", NULL, 1, {"config.persistence_off@-1=info", "health.ecc_uncorrectable@0=warning", "health.ecc_uncorrectable@1=warning", NULL}},
+    {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml",
+     NULL,
+     2,
+     {"config.persistence_off@-1=info", "pcie.link_downgraded@0=critical", "pcie.link_downgraded@1=critical", NULL}},
+    {"smi-xml/k80-4gpu-azure-ecc-retired-pai.xml",
+     NULL,
+     1,
+     {"config.persistence_off@-1=info", "health.ecc_uncorrectable@0=warning", "health.ecc_uncorrectable@1=warning",
+      NULL}},
     {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml", NULL, 1, {"pcie.slot_limited@0=warning", NULL}},
     {"smi-xml/rtx3080-load-v13-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
     {"smi-xml/rtx3080-windows-wddm-telegraf.xml", NULL, 0, {NULL}},
@@ -43,14 +56,24 @@ static const verdict captures[] = {
     {"smi-xml/rtx4090-gen3host-netdata.xml", NULL, 1, {"pcie.slot_limited@0=warning", NULL}},
     {"smi-xml/tesla-p100-gcp-sbe-netdata.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
     {"smi-xml/tesla-t4-aws-x8-telegraf.xml", NULL, 0, {"config.persistence_off@0=info", NULL}},
-    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", NULL, 2, {"health.ecc_uncorrectable@0=critical", "health.row_remap@0=critical", NULL}},
+    {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml",
+     NULL,
+     2,
+     {"health.ecc_uncorrectable@0=critical", "health.row_remap@0=critical", NULL}},
     {"smi-text/a10-row-remap-pending-gpud.txt", NULL, 2, {"health.row_remap@0=critical", NULL}},
     {"smi-text/h100-sxm-load-utku.txt", NULL, 0, {NULL}},
-    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt", NULL, 1, {"power.brake@0=warning", "power.brake@1=warning", "power.brake@2=warning", "power.brake@3=warning", "power.brake@4=warning", "power.brake@5=warning", "power.brake@6=warning", "power.brake@7=warning", NULL}},
+    {"smi-text/h100x8-hw-slowdown-power-brake-gpud.txt",
+     NULL,
+     1,
+     {"power.brake@0=warning", "power.brake@1=warning", "power.brake@2=warning", "power.brake@3=warning",
+      "power.brake@4=warning", "power.brake@5=warning", "power.brake@6=warning", "power.brake@7=warning", NULL}},
     {"smi-text/h100x8-one-gpu-swcap-brake-swthermal-gpud.txt", NULL, 0, {"power.brake@2=info", NULL}},
     {"smi-text/h200-mig-load-utku.txt", NULL, 0, {"config.mig_enabled@0=info", NULL}},
     {"smi-text/rtx4090x8-idle-gpud.txt", NULL, 0, {NULL}},
-    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt", NULL, 0, {"power.capped@-1=info", "vram.near_full@4=info", NULL}},
+    {"smi-text/rtx4090x8-swpowercap-under-load-gpud.txt",
+     NULL,
+     0,
+     {"power.capped@-1=info", "vram.near_full@4=info", NULL}},
     {"smi-text/titan-v-idle-gpud.txt", NULL, 0, {"config.persistence_off@0=info", NULL}},
     {"smi-csv/h100-load-dmon-utku.txt", NULL, 0, {NULL}},
     {"smi-csv/h200-mig-load-dmon-utku.txt", NULL, 0, {NULL}},
@@ -72,16 +95,34 @@ static const verdict scenarios[] = {
     {"h100x8-hw-slowdown.json", NULL, 2, {"power.hw_slowdown@7=critical", NULL}},
     {"h100x8-hw-thermal-slowdown.json", NULL, 2, {"thermal.throttling@6=critical", NULL}},
     {"h100x8-idle.json", NULL, 0, {NULL}},
-    {"h100x8-input-io-wait.json", "41000", 1, {"input.io_wait@-1=warning", "gpu.underutilized@0=warning", "gpu.underutilized@1=warning", "gpu.underutilized@2=warning", "gpu.underutilized@3=warning", "gpu.underutilized@4=warning", "gpu.underutilized@5=warning", "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
-    {"h100x8-memory-errors.json", NULL, 2, {"health.ecc_uncorrectable@4=critical", "health.row_remap@5=critical", "health.row_remap@6=critical", "health.row_remap@7=warning", NULL}},
-    {"h100x8-misconfigured.json", NULL, 2, {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info", "config.persistence_off@-1=info", NULL}},
+    {"h100x8-input-io-wait.json",
+     "41000",
+     1,
+     {"input.io_wait@-1=warning", "gpu.underutilized@0=warning", "gpu.underutilized@1=warning",
+      "gpu.underutilized@2=warning", "gpu.underutilized@3=warning", "gpu.underutilized@4=warning",
+      "gpu.underutilized@5=warning", "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
+    {"h100x8-memory-errors.json",
+     NULL,
+     2,
+     {"health.ecc_uncorrectable@4=critical", "health.row_remap@5=critical", "health.row_remap@6=critical",
+      "health.row_remap@7=warning", NULL}},
+    {"h100x8-misconfigured.json",
+     NULL,
+     2,
+     {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info",
+      "config.persistence_off@-1=info", NULL}},
     {"h100x8-one-gpu-hotter.json", NULL, 1, {"thermal.outlier@5=warning", NULL}},
     {"h100x8-power-brake.json", NULL, 2, {"power.brake@4=critical", NULL}},
     {"h100x8-power-capped-normal.json", NULL, 0, {"power.capped@-1=info", NULL}},
     {"h100x8-power-limit-lowered.json", NULL, 2, {"power.limit_lowered@1=critical", NULL}},
     {"h100x8-thermal-throttling.json", NULL, 2, {"thermal.throttling@2=critical", NULL}},
     {"h100x8-training.json", NULL, 0, {NULL}},
-    {"h100x8-underutilized.json", NULL, 1, {"gpu.underutilized@0=warning", "gpu.underutilized@1=warning", "gpu.underutilized@2=warning", "gpu.underutilized@3=warning", "gpu.underutilized@4=warning", "gpu.underutilized@5=warning", "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
+    {"h100x8-underutilized.json",
+     NULL,
+     1,
+     {"gpu.underutilized@0=warning", "gpu.underutilized@1=warning", "gpu.underutilized@2=warning",
+      "gpu.underutilized@3=warning", "gpu.underutilized@4=warning", "gpu.underutilized@5=warning",
+      "gpu.underutilized@6=warning", "gpu.underutilized@7=warning", NULL}},
     {"h100x8-xid.json", NULL, 2, {"health.xid@1=info", "health.xid@3=critical", "health.xid@4=critical", NULL}},
     {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1=critical", NULL}},
     {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 1, {"pcie.slot_limited@3=warning", NULL}},
@@ -97,9 +138,9 @@ static const verdict scenarios[] = {
 };
 
 /* No CUDA_VISIBLE_DEVICES, NCCL_* or Slurm of the machine running the tests. */
-static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=",
-                                  "NCCL_IB_DISABLE=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "WORLD_SIZE=",
-                                  "LOCAL_WORLD_SIZE=", NULL};
+static const char *const env[] = {
+    "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=",     "GPUDOCTOR_ROOT=", "CUDA_VISIBLE_DEVICES=", "NCCL_IB_DISABLE=",
+    "SLURM_JOB_NUM_NODES=",     "SLURM_NNODES=", "WORLD_SIZE=",     "LOCAL_WORLD_SIZE=",     NULL};
 
 /* Unknown is null, never "" (docs/interface.md): hostname, kernel and every
  * name, uuid and bus id anywhere in the report. */
@@ -164,7 +205,8 @@ static void all_listed(const char *dir, const char *prefix, const verdict *t, si
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || (suffix && (len < strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix))))
+        if (e->d_name[0] == '.' ||
+            (suffix && (len < strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix))))
             continue;
         char name[512];
         snprintf(name, sizeof name, "%s%s", prefix, e->d_name);
@@ -202,8 +244,17 @@ static void every_example_scenario_has_its_verdict(void **state)
     size_t n = sizeof scenarios / sizeof scenarios[0];
     all_listed(GD_EXAMPLES_DIR, "", scenarios, n, ".json");
     for (size_t i = 0; i < n; i++) {
-        const char *argv[] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim",
-                              example(scenarios[i].file), scenarios[i].pid ? "--pid" : NULL, scenarios[i].pid, NULL};
+        const char *argv[] = {"check",
+                              "--json",
+                              "--duration",
+                              "10",
+                              "--interval",
+                              "1000",
+                              "--sim",
+                              example(scenarios[i].file),
+                              scenarios[i].pid ? "--pid" : NULL,
+                              scenarios[i].pid,
+                              NULL};
         tool_result r = run_tool(argv, env);
         want_verdict(&scenarios[i], &r);
         tool_result_free(&r);

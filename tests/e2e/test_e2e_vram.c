@@ -17,8 +17,8 @@ static const char *const vram_ids[] = {"vram.near_full", "vram.growing", "vram.f
 
 static tool_result check(const char *scenario, const char *pid)
 {
-    const char *argv[] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim", example(scenario),
-                          pid ? "--pid" : NULL, pid, NULL};
+    const char *argv[] = {"check", "--json",          "--duration",         "10", "--interval", "1000",
+                          "--sim", example(scenario), pid ? "--pid" : NULL, pid,  NULL};
     tool_result r = run_tool(argv, fast);
     if (!r.json)
         fail_msg("%s: no JSON; stderr: %s", scenario, r.err);
@@ -50,7 +50,10 @@ static void healthy_scenarios_have_no_vram_finding(void **state)
 static void each_vram_scenario_yields_its_finding(void **state)
 {
     (void)state;
-    static const struct { const char *scenario, *pid, *id; int gpu, exit_code; } cases[] = {
+    static const struct {
+        const char *scenario, *pid, *id;
+        int gpu, exit_code;
+    } cases[] = {
         {"vram-near-full.json", NULL, "vram.near_full", 1, 0}, /* flat: the allocator holds it, info */
         {"vram-growing.json", NULL, "vram.growing", 0, 2},
         {"vram-foreign-process.json", "41000", "vram.foreign_process", 2, 1},
@@ -100,7 +103,8 @@ static void foreign_process_names_pid_name_memory_and_the_container_caveat(void 
     free(skips);
     tool_result_free(&r);
     /* The text report lists each GPU's memory and how many processes NVML names. */
-    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"), "--pid", "41000", NULL};
+    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"),
+                          "--pid", "41000",      NULL};
     r = run_tool(argv, fast);
     assert_non_null(strstr(r.out, "memory used (MiB, last sample): GPU 0 61000/81559 (1 process)"));
     assert_non_null(strstr(r.out, "GPU 2 73000/81559 (2 processes)"));
@@ -120,7 +124,8 @@ static tool_result vram(const char *const *args)
     return run_tool(argv, fast);
 }
 
-#define SEVEN_B "--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq", "2048", "--vocab", "32000"
+#define SEVEN_B                                                                                                        \
+    "--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq", "2048", "--vocab", "32000"
 
 static double bytes(json_t *plan, const char *key)
 {
@@ -158,8 +163,8 @@ static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
     tool_result_free(&r);
 
     /* States fit under ZeRO-3, one long sequence does not: the answer says so. */
-    r = vram((const char *[]){"--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq",
-                              "16384", "--gpus", "8", "--sharding", "zero3", "--gpu-memory", "80G", NULL});
+    r = vram((const char *[]){"--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq", "16384",
+                              "--gpus", "8", "--sharding", "zero3", "--gpu-memory", "80G", NULL});
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "one sequence of 16384 tokens needs more than what is left"));
     assert_null(strstr(r.out, "model states alone"));
@@ -254,7 +259,10 @@ static void bad_input_is_a_clear_error(void **state)
     char *huge_json = write_temp_file(dir, "huge.json", huge);
     free(huge);
     char *negative = write_temp_file(dir, "neg.json", "{\"hidden_size\": -4096, \"num_hidden_layers\": 32}");
-    static const struct { const char *args[8]; const char *says; } cases[] = {
+    static const struct {
+        const char *args[8];
+        const char *says;
+    } cases[] = {
         {{"--params", "-3", "--gpu-memory", "80G"}, "--params"},
         {{"--params", "7B", "--seq", "0", "--gpu-memory", "80G"}, "--seq"},
         {{"--params", "7B", "--precision", "fp8", "--gpu-memory", "80G"}, "--precision"},
@@ -293,8 +301,8 @@ static void bad_input_is_a_clear_error(void **state)
 static void without_gpu_memory_it_plans_for_the_common_boards(void **state)
 {
     (void)state;
-    tool_result r = vram((const char *[]){"--params", "7.5B", "--precision", "mixed", "--optimizer", "adam", "--json",
-                                          NULL});
+    tool_result r =
+        vram((const char *[]){"--params", "7.5B", "--precision", "mixed", "--optimizer", "adam", "--json", NULL});
     assert_int_equal(r.exit_code, 0);
     if (json_is_null(json_object_get(r.json, "gpu_memory_bytes"))) {
         assert_true(json_is_null(json_object_get(r.json, "fits")));
@@ -304,8 +312,11 @@ static void without_gpu_memory_it_plans_for_the_common_boards(void **state)
         assert_true(json_number_value(json_object_get(r.json, "gpu_memory_bytes")) > 0);
     }
     /* 24, 32, 40, 48, 80, 94, 141, 192 GB, at what NVML reports on each board. */
-    static const struct { int gb; long long mib; } boards[] = {
-        {24, 24564}, {32, 32607}, {40, 40960}, {48, 46068}, {80, 81559}, {94, 95830}, {141, 143771}, {192, 183359}};
+    static const struct {
+        int gb;
+        long long mib;
+    } boards[] = {{24, 24564}, {32, 32607}, {40, 40960},   {48, 46068},
+                  {80, 81559}, {94, 95830}, {141, 143771}, {192, 183359}};
     json_t *table = json_object_get(r.json, "fits_on");
     assert_int_equal(json_array_size(table), 8);
     for (size_t i = 0; i < 8; i++) {
@@ -341,8 +352,8 @@ static void without_gpu_memory_it_plans_for_the_common_boards(void **state)
 static void unknown_activations_never_fit(void **state)
 {
     (void)state;
-    tool_result r = vram((const char *[]){"--params", "7B", "--optimizer", "adam8bit", "--gpu-memory", "80G", "--json",
-                                          NULL});
+    tool_result r =
+        vram((const char *[]){"--params", "7B", "--optimizer", "adam8bit", "--gpu-memory", "80G", "--json", NULL});
     assert_int_equal(r.exit_code, 0);
     assert_true(json_is_null(json_object_get(r.json, "fits")));
     assert_string_equal(json_string_value(json_object_get(r.json, "fit")), "states_fit");
@@ -374,8 +385,11 @@ static void unknown_activations_never_fit(void **state)
 static void gpu_by_name_uses_what_nvml_reports(void **state)
 {
     (void)state;
-    static const struct { const char *name; long long mib; } boards[] = {
-        {"h100", 81559}, {"a100-40g", 40960}, {"4090", 24564}, {"a10", 23028}, {"l40s", 46068}, {"h200", 143771}};
+    static const struct {
+        const char *name;
+        long long mib;
+    } boards[] = {{"h100", 81559}, {"a100-40g", 40960}, {"4090", 24564},
+                  {"a10", 23028},  {"l40s", 46068},     {"h200", 143771}};
     for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
         tool_result r = vram((const char *[]){"--params", "1B", "--gpu", boards[i].name, "--json", NULL});
         assert_int_equal(r.exit_code, 0);
@@ -414,8 +428,8 @@ static void defaults_are_stated(void **state)
     r = vram((const char *[]){"--config", cfg, "--gpu", "h100", "--attention", "eager", "--json", NULL});
     assert_true(bytes(r.json, "activations") > sdpa); /* eager keeps the s x s scores */
     tool_result_free(&r);
-    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--gpus", "8", "--sharding", "zero3",
-                              "--gpu", "h100", NULL});
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", "--gpus", "8", "--sharding", "zero3", "--gpu",
+                              "h100", NULL});
     assert_non_null(strstr(r.out, "Fits with a 10% margin"));
     tool_result_free(&r);
 }
@@ -472,7 +486,8 @@ static void serving_a_70b_model(void **state)
                                           "--gpu", "h100", "--json", NULL});
     assert_int_equal(r.exit_code, 0);
     assert_string_equal(json_string_value(json_object_get(r.json, "mode")), "inference");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")), 327680LL * 4096);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")),
+                     327680LL * 4096);
     assert_true(json_is_false(json_object_get(r.json, "fits"))); /* 138 GB of fp16 weights on one 80 GB GPU */
     char *sg = json_dumps(json_object_get(r.json, "suggestions"), JSON_COMPACT);
     assert_non_null(strstr(sg, "4-bit weights"));
@@ -482,7 +497,8 @@ static void serving_a_70b_model(void **state)
     r = vram((const char *[]){"--params", "69B", "--shape-from", "llama", "--inference", "--seq", "4096", "--weights",
                               "int4", "--kv-cache", "fp8", "--gpu", "h100", "--json", NULL});
     assert_true(json_is_true(json_object_get(r.json, "fits")));
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")), 163840LL * 4096);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "bytes"), "kv_cache")),
+                     163840LL * 4096);
     tool_result_free(&r);
 }
 
@@ -492,7 +508,10 @@ static void bad_new_options_are_clear_errors(void **state)
     (void)state;
     char *dir = temp_dir();
     char *empty = write_temp_file(dir, "empty.json", "{\"model_type\": \"llama\"}");
-    const struct { const char *args[10]; const char *says; } cases[] = {
+    const struct {
+        const char *args[10];
+        const char *says;
+    } cases[] = {
         {{"--params", "7B", "--gpu", "h300"}, "--gpu"},
         {{"--params", "7B", "--gpu", "h100", "--gpu-memory", "80G"}, "--gpu"},
         {{"--params", "7B", "--gpu-memory", "0G"}, "--gpu-memory"},

@@ -38,8 +38,8 @@ static void csv_is_a_header_then_one_line_per_gpu_per_sample(void **state)
 {
     (void)state;
     /* No --format: stdout is a pipe here, so CSV. */
-    tool_result r = run_tool((const char *[]){"watch", "--sim", example("h100x8-thermal-throttling.json"), "--count", "5",
-                                              "--interval", "10s", NULL},
+    tool_result r = run_tool((const char *[]){"watch", "--sim", example("h100x8-thermal-throttling.json"), "--count",
+                                              "5", "--interval", "10s", NULL},
                              env);
     assert_int_equal(r.exit_code, 0);
     char *lines[128];
@@ -66,8 +66,8 @@ static void csv_is_a_header_then_one_line_per_gpu_per_sample(void **state)
 static void jsonl_lines_parse_and_keep_statuses(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"watch", "--sim", example("a100x4-pcie-no-fan-no-memtemp.json"), "--count",
-                                              "3", "--format", "jsonl", NULL},
+    tool_result r = run_tool((const char *[]){"watch", "--sim", example("a100x4-pcie-no-fan-no-memtemp.json"),
+                                              "--count", "3", "--format", "jsonl", NULL},
                              env);
     assert_int_equal(r.exit_code, 0);
     char *lines[64];
@@ -96,8 +96,8 @@ static void a_recording_plays_back_as_lines(void **state)
     char *dir = temp_dir();
     char rec[1024];
     snprintf(rec, sizeof rec, "%s/w.jsonl", dir);
-    tool_result r = run_tool((const char *[]){"watch", "--sim", example("demo.json"), "--count", "4", "--format", "jsonl",
-                                              "--record", rec, NULL},
+    tool_result r = run_tool((const char *[]){"watch", "--sim", example("demo.json"), "--count", "4", "--format",
+                                              "jsonl", "--record", rec, NULL},
                              env);
     assert_int_equal(r.exit_code, 0);
     char *live = strdup(r.out);

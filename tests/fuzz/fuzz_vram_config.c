@@ -16,9 +16,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void plan(const gd_vram_model *m)
 {
-    gd_vram_setup s = {.model = *m, .seq = m->max_positions > 0 ? m->max_positions : 2048, .batch = 1,
-                       .precision = GD_PREC_MIXED, .optimizer = GD_OPT_ADAM, .gpus = 8, .tp = 1,
-                       .accum_steps = 1, .gpu_memory_bytes = 80.0 * 1073741824.0};
+    gd_vram_setup s = {.model = *m,
+                       .seq = m->max_positions > 0 ? m->max_positions : 2048,
+                       .batch = 1,
+                       .precision = GD_PREC_MIXED,
+                       .optimizer = GD_OPT_ADAM,
+                       .gpus = 8,
+                       .tp = 1,
+                       .accum_steps = 1,
+                       .gpu_memory_bytes = 80.0 * 1073741824.0};
     gd_vram_fill_model(&s.model);
     char err[256];
     if (gd_vram_setup_validate(&s, err, sizeof err) != 0)

@@ -27,31 +27,68 @@
  * almost nothing, for the NOT_SUPPORTED answers.
  */
 static const char *scenario = J({
-    "driver_version": "550.54.15",
-    "cuda_driver_version": 12040,
-    "gpus": [
-        {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-0000", "pci_bus_id": "00000000:1B:00.0",
-         "serial": "1654922000123", "compute_capability": [9, 0], "memory_total_mib": 81559,
-         "power_limit_w": 700, "power_limit_default_w": 700, "power_limit_min_w": 200, "power_limit_max_w": 700,
-         "clocks_max_mhz": {"sm": 1980, "mem": 2619}, "clocks_app_mhz": {"sm": 1755, "mem": 2619},
-         "temperature_thresholds_c": {"shutdown": 92, "slowdown": 89, "gpu_max": 87, "mem_max": 95},
-         "pcie_max": {"gen": 5, "width": 16}, "persistence_mode": true, "compute_mode": "prohibited",
-         "mig_mode": false,
-         "ecc": {"enabled": true, "volatile_uncorrected": 1, "aggregate_uncorrected": 7, "retired_pages": 2,
-                 "remapped_rows_pending": true, "remap_failure": false},
-         "nvlink": [{"link": 0, "active": true, "remote_pci_bus_id": "00000000:29:00.0"}],
-         "processes": [{"pid": 4242, "name": "python", "used_mib": 61000}, {"pid": 77}],
-         "timeline": [
-            {"t": 0, "temp_c": 48, "sm_clock_mhz": 1410, "mem_clock_mhz": 2619, "power_w": 520.4,
-             "util_gpu_pct": 99, "util_mem_pct": 40, "mem_used_mib": 61500, "pcie_gen": 4, "pcie_width": 16,
-             "pcie_tx_kbps": 1000, "pcie_rx_kbps": 2000, "pcie_replays": 3, "fan_pct": null,
-             "event_reasons": ["sw_power_cap"]},
-            {"t": 100000, "temp_c": 90}
-         ]},
-        {"name": "lost one",
-         "processes": [{"pid": 4242, "name": "second"}, {"pid": 77, "name": "named here"}, {"pid": 5, "name": "x"}],
-         "timeline": [{"t": 0, "temp_c": 50}, {"t": 50, "errors": {"nvmlDeviceGetTemperature": "NVML_ERROR_GPU_IS_LOST"}}]},
-        {"name": "sparse", "timeline": [{"t": 0, "temp_c": 50}]}
+    "driver_version" : "550.54.15",
+    "cuda_driver_version" : 12040,
+    "gpus" : [
+        {
+            "name" : "NVIDIA H100 80GB HBM3",
+            "uuid" : "GPU-0000",
+            "pci_bus_id" : "00000000:1B:00.0",
+            "serial" : "1654922000123",
+            "compute_capability" : [ 9, 0 ],
+            "memory_total_mib" : 81559,
+            "power_limit_w" : 700,
+            "power_limit_default_w" : 700,
+            "power_limit_min_w" : 200,
+            "power_limit_max_w" : 700,
+            "clocks_max_mhz" : {"sm" : 1980, "mem" : 2619},
+            "clocks_app_mhz" : {"sm" : 1755, "mem" : 2619},
+            "temperature_thresholds_c" : {"shutdown" : 92, "slowdown" : 89, "gpu_max" : 87, "mem_max" : 95},
+            "pcie_max" : {"gen" : 5, "width" : 16},
+            "persistence_mode" : true,
+            "compute_mode" : "prohibited",
+            "mig_mode" : false,
+            "ecc" : {
+                "enabled" : true,
+                "volatile_uncorrected" : 1,
+                "aggregate_uncorrected" : 7,
+                "retired_pages" : 2,
+                "remapped_rows_pending" : true,
+                "remap_failure" : false
+            },
+            "nvlink" : [ {"link" : 0, "active" : true, "remote_pci_bus_id" : "00000000:29:00.0"} ],
+            "processes" : [ {"pid" : 4242, "name" : "python", "used_mib" : 61000}, {"pid" : 77} ],
+            "timeline" : [
+                {
+                    "t" : 0,
+                    "temp_c" : 48,
+                    "sm_clock_mhz" : 1410,
+                    "mem_clock_mhz" : 2619,
+                    "power_w" : 520.4,
+                    "util_gpu_pct" : 99,
+                    "util_mem_pct" : 40,
+                    "mem_used_mib" : 61500,
+                    "pcie_gen" : 4,
+                    "pcie_width" : 16,
+                    "pcie_tx_kbps" : 1000,
+                    "pcie_rx_kbps" : 2000,
+                    "pcie_replays" : 3,
+                    "fan_pct" : null,
+                    "event_reasons" : ["sw_power_cap"]
+                },
+                {"t" : 100000, "temp_c" : 90}
+            ]
+        },
+        {
+            "name" : "lost one",
+            "processes" :
+                [ {"pid" : 4242, "name" : "second"}, {"pid" : 77, "name" : "named here"}, {"pid" : 5, "name" : "x"} ],
+            "timeline" : [
+                {"t" : 0, "temp_c" : 50},
+                {"t" : 50, "errors" : {"nvmlDeviceGetTemperature" : "NVML_ERROR_GPU_IS_LOST"}}
+            ]
+        },
+        {"name" : "sparse", "timeline" : [ {"t" : 0, "temp_c" : 50} ]}
     ]
 });
 
@@ -128,8 +165,7 @@ static void test_gpu_lost_from_t50(void **state)
     /* A lost GPU is lost for every call, not only the injected one. */
     assert_int_equal(get_name(lost, name, sizeof name), NVML_ERROR_GPU_IS_LOST);
     nvmlDevice_t d;
-    assert_int_equal(CALL(nvml_DeviceGetHandleByIndex_fn, "nvmlDeviceGetHandleByIndex")(1, &d),
-                     NVML_ERROR_GPU_IS_LOST);
+    assert_int_equal(CALL(nvml_DeviceGetHandleByIndex_fn, "nvmlDeviceGetHandleByIndex")(1, &d), NVML_ERROR_GPU_IS_LOST);
     /* The other GPU is fine. */
     assert_int_equal(get_temp(handle(0), NVML_TEMPERATURE_GPU, &temp), NVML_SUCCESS);
     assert_int_equal(temp, 48);
@@ -151,7 +187,7 @@ static void test_init_and_errors(void **state)
     assert_int_equal(init(), NVML_ERROR_DRIVER_NOT_LOADED);
     assert_non_null(strstr(last_error(), "GPUDOCTOR_SIM_SCENARIO"));
 
-    char *bad = simt_write(dir, "bad.json", J({"gpus": [{"timeline": [{"t": "x"}]}]}));
+    char *bad = simt_write(dir, "bad.json", J({"gpus" : [ {"timeline" : [ {"t" : "x"} ]} ]}));
     setenv("GPUDOCTOR_SIM_SCENARIO", bad, 1);
     assert_int_equal(init(), NVML_ERROR_UNKNOWN);
     assert_non_null(strstr(last_error(), "bad.json: gpus[0].timeline[0].t: expected a number"));
@@ -249,8 +285,8 @@ static void test_sensors(void **state)
     assert_int_equal(clock(g0, NVML_CLOCK_SM, NVML_CLOCK_ID_APP_CLOCK_DEFAULT, &u), NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvml_DeviceGetClockInfo_fn, "nvmlDeviceGetMaxClockInfo")(g0, NVML_CLOCK_GRAPHICS, &u), 0);
     assert_int_equal(u, 1980);
-    nvml_DeviceGetTemperatureThreshold_fn th = CALL(nvml_DeviceGetTemperatureThreshold_fn,
-                                                    "nvmlDeviceGetTemperatureThreshold");
+    nvml_DeviceGetTemperatureThreshold_fn th =
+        CALL(nvml_DeviceGetTemperatureThreshold_fn, "nvmlDeviceGetTemperatureThreshold");
     assert_int_equal(th(g0, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &u), NVML_SUCCESS);
     assert_int_equal(u, 87);
     assert_int_equal(th(g1, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &u), NVML_ERROR_NOT_SUPPORTED);
@@ -259,9 +295,9 @@ static void test_sensors(void **state)
     assert_int_equal(u, 4);
     assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetGpuMaxPcieLinkGeneration")(g0, &u), 0);
     assert_int_equal(u, 5);
-    assert_int_equal(CALL(nvml_DeviceGetPcieThroughput_fn, "nvmlDeviceGetPcieThroughput")(g0, NVML_PCIE_UTIL_RX_BYTES,
-                                                                                           &u),
-                     NVML_SUCCESS);
+    assert_int_equal(
+        CALL(nvml_DeviceGetPcieThroughput_fn, "nvmlDeviceGetPcieThroughput")(g0, NVML_PCIE_UTIL_RX_BYTES, &u),
+        NVML_SUCCESS);
     assert_int_equal(u, 2000);
 
     nvmlUtilization_t util;
@@ -279,8 +315,7 @@ static void test_sensors(void **state)
     assert_int_equal(mem.total, 81559ULL << 20);
     assert_int_equal(mem.free, (81559ULL - 61500ULL) << 20);
     nvmlMemory_t mem1;
-    assert_int_equal(CALL(nvml_DeviceGetMemoryInfo_fn, "nvmlDeviceGetMemoryInfo")(g1, &mem1),
-                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvml_DeviceGetMemoryInfo_fn, "nvmlDeviceGetMemoryInfo")(g1, &mem1), NVML_ERROR_NOT_SUPPORTED);
     shutdown_ok();
 }
 
@@ -340,9 +375,9 @@ static void test_health_and_counters(void **state)
     count = 4;
     assert_int_equal(retired(g0, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &count, addr), 0);
     assert_int_equal(count, 0);
-    assert_int_equal(CALL(nvml_DeviceGetRemappedRows_fn, "nvmlDeviceGetRemappedRows")(g0, &corr, &unc, &pending,
-                                                                                       &failed),
-                     NVML_SUCCESS);
+    assert_int_equal(
+        CALL(nvml_DeviceGetRemappedRows_fn, "nvmlDeviceGetRemappedRows")(g0, &corr, &unc, &pending, &failed),
+        NVML_SUCCESS);
     assert_int_equal(unc, 1);
     assert_int_equal(pending, 1);
     assert_int_equal(failed, 0);
@@ -352,8 +387,7 @@ static void test_health_and_counters(void **state)
     unsigned cur, pend;
     assert_int_equal(CALL(nvml_DeviceGetMigMode_fn, "nvmlDeviceGetMigMode")(g0, &cur, &pend), 0);
     assert_int_equal(cur, 0);
-    assert_int_equal(CALL(nvml_DeviceGetMigMode_fn, "nvmlDeviceGetMigMode")(g1, &cur, &pend),
-                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvml_DeviceGetMigMode_fn, "nvmlDeviceGetMigMode")(g1, &cur, &pend), NVML_ERROR_NOT_SUPPORTED);
     shutdown_ok();
 }
 
@@ -377,9 +411,9 @@ static void test_processes(void **state)
     assert_int_equal(infos[1].usedGpuMemory, (unsigned long long)NVML_VALUE_NOT_AVAILABLE);
     nvmlProcessInfo_v1_t old[2];
     n = 2;
-    assert_int_equal(CALL(nvml_DeviceGetComputeRunningProcesses_v1_fn, "nvmlDeviceGetComputeRunningProcesses")(g0, &n,
-                                                                                                              old),
-                     NVML_SUCCESS);
+    assert_int_equal(
+        CALL(nvml_DeviceGetComputeRunningProcesses_v1_fn, "nvmlDeviceGetComputeRunningProcesses")(g0, &n, old),
+        NVML_SUCCESS);
     assert_int_equal(old[1].pid, 77);
     assert_int_equal(v3(g1, &n, infos), NVML_ERROR_NOT_SUPPORTED);
     /* Names: the first GPU that names a pid; unknown and unnamed pids are not found. */
@@ -401,8 +435,8 @@ static void test_processes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_lost_from_t50),  cmocka_unit_test(test_init_and_errors),
-        cmocka_unit_test(test_system_and_strings), cmocka_unit_test(test_sensors),
+        cmocka_unit_test(test_gpu_lost_from_t50),   cmocka_unit_test(test_init_and_errors),
+        cmocka_unit_test(test_system_and_strings),  cmocka_unit_test(test_sensors),
         cmocka_unit_test(test_health_and_counters), cmocka_unit_test(test_processes),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

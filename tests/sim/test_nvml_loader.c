@@ -70,7 +70,7 @@ static void versioned_names_first_plain_names_as_fallback(void **state)
     (void)state;
     assert_int_equal(gpus_of(NVML_STUB_V2), V2_GPUS);
     assert_int_equal(gpus_of(NVML_STUB_LEGACY), LEGACY_GPUS); /* an old driver */
-    assert_int_equal(gpus_of(NVML_STUB_BOTH), V2_GPUS);       /* _v2 wins */
+    assert_int_equal(gpus_of(NVML_STUB_BOTH), V2_GPUS); /* _v2 wins */
 }
 
 /* The bus id that gd_nvml_snapshot reads for GPU g of lib. */

@@ -19,44 +19,62 @@
 #define J(...) #__VA_ARGS__
 
 static const char *good = J({
-    "description": "one H100, thermal slowdown",
-    "driver_version": "550.54.15",
-    "cuda_driver_version": 12040,
-    "host": {"sysfs": "sysfs/", "kernel_log": "/var/log/dmesg.txt", "numa_nodes": 2},
-    "future_key": {"anything": [1, 2, 3]},
-    "gpus": [{
-        "name": "NVIDIA H100 80GB HBM3",
-        "uuid": "GPU-5e1d1f3a-0000-0000-0000-000000000003",
-        "pci_bus_id": "00000000:1B:00.0",
-        "serial": "1654922000123",
-        "compute_capability": [9, 0],
-        "memory_total_mib": 81559,
-        "power_limit_w": 700, "power_limit_default_w": 700,
-        "power_limit_min_w": 200, "power_limit_max_w": 700.5,
-        "clocks_max_mhz": {"sm": 1980, "mem": 2619},
-        "clocks_default_app_mhz": {"sm": 1755, "mem": 2619},
-        "clocks_app_mhz": {"sm": 1755},
-        "temperature_thresholds_c": {"shutdown": 92, "slowdown": 89, "gpu_max": 87, "mem_max": 95},
-        "pcie_max": {"gen": 5, "width": 16},
-        "persistence_mode": true,
-        "compute_mode": "exclusive_process",
-        "mig_mode": false,
-        "ecc": {"enabled": true, "volatile_uncorrected": 0, "aggregate_uncorrected": 3,
-                "retired_pages": 2, "remapped_rows_pending": false, "remap_failure": true},
-        "nvlink": [{"link": 0, "active": true, "remote_pci_bus_id": "00000000:29:00.0"},
-                   {"link": 3, "active": false}],
-        "bandwidth_gbps": {"h2d_pinned": 53.0, "d2h_pinned": 53.5, "h2d_pageable": 19.0, "d2d": 2900},
-        "gemm_tflops": {"bf16": 720, "fp32": 55},
-        "processes": [{"pid": 4242, "name": "python", "used_mib": 61000}, {"pid": 7}],
-        "errors": {"nvmlDeviceGetFanSpeed": "NVML_ERROR_NOT_SUPPORTED"},
-        "timeline": [
-            {"t": 0, "temp_c": 48, "power_w": 120.5, "util_gpu_pct": 0, "fan_pct": null,
-             "event_reasons": ["gpu_idle"]},
-            {"t": 10, "temp_c": 86, "util_gpu_pct": 99,
-             "event_reasons": ["sw_thermal_slowdown", "hw_thermal_slowdown"],
-             "errors": {"nvmlDeviceGetTemperature": "NVML_ERROR_GPU_IS_LOST"}}
+    "description" : "one H100, thermal slowdown",
+    "driver_version" : "550.54.15",
+    "cuda_driver_version" : 12040,
+    "host" : {"sysfs" : "sysfs/", "kernel_log" : "/var/log/dmesg.txt", "numa_nodes" : 2},
+    "future_key" : {"anything" : [ 1, 2, 3 ]},
+    "gpus" : [ {
+        "name" : "NVIDIA H100 80GB HBM3",
+        "uuid" : "GPU-5e1d1f3a-0000-0000-0000-000000000003",
+        "pci_bus_id" : "00000000:1B:00.0",
+        "serial" : "1654922000123",
+        "compute_capability" : [ 9, 0 ],
+        "memory_total_mib" : 81559,
+        "power_limit_w" : 700,
+        "power_limit_default_w" : 700,
+        "power_limit_min_w" : 200,
+        "power_limit_max_w" : 700.5,
+        "clocks_max_mhz" : {"sm" : 1980, "mem" : 2619},
+        "clocks_default_app_mhz" : {"sm" : 1755, "mem" : 2619},
+        "clocks_app_mhz" : {"sm" : 1755},
+        "temperature_thresholds_c" : {"shutdown" : 92, "slowdown" : 89, "gpu_max" : 87, "mem_max" : 95},
+        "pcie_max" : {"gen" : 5, "width" : 16},
+        "persistence_mode" : true,
+        "compute_mode" : "exclusive_process",
+        "mig_mode" : false,
+        "ecc" : {
+            "enabled" : true,
+            "volatile_uncorrected" : 0,
+            "aggregate_uncorrected" : 3,
+            "retired_pages" : 2,
+            "remapped_rows_pending" : false,
+            "remap_failure" : true
+        },
+        "nvlink" :
+            [ {"link" : 0, "active" : true, "remote_pci_bus_id" : "00000000:29:00.0"}, {"link" : 3, "active" : false} ],
+        "bandwidth_gbps" : {"h2d_pinned" : 53.0, "d2h_pinned" : 53.5, "h2d_pageable" : 19.0, "d2d" : 2900},
+        "gemm_tflops" : {"bf16" : 720, "fp32" : 55},
+        "processes" : [ {"pid" : 4242, "name" : "python", "used_mib" : 61000}, {"pid" : 7} ],
+        "errors" : {"nvmlDeviceGetFanSpeed" : "NVML_ERROR_NOT_SUPPORTED"},
+        "timeline" : [
+            {
+                "t" : 0,
+                "temp_c" : 48,
+                "power_w" : 120.5,
+                "util_gpu_pct" : 0,
+                "fan_pct" : null,
+                "event_reasons" : ["gpu_idle"]
+            },
+            {
+                "t" : 10,
+                "temp_c" : 86,
+                "util_gpu_pct" : 99,
+                "event_reasons" : [ "sw_thermal_slowdown", "hw_thermal_slowdown" ],
+                "errors" : {"nvmlDeviceGetTemperature" : "NVML_ERROR_GPU_IS_LOST"}
+            }
         ]
-    }]
+    } ]
 });
 
 static void test_good_scenario(void **state)
@@ -133,8 +151,8 @@ static void test_syntax_errors(void **state)
 {
     (void)state;
     expect_error("{\n  \"gpus\": [\n  }", "examples/x.json: line 3 column 3: JSON syntax error: ");
-    expect_error(J({"gpus": [], "gpus": []}), "examples/x.json: line 1 column ");
-    expect_error(J({"gpus": [], "gpus": []}), "duplicate");
+    expect_error(J({"gpus" : [], "gpus" : []}), "examples/x.json: line 1 column ");
+    expect_error(J({"gpus" : [], "gpus" : []}), "duplicate");
     expect_error("", "examples/x.json: line 1 column 0: JSON syntax error");
     expect_error("[1, 2]", "examples/x.json: top level: expected an object");
     expect_error("{}", "examples/x.json: gpus: missing");
@@ -143,53 +161,55 @@ static void test_syntax_errors(void **state)
 static void test_type_errors(void **state)
 {
     (void)state;
-    expect_error(J({"gpus": [{}, {}, {"timeline": [{"t": 0}, {"t": 1}, {"t": 2}, {"t": "3"}]}]}),
+    expect_error(J({"gpus" : [ {}, {}, {"timeline" : [ {"t" : 0}, {"t" : 1}, {"t" : 2}, {"t" : "3"} ]} ]}),
                  "examples/x.json: gpus[2].timeline[3].t: expected a number");
-    expect_error(J({"gpus": [{"timeline": [{"temp_c": 3}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"temp_c" : 3} ]} ]}),
                  "examples/x.json: gpus[0].timeline[0]: missing \"t\"");
-    expect_error(J({"gpus": [{"name": 3}]}), "examples/x.json: gpus[0].name: expected a string, got a number");
-    expect_error(J({"gpus": [{"memory_total_mib": 1.5}]}), "gpus[0].memory_total_mib: expected an integer, got 1.5");
-    expect_error(J({"gpus": [{"persistence_mode": 1}]}), "gpus[0].persistence_mode: expected true or false");
-    expect_error(J({"gpus": [{"clocks_max_mhz": {"sm": "fast"}}]}),
+    expect_error(J({"gpus" : [ {"name" : 3} ]}), "examples/x.json: gpus[0].name: expected a string, got a number");
+    expect_error(J({"gpus" : [ {"memory_total_mib" : 1.5} ]}),
+                 "gpus[0].memory_total_mib: expected an integer, got 1.5");
+    expect_error(J({"gpus" : [ {"persistence_mode" : 1} ]}), "gpus[0].persistence_mode: expected true or false");
+    expect_error(J({"gpus" : [ {"clocks_max_mhz" : {"sm" : "fast"}} ]}),
                  "gpus[0].clocks_max_mhz.sm: expected an integer, got a string");
-    expect_error(J({"gpus": [{"ecc": []}]}), "gpus[0].ecc: expected an object, got an array");
-    expect_error(J({"gpus": {}}), "examples/x.json: gpus: expected an array, got an object");
-    expect_error(J({"gpus": [3]}), "examples/x.json: gpus[0]: expected an object");
-    expect_error(J({"gpus": [{"compute_capability": [9]}]}), "gpus[0].compute_capability: expected [major, minor]");
-    expect_error(J({"gpus": [{"timeline": [{"t": 0, "event_reasons": "gpu_idle"}]}]}),
+    expect_error(J({"gpus" : [ {"ecc" : []} ]}), "gpus[0].ecc: expected an object, got an array");
+    expect_error(J({"gpus" : {}}), "examples/x.json: gpus: expected an array, got an object");
+    expect_error(J({"gpus" : [3]}), "examples/x.json: gpus[0]: expected an object");
+    expect_error(J({"gpus" : [ {"compute_capability" : [9]} ]}), "gpus[0].compute_capability: expected [major, minor]");
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 0, "event_reasons" : "gpu_idle"} ]} ]}),
                  "gpus[0].timeline[0].event_reasons: expected an array");
-    expect_error(J({"gpus": [{"processes": [{"name": "x"}]}]}), "gpus[0].processes[0]: missing \"pid\"");
-    expect_error(J({"gpus": [{"nvlink": [{"link": 1}, {"link": 1}]}]}), "gpus[0].nvlink[1]: link 1 is listed twice");
-    expect_error(J({"host": {"sysfs": false}, "gpus": []}), "examples/x.json: host.sysfs: expected a string");
+    expect_error(J({"gpus" : [ {"processes" : [ {"name" : "x"} ]} ]}), "gpus[0].processes[0]: missing \"pid\"");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 1}, {"link" : 1} ]} ]}),
+                 "gpus[0].nvlink[1]: link 1 is listed twice");
+    expect_error(J({"host" : {"sysfs" : false}, "gpus" : []}), "examples/x.json: host.sysfs: expected a string");
 }
 
 static void test_value_errors(void **state)
 {
     (void)state;
-    expect_error(J({"gpus": [{"timeline": [{"t": 0, "event_reasons": ["foo"]}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 0, "event_reasons" : ["foo"]} ]} ]}),
                  "examples/x.json: gpus[0].timeline[0].event_reasons[0]: unknown reason \"foo\" (known: gpu_idle, "
                  "applications_clocks_setting, sw_power_cap,");
-    expect_error(J({"gpus": [{"timeline": [{"t": 10}, {"t": 5}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 10}, {"t" : 5} ]} ]}),
                  "examples/x.json: gpus[0].timeline: t values must increase (5 after 10)");
-    expect_error(J({"gpus": [{"timeline": [{"t": 1}, {"t": 1}]}]}), "t values must increase (1 after 1)");
-    expect_error(J({"gpus": [{"timeline": [{"t": -1}]}]}), "gpus[0].timeline[0].t: must be >= 0 (got -1)");
-    expect_error(J({"gpus": [{"timeline": [{"t": 0, "util_gpu_pct": 101}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 1}, {"t" : 1} ]} ]}), "t values must increase (1 after 1)");
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : -1} ]} ]}), "gpus[0].timeline[0].t: must be >= 0 (got -1)");
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 0, "util_gpu_pct" : 101} ]} ]}),
                  "gpus[0].timeline[0].util_gpu_pct: must be between 0 and 100 (got 101)");
-    expect_error(J({"gpus": [{"timeline": [{"t": 0, "mem_used_mib": -4}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 0, "mem_used_mib" : -4} ]} ]}),
                  "gpus[0].timeline[0].mem_used_mib: must be between 0 and");
-    expect_error(J({"gpus": [{"memory_total_mib": -1}]}), "gpus[0].memory_total_mib: must be between 0 and");
-    expect_error(J({"timescale": 0, "gpus": []}), "examples/x.json: timescale: must be a positive number (got 0)");
-    expect_error(J({"timescale": -2, "gpus": []}), "timescale: must be a positive number (got -2)");
-    expect_error(J({"gpus": [{"errors": {"nvmlDeviceGetName": "NVML_ERROR_NOPE"}}]}),
+    expect_error(J({"gpus" : [ {"memory_total_mib" : -1} ]}), "gpus[0].memory_total_mib: must be between 0 and");
+    expect_error(J({"timescale" : 0, "gpus" : []}), "examples/x.json: timescale: must be a positive number (got 0)");
+    expect_error(J({"timescale" : -2, "gpus" : []}), "timescale: must be a positive number (got -2)");
+    expect_error(J({"gpus" : [ {"errors" : {"nvmlDeviceGetName" : "NVML_ERROR_NOPE"}} ]}),
                  "gpus[0].errors.nvmlDeviceGetName: unknown NVML return code \"NVML_ERROR_NOPE\"");
-    expect_error(J({"gpus": [{"timeline": [{"t": 0, "errors": {"nvmlDeviceGetName": 15}}]}]}),
+    expect_error(J({"gpus" : [ {"timeline" : [ {"t" : 0, "errors" : {"nvmlDeviceGetName" : 15}} ]} ]}),
                  "gpus[0].timeline[0].errors.nvmlDeviceGetName: expected an NVML return code name");
-    expect_error(J({"gpus": [{"compute_mode": "shared"}]}),
+    expect_error(J({"gpus" : [ {"compute_mode" : "shared"} ]}),
                  "gpus[0].compute_mode: unknown compute mode \"shared\" (known: default,");
-    expect_error(J({"gpus": [{"pci_bus_id": "1B:00"}]}), "gpus[0].pci_bus_id: expected a PCI bus id like");
-    expect_error(J({"gpus": [{"nvlink": [{"link": 0, "remote_pci_bus_id": "0000:1B:00.0x"}]}]}),
+    expect_error(J({"gpus" : [ {"pci_bus_id" : "1B:00"} ]}), "gpus[0].pci_bus_id: expected a PCI bus id like");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "remote_pci_bus_id" : "0000:1B:00.0x"} ]} ]}),
                  "gpus[0].nvlink[0].remote_pci_bus_id: expected a PCI bus id");
-    expect_error(J({"gpus": [{"nvlink": [{"link": 18}]}]}), "gpus[0].nvlink[0].link: must be between 0 and 17");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 18} ]} ]}), "gpus[0].nvlink[0].link: must be between 0 and 17");
 }
 
 static void test_limits(void **state)
@@ -229,7 +249,7 @@ static void test_files(void **state)
     assert_string_equal(err, want);
     free(missing);
 
-    char *path = simt_write(dir, "s.json", J({"host": {"kernel_log": "dmesg.txt"}, "gpus": []}));
+    char *path = simt_write(dir, "s.json", J({"host" : {"kernel_log" : "dmesg.txt"}, "gpus" : []}));
     gd_scenario *sc = gd_scenario_load(path, err, sizeof err);
     assert_non_null(sc);
     snprintf(want, sizeof want, "%s/dmesg.txt", dir);
@@ -297,9 +317,8 @@ static void test_process_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_scenario), cmocka_unit_test(test_syntax_errors),
-        cmocka_unit_test(test_type_errors),   cmocka_unit_test(test_value_errors),
-        cmocka_unit_test(test_limits),        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_good_scenario), cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_type_errors),
+        cmocka_unit_test(test_value_errors),  cmocka_unit_test(test_limits),        cmocka_unit_test(test_files),
         cmocka_unit_test(test_process_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,20 +13,35 @@
 #define J(...) #__VA_ARGS__
 
 static const char *story = J({
-    "errors": {"nvmlSystemGetDriverVersion": "NVML_ERROR_NO_PERMISSION"},
-    "gpus": [
-        {"errors": {"nvmlDeviceGetFanSpeed": "NVML_ERROR_NOT_SUPPORTED"},
-         "timeline": [
-            {"t": 5, "temp_c": 40, "power_w": 100, "fan_pct": null, "event_reasons": ["gpu_idle"]},
-            {"t": 10, "temp_c": 80, "sm_clock_mhz": 1400, "fan_pct": 70,
-             "event_reasons": ["sw_power_cap"],
-             "errors": {"nvmlDeviceGetTemperature_v2": "NVML_ERROR_TIMEOUT"}},
-            {"t": 20, "power_w": 300, "fan_pct": null, "event_reasons": ["hw_thermal_slowdown", "sw_power_cap"],
-             "errors": {"nvmlDeviceGetCount": "NVML_ERROR_GPU_IS_LOST"}},
-            {"t": 30, "power_w": null, "event_reasons": [],
-             "errors": {"nvmlDeviceGetTemperature": "NVML_SUCCESS"}}
-         ]},
-        {"name": "no timeline"}
+    "errors" : {"nvmlSystemGetDriverVersion" : "NVML_ERROR_NO_PERMISSION"},
+    "gpus" : [
+        {
+            "errors" : {"nvmlDeviceGetFanSpeed" : "NVML_ERROR_NOT_SUPPORTED"},
+            "timeline" : [
+                {"t" : 5, "temp_c" : 40, "power_w" : 100, "fan_pct" : null, "event_reasons" : ["gpu_idle"]}, {
+                    "t" : 10,
+                    "temp_c" : 80,
+                    "sm_clock_mhz" : 1400,
+                    "fan_pct" : 70,
+                    "event_reasons" : ["sw_power_cap"],
+                    "errors" : {"nvmlDeviceGetTemperature_v2" : "NVML_ERROR_TIMEOUT"}
+                },
+                {
+                    "t" : 20,
+                    "power_w" : 300,
+                    "fan_pct" : null,
+                    "event_reasons" : [ "hw_thermal_slowdown", "sw_power_cap" ],
+                    "errors" : {"nvmlDeviceGetCount" : "NVML_ERROR_GPU_IS_LOST"}
+                },
+                {
+                    "t" : 30,
+                    "power_w" : null,
+                    "event_reasons" : [],
+                    "errors" : {"nvmlDeviceGetTemperature" : "NVML_SUCCESS"}
+                }
+            ]
+        },
+        {"name" : "no timeline"}
     ]
 });
 

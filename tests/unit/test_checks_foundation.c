@@ -34,8 +34,7 @@ static void driver_missing_fires_without_driver(void **state)
     assert_string_equal(fs.v[0].id, "driver.missing");
     assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL);
     assert_int_equal(fs.v[0].gpu, GD_NO_GPU);
-    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "error")),
-                        "cannot load libnvidia-ml.so.1");
+    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "error")), "cannot load libnvidia-ml.so.1");
     assert_int_equal(gd_findings_exit_code(&fs), 2);
     gd_findings_free(&fs);
 }

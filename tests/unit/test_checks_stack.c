@@ -122,7 +122,7 @@ static void xids_map_to_gpus_by_bus_id(void **state)
     fx_run(&f, "health.xid", &out);
     assert_int_equal(fx_count(&out, "health.xid", 1), 1);
     assert_int_equal(fx_count(&out, "health.xid", GD_NO_GPU), 1); /* a bus id no GPU has */
-    assert_int_equal(out.v[0].severity, GD_SEV_WARNING);          /* DCGM: 94 and 31 warn */
+    assert_int_equal(out.v[0].severity, GD_SEV_WARNING); /* DCGM: 94 and 31 warn */
     gd_findings_free(&out);
     f.stack->kernel_log_read = false;
     snprintf(f.stack->kernel_log_error, sizeof f.stack->kernel_log_error, "not readable");
@@ -148,7 +148,7 @@ static void visible_devices_indices_uuids_and_mig(void **state)
         {"3,2,1,0", 0, 0, NULL},
         {"GPU-aaaa0000-0000-0000-0000-000000000001,1,2,3", 1, GD_SEV_INFO, "3 of 4"}, /* a UUID and index 1 */
         {"GPU-aaaa", 1, GD_SEV_CRITICAL, "hides every GPU"}, /* a prefix of three GPUs' UUIDs names none */
-        {"GPU-BBBB", 1, GD_SEV_INFO, "1 of 4"},              /* a unique prefix, any case */
+        {"GPU-BBBB", 1, GD_SEV_INFO, "1 of 4"}, /* a unique prefix, any case */
         {"GPU-ffffffff-0000-0000-0000-000000000000", 1, GD_SEV_CRITICAL, "hides every GPU"},
         {"", 1, GD_SEV_CRITICAL, "hides every GPU"},
         {"1", 1, GD_SEV_INFO, "1 of 4"},
@@ -156,7 +156,8 @@ static void visible_devices_indices_uuids_and_mig(void **state)
         {"0,7,1", 1, GD_SEV_WARNING, "only 1 of 4"},
         {"0,1,2,3,4", 1, GD_SEV_INFO, "still sees all 4"},
         {"MIG-GPU-aaaa0000-0000-0000-0000-000000000002/1/0", 0, 0, NULL},
-        {"MIG-GPU-aaaa0000-0000-0000-0000-000000000001/1/0", 1, GD_SEV_CRITICAL, "hides every GPU"}, /* not in MIG mode */
+        {"MIG-GPU-aaaa0000-0000-0000-0000-000000000001/1/0", 1, GD_SEV_CRITICAL,
+         "hides every GPU"}, /* not in MIG mode */
         {"MIG-5c0ffee0-0000-0000-0000-000000000000", 0, 0, NULL},
         {"MIG-5c0ffee0-0000-0000-0000-000000000000,MIG-5c0ffee0-0000-0000-0000-000000000001", 1, GD_SEV_WARNING,
          "only the first"},

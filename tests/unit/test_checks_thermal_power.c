@@ -81,7 +81,7 @@ static void throttling_is_critical_when_it_costs_15_percent(void **state)
     gd_facts f;
     fx_facts(&f, 1, 20);
     fx_set(&f, 0, GD_M_EVENT_REASONS, 15, 20, SW_THERMAL); /* 5 of 20 = 25 % of the time... */
-    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 15, 20, 1950);        /* ...at a small clock loss: 0.4 % */
+    fx_set(&f, 0, GD_M_SM_CLOCK_MHZ, 15, 20, 1950); /* ...at a small clock loss: 0.4 % */
     gd_findings fs = run_one(&f, "thermal.throttling");
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);

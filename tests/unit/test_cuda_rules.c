@@ -90,7 +90,7 @@ static void arch_coverage(void **state)
     (void)state;
     gd_arch cu126[] = {{50, false}, {60, false}, {70, false}, {75, false}, {80, false}, {86, false}, {90, false}};
     assert_int_equal(gd_arch_coverage(cu126, 7, 90), GD_ARCH_SASS);
-    assert_int_equal(gd_arch_coverage(cu126, 7, 89), GD_ARCH_SASS);  /* sm_86 SASS runs on sm_89 */
+    assert_int_equal(gd_arch_coverage(cu126, 7, 89), GD_ARCH_SASS); /* sm_86 SASS runs on sm_89 */
     assert_int_equal(gd_arch_coverage(cu126, 7, 100), GD_ARCH_NONE); /* no Blackwell */
     assert_int_equal(gd_arch_coverage(cu126, 7, 120), GD_ARCH_NONE);
     gd_arch ptx[] = {{80, false}, {90, true}};
@@ -111,8 +111,11 @@ static void arch_coverage(void **state)
 static void xid_actions(void **state)
 {
     (void)state;
-    static const struct { int xid; const char *action, *dcgm; } rows[] = {
-        {13, "app", "-"},     {31, "app", "warn"},    {43, "app", "warn"},    {45, "app", "-"},
+    static const struct {
+        int xid;
+        const char *action, *dcgm;
+    } rows[] = {
+        {13, "app", "-"},      {31, "app", "warn"},   {43, "app", "warn"},    {45, "app", "-"},
         {48, "reset", "fail"}, {61, "reset", "warn"}, {62, "reset", "warn"},  {63, "reset", "warn"},
         {64, "rma", "fail"},   {74, "reset", "fail"}, {79, "reboot", "fail"}, {92, "watch", "-"},
         {94, "app", "warn"},   {95, "reset", "fail"}, {119, "reset", "fail"}, {120, "reset", "fail"},

@@ -55,8 +55,10 @@ static void captures_cite_file_and_field(void **state)
     gd_source_text(&f, 0, limits, buf, sizeof buf);
     assert_string_equal(buf, "capture:a.xml:<enforced_power_limit>,<default_power_limit>");
     /* Calls with an argument, two files, a call the capture did not answer. */
-    gd_source_text(&f, 0, "nvml:nvmlDeviceGetTemperature,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetEnforcedPowerLimit,"
-                   "nvmlDeviceGetPcieReplayCounter", buf, sizeof buf);
+    gd_source_text(&f, 0,
+                   "nvml:nvmlDeviceGetTemperature,nvmlDeviceGetClockInfo(SM),nvmlDeviceGetEnforcedPowerLimit,"
+                   "nvmlDeviceGetPcieReplayCounter",
+                   buf, sizeof buf);
     assert_string_equal(buf, "capture:b.log:<gtemp>,<pclk>; capture:a.xml:<enforced_power_limit>");
     /* Nothing of it in the capture: the capture as a whole, never nvml. */
     gd_source_text(&f, 0, "nvml:nvmlDeviceGetPcieReplayCounter", buf, sizeof buf);

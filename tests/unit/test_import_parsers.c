@@ -33,42 +33,41 @@ static int parse(gd_import_kind kind, const char *text, gd_facts *f)
     }
 }
 
-static const char text_dump[] =
-    "==============NVSMI LOG==============\n"
-    "Driver Version                            : 535.161.08\n"
-    "CUDA Version                              : 12.2\n"
-    "Attached GPUs                             : 1\n"
-    "GPU 00000000:19:00.0\n"
-    "    Product Name                          : NVIDIA H100 80GB HBM3\n"
-    "    Clocks Throttle Reasons\n"
-    "        Idle                              : Not Active\n"
-    "        SW Power Cap                      : Not Active\n"
-    "        HW Slowdown                       : Active\n"
-    "            HW Thermal Slowdown           : Not Active\n"
-    "            HW Power Brake Slowdown       : Active\n"
-    "    Clocks Event Reasons Counters\n"
-    "        SW Power Capping                  : 1200 us\n"
-    "        SW Thermal Slowdown               : 0 us\n"
-    "        HW Thermal Slowdown               : 300 us\n"
-    "    FB Memory Usage\n"
-    "        Total                             : 81559 MiB\n"
-    "        Used                              : 0 MiB\n"
-    "    Utilization\n"
-    "        Gpu                               : N/A\n"
-    "    MIG Device\n"
-    "        FB Memory Usage\n"
-    "            Used                          : 77 MiB\n"
-    "    Temperature\n"
-    "        GPU Current Temp                  : 29 C\n"
-    "        GPU Shutdown T.Limit Temp         : -8 C\n"
-    "    GPU Power Readings\n"
-    "        Average Power Draw                : 69.00 W\n"
-    "        Instantaneous Power Draw          : 67.74 W\n"
-    "        Current Power Limit               : 700.00 W\n"
-    "    Processes\n"
-    "        Process ID                        : 11327\n"
-    "            Name                          : python\n"
-    "            Used GPU Memory               : 2566 MiB\n";
+static const char text_dump[] = "==============NVSMI LOG==============\n"
+                                "Driver Version                            : 535.161.08\n"
+                                "CUDA Version                              : 12.2\n"
+                                "Attached GPUs                             : 1\n"
+                                "GPU 00000000:19:00.0\n"
+                                "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+                                "    Clocks Throttle Reasons\n"
+                                "        Idle                              : Not Active\n"
+                                "        SW Power Cap                      : Not Active\n"
+                                "        HW Slowdown                       : Active\n"
+                                "            HW Thermal Slowdown           : Not Active\n"
+                                "            HW Power Brake Slowdown       : Active\n"
+                                "    Clocks Event Reasons Counters\n"
+                                "        SW Power Capping                  : 1200 us\n"
+                                "        SW Thermal Slowdown               : 0 us\n"
+                                "        HW Thermal Slowdown               : 300 us\n"
+                                "    FB Memory Usage\n"
+                                "        Total                             : 81559 MiB\n"
+                                "        Used                              : 0 MiB\n"
+                                "    Utilization\n"
+                                "        Gpu                               : N/A\n"
+                                "    MIG Device\n"
+                                "        FB Memory Usage\n"
+                                "            Used                          : 77 MiB\n"
+                                "    Temperature\n"
+                                "        GPU Current Temp                  : 29 C\n"
+                                "        GPU Shutdown T.Limit Temp         : -8 C\n"
+                                "    GPU Power Readings\n"
+                                "        Average Power Draw                : 69.00 W\n"
+                                "        Instantaneous Power Draw          : 67.74 W\n"
+                                "        Current Power Limit               : 700.00 W\n"
+                                "    Processes\n"
+                                "        Process ID                        : 11327\n"
+                                "            Name                          : python\n"
+                                "            Used GPU Memory               : 2566 MiB\n";
 
 static void text_reasons_counters_and_paths(void **state)
 {
@@ -175,9 +174,12 @@ static void csv_series(void **state)
     static const char csv[] =
         "timestamp, index, pci.bus_id, name, temperature.gpu, power.draw [W], memory.used [MiB], "
         "clocks_throttle_reasons.active, fan.speed [%], utilization.gpu [%]\n"
-        "2024/01/01 10:00:00.000, 0, 00000000:01:00.0, NVIDIA A100, 40, 100.50 W, 1000 MiB, 0x0000000000000004, [N/A], 90 %\n"
-        "2024/01/01 10:00:00.000, 1, 00000000:41:00.0, NVIDIA A100, 41, 101.00 W, 1001 MiB, 0x0000000000000000, [Not Supported], 91 %\n"
-        "2024/01/01 10:00:02.500, 0, 00000000:01:00.0, NVIDIA A100, 42, [Unknown Error], 1002 MiB, 0x0000000000000001, -, 0 %\n"
+        "2024/01/01 10:00:00.000, 0, 00000000:01:00.0, NVIDIA A100, 40, 100.50 W, 1000 MiB, 0x0000000000000004, [N/A], "
+        "90 %\n"
+        "2024/01/01 10:00:00.000, 1, 00000000:41:00.0, NVIDIA A100, 41, 101.00 W, 1001 MiB, 0x0000000000000000, [Not "
+        "Supported], 91 %\n"
+        "2024/01/01 10:00:02.500, 0, 00000000:01:00.0, NVIDIA A100, 42, [Unknown Error], 1002 MiB, 0x0000000000000001, "
+        "-, 0 %\n"
         "2024/01/01 10:00:02.500, 1, 00000000:41:00.0, NVIDIA A100, 43, 103.00 W, 1003 MiB, 0x0, 0, 92 %\n";
     assert_int_equal(parse(GD_IMPORT_SMI_CSV, csv, &f), 0);
     assert_int_equal(f.gpu_count, 2);
@@ -252,7 +254,8 @@ static void detection(void **state)
         {"[    0.000000] Linux version 5.15.0\n[    2.8] pcieport 0000:37:01.0: AER: enabled\n", GD_IMPORT_KERNEL_LOG},
         {"[Tue Apr 23 07:58:39 2024] Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
         {"-- Logs begin at Tue 2024-04-23 07:58:39 UTC, end at Tue 2024-04-23 11:02:11 UTC. --\n"
-         "Apr 23 07:58:39 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
+         "Apr 23 07:58:39 node7 kernel: Linux version 5.15.0\n",
+         GD_IMPORT_KERNEL_LOG},
         {"-- No entries --\n", GD_IMPORT_KERNEL_LOG},
         {"2024-04-23T07:58:39+0000 node7 kernel: Linux version 5.15.0\n", GD_IMPORT_KERNEL_LOG},
         {"Apr 23 07:58:39 node7 sshd[812]: Accepted publickey\n", GD_IMPORT_UNKNOWN}, /* syslog, not the kernel's */
@@ -302,9 +305,11 @@ static void readings_remember_their_key(void **state)
     gd_facts_free(&f);
     assert_int_equal(parse(GD_IMPORT_SMI_TEXT, text_dump, &f), 0);
     assert_string_equal(f.gpus[0].metric_origin[GD_M_TEMP_C].key, "Temperature/GPU Current Temp");
-    assert_string_equal(f.gpus[0].metric_origin[GD_M_POWER_W].key, "GPU Power Readings/Average Power Draw"); /* the winner */
-    assert_string_equal(f.gpus[0].origin[(offsetof(gd_gpu, power_limit_w) - offsetof(gd_gpu, cc_major)) / sizeof(gd_value)].key,
-                        "GPU Power Readings/Current Power Limit");
+    assert_string_equal(f.gpus[0].metric_origin[GD_M_POWER_W].key,
+                        "GPU Power Readings/Average Power Draw"); /* the winner */
+    assert_string_equal(
+        f.gpus[0].origin[(offsetof(gd_gpu, power_limit_w) - offsetof(gd_gpu, cc_major)) / sizeof(gd_value)].key,
+        "GPU Power Readings/Current Power Limit");
     gd_facts_free(&f);
     static const char csv[] = "name, temperature.gpu, power.draw [W]\nTesla T4, 40, 20 W\n";
     assert_int_equal(parse(GD_IMPORT_SMI_CSV, csv, &f), 0);

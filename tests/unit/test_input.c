@@ -51,7 +51,7 @@ static void fifo_is_refused_where_a_file_is_needed(void **state)
     assert_non_null(strstr(err, "a FIFO or pipe; a regular file is needed here"));
     size_t len;
     assert_null(gd_stack_read_file(fifo, 1024, &len)); /* files under GPUDOCTOR_ROOT, /proc */
-    assert_null(gd_input_fopen(fifo));                 /* sysfs attributes */
+    assert_null(gd_input_fopen(fifo)); /* sysfs attributes */
     /* Where streams are welcome, a FIFO without a writer reads as empty at once. */
     char *buf = gd_input_read(fifo, GD_INPUT_STREAM, 1024, &len, err, sizeof err);
     assert_non_null(buf);

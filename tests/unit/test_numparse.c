@@ -16,8 +16,8 @@ static void integers_are_decimal_integers(void **state)
     assert_int_equal(gd_parse_uint("0", 10, &v), 0);
     assert_int_equal(v, 0);
     assert_int_equal(gd_parse_uint("4194304", 4194304, &v), 0);
-    static const char *const bad[] = {"1e3", "0x10", "010x", "+5", "-1", " 5", "5 ", "", "2.0", "inf", "nan",
-                                      "4194305", "99999999999999999999999"};
+    static const char *const bad[] = {
+        "1e3", "0x10", "010x", "+5", "-1", " 5", "5 ", "", "2.0", "inf", "nan", "4194305", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (gd_parse_uint(bad[i], 4194304, &v) == 0)
             fail_msg("'%s' taken as %lu", bad[i], v);
@@ -37,8 +37,8 @@ static void numbers_are_decimal_numbers(void **state)
     assert_true(v == 0.5);
     assert_int_equal(gd_parse_decimal("3.", &v), 0);
     assert_true(v == 3.0);
-    static const char *const bad[] = {"0x10", "0x64", "1e3", "1E3", "inf", "nan", "-1", "+1", ".", "", " 2", "2 ",
-                                      "1.2.3", "2s"};
+    static const char *const bad[] = {"0x10", "0x64", "1e3", "1E3", "inf", "nan",   "-1",
+                                      "+1",   ".",    "",    " 2",  "2 ",  "1.2.3", "2s"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (gd_parse_decimal(bad[i], &v) == 0)
             fail_msg("'%s' taken as %g", bad[i], v);

@@ -16,10 +16,10 @@
 static void speed_strings_of_old_and_new_kernels(void **state)
 {
     (void)state;
-    assert_true(gd_pcie_parse_speed("8 GT/s") == 8.0);           /* kernels <= 5.6 */
-    assert_true(gd_pcie_parse_speed("8.0 GT/s PCIe\n") == 8.0);  /* newer */
+    assert_true(gd_pcie_parse_speed("8 GT/s") == 8.0); /* kernels <= 5.6 */
+    assert_true(gd_pcie_parse_speed("8.0 GT/s PCIe\n") == 8.0); /* newer */
     assert_true(gd_pcie_parse_speed("2.5 GT/s PCIe") == 2.5);
-    assert_true(gd_pcie_parse_speed("16GT/s") == 16.0);          /* lspci */
+    assert_true(gd_pcie_parse_speed("16GT/s") == 16.0); /* lspci */
     assert_true(isnan(gd_pcie_parse_speed("Unknown")));
     assert_true(isnan(gd_pcie_parse_speed("Unknown speed")));
     assert_true(isnan(gd_pcie_parse_speed("8 MB/s")));
@@ -72,10 +72,13 @@ static void topology_levels_from_paths(void **state)
     (void)state;
     gd_pcie_gpu a, b, c, d, e, x;
     /* One switch: a and b; a second-level switch under it: c. */
-    path(&a, "pci0000:00", 0, (const char *const[]){"0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL});
-    path(&b, "pci0000:00", 0, (const char *const[]){"0000:07:00.0", "0000:02:02.0", "0000:01:00.0", "0000:00:01.0", NULL});
+    path(&a, "pci0000:00", 0,
+         (const char *const[]){"0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL});
+    path(&b, "pci0000:00", 0,
+         (const char *const[]){"0000:07:00.0", "0000:02:02.0", "0000:01:00.0", "0000:00:01.0", NULL});
     path(&c, "pci0000:00", 0,
-         (const char *const[]){"0000:06:00.0", "0000:05:00.0", "0000:04:00.0", "0000:02:01.0", "0000:01:00.0", "0000:00:01.0", NULL});
+         (const char *const[]){"0000:06:00.0", "0000:05:00.0", "0000:04:00.0", "0000:02:01.0", "0000:01:00.0",
+                               "0000:00:01.0", NULL});
     /* Another root port of the same host bridge; another host bridge on the
      * same node; another node. */
     path(&d, "pci0000:00", 0, (const char *const[]){"0000:41:00.0", "0000:00:03.0", NULL});

@@ -21,10 +21,11 @@ static void torch_version_py_forms(void **state)
     (void)state;
     char v[64], c[32];
     /* 2.x, as tools/generate_torch_version.py writes it */
-    assert_true(gd_torch_version_parse(S("from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
-                                         "__version__ = '2.7.0+cu128'\ndebug = False\ncuda: Optional[str] = '12.8'\n"
-                                         "git_version = '134179474539648ba7dee1317959529fbd0e7f89'\nhip: Optional[str] = None\n"),
-                                       v, sizeof v, c, sizeof c));
+    assert_true(gd_torch_version_parse(
+        S("from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+          "__version__ = '2.7.0+cu128'\ndebug = False\ncuda: Optional[str] = '12.8'\n"
+          "git_version = '134179474539648ba7dee1317959529fbd0e7f89'\nhip: Optional[str] = None\n"),
+        v, sizeof v, c, sizeof c));
     assert_string_equal(v, "2.7.0+cu128");
     assert_string_equal(c, "12.8");
     /* 1.x */
@@ -32,7 +33,8 @@ static void torch_version_py_forms(void **state)
                                        sizeof v, c, sizeof c));
     assert_string_equal(c, "11.3");
     /* CPU build */
-    assert_true(gd_torch_version_parse(S("__version__ = '2.7.0+cpu'\ncuda: Optional[str] = None\n"), v, sizeof v, c, sizeof c));
+    assert_true(
+        gd_torch_version_parse(S("__version__ = '2.7.0+cpu'\ncuda: Optional[str] = None\n"), v, sizeof v, c, sizeof c));
     assert_string_equal(c, "");
     assert_false(gd_torch_version_parse(S("print('hello')\n"), v, sizeof v, c, sizeof c));
     assert_false(gd_torch_version_parse(S("__version__"), v, sizeof v, c, sizeof c));
@@ -44,16 +46,18 @@ static void tf_build_info(void **state)
     char c[32];
     gd_arch a[8];
     size_t n;
-    assert_true(gd_tf_build_info_parse(S("import collections\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/bin/gcc'), "
-                                         "('cuda_compute_capabilities', ['sm_35', 'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), "
-                                         "('cuda_version', '12.1'), ('cudnn_version', '8'), ('is_cuda_build', True)])\n"),
-                                       c, sizeof c, a, 8, &n));
+    assert_true(gd_tf_build_info_parse(
+        S("import collections\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/bin/gcc'), "
+          "('cuda_compute_capabilities', ['sm_35', 'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), "
+          "('cuda_version', '12.1'), ('cudnn_version', '8'), ('is_cuda_build', True)])\n"),
+        c, sizeof c, a, 8, &n));
     assert_string_equal(c, "12.1");
     assert_int_equal(n, 6);
     assert_int_equal(a[5].sm, 80);
     assert_true(a[5].ptx);
     assert_false(a[0].ptx);
-    assert_true(gd_tf_build_info_parse(S("build_info = {'cuda_version': '64_112', 'cudnn_version': '64_8'}"), c, sizeof c, a, 8, &n));
+    assert_true(gd_tf_build_info_parse(S("build_info = {'cuda_version': '64_112', 'cudnn_version': '64_8'}"), c,
+                                       sizeof c, a, 8, &n));
     assert_string_equal(c, "11.2");
     assert_false(gd_tf_build_info_parse(S("build_info = {'is_cuda_build': False}"), c, sizeof c, a, 8, &n));
 }
@@ -62,13 +66,16 @@ static void toolkit_and_metadata_versions(void **state)
 {
     (void)state;
     char v[48];
-    assert_true(gd_toolkit_version_parse(S("{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"12.8.1\"\n   },\n"
-                                           "   \"cuda_cccl\" : { \"version\" : \"12.8.90\" } }"), v, sizeof v));
+    assert_true(gd_toolkit_version_parse(
+        S("{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"12.8.1\"\n   },\n"
+          "   \"cuda_cccl\" : { \"version\" : \"12.8.90\" } }"),
+        v, sizeof v));
     assert_string_equal(v, "12.8.1");
     assert_true(gd_toolkit_version_parse(S("CUDA Version 11.4.2\n"), v, sizeof v));
     assert_int_equal(gd_cuda_version_parse(v), 11040);
     assert_false(gd_toolkit_version_parse(S("{ \"nothing\": 1 }"), v, sizeof v));
-    assert_true(gd_metadata_version_parse(S("Metadata-Version: 2.1\nName: nvidia-cuda-runtime-cu12\nVersion: 12.8.90\n"), v, sizeof v));
+    assert_true(gd_metadata_version_parse(
+        S("Metadata-Version: 2.1\nName: nvidia-cuda-runtime-cu12\nVersion: 12.8.90\n"), v, sizeof v));
     assert_string_equal(v, "12.8.90");
     assert_int_equal(gd_cuda_version_parse("13"), 13000);
     assert_int_equal(gd_cuda_version_parse("2024"), 0);
@@ -87,7 +94,8 @@ static void xid_lines_of_every_format(void **state)
     static const xcase ok[] = {
         {"[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.", 79, "0000:3b:00",
          "1234.567890", "pid=1234, GPU has fallen off the bus."},
-        {"[Tue Mar  5 10:00:00 2024] NVRM: Xid (PCI:0000:18:00): 119, pid='<unknown>', name=<unknown>, Timeout after 6s "
+        {"[Tue Mar  5 10:00:00 2024] NVRM: Xid (PCI:0000:18:00): 119, pid='<unknown>', name=<unknown>, Timeout after "
+         "6s "
          "of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).",
          119, "0000:18:00", "Tue Mar  5 10:00:00 2024", "pid='<unknown>'"},
         {"Mar 05 10:00:00 node7 kernel: NVRM: Xid (PCI:0000:18:00): 48, pid=77, An uncorrectable double bit error", 48,
@@ -95,7 +103,8 @@ static void xid_lines_of_every_format(void **state)
         {"4,1234,5678901,-;NVRM: Xid (PCI:0000:3b:00 GPU-I:05): 43, pid=99, Ch 00000008", 43, "0000:3b:00", "5.678901",
          "pid=99"},
         {"NVRM: Xid (0000:01:00): 13, 0000 00000000 0000a097 00001b0c 00001000 00000000", 13, "0000:01:00", "", "0000"},
-        {"[  77.1] NVRM: Xid (PCI:0000:ab:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n",
+        {"[  77.1] NVRM: Xid (PCI:0000:ab:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
+         "Required)\n",
          154, "0000:ab:00", "77.1", "GPU recovery"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -109,9 +118,15 @@ static void xid_lines_of_every_format(void **state)
         assert_memory_equal(ev.text, ok[i].text_start, strlen(ok[i].text_start));
     }
     static const char *const bad[] = {
-        "", "[ 1.0] nvidia: loading out-of-tree module", "NVRM: Xid (PCI:0000:3b:00", "NVRM: Xid (PCI:0000:3b:00):",
-        "NVRM: Xid (PCI:0000:3b:00): x, y", "NVRM: Xid (): 79, nothing", "NVRM: Xid (PCI:0000:3b:00): 0, zero",
-        "NVRM: Xid (PCI:0000:3b:00): 99999999999999999999, huge", "NVRM: GPU at PCI:0000:3b:00: GPU-1234",
+        "",
+        "[ 1.0] nvidia: loading out-of-tree module",
+        "NVRM: Xid (PCI:0000:3b:00",
+        "NVRM: Xid (PCI:0000:3b:00):",
+        "NVRM: Xid (PCI:0000:3b:00): x, y",
+        "NVRM: Xid (): 79, nothing",
+        "NVRM: Xid (PCI:0000:3b:00): 0, zero",
+        "NVRM: Xid (PCI:0000:3b:00): 99999999999999999999, huge",
+        "NVRM: GPU at PCI:0000:3b:00: GPU-1234",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gd_xid_event ev;
@@ -133,7 +148,8 @@ static void aer_lines_of_every_format(void **state)
          GD_AER_NONFATAL, "0000:3b:00.0", "0000:37:01.0", "10233.018844"},
         {"[Tue Apr 23 10:14:02 2024] pcieport 0000:59:01.0: AER: Corrected error received: 0000:5d:00.0\n",
          GD_AER_CORRECTED, "0000:5d:00.0", "0000:59:01.0", "Tue Apr 23 10:14:02 2024"},
-        {"Apr 23 10:49:12 node7 kernel: pcieport 0000:00:01.0: AER: Multiple Uncorrected (Fatal) error received: 0000:01:00.0",
+        {"Apr 23 10:49:12 node7 kernel: pcieport 0000:00:01.0: AER: Multiple Uncorrected (Fatal) error received: "
+         "0000:01:00.0",
          GD_AER_FATAL, "0000:01:00.0", "0000:00:01.0", "Apr 23 10:49:12"},
         {"[ 5.1] pcieport 0000:00:1c.5: AER: Correctable error message received from 0000:03:00.0", GD_AER_CORRECTED,
          "0000:03:00.0", "0000:00:1c.5", "5.1"},
@@ -158,11 +174,14 @@ static void aer_lines_of_every_format(void **state)
     }
     /* The detail lines of an event, the driver's start-up line and look-alikes. */
     static const char *const bad[] = {
-        "", "[ 2.8] pcieport 0000:37:01.0: AER: enabled with IRQ 36",
+        "",
+        "[ 2.8] pcieport 0000:37:01.0: AER: enabled with IRQ 36",
         "[ 8.1] nvidia 0000:5d:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
         "[ 8.1] nvidia 0000:5d:00.0:   device [10de:2330] error status/mask=00000001/0000e000",
         "[ 8.1] nvidia 0000:5d:00.0:    [ 0] RxErr                  (First)",
-        "AER: Corrected error received", "AER: Corrected", "AER: Bogus error received: 0000:01:00.0",
+        "AER: Corrected error received",
+        "AER: Corrected",
+        "AER: Bogus error received: 0000:01:00.0",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gd_aer_event ev;
@@ -189,8 +208,8 @@ static size_t fatbin(unsigned char *buf, const int (*e)[2], size_t n)
         unsigned char *h = buf + off;
         memset(h, 0, 64 + 8);
         h[0] = (unsigned char)e[i][0];
-        h[4] = 64;          /* entry header size */
-        h[8] = 8;           /* payload (5 bytes, aligned to 8) */
+        h[4] = 64; /* entry header size */
+        h[8] = 8; /* payload (5 bytes, aligned to 8) */
         h[16] = 5;
         h[28] = (unsigned char)e[i][1];
         off += 64 + 8;
@@ -209,7 +228,7 @@ static void fatbin_entries(void **state)
     unsigned char buf[2048] = {0};
     static const int e1[][2] = {{2, 80}, {2, 90}, {1, 90}};
     static const int e2[][2] = {{2, 86}, {2, 90}};
-    size_t n1 = fatbin(buf + 8, e1, 3);          /* junk before it */
+    size_t n1 = fatbin(buf + 8, e1, 3); /* junk before it */
     size_t n2 = fatbin(buf + 8 + n1 + 8, e2, 2); /* padding between containers */
     gd_arch a[8];
     size_t na = 0;
@@ -311,10 +330,13 @@ static void ldcache_new_format(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(torch_version_py_forms),  cmocka_unit_test(tf_build_info),
-        cmocka_unit_test(toolkit_and_metadata_versions), cmocka_unit_test(xid_lines_of_every_format),
+        cmocka_unit_test(torch_version_py_forms),
+        cmocka_unit_test(tf_build_info),
+        cmocka_unit_test(toolkit_and_metadata_versions),
+        cmocka_unit_test(xid_lines_of_every_format),
         cmocka_unit_test(aer_lines_of_every_format),
-        cmocka_unit_test(pci_ids_match_nvml_bus_ids), cmocka_unit_test(fatbin_entries),
+        cmocka_unit_test(pci_ids_match_nvml_bus_ids),
+        cmocka_unit_test(fatbin_entries),
         cmocka_unit_test(fatbin_file_in_blocks),
         cmocka_unit_test(ldcache_new_format),
     };

@@ -31,31 +31,40 @@ static void controls_become_question_marks(void **state)
     (void)state;
     safe("python", "python");
     safe("\x1b]0;owned\x07\x1b[2Jpython", "?]0;owned??[2Jpython"); /* OSC title, clear screen */
-    safe("a\nVerdict: OK", "a?Verdict: OK");                        /* no forged line */
+    safe("a\nVerdict: OK", "a?Verdict: OK"); /* no forged line */
     safe("tab\there\r", "tab?here?");
     safe("del\x7f", "del?");
-    safe("\xc2\x9b" "2J", "?" "?" "2J"); /* U+009B, CSI as UTF-8: both bytes out */
-    safe("\x9b" "2J", "?2J");            /* a lone 8-bit CSI */
-    safe("\xc2\x85", "??");              /* NEL */
+    safe("\xc2\x9b"
+         "2J",
+         "?"
+         "?"
+         "2J"); /* U+009B, CSI as UTF-8: both bytes out */
+    safe("\x9b"
+         "2J",
+         "?2J"); /* a lone 8-bit CSI */
+    safe("\xc2\x85", "??"); /* NEL */
 }
 
 static void valid_utf8_text_is_kept(void **state)
 {
     (void)state;
     safe("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3");
-    safe("n\xc3\xb6" "de-\xe6\x97\xa5\xe6\x9c\xac", "n\xc3\xb6" "de-\xe6\x97\xa5\xe6\x9c\xac"); /* ö, 日本 */
-    safe("\xc2\xa0nbsp", "\xc2\xa0nbsp");                                                   /* U+00A0 is text */
-    safe("\xf0\x9f\x94\xa5", "\xf0\x9f\x94\xa5");                                           /* 4-byte emoji */
+    safe("n\xc3\xb6"
+         "de-\xe6\x97\xa5\xe6\x9c\xac",
+         "n\xc3\xb6"
+         "de-\xe6\x97\xa5\xe6\x9c\xac"); /* ö, 日本 */
+    safe("\xc2\xa0nbsp", "\xc2\xa0nbsp"); /* U+00A0 is text */
+    safe("\xf0\x9f\x94\xa5", "\xf0\x9f\x94\xa5"); /* 4-byte emoji */
 }
 
 static void invalid_utf8_is_replaced_byte_by_byte(void **state)
 {
     (void)state;
-    safe("\xc0\xaf", "??");         /* overlong '/' */
-    safe("\xe0\x80\xaf", "???");    /* overlong */
-    safe("\xed\xa0\x80", "???");    /* a UTF-16 surrogate */
+    safe("\xc0\xaf", "??"); /* overlong '/' */
+    safe("\xe0\x80\xaf", "???"); /* overlong */
+    safe("\xed\xa0\x80", "???"); /* a UTF-16 surrogate */
     safe("\xf4\x90\x80\x80", "????"); /* beyond U+10FFFF */
-    safe("\xe6\x97", "??");         /* cut short */
+    safe("\xe6\x97", "??"); /* cut short */
     safe("\xff\xfe", "??");
 }
 

@@ -61,32 +61,55 @@ static bool has(const analyzed *a, const char *id)
     return false;
 }
 
-#define EV_CPU(name, cat, ts, dur, corr)                                                                      \
-    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur \
+#define EV_CPU(name, cat, ts, dur, corr)                                                                               \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur         \
     ",\"args\":{\"correlation\":" #corr "}}"
-#define EV_GPU(name, cat, stream, ts, dur, corr)                                                              \
-    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur \
+#define EV_GPU(name, cat, stream, ts, dur, corr)                                                                       \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur         \
     ",\"args\":{\"stream\":" #stream ",\"correlation\":" #corr ",\"bytes\":1000000}}"
 
 /* Worked by hand (docs/trace.md): three steps, the third left out. */
 static const char hand_trace[] =
-    "{\"traceEvents\":["
-    EV_CPU("ProfilerStep#1", "user_annotation", 0, 100, -1) ","
-    EV_CPU("ProfilerStep#2", "user_annotation", 100, 100, -1) ","
-    EV_CPU("ProfilerStep#3", "user_annotation", 200, 100, -1) ","
-    EV_CPU("cudaLaunchKernel", "cuda_runtime", 0, 5, 1) ","
-    EV_GPU("sgemm_kernel", "kernel", 7, 10, 20, 1) ","
-    EV_CPU("cudaLaunchKernel", "cuda_runtime", 40, 5, 2) ","
-    EV_GPU("relu_kernel", "kernel", 7, 50, 10, 2) ","
-    EV_CPU("cudaLaunchKernel", "cuda_runtime", 45, 5, 3) ","
-    EV_GPU("add_kernel", "kernel", 7, 65, 10, 3) ","
-    EV_CPU("cudaMemcpyAsync", "cuda_runtime", 50, 5, 4) ","
-    EV_GPU("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 7, 120, 30, 4) ","
-    EV_CPU("cudaLaunchKernel", "cuda_runtime", 150, 5, 5) ","
-    EV_GPU("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", 20, 140, 20, 5) ","
-    EV_CPU("cudaLaunchKernel", "cuda_runtime", 210, 5, 6) ","
-    EV_GPU("late_kernel", "kernel", 7, 220, 50, 6)
-    "]}";
+    "{\"traceEvents\":[" EV_CPU("ProfilerStep#1", "user_annotation", 0, 100, -1) "," EV_CPU("ProfilerStep#2", "user_annotation", 100, 100, -1) "," EV_CPU(
+        "ProfilerStep#3", "user_annotation", 200,
+        100,
+        -1) "," EV_CPU("cudaLaunchKernel", "cuda_runtime", 0, 5,
+                       1) "," EV_GPU("sgemm_kernel", "kernel", 7, 10, 20,
+                                     1) "," EV_CPU("cudaLaunchKernel", "cuda_runtime", 40, 5,
+                                                   2) "," EV_GPU("relu_kernel", "kernel", 7, 50, 10,
+                                                                 2) "," EV_CPU("cudaLaunchKernel", "cuda_runtime", 45,
+                                                                               5,
+                                                                               3) "," EV_GPU("add_kernel", "kernel", 7,
+                                                                                             65, 10,
+                                                                                             3) "," EV_CPU("cudaMemcpyA"
+                                                                                                           "sync",
+                                                                                                           "cuda_"
+                                                                                                           "runtime",
+                                                                                                           50, 5,
+                                                                                                           4) "," EV_GPU("Memcpy HtoD (Pageable -> Device)",
+                                                                                                                         "gpu_memcpy",
+                                                                                                                         7,
+                                                                                                                         120,
+                                                                                                                         30,
+                                                                                                                         4) "," EV_CPU("cudaLaunchKernel",
+                                                                                                                                       "cuda_runtime",
+                                                                                                                                       150,
+                                                                                                                                       5,
+                                                                                                                                       5) "," EV_GPU("ncclKernel_AllReduce_RING_LL_Sum_float",
+                                                                                                                                                     "kernel",
+                                                                                                                                                     20,
+                                                                                                                                                     140,
+                                                                                                                                                     20,
+                                                                                                                                                     5) "," EV_CPU("cudaLaunchKernel",
+                                                                                                                                                                   "cuda_runtime",
+                                                                                                                                                                   210,
+                                                                                                                                                                   5,
+                                                                                                                                                                   6) "," EV_GPU("late_kernel",
+                                                                                                                                                                                 "kernel",
+                                                                                                                                                                                 7,
+                                                                                                                                                                                 220,
+                                                                                                                                                                                 50,
+                                                                                                                                                                                 6) "]}";
 
 static void hta_temporal_by_hand(void **state)
 {
@@ -170,11 +193,12 @@ static void ns_resolution_rounds_as_hta(void **state)
 {
     (void)state;
     /* ts 10.5 -> 11, end floor(10.5 + 20.2) = 30: dur 19. */
-    static const char t[] = "{\"traceEvents\":["
-                            "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1.25,\"dur\":2,"
-                            "\"args\":{\"correlation\":1}},"
-                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10.5,\"dur\":20.2,"
-                            "\"args\":{\"stream\":7,\"correlation\":1}}]}";
+    static const char t[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1.25,\"dur\":2,"
+        "\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10.5,\"dur\":20.2,"
+        "\"args\":{\"stream\":7,\"correlation\":1}}]}";
     analyzed *a = analyze(t);
     assert_int_equal(a->rc, 0);
     assert_float_equal(a->r.span_us, 19, 1e-9);
@@ -185,7 +209,8 @@ static void legacy_array_gives_the_dataloader_share(void **state)
 {
     (void)state;
     static const char t[] =
-        "[{\"name\":\"ProfilerStep#1\",\"ph\":\"X\",\"ts\":0,\"dur\":100,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}},"
+        "[{\"name\":\"ProfilerStep#1\",\"ph\":\"X\",\"ts\":0,\"dur\":100,\"tid\":1,\"pid\":\"CPU "
+        "functions\",\"args\":{}},"
         "{\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"ph\":\"X\",\"ts\":1,\"dur\":90,"
         "\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}},"
         "{\"name\":\"aten::mm\",\"ph\":\"X\",\"ts\":92,\"dur\":5,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}}]";
@@ -205,8 +230,15 @@ static void legacy_array_gives_the_dataloader_share(void **state)
 static synth healthy(void)
 {
     /* 5 steps of 10 ms: 200 kernels of 45 us launched 10 us apart keep the GPU busy. */
-    return (synth){.steps = 6, .step_us = 10000, .loader_us = 50, .loader_workers = true, .kernels = 200,
-                   .kernel_us = 45, .launch_us = 9, .copy_bytes = 1e6, .copy_pageable = false};
+    return (synth){.steps = 6,
+                   .step_us = 10000,
+                   .loader_us = 50,
+                   .loader_workers = true,
+                   .kernels = 200,
+                   .kernel_us = 45,
+                   .launch_us = 9,
+                   .copy_bytes = 1e6,
+                   .copy_pageable = false};
 }
 
 static analyzed *run_synth(const synth *s)
@@ -348,8 +380,14 @@ static void gzip_reads_like_plain(void **state)
 static void bad_input_is_a_message(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"", "hello", "{\"traceEvents\": 5}", "{\"traceEvents\":[{\"ph\" 1}]}",
-                                      "{\"a\":[1,2}", "[1,2,3] x", "{\"traceEvents\":[", "\x1f\x8b\x08\x00garbage"};
+    static const char *const bad[] = {"",
+                                      "hello",
+                                      "{\"traceEvents\": 5}",
+                                      "{\"traceEvents\":[{\"ph\" 1}]}",
+                                      "{\"a\":[1,2}",
+                                      "[1,2,3] x",
+                                      "{\"traceEvents\":[",
+                                      "\x1f\x8b\x08\x00garbage"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gd_trace_opts o;
         gd_trace_opts_default(&o);
@@ -387,11 +425,12 @@ static void truncated_trace_is_a_partial_result(void **state)
 static void odd_fields_are_left_out(void **state)
 {
     (void)state;
-    static const char t[] = "{\"traceEvents\":[5, \"x\", {\"ph\":\"X\",\"ts\":\"soon\",\"dur\":1e400,\"name\":\"a\\u00e9\\\"b\"},"
-                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":99999999999999999999,\"dur\":1,"
-                            "\"args\":{\"stream\":\"0x0\",\"correlation\":null}},"
-                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":-5,\"dur\":-1,\"args\":{}},"
-                            "{}],\"deviceProperties\":{\"x\":1},\"distributedInfo\":{\"rank\":\"7\"}}";
+    static const char t[] =
+        "{\"traceEvents\":[5, \"x\", {\"ph\":\"X\",\"ts\":\"soon\",\"dur\":1e400,\"name\":\"a\\u00e9\\\"b\"},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":99999999999999999999,\"dur\":1,"
+        "\"args\":{\"stream\":\"0x0\",\"correlation\":null}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":-5,\"dur\":-1,\"args\":{}},"
+        "{}],\"deviceProperties\":{\"x\":1},\"distributedInfo\":{\"rank\":\"7\"}}";
     analyzed *a = analyze(t);
     assert_int_equal(a->rc, 0);
     assert_int_equal(a->meta.events, 6);

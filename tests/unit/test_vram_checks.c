@@ -213,9 +213,11 @@ static void growing_stays_quiet_on_noise_steps_small_rises_and_falls(void **stat
     fx_facts(&f, 1, 30);
     const double *nz = noise;
     size_t nn = sizeof noise / sizeof noise[0];
-    static const struct { double start, per_s; } quiet[] = {
-        {60000, 0},   /* flat with noise */
-        {20000, 25},  /* 725 MiB: under 1 % of the GPU */
+    static const struct {
+        double start, per_s;
+    } quiet[] = {
+        {60000, 0}, /* flat with noise */
+        {20000, 25}, /* 725 MiB: under 1 % of the GPU */
         {70000, -100} /* falling */
     };
     for (size_t k = 0; k < sizeof quiet / sizeof quiet[0]; k++) {

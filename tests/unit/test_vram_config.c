@@ -73,7 +73,9 @@ static void reads_the_text_config_of_a_multimodal_model(void **state)
 static void rejects_bad_files_with_a_message(void **state)
 {
     (void)state;
-    static const struct { const char *json, *says; } bad[] = {
+    static const struct {
+        const char *json, *says;
+    } bad[] = {
         {"", "not valid JSON"},
         {"{\"hidden_size\": 4096,", "not valid JSON"},
         {"[1,2,3]", "top level"},

@@ -13,11 +13,11 @@
 #define GIB 1073741824.0
 
 /* Within 2 % of a published figure (the bar). */
-#define assert_within_2pct(got, want)                                                                          \
-    do {                                                                                                       \
-        double g_ = (got), w_ = (want);                                                                        \
-        if (!(fabs(g_ - w_) <= 0.02 * fabs(w_)))                                                               \
-            fail_msg("%s = %.6g, want %.6g (2%%)", #got, g_, w_);                                              \
+#define assert_within_2pct(got, want)                                                                                  \
+    do {                                                                                                               \
+        double g_ = (got), w_ = (want);                                                                                \
+        if (!(fabs(g_ - w_) <= 0.02 * fabs(w_)))                                                                       \
+            fail_msg("%s = %.6g, want %.6g (2%%)", #got, g_, w_);                                                      \
     } while (0)
 
 /* A GPT-style shape exactly as Korthikanti et al. assume it: MLP 4h, no GQA, no vocab. */
@@ -25,8 +25,14 @@ static gd_vram_setup gpt(long layers, long hidden, long heads, long seq, long ba
 {
     gd_vram_setup s = {
         .model = {.params = -1, .layers = layers, .hidden = hidden, .heads = heads},
-        .seq = seq, .batch = batch, .precision = GD_PREC_MIXED, .optimizer = GD_OPT_ADAM,
-        .gpus = 1, .tp = 1, .accum_steps = 1, .gpu_memory_bytes = 80 * GIB,
+        .seq = seq,
+        .batch = batch,
+        .precision = GD_PREC_MIXED,
+        .optimizer = GD_OPT_ADAM,
+        .gpus = 1,
+        .tp = 1,
+        .accum_steps = 1,
+        .gpu_memory_bytes = 80 * GIB,
     };
     gd_vram_fill_model(&s.model);
     return s;
@@ -42,16 +48,18 @@ static void zero_paper_7_5b_is_120_gb_of_model_states(void **state)
     assert_within_2pct(b.gradients, 15e9);
     assert_within_2pct(b.optimizer, 90e9);
     assert_within_2pct(b.weights + b.gradients + b.optimizer, 120e9); /* ZeRO Table 1, DP = 1 */
-    assert_true(b.activations < 0);                                   /* no shape: not counted, not 0 */
-    assert_true(b.total > 120e9);                                     /* context and workspaces on top */
+    assert_true(b.activations < 0); /* no shape: not counted, not 0 */
+    assert_true(b.total > 120e9); /* context and workspaces on top */
 }
 
 static void zero_paper_stages_over_64_gpus(void **state)
 {
     (void)state;
     /* ZeRO Table 1, 7.5B at Nd = 64: 31.4 / 16.6 / 1.88 GB. */
-    static const struct { gd_vram_sharding s; double gb; } rows[] = {
-        {GD_SHARD_ZERO1, 31.4}, {GD_SHARD_ZERO2, 16.6}, {GD_SHARD_ZERO3, 1.88}, {GD_SHARD_FSDP, 1.88}};
+    static const struct {
+        gd_vram_sharding s;
+        double gb;
+    } rows[] = {{GD_SHARD_ZERO1, 31.4}, {GD_SHARD_ZERO2, 16.6}, {GD_SHARD_ZERO3, 1.88}, {GD_SHARD_FSDP, 1.88}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         gd_vram_setup s = gpt(0, 0, 0, 2048, 1);
         s.model.params = 7.5e9;
@@ -65,12 +73,16 @@ static void zero_paper_stages_over_64_gpus(void **state)
 static void bytes_per_param_for_each_precision_and_optimizer(void **state)
 {
     (void)state;
-    static const struct { gd_vram_precision p; gd_vram_optimizer o; double w, g, opt; } rows[] = {
-        {GD_PREC_MIXED, GD_OPT_ADAM, 2, 2, 12},  {GD_PREC_MIXED, GD_OPT_ADAMW, 2, 2, 12},
-        {GD_PREC_MIXED, GD_OPT_SGD, 2, 2, 8},    {GD_PREC_MIXED, GD_OPT_ADAM8BIT, 2, 2, 6},
-        {GD_PREC_FP32, GD_OPT_ADAM, 4, 4, 8},    {GD_PREC_FP32, GD_OPT_SGD, 4, 4, 4},
+    static const struct {
+        gd_vram_precision p;
+        gd_vram_optimizer o;
+        double w, g, opt;
+    } rows[] = {
+        {GD_PREC_MIXED, GD_OPT_ADAM, 2, 2, 12},   {GD_PREC_MIXED, GD_OPT_ADAMW, 2, 2, 12},
+        {GD_PREC_MIXED, GD_OPT_SGD, 2, 2, 8},     {GD_PREC_MIXED, GD_OPT_ADAM8BIT, 2, 2, 6},
+        {GD_PREC_FP32, GD_OPT_ADAM, 4, 4, 8},     {GD_PREC_FP32, GD_OPT_SGD, 4, 4, 4},
         {GD_PREC_FP32, GD_OPT_ADAM8BIT, 4, 4, 2}, {GD_PREC_BF16, GD_OPT_ADAM, 2, 2, 4},
-        {GD_PREC_BF16, GD_OPT_SGD, 2, 2, 2},     {GD_PREC_BF16, GD_OPT_ADAM8BIT, 2, 2, 2},
+        {GD_PREC_BF16, GD_OPT_SGD, 2, 2, 2},      {GD_PREC_BF16, GD_OPT_ADAM8BIT, 2, 2, 2},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         gd_vram_per_param pp = gd_vram_bytes_per_param(rows[i].p, rows[i].o);
@@ -98,9 +110,9 @@ static void korthikanti_per_layer(long h, long a, long s_len, long b)
 static void korthikanti_activations_two_configurations(void **state)
 {
     (void)state;
-    korthikanti_per_layer(4096, 32, 2048, 1);  /* 7B-class: 956.3 MB per layer (facts.md 4.2) */
+    korthikanti_per_layer(4096, 32, 2048, 1); /* 7B-class: 956.3 MB per layer (facts.md 4.2) */
     korthikanti_per_layer(12288, 96, 2048, 1); /* GPT-3 175B */
-    korthikanti_per_layer(6144, 64, 2048, 4);  /* the paper's 22B, micro-batch 4 */
+    korthikanti_per_layer(6144, 64, 2048, 4); /* the paper's 22B, micro-batch 4 */
     gd_vram_setup s = gpt(1, 4096, 32, 2048, 1);
     assert_within_2pct(gd_vram_layer_activation_bytes(&s, 1), 956.3e6);
 }
@@ -137,16 +149,23 @@ static void activations_scale_with_batch_and_fp32_doubles_values(void **state)
 static void params_estimated_from_published_shapes(void **state)
 {
     (void)state;
-    gd_vram_model llama = {.params = -1, .layers = 32, .hidden = 4096, .heads = 32, .ffn = 11008, .vocab = 32000,
-                           .gated_mlp = true};
+    gd_vram_model llama = {
+        .params = -1, .layers = 32, .hidden = 4096, .heads = 32, .ffn = 11008, .vocab = 32000, .gated_mlp = true};
     gd_vram_fill_model(&llama);
     assert_true(llama.params_estimated);
     assert_within_2pct(llama.params, 6.74e9); /* Llama-2-7B */
-    gd_vram_model mistral = {.params = -1, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                             .vocab = 32000, .gated_mlp = true};
+    gd_vram_model mistral = {.params = -1,
+                             .layers = 32,
+                             .hidden = 4096,
+                             .heads = 32,
+                             .kv_heads = 8,
+                             .ffn = 14336,
+                             .vocab = 32000,
+                             .gated_mlp = true};
     gd_vram_fill_model(&mistral);
     assert_within_2pct(mistral.params, 7.24e9); /* Mistral-7B */
-    gd_vram_model gpt2 = {.params = -1, .layers = 48, .hidden = 1600, .heads = 25, .vocab = 50257, .tied_embeddings = true};
+    gd_vram_model gpt2 = {
+        .params = -1, .layers = 48, .hidden = 1600, .heads = 25, .vocab = 50257, .tied_embeddings = true};
     gd_vram_fill_model(&gpt2);
     assert_within_2pct(gpt2.params, 1.558e9); /* GPT-2 XL */
     gd_vram_model given = {.params = 7e9, .layers = 32, .hidden = 4096};
@@ -258,9 +277,12 @@ static void gradient_accumulation_keeps_the_effective_batch(void **state)
 static void combination_is_the_cheapest_set_that_fits(void **state)
 {
     (void)state;
-    static const char *const parts[] = {"FlashAttention", "8-bit Adam", "ZeRO-2", "ZeRO-3", "full checkpointing",
-                                        "pure bf16", "accumulation"};
-    struct { long params_b, layers, hidden, seq, batch, gpus; const char *absent; } cases[] = {
+    static const char *const parts[] = {"FlashAttention",     "8-bit Adam", "ZeRO-2",      "ZeRO-3",
+                                        "full checkpointing", "pure bf16",  "accumulation"};
+    struct {
+        long params_b, layers, hidden, seq, batch, gpus;
+        const char *absent;
+    } cases[] = {
         {7, 32, 4096, 4096, 8, 1, "pure bf16"}, /* the example on one 80 GB GPU */
         {30, 60, 6656, 2048, 16, 8, "ZeRO-2"},
         {70, 80, 8192, 4096, 4, 8, "ZeRO-2"},
@@ -336,8 +358,14 @@ static void names_round_trip(void **state)
 static gd_vram_setup llama(double params, long layers, long hidden, long heads, long kv, long ffn)
 {
     gd_vram_setup s = gpt(layers, hidden, heads, 2048, 1);
-    s.model = (gd_vram_model){.params = params, .layers = layers, .hidden = hidden, .heads = heads, .kv_heads = kv,
-                              .ffn = ffn, .vocab = 32000, .gated_mlp = true};
+    s.model = (gd_vram_model){.params = params,
+                              .layers = layers,
+                              .hidden = hidden,
+                              .heads = heads,
+                              .kv_heads = kv,
+                              .ffn = ffn,
+                              .vocab = 32000,
+                              .gated_mlp = true};
     s.attention = GD_ATTN_SDPA;
     s.margin_pct = 10;
     return s;
@@ -503,7 +531,7 @@ static void unknown_activations_or_gpu_are_not_a_yes(void **state)
     for (size_t i = 0; i < 8; i++)
         assert_int_equal(q.boards[i].nominal_gb, gb[i]);
     assert_float_equal(q.boards[4].memory_bytes, 81559 * MIB, 0); /* H100 80GB HBM3 as NVML reports it */
-    assert_int_equal(q.boards[0].fit, GD_FIT_NO);                  /* 70 GB of states on 24 GB */
+    assert_int_equal(q.boards[0].fit, GD_FIT_NO); /* 70 GB of states on 24 GB */
     assert_int_equal(q.boards[7].fit, GD_FIT_STATES);
 }
 

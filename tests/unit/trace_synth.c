@@ -29,15 +29,17 @@ __attribute__((format(printf, 2, 3))) static void add(sbuf *b, const char *fmt, 
 
 static void cpu(sbuf *b, const char *cat, const char *name, double ts, double dur, long corr)
 {
-    add(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.0f,\"dur\":%.0f,"
-           "\"args\":{\"correlation\":%ld,\"External id\":1}}",
+    add(b,
+        ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.0f,\"dur\":%.0f,"
+        "\"args\":{\"correlation\":%ld,\"External id\":1}}",
         cat, name, ts, dur, corr);
 }
 
 static void gpu(sbuf *b, const char *cat, const char *name, double ts, double dur, long corr, double bytes)
 {
-    add(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.0f,\"dur\":%.0f,"
-           "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%ld,\"bytes\":%.0f}}",
+    add(b,
+        ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.0f,\"dur\":%.0f,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%ld,\"bytes\":%.0f}}",
         cat, name, ts, dur, corr, bytes);
 }
 
@@ -66,8 +68,9 @@ char *synth_trace(const synth *s)
             double copy_us = s->copy_bytes / 10e3; /* 10 GB/s */
             cpu(&b, "cuda_runtime", "cudaMemcpyAsync", t, s->copy_pageable ? copy_us + 10 : 5, corr);
             double g = t + 5 > gpu_free ? t + 5 : gpu_free;
-            gpu(&b, "gpu_memcpy", s->copy_pageable ? "Memcpy HtoD (Pageable -> Device)" : "Memcpy HtoD (Pinned -> Device)",
-                g, copy_us, corr++, s->copy_bytes);
+            gpu(&b, "gpu_memcpy",
+                s->copy_pageable ? "Memcpy HtoD (Pageable -> Device)" : "Memcpy HtoD (Pinned -> Device)", g, copy_us,
+                corr++, s->copy_bytes);
             gpu_free = g + copy_us;
             t += s->copy_pageable ? copy_us + 10 : 5;
         }

@@ -151,7 +151,7 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
     CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY = 9,
     CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
-    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,           /* kHz */
+    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13, /* kHz */
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
     CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
@@ -160,7 +160,7 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
     CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
     CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
-    CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36,    /* kHz */
+    CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36, /* kHz */
     CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37, /* bits */
     CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
     CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
@@ -180,10 +180,7 @@ typedef enum CUctx_flags_enum {
     CU_CTX_SCHED_BLOCKING_SYNC = 0x04
 } CUctx_flags;
 
-typedef enum CUstream_flags_enum {
-    CU_STREAM_DEFAULT = 0x0,
-    CU_STREAM_NON_BLOCKING = 0x1
-} CUstream_flags;
+typedef enum CUstream_flags_enum { CU_STREAM_DEFAULT = 0x0, CU_STREAM_NON_BLOCKING = 0x1 } CUstream_flags;
 
 typedef enum CUevent_flags_enum {
     CU_EVENT_DEFAULT = 0x0,
@@ -269,8 +266,7 @@ typedef CUresult (*cu_MemcpyDtoD_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevic
 /* cuMemcpyHtoDAsync_v2, cuMemcpyDtoHAsync_v2, cuMemcpyDtoDAsync_v2 */
 typedef CUresult (*cu_MemcpyHtoDAsync_fn)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
                                           CUstream hStream);
-typedef CUresult (*cu_MemcpyDtoHAsync_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
-                                          CUstream hStream);
+typedef CUresult (*cu_MemcpyDtoHAsync_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
 typedef CUresult (*cu_MemcpyDtoDAsync_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                           CUstream hStream);
 /* cuMemsetD8_v2, cuMemsetD32_v2 */

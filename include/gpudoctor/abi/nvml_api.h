@@ -44,22 +44,16 @@ typedef enum nvmlReturn_enum {
     NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
     NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
     NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-    NVML_ERROR_DEPRECATED = 26,     /* newer */
-    NVML_ERROR_NOT_READY = 27,      /* newer */
-    NVML_ERROR_GPU_NOT_FOUND = 28,  /* newer */
-    NVML_ERROR_INVALID_STATE = 29,  /* newer */
+    NVML_ERROR_DEPRECATED = 26, /* newer */
+    NVML_ERROR_NOT_READY = 27, /* newer */
+    NVML_ERROR_GPU_NOT_FOUND = 28, /* newer */
+    NVML_ERROR_INVALID_STATE = 29, /* newer */
     NVML_ERROR_UNKNOWN = 999
 } nvmlReturn_t;
 
-typedef enum nvmlEnableState_enum {
-    NVML_FEATURE_DISABLED = 0,
-    NVML_FEATURE_ENABLED = 1
-} nvmlEnableState_t;
+typedef enum nvmlEnableState_enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
 
-typedef enum nvmlTemperatureSensors_enum {
-    NVML_TEMPERATURE_GPU = 0,
-    NVML_TEMPERATURE_COUNT
-} nvmlTemperatureSensors_t;
+typedef enum nvmlTemperatureSensors_enum { NVML_TEMPERATURE_GPU = 0, NVML_TEMPERATURE_COUNT } nvmlTemperatureSensors_t;
 
 typedef enum nvmlTemperatureThresholds_enum {
     NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
@@ -188,8 +182,7 @@ typedef enum nvmlPStates_enum {
 #define NVML_CUDA_DRIVER_VERSION_MAJOR(v) ((v) / 1000)
 #define NVML_CUDA_DRIVER_VERSION_MINOR(v) (((v) % 1000) / 10)
 
-#define NVML_STRUCT_VERSION(data, ver) \
-    (unsigned int)(sizeof(nvml##data##_v##ver##_t) | (ver << 24U))
+#define NVML_STRUCT_VERSION(data, ver) (unsigned int)(sizeof(nvml##data##_v##ver##_t) | (ver << 24U))
 
 typedef struct nvmlPciInfo_st {
     char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
@@ -307,15 +300,13 @@ typedef nvmlReturn_t (*nvml_DeviceGetTemperature_fn)(nvmlDevice_t device, nvmlTe
 typedef nvmlReturn_t (*nvml_DeviceGetTemperatureThreshold_fn)(nvmlDevice_t device,
                                                               nvmlTemperatureThresholds_t thresholdType,
                                                               unsigned int *temp);
-typedef nvmlReturn_t (*nvml_DeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount,
-                                                     nvmlFieldValue_t *values);
+typedef nvmlReturn_t (*nvml_DeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
 typedef nvmlReturn_t (*nvml_DeviceGetClockInfo_fn)(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
-typedef nvmlReturn_t (*nvml_DeviceGetClock_fn)(nvmlDevice_t device, nvmlClockType_t clockType,
-                                               nvmlClockId_t clockId, unsigned int *clockMHz);
+typedef nvmlReturn_t (*nvml_DeviceGetClock_fn)(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId,
+                                               unsigned int *clockMHz);
 typedef nvmlReturn_t (*nvml_DeviceGetUInt_fn)(nvmlDevice_t device, unsigned int *value);
 typedef nvmlReturn_t (*nvml_DeviceGetULongLong_fn)(nvmlDevice_t device, unsigned long long *value);
-typedef nvmlReturn_t (*nvml_DeviceGetPowerManagementLimitConstraints_fn)(nvmlDevice_t device,
-                                                                         unsigned int *minLimit,
+typedef nvmlReturn_t (*nvml_DeviceGetPowerManagementLimitConstraints_fn)(nvmlDevice_t device, unsigned int *minLimit,
                                                                          unsigned int *maxLimit);
 typedef nvmlReturn_t (*nvml_DeviceGetUtilizationRates_fn)(nvmlDevice_t device, nvmlUtilization_t *utilization);
 typedef nvmlReturn_t (*nvml_DeviceGetPcieThroughput_fn)(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,

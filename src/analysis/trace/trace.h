@@ -17,47 +17,47 @@
 
 /* The event categories of Kineto (2021 and 2022+ names) and the legacy format. */
 typedef enum gd_tcat {
-    GD_TCAT_NONE = 0,       /* no "cat" (the legacy bare-array format) */
-    GD_TCAT_KERNEL,         /* kernel, Kernel */
-    GD_TCAT_MEMCPY,         /* gpu_memcpy, Memcpy */
-    GD_TCAT_MEMSET,         /* gpu_memset, Memset */
-    GD_TCAT_RUNTIME,        /* cuda_runtime, Runtime, *_runtime */
-    GD_TCAT_DRIVER,         /* cuda_driver */
-    GD_TCAT_CPU_OP,         /* cpu_op, Operator */
+    GD_TCAT_NONE = 0, /* no "cat" (the legacy bare-array format) */
+    GD_TCAT_KERNEL, /* kernel, Kernel */
+    GD_TCAT_MEMCPY, /* gpu_memcpy, Memcpy */
+    GD_TCAT_MEMSET, /* gpu_memset, Memset */
+    GD_TCAT_RUNTIME, /* cuda_runtime, Runtime, *_runtime */
+    GD_TCAT_DRIVER, /* cuda_driver */
+    GD_TCAT_CPU_OP, /* cpu_op, Operator */
     GD_TCAT_USER_ANNOTATION,
     GD_TCAT_GPU_USER_ANNOTATION,
-    GD_TCAT_PYTHON,         /* python_function */
+    GD_TCAT_PYTHON, /* python_function */
     GD_TCAT_CUDA_SYNC,
-    GD_TCAT_TRACE,          /* the profiler's own span: dropped, as HTA does */
+    GD_TCAT_TRACE, /* the profiler's own span: dropped, as HTA does */
     GD_TCAT_OTHER,
 } gd_tcat;
 
 /* One trace event as the reader saw it. Strings point into the reader's
  * buffer and live until the call returns. Times are in nanoseconds. */
 typedef struct gd_trace_event {
-    char ph;                /* 'X', 'i', 'M', 's', 'f', ...; 0 when missing */
+    char ph; /* 'X', 'i', 'M', 's', 'f', ...; 0 when missing */
     gd_tcat cat;
     bool has_cat, has_ts, has_dur;
-    bool fractional;        /* ts or dur had a fraction (ns-resolution traces) */
+    bool fractional; /* ts or dur had a fraction (ns-resolution traces) */
     const char *name;
     size_t name_len;
     int64_t ts_ns, dur_ns;
-    int64_t stream;         /* args.stream as a number, else -1 (HTA) */
-    int64_t correlation;    /* args.correlation, else -1 */
-    int64_t bytes;          /* args.bytes, else -1 */
+    int64_t stream; /* args.stream as a number, else -1 (HTA) */
+    int64_t correlation; /* args.correlation, else -1 */
+    int64_t bytes; /* args.bytes, else -1 */
 } gd_trace_event;
 
 /* What a reader tells about the file besides its events. */
 typedef struct gd_trace_meta {
-    int rank;               /* distributedInfo.rank, else -1 */
-    int world_size;         /* else -1 */
-    int compute_major;      /* deviceProperties[0].computeMajor, else -1 */
-    bool legacy;            /* a bare array (torch without Kineto) */
-    bool truncated;         /* the input ended inside the event list */
-    uint64_t bytes;         /* JSON bytes read */
-    uint64_t events;        /* events seen */
-    uint64_t skipped;       /* events left out: not objects, odd fields */
-    char note[256];         /* why the input ended early, when it did */
+    int rank; /* distributedInfo.rank, else -1 */
+    int world_size; /* else -1 */
+    int compute_major; /* deviceProperties[0].computeMajor, else -1 */
+    bool legacy; /* a bare array (torch without Kineto) */
+    bool truncated; /* the input ended inside the event list */
+    uint64_t bytes; /* JSON bytes read */
+    uint64_t events; /* events seen */
+    uint64_t skipped; /* events left out: not objects, odd fields */
+    char note[256]; /* why the input ended early, when it did */
 } gd_trace_meta;
 
 /* Kernel classes, as HTA's name rules give them. */
@@ -69,9 +69,9 @@ typedef struct gd_trace_acc gd_trace_acc;
 
 /* Options of the analysis. */
 typedef struct gd_trace_opts {
-    bool include_last_step;  /* HTA's include_last_profiler_step (default false) */
+    bool include_last_step; /* HTA's include_last_profiler_step (default false) */
     long step_first, step_last; /* --steps A:B (ProfilerStep numbers), -1 = all */
-    int64_t kernel_wait_us;  /* HTA's consecutive_kernel_delay: 30 */
+    int64_t kernel_wait_us; /* HTA's consecutive_kernel_delay: 30 */
 } gd_trace_opts;
 
 void gd_trace_opts_default(gd_trace_opts *o);
@@ -105,7 +105,7 @@ typedef struct gd_trace_kernel {
 } gd_trace_kernel;
 
 typedef struct gd_trace_step {
-    long number;              /* N of ProfilerStep#N */
+    long number; /* N of ProfilerStep#N */
     double ts_us, dur_us;
     double compute_us, non_compute_us, idle_us, dataloader_us; /* within the step's host span */
     size_t syncs;
@@ -113,8 +113,13 @@ typedef struct gd_trace_step {
 
 /* Copies by direction and host memory. */
 typedef enum gd_copy_kind {
-    GD_COPY_H2D_PAGEABLE = 0, GD_COPY_H2D_PINNED, GD_COPY_D2H_PAGEABLE, GD_COPY_D2H_PINNED,
-    GD_COPY_D2D, GD_COPY_OTHER, GD_COPY_NKINDS
+    GD_COPY_H2D_PAGEABLE = 0,
+    GD_COPY_H2D_PINNED,
+    GD_COPY_D2H_PAGEABLE,
+    GD_COPY_D2H_PINNED,
+    GD_COPY_D2D,
+    GD_COPY_OTHER,
+    GD_COPY_NKINDS
 } gd_copy_kind;
 
 const char *gd_copy_kind_name(gd_copy_kind k);
@@ -122,7 +127,7 @@ const char *gd_copy_kind_name(gd_copy_kind k);
 typedef struct gd_trace_copies {
     size_t count;
     double time_us, bytes;
-    double gbps;              /* bytes / time, NAN when no time */
+    double gbps; /* bytes / time, NAN when no time */
 } gd_trace_copies;
 
 typedef struct gd_trace_result {
@@ -135,10 +140,10 @@ typedef struct gd_trace_result {
     /* Steps: all ProfilerStep# seen, and the ones analyzed. */
     size_t steps_in_trace, nsteps;
     bool last_step_dropped;
-    gd_trace_step *steps;     /* nsteps, by time (at most GD_TRACE_MAX_STEPS kept) */
+    gd_trace_step *steps; /* nsteps, by time (at most GD_TRACE_MAX_STEPS kept) */
     double step_median_us, step_p90_us, step_max_us;
-    long step_slowest;        /* its number, -1 without steps */
-    double step_total_us;     /* sum of analyzed step durations */
+    long step_slowest; /* its number, -1 without steps */
+    double step_total_us; /* sum of analyzed step durations */
 
     /* HTA temporal breakdown: over the span of the GPU events kept. */
     bool has_gpu;
@@ -153,7 +158,7 @@ typedef struct gd_trace_result {
     /* DataLoader (enumerate(DataLoader)#...__next__) within the steps. */
     size_t dataloader_events;
     double dataloader_us, dataloader_pct; /* NAN without steps */
-    bool dataloader_multiprocess;        /* _MultiProcessingDataLoaderIter seen */
+    bool dataloader_multiprocess; /* _MultiProcessingDataLoaderIter seen */
 
     /* Kernels: per class totals and the top names of each. */
     double class_us[GD_K_NCLASS];
@@ -167,14 +172,14 @@ typedef struct gd_trace_result {
 
     /* Copies. */
     gd_trace_copies copies[GD_COPY_NKINDS];
-    double pageable_in_step_us;  /* pageable copy time that falls inside the steps */
+    double pageable_in_step_us; /* pageable copy time that falls inside the steps */
 
     /* Synchronizations: blocking runtime calls (device, stream, event sync,
      * synchronous cudaMemcpy) and the time the host spent in them. */
     size_t syncs;
-    double sync_us, sync_pct;    /* share of step time; NAN without steps */
+    double sync_us, sync_pct; /* share of step time; NAN without steps */
     double sync_per_step;
-    char sync_top[64];           /* the call that blocked longest in all */
+    char sync_top[64]; /* the call that blocked longest in all */
 
     /* Communication / computation overlap (HTA), NAN without comm kernels. */
     double comm_overlap_pct;
@@ -185,8 +190,8 @@ typedef struct gd_trace_result {
  * arrays are owned by it (gd_trace_result_free). Returns 0, or -1 when out
  * of memory (a message in err).
  */
-int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r,
-                     char *err, size_t errlen);
+int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r, char *err,
+                     size_t errlen);
 void gd_trace_result_free(gd_trace_result *r);
 
 #endif

@@ -21,9 +21,8 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-#define PUSH(vec, item)                                                                \
-    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1            \
-                                                                       : ((vec).v[(vec).n++] = (item), 0))
+#define PUSH(vec, item)                                                                                                \
+    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
 
 gd_trace_acc *gd_trace_acc_new(void)
 {
@@ -130,12 +129,12 @@ static bool equals(const char *s, size_t n, const char *lit)
 
 static int runtime_kind(const char *s, size_t n)
 {
-    static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                                       "cudaMemcpy", "cudaMemcpy2D", "hipDeviceSynchronize",
-                                       "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
-                                       "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"};
-    static const char *const other_launch[] = {"cuLaunchKernel", "cuLaunchKernelEx", "hipLaunchKernel",
-                                               "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+    static const char *const sync[] = {
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D",
+        "hipDeviceSynchronize",  "hipStreamSynchronize",  "hipEventSynchronize",  "hipMemcpy",  "cuCtxSynchronize",
+        "cuStreamSynchronize",   "cuEventSynchronize"};
+    static const char *const other_launch[] = {"cuLaunchKernel",           "cuLaunchKernelEx", "hipLaunchKernel",
+                                               "hipExtModuleLaunchKernel", "hipMemcpyAsync",   "hipMemsetAsync",
                                                "hipMemcpyWithStream"};
     if (equals(s, n, "cudaLaunchKernel") || equals(s, n, "cudaLaunchKernelExC") ||
         equals(s, n, "runFunction - job_prep_and_submit_for_execution"))
@@ -197,8 +196,13 @@ int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
         uint32_t id = intern(a, e->name ? e->name : "", e->name ? e->name_len : 0);
         if (id == UINT32_MAX)
             return -1;
-        gd_tgpu g = {ts, dur, e->correlation, e->bytes, (int32_t)(e->stream > INT32_MAX ? INT32_MAX : e->stream),
-                     id, (uint8_t)e->cat};
+        gd_tgpu g = {ts,
+                     dur,
+                     e->correlation,
+                     e->bytes,
+                     (int32_t)(e->stream > INT32_MAX ? INT32_MAX : e->stream),
+                     id,
+                     (uint8_t)e->cat};
         return PUSH(a->gpu, g);
     }
     const char *nm = e->name ? e->name : "";

@@ -22,9 +22,11 @@ gd_kclass gd_trace_kernel_class(const char *n)
     if (starts(n, "Memcpy") || starts(n, "hipMemcpy") || starts(n, "Memset") || starts(n, "hipMemset") ||
         starts(n, "dma"))
         return GD_K_MEMORY;
-    static const char *const not_compute_prefix[] = {"nccl", "Stream Wait Event", "runFunction", "hip",
-                                                     "job_exe", "packet", "pe_exe", "cpum_exe_subgraph",
-                                                     "hccl", "collective_subgraph_execution"};
+    static const char *const not_compute_prefix[] = {"nccl",        "Stream Wait Event",
+                                                     "runFunction", "hip",
+                                                     "job_exe",     "packet",
+                                                     "pe_exe",      "cpum_exe_subgraph",
+                                                     "hccl",        "collective_subgraph_execution"};
     for (size_t i = 0; i < sizeof not_compute_prefix / sizeof *not_compute_prefix; i++)
         if (starts(n, not_compute_prefix[i]))
             return GD_K_OTHER;
@@ -266,8 +268,8 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     }
 }
 
-int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r,
-                     char *err, size_t errlen)
+int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r, char *err,
+                     size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->rank = meta->rank >= 0 ? meta->rank : 0;
@@ -473,8 +475,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
                     }
         }
         /* 6. Launches: HTA's launch set with a GPU partner. */
-        if (k[i].rt_ts != INT64_MIN &&
-            (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC || k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
+        if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
+                                        k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
             double cpu = (double)k[i].rt_dur, gpu = (double)k[i].dur;
             double delay = (double)(k[i].ts - k[i].rt_ts - k[i].rt_dur);
             if (delay < 0)

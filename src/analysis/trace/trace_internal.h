@@ -7,11 +7,11 @@
 /* Runtime calls, by what the analyses need of them. */
 enum {
     GD_RT_OTHER = 0,
-    GD_RT_LAUNCH,       /* cudaLaunchKernel, cudaLaunchKernelExC, runFunction: HTA's launch set */
+    GD_RT_LAUNCH, /* cudaLaunchKernel, cudaLaunchKernelExC, runFunction: HTA's launch set */
     GD_RT_MEMCPY_ASYNC, /* cudaMemcpyAsync (HTA counts it with include_memory_events) */
     GD_RT_MEMSET_ASYNC,
     GD_RT_LAUNCH_OTHER, /* cuLaunchKernel, hipLaunchKernel, ...: not in HTA's launch statistics */
-    GD_RT_SYNC,         /* blocks the host until the device catches up */
+    GD_RT_SYNC, /* blocks the host until the device catches up */
 };
 
 /* A GPU operation (a row with a stream, HTA's definition). Times in us. */
@@ -34,11 +34,15 @@ typedef struct gd_trt {
 
 typedef struct gd_tspan {
     int64_t ts, dur;
-    long number;    /* ProfilerStep number, -1 for other spans */
-    bool gpu_side;  /* a gpu_user_annotation copy */
+    long number; /* ProfilerStep number, -1 for other spans */
+    bool gpu_side; /* a gpu_user_annotation copy */
 } gd_tspan;
 
-#define GD_VEC(T) struct { T *v; size_t n, cap; }
+#define GD_VEC(T)                                                                                                      \
+    struct {                                                                                                           \
+        T *v;                                                                                                          \
+        size_t n, cap;                                                                                                 \
+    }
 
 struct gd_trace_acc {
     GD_VEC(gd_tgpu) gpu;

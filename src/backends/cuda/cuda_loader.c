@@ -9,7 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SYM(member, required, ...) {offsetof(struct gd_cuda_api, member), required, {__VA_ARGS__}}
+#define SYM(member, required, ...)                                                                                     \
+    {                                                                                                                  \
+        offsetof(struct gd_cuda_api, member), required,                                                                \
+        {                                                                                                              \
+            __VA_ARGS__                                                                                                \
+        }                                                                                                              \
+    }
 #define REQUIRED true
 #define OPTIONAL false
 

@@ -44,7 +44,7 @@ struct gd_cuda_api {
     cu_DevicePrimaryCtxRetain_fn cuDevicePrimaryCtxRetain;
     cu_DevicePrimaryCtxRelease_fn cuDevicePrimaryCtxRelease;
     cu_CtxCreate_v2_fn cuCtxCreate_v2; /* optional */
-    cu_CtxDestroy_fn cuCtxDestroy;     /* optional */
+    cu_CtxDestroy_fn cuCtxDestroy; /* optional */
     cu_CtxSetCurrent_fn cuCtxSetCurrent;
     cu_CtxGetCurrent_fn cuCtxGetCurrent;
     cu_CtxSynchronize_fn cuCtxSynchronize;

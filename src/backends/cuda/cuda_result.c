@@ -6,9 +6,8 @@
 
 const char *gd_cuda_result_name_or_null(CUresult result)
 {
-#define NAME(code) \
-    case code:     \
-        return #code;
+#define NAME(code)                                                                                                     \
+    case code: return #code;
     switch (result) {
         NAME(CUDA_SUCCESS)
         NAME(CUDA_ERROR_INVALID_VALUE)

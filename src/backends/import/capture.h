@@ -15,27 +15,60 @@
 
 /* Limits against hostile inputs: beyond them the file is refused. */
 #define GD_CAP_MAX_GPUS 256
-#define GD_CAP_MAX_ROWS 200000   /* samples x GPUs */
-#define GD_CAP_MAX_ABS 1e15      /* no reading of any field is this large */
+#define GD_CAP_MAX_ROWS 200000 /* samples x GPUs */
+#define GD_CAP_MAX_ABS 1e15 /* no reading of any field is this large */
 
 typedef enum gd_cap_field {
     /* Whole capture. */
-    GD_CF_DRIVER_VERSION, GD_CF_CUDA_VERSION, GD_CF_HOSTNAME,
+    GD_CF_DRIVER_VERSION,
+    GD_CF_CUDA_VERSION,
+    GD_CF_HOSTNAME,
     /* GPU identity (strings). */
-    GD_CF_NAME, GD_CF_UUID, GD_CF_BUS_ID, GD_CF_SERIAL, GD_CF_VBIOS, GD_CF_INDEX, GD_CF_COMPUTE_CAP,
+    GD_CF_NAME,
+    GD_CF_UUID,
+    GD_CF_BUS_ID,
+    GD_CF_SERIAL,
+    GD_CF_VBIOS,
+    GD_CF_INDEX,
+    GD_CF_COMPUTE_CAP,
     /* GPU static numbers (gd_gpu fields). */
-    GD_CF_MEM_TOTAL, GD_CF_POWER_LIMIT, GD_CF_POWER_DEFAULT, GD_CF_POWER_MIN, GD_CF_POWER_MAX,
-    GD_CF_CLOCK_MAX_SM, GD_CF_CLOCK_MAX_MEM, GD_CF_CLOCK_APP_SM, GD_CF_CLOCK_APP_MEM,
-    GD_CF_CLOCK_DEFAULT_APP_SM, GD_CF_CLOCK_DEFAULT_APP_MEM,
-    GD_CF_TEMP_SHUTDOWN, GD_CF_TEMP_SLOWDOWN, GD_CF_TEMP_GPU_MAX, GD_CF_TEMP_MEM_MAX,
-    GD_CF_PCIE_GEN_MAX, GD_CF_PCIE_WIDTH_MAX, /* card and slot together */
-    GD_CF_PCIE_GEN_MAX_DEVICE, GD_CF_PCIE_GEN_MAX_HOST, /* the card's own, the host's */
-    GD_CF_PERSISTENCE, GD_CF_COMPUTE_MODE, GD_CF_MIG, GD_CF_ECC,
-    GD_CF_ECC_VOL_UNC, GD_CF_ECC_AGG_UNC, /* summed: DRAM + SRAM parts of one total */
-    GD_CF_RETIRED_SBE, GD_CF_RETIRED_DBE, GD_CF_RETIRED_PENDING,
-    GD_CF_REMAP_CORR, GD_CF_REMAP_UNC, GD_CF_REMAP_PENDING, GD_CF_REMAP_FAILURE,
+    GD_CF_MEM_TOTAL,
+    GD_CF_POWER_LIMIT,
+    GD_CF_POWER_DEFAULT,
+    GD_CF_POWER_MIN,
+    GD_CF_POWER_MAX,
+    GD_CF_CLOCK_MAX_SM,
+    GD_CF_CLOCK_MAX_MEM,
+    GD_CF_CLOCK_APP_SM,
+    GD_CF_CLOCK_APP_MEM,
+    GD_CF_CLOCK_DEFAULT_APP_SM,
+    GD_CF_CLOCK_DEFAULT_APP_MEM,
+    GD_CF_TEMP_SHUTDOWN,
+    GD_CF_TEMP_SLOWDOWN,
+    GD_CF_TEMP_GPU_MAX,
+    GD_CF_TEMP_MEM_MAX,
+    GD_CF_PCIE_GEN_MAX,
+    GD_CF_PCIE_WIDTH_MAX, /* card and slot together */
+    GD_CF_PCIE_GEN_MAX_DEVICE,
+    GD_CF_PCIE_GEN_MAX_HOST, /* the card's own, the host's */
+    GD_CF_PERSISTENCE,
+    GD_CF_COMPUTE_MODE,
+    GD_CF_MIG,
+    GD_CF_ECC,
+    GD_CF_ECC_VOL_UNC,
+    GD_CF_ECC_AGG_UNC, /* summed: DRAM + SRAM parts of one total */
+    GD_CF_RETIRED_SBE,
+    GD_CF_RETIRED_DBE,
+    GD_CF_RETIRED_PENDING,
+    GD_CF_REMAP_CORR,
+    GD_CF_REMAP_UNC,
+    GD_CF_REMAP_PENDING,
+    GD_CF_REMAP_FAILURE,
     /* Processes: PID starts one, NAME and MEM fill the last one. */
-    GD_CF_PROCESSES, GD_CF_PROC_PID, GD_CF_PROC_NAME, GD_CF_PROC_MEM,
+    GD_CF_PROCESSES,
+    GD_CF_PROC_PID,
+    GD_CF_PROC_NAME,
+    GD_CF_PROC_MEM,
     /* Sampled metrics: arg is the gd_metric. */
     GD_CF_METRIC,
     /* Clock event reasons: arg is the NVML bit ("Active" / "Not Active"). */
@@ -68,18 +101,18 @@ typedef struct gd_cap_row {
 } gd_cap_row;
 
 typedef struct gd_cap {
-    gd_facts *f;          /* gpus[] grow here; the series is built by gd_cap_finish */
-    const char *name;     /* the file, for messages */
+    gd_facts *f; /* gpus[] grow here; the series is built by gd_cap_finish */
+    const char *name; /* the file, for messages */
     char *err;
     size_t errlen;
-    long line;            /* current line (0: unknown), for messages */
+    long line; /* current line (0: unknown), for messages */
     size_t gpu_cap;
     unsigned char (*gprio)[GD_CF_COUNT]; /* per GPU: priority of each static field's value */
     gd_cap_row *rows;
     size_t nrows, rowcap;
-    double *t;            /* per sample */
+    double *t; /* per sample */
     size_t nsamples, tcap;
-    gd_cap_row *cur;      /* the row being filled */
+    gd_cap_row *cur; /* the row being filled */
     /* Origins cite a key's last part (XML: the element's name), or as many
      * last parts as tell it from the other keys of key_map. */
     bool key_leaf;

@@ -21,23 +21,43 @@ static const struct {
     gd_cap_field field;
     size_t off;
 } gpu_values[] = {
-#define V(fld, member) {fld, offsetof(gd_gpu, member)}
-    V(GD_CF_MEM_TOTAL, mem_total_mib), V(GD_CF_POWER_LIMIT, power_limit_w),
-    V(GD_CF_POWER_DEFAULT, power_limit_default_w), V(GD_CF_POWER_MIN, power_limit_min_w),
-    V(GD_CF_POWER_MAX, power_limit_max_w), V(GD_CF_CLOCK_MAX_SM, clock_max_sm_mhz),
-    V(GD_CF_CLOCK_MAX_MEM, clock_max_mem_mhz), V(GD_CF_CLOCK_APP_SM, clock_app_sm_mhz),
-    V(GD_CF_CLOCK_APP_MEM, clock_app_mem_mhz), V(GD_CF_CLOCK_DEFAULT_APP_SM, clock_default_app_sm_mhz),
-    V(GD_CF_CLOCK_DEFAULT_APP_MEM, clock_default_app_mem_mhz), V(GD_CF_TEMP_SHUTDOWN, temp_shutdown_c),
-    V(GD_CF_TEMP_SLOWDOWN, temp_slowdown_c), V(GD_CF_TEMP_GPU_MAX, temp_gpu_max_c),
-    V(GD_CF_TEMP_MEM_MAX, temp_mem_max_c), V(GD_CF_PCIE_GEN_MAX, pcie_gen_max),
-    V(GD_CF_PCIE_WIDTH_MAX, pcie_width_max), V(GD_CF_PCIE_GEN_MAX_DEVICE, pcie_gen_max_device),
-    V(GD_CF_PCIE_GEN_MAX_HOST, pcie_gen_max_host), V(GD_CF_PERSISTENCE, persistence_mode),
-    V(GD_CF_COMPUTE_MODE, compute_mode), V(GD_CF_MIG, mig_mode), V(GD_CF_ECC, ecc_enabled),
-    V(GD_CF_ECC_VOL_UNC, ecc_volatile_uncorrected), V(GD_CF_ECC_AGG_UNC, ecc_aggregate_uncorrected),
-    V(GD_CF_RETIRED_SBE, retired_pages_sbe), V(GD_CF_RETIRED_DBE, retired_pages_dbe),
-    V(GD_CF_RETIRED_PENDING, retired_pages_pending), V(GD_CF_REMAP_CORR, remap_corr_rows),
-    V(GD_CF_REMAP_UNC, remap_unc_rows), V(GD_CF_REMAP_PENDING, remap_pending),
-    V(GD_CF_REMAP_FAILURE, remap_failure), V(GD_CF_PROCESSES, processes_status),
+#define V(fld, member)                                                                                                 \
+    {                                                                                                                  \
+        fld, offsetof(gd_gpu, member)                                                                                  \
+    }
+    V(GD_CF_MEM_TOTAL, mem_total_mib),
+    V(GD_CF_POWER_LIMIT, power_limit_w),
+    V(GD_CF_POWER_DEFAULT, power_limit_default_w),
+    V(GD_CF_POWER_MIN, power_limit_min_w),
+    V(GD_CF_POWER_MAX, power_limit_max_w),
+    V(GD_CF_CLOCK_MAX_SM, clock_max_sm_mhz),
+    V(GD_CF_CLOCK_MAX_MEM, clock_max_mem_mhz),
+    V(GD_CF_CLOCK_APP_SM, clock_app_sm_mhz),
+    V(GD_CF_CLOCK_APP_MEM, clock_app_mem_mhz),
+    V(GD_CF_CLOCK_DEFAULT_APP_SM, clock_default_app_sm_mhz),
+    V(GD_CF_CLOCK_DEFAULT_APP_MEM, clock_default_app_mem_mhz),
+    V(GD_CF_TEMP_SHUTDOWN, temp_shutdown_c),
+    V(GD_CF_TEMP_SLOWDOWN, temp_slowdown_c),
+    V(GD_CF_TEMP_GPU_MAX, temp_gpu_max_c),
+    V(GD_CF_TEMP_MEM_MAX, temp_mem_max_c),
+    V(GD_CF_PCIE_GEN_MAX, pcie_gen_max),
+    V(GD_CF_PCIE_WIDTH_MAX, pcie_width_max),
+    V(GD_CF_PCIE_GEN_MAX_DEVICE, pcie_gen_max_device),
+    V(GD_CF_PCIE_GEN_MAX_HOST, pcie_gen_max_host),
+    V(GD_CF_PERSISTENCE, persistence_mode),
+    V(GD_CF_COMPUTE_MODE, compute_mode),
+    V(GD_CF_MIG, mig_mode),
+    V(GD_CF_ECC, ecc_enabled),
+    V(GD_CF_ECC_VOL_UNC, ecc_volatile_uncorrected),
+    V(GD_CF_ECC_AGG_UNC, ecc_aggregate_uncorrected),
+    V(GD_CF_RETIRED_SBE, retired_pages_sbe),
+    V(GD_CF_RETIRED_DBE, retired_pages_dbe),
+    V(GD_CF_RETIRED_PENDING, retired_pages_pending),
+    V(GD_CF_REMAP_CORR, remap_corr_rows),
+    V(GD_CF_REMAP_UNC, remap_unc_rows),
+    V(GD_CF_REMAP_PENDING, remap_pending),
+    V(GD_CF_REMAP_FAILURE, remap_failure),
+    V(GD_CF_PROCESSES, processes_status),
 #undef V
 };
 
@@ -127,8 +147,8 @@ static int parse_compute_mode(const char *s, double *out)
         const char *name;
         int mode;
     } modes[] = {
-        {"Default", 0}, {"Exclusive_Thread", 1}, {"E. Thread", 1}, {"Prohibited", 2},
-        {"Exclusive_Process", 3}, {"E. Process", 3},
+        {"Default", 0},    {"Exclusive_Thread", 1},  {"E. Thread", 1},
+        {"Prohibited", 2}, {"Exclusive_Process", 3}, {"E. Process", 3},
     };
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (strcasecmp(s, modes[i].name) == 0)
@@ -304,8 +324,8 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
         /* "None" or a list: the query worked. "N/A": it did not. */
         if (gd_ok(gpu->processes_status))
             return 0;
-        gpu->processes_status = special_status(s) == GD_ST_NOT_SUPPORTED && s[0] ? gd_missing(GD_ST_NOT_SUPPORTED)
-                                                                                : gd_val(1);
+        gpu->processes_status =
+            special_status(s) == GD_ST_NOT_SUPPORTED && s[0] ? gd_missing(GD_ST_NOT_SUPPORTED) : gd_val(1);
         return 0;
     case GD_CF_PROC_PID:
     case GD_CF_PROC_NAME:

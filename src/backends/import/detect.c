@@ -80,8 +80,10 @@ static bool is_dmon_header(const char *l)
 static bool is_csv_header(const char *l)
 {
     static const char *const names[] = {
-        "timestamp", "name", "index", "uuid", "pci.bus_id", "driver_version", "temperature.gpu", "utilization.gpu",
-        "memory.used", "memory.total", "power.draw", "clocks.sm", "clocks.current.sm", "pstate", "fan.speed",
+        "timestamp",         "name",           "index",           "uuid",
+        "pci.bus_id",        "driver_version", "temperature.gpu", "utilization.gpu",
+        "memory.used",       "memory.total",   "power.draw",      "clocks.sm",
+        "clocks.current.sm", "pstate",         "fan.speed",
     };
     if (!strchr(l, ','))
         return false;
@@ -137,7 +139,8 @@ static bool is_kernel_log_line(const char *l)
     if (l[0] == '[') {
         const char *p = l + 1 + strspn(l + 1, " ");
         size_t n = strspn(p, "0123456789");
-        if (n && p[n] == '.' && strspn(p + n + 1, "0123456789") >= 1 && p[n + 1 + strspn(p + n + 1, "0123456789")] == ']')
+        if (n && p[n] == '.' && strspn(p + n + 1, "0123456789") >= 1 &&
+            p[n + 1 + strspn(p + n + 1, "0123456789")] == ']')
             return true;
         const char *rb = strchr(l, ']');
         return rb && rb - l >= 20 && rb - l < 40 && isalpha((unsigned char)l[1]) && l[4] == ' ' && is_month(l + 5) &&
@@ -180,7 +183,7 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
         while (k < len && isspace((unsigned char)text[k]))
             k++;
         return len - k >= sizeof key - 1 && memcmp(text + k, key, sizeof key - 1) == 0 ? GD_IMPORT_RECORDING
-                                                                                    : GD_IMPORT_UNKNOWN;
+                                                                                       : GD_IMPORT_UNKNOWN;
     }
     if (lead < len && text[lead] == '<') {
         /* XML: only nvidia-smi's own root element. */
@@ -211,8 +214,8 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
             return GD_IMPORT_SMI_TEXT; /* a paste without the banner */
         if (strncmp(l, "GPU0", 4) == 0 && strstr(l, "Affinity"))
             return GD_IMPORT_TOPO; /* the matrix header, after a prompt line or not */
-        if (first && strncmp(l, "-- ", 3) == 0 && (strstr(l, "Logs begin") || strstr(l, "Journal begins") ||
-                                                   strstr(l, "No entries"))) {
+        if (first && strncmp(l, "-- ", 3) == 0 &&
+            (strstr(l, "Logs begin") || strstr(l, "Journal begins") || strstr(l, "No entries"))) {
             journal_header = true; /* journalctl's banner line */
             continue;
         }

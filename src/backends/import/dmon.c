@@ -26,7 +26,7 @@ static const gd_cap_map dmon_map[] = {
     {"mem", M(GD_M_UTIL_MEM_PCT)},
     {"mclk", M(GD_M_MEM_CLOCK_MHZ)},
     {"pclk", M(GD_M_SM_CLOCK_MHZ)}, /* the processor (graphics) clock, which the SMs run at */
-    {"fb", M(GD_M_MEM_USED_MIB)},   /* dmon's "MB" are MiB */
+    {"fb", M(GD_M_MEM_USED_MIB)}, /* dmon's "MB" are MiB */
     {"rxpci", GD_CF_METRIC, GD_M_PCIE_RX_KBPS, 0, 1000.0}, /* MB/s */
     {"txpci", GD_CF_METRIC, GD_M_PCIE_TX_KBPS, 0, 1000.0},
 };
@@ -98,13 +98,12 @@ static bool row_time(const dmon_state *st, const char **start, const size_t *len
     char buf[32];
     snprintf(buf, sizeof buf, "%.*s", (int)(len[st->time_col] < 31 ? len[st->time_col] : 31), start[st->time_col]);
     int h, m, s, n = 0;
-    if (sscanf(buf, "%2d:%2d:%2d%n", &h, &m, &s, &n) != 3 || buf[n] || h > 23 || m > 59 || s > 60 || h < 0 ||
-        m < 0 || s < 0)
+    if (sscanf(buf, "%2d:%2d:%2d%n", &h, &m, &s, &n) != 3 || buf[n] || h > 23 || m > 59 || s > 60 || h < 0 || m < 0 ||
+        s < 0)
         return false;
     int y = 1970, mo = 1, d = 1;
     if (st->date_col >= 0) {
-        snprintf(buf, sizeof buf, "%.*s", (int)(len[st->date_col] < 31 ? len[st->date_col] : 31),
-                 start[st->date_col]);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len[st->date_col] < 31 ? len[st->date_col] : 31), start[st->date_col]);
         if (sscanf(buf, "%4d%2d%2d%n", &y, &mo, &d, &n) != 3 || buf[n] || mo < 1 || mo > 12 || d < 1 || d > 31)
             return false;
     }

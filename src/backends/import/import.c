@@ -54,11 +54,15 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
         note_format(f, k);
         return 0;
     case GD_IMPORT_RECORDING:
-        snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)", name);
+        snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)",
+                 name);
         return -1;
     case GD_IMPORT_UNKNOWN:
         snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
-                 len == 0 ? " (an empty file)" : gd_import_looks_binary(text, len) ? " (binary data)" : "", gd_import_formats_help);
+                 len == 0                            ? " (an empty file)"
+                 : gd_import_looks_binary(text, len) ? " (binary data)"
+                                                     : "",
+                 gd_import_formats_help);
         return -1;
     }
     gd_facts part;
@@ -123,7 +127,9 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
             size_t used = strnlen(f->source, 300);
             const char *slash = strrchr(paths[0], '/');
             snprintf(f->source + used, sizeof f->source - used, ", replayed from recording:%.180s",
-                     strcmp(paths[0], "-") == 0 ? "stdin" : slash ? slash + 1 : paths[0]);
+                     strcmp(paths[0], "-") == 0 ? "stdin"
+                     : slash                    ? slash + 1
+                                                : paths[0]);
         }
         free(text[0]);
         free(text);

@@ -14,12 +14,12 @@
 /* The formats `--from` understands, recognised by content (detect.c). */
 typedef enum gd_import_kind {
     GD_IMPORT_UNKNOWN = 0,
-    GD_IMPORT_SMI_XML,  /* nvidia-smi -q -x */
+    GD_IMPORT_SMI_XML, /* nvidia-smi -q -x */
     GD_IMPORT_SMI_TEXT, /* nvidia-smi -q */
-    GD_IMPORT_SMI_CSV,  /* nvidia-smi --query-gpu=... --format=csv */
-    GD_IMPORT_DMON,     /* nvidia-smi dmon */
-    GD_IMPORT_LSPCI,    /* lspci -vv */
-    GD_IMPORT_TOPO,     /* nvidia-smi topo -m */
+    GD_IMPORT_SMI_CSV, /* nvidia-smi --query-gpu=... --format=csv */
+    GD_IMPORT_DMON, /* nvidia-smi dmon */
+    GD_IMPORT_LSPCI, /* lspci -vv */
+    GD_IMPORT_TOPO, /* nvidia-smi topo -m */
     GD_IMPORT_KERNEL_LOG, /* dmesg, dmesg -T, journalctl -k */
     GD_IMPORT_RECORDING, /* gpudoctor's own (--record FILE.jsonl) */
 } gd_import_kind;

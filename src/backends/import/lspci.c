@@ -65,9 +65,16 @@ static bool parse_header(const char *line, dev *d)
         snprintf(d->desc, sizeof d->desc, "%.*s", (int)(len < sizeof d->desc ? len : sizeof d->desc - 1), colon);
     }
     gd_value unread = gd_missing(GD_ST_NOT_SUPPORTED);
-    d->hop = (gd_pcie_hop){.speed_gts = unread, .speed_max_gts = unread, .gen = unread, .gen_max = unread,
-                           .width = unread, .width_max = unread, .aer_cor = unread, .aer_nonfatal = unread,
-                           .aer_fatal = unread, .aer_bits = true};
+    d->hop = (gd_pcie_hop){.speed_gts = unread,
+                           .speed_max_gts = unread,
+                           .gen = unread,
+                           .gen_max = unread,
+                           .width = unread,
+                           .width_max = unread,
+                           .aer_cor = unread,
+                           .aer_nonfatal = unread,
+                           .aer_fatal = unread,
+                           .aer_bits = true};
     d->numa = unread;
     return true;
 }

@@ -83,12 +83,14 @@ static int same_machine(const gd_facts *f, const gd_facts *part, char *err, size
 {
     const char *mine = file_name(part, 0);
     if (differ(f->host.hostname, part->host.hostname)) {
-        snprintf(err, errlen, "%s and %s are captures of different machines: host '%s' and host '%s'; give one machine's files",
+        snprintf(err, errlen,
+                 "%s and %s are captures of different machines: host '%s' and host '%s'; give one machine's files",
                  file_name(f, f->hostname_file), mine, f->host.hostname, part->host.hostname);
         return -1;
     }
     if (differ(f->driver_version, part->driver_version)) {
-        snprintf(err, errlen, "%s and %s are captures of different machines: driver %s and driver %s; give one machine's files",
+        snprintf(err, errlen,
+                 "%s and %s are captures of different machines: driver %s and driver %s; give one machine's files",
                  file_name(f, f->driver_file), mine, f->driver_version, part->driver_version);
         return -1;
     }

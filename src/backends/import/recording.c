@@ -35,7 +35,8 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     if (!json_is_integer(schema) || json_integer_value(schema) < 1)
         return bad(r, err, errlen, "a recording header without its schema_version");
     if (json_integer_value(schema) > GD_RECORDING_SCHEMA)
-        return bad(r, err, errlen, "a recording of a newer gpudoctor (schema_version above 1): update gpudoctor to read it");
+        return bad(r, err, errlen,
+                   "a recording of a newer gpudoctor (schema_version above 1): update gpudoctor to read it");
     if (!json_is_array(metrics) || json_array_size(metrics) > sizeof r->map / sizeof r->map[0])
         return bad(r, err, errlen, "the header's metrics are not a list of metric keys");
     r->columns = json_array_size(metrics);
@@ -65,7 +66,8 @@ static int lost(reader *r, const json_t *a, gd_facts *f, char *err, size_t errle
     const json_t *e;
     if (a && !json_is_array(a))
         return bad(r, err, errlen, "'lost' is not a list");
-    json_array_foreach(a, i, e) {
+    json_array_foreach(a, i, e)
+    {
         const json_t *g = json_object_get(e, "gpu"), *call = json_object_get(e, "call");
         const json_t *at = json_object_get(e, "at_s"), *code = json_object_get(e, "code");
         if (!json_is_integer(g) || json_integer_value(g) < 0 || (size_t)json_integer_value(g) >= f->gpu_count ||

@@ -106,8 +106,8 @@ typedef struct csv_state {
     size_t ncols;
     const gd_cap_map *col[MAX_COLUMNS];
     int ts_col, bus_col, uuid_col, index_col;
-    char ts[64];       /* timestamp text of the current sample */
-    double t0;         /* seconds of the first timestamp */
+    char ts[64]; /* timestamp text of the current sample */
+    double t0; /* seconds of the first timestamp */
     bool timed;
 } csv_state;
 
@@ -178,8 +178,8 @@ static bool parse_time(const char *s, double *out)
 {
     int y, mo, d, h, mi;
     double sec;
-    if (sscanf(s, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6 || y < 1970 || y > 9999 || mo < 1 ||
-        mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || !(sec >= 0 && sec < 61))
+    if (sscanf(s, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6 || y < 1970 || y > 9999 || mo < 1 || mo > 12 ||
+        d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || !(sec >= 0 && sec < 61))
         return false;
     *out = gd_cap_civil_seconds(y, mo, d, h, mi, sec);
     return true;

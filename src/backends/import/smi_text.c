@@ -161,8 +161,7 @@ static int end_gpu(text_state *st)
     if (!st->in_gpu)
         return 0;
     if (st->saw_name && !st->saw_processes)
-        return gd_cap_fail(st->c, "GPU %s ends before its Processes section: the capture looks truncated",
-                           st->gpu_id);
+        return gd_cap_fail(st->c, "GPU %s ends before its Processes section: the capture looks truncated", st->gpu_id);
     return 0;
 }
 

@@ -17,7 +17,7 @@
 #define TOPO_MAX_TOKENS (TOPO_MAX_DEVS + 8)
 
 typedef struct topo_row {
-    int gpu;                 /* k of "GPUk" */
+    int gpu; /* k of "GPUk" */
     char cells[TOPO_MAX_DEVS][8];
     char cpus[256];
     char numa[16];
@@ -64,8 +64,11 @@ static int dev_label(const char *t, bool *nic)
 static gd_topo_cell parse_cell(const char *c)
 {
     gd_topo_cell x = {GD_TOPO_UNKNOWN, 0};
-    static const struct { const char *name; int level; } names[] = {
-        {"X", GD_TOPO_SELF}, {"PIX", GD_TOPO_PIX}, {"PXB", GD_TOPO_PXB}, {"PHB", GD_TOPO_PHB},
+    static const struct {
+        const char *name;
+        int level;
+    } names[] = {
+        {"X", GD_TOPO_SELF},    {"PIX", GD_TOPO_PIX}, {"PXB", GD_TOPO_PXB}, {"PHB", GD_TOPO_PHB},
         {"NODE", GD_TOPO_NODE}, {"SYS", GD_TOPO_SYS}, {"SOC", GD_TOPO_SYS},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -113,7 +116,8 @@ static int parse_lines(char *buf, topo_row *rows, size_t *nrows, int *colgpu, bo
         bool nic;
         if (n == 0)
             continue;
-        if (!header && dev_label(tok[0], &nic) >= 0 && (n == 1 || dev_label(tok[1], &nic) >= 0 || strcmp(tok[1], "CPU") == 0)) {
+        if (!header && dev_label(tok[0], &nic) >= 0 &&
+            (n == 1 || dev_label(tok[1], &nic) >= 0 || strcmp(tok[1], "CPU") == 0)) {
             header = true; /* the column line: GPU0 GPU1 ... NIC0 ... CPU Affinity ... */
             for (size_t i = 0; i < n && *ncols < TOPO_MAX_DEVS; i++) {
                 int k = dev_label(tok[i], &nic);
@@ -144,7 +148,7 @@ int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, 
 {
     char *buf = malloc(len + 1);
     topo_row *rows = malloc(TOPO_MAX_DEVS * sizeof *rows);
-    char (*nicname)[32] = calloc(TOPO_MAX_DEVS, 32);
+    char(*nicname)[32] = calloc(TOPO_MAX_DEVS, 32);
     int colgpu[TOPO_MAX_DEVS];
     bool colnic[TOPO_MAX_DEVS];
     size_t nrows = 0, ncols = 0;
@@ -179,8 +183,8 @@ int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, 
         p->matrix[i] = (gd_topo_cell){i % (n + 1) == 0 ? GD_TOPO_SELF : GD_TOPO_UNKNOWN, 0};
     for (size_t r = 0; r < nrows; r++) {
         size_t a = 0;
-        while (a + 1 < n && p->gpus[a].gpu != rows[r].gpu && !(p->gpus[a].matched && rows[r].gpu < (int)f->gpu_count &&
-                                                  p->gpus[a].gpu == f->gpus[rows[r].gpu].index))
+        while (a + 1 < n && p->gpus[a].gpu != rows[r].gpu &&
+               !(p->gpus[a].matched && rows[r].gpu < (int)f->gpu_count && p->gpus[a].gpu == f->gpus[rows[r].gpu].index))
             a++;
         gd_pcie_gpu *g = &p->gpus[a];
         if (strcmp(rows[r].cpus, "N/A") != 0)
@@ -200,8 +204,8 @@ int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, 
                 continue;
             }
             for (size_t b = 0; b < n; b++)
-                if (p->gpus[b].gpu == colgpu[c] || (p->gpus[b].matched && colgpu[c] < (int)f->gpu_count &&
-                                                    p->gpus[b].gpu == f->gpus[colgpu[c]].index))
+                if (p->gpus[b].gpu == colgpu[c] ||
+                    (p->gpus[b].matched && colgpu[c] < (int)f->gpu_count && p->gpus[b].gpu == f->gpus[colgpu[c]].index))
                     p->matrix[a * n + b] = cell;
         }
     }

@@ -45,8 +45,9 @@ const char *gd_xml_shape_refusal(const char *t, size_t len, char *why, size_t wh
                 else if (!quote && (t[j] == '"' || t[j] == '\''))
                     quote = t[j];
                 else if (!quote && t[j] == '[') {
-                    snprintf(why, whylen, "a DTD internal subset (where entities are declared), which nvidia-smi "
-                                          "never writes");
+                    snprintf(why, whylen,
+                             "a DTD internal subset (where entities are declared), which nvidia-smi "
+                             "never writes");
                     return why;
                 }
             }

@@ -76,8 +76,8 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
         if (sim && *sim)
             snprintf(err, errlen, "%s", sim);
         else
-            snprintf(err, errlen, "nvmlInit failed: %s (%d)",
-                     s->api.ErrorString ? s->api.ErrorString(rc) : "error", (int)rc);
+            snprintf(err, errlen, "nvmlInit failed: %s (%d)", s->api.ErrorString ? s->api.ErrorString(rc) : "error",
+                     (int)rc);
         close_partial(s);
         return -1;
     }
@@ -192,8 +192,8 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
     g->power_limit_w = read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
-    g->power_limit_default_w = read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit",
-                                         s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
+    g->power_limit_default_w =
+        read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit", s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
     unsigned int lo = 0, hi = 0;
     nvmlReturn_t rc = NVCALL(s, DeviceGetPowerManagementLimitConstraints, d, &lo, &hi);
     g->power_limit_min_w = take(r, "nvmlDeviceGetPowerManagementLimitConstraints", rc, lo * 1e-3);
@@ -201,8 +201,10 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
 
     g->clock_max_sm_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_SM);
     g->clock_max_mem_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_MEM);
-    g->clock_app_sm_mhz = read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_SM);
-    g->clock_app_mem_mhz = read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_MEM);
+    g->clock_app_sm_mhz =
+        read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_SM);
+    g->clock_app_mem_mhz =
+        read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_MEM);
     g->clock_default_app_sm_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
                                              s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_SM);
     g->clock_default_app_mem_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
@@ -221,8 +223,9 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->pcie_width_max = read_uint(r, "nvmlDeviceGetMaxPcieLinkWidth", s->api.DeviceGetMaxPcieLinkWidth, d, 1);
     g->pcie_width_max_device = gd_missing(GD_ST_NOT_SUPPORTED);
     g->pcie_gen_max_host = gd_missing(GD_ST_NOT_SUPPORTED);
-    snprintf(g->pcie_max_source, sizeof g->pcie_max_source,
-             "nvml:nvmlDeviceGetMaxPcieLinkGeneration,nvmlDeviceGetGpuMaxPcieLinkGeneration,nvmlDeviceGetMaxPcieLinkWidth");
+    snprintf(
+        g->pcie_max_source, sizeof g->pcie_max_source,
+        "nvml:nvmlDeviceGetMaxPcieLinkGeneration,nvmlDeviceGetGpuMaxPcieLinkGeneration,nvmlDeviceGetMaxPcieLinkWidth");
 
     nvmlMemory_v2_t m2;
     memset(&m2, 0, sizeof m2);
@@ -469,7 +472,8 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
         row[GD_M_MEM_USED_MIB] = take(r, "nvmlDeviceGetMemoryInfo", rc, (double)m1.used / (1024.0 * 1024.0));
     }
 
-    row[GD_M_PCIE_GEN] = read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
+    row[GD_M_PCIE_GEN] =
+        read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
     row[GD_M_PCIE_WIDTH] = read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
     rc = NVCALL(s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
     row[GD_M_PCIE_TX_KBPS] = take(r, "nvmlDeviceGetPcieThroughput", rc, u);
@@ -480,8 +484,9 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
 
     nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
     rc = NVCALL(s, DeviceGetPerformanceState, d, &ps);
-    row[GD_M_PSTATE] = rc == NVML_SUCCESS && ps == NVML_PSTATE_UNKNOWN ? gd_missing(GD_ST_NOT_SUPPORTED)
-                                                                       : take(r, "nvmlDeviceGetPerformanceState", rc, ps);
+    row[GD_M_PSTATE] = rc == NVML_SUCCESS && ps == NVML_PSTATE_UNKNOWN
+                           ? gd_missing(GD_ST_NOT_SUPPORTED)
+                           : take(r, "nvmlDeviceGetPerformanceState", rc, ps);
     unsigned long long reasons = 0;
     rc = NVCALL(s, DeviceGetCurrentClocksEventReasons, d, &reasons);
     row[GD_M_EVENT_REASONS] = take(r, "nvmlDeviceGetCurrentClocksEventReasons", rc, (double)reasons);
@@ -513,9 +518,9 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
     rc = NVCALL(s, DeviceGetFieldValues, d, 1, &fv);
     if (rc == NVML_SUCCESS)
         rc = fv.nvmlReturn;
-    double mt = fv.valueType == NVML_VALUE_TYPE_DOUBLE ? fv.value.dVal
+    double mt = fv.valueType == NVML_VALUE_TYPE_DOUBLE         ? fv.value.dVal
                 : fv.valueType == NVML_VALUE_TYPE_UNSIGNED_INT ? fv.value.uiVal
-                                                                : (double)fv.value.ullVal;
+                                                               : (double)fv.value.ullVal;
     row[GD_M_MEM_TEMP_C] = take(r, "nvmlDeviceGetFieldValues", rc, mt);
 }
 

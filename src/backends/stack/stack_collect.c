@@ -112,7 +112,7 @@ static int read_env(gd_stack_facts *s, const gd_facts *f)
         char *buf = gd_stack_read_file(path, 4u << 20, &len);
         if (!buf) {
             gd_strf(s->env_error, sizeof s->env_error, "cannot read %s: %s (run gpudoctor as the job's user or root)",
-                     path, strerror(errno ? errno : EIO));
+                    path, strerror(errno ? errno : EIO));
             return 0;
         }
         for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
@@ -164,8 +164,8 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     } else if (f->simulated || f->captured) {
         /* The simulated or captured machine's software is not this machine's. */
         gd_strf(s->system_skip, sizeof s->system_skip,
-                 "%s: set GPUDOCTOR_ROOT to a directory laid out like / to scan a software stack",
-                 f->simulated ? "simulated machine" : "captured evidence");
+                "%s: set GPUDOCTOR_ROOT to a directory laid out like / to scan a software stack",
+                f->simulated ? "simulated machine" : "captured evidence");
     } else {
         s->system_scanned = true;
     }
@@ -177,4 +177,3 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     gd_stack_read_kernel_log(s, f);
     return 0;
 }
-

@@ -139,10 +139,10 @@ void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f)
         return;
     }
     gd_strf(s->kernel_log_error, sizeof s->kernel_log_error,
-             "the kernel log is not readable (/dev/kmsg: %s; journalctl -k gave nothing). Run as root, "
-             "or allow it: 'sudo sysctl kernel.dmesg_restrict=0', or add the user to the 'adm' or "
-             "'systemd-journal' group for 'journalctl -k'",
-             strerror(err));
+            "the kernel log is not readable (/dev/kmsg: %s; journalctl -k gave nothing). Run as root, "
+            "or allow it: 'sudo sysctl kernel.dmesg_restrict=0', or add the user to the 'adm' or "
+            "'systemd-journal' group for 'journalctl -k'",
+            strerror(err));
 }
 
 int gd_stack_add_kernel_log(gd_facts *f, const char *name, const char *text, size_t len)

@@ -228,7 +228,8 @@ bool gd_aer_line_parse(const char *line, size_t len, gd_aer_event *ev)
         {"Uncorrectable (Fatal) ", GD_AER_FATAL},
     };
     size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
-    while (k < nk && !((size_t)(end - q) > strlen(kinds[k].word) && memcmp(q, kinds[k].word, strlen(kinds[k].word)) == 0))
+    while (k < nk &&
+           !((size_t)(end - q) > strlen(kinds[k].word) && memcmp(q, kinds[k].word, strlen(kinds[k].word)) == 0))
         k++;
     if (k == nk)
         return false;
@@ -357,8 +358,14 @@ bool gd_arch_add(gd_arch *archs, size_t max, size_t *n, int sm, bool ptx)
     return true;
 }
 
-static uint32_t rd32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const unsigned char *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 
 /* Container header: u32 magic, u16 version (1), u16 header size (16), u64
  * size of the entries. Entry: u16 kind (1 PTX, 2 or 0x10 ELF), u16, u32
@@ -433,8 +440,8 @@ size_t gd_fatbin_scan(const unsigned char *buf, size_t len, gd_arch *archs, size
     return gd_fatbin_walk(mem_view, &m, 0, len, archs, max, narchs);
 }
 
-long gd_ldcache_parse(const unsigned char *buf, size_t len, const char *prefix,
-                      void (*fn)(void *ud, const char *path), void *ud)
+long gd_ldcache_parse(const unsigned char *buf, size_t len, const char *prefix, void (*fn)(void *ud, const char *path),
+                      void *ud)
 {
     static const char magic[] = "glibc-ld.so.cache1.1";
     size_t m = sizeof magic - 1, start = (size_t)-1;

@@ -38,7 +38,7 @@ static void toolkit_version(const char *dir, const char *name, gd_cuda_runtime *
         static const char pfx[] = "nvidia_cuda_runtime-";
         if (strncmp(de->d_name, pfx, sizeof pfx - 1) == 0) {
             gd_strf(rt->version_text, sizeof rt->version_text, "%.*s", (int)strcspn(de->d_name + sizeof pfx - 1, "-"),
-                     de->d_name + sizeof pfx - 1);
+                    de->d_name + sizeof pfx - 1);
             rt->version = gd_cuda_version_parse(rt->version_text);
             if (rt->version) {
                 gd_strf(rt->framework, sizeof rt->framework, "dist-info/%s", de->d_name);
@@ -66,8 +66,7 @@ static void toolkit_compat(const char *dir, gd_cuda_runtime *rt)
         static const char pfx[] = "libcuda.so.";
         const char *v = de->d_name + sizeof pfx - 1;
         /* The full driver version has dots; libcuda.so.1 is the soname link. */
-        if (strncmp(de->d_name, pfx, sizeof pfx - 1) == 0 && strchr(v, '.') &&
-            strlen(v) > strlen(rt->compat_driver)) {
+        if (strncmp(de->d_name, pfx, sizeof pfx - 1) == 0 && strchr(v, '.') && strlen(v) > strlen(rt->compat_driver)) {
             gd_strf(rt->compat_driver, sizeof rt->compat_driver, "%s", v);
             gd_strf(rt->compat_lib, sizeof rt->compat_lib, "%s/%s", path, de->d_name);
         }
@@ -176,7 +175,7 @@ typedef struct fd_src {
     size_t blen;
     uint64_t read, cap;
     bool capped; /* stopped by cap before the end of what was asked */
-    int err;     /* errno of a failed read */
+    int err; /* errno of a failed read */
 } fd_src;
 
 static const unsigned char *fd_view(void *ud, uint64_t off, size_t need, size_t want, size_t *got)
@@ -260,8 +259,7 @@ static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size, bool *elf)
     uint64_t shoff = le(eh + 0x28, 8);
     unsigned shentsize = (unsigned)le(eh + 0x3A, 2), shnum = (unsigned)le(eh + 0x3C, 2),
              shstrndx = (unsigned)le(eh + 0x3E, 2);
-    if (shentsize < 64 || shstrndx >= shnum ||
-        pread(fd, sh, 64, (off_t)(shoff + (uint64_t)shstrndx * shentsize)) != 64)
+    if (shentsize < 64 || shstrndx >= shnum || pread(fd, sh, 64, (off_t)(shoff + (uint64_t)shstrndx * shentsize)) != 64)
         return false;
     uint64_t stroff = le(sh + 24, 8);
     for (unsigned i = 0; i < shnum; i++) {

@@ -264,7 +264,7 @@ typedef struct gsrc {
     pthread_cond_t cv;
     unsigned char *slot[NSLOTS];
     size_t slot_len[NSLOTS];
-    size_t head, tail, pos;  /* slots [tail, head) are full; pos read within tail */
+    size_t head, tail, pos; /* slots [tail, head) are full; pos read within tail */
     bool done, stop, failed;
     char err[256];
 } gsrc;

@@ -306,14 +306,21 @@ static gd_tcat category(const char *s, size_t n)
         const char *name;
         gd_tcat cat;
     } map[] = {
-        {"kernel", GD_TCAT_KERNEL},          {"Kernel", GD_TCAT_KERNEL},
-        {"gpu_memcpy", GD_TCAT_MEMCPY},      {"Memcpy", GD_TCAT_MEMCPY},
-        {"gpu_memset", GD_TCAT_MEMSET},      {"Memset", GD_TCAT_MEMSET},
-        {"cuda_runtime", GD_TCAT_RUNTIME},   {"Runtime", GD_TCAT_RUNTIME},
-        {"cuda_driver", GD_TCAT_DRIVER},     {"cpu_op", GD_TCAT_CPU_OP},
-        {"Operator", GD_TCAT_CPU_OP},        {"user_annotation", GD_TCAT_USER_ANNOTATION},
+        {"kernel", GD_TCAT_KERNEL},
+        {"Kernel", GD_TCAT_KERNEL},
+        {"gpu_memcpy", GD_TCAT_MEMCPY},
+        {"Memcpy", GD_TCAT_MEMCPY},
+        {"gpu_memset", GD_TCAT_MEMSET},
+        {"Memset", GD_TCAT_MEMSET},
+        {"cuda_runtime", GD_TCAT_RUNTIME},
+        {"Runtime", GD_TCAT_RUNTIME},
+        {"cuda_driver", GD_TCAT_DRIVER},
+        {"cpu_op", GD_TCAT_CPU_OP},
+        {"Operator", GD_TCAT_CPU_OP},
+        {"user_annotation", GD_TCAT_USER_ANNOTATION},
         {"gpu_user_annotation", GD_TCAT_GPU_USER_ANNOTATION},
-        {"python_function", GD_TCAT_PYTHON}, {"cuda_sync", GD_TCAT_CUDA_SYNC},
+        {"python_function", GD_TCAT_PYTHON},
+        {"cuda_sync", GD_TCAT_CUDA_SYNC},
         {"Trace", GD_TCAT_TRACE},
     };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
@@ -601,12 +608,8 @@ static void unit(reader *R)
         else
             fail(P, "expected ',' or ']' between events");
         return;
-    case ST_AFTER_EVENTS:
-        R->st = ST_MEMBER_SEP;
-        return;
-    case ST_END:
-        ws(P);
-        fail(P, "unexpected bytes after the end of the trace");
+    case ST_AFTER_EVENTS: R->st = ST_MEMBER_SEP; return;
+    case ST_END: ws(P); fail(P, "unexpected bytes after the end of the trace");
     }
 }
 
@@ -637,7 +640,7 @@ static int run(gd_tsrc *src, gd_trace_acc *acc, gd_trace_meta *meta, char *err, 
     reader *R = calloc(1, sizeof *R);
     size_t cap = BUF_START, len = 0;
     size_t done = 0;
-    uint64_t consumed = 0;    /* bytes before buf[0] */
+    uint64_t consumed = 0; /* bytes before buf[0] */
     char *buf = malloc(cap);
     int rc = -1;
     if (!R || !buf) {
@@ -676,8 +679,8 @@ static int run(gd_tsrc *src, gd_trace_acc *acc, gd_trace_meta *meta, char *err, 
             if (n < 0) {
                 if (meta->events > 0 && R->events_seen && R->st != ST_END) {
                     meta->truncated = true;
-                    snprintf(meta->note, sizeof meta->note, "%s after %llu bytes: the events before are analyzed",
-                             rerr, (unsigned long long)(consumed + len));
+                    snprintf(meta->note, sizeof meta->note, "%s after %llu bytes: the events before are analyzed", rerr,
+                             (unsigned long long)(consumed + len));
                     rc = 0;
                 } else {
                     snprintf(err, errlen, "%s", rerr);
@@ -727,8 +730,7 @@ out:
     return rc;
 }
 
-int gd_trace_read_mem(const void *data, size_t len, gd_trace_acc *acc, gd_trace_meta *meta, char *err,
-                      size_t errlen)
+int gd_trace_read_mem(const void *data, size_t len, gd_trace_acc *acc, gd_trace_meta *meta, char *err, size_t errlen)
 {
     gd_tsrc *src = gd_tsrc_mem(data, len);
     if (!src) {

@@ -22,8 +22,7 @@
 int gd_trace_read_file(const char *path, gd_trace_acc *acc, gd_trace_meta *meta, char *err, size_t errlen);
 
 /* The same for bytes in memory (plain or gzip), on the calling thread. */
-int gd_trace_read_mem(const void *data, size_t len, gd_trace_acc *acc, gd_trace_meta *meta, char *err,
-                      size_t errlen);
+int gd_trace_read_mem(const void *data, size_t len, gd_trace_acc *acc, gd_trace_meta *meta, char *err, size_t errlen);
 
 /* The name of the inflater built in ("isa-l" or "zlib"). */
 const char *gd_trace_inflater(void);
