@@ -83,6 +83,7 @@ static void every_example_replays_to_its_live_findings(void **state)
     replay_equals_live(dir, "pcie-h100x8-numa-far-job.json", "41003");
     replay_equals_live(dir, "vram-foreign-process.json", "41000");
     remove_tree(dir);
+    free(dir);
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -146,6 +147,7 @@ static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
     assert_true(json_array_size(json_object_get(r.json, "gpus")) == 8);
     tool_result_free(&r);
     remove_tree(dir);
+    free(dir);
 }
 
 static void a_full_disk_ends_the_recording_not_the_check(void **state)
@@ -205,6 +207,7 @@ static void a_damaged_recording_is_refused_and_an_unfinished_line_left_out(void 
     free(copy);
     free(text);
     remove_tree(dir);
+    free(dir);
 }
 
 int main(void)

@@ -108,6 +108,7 @@ static void a_recording_plays_back_as_lines(void **state)
     tool_result_free(&r);
     free(live);
     remove_tree(dir);
+    free(dir);
 }
 
 static void table_wants_a_terminal(void **state)

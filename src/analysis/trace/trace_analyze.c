@@ -2,6 +2,7 @@
  * The numbers of one rank, from the accumulator (docs/trace.md gives each
  * definition; they follow Holistic Trace Analysis where it has one).
  */
+#include "core/stats.h"
 #include "analysis/trace/trace_internal.h"
 
 #include <math.h>
@@ -116,7 +117,7 @@ static double quantile(const double *v, size_t n, double q)
 
 static double median_of(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    gd_sort(v, n, sizeof *v, cmp_double);
     return quantile(v, n, 0.5);
 }
 
@@ -218,7 +219,7 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     size_t distinct = 0;
     long prev = -2;
     int64_t last_start = INT64_MIN, last_end = INT64_MIN;
-    qsort(a->steps.v, a->steps.n, sizeof *a->steps.v, cmp_span_ts);
+    gd_sort(a->steps.v, a->steps.n, sizeof *a->steps.v, cmp_span_ts);
     long *nums = malloc((a->steps.n + 1) * sizeof *nums);
     for (size_t i = 0; i < a->steps.n; i++) {
         const gd_tspan *s = &a->steps.v[i];
@@ -290,7 +291,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     pick_window(a, o, r, &w);
 
     /* 1. Keep the GPU operations launched by a kept host row (HTA's filter). */
-    qsort(a->rt.v, a->rt.n, sizeof *a->rt.v, cmp_rt_corr);
+    gd_sort(a->rt.v, a->rt.n, sizeof *a->rt.v, cmp_rt_corr);
     size_t ng = a->gpu.n;
     kept *k = malloc((ng ? ng : 1) * sizeof *k);
     iv *u_all = malloc((ng ? ng : 1) * sizeof *u_all);
@@ -343,7 +344,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     }
     r->gpu_events = nk;
     r->has_gpu = nk > 0;
-    qsort(k, nk, sizeof *k, cmp_kept_ts);
+    gd_sort(k, nk, sizeof *k, cmp_kept_ts);
 
     /* 2. Temporal breakdown. */
     size_t nall = merge(k, nk, -1, u_all);
@@ -372,7 +373,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         for (size_t i = 0; i < nk; i++)
             if (k[i].cat == GD_TCAT_KERNEL || k[i].cat == GD_TCAT_MEMCPY || k[i].cat == GD_TCAT_MEMSET)
                 s[ns++] = k[i];
-        qsort(s, ns, sizeof *s, cmp_kept_stream_ts);
+        gd_sort(s, ns, sizeof *s, cmp_kept_stream_ts);
         for (size_t i = 0; i < ns;) {
             size_t j = i;
             gd_trace_stream st = {.stream = s[i].stream};
@@ -400,7 +401,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     /* 4. Steps, DataLoader and per-step GPU time. */
     gd_tspan *loader = a->loader.v;
     size_t nl = 0;
-    qsort(loader, a->loader.n, sizeof *loader, cmp_span_ts);
+    gd_sort(loader, a->loader.n, sizeof *loader, cmp_span_ts);
     iv *u_dl = malloc((a->loader.n + 1) * sizeof *u_dl);
     if (!u_dl)
         goto out;
@@ -447,7 +448,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     }
     free(u_dl);
     if (r->nsteps) {
-        qsort(scratch, r->nsteps, sizeof *scratch, cmp_double);
+        gd_sort(scratch, r->nsteps, sizeof *scratch, cmp_double);
         r->step_median_us = quantile(scratch, r->nsteps, 0.5);
         r->step_p90_us = quantile(scratch, r->nsteps, 0.9);
         r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
@@ -517,7 +518,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     for (size_t i = 0; i < nnames; i++)
         order[i] = (uint32_t)i;
     g_agg = agg;
-    qsort(order, nnames, sizeof *order, cmp_name_total);
+    gd_sort(order, nnames, sizeof *order, cmp_name_total);
     for (size_t i = 0; i < nnames; i++) {
         uint32_t id = order[i];
         if (!agg[id].count)
