@@ -214,13 +214,15 @@ static double result_gbps(json_t *gpu, const char *mode, const char *dir, const 
     return NAN;
 }
 
+/* The simulated copy is a timed sleep of a few ms: a loaded 2-core machine's
+ * wake-up latency can add 20 % to it, never a factor of 2 (an x8 link). */
 static void near(double got, double want, const char *what, int gpu)
 {
-    if (!(fabs(got - want) <= 0.05 * want))
-        fail_msg("GPU %d %s: %.2f GB/s, scenario %.2f (more than 5%% off)", gpu, what, got, want);
+    if (!(fabs(got - want) <= 0.25 * want))
+        fail_msg("GPU %d %s: %.2f GB/s, scenario %.2f (more than 25%% off)", gpu, what, got, want);
 }
 
-/* bench pcie --sim measures the scenario's figures (within 5 %) and finds GPU 1's x8 link. */
+/* bench pcie --sim measures the scenario's figures (within 25 %: timing noise) and finds GPU 1's x8 link. */
 static void bench_pcie_reports_the_scenario_figures(void **state)
 {
     (void)state;

@@ -679,8 +679,8 @@ static int run(gd_tsrc *src, gd_trace_acc *acc, gd_trace_meta *meta, char *err, 
             if (n < 0) {
                 if (meta->events > 0 && R->events_seen && R->st != ST_END) {
                     meta->truncated = true;
-                    snprintf(meta->note, sizeof meta->note, "%.180s after %llu bytes: the events before are analyzed", rerr,
-                             (unsigned long long)(consumed + len));
+                    snprintf(meta->note, sizeof meta->note, "%.180s after %llu bytes: the events before are analyzed",
+                             rerr, (unsigned long long)(consumed + len));
                     rc = 0;
                 } else {
                     snprintf(err, errlen, "%s", rerr);
