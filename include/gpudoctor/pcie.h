@@ -97,6 +97,7 @@ typedef struct gd_pcie_bench_gpu {
     char bdf[16];
     double single_gbps[2][2]; /* [direction][memory]: this GPU alone */
     double concurrent_gbps[2][2]; /* all GPUs copying at once */
+    gd_value link_gen, link_width; /* the link as the driver reads it right after the copies */
     char error[200]; /* "" or why it could not be measured */
 } gd_pcie_bench_gpu;
 

@@ -127,6 +127,20 @@ int gd_cmd_bench(int argc, char **argv)
         return gd_cli_error("bench pcie: %s", err);
     }
     p->bench = b;
+    /* The link that carried the copies: read again at once, before an idle
+     * GPU trains it down (the snapshot above was taken idle). */
+    gd_facts after;
+    char why[256];
+    for (size_t i = 0; i < b->gpu_count; i++)
+        b->gpus[i].link_gen = b->gpus[i].link_width = gd_missing(GD_ST_UNREAD);
+    if (gd_collect(&co, &after, why, sizeof why) == 0 && after.series.n > 0)
+        for (size_t i = 0; i < b->gpu_count; i++)
+            for (size_t g = 0; g < after.gpu_count; g++)
+                if (b->gpus[i].gpu >= 0 && after.gpus[g].index == b->gpus[i].gpu) {
+                    b->gpus[i].link_gen = gd_series_at(&after.series, 0, g, GD_M_PCIE_GEN);
+                    b->gpus[i].link_width = gd_series_at(&after.series, 0, g, GD_M_PCIE_WIDTH);
+                }
+    gd_facts_free(&after);
     gd_findings fs = {0};
     judge(&f, &fs);
     int code = GD_EXIT_OK;

@@ -27,7 +27,7 @@ static json_t *link_json(const gd_facts *f, int gpu, double *theo)
         json_object_set_new(o, "width", json_integer(width));
         json_object_set_new(o, "theoretical_gbps", gd_json_number(round(*theo * 100) / 100));
         json_object_set_new(o, "healthy_gbps", gd_json_number(round(HEALTHY_RATIO * *theo * 100) / 100));
-        return o;
+        return o; /* what the link should reach; the measured one is added by the caller */
     }
     return json_null();
 }
@@ -63,7 +63,12 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(o, "index", bg->gpu < 0 ? json_null() : json_integer(bg->gpu));
         json_object_set_new(o, "cuda_device", json_integer(bg->cuda_device));
         json_object_set_new(o, "pci_bus_id", json_string(bg->bdf));
-        json_object_set_new(o, "link", link_json(f, bg->gpu, &theo));
+        json_t *link = link_json(f, bg->gpu, &theo);
+        if (json_is_object(link)) { /* the link that carried the copies */
+            json_object_set_new(link, "measured_gen", gd_json_value(bg->link_gen));
+            json_object_set_new(link, "measured_width", gd_json_value(bg->link_width));
+        }
+        json_object_set_new(o, "link", link);
         json_object_set_new(o, "error", bg->error[0] ? json_string(bg->error) : json_null());
         json_t *res = json_array();
         for (int d = 0; d < 2; d++)
@@ -123,8 +128,11 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
             const gd_pcie_bench_gpu *bg = &b->gpus[i];
             double theo;
             json_t *l = link_json(f, bg->gpu, &theo);
-            char link[32] = "?", idx[16] = "?";
-            if (json_is_object(l))
+            char link[32] = "n/a", idx[16] = "?";
+            /* As measured during the copies; what it should reach where that was not read. */
+            if (gd_ok(bg->link_gen) && gd_ok(bg->link_width))
+                snprintf(link, sizeof link, "Gen%.0f x%.0f", bg->link_gen.v, bg->link_width.v);
+            else if (json_is_object(l))
                 snprintf(link, sizeof link, "Gen%lld x%lld", json_integer_value(json_object_get(l, "gen")),
                          json_integer_value(json_object_get(l, "width")));
             json_decref(l);

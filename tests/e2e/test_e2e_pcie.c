@@ -244,12 +244,18 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "link"), "gen")), 4);
         assert_true(fabs(json_number_value(json_object_get(json_object_get(x, "link"), "theoretical_gbps")) - 31.51) <
                     0.01);
+        /* The link that carried the copies: x8 on GPU 1, not the x16 it should reach. */
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "link"), "measured_width")),
+                         g == 1 ? 8 : 16);
     }
     json_t *f = json_object_get(r.json, "findings");
     assert_int_equal(json_array_size(f), 1);
     char key[96];
     finding_key(json_array_get(f, 0), key, sizeof key);
     assert_string_equal(key, "pcie.bandwidth_low@1");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "pcie", "--reps", "1", "--sim", example("pcie-a100x4-x8.json"), NULL}, fast);
+    assert_non_null(strstr(r.out, "0000:2a:00.0  Gen4 x8 "));
     tool_result_free(&r);
 
     r = run_tool((const char *[]){"bench", "gemm", NULL}, fast);
