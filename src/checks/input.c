@@ -192,7 +192,8 @@ void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings
     gpu_wait w = measure_wait(f);
     host_side h = measure_host(j);
     bool busy = (!isnan(h.cores) && h.cores >= GD_STARVED_MIN_CORES) ||
-                (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY);
+                (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY && !isnan(h.cores) &&
+                 h.cores >= GD_STARVED_JOB_MIN_CORES);
     if (!busy || !gpu_waits(&w))
         return;
     json_t *ev = common_evidence(f, &w, &h);

@@ -147,7 +147,8 @@ extern gd_tunables gd_tunable;
  * core and no faster. input.starved: the tree busy on GD_STARVED_MIN_CORES
  * cores or more (more than one saturated thread: decoding and augmentation
  * in workers that cannot keep up), or the host's CPUs GD_STARVED_HOST_BUSY
- * busy. input.io_wait: a thread of the job in disk wait (state D) in
+ * busy while the job itself keeps GD_STARVED_JOB_MIN_CORES busy (a busy host
+ * with an idle job is other tenants, not the job's pipeline). input.io_wait: a thread of the job in disk wait (state D) in
  * GD_IOWAIT_D_SHARE of the samples, or IO pressure (some avg10) at
  * GD_IOWAIT_PSI_PCT with host iowait at GD_IOWAIT_HOST_SHARE: a healthy
  * reader from the page cache or fast storage is seldom seen in D. */
@@ -155,6 +156,7 @@ extern gd_tunables gd_tunable;
 #define GD_INPUT_SATURATED_SHARE 0.60
 #define GD_STARVED_MIN_CORES 2.0
 #define GD_STARVED_HOST_BUSY 0.85
+#define GD_STARVED_JOB_MIN_CORES 0.5
 #define GD_IOWAIT_D_SHARE 0.30
 #define GD_IOWAIT_PSI_PCT 20.0
 #define GD_IOWAIT_HOST_SHARE 0.10

@@ -1,0 +1,87 @@
+/* input.starved: fires on a busy job beside waiting GPUs, not on a busy host
+ * with an idle job (other tenants), nor on fed GPUs. Literal facts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "facts_fixture.h"
+#include "gpudoctor/job.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A job on GPU 0 (pid 4242 in its process list), sampled n times. */
+static void with_job(gd_facts *f, size_t n, double job_cores, double host_busy)
+{
+    f->pid = 4242;
+    f->gpus[0].processes_status = gd_val(0);
+    f->gpus[0].process_count = 1;
+    f->gpus[0].processes = calloc(1, sizeof *f->gpus[0].processes);
+    f->gpus[0].processes[0] = (gd_process){.pid = 4242, .used_mib = gd_val(60000)};
+    gd_job_facts *j = calloc(1, sizeof *j);
+    j->read = true;
+    j->pid = 4242;
+    j->samples = calloc(n, sizeof *j->samples);
+    j->n = j->cap = n;
+    for (size_t i = 0; i < n; i++)
+        j->samples[i] = (gd_job_sample){.t = (double)i,
+                                        .job_cores = job_cores,
+                                        .top_thread_core = job_cores / 4,
+                                        .threads = 8,
+                                        .host_busy = host_busy,
+                                        .host_iowait = 0,
+                                        .psi_io = 0};
+    f->job = j;
+}
+
+static size_t starved(const gd_facts *f)
+{
+    gd_findings fs;
+    fx_run(f, "input.starved", &fs);
+    size_t n = fx_count(&fs, "input.starved", -2);
+    gd_findings_free(&fs);
+    return n;
+}
+
+static void starved_fires_on_a_busy_job_beside_waiting_gpus(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 20);
+    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20); /* the GPU waits */
+    with_job(&f, 20, 3.0, 0.5); /* three cores of decoding */
+    assert_int_equal(starved(&f), 1);
+    gd_facts_free(&f);
+    /* The host's CPUs busy, the job with them. */
+    fx_facts(&f, 1, 20);
+    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
+    with_job(&f, 20, 1.0, 0.95);
+    assert_int_equal(starved(&f), 1);
+    gd_facts_free(&f);
+}
+
+static void starved_stays_quiet_on_tenants_and_fed_gpus(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 20);
+    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
+    with_job(&f, 20, 0.01, 0.95); /* a busy host, an idle (sleeping) job: other tenants */
+    assert_int_equal(starved(&f), 0);
+    gd_facts_free(&f);
+    fx_facts(&f, 1, 20); /* the GPU fed (98 % busy), the job busy */
+    with_job(&f, 20, 3.0, 0.9);
+    assert_int_equal(starved(&f), 0);
+    gd_facts_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(starved_fires_on_a_busy_job_beside_waiting_gpus),
+        cmocka_unit_test(starved_stays_quiet_on_tenants_and_fed_gpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
