@@ -3,6 +3,7 @@
 #include "gpudoctor/checks.h"
 #include "gpudoctor/job.h"
 #include "gpudoctor/session.h"
+#include "report/recorder.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,7 @@
 
 const char gd_run_help[] =
     "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--exit-findings] [--kill-at-end]\n"
-    "                     [--sim SCENARIO] -- COMMAND [ARGS...]\n"
+    "                     [--record FILE.jsonl] [--sim SCENARIO] -- COMMAND [ARGS...]\n"
     "\n"
     "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
     "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -30,6 +31,8 @@ const char gd_run_help[] =
     "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
     "                   of COMMAND's own exit code\n"
     "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
+    "  --record FILE    also write every sample to FILE.jsonl (replay it with\n"
+    "                   'check --from FILE.jsonl')\n"
     "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
     "                   scenario time runs at wall speed unless GPUDOCTOR_SIM_TIMESCALE\n"
     "\n"
@@ -61,14 +64,20 @@ typedef struct run_opts {
     double duration_s, interval_ms;
     int json, exit_findings, kill_at_end;
     const char *sim;
+    const char *record; /* --record FILE.jsonl, or NULL */
     char **argv; /* COMMAND ARGS..., NULL-terminated */
 } run_opts;
 
 const struct option gd_run_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
-    {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"exit-findings", no_argument, NULL, 'e'},
+    {"kill-at-end", no_argument, NULL, 'k'},
+    {"record", required_argument, NULL, 'R'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, run_opts *o)
@@ -93,6 +102,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case 's': o->sim = optarg; break;
         case 'e': o->exit_findings = 1; break;
         case 'k': o->kill_at_end = 1; break;
+        case 'R': o->record = optarg; break;
         case 'h': fputs(gd_run_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -194,6 +204,9 @@ int gd_cmd_run(int argc, char **argv)
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     gd_sink sink = {.on_sample = on_sample, .ud = &w};
     int step = 0;
+    gd_recorder *rec = NULL;
+    if (s && o.record && gd_cli_record(s, o.record, &rec, err, sizeof err) != 0)
+        s = (gd_session_close(s, NULL, 0), NULL);
     if (s) {
         gd_session_add_sink(s, &sink);
         while ((step = gd_session_step(s, err, sizeof err)) > 0)
@@ -202,6 +215,7 @@ int gd_cmd_run(int argc, char **argv)
     } else {
         rc = -1;
     }
+    gd_recorder_close(rec);
     int code = GD_EXIT_ERROR;
     if (rc != 0) {
         gd_cli_error("%s", err);

@@ -13,6 +13,7 @@
 #include "run_tool.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
@@ -58,6 +59,32 @@ static void sleeping_job_gives_no_input_finding(void **state)
     }
 }
 
+/* run --record keeps the window; check --from replays it to the same findings. */
+static void run_records_what_it_watched(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024];
+    snprintf(rec, sizeof rec, "%s/run.jsonl", dir);
+    /* Ten scenario seconds, played 20x faster than wall time. */
+    static const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", NULL};
+    tool_result live = run_tool((const char *[]){"run", "--json", "--duration", "10", "--interval", "1000",
+                                                 "--kill-at-end", "--record", rec, "--sim",
+                                                 example("h100x8-underutilized.json"), "--", "sleep", "30", NULL},
+                                paced);
+    assert_non_null(live.json);
+    tool_result replay = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    if (!replay.json)
+        fail_msg("replay: exit %d: %s", replay.exit_code, replay.err);
+    assert_int_equal(count_findings(replay.json, "gpu.underutilized", -2),
+                     count_findings(live.json, "gpu.underutilized", -2));
+    assert_true(count_findings(replay.json, "gpu.underutilized", -2) > 0);
+    tool_result_free(&live);
+    tool_result_free(&replay);
+    remove_tree(dir);
+    free(dir);
+}
+
 static void exit_code_is_the_commands_own(void **state)
 {
     (void)state;
@@ -96,6 +123,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(busy_single_thread_on_a_starved_gpu_is_named),
+        cmocka_unit_test(run_records_what_it_watched),
         cmocka_unit_test(sleeping_job_gives_no_input_finding),
         cmocka_unit_test(exit_code_is_the_commands_own),
         cmocka_unit_test(stdout_is_the_commands),
