@@ -1,6 +1,7 @@
 /* The live view of `gpudoctor watch` (watch_view.h). */
 #include "watch_view.h"
 
+#include "core/input.h"
 #include "gpudoctor/checks.h"
 
 #include <curses.h>
@@ -78,7 +79,43 @@ struct gd_watch_view {
     size_t last;
     gd_findings findings;
     bool started;
+    /* The host line: /proc/stat's CPU totals at the last sample, and the shares since. */
+    bool host_have;
+    unsigned long long host_total, host_idle, host_iowait;
+    double host_busy_pct, host_iowait_pct;
 };
+
+/* The host's CPU busy and iowait shares since the last sample, from the
+ * facts' proc root (/proc; the scenario's host.proc under --sim; none for
+ * captures): NAN when not readable. */
+static void sample_host(gd_watch_view *v, const gd_facts *f)
+{
+    v->host_busy_pct = v->host_iowait_pct = NAN;
+    if (!f->proc_root[0])
+        return;
+    char path[600];
+    snprintf(path, sizeof path, "%s/stat", f->proc_root);
+    FILE *fp = gd_input_fopen(path);
+    unsigned long long x[8] = {0};
+    int n = fp ? fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
+                        &x[6], &x[7])
+               : 0;
+    if (fp)
+        fclose(fp);
+    if (n < 5)
+        return;
+    unsigned long long total = 0;
+    for (int k = 0; k < n; k++)
+        total += x[k];
+    unsigned long long idle = x[3] + x[4], iowait = x[4];
+    if (v->host_have && total > v->host_total) {
+        double dt = (double)(total - v->host_total);
+        v->host_busy_pct = 100.0 * (1.0 - (double)(idle - v->host_idle) / dt);
+        v->host_iowait_pct = 100.0 * (double)(iowait - v->host_iowait) / dt;
+    }
+    v->host_have = true;
+    v->host_total = total, v->host_idle = idle, v->host_iowait = iowait;
+}
 
 static double mono_s(void)
 {
@@ -275,6 +312,16 @@ static void draw(gd_watch_view *v)
             x += cols[c].width + 1;
         }
     }
+    /* The host beside the GPUs: a busy CPU next to idle GPUs is the pattern of a starved job. */
+    if (y < LINES) {
+        char busy[16] = "n/a", io[16] = "n/a";
+        if (!isnan(v->host_busy_pct))
+            snprintf(busy, sizeof busy, "%.0f%%", v->host_busy_pct);
+        if (!isnan(v->host_iowait_pct))
+            snprintf(io, sizeof io, "%.0f%%", v->host_iowait_pct);
+        snprintf(line, sizeof line, "host  CPU %s busy, iowait %s", busy, io);
+        text(y++, 0, line, 0);
+    }
     y++;
     snprintf(line, sizeof line, "Findings over the last minute (%zu):", v->findings.n);
     text(y++, 0, line, A_BOLD);
@@ -354,6 +401,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
     gd_watch_view *v = ud;
     v->f = f;
+    sample_host(v, f);
     if (!v->paused) {
         v->have = true;
         v->last = i;

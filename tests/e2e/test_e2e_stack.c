@@ -160,6 +160,12 @@ static void consistent_machines_have_none_of_these(void **state)
             assert_int_equal(r.exit_code, 0);
             tool_result_free(&r);
         }
+    /* The text names a toolkit by its CUDA version, not its file's. */
+    tool_result t = run_tool(
+        (const char *[]){"check", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, env_root);
+    assert_non_null(strstr(t.out, "CUDA 12.4 toolkit"));
+    assert_null(strstr(t.out, "12.4.1.dist"));
+    tool_result_free(&t);
     remove_tree(root);
     remove_tree(py);
     free(root);

@@ -39,6 +39,7 @@ for g in 0 1 2 3 4 5 6 7; do
     grep -Eq "^ +$g H100" "$dir/screen" || fail "no row for GPU $g"
 done
 grep -q 'SM MHz/MAX' "$dir/screen" || fail "no column header"
+grep -Eq '^host  CPU (n/a|[0-9]+%) busy, iowait (n/a|[0-9]+%)' "$dir/screen" || fail "no host line"
 wait_for '^ +2 .*sw-thermal' || fail "GPU 2 does not show its thermal slowdown"
 wait_for 'critical +thermal.throttling +GPU 2' || fail "the throttling finding does not appear"
 
