@@ -266,6 +266,22 @@ void gd_facts_free(gd_facts *f);
 
 /* Series helpers. Return 0, or -1 on allocation failure. */
 int gd_series_init(gd_series *s, size_t gpus);
+/*
+ * A window: samples [from, from + n) of s as a series of their own that
+ * shares s's storage (no copy; valid while s is not pushed to). Analyses and
+ * checks take any series, so they judge a window as they judge the whole:
+ * the live view judges the last minute of a day-long session this way.
+ */
+gd_series gd_series_window(const gd_series *s, size_t from, size_t n);
+
+/* The newest samples of s that span at most span_s seconds, as a window. */
+gd_series gd_series_last(const gd_series *s, double span_s);
+
+/* f with its series replaced by the window w, for the checks (a shallow
+ * copy: it owns nothing, never free it; the facts read once at the end of a
+ * session, PCIe and the software stack, are left out). */
+gd_facts gd_facts_window(const gd_facts *f, gd_series w);
+
 /* Keeps at most `limit` samples from now on (0: all); call before the first push. */
 void gd_series_set_limit(gd_series *s, size_t limit);
 /* Appends a sample row (all values GD_ST_UNREAD) and returns its index, or

@@ -128,17 +128,8 @@ static double mono_s(void)
 static void judge(gd_watch_view *v)
 {
     const gd_facts *f = v->f;
-    const gd_series *s = &f->series;
-    size_t k = 0;
-    double now = gd_series_t(s, v->last);
-    while (k <= v->last && now - gd_series_t(s, v->last - k) <= FINDINGS_SPAN_S + 1e-9)
-        k++;
-    gd_facts w = *f;
-    w.series.head = gd_series_row(s, v->last + 1 - k);
-    w.series.n = k;
-    w.window_s = k > 1 ? now - gd_series_t(s, v->last + 1 - k) : 0;
-    w.pcie = NULL; /* read at the end of the session */
-    w.stack = NULL;
+    gd_series upto = gd_series_window(&f->series, 0, v->last + 1); /* a paused view judges what it shows */
+    gd_facts w = gd_facts_window(f, gd_series_last(&upto, FINDINGS_SPAN_S));
     gd_findings_free(&v->findings);
     memset(&v->findings, 0, sizeof v->findings);
     gd_checks_run_all(&w, &v->findings);

@@ -84,6 +84,42 @@ int gd_series_init(gd_series *s, size_t gpus)
     return 0;
 }
 
+gd_series gd_series_window(const gd_series *s, size_t from, size_t n)
+{
+    gd_series w = *s;
+    if (from > s->n)
+        from = s->n;
+    if (n > s->n - from)
+        n = s->n - from;
+    w.head = s->n ? gd_series_row(s, from) : 0;
+    w.n = n;
+    w.limit = n; /* a view: pushing to it would overwrite the owner's rows */
+    w.dropped = s->dropped + from;
+    return w;
+}
+
+gd_series gd_series_last(const gd_series *s, double span_s)
+{
+    if (s->n == 0)
+        return gd_series_window(s, 0, 0);
+    double now = gd_series_t(s, s->n - 1);
+    size_t k = 0;
+    while (k < s->n && now - gd_series_t(s, s->n - 1 - k) <= span_s + 1e-9)
+        k++;
+    return gd_series_window(s, s->n - k, k);
+}
+
+gd_facts gd_facts_window(const gd_facts *f, gd_series w)
+{
+    gd_facts v = *f;
+    v.series = w;
+    v.window_s = w.n > 1 ? gd_series_t(&w, w.n - 1) - gd_series_t(&w, 0) : 0;
+    v.pcie = NULL;
+    v.stack = NULL;
+    v.job = NULL;
+    return v;
+}
+
 void gd_series_set_limit(gd_series *s, size_t limit)
 {
     s->limit = limit;

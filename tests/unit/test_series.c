@@ -4,7 +4,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "facts_fixture.h"
 #include "gpudoctor/model.h"
+#include "gpudoctor/abi/nvml_api.h"
 
 static void unbounded_series_keeps_everything(void **state)
 {
@@ -49,11 +51,56 @@ static void a_limited_series_keeps_the_newest(void **state)
     gd_series_free(&s);
 }
 
+/* A window shares the ring's storage; the newest span_s seconds of it. */
+static void a_window_is_a_view_of_the_ring(void **state)
+{
+    (void)state;
+    gd_series s;
+    assert_int_equal(gd_series_init(&s, 1), 0);
+    gd_series_set_limit(&s, 50);
+    for (int i = 0; i < 120; i++) { /* 120 s at 1 Hz into a ring of 50 */
+        long k = gd_series_push(&s, (double)i);
+        gd_series_slot(&s, (size_t)k, 0)[GD_M_TEMP_C] = gd_val(i);
+    }
+    gd_series w = gd_series_window(&s, 10, 5);
+    assert_int_equal(w.n, 5);
+    assert_true(gd_series_t(&w, 0) == 80.0); /* sample 10 of those kept (70..119) */
+    assert_true(gd_series_at(&w, 4, 0, GD_M_TEMP_C).v == 84.0);
+    assert_ptr_equal(w.values, s.values); /* no copy */
+    gd_series last = gd_series_last(&s, 9.5);
+    assert_int_equal(last.n, 10);
+    assert_true(gd_series_t(&last, 0) == 110.0);
+    assert_int_equal(gd_series_window(&s, 60, 5).n, 0); /* beyond the end: empty */
+    gd_series_free(&s);
+}
+
+/* The checks judge a window as they judge the whole: thermal throttling in
+ * the first half of 120 s is in the whole window, not in the last minute. */
+static void checks_judge_a_window(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 120);
+    fx_set(&f, 1, GD_M_EVENT_REASONS, 10, 50, nvmlClocksThrottleReasonSwThermalSlowdown);
+    fx_set(&f, 1, GD_M_SM_CLOCK_MHZ, 10, 50, 1200);
+    gd_findings all, last;
+    fx_run(&f, "thermal.throttling", &all);
+    gd_facts w = gd_facts_window(&f, gd_series_last(&f.series, 60));
+    fx_run(&w, "thermal.throttling", &last);
+    assert_int_equal(fx_count(&all, "thermal.throttling", 1), 1);
+    assert_int_equal(fx_count(&last, "thermal.throttling", 1), 0);
+    gd_findings_free(&all);
+    gd_findings_free(&last);
+    gd_facts_free(&f); /* the window owns nothing */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unbounded_series_keeps_everything),
         cmocka_unit_test(a_limited_series_keeps_the_newest),
+        cmocka_unit_test(a_window_is_a_view_of_the_ring),
+        cmocka_unit_test(checks_judge_a_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
