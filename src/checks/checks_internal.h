@@ -61,6 +61,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
 void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* vram.c */
 #include "analysis/vram_trend.h"
 void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_findings *out);

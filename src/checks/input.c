@@ -232,3 +232,41 @@ void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings
                    "the job waits on storage: a thread in disk wait in %.0f%% of the samples%s", d_share * 100,
                    pressure ? ", IO pressure high" : "");
 }
+
+static const char swap_fix[] =
+    "The host swaps while the job runs: pages of the job (or its DataLoader workers) go to disk and back, and "
+    "every step waits for them. Lower host memory use: fewer or lighter workers (num_workers, prefetch_factor), "
+    "no dataset copies per worker (share read-only arrays, memory-map files), pin_memory only what is copied; "
+    "or add RAM. Training hosts usually run with vm.swappiness=1 or no swap at all.";
+
+void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_job_facts *j = job_of(f, self->id, out);
+    if (!j)
+        return;
+    size_t n = 0, swapping = 0;
+    double peak = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        const gd_job_sample *s = gd_job_at(j, i);
+        if (s->threads == 0 || isnan(s->swap_in_ps) || isnan(s->swap_out_ps))
+            continue;
+        double pages = s->swap_in_ps + s->swap_out_ps;
+        n++;
+        swapping += pages >= GD_SWAP_MIN_PAGES_PS;
+        peak = pages > peak ? pages : peak;
+    }
+    if (n == 0) {
+        gd_skip_add(out, self->id, GD_NO_GPU, "swap activity was not readable (/proc/vmstat)");
+        return;
+    }
+    double share = (double)swapping / (double)n;
+    if (share < GD_SWAP_MIN_SHARE)
+        return;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "swapping_share", gd_json_number(round(share * 100) / 100));
+    json_object_set_new(ev, "swap_pages_per_s_peak", gd_json_number(round(peak)));
+    json_object_set_new(ev, "source", json_string("proc:vmstat pswpin,pswpout"));
+    gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, swap_fix,
+                   "the host swaps while the job runs: %.0f%% of the samples, up to %.0f pages/s", share * 100, peak);
+}

@@ -37,6 +37,7 @@ const gd_check gd_checks[] = {
     {"input.single_thread", "input", "no single thread of the job saturated while its GPUs wait", GD_NEED_JOB, gd_check_input_single_thread},
     {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved},
     {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait},
+    {"input.swapping", "input", "the host does not swap while the job runs", GD_NEED_JOB, gd_check_input_swapping},
     {"cuda.driver_too_old", "stack", "every CUDA runtime found can run on the installed driver", GD_NEED_STACK, gd_check_cuda_driver_too_old},
     {"cuda.minor_compat", "stack", "runtimes newer than the driver's CUDA, run by minor-version compatibility", GD_NEED_STACK, gd_check_cuda_minor_compat},
     {"cuda.forward_compat", "stack", "a forward-compatibility package, when one is needed, is on the loader path", GD_NEED_STACK, gd_check_cuda_forward_compat},

@@ -157,6 +157,11 @@ extern gd_tunables gd_tunable;
 #define GD_STARVED_MIN_CORES 2.0
 #define GD_STARVED_HOST_BUSY 0.85
 #define GD_STARVED_JOB_MIN_CORES 0.5
+/* input.swapping: swap in + out at GD_SWAP_MIN_PAGES_PS pages/s or more
+ * (100 pages of 4 KiB: 400 KiB/s, beyond the trickle of an idle desktop's
+ * swap) in GD_SWAP_MIN_SHARE of the job's samples. */
+#define GD_SWAP_MIN_PAGES_PS 100.0
+#define GD_SWAP_MIN_SHARE 0.20
 #define GD_IOWAIT_D_SHARE 0.30
 #define GD_IOWAIT_PSI_PCT 20.0
 #define GD_IOWAIT_HOST_SHARE 0.10

@@ -77,11 +77,44 @@ static void starved_stays_quiet_on_tenants_and_fed_gpus(void **state)
     gd_facts_free(&f);
 }
 
+static size_t swapping(const gd_facts *f)
+{
+    gd_findings fs;
+    fx_run(f, "input.swapping", &fs);
+    size_t n = fx_count(&fs, "input.swapping", -2);
+    gd_findings_free(&fs);
+    return n;
+}
+
+/* Swap in + out over 100 pages/s in a fifth of the samples or more. */
+static void swapping_fires_on_a_swapping_host_only(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 20);
+    with_job(&f, 20, 1.0, 0.3);
+    gd_job_facts *j = f.job;
+    for (size_t i = 0; i < j->n; i++)
+        j->samples[i].swap_in_ps = j->samples[i].swap_out_ps = 0;
+    assert_int_equal(swapping(&f), 0); /* no swap: quiet */
+    for (size_t i = 0; i < 3; i++)
+        j->samples[i].swap_in_ps = 400; /* 3 of 20: under the share */
+    assert_int_equal(swapping(&f), 0);
+    for (size_t i = 0; i < 6; i++)
+        j->samples[i].swap_in_ps = 400, j->samples[i].swap_out_ps = 200; /* 6 of 20 */
+    assert_int_equal(swapping(&f), 1);
+    for (size_t i = 0; i < j->n; i++)
+        j->samples[i].swap_in_ps = 40, j->samples[i].swap_out_ps = 40; /* a trickle all along */
+    assert_int_equal(swapping(&f), 0);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(starved_fires_on_a_busy_job_beside_waiting_gpus),
         cmocka_unit_test(starved_stays_quiet_on_tenants_and_fed_gpus),
+        cmocka_unit_test(swapping_fires_on_a_swapping_host_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
