@@ -298,6 +298,45 @@ static void check_straggler(const gd_trace_result *all, size_t n, size_t i, gd_f
                    r->step_median_us / 1000, med / 1000);
 }
 
+/* An FP32 SIMT GEMM (no tensor cores): cuBLAS and CUTLASS "sgemm" kernels,
+ * not the TF32 tensor-core ones (s1688/s16816 tiles, "tf32" in the name). */
+static bool fp32_gemm(const char *name)
+{
+    return strstr(name, "sgemm") && !strstr(name, "tf32") && !strstr(name, "s1688") && !strstr(name, "s16816");
+}
+
+static void check_fp32_gemm(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (r->compute_major < 8 || !r->has_gpu || !(r->class_us[GD_K_COMPUTE] > 0) || !(r->span_us > 0))
+        return; /* tensor cores with TF32 and bf16: Ampere (sm_80) and newer */
+    double us = 0;
+    const char *top = NULL;
+    for (size_t k = 0; k < r->ntop[GD_K_COMPUTE]; k++)
+        if (fp32_gemm(r->top[GD_K_COMPUTE][k].name)) {
+            us += r->top[GD_K_COMPUTE][k].total_us;
+            top = top ? top : r->top[GD_K_COMPUTE][k].name;
+        }
+    double share = 100 * us / r->class_us[GD_K_COMPUTE];
+    if (!top || share < GD_TRACE_FP32_GEMM_PCT)
+        return;
+    double impact = r1(100 * us / r->span_us * (1 - 1 / GD_TRACE_TF32_SPEEDUP));
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "compute_major", json_integer(r->compute_major));
+    json_object_set_new(ev, "fp32_gemm_ms", gd_json_number(round(us) / 1000));
+    json_object_set_new(ev, "fp32_gemm_pct_of_compute", gd_json_number(r1(share)));
+    json_object_set_new(ev, "kernel", json_string(top));
+    /* GEMMs that are a sliver of a sparse trace's span: worth knowing, no loss to speak of. */
+    gd_finding_add(out, "trace.fp32_gemm", impact < 1 ? GD_SEV_INFO : severity(impact), GD_NO_GPU, ev, impact,
+                   "Use the tensor cores: train with torch.autocast(device_type='cuda', dtype=torch.bfloat16) "
+                   "(automatic mixed precision; no loss scaling needed with bf16), or at least allow TF32 for "
+                   "FP32 matmuls: torch.backends.cuda.matmul.allow_tf32 = True / "
+                   "torch.set_float32_matmul_precision('high'), torch.backends.cudnn.allow_tf32 = True.",
+                   "rank %d: FP32 GEMMs without tensor cores take %.0f%% of the compute time on an sm_%d0 GPU (%s)",
+                   r->rank, share, r->compute_major, top);
+}
+
 const gd_trace_check gd_trace_checks[] = {
     {"trace.gpu_idle", "the GPU is busy most of the time (HTA temporal breakdown)", check_gpu_idle},
     {"trace.dataloader", "little of each step is spent waiting for the DataLoader", check_dataloader},
@@ -306,6 +345,7 @@ const gd_trace_check gd_trace_checks[] = {
     {"trace.small_kernels", "kernels are long enough to pay for their launch", check_small_kernels},
     {"trace.comm_overlap", "communication overlaps computation", check_comm_overlap},
     {"trace.straggler", "no rank's step is much slower than the others'", check_straggler},
+    {"trace.fp32_gemm", "matrix multiplications use the tensor cores on sm_80+", check_fp32_gemm},
 };
 const size_t gd_trace_checks_count = sizeof gd_trace_checks / sizeof gd_trace_checks[0];
 

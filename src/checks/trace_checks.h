@@ -31,6 +31,11 @@ extern const size_t gd_trace_checks_count;
 #define GD_TRACE_COMM_OVERLAP_PCT 50.0 /* trace.comm_overlap */
 #define GD_TRACE_COMM_SHARE_PCT 10.0 /* tb_plugin's rule R4 */
 #define GD_TRACE_STRAGGLER_RATIO 1.10 /* trace.straggler */
+/* trace.fp32_gemm: FP32 SIMT GEMMs at this share of the compute kernels'
+ * time or more on sm_80+; TF32 tensor cores run them about 8x faster on an
+ * A100 (156 vs 19.5 TFLOPS, NVIDIA's A100 datasheet), bf16 AMP faster still. */
+#define GD_TRACE_FP32_GEMM_PCT 20.0
+#define GD_TRACE_TF32_SPEEDUP 8.0
 #define GD_TRACE_CRITICAL_IMPACT 15.0 /* docs/checks.md: the severity rule */
 
 /* Runs every trace check over the ranks, then sorts the findings. */

@@ -338,6 +338,35 @@ static void small_kernels_fire_and_stay_quiet(void **state)
 
 /* ---- bad input ---- */
 
+/* FP32 SIMT GEMMs on sm_80: no tensor cores; bf16 or TF32 GEMMs, or an
+ * older GPU without TF32, stay quiet. */
+static void fp32_gemm_fires_and_stays_quiet(void **state)
+{
+    (void)state;
+    synth s = healthy();
+    s.gemm = "ampere_sgemm_128x64_nn";
+    analyzed *a = run_synth(&s);
+    assert_true(has(a, "trace.fp32_gemm"));
+    done(a);
+    s.gemm = "ampere_s16816gemm_128x128_nn"; /* TF32 tensor cores */
+    a = run_synth(&s);
+    assert_false(has(a, "trace.fp32_gemm"));
+    done(a);
+    s = healthy(); /* bf16 */
+    a = run_synth(&s);
+    assert_false(has(a, "trace.fp32_gemm"));
+    done(a);
+    s.gemm = "volta_sgemm_128x64_nn";
+    char *t = synth_trace(&s);
+    char *cm = strstr(t, "\"computeMajor\":8");
+    assert_non_null(cm);
+    cm[strlen("\"computeMajor\":")] = '7'; /* a V100: no TF32 to switch on */
+    a = analyze(t);
+    free(t);
+    assert_false(has(a, "trace.fp32_gemm"));
+    done(a);
+}
+
 static void *gzip_of(const char *s, size_t *len)
 {
     z_stream z = {0};
@@ -473,6 +502,7 @@ int main(void)
         cmocka_unit_test(pageable_memcpy_fires_and_stays_quiet),
         cmocka_unit_test(sync_fires_and_stays_quiet),
         cmocka_unit_test(small_kernels_fire_and_stay_quiet),
+        cmocka_unit_test(fp32_gemm_fires_and_stays_quiet),
         cmocka_unit_test(gzip_reads_like_plain),
         cmocka_unit_test(bad_input_is_a_message),
         cmocka_unit_test(truncated_trace_is_a_partial_result),

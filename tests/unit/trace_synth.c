@@ -77,8 +77,11 @@ char *synth_trace(const synth *s)
         for (int k = 0; k < s->kernels; k++) {
             cpu(&b, "cuda_runtime", "cudaLaunchKernel", t, s->launch_us, corr);
             double g = t + s->launch_us + 1 > gpu_free ? t + s->launch_us + 1 : gpu_free;
-            gpu(&b, "kernel", k % 2 ? "void at::native::elementwise_kernel" : "ampere_sgemm_128x64_nn", g, s->kernel_us,
-                corr++, 0);
+            gpu(&b, "kernel",
+                k % 2     ? "void at::native::elementwise_kernel"
+                : s->gemm ? s->gemm
+                          : "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn",
+                g, s->kernel_us, corr++, 0);
             gpu_free = g + s->kernel_us;
             t += s->launch_us + 1;
         }

@@ -16,6 +16,7 @@ typedef struct synth {
     double copy_bytes; /* one HtoD copy per step, before the kernels */
     bool copy_pageable;
     double sync_us; /* a cudaDeviceSynchronize at the end of each step's launches */
+    const char *gemm; /* the GEMM kernel's name; NULL: a bf16 tensor-core one */
 } synth;
 
 /* The trace as Kineto JSON (malloc'd). */
