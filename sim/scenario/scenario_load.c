@@ -171,9 +171,12 @@ gd_scenario *gd_scenario_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s: a scenario must be a regular file (the simulated driver reads it again)", path,
+        snprintf(err, errlen,
+                 "%s: %s: a scenario must be a regular file, because the simulated driver reads it again "
+                 "(save it to a file first)",
+                 path,
                  S_ISDIR(st.st_mode)    ? "a directory"
                  : S_ISFIFO(st.st_mode) ? "a pipe or FIFO"
                                         : "not a regular file");

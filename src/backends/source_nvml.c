@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct nvml_source {
@@ -25,20 +24,8 @@ typedef struct nvml_source {
 static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, char *lib, size_t liblen, char *abs,
                        size_t abslen, char *err, size_t errlen)
 {
-    /* The simulated NVML library opens the scenario again by its path: a
-     * pipe (/dev/stdin, <(...)) would be empty by then, a FIFO would block. */
-    struct stat st;
-    if (stat(scenario, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", scenario, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen,
-                 "--sim %s: not a regular file; --sim needs one, because the simulated driver reads it "
-                 "again (save the scenario to a file first)",
-                 scenario);
-        return -1;
-    }
+    /* gd_scenario_load refuses what is not a regular file: the simulated
+     * NVML library opens the scenario again by its path. */
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
     if (!sc)
         return -1;

@@ -9,6 +9,7 @@
  */
 #include "core/job_ring.h"
 #include "gpudoctor/job.h"
+#include "host/hostinfo.h"
 #include "source.h"
 
 #include <dirent.h>
@@ -33,7 +34,7 @@ typedef struct proc_entry {
 } proc_entry;
 
 typedef struct host_counters {
-    double busy, iowait, total; /* clock ticks, all CPUs */
+    gd_cpu_times cpu; /* clock ticks, all CPUs */
     double pswpin, pswpout;
     bool ok, vm_ok;
 } host_counters;
@@ -390,18 +391,7 @@ static void sample_host(proc_source *ps, double dt, gd_job_sample *s)
 {
     char path[768], buf[8192];
     host_counters now = {0};
-    snprintf(path, sizeof path, "%s/stat", ps->root);
-    if (read_small(path, buf, sizeof buf) > 0 && strncmp(buf, "cpu ", 4) == 0) {
-        double v[8] = {0};
-        char *p = buf + 4;
-        for (int k = 0; k < 8; k++)
-            v[k] = strtod(p, &p);
-        /* user nice system idle iowait irq softirq steal */
-        now.iowait = v[4];
-        now.total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-        now.busy = now.total - v[3] - v[4];
-        now.ok = true;
-    }
+    now.ok = gd_cpu_times_read(ps->root, &now.cpu);
     snprintf(path, sizeof path, "%s/vmstat", ps->root);
     if (read_small(path, buf, sizeof buf) > 0) {
         now.pswpin = field_after(buf, "pswpin ");
@@ -409,10 +399,10 @@ static void sample_host(proc_source *ps, double dt, gd_job_sample *s)
         now.vm_ok = !isnan(now.pswpin) && !isnan(now.pswpout);
     }
     host_counters *h = &ps->host;
-    double span = now.total - h->total;
+    double span = now.cpu.total - h->cpu.total;
     if (now.ok && h->ok && span > 0) {
-        s->host_busy = (now.busy - h->busy) / span;
-        s->host_iowait = (now.iowait - h->iowait) / span;
+        s->host_busy = (now.cpu.busy - h->cpu.busy) / span;
+        s->host_iowait = (now.cpu.iowait - h->cpu.iowait) / span;
     }
     if (now.vm_ok && h->vm_ok && dt > 0) {
         s->swap_in_ps = (now.pswpin - h->pswpin) / dt;

@@ -125,35 +125,39 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
 {
     (void)self;
     const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
-    bool *real = calloc(f->gpu_count + 1, sizeof *real), *flag = calloc(f->gpu_count + 1, sizeof *flag);
+    /* Per GPU, from one pass: its brake episode and the clock it was held at. */
+    struct braking {
+        gd_episode e;
+        double held;
+        bool flag, real;
+    } *b = calloc(f->gpu_count + 1, sizeof *b);
     size_t braked = 0, judged = 0;
-    for (size_t g = 0; real && flag && g < f->gpu_count; g++) {
+    for (size_t g = 0; b && g < f->gpu_count; g++) {
         if (!gd_reasons_read(f, g, "power.brake", out))
             continue;
         judged++;
-        gd_episode e;
-        gd_episode_of(f, g, brake, &e);
-        if (!e.hit_any)
+        gd_episode_of(f, g, brake, &b[g].e);
+        if (!b[g].e.hit_any)
             continue;
-        flag[g] = true;
-        real[g] = !clocks_not_reduced(&f->gpus[g], median_during(f, g, brake, GD_M_SM_CLOCK_MHZ));
-        braked += real[g];
+        b[g].flag = true;
+        b[g].held = median_during(f, g, brake, GD_M_SM_CLOCK_MHZ);
+        b[g].real = !clocks_not_reduced(&f->gpus[g], b[g].held);
+        braked += b[g].real;
     }
-    for (size_t g = 0; real && flag && g < f->gpu_count; g++) {
-        if (!flag[g])
+    for (size_t g = 0; b && g < f->gpu_count; g++) {
+        if (!b[g].flag)
             continue;
         const gd_gpu *gpu = &f->gpus[g];
-        gd_episode e;
-        gd_episode_of(f, g, brake, &e);
+        const gd_episode *e = &b[g].e;
         json_t *ev = json_object();
-        if (!real[g]) {
-            double held = median_during(f, g, brake, GD_M_SM_CLOCK_MHZ);
+        if (!b[g].real) {
+            double held = b[g].held;
             gd_episode hw;
             gd_episode_of(f, g, nvmlClocksThrottleReasonHwSlowdown, &hw);
             json_object_set_new(ev, "sm_clock_mhz", gd_json_number(held));
             json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
             json_object_set_new(ev, "hw_slowdown_active", json_boolean(hw.hit_any > 0));
-            json_object_set_new(ev, "samples", json_integer((json_int_t)e.hit_any));
+            json_object_set_new(ev, "samples", json_integer((json_int_t)e->hit_any));
             json_object_set_new(
                 ev, "source",
                 json_string(
@@ -182,12 +186,11 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
             snprintf(fix, sizeof fix, "%zu of %zu GPUs braked. %s Reseat the braked GPUs' power cables.", braked,
                      judged, brake_fix);
         gd_finding *x =
-            hardware_slowdown(f, out, g, &e, brake, "power.brake", "held by the hardware power brake", fix, ev);
+            hardware_slowdown(f, out, g, e, brake, "power.brake", "held by the hardware power brake", fix, ev);
         if (x)
             json_object_set_new(x->evidence, "gpus_braked", json_integer((json_int_t)braked));
     }
-    free(real);
-    free(flag);
+    free(b);
 }
 
 void gd_check_power_hw_slowdown(const gd_check *self, const gd_facts *f, gd_findings *out)

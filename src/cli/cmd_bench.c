@@ -127,13 +127,18 @@ int gd_cmd_bench(int argc, char **argv)
         return gd_cli_error("bench pcie: %s", err);
     }
     p->bench = b;
-    /* The link that carried the copies: read again at once, before an idle
-     * GPU trains it down (the snapshot above was taken idle). */
+    /* The link that carried the copies: one sample read at once, before an
+     * idle GPU trains it down (the snapshot above was taken idle). Only the
+     * sample: closing without an error buffer skips the host areas (PCIe
+     * tree, software stack), which the facts above already hold. */
     gd_facts after;
     char why[256];
     for (size_t i = 0; i < b->gpu_count; i++)
         b->gpus[i].link_gen = b->gpus[i].link_width = gd_missing(GD_ST_UNREAD);
-    if (gd_collect(&co, &after, why, sizeof why) == 0 && after.series.n > 0)
+    gd_session *s = gd_session_open(&co, &after, why, sizeof why);
+    bool sampled = s && gd_session_step(s, why, sizeof why) > 0;
+    gd_session_close(s, NULL, 0);
+    if (sampled && after.series.n > 0)
         for (size_t i = 0; i < b->gpu_count; i++)
             for (size_t g = 0; g < after.gpu_count; g++)
                 if (b->gpus[i].gpu >= 0 && after.gpus[g].index == b->gpus[i].gpu) {

@@ -1,7 +1,7 @@
 /* The live view of `gpudoctor watch` (watch_view.h). */
 #include "watch_view.h"
 
-#include "core/input.h"
+#include "backends/host/hostinfo.h"
 #include "gpudoctor/checks.h"
 
 #include <curses.h>
@@ -81,7 +81,7 @@ struct gd_watch_view {
     bool started;
     /* The host line: /proc/stat's CPU totals at the last sample, and the shares since. */
     bool host_have;
-    unsigned long long host_total, host_idle, host_iowait;
+    gd_cpu_times host_cpu;
     double host_busy_pct, host_iowait_pct;
 };
 
@@ -91,30 +91,17 @@ struct gd_watch_view {
 static void sample_host(gd_watch_view *v, const gd_facts *f)
 {
     v->host_busy_pct = v->host_iowait_pct = NAN;
-    if (!f->proc_root[0])
+    gd_cpu_times now;
+    if (!f->proc_root[0] || !gd_cpu_times_read(f->proc_root, &now))
         return;
-    char path[600];
-    snprintf(path, sizeof path, "%s/stat", f->proc_root);
-    FILE *fp = gd_input_fopen(path);
-    unsigned long long x[8] = {0};
-    int n = fp ? fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
-                        &x[6], &x[7])
-               : 0;
-    if (fp)
-        fclose(fp);
-    if (n < 5)
-        return;
-    unsigned long long total = 0;
-    for (int k = 0; k < n; k++)
-        total += x[k];
-    unsigned long long idle = x[3] + x[4], iowait = x[4];
-    if (v->host_have && total > v->host_total) {
-        double dt = (double)(total - v->host_total);
-        v->host_busy_pct = 100.0 * (1.0 - (double)(idle - v->host_idle) / dt);
-        v->host_iowait_pct = 100.0 * (double)(iowait - v->host_iowait) / dt;
+    const gd_cpu_times *was = &v->host_cpu;
+    if (v->host_have && now.total > was->total) {
+        double dt = now.total - was->total;
+        v->host_busy_pct = 100.0 * (now.busy - was->busy) / dt;
+        v->host_iowait_pct = 100.0 * (now.iowait - was->iowait) / dt;
     }
     v->host_have = true;
-    v->host_total = total, v->host_idle = idle, v->host_iowait = iowait;
+    v->host_cpu = now;
 }
 
 static double mono_s(void)

@@ -1,6 +1,7 @@
 /* One block for one cause across GPUs (text_group.h). */
 #include "text_group.h"
 #include "text_util.h"
+#include "core/stats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -57,31 +58,21 @@ size_t gd_text_group_of(const gd_findings *fs, size_t i, const bool *used, size_
     return n;
 }
 
-/* GPU indexes as ranges: "0-3,6" (the members are in report order). */
-static void gpu_list(const gd_findings *fs, const size_t *m, size_t n, char *buf, size_t len, const char *sep)
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The members' GPU indexes, sorted (the members are in report order). */
+static int *member_gpus(const gd_findings *fs, const size_t *m, size_t n)
 {
     int *g = malloc(n * sizeof *g);
-    buf[0] = '\0';
-    if (!g)
-        return;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; g && i < n; i++)
         g[i] = fs->v[m[i]].gpu;
-    for (size_t i = 1; i < n; i++) /* insertion sort: a node has few GPUs */
-        for (size_t k = i; k > 0 && g[k - 1] > g[k]; k--) {
-            int t = g[k];
-            g[k] = g[k - 1];
-            g[k - 1] = t;
-        }
-    size_t used = 0;
-    for (size_t i = 0; i < n && used < len;) {
-        size_t j = i;
-        while (sep[0] == '-' && j + 1 < n && g[j + 1] == g[j] + 1)
-            j++;
-        used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", g[i], g[j])
-                               : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
-        i = j + 1;
-    }
-    free(g);
+    if (g)
+        gd_sort(g, n, sizeof *g, cmp_int);
+    return g;
 }
 
 /* Evidence keys worth a column: scalars; those equal on every GPU go on one
@@ -152,9 +143,13 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
                          bool series)
 {
     const gd_finding *x = &fs->v[m[0]];
-    char ranges[256], list[256], where[300];
-    gpu_list(fs, m, n, ranges, sizeof ranges, "-");
-    gpu_list(fs, m, n, list, sizeof list, ",");
+    char ranges[256] = "", list[256] = "", where[300];
+    int *g = member_gpus(fs, m, n);
+    if (g) {
+        gd_gpu_ranges(g, n, true, ranges, sizeof ranges);
+        gd_gpu_ranges(g, n, false, list, sizeof list);
+        free(g);
+    }
     snprintf(where, sizeof where, "GPUs %s", ranges);
     fprintf(out, "\n%s%-8s%s %s  %s%s%s\n",
             gd_c(st, x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED

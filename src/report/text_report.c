@@ -140,21 +140,6 @@ static void generic_reason(const gd_skip *k, char *buf, size_t len)
     snprintf(buf, len, "%.*sthe GPU %s", (int)(at - k->reason), k->reason, at + strlen(own));
 }
 
-/* GPU indexes as ranges: "0-3,6". */
-static void gpu_ranges(const int *g, size_t n, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used < len;) {
-        size_t j = i;
-        while (j + 1 < n && g[j + 1] == g[j] + 1)
-            j++;
-        used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", g[i], g[j])
-                               : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
-        i = j + 1;
-    }
-}
-
 typedef struct skip_line {
     char checks[512];
     char gpus[128];
@@ -189,7 +174,7 @@ static void print_skips(FILE *out, const gd_text_style *st, const gd_findings *f
         }
         skip_line l = {.plural = ngpus > 1};
         snprintf(l.checks, sizeof l.checks, "%s", k->check);
-        gpu_ranges(gpus, ngpus, l.gpus, sizeof l.gpus);
+        gd_gpu_ranges(gpus, ngpus, true, l.gpus, sizeof l.gpus);
         snprintf(l.reason, sizeof l.reason, "%s", ngpus > 1 ? reason : k->reason);
         /* The same reason for the same GPUs from several checks: one line. */
         size_t m = 0;

@@ -186,3 +186,17 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
         free(s);
     }
 }
+
+void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len;) {
+        size_t j = i;
+        while (ranges && j + 1 < n && g[j + 1] == g[j] + 1)
+            j++;
+        used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", g[i], g[j])
+                               : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
+        i = j + 1;
+    }
+}

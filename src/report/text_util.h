@@ -51,6 +51,10 @@ void gd_wrapped_close(gd_wrapped *w, const gd_text_style *st);
  * with ", " so that it wraps between items); nothing when src is no string. */
 void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src);
 
+/* GPU indexes g[0..n) in the order given, joined by ",": with `ranges`,
+ * runs of consecutive indexes become "0-3" ("0-3,6"), else "0,1,2,3,6". */
+void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len);
+
 /* Formats a JSON scalar for humans ("86", "1.5", "text", "n/a"). */
 void gd_json_scalar_text(const json_t *v, char *buf, size_t len);
 

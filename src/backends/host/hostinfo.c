@@ -1,5 +1,6 @@
 /* Host facts from uname, sysconf and sysfs. */
 #include "hostinfo.h"
+#include "core/input.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -35,4 +36,26 @@ void gd_host_read(const char *sysfs_root, gd_host *h)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     h->cpus = cpus > 0 ? (int)cpus : 0;
     h->numa_nodes = count_numa_nodes(sysfs_root);
+}
+
+bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/stat", proc_root);
+    FILE *fp = gd_input_fopen(path);
+    unsigned long long x[8] = {0};
+    int n = fp ? fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
+                        &x[6], &x[7])
+               : 0;
+    if (fp)
+        fclose(fp);
+    if (n < 5)
+        return false;
+    unsigned long long total = 0;
+    for (int k = 0; k < n; k++)
+        total += x[k];
+    t->total = (double)total;
+    t->iowait = (double)x[4];
+    t->busy = (double)(total - x[3] - x[4]);
+    return true;
 }

@@ -4,7 +4,20 @@
 
 #include "gpudoctor/model.h"
 
+#include <stdbool.h>
+
 /* Reads the host's facts; NUMA nodes are counted under sysfs_root ("/sys" normally). */
 void gd_host_read(const char *sysfs_root, gd_host *h);
+
+/* The host's CPU time since boot, from the first line of /proc/stat (jiffies):
+ * all of user nice system idle iowait irq softirq steal, the busy part (all
+ * but idle and iowait), and iowait. Shares come from two readings' deltas. */
+typedef struct gd_cpu_times {
+    double total, busy, iowait;
+} gd_cpu_times;
+
+/* Reads ROOT/stat (proc_root: "/proc" or a fixture tree); false when it has no
+ * "cpu" line with at least 5 fields. A FIFO there cannot hang (gd_input_fopen). */
+bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t);
 
 #endif
