@@ -86,12 +86,11 @@ int main(int argc, char **argv)
     usleep(200000); /* the children are forked */
     gd_facts f;
     memset(&f, 0, sizeof f);
-    snprintf(f.proc_root, sizeof f.proc_root, "/proc");
-    snprintf(f.sysfs_root, sizeof f.sysfs_root, "/sys");
+    gd_roots roots = {.sys = "/sys", .proc = "/proc"};
     gd_session_opts o = {.pid = job, .interval_s = 0.1, .duration_s = window};
     void *self = calloc(1, gd_source_proc.size);
     char err[256];
-    int rc = self ? gd_source_proc.open(self, &o, &f, err, sizeof err) : -1;
+    int rc = self ? gd_source_proc.open(self, &o, &f, &roots, err, sizeof err) : -1;
     if (rc != 0) {
         fprintf(stderr, "bench_proc_cost: cannot read the job: %s\n", f.job ? f.job->error : err);
         kill(-job, SIGKILL);

@@ -11,6 +11,10 @@
 
 typedef struct gd_ctx {
     const char *fs_root; /* prefix of the software-stack scans ("" or NULL: /) */
+    /* Where this machine's host facts are read (a scenario names its own). */
+    const char *sys_root; /* NULL: /sys */
+    const char *proc_root; /* NULL: /proc */
+    const char *kernel_log; /* a file of kernel log lines; NULL: this machine's own log */
     const char *nvml_library; /* NULL: libnvidia-ml.so.1 from the loader's path */
     const char *cuda_library; /* NULL: libcuda.so.1 */
     const char *sim_dir; /* the simulated libraries; NULL: beside the executable */
@@ -19,5 +23,17 @@ typedef struct gd_ctx {
     void (*log)(void *ud, const char *msg);
     void *log_ud;
 } gd_ctx;
+
+/*
+ * Where a session reads host facts, resolved once when it opens: the
+ * context's roots on a machine, the scenario's host.sysfs / host.proc /
+ * host.kernel_log under --sim, none for captures. Settings, not facts: they
+ * are never part of gd_facts or of a recording. "" = not available.
+ */
+typedef struct gd_roots {
+    char sys[512];
+    char proc[512];
+    char kernel_log[512]; /* "" = this machine's own log (or none for --sim/--from) */
+} gd_roots;
 
 #endif

@@ -52,7 +52,6 @@ typedef struct gd_job_facts {
     char error[256]; /* why not ("no such process", "not ours to read: ...") */
     long pid;
     char comm[32];
-    char proc_root[512];
     /* The tree over the window. */
     size_t procs_seen; /* distinct processes (the job and its descendants) */
     size_t procs_max; /* most alive at once */

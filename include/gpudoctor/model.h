@@ -251,11 +251,10 @@ typedef struct gd_facts {
     gd_series series;
     double window_s; /* requested duration */
     double interval_s;
-    /* Where host facts are read: this machine's, or the scenario's under --sim. */
-    char sysfs_root[512]; /* "" when not available (a scenario without host.sysfs, --from) */
-    char proc_root[512]; /* "/proc" normally */
-    char kernel_log[512]; /* a file of kernel log lines; "" = this machine's own log */
-    long pid; /* the job (--pid), or -1 */
+    /* The job examined (--pid, run), or -1: the subject of the diagnosis,
+     * kept with the facts so that a replay judges the same job. Where host
+     * facts were read is a setting of the session (gd_roots), not a fact. */
+    long pid;
     /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
     struct gd_pcie_facts *pcie; /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */

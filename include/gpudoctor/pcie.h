@@ -7,6 +7,7 @@
 #ifndef GPUDOCTOR_PCIE_H
 #define GPUDOCTOR_PCIE_H
 
+#include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
 
 /* What a healthy link carries in pinned copies: 76-84 % of its theoretical
@@ -122,10 +123,10 @@ typedef struct gd_pcie_facts {
     gd_pcie_bench *bench; /* NULL unless bench pcie ran */
 } gd_pcie_facts;
 
-/* Reads the PCIe facts of f's GPUs under f->sysfs_root (and the job under
- * f->proc_root) into f->pcie. Returns 0 (f->pcie stays NULL when sysfs is
- * not available) or -1 when out of memory. */
-int gd_pcie_collect(gd_facts *f);
+/* Reads the PCIe facts of f's GPUs under roots->sys (and the job f->pid
+ * under roots->proc) into f->pcie. Returns 0 (f->pcie stays NULL when sysfs
+ * is not available) or -1 when out of memory. */
+int gd_pcie_collect(gd_facts *f, const gd_roots *roots);
 
 void gd_pcie_facts_free(gd_pcie_facts *p);
 

@@ -50,6 +50,9 @@ typedef struct gd_session gd_session;
  * unreadable capture): exit code 3. No driver is not an error: f says so. */
 gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen);
 
+/* Where the session reads host facts (resolved at open; valid until close). */
+const gd_roots *gd_session_roots(const gd_session *s);
+
 /* Adds a sink (copied); it is told the snapshot at once. 0, or -1 (full). */
 int gd_session_add_sink(gd_session *s, const gd_sink *sink);
 

@@ -129,6 +129,8 @@ typedef struct gd_stack_opts {
     const char *const *python; /* --python PATH..., may be NULL */
     size_t python_count;
     const char *root; /* the context's fs_root (GPUDOCTOR_ROOT); NULL or "": / */
+    const char *proc_root; /* the job's environment is read here; NULL or "": nowhere */
+    const char *kernel_log; /* a file of kernel log lines; NULL or "": the machine's own log */
 } gd_stack_opts;
 
 /* Checks a root, when given: 0, or -1 with a message when it does not exist

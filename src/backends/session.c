@@ -23,6 +23,7 @@ struct gd_session {
     void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
     gd_clock clock;
     size_t k; /* samples taken */
+    gd_roots roots; /* where host facts are read (settings, never facts) */
     gd_sink sinks[MAX_SINKS];
     size_t nsinks;
 };
@@ -34,13 +35,13 @@ static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *
     if (o->pid <= 0 || o->from_count)
         return 0;
     if (o->job_live) /* a real process watched while a scenario plays the GPUs */
-        snprintf(f->proc_root, sizeof f->proc_root, "/proc");
+        snprintf(s->roots.proc, sizeof s->roots.proc, "%s", o->ctx && o->ctx->proc_root ? o->ctx->proc_root : "/proc");
     s->job = calloc(1, gd_source_proc.size);
     if (!s->job) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = gd_source_proc.open(s->job, o, f, err, errlen);
+    int rc = gd_source_proc.open(s->job, o, f, &s->roots, err, errlen);
     return rc < 0 ? -1 : 0;
 }
 
@@ -61,9 +62,11 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
     f->window_s = o->duration_s;
     f->interval_s = o->interval_s;
     f->pid = o->pid;
-    snprintf(f->sysfs_root, sizeof f->sysfs_root, "/sys");
-    snprintf(f->proc_root, sizeof f->proc_root, "/proc");
-    int rc = ops->open(self, o, f, err, errlen);
+    const gd_ctx *ctx = o->ctx;
+    snprintf(s->roots.sys, sizeof s->roots.sys, "%s", ctx && ctx->sys_root ? ctx->sys_root : "/sys");
+    snprintf(s->roots.proc, sizeof s->roots.proc, "%s", ctx && ctx->proc_root ? ctx->proc_root : "/proc");
+    snprintf(s->roots.kernel_log, sizeof s->roots.kernel_log, "%s", ctx && ctx->kernel_log ? ctx->kernel_log : "");
+    int rc = ops->open(self, o, f, &s->roots, err, errlen);
     if (rc < 0) {
         if (ops->close)
             ops->close(self);
@@ -93,6 +96,11 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         gd_clock_start(&s->clock, (gd_clock_mode)mode, pace);
     }
     return s;
+}
+
+const gd_roots *gd_session_roots(const gd_session *s)
+{
+    return &s->roots;
 }
 
 int gd_session_add_sink(gd_session *s, const gd_sink *sink)
@@ -135,13 +143,17 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
 
 /* The areas read from the host rather than the source: PCIe links while the
  * GPUs are still loaded, the software stack. Captures carry their own. */
-static int host_areas(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+static int host_areas(const gd_session_opts *o, const gd_roots *roots, gd_facts *f, char *err, size_t errlen)
 {
-    if (gd_pcie_collect(f) != 0) {
+    if (gd_pcie_collect(f, roots) != 0) {
         snprintf(err, errlen, "cannot read the PCIe facts");
         return -1;
     }
-    gd_stack_opts so = {.python = o->python, .python_count = o->python_count, .root = o->ctx ? o->ctx->fs_root : NULL};
+    gd_stack_opts so = {.python = o->python,
+                        .python_count = o->python_count,
+                        .root = o->ctx ? o->ctx->fs_root : NULL,
+                        .proc_root = roots->proc,
+                        .kernel_log = roots->kernel_log};
     if (gd_stack_collect(f, &so) != 0) {
         snprintf(err, errlen, "cannot read the software stack facts");
         return -1;
@@ -159,7 +171,7 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         gd_source_proc.close(s->job);
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
-        rc = host_areas(&s->o, s->f, err, errlen);
+        rc = host_areas(&s->o, &s->roots, s->f, err, errlen);
     for (size_t k = 0; rc == 0 && k < s->nsinks; k++)
         if (s->sinks[k].on_end)
             s->sinks[k].on_end(s->sinks[k].ud, s->f);

@@ -15,8 +15,10 @@ typedef struct gd_source_ops {
     const char *name;
     size_t size; /* bytes of the source's own state, allocated by the session */
     /* Static facts into f. 0; 1 when the source has nothing to give (no
-     * driver: f says why, not an error); -1 with a message. */
-    int (*open)(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen);
+     * driver: f says why, not an error); -1 with a message. `roots` holds
+     * the context's roots; a source that describes another machine (a
+     * scenario, captures) replaces them with that machine's. */
+    int (*open)(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen);
     /* True when the source takes samples on the clock (a capture brings its own). */
     bool (*samples)(const void *self);
     /* The clock the source runs on (virtual for a simulated machine). */

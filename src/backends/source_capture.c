@@ -3,11 +3,11 @@
 
 #include "import/import.h"
 
-static int capture_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+static int capture_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
 {
     (void)self;
     /* Captured files describe another machine: none of this one's facts. */
-    f->sysfs_root[0] = f->proc_root[0] = '\0';
+    *roots = (gd_roots){0};
     return gd_import_files(o->from, o->from_count, f, err, errlen);
 }
 

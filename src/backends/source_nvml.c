@@ -21,8 +21,8 @@ typedef struct nvml_source {
 
 /* Validates the scenario (clear message, exit 3), points the simulated
  * libraries at it and fills what the scenario says of the host. */
-static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, char *lib, size_t liblen, char *abs,
-                       size_t abslen, char *err, size_t errlen)
+static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, gd_roots *roots, char *lib, size_t liblen,
+                       char *abs, size_t abslen, char *err, size_t errlen)
 {
     /* gd_scenario_load refuses what is not a regular file: the simulated
      * NVML library opens the scenario again by its path. */
@@ -36,10 +36,10 @@ static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, cha
     snprintf(f->host.hostname, sizeof f->host.hostname, "%s", sc->host.hostname ? sc->host.hostname : "");
     snprintf(f->host.kernel, sizeof f->host.kernel, "%s", sc->host.kernel ? sc->host.kernel : "");
     /* The scenario's own host, never this machine's. */
-    snprintf(f->sysfs_root, sizeof f->sysfs_root, "%s", sc->host.sysfs ? sc->host.sysfs : "");
-    snprintf(f->kernel_log, sizeof f->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
+    snprintf(roots->sys, sizeof roots->sys, "%s", sc->host.sysfs ? sc->host.sysfs : "");
+    snprintf(roots->kernel_log, sizeof roots->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
     /* The scenario's processes live in its own /proc, or nowhere: never this machine's. */
-    snprintf(f->proc_root, sizeof f->proc_root, "%s", sc->host.proc ? sc->host.proc : "");
+    snprintf(roots->proc, sizeof roots->proc, "%s", sc->host.proc ? sc->host.proc : "");
     gd_scenario_free(sc);
 
     char full[PATH_MAX];
@@ -63,16 +63,17 @@ static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, cha
     return 0;
 }
 
-static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
 {
     nvml_source *n = self;
     char lib[PATH_MAX + 32] = "", scenario[PATH_MAX] = "";
     if (o->sim_scenario) {
-        if (prepare_sim(o->ctx, o->sim_scenario, f, lib, sizeof lib, scenario, sizeof scenario, err, errlen) != 0)
+        if (prepare_sim(o->ctx, o->sim_scenario, f, roots, lib, sizeof lib, scenario, sizeof scenario, err, errlen) !=
+            0)
             return -1;
         n->simulated = true;
     } else {
-        gd_host_read("/sys", &f->host);
+        gd_host_read(roots->sys, &f->host);
         snprintf(f->source, sizeof f->source, "nvml");
     }
     char why[512];
@@ -89,7 +90,7 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, char *er
     n->open = true;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
-    if (gd_nvml_snapshot(&n->s, f) != 0) {
+    if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

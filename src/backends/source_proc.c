@@ -1,7 +1,7 @@
 /*
  * The job's /proc as a source (include/gpudoctor/job.h): its process tree,
  * each thread's CPU time and state, context switches, read bytes, and the
- * host's CPU, iowait, pressure and swap, read through f->proc_root (the
+ * host's CPU, iowait, pressure and swap, read through the session's proc root (the
  * scenario's host.proc under --sim, /proc on a machine) at every sample of
  * the session. Children are found again at every sample (DataLoader workers
  * respawn each epoch). It takes no samples of its own clock: the session
@@ -41,7 +41,8 @@ typedef struct host_counters {
 
 typedef struct proc_source {
     gd_job_facts *j;
-    char root[512];
+    char root[512]; /* the proc root */
+    char sys[512]; /* the sysfs root ("": none) */
     double tick_s; /* seconds per clock tick */
     uint32_t stamp; /* samples taken */
     double last_t;
@@ -107,7 +108,7 @@ static int count_cpu_list(const char *s)
     return n;
 }
 
-static void read_static(proc_source *ps, gd_facts *f)
+static void read_static(proc_source *ps)
 {
     gd_job_facts *j = ps->j;
     char path[768], buf[8192];
@@ -131,8 +132,8 @@ static void read_static(proc_source *ps, gd_facts *f)
     if (read_small(path, buf, sizeof buf) > 0)
         for (const char *p = buf; (p = strstr(p, "\ncpu")); p++)
             j->host_cpus += p[4] >= '0' && p[4] <= '9';
-    if (f->sysfs_root[0]) {
-        snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", f->sysfs_root);
+    if (ps->sys[0]) {
+        snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", ps->sys);
         if (read_small(path, buf, sizeof buf) > 0) {
             buf[strcspn(buf, "\n")] = '\0';
             snprintf(j->governor, sizeof j->governor, "%.31s", buf);
@@ -140,7 +141,7 @@ static void read_static(proc_source *ps, gd_facts *f)
     }
 }
 
-static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -154,14 +155,14 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, char *er
     f->job = j;
     ps->j = j;
     j->pid = o->pid;
-    snprintf(j->proc_root, sizeof j->proc_root, "%s", f->proc_root);
-    snprintf(ps->root, sizeof ps->root, "%s", f->proc_root);
+    snprintf(ps->root, sizeof ps->root, "%s", roots->proc);
+    snprintf(ps->sys, sizeof ps->sys, "%s", roots->sys);
     long hz = sysconf(_SC_CLK_TCK);
     ps->tick_s = 1.0 / (double)(hz > 0 ? hz : 100);
     ps->last_t = ps->last_full = NAN;
     for (size_t i = 0; i < GD_JOB_MAX_THREADS; i++)
         ps->fds[i] = -1;
-    if (!f->proc_root[0]) {
+    if (!ps->root[0]) {
         snprintf(j->error, sizeof j->error, "the scenario has no host.proc: the job's /proc is not known");
         return 1;
     }
@@ -177,7 +178,7 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, char *er
     }
     closedir(d);
     j->read = true;
-    read_static(ps, f);
+    read_static(ps);
     return 0;
 }
 

@@ -83,16 +83,17 @@ struct gd_watch_view {
     bool host_have;
     gd_cpu_times host_cpu;
     double host_busy_pct, host_iowait_pct;
+    char proc_root[512];
 };
 
 /* The host's CPU busy and iowait shares since the last sample, from the
- * facts' proc root (/proc; the scenario's host.proc under --sim; none for
+ * session's proc root (/proc; the scenario's host.proc under --sim; none for
  * captures): NAN when not readable. */
-static void sample_host(gd_watch_view *v, const gd_facts *f)
+static void sample_host(gd_watch_view *v)
 {
     v->host_busy_pct = v->host_iowait_pct = NAN;
     gd_cpu_times now;
-    if (!f->proc_root[0] || !gd_cpu_times_read(f->proc_root, &now))
+    if (!v->proc_root[0] || !gd_cpu_times_read(v->proc_root, &now))
         return;
     const gd_cpu_times *was = &v->host_cpu;
     if (v->host_have && now.total > was->total) {
@@ -379,7 +380,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
     gd_watch_view *v = ud;
     v->f = f;
-    sample_host(v, f);
+    sample_host(v);
     if (!v->paused) {
         v->have = true;
         v->last = i;
@@ -391,7 +392,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     wait_keys(v);
 }
 
-gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color)
+gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color, const char *proc_root)
 {
     gd_watch_view *v = calloc(1, sizeof *v);
     if (!v)
@@ -405,6 +406,7 @@ gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_
     v->started = true;
     v->stop = stop;
     v->wall_wait_s = wall_wait_s;
+    snprintf(v->proc_root, sizeof v->proc_root, "%s", proc_root ? proc_root : "");
     cbreak();
     noecho();
     keypad(stdscr, TRUE);

@@ -82,7 +82,7 @@ static void bus_id_of(const char *lib, size_t g, char *out, size_t len)
         fail_msg("%s: %s", lib, err);
     gd_facts f;
     memset(&f, 0, sizeof f);
-    assert_int_equal(gd_nvml_snapshot(&s, &f), 0);
+    assert_int_equal(gd_nvml_snapshot(&s, &f, ""), 0);
     gd_nvml_close(&s);
     assert_true(g < f.gpu_count);
     snprintf(out, len, "%s", f.gpus[g].pci_bus_id);
@@ -134,7 +134,7 @@ static void missing_functions_read_as_unavailable_and_checks_stay_quiet(void **s
     assert_int_equal(gd_nvml_open(&s, NVML_STUB_V2, NULL, err, sizeof err), 0);
     gd_facts f;
     memset(&f, 0, sizeof f);
-    assert_int_equal(gd_nvml_snapshot(&s, &f), 0);
+    assert_int_equal(gd_nvml_snapshot(&s, &f, ""), 0);
     assert_int_equal(gd_series_init(&f.series, f.gpu_count), 0);
     for (int k = 0; k < 3; k++) {
         long i = gd_series_push(&f.series, k * 0.1);

@@ -387,7 +387,7 @@ static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
     free(infos1);
 }
 
-int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
+int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
 {
     f->driver_loaded = true;
     f->driver_version[0] = f->nvml_version[0] = '\0';
@@ -436,7 +436,7 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f)
             snprintf(g->lost_call, sizeof g->lost_call, "nvmlDeviceGetHandleByIndex");
             continue;
         }
-        reader r = {.s = s, .gpu = g, .t_s = 0, .proc_root = f->proc_root};
+        reader r = {.s = s, .gpu = g, .t_s = 0, .proc_root = proc_root};
         read_identity(&r, d, g);
         read_limits(&r, d, g);
         read_config_health(&r, d, g);

@@ -24,8 +24,9 @@ typedef struct gd_nvml_session {
 int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario, char *err, size_t errlen);
 void gd_nvml_close(gd_nvml_session *s);
 
-/* Fills f's driver fields and f->gpus (static facts). Returns 0 or -1 (allocation). */
-int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f);
+/* Fills f's driver fields and f->gpus (static facts); process names and
+ * owners come from proc_root ("": not read). Returns 0 or -1 (allocation). */
+int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root);
 
 /*
  * Reads every dynamic metric of every GPU into sample row i of f->series.

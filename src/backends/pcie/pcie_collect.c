@@ -272,14 +272,14 @@ static void read_job(const char *proc_root, long pid, gd_pcie_job *j)
     fclose(fp);
 }
 
-int gd_pcie_collect(gd_facts *f)
+int gd_pcie_collect(gd_facts *f, const gd_roots *roots)
 {
-    if (!f->sysfs_root[0])
+    if (!roots->sys[0])
         return 0; /* no host tree: the checks say "not available" */
     gd_pcie_facts *p = gd_pcie_facts_get(f);
     if (!p)
         return -1;
-    snprintf(p->source, sizeof p->source, "sysfs:%s", f->sysfs_root);
+    snprintf(p->source, sizeof p->source, "sysfs:%s", roots->sys);
     for (size_t g = 0; g < f->gpu_count; g++) {
         gd_pcie_gpu *pg = gd_pcie_gpu_add(p);
         if (!pg)
@@ -290,16 +290,16 @@ int gd_pcie_collect(gd_facts *f)
         if (gd_pcie_norm_bdf(f->gpus[g].pci_bus_id, pg->bdf, sizeof pg->bdf) != 0)
             continue;
         char real[PATH_MAX];
-        if (resolve_path(f->sysfs_root, pg->bdf, pg, real, sizeof real))
+        if (resolve_path(roots->sys, pg->bdf, pg, real, sizeof real))
             read_placement(real, pg);
         else
             pg->hop_count = 0;
     }
     gd_pcie_fill_link_max(f, "sysfs:max_link_speed,max_link_width");
-    read_nodes(f->sysfs_root, p);
-    if (find_nics(f->sysfs_root, p) != 0)
+    read_nodes(roots->sys, p);
+    if (find_nics(roots->sys, p) != 0)
         return -1;
-    if (f->proc_root[0]) /* a scenario without host.proc has no job to read */
-        read_job(f->proc_root, f->pid, &p->job);
+    if (roots->proc[0]) /* a scenario without host.proc has no job to read */
+        read_job(roots->proc, f->pid, &p->job);
     return gd_topo_derive(p, f);
 }

@@ -97,16 +97,16 @@ static int env_push(gd_stack_facts *s, const char *entry, size_t *cap)
 /* The job's environment: /proc/PID/environ with --pid (NUL-separated; only
  * its owner and root may read it), else gpudoctor's own, which a job
  * script that runs `gpudoctor check` before training shares. */
-static int read_env(gd_stack_facts *s, const gd_facts *f)
+static int read_env(gd_stack_facts *s, const gd_facts *f, const char *proc_root)
 {
     size_t cap = 0;
-    if (f->pid > 0 && !f->proc_root[0]) {
+    if (f->pid > 0 && !proc_root[0]) {
         gd_strf(s->env_error, sizeof s->env_error, "the simulated machine has no host.proc to read the job from");
         return 0;
     }
     if (f->pid > 0) {
         char path[600];
-        gd_strf(path, sizeof path, "%s/%ld/environ", f->proc_root, f->pid);
+        gd_strf(path, sizeof path, "%s/%ld/environ", proc_root, f->pid);
         size_t len = 0;
         errno = 0;
         char *buf = gd_stack_read_file(path, 4u << 20, &len);
@@ -152,7 +152,7 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
     if (!s)
         return -1;
     f->stack = s;
-    if (read_env(s, f) != 0)
+    if (read_env(s, f, o->proc_root ? o->proc_root : "") != 0)
         return -1;
     const char *root = o->root;
     if (root && *root) {
@@ -174,6 +174,6 @@ int gd_stack_collect(gd_facts *f, const gd_stack_opts *o)
         gd_stack_scan_ldcache(s);
     }
     gd_stack_scan_pythons(s, o, s->system_scanned);
-    gd_stack_read_kernel_log(s, f);
+    gd_stack_read_kernel_log(s, f, o->kernel_log ? o->kernel_log : "");
     return 0;
 }

@@ -39,7 +39,7 @@ void gd_stack_scan_ldcache(gd_stack_facts *s);
 void gd_stack_scan_pythons(gd_stack_facts *s, const gd_stack_opts *o, bool system);
 
 /* stack_kernel_log.c: Xid events of the kernel log. */
-void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f);
+void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f, const char *log_file);
 
 /* The architectures of the CUDA code in a library (its .nv_fatbin ELF
  * section; none in an ELF file without one; the whole file when it is not

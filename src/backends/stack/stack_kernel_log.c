@@ -101,22 +101,22 @@ static bool read_journal(gd_stack_facts *s, const gd_facts *f)
     return rc == 0 && s->kernel_log_lines > before;
 }
 
-void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f)
+void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f, const char *log_file)
 {
-    if (f->kernel_log[0]) {
+    if (log_file[0]) {
         /* A read error is "not checked", never a clean log; a log over the
          * cap keeps its newest part, where the recent Xids are. */
         size_t len;
         bool cut;
         char why[600];
-        char *buf = gd_input_read_tail(f->kernel_log, GD_KERNEL_LOG_MAX_BYTES, &len, &cut, why, sizeof why);
+        char *buf = gd_input_read_tail(log_file, GD_KERNEL_LOG_MAX_BYTES, &len, &cut, why, sizeof why);
         if (!buf) {
             gd_strf(s->kernel_log_error, sizeof s->kernel_log_error, "cannot read the kernel log %s", why);
             return;
         }
         take_text(s, f, buf, len);
         free(buf);
-        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "%s%s", f->kernel_log,
+        gd_strf(s->kernel_log_source, sizeof s->kernel_log_source, "%s%s", log_file,
                 cut ? " (its newest " GD_KERNEL_LOG_MAX_TEXT ")" : "");
         s->kernel_log_read = true;
         return;
