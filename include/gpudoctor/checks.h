@@ -21,12 +21,26 @@ typedef enum gd_check_need {
 typedef struct gd_check gd_check;
 typedef void (*gd_check_fn)(const gd_check *self, const gd_facts *f, gd_findings *out);
 
+/* A check's severity rule as the severities it may give (docs/checks.md
+ * states the rule of each row; a unit test holds the two together). A
+ * finding outside its row's rule is a bug: gd_check_run asserts it. */
+#define GD_SEVS_INFO (1u << GD_SEV_INFO)
+#define GD_SEVS_WARNING (1u << GD_SEV_WARNING)
+#define GD_SEVS_CRITICAL (1u << GD_SEV_CRITICAL)
+#define GD_SEVS_NONE 0u /* gives notes ("not checked") only */
+
 struct gd_check {
-    const char *id; /* finding id it reports */
+    const char *id; /* finding id it reports (its findings carry no other) */
     const char *group; /* "driver", "thermal", "health", ... */
     const char *summary; /* one line: what it looks at */
     unsigned needs; /* gd_check_need bits */
     gd_check_fn run; /* receives its own entry */
+    unsigned severities; /* GD_SEVS_* bits: the severity rule */
+    /* The fix template: the fix a finding of this check gets when the check
+     * gives none of its own (a NULL fix), and the text a check that adds to
+     * it starts from; NULL where the evidence decides the fix and the check
+     * writes it. */
+    const char *fix;
 };
 
 /* The registry: an explicit table, in report order. */

@@ -115,15 +115,8 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
     return x;
 }
 
-static const char brake_fix[] =
-    "The power brake is an external signal: the system (PSU, power distribution or BMC) asks the GPU to slow "
-    "down because it is near its power or current limit. Check the BMC's event log ('ipmitool sel elist') and "
-    "PSU status ('ipmitool sdr type \"Power Supply\"'), that every PSU is connected and redundant supplies are "
-    "healthy, and the rack's power budget. Not fixable from the OS.";
-
 void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     /* Per GPU, from one pass: its brake episode and the clock it was held at. */
     struct braking {
@@ -175,16 +168,16 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         char fix[768];
         if (braked > 1 && braked == judged)
             snprintf(fix, sizeof fix, "All %zu GPUs braked at once: a chassis or power supply signal, not one card. %s",
-                     braked, brake_fix);
+                     braked, self->fix);
         else if (braked == 1 && judged > 1)
             snprintf(fix, sizeof fix,
                      "Only GPU %d of %zu braked: look at that GPU's power connector or board first (reseat its "
                      "power cables, check for a damaged connector, move it to another slot); if it follows the "
                      "card, it needs service. %s",
-                     gpu->index, judged, brake_fix);
+                     gpu->index, judged, self->fix);
         else
             snprintf(fix, sizeof fix, "%zu of %zu GPUs braked. %s Reseat the braked GPUs' power cables.", braked,
-                     judged, brake_fix);
+                     judged, self->fix);
         gd_finding *x =
             hardware_slowdown(f, out, g, e, brake, "power.brake", "held by the hardware power brake", fix, ev);
         if (x)
@@ -195,19 +188,12 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
 
 void gd_check_power_hw_slowdown(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
-    static const char fix[] =
-        "HW Slowdown halves the clocks or worse. Without a thermal or power-brake reason it "
-        "usually means the board's power input: reseat the 8-pin / 12VHPWR power cables and check "
-        "for melted or loose connectors, check the PSU capacity and the rails feeding this GPU, "
-        "and the board's temperature sensors ('nvidia-smi -q -d PERFORMANCE,TEMPERATURE'). If it "
-        "stays after that, the board needs service.";
     const unsigned long long explained =
         nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     const gd_series *s = &f->series;
     double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
     for (size_t g = 0; g < f->gpu_count; g++) {
-        if (!gd_reasons_read(f, g, "power.hw_slowdown", out))
+        if (!gd_reasons_read(f, g, self->id, out))
             continue;
         /* Judge time, not samples: nvml.h says HW_SLOWDOWN "may be also
          * reported during PState or clock change", so brief blips are not a
@@ -227,14 +213,13 @@ void gd_check_power_hw_slowdown(const gd_check *self, const gd_facts *f, gd_find
         json_object_set_new(ev, "longest_s", gd_json_number(round(r.longest_s * 10) / 10));
         json_object_set_new(ev, "episodes", json_integer((json_int_t)r.runs));
         json_object_set_new(ev, "share_pct", gd_json_number(round(share * 1000) / 10));
-        hardware_slowdown(f, out, g, &e, nvmlClocksThrottleReasonHwSlowdown, "power.hw_slowdown",
-                          "was held in hardware slowdown", fix, ev);
+        hardware_slowdown(f, out, g, &e, nvmlClocksThrottleReasonHwSlowdown, self->id, "was held in hardware slowdown",
+                          self->fix, ev);
     }
 }
 
 void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     /* One finding for the node: several GPUs at their cap is one fact. */
     json_t *gpus = json_array();
     double share_sum = 0, clock_sum = 0, limit = NAN, clock_max = NAN;
@@ -271,9 +256,6 @@ void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings 
     json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(round(clock_sum / (double)n)));
     json_object_set_new(ev, "sm_clock_max_mhz", gd_json_number(clock_max));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons"));
-    static const char fix[] = "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
-                              "to fix unless the limit was lowered; a higher limit, where the board allows it "
-                              "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
     /* One sample has no share of time to tell. */
     char when[64];
     if (f->series.n == 1)
@@ -281,11 +263,11 @@ void gd_check_power_capped(const gd_check *self, const gd_facts *f, gd_findings 
     else
         snprintf(when, sizeof when, "%.0f%% of the loaded time", 100 * share_sum / (double)n);
     if (n == 1)
-        gd_finding_add(out, "power.capped", GD_SEV_INFO, first, ev, NAN, fix,
+        gd_finding_add(out, self->id, GD_SEV_INFO, first, ev, NAN, NULL,
                        "GPU %d runs at its %.0f W power limit %s (SM %.0f of %.0f MHz)", first, limit, when, clock_sum,
                        clock_max);
     else
-        gd_finding_add(out, "power.capped", GD_SEV_INFO, GD_NO_GPU, ev, NAN, fix,
+        gd_finding_add(out, self->id, GD_SEV_INFO, GD_NO_GPU, ev, NAN, NULL,
                        "%zu GPUs run at their power limit %s (SM about %.0f of %.0f MHz)", n, when,
                        clock_sum / (double)n, clock_max);
 }

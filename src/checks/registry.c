@@ -3,69 +3,114 @@
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
+#include <assert.h>
+#include "gpudoctor/stack.h"
+
+/* The fix templates of the rows below (a check writes its own where the
+ * evidence decides the fix). */
+static const char gd_fix_cooling[] =
+    "Improve cooling: check the server's fans ('ipmitool sdr type Fan') and fan profile (set it "
+    "to performance / full speed in the BMC), inlet (ambient) temperature, blanking panels and "
+    "cable clutter in the airflow path, dust on heatsinks and filters, and spacing between "
+    "cards; on older boards, thermal paste and pads. Watch it with 'nvidia-smi dmon -s pc'.";
+static const char gd_fix_power_brake[] =
+    "The power brake is an external signal: the system (PSU, power distribution or BMC) asks the GPU to slow "
+    "down because it is near its power or current limit. Check the BMC's event log ('ipmitool sel elist') and "
+    "PSU status ('ipmitool sdr type \"Power Supply\"'), that every PSU is connected and redundant supplies are "
+    "healthy, and the rack's power budget. Not fixable from the OS.";
+static const char gd_fix_vram_growing[] =
+    "Memory that keeps rising is a leak or a cache without a bound: tensors kept across steps (a loss summed "
+    "without .item() or .detach(), outputs appended to a list), caches of compiled graphs, or batches of "
+    "ever new shapes feeding the caching allocator new block sizes. Log torch.cuda.memory_allocated() and "
+    "memory_reserved() each step: allocated rising is a leak in the script; only reserved rising is the "
+    "allocator (try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). torch.cuda.memory._record_memory_history() "
+    "and _dump_snapshot() show which code allocates.";
+static const char gd_fix_vram_foreign[] =
+    "Another process holds memory on a GPU this job trains on: the job has that much less for its batch, "
+    "and the two share the GPU's SMs by time-slicing. Name them with 'nvidia-smi "
+    "--query-compute-apps=pid,process_name,used_memory --format=csv', stop the strays, and give each job its "
+    "own GPUs (CUDA_VISIBLE_DEVICES, Slurm --gres=gpu, the Kubernetes device plugin). Compute mode "
+    "EXCLUSIVE_PROCESS ('nvidia-smi -i N -c EXCLUSIVE_PROCESS') keeps a second process off a training GPU.";
+static const char gd_fix_hw_slowdown[] =
+    "HW Slowdown halves the clocks or worse. Without a thermal or power-brake reason it "
+    "usually means the board's power input: reseat the 8-pin / 12VHPWR power cables and check "
+    "for melted or loose connectors, check the PSU capacity and the rails feeding this GPU, "
+    "and the board's temperature sensors ('nvidia-smi -q -d PERFORMANCE,TEMPERATURE'). If it "
+    "stays after that, the board needs service.";
+static const char gd_fix_power_capped[] =
+    "Normal for heavy kernels at the default limit: the GPU trades clock for power. Nothing "
+    "to fix unless the limit was lowered; a higher limit, where the board allows it "
+    "('nvidia-smi -q -d POWER', Max Power Limit), buys some clock.";
+static const char gd_fix_iommu_p2p[] =
+    "With the IOMMU translating DMA, peer-to-peer traffic between GPUs (and GPUDirect RDMA) is sent up to "
+    "the root complex instead of across the switch, or fails: NCCL's troubleshooting guide asks for the "
+    "IOMMU in passthrough and PCI ACS disabled on bare metal. Boot with 'iommu=pt' (plus intel_iommu=on or "
+    "amd_iommu=on if needed), check ACS with 'sudo lspci -vvv | grep ACSCtl' (SrcValid+ redirects), and "
+    "verify with 'nvidia-smi topo -p2p r' and NCCL's all_reduce_perf.";
+
 /* One row per check, one line per row: clang-format leaves the table alone. */
 /* clang-format off */
 const gd_check gd_checks[] = {
-    {"driver.missing", "driver", "an NVIDIA driver (NVML) can be loaded", 0, gd_check_driver_missing},
-    {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none},
-    {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", 0, gd_check_capture_limits},
-    {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost},
-    {"health.sensors_failing", "health", "every sensor that answered keeps answering", 0, gd_check_sensors_failing},
-    {"thermal.throttling", "thermal", "no thermal slowdown under load", 0, gd_check_thermal_throttling},
-    {"thermal.hot", "thermal", "GPU and memory temperature stay clear of their limits", 0, gd_check_thermal_hot},
-    {"thermal.outlier", "thermal", "no GPU runs much hotter than its peers", 0, gd_check_thermal_outlier},
-    {"power.limit_lowered", "power", "the power limit is the board's default", 0, gd_check_power_limit_lowered},
-    {"power.brake", "power", "no hardware power brake", 0, gd_check_power_brake},
-    {"power.hw_slowdown", "power", "no unexplained hardware slowdown", 0, gd_check_power_hw_slowdown},
-    {"power.capped", "power", "time at the power cap, for context", 0, gd_check_power_capped},
-    {"clocks.locked", "clocks", "application and locked clocks are at their defaults", 0, gd_check_clocks_locked},
-    {"clocks.low", "clocks", "SM clock near its maximum under load", 0, gd_check_clocks_low},
-    {"clocks.outlier", "clocks", "no GPU runs much slower than its peers", 0, gd_check_clocks_outlier},
-    {"pcie.link_downgraded", "pcie", "each GPU's link at its maximum generation and width under load", 0, gd_check_pcie_link_downgraded},
-    {"pcie.slot_limited", "pcie", "each card in a slot that allows its own maximum PCIe generation and width", 0, gd_check_pcie_slot_limited},
-    {"pcie.upstream_downgraded", "pcie", "every switch link above a GPU at its maximum", GD_NEED_PCIE, gd_check_pcie_upstream_downgraded},
-    {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", 0, gd_check_pcie_replays},
-    {"pcie.aer_errors", "pcie", "no uncorrectable and few correctable AER errors on a GPU's path", 0, gd_check_pcie_aer_errors},
-    {"pcie.bandwidth_low", "pcie", "measured host-device bandwidth near what the link allows", 0, gd_check_pcie_bandwidth_low},
-    {"topology.numa_mismatch", "topology", "the job runs and allocates on its GPU's NUMA node", GD_NEED_JOB | GD_NEED_PCIE, gd_check_numa_mismatch},
-    {"topology.iommu_p2p", "topology", "no IOMMU translation between GPUs that talk over PCIe", 0, gd_check_iommu_p2p},
-    {"nvlink.down", "nvlink", "every NVLink link active", 0, gd_check_nvlink_down},
-    {"vram.near_full", "vram", "memory use under load stays below 95% of total", 0, gd_check_vram_near_full},
-    {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing},
-    {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process},
-    {"gpu.underutilized", "utilization", "a GPU whose memory a process holds is busy most of the window", 0, gd_check_gpu_underutilized},
-    {"input.single_thread", "input", "no single thread of the job saturated while its GPUs wait", GD_NEED_JOB, gd_check_input_single_thread},
-    {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved},
-    {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait},
-    {"input.swapping", "input", "the host does not swap while the job runs", GD_NEED_JOB, gd_check_input_swapping},
-    {"cuda.driver_too_old", "stack", "every CUDA runtime found can run on the installed driver", GD_NEED_STACK, gd_check_cuda_driver_too_old},
-    {"cuda.minor_compat", "stack", "runtimes newer than the driver's CUDA, run by minor-version compatibility", GD_NEED_STACK, gd_check_cuda_minor_compat},
-    {"cuda.forward_compat", "stack", "a forward-compatibility package, when one is needed, is on the loader path", GD_NEED_STACK, gd_check_cuda_forward_compat},
-    {"cuda.framework_cpu_only", "stack", "PyTorch is a CUDA build", GD_NEED_STACK, gd_check_cuda_cpu_only},
-    {"cuda.arch_unsupported", "stack", "the framework build and toolkits carry code for each GPU's architecture", GD_NEED_STACK, gd_check_cuda_arch_unsupported},
-    {"cuda.ptx_jit", "stack", "no GPU is served by PTX JIT only", GD_NEED_STACK, gd_check_cuda_ptx_jit},
-    {"env.visible_devices", "stack", "CUDA_VISIBLE_DEVICES names GPUs that exist", GD_NEED_ENV, gd_check_env_visible_devices},
-    {"env.device_order", "stack", "CUDA's GPU numbering matches nvidia-smi's on mixed nodes", GD_NEED_ENV, gd_check_env_device_order},
-    {"env.launch_blocking", "stack", "CUDA_LAUNCH_BLOCKING is off", GD_NEED_ENV, gd_check_env_launch_blocking},
-    {"env.profiler_injection", "stack", "no profiler, debugger or core-dump injection variables", GD_NEED_ENV, gd_check_env_profiler_injection},
-    {"env.nccl_p2p_disabled", "stack", "NCCL may use NVLink and PCIe peer-to-peer", GD_NEED_ENV, gd_check_env_nccl_p2p_disabled},
-    {"env.nccl_ib_disabled", "stack", "NCCL may use InfiniBand/RoCE", GD_NEED_ENV, gd_check_env_nccl_ib_disabled},
-    {"env.nccl_shm_disabled", "stack", "NCCL may use shared memory", GD_NEED_ENV, gd_check_env_nccl_shm_disabled},
-    {"env.tf32_disabled", "stack", "TF32 is not forced off on Ampere and newer", GD_NEED_ENV, gd_check_env_tf32_disabled},
-    {"env.no_caching_allocator", "stack", "PyTorch's caching allocator is on", GD_NEED_ENV, gd_check_env_no_caching_allocator},
-    {"env.force_ptx_jit", "stack", "CUDA_FORCE_PTX_JIT is off", GD_NEED_ENV, gd_check_env_force_ptx_jit},
-    {"env.cache_disabled", "stack", "the CUDA JIT cache is on", GD_NEED_ENV, gd_check_env_cache_disabled},
-    {"env.eager_loading", "stack", "CUDA modules load lazily", GD_NEED_ENV, gd_check_env_eager_loading},
-    {"env.ptx_jit_disabled", "stack", "the driver may JIT-compile PTX", GD_NEED_ENV, gd_check_env_ptx_jit_disabled},
-    {"env.cublas_no_workspace", "stack", "cuBLAS has a workspace", GD_NEED_ENV, gd_check_env_cublas_no_workspace},
-    {"env.omp_single_thread", "stack", "CPU-side work may use more than one thread", GD_NEED_ENV, gd_check_env_omp_single_thread},
-    {"config.persistence_off", "config", "persistence mode on", 0, gd_check_config_persistence},
-    {"config.compute_mode", "config", "compute mode lets the job create its contexts", 0, gd_check_config_compute_mode},
-    {"config.mig_enabled", "config", "MIG off, or chosen by the job", 0, gd_check_config_mig},
-    {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc},
-    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable},
-    {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap},
-    {"health.xid", "health", "no Xid errors in the kernel log", GD_NEED_KERNEL_LOG, gd_check_xid},
+    {"driver.missing", "driver", "an NVIDIA driver (NVML) can be loaded", 0, gd_check_driver_missing, GD_SEVS_CRITICAL, NULL},
+    {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none, GD_SEVS_CRITICAL, NULL},
+    {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", 0, gd_check_capture_limits, GD_SEVS_NONE, NULL},
+    {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost, GD_SEVS_CRITICAL, NULL},
+    {"health.sensors_failing", "health", "every sensor that answered keeps answering", 0, gd_check_sensors_failing, GD_SEVS_WARNING, NULL},
+    {"thermal.throttling", "thermal", "no thermal slowdown under load", 0, gd_check_thermal_throttling, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_cooling},
+    {"thermal.hot", "thermal", "GPU and memory temperature stay clear of their limits", 0, gd_check_thermal_hot, GD_SEVS_INFO | GD_SEVS_WARNING, gd_fix_cooling},
+    {"thermal.outlier", "thermal", "no GPU runs much hotter than its peers", 0, gd_check_thermal_outlier, GD_SEVS_WARNING, NULL},
+    {"power.limit_lowered", "power", "the power limit is the board's default", 0, gd_check_power_limit_lowered, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"power.brake", "power", "no hardware power brake", 0, gd_check_power_brake, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_power_brake},
+    {"power.hw_slowdown", "power", "no unexplained hardware slowdown", 0, gd_check_power_hw_slowdown, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_hw_slowdown},
+    {"power.capped", "power", "time at the power cap, for context", 0, gd_check_power_capped, GD_SEVS_INFO, gd_fix_power_capped},
+    {"clocks.locked", "clocks", "application and locked clocks are at their defaults", 0, gd_check_clocks_locked, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"clocks.low", "clocks", "SM clock near its maximum under load", 0, gd_check_clocks_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"clocks.outlier", "clocks", "no GPU runs much slower than its peers", 0, gd_check_clocks_outlier, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.link_downgraded", "pcie", "each GPU's link at its maximum generation and width under load", 0, gd_check_pcie_link_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.slot_limited", "pcie", "each card in a slot that allows its own maximum PCIe generation and width", 0, gd_check_pcie_slot_limited, GD_SEVS_WARNING, NULL},
+    {"pcie.upstream_downgraded", "pcie", "every switch link above a GPU at its maximum", GD_NEED_PCIE, gd_check_pcie_upstream_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", 0, gd_check_pcie_replays, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.aer_errors", "pcie", "no uncorrectable and few correctable AER errors on a GPU's path", 0, gd_check_pcie_aer_errors, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.bandwidth_low", "pcie", "measured host-device bandwidth near what the link allows", 0, gd_check_pcie_bandwidth_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"topology.numa_mismatch", "topology", "the job runs and allocates on its GPU's NUMA node", GD_NEED_JOB | GD_NEED_PCIE, gd_check_numa_mismatch, GD_SEVS_WARNING, NULL},
+    {"topology.iommu_p2p", "topology", "no IOMMU translation between GPUs that talk over PCIe", 0, gd_check_iommu_p2p, GD_SEVS_WARNING, gd_fix_iommu_p2p},
+    {"nvlink.down", "nvlink", "every NVLink link active", 0, gd_check_nvlink_down, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"vram.near_full", "vram", "memory use under load stays below 95% of total", 0, gd_check_vram_near_full, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_vram_growing},
+    {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process, GD_SEVS_WARNING, gd_fix_vram_foreign},
+    {"gpu.underutilized", "utilization", "a GPU whose memory a process holds is busy most of the window", 0, gd_check_gpu_underutilized, GD_SEVS_WARNING, NULL},
+    {"input.single_thread", "input", "no single thread of the job saturated while its GPUs wait", GD_NEED_JOB, gd_check_input_single_thread, GD_SEVS_WARNING, NULL},
+    {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved, GD_SEVS_WARNING, NULL},
+    {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait, GD_SEVS_WARNING, NULL},
+    {"input.swapping", "input", "the host does not swap while the job runs", GD_NEED_JOB, gd_check_input_swapping, GD_SEVS_WARNING, NULL},
+    {"cuda.driver_too_old", "stack", "every CUDA runtime found can run on the installed driver", GD_NEED_STACK, gd_check_cuda_driver_too_old, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"cuda.minor_compat", "stack", "runtimes newer than the driver's CUDA, run by minor-version compatibility", GD_NEED_STACK, gd_check_cuda_minor_compat, GD_SEVS_INFO, NULL},
+    {"cuda.forward_compat", "stack", "a forward-compatibility package, when one is needed, is on the loader path", GD_NEED_STACK, gd_check_cuda_forward_compat, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"cuda.framework_cpu_only", "stack", "PyTorch is a CUDA build", GD_NEED_STACK, gd_check_cuda_cpu_only, GD_SEVS_WARNING, NULL},
+    {"cuda.arch_unsupported", "stack", "the framework build and toolkits carry code for each GPU's architecture", GD_NEED_STACK, gd_check_cuda_arch_unsupported, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"cuda.ptx_jit", "stack", "no GPU is served by PTX JIT only", GD_NEED_STACK, gd_check_cuda_ptx_jit, GD_SEVS_WARNING, NULL},
+    {"env.visible_devices", "stack", "CUDA_VISIBLE_DEVICES names GPUs that exist", GD_NEED_ENV, gd_check_env_visible_devices, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"env.device_order", "stack", "CUDA's GPU numbering matches nvidia-smi's on mixed nodes", GD_NEED_ENV, gd_check_env_device_order, GD_SEVS_INFO, NULL},
+    {"env.launch_blocking", "stack", "CUDA_LAUNCH_BLOCKING is off", GD_NEED_ENV, gd_check_env_launch_blocking, GD_SEVS_WARNING, NULL},
+    {"env.profiler_injection", "stack", "no profiler, debugger or core-dump injection variables", GD_NEED_ENV, gd_check_env_profiler_injection, GD_SEVS_WARNING, NULL},
+    {"env.nccl_p2p_disabled", "stack", "NCCL may use NVLink and PCIe peer-to-peer", GD_NEED_ENV, gd_check_env_nccl_p2p_disabled, GD_SEVS_WARNING, NULL},
+    {"env.nccl_ib_disabled", "stack", "NCCL may use InfiniBand/RoCE", GD_NEED_ENV, gd_check_env_nccl_ib_disabled, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"env.nccl_shm_disabled", "stack", "NCCL may use shared memory", GD_NEED_ENV, gd_check_env_nccl_shm_disabled, GD_SEVS_WARNING, NULL},
+    {"env.tf32_disabled", "stack", "TF32 is not forced off on Ampere and newer", GD_NEED_ENV, gd_check_env_tf32_disabled, GD_SEVS_WARNING, NULL},
+    {"env.no_caching_allocator", "stack", "PyTorch's caching allocator is on", GD_NEED_ENV, gd_check_env_no_caching_allocator, GD_SEVS_WARNING, NULL},
+    {"env.force_ptx_jit", "stack", "CUDA_FORCE_PTX_JIT is off", GD_NEED_ENV, gd_check_env_force_ptx_jit, GD_SEVS_WARNING, NULL},
+    {"env.cache_disabled", "stack", "the CUDA JIT cache is on", GD_NEED_ENV, gd_check_env_cache_disabled, GD_SEVS_INFO, NULL},
+    {"env.eager_loading", "stack", "CUDA modules load lazily", GD_NEED_ENV, gd_check_env_eager_loading, GD_SEVS_INFO, NULL},
+    {"env.ptx_jit_disabled", "stack", "the driver may JIT-compile PTX", GD_NEED_ENV, gd_check_env_ptx_jit_disabled, GD_SEVS_WARNING, NULL},
+    {"env.cublas_no_workspace", "stack", "cuBLAS has a workspace", GD_NEED_ENV, gd_check_env_cublas_no_workspace, GD_SEVS_WARNING, NULL},
+    {"env.omp_single_thread", "stack", "CPU-side work may use more than one thread", GD_NEED_ENV, gd_check_env_omp_single_thread, GD_SEVS_INFO, NULL},
+    {"config.persistence_off", "config", "persistence mode on", 0, gd_check_config_persistence, GD_SEVS_INFO, NULL},
+    {"config.compute_mode", "config", "compute mode lets the job create its contexts", 0, gd_check_config_compute_mode, GD_SEVS_INFO | GD_SEVS_CRITICAL, NULL},
+    {"config.mig_enabled", "config", "MIG off, or chosen by the job", 0, gd_check_config_mig, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc, GD_SEVS_INFO, NULL},
+    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.xid", "health", "no Xid errors in the kernel log", GD_NEED_KERNEL_LOG, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];
@@ -105,7 +150,16 @@ void gd_check_run(const gd_check *c, const gd_facts *f, gd_findings *out)
             return;
         }
     }
+    size_t first = out->n;
     c->run(c, f, out);
+    for (size_t i = first; i < out->n; i++) {
+        gd_finding *x = &out->v[i];
+        /* A check reports its own id, within its severity rule. */
+        assert(strcmp(x->id, c->id) == 0);
+        assert(c->severities & (1u << x->severity));
+        if (!x->fix[0] && c->fix)
+            snprintf(x->fix, sizeof x->fix, "%s", c->fix);
+    }
 }
 
 void gd_checks_run_all(const gd_facts *f, gd_findings *out)

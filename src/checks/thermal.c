@@ -3,12 +3,6 @@
 
 #define THERMAL_REASONS (nvmlClocksThrottleReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown)
 
-static const char cooling_fix[] =
-    "Improve cooling: check the server's fans ('ipmitool sdr type Fan') and fan profile (set it "
-    "to performance / full speed in the BMC), inlet (ambient) temperature, blanking panels and "
-    "cable clutter in the airflow path, dust on heatsinks and filters, and spacing between "
-    "cards; on older boards, thermal paste and pads. Watch it with 'nvidia-smi dmon -s pc'.";
-
 bool gd_thermal_throttled_under_load(const gd_facts *f, size_t g)
 {
     gd_episode e;
@@ -71,7 +65,6 @@ static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, c
 
 void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         /* The violation counter alone can tell (it needs two readings). */
@@ -111,7 +104,7 @@ void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_fin
                  hbm ? "The memory (HBM) is what overheats: it sits under the same "
                        "heatsink, so the same airflow fixes apply. "
                      : "",
-                 cooling_fix);
+                 self->fix);
         /* One sample (a -q capture, a --duration 0 snapshot) has no share to tell. */
         char when[64];
         if (f->series.n == 1)
@@ -206,7 +199,6 @@ static void limit_words(char *buf, size_t len, double max_c, gd_value slowdown, 
 
 void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gd_temp_not_reported(f, g)) {
@@ -243,12 +235,12 @@ void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *
         /* The reading closer to its limit leads. */
         if (core_hot && (core_sev >= mem_sev || !mem_hot)) {
             limit_words(limits, sizeof limits, core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c, "temperature");
-            gd_finding_add(out, "thermal.hot", core_sev, gpu->index, ev, NAN, cooling_fix,
-                           "GPU %d runs hot: %.0f C%s%s", gpu->index, core.max, limits, gap);
+            gd_finding_add(out, self->id, core_sev, gpu->index, ev, NAN, NULL, "GPU %d runs hot: %.0f C%s%s",
+                           gpu->index, core.max, limits, gap);
         } else {
             limit_words(limits, sizeof limits, mem.max, gpu->temp_mem_max_c, none, "memory temperature");
-            gd_finding_add(out, "thermal.hot", mem_sev, gpu->index, ev, NAN, cooling_fix,
-                           "GPU %d memory runs hot: %.0f C%s", gpu->index, mem.max, limits);
+            gd_finding_add(out, self->id, mem_sev, gpu->index, ev, NAN, NULL, "GPU %d memory runs hot: %.0f C%s",
+                           gpu->index, mem.max, limits);
         }
     }
 }

@@ -92,7 +92,6 @@ void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings
 
 void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     const gd_pcie_facts *p = f->pcie;
     if (!p || p->gpu_count < 2 || !p->matrix)
         return;
@@ -117,13 +116,7 @@ void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *ou
     json_object_set_new(ev, "iommu_group_type", json_string(type));
     json_object_set_new(ev, "gpu_pairs_over_pcie", json_integer((json_int_t)pcie_pairs));
     json_object_set_new(ev, "source", json_string("sysfs:iommu_group/type"));
-    static const char fix[] =
-        "With the IOMMU translating DMA, peer-to-peer traffic between GPUs (and GPUDirect RDMA) is sent up to "
-        "the root complex instead of across the switch, or fails: NCCL's troubleshooting guide asks for the "
-        "IOMMU in passthrough and PCI ACS disabled on bare metal. Boot with 'iommu=pt' (plus intel_iommu=on or "
-        "amd_iommu=on if needed), check ACS with 'sudo lspci -vvv | grep ACSCtl' (SrcValid+ redirects), and "
-        "verify with 'nvidia-smi topo -p2p r' and NCCL's all_reduce_perf.";
-    gd_finding_add(out, "topology.iommu_p2p", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
+    gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, NULL,
                    "IOMMU translates DMA (%s) for %zu GPUs that talk over PCIe: peer traffic detours through the CPU",
                    type, json_array_size(json_object_get(ev, "gpus")));
 }

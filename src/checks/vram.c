@@ -162,14 +162,6 @@ bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib)
            tr->r2 >= GD_VRAM_GROW_MIN_R2;
 }
 
-static const char growing_fix[] =
-    "Memory that keeps rising is a leak or a cache without a bound: tensors kept across steps (a loss summed "
-    "without .item() or .detach(), outputs appended to a list), caches of compiled graphs, or batches of "
-    "ever new shapes feeding the caching allocator new block sizes. Log torch.cuda.memory_allocated() and "
-    "memory_reserved() each step: allocated rising is a leak in the script; only reserved rising is the "
-    "allocator (try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). torch.cuda.memory._record_memory_history() "
-    "and _dump_snapshot() show which code allocates.";
-
 static void report_growth(const gd_gpu *gpu, const gd_vram_trend *tr, double last_mib, gd_findings *out)
 {
     double total = gpu->mem_total_mib.v;
@@ -186,7 +178,7 @@ static void report_growth(const gd_gpu *gpu, const gd_vram_trend *tr, double las
     json_object_set_new(ev, "processes", processes_json(gpu));
     json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetMemoryInfo"));
     gd_finding_add(out, "vram.growing", left_s <= GD_VRAM_GROW_CRITICAL_S ? GD_SEV_CRITICAL : GD_SEV_WARNING,
-                   gpu->index, ev, NAN, growing_fix,
+                   gpu->index, ev, NAN, NULL,
                    "GPU %d memory keeps growing: +%.1f MiB/s, full in about %.0f s at this rate", gpu->index, tr->slope,
                    left_s);
 }
@@ -212,13 +204,6 @@ void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings 
     free(t);
     free(y);
 }
-
-static const char foreign_fix[] =
-    "Another process holds memory on a GPU this job trains on: the job has that much less for its batch, "
-    "and the two share the GPU's SMs by time-slicing. Name them with 'nvidia-smi "
-    "--query-compute-apps=pid,process_name,used_memory --format=csv', stop the strays, and give each job its "
-    "own GPUs (CUDA_VISIBLE_DEVICES, Slurm --gres=gpu, the Kubernetes device plugin). Compute mode "
-    "EXCLUSIVE_PROCESS ('nvidia-smi -i N -c EXCLUSIVE_PROCESS') keeps a second process off a training GPU.";
 
 static bool holds_job(const gd_gpu *gpu, long pid)
 {
@@ -279,7 +264,7 @@ static void report_foreign(const gd_facts *f, const gd_gpu *gpu, gd_findings *ou
     char owner[80] = "";
     if (first->user[0])
         snprintf(owner, sizeof owner, ", user %s", first->user);
-    gd_finding_add(out, "vram.foreign_process", GD_SEV_WARNING, gpu->index, ev, NAN, foreign_fix,
+    gd_finding_add(out, "vram.foreign_process", GD_SEV_WARNING, gpu->index, ev, NAN, NULL,
                    "GPU %d: %zu other process%s beside the job hold%s %.0f MiB (pid %u %s%s%s)", gpu->index, n,
                    n == 1 ? "" : "es", n == 1 ? "s" : "", foreign_mib, first->pid,
                    first->name[0] ? first->name : "(name not visible)", owner, n > 1 ? ", ..." : "");
