@@ -7,7 +7,6 @@
 #ifndef GPUDOCTOR_PCIE_H
 #define GPUDOCTOR_PCIE_H
 
-#include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
 
 /* What a healthy link carries in pinned copies: 76-84 % of its theoretical
@@ -123,40 +122,7 @@ typedef struct gd_pcie_facts {
     gd_pcie_bench *bench; /* NULL unless bench pcie ran */
 } gd_pcie_facts;
 
-/* Reads the PCIe facts of f's GPUs under roots->sys (and the job f->pid
- * under roots->proc) into f->pcie. Returns 0 (f->pcie stays NULL when sysfs
- * is not available) or -1 when out of memory. */
-int gd_pcie_collect(gd_facts *f, const gd_roots *roots);
-
 void gd_pcie_facts_free(gd_pcie_facts *p);
-
-/* f->pcie, allocated empty when NULL (for the importers). NULL: out of memory. */
-gd_pcie_facts *gd_pcie_facts_get(gd_facts *f);
-/* Appends a GPU entry (zeroed, values unread); NULL when out of memory. */
-gd_pcie_gpu *gd_pcie_gpu_add(gd_pcie_facts *p);
-
-/* Parses a sysfs link speed, "8 GT/s" (kernels <= 5.6) or "8.0 GT/s PCIe",
- * also lspci's "8GT/s": GT/s, or NAN for "Unknown" and garbage. */
-double gd_pcie_parse_speed(const char *s);
-/* The PCIe generation of a transfer rate in GT/s (2.5 -> 1 ... 64 -> 6), 0 unknown. */
-int gd_pcie_gen_of_speed(double gts);
-/* Theoretical payload rate of a link per direction, GB/s (Gen3 x16: 15.75); NAN unknown. */
-double gd_pcie_link_gbps(int gen, int width);
-/* "0000:1b:00.0" from "00000000:1B:00.0" / "0000:1B:00.0" / "1b:00.0". Returns 0 or -1. */
-int gd_pcie_norm_bdf(const char *in, char *out, size_t len);
-
-/* "X", "PIX", "PXB", "PHB", "NODE", "SYS", or "?" */
-const char *gd_topo_level_name(int level);
-/* A matrix entry as nvidia-smi prints it: "NV18" or the level name. */
-void gd_topo_cell_label(gd_topo_cell c, char *buf, size_t len);
-/* The level between two GPUs (or a GPU and a NIC) from their paths: the
- * lowest common bridge, the host bridge and the NUMA node. */
-int gd_topo_pair_level(const gd_pcie_gpu *a, const gd_pcie_gpu *b);
-/* Adds a NIC at `where` to p->nics, and to the nics of every GPU behind the
- * same switch (PIX/PXB). Returns 0 or -1 (no memory). */
-int gd_topo_add_nic(gd_pcie_facts *p, const gd_pcie_gpu *where, const char *name, const char *model);
-/* Fills p->matrix from the paths and f's NVLinks. Returns 0 or -1 (no memory). */
-int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f);
 
 /* The pcie entry of GPU index `gpu` (matched), or NULL. */
 const gd_pcie_gpu *gd_pcie_gpu_of(const gd_facts *f, int gpu);
@@ -169,18 +135,5 @@ bool gd_pcie_expected_link(const gd_facts *f, size_t g, int *gen, int *width);
  * 0 where unknown (nvidia-smi and NVML have no card-only width). False when
  * neither is known. */
 bool gd_pcie_device_link(const gd_facts *f, size_t g, int *gen, int *width);
-/* Fills the GPUs' PCIe maxima that NVML or nvidia-smi left unknown from the
- * tree: the card's own from its LnkCap, card and slot together as the lower
- * of that and the LnkCap of the port above. `source` is added to each
- * filled GPU's pcie_max_source. */
-void gd_pcie_fill_link_max(gd_facts *f, const char *source);
-
-/* Copies src into dst (len bytes), truncated, always terminated. */
-void gd_pcie_copy(char *dst, size_t len, const char *src);
-
-/* Whether CPU n is in a cpulist such as "0-23,48-71". */
-bool gd_cpulist_has(const char *list, int cpu);
-/* Number of CPUs in a cpulist (0 for "" or garbage). */
-int gd_cpulist_count(const char *list);
 
 #endif

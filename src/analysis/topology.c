@@ -6,6 +6,8 @@
  * and SYS across nodes. NVLinks override the PCIe level as NV#.
  */
 #include "gpudoctor/pcie.h"
+#include "analysis/topology.h"
+#include "core/pcie_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

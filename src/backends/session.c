@@ -7,6 +7,8 @@
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "source.h"
+#include "backends/stack/stack_collect.h"
+#include "backends/pcie/pcie_collect.h"
 
 #include <stdio.h>
 #include <stdlib.h>

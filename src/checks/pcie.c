@@ -2,6 +2,7 @@
 #include "checks_internal.h"
 #include "core/stats.h"
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 #include <stdlib.h>
 

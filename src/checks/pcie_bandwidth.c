@@ -1,6 +1,7 @@
 /* pcie.bandwidth_low: `bench pcie` results against what the link allows. */
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 static const char *const dir_name[2] = {"h2d", "d2h"};
 

@@ -3,6 +3,7 @@
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
+#include "core/pcie_util.h"
 
 /* Line rate in GT/s of a generation (DCGM's table, Gen1-6). */
 static double gen_gts(int gen)

@@ -2,6 +2,7 @@
  * GPU's NUMA node), topology.iommu_p2p (IOMMU translation on PCIe P2P). */
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 /* The GPU whose process list holds the job, or -1. */
 static long job_gpu(const gd_facts *f, long pid)

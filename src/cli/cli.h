@@ -4,7 +4,7 @@
 
 #include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
-#include "report/report.h"
+#include "gpudoctor/report.h"
 
 #include <getopt.h>
 #include <signal.h>

@@ -5,6 +5,7 @@
 #include "gpudoctor/pcie.h"
 #include "probes/pcie_bandwidth.h"
 #include "report/pcie_report.h"
+#include "core/pcie_util.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* The PCIe model (include/gpudoctor/pcie.h): storage, link rates, bus ids,
  * CPU lists. Pure: read by backends, analyses and checks alike. */
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 #include <ctype.h>
 #include <math.h>

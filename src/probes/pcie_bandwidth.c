@@ -12,6 +12,7 @@
 #include "pcie_bandwidth.h"
 
 #include "backends/cuda/cuda_loader.h"
+#include "core/pcie_util.h"
 
 #include <math.h>
 #include <pthread.h>

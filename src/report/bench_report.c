@@ -1,10 +1,11 @@
 /* `gpudoctor bench pcie`: measured bandwidth against the link's rate. */
 #include "pcie_report.h"
 #include "text_util.h"
-#include "report.h"
+#include "gpudoctor/report.h"
 
 #include "core/json_util.h"
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 #include <math.h>
 #include <string.h>

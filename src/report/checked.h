@@ -3,7 +3,7 @@
 #ifndef GD_REPORT_CHECKED_H
 #define GD_REPORT_CHECKED_H
 
-#include "report.h"
+#include "gpudoctor/report.h"
 
 /* The text report's "Checked" section. */
 void gd_report_checked_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);

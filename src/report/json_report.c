@@ -3,7 +3,7 @@
 #include "analysis/episodes.h"
 #include "analysis/window.h"
 #include "core/json_util.h"
-#include "report.h"
+#include "gpudoctor/report.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
 #ifndef GD_TEXT_GROUP_H
 #define GD_TEXT_GROUP_H
 
-#include "report.h"
+#include "gpudoctor/report.h"
 
 #include <stdbool.h>
 

@@ -2,7 +2,7 @@
 #ifndef GD_TEXT_UTIL_H
 #define GD_TEXT_UTIL_H
 
-#include "report.h"
+#include "gpudoctor/report.h"
 
 #define GD_ANSI_RED "\033[1;31m"
 #define GD_ANSI_YELLOW "\033[1;33m"

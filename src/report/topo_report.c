@@ -4,6 +4,7 @@
 
 #include "core/json_util.h"
 #include "gpudoctor/pcie.h"
+#include "analysis/topology.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 
 #include "analysis/trace/trace.h"
 #include "gpudoctor/findings.h"
-#include "report/report.h"
+#include "gpudoctor/report.h"
 
 #include <jansson.h>
 #include <stdio.h>

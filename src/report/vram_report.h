@@ -3,7 +3,7 @@
 #define GD_VRAM_REPORT_H
 
 #include "analysis/vram_plan.h"
-#include "report/report.h"
+#include "gpudoctor/report.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #include "watch_lines.h"
 
 #include "core/facts_json.h"
-#include "report.h"
+#include "gpudoctor/report.h"
 
 #include <jansson.h>
 #include <stdlib.h>

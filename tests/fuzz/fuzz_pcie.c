@@ -13,6 +13,7 @@
 #include "backends/import/import.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/pcie.h"
+#include "analysis/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

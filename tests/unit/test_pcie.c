@@ -7,6 +7,8 @@
 #include "facts_fixture.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
+#include "analysis/topology.h"
+#include "core/pcie_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
 #include "import.h"
 
 #include "gpudoctor/stack.h"
+#include "backends/stack/stack_collect.h"
 
 #include <stdio.h>
 #include <string.h>

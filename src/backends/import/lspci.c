@@ -10,6 +10,8 @@
 #include "import.h"
 
 #include "gpudoctor/pcie.h"
+#include "analysis/topology.h"
+#include "core/pcie_util.h"
 
 #include <ctype.h>
 #include <math.h>

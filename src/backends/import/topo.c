@@ -8,6 +8,7 @@
 #include "import.h"
 
 #include "gpudoctor/pcie.h"
+#include "core/pcie_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

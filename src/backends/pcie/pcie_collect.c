@@ -15,6 +15,9 @@
  */
 #include "core/input.h"
 #include "gpudoctor/pcie.h"
+#include "backends/pcie/pcie_collect.h"
+#include "analysis/topology.h"
+#include "core/pcie_util.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -1,6 +1,7 @@
 /* Software stack facts: where to look, the job's environment, and the parts. */
 #include "stack_internal.h"
 #include "core/input.h"
+#include "backends/stack/stack_collect.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -4,6 +4,7 @@
 
 #include "gpudoctor/stack.h"
 #include "stack_parse.h"
+#include "backends/stack/stack_collect.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,6 +3,7 @@
  * (--from dmesg.txt). */
 #include "stack_internal.h"
 #include "core/input.h"
+#include "backends/stack/stack_collect.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 /* Python environments and what they carry: torch, tensorflow, CUDA wheels. */
 #include "stack_internal.h"
+#include "backends/stack/stack_collect.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
 /*
  * Renderers: turn facts and findings into text or JSON. They never probe.
  */
-#ifndef GD_REPORT_H
-#define GD_REPORT_H
+#ifndef GPUDOCTOR_REPORT_H
+#define GPUDOCTOR_REPORT_H
 
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
