@@ -1,12 +1,15 @@
 /*
- * The job on the host: its process tree, threads, CPU and disk waits, and
- * the host's CPU, pressure and swap, sampled from /proc on the session's
- * clock beside the GPUs (src/backends/source_proc.c). Bounded: a ring of the
- * newest samples (as gd_series) and a table of at most GD_JOB_MAX_THREADS
- * threads; a value that could not be read is NaN.
+ * The job on the host: its process tree, threads, CPU and disk waits,
+ * sampled from /proc on the session's clock beside the GPUs
+ * (src/backends/source_proc.c; the host's own CPU, pressure and swap are
+ * f->host_series, model.h). Bounded: a ring of the newest samples (model.h's
+ * gd_ring) and a table of at most GD_JOB_MAX_THREADS threads; a value that
+ * could not be read is NaN.
  */
 #ifndef GPUDOCTOR_JOB_H
 #define GPUDOCTOR_JOB_H
+
+#include "gpudoctor/model.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +36,7 @@ typedef struct gd_job_thread {
     uint32_t stamp; /* the sample it was last seen in */
 } gd_job_thread;
 
-/* The job and the host at one sample. */
+/* The job at one sample (the host's samples are f->host_series). */
 typedef struct gd_job_sample {
     double t;
     double job_cores; /* the tree's CPU time per wall second (1.0 = one core busy) */
@@ -42,9 +45,6 @@ typedef struct gd_job_sample {
     uint16_t procs, threads, running, disk_wait;
     double read_bps; /* bytes read from storage per second (the tree, /proc/PID/io) */
     double vcsw_ps, ivcsw_ps; /* voluntary / involuntary context switches per second */
-    double host_busy, host_iowait; /* share of all CPUs' time, 0..1 (/proc/stat) */
-    double psi_cpu, psi_io, psi_mem; /* /proc/pressure/NAME "some avg10", percent */
-    double swap_in_ps, swap_out_ps; /* pages per second (/proc/vmstat pswpin, pswpout) */
 } gd_job_sample;
 
 typedef struct gd_job_facts {
@@ -68,15 +68,14 @@ typedef struct gd_job_facts {
     /* Threads followed. */
     size_t thread_count;
     gd_job_thread *threads;
-    /* The samples: a ring of the newest `limit` (gd_series' rule). */
-    size_t n, cap, limit, head, dropped;
+    /* The samples: a ring of the newest `limit` (model.h's rule). */
+    GD_RING_FIELDS;
     gd_job_sample *samples;
 } gd_job_facts;
 
 static inline const gd_job_sample *gd_job_at(const gd_job_facts *j, size_t i)
 {
-    size_t r = j->head + i;
-    return &j->samples[r < j->cap ? r : r - j->cap];
+    return &j->samples[gd_ring_row(&j->ring, i)];
 }
 
 void gd_job_facts_free(gd_job_facts *j);

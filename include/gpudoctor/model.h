@@ -194,25 +194,58 @@ typedef struct gd_host {
 } gd_host;
 
 /*
- * Time series: one row of GD_M_COUNT values per GPU per sample, bounded.
- * With a limit, the series is a ring of the newest `limit` samples: a
- * session that runs for a week keeps flat memory. Sample i counts from the
- * oldest one kept (0) to the newest (n - 1); `dropped` samples fell out.
+ * Every series is a bounded ring of samples, one per entity kind, each on
+ * its own sample times: the GPUs (gd_series), the job's processes
+ * (gd_job_facts, job.h) and the host (gd_host_series). With a limit, a ring
+ * keeps the newest `limit` samples: a session that runs for a week keeps
+ * flat memory. Sample i counts from the oldest one kept (0) to the newest
+ * (n - 1); `dropped` samples fell out. The bookkeeping is one struct,
+ * gd_ring, that each series holds as a union with its fields (`s->n`, or
+ * `&s->ring` for the functions below).
  */
-typedef struct gd_series {
-    size_t gpus;
+typedef struct gd_ring {
     size_t n, cap;
     size_t limit; /* most samples kept; 0: no limit */
     size_t head; /* storage row of sample 0 */
     size_t dropped; /* samples that fell out of the ring */
+} gd_ring;
+
+#define GD_RING_FIELDS                                                                                                 \
+    union {                                                                                                            \
+        gd_ring ring;                                                                                                  \
+        struct {                                                                                                       \
+            size_t n, cap, limit, head, dropped;                                                                       \
+        };                                                                                                             \
+    }
+
+/* The storage row of sample i. */
+static inline size_t gd_ring_row(const gd_ring *r, size_t i)
+{
+    size_t x = r->head + i;
+    return x < r->cap ? x : x - r->cap;
+}
+
+/* Makes room for a new newest sample and returns its storage row: at the
+ * limit the oldest sample's row; otherwise the next one, after grow(ud, cap)
+ * has made the caller's storage hold `cap` rows (0, or -1: no memory, and
+ * gd_ring_push returns -1). */
+long gd_ring_push(gd_ring *r, int (*grow)(void *ud, size_t cap), void *ud);
+
+/* Samples [from, from + n) of r as a ring of their own over the same
+ * storage (a view: never push to it). */
+gd_ring gd_ring_window(const gd_ring *r, size_t from, size_t n);
+
+/* The GPUs' series: one row of GD_M_COUNT values per GPU per sample. */
+typedef struct gd_series {
+    size_t gpus;
+    GD_RING_FIELDS;
     double *t; /* per storage row: seconds since the window started (scenario seconds under --sim) */
     gd_value *values; /* [cap][gpus][GD_M_COUNT] */
 } gd_series;
 
 static inline size_t gd_series_row(const gd_series *s, size_t i)
 {
-    size_t r = s->head + i;
-    return r < s->cap ? r : r - s->cap;
+    return gd_ring_row(&s->ring, i);
 }
 
 /* Time of sample i. */
@@ -226,6 +259,30 @@ static inline gd_value gd_series_at(const gd_series *s, size_t i, size_t g, gd_m
 {
     return s->values[(gd_series_row(s, i) * s->gpus + g) * GD_M_COUNT + m];
 }
+
+/* The host at one sample (/proc/stat, /proc/pressure, /proc/vmstat): NaN
+ * where not readable. */
+typedef struct gd_host_sample {
+    double t; /* session seconds */
+    double busy, iowait; /* share of all CPUs' time since the previous sample, 0..1 */
+    double psi_cpu, psi_io, psi_mem; /* "some avg10", percent */
+    double swap_in_ps, swap_out_ps; /* pages per second (pswpin, pswpout) */
+} gd_host_sample;
+
+/* The host's series, sampled where a /proc is known (this machine's; the
+ * scenario's host.proc under --sim; none for captures). */
+typedef struct gd_host_series {
+    GD_RING_FIELDS;
+    gd_host_sample *v;
+} gd_host_series;
+
+static inline const gd_host_sample *gd_host_at(const gd_host_series *h, size_t i)
+{
+    return &h->v[gd_ring_row(&h->ring, i)];
+}
+
+/* A new newest host sample (zeroed but for t), or NULL (no memory). */
+gd_host_sample *gd_host_push(gd_host_series *h, double t);
 
 /* Everything collected; the input of every check. */
 typedef struct gd_facts {
@@ -249,6 +306,7 @@ typedef struct gd_facts {
     size_t denied_count; /* GPUs listed but not accessible, not in gpus[] */
     gd_gpu_denied denied[GD_MAX_DENIED_GPUS];
     gd_series series;
+    gd_host_series host_series; /* empty when not sampled */
     double window_s; /* requested duration */
     double interval_s;
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
@@ -277,8 +335,9 @@ gd_series gd_series_window(const gd_series *s, size_t from, size_t n);
 gd_series gd_series_last(const gd_series *s, double span_s);
 
 /* f with its series replaced by the window w, for the checks (a shallow
- * copy: it owns nothing, never free it; the facts read once at the end of a
- * session, PCIe and the software stack, are left out). */
+ * copy: it owns nothing, never free it): the host's series over the same
+ * time; the facts read once at the end of a session (PCIe, the software
+ * stack) and the job's whole-window tables are left out. */
 gd_facts gd_facts_window(const gd_facts *f, gd_series w);
 
 /* Keeps at most `limit` samples from now on (0: all); call before the first push. */

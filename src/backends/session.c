@@ -23,6 +23,7 @@ struct gd_session {
     void *self;
     bool sampling;
     void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
+    void *host; /* the host's /proc (gd_source_host), or NULL */
     gd_clock clock;
     size_t k; /* samples taken */
     gd_roots roots; /* where host facts are read (settings, never facts) */
@@ -92,6 +93,13 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
         if (f->job)
             f->job->limit = f->series.limit;
+        /* The host at one sample a second over the same span. */
+        f->host_series.limit = (size_t)(span + 2.5);
+        if (s->roots.proc[0] && (s->host = calloc(1, gd_source_host.size)) &&
+            gd_source_host.open(s->host, o, f, &s->roots, err, errlen) != 0) {
+            free(s->host);
+            s->host = NULL;
+        }
         int mode;
         double pace;
         ops->clock(self, o, &mode, &pace);
@@ -136,6 +144,8 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
     s->ops->sample(s->self, s->f, (size_t)i, t);
     if (s->job && gd_source_proc.samples(s->job))
         gd_source_proc.sample(s->job, s->f, (size_t)i, t);
+    if (s->host)
+        gd_source_host.sample(s->host, s->f, (size_t)i, t);
     s->k++;
     for (size_t k = 0; k < s->nsinks; k++)
         if (s->sinks[k].on_sample)
@@ -179,6 +189,7 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
             s->sinks[k].on_end(s->sinks[k].ud, s->f);
     free(s->self);
     free(s->job);
+    free(s->host);
     free(s);
     return rc;
 }

@@ -1,8 +1,9 @@
 /*
  * A source of facts behind one small interface: open (and take the
- * snapshot), sample (fill sample i at session time t), close. NVML (real
- * or simulated) and captured files today; the job's /proc and recordings
- * are next. A new source is one file with one of these tables.
+ * snapshot), sample (fill sample i at session time t), close. The machine's
+ * source gives the GPUs (NVML real or simulated, or captured files and
+ * recordings); the host's and the job's /proc sample beside it, each into
+ * its own series. A new source is one file with one of these tables.
  */
 #ifndef GD_BACKENDS_SOURCE_H
 #define GD_BACKENDS_SOURCE_H
@@ -31,5 +32,6 @@ typedef struct gd_source_ops {
 extern const gd_source_ops gd_source_nvml; /* source_nvml.c: NVML, or the simulated one under --sim */
 extern const gd_source_ops gd_source_capture; /* source_capture.c: --from files */
 extern const gd_source_ops gd_source_proc; /* source_proc.c: the job's /proc, sampled beside the GPUs */
+extern const gd_source_ops gd_source_host; /* source_host.c: the host's CPU, pressure and swap */
 
 #endif

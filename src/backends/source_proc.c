@@ -1,7 +1,7 @@
 /*
  * The job's /proc as a source (include/gpudoctor/job.h): its process tree,
- * each thread's CPU time and state, context switches, read bytes, and the
- * host's CPU, iowait, pressure and swap, read through the session's proc root (the
+ * each thread's CPU time and state, context switches and read bytes, read
+ * through the session's proc root (the
  * scenario's host.proc under --sim, /proc on a machine) at every sample of
  * the session. Children are found again at every sample (DataLoader workers
  * respawn each epoch). It takes no samples of its own clock: the session
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The tree, the per-process counters and the host are read once a second;
+/* The tree and the per-process counters are read once a second;
  * between those full scans only the known threads' stat (CPU time, state) is
  * read at every sample: 10 Hz costs under 1 % of a core for 80 threads
  * (bench/bench_proc_cost.c). New threads and children are found within a second. */
@@ -33,12 +33,6 @@ typedef struct proc_entry {
     double read_bytes, vcsw, ivcsw; /* cumulative, NaN unknown */
 } proc_entry;
 
-typedef struct host_counters {
-    gd_cpu_times cpu; /* clock ticks, all CPUs */
-    double pswpin, pswpout;
-    bool ok, vm_ok;
-} host_counters;
-
 typedef struct proc_source {
     gd_job_facts *j;
     char root[512]; /* the proc root */
@@ -49,45 +43,10 @@ typedef struct proc_source {
     double last_full; /* time of the last full scan (tree, counters, host) */
     proc_entry procs[GD_JOB_MAX_PROCS];
     size_t nprocs;
-    host_counters host;
     int stack[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
     size_t depth;
     int fds[GD_JOB_MAX_THREADS]; /* thread i's stat, kept open between full scans (pread); -1 none */
 } proc_source;
-
-/* A small /proc file into buf (NUL-terminated); its length, or -1. O_NONBLOCK:
- * a FIFO in a fixture tree cannot hang. */
-static long read_small(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, cap - 1);
-    int e = errno;
-    close(fd);
-    if (n < 0) {
-        errno = e;
-        return -1;
-    }
-    buf[n] = '\0';
-    return (long)n;
-}
-
-/* The number after "key" in text (a status or vmstat line), or NaN. */
-static double field_after(const char *text, const char *key)
-{
-    const char *p = text;
-    size_t k = strlen(key);
-    while ((p = strstr(p, key))) {
-        if (p == text || p[-1] == '\n') {
-            char *end;
-            double v = strtod(p + k, &end);
-            return end == p + k ? NAN : v;
-        }
-        p += k;
-    }
-    return NAN;
-}
 
 /* CPUs in a list like "0-3,8,10-11". */
 static int count_cpu_list(const char *s)
@@ -113,12 +72,12 @@ static void read_static(proc_source *ps)
     gd_job_facts *j = ps->j;
     char path[768], buf[8192];
     snprintf(path, sizeof path, "%s/%ld/comm", ps->root, j->pid);
-    if (read_small(path, buf, sizeof buf) > 0) {
+    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
         buf[strcspn(buf, "\n")] = '\0';
         snprintf(j->comm, sizeof j->comm, "%.31s", buf);
     }
     snprintf(path, sizeof path, "%s/%ld/status", ps->root, j->pid);
-    if (read_small(path, buf, sizeof buf) > 0) {
+    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
         const char *a = strstr(buf, "\nCpus_allowed_list:");
         if (a) {
             a += strlen("\nCpus_allowed_list:");
@@ -129,12 +88,12 @@ static void read_static(proc_source *ps)
         }
     }
     snprintf(path, sizeof path, "%s/stat", ps->root);
-    if (read_small(path, buf, sizeof buf) > 0)
+    if (gd_proc_read_small(path, buf, sizeof buf) > 0)
         for (const char *p = buf; (p = strstr(p, "\ncpu")); p++)
             j->host_cpus += p[4] >= '0' && p[4] <= '9';
     if (ps->sys[0]) {
         snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", ps->sys);
-        if (read_small(path, buf, sizeof buf) > 0) {
+        if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
             buf[strcspn(buf, "\n")] = '\0';
             snprintf(j->governor, sizeof j->governor, "%.31s", buf);
         }
@@ -239,7 +198,7 @@ static bool parse_thread(char *buf, char *state, double *cpu_ticks, char *comm, 
 static bool read_thread(const char *path, char *state, double *cpu_ticks, char *comm, size_t commlen)
 {
     char buf[1024];
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (gd_proc_read_small(path, buf, sizeof buf) <= 0)
         return false;
     return parse_thread(buf, state, cpu_ticks, comm, commlen);
 }
@@ -351,7 +310,7 @@ static bool sample_process(proc_source *ps, int pid, double dt, gd_job_sample *s
         any = true;
         count_thread(ps, thread_slot(j, pid, tid), state, ticks, comm, dt, s);
         snprintf(path, sizeof path, "%s/%d/task/%d/children", ps->root, pid, tid);
-        if (read_small(path, buf, sizeof buf) > 0) {
+        if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
             for (char *p = buf, *end; *p; p = end) {
                 long c = strtol(p, &end, 10);
                 if (end == p)
@@ -370,49 +329,12 @@ static void sample_counters(proc_source *ps, proc_entry *p, double dt, gd_job_sa
 {
     char path[768], buf[4096];
     snprintf(path, sizeof path, "%s/%d/io", ps->root, p->pid);
-    double rb = read_small(path, buf, sizeof buf) > 0 ? field_after(buf, "read_bytes:") : NAN;
+    double rb = gd_proc_read_small(path, buf, sizeof buf) > 0 ? gd_proc_field_after(buf, "read_bytes:") : NAN;
     rate(&p->read_bytes, rb, dt, &s->read_bps);
     snprintf(path, sizeof path, "%s/%d/status", ps->root, p->pid);
-    bool ok = read_small(path, buf, sizeof buf) > 0;
-    rate(&p->vcsw, ok ? field_after(buf, "voluntary_ctxt_switches:") : NAN, dt, &s->vcsw_ps);
-    rate(&p->ivcsw, ok ? field_after(buf, "nonvoluntary_ctxt_switches:") : NAN, dt, &s->ivcsw_ps);
-}
-
-static double psi_some_avg10(const char *root, const char *name)
-{
-    char path[768], buf[512];
-    snprintf(path, sizeof path, "%s/pressure/%s", root, name);
-    if (read_small(path, buf, sizeof buf) <= 0)
-        return NAN;
-    const char *p = strstr(buf, "some avg10=");
-    return p ? strtod(p + strlen("some avg10="), NULL) : NAN;
-}
-
-static void sample_host(proc_source *ps, double dt, gd_job_sample *s)
-{
-    char path[768], buf[8192];
-    host_counters now = {0};
-    now.ok = gd_cpu_times_read(ps->root, &now.cpu);
-    snprintf(path, sizeof path, "%s/vmstat", ps->root);
-    if (read_small(path, buf, sizeof buf) > 0) {
-        now.pswpin = field_after(buf, "pswpin ");
-        now.pswpout = field_after(buf, "pswpout ");
-        now.vm_ok = !isnan(now.pswpin) && !isnan(now.pswpout);
-    }
-    host_counters *h = &ps->host;
-    double span = now.cpu.total - h->cpu.total;
-    if (now.ok && h->ok && span > 0) {
-        s->host_busy = (now.cpu.busy - h->cpu.busy) / span;
-        s->host_iowait = (now.cpu.iowait - h->cpu.iowait) / span;
-    }
-    if (now.vm_ok && h->vm_ok && dt > 0) {
-        s->swap_in_ps = (now.pswpin - h->pswpin) / dt;
-        s->swap_out_ps = (now.pswpout - h->pswpout) / dt;
-    }
-    *h = now;
-    s->psi_cpu = psi_some_avg10(ps->root, "cpu");
-    s->psi_io = psi_some_avg10(ps->root, "io");
-    s->psi_mem = psi_some_avg10(ps->root, "memory");
+    bool ok = gd_proc_read_small(path, buf, sizeof buf) > 0;
+    rate(&p->vcsw, ok ? gd_proc_field_after(buf, "voluntary_ctxt_switches:") : NAN, dt, &s->vcsw_ps);
+    rate(&p->ivcsw, ok ? gd_proc_field_after(buf, "nonvoluntary_ctxt_switches:") : NAN, dt, &s->ivcsw_ps);
 }
 
 static void proc_sample(void *self, gd_facts *f, size_t i, double t)
@@ -433,7 +355,6 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
     s->top_tid = -1;
     s->job_cores = s->top_thread_core = dt > 0 ? 0 : NAN;
     s->read_bps = s->vcsw_ps = s->ivcsw_ps = NAN;
-    s->host_busy = s->host_iowait = s->swap_in_ps = s->swap_out_ps = NAN;
     if (!isnan(ps->last_full) && t - ps->last_full < GD_PROC_FULL_SCAN_S - 1e-9) {
         const gd_job_sample *prev = j->n > 1 ? gd_job_at(j, j->n - 2) : NULL;
         s->procs = prev ? prev->procs : 0;
@@ -473,7 +394,6 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
         }
     if (s->procs > j->procs_max)
         j->procs_max = s->procs;
-    sample_host(ps, span, s);
 }
 
 static void proc_close(void *self)

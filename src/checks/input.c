@@ -68,7 +68,37 @@ typedef struct host_side {
     size_t cores_n, host_n, psi_n, iowait_n, with_d;
 } host_side;
 
-static host_side measure_host(const gd_job_facts *j)
+/* The time the job was alive in its samples: false when never. */
+static bool job_alive_span(const gd_job_facts *j, double *t0, double *t1)
+{
+    bool any = false;
+    for (size_t i = 0; i < j->n; i++) {
+        const gd_job_sample *s = gd_job_at(j, i);
+        if (s->threads == 0)
+            continue;
+        if (!any)
+            *t0 = s->t;
+        *t1 = s->t;
+        any = true;
+    }
+    return any;
+}
+
+/* The host's samples while the job was alive: [*from, *from + *n). */
+static void host_while_alive(const gd_facts *f, const gd_job_facts *j, size_t *from, size_t *n)
+{
+    const gd_host_series *hs = &f->host_series;
+    double t0 = 0, t1 = -1;
+    *from = *n = 0;
+    if (!job_alive_span(j, &t0, &t1))
+        return;
+    while (*from < hs->n && gd_host_at(hs, *from)->t < t0 - 1e-9)
+        (*from)++;
+    while (*from + *n < hs->n && gd_host_at(hs, *from + *n)->t <= t1 + 1e-9)
+        (*n)++;
+}
+
+static host_side measure_host(const gd_facts *f, const gd_job_facts *j)
 {
     host_side h = {0};
     for (size_t i = 0; i < j->n; i++) {
@@ -79,10 +109,15 @@ static host_side measure_host(const gd_job_facts *j)
         h.with_d += s->disk_wait > 0;
         if (!isnan(s->job_cores))
             h.cores += s->job_cores, h.cores_n++;
-        if (!isnan(s->host_busy))
-            h.host_busy += s->host_busy, h.host_n++;
-        if (!isnan(s->host_iowait))
-            h.iowait += s->host_iowait, h.iowait_n++;
+    }
+    size_t from, n;
+    host_while_alive(f, j, &from, &n);
+    for (size_t i = from; i < from + n; i++) {
+        const gd_host_sample *s = gd_host_at(&f->host_series, i);
+        if (!isnan(s->busy))
+            h.host_busy += s->busy, h.host_n++;
+        if (!isnan(s->iowait))
+            h.iowait += s->iowait, h.iowait_n++;
         if (!isnan(s->psi_io))
             h.psi_io += s->psi_io, h.psi_n++;
     }
@@ -101,7 +136,7 @@ static const gd_job_facts *job_of(const gd_facts *f, const char *id, gd_findings
         gd_skip_add(out, id, GD_NO_GPU, "%s", j && j->error[0] ? j->error : "the job's /proc was not sampled");
         return NULL;
     }
-    size_t alive = measure_host(j).n;
+    size_t alive = measure_host(f, j).n;
     if (alive < GD_INPUT_MIN_SAMPLES) {
         gd_skip_add(out, id, GD_NO_GPU, "%zu sample%s of the job (judging needs %d): use a longer --duration%s", alive,
                     alive == 1 ? "" : "s", GD_INPUT_MIN_SAMPLES, j->ended ? " (the job ended early)" : "");
@@ -161,7 +196,7 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     }
     if (!top || !gpu_waits(&w))
         return;
-    host_side h = measure_host(j);
+    host_side h = measure_host(f, j);
     json_t *ev = common_evidence(f, &w, &h);
     double core = top->busy_sum / top->measured;
     json_object_set_new(ev, "thread_tid", json_integer(top->tid));
@@ -190,7 +225,7 @@ void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings
     if (!j)
         return;
     gpu_wait w = measure_wait(f);
-    host_side h = measure_host(j);
+    host_side h = measure_host(f, j);
     bool busy = (!isnan(h.cores) && h.cores >= GD_STARVED_MIN_CORES) ||
                 (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY && !isnan(h.cores) &&
                  h.cores >= GD_STARVED_JOB_MIN_CORES);
@@ -216,7 +251,7 @@ void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings
     const gd_job_facts *j = job_of(f, "input.io_wait", out);
     if (!j)
         return;
-    host_side h = measure_host(j);
+    host_side h = measure_host(f, j);
     double d_share = (double)h.with_d / (double)h.n;
     bool pressure =
         !isnan(h.psi_io) && h.psi_io >= GD_IOWAIT_PSI_PCT && !isnan(h.iowait) && h.iowait >= GD_IOWAIT_HOST_SHARE;
@@ -245,11 +280,12 @@ void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_finding
     const gd_job_facts *j = job_of(f, self->id, out);
     if (!j)
         return;
-    size_t n = 0, swapping = 0;
+    size_t n = 0, swapping = 0, from, count;
     double peak = 0;
-    for (size_t i = 0; i < j->n; i++) {
-        const gd_job_sample *s = gd_job_at(j, i);
-        if (s->threads == 0 || isnan(s->swap_in_ps) || isnan(s->swap_out_ps))
+    host_while_alive(f, j, &from, &count);
+    for (size_t i = from; i < from + count; i++) {
+        const gd_host_sample *s = gd_host_at(&f->host_series, i);
+        if (isnan(s->swap_in_ps) || isnan(s->swap_out_ps))
             continue;
         double pages = s->swap_in_ps + s->swap_out_ps;
         n++;

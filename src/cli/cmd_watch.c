@@ -142,7 +142,7 @@ int gd_cmd_watch(int argc, char **argv)
     if (table) {
         const char *nc = getenv("NO_COLOR");
         /* The view waits for keys until the next sample is due, minus a margin for the sampling itself. */
-        view = gd_watch_view_open(&stop_requested, wall_wait * 0.9, !(nc && *nc), gd_session_roots(s)->proc);
+        view = gd_watch_view_open(&stop_requested, wall_wait * 0.9, !(nc && *nc));
         if (!view) {
             gd_session_close(s, NULL, 0);
             gd_facts_free(&f);

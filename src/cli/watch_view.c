@@ -1,7 +1,6 @@
 /* The live view of `gpudoctor watch` (watch_view.h). */
 #include "watch_view.h"
 
-#include "backends/host/hostinfo.h"
 #include "gpudoctor/checks.h"
 
 #include <curses.h>
@@ -80,30 +79,7 @@ struct gd_watch_view {
     gd_findings findings;
     bool started;
     /* The host line: /proc/stat's CPU totals at the last sample, and the shares since. */
-    bool host_have;
-    gd_cpu_times host_cpu;
-    double host_busy_pct, host_iowait_pct;
-    char proc_root[512];
 };
-
-/* The host's CPU busy and iowait shares since the last sample, from the
- * session's proc root (/proc; the scenario's host.proc under --sim; none for
- * captures): NAN when not readable. */
-static void sample_host(gd_watch_view *v)
-{
-    v->host_busy_pct = v->host_iowait_pct = NAN;
-    gd_cpu_times now;
-    if (!v->proc_root[0] || !gd_cpu_times_read(v->proc_root, &now))
-        return;
-    const gd_cpu_times *was = &v->host_cpu;
-    if (v->host_have && now.total > was->total) {
-        double dt = now.total - was->total;
-        v->host_busy_pct = 100.0 * (now.busy - was->busy) / dt;
-        v->host_iowait_pct = 100.0 * (now.iowait - was->iowait) / dt;
-    }
-    v->host_have = true;
-    v->host_cpu = now;
-}
 
 static double mono_s(void)
 {
@@ -294,10 +270,12 @@ static void draw(gd_watch_view *v)
     /* The host beside the GPUs: a busy CPU next to idle GPUs is the pattern of a starved job. */
     if (y < LINES) {
         char busy[16] = "n/a", io[16] = "n/a";
-        if (!isnan(v->host_busy_pct))
-            snprintf(busy, sizeof busy, "%.0f%%", v->host_busy_pct);
-        if (!isnan(v->host_iowait_pct))
-            snprintf(io, sizeof io, "%.0f%%", v->host_iowait_pct);
+        const gd_host_series *hs = &f->host_series; /* the session samples the host once a second */
+        const gd_host_sample *h = hs->n ? gd_host_at(hs, hs->n - 1) : NULL;
+        if (h && !isnan(h->busy))
+            snprintf(busy, sizeof busy, "%.0f%%", 100 * h->busy);
+        if (h && !isnan(h->iowait))
+            snprintf(io, sizeof io, "%.0f%%", 100 * h->iowait);
         snprintf(line, sizeof line, "host  CPU %s busy, iowait %s", busy, io);
         text(y++, 0, line, 0);
     }
@@ -380,7 +358,6 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
     gd_watch_view *v = ud;
     v->f = f;
-    sample_host(v);
     if (!v->paused) {
         v->have = true;
         v->last = i;
@@ -392,7 +369,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     wait_keys(v);
 }
 
-gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color, const char *proc_root)
+gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color)
 {
     gd_watch_view *v = calloc(1, sizeof *v);
     if (!v)
@@ -406,7 +383,6 @@ gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_
     v->started = true;
     v->stop = stop;
     v->wall_wait_s = wall_wait_s;
-    snprintf(v->proc_root, sizeof v->proc_root, "%s", proc_root ? proc_root : "");
     cbreak();
     noecho();
     keypad(stdscr, TRUE);

@@ -19,9 +19,8 @@ typedef struct gd_watch_view gd_watch_view;
 
 /* wall_wait_s: how long the view waits for keys after each sample (the
  * sample's interval in wall seconds; 0 under the fast simulated clock). q
- * sets *stop. The host's CPU line is read from proc_root ("": none, as for
- * captures). NULL when the terminal cannot be set up. */
-gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color, const char *proc_root);
+ * sets *stop. NULL when the terminal cannot be set up. */
+gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_s, bool color);
 gd_sink gd_watch_view_sink(gd_watch_view *v);
 /* Restores the terminal and frees v (may be NULL). */
 void gd_watch_view_close(gd_watch_view *v);

@@ -5,26 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int job_grow(void *ud, size_t cap)
+{
+    gd_job_facts *j = ud;
+    gd_job_sample *v = realloc(j->samples, cap * sizeof *v);
+    if (!v)
+        return -1;
+    j->samples = v;
+    return 0;
+}
+
 gd_job_sample *gd_job_push(gd_job_facts *j)
 {
-    if (j->limit && j->n == j->limit) { /* full ring: the oldest makes room */
-        gd_job_sample *s = &j->samples[j->head];
-        j->head = j->head + 1 < j->cap ? j->head + 1 : 0;
-        j->dropped++;
-        memset(s, 0, sizeof *s);
-        return s;
-    }
-    if (j->n == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 64;
-        if (j->limit && cap > j->limit)
-            cap = j->limit;
-        gd_job_sample *v = realloc(j->samples, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        j->samples = v;
-        j->cap = cap;
-    }
-    gd_job_sample *s = &j->samples[j->n++];
+    long r = gd_ring_push(&j->ring, job_grow, j);
+    if (r < 0)
+        return NULL;
+    gd_job_sample *s = &j->samples[r];
     memset(s, 0, sizeof *s);
     return s;
 }

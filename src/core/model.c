@@ -87,14 +87,7 @@ int gd_series_init(gd_series *s, size_t gpus)
 gd_series gd_series_window(const gd_series *s, size_t from, size_t n)
 {
     gd_series w = *s;
-    if (from > s->n)
-        from = s->n;
-    if (n > s->n - from)
-        n = s->n - from;
-    w.head = s->n ? gd_series_row(s, from) : 0;
-    w.n = n;
-    w.limit = n; /* a view: pushing to it would overwrite the owner's rows */
-    w.dropped = s->dropped + from;
+    w.ring = gd_ring_window(&s->ring, from, n);
     return w;
 }
 
@@ -113,6 +106,17 @@ gd_facts gd_facts_window(const gd_facts *f, gd_series w)
 {
     gd_facts v = *f;
     v.series = w;
+    /* The host's samples over the same time. */
+    const gd_host_series *h = &f->host_series;
+    size_t from = 0, k = 0;
+    if (w.n) {
+        double t0 = gd_series_t(&w, 0) - 1e-9, t1 = gd_series_t(&w, w.n - 1) + 1e-9;
+        while (from < h->n && gd_host_at(h, from)->t < t0)
+            from++;
+        while (from + k < h->n && gd_host_at(h, from + k)->t <= t1)
+            k++;
+    }
+    v.host_series.ring = gd_ring_window(&h->ring, from, k);
     v.window_s = w.n > 1 ? gd_series_t(&w, w.n - 1) - gd_series_t(&w, 0) : 0;
     v.pcie = NULL;
     v.stack = NULL;
@@ -125,38 +129,86 @@ void gd_series_set_limit(gd_series *s, size_t limit)
     s->limit = limit;
 }
 
+long gd_ring_push(gd_ring *r, int (*grow)(void *ud, size_t cap), void *ud)
+{
+    if (r->limit && r->n == r->limit) {
+        /* Full ring: the oldest sample's storage takes the new one. */
+        size_t row = r->head;
+        r->head = r->head + 1 < r->cap ? r->head + 1 : 0;
+        r->dropped++;
+        return (long)row;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        if (r->limit && cap > r->limit)
+            cap = r->limit;
+        if (grow(ud, cap) != 0)
+            return -1;
+        r->cap = cap;
+    }
+    return (long)r->n++; /* not full yet: storage row i is sample i (head 0) */
+}
+
+gd_ring gd_ring_window(const gd_ring *r, size_t from, size_t n)
+{
+    gd_ring w = *r;
+    if (from > r->n)
+        from = r->n;
+    if (n > r->n - from)
+        n = r->n - from;
+    w.head = r->n ? gd_ring_row(r, from) : 0;
+    w.n = n;
+    w.limit = n; /* a view: pushing to it would overwrite the owner's rows */
+    w.dropped = r->dropped + from;
+    return w;
+}
+
+static int series_grow(void *ud, size_t cap)
+{
+    gd_series *s = ud;
+    size_t row = s->gpus * GD_M_COUNT;
+    double *t = realloc(s->t, cap * sizeof *t);
+    if (!t)
+        return -1;
+    s->t = t;
+    gd_value *v = row ? realloc(s->values, cap * row * sizeof *v) : s->values;
+    if (row && !v)
+        return -1;
+    s->values = v;
+    return 0;
+}
+
 long gd_series_push(gd_series *s, double t_s)
 {
+    long r = gd_ring_push(&s->ring, series_grow, s);
+    if (r < 0)
+        return -1;
     size_t row = s->gpus * GD_M_COUNT;
-    if (s->limit && s->n == s->limit) {
-        /* Full ring: the oldest sample's storage takes the new one. */
-        size_t r = s->head;
-        s->head = s->head + 1 < s->cap ? s->head + 1 : 0;
-        s->dropped++;
-        s->t[r] = t_s;
-        if (row)
-            memset(&s->values[r * row], 0, row * sizeof(gd_value));
-        return (long)(s->n - 1);
-    }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        if (s->limit && cap > s->limit)
-            cap = s->limit;
-        double *t = realloc(s->t, cap * sizeof *t);
-        if (!t)
-            return -1;
-        s->t = t;
-        gd_value *v = row ? realloc(s->values, cap * row * sizeof *v) : s->values;
-        if (row && !v)
-            return -1;
-        s->values = v;
-        s->cap = cap;
-    }
-    size_t i = s->n++; /* not full yet: storage row i is sample i (head 0) */
-    s->t[i] = t_s;
+    s->t[r] = t_s;
     if (row)
-        memset(&s->values[i * row], 0, row * sizeof(gd_value));
-    return (long)i;
+        memset(&s->values[(size_t)r * row], 0, row * sizeof(gd_value));
+    return (long)(s->n - 1);
+}
+
+static int host_grow(void *ud, size_t cap)
+{
+    gd_host_series *h = ud;
+    gd_host_sample *v = realloc(h->v, cap * sizeof *v);
+    if (!v)
+        return -1;
+    h->v = v;
+    return 0;
+}
+
+gd_host_sample *gd_host_push(gd_host_series *h, double t)
+{
+    long r = gd_ring_push(&h->ring, host_grow, h);
+    if (r < 0)
+        return NULL;
+    gd_host_sample *x = &h->v[r];
+    memset(x, 0, sizeof *x);
+    x->t = t;
+    return x;
 }
 
 gd_value *gd_series_slot(gd_series *s, size_t i, size_t g)
@@ -182,6 +234,7 @@ void gd_facts_free(gd_facts *f)
         free(f->gpus[i].processes);
     free(f->gpus);
     gd_series_free(&f->series);
+    free(f->host_series.v);
     gd_pcie_facts_free(f->pcie);
     gd_stack_facts_free(f->stack);
     gd_job_facts_free(f->job);

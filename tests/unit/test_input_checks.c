@@ -26,14 +26,15 @@ static void with_job(gd_facts *f, size_t n, double job_cores, double host_busy)
     j->samples = calloc(n, sizeof *j->samples);
     j->n = j->cap = n;
     for (size_t i = 0; i < n; i++)
-        j->samples[i] = (gd_job_sample){.t = (double)i,
-                                        .job_cores = job_cores,
-                                        .top_thread_core = job_cores / 4,
-                                        .threads = 8,
-                                        .host_busy = host_busy,
-                                        .host_iowait = 0,
-                                        .psi_io = 0};
+        j->samples[i] =
+            (gd_job_sample){.t = (double)i, .job_cores = job_cores, .top_thread_core = job_cores / 4, .threads = 8};
     f->job = j;
+    /* The host, sampled on the same seconds. */
+    gd_host_series *h = &f->host_series;
+    h->v = calloc(n, sizeof *h->v);
+    h->n = h->cap = n;
+    for (size_t i = 0; i < n; i++)
+        h->v[i] = (gd_host_sample){.t = (double)i, .busy = host_busy, .swap_in_ps = NAN, .swap_out_ps = NAN};
 }
 
 static size_t starved(const gd_facts *f)
@@ -93,18 +94,18 @@ static void swapping_fires_on_a_swapping_host_only(void **state)
     gd_facts f;
     fx_facts(&f, 1, 20);
     with_job(&f, 20, 1.0, 0.3);
-    gd_job_facts *j = f.job;
-    for (size_t i = 0; i < j->n; i++)
-        j->samples[i].swap_in_ps = j->samples[i].swap_out_ps = 0;
+    gd_host_sample *h = f.host_series.v;
+    for (size_t i = 0; i < f.host_series.n; i++)
+        h[i].swap_in_ps = h[i].swap_out_ps = 0;
     assert_int_equal(swapping(&f), 0); /* no swap: quiet */
     for (size_t i = 0; i < 3; i++)
-        j->samples[i].swap_in_ps = 400; /* 3 of 20: under the share */
+        h[i].swap_in_ps = 400; /* 3 of 20: under the share */
     assert_int_equal(swapping(&f), 0);
     for (size_t i = 0; i < 6; i++)
-        j->samples[i].swap_in_ps = 400, j->samples[i].swap_out_ps = 200; /* 6 of 20 */
+        h[i].swap_in_ps = 400, h[i].swap_out_ps = 200; /* 6 of 20 */
     assert_int_equal(swapping(&f), 1);
-    for (size_t i = 0; i < j->n; i++)
-        j->samples[i].swap_in_ps = 40, j->samples[i].swap_out_ps = 40; /* a trickle all along */
+    for (size_t i = 0; i < f.host_series.n; i++)
+        h[i].swap_in_ps = 40, h[i].swap_out_ps = 40; /* a trickle all along */
     assert_int_equal(swapping(&f), 0);
     gd_facts_free(&f);
 }

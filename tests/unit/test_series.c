@@ -8,6 +8,9 @@
 #include "gpudoctor/model.h"
 #include "gpudoctor/abi/nvml_api.h"
 
+#include <math.h>
+#include <string.h>
+
 static void unbounded_series_keeps_everything(void **state)
 {
     (void)state;
@@ -94,13 +97,39 @@ static void checks_judge_a_window(void **state)
     gd_facts_free(&f); /* the window owns nothing */
 }
 
+/* The host's series is a ring like the GPUs', with its own sample times,
+ * and a window of the GPUs' series brings the host's samples of that time. */
+static void the_host_series_is_a_ring_of_its_own(void **state)
+{
+    (void)state;
+    gd_facts f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(gd_series_init(&f.series, 1), 0);
+    f.host_series.limit = 5;
+    for (int k = 0; k < 100; k++) { /* GPUs at 10 Hz, the host at 1 Hz: 10 s */
+        assert_true(gd_series_push(&f.series, k * 0.1) >= 0);
+        if (k % 10 == 0) {
+            gd_host_sample *h = gd_host_push(&f.host_series, k * 0.1);
+            assert_non_null(h);
+            h->busy = k / 100.0;
+        }
+    }
+    assert_int_equal(f.host_series.n, 5);
+    assert_int_equal(f.host_series.dropped, 5);
+    assert_true(gd_host_at(&f.host_series, 0)->t > 4.9 && gd_host_at(&f.host_series, 4)->t > 8.9);
+    gd_facts w = gd_facts_window(&f, gd_series_last(&f.series, 2.0)); /* 7.9 .. 9.9 s */
+    assert_int_equal(w.host_series.n, 2); /* the samples at 8 and 9 s */
+    assert_true(fabs(gd_host_at(&w.host_series, 0)->busy - 0.8) < 1e-9);
+    assert_true(fabs(gd_host_at(&w.host_series, 1)->busy - 0.9) < 1e-9);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(unbounded_series_keeps_everything),
-        cmocka_unit_test(a_limited_series_keeps_the_newest),
-        cmocka_unit_test(a_window_is_a_view_of_the_ring),
-        cmocka_unit_test(checks_judge_a_window),
+        cmocka_unit_test(unbounded_series_keeps_everything),    cmocka_unit_test(a_limited_series_keeps_the_newest),
+        cmocka_unit_test(a_window_is_a_view_of_the_ring),       cmocka_unit_test(checks_judge_a_window),
+        cmocka_unit_test(the_host_series_is_a_ring_of_its_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,14 @@
-/* Host facts from uname, sysconf and sysfs. */
+/* Host facts from uname, sysconf and sysfs; small /proc readers. */
 #include "hostinfo.h"
 #include "core/input.h"
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -58,4 +62,35 @@ bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t)
     t->iowait = (double)x[4];
     t->busy = (double)(total - x[3] - x[4]);
     return true;
+}
+
+long gd_proc_read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    return (long)n;
+}
+
+double gd_proc_field_after(const char *text, const char *key)
+{
+    const char *p = text;
+    size_t k = strlen(key);
+    while ((p = strstr(p, key))) {
+        if (p == text || p[-1] == '\n') {
+            char *end;
+            double v = strtod(p + k, &end);
+            return end == p + k ? NAN : v;
+        }
+        p += k;
+    }
+    return NAN;
 }
