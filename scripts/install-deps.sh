@@ -27,6 +27,10 @@ PACKAGES=(
     libclang-rt-dev # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
     zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
+    libmicrohttpd-dev # gpudoctor export: the HTTP server of /metrics
+    prometheus      # the exporter tests: the real Prometheus scrapes it (and promtool lints it)
+    wrk             # the exporter's load test
+    python3         # the exporter tests query Prometheus' HTTP API
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
 )
 

@@ -28,9 +28,9 @@ int gd_cmd_trace(int argc, char **argv);
 /* Each command's help text and its parser's option table: `help`, the
  * completions and the tests read the same tables the parsers use. */
 extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
-    gd_run_help[], gd_watch_help[];
+    gd_run_help[], gd_watch_help[], gd_export_help[];
 extern const struct option gd_check_options[], gd_snapshot_options[], gd_vram_options[], gd_bench_options[],
-    gd_trace_options[], gd_run_options[], gd_watch_options[];
+    gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[];
 
 /* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
 typedef struct gd_cli_command {
@@ -41,6 +41,7 @@ typedef struct gd_cli_command {
     int (*run)(int argc, char **argv);
 } gd_cli_command;
 int gd_cmd_watch(int argc, char **argv);
+int gd_cmd_export(int argc, char **argv);
 
 /* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

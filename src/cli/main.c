@@ -25,6 +25,8 @@ static const gd_cli_command commands[] = {
      gd_cmd_trace},
     {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help, gd_run_options,
      gd_cmd_run},
+    {"export", "Prometheus metrics (dcgm-exporter's names) and the findings, on /metrics", gd_export_help,
+     gd_export_options, gd_cmd_export},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,199 @@
+/* gpudoctor export: a Prometheus exporter that dcgm-exporter users can drop in. */
+#include "cli.h"
+#include "export_http.h"
+#include "gpudoctor/checks.h"
+#include "gpudoctor/session.h"
+#include "report/prom_report.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--interval MS] [--window SEC]\n"
+                              "                        [--duration SEC] [--sim SCENARIO]\n"
+                              "\n"
+                              "Serves Prometheus metrics on http://ADDR:PORT/metrics until Ctrl-C or SIGTERM:\n"
+                              "dcgm-exporter's metric names and labels for what both measure (DCGM_FI_DEV_GPU_TEMP,\n"
+                              "DCGM_FI_DEV_SM_CLOCK, ... with gpu, UUID, pci_bus_id, device, modelName, Hostname),\n"
+                              "so existing dashboards and alerts keep working, and what dcgm-exporter lacks: the\n"
+                              "diagnosis. gpudoctor_finding{id,severity,gpu} is 1 while a finding holds over the\n"
+                              "last window and disappears when it clears; gpudoctor_impact_ratio, clock-event\n"
+                              "seconds per reason, lost GPUs. Read-only: it changes no GPU setting. Scrapes are\n"
+                              "served from the newest sample and never wait for the driver. docs/exporter.md has\n"
+                              "the metric table and example alerting rules.\n"
+                              "\n"
+                              "  --listen ADDR:PORT  where to listen (default 127.0.0.1:9400, loopback only;\n"
+                              "                      0.0.0.0:9400 for a Prometheus on another machine)\n"
+                              "  --interval MS       time between samples (default 1000)\n"
+                              "  --window SEC        findings are judged over the last SEC seconds (default 60)\n"
+                              "  --duration SEC      stop after SEC seconds (default: run until stopped)\n"
+                              "  --sim SCENARIO      export a simulated machine (examples/*.json), one scenario\n"
+                              "                      second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
+                              "\n"
+                              "Other routes: / (a short page) and /healthz (200 while samples keep coming).\n";
+
+const struct option gd_export_options[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"interval", required_argument, NULL, 'i'},
+    {"window", required_argument, NULL, 'w'},
+    {"duration", required_argument, NULL, 'd'},
+    {"sim", required_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct export_opts {
+    const char *listen, *sim;
+    double interval_ms, window_s, duration_s; /* duration 0: until stopped */
+} export_opts;
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static int parse(int argc, char **argv, export_opts *o)
+{
+    *o = (export_opts){.listen = "127.0.0.1:9400", .interval_ms = 1000, .window_s = 60};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", gd_export_options, NULL)) != -1) {
+        switch (c) {
+        case 'l': o->listen = optarg; break;
+        case 'i':
+            if (gd_cli_interval(optarg, &o->interval_ms) != 0)
+                return GD_EXIT_ERROR;
+            break;
+        case 'w':
+            if (gd_cli_duration(optarg, 1, 1, 3600, &o->window_s) != 0)
+                return gd_cli_error("--window wants seconds from 1 to 3600 (60, 5m), not '%s'", optarg);
+            break;
+        case 'd':
+            if (gd_cli_duration(optarg, 1, 0.001, 1e9, &o->duration_s) != 0)
+                return gd_cli_error("--duration wants seconds (30, 10m, 2h), not '%s'", optarg);
+            break;
+        case 's': o->sim = optarg; break;
+        case 'h': fputs(gd_export_help, stdout); return -1;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor export --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor export --help')", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return gd_cli_error("unexpected argument '%s' (see 'gpudoctor export --help')", argv[optind]);
+    return 0;
+}
+
+/* The exporter as a sink: each sample is accounted, the last window judged
+ * and the exposition published. */
+typedef struct exporter {
+    gd_export_http *http;
+    gd_prom_counters counters;
+    double window_s;
+    bool failed; /* out of memory once: said once */
+    size_t samples;
+} exporter;
+
+static void on_sample(void *ud, const gd_facts *f, size_t i)
+{
+    exporter *x = ud;
+    x->samples++;
+    gd_prom_counters_add(&x->counters, f, i);
+    gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
+    gd_findings fs = {0};
+    gd_checks_run_all(&w, &fs);
+    size_t len;
+    char *text = gd_prom_render(f, &fs, &x->counters, &len);
+    gd_findings_free(&fs);
+    if (!text || gd_export_http_publish(x->http, text, len) != 0) {
+        if (!x->failed)
+            fprintf(stderr, "gpudoctor export: out of memory: scrapes serve an older sample\n");
+        x->failed = true;
+    }
+    free(text);
+}
+
+int gd_cmd_export(int argc, char **argv)
+{
+    export_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? GD_EXIT_OK : rc;
+    gd_ctx ctx;
+    if ((rc = gd_cli_context(&ctx)) != 0)
+        return rc;
+    if (o.sim && ctx.sim_pace <= 0)
+        ctx.sim_pace = 1; /* a scraped machine lives in real time */
+    double interval_s = o.interval_ms / 1000.0;
+    char err[1024];
+    /* Stale after three missed samples (and never under 5 s). */
+    double stale = 3 * interval_s > 5 ? 3 * interval_s : 5;
+    gd_export_http *http = gd_export_http_start(o.listen, stale, err, sizeof err);
+    if (!http)
+        return gd_cli_error("%s", err);
+    gd_session_opts so = {
+        .ctx = &ctx,
+        .sim_scenario = o.sim,
+        .duration_s = o.duration_s > 0 ? o.duration_s : 1e12,
+        .interval_s = interval_s,
+        .stop = &stop_requested,
+        .pid = -1,
+    };
+    struct sigaction old[GD_CLI_STOP_SIGNALS];
+    gd_cli_stop_signals(on_stop, old);
+    gd_facts f;
+    gd_session *s = gd_session_open(&so, &f, err, sizeof err);
+    if (!s) {
+        gd_cli_restore_signals(old);
+        gd_export_http_stop(http);
+        gd_facts_free(&f);
+        return gd_cli_error("%s", err);
+    }
+    exporter x = {.http = http, .window_s = o.window_s};
+    if (gd_prom_counters_init(&x.counters, f.gpu_count) != 0) {
+        gd_session_close(s, NULL, 0);
+        gd_cli_restore_signals(old);
+        gd_export_http_stop(http);
+        gd_facts_free(&f);
+        return gd_cli_error("out of memory");
+    }
+    const char *colon = strrchr(o.listen, ':');
+    fprintf(stderr,
+            "gpudoctor export: serving http://%.*s:%u/metrics: %zu GPU%s%s, a sample every %g s, findings over the "
+            "last %g s\n",
+            (int)(colon - o.listen), o.listen, gd_export_http_port(http), f.gpu_count, f.gpu_count == 1 ? "" : "s",
+            f.driver_loaded ? "" : " (no driver: the findings say why)", interval_s, o.window_s);
+    gd_sink sink = {.on_sample = on_sample, .ud = &x};
+    int step = gd_session_add_sink(s, &sink) == 0 ? 1 : -1;
+    while (step > 0)
+        step = gd_session_step(s, err, sizeof err);
+    if (!f.driver_loaded || f.series.n == 0) {
+        /* No samples (no driver): serve the snapshot's findings until stopped. */
+        gd_findings fs = {0};
+        gd_checks_run_all(&f, &fs);
+        size_t len;
+        char *text = gd_prom_render(&f, &fs, &x.counters, &len);
+        gd_findings_free(&fs);
+        if (text)
+            gd_export_http_publish(http, text, len);
+        free(text);
+        for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)
+            usleep(100000);
+    }
+    gd_cli_restore_signals(old);
+    fprintf(stderr, "gpudoctor export: stopped after %zu samples and %lu scrapes\n", x.samples,
+            gd_export_http_scrapes(http));
+    gd_export_http_stop(http);
+    gd_session_close(s, NULL, 0);
+    gd_prom_counters_free(&x.counters);
+    gd_facts_free(&f);
+    if (step < 0)
+        return gd_cli_error("%s", err);
+    return GD_EXIT_OK;
+}

@@ -1,0 +1,197 @@
+/* The exporter's HTTP side (export_http.h). */
+#include "export_http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/* Enough for Prometheus, a few dashboards and a load test; more wait. */
+#define GD_EXPORT_MAX_CONNECTIONS 64
+#define GD_EXPORT_CONNECTION_TIMEOUT_S 10
+
+struct gd_export_http {
+    struct MHD_Daemon *d;
+    unsigned port;
+    double stale_s;
+    pthread_mutex_t lock;
+    char *text; /* the newest exposition */
+    size_t len;
+    double published; /* monotonic seconds, 0 before the first */
+    atomic_ulong scrapes;
+};
+
+static const char index_page[] =
+    "<!doctype html><html><head><title>gpudoctor exporter</title></head><body>"
+    "<h1>gpudoctor exporter</h1><p><a href=\"/metrics\">/metrics</a>: dcgm-exporter's GPU metrics and "
+    "gpudoctor's findings (Prometheus text format). <a href=\"/healthz\">/healthz</a>: whether samples keep "
+    "coming.</p></body></html>\n";
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const char *body, size_t len,
+                             enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, "Allow", "GET, HEAD");
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_len, void **state)
+{
+    (void)version;
+    (void)upload;
+    gd_export_http *h = cls;
+    if (!*state) { /* the headers only: answer once the request is complete */
+        *state = h;
+        return MHD_YES;
+    }
+    if (*upload_len) { /* a body is never read: nothing here takes input */
+        *upload_len = 0;
+        return MHD_YES;
+    }
+    static const char text_type[] = "text/plain; charset=utf-8";
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, text_type, "read-only: GET or HEAD\n", 23, MHD_RESPMEM_PERSISTENT);
+    if (strcmp(url, "/metrics") == 0) {
+        pthread_mutex_lock(&h->lock);
+        /* A copy taken under the lock: a scrape never waits for a sample. */
+        enum MHD_Result ok =
+            h->text ? reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", h->text, h->len,
+                            MHD_RESPMEM_MUST_COPY)
+                    : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14, MHD_RESPMEM_PERSISTENT);
+        pthread_mutex_unlock(&h->lock);
+        atomic_fetch_add(&h->scrapes, 1);
+        return ok;
+    }
+    if (strcmp(url, "/healthz") == 0) {
+        pthread_mutex_lock(&h->lock);
+        double age = h->published > 0 ? mono_s() - h->published : -1;
+        pthread_mutex_unlock(&h->lock);
+        char body[128];
+        int n = age < 0            ? snprintf(body, sizeof body, "starting: no sample yet\n")
+                : age > h->stale_s ? snprintf(body, sizeof body, "stale: the last sample is %.0f s old\n", age)
+                                   : snprintf(body, sizeof body, "ok: the last sample is %.1f s old\n", age);
+        return reply(c, age >= 0 && age <= h->stale_s ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, text_type, body,
+                     (size_t)n, MHD_RESPMEM_MUST_COPY);
+    }
+    if (strcmp(url, "/") == 0)
+        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page, sizeof index_page - 1,
+                     MHD_RESPMEM_PERSISTENT);
+    return reply(c, MHD_HTTP_NOT_FOUND, text_type, "not found: /metrics, /healthz or /\n", 35, MHD_RESPMEM_PERSISTENT);
+}
+
+/* "HOST:PORT" or "[V6]:PORT" into a socket address; 0, or -1. */
+static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[128];
+    const char *colon = strrchr(addr, ':');
+    if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof host)
+        return -1;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || port < 0 || port > 65535)
+        return -1;
+    snprintf(host, sizeof host, "%.*s", (int)(colon - addr), addr);
+    memset(ss, 0, sizeof *ss);
+    size_t hl = strlen(host);
+    if (host[0] == '[' && host[hl - 1] == ']') {
+        host[hl - 1] = '\0';
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *s6;
+        return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -1;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons((uint16_t)port);
+    *len = sizeof *s4;
+    return inet_pton(AF_INET, strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, &s4->sin_addr) == 1 ? 0 : -1;
+}
+
+gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (parse_addr(addr, &ss, &sl) != 0) {
+        snprintf(err, errlen, "--listen wants ADDRESS:PORT (127.0.0.1:9400, [::1]:9400, 0.0.0.0:9400), not '%s'", addr);
+        return NULL;
+    }
+    gd_export_http *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    h->stale_s = stale_s;
+    pthread_mutex_init(&h->lock, NULL);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_MAX_CONNECTIONS,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+    if (!h->d) {
+        snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this machine)", addr);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : 0;
+    return h;
+}
+
+unsigned gd_export_http_port(const gd_export_http *h)
+{
+    return h->port;
+}
+
+int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    pthread_mutex_lock(&h->lock);
+    char *old = h->text;
+    h->text = copy;
+    h->len = len;
+    h->published = mono_s();
+    pthread_mutex_unlock(&h->lock);
+    free(old);
+    return 0;
+}
+
+unsigned long gd_export_http_scrapes(const gd_export_http *h)
+{
+    return atomic_load(&((gd_export_http *)h)->scrapes);
+}
+
+void gd_export_http_stop(gd_export_http *h)
+{
+    if (!h)
+        return;
+    MHD_stop_daemon(h->d);
+    pthread_mutex_destroy(&h->lock);
+    free(h->text);
+    free(h);
+}

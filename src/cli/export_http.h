@@ -1,0 +1,31 @@
+/*
+ * The exporter's HTTP side (libmicrohttpd): /metrics serves the newest
+ * exposition the sampler published, never waiting for it; / is a short
+ * page, /healthz says whether samples keep coming. Read-only: GET and HEAD
+ * only, a bounded number of connections, each with a timeout.
+ */
+#ifndef GD_CLI_EXPORT_HTTP_H
+#define GD_CLI_EXPORT_HTTP_H
+
+#include <stddef.h>
+
+typedef struct gd_export_http gd_export_http;
+
+/* Listens on addr ("127.0.0.1:9400", "[::1]:9400", port 0: any free one).
+ * stale_s: /healthz answers 503 when no sample was published for that long.
+ * NULL with a message when the address is bad or taken. */
+gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err, size_t errlen);
+
+/* The port it listens on (useful with port 0). */
+unsigned gd_export_http_port(const gd_export_http *h);
+
+/* Publishes a new exposition (copied); scrapes from now on serve it. */
+int gd_export_http_publish(gd_export_http *h, const char *text, size_t len);
+
+/* Scrapes answered so far (for the log line at the end). */
+unsigned long gd_export_http_scrapes(const gd_export_http *h);
+
+/* Stops listening and frees h (may be NULL). */
+void gd_export_http_stop(gd_export_http *h);
+
+#endif

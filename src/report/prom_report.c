@@ -1,0 +1,208 @@
+/* The Prometheus exposition of a session (prom_report.h). */
+#include "prom_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* dcgm-exporter's names, types and help texts (etc/default-counters.csv and
+ * the DCGM field names), for what NVML gives gpudoctor every sample. The
+ * violation counters are microseconds there and nanoseconds in NVML. */
+typedef struct dcgm_metric {
+    const char *name, *type, *help;
+    gd_metric m;
+    double scale;
+} dcgm_metric;
+
+static const dcgm_metric dcgm_metrics[] = {
+    {"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).", GD_M_SM_CLOCK_MHZ, 1},
+    {"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz).", GD_M_MEM_CLOCK_MHZ, 1},
+    {"DCGM_FI_DEV_MEMORY_TEMP", "gauge", "Memory temperature (in C).", GD_M_MEM_TEMP_C, 1},
+    {"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).", GD_M_TEMP_C, 1},
+    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", GD_M_POWER_W, 1},
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter", "Total energy consumption since boot (in mJ).", GD_M_ENERGY_MJ,
+     1},
+    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "counter", "Total number of PCIe retries.", GD_M_PCIE_REPLAYS, 1},
+    {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).", GD_M_UTIL_GPU_PCT, 1},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", GD_M_UTIL_MEM_PCT, 1},
+    {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GD_M_MEM_USED_MIB, 1},
+    {"DCGM_FI_DEV_FAN_SPEED", "gauge", "Fan speed (in %).", GD_M_FAN_PCT, 1},
+    {"DCGM_FI_DEV_PSTATE", "gauge", "Performance state (P-State) 0-15, 0 is the highest.", GD_M_PSTATE, 1},
+    {"DCGM_FI_DEV_PCIE_LINK_GEN", "gauge", "PCIe link generation.", GD_M_PCIE_GEN, 1},
+    {"DCGM_FI_DEV_PCIE_LINK_WIDTH", "gauge", "PCIe link width.", GD_M_PCIE_WIDTH, 1},
+    {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "gauge", "Current clock event reasons (bitmask of nvmlClocksEventReason*).",
+     GD_M_EVENT_REASONS, 1},
+    {"DCGM_FI_DEV_POWER_VIOLATION", "counter", "Throttling duration due to power constraints (in us).",
+     GD_M_VIOL_POWER_NS, 1e-3},
+    {"DCGM_FI_DEV_THERMAL_VIOLATION", "counter", "Throttling duration due to thermal constraints (in us).",
+     GD_M_VIOL_THERMAL_NS, 1e-3},
+    {"DCGM_FI_DEV_SYNC_BOOST_VIOLATION", "counter", "Throttling duration due to sync-boost constraints (in us).",
+     GD_M_VIOL_SYNC_BOOST_NS, 1e-3},
+    {"DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "counter", "Throttling duration due to board limit constraints (in us).",
+     GD_M_VIOL_BOARD_LIMIT_NS, 1e-3},
+    {"DCGM_FI_DEV_LOW_UTIL_VIOLATION", "counter", "Throttling duration due to low utilization (in us).",
+     GD_M_VIOL_LOW_UTIL_NS, 1e-3},
+    {"DCGM_FI_DEV_RELIABILITY_VIOLATION", "counter", "Throttling duration due to reliability constraints (in us).",
+     GD_M_VIOL_RELIABILITY_NS, 1e-3},
+};
+
+int gd_prom_counters_init(gd_prom_counters *c, size_t gpus)
+{
+    *c = (gd_prom_counters){.gpus = gpus, .last_t = NAN};
+    c->event_s = calloc(gpus * gd_reason_names_count + 1, sizeof *c->event_s);
+    return c->event_s ? 0 : -1;
+}
+
+void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i)
+{
+    double t = gd_series_t(&f->series, i);
+    double dt = isnan(c->last_t) ? 0 : t - c->last_t;
+    c->last_t = t;
+    if (dt <= 0)
+        return;
+    for (size_t g = 0; g < c->gpus && g < f->series.gpus; g++) {
+        gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
+        if (!gd_ok(r))
+            continue;
+        unsigned long long bits = (unsigned long long)r.v;
+        for (size_t k = 0; k < gd_reason_names_count; k++)
+            if (bits & gd_reason_names[k].bit)
+                c->event_s[g * gd_reason_names_count + k] += dt;
+    }
+}
+
+void gd_prom_counters_free(gd_prom_counters *c)
+{
+    free(c->event_s);
+    c->event_s = NULL;
+}
+
+void gd_prom_label_value(char *buf, size_t len, const char *s)
+{
+    size_t o = 0;
+    for (; s && *s && o + 1 < len; s++) {
+        const char *esc = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n" : NULL;
+        size_t n = esc ? 2 : 1;
+        if (o + n >= len)
+            break;
+        if (esc)
+            memcpy(buf + o, esc, 2);
+        else
+            buf[o] = *s;
+        o += n;
+    }
+    if (len)
+        buf[o] = '\0';
+}
+
+/* The labels of GPU g as dcgm-exporter writes them. */
+static void gpu_labels(char *buf, size_t len, const gd_facts *f, size_t g)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    char uuid[200], bus[80], model[200], host[520], driver[170];
+    gd_prom_label_value(uuid, sizeof uuid, gpu->uuid);
+    gd_prom_label_value(bus, sizeof bus, gpu->pci_bus_id);
+    gd_prom_label_value(model, sizeof model, gpu->name);
+    gd_prom_label_value(host, sizeof host, f->host.hostname);
+    gd_prom_label_value(driver, sizeof driver, f->driver_version);
+    snprintf(buf, len,
+             "gpu=\"%d\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%d\",modelName=\"%s\",Hostname=\"%s\","
+             "DCGM_FI_DRIVER_VERSION=\"%s\"",
+             gpu->index, uuid, bus, gpu->index, model, host, driver);
+}
+
+static void header(FILE *o, const char *name, const char *type, const char *help)
+{
+    fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void dcgm_section(FILE *o, const gd_facts *f, size_t last, char (*labels)[1400])
+{
+    for (size_t k = 0; k < sizeof dcgm_metrics / sizeof dcgm_metrics[0]; k++) {
+        const dcgm_metric *d = &dcgm_metrics[k];
+        header(o, d->name, d->type, d->help);
+        for (size_t g = 0; f->series.n && g < f->gpu_count; g++) {
+            gd_value v = gd_series_at(&f->series, last, g, d->m);
+            if (gd_ok(v) && !f->gpus[g].lost)
+                fprintf(o, "%s{%s} %.10g\n", d->name, labels[g], v.v * d->scale);
+        }
+    }
+    /* Free memory: the total less what is used, as DCGM reports it. */
+    header(o, "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).");
+    for (size_t g = 0; f->series.n && g < f->gpu_count; g++) {
+        gd_value used = gd_series_at(&f->series, last, g, GD_M_MEM_USED_MIB), total = f->gpus[g].mem_total_mib;
+        if (gd_ok(used) && gd_ok(total) && !f->gpus[g].lost)
+            fprintf(o, "DCGM_FI_DEV_FB_FREE{%s} %.10g\n", labels[g], total.v - used.v);
+    }
+}
+
+/* gpudoctor's own metrics take lint-clean snake_case labels (gpu, uuid):
+ * within one target they join dcgm-exporter's series on gpu. */
+static void own_section(FILE *o, const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c)
+{
+    header(o, "gpudoctor_finding", "gauge",
+           "1 while a finding holds over the judged window (docs/checks.md); the series ends when it clears.");
+    for (size_t i = 0; i < fs->n; i++) {
+        const gd_finding *x = &fs->v[i];
+        char gpu[16] = "";
+        if (x->gpu >= 0)
+            snprintf(gpu, sizeof gpu, "%d", x->gpu);
+        fprintf(o, "gpudoctor_finding{id=\"%s\",severity=\"%s\",gpu=\"%s\"} 1\n", x->id, gd_severity_name(x->severity),
+                gpu);
+    }
+    header(o, "gpudoctor_impact_ratio", "gauge", "Share of the job's speed a finding costs now (0..1), where known.");
+    for (size_t i = 0; i < fs->n; i++) {
+        const gd_finding *x = &fs->v[i];
+        if (isnan(x->impact_pct))
+            continue;
+        char gpu[16] = "";
+        if (x->gpu >= 0)
+            snprintf(gpu, sizeof gpu, "%d", x->gpu);
+        fprintf(o, "gpudoctor_impact_ratio{id=\"%s\",gpu=\"%s\"} %.4g\n", x->id, gpu, x->impact_pct / 100);
+    }
+    char(*ids)[220] = calloc(f->gpu_count + 1, sizeof *ids);
+    for (size_t g = 0; ids && g < f->gpu_count; g++) {
+        char uuid[200];
+        gd_prom_label_value(uuid, sizeof uuid, f->gpus[g].uuid);
+        snprintf(ids[g], sizeof ids[g], "gpu=\"%d\",uuid=\"%s\"", f->gpus[g].index, uuid);
+    }
+    header(o, "gpudoctor_clock_event_seconds_total", "counter",
+           "Seconds each GPU ran with a clock event reason set, by reason, since the exporter started.");
+    for (size_t g = 0; ids && c && g < c->gpus && g < f->gpu_count; g++)
+        for (size_t k = 0; k < gd_reason_names_count; k++)
+            fprintf(o, "gpudoctor_clock_event_seconds_total{%s,reason=\"%s\"} %.6g\n", ids[g], gd_reason_names[k].name,
+                    c->event_s[g * gd_reason_names_count + k]);
+    header(o, "gpudoctor_gpu_lost", "gauge", "1 once a GPU stopped answering (NVML_ERROR_GPU_IS_LOST and kin).");
+    for (size_t g = 0; ids && g < f->gpu_count; g++)
+        fprintf(o, "gpudoctor_gpu_lost{%s} %d\n", ids[g], f->gpus[g].lost ? 1 : 0);
+    free(ids);
+    header(o, "gpudoctor_build_info", "gauge", "The gpudoctor that exports these metrics.");
+    fprintf(o, "gpudoctor_build_info{version=\"%s\"} 1\n", GD_VERSION);
+}
+
+char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&text, &n);
+    char(*labels)[1400] = calloc(f->gpu_count + 1, sizeof *labels);
+    if (!o || !labels) {
+        if (o)
+            fclose(o);
+        free(text);
+        free(labels);
+        return NULL;
+    }
+    for (size_t g = 0; g < f->gpu_count; g++)
+        gpu_labels(labels[g], sizeof labels[g], f, g);
+    dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, labels);
+    free(labels);
+    own_section(o, f, fs, c);
+    if (fclose(o) != 0) {
+        free(text);
+        return NULL;
+    }
+    *len = n;
+    return text;
+}

@@ -1,0 +1,40 @@
+/*
+ * The Prometheus text exposition (format 0.0.4) of a session's newest
+ * sample: dcgm-exporter's metric names and labels for what both measure
+ * (docs/exporter.md has the mapping), and gpudoctor's own: the findings that
+ * hold over the judged window, their impact, clock-event seconds per
+ * reason, lost GPUs, build info.
+ */
+#ifndef GD_REPORT_PROM_REPORT_H
+#define GD_REPORT_PROM_REPORT_H
+
+#include "gpudoctor/findings.h"
+#include "gpudoctor/model.h"
+
+#include <stddef.h>
+
+/* Counters that outlive the bounded series: seconds each GPU spent with
+ * each clock event reason set, accumulated sample by sample. */
+typedef struct gd_prom_counters {
+    size_t gpus;
+    double *event_s; /* [gpus][gd_reason_names_count] */
+    double last_t; /* time of the last sample accounted; NAN before the first */
+} gd_prom_counters;
+
+/* 0, or -1 (no memory). */
+int gd_prom_counters_init(gd_prom_counters *c, size_t gpus);
+/* Adds sample i of f: each reason set in it counts the time since the
+ * previous sample accounted (the first sample counts nothing). */
+void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i);
+void gd_prom_counters_free(gd_prom_counters *c);
+
+/* The exposition of f's newest sample, the findings fs (judged over the
+ * window the exporter chose) and the counters (may be NULL): a malloc'd,
+ * NUL-terminated text of *len bytes, or NULL (no memory). */
+char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c, size_t *len);
+
+/* Writes s as a Prometheus label value (backslash, double quote and newline
+ * escaped) into buf; the text is cut at len - 1 bytes, never mid-escape. */
+void gd_prom_label_value(char *buf, size_t len, const char *s);
+
+#endif

@@ -1,0 +1,55 @@
+# Shared by the exporter tests: a component that is missing skips the test
+# (exit 77) and fails it in CI (CI=true); the exporter runs on a free
+# loopback port; everything started is stopped on exit.
+need() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: $1 is missing (scripts/install-deps.sh installs it)" >&2
+        exit 1
+    fi
+    echo "SKIP: $1 is missing (scripts/install-deps.sh installs it)" >&2
+    exit 77
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    for p in $pids; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# start_exporter BIN SCENARIO [ARGS...]: sets $port and $exporter.
+start_exporter() {
+    bin=$1
+    scenario=$2
+    shift 2
+    GPUDOCTOR_SIM_TIMESCALE=${GPUDOCTOR_SIM_TIMESCALE:-10} timeout 300 "$bin" export --listen 127.0.0.1:0 \
+        --sim "$scenario" "$@" 2>"$tmp/export.err" &
+    exporter=$!
+    pids="$pids $exporter"
+    port=""
+    for _ in $(seq 100); do
+        port=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$tmp/export.err")
+        [ -n "$port" ] && return 0
+        kill -0 "$exporter" 2>/dev/null || fail "the exporter exited: $(cat "$tmp/export.err")"
+        sleep 0.1
+    done
+    fail "the exporter did not start: $(cat "$tmp/export.err")"
+}
+
+# fetch URL: the body on stdout (python3's urllib: no curl needed).
+fetch() {
+    python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1"
+}
+
+# free_port: a loopback port nobody listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}

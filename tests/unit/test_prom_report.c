@@ -1,0 +1,141 @@
+/* The Prometheus exposition: dcgm-exporter's names and labels, findings as
+ * gauges that disappear when they clear, escaped label values, counters that
+ * accumulate, lost GPUs. Literal facts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "facts_fixture.h"
+#include "gpudoctor/abi/nvml_api.h"
+#include "report/prom_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c)
+{
+    size_t len;
+    char *text = gd_prom_render(f, fs, c, &len);
+    assert_non_null(text);
+    assert_int_equal(strlen(text), len);
+    return text;
+}
+
+static void dcgm_names_and_labels(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    snprintf(f.host.hostname, sizeof f.host.hostname, "node-7");
+    snprintf(f.gpus[1].uuid, sizeof f.gpus[1].uuid, "GPU-1111");
+    fx_set(&f, 1, GD_M_TEMP_C, 2, 3, 71);
+    fx_set(&f, 1, GD_M_VIOL_POWER_NS, 2, 3, 5e9);
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, NULL);
+    assert_non_null(strstr(t, "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"));
+    assert_non_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",UUID=\"GPU-1111\",pci_bus_id=\"00000000:19:00.0\","
+                              "device=\"nvidia1\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node-7\","
+                              "DCGM_FI_DRIVER_VERSION=\"550.54.15\"} 71\n"));
+    /* NVML's nanoseconds are dcgm-exporter's microseconds. */
+    const char *viol = strstr(t, "DCGM_FI_DEV_POWER_VIOLATION{gpu=\"1\"");
+    assert_non_null(viol);
+    assert_true(strncmp(strchr(viol, '}'), "} 5000000\n", 10) == 0);
+    assert_null(strstr(t, "gpudoctor_finding{")); /* no finding, no series */
+    assert_non_null(strstr(t, "gpudoctor_build_info{version=\""));
+    free(t);
+    gd_facts_free(&f);
+}
+
+static void findings_come_and_go(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 3);
+    gd_findings fs = {0};
+    gd_finding_add(&fs, "thermal.throttling", GD_SEV_CRITICAL, 0, NULL, 31.5, "cool it", "GPU 0 throttles");
+    gd_finding_add(&fs, "driver.missing", GD_SEV_WARNING, GD_NO_GPU, NULL, NAN, "install", "no driver");
+    char *t = render(&f, &fs, NULL);
+    assert_non_null(strstr(t, "gpudoctor_finding{id=\"thermal.throttling\",severity=\"critical\",gpu=\"0\"} 1\n"));
+    assert_non_null(strstr(t, "gpudoctor_finding{id=\"driver.missing\",severity=\"warning\",gpu=\"\"} 1\n"));
+    assert_non_null(strstr(t, "gpudoctor_impact_ratio{id=\"thermal.throttling\",gpu=\"0\"} 0.315\n"));
+    assert_null(strstr(t, "gpudoctor_impact_ratio{id=\"driver.missing\"")); /* no impact known */
+    free(t);
+    gd_findings_free(&fs);
+    gd_findings cleared = {0};
+    t = render(&f, &cleared, NULL);
+    assert_null(strstr(t, "thermal.throttling"));
+    free(t);
+    gd_facts_free(&f);
+}
+
+static void label_values_are_escaped(void **state)
+{
+    (void)state;
+    char buf[64];
+    gd_prom_label_value(buf, sizeof buf, "a\"b\\c\nd");
+    assert_string_equal(buf, "a\\\"b\\\\c\\nd");
+    gd_prom_label_value(buf, 4, "ab\"c"); /* never cut inside an escape */
+    assert_string_equal(buf, "ab");
+    gd_facts f;
+    fx_facts(&f, 1, 2);
+    snprintf(f.gpus[0].name, sizeof f.gpus[0].name, "evil\"} 1\nDCGM_FAKE{x=\"");
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, NULL);
+    assert_null(strstr(t, "\nDCGM_FAKE"));
+    assert_non_null(strstr(t, "modelName=\"evil\\\"} 1\\nDCGM_FAKE{x=\\\"\""));
+    free(t);
+    gd_facts_free(&f);
+}
+
+static void clock_event_seconds_accumulate(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 5); /* samples 1 s apart */
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 0, 5, (double)nvmlClocksThrottleReasonSwPowerCap);
+    fx_set(&f, 0, GD_M_EVENT_REASONS, 3, 5,
+           (double)(nvmlClocksThrottleReasonSwPowerCap | nvmlClocksThrottleReasonHwThermalSlowdown));
+    gd_prom_counters c;
+    assert_int_equal(gd_prom_counters_init(&c, 1), 0);
+    for (size_t i = 0; i < 5; i++)
+        gd_prom_counters_add(&c, &f, i);
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, &c);
+    assert_non_null(strstr(t, "reason=\"sw_power_cap\"} 4\n")); /* four intervals after the first sample */
+    assert_non_null(strstr(t, "reason=\"hw_thermal_slowdown\"} 2\n"));
+    assert_non_null(strstr(t, "reason=\"gpu_idle\"} 0\n"));
+    free(t);
+    gd_prom_counters_free(&c);
+    gd_facts_free(&f);
+}
+
+static void a_lost_gpu_is_reported_not_measured(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    f.gpus[1].lost = true;
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, NULL);
+    assert_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\""));
+    assert_non_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\""));
+    assert_non_null(strstr(t, "gpudoctor_gpu_lost{gpu=\"1\","));
+    assert_non_null(strstr(strstr(t, "gpudoctor_gpu_lost{gpu=\"1\","), "} 1\n"));
+    free(t);
+    gd_facts_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dcgm_names_and_labels),
+        cmocka_unit_test(findings_come_and_go),
+        cmocka_unit_test(label_values_are_escaped),
+        cmocka_unit_test(clock_event_seconds_accumulate),
+        cmocka_unit_test(a_lost_gpu_is_reported_not_measured),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
