@@ -138,6 +138,12 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         fprintf(out,
                 "  synchronizations: %zu (%.1f per step), host blocked %.1f ms (%.1f%% of the steps), most in %s\n",
                 r->syncs, r->sync_per_step, ms(r->sync_us), r->sync_pct, gd_safe(r->sync_top));
+    if (r->reads)
+        fprintf(out, "  host reads of GPU values: %zu (%zu in .item()), host blocked %.1f ms (%.1f%% of the steps)\n",
+                r->reads, r->reads_item, ms(r->read_blocked_us), r->read_blocked_pct);
+    if (r->step_copies)
+        fprintf(out, "  host-to-device copies in the steps: %zu, %.1f ms with no compute beside them (%.1f%%)\n",
+                r->step_copies, ms(r->step_copy_exposed_us), r->step_copy_exposed_pct);
     if (!isnan(r->comm_overlap_pct))
         fprintf(out, "  communication overlapped by compute: %.1f%%\n", r->comm_overlap_pct);
 }
@@ -201,6 +207,11 @@ static json_t *rank_json(const gd_trace_result *r)
     if (r->note[0])
         json_object_set_new(o, "note", json_string(r->note));
     json_object_set_new(o, "legacy_format", json_boolean(r->legacy));
+    json_object_set_new(o, "format", json_string(r->format ? r->format : "kineto"));
+    if (r->tf_gpu >= 0) {
+        json_object_set_new(o, "tf_gpu", json_integer(r->tf_gpu));
+        json_object_set_new(o, "tf_other_gpu_events", json_integer((json_int_t)r->tf_other_gpu_events));
+    }
     json_object_set_new(o, "gpu_events", json_integer((json_int_t)r->gpu_events));
     if (r->has_gpu) {
         json_t *t = json_object();
@@ -246,6 +257,9 @@ static json_t *rank_json(const gd_trace_result *r)
         json_object_set_new(x, "idle_us", num(s->idle_us));
         json_object_set_new(x, "dataloader_us", num(s->dataloader_us));
         json_object_set_new(x, "syncs", json_integer((json_int_t)s->syncs));
+        json_object_set_new(x, "reads", json_integer((json_int_t)s->reads));
+        json_object_set_new(x, "read_blocked_us", num(s->read_blocked_us));
+        json_object_set_new(x, "copy_exposed_us", num(s->copy_exposed_us));
         json_array_append_new(per, x);
     }
     json_object_set_new(o, "per_step", per);
@@ -295,6 +309,23 @@ static json_t *rank_json(const gd_trace_result *r)
     json_object_set_new(sy, "per_step", num(r->sync_per_step));
     json_object_set_new(sy, "top_call", r->sync_top[0] ? json_string(r->sync_top) : json_null());
     json_object_set_new(o, "syncs", sy);
+    json_t *rd = json_object();
+    json_object_set_new(rd, "count", json_integer((json_int_t)r->reads));
+    json_object_set_new(rd, "via_item", json_integer((json_int_t)r->reads_item));
+    json_object_set_new(rd, "item_calls", json_integer((json_int_t)r->item_calls));
+    json_object_set_new(rd, "blocked_us", num(r->read_blocked_us));
+    json_object_set_new(rd, "blocked_pct", num(r->read_blocked_pct));
+    json_object_set_new(rd, "sync_us", num(r->read_sync_us));
+    json_object_set_new(rd, "median_bytes", num(r->read_bytes_median));
+    json_object_set_new(o, "reads", rd);
+    json_t *sc = json_object();
+    json_object_set_new(sc, "count", json_integer((json_int_t)r->step_copies));
+    json_object_set_new(sc, "bytes", gd_json_number(r->step_copy_bytes));
+    json_object_set_new(sc, "time_us", num(r->step_copy_us));
+    json_object_set_new(sc, "exposed_us", num(r->step_copy_exposed_us));
+    json_object_set_new(sc, "exposed_pct", num(r->step_copy_exposed_pct));
+    json_object_set_new(sc, "host_waited", json_integer((json_int_t)r->step_copies_waited));
+    json_object_set_new(o, "step_copies", sc);
     json_object_set_new(o, "comm_overlap_pct", num(r->comm_overlap_pct));
     return o;
 }

@@ -390,7 +390,10 @@ static void arg_member(parser *P, const char *k, size_t kn, void *ctx)
         e->correlation = int_field(P);
     else if (key_is(k, kn, "bytes"))
         e->bytes = int_field(P);
-    else
+    else if (kn == 4 && memcmp(k, "name", 4) == 0 && peek(P) == '"') {
+        bool esc;
+        string_raw(P, &e->arg_name, &e->arg_name_len, &esc);
+    } else
         skip_value(P);
 }
 
@@ -422,6 +425,10 @@ static void event_member(parser *P, const char *k, size_t kn, void *ctx)
         time_field(P, &e->ts_ns, &e->has_ts, &e->fractional);
     } else if (kn == 3 && memcmp(k, "dur", 3) == 0) {
         time_field(P, &e->dur_ns, &e->has_dur, &e->fractional);
+    } else if (kn == 3 && k[0] == 'p' && k[1] == 'i' && k[2] == 'd') {
+        e->pid = int_field(P);
+    } else if (kn == 3 && k[0] == 't' && k[1] == 'i' && k[2] == 'd') {
+        e->tid = int_field(P);
     } else if (kn == 4 && memcmp(k, "args", 4) == 0 && c == '{') {
         members(P, arg_member, e, "args");
     } else {
@@ -433,7 +440,7 @@ static void event_member(parser *P, const char *k, size_t kn, void *ctx)
 static bool parse_event(parser *P, gd_trace_event *e)
 {
     memset(e, 0, sizeof *e);
-    e->stream = e->correlation = e->bytes = -1;
+    e->stream = e->correlation = e->bytes = e->pid = e->tid = -1;
     if (peek(P) != '{') {
         skip_value(P);
         return false;
