@@ -74,6 +74,9 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
     fprintf(out, "\n%srank %d%s", gd_c(st, GD_ANSI_BOLD), r->rank, gd_c(st, GD_ANSI_RESET));
     if (r->legacy)
         fprintf(out, " (legacy profiler format: no GPU events)");
+    else if (r->tf_gpu >= 0)
+        fprintf(out, " (TensorFlow %s, /device:GPU:%d)",
+                r->format && strcmp(r->format, "tf_timeline") == 0 ? "Timeline" : "profile", r->tf_gpu);
     fputc('\n', out);
     if (r->note[0])
         fprintf(out, "  %snote:%s %s\n", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(r->note));

@@ -277,6 +277,16 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     r->read_blocked_pct = r->step_copy_exposed_pct = r->read_bytes_median = NAN;
     r->format = meta->legacy ? "legacy" : "kineto";
     r->tf_gpu = -1;
+    {
+        int oom = 0;
+        const char *tf = gd_trace_tf_resolve(a, &r->tf_gpu, &r->tf_other_gpu_events, &oom);
+        if (oom) {
+            snprintf(err, errlen, "out of memory analyzing the trace");
+            return -1;
+        }
+        if (tf)
+            r->format = tf;
+    }
 
     window w;
     pick_window(a, o, r, &w);

@@ -84,6 +84,15 @@ int gd_trace_grow(void **v, size_t *cap, size_t need, size_t size);
 #define GD_PUSH(vec, item)                                                                                             \
     (gd_trace_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
 
+/*
+ * TensorFlow traces (trace_tf.c): turns the pending events of the GPU's
+ * stream processes into GPU operations and its step line into steps, once
+ * the whole trace is read. Returns the format found ("tf_timeline",
+ * "tf_profile") or NULL when the trace is not TensorFlow's; -1 in *oom when
+ * out of memory.
+ */
+const char *gd_trace_tf_resolve(gd_trace_acc *a, int *gpu, size_t *other_gpu_events, int *oom);
+
 /* A kept GPU operation, with its launch (trace_analyze.c, trace_stalls.c). Times in us. */
 typedef struct gd_tkept {
     int64_t ts, dur;
