@@ -91,22 +91,34 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     for (size_t s = 0; s < r->nstreams; s++)
         host += r->streams[s].host_wait_us, kern += r->streams[s].kernel_wait_us, other += r->streams[s].other_us;
     double sum = host + kern + other;
-    const char *cause, *fix;
-    if (host >= kern && host >= other) {
+    const char *cause, *fix, *mostly;
+    if (r->gpu_linked == 0 && host == 0 && other > kern) {
+        /* No GPU operation is tied to its launch (TensorFlow's traces): host wait and other look alike. */
+        cause = "not in the trace: GPU operations are not linked to their host launches, so a host that is "
+                "late cannot be told from a GPU held back";
+        fix = "Find what the host does in the gaps: the input pipeline (tf.data: .prefetch(tf.data.AUTOTUNE), "
+              "num_parallel_calls, cache; PyTorch: DataLoader num_workers, pin_memory=True), host reads of device "
+              "values (.numpy(), .item()) and Python work per step; a PyTorch profiler or TensorBoard profile "
+              "trace with host events says which.";
+        mostly = "gaps whose cause the trace does not say";
+    } else if (host >= kern && host >= other) {
         cause = "host wait: the CPU had not launched the next operation yet";
         fix = "The GPU waits for the Python side. Find what the host does between launches (the DataLoader, "
               "logging, Python work per step): move input loading to DataLoader workers (num_workers, "
               "pin_memory=True, persistent_workers=True), keep per-step Python small, and for loops of many "
               "small ops use torch.compile or CUDA graphs.";
+        mostly = "waiting for the host";
     } else if (kern >= other) {
         cause = "kernel wait: short gaps between back-to-back kernels (launch overhead)";
         fix = "Launch overhead between many small kernels: capture the step with CUDA graphs "
               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs), fuse operations with "
               "torch.compile, or raise the batch size.";
+        mostly = "between kernels";
     } else {
         cause = "other: launched in time but held back (synchronization, waits on other streams)";
         fix = "The GPU was held back after the launch: look for host synchronizations (.item(), .cpu(), "
               "torch.cuda.synchronize(), blocking copies) and cross-stream waits in the step; see trace.sync.";
+        mostly = "held back";
     }
     json_t *ev = evidence(r);
     json_object_set_new(ev, "idle_pct", gd_json_number(round(r->idle_pct * 100) / 100));
@@ -121,10 +133,7 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     json_object_set_new(ev, "cause", json_string(cause));
     double impact = r1(r->idle_pct);
     gd_finding_add(out, "trace.gpu_idle", severity(impact), GD_NO_GPU, ev, impact, fix,
-                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct,
-                   host >= kern && host >= other ? "waiting for the host"
-                   : kern >= other               ? "between kernels"
-                                                 : "held back");
+                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct, mostly);
 }
 
 static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)

@@ -89,6 +89,11 @@ static void tf1_timeline_with_streams_and_two_gpus(void **state)
     assert_int_equal(json_integer_value(json_object_get(s7, "events")), 3);
     assert_int_equal(json_number_value(json_object_get(s7, "other_us")), 50);
     assert_int_equal(num(json_object_get(rk, "copies"), "other", "count"), 1);
+    /* Idle 20.8 %: with no launches in the trace, the cause is not made up. */
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "id")), "trace.gpu_idle");
+    assert_non_null(
+        strstr(json_string_value(json_object_get(json_object_get(f, "evidence"), "cause")), "not in the trace"));
     tool_result_free(&r);
 }
 

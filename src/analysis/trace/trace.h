@@ -153,6 +153,7 @@ typedef struct gd_trace_result {
     /* HTA temporal breakdown: over the span of the GPU events kept. */
     bool has_gpu;
     size_t gpu_events;
+    size_t gpu_linked; /* of them, tied to a host launch through args.correlation */
     double span_us, idle_us, compute_us, non_compute_us;
     double idle_pct, compute_pct, non_compute_pct;
 

@@ -346,6 +346,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         k[nk++] = x;
     }
     r->gpu_events = nk;
+    for (size_t i = 0; i < nk; i++)
+        r->gpu_linked += k[i].rt_ts != INT64_MIN;
     r->has_gpu = nk > 0;
     gd_sort(k, nk, sizeof *k, cmp_kept_ts);
 
