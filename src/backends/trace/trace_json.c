@@ -335,9 +335,9 @@ static inline bool plain_int(parser *P, int64_t *out)
     q += neg;
     const char *d = q;
     int64_t v = 0;
-    while (q < end && (unsigned)(*q - '0') < 10 && q - d < 19)
+    while (q < end && (unsigned)(*q - '0') < 10 && q - d < 18)
         v = v * 10 + (*q++ - '0');
-    if (q == d || q == end || q - d > 18 || num_byte[(unsigned char)*q])
+    if (q == d || q == end || num_byte[(unsigned char)*q])
         return false;
     P->p = q;
     *out = neg ? -v : v;
