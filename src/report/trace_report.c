@@ -66,6 +66,8 @@ static void step_bar(FILE *out, const gd_trace_step *s, const gd_text_style *st)
             gd_c(st, GD_ANSI_RESET), dlbar, 100 * s->dataloader_us / d);
     if (s->syncs)
         fprintf(out, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
+    if (s->reads)
+        fprintf(out, "  %zu read%s (%.1f ms)", s->reads, s->reads == 1 ? "" : "s", ms(s->read_blocked_us));
     fputc('\n', out);
 }
 
