@@ -91,22 +91,34 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     for (size_t s = 0; s < r->nstreams; s++)
         host += r->streams[s].host_wait_us, kern += r->streams[s].kernel_wait_us, other += r->streams[s].other_us;
     double sum = host + kern + other;
-    const char *cause, *fix;
-    if (host >= kern && host >= other) {
+    const char *cause, *fix, *mostly;
+    if (r->gpu_linked == 0 && host == 0 && other > kern) {
+        /* No GPU operation is tied to its launch (TensorFlow's traces): host wait and other look alike. */
+        cause = "not in the trace: GPU operations are not linked to their host launches, so a host that is "
+                "late cannot be told from a GPU held back";
+        fix = "Find what the host does in the gaps: the input pipeline (tf.data: .prefetch(tf.data.AUTOTUNE), "
+              "num_parallel_calls, cache; PyTorch: DataLoader num_workers, pin_memory=True), host reads of device "
+              "values (.numpy(), .item()) and Python work per step; a PyTorch profiler or TensorBoard profile "
+              "trace with host events says which.";
+        mostly = "gaps whose cause the trace does not say";
+    } else if (host >= kern && host >= other) {
         cause = "host wait: the CPU had not launched the next operation yet";
         fix = "The GPU waits for the Python side. Find what the host does between launches (the DataLoader, "
               "logging, Python work per step): move input loading to DataLoader workers (num_workers, "
               "pin_memory=True, persistent_workers=True), keep per-step Python small, and for loops of many "
               "small ops use torch.compile or CUDA graphs.";
+        mostly = "waiting for the host";
     } else if (kern >= other) {
         cause = "kernel wait: short gaps between back-to-back kernels (launch overhead)";
         fix = "Launch overhead between many small kernels: capture the step with CUDA graphs "
               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs), fuse operations with "
               "torch.compile, or raise the batch size.";
+        mostly = "between kernels";
     } else {
         cause = "other: launched in time but held back (synchronization, waits on other streams)";
         fix = "The GPU was held back after the launch: look for host synchronizations (.item(), .cpu(), "
               "torch.cuda.synchronize(), blocking copies) and cross-stream waits in the step; see trace.sync.";
+        mostly = "held back";
     }
     json_t *ev = evidence(r);
     json_object_set_new(ev, "idle_pct", gd_json_number(round(r->idle_pct * 100) / 100));
@@ -121,10 +133,7 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     json_object_set_new(ev, "cause", json_string(cause));
     double impact = r1(r->idle_pct);
     gd_finding_add(out, "trace.gpu_idle", severity(impact), GD_NO_GPU, ev, impact, fix,
-                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct,
-                   host >= kern && host >= other ? "waiting for the host"
-                   : kern >= other               ? "between kernels"
-                                                 : "held back");
+                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct, mostly);
 }
 
 static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
@@ -191,15 +200,18 @@ static void check_sync(const gd_trace_result *all, size_t n, size_t i, gd_findin
 {
     (void)n;
     const gd_trace_result *r = &all[i];
-    if (!r->syncs || !(r->sync_pct >= GD_TRACE_SYNC_PCT))
+    /* The syncs that finish a host read are trace.item_sync's: counted once, there. */
+    double us = fmax(0, r->sync_us - r->read_sync_us);
+    double share = r->step_total_us > 0 ? 100 * us / r->step_total_us : NAN;
+    if (!r->syncs || !(share >= GD_TRACE_SYNC_PCT))
         return;
     double idle = step_idle_pct(r);
-    double impact = r1(isnan(idle) ? r->sync_pct : fmin(r->sync_pct, idle));
+    double impact = r1(isnan(idle) ? share : fmin(share, idle));
     json_t *ev = evidence(r);
     json_object_set_new(ev, "syncs", json_integer((json_int_t)r->syncs));
     json_object_set_new(ev, "syncs_per_step", gd_json_number(r1(r->sync_per_step)));
-    json_object_set_new(ev, "blocked_ms", gd_json_number(round(r->sync_us) / 1000));
-    json_object_set_new(ev, "blocked_pct", gd_json_number(r1(r->sync_pct)));
+    json_object_set_new(ev, "blocked_ms", gd_json_number(round(us) / 1000));
+    json_object_set_new(ev, "blocked_pct", gd_json_number(r1(share)));
     json_object_set_new(ev, "call", json_string(r->sync_top));
     char worst[96];
     worst_steps(r, step_syncs, worst, sizeof worst);
@@ -210,7 +222,7 @@ static void check_sync(const gd_trace_result *all, size_t n, size_t i, gd_findin
                    "Keep metrics on the GPU and read them every N steps; copy with non_blocking=True from pinned "
                    "memory.",
                    "rank %d: the host blocks in %s and other syncs %.1f%% of the step (%.1f per step)", r->rank,
-                   r->sync_top[0] ? r->sync_top : "synchronizations", r->sync_pct, r->sync_per_step);
+                   r->sync_top[0] ? r->sync_top : "synchronizations", share, r->sync_per_step);
 }
 
 static void check_small_kernels(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
@@ -298,6 +310,92 @@ static void check_straggler(const gd_trace_result *all, size_t n, size_t i, gd_f
                    r->step_median_us / 1000, med / 1000);
 }
 
+static double step_reads(const gd_trace_step *s)
+{
+    return s->read_blocked_us;
+}
+static double step_exposed(const gd_trace_step *s)
+{
+    return s->copy_exposed_us;
+}
+
+static void check_item_sync(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!r->reads || !(r->read_blocked_pct >= GD_TRACE_ITEM_SYNC_PCT))
+        return;
+    /* The host waits for the GPU to drain; what removing the read gives back is the idle
+     * that follows while the host launches again: the blocked share, at most the idle share. */
+    double idle = step_idle_pct(r);
+    double impact = r1(isnan(idle) ? r->read_blocked_pct : fmin(r->read_blocked_pct, idle));
+    double per_step = (double)r->reads / (double)r->nsteps;
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "reads", json_integer((json_int_t)r->reads));
+    json_object_set_new(ev, "reads_per_step", gd_json_number(r1(per_step)));
+    json_object_set_new(ev, "via_item", json_integer((json_int_t)r->reads_item));
+    json_object_set_new(ev, "via_copy", json_integer((json_int_t)(r->reads - r->reads_item)));
+    json_object_set_new(ev, "item_calls_per_step", gd_json_number(r1((double)r->item_calls / (double)r->nsteps)));
+    json_object_set_new(ev, "median_bytes", gd_json_number(r->read_bytes_median));
+    json_object_set_new(ev, "blocked_ms", gd_json_number(round(r->read_blocked_us) / 1000));
+    json_object_set_new(ev, "blocked_ms_per_step",
+                        gd_json_number(round(r->read_blocked_us / (double)r->nsteps) / 1000));
+    json_object_set_new(ev, "blocked_pct", gd_json_number(r1(r->read_blocked_pct)));
+    json_object_set_new(ev, "share_of_step_pct", gd_json_number(impact));
+    char worst[96];
+    worst_steps(r, step_reads, worst, sizeof worst);
+    json_object_set_new(ev, "worst_steps", json_string(worst));
+    bool item = r->reads_item * 2 >= r->reads;
+    /* A GPU that stays busy anyway (the host far ahead) loses next to nothing: info. */
+    gd_finding_add(out, "trace.item_sync", impact < 1 ? GD_SEV_INFO : severity(impact), GD_NO_GPU, ev, impact,
+                   "Each read of a GPU value on the host (loss.item(), .cpu(), .tolist(), .numpy(), print(tensor), "
+                   "if tensor: ...) waits until the GPU has finished all the work queued before it, and then the GPU "
+                   "waits for the host to launch again. Keep running metrics on the GPU (total += loss.detach()) and "
+                   "read them every N steps (e.g. with the logging interval); move data-dependent Python control "
+                   "flow off the step; for results the host needs later, copy them with .to('cpu', "
+                   "non_blocking=True) into pinned memory and read them after a torch.cuda.Event.",
+                   "rank %d: the host reads GPU values %.1f times per step (%s) and waits %.1f%% of the step for "
+                   "the GPU",
+                   r->rank, per_step, item ? "mostly .item()" : "mostly .cpu() / .to('cpu')", r->read_blocked_pct);
+}
+
+static void check_step_memcpy(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
+{
+    (void)n;
+    const gd_trace_result *r = &all[i];
+    if (!r->step_copies || !(r->step_copy_exposed_pct >= GD_TRACE_STEP_MEMCPY_PCT))
+        return;
+    double impact = r1(r->step_copy_exposed_pct);
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "h2d_copies", json_integer((json_int_t)r->step_copies));
+    json_object_set_new(ev, "h2d_copies_per_step", gd_json_number(r1((double)r->step_copies / (double)r->nsteps)));
+    json_object_set_new(ev, "bytes", gd_json_number(r->step_copy_bytes));
+    json_object_set_new(ev, "copy_ms", gd_json_number(round(r->step_copy_us) / 1000));
+    json_object_set_new(ev, "exposed_ms", gd_json_number(round(r->step_copy_exposed_us) / 1000));
+    json_object_set_new(
+        ev, "exposed_pct_of_copies",
+        gd_json_number(r->step_copy_us > 0 ? r1(100 * r->step_copy_exposed_us / r->step_copy_us) : NAN));
+    json_object_set_new(ev, "host_waited", json_integer((json_int_t)r->step_copies_waited));
+    json_object_set_new(ev, "share_of_step_pct", gd_json_number(impact));
+    char worst[96];
+    worst_steps(r, step_exposed, worst, sizeof worst);
+    json_object_set_new(ev, "worst_steps", json_string(worst));
+    bool blocking = r->step_copies_waited * 2 >= r->step_copies;
+    gd_finding_add(out, "trace.step_memcpy", severity(impact), GD_NO_GPU, ev, impact,
+                   blocking ? "The host waits for each copy and no compute runs beside it: copy with "
+                              ".to(device, non_blocking=True) from pinned memory (DataLoader(pin_memory=True)), "
+                              "and prefetch the next batch on a side stream (torch.cuda.Stream, "
+                              "tensor.record_stream) or with a prefetching loader, so the copy overlaps the "
+                              "previous step's compute."
+                            : "The copies run while no compute kernel does: prefetch the next batch on a side "
+                              "stream (a torch.cuda.Stream with .to(device, non_blocking=True) from pinned memory "
+                              "and tensor.record_stream, or a prefetching loader such as DALI's) so it overlaps "
+                              "the previous step's compute; keep tensors that do not change on the GPU.",
+                   "rank %d: host-to-device copies inside the step take %.1f%% of it with no compute beside them "
+                   "(%.1f per step)",
+                   r->rank, r->step_copy_exposed_pct, (double)r->step_copies / (double)r->nsteps);
+}
+
 /* An FP32 SIMT GEMM (no tensor cores): cuBLAS and CUTLASS "sgemm" kernels,
  * not the TF32 tensor-core ones (s1688/s16816 tiles, "tf32" in the name). */
 static bool fp32_gemm(const char *name)
@@ -346,6 +444,8 @@ const gd_trace_check gd_trace_checks[] = {
     {"trace.comm_overlap", "communication overlaps computation", check_comm_overlap},
     {"trace.straggler", "no rank's step is much slower than the others'", check_straggler},
     {"trace.fp32_gemm", "matrix multiplications use the tensor cores on sm_80+", check_fp32_gemm},
+    {"trace.item_sync", "the host does not read GPU values (.item(), .cpu()) inside the step", check_item_sync},
+    {"trace.step_memcpy", "host-to-device copies inside the step overlap compute", check_step_memcpy},
 };
 const size_t gd_trace_checks_count = sizeof gd_trace_checks / sizeof gd_trace_checks[0];
 

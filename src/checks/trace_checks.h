@@ -36,6 +36,12 @@ extern const size_t gd_trace_checks_count;
  * A100 (156 vs 19.5 TFLOPS, NVIDIA's A100 datasheet), bf16 AMP faster still. */
 #define GD_TRACE_FP32_GEMM_PCT 20.0
 #define GD_TRACE_TF32_SPEEDUP 8.0
+/* trace.item_sync: host reads of GPU values that block 5 % of the step, the
+ * same bar as trace.sync's (the two count different time). */
+#define GD_TRACE_ITEM_SYNC_PCT 5.0
+/* trace.step_memcpy: H2D copies with no compute beside them at 2 % of the
+ * step: a prefetch on a side stream hides them. */
+#define GD_TRACE_STEP_MEMCPY_PCT 2.0
 #define GD_TRACE_CRITICAL_IMPACT 15.0 /* docs/checks.md: the severity rule */
 
 /* Runs every trace check over the ranks, then sorts the findings. */

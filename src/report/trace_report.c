@@ -66,6 +66,8 @@ static void step_bar(FILE *out, const gd_trace_step *s, const gd_text_style *st)
             gd_c(st, GD_ANSI_RESET), dlbar, 100 * s->dataloader_us / d);
     if (s->syncs)
         fprintf(out, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
+    if (s->reads)
+        fprintf(out, "  %zu read%s (%.1f ms)", s->reads, s->reads == 1 ? "" : "s", ms(s->read_blocked_us));
     fputc('\n', out);
 }
 
@@ -74,6 +76,9 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
     fprintf(out, "\n%srank %d%s", gd_c(st, GD_ANSI_BOLD), r->rank, gd_c(st, GD_ANSI_RESET));
     if (r->legacy)
         fprintf(out, " (legacy profiler format: no GPU events)");
+    else if (r->tf_gpu >= 0)
+        fprintf(out, " (TensorFlow %s, /device:GPU:%d)",
+                r->format && strcmp(r->format, "tf_timeline") == 0 ? "Timeline" : "profile", r->tf_gpu);
     fputc('\n', out);
     if (r->note[0])
         fprintf(out, "  %snote:%s %s\n", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(r->note));
@@ -138,6 +143,12 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         fprintf(out,
                 "  synchronizations: %zu (%.1f per step), host blocked %.1f ms (%.1f%% of the steps), most in %s\n",
                 r->syncs, r->sync_per_step, ms(r->sync_us), r->sync_pct, gd_safe(r->sync_top));
+    if (r->reads)
+        fprintf(out, "  host reads of GPU values: %zu (%zu in .item()), host blocked %.1f ms (%.1f%% of the steps)\n",
+                r->reads, r->reads_item, ms(r->read_blocked_us), r->read_blocked_pct);
+    if (r->step_copies)
+        fprintf(out, "  host-to-device copies in the steps: %zu, %.1f ms with no compute beside them (%.1f%%)\n",
+                r->step_copies, ms(r->step_copy_exposed_us), r->step_copy_exposed_pct);
     if (!isnan(r->comm_overlap_pct))
         fprintf(out, "  communication overlapped by compute: %.1f%%\n", r->comm_overlap_pct);
 }
@@ -201,6 +212,11 @@ static json_t *rank_json(const gd_trace_result *r)
     if (r->note[0])
         json_object_set_new(o, "note", json_string(r->note));
     json_object_set_new(o, "legacy_format", json_boolean(r->legacy));
+    json_object_set_new(o, "format", json_string(r->format ? r->format : "kineto"));
+    if (r->tf_gpu >= 0) {
+        json_object_set_new(o, "tf_gpu", json_integer(r->tf_gpu));
+        json_object_set_new(o, "tf_other_gpu_events", json_integer((json_int_t)r->tf_other_gpu_events));
+    }
     json_object_set_new(o, "gpu_events", json_integer((json_int_t)r->gpu_events));
     if (r->has_gpu) {
         json_t *t = json_object();
@@ -246,6 +262,9 @@ static json_t *rank_json(const gd_trace_result *r)
         json_object_set_new(x, "idle_us", num(s->idle_us));
         json_object_set_new(x, "dataloader_us", num(s->dataloader_us));
         json_object_set_new(x, "syncs", json_integer((json_int_t)s->syncs));
+        json_object_set_new(x, "reads", json_integer((json_int_t)s->reads));
+        json_object_set_new(x, "read_blocked_us", num(s->read_blocked_us));
+        json_object_set_new(x, "copy_exposed_us", num(s->copy_exposed_us));
         json_array_append_new(per, x);
     }
     json_object_set_new(o, "per_step", per);
@@ -295,6 +314,23 @@ static json_t *rank_json(const gd_trace_result *r)
     json_object_set_new(sy, "per_step", num(r->sync_per_step));
     json_object_set_new(sy, "top_call", r->sync_top[0] ? json_string(r->sync_top) : json_null());
     json_object_set_new(o, "syncs", sy);
+    json_t *rd = json_object();
+    json_object_set_new(rd, "count", json_integer((json_int_t)r->reads));
+    json_object_set_new(rd, "via_item", json_integer((json_int_t)r->reads_item));
+    json_object_set_new(rd, "item_calls", json_integer((json_int_t)r->item_calls));
+    json_object_set_new(rd, "blocked_us", num(r->read_blocked_us));
+    json_object_set_new(rd, "blocked_pct", num(r->read_blocked_pct));
+    json_object_set_new(rd, "sync_us", num(r->read_sync_us));
+    json_object_set_new(rd, "median_bytes", num(r->read_bytes_median));
+    json_object_set_new(o, "reads", rd);
+    json_t *sc = json_object();
+    json_object_set_new(sc, "count", json_integer((json_int_t)r->step_copies));
+    json_object_set_new(sc, "bytes", gd_json_number(r->step_copy_bytes));
+    json_object_set_new(sc, "time_us", num(r->step_copy_us));
+    json_object_set_new(sc, "exposed_us", num(r->step_copy_exposed_us));
+    json_object_set_new(sc, "exposed_pct", num(r->step_copy_exposed_pct));
+    json_object_set_new(sc, "host_waited", json_integer((json_int_t)r->step_copies_waited));
+    json_object_set_new(o, "step_copies", sc);
     json_object_set_new(o, "comm_overlap_pct", num(r->comm_overlap_pct));
     return o;
 }

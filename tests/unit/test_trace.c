@@ -18,49 +18,6 @@
 #include <string.h>
 #include <zlib.h>
 
-typedef struct analyzed {
-    int rc;
-    char err[256];
-    gd_trace_meta meta;
-    gd_trace_result r;
-    gd_findings fs;
-} analyzed;
-
-static analyzed *analyze_opts(const void *data, size_t len, const gd_trace_opts *o)
-{
-    analyzed *a = calloc(1, sizeof *a);
-    gd_trace_acc *acc = gd_trace_acc_new();
-    a->rc = gd_trace_read_mem(data, len, acc, &a->meta, a->err, sizeof a->err);
-    if (a->rc == 0) {
-        assert_int_equal(gd_trace_analyze(acc, &a->meta, o, &a->r, a->err, sizeof a->err), 0);
-        gd_trace_checks_run(&a->r, 1, &a->fs);
-    }
-    gd_trace_acc_free(acc);
-    return a;
-}
-
-static analyzed *analyze(const char *json)
-{
-    gd_trace_opts o;
-    gd_trace_opts_default(&o);
-    return analyze_opts(json, strlen(json), &o);
-}
-
-static void done(analyzed *a)
-{
-    gd_trace_result_free(&a->r);
-    gd_findings_free(&a->fs);
-    free(a);
-}
-
-static bool has(const analyzed *a, const char *id)
-{
-    for (size_t i = 0; i < a->fs.n; i++)
-        if (strcmp(a->fs.v[i].id, id) == 0)
-            return true;
-    return false;
-}
-
 #define EV_CPU(name, cat, ts, dur, corr)                                                                               \
     "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur         \
     ",\"args\":{\"correlation\":" #corr "}}"
@@ -114,7 +71,7 @@ static const char hand_trace[] =
 static void hta_temporal_by_hand(void **state)
 {
     (void)state;
-    analyzed *a = analyze(hand_trace);
+    analyzed *a = ta_analyze(hand_trace);
     assert_int_equal(a->rc, 0);
     const gd_trace_result *r = &a->r;
     /* Kept: corr 1-5 (launched before the last step's start); span 10..160. */
@@ -130,13 +87,13 @@ static void hta_temporal_by_hand(void **state)
     assert_float_equal(r->idle_pct, 100.0 * 70 / 150, 1e-9);
     /* Communication 140..160 overlaps no compute. */
     assert_float_equal(r->comm_overlap_pct, 0, 1e-9);
-    done(a);
+    ta_done(a);
 }
 
 static void hta_idle_by_hand(void **state)
 {
     (void)state;
-    analyzed *a = analyze(hand_trace);
+    analyzed *a = ta_analyze(hand_trace);
     const gd_trace_result *r = &a->r;
     assert_int_equal(r->nstreams, 2);
     const gd_trace_stream *s7 = &r->streams[0];
@@ -155,7 +112,7 @@ static void hta_idle_by_hand(void **state)
     assert_int_equal(r->class_count[GD_K_COMPUTE], 3);
     assert_int_equal(r->class_count[GD_K_COMM], 1);
     assert_int_equal(r->class_count[GD_K_MEMORY], 1);
-    done(a);
+    ta_done(a);
 }
 
 static void include_last_step_and_steps_option(void **state)
@@ -164,17 +121,17 @@ static void include_last_step_and_steps_option(void **state)
     gd_trace_opts o;
     gd_trace_opts_default(&o);
     o.include_last_step = true;
-    analyzed *a = analyze_opts(hand_trace, strlen(hand_trace), &o);
+    analyzed *a = ta_analyze_opts(hand_trace, strlen(hand_trace), &o);
     assert_int_equal(a->r.gpu_events, 6);
     assert_int_equal(a->r.nsteps, 3);
-    done(a);
+    ta_done(a);
     gd_trace_opts_default(&o);
     o.step_first = o.step_last = 2;
-    a = analyze_opts(hand_trace, strlen(hand_trace), &o);
+    a = ta_analyze_opts(hand_trace, strlen(hand_trace), &o);
     assert_int_equal(a->r.nsteps, 1);
     assert_int_equal(a->r.steps[0].number, 2);
     assert_int_equal(a->r.gpu_events, 1); /* corr 5, launched at 150 */
-    done(a);
+    ta_done(a);
 }
 
 static void kernel_classes_follow_hta(void **state)
@@ -199,10 +156,10 @@ static void ns_resolution_rounds_as_hta(void **state)
         "\"args\":{\"correlation\":1}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10.5,\"dur\":20.2,"
         "\"args\":{\"stream\":7,\"correlation\":1}}]}";
-    analyzed *a = analyze(t);
+    analyzed *a = ta_analyze(t);
     assert_int_equal(a->rc, 0);
     assert_float_equal(a->r.span_us, 19, 1e-9);
-    done(a);
+    ta_done(a);
 }
 
 static void legacy_array_gives_the_dataloader_share(void **state)
@@ -214,126 +171,103 @@ static void legacy_array_gives_the_dataloader_share(void **state)
         "{\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"ph\":\"X\",\"ts\":1,\"dur\":90,"
         "\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}},"
         "{\"name\":\"aten::mm\",\"ph\":\"X\",\"ts\":92,\"dur\":5,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}}]";
-    analyzed *a = analyze(t);
+    analyzed *a = ta_analyze(t);
     assert_int_equal(a->rc, 0);
     assert_true(a->r.legacy);
     assert_false(a->r.has_gpu);
     assert_int_equal(a->r.nsteps, 1);
     assert_float_equal(a->r.dataloader_pct, 90, 1e-9);
-    assert_true(has(a, "trace.dataloader"));
-    assert_false(has(a, "trace.gpu_idle"));
-    done(a);
+    assert_true(ta_has(a, "trace.dataloader"));
+    assert_false(ta_has(a, "trace.gpu_idle"));
+    ta_done(a);
 }
 
 /* ---- each finding fires, and stays quiet ---- */
 
-static synth healthy(void)
-{
-    /* 5 steps of 10 ms: 200 kernels of 45 us launched 10 us apart keep the GPU busy. */
-    return (synth){.steps = 6,
-                   .step_us = 10000,
-                   .loader_us = 50,
-                   .loader_workers = true,
-                   .kernels = 200,
-                   .kernel_us = 45,
-                   .launch_us = 9,
-                   .copy_bytes = 1e6,
-                   .copy_pageable = false};
-}
-
-static analyzed *run_synth(const synth *s)
-{
-    char *t = synth_trace(s);
-    analyzed *a = analyze(t);
-    free(t);
-    assert_int_equal(a->rc, 0);
-    return a;
-}
-
 static void healthy_loop_is_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
-    analyzed *a = run_synth(&s);
+    synth s = synth_healthy();
+    analyzed *a = ta_run_synth(&s);
     assert_true(a->r.idle_pct < 20);
     for (size_t i = 0; i < a->fs.n; i++)
         print_message("unexpected: %s %s\n", a->fs.v[i].id, a->fs.v[i].title);
     assert_int_equal(a->fs.n, 0);
-    done(a);
+    ta_done(a);
 }
 
 static void gpu_idle_fires(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.kernels = 50; /* a quarter of the step's launches: the GPU idles the rest */
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.gpu_idle"));
-    done(a);
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.gpu_idle"));
+    ta_done(a);
 }
 
 static void dataloader_fires_and_stays_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.loader_us = 4000;
     s.loader_workers = false;
     s.step_us = 14000;
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.dataloader"));
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.dataloader"));
     assert_float_equal(a->r.dataloader_pct, 100.0 * 4000 / 14000, 1e-6);
-    done(a);
-    s = healthy(); /* 50 us of 10 ms: 0.5% */
-    a = run_synth(&s);
-    assert_false(has(a, "trace.dataloader"));
-    done(a);
+    ta_done(a);
+    s = synth_healthy(); /* 50 us of 10 ms: 0.5% */
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.dataloader"));
+    ta_done(a);
 }
 
 static void pageable_memcpy_fires_and_stays_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.copy_bytes = 8e6;
     s.copy_pageable = true;
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.pageable_memcpy"));
-    done(a);
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.pageable_memcpy"));
+    ta_done(a);
     s.copy_pageable = false;
-    a = run_synth(&s);
-    assert_false(has(a, "trace.pageable_memcpy"));
-    done(a);
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.pageable_memcpy"));
+    ta_done(a);
 }
 
 static void sync_fires_and_stays_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.sync_us = 2000;
     s.step_us = 12500;
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.sync"));
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.sync"));
     assert_true(a->r.sync_pct > 5);
-    done(a);
-    s = healthy();
+    ta_done(a);
+    s = synth_healthy();
     s.kernel_us = 8; /* the GPU keeps up: the sync finds it done */
     s.sync_us = 10;
-    a = run_synth(&s);
-    assert_false(has(a, "trace.sync"));
-    done(a);
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.sync"));
+    ta_done(a);
 }
 
 static void small_kernels_fire_and_stay_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.kernel_us = 3; /* kernels of 3 us behind launches of 9 us */
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.small_kernels"));
-    done(a);
-    s = healthy();
-    a = run_synth(&s);
-    assert_false(has(a, "trace.small_kernels"));
-    done(a);
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.small_kernels"));
+    ta_done(a);
+    s = synth_healthy();
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.small_kernels"));
+    ta_done(a);
 }
 
 /* ---- bad input ---- */
@@ -343,28 +277,28 @@ static void small_kernels_fire_and_stay_quiet(void **state)
 static void fp32_gemm_fires_and_stays_quiet(void **state)
 {
     (void)state;
-    synth s = healthy();
+    synth s = synth_healthy();
     s.gemm = "ampere_sgemm_128x64_nn";
-    analyzed *a = run_synth(&s);
-    assert_true(has(a, "trace.fp32_gemm"));
-    done(a);
+    analyzed *a = ta_run_synth(&s);
+    assert_true(ta_has(a, "trace.fp32_gemm"));
+    ta_done(a);
     s.gemm = "ampere_s16816gemm_128x128_nn"; /* TF32 tensor cores */
-    a = run_synth(&s);
-    assert_false(has(a, "trace.fp32_gemm"));
-    done(a);
-    s = healthy(); /* bf16 */
-    a = run_synth(&s);
-    assert_false(has(a, "trace.fp32_gemm"));
-    done(a);
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.fp32_gemm"));
+    ta_done(a);
+    s = synth_healthy(); /* bf16 */
+    a = ta_run_synth(&s);
+    assert_false(ta_has(a, "trace.fp32_gemm"));
+    ta_done(a);
     s.gemm = "volta_sgemm_128x64_nn";
     char *t = synth_trace(&s);
     char *cm = strstr(t, "\"computeMajor\":8");
     assert_non_null(cm);
     cm[strlen("\"computeMajor\":")] = '7'; /* a V100: no TF32 to switch on */
-    a = analyze(t);
+    a = ta_analyze(t);
     free(t);
-    assert_false(has(a, "trace.fp32_gemm"));
-    done(a);
+    assert_false(ta_has(a, "trace.fp32_gemm"));
+    ta_done(a);
 }
 
 static void *gzip_of(const char *s, size_t *len)
@@ -390,19 +324,19 @@ static void gzip_reads_like_plain(void **state)
     void *gz = gzip_of(hand_trace, &n);
     gd_trace_opts o;
     gd_trace_opts_default(&o);
-    analyzed *a = analyze_opts(gz, n, &o);
+    analyzed *a = ta_analyze_opts(gz, n, &o);
     assert_int_equal(a->rc, 0);
     assert_float_equal(a->r.idle_us, 70, 1e-9);
-    done(a);
+    ta_done(a);
     /* Corrupt: a flipped byte in the deflate data, and a cut-off stream. */
     ((unsigned char *)gz)[n / 2] ^= 0x55;
-    a = analyze_opts(gz, n, &o);
+    a = ta_analyze_opts(gz, n, &o);
     assert_true(a->rc != 0 || a->meta.truncated);
-    done(a);
+    ta_done(a);
     ((unsigned char *)gz)[n / 2] ^= 0x55;
-    a = analyze_opts(gz, n / 2, &o);
+    a = ta_analyze_opts(gz, n / 2, &o);
     assert_true(a->rc != 0 || a->meta.truncated);
-    done(a);
+    ta_done(a);
     free(gz);
 }
 
@@ -421,21 +355,21 @@ static void bad_input_is_a_message(void **state)
         gd_trace_opts o;
         gd_trace_opts_default(&o);
         size_t len = strlen(bad[i]);
-        analyzed *a = analyze_opts(bad[i], len, &o);
+        analyzed *a = ta_analyze_opts(bad[i], len, &o);
         if (a->rc == 0)
             fail_msg("input %zu was accepted", i);
         assert_true(strlen(a->err) > 5);
-        done(a);
+        ta_done(a);
     }
     /* Nesting deeper than the reader allows. */
     char deep[2000];
     memset(deep, '[', sizeof deep - 1);
     deep[sizeof deep - 1] = 0;
     memcpy(deep, "{\"x\":", 5);
-    analyzed *a = analyze(deep);
+    analyzed *a = ta_analyze(deep);
     assert_int_not_equal(a->rc, 0);
     assert_non_null(strstr(a->err, "nested"));
-    done(a);
+    ta_done(a);
 }
 
 static void truncated_trace_is_a_partial_result(void **state)
@@ -444,11 +378,11 @@ static void truncated_trace_is_a_partial_result(void **state)
     size_t cut = strlen(hand_trace) * 2 / 3;
     gd_trace_opts o;
     gd_trace_opts_default(&o);
-    analyzed *a = analyze_opts(hand_trace, cut, &o);
+    analyzed *a = ta_analyze_opts(hand_trace, cut, &o);
     assert_int_equal(a->rc, 0);
     assert_true(a->meta.truncated);
     assert_non_null(strstr(a->r.note, "ends early"));
-    done(a);
+    ta_done(a);
 }
 
 static void odd_fields_are_left_out(void **state)
@@ -460,13 +394,13 @@ static void odd_fields_are_left_out(void **state)
         "\"args\":{\"stream\":\"0x0\",\"correlation\":null}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":-5,\"dur\":-1,\"args\":{}},"
         "{}],\"deviceProperties\":{\"x\":1},\"distributedInfo\":{\"rank\":\"7\"}}";
-    analyzed *a = analyze(t);
+    analyzed *a = ta_analyze(t);
     assert_int_equal(a->rc, 0);
     assert_int_equal(a->meta.events, 6);
     assert_int_equal(a->meta.skipped, 2);
     assert_int_equal(a->meta.rank, 7);
     assert_false(a->r.has_gpu);
-    done(a);
+    ta_done(a);
 }
 
 static void huge_value_is_refused(void **state)
@@ -480,10 +414,10 @@ static void huge_value_is_refused(void **state)
     strcpy(t + n, "\"}]}");
     gd_trace_opts o;
     gd_trace_opts_default(&o);
-    analyzed *a = analyze_opts(t, strlen(t), &o);
+    analyzed *a = ta_analyze_opts(t, strlen(t), &o);
     assert_int_not_equal(a->rc, 0);
     assert_non_null(strstr(a->err, "larger than"));
-    done(a);
+    ta_done(a);
     free(t);
 }
 

@@ -1,5 +1,7 @@
 /* Synthetic Kineto traces (trace_synth.h). */
 #include "trace_synth.h"
+#include "backends/trace/trace_read.h"
+#include "checks/trace_checks.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +87,22 @@ char *synth_trace(const synth *s)
             gpu_free = g + s->kernel_us;
             t += s->launch_us + 1;
         }
+        for (int r = 0; r < s->reads; r++) {
+            /* at::cuda::memcpy_and_sync: the copy waits behind the queued kernels. */
+            double g = t + 6 > gpu_free ? t + 6 : gpu_free;
+            double copy_end = g + 2, mc = s->read_in_sync ? 5 : copy_end - (t + 1);
+            double sync_ts = t + 1 + mc + 1,
+                   sync_dur = s->read_in_sync ? (copy_end > sync_ts ? copy_end - sync_ts : 0) + 3 : 3;
+            double end = sync_ts + sync_dur + 1;
+            cpu(&b, "cpu_op", s->read_via_cpu ? "aten::to" : "aten::item", t, end - t, -1);
+            if (!s->read_via_cpu)
+                cpu(&b, "cpu_op", "aten::_local_scalar_dense", t, end - t, -1);
+            cpu(&b, "cuda_runtime", "cudaMemcpyAsync", t + 1, mc, corr);
+            gpu(&b, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", g, 2, corr++, 4);
+            cpu(&b, "cuda_runtime", "cudaStreamSynchronize", sync_ts, sync_dur, corr++);
+            gpu_free = copy_end;
+            t = end;
+        }
         if (s->sync_us > 0) {
             double wait = gpu_free > t ? gpu_free - t : 0;
             cpu(&b, "cuda_runtime", "cudaDeviceSynchronize", t, wait + s->sync_us, corr++);
@@ -92,4 +110,68 @@ char *synth_trace(const synth *s)
     }
     add(&b, "\n],\"traceName\":\"synthetic\"}\n");
     return b.p;
+}
+
+analyzed *ta_analyze_opts(const void *data, size_t len, const gd_trace_opts *o)
+{
+    analyzed *a = calloc(1, sizeof *a);
+    gd_trace_acc *acc = gd_trace_acc_new();
+    a->rc = gd_trace_read_mem(data, len, acc, &a->meta, a->err, sizeof a->err);
+    if (a->rc == 0) {
+        if (gd_trace_analyze(acc, &a->meta, o, &a->r, a->err, sizeof a->err))
+            a->rc = -2;
+        else
+            gd_trace_checks_run(&a->r, 1, &a->fs);
+    }
+    gd_trace_acc_free(acc);
+    return a;
+}
+
+analyzed *ta_analyze(const char *json)
+{
+    gd_trace_opts o;
+    gd_trace_opts_default(&o);
+    return ta_analyze_opts(json, strlen(json), &o);
+}
+
+void ta_done(analyzed *a)
+{
+    gd_trace_result_free(&a->r);
+    gd_findings_free(&a->fs);
+    free(a);
+}
+
+const gd_finding *ta_finding(const analyzed *a, const char *id)
+{
+    for (size_t i = 0; i < a->fs.n; i++)
+        if (strcmp(a->fs.v[i].id, id) == 0)
+            return &a->fs.v[i];
+    return NULL;
+}
+
+bool ta_has(const analyzed *a, const char *id)
+{
+    return ta_finding(a, id) != NULL;
+}
+
+synth synth_healthy(void)
+{
+    /* 5 steps of 10 ms: 200 kernels of 45 us launched 10 us apart keep the GPU busy. */
+    return (synth){.steps = 6,
+                   .step_us = 10000,
+                   .loader_us = 50,
+                   .loader_workers = true,
+                   .kernels = 200,
+                   .kernel_us = 45,
+                   .launch_us = 9,
+                   .copy_bytes = 1e6,
+                   .copy_pageable = false};
+}
+
+analyzed *ta_run_synth(const synth *s)
+{
+    char *t = synth_trace(s);
+    analyzed *a = ta_analyze(t);
+    free(t);
+    return a;
 }

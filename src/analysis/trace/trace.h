@@ -45,6 +45,9 @@ typedef struct gd_trace_event {
     int64_t stream; /* args.stream as a number, else -1 (HTA) */
     int64_t correlation; /* args.correlation, else -1 */
     int64_t bytes; /* args.bytes, else -1 */
+    int64_t pid, tid; /* numbers, else -1 ("stream 7", "CPU functions") */
+    const char *arg_name; /* args.name when a string (metadata events name processes and threads) */
+    size_t arg_name_len;
 } gd_trace_event;
 
 /* What a reader tells about the file besides its events. */
@@ -109,6 +112,8 @@ typedef struct gd_trace_step {
     double ts_us, dur_us;
     double compute_us, non_compute_us, idle_us, dataloader_us; /* within the step's host span */
     size_t syncs;
+    size_t reads; /* host reads of device memory (.item(), .cpu()) */
+    double read_blocked_us, copy_exposed_us;
 } gd_trace_step;
 
 /* Copies by direction and host memory. */
@@ -148,6 +153,7 @@ typedef struct gd_trace_result {
     /* HTA temporal breakdown: over the span of the GPU events kept. */
     bool has_gpu;
     size_t gpu_events;
+    size_t gpu_linked; /* of them, tied to a host launch through args.correlation */
     double span_us, idle_us, compute_us, non_compute_us;
     double idle_pct, compute_pct, non_compute_pct;
 
@@ -183,6 +189,27 @@ typedef struct gd_trace_result {
 
     /* Communication / computation overlap (HTA), NAN without comm kernels. */
     double comm_overlap_pct;
+
+    /* Host reads of device memory inside the steps (.item(), .cpu()): DtoH
+     * copies and the host time blocked in their copy call and the sync right
+     * after it on the same thread. */
+    size_t reads, reads_item; /* reads_item: inside aten::item / aten::_local_scalar_dense */
+    size_t item_calls; /* aten::item / aten::_local_scalar_dense host calls within the steps */
+    double read_blocked_us, read_blocked_pct; /* share of step time; NAN without steps */
+    double read_sync_us; /* the part of sync_us that follows a read (not counted again by trace.sync) */
+    double read_bytes_median;
+
+    /* Host-to-device copies inside the steps that no compute kernel overlaps
+     * (pageable ones apart: trace.pageable_memcpy's). */
+    size_t step_copies, step_copies_waited; /* waited: the launch returned after the copy ended */
+    double step_copy_us, step_copy_exposed_us, step_copy_exposed_pct;
+    double step_copy_bytes;
+
+    /* Where the events came from: "kineto", "legacy", "tf_timeline" (TF1
+     * Timeline), "tf_profile" (TensorBoard profile plugin's trace.json). */
+    const char *format;
+    int tf_gpu; /* the TensorFlow GPU analyzed (the lowest N of /device:GPU:N), -1 */
+    size_t tf_other_gpu_events; /* events of other GPUs, left out */
 } gd_trace_result;
 
 /*

@@ -6,7 +6,7 @@
 
 #define NAME_MAX_KEPT 512 /* longer kernel names are told apart by their first 512 bytes */
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
+int gd_trace_grow(void **v, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -21,8 +21,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-#define PUSH(vec, item)                                                                                                \
-    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
+#define PUSH GD_PUSH
 
 gd_trace_acc *gd_trace_acc_new(void)
 {
@@ -38,6 +37,9 @@ void gd_trace_acc_free(gd_trace_acc *a)
     free(a->rt.v);
     free(a->steps.v);
     free(a->loader.v);
+    free(a->items.v);
+    free(a->procs.v);
+    free(a->pending.v);
     free(a->arena.v);
     free(a->name_off.v);
     free(a->slots);
@@ -47,7 +49,8 @@ void gd_trace_acc_free(gd_trace_acc *a)
 size_t gd_trace_acc_bytes(const gd_trace_acc *a)
 {
     return a->gpu.cap * sizeof *a->gpu.v + a->rt.cap * sizeof *a->rt.v + a->steps.cap * sizeof *a->steps.v +
-           a->loader.cap * sizeof *a->loader.v + a->arena.cap + a->name_off.cap * sizeof(uint32_t) +
+           a->loader.cap * sizeof *a->loader.v + a->items.cap * sizeof *a->items.v + a->procs.cap * sizeof *a->procs.v +
+           a->pending.cap * sizeof *a->pending.v + a->arena.cap + a->name_off.cap * sizeof(uint32_t) +
            a->nslots * sizeof(uint32_t);
 }
 
@@ -56,12 +59,19 @@ const char *gd_trace_name(const gd_trace_acc *a, uint32_t id)
     return id < a->name_off.n ? a->arena.v + a->name_off.v[id] : "";
 }
 
+/* A hash of a name, 8 bytes at a time (kernel names run to hundreds of bytes). */
 static uint64_t hash(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 1469598103934665603ull ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; n; s++, n--)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ^ (h >> 32);
 }
 
 static int rehash(gd_trace_acc *a)
@@ -84,8 +94,7 @@ static int rehash(gd_trace_acc *a)
     return 0;
 }
 
-/* The id of a name (interned on first sight); UINT32_MAX when out of memory. */
-static uint32_t intern(gd_trace_acc *a, const char *name, size_t len)
+uint32_t gd_trace_intern(gd_trace_acc *a, const char *name, size_t len)
 {
     if (len > NAME_MAX_KEPT)
         len = NAME_MAX_KEPT;
@@ -98,7 +107,7 @@ static uint32_t intern(gd_trace_acc *a, const char *name, size_t len)
             return a->slots[i];
     }
     size_t off = a->arena.n;
-    if (grow((void **)&a->arena.v, &a->arena.cap, off + len + 1, 1))
+    if (gd_trace_grow((void **)&a->arena.v, &a->arena.cap, off + len + 1, 1))
         return UINT32_MAX;
     memcpy(a->arena.v + off, name, len);
     a->arena.v[off + len] = 0;
@@ -184,6 +193,17 @@ static long step_number(const char *s, size_t n)
 
 int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
 {
+    /* Process and thread names: TensorFlow names its devices and streams only there. */
+    if (e->ph == 'M') {
+        if (e->pid < 0 || !e->arg_name || !e->name)
+            return 0;
+        bool proc = equals(e->name, e->name_len, "process_name");
+        if (!proc && (e->tid < 0 || !equals(e->name, e->name_len, "thread_name")))
+            return 0;
+        uint32_t id = gd_trace_intern(a, e->arg_name, e->arg_name_len);
+        gd_tproc p = {e->pid, proc ? -1 : e->tid, id};
+        return id == UINT32_MAX ? -1 : PUSH(a->procs, p);
+    }
     /* HTA keeps rows with a duration and a category, less the profiler's own span.
      * Rows without a category are kept as host rows: the legacy format has none. */
     if (!e->has_dur || !e->has_ts || e->cat == GD_TCAT_TRACE || e->dur_ns < 0)
@@ -193,7 +213,7 @@ int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
     int64_t ts, dur;
     to_us(e, &ts, &dur);
     if (e->stream >= 0) {
-        uint32_t id = intern(a, e->name ? e->name : "", e->name ? e->name_len : 0);
+        uint32_t id = gd_trace_intern(a, e->name ? e->name : "", e->name ? e->name_len : 0);
         if (id == UINT32_MAX)
             return -1;
         gd_tgpu g = {ts,
@@ -213,13 +233,28 @@ int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
     if (e->cat == GD_TCAT_RUNTIME || e->cat == GD_TCAT_DRIVER || e->correlation >= 0) {
         int kind = (e->cat == GD_TCAT_RUNTIME || e->cat == GD_TCAT_DRIVER) ? runtime_kind(nm, nl) : GD_RT_OTHER;
         uint32_t id = UINT32_MAX;
-        if (kind == GD_RT_SYNC && (id = intern(a, nm, nl)) == UINT32_MAX)
+        if (kind == GD_RT_SYNC && (id = gd_trace_intern(a, nm, nl)) == UINT32_MAX)
             return -1;
         if (e->correlation >= 0 || kind == GD_RT_SYNC) {
-            gd_trt r = {ts, dur, e->correlation, id, (uint8_t)kind};
+            gd_trt r = {
+                ts,           dur, e->correlation, id, (int32_t)(e->tid >= 0 && e->tid <= INT32_MAX ? e->tid : -1),
+                (uint8_t)kind};
             if (PUSH(a->rt, r))
                 return -1;
         }
+    }
+    /* TensorFlow: no Kineto category ("Op" in TF1's timeline, none in TensorBoard's); the process
+     * names, read by the end, tell which of these ran on a GPU. */
+    if ((!e->has_cat || e->cat == GD_TCAT_OTHER) && e->ph == 'X' && e->pid >= 0 && e->correlation < 0) {
+        uint32_t id = gd_trace_intern(a, nm, nl);
+        gd_tpend p = {ts, dur, e->bytes, e->pid, e->tid, id};
+        if (id == UINT32_MAX || PUSH(a->pending, p))
+            return -1;
+    }
+    if ((e->cat == GD_TCAT_CPU_OP || !e->has_cat) &&
+        (equals(nm, nl, "aten::item") || equals(nm, nl, "aten::_local_scalar_dense"))) {
+        gd_tspan s = {ts, dur, equals(nm, nl, "aten::item") ? 1 : 0, false}; /* 1: the outer call */
+        return PUSH(a->items, s);
     }
     long step = step_number(nm, nl);
     if (step >= 0) {

@@ -55,19 +55,8 @@ static gd_copy_kind copy_kind(const char *n)
     return GD_COPY_OTHER;
 }
 
-/* A kept GPU operation, with its launch. */
-typedef struct kept {
-    int64_t ts, dur;
-    int64_t rt_ts, rt_dur; /* rt_ts INT64_MIN: no host partner */
-    int64_t bytes;
-    int32_t stream;
-    uint32_t name;
-    uint8_t cat, rt_kind, cls;
-} kept;
-
-typedef struct iv {
-    int64_t lo, hi;
-} iv;
+typedef gd_tkept kept;
+typedef gd_tiv iv;
 
 static int cmp_rt_corr(const void *x, const void *y)
 {
@@ -91,7 +80,7 @@ static int cmp_kept_stream_ts(const void *x, const void *y)
     return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-static int cmp_span_ts(const void *x, const void *y)
+int gd_trace_cmp_span_ts(const void *x, const void *y)
 {
     const gd_tspan *a = x, *b = y;
     return a->ts < b->ts ? -1 : a->ts > b->ts;
@@ -115,7 +104,7 @@ static double quantile(const double *v, size_t n, double q)
     return v[i] + (v[i + 1] - v[i]) * (pos - (double)i);
 }
 
-static double median_of(double *v, size_t n)
+double gd_trace_median(double *v, size_t n)
 {
     gd_sort(v, n, sizeof *v, cmp_double);
     return quantile(v, n, 0.5);
@@ -148,8 +137,7 @@ static double total(const iv *v, size_t n)
     return t;
 }
 
-/* Length of the union v (sorted, disjoint) within [lo, hi). */
-static double within(const iv *v, size_t n, int64_t lo, int64_t hi)
+double gd_trace_within(const iv *v, size_t n, int64_t lo, int64_t hi)
 {
     size_t a = 0, b = n;
     while (a < b) { /* first interval that ends after lo */
@@ -219,7 +207,7 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     size_t distinct = 0;
     long prev = -2;
     int64_t last_start = INT64_MIN, last_end = INT64_MIN;
-    gd_sort(a->steps.v, a->steps.n, sizeof *a->steps.v, cmp_span_ts);
+    gd_sort(a->steps.v, a->steps.n, sizeof *a->steps.v, gd_trace_cmp_span_ts);
     long *nums = malloc((a->steps.n + 1) * sizeof *nums);
     for (size_t i = 0; i < a->steps.n; i++) {
         const gd_tspan *s = &a->steps.v[i];
@@ -286,6 +274,19 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     r->launch_cpu_median_us = r->launch_delay_median_us = r->kernel_median_us = NAN;
     r->step_slowest = -1;
     r->dataloader_multiprocess = a->loader_multiprocess;
+    r->read_blocked_pct = r->step_copy_exposed_pct = r->read_bytes_median = NAN;
+    r->format = meta->legacy ? "legacy" : "kineto";
+    r->tf_gpu = -1;
+    {
+        int oom = 0;
+        const char *tf = gd_trace_tf_resolve(a, &r->tf_gpu, &r->tf_other_gpu_events, &oom);
+        if (oom) {
+            snprintf(err, errlen, "out of memory analyzing the trace");
+            return -1;
+        }
+        if (tf)
+            r->format = tf;
+    }
 
     window w;
     pick_window(a, o, r, &w);
@@ -315,7 +316,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         name_cls[i] = (uint8_t)gd_trace_kernel_class(gd_trace_name(a, (uint32_t)i));
     for (size_t i = 0; i < ng; i++) {
         const gd_tgpu *g = &a->gpu.v[i];
-        kept x = {g->ts, g->dur, INT64_MIN, 0, g->bytes, g->stream, g->name, g->cat, GD_RT_OTHER, name_cls[g->name]};
+        kept x = {g->ts, g->dur,  INT64_MIN, 0,           g->bytes,         g->stream,
+                  -1,    g->name, g->cat,    GD_RT_OTHER, name_cls[g->name]};
         if (g->corr >= 0) {
             size_t lo = 0, hi = a->rt.n;
             while (lo < hi) {
@@ -331,6 +333,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
                     x.rt_ts = a->rt.v[j].ts;
                     x.rt_dur = a->rt.v[j].dur;
                     x.rt_kind = a->rt.v[j].kind;
+                    x.rt_tid = a->rt.v[j].tid;
                     found = true;
                     break;
                 }
@@ -343,6 +346,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         k[nk++] = x;
     }
     r->gpu_events = nk;
+    for (size_t i = 0; i < nk; i++)
+        r->gpu_linked += k[i].rt_ts != INT64_MIN;
     r->has_gpu = nk > 0;
     gd_sort(k, nk, sizeof *k, cmp_kept_ts);
 
@@ -401,7 +406,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     /* 4. Steps, DataLoader and per-step GPU time. */
     gd_tspan *loader = a->loader.v;
     size_t nl = 0;
-    gd_sort(loader, a->loader.n, sizeof *loader, cmp_span_ts);
+    gd_sort(loader, a->loader.n, sizeof *loader, gd_trace_cmp_span_ts);
     iv *u_dl = malloc((a->loader.n + 1) * sizeof *u_dl);
     if (!u_dl)
         goto out;
@@ -430,14 +435,14 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
             continue;
         gd_trace_step *st = &r->steps[r->nsteps++];
         int64_t lo = sp->ts, hi = sp->ts + sp->dur;
-        double busy = within(u_all, nall, lo, hi);
+        double busy = gd_trace_within(u_all, nall, lo, hi);
         st->number = sp->number;
         st->ts_us = (double)lo;
         st->dur_us = (double)sp->dur;
-        st->compute_us = within(u_cls, ncomp, lo, hi);
+        st->compute_us = gd_trace_within(u_cls, ncomp, lo, hi);
         st->non_compute_us = busy - st->compute_us;
         st->idle_us = r->has_gpu ? st->dur_us - busy : 0;
-        st->dataloader_us = within(u_dl, nl, lo, hi);
+        st->dataloader_us = gd_trace_within(u_dl, nl, lo, hi);
         r->step_total_us += st->dur_us;
         r->dataloader_us += st->dataloader_us;
         scratch[r->nsteps - 1] = st->dur_us;
@@ -500,7 +505,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
             if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
                                             k[i].rt_kind == GD_RT_MEMSET_ASYNC))
                 scratch[m++] = (double)k[i].rt_dur;
-        r->launch_cpu_median_us = median_of(scratch, m);
+        r->launch_cpu_median_us = gd_trace_median(scratch, m);
         m = 0;
         for (size_t i = 0; i < nk; i++)
             if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
@@ -508,12 +513,12 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
                 double d = (double)(k[i].ts - k[i].rt_ts - k[i].rt_dur);
                 scratch[m++] = d < 0 ? 0 : d;
             }
-        r->launch_delay_median_us = median_of(scratch, m);
+        r->launch_delay_median_us = gd_trace_median(scratch, m);
         m = 0;
         for (size_t i = 0; i < nk; i++)
             if (k[i].rt_kind == GD_RT_LAUNCH && k[i].cat == GD_TCAT_KERNEL)
                 scratch[m++] = (double)k[i].dur;
-        r->kernel_median_us = m ? median_of(scratch, m) : NAN;
+        r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
     }
     for (size_t i = 0; i < nnames; i++)
         order[i] = (uint32_t)i;
@@ -567,6 +572,10 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
             r->sync_per_step = (double)r->syncs / (double)r->nsteps;
         }
     }
+
+    /* 8. Host reads and exposed copies inside the steps. */
+    if (gd_trace_stalls(a, k, nk, u_cls, ncomp, r))
+        goto out;
     rc = 0;
 out:
     if (rc)

@@ -29,6 +29,7 @@ typedef struct gd_trt {
     int64_t ts, dur;
     int64_t corr;
     uint32_t name; /* interned for syncs only, else UINT32_MAX */
+    int32_t tid; /* -1 when not a number */
     uint8_t kind;
 } gd_trt;
 
@@ -37,6 +38,21 @@ typedef struct gd_tspan {
     long number; /* ProfilerStep number, -1 for other spans */
     bool gpu_side; /* a gpu_user_annotation copy */
 } gd_tspan;
+
+/* A process or thread name from a metadata event (TensorFlow's devices and streams). */
+typedef struct gd_tproc {
+    int64_t pid, tid; /* tid -1: the process's own name */
+    uint32_t name;
+} gd_tproc;
+
+/* An X event without a Kineto category, kept until the process names say
+ * whether it ran on a GPU (TensorFlow traces name devices only in metadata). */
+typedef struct gd_tpend {
+    int64_t ts, dur;
+    int64_t bytes;
+    int64_t pid, tid;
+    uint32_t name;
+} gd_tpend;
 
 #define GD_VEC(T)                                                                                                      \
     struct {                                                                                                           \
@@ -49,6 +65,9 @@ struct gd_trace_acc {
     GD_VEC(gd_trt) rt;
     GD_VEC(gd_tspan) steps;
     GD_VEC(gd_tspan) loader;
+    GD_VEC(gd_tspan) items; /* aten::item, aten::_local_scalar_dense */
+    GD_VEC(gd_tproc) procs;
+    GD_VEC(gd_tpend) pending;
     /* Interned names: offsets into the arena, and an open-addressing table. */
     GD_VEC(char) arena;
     GD_VEC(uint32_t) name_off;
@@ -58,5 +77,51 @@ struct gd_trace_acc {
 };
 
 const char *gd_trace_name(const gd_trace_acc *a, uint32_t id);
+/* The id of a name, interned on first sight; UINT32_MAX when out of memory. */
+uint32_t gd_trace_intern(gd_trace_acc *a, const char *name, size_t len);
+/* Pushes onto a GD_VEC; 0, or -1 when out of memory. */
+int gd_trace_grow(void **v, size_t *cap, size_t need, size_t size);
+#define GD_PUSH(vec, item)                                                                                             \
+    (gd_trace_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
+
+/*
+ * TensorFlow traces (trace_tf.c): turns the pending events of the GPU's
+ * stream processes into GPU operations and its step line into steps, once
+ * the whole trace is read. Returns the format found ("tf_timeline",
+ * "tf_profile") or NULL when the trace is not TensorFlow's; -1 in *oom when
+ * out of memory.
+ */
+const char *gd_trace_tf_resolve(gd_trace_acc *a, int *gpu, size_t *other_gpu_events, int *oom);
+
+/* A kept GPU operation, with its launch (trace_analyze.c, trace_stalls.c). Times in us. */
+typedef struct gd_tkept {
+    int64_t ts, dur;
+    int64_t rt_ts, rt_dur; /* rt_ts INT64_MIN: no host partner */
+    int64_t bytes;
+    int32_t stream, rt_tid;
+    uint32_t name;
+    uint8_t cat, rt_kind, cls;
+} gd_tkept;
+
+typedef struct gd_tiv {
+    int64_t lo, hi;
+} gd_tiv;
+
+/* Orders spans by start (qsort's comparator). */
+int gd_trace_cmp_span_ts(const void *x, const void *y);
+/* The median of v (sorted in place; numpy's interpolation), NAN when empty. */
+double gd_trace_median(double *v, size_t n);
+
+/* Length of the union v (sorted, disjoint) within [lo, hi). */
+double gd_trace_within(const gd_tiv *v, size_t n, int64_t lo, int64_t hi);
+
+/*
+ * Host reads (.item(), .cpu()) and exposed host-to-device copies inside the
+ * steps (trace_stalls.c): fills r's read_* and step_copy_* fields and the
+ * steps' reads, read_blocked_us, copy_exposed_us. k: the kept GPU operations
+ * by time; comp: the union of compute kernels. Returns 0 or -1 (out of memory).
+ */
+int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv *comp, size_t ncomp,
+                    gd_trace_result *r);
 
 #endif

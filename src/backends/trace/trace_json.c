@@ -16,6 +16,7 @@
 
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,16 +49,17 @@ static _Noreturn void fail(parser *P, const char *what)
     longjmp(P->jb, JMP_ERROR);
 }
 
+/* JSON's four whitespace bytes (profilers indent their output: runs of them are common). */
+static const unsigned char ws_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
 static inline void ws(parser *P)
 {
-    for (;;) {
-        if (P->p == P->end)
-            more(P);
-        char c = *P->p;
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            return;
-        P->p++;
-    }
+    const char *p = P->p, *end = P->end;
+    while (p < end && ws_byte[(unsigned char)*p])
+        p++;
+    P->p = p;
+    if (p == end)
+        more(P);
 }
 
 static inline char peek(parser *P)
@@ -73,28 +75,65 @@ static void expect(parser *P, char c, const char *what)
     P->p++;
 }
 
-/* A string at P->p (the opening quote): its raw bytes [*s, *s + *n) and whether it has escapes. */
-static void string_raw(parser *P, const char **s, size_t *n, bool *esc)
+/* The bytes of the 8 in w that equal c, as their top bits; the lowest set bit is always a true one. */
+static inline uint64_t bytes_equal(uint64_t w, unsigned char c)
 {
-    const char *q = P->p + 1;
-    *esc = false;
+    uint64_t y = w ^ (0x0101010101010101ull * c);
+    return (y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull;
+}
+
+/* A string at P->p (the opening quote): its raw bytes [*s, *s + *n); *esc
+ * (when asked for) whether it has escapes. The first 32 bytes (keys,
+ * categories, most names) are scanned 8 at a time for a quote or a
+ * backslash; longer strings with memchr. */
+static inline __attribute__((always_inline)) void string_raw(parser *P, const char **s, size_t *n, bool *esc)
+{
+    const char *start = P->p + 1, *q = start, *end = P->end;
+    bool escaped = false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const char *stop = end - start > 32 ? start + 32 : end;
+    while (stop - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t m = bytes_equal(w, '"') | bytes_equal(w, '\\');
+        if (!m) {
+            q += 8;
+            continue;
+        }
+        q += __builtin_ctzll(m) >> 3;
+        if (*q == '"') {
+            *s = start;
+            *n = (size_t)(q - start);
+            if (esc)
+                *esc = escaped;
+            P->p = q + 1;
+            return;
+        }
+        escaped = true; /* a backslash: the byte after it is never the end */
+        q += 2;
+        if (q >= stop)
+            break;
+    }
+#endif
+    if (q > end)
+        q = end;
     for (;;) {
-        const char *e = memchr(q, '"', (size_t)(P->end - q));
+        const char *e = memchr(q, '"', (size_t)(end - q));
         if (!e)
             more(P);
         /* An odd run of backslashes before the quote escapes it. */
         const char *b = e;
-        while (b > P->p + 1 && b[-1] == '\\')
+        while (b > start && b[-1] == '\\')
             b--;
         if ((e - b) % 2 == 0) {
-            *s = P->p + 1;
-            *n = (size_t)(e - (P->p + 1));
-            if (!*esc && memchr(*s, '\\', *n))
-                *esc = true;
+            *s = start;
+            *n = (size_t)(e - start);
+            if (esc)
+                *esc = escaped || memchr(start, '\\', *n) != NULL;
             P->p = e + 1;
             return;
         }
-        *esc = true;
+        escaped = true;
         q = e + 1;
     }
 }
@@ -119,16 +158,16 @@ static size_t unescape(parser *P, const char *s, size_t n)
     return o;
 }
 
-static bool is_num_char(char c)
-{
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
+/* The bytes a number is made of (digits, sign, point, exponent). */
+static const unsigned char num_byte[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
 
 /* A number's bytes, validated loosely (digits, sign, point, exponent). */
 static void number_raw(parser *P, const char **s, size_t *n)
 {
     const char *q = P->p;
-    while (q < P->end && is_num_char(*q))
+    while (q < P->end && num_byte[(unsigned char)*q])
         q++;
     if (q == P->end && !P->eof)
         more(P);
@@ -153,7 +192,7 @@ static void literal(parser *P, const char *lit)
 }
 
 /* Skips one value of any kind, checking its structure (no recursion). */
-static void skip_value(parser *P)
+static void skip_nested(parser *P)
 {
     char stack[MAX_DEPTH];
     int depth = 0;
@@ -161,7 +200,6 @@ static void skip_value(parser *P)
         char c = peek(P);
         const char *s;
         size_t n;
-        bool esc;
         if (c == '{' || c == '[') {
             if (depth == MAX_DEPTH)
                 fail(P, "values nested deeper than 256 levels");
@@ -175,13 +213,13 @@ static void skip_value(parser *P)
             if (c == '{') {
                 if (peek(P) != '"')
                     fail(P, "expected a member name");
-                string_raw(P, &s, &n, &esc);
+                string_raw(P, &s, &n, NULL);
                 expect(P, ':', "expected ':' after a member name");
             }
             continue;
         }
         if (c == '"')
-            string_raw(P, &s, &n, &esc);
+            string_raw(P, &s, &n, NULL);
         else if (c == 't')
             literal(P, "true");
         else if (c == 'f')
@@ -205,13 +243,30 @@ static void skip_value(parser *P)
             if (stack[depth - 1] == '{') {
                 if (peek(P) != '"')
                     fail(P, "expected a member name");
-                string_raw(P, &s, &n, &esc);
+                string_raw(P, &s, &n, NULL);
                 expect(P, ':', "expected ':' after a member name");
             }
             break;
         }
         if (depth == 0)
             return;
+    }
+}
+
+/* Skips one value; strings and numbers, most of what is skipped, without skip_nested's setup. */
+static inline void skip_value(parser *P)
+{
+    char c = peek(P);
+    if (c == '"') {
+        const char *s;
+        size_t n;
+        string_raw(P, &s, &n, NULL);
+    } else if ((unsigned)(c - '0') < 10 || c == '-') {
+        const char *s;
+        size_t n;
+        number_raw(P, &s, &n);
+    } else {
+        skip_nested(P);
     }
 }
 
@@ -269,6 +324,26 @@ static bool number_milli(const char *s, size_t n, int64_t *out, bool *frac)
     return true;
 }
 
+/* A plain decimal integer of at most 18 digits at P->p (the common case of
+ * ts, dur, pid, tid and ids): true with its value; false, consuming
+ * nothing, for anything else (a fraction, an exponent, too long, the buffer's
+ * end), which the general path takes. */
+static inline bool plain_int(parser *P, int64_t *out)
+{
+    const char *q = P->p, *end = P->end;
+    bool neg = q < end && *q == '-';
+    q += neg;
+    const char *d = q;
+    int64_t v = 0;
+    while (q < end && (unsigned)(*q - '0') < 10 && q - d < 18)
+        v = v * 10 + (*q++ - '0');
+    if (q == d || q == end || num_byte[(unsigned char)*q])
+        return false;
+    P->p = q;
+    *out = neg ? -v : v;
+    return true;
+}
+
 /* An integer field (stream, correlation, bytes): a number, or a string of
  * digits (pandas' to_numeric); else -1. */
 static int64_t int_field(parser *P)
@@ -276,10 +351,10 @@ static int64_t int_field(parser *P)
     char c = peek(P);
     const char *s;
     size_t n;
-    bool esc, frac;
+    bool frac;
     int64_t v;
     if (c == '"') {
-        string_raw(P, &s, &n, &esc);
+        string_raw(P, &s, &n, NULL);
         if (n == 0 || n > 18)
             return -1;
         for (size_t i = 0; i < n; i++)
@@ -288,6 +363,8 @@ static int64_t int_field(parser *P)
         return number_milli(s, n, &v, &frac) ? v / 1000 : -1;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
+        if (plain_int(P, &v))
+            return v > -MAX_US && v < MAX_US ? v : -1;
         number_raw(P, &s, &n);
         return number_milli(s, n, &v, &frac) ? v / 1000 : -1;
     }
@@ -295,36 +372,37 @@ static int64_t int_field(parser *P)
     return -1;
 }
 
-static bool key_is(const char *s, size_t n, const char *lit)
-{
-    return n == strlen(lit) && memcmp(s, lit, n) == 0;
-}
+/* Whether the n bytes at s are the literal lit (its length known when compiled). */
+#define key_is(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
 
 static gd_tcat category(const char *s, size_t n)
 {
     static const struct {
         const char *name;
+        size_t len;
         gd_tcat cat;
     } map[] = {
-        {"kernel", GD_TCAT_KERNEL},
-        {"Kernel", GD_TCAT_KERNEL},
-        {"gpu_memcpy", GD_TCAT_MEMCPY},
-        {"Memcpy", GD_TCAT_MEMCPY},
-        {"gpu_memset", GD_TCAT_MEMSET},
-        {"Memset", GD_TCAT_MEMSET},
-        {"cuda_runtime", GD_TCAT_RUNTIME},
-        {"Runtime", GD_TCAT_RUNTIME},
-        {"cuda_driver", GD_TCAT_DRIVER},
-        {"cpu_op", GD_TCAT_CPU_OP},
-        {"Operator", GD_TCAT_CPU_OP},
-        {"user_annotation", GD_TCAT_USER_ANNOTATION},
-        {"gpu_user_annotation", GD_TCAT_GPU_USER_ANNOTATION},
-        {"python_function", GD_TCAT_PYTHON},
-        {"cuda_sync", GD_TCAT_CUDA_SYNC},
-        {"Trace", GD_TCAT_TRACE},
+#define CAT(lit, c) {lit, sizeof(lit) - 1, c}
+        CAT("kernel", GD_TCAT_KERNEL),
+        CAT("Kernel", GD_TCAT_KERNEL),
+        CAT("gpu_memcpy", GD_TCAT_MEMCPY),
+        CAT("Memcpy", GD_TCAT_MEMCPY),
+        CAT("gpu_memset", GD_TCAT_MEMSET),
+        CAT("Memset", GD_TCAT_MEMSET),
+        CAT("cuda_runtime", GD_TCAT_RUNTIME),
+        CAT("Runtime", GD_TCAT_RUNTIME),
+        CAT("cuda_driver", GD_TCAT_DRIVER),
+        CAT("cpu_op", GD_TCAT_CPU_OP),
+        CAT("Operator", GD_TCAT_CPU_OP),
+        CAT("user_annotation", GD_TCAT_USER_ANNOTATION),
+        CAT("gpu_user_annotation", GD_TCAT_GPU_USER_ANNOTATION),
+        CAT("python_function", GD_TCAT_PYTHON),
+        CAT("cuda_sync", GD_TCAT_CUDA_SYNC),
+        CAT("Trace", GD_TCAT_TRACE),
+#undef CAT
     };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (key_is(s, n, map[i].name))
+        if (n == map[i].len && memcmp(s, map[i].name, n) == 0)
             return map[i].cat;
     if (n > 8 && memcmp(s + n - 8, "_runtime", 8) == 0)
         return GD_TCAT_RUNTIME;
@@ -338,6 +416,12 @@ static void time_field(parser *P, int64_t *v, bool *has, bool *frac)
         const char *s;
         size_t n;
         bool f = false;
+        int64_t i;
+        if (plain_int(P, &i)) { /* out of range: not a time, as number_milli says */
+            *has = i > -MAX_US && i < MAX_US;
+            *v = *has ? i * 1000 : 0;
+            return;
+        }
         number_raw(P, &s, &n);
         *has = number_milli(s, n, v, &f);
         *frac = *frac || (*has && f);
@@ -366,8 +450,7 @@ static void members(parser *P, member_fn fn, void *ctx, const char *where)
         }
         const char *k;
         size_t kn;
-        bool esc;
-        string_raw(P, &k, &kn, &esc);
+        string_raw(P, &k, &kn, NULL);
         expect(P, ':', "expected ':' after a member name");
         fn(P, k, kn, ctx);
         char c = peek(P);
@@ -390,7 +473,9 @@ static void arg_member(parser *P, const char *k, size_t kn, void *ctx)
         e->correlation = int_field(P);
     else if (key_is(k, kn, "bytes"))
         e->bytes = int_field(P);
-    else
+    else if (kn == 4 && memcmp(k, "name", 4) == 0 && peek(P) == '"') {
+        string_raw(P, &e->arg_name, &e->arg_name_len, NULL);
+    } else
         skip_value(P);
 }
 
@@ -407,13 +492,12 @@ static void event_member(parser *P, const char *k, size_t kn, void *ctx)
     gd_trace_event *e = x->e;
     const char *s;
     size_t n;
-    bool esc;
     char c = peek(P);
     if (kn == 2 && k[0] == 'p' && k[1] == 'h' && c == '"') {
-        string_raw(P, &s, &n, &esc);
+        string_raw(P, &s, &n, NULL);
         e->ph = n ? s[0] : 0;
     } else if (kn == 3 && memcmp(k, "cat", 3) == 0 && c == '"') {
-        string_raw(P, &s, &n, &esc);
+        string_raw(P, &s, &n, NULL);
         e->cat = category(s, n);
         e->has_cat = true;
     } else if (kn == 4 && memcmp(k, "name", 4) == 0 && c == '"') {
@@ -422,6 +506,10 @@ static void event_member(parser *P, const char *k, size_t kn, void *ctx)
         time_field(P, &e->ts_ns, &e->has_ts, &e->fractional);
     } else if (kn == 3 && memcmp(k, "dur", 3) == 0) {
         time_field(P, &e->dur_ns, &e->has_dur, &e->fractional);
+    } else if (kn == 3 && k[0] == 'p' && k[1] == 'i' && k[2] == 'd') {
+        e->pid = int_field(P);
+    } else if (kn == 3 && k[0] == 't' && k[1] == 'i' && k[2] == 'd') {
+        e->tid = int_field(P);
     } else if (kn == 4 && memcmp(k, "args", 4) == 0 && c == '{') {
         members(P, arg_member, e, "args");
     } else {
@@ -433,7 +521,7 @@ static void event_member(parser *P, const char *k, size_t kn, void *ctx)
 static bool parse_event(parser *P, gd_trace_event *e)
 {
     memset(e, 0, sizeof *e);
-    e->stream = e->correlation = e->bytes = -1;
+    e->stream = e->correlation = e->bytes = e->pid = e->tid = -1;
     if (peek(P) != '{') {
         skip_value(P);
         return false;
@@ -552,8 +640,7 @@ static void unit(reader *R)
             fail(P, "expected a member name at the top level");
         const char *k;
         size_t kn;
-        bool esc;
-        string_raw(P, &k, &kn, &esc);
+        string_raw(P, &k, &kn, NULL);
         expect(P, ':', "expected ':' after a member name");
         if (key_is(k, kn, "traceEvents")) {
             if (peek(P) != '[')
