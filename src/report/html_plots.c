@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SPANS 64
+#define MAX_SPANS 24
 #define PLOT_W 372
 #define PLOT_H 190
 
 typedef enum ref_kind { REF_NONE, REF_SLOWDOWN, REF_CLOCK_MAX, REF_POWER, REF_MEM_TOTAL } ref_kind;
+
+enum { SPANS_NONE, SPANS_REASONS, SPANS_LINK };
 
 typedef struct metric_plot {
     const char *title, *unit, *key;
@@ -22,17 +24,17 @@ typedef struct metric_plot {
     double scale; /* from the series' unit to the plot's */
     ref_kind ref;
     bool percent; /* 0..100 */
-    bool pcie_spans; /* shade downgraded links (else clock event reasons) */
+    int spans; /* what it shades: SPANS_REASONS, SPANS_LINK or nothing */
 } metric_plot;
 
 static const metric_plot metric_plots[] = {
-    {"Temperature", "C", "temp_c", GD_M_TEMP_C, GD_M_COUNT, 1, REF_SLOWDOWN, false, false},
-    {"SM clock", "MHz", "sm_clock_mhz", GD_M_SM_CLOCK_MHZ, GD_M_COUNT, 1, REF_CLOCK_MAX, false, false},
-    {"Power", "W", "power_w", GD_M_POWER_W, GD_M_COUNT, 1, REF_POWER, false, false},
-    {"Utilisation", "%", "util_gpu_pct", GD_M_UTIL_GPU_PCT, GD_M_COUNT, 1, REF_NONE, true, false},
-    {"Memory used", "GiB", "mem_used_mib", GD_M_MEM_USED_MIB, GD_M_COUNT, 1.0 / 1024, REF_MEM_TOTAL, false, false},
+    {"Temperature", "C", "temp_c", GD_M_TEMP_C, GD_M_COUNT, 1, REF_SLOWDOWN, false, SPANS_REASONS},
+    {"SM clock", "MHz", "sm_clock_mhz", GD_M_SM_CLOCK_MHZ, GD_M_COUNT, 1, REF_CLOCK_MAX, false, SPANS_REASONS},
+    {"Power", "W", "power_w", GD_M_POWER_W, GD_M_COUNT, 1, REF_POWER, false, SPANS_REASONS},
+    {"Utilisation", "%", "util_gpu_pct", GD_M_UTIL_GPU_PCT, GD_M_COUNT, 1, REF_NONE, true, SPANS_NONE},
+    {"Memory used", "GiB", "mem_used_mib", GD_M_MEM_USED_MIB, GD_M_COUNT, 1.0 / 1024, REF_MEM_TOTAL, false, SPANS_NONE},
     {"PCIe throughput (RX + TX)", "MB/s", "pcie_kbps", GD_M_PCIE_RX_KBPS, GD_M_PCIE_TX_KBPS, 1.0 / 1000, REF_NONE,
-     false, true},
+     false, SPANS_LINK},
 };
 
 /* Metric mp of GPU g at sample i in the plot's unit, NAN when not read. */
@@ -167,6 +169,17 @@ static void gpu_findings(FILE *out, const gd_findings *fs, int gpu)
     }
 }
 
+/* At most MAX_SPANS intervals: a state that flaps all window long is
+ * merged over wider and wider gaps until its bands fit. */
+static size_t spans_within(const gd_facts *f, size_t g, double merge_s, gd_report_span *out,
+                           size_t (*find)(const gd_facts *, size_t, double, gd_report_span *, size_t))
+{
+    size_t n = find(f, g, merge_s, out, MAX_SPANS + 1);
+    for (int tries = 0; n > MAX_SPANS && tries < 12; tries++)
+        n = find(f, g, merge_s *= 2, out, MAX_SPANS + 1);
+    return n > MAX_SPANS ? MAX_SPANS : n;
+}
+
 static void to_svg_spans(const gd_report_span *in, size_t n, gd_svg_span *out)
 {
     for (size_t i = 0; i < n; i++)
@@ -182,14 +195,15 @@ void gd_html_gpu_plots(FILE *out, const gd_facts *f, const gd_findings *fs)
         return;
     }
     fputs("<p class=\"meta\">Each GPU in colour, the other GPUs' range (lowest to highest at each moment) as a "
-          "grey band behind it. Shaded: the clock event reasons NVML gave (gpu_idle left out), and on the PCIe "
-          "plot a link below its maximum under load. Dashed: the board's threshold or limit. Long windows are "
+          "grey band behind it. Shaded on the temperature, clock and power plots: the clock event reasons NVML "
+          "gave (gpu_idle left out); on the PCIe plot: a link below its maximum under load. Dashed: the board's "
+          "threshold or limit. Long windows are "
           "drawn at two points per pixel column (its lowest and highest value), so short spikes stay visible; the "
           "tables give the exact numbers.</p>\n",
           out);
     buffers b = {calloc(s->n, sizeof(double)), calloc(s->n, sizeof(double)), calloc(s->n, sizeof(double)),
                  calloc(s->n, sizeof(double))};
-    gd_report_span *rs = calloc(MAX_SPANS, sizeof *rs), *ps = calloc(MAX_SPANS, sizeof *ps);
+    gd_report_span *rs = calloc(MAX_SPANS + 1, sizeof *rs), *ps = calloc(MAX_SPANS + 1, sizeof *ps);
     gd_svg_span reasons[MAX_SPANS], links[MAX_SPANS];
     double t0 = gd_series_t(s, 0), t1 = gd_series_t(s, s->n - 1);
     double merge_s = (t1 - t0) / 160; /* about a pixel column of a plot */
@@ -204,12 +218,16 @@ void gd_html_gpu_plots(FILE *out, const gd_facts *f, const gd_findings *fs)
             fprintf(out, " &middot; lost at %.1f s", gpu->lost_at_s);
         gpu_findings(out, fs, gpu->index);
         fputs("</h3>\n<div class=\"plots\">\n", out);
-        size_t nr = gd_reason_spans(f, g, merge_s, rs, MAX_SPANS), np = gd_pcie_spans(f, g, merge_s, ps, MAX_SPANS);
+        size_t nr = spans_within(f, g, merge_s, rs, gd_reason_spans),
+               np = spans_within(f, g, merge_s, ps, gd_pcie_spans);
         to_svg_spans(rs, nr, reasons);
         to_svg_spans(ps, np, links);
         for (size_t k = 0; k < sizeof metric_plots / sizeof metric_plots[0]; k++) {
             const metric_plot *mp = &metric_plots[k];
-            metric_plot_write(out, f, g, mp, &b, mp->pcie_spans ? links : reasons, mp->pcie_spans ? np : nr);
+            metric_plot_write(out, f, g, mp, &b, mp->spans == SPANS_LINK ? links : reasons,
+                              mp->spans == SPANS_LINK      ? np
+                              : mp->spans == SPANS_REASONS ? nr
+                                                           : 0);
         }
         fputs("</div></section>\n", out);
     }

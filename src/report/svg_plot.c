@@ -161,7 +161,7 @@ static void path_points(FILE *out, const frame *fr, const gd_svg_point *p, size_
                 *open = false;
             continue;
         }
-        fprintf(out, "%s%.1f %.1f", *open ? " " : "M", px_x(fr, p[i].t), px_y(fr, p[i].v));
+        fprintf(out, "%s%.0f %.1f", *open ? " " : "M", px_x(fr, p[i].t), px_y(fr, p[i].v));
         *open = true;
     }
 }
@@ -182,7 +182,7 @@ static void write_line(FILE *out, const frame *fr, const gd_svg_series *s, size_
         n = gd_svg_downsample(s->t, s->v, s->n, fr->t0, fr->t1, buckets, GD_SVG_MIN, pts);
         for (size_t i = n; i-- > 0;)
             if (!isnan(pts[i].v))
-                fprintf(out, " %.1f %.1f", px_x(fr, pts[i].t), px_y(fr, pts[i].v));
+                fprintf(out, " %.0f %.1f", px_x(fr, pts[i].t), px_y(fr, pts[i].v));
         fputs("Z\"", out);
     } else {
         size_t n = gd_svg_downsample(s->t, s->v, s->n, fr->t0, fr->t1, buckets, GD_SVG_MINMAX, pts);
@@ -305,7 +305,7 @@ void gd_svg_plot_write(FILE *out, const gd_svg_plot *p)
     fputs("</text>\n", out);
     write_spans(out, &fr, p);
     write_axes(out, &fr, yt, ny, ystep, p->x_unit ? p->x_unit : "s");
-    size_t buckets = (size_t)((fr.x1 - fr.x0) / 2);
+    size_t buckets = (size_t)((fr.x1 - fr.x0) / 3); /* a column of 3 px: the page stays small */
     gd_svg_point pts[2 * 512 + 1];
     if (buckets > 512)
         buckets = 512;
