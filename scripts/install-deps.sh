@@ -28,6 +28,8 @@ PACKAGES=(
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
     zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
+    chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
+    libpng-dev      # ... and decode its screenshots
 )
 
 # The non-free package whose nvml.h the ABI test compares against.
