@@ -32,6 +32,8 @@ PACKAGES=(
     wrk             # the exporter's load test
     python3         # the exporter tests query Prometheus' HTTP API
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
+    chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
+    libpng-dev      # ... and decode its screenshots
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

@@ -45,6 +45,14 @@ json_t *gd_info_json(const gd_facts *f);
 /* The findings[] array of a JSON report (series: say each finding's timeline). */
 json_t *gd_report_findings_json(const gd_findings *fs, bool series);
 
+/*
+ * The HTML page of `check` and `run` (docs/report.md): verdict, findings,
+ * per-GPU plots over the window, the job's timeline, the topology and what
+ * was (not) checked, as one self-contained file (inline style and SVG; no
+ * script, font or URL fetched). Text from outside is escaped.
+ */
+void gd_report_html(FILE *out, const gd_facts *f, const gd_findings *fs);
+
 /* Writes a JSON value followed by a newline; returns 0 or -1. */
 int gd_json_print(FILE *out, json_t *j);
 

@@ -127,6 +127,21 @@ int gd_cli_fail_on(const char *arg, gd_severity *out);
  * message naming the file and line. */
 int gd_cli_settings_load(const char *config, const char *xdg_config_home, const char *home, gd_cli_settings *s);
 
+/*
+ * --report FILE.html: render(out, ud) writes the page into a temporary file
+ * beside FILE, renamed over FILE once it is whole (a reader never sees half
+ * a page); where it went is said on stderr. 0, or GD_EXIT_ERROR after a
+ * message naming the file and why (nothing is left behind).
+ */
+int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *ud), const void *ud);
+
+/* The check report (gd_report_html) of f and fs written to path as above. */
+int gd_cli_html_report(const char *path, const gd_facts *f, const gd_findings *fs);
+
+/* Before a long watch: whether FILE's directory takes a new file. 0, or
+ * GD_EXIT_ERROR after a message. */
+int gd_cli_report_writable(const char *path);
+
 /* check's exit code: the findings' (ignored ones left out), with warnings
  * passing under fail_on critical. */
 int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);

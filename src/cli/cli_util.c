@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int gd_cli_error(const char *fmt, ...)
@@ -185,4 +188,84 @@ int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json)
         gd_report_text(stdout, f, fs, &st);
     }
     return code;
+}
+
+/* The directory of path ("." for a bare name). */
+static void dir_of(const char *path, char *buf, size_t len)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(buf, len, "%s", dirname(copy));
+}
+
+int gd_cli_report_writable(const char *path)
+{
+    char dir[4096];
+    struct stat sb;
+    if (!path[0])
+        return gd_cli_error("--report wants a file name");
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return gd_cli_error("cannot write the report %s: it is a directory", path);
+    dir_of(path, dir, sizeof dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *ud), const void *ud)
+{
+    char tmp[4096 + 16];
+    int n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return gd_cli_error("cannot write the report %s: the name is too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask); /* as a file the shell would create, not mkstemp's 0600 */
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return gd_cli_error("cannot write the report %s: %s", path, strerror(e));
+    }
+    render(out, ud);
+    errno = 0;
+    bool failed = fflush(out) != 0 || ferror(out);
+    int e = errno;
+    if (fclose(out) != 0 && !failed) {
+        failed = true;
+        e = errno;
+    }
+    if (!failed && rename(tmp, path) != 0) {
+        failed = true;
+        e = errno;
+    }
+    if (failed) {
+        unlink(tmp);
+        return gd_cli_error("cannot write the report %s: %s", path, e ? strerror(e) : "write error");
+    }
+    fprintf(stderr, "gpudoctor: report written to ");
+    gd_write_safe(stderr, path, strlen(path));
+    fputc('\n', stderr);
+    return 0;
+}
+
+typedef struct check_page {
+    const gd_facts *f;
+    const gd_findings *fs;
+} check_page;
+
+static void render_check(FILE *out, const void *ud)
+{
+    const check_page *p = ud;
+    gd_report_html(out, p->f, p->fs);
+}
+
+int gd_cli_html_report(const char *path, const gd_facts *f, const gd_findings *fs)
+{
+    check_page p = {f, fs};
+    return gd_cli_write_report(path, render_check, &p);
 }

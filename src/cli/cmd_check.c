@@ -14,6 +14,7 @@
 const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
                              "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
                              "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
+                             "                       [--report FILE.html]\n"
                              "                       [--sim SCENARIO | --from FILE...]\n"
                              "\n"
                              "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
@@ -34,6 +35,8 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                   $XDG_CONFIG_HOME/gpudoctor.conf (docs/interface.md)\n"
                              "  --fail-on SEV    warning (default): exit 1 on warnings; critical: only\n"
                              "                   critical findings fail (exit 2), warnings exit 0\n"
+                             "  --report FILE    also write the report as one HTML page (plots of every GPU\n"
+                             "                   over the window; self-contained, opens offline)\n"
                              "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
                              "                   --from FILE.jsonl: the same checks, the same findings)\n"
                              "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
@@ -74,6 +77,7 @@ typedef struct check_opts {
     int json;
     const char *sim;
     const char *record;
+    const char *report; /* --report FILE.html, or NULL */
     const char *from[MAX_FILES];
     size_t from_count;
     const char *python[MAX_FILES];
@@ -85,19 +89,13 @@ typedef struct check_opts {
 } check_opts;
 
 const struct option gd_check_options[] = {
-    {"duration", required_argument, NULL, 'd'},
-    {"interval", required_argument, NULL, 'i'},
-    {"pid", required_argument, NULL, 'p'},
-    {"json", no_argument, NULL, 'j'},
-    {"sim", required_argument, NULL, 's'},
-    {"from", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},
-    {"python", required_argument, NULL, 'y'},
-    {"ignore", required_argument, NULL, 'x'},
-    {"config", required_argument, NULL, 'c'},
-    {"fail-on", required_argument, NULL, 'F'},
-    {"record", required_argument, NULL, 'R'},
-    {NULL, 0, NULL, 0},
+    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
+    {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
+    {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
+    {"report", required_argument, NULL, 'H'},   {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, check_opts *o)
@@ -147,6 +145,7 @@ static int parse(int argc, char **argv, check_opts *o)
             break;
         case 'h': fputs(gd_check_help, stdout); return -1;
         case 'R': o->record = optarg; break;
+        case 'H': o->report = optarg; break;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor check --help')", argv[optind - 1]);
         }
@@ -167,6 +166,8 @@ static int parse(int argc, char **argv, check_opts *o)
         o->settings.fail_on = o->fail_on;
     if (o->sim && o->from_count)
         return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
+    if (o->report && gd_cli_report_writable(o->report) != 0)
+        return GD_EXIT_ERROR;
     /* Under --sim the job lives in the scenario's host.proc; --from describes another machine. */
     if (o->pid > 0 && !o->sim && o->from_count == 0) {
         char path[64];
@@ -236,6 +237,8 @@ int gd_cmd_check(int argc, char **argv)
     gd_findings_apply_policy(&fs, &o.settings.policy);
     int printed = gd_cli_print_report(&f, &fs, o.json);
     int code = printed == GD_EXIT_ERROR ? printed : gd_cli_exit_code(&fs, o.settings.fail_on);
+    if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
+        code = GD_EXIT_ERROR;
     gd_findings_free(&fs);
     gd_facts_free(&f);
     return code;

@@ -17,7 +17,7 @@
 
 const char gd_run_help[] =
     "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--exit-findings] [--kill-at-end]\n"
-    "                     [--record FILE.jsonl] [--sim SCENARIO] -- COMMAND [ARGS...]\n"
+    "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO] -- COMMAND [ARGS...]\n"
     "\n"
     "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
     "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -31,6 +31,8 @@ const char gd_run_help[] =
     "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
     "                   of COMMAND's own exit code\n"
     "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
+    "  --report FILE    also write the report as one HTML page: the GPUs' plots and\n"
+    "                   the job's CPU against the GPUs' work over time\n"
     "  --record FILE    also write every sample to FILE.jsonl (replay it with\n"
     "                   'check --from FILE.jsonl')\n"
     "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
@@ -65,19 +67,16 @@ typedef struct run_opts {
     int json, exit_findings, kill_at_end;
     const char *sim;
     const char *record; /* --record FILE.jsonl, or NULL */
+    const char *report; /* --report FILE.html, or NULL */
     char **argv; /* COMMAND ARGS..., NULL-terminated */
 } run_opts;
 
 const struct option gd_run_options[] = {
-    {"duration", required_argument, NULL, 'd'},
-    {"interval", required_argument, NULL, 'i'},
-    {"json", no_argument, NULL, 'j'},
-    {"sim", required_argument, NULL, 's'},
-    {"exit-findings", no_argument, NULL, 'e'},
-    {"kill-at-end", no_argument, NULL, 'k'},
-    {"record", required_argument, NULL, 'R'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
+    {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
+    {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
+    {"record", required_argument, NULL, 'R'},   {"report", required_argument, NULL, 'H'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, run_opts *o)
@@ -103,6 +102,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case 'e': o->exit_findings = 1; break;
         case 'k': o->kill_at_end = 1; break;
         case 'R': o->record = optarg; break;
+        case 'H': o->report = optarg; break;
         case 'h': fputs(gd_run_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -112,6 +112,8 @@ static int parse(int argc, char **argv, run_opts *o)
     if (optind >= argc)
         return gd_cli_error("no command to run: gpudoctor run [OPTIONS] -- COMMAND [ARGS...]");
     o->argv = &argv[optind];
+    if (o->report && gd_cli_report_writable(o->report) != 0)
+        return GD_EXIT_ERROR;
     return 0;
 }
 
@@ -216,13 +218,15 @@ int gd_cmd_run(int argc, char **argv)
         rc = -1;
     }
     gd_recorder_close(rec);
-    int code = GD_EXIT_ERROR;
+    int code = GD_EXIT_ERROR, report_failed = 0;
     if (rc != 0) {
         gd_cli_error("%s", err);
     } else {
         gd_findings fs = {0};
         gd_checks_run_all(&f, &fs);
         code = gd_cli_print_report(&f, &fs, o.json);
+        if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
+            code = report_failed = GD_EXIT_ERROR;
         gd_findings_free(&fs);
     }
     gd_facts_free(&f);
@@ -236,7 +240,7 @@ int gd_cmd_run(int argc, char **argv)
     }
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &old[i], NULL);
-    if (o.exit_findings || !w.reaped)
+    if (o.exit_findings || !w.reaped || report_failed) /* a report asked for and not written: an error */
         return code;
     return exit_of(w.status);
 }

@@ -15,7 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--rank N] [--steps A:B]\n"
+const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--report FILE.html] [--rank N]\n"
+                             "                       [--steps A:B]\n"
                              "\n"
                              "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
                              "Chrome trace JSON, plain or gzip, or the legacy format of builds without\n"
@@ -26,6 +27,8 @@ const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json]
                              "findings with fixes (docs/trace.md).\n"
                              "\n"
                              "  --json          the numbers and findings as JSON (docs/trace.md)\n"
+                             "  --report FILE   also write the report as one HTML page: step bars, top\n"
+                             "                  kernels, the ranks compared (self-contained, opens offline)\n"
                              "  --rank N        only rank N (of a directory, or the file's own rank)\n"
                              "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
                              "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
@@ -167,10 +170,19 @@ static int cmp_rank(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+static void render_html(FILE *out, const void *ud)
+{
+    gd_trace_report_html(out, ud);
+}
+
 const struct option gd_trace_options[] = {
-    {"json", no_argument, NULL, 'j'},        {"rank", required_argument, NULL, 'r'},
-    {"steps", required_argument, NULL, 's'}, {"include-last-step", no_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    {"json", no_argument, NULL, 'j'},
+    {"rank", required_argument, NULL, 'r'},
+    {"steps", required_argument, NULL, 's'},
+    {"include-last-step", no_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'},
+    {"report", required_argument, NULL, 'H'},
+    {NULL, 0, NULL, 0},
 };
 
 int gd_cmd_trace(int argc, char **argv)
@@ -179,6 +191,7 @@ int gd_cmd_trace(int argc, char **argv)
     gd_trace_opts_default(&opts);
     int json = 0;
     long rank = -1;
+    const char *report = NULL;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", gd_trace_options, NULL)) != -1) {
@@ -193,6 +206,7 @@ int gd_cmd_trace(int argc, char **argv)
                 return gd_cli_error("--steps takes A:B, two step numbers with A <= B, not '%s'", optarg);
             break;
         case 'l': opts.include_last_step = true; break;
+        case 'H': report = optarg; break;
         case 'h': fputs(gd_trace_help, stdout); return GD_EXIT_OK;
         default: fputs(gd_trace_help, stderr); return GD_EXIT_ERROR;
         }
@@ -203,6 +217,8 @@ int gd_cmd_trace(int argc, char **argv)
                                            : "trace takes one file or directory");
     }
     const char *path = argv[optind];
+    if (report && gd_cli_report_writable(report) != 0)
+        return GD_EXIT_ERROR;
     char **files = NULL;
     size_t nfiles = 0;
     int rc = list_files(path, &files, &nfiles);
@@ -262,6 +278,8 @@ int gd_cmd_trace(int argc, char **argv)
             gd_text_style st = gd_cli_text_style();
             gd_trace_report_text(stdout, &run, &st);
         }
+        if (report && gd_cli_write_report(report, render_html, &run) != 0)
+            rc = GD_EXIT_ERROR;
     }
     for (size_t i = 0; i < nr; i++)
         gd_trace_result_free(&ranks[i]);

@@ -20,4 +20,8 @@ typedef struct gd_trace_run {
 void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_style *st);
 json_t *gd_trace_report_json(const gd_trace_run *run);
 
+/* The HTML page (docs/report.md): verdict, findings, the ranks compared,
+ * each rank's steps as stacked bars, its top kernels and idle streams. */
+void gd_trace_report_html(FILE *out, const gd_trace_run *run);
+
 #endif

@@ -172,12 +172,19 @@ static bool realdata_skipped;
 
 void need_realdata(void)
 {
-    if (access(realdata("SOURCES.md"), R_OK) == 0)
+    char what[1200];
+    snprintf(what, sizeof what, "the real captures at %s (SOURCES.md)", GD_REALDATA_DIR);
+    need_component(access(realdata("SOURCES.md"), R_OK) == 0, what);
+}
+
+void need_component(bool present, const char *what)
+{
+    if (present)
         return;
     const char *ci = getenv("CI");
     if (ci && strcmp(ci, "true") == 0)
-        fail_msg("no real captures at %s (SOURCES.md), and CI=true: they are required", GD_REALDATA_DIR);
-    print_message("no real captures at %s: skipped\n", GD_REALDATA_DIR);
+        fail_msg("missing: %s, and CI=true: required", what);
+    print_message("missing: %s: skipped\n", what);
     realdata_skipped = true;
     skip();
 }

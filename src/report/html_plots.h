@@ -1,0 +1,22 @@
+/* The curves of the HTML report: each GPU's metrics over the window with
+ * its peers' range behind them, and the job's CPU beside the GPUs' work. */
+#ifndef GD_HTML_PLOTS_H
+#define GD_HTML_PLOTS_H
+
+#include "gpudoctor/findings.h"
+#include "gpudoctor/model.h"
+
+#include <stdio.h>
+
+/* One section per GPU (id "gpu-N"): temperature with its slowdown
+ * threshold, SM clock with its maximum, power with its limit, utilisation,
+ * memory used with the total and PCIe throughput; clock event reasons and
+ * downgraded links shaded and labelled; the other GPUs' range as a grey
+ * band. */
+void gd_html_gpu_plots(FILE *out, const gd_facts *f, const gd_findings *fs);
+
+/* `run`: the job's CPU (its process tree, its busiest thread) against the
+ * GPUs' mean utilisation over the window; nothing without job samples. */
+void gd_html_job_plot(FILE *out, const gd_facts *f);
+
+#endif
