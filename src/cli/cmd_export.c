@@ -100,14 +100,11 @@ typedef struct exporter {
     size_t samples;
 } exporter;
 
-static void on_sample(void *ud, const gd_facts *f, size_t i)
+/* Judges `judged` and publishes the exposition of f with its findings. */
+static void publish(exporter *x, const gd_facts *f, const gd_facts *judged)
 {
-    exporter *x = ud;
-    x->samples++;
-    gd_prom_counters_add(&x->counters, f, i);
-    gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
     gd_findings fs = {0};
-    gd_checks_run_all(&w, &fs);
+    gd_checks_run_all(judged, &fs);
     size_t len;
     char *text = gd_prom_render(f, &fs, &x->counters, &len);
     gd_findings_free(&fs);
@@ -117,6 +114,15 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         x->failed = true;
     }
     free(text);
+}
+
+static void on_sample(void *ud, const gd_facts *f, size_t i)
+{
+    exporter *x = ud;
+    x->samples++;
+    gd_prom_counters_add(&x->counters, f, i);
+    gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
+    publish(x, f, &w);
 }
 
 int gd_cmd_export(int argc, char **argv)
@@ -175,14 +181,7 @@ int gd_cmd_export(int argc, char **argv)
         step = gd_session_step(s, err, sizeof err);
     if (!f.driver_loaded || f.series.n == 0) {
         /* No samples (no driver): serve the snapshot's findings until stopped. */
-        gd_findings fs = {0};
-        gd_checks_run_all(&f, &fs);
-        size_t len;
-        char *text = gd_prom_render(&f, &fs, &x.counters, &len);
-        gd_findings_free(&fs);
-        if (text)
-            gd_export_http_publish(http, text, len);
-        free(text);
+        publish(&x, &f, &f);
         for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)
             usleep(100000);
     }
