@@ -177,11 +177,19 @@ typedef struct name_agg {
     size_t count;
 } name_agg;
 
-static const name_agg *g_agg;
+/* A name's total beside its id, so that sorting needs no shared state: the ranks of a
+ * directory are analysed on several threads at once. */
+typedef struct name_rank {
+    double total;
+    uint32_t id;
+} name_rank;
+
 static int cmp_name_total(const void *x, const void *y)
 {
-    double a = g_agg[*(const uint32_t *)x].total, b = g_agg[*(const uint32_t *)y].total;
-    return a > b ? -1 : a < b;
+    const name_rank *a = x, *b = y;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
 }
 
 static double pct(double part, double whole)
@@ -301,7 +309,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     double *scratch = malloc((ng + a->steps.n + 1) * sizeof *scratch);
     uint8_t *name_cls = NULL;
     name_agg *agg = NULL;
-    uint32_t *order = NULL;
+    name_rank *order = NULL;
     int rc = -1;
     if (!k || !u_all || !u_cls || !u_comm || !scratch)
         goto out;
@@ -521,11 +529,10 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
     }
     for (size_t i = 0; i < nnames; i++)
-        order[i] = (uint32_t)i;
-    g_agg = agg;
+        order[i] = (name_rank){agg[i].total, (uint32_t)i};
     gd_sort(order, nnames, sizeof *order, cmp_name_total);
     for (size_t i = 0; i < nnames; i++) {
-        uint32_t id = order[i];
+        uint32_t id = order[i].id;
         if (!agg[id].count)
             continue;
         gd_kclass c = (gd_kclass)name_cls[id];
