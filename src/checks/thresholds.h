@@ -165,5 +165,19 @@ extern gd_tunables gd_tunable;
 #define GD_IOWAIT_D_SHARE 0.30
 #define GD_IOWAIT_PSI_PCT 20.0
 #define GD_IOWAIT_HOST_SHARE 0.10
+/* input.few_workers: the job's worker processes each busy on
+ * GD_FEW_WORKERS_BUSY_CORE of a core or more (a worker that keeps up sleeps
+ * between batches) while the GPUs wait and the job leaves GD_FEW_WORKERS_IDLE_CPUS
+ * whole CPUs of its affinity unused: one more worker per unused CPU.
+ * input.affinity_narrow: affinity below the host's CPUs, and the job busy on
+ * GD_AFFINITY_FULL_SHARE of them, or GD_AFFINITY_QUEUE_THREADS more threads
+ * runnable than CPUs allowed (a run queue: the threads wait for a CPU).
+ * input.workers_respawned: GD_RESPAWN_MIN_ROUNDS rounds of children ending and
+ * new ones starting (one round is the end of the job's last epoch). */
+#define GD_FEW_WORKERS_BUSY_CORE 0.75
+#define GD_FEW_WORKERS_IDLE_CPUS 1.0
+#define GD_AFFINITY_FULL_SHARE 0.80
+#define GD_AFFINITY_QUEUE_THREADS 1.0
+#define GD_RESPAWN_MIN_ROUNDS 2
 
 #endif

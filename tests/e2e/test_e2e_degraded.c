@@ -220,7 +220,10 @@ static void library_without_optional_functions_is_read_as_unavailable(void **sta
 #ifndef GD_NVML_STUB
     skip();
 #else
-    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=" GD_NVML_STUB, NULL};
+    /* An empty root: this machine's software stack (a CPU-only PyTorch) is no part of the case. */
+    char *root = temp_dir(), root_env[1100];
+    snprintf(root_env, sizeof root_env, "GPUDOCTOR_ROOT=%s", root);
+    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=" GD_NVML_STUB, root_env, NULL};
     tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0.3", NULL}, env);
     if (!r.json)
         fail_msg("no JSON; exit %d, stderr: %s", r.exit_code, r.err);
@@ -238,6 +241,8 @@ static void library_without_optional_functions_is_read_as_unavailable(void **sta
     assert_non_null(strstr(r.out, "GPU 1"));
     assert_non_null(strstr(r.out, "not in driver library"));
     tool_result_free(&r);
+    remove_tree(root);
+    free(root);
 #endif
 }
 
