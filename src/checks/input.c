@@ -4,48 +4,31 @@
 
 #include <stdlib.h>
 
-/* Does GPU g list a process of the job's tree? */
-static bool lists_job(const gd_facts *f, const gd_gpu *gpu)
-{
-    const gd_job_facts *j = f->job;
-    for (size_t i = 0; gd_ok(gpu->processes_status) && i < gpu->process_count; i++) {
-        if ((long)gpu->processes[i].pid == j->pid)
-            return true;
-        for (size_t t = 0; t < j->thread_count; t++)
-            if (j->threads[t].pid == (int)gpu->processes[i].pid)
-                return true;
-    }
-    return false;
-}
-
 gpu_wait gd_input_gpu_wait(const gd_facts *f)
 {
     gpu_wait w = {0};
-    for (int pass = 0; pass < 2 && w.gpus == 0; pass++) {
-        for (size_t g = 0; g < f->gpu_count; g++) {
-            const gd_gpu *gpu = &f->gpus[g];
-            if (gpu->lost || !gd_ok(gpu->processes_status) || gpu->process_count == 0)
+    bool *mine = calloc(f->gpu_count + 1, sizeof *mine);
+    if (!mine)
+        return w;
+    gd_job_gpus(f, mine, &w.by_pid);
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        size_t n = 0, low = 0;
+        double sum = 0;
+        for (size_t i = 0; mine[g] && i < f->series.n; i++) {
+            gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+            if (!gd_ok(u))
                 continue;
-            if (pass == 0 && !lists_job(f, gpu))
-                continue;
-            size_t n = 0, low = 0;
-            double sum = 0;
-            for (size_t i = 0; i < f->series.n; i++) {
-                gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-                if (!gd_ok(u))
-                    continue;
-                n++;
-                sum += u.v;
-                low += u.v < GD_LOADED_UTIL_PCT;
-            }
-            if (n == 0)
-                continue;
-            w.gpus++;
-            w.low_share += (double)low / (double)n;
-            w.busy_pct += sum / (double)n;
+            n++;
+            sum += u.v;
+            low += u.v < GD_LOADED_UTIL_PCT;
         }
-        w.by_pid = pass == 0;
+        if (n == 0)
+            continue;
+        w.gpus++;
+        w.low_share += (double)low / (double)n;
+        w.busy_pct += sum / (double)n;
     }
+    free(mine);
     if (w.gpus) {
         w.low_share /= (double)w.gpus;
         w.busy_pct /= (double)w.gpus;
@@ -130,6 +113,17 @@ static const char single_fix[] =
     "prefetch_factor=2-4; move per-sample Python work into the Dataset (run by workers), or onto the GPU "
     "(NVIDIA DALI, torchvision.io.decode_jpeg on cuda).";
 
+/* A thread at a full core most of the time, or one that always wants it:
+ * runnable (R) in nearly every sample while other work on the host holds it
+ * to part of a core. */
+static bool thread_saturated(const gd_job_thread *t)
+{
+    if ((double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured)
+        return true;
+    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen &&
+           t->busy_sum / t->measured >= GD_INPUT_RUNNABLE_MIN_CORE;
+}
+
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -140,8 +134,7 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     const gd_job_thread *top = NULL;
     for (size_t i = 0; i < j->thread_count; i++) {
         const gd_job_thread *t = &j->threads[i];
-        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 &&
-            (double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured &&
+        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 && thread_saturated(t) &&
             (!top || t->busy_sum / t->measured > top->busy_sum / top->measured))
             top = t;
     }
@@ -182,6 +175,9 @@ void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings
                  h.cores >= GD_STARVED_JOB_MIN_CORES);
     if (!busy || !gd_input_gpu_waits(&w))
         return;
+    for (size_t i = 0; !(h.cores >= GD_STARVED_MIN_CORES) && i < out->n; i++)
+        if (strcmp(out->v[i].id, "input.single_thread") == 0)
+            return; /* under two cores, the one saturated thread is the cause: reported there */
     json_t *ev = gd_input_evidence(f, &w, &h);
     json_object_set_new(ev, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
     json_object_set_new(ev, "host_cpus", j->host_cpus ? json_integer(j->host_cpus) : json_null());

@@ -6,7 +6,7 @@
 
 typedef struct workers {
     size_t n; /* worker processes measured (children of the job with CPU time known) */
-    double busy_mean; /* their mean CPU, in cores per worker */
+    double busy_mean; /* the CPU they want, in cores per worker */
 } workers;
 
 /* The job's child processes (DataLoader workers) and how busy each kept its
@@ -23,7 +23,10 @@ static workers measure_workers(const gd_job_facts *j)
         for (size_t k = 0; k < i && first; k++)
             first = !(j->threads[k].pid == t->pid && j->threads[k].measured > 0);
         w.n += first;
-        sum += t->busy_sum / t->measured;
+        /* What it wants: its CPU time, or its share of samples runnable (R) when other
+         * work on the host holds it off the CPU. */
+        double cpu = t->busy_sum / t->measured, want = t->seen ? (double)t->running / t->seen : 0;
+        sum += cpu > want ? cpu : want;
     }
     w.busy_mean = w.n ? sum / (double)w.n : NAN;
     return w;
@@ -73,6 +76,35 @@ void gd_check_input_few_workers(const gd_check *self, const gd_facts *f, gd_find
                    alive, alive == 1 ? "" : "s", w.busy_mean * 100, g.busy_pct, floor(unused), j->affinity_cpus);
 }
 
+/* Threads that wanted a CPU: busy on GD_AFFINITY_ACTIVE_CORE of a core, or runnable half the time. */
+static size_t active_threads(const gd_job_facts *j)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < j->thread_count; i++) {
+        const gd_job_thread *t = &j->threads[i];
+        bool busy = t->measured && t->busy_sum / t->measured >= GD_AFFINITY_ACTIVE_CORE;
+        n += busy || (t->seen && 2 * t->running >= t->seen);
+    }
+    return n;
+}
+
+/* Share of the job's samples in which it filled its allowed CPUs: busy on
+ * GD_AFFINITY_FULL_SHARE of them, or a thread runnable beyond them (a run
+ * queue, which holds when other work shares those CPUs too). */
+static double full_share(const gd_job_facts *j)
+{
+    size_t n = 0, full = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        const gd_job_sample *s = gd_job_at(j, i);
+        if (s->threads == 0)
+            continue;
+        n++;
+        full += (!isnan(s->job_cores) && s->job_cores >= GD_AFFINITY_FULL_SHARE * j->affinity_cpus) ||
+                s->running >= j->affinity_cpus + GD_AFFINITY_QUEUE_THREADS;
+    }
+    return n ? (double)full / (double)n : 0;
+}
+
 void gd_check_input_affinity_narrow(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const gd_job_facts *j = gd_input_job_of(f, self->id, out);
@@ -86,15 +118,17 @@ void gd_check_input_affinity_narrow(const gd_check *self, const gd_facts *f, gd_
         return;
     gpu_wait g = gd_input_gpu_wait(f);
     host_side h = gd_input_host_side(j);
-    bool full = (!isnan(h.cores) && h.cores >= GD_AFFINITY_FULL_SHARE * j->affinity_cpus) ||
-                (!isnan(h.running) && h.running >= j->affinity_cpus + GD_AFFINITY_QUEUE_THREADS);
-    if (!full || !gd_input_gpu_waits(&g))
-        return;
+    size_t active = active_threads(j);
+    double full = full_share(j);
+    if (active < 2 || (int)active < j->affinity_cpus || full < GD_AFFINITY_FULL_SAMPLES || !gd_input_gpu_waits(&g))
+        return; /* one thread on its one CPU is input.single_thread's case: more CPUs alone would not help */
     json_t *ev = gd_input_evidence(f, &g, &h);
     json_object_set_new(ev, "cpus_allowed", json_string(j->affinity));
     json_object_set_new(ev, "affinity_cpus", json_integer(j->affinity_cpus));
     json_object_set_new(ev, "host_cpus", json_integer(j->host_cpus));
     json_object_set_new(ev, "threads_runnable_mean", gd_json_number(round(h.running * 10) / 10));
+    json_object_set_new(ev, "threads_active", json_integer((json_int_t)active));
+    json_object_set_new(ev, "full_share", gd_json_number(round(full * 100) / 100));
     json_object_set_new(ev, "source",
                         json_string("proc:PID/status Cpus_allowed_list, /proc/stat cpuN, "
                                     "PID/task/TID/stat; nvml:nvmlDeviceGetUtilizationRates"));

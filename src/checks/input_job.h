@@ -3,6 +3,7 @@
 #ifndef GD_CHECKS_INPUT_JOB_H
 #define GD_CHECKS_INPUT_JOB_H
 
+#include "analysis/job_timeline.h"
 #include "checks_internal.h"
 #include "gpudoctor/job.h"
 
@@ -20,8 +21,7 @@ typedef struct host_side {
     size_t cores_n, host_n, psi_n, iowait_n, with_d;
 } host_side;
 
-/* How much the job's GPUs wait: those listing its pids, else every GPU with a
- * process (inside a container NVML shows host pids). */
+/* How much the job's GPUs (gd_job_gpus) wait. */
 gpu_wait gd_input_gpu_wait(const gd_facts *f);
 
 /* The job's side over the samples it was alive in. */

@@ -141,16 +141,26 @@ static void with_threads(gd_facts *f, double main_core, size_t nworkers, double 
     }
 }
 
+/* A job of main_core plus nworkers at worker_core each, `cores` busy in all,
+ * on `cpus` of `host_cpus`, beside GPU 0 that waits (20 % busy) or is fed. */
+static void job_of(gd_facts *f, bool waits, double cores, double main_core, size_t nworkers, double worker_core,
+                   int cpus, int host_cpus)
+{
+    fx_facts(f, 1, 20);
+    if (waits)
+        fx_set(f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
+    with_job(f, 20, cores, 0.5);
+    with_threads(f, main_core, nworkers, worker_core);
+    f->job->affinity_cpus = cpus;
+    f->job->host_cpus = host_cpus;
+}
+
 /* Two workers flat out, 2.5 cores busy of 8 allowed, the GPU waiting: more workers. */
 static void few_workers_fires_when_cpus_are_left_unused(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 1, 20);
-    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
-    with_job(&f, 20, 2.5, 0.3);
-    with_threads(&f, 0.1, 2, 1.0);
-    f.job->affinity_cpus = f.job->host_cpus = 8;
+    job_of(&f, true, 2.5, 0.1, 2, 1.0, 8, 8);
     assert_int_equal(count_of(&f, "input.few_workers"), 1);
     gd_findings fs;
     fx_run(&f, "input.few_workers", &fs);
@@ -158,8 +168,8 @@ static void few_workers_fires_when_cpus_are_left_unused(void **state)
     assert_int_equal(json_integer_value(json_object_get(ev, "num_workers_suggested")), 7);
     assert_non_null(strstr(fs.v[0].fix, "num_workers=7"));
     gd_findings_free(&fs);
-    /* The same job on 3 CPUs: nothing left to give (input.affinity_narrow's case). */
-    f.job->affinity_cpus = 3;
+    /* The same job on 2 CPUs: nothing left to give (input.affinity_narrow's case). */
+    f.job->affinity_cpus = 2;
     assert_int_equal(count_of(&f, "input.few_workers"), 0);
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
     gd_facts_free(&f);
@@ -169,24 +179,15 @@ static void few_workers_quiet_on_idle_workers_fed_gpus_and_no_workers(void **sta
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 1, 20);
-    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
-    with_job(&f, 20, 0.6, 0.3);
-    with_threads(&f, 0.1, 4, 0.12); /* workers that keep up sleep: the GPU waits for something else */
-    f.job->affinity_cpus = f.job->host_cpus = 8;
+    job_of(&f, true, 0.6, 0.1, 4, 0.12, 8, 8); /* workers that keep up sleep: the GPU waits for something else */
     assert_int_equal(count_of(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
-    fx_facts(&f, 1, 20); /* GPUs fed */
-    with_job(&f, 20, 2.1, 0.3);
-    with_threads(&f, 0.1, 2, 1.0);
-    f.job->affinity_cpus = f.job->host_cpus = 8;
+    /* GPUs fed */
+    job_of(&f, false, 2.1, 0.1, 2, 1.0, 8, 8);
     assert_int_equal(count_of(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
-    fx_facts(&f, 1, 20); /* num_workers=0: input.single_thread's case */
-    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
-    with_job(&f, 20, 1.0, 0.3);
-    with_threads(&f, 1.0, 0, 0);
-    f.job->affinity_cpus = f.job->host_cpus = 8;
+    /* num_workers=0: input.single_thread's case */
+    job_of(&f, true, 1.0, 1.0, 0, 0, 8, 8);
     assert_int_equal(count_of(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
 }
@@ -195,26 +196,40 @@ static void affinity_narrow_fires_on_a_full_pinned_job_only(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 1, 20);
-    fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 20);
-    with_job(&f, 20, 0.97, 0.5); /* pinned to one CPU, and using it */
-    f.job->affinity_cpus = 1;
-    f.job->host_cpus = 2;
+    /* pinned to one CPU, and filling it */
+    job_of(&f, true, 0.97, 0.3, 2, 0.33, 1, 2); /* three threads share it */
     snprintf(f.job->affinity, sizeof f.job->affinity, "0");
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
     f.job->affinity_cpus = 2; /* every CPU of the host */
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
-    f.job->affinity_cpus = 4, f.job->host_cpus = 64; /* pinned, but using one of four */
+    gd_facts_free(&f);
+    job_of(&f, true, 0.97, 0.3, 5, 0.3, 4, 64); /* six threads on 4 of 64 CPUs, one core busy */
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
     for (size_t i = 0; i < f.job->n; i++)
-        f.job->samples[i].running = 6; /* six runnable threads queue for four CPUs */
+        f.job->samples[i].running = 6; /* six runnable threads queue for four CPUs (others hold them) */
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
     gd_facts_free(&f);
-    fx_facts(&f, 1, 20); /* a full pinned job beside fed GPUs */
-    with_job(&f, 20, 1.0, 0.5);
-    f.job->affinity_cpus = 1;
-    f.job->host_cpus = 2;
+    /* one thread on its one CPU: input.single_thread's case */
+    job_of(&f, true, 1.0, 1.0, 0, 0, 1, 2);
     assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    gd_facts_free(&f);
+    /* a full pinned job beside fed GPUs */
+    job_of(&f, false, 1.0, 0.3, 2, 0.33, 1, 2);
+    assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    gd_facts_free(&f);
+}
+
+/* A thread held to 80 % of a core by other work on a loaded host: runnable
+ * all along, it is CPU-bound; the same CPU time with sleeps is not. */
+static void single_thread_counts_a_thread_that_waits_for_its_core(void **state)
+{
+    (void)state;
+    gd_facts f;
+    job_of(&f, true, 0.8, 0.8, 0, 0, 0, 0);
+    f.job->threads[0].running = 20;
+    assert_int_equal(count_of(&f, "input.single_thread"), 1);
+    f.job->threads[0].running = 10; /* asleep half the time */
+    assert_int_equal(count_of(&f, "input.single_thread"), 0);
     gd_facts_free(&f);
 }
 
@@ -283,6 +298,7 @@ int main(void)
         cmocka_unit_test(few_workers_fires_when_cpus_are_left_unused),
         cmocka_unit_test(few_workers_quiet_on_idle_workers_fed_gpus_and_no_workers),
         cmocka_unit_test(affinity_narrow_fires_on_a_full_pinned_job_only),
+        cmocka_unit_test(single_thread_counts_a_thread_that_waits_for_its_core),
         cmocka_unit_test(respawns_fire_from_two_rounds),
         cmocka_unit_test(governor_is_judged_with_its_driver),
     };
