@@ -28,6 +28,7 @@ PACKAGES=(
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
     zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
+    python3-torch   # the real DataLoader jobs of tests/e2e/test_e2e_job.c (CPU build; Skipped without it)
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

@@ -170,16 +170,23 @@ const char *realdata(const char *rel)
 
 static bool realdata_skipped;
 
-void need_realdata(void)
+void need_component(bool have, const char *what)
 {
-    if (access(realdata("SOURCES.md"), R_OK) == 0)
+    if (have)
         return;
     const char *ci = getenv("CI");
     if (ci && strcmp(ci, "true") == 0)
-        fail_msg("no real captures at %s (SOURCES.md), and CI=true: they are required", GD_REALDATA_DIR);
-    print_message("no real captures at %s: skipped\n", GD_REALDATA_DIR);
+        fail_msg("%s: missing, and CI=true: it is required", what);
+    print_message("%s: missing, skipped\n", what);
     realdata_skipped = true;
     skip();
+}
+
+void need_realdata(void)
+{
+    char what[1200];
+    snprintf(what, sizeof what, "the real captures at %s (SOURCES.md)", GD_REALDATA_DIR);
+    need_component(access(realdata("SOURCES.md"), R_OK) == 0, what);
 }
 
 int realdata_exit(int rc)

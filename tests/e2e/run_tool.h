@@ -3,6 +3,7 @@
 #define GD_RUN_TOOL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -56,6 +57,10 @@ const char *example(const char *name);
 const char *realdata(const char *rel);
 void need_realdata(void);
 int realdata_exit(int rc);
+/* The same for any component a test needs (torch, O_DIRECT, root): returns
+ * when `have`; otherwise skips the test (realdata_exit then gives
+ * GD_SKIP_EXIT), or fails it when CI=true. */
+void need_component(bool have, const char *what);
 
 /* A fresh temporary directory (mkdtemp) and a file written in it. */
 char *temp_dir(void);
