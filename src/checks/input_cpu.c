@@ -33,7 +33,7 @@ static workers measure_workers(const gd_job_facts *j)
 }
 
 static const char few_fix_fmt[] =
-    "The DataLoader's %zu worker%s run flat out and the GPU still waits, while the job leaves %.0f of its %d "
+    "The DataLoader's %zu worker%s run flat out and the GPU still waits, while the job leaves %.1f of its %d "
     "CPUs unused: start more workers, DataLoader(num_workers=%d), with persistent_workers=True, "
     "pin_memory=True and prefetch_factor=2-4. If more workers do not help, the per-sample work is the limit: "
     "cache decoded samples or decode on the GPU (NVIDIA DALI).";
@@ -56,9 +56,11 @@ void gd_check_input_few_workers(const gd_check *self, const gd_facts *f, gd_find
     if (unused < GD_FEW_WORKERS_IDLE_CPUS)
         return; /* the job uses what it may: input.affinity_narrow's case, or a full machine */
     size_t alive = j->procs_max > 1 ? j->procs_max - 1 : w.n;
-    int suggest = (int)alive + (int)floor(unused);
-    if (suggest > j->affinity_cpus - 1)
-        suggest = j->affinity_cpus - 1;
+    int suggest = (int)alive + (int)lround(unused); /* a worker per CPU left, the main process mostly waits */
+    if (suggest > j->affinity_cpus)
+        suggest = j->affinity_cpus;
+    if (suggest <= (int)alive)
+        return;
     json_t *ev = gd_input_evidence(f, &g, &h);
     json_object_set_new(ev, "workers", json_integer((json_int_t)alive));
     json_object_set_new(ev, "worker_cores_mean", gd_json_number(round(w.busy_mean * 100) / 100));
@@ -69,11 +71,11 @@ void gd_check_input_few_workers(const gd_check *self, const gd_facts *f, gd_find
                         json_string("proc:PID/task/TID/stat, PID/task/TID/children, PID/status "
                                     "Cpus_allowed_list; nvml:nvmlDeviceGetUtilizationRates"));
     char fix[600];
-    snprintf(fix, sizeof fix, few_fix_fmt, alive, alive == 1 ? "" : "s", floor(unused), j->affinity_cpus, suggest);
+    snprintf(fix, sizeof fix, few_fix_fmt, alive, alive == 1 ? "" : "s", unused, j->affinity_cpus, suggest);
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
-                   "%zu loader worker%s at %.0f%% of a core each cannot feed GPUs busy %.0f%%, with %.0f of the "
+                   "%zu loader worker%s at %.0f%% of a core each cannot feed GPUs busy %.0f%%, with %.1f of the "
                    "job's %d CPUs unused: too few DataLoader workers",
-                   alive, alive == 1 ? "" : "s", w.busy_mean * 100, g.busy_pct, floor(unused), j->affinity_cpus);
+                   alive, alive == 1 ? "" : "s", w.busy_mean * 100, g.busy_pct, unused, j->affinity_cpus);
 }
 
 /* Threads that wanted a CPU: busy on GD_AFFINITY_ACTIVE_CORE of a core, or runnable half the time. */

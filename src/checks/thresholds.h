@@ -172,8 +172,10 @@ extern gd_tunables gd_tunable;
 #define GD_IOWAIT_HOST_SHARE 0.10
 /* input.few_workers: the job's worker processes each wanting
  * GD_FEW_WORKERS_BUSY_CORE of a core or more, in CPU time or in samples
- * runnable (a worker that keeps up sleeps between batches) while the GPUs wait and the job leaves GD_FEW_WORKERS_IDLE_CPUS
- * whole CPUs of its affinity unused: one more worker per unused CPU.
+ * runnable (a worker that keeps up sleeps between batches), while the GPUs
+ * wait and the job leaves GD_FEW_WORKERS_IDLE_CPUS of its allowed CPUs
+ * unused (most of one: room for another worker, the main process mostly
+ * waiting for batches): one more worker per unused CPU, rounded.
  * input.affinity_narrow: affinity below the host's CPUs, as many active
  * threads (GD_AFFINITY_ACTIVE_CORE of a core, or runnable half the time) as
  * CPUs allowed, two at least (one thread is input.single_thread's case), and in GD_AFFINITY_FULL_SAMPLES of the samples the job busy on
@@ -182,7 +184,7 @@ extern gd_tunables gd_tunable;
  * input.workers_respawned: GD_RESPAWN_MIN_ROUNDS rounds of children ending and
  * new ones starting (one round is the end of the job's last epoch). */
 #define GD_FEW_WORKERS_BUSY_CORE 0.75
-#define GD_FEW_WORKERS_IDLE_CPUS 1.0
+#define GD_FEW_WORKERS_IDLE_CPUS 0.75
 #define GD_AFFINITY_FULL_SHARE 0.80
 #define GD_AFFINITY_QUEUE_THREADS 1.0
 #define GD_AFFINITY_ACTIVE_CORE 0.25

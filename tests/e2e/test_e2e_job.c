@@ -267,6 +267,61 @@ static void one_busy_worker_on_two_cpus_is_few_workers(void **state)
     tool_result_free(&r);
 }
 
+/* A stat line of a sleeping thread: pid (comm) S, then the fields up to stime. */
+static void put_stat(const char *root, int pid, int tid, const char *comm)
+{
+    char rel[128], text[256];
+    snprintf(rel, sizeof rel, "%d/task/%d/stat", pid, tid);
+    snprintf(text, sizeof text, "%d (%s) S 1 %d %d 0 -1 4194304 100 0 0 0 12 3 0 0 20 0 1 0 100 1000 10\n", tid, comm,
+             pid, pid);
+    put_file(root, rel, text, strlen(text));
+}
+
+/* topology.numa_mismatch through the job's tree: --pid names a launcher
+ * (torchrun) whose child holds GPU 3, on the other NUMA node's CPUs. */
+static void numa_mismatch_follows_the_job_tree(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char proc[1100];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    static const char status[] =
+        "Name:\ttorchrun\nState:\tS (sleeping)\nPid:\t40990\nCpus_allowed_list:\t48-95,144-191\n"
+        "Mems_allowed_list:\t1\nvoluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t1\n";
+    static const char maps[] = "7f2a40000000 default anon=2500000 dirty=2500000 N1=2500000 kernelpagesize_kB=4\n";
+    put_file(proc, "40990/status", status, strlen(status));
+    put_file(proc, "41003/status", status, strlen(status));
+    put_file(proc, "40990/numa_maps", maps, strlen(maps));
+    put_file(proc, "40990/comm", "torchrun\n", 9);
+    put_stat(proc, 40990, 40990, "torchrun");
+    put_file(proc, "40990/task/40990/children", "41003 ", 6);
+    put_stat(proc, 41003, 41003, "python");
+    put_file(proc, "41003/task/41003/children", "", 0);
+    static const char cpu[] = "cpu  100 0 100 1000 0 0 0 0 0 0\ncpu0 50 0 50 500 0 0 0 0 0 0\n";
+    put_file(proc, "stat", cpu, strlen(cpu));
+    json_t *sc = json_load_file(example("pcie-h100x8-numa-far-job.json"), 0, NULL);
+    assert_non_null(sc);
+    char sysfs[1100];
+    snprintf(sysfs, sizeof sysfs, "%s/sysfs/hgx-h100x8", GD_EXAMPLES_DIR);
+    json_t *host = json_object_get(sc, "host");
+    json_object_set_new(host, "proc", json_string(proc));
+    json_object_set_new(host, "sysfs", json_string(sysfs));
+    char *text = json_dumps(sc, 0);
+    char *scenario = write_temp_file(dir, "tree.json", text);
+    free(text);
+    json_decref(sc);
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "3", "--pid", "40990", "--sim", scenario, NULL}, env);
+    if (!r.json)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    if (count_findings(r.json, "topology.numa_mismatch", 3) != 1)
+        fail_msg("no topology.numa_mismatch on GPU 3 for the launcher's tree: %s", r.out);
+    tool_result_free(&r);
+    free(scenario);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* The timeline: one JSON object per second, and text rows within 80 columns. */
 static void timeline_is_per_second_and_fits(void **state)
 {
@@ -444,6 +499,7 @@ int main(void)
         cmocka_unit_test(job_pinned_to_one_cpu_is_affinity_narrow),
         cmocka_unit_test(one_busy_worker_on_two_cpus_is_few_workers),
         cmocka_unit_test(governor_is_judged_with_its_driver),
+        cmocka_unit_test(numa_mismatch_follows_the_job_tree),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

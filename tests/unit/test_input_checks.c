@@ -165,8 +165,8 @@ static void few_workers_fires_when_cpus_are_left_unused(void **state)
     gd_findings fs;
     fx_run(&f, "input.few_workers", &fs);
     json_t *ev = fs.v[0].evidence;
-    assert_int_equal(json_integer_value(json_object_get(ev, "num_workers_suggested")), 7);
-    assert_non_null(strstr(fs.v[0].fix, "num_workers=7"));
+    assert_int_equal(json_integer_value(json_object_get(ev, "num_workers_suggested")), 8);
+    assert_non_null(strstr(fs.v[0].fix, "num_workers=8"));
     gd_findings_free(&fs);
     /* The same job on 2 CPUs: nothing left to give (input.affinity_narrow's case). */
     f.job->affinity_cpus = 2;

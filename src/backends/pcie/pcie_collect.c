@@ -14,6 +14,7 @@
  * What is read here is a handful of small text files.
  */
 #include "core/input.h"
+#include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
 
 #include <dirent.h>
@@ -301,5 +302,11 @@ int gd_pcie_collect(gd_facts *f)
         return -1;
     if (f->proc_root[0]) /* a scenario without host.proc has no job to read */
         read_job(f->proc_root, f->pid, &p->job);
+    const gd_job_facts *jf = f->job;
+    if (!p->job.readable && jf && jf->read && jf->affinity[0]) { /* the job ended: its CPUs as sampled */
+        gd_pcie_copy(p->job.cpus_allowed, sizeof p->job.cpus_allowed, jf->affinity);
+        p->job.readable = true;
+        p->job.why[0] = '\0';
+    }
     return gd_topo_derive(p, f);
 }
