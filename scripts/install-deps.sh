@@ -34,6 +34,7 @@ PACKAGES=(
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
     chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
     libpng-dev      # ... and decode its screenshots
+    python3-torch   # the real DataLoader jobs of tests/e2e/test_e2e_job.c (CPU build; Skipped without it)
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

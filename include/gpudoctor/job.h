@@ -57,6 +57,7 @@ typedef struct gd_job_facts {
     size_t procs_max; /* most alive at once */
     size_t children_started; /* children that appeared after the first sample */
     size_t children_exited; /* children that ended while the job ran */
+    size_t respawn_rounds; /* full scans where new children replaced children that had ended */
     size_t threads_untracked; /* threads beyond GD_JOB_MAX_THREADS */
     bool ended; /* the job ended (or vanished) inside the window */
     double ended_at_s;
@@ -65,6 +66,11 @@ typedef struct gd_job_facts {
     int affinity_cpus; /* CPUs the job may run on (Cpus_allowed_list), 0 unknown */
     char affinity[128];
     char governor[32]; /* cpufreq scaling_governor of cpu0, "" unknown */
+    char scaling_driver[32]; /* cpufreq scaling_driver of cpu0, "" unknown */
+    long freq_cur_khz, freq_min_khz, freq_max_khz; /* cpu0's scaling_cur_freq, cpuinfo_min/max_freq; 0 unknown */
+    bool io_denied; /* PID/io refused (another user's process): read bytes unknown */
+    char *environ; /* PID/environ as last read while the job ran (NUL-separated), or NULL */
+    size_t environ_len;
     /* Threads followed. */
     size_t thread_count;
     gd_job_thread *threads;

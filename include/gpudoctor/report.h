@@ -38,6 +38,12 @@ typedef struct gd_text_style {
 /* Human report of `check`: verdict first, then findings by severity. */
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
 
+/* The job of `run` and `check --pid` (what was sampled, a per-second timeline
+ * of GPU busy beside the job's and the host's CPU); nothing without a job. */
+void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+/* The same as the report's "job" object; NULL without a job. Caller owns it. */
+json_t *gd_report_job_json(const gd_facts *f);
+
 /* `info`: what nvidia-smi -q would tell, one readable block per GPU. */
 void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 json_t *gd_info_json(const gd_facts *f);

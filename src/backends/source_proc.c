@@ -41,6 +41,7 @@ typedef struct proc_source {
     uint32_t stamp; /* samples taken */
     double last_t;
     double last_full; /* time of the last full scan (tree, counters, host) */
+    bool exits_pending; /* children ended since the last respawn round */
     proc_entry procs[GD_JOB_MAX_PROCS];
     size_t nprocs;
     int stack[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
@@ -67,36 +68,93 @@ static int count_cpu_list(const char *s)
     return n;
 }
 
-static void read_static(proc_source *ps)
+/* cpu0's cpufreq file NAME (first line) into buf; false when unreadable. */
+static bool read_cpufreq(const char *sysfs_root, const char *name, char *buf, size_t len)
+{
+    char path[768], text[256];
+    snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/%s", sysfs_root, name);
+    if (gd_proc_read_small(path, text, sizeof text) <= 0)
+        return false;
+    size_t n = strcspn(text, "\n");
+    n = n < len - 1 ? n : len - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    return true;
+}
+
+/* The job's name and CPU affinity: read again at every full scan, since the
+ * command started may exec (a shell, taskset, a launcher) after the first. */
+static void read_identity(proc_source *ps, const char *status)
 {
     gd_job_facts *j = ps->j;
-    char path[768], buf[8192];
+    char path[768], buf[64];
     snprintf(path, sizeof path, "%s/%ld/comm", ps->root, j->pid);
     if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
         buf[strcspn(buf, "\n")] = '\0';
         snprintf(j->comm, sizeof j->comm, "%.31s", buf);
     }
-    snprintf(path, sizeof path, "%s/%ld/status", ps->root, j->pid);
-    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
-        const char *a = strstr(buf, "\nCpus_allowed_list:");
-        if (a) {
-            a += strlen("\nCpus_allowed_list:");
-            a += strspn(a, " \t");
-            size_t len = strcspn(a, "\n");
-            snprintf(j->affinity, sizeof j->affinity, "%.*s", (int)(len < 127 ? len : 127), a);
-            j->affinity_cpus = count_cpu_list(j->affinity);
-        }
+    const char *a = status ? strstr(status, "\nCpus_allowed_list:") : NULL;
+    if (a) {
+        a += strlen("\nCpus_allowed_list:");
+        a += strspn(a, " \t");
+        size_t len = strcspn(a, "\n");
+        snprintf(j->affinity, sizeof j->affinity, "%.*s", (int)(len < 127 ? len : 127), a);
+        j->affinity_cpus = count_cpu_list(j->affinity);
     }
+}
+
+/* The job's environment, kept while it runs: the report is made after a
+ * command that ended, when PID/environ is gone. Bounded like the stack's read. */
+#define GD_JOB_ENVIRON_MAX (4u << 20)
+static void keep_environ(proc_source *ps)
+{
+    gd_job_facts *j = ps->j;
+    char path[768];
+    snprintf(path, sizeof path, "%s/%ld/environ", ps->root, j->pid);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t cap = 16384, len = 0;
+    char *buf = malloc(cap);
+    ssize_t n = 1;
+    while (buf && n > 0 && len < GD_JOB_ENVIRON_MAX) {
+        if (len == cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b)
+                break;
+            buf = b;
+            cap *= 2;
+        }
+        n = read(fd, buf + len, cap - len);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    close(fd);
+    if (!buf || n < 0 || len == 0) { /* unreadable, or a process gone: keep what was read before */
+        free(buf);
+        return;
+    }
+    free(j->environ);
+    j->environ = buf;
+    j->environ_len = len;
+}
+
+static void read_static(proc_source *ps)
+{
+    gd_job_facts *j = ps->j;
+    char path[768], buf[8192];
+    snprintf(path, sizeof path, "%s/%ld/status", ps->root, j->pid);
+    read_identity(ps, gd_proc_read_small(path, buf, sizeof buf) > 0 ? buf : NULL);
     snprintf(path, sizeof path, "%s/stat", ps->root);
     if (gd_proc_read_small(path, buf, sizeof buf) > 0)
         for (const char *p = buf; (p = strstr(p, "\ncpu")); p++)
             j->host_cpus += p[4] >= '0' && p[4] <= '9';
     if (ps->sys[0]) {
-        snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", ps->sys);
-        if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
-            buf[strcspn(buf, "\n")] = '\0';
-            snprintf(j->governor, sizeof j->governor, "%.31s", buf);
-        }
+        read_cpufreq(ps->sys, "scaling_governor", j->governor, sizeof j->governor);
+        read_cpufreq(ps->sys, "scaling_driver", j->scaling_driver, sizeof j->scaling_driver);
+        char v[32];
+        j->freq_cur_khz = read_cpufreq(ps->sys, "scaling_cur_freq", v, sizeof v) ? atol(v) : 0;
+        j->freq_min_khz = read_cpufreq(ps->sys, "cpuinfo_min_freq", v, sizeof v) ? atol(v) : 0;
+        j->freq_max_khz = read_cpufreq(ps->sys, "cpuinfo_max_freq", v, sizeof v) ? atol(v) : 0;
     }
 }
 
@@ -329,12 +387,34 @@ static void sample_counters(proc_source *ps, proc_entry *p, double dt, gd_job_sa
 {
     char path[768], buf[4096];
     snprintf(path, sizeof path, "%s/%d/io", ps->root, p->pid);
-    double rb = gd_proc_read_small(path, buf, sizeof buf) > 0 ? gd_proc_field_after(buf, "read_bytes:") : NAN;
+    long got = gd_proc_read_small(path, buf, sizeof buf);
+    if (got < 0 && errno == EACCES)
+        ps->j->io_denied = true;
+    double rb = got > 0 ? gd_proc_field_after(buf, "read_bytes:") : NAN;
     rate(&p->read_bytes, rb, dt, &s->read_bps);
     snprintf(path, sizeof path, "%s/%d/status", ps->root, p->pid);
     bool ok = gd_proc_read_small(path, buf, sizeof buf) > 0;
+    if (ok && p->pid == (int)ps->j->pid) {
+        read_identity(ps, buf);
+        keep_environ(ps);
+    }
     rate(&p->vcsw, ok ? gd_proc_field_after(buf, "voluntary_ctxt_switches:") : NAN, dt, &s->vcsw_ps);
     rate(&p->ivcsw, ok ? gd_proc_field_after(buf, "nonvoluntary_ctxt_switches:") : NAN, dt, &s->ivcsw_ps);
+}
+
+/* Children that ended, then new ones: a respawn round (DataLoader workers
+ * without persistent_workers end with each epoch's iterator and start again). */
+static void note_tree_changes(proc_source *ps, size_t started, size_t exited)
+{
+    gd_job_facts *j = ps->j;
+    j->children_started += started;
+    j->children_exited += exited;
+    if (exited)
+        ps->exits_pending = true;
+    if (started && ps->exits_pending) {
+        j->respawn_rounds++;
+        ps->exits_pending = false;
+    }
 }
 
 static void proc_sample(void *self, gd_facts *f, size_t i, double t)
@@ -365,6 +445,7 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
     ps->last_full = t;
     ps->depth = 0;
     ps->stack[ps->depth++] = (int)j->pid;
+    size_t started = 0, exited = 0;
     while (ps->depth > 0 && s->procs < GD_JOB_MAX_PROCS) {
         int pid = ps->stack[--ps->depth];
         bool fresh;
@@ -383,15 +464,16 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
         if (!p)
             continue;
         if (fresh && ps->stamp > 1 && pid != j->pid)
-            j->children_started++;
+            started++;
         p->stamp = ps->stamp;
         sample_counters(ps, p, span, s);
     }
     for (size_t k = 0; k < ps->nprocs; k++)
         if (ps->procs[k].stamp && ps->procs[k].stamp != ps->stamp && ps->procs[k].pid != j->pid) {
-            j->children_exited++;
+            exited++;
             ps->procs[k].stamp = 0;
         }
+    note_tree_changes(ps, started, exited);
     if (s->procs > j->procs_max)
         j->procs_max = s->procs;
 }

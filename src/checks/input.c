@@ -1,72 +1,40 @@
 /* The job's input side: input.starved, input.single_thread, input.io_wait. */
 #include "checks_internal.h"
-#include "gpudoctor/job.h"
+#include "input_job.h"
 
 #include <stdlib.h>
 
-/* Does GPU g list a process of the job's tree? */
-static bool lists_job(const gd_facts *f, const gd_gpu *gpu)
-{
-    const gd_job_facts *j = f->job;
-    for (size_t i = 0; gd_ok(gpu->processes_status) && i < gpu->process_count; i++) {
-        if ((long)gpu->processes[i].pid == j->pid)
-            return true;
-        for (size_t t = 0; t < j->thread_count; t++)
-            if (j->threads[t].pid == (int)gpu->processes[i].pid)
-                return true;
-    }
-    return false;
-}
-
-typedef struct gpu_wait {
-    size_t gpus; /* the job's GPUs judged */
-    double low_share; /* their mean share of samples below GD_LOADED_UTIL_PCT */
-    double busy_pct; /* their mean utilisation */
-    bool by_pid; /* found by the job's pids in NVML's list (else every GPU in use) */
-} gpu_wait;
-
-/* How much the job's GPUs wait: those listing its pids, else every GPU with a
- * process (inside a container NVML shows host pids). */
-static gpu_wait measure_wait(const gd_facts *f)
+gpu_wait gd_input_gpu_wait(const gd_facts *f)
 {
     gpu_wait w = {0};
-    for (int pass = 0; pass < 2 && w.gpus == 0; pass++) {
-        for (size_t g = 0; g < f->gpu_count; g++) {
-            const gd_gpu *gpu = &f->gpus[g];
-            if (gpu->lost || !gd_ok(gpu->processes_status) || gpu->process_count == 0)
+    bool *mine = calloc(f->gpu_count + 1, sizeof *mine);
+    if (!mine)
+        return w;
+    gd_job_gpus(f, mine, &w.by_pid);
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        size_t n = 0, low = 0;
+        double sum = 0;
+        for (size_t i = 0; mine[g] && i < f->series.n; i++) {
+            gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+            if (!gd_ok(u))
                 continue;
-            if (pass == 0 && !lists_job(f, gpu))
-                continue;
-            size_t n = 0, low = 0;
-            double sum = 0;
-            for (size_t i = 0; i < f->series.n; i++) {
-                gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-                if (!gd_ok(u))
-                    continue;
-                n++;
-                sum += u.v;
-                low += u.v < GD_LOADED_UTIL_PCT;
-            }
-            if (n == 0)
-                continue;
-            w.gpus++;
-            w.low_share += (double)low / (double)n;
-            w.busy_pct += sum / (double)n;
+            n++;
+            sum += u.v;
+            low += u.v < GD_LOADED_UTIL_PCT;
         }
-        w.by_pid = pass == 0;
+        if (n == 0)
+            continue;
+        w.gpus++;
+        w.low_share += (double)low / (double)n;
+        w.busy_pct += sum / (double)n;
     }
+    free(mine);
     if (w.gpus) {
         w.low_share /= (double)w.gpus;
         w.busy_pct /= (double)w.gpus;
     }
     return w;
 }
-
-typedef struct host_side {
-    size_t n; /* samples with the job alive */
-    double cores, host_busy, psi_io, iowait;
-    size_t cores_n, host_n, psi_n, iowait_n, with_d;
-} host_side;
 
 /* The time the job was alive in its samples: false when never. */
 static bool job_alive_span(const gd_job_facts *j, double *t0, double *t1)
@@ -98,7 +66,7 @@ static void host_while_alive(const gd_facts *f, const gd_job_facts *j, size_t *f
         (*n)++;
 }
 
-static host_side measure_host(const gd_facts *f, const gd_job_facts *j)
+host_side gd_input_host_side(const gd_facts *f, const gd_job_facts *j)
 {
     host_side h = {0};
     for (size_t i = 0; i < j->n; i++) {
@@ -107,6 +75,7 @@ static host_side measure_host(const gd_facts *f, const gd_job_facts *j)
             continue;
         h.n++;
         h.with_d += s->disk_wait > 0;
+        h.running += s->running;
         if (!isnan(s->job_cores))
             h.cores += s->job_cores, h.cores_n++;
     }
@@ -121,6 +90,7 @@ static host_side measure_host(const gd_facts *f, const gd_job_facts *j)
         if (!isnan(s->psi_io))
             h.psi_io += s->psi_io, h.psi_n++;
     }
+    h.running = h.n ? h.running / (double)h.n : NAN;
     h.cores = h.cores_n ? h.cores / (double)h.cores_n : NAN;
     h.host_busy = h.host_n ? h.host_busy / (double)h.host_n : NAN;
     h.iowait = h.iowait_n ? h.iowait / (double)h.iowait_n : NAN;
@@ -128,15 +98,14 @@ static host_side measure_host(const gd_facts *f, const gd_job_facts *j)
     return h;
 }
 
-/* The job's facts, or NULL after saying why it cannot be judged. */
-static const gd_job_facts *job_of(const gd_facts *f, const char *id, gd_findings *out)
+const gd_job_facts *gd_input_job_of(const gd_facts *f, const char *id, gd_findings *out)
 {
     const gd_job_facts *j = f->job;
     if (!j || !j->read) {
         gd_skip_add(out, id, GD_NO_GPU, "%s", j && j->error[0] ? j->error : "the job's /proc was not sampled");
         return NULL;
     }
-    size_t alive = measure_host(f, j).n;
+    size_t alive = gd_input_host_side(f, j).n;
     if (alive < GD_INPUT_MIN_SAMPLES) {
         gd_skip_add(out, id, GD_NO_GPU, "%zu sample%s of the job (judging needs %d): use a longer --duration%s", alive,
                     alive == 1 ? "" : "s", GD_INPUT_MIN_SAMPLES, j->ended ? " (the job ended early)" : "");
@@ -145,7 +114,7 @@ static const gd_job_facts *job_of(const gd_facts *f, const char *id, gd_findings
     return j;
 }
 
-static json_t *common_evidence(const gd_facts *f, const gpu_wait *w, const host_side *h)
+json_t *gd_input_evidence(const gd_facts *f, const gpu_wait *w, const host_side *h)
 {
     const gd_job_facts *j = f->job;
     json_t *ev = json_object();
@@ -167,7 +136,7 @@ static json_t *common_evidence(const gd_facts *f, const gpu_wait *w, const host_
     return ev;
 }
 
-static bool gpu_waits(const gpu_wait *w)
+bool gd_input_gpu_waits(const gpu_wait *w)
 {
     return w->gpus > 0 && w->low_share >= GD_UNDERUSED_MIN_SHARE;
 }
@@ -179,25 +148,35 @@ static const char single_fix[] =
     "prefetch_factor=2-4; move per-sample Python work into the Dataset (run by workers), or onto the GPU "
     "(NVIDIA DALI, torchvision.io.decode_jpeg on cuda).";
 
+/* A thread at a full core most of the time, or one that always wants it:
+ * runnable (R) in nearly every sample while other work on the host holds it
+ * to part of a core. */
+static bool thread_saturated(const gd_job_thread *t)
+{
+    if ((double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured)
+        return true;
+    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen &&
+           t->busy_sum / t->measured >= GD_INPUT_RUNNABLE_MIN_CORE;
+}
+
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    const gd_job_facts *j = job_of(f, "input.single_thread", out);
+    const gd_job_facts *j = gd_input_job_of(f, "input.single_thread", out);
     if (!j)
         return;
-    gpu_wait w = measure_wait(f);
+    gpu_wait w = gd_input_gpu_wait(f);
     const gd_job_thread *top = NULL;
     for (size_t i = 0; i < j->thread_count; i++) {
         const gd_job_thread *t = &j->threads[i];
-        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 &&
-            (double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured &&
+        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 && thread_saturated(t) &&
             (!top || t->busy_sum / t->measured > top->busy_sum / top->measured))
             top = t;
     }
-    if (!top || !gpu_waits(&w))
+    if (!top || !gd_input_gpu_waits(&w))
         return;
-    host_side h = measure_host(f, j);
-    json_t *ev = common_evidence(f, &w, &h);
+    host_side h = gd_input_host_side(f, j);
+    json_t *ev = gd_input_evidence(f, &w, &h);
     double core = top->busy_sum / top->measured;
     json_object_set_new(ev, "thread_tid", json_integer(top->tid));
     json_object_set_new(ev, "thread_pid", json_integer(top->pid));
@@ -221,17 +200,20 @@ static const char starved_fix[] =
 void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    const gd_job_facts *j = job_of(f, "input.starved", out);
+    const gd_job_facts *j = gd_input_job_of(f, "input.starved", out);
     if (!j)
         return;
-    gpu_wait w = measure_wait(f);
-    host_side h = measure_host(f, j);
+    gpu_wait w = gd_input_gpu_wait(f);
+    host_side h = gd_input_host_side(f, j);
     bool busy = (!isnan(h.cores) && h.cores >= GD_STARVED_MIN_CORES) ||
                 (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY && !isnan(h.cores) &&
                  h.cores >= GD_STARVED_JOB_MIN_CORES);
-    if (!busy || !gpu_waits(&w))
+    if (!busy || !gd_input_gpu_waits(&w))
         return;
-    json_t *ev = common_evidence(f, &w, &h);
+    for (size_t i = 0; !(h.cores >= GD_STARVED_MIN_CORES) && i < out->n; i++)
+        if (strcmp(out->v[i].id, "input.single_thread") == 0)
+            return; /* under two cores, the one saturated thread is the cause: reported there */
+    json_t *ev = gd_input_evidence(f, &w, &h);
     json_object_set_new(ev, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
     json_object_set_new(ev, "host_cpus", j->host_cpus ? json_integer(j->host_cpus) : json_null());
     gd_finding_add(out, "input.starved", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, starved_fix,
@@ -248,17 +230,17 @@ static const char io_fix[] =
 void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    const gd_job_facts *j = job_of(f, "input.io_wait", out);
+    const gd_job_facts *j = gd_input_job_of(f, "input.io_wait", out);
     if (!j)
         return;
-    host_side h = measure_host(f, j);
+    host_side h = gd_input_host_side(f, j);
     double d_share = (double)h.with_d / (double)h.n;
     bool pressure =
         !isnan(h.psi_io) && h.psi_io >= GD_IOWAIT_PSI_PCT && !isnan(h.iowait) && h.iowait >= GD_IOWAIT_HOST_SHARE;
     if (d_share < GD_IOWAIT_D_SHARE && !pressure)
         return;
-    gpu_wait w = measure_wait(f);
-    json_t *ev = common_evidence(f, &w, &h);
+    gpu_wait w = gd_input_gpu_wait(f);
+    json_t *ev = gd_input_evidence(f, &w, &h);
     json_object_set_new(ev, "disk_wait_share", gd_json_number(round(d_share * 100) / 100));
     json_object_set_new(ev, "io_pressure_some_avg10_pct", isnan(h.psi_io) ? json_null() : gd_json_number(h.psi_io));
     json_object_set_new(ev, "host_iowait_share",
@@ -277,7 +259,7 @@ static const char swap_fix[] =
 void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    const gd_job_facts *j = job_of(f, self->id, out);
+    const gd_job_facts *j = gd_input_job_of(f, self->id, out);
     if (!j)
         return;
     size_t n = 0, swapping = 0, from, count;

@@ -4,7 +4,6 @@
 #include "gpudoctor/stack.h"
 
 #include <assert.h>
-#include "gpudoctor/stack.h"
 
 /* The fix templates of the rows below (a check writes its own where the
  * evidence decides the fix). */
@@ -83,6 +82,10 @@ const gd_check gd_checks[] = {
     {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved, GD_SEVS_WARNING, NULL},
     {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait, GD_SEVS_WARNING, NULL},
     {"input.swapping", "input", "the host does not swap while the job runs", GD_NEED_JOB, gd_check_input_swapping, GD_SEVS_WARNING, NULL},
+    {"input.few_workers", "input", "the job's loader workers keep up, or it has no CPUs to spare", GD_NEED_JOB, gd_check_input_few_workers, GD_SEVS_WARNING, NULL},
+    {"input.affinity_narrow", "input", "the job's CPU affinity leaves it the CPUs it keeps busy", GD_NEED_JOB, gd_check_input_affinity_narrow, GD_SEVS_WARNING, NULL},
+    {"input.workers_respawned", "input", "the job's worker processes live across epochs", GD_NEED_JOB, gd_check_input_workers_respawned, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"input.cpu_governor", "input", "the CPU frequency governor does not pin the lowest frequency", GD_NEED_JOB, gd_check_input_cpu_governor, GD_SEVS_WARNING, NULL},
     {"cuda.driver_too_old", "stack", "every CUDA runtime found can run on the installed driver", GD_NEED_STACK, gd_check_cuda_driver_too_old, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"cuda.minor_compat", "stack", "runtimes newer than the driver's CUDA, run by minor-version compatibility", GD_NEED_STACK, gd_check_cuda_minor_compat, GD_SEVS_INFO, NULL},
     {"cuda.forward_compat", "stack", "a forward-compatibility package, when one is needed, is on the loader path", GD_NEED_STACK, gd_check_cuda_forward_compat, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},

@@ -154,6 +154,11 @@ extern gd_tunables gd_tunable;
  * reader from the page cache or fast storage is seldom seen in D. */
 #define GD_INPUT_MIN_SAMPLES 5
 #define GD_INPUT_SATURATED_SHARE 0.60
+/* ... or runnable (state R) in GD_INPUT_RUNNABLE_SHARE of the samples at
+ * GD_INPUT_RUNNABLE_MIN_CORE of a core or more: CPU-bound while other work
+ * shares its core (a loaded host), which the CPU time alone would miss. */
+#define GD_INPUT_RUNNABLE_SHARE 0.90
+#define GD_INPUT_RUNNABLE_MIN_CORE 0.50
 #define GD_STARVED_MIN_CORES 2.0
 #define GD_STARVED_HOST_BUSY 0.85
 #define GD_STARVED_JOB_MIN_CORES 0.5
@@ -165,5 +170,25 @@ extern gd_tunables gd_tunable;
 #define GD_IOWAIT_D_SHARE 0.30
 #define GD_IOWAIT_PSI_PCT 20.0
 #define GD_IOWAIT_HOST_SHARE 0.10
+/* input.few_workers: the job's worker processes each wanting
+ * GD_FEW_WORKERS_BUSY_CORE of a core or more, in CPU time or in samples
+ * runnable (a worker that keeps up sleeps between batches), while the GPUs
+ * wait and the job leaves GD_FEW_WORKERS_IDLE_CPUS of its allowed CPUs
+ * unused (most of one: room for another worker, the main process mostly
+ * waiting for batches): one more worker per unused CPU, rounded.
+ * input.affinity_narrow: affinity below the host's CPUs, as many active
+ * threads (GD_AFFINITY_ACTIVE_CORE of a core, or runnable half the time) as
+ * CPUs allowed, two at least (one thread is input.single_thread's case), and in GD_AFFINITY_FULL_SAMPLES of the samples the job busy on
+ * GD_AFFINITY_FULL_SHARE of them or GD_AFFINITY_QUEUE_THREADS more threads
+ * runnable than CPUs allowed (a run queue: the threads wait for a CPU).
+ * input.workers_respawned: GD_RESPAWN_MIN_ROUNDS rounds of children ending and
+ * new ones starting (one round is the end of the job's last epoch). */
+#define GD_FEW_WORKERS_BUSY_CORE 0.75
+#define GD_FEW_WORKERS_IDLE_CPUS 0.75
+#define GD_AFFINITY_FULL_SHARE 0.80
+#define GD_AFFINITY_QUEUE_THREADS 1.0
+#define GD_AFFINITY_ACTIVE_CORE 0.25
+#define GD_AFFINITY_FULL_SAMPLES 0.50
+#define GD_RESPAWN_MIN_ROUNDS 2
 
 #endif

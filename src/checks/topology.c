@@ -1,17 +1,28 @@
 /* Topology: topology.numa_mismatch (the job's CPUs and memory against its
  * GPU's NUMA node), topology.iommu_p2p (IOMMU translation on PCIe P2P). */
+#include "analysis/job_timeline.h"
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
 #include "core/pcie_util.h"
 
-/* The GPU whose process list holds the job, or -1. */
+#include <stdlib.h>
+
+/* The GPU whose process list holds the job, or one of its tree (torchrun's
+ * ranks, a launcher's child) when the job's /proc was sampled; or -1. */
 static long job_gpu(const gd_facts *f, long pid)
 {
     for (size_t g = 0; g < f->gpu_count; g++)
         for (size_t k = 0; k < f->gpus[g].process_count; k++)
             if ((long)f->gpus[g].processes[k].pid == pid)
                 return (long)g;
-    return -1;
+    bool *mine = f->job && f->job->read ? calloc(f->gpu_count + 1, sizeof *mine) : NULL;
+    bool by_pid = false;
+    long found = -1;
+    if (mine && gd_job_gpus(f, mine, &by_pid) && by_pid)
+        for (size_t g = 0; g < f->gpu_count && found < 0; g++)
+            found = mine[g] ? (long)g : -1;
+    free(mine);
+    return found;
 }
 
 static const char *node_cpus(const gd_pcie_facts *p, int node, const gd_pcie_gpu *pg)

@@ -204,6 +204,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
     }
     json_object_set_new(root, "window", w);
+    json_t *job = gd_report_job_json(f);
+    if (job) /* run, check --pid */
+        json_object_set_new(root, "job", job);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "not_checked", skips_json(fs));
     json_object_set_new(root, "checked", gd_report_checked_json(f, fs));

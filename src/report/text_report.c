@@ -246,6 +246,7 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
     }
     free(used);
     free(members);
+    gd_report_job_text(out, f, st);
     print_ignored(out, st, fs);
     gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {

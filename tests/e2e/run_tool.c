@@ -170,23 +170,23 @@ const char *realdata(const char *rel)
 
 static bool realdata_skipped;
 
+void need_component(bool have, const char *what)
+{
+    if (have)
+        return;
+    const char *ci = getenv("CI");
+    if (ci && strcmp(ci, "true") == 0)
+        fail_msg("%s: missing, and CI=true: it is required", what);
+    print_message("%s: missing, skipped\n", what);
+    realdata_skipped = true;
+    skip();
+}
+
 void need_realdata(void)
 {
     char what[1200];
     snprintf(what, sizeof what, "the real captures at %s (SOURCES.md)", GD_REALDATA_DIR);
     need_component(access(realdata("SOURCES.md"), R_OK) == 0, what);
-}
-
-void need_component(bool present, const char *what)
-{
-    if (present)
-        return;
-    const char *ci = getenv("CI");
-    if (ci && strcmp(ci, "true") == 0)
-        fail_msg("missing: %s, and CI=true: required", what);
-    print_message("missing: %s: skipped\n", what);
-    realdata_skipped = true;
-    skip();
 }
 
 int realdata_exit(int rc)

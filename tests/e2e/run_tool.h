@@ -56,10 +56,11 @@ const char *example(const char *name);
 #define GD_SKIP_EXIT 77
 const char *realdata(const char *rel);
 void need_realdata(void);
-/* The same for any other component a test needs (a browser): returns when
- * present; otherwise skips (the test reports Skipped through
- * realdata_exit), or fails under CI=true naming what is missing. */
-void need_component(bool present, const char *what);
+/* The same for any other component a test needs (a browser, torch,
+ * O_DIRECT, root): returns when `have`; otherwise skips the test (the test
+ * reports Skipped through realdata_exit), or fails it under CI=true naming
+ * what is missing. */
+void need_component(bool have, const char *what);
 int realdata_exit(int rc);
 
 /* A fresh temporary directory (mkdtemp) and a file written in it. */

@@ -14,6 +14,7 @@
  * What is read here is a handful of small text files.
  */
 #include "core/input.h"
+#include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
 #include "backends/pcie/pcie_collect.h"
 #include "analysis/topology.h"
@@ -304,5 +305,11 @@ int gd_pcie_collect(gd_facts *f, const gd_roots *roots)
         return -1;
     if (roots->proc[0]) /* a scenario without host.proc has no job to read */
         read_job(roots->proc, f->pid, &p->job);
+    const gd_job_facts *jf = f->job;
+    if (!p->job.readable && jf && jf->read && jf->affinity[0]) { /* the job ended: its CPUs as sampled */
+        gd_pcie_copy(p->job.cpus_allowed, sizeof p->job.cpus_allowed, jf->affinity);
+        p->job.readable = true;
+        p->job.why[0] = '\0';
+    }
     return gd_topo_derive(p, f);
 }

@@ -1,5 +1,6 @@
 /* Software stack facts: where to look, the job's environment, and the parts. */
 #include "stack_internal.h"
+#include "gpudoctor/job.h"
 #include "core/input.h"
 #include "backends/stack/stack_collect.h"
 
@@ -111,6 +112,17 @@ static int read_env(gd_stack_facts *s, const gd_facts *f, const char *proc_root)
         size_t len = 0;
         errno = 0;
         char *buf = gd_stack_read_file(path, 4u << 20, &len);
+        const gd_job_facts *j = f->job;
+        if ((!buf || len == 0) && j && j->environ) { /* the job has ended (a zombie's environ reads empty) */
+            free(buf);
+            buf = malloc(j->environ_len + 1);
+        }
+        if (buf && len == 0 && j && j->environ) {
+            memcpy(buf, j->environ, j->environ_len);
+            buf[j->environ_len] = '\0';
+            len = j->environ_len;
+            gd_strf(path + strlen(path), sizeof path - strlen(path), " (read while the job ran)");
+        }
         if (!buf) {
             gd_strf(s->env_error, sizeof s->env_error, "cannot read %s: %s (run gpudoctor as the job's user or root)",
                     path, strerror(errno ? errno : EIO));

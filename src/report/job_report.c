@@ -1,0 +1,180 @@
+/* The job beside its GPUs in the reports of `run` and `check --pid`: what was
+ * sampled, and a per-second timeline of GPU busy next to the job's and the
+ * host's CPU, so a bursty GPU beside a busy CPU shows at a glance. */
+#include "analysis/job_timeline.h"
+#include "core/json_util.h"
+#include "text_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GD_TIMELINE_MAX 3600 /* buckets kept for JSON: an hour of seconds */
+#define GD_TIMELINE_LABEL 13 /* "  GPU busy   " */
+#define GD_TIMELINE_TAIL 22 /* "  mean 100% of 128 CPUs" and so on */
+
+/* Eight levels, then a space for zero and '?' for unknown. */
+static const char *const bars[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+
+static void put_bar(FILE *out, double v, double full)
+{
+    if (isnan(v)) {
+        fputc('?', out);
+        return;
+    }
+    double x = full > 0 ? v / full : 0;
+    if (x < 0.02) {
+        fputc(' ', out);
+        return;
+    }
+    int k = (int)ceil(x * 8) - 1;
+    fputs(bars[k < 0 ? 0 : k > 7 ? 7 : k], out);
+}
+
+typedef double (*pick_fn)(const gd_job_second *b);
+static double pick_gpu(const gd_job_second *b)
+{
+    return b->gpu_busy_pct;
+}
+static double pick_job(const gd_job_second *b)
+{
+    return b->job_cores;
+}
+static double pick_top(const gd_job_second *b)
+{
+    return b->top_thread_core;
+}
+static double pick_host(const gd_job_second *b)
+{
+    return b->host_busy_pct;
+}
+static double pick_disk(const gd_job_second *b)
+{
+    return b->disk_wait;
+}
+
+static double mean_of(const gd_job_second *v, size_t n, pick_fn pick)
+{
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(pick(&v[i])))
+            sum += pick(&v[i]), k++;
+    return k ? sum / (double)k : NAN;
+}
+
+/* One row: the label, a bar per bucket (full at `full`), the mean times
+ * `scale` with its unit. */
+static void row(FILE *out, const char *label, const gd_job_second *v, size_t n, pick_fn pick, double full, double scale,
+                const char *unit)
+{
+    fprintf(out, "  %-11s", label);
+    for (size_t i = 0; i < n; i++)
+        put_bar(out, pick(&v[i]), full);
+    double m = mean_of(v, n, pick);
+    if (isnan(m))
+        fprintf(out, "  mean n/a\n");
+    else
+        fprintf(out, "  mean %.*f%s\n", scale == 1 && full <= 64 && full != 100 ? 1 : 0, m * scale, unit);
+}
+
+/* Columns the bars may take at this width. */
+static size_t bar_columns(const gd_text_style *st)
+{
+    int w = st->width > 0 ? st->width : 80;
+    int cols = w - GD_TIMELINE_LABEL - GD_TIMELINE_TAIL;
+    return cols < 10 ? 10 : (size_t)cols;
+}
+
+void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    const gd_job_facts *j = f->job;
+    if (!j)
+        return;
+    fprintf(out, "\n%sThe job%s ", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+    if (!j->read) {
+        fprintf(out, "pid %ld: ", j->pid);
+        gd_wrap(out, st, 4, 9, j->error[0] ? j->error : "not read");
+        return;
+    }
+    char line[600];
+    snprintf(line, sizeof line, "pid %ld (%s): %zu process%s at most, %zu seen; CPUs %s (%d of %d)%s%s", j->pid,
+             j->comm, j->procs_max, j->procs_max == 1 ? "" : "es", j->procs_seen, j->affinity[0] ? j->affinity : "?",
+             j->affinity_cpus, j->host_cpus, j->ended ? "; ended in the window" : "",
+             j->io_denied ? "; its I/O counters are not ours to read (another user's process)" : "");
+    gd_wrap(out, st, 4, 8, line);
+    size_t cols = bar_columns(st);
+    double span = gd_job_timeline_span(f);
+    double bucket = span < (double)cols ? 1.0 : ceil((span + 1) / (double)cols);
+    gd_job_second *v = calloc(cols, sizeof *v);
+    size_t n = v ? gd_job_timeline(f, bucket, v, cols) : 0;
+    if (n == 0) {
+        free(v);
+        return;
+    }
+    fprintf(out, "\n%sTimeline%s %.0f s per column, %.0f s (low %s to full %s, ? unknown)\n", gd_c(st, GD_ANSI_BOLD),
+            gd_c(st, GD_ANSI_RESET), bucket, span, bars[0], bars[7]);
+    int cpus = j->affinity_cpus > 0 ? j->affinity_cpus : j->host_cpus > 0 ? j->host_cpus : 1;
+    char unit[32];
+    row(out, "GPU busy", v, n, pick_gpu, 100, 1, "%");
+    snprintf(unit, sizeof unit, " of %d CPUs", cpus);
+    row(out, "job CPU", v, n, pick_job, cpus, 1, unit);
+    row(out, "top thread", v, n, pick_top, 1, 100, "% of a core");
+    row(out, "host CPU", v, n, pick_host, 100, 1, "%");
+    double d = mean_of(v, n, pick_disk);
+    if (!isnan(d) && d >= 0.05) /* a thread in D now and then is no pattern */
+        row(out, "disk wait", v, n, pick_disk, 1, 1, " threads");
+    free(v);
+}
+
+static json_t *num(double v, double scale)
+{
+    return isnan(v) ? json_null() : gd_json_number(round(v * scale) / scale);
+}
+
+json_t *gd_report_job_json(const gd_facts *f)
+{
+    const gd_job_facts *j = f->job;
+    if (!j)
+        return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "pid", json_integer(j->pid));
+    json_object_set_new(o, "read", json_boolean(j->read));
+    if (!j->read) {
+        json_object_set_new(o, "error", json_string(j->error));
+        return o;
+    }
+    json_object_set_new(o, "comm", json_string(j->comm));
+    json_object_set_new(o, "samples", json_integer((json_int_t)j->n));
+    json_object_set_new(o, "ended", json_boolean(j->ended));
+    json_object_set_new(o, "ended_at_s", j->ended ? num(j->ended_at_s, 100) : json_null());
+    json_object_set_new(o, "processes_max", json_integer((json_int_t)j->procs_max));
+    json_object_set_new(o, "processes_seen", json_integer((json_int_t)j->procs_seen));
+    json_object_set_new(o, "children_started", json_integer((json_int_t)j->children_started));
+    json_object_set_new(o, "children_exited", json_integer((json_int_t)j->children_exited));
+    json_object_set_new(o, "respawn_rounds", json_integer((json_int_t)j->respawn_rounds));
+    json_object_set_new(o, "threads_seen", json_integer((json_int_t)(j->thread_count + j->threads_untracked)));
+    json_object_set_new(o, "cpus_allowed", j->affinity[0] ? json_string(j->affinity) : json_null());
+    json_object_set_new(o, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
+    json_object_set_new(o, "host_cpus", j->host_cpus ? json_integer(j->host_cpus) : json_null());
+    json_object_set_new(o, "governor", j->governor[0] ? json_string(j->governor) : json_null());
+    json_object_set_new(o, "scaling_driver", j->scaling_driver[0] ? json_string(j->scaling_driver) : json_null());
+    json_object_set_new(o, "io_readable", json_boolean(!j->io_denied));
+    gd_job_second *v = calloc(GD_TIMELINE_MAX, sizeof *v);
+    size_t n = v ? gd_job_timeline(f, 1.0, v, GD_TIMELINE_MAX) : 0;
+    json_t *tl = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *b = json_object();
+        json_object_set_new(b, "t_s", gd_json_number(v[i].t0_s));
+        json_object_set_new(b, "gpu_busy_pct", num(v[i].gpu_busy_pct, 10));
+        json_object_set_new(b, "job_cores", num(v[i].job_cores, 100));
+        json_object_set_new(b, "top_thread_core", num(v[i].top_thread_core, 100));
+        json_object_set_new(b, "host_busy_pct", num(v[i].host_busy_pct, 10));
+        json_object_set_new(b, "threads_runnable", num(v[i].runnable, 10));
+        json_object_set_new(b, "threads_disk_wait", num(v[i].disk_wait, 10));
+        json_array_append_new(tl, b);
+    }
+    free(v);
+    json_object_set_new(o, "timeline", tl);
+    return o;
+}
