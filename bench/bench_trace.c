@@ -249,7 +249,10 @@ int main(int argc, char **argv)
         char label[64];
         snprintf(label, sizeof label, "replicated (~%zu MB)", big_mb);
         bench_file(gz, label);
-        unlink(gz);
+        if (getenv("BENCH_TRACE_KEEP")) /* to profile the analysis on it afterwards */
+            printf("(kept %s)\n", gz);
+        else
+            unlink(gz);
         unlink(big);
     }
     return 0;

@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Median of v[0..n), which it sorts in place; NAN when n is 0. */
+/* Median of v[0..n) (the mean of the two middle values when n is even), which
+ * it reorders in place; NAN when n is 0. v holds no NaN. */
 double gd_median(double *v, size_t n);
 
 /* qsort, which may not be given NULL even for no element (glibc's nonnull). */
