@@ -3,9 +3,11 @@
 #include "analysis/episodes.h"
 #include "analysis/window.h"
 #include "core/json_util.h"
+#include "core/stats.h"
 #include "gpudoctor/report.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 json_t *gd_report_host_json(const gd_facts *f)
 {
@@ -69,8 +71,26 @@ json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g)
     return st;
 }
 
+/* Median of metric m of GPU g over its loaded samples: what `fleet` compares
+ * across nodes. null when never loaded or never read. */
+static json_t *loaded_median_json(const gd_facts *f, size_t g, gd_metric m)
+{
+    const gd_series *s = &f->series;
+    double *v = malloc((s->n + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < s->n; i++) {
+        gd_value x = gd_series_at(s, i, g, m);
+        if (gd_loaded_at(f, i, g) && gd_ok(x))
+            v[n++] = x.v;
+    }
+    json_t *out = n ? gd_json_number(round(gd_median(v, n) * 10) / 10) : json_null();
+    free(v);
+    return out;
+}
+
 /* Time in state over the window: each clock event reason's share of the
- * loaded samples, and each violation counter's share of the window. */
+ * loaded samples, and each violation counter's share of the window; the
+ * medians under load. */
 static json_t *gpu_window_json(const gd_facts *f, size_t g)
 {
     const gd_series *s = &f->series;
@@ -111,6 +131,11 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
                                                                           : json_null());
     }
     json_object_set_new(w, "violation_pct_of_window", viol);
+    json_t *med = json_object();
+    json_object_set_new(med, "sm_clock_mhz", loaded_median_json(f, g, GD_M_SM_CLOCK_MHZ));
+    json_object_set_new(med, "temp_c", loaded_median_json(f, g, GD_M_TEMP_C));
+    json_object_set_new(med, "power_w", loaded_median_json(f, g, GD_M_POWER_W));
+    json_object_set_new(w, "loaded_median", med);
     return w;
 }
 
