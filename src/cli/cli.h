@@ -24,13 +24,14 @@ int gd_cmd_run(int argc, char **argv);
  * or GD_EXIT_ERROR after a message when the JSON cannot be written. */
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
 int gd_cmd_trace(int argc, char **argv);
+int gd_cmd_fleet(int argc, char **argv);
 
 /* Each command's help text and its parser's option table: `help`, the
  * completions and the tests read the same tables the parsers use. */
 extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
-    gd_run_help[], gd_watch_help[], gd_export_help[];
+    gd_run_help[], gd_watch_help[], gd_export_help[], gd_fleet_help[];
 extern const struct option gd_check_options[], gd_snapshot_options[], gd_vram_options[], gd_bench_options[],
-    gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[];
+    gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[], gd_fleet_options[];
 
 /* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
 typedef struct gd_cli_command {

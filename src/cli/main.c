@@ -27,6 +27,8 @@ static const gd_cli_command commands[] = {
      gd_cmd_run},
     {"export", "Prometheus metrics (dcgm-exporter's names) and the findings, on /metrics", gd_export_help,
      gd_export_options, gd_cmd_export},
+    {"fleet", "compare many nodes' check reports: outlier GPUs and causes they share", gd_fleet_help, gd_fleet_options,
+     gd_cmd_fleet},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

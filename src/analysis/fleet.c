@@ -1,0 +1,249 @@
+/* The fleet's outliers by median and MAD, and its shared findings (fleet.h). */
+#include "analysis/fleet.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { M_CLOCK, M_TEMP, M_POWER, M_COUNT };
+
+static double metric(const gd_fleet_gpu *g, int m)
+{
+    return m == M_CLOCK ? g->sm_clock_mhz : m == M_TEMP ? g->temp_c : g->power_w;
+}
+
+static const struct {
+    const char *id, *key, *unit, *what, *fix;
+} rules[M_COUNT] = {
+    {"fleet.clocks_low", "sm_clock_mhz", "MHz", "SM clock under load",
+     "Run 'gpudoctor check' on the node and read its clock event reasons; compare its power limit, application "
+     "clocks and cooling with a healthy node of the group ('nvidia-smi -q -d CLOCK,POWER,PERFORMANCE'); a GPU "
+     "slower with no reason reported is a hardware case for the vendor. Drain it from jobs that synchronise across "
+     "GPUs: the slowest GPU sets every step's pace."},
+    {"fleet.hot", "temp_c", "C", "temperature under load",
+     "Check the node's airflow against its neighbours: fans ('ipmitool sdr type Fan'), blanking panels, a "
+     "failed fan or a blocked inlet, the rack's inlet temperature; reseat or repaste a GPU hotter than the others "
+     "of its own node. It throttles first when the room warms."},
+    {"fleet.power_low", "power_w", "W", "power under load",
+     "Compare the node's power limit and its power supplies with the group ('nvidia-smi -q -d POWER'; "
+     "'ipmitool sdr type \"Power Supply\"'): a GPU that draws much less than its peers at the same load is held "
+     "back by a limit, a supply or a slowdown that 'gpudoctor check' on the node names."},
+};
+
+/* Median and scaled MAD of v[0..n) (reordered). */
+static void robust(double *v, size_t n, double *med, double *mad)
+{
+    *med = gd_median(v, n);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabs(v[i] - *med);
+    *mad = 1.4826 * gd_median(v, n);
+}
+
+/* Is x an outlier of rule m against (med, mad)? dev: its relative deviation (degrees for temperature). */
+static bool outlier(int m, double x, double med, double mad, double *dev)
+{
+    if (isnan(x) || isnan(med))
+        return false;
+    bool far = fabs(x - med) > GD_FLEET_MAD_Z * mad;
+    if (m == M_TEMP) {
+        *dev = x - med;
+        return far && *dev >= GD_FLEET_HOT_C;
+    }
+    *dev = med > 0 ? (x - med) / med : 0;
+    return far && *dev < -(m == M_CLOCK ? GD_FLEET_CLOCK_DROP : GD_FLEET_POWER_DROP);
+}
+
+static size_t group_of(gd_fleet_result *r, const char *model)
+{
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (strcmp(r->groups[i].model, model) == 0)
+            return i;
+    return r->ngroups;
+}
+
+static int build_groups(const gd_fleet *in, gd_fleet_result *r)
+{
+    size_t total = 0;
+    for (size_t n = 0; n < in->n; n++)
+        total += in->nodes[n].ngpus;
+    r->groups = calloc(total + 1, sizeof *r->groups);
+    if (!r->groups)
+        return -1;
+    for (size_t n = 0; n < in->n; n++)
+        for (size_t k = 0; k < in->nodes[n].ngpus; k++) {
+            const gd_fleet_gpu *g = &in->nodes[n].gpus[k];
+            size_t i = group_of(r, g->model);
+            if (i == r->ngroups)
+                snprintf(r->groups[r->ngroups++].model, sizeof r->groups[0].model, "%s", g->model);
+            r->groups[i].gpus++;
+        }
+    for (size_t i = 0; i < r->ngroups; i++)
+        for (size_t n = 0; n < in->n; n++)
+            for (size_t k = 0; k < in->nodes[n].ngpus; k++)
+                if (strcmp(in->nodes[n].gpus[k].model, r->groups[i].model) == 0) {
+                    r->groups[i].nodes++;
+                    break;
+                }
+    return 0;
+}
+
+static void add_outlier(gd_fleet_result *r, const gd_fleet *in, size_t n, size_t k, int m, const gd_fleet_group *grp,
+                        double x, double dev)
+{
+    const gd_fleet_node *node = &in->nodes[n];
+    const gd_fleet_gpu *g = &node->gpus[k];
+    json_t *ev = json_object();
+    json_object_set_new(ev, "node", json_string(node->name));
+    json_object_set_new(ev, "file", json_string(node->file));
+    json_object_set_new(ev, "gpu_uuid", json_string(g->uuid));
+    json_object_set_new(ev, "model", json_string(grp->model));
+    json_object_set_new(ev, "metric", json_string(rules[m].key));
+    json_object_set_new(ev, "value", json_real(x));
+    json_object_set_new(ev, "group_median", json_real(grp->median[m]));
+    json_object_set_new(ev, "group_mad_scaled", json_real(round(grp->mad[m] * 100) / 100));
+    json_object_set_new(ev, "group_gpus", json_integer((json_int_t)grp->gpus));
+    json_object_set_new(ev, "group_nodes", json_integer((json_int_t)grp->nodes));
+    json_object_set_new(ev, "source", json_string("the reports' gpus[].window.loaded_median"));
+    double impact = m == M_CLOCK ? round(-dev * 1000) / 10 : NAN; /* a slower clock, that much slower steps */
+    if (m == M_TEMP)
+        json_object_set_new(ev, "hotter_c", json_real(round(dev * 10) / 10));
+    else
+        json_object_set_new(ev, "below_pct", json_real(round(-dev * 1000) / 10));
+    if (m == M_TEMP)
+        gd_finding_add(&r->findings, rules[m].id, GD_SEV_WARNING, g->index, ev, impact, rules[m].fix,
+                       "%s GPU %d: %s %.0f %s, %.0f %s above the %zu %s GPUs' median (%.0f %s)", node->name, g->index,
+                       rules[m].what, x, rules[m].unit, dev, rules[m].unit, grp->gpus, grp->model, grp->median[m],
+                       rules[m].unit);
+    else
+        gd_finding_add(&r->findings, rules[m].id, GD_SEV_WARNING, g->index, ev, impact, rules[m].fix,
+                       "%s GPU %d: %s %.0f %s, %.0f %% below the %zu %s GPUs' median (%.0f %s)", node->name, g->index,
+                       rules[m].what, x, rules[m].unit, -dev * 100, grp->gpus, grp->model, grp->median[m],
+                       rules[m].unit);
+}
+
+static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
+{
+    size_t total = 0;
+    for (size_t n = 0; n < in->n; n++)
+        total += in->nodes[n].ngpus;
+    double *v = malloc((total + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < r->ngroups; i++) {
+        gd_fleet_group *grp = &r->groups[i];
+        grp->compared = grp->gpus >= GD_FLEET_MIN_GPUS && grp->nodes >= GD_FLEET_MIN_NODES;
+        for (int m = 0; m < M_COUNT; m++) {
+            size_t nv = 0;
+            for (size_t n = 0; n < in->n; n++)
+                for (size_t k = 0; k < in->nodes[n].ngpus; k++)
+                    if (strcmp(in->nodes[n].gpus[k].model, grp->model) == 0 && !isnan(metric(&in->nodes[n].gpus[k], m)))
+                        v[nv++] = metric(&in->nodes[n].gpus[k], m);
+            grp->median[m] = grp->mad[m] = NAN;
+            if (nv >= GD_FLEET_MIN_GPUS)
+                robust(v, nv, &grp->median[m], &grp->mad[m]);
+        }
+        if (!grp->compared) {
+            gd_skip_add(&r->findings, "fleet", GD_NO_GPU,
+                        "%s: %zu GPU%s on %zu node%s (comparing needs %d GPUs on %d nodes)", grp->model, grp->gpus,
+                        grp->gpus == 1 ? "" : "s", grp->nodes, grp->nodes == 1 ? "" : "s", GD_FLEET_MIN_GPUS,
+                        GD_FLEET_MIN_NODES);
+            continue;
+        }
+        for (size_t n = 0; n < in->n; n++)
+            for (size_t k = 0; k < in->nodes[n].ngpus; k++) {
+                const gd_fleet_gpu *g = &in->nodes[n].gpus[k];
+                if (strcmp(g->model, grp->model) != 0)
+                    continue;
+                bool slow = false;
+                for (int m = 0; m < M_COUNT; m++) {
+                    double dev = 0, x = metric(g, m);
+                    /* Less power from a GPU already flagged slow is the same cause, said once. */
+                    if (m == M_POWER && slow)
+                        continue;
+                    if (outlier(m, x, grp->median[m], grp->mad[m], &dev)) {
+                        add_outlier(r, in, n, k, m, grp, x, dev);
+                        slow |= m == M_CLOCK;
+                    }
+                }
+            }
+    }
+    free(v);
+    return 0;
+}
+
+/* Findings that many nodes share: one fleet.common_finding per id. */
+static int shared_findings(const gd_fleet *in, gd_fleet_result *r)
+{
+    for (size_t n = 0; n < in->n; n++)
+        for (size_t f = 0; f < in->nodes[n].nfindings; f++) {
+            const char *id = in->nodes[n].findings[f].id;
+            bool seen = false; /* counted already, from an earlier node or finding */
+            for (size_t p = 0; p <= n && !seen; p++)
+                for (size_t q = 0; q < in->nodes[p].nfindings && !seen; q++) {
+                    if (p == n && q >= f)
+                        break;
+                    seen = strcmp(in->nodes[p].findings[q].id, id) == 0;
+                }
+            if (seen)
+                continue;
+            size_t nodes = 0;
+            gd_severity worst = GD_SEV_INFO;
+            json_t *names = json_array();
+            for (size_t p = 0; p < in->n; p++)
+                for (size_t q = 0; q < in->nodes[p].nfindings; q++)
+                    if (strcmp(in->nodes[p].findings[q].id, id) == 0) {
+                        nodes++;
+                        worst = in->nodes[p].findings[q].severity > worst ? in->nodes[p].findings[q].severity : worst;
+                        json_array_append_new(names, json_string(in->nodes[p].name));
+                        break;
+                    }
+            if (nodes < GD_FLEET_COMMON_MIN_NODES || 2 * nodes < in->n) {
+                json_decref(names);
+                continue;
+            }
+            json_t *ev = json_object();
+            json_object_set_new(ev, "finding", json_string(id));
+            json_object_set_new(ev, "nodes", json_integer((json_int_t)nodes));
+            json_object_set_new(ev, "of_nodes", json_integer((json_int_t)in->n));
+            json_object_set_new(ev, "node_names", names);
+            json_object_set_new(ev, "source", json_string("the reports' findings"));
+            char fix[768];
+            snprintf(
+                fix, sizeof fix,
+                "One cause on %zu nodes is a change they share rather than %zu failures: compare what was rolled "
+                "out to them (driver, CUDA, firmware, BIOS, kernel, container image, power or cooling policy) with "
+                "the nodes without %s, and fix it once; each node's report has the evidence and its own fix.",
+                nodes, nodes, id);
+            gd_finding_add(&r->findings, "fleet.common_finding", worst, GD_NO_GPU, ev, NAN, fix,
+                           "%s on %zu of %zu nodes: a fleet-wide cause", id, nodes, in->n);
+        }
+    return 0;
+}
+
+int gd_fleet_analyze(const gd_fleet *in, gd_fleet_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (build_groups(in, out) != 0 || compare_groups(in, out) != 0 || shared_findings(in, out) != 0)
+        return -1;
+    gd_findings_sort(&out->findings);
+    return 0;
+}
+
+void gd_fleet_result_free(gd_fleet_result *r)
+{
+    free(r->groups);
+    gd_findings_free(&r->findings);
+    memset(r, 0, sizeof *r);
+}
+
+void gd_fleet_free(gd_fleet *f)
+{
+    for (size_t n = 0; n < f->n; n++) {
+        free(f->nodes[n].gpus);
+        free(f->nodes[n].findings);
+    }
+    free(f->nodes);
+    memset(f, 0, sizeof *f);
+}

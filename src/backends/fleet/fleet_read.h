@@ -1,0 +1,21 @@
+/* Reading the nodes' `check --json` reports for `gpudoctor fleet`. */
+#ifndef GD_BACKENDS_FLEET_READ_H
+#define GD_BACKENDS_FLEET_READ_H
+
+#include "analysis/fleet.h"
+
+#include <stddef.h>
+
+/* A report larger than this is not a check report. */
+#define GD_FLEET_REPORT_MAX (64u << 20)
+
+/* Reads one report into node (which the caller frees with the fleet): 0, or
+ * -1 with a message in err (unreadable, not JSON, not a gpudoctor check
+ * report, a schema newer than this build knows). */
+int gd_fleet_read_report(const char *path, gd_fleet_node *node, char *err, size_t errlen);
+
+/* The same over a report already in memory; path names it in messages and
+ * gives the node its name where the report has no hostname. */
+int gd_fleet_parse_report(const char *buf, size_t len, const char *path, gd_fleet_node *node, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,180 @@
+/* gpudoctor fleet: many nodes' check reports compared (docs/fleet.md). */
+#include "analysis/fleet.h"
+#include "backends/fleet/fleet_read.h"
+#include "cli.h"
+#include "report/fleet_report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* More reports than any fleet sends to one command: beyond, say so. */
+#define MAX_REPORTS 100000
+
+const char gd_fleet_help[] =
+    "usage: gpudoctor fleet REPORT.json...|DIR [--json] [--report FILE.html] [--exit-findings]\n"
+    "\n"
+    "Compares many nodes' 'gpudoctor check --json' reports (one per node; a directory\n"
+    "means its *.json files) and names the outliers: GPUs, grouped by model, whose SM\n"
+    "clock, temperature or power under load stand out from the group's median by more\n"
+    "than 3 scaled MADs and by more than a margin that matters (clock 5 % lower,\n"
+    "power 15 % lower, 8 C hotter); and the findings that half the nodes or more share\n"
+    "(at least 3): one cause rolled out to many nodes. Rules: docs/fleet.md.\n"
+    "\n"
+    "  --json           the comparison as JSON (docs/interface.md)\n"
+    "  --report FILE    also write one HTML page: findings, groups, a bar per node\n"
+    "  --exit-findings  exit 1 on warnings, 2 on critical findings (as check does)\n"
+    "\n"
+    "A report that cannot be read (truncated, not a check report, a newer schema) is\n"
+    "named under 'Not read' and the others are compared; none readable is exit 3.\n"
+    "Exit: 0, or with --exit-findings 0, 1, 2; 3 could not compare.\n"
+    "\n"
+    "Example, a Slurm cluster (docs/slurm.md):\n"
+    "  srun -N16 --ntasks-per-node=1 -o 'reports/%N.json' gpudoctor check --json\n"
+    "  gpudoctor fleet reports/\n";
+
+const struct option gd_fleet_options[] = {
+    {"json", no_argument, NULL, 'j'},
+    {"report", required_argument, NULL, 'H'},
+    {"exit-findings", no_argument, NULL, 'x'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct paths {
+    char **v;
+    size_t n, cap;
+} paths;
+
+static int push(paths *p, const char *s)
+{
+    if (p->n == MAX_REPORTS)
+        return gd_cli_error("more than %d reports: compare them in parts", MAX_REPORTS);
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        char **v = realloc(p->v, cap * sizeof *v);
+        if (!v)
+            return gd_cli_error("out of memory");
+        p->v = v;
+        p->cap = cap;
+    }
+    if (!(p->v[p->n] = strdup(s)))
+        return gd_cli_error("out of memory");
+    p->n++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's *.json files, sorted; anything else is itself. */
+static int add_path(paths *p, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return push(p, path); /* the reader says what is wrong with it */
+    DIR *d = opendir(path);
+    if (!d)
+        return gd_cli_error("cannot read the directory %s: %s", path, strerror(errno));
+    size_t first = p->n;
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        rc = push(p, full);
+    }
+    closedir(d);
+    if (!rc && p->n == first)
+        return gd_cli_error("%s holds no report (*.json)", path);
+    if (!rc)
+        qsort(p->v + first, p->n - first, sizeof *p->v, cmp_str);
+    return rc;
+}
+
+static void render_html(FILE *out, const void *ud)
+{
+    gd_fleet_report_html(out, ud);
+}
+
+int gd_cmd_fleet(int argc, char **argv)
+{
+    int json = 0, exit_findings = 0;
+    const char *report = NULL;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", gd_fleet_options, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'H': report = optarg; break;
+        case 'x': exit_findings = 1; break;
+        case 'h': fputs(gd_fleet_help, stdout); return GD_EXIT_OK;
+        default: fputs(gd_fleet_help, stderr); return GD_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc) {
+        fputs(gd_fleet_help, stderr);
+        return gd_cli_error("fleet needs the nodes' reports: files, or a directory of them");
+    }
+    if (report && gd_cli_report_writable(report) != 0)
+        return GD_EXIT_ERROR;
+    paths files = {0};
+    int rc = 0;
+    for (int i = optind; i < argc && !rc; i++)
+        rc = add_path(&files, argv[i]);
+    gd_fleet fleet = {0};
+    char **unread = rc ? NULL : calloc(files.n + 1, sizeof *unread);
+    size_t nunread = 0;
+    fleet.nodes = rc ? NULL : calloc(files.n + 1, sizeof *fleet.nodes);
+    if (!rc && (!unread || !fleet.nodes))
+        rc = gd_cli_error("out of memory");
+    for (size_t i = 0; !rc && i < files.n; i++) {
+        char err[1024];
+        if (gd_fleet_read_report(files.v[i], &fleet.nodes[fleet.n], err, sizeof err) == 0)
+            fleet.n++;
+        else if (!(unread[nunread++] = strdup(err)))
+            rc = gd_cli_error("out of memory");
+    }
+    if (!rc && fleet.n == 0) {
+        for (size_t i = 0; i < nunread; i++)
+            fprintf(stderr, "gpudoctor: %s\n", unread[i]);
+        rc = gd_cli_error("no report could be read: nothing to compare");
+    }
+    gd_fleet_result res = {0};
+    if (!rc && gd_fleet_analyze(&fleet, &res) != 0)
+        rc = gd_cli_error("out of memory");
+    if (!rc) {
+        gd_fleet_run run = {&fleet, &res, nunread, (const char *const *)unread};
+        if (json) {
+            json_t *j = gd_fleet_report_json(&run);
+            if (gd_json_print(stdout, j))
+                rc = GD_EXIT_ERROR;
+            json_decref(j);
+        } else {
+            gd_text_style st = gd_cli_text_style();
+            gd_fleet_report_text(stdout, &run, &st);
+        }
+        if (!rc && report && gd_cli_write_report(report, render_html, &run) != 0)
+            rc = GD_EXIT_ERROR;
+        if (!rc && exit_findings)
+            rc = gd_findings_exit_code(&res.findings);
+    }
+    gd_fleet_result_free(&res);
+    gd_fleet_free(&fleet);
+    for (size_t i = 0; i < nunread; i++)
+        free(unread[i]);
+    free(unread);
+    for (size_t i = 0; i < files.n; i++)
+        free(files.v[i]);
+    free(files.v);
+    return rc;
+}

@@ -1,0 +1,312 @@
+/* `gpudoctor fleet`: verdict, the groups' baselines, the outliers and shared
+ * causes with their fixes, the nodes, what was not compared or read. */
+#include "report/fleet_report.h"
+#include "core/json_util.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+#include "report/svg_plot.h"
+#include "report/text_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_keys[3] = {"sm_clock_mhz", "temp_c", "power_w"};
+
+/* Nodes that an outlier finding names. */
+static size_t outlier_nodes(const gd_fleet_run *run)
+{
+    size_t n = 0;
+    const gd_findings *fs = &run->result->findings;
+    for (size_t k = 0; k < run->fleet->n; k++)
+        for (size_t i = 0; i < fs->n; i++) {
+            const json_t *node = json_object_get(fs->v[i].evidence, "node");
+            if (strcmp(fs->v[i].id, "fleet.common_finding") != 0 && json_is_string(node) &&
+                strcmp(json_string_value(node), run->fleet->nodes[k].name) == 0) {
+                n++;
+                break;
+            }
+        }
+    return n;
+}
+
+static void text_verdict(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
+{
+    const gd_findings *fs = &run->result->findings;
+    size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
+    if (crit + warn == 0) {
+        fprintf(out, "%sVerdict: no outlier and no shared cause among %zu node%s%s\n", gd_c(st, GD_ANSI_GREEN),
+                run->fleet->n, run->fleet->n == 1 ? "" : "s", gd_c(st, GD_ANSI_RESET));
+        return;
+    }
+    fprintf(out, "%sVerdict: %s%s %zu finding%s; outliers on %zu of %zu nodes\n",
+            gd_c(st, crit ? GD_ANSI_RED : GD_ANSI_YELLOW), crit ? "CRITICAL" : "WARNING", gd_c(st, GD_ANSI_RESET),
+            crit + warn, crit + warn == 1 ? "" : "s", outlier_nodes(run), run->fleet->n);
+}
+
+static void fmt_num(double v, const char *unit, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f %s", v, unit);
+}
+
+void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
+{
+    const gd_fleet_result *r = run->result;
+    const gd_findings *fs = &r->findings;
+    fprintf(out, "%sgpudoctor %s fleet%s: %zu report%s read", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
+            gd_c(st, GD_ANSI_RESET), run->fleet->n, run->fleet->n == 1 ? "" : "s");
+    if (run->nunread)
+        fprintf(out, ", %zu not", run->nunread);
+    fputs("\n", out);
+    text_verdict(out, run, st);
+    fputs("\nGroups (medians under load):\n", out);
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const gd_fleet_group *g = &r->groups[i];
+        char c[32], t[32], p[32];
+        fmt_num(g->median[0], "MHz", c, sizeof c);
+        fmt_num(g->median[1], "C", t, sizeof t);
+        fmt_num(g->median[2], "W", p, sizeof p);
+        fprintf(out, "  %-30.30s %3zu GPUs %3zu nodes  SM %-9s %-6s %s%s\n", g->model, g->gpus, g->nodes, c, t, p,
+                g->compared ? "" : "  (not compared)");
+    }
+    if (fs->n)
+        fputs("\nFindings:\n", out);
+    bool *done = calloc(fs->n + 1, sizeof *done);
+    int *gpus = calloc(fs->n + 1, sizeof *gpus);
+    for (size_t i = 0; done && gpus && i < fs->n; i++) {
+        if (done[i])
+            continue;
+        const gd_finding *f = &fs->v[i];
+        /* One block per cause and node: the same finding on several GPUs of a node. */
+        const char *node = json_string_value(json_object_get(f->evidence, "node"));
+        size_t ng = 0;
+        for (size_t j = i; j < fs->n; j++) {
+            const char *nj = json_string_value(json_object_get(fs->v[j].evidence, "node"));
+            if (!done[j] && strcmp(fs->v[j].id, f->id) == 0 && node && nj && strcmp(nj, node) == 0 &&
+                fs->v[j].severity == f->severity) {
+                done[j] = true;
+                gpus[ng++] = fs->v[j].gpu;
+            }
+        }
+        done[i] = true;
+        const char *col = f->severity == GD_SEV_CRITICAL ? GD_ANSI_RED : GD_ANSI_YELLOW;
+        fprintf(out, "  %s%-8s%s %s\n", gd_c(st, col), f->severity == GD_SEV_CRITICAL ? "CRITICAL" : "WARNING",
+                gd_c(st, GD_ANSI_RESET), f->id);
+        char line[600];
+        const char *rest = strstr(f->title, ": ");
+        if (ng > 1 && rest) {
+            char list[200];
+            gd_gpu_ranges(gpus, ng, true, list, sizeof list);
+            snprintf(line, sizeof line, "%s GPUs %s (%zu)%s", node, list, ng, rest);
+        } else {
+            snprintf(line, sizeof line, "%s", f->title);
+        }
+        fputs("           ", out);
+        gd_wrap(out, st, 11, 11, line);
+        fprintf(out, "           %sfix:%s ", gd_c(st, GD_ANSI_CYAN), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 16, 16, f->fix);
+    }
+    free(done);
+    free(gpus);
+    size_t quiet = 0;
+    fputs("\nNodes (their own reports' warning and critical findings):\n", out);
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        const gd_fleet_node *n = &run->fleet->nodes[k];
+        if (!n->nfindings) {
+            quiet++;
+            continue;
+        }
+        char ids[400] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1; i++) {
+            bool dup = false;
+            for (size_t j = 0; j < i; j++)
+                dup = dup || strcmp(n->findings[j].id, n->findings[i].id) == 0;
+            if (!dup)
+                used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
+        }
+        fprintf(out, "  %-24.24s ", n->name);
+        gd_wrap(out, st, 27, 27, ids);
+    }
+    fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
+    if (fs->nskips) {
+        fputs("\nNot compared:\n", out);
+        for (size_t i = 0; i < fs->nskips; i++)
+            fprintf(out, "  %s\n", fs->skips[i].reason);
+    }
+    if (run->nunread) {
+        fputs("\nNot read:\n", out);
+        for (size_t i = 0; i < run->nunread; i++) {
+            fputs("  ", out);
+            gd_wrap(out, st, 2, 2, run->unread[i]);
+        }
+    }
+}
+
+json_t *gd_fleet_report_json(const gd_fleet_run *run)
+{
+    const gd_fleet_result *r = run->result;
+    json_t *root = json_object(), *tool = json_object();
+    json_object_set_new(root, "schema_version", json_integer(GD_JSON_SCHEMA_VERSION));
+    json_object_set_new(tool, "name", json_string("gpudoctor"));
+    json_object_set_new(tool, "version", json_string(GD_VERSION));
+    json_object_set_new(root, "tool", tool);
+    json_t *nodes = json_array();
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        const gd_fleet_node *n = &run->fleet->nodes[k];
+        json_t *o = json_object(), *ids = json_array();
+        json_object_set_new(o, "name", json_string(n->name));
+        json_object_set_new(o, "file", json_string(n->file));
+        json_object_set_new(o, "gpus", json_integer((json_int_t)n->ngpus));
+        for (size_t i = 0; i < n->nfindings; i++) {
+            json_t *f = json_object();
+            json_object_set_new(f, "id", json_string(n->findings[i].id));
+            json_object_set_new(f, "severity", json_string(gd_severity_name(n->findings[i].severity)));
+            json_object_set_new(f, "gpu",
+                                n->findings[i].gpu == GD_NO_GPU ? json_null() : json_integer(n->findings[i].gpu));
+            json_array_append_new(ids, f);
+        }
+        json_object_set_new(o, "findings", ids);
+        json_array_append_new(nodes, o);
+    }
+    json_object_set_new(root, "nodes", nodes);
+    json_t *groups = json_array();
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const gd_fleet_group *g = &r->groups[i];
+        json_t *o = json_object(), *med = json_object(), *mad = json_object();
+        json_object_set_new(o, "model", json_string(g->model));
+        json_object_set_new(o, "gpus", json_integer((json_int_t)g->gpus));
+        json_object_set_new(o, "nodes", json_integer((json_int_t)g->nodes));
+        json_object_set_new(o, "compared", json_boolean(g->compared));
+        for (int m = 0; m < 3; m++) {
+            json_object_set_new(med, metric_keys[m], gd_json_number(g->median[m]));
+            json_object_set_new(mad, metric_keys[m], gd_json_number(round(g->mad[m] * 100) / 100));
+        }
+        json_object_set_new(o, "median", med);
+        json_object_set_new(o, "mad_scaled", mad);
+        json_array_append_new(groups, o);
+    }
+    json_object_set_new(root, "groups", groups);
+    json_object_set_new(root, "findings", gd_report_findings_json(&r->findings, false));
+    json_t *skips = json_array();
+    for (size_t i = 0; i < r->findings.nskips; i++)
+        json_array_append_new(skips, json_string(r->findings.skips[i].reason));
+    json_object_set_new(root, "not_compared", skips);
+    json_t *unread = json_array();
+    for (size_t i = 0; i < run->nunread; i++)
+        json_array_append_new(unread, json_string(run->unread[i]));
+    json_object_set_new(root, "not_read", unread);
+    json_t *sum = json_object();
+    json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_CRITICAL)));
+    json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_WARNING)));
+    json_object_set_new(sum, "outlier_nodes", json_integer((json_int_t)outlier_nodes(run)));
+    json_object_set_new(root, "summary", sum);
+    return root;
+}
+
+/* Each node's median over its GPUs of one model, one bar per node. */
+static void html_metric_bars(FILE *out, const gd_fleet_run *run, const gd_fleet_group *g, int m)
+{
+    static const char *const titles[3] = {"SM clock under load", "temperature under load", "power under load"};
+    static const char *const units[3] = {"MHz", "C", "W"};
+    size_t n = run->fleet->n;
+    double *v = calloc(n + 1, sizeof *v), *tmp = calloc(64 + 1, sizeof *tmp);
+    const char **labels = calloc(n + 1, sizeof *labels);
+    if (!v || !tmp || !labels)
+        goto done;
+    for (size_t k = 0; k < n; k++) {
+        const gd_fleet_node *node = &run->fleet->nodes[k];
+        size_t c = 0;
+        for (size_t i = 0; i < node->ngpus && c < 64; i++) {
+            const gd_fleet_gpu *x = &node->gpus[i];
+            double val = m == 0 ? x->sm_clock_mhz : m == 1 ? x->temp_c : x->power_w;
+            if (strcmp(x->model, g->model) == 0 && !isnan(val))
+                tmp[c++] = val;
+        }
+        /* The node's extreme GPU in the metric's bad direction: the one an outlier would be. */
+        double e = c ? tmp[0] : 0;
+        for (size_t i = 1; i < c; i++)
+            e = m == 1 ? (tmp[i] > e ? tmp[i] : e) : (tmp[i] < e ? tmp[i] : e);
+        v[k] = e;
+        labels[k] = node->name;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s, %s: each node's %s GPU", g->model, titles[m], m == 1 ? "hottest" : "lowest");
+    static const char *const seg[] = {"node"}, *const cls[] = {"c0"};
+    gd_svg_bars b = {.title = title,
+                     .unit = units[m],
+                     .ncat = n,
+                     .nseg = 1,
+                     .v = v,
+                     .seg_label = seg,
+                     .seg_cls = cls,
+                     .cat_label = labels,
+                     .width = 720,
+                     .height = 220};
+    gd_svg_bars_write(out, &b);
+done:
+    free(v);
+    free(tmp);
+    free(labels);
+}
+
+void gd_fleet_report_html(FILE *out, const gd_fleet_run *run)
+{
+    const gd_fleet_result *r = run->result;
+    gd_html_begin(out, "gpudoctor fleet");
+    fprintf(out, "<h1>Fleet: %zu node%s</h1>\n", run->fleet->n, run->fleet->n == 1 ? "" : "s");
+    gd_html_verdict(out, &r->findings, 0);
+    gd_html_findings(out, &r->findings, false, false);
+    fputs("<h2>Groups</h2>\n<table>\n", out);
+    static const char *const head[] = {"model",       "GPUs",  "nodes",   "SM clock (median under load)",
+                                       "temperature", "power", "compared"};
+    gd_html_row(out, "th", head, 7);
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const gd_fleet_group *g = &r->groups[i];
+        char gp[24], nd[24], c[32], t[32], p[32];
+        snprintf(gp, sizeof gp, "%zu", g->gpus);
+        snprintf(nd, sizeof nd, "%zu", g->nodes);
+        fmt_num(g->median[0], "MHz", c, sizeof c);
+        fmt_num(g->median[1], "C", t, sizeof t);
+        fmt_num(g->median[2], "W", p, sizeof p);
+        const char *cells[] = {g->model, gp, nd, c, t, p, g->compared ? "yes" : "no"};
+        gd_html_row(out, "td", cells, 7);
+    }
+    fputs("</table>\n", out);
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].compared)
+            for (int m = 0; m < 3; m++)
+                html_metric_bars(out, run, &r->groups[i], m);
+    fputs("<h2>Nodes</h2>\n<table>\n", out);
+    static const char *const nhead[] = {"node", "GPUs", "its report's warning and critical findings", "file"};
+    gd_html_row(out, "th", nhead, 4);
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        const gd_fleet_node *n = &run->fleet->nodes[k];
+        char gp[24], ids[400] = "";
+        size_t used = 0;
+        snprintf(gp, sizeof gp, "%zu", n->ngpus);
+        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1; i++)
+            used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
+        const char *cells[] = {n->name, gp, used ? ids : "none", n->file};
+        gd_html_row(out, "td", cells, 4);
+    }
+    fputs("</table>\n", out);
+    if (r->findings.nskips || run->nunread) {
+        fputs("<h2>Not compared or not read</h2>\n<ul>\n", out);
+        for (size_t i = 0; i < r->findings.nskips; i++) {
+            fputs("<li>", out);
+            gd_html_text(out, r->findings.skips[i].reason);
+            fputs("</li>\n", out);
+        }
+        for (size_t i = 0; i < run->nunread; i++) {
+            fputs("<li>", out);
+            gd_html_text(out, run->unread[i]);
+            fputs("</li>\n", out);
+        }
+        fputs("</ul>\n", out);
+    }
+    gd_html_end(out);
+}

@@ -1,0 +1,264 @@
+/* gpudoctor fleet over real `check --json` reports of simulated nodes: 16
+ * nodes with one slow and one hot name exactly those two, 16 healthy ones
+ * name nothing, a cause on half the nodes is one fleet-wide finding, and bad
+ * reports are named without stopping the comparison. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const env[] = {NULL};
+
+enum { HEALTHY, SLOW, HOT };
+
+/* The healthy training node, each node's temperatures and power a little
+ * apart as real nodes are; SLOW: every GPU at 1650 MHz under load; HOT: GPU 3
+ * 13 C warmer. */
+static void write_scenario(const char *path, int node, int kind)
+{
+    json_t *s = json_load_file(example("h100x8-training.json"), 0, NULL);
+    assert_non_null(s);
+    json_t *gpus = json_object_get(s, "gpus");
+    for (size_t g = 0; g < json_array_size(gpus); g++) {
+        json_t *tl = json_object_get(json_array_get(gpus, g), "timeline");
+        for (size_t i = 0; i < json_array_size(tl); i++) {
+            json_t *p = json_array_get(tl, i), *t = json_object_get(p, "temp_c"), *w = json_object_get(p, "power_w");
+            if (t)
+                json_object_set_new(
+                    p, "temp_c",
+                    json_integer(json_integer_value(t) + (node + (int)g) % 3 + (kind == HOT && g == 3 ? 13 : 0)));
+            if (w)
+                json_object_set_new(p, "power_w", json_integer(json_integer_value(w) + ((node * 3 + (int)g) % 5) * 4));
+            if (kind == SLOW)
+                json_object_set_new(p, "sm_clock_mhz", json_integer(1650));
+        }
+    }
+    assert_int_equal(json_dump_file(s, path, 0), 0);
+    json_decref(s);
+}
+
+/* dir/node-NN.json: the check report of node NN (kinds[NN]), or of `other` where given. */
+static void write_reports(const char *dir, const int *kinds, int n, const char *other, int other_from)
+{
+    for (int k = 0; k < n; k++) {
+        char scen[1200], rep[1200];
+        snprintf(scen, sizeof scen, "%s/scenario-%02d.json.in", dir, k);
+        snprintf(rep, sizeof rep, "%s/node-%02d.json", dir, k);
+        if (other && k >= other_from)
+            snprintf(scen, sizeof scen, "%s", example(other));
+        else
+            write_scenario(scen, k, kinds ? kinds[k] : HEALTHY);
+        const char *argv[] = {"check", "--sim", scen, "--duration", "10", "--json", NULL};
+        tool_result r = run_tool(argv, env);
+        assert_non_null(r.out);
+        FILE *f = fopen(rep, "w");
+        assert_non_null(f);
+        fputs(r.out, f);
+        fclose(f);
+        tool_result_free(&r);
+    }
+}
+
+static tool_result fleet(const char *dir, const char *extra)
+{
+    const char *argv[] = {"fleet", dir, "--json", extra, NULL};
+    tool_result r = run_tool(argv, env);
+    if (!r.json)
+        fail_msg("fleet gave no JSON: exit %d, %s", r.exit_code, r.err);
+    return r;
+}
+
+/* "id node gpu" of each finding, joined by ";". */
+static void finding_list(const json_t *root, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    json_t *fs = json_object_get(root, "findings"), *f;
+    size_t i;
+    json_array_foreach(fs, i, f)
+    {
+        json_t *ev = json_object_get(f, "evidence"), *gpu = json_object_get(f, "gpu");
+        const char *node = json_string_value(json_object_get(ev, "node"));
+        used += (size_t)snprintf(buf + used, len - used, "%s %s %lld;", json_string_value(json_object_get(f, "id")),
+                                 node ? node : "-", json_is_integer(gpu) ? (long long)json_integer_value(gpu) : -1LL);
+        if (used >= len)
+            break;
+    }
+}
+
+static void one_slow_and_one_hot_node_are_named_exactly(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    int kinds[16] = {0};
+    kinds[6] = SLOW;
+    kinds[11] = HOT;
+    write_reports(dir, kinds, 16, NULL, 0);
+    tool_result r = fleet(dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    char got[4096];
+    finding_list(r.json, got, sizeof got);
+    assert_string_equal(got, "fleet.clocks_low node-06 0;fleet.clocks_low node-06 1;fleet.clocks_low node-06 2;"
+                             "fleet.clocks_low node-06 3;fleet.clocks_low node-06 4;fleet.clocks_low node-06 5;"
+                             "fleet.clocks_low node-06 6;fleet.clocks_low node-06 7;fleet.hot node-11 3;");
+    json_t *ev = json_object_get(json_array_get(json_object_get(r.json, "findings"), 8), "evidence");
+    assert_float_equal(json_number_value(json_object_get(ev, "value")), 77, 3); /* 60-64 C + 13 */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "summary"), "outlier_nodes")), 2);
+    json_t *g = json_array_get(json_object_get(r.json, "groups"), 0);
+    assert_int_equal(json_integer_value(json_object_get(g, "gpus")), 128);
+    assert_float_equal(json_number_value(json_object_get(json_object_get(g, "median"), "sm_clock_mhz")), 1980, 0);
+    tool_result_free(&r);
+    /* The text names them too, and --exit-findings says warning. */
+    const char *argv[] = {"fleet", dir, "--exit-findings", NULL};
+    r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.out, "node-06 GPUs 0-7 (8): SM clock under load 1650 MHz"));
+    assert_non_null(strstr(r.out, "node-11 GPU 3: temperature under load"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void sixteen_healthy_nodes_give_nothing(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 16, NULL, 0);
+    tool_result r = fleet(dir, "--exit-findings");
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "not_compared")), 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "nodes")), 16);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void a_cause_on_half_the_nodes_is_fleet_wide(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 8, "h100x8-power-limit-lowered.json", 4); /* 4 healthy, 4 lowered */
+    tool_result r = fleet(dir, NULL);
+    json_t *fs = json_object_get(r.json, "findings"), *f;
+    size_t i, common = 0;
+    json_array_foreach(fs, i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "id")), "fleet.common_finding") != 0)
+            continue;
+        json_t *ev = json_object_get(f, "evidence");
+        assert_string_equal(json_string_value(json_object_get(ev, "finding")), "power.limit_lowered");
+        assert_int_equal(json_integer_value(json_object_get(ev, "nodes")), 4);
+        assert_true(json_is_null(json_object_get(f, "gpu")));
+        common++;
+    }
+    assert_int_equal(common, 1);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void bad_reports_are_named_and_the_rest_compared(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 4, NULL, 0);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/node-01.json", dir);
+    truncate(path, 300); /* a half-written report */
+    free(write_temp_file(dir, "other.json", "{\"hello\": [1, 2, 3]}"));
+    free(write_temp_file(dir, "newer.json",
+                         "{\"schema_version\": 99, \"tool\": {\"name\": \"gpudoctor\"}, \"gpus\": [], "
+                         "\"findings\": []}"));
+    snprintf(path, sizeof path, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0); /* nobody writes it: must not hang */
+    tool_result r = fleet(dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "nodes")), 3);
+    json_t *nr = json_object_get(r.json, "not_read");
+    assert_int_equal(json_array_size(nr), 4);
+    char all[4096] = "";
+    for (size_t i = 0; i < json_array_size(nr); i++) {
+        strncat(all, json_string_value(json_array_get(nr, i)), sizeof all - strlen(all) - 2);
+        strcat(all, "\n");
+    }
+    assert_non_null(strstr(all, "node-01.json: not JSON"));
+    assert_non_null(strstr(all, "other.json: not a 'gpudoctor check --json' report"));
+    assert_non_null(strstr(all, "newer.json: schema_version above"));
+    assert_non_null(strstr(all, "fifo.json"));
+    /* 3 nodes of 8 GPUs: compared; 24 GPUs on 3 nodes is enough. */
+    assert_int_equal(json_array_size(json_object_get(r.json, "not_compared")), 0);
+    tool_result_free(&r);
+    /* Nothing readable at all, or an empty directory: exit 3 with a message. */
+    const char *argv[] = {"fleet", path, NULL};
+    r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "no report could be read"));
+    tool_result_free(&r);
+    char *empty = temp_dir();
+    const char *argv2[] = {"fleet", empty, NULL};
+    r = run_tool(argv2, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "holds no report"));
+    tool_result_free(&r);
+    const char *argv3[] = {"fleet", NULL};
+    r = run_tool(argv3, env);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+    remove_tree(empty);
+    free(empty);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void one_node_is_not_compared_and_says_why(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 1, NULL, 0);
+    tool_result r = fleet(dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
+    const char *why = json_string_value(json_array_get(json_object_get(r.json, "not_compared"), 0));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "8 GPUs on 1 node (comparing needs 4 GPUs on 2 nodes)"));
+    tool_result_free(&r);
+    /* The HTML page: written, with the groups and nodes. */
+    char page[1200];
+    snprintf(page, sizeof page, "%s/fleet.html", dir);
+    const char *argv[] = {"fleet", dir, "--report", page, NULL};
+    r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 0);
+    tool_result_free(&r);
+    FILE *f = fopen(page, "r");
+    assert_non_null(f);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    assert_non_null(strstr(buf, "<h2>Groups</h2>"));
+    assert_non_null(strstr(buf, "node-00"));
+    remove_tree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_slow_and_one_hot_node_are_named_exactly),
+        cmocka_unit_test(sixteen_healthy_nodes_give_nothing),
+        cmocka_unit_test(a_cause_on_half_the_nodes_is_fleet_wide),
+        cmocka_unit_test(bad_reports_are_named_and_the_rest_compared),
+        cmocka_unit_test(one_node_is_not_compared_and_says_why),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,36 @@
+/*
+ * libFuzzer target for the reader of `gpudoctor fleet` (a node's check
+ * report): any bytes give a node or a message, never a crash, a leak or
+ * undefined behaviour; an accepted node is compared against copies of itself
+ * and a changed copy, so the statistics see what the reader lets through.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/fleet.h"
+#include "backends/fleet/fleet_read.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gd_fleet f = {0, calloc(4, sizeof(gd_fleet_node))};
+    char err[1024];
+    for (size_t k = 0; f.nodes && k < 4; k++) {
+        if (gd_fleet_parse_report((const char *)data, size, "fuzz.json", &f.nodes[k], err, sizeof err) != 0)
+            break;
+        f.n++;
+        if (k == 3)
+            for (size_t g = 0; g < f.nodes[k].ngpus; g++)
+                f.nodes[k].gpus[g].sm_clock_mhz *= 0.5;
+    }
+    if (f.n) {
+        gd_fleet_result r;
+        if (gd_fleet_analyze(&f, &r) == 0)
+            gd_fleet_result_free(&r);
+    }
+    gd_fleet_free(&f);
+    return 0;
+}
