@@ -31,6 +31,8 @@ PACKAGES=(
     prometheus      # the exporter tests: the real Prometheus scrapes it (and promtool lints it)
     wrk             # the exporter's load test
     python3         # the exporter tests query Prometheus' HTTP API
+    python3-yaml    # ... and read the Kubernetes example
+    yamllint        # the Kubernetes example is valid YAML
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
     chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
     libpng-dev      # ... and decode its screenshots
