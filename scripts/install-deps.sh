@@ -33,6 +33,10 @@ PACKAGES=(
     python3         # the exporter tests query Prometheus' HTTP API
     python3-yaml    # ... and read the Kubernetes example
     yamllint        # the Kubernetes example is valid YAML
+    munge           # the Slurm test: a real single-node cluster (tests/slurm)
+    slurmctld       # ... its controller
+    slurmd          # ... its node daemon, which runs the health check
+    slurm-client    # ... sinfo, scontrol, srun
     libyajl-dev     # bench_trace only: yajl's tokenizer, measured against ours (bench/README.md)
     chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
     libpng-dev      # ... and decode its screenshots

@@ -1,0 +1,174 @@
+#!/bin/sh
+# A single-node Slurm cluster from Debian's packages (munge, slurmctld,
+# slurmd), on loopback, in a temporary directory: slurmd runs
+# gpudoctor-healthcheck as its HealthCheckProgram every 2 s; a critical
+# simulated node is drained with the finding id in the reason, an admin's
+# drain is left alone, a clean check resumes our own drain; then the srun
+# fan-out writes one report per node and `gpudoctor fleet` reads them.
+# Needs root (slurmd and munged run as root here). Missing components skip
+# (77), and fail under CI=true.
+# Usage: test_slurm.sh GPUDOCTOR SOURCE_DIR
+set -eu
+bin=$1
+src=$2
+examples=$src/examples
+wrapper=$src/scripts/slurm/gpudoctor-healthcheck
+
+skip() {
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: $* (scripts/install-deps.sh installs it; CI runs as root)" >&2
+        exit 1
+    fi
+    echo "SKIP: $*" >&2
+    exit 77
+}
+for c in munged slurmctld slurmd sinfo scontrol srun python3; do
+    command -v "$c" >/dev/null 2>&1 || skip "$c is missing"
+done
+[ "$(id -u)" = 0 ] || skip "not root: slurmd and munged run as root in this test"
+
+fail() {
+    echo "FAIL: $*" >&2
+    for f in slurmctld.log slurmd.log hc.log; do
+        [ -f "$tmp/$f" ] && { echo "--- $f" >&2; tail -n 15 "$tmp/$f" >&2; }
+    done
+    exit 1
+}
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp" # munged wants its socket's folder searchable by all
+cleanup() {
+    for d in slurmd slurmctld munged; do
+        [ -f "$tmp/$d.pid" ] && kill "$(cat "$tmp/$d.pid")" 2>/dev/null
+    done
+    for _ in $(seq 50); do # bounded: gone within 5 s
+        alive=0
+        for d in slurmd slurmctld munged; do
+            [ -f "$tmp/$d.pid" ] && kill -0 "$(cat "$tmp/$d.pid")" 2>/dev/null && alive=1
+        done
+        [ $alive = 0 ] && break
+        sleep 0.1
+    done
+    for d in slurmd slurmctld munged; do
+        [ -f "$tmp/$d.pid" ] && kill -9 "$(cat "$tmp/$d.pid")" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# munge, with a key of our own on a socket of our own.
+dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$tmp/munge.key"
+munged --socket="$tmp/munge.sock" --key-file="$tmp/munge.key" --pid-file="$tmp/munged.pid" \
+    --log-file="$tmp/munged.log" --seed-file="$tmp/munge.seed" || fail "munged did not start"
+
+node=$(hostname -s 2>/dev/null || uname -n | cut -d. -f1)
+mkdir -p "$tmp/state" "$tmp/spool" "$tmp/reports"
+cat >"$tmp/slurm.conf" <<CONF
+ClusterName=gpudoctortest
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$tmp/munge.sock
+CredType=cred/munge
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+ReturnToService=2
+HealthCheckProgram=$tmp/healthcheck
+HealthCheckInterval=2
+HealthCheckNodeState=ANY
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$tmp/slurm.conf"
+
+# slurmd gives its HealthCheckProgram an empty environment: the wrapper
+# reads its settings from a file, as it would from /etc/default.
+cat >"$tmp/healthcheck" <<HC
+#!/bin/sh
+SLURM_CONF=$tmp/slurm.conf GPUDOCTOR_HEALTHCHECK_CONF=$tmp/healthcheck.conf exec sh $wrapper >>$tmp/hc.log 2>&1
+HC
+chmod +x "$tmp/healthcheck"
+scenario() { # the node the health check sees
+    printf 'GPUDOCTOR=%s\nGPUDOCTOR_CHECK_ARGS="--sim %s --duration 5"\n' "$bin" "$examples/$1" >"$tmp/healthcheck.conf"
+}
+scenario h100x8-training.json
+
+slurmctld -f "$tmp/slurm.conf" || fail "slurmctld did not start"
+slurmd -f "$tmp/slurm.conf" || fail "slurmd did not start"
+
+state() { sinfo -h -N -n "$node" -o '%T|%E' 2>/dev/null | head -n 1; }
+# wait_for PATTERN SECONDS: until the node's "state|reason" matches.
+wait_for() {
+    for _ in $(seq $(($2 * 5))); do
+        case $(state) in $1) return 0 ;; esac
+        sleep 0.2
+    done
+    fail "node $node: '$(state)' is not '$1' after $2 s"
+}
+wait_for 'idle|*' 30
+
+# A critical node (Xid 79 in its kernel log): slurmd's health check drains it.
+scenario h100x8-xid.json
+wait_for 'drain*|gpudoctor: *health.xid*' 30
+echo "drained by the health check: $(state)"
+
+# Clean again: our own drain is lifted.
+scenario h100x8-training.json
+wait_for 'idle*|none' 30
+echo "resumed by the health check: $(state)"
+
+# An admin's drain is never lifted, nor rewritten, by the health check.
+scontrol update NodeName="$node" State=DRAIN Reason="admin: fan 3"
+scenario h100x8-xid.json
+sleep 5 # two health checks
+case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain changed: $(state)" ;; esac
+scenario h100x8-training.json
+sleep 5
+case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain was lifted: $(state)" ;; esac
+scontrol update NodeName="$node" State=RESUME
+wait_for 'idle*' 30
+
+# "Could not check" (a scenario that is not there) does not drain by default.
+cat >"$tmp/healthcheck.conf" <<CONF
+GPUDOCTOR=$bin
+GPUDOCTOR_CHECK_ARGS="--sim $tmp/no-such-scenario.json --duration 5"
+CONF
+sleep 5
+case $(state) in 'idle'*) ;; *) fail "exit 3 drained the node: $(state)" ;; esac
+grep -q "could not check (exit 3" "$tmp/hc.log" || fail "the wrapper did not say why it could not check"
+scenario h100x8-training.json
+
+# The fan-out: one report per node through srun, then fleet over the folder.
+timeout 60 srun -N1 --ntasks-per-node=1 -o "$tmp/reports/%N.json" "$bin" check --sim "$examples/h100x8-training.json" \
+    --json --duration 5 || fail "srun: exit $?"
+[ -s "$tmp/reports/$node.json" ] || fail "srun wrote no $node.json"
+"$bin" fleet "$tmp/reports" --json >"$tmp/fleet.json" || fail "fleet: exit $?"
+python3 - "$tmp/fleet.json" "$node" <<'PY' || fail "fleet's report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = [n["name"] for n in r["nodes"]]
+assert names == [sys.argv[2]], names
+assert r["findings"] == [], r["findings"]
+assert r["groups"][0]["gpus"] == 8
+PY
+echo "ok: drained with the finding id, resumed, admin drains kept, the fan-out read by fleet"
