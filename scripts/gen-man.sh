@@ -62,5 +62,6 @@ pace of a simulated machine, in scenario seconds per wall second.
 a directory laid out like / to read the software stack from.
 .SH EXIT STATUS
 \fBcheck\fR: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.
+\fBrun \-\-exit\-findings\fR and \fBfleet \-\-exit\-findings\fR use the codes of \fBcheck\fR.
 Other commands: 0 success, 3 error.
 TAIL

@@ -27,6 +27,8 @@ static void write_scenario(const char *path, int node, int kind)
 {
     json_t *s = json_load_file(example("h100x8-training.json"), 0, NULL);
     assert_non_null(s);
+    if (node == 2) /* a report that names its host: that name, not the file's */
+        json_object_set_new(json_object_get(s, "host"), "hostname", json_string("gpu-rack4-02"));
     json_t *gpus = json_object_get(s, "gpus");
     for (size_t g = 0; g < json_array_size(gpus); g++) {
         json_t *tl = json_object_get(json_array_get(gpus, g), "timeline");
@@ -138,6 +140,9 @@ static void sixteen_healthy_nodes_give_nothing(void **state)
     assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);
     assert_int_equal(json_array_size(json_object_get(r.json, "not_compared")), 0);
     assert_int_equal(json_array_size(json_object_get(r.json, "nodes")), 16);
+    json_t *nodes = json_object_get(r.json, "nodes");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 1), "name")), "node-01");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 2), "name")), "gpu-rack4-02");
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
