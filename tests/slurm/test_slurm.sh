@@ -131,6 +131,8 @@ wait_for 'idle|*' 30
 scenario h100x8-xid.json
 wait_for 'drain*|gpudoctor: *health.xid*' 30
 echo "drained by the health check: $(state)"
+# Having drained it, the wrapper exits 0: slurmd logs no failed health check.
+! grep -q "health_check failed" "$tmp/slurmd.log" || fail "the health check exited non-zero after draining"
 
 # Clean again: our own drain is lifted.
 scenario h100x8-training.json
