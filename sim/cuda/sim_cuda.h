@@ -24,8 +24,16 @@
  *    processes' used_mib) fail with CUDA_ERROR_OUT_OF_MEMORY.
  *  - A kernel whose name contains "gemm" takes 2*M*N*K / (TFLOPS x 1e12)
  *    seconds, where kernelParams[0..2] point to int M, N, K, and TFLOPS is
- *    gemm_tflops.fp32 when the name contains "fp32", else gemm_tflops.bf16
- *    (missing: CUDA_ERROR_NOT_SUPPORTED). Other kernels take no time.
+ *    the gemm_tflops figure of the type the name contains ("fp8", "fp16",
+ *    "tf32", "fp32", else bf16; missing: CUDA_ERROR_NOT_SUPPORTED).
+ *  - A kernel whose name contains "membw" copies kernelParams[2] (unsigned
+ *    long long) 16-byte words from the device address *kernelParams[1] to
+ *    *kernelParams[0] and takes 2 x 16 x words / (d2d x 1e9) seconds, the
+ *    bytes read and written at bandwidth_gbps.d2d. Device-to-device copies
+ *    count the same way: 2 x bytes / (d2d x 1e9).
+ *    Other kernels take no time.
+ *  - faults.kernel_load makes cuModuleLoadData(Ex) fail with
+ *    CUDA_ERROR_INVALID_PTX on that GPU.
  *  - Device attributes that the scenario does not give return
  *    CUDA_ERROR_NOT_SUPPORTED.
  */
@@ -40,8 +48,7 @@
 
 #include "gpudoctor/abi/cuda_api.h"
 #include "scenario.h"
-
-#define SIM_API __attribute__((visibility("default")))
+#include "sim_private.h"
 
 /* Every export, declared with the type of its cuda_api.h typedef: a
  * definition with another signature does not compile. */
@@ -115,7 +122,11 @@ bool sim_grow(void **items, size_t *cap, size_t count, size_t elem);
 
 /* sim_time.c */
 struct timespec sim_now(void);
-/* Sleeps until start + seconds (absolute CLOCK_MONOTONIC deadline). */
+/* Now on the calling thread's stream: the end of its last work when the
+ * host comes back within a moment of it (see sim_time.c), else now. */
+struct timespec sim_stream_now(void);
+/* Sleeps until start + seconds (absolute CLOCK_MONOTONIC deadline); that
+ * end becomes the end of the thread's stream. */
 void sim_sleep_until(struct timespec start, double seconds);
 double sim_elapsed_ms(struct timespec from, struct timespec to);
 

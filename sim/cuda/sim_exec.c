@@ -3,6 +3,7 @@
  * for the GEMM timing convention).
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +99,7 @@ CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
         return r;
     if (!hEvent || hEvent->magic != SIM_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
-    hEvent->when = sim_now();
+    hEvent->when = sim_stream_now();
     hEvent->recorded = true;
     return CUDA_SUCCESS;
 }
@@ -180,6 +181,8 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image)
         return r;
     if (!module || !image)
         return CUDA_ERROR_INVALID_VALUE;
+    if (gdsim_fault("kernel_load"))
+        return CUDA_ERROR_INVALID_PTX;
     char name[SIM_MAX_KERNEL_NAME];
     size_t count = 0;
     for (const char *pos = image; next_entry(&pos, name, sizeof name);)
@@ -257,7 +260,11 @@ static double gemm_seconds(const struct CUfunc_st *f, void **kernelParams, CUres
     }
     sim_lock();
     const gd_scenario_gpu *gpu = sim_cuda_state.devices[f->device].gpu;
-    gd_scenario_num tflops = strstr(f->name, "fp32") ? gpu->gemm_tflops.fp32 : gpu->gemm_tflops.bf16;
+    gd_scenario_num tflops = strstr(f->name, "fp8")    ? gpu->gemm_tflops.fp8
+                             : strstr(f->name, "fp16") ? gpu->gemm_tflops.fp16
+                             : strstr(f->name, "tf32") ? gpu->gemm_tflops.tf32
+                             : strstr(f->name, "fp32") ? gpu->gemm_tflops.fp32
+                                                       : gpu->gemm_tflops.bf16;
     sim_unlock();
     if (!tflops.present || !(tflops.value > 0)) {
         *err = CUDA_ERROR_NOT_SUPPORTED;
@@ -266,11 +273,36 @@ static double gemm_seconds(const struct CUfunc_st *f, void **kernelParams, CUres
     return 2.0 * (double)m * (double)n * (double)k / (tflops.value * 1e12);
 }
 
+/* The read/write kernel of `bench membw`: copies the words (when both
+ * buffers have real memory) and takes the time the bytes moved imply. */
+static CUresult membw_run(struct timespec start, void **kernelParams)
+{
+    for (int i = 0; i < 3; i++)
+        if (!kernelParams || !kernelParams[i])
+            return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr dst = *(const CUdeviceptr *)kernelParams[0], src = *(const CUdeviceptr *)kernelParams[1];
+    unsigned long long words = *(const unsigned long long *)kernelParams[2];
+    if (words > SIZE_MAX / 16)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t bytes = (size_t)words * 16;
+    double gbps = gdsim_memory_gbps();
+    if (!(gbps > 0))
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (bytes) {
+        void *to = gdsim_device_memory(dst, bytes);
+        const void *from = gdsim_device_memory(src, bytes);
+        if (to && from)
+            memmove(to, from, bytes);
+    }
+    sim_sleep_until(start, 2.0 * (double)bytes / (gbps * 1e9));
+    return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                         unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    struct timespec start = sim_now();
+    struct timespec start = sim_stream_now();
     (void)sharedMemBytes;
     (void)extra;
     CUresult r = check_stream(hStream);
@@ -282,6 +314,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
         return CUDA_ERROR_INVALID_VALUE;
     if ((unsigned long long)blockDimX * blockDimY * blockDimZ > 1024)
         return CUDA_ERROR_INVALID_VALUE;
+    if (strstr(f->name, "membw"))
+        return membw_run(start, kernelParams);
     if (!strstr(f->name, "gemm"))
         return CUDA_SUCCESS;
     double seconds = gemm_seconds(f, kernelParams, &r);
@@ -289,4 +323,35 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
         return r;
     sim_sleep_until(start, seconds);
     return CUDA_SUCCESS;
+}
+
+int gdsim_fault(const char *name)
+{
+    int dev;
+    if (!name || sim_current_device(&dev) != CUDA_SUCCESS)
+        return 0;
+    sim_lock();
+    const gd_scenario_gpu *g = sim_cuda_state.devices[dev].gpu;
+    int on = strcmp(name, "kernel_load") == 0          ? g->faults.kernel_load.value
+             : strcmp(name, "gemm_wrong_results") == 0 ? g->faults.gemm_wrong_results.value
+                                                       : 0;
+    sim_unlock();
+    return on;
+}
+
+double gdsim_gemm_tflops(const char *dtype)
+{
+    int dev;
+    if (!dtype || sim_current_device(&dev) != CUDA_SUCCESS)
+        return 0;
+    sim_lock();
+    const gd_scenario_gpu *g = sim_cuda_state.devices[dev].gpu;
+    gd_scenario_num n = strcmp(dtype, "fp8") == 0    ? g->gemm_tflops.fp8
+                        : strcmp(dtype, "fp16") == 0 ? g->gemm_tflops.fp16
+                        : strcmp(dtype, "tf32") == 0 ? g->gemm_tflops.tf32
+                        : strcmp(dtype, "fp32") == 0 ? g->gemm_tflops.fp32
+                        : strcmp(dtype, "bf16") == 0 ? g->gemm_tflops.bf16
+                                                     : (gd_scenario_num){0};
+    sim_unlock();
+    return n.present && n.value > 0 ? n.value : 0;
 }

@@ -178,7 +178,7 @@ static double copy_gbps(const gd_scenario_gpu *gpu, enum sim_copy_kind kind, boo
 static CUresult sim_copy(enum sim_copy_kind kind, CUdeviceptr dst_dev, void *dst_host, CUdeviceptr src_dev,
                          const void *src_host, size_t bytes)
 {
-    struct timespec start = sim_now();
+    struct timespec start = sim_stream_now();
     int dev;
     CUresult r = sim_current_device(&dev);
     if (r != CUDA_SUCCESS)
@@ -209,8 +209,31 @@ static CUresult sim_copy(enum sim_copy_kind kind, CUdeviceptr dst_dev, void *dst
         return CUDA_ERROR_NOT_SUPPORTED;
     if (to && from)
         memmove(to, from, bytes);
-    sim_sleep_until(start, (double)bytes / (gbps * 1e9));
+    /* A device-to-device copy reads and writes device memory: the scenario's
+     * d2d figure counts both, as memory bandwidth is quoted (datasheets,
+     * STREAM, nvbandwidth's device_local_copy counts the bytes once). */
+    sim_sleep_until(start, (double)bytes * (kind == SIM_D2D ? 2.0 : 1.0) / (gbps * 1e9));
     return CUDA_SUCCESS;
+}
+
+void *gdsim_device_memory(CUdeviceptr ptr, size_t bytes)
+{
+    sim_lock();
+    struct sim_alloc *a = find_alloc_locked(ptr, bytes);
+    void *p = a && a->backing ? (char *)a->backing + (ptr - a->base) : NULL;
+    sim_unlock();
+    return p;
+}
+
+double gdsim_memory_gbps(void)
+{
+    int dev;
+    if (sim_current_device(&dev) != CUDA_SUCCESS)
+        return 0;
+    sim_lock();
+    gd_scenario_num n = sim_cuda_state.devices[dev].gpu->bandwidth_gbps.d2d;
+    sim_unlock();
+    return n.present && n.value > 0 ? n.value : 0;
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)

@@ -11,6 +11,42 @@ struct timespec sim_now(void)
     return ts;
 }
 
+/*
+ * The calling thread's stream: when its last copy or kernel ends. A GPU
+ * runs queued work back to back while the host enqueues more; here the
+ * host blocks in each call and wakes up a little late. Work or an event
+ * that comes within SIM_QUEUE_SLACK_S after that end starts at the end, as
+ * if it had been queued, so wake-up latency is paid once per
+ * synchronisation, not once per copy or multiply.
+ */
+static _Thread_local double queue_end;
+#define SIM_QUEUE_SLACK_S 0.020
+
+static double seconds_of(struct timespec t)
+{
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+struct timespec sim_stream_now(void)
+{
+    struct timespec now = sim_now();
+    double n = seconds_of(now);
+    if (queue_end > 0 && n >= queue_end && n - queue_end < SIM_QUEUE_SLACK_S) {
+        now.tv_sec = (time_t)floor(queue_end);
+        now.tv_nsec = (long)((queue_end - floor(queue_end)) * 1e9);
+        if (now.tv_nsec >= 1000000000L) {
+            now.tv_sec++;
+            now.tv_nsec -= 1000000000L;
+        }
+    }
+    return now;
+}
+
+void gdsim_device_busy(double seconds)
+{
+    sim_sleep_until(sim_stream_now(), seconds);
+}
+
 void sim_sleep_until(struct timespec start, double seconds)
 {
     if (!(seconds > 0))
@@ -25,6 +61,7 @@ void sim_sleep_until(struct timespec start, double seconds)
         end.tv_sec++;
         end.tv_nsec -= 1000000000L;
     }
+    queue_end = seconds_of(end);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == EINTR)
         ;
 }

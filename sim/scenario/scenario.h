@@ -172,8 +172,13 @@ typedef struct gd_scenario_gpu {
         gd_scenario_num h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable, d2d;
     } bandwidth_gbps;
     struct {
-        gd_scenario_num bf16, fp16, fp32, tf32;
+        gd_scenario_num bf16, fp16, fp32, tf32, fp8;
     } gemm_tflops;
+    /* Addition: faults the simulated libraries play for the benchmarks. */
+    struct {
+        gd_scenario_flag kernel_load; /* cuModuleLoadData fails: CUDA_ERROR_INVALID_PTX */
+        gd_scenario_flag gemm_wrong_results; /* the simulated cuBLASLt returns a wrong element */
+    } faults;
     bool has_processes;
     size_t process_count;
     gd_scenario_process *processes;

@@ -341,15 +341,23 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         return false;
 
     static const char *const bw[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "d2d"};
-    static const char *const tf[] = {"bf16", "fp16", "fp32", "tf32"};
+    static const char *const tf[] = {"bf16", "fp16", "fp32", "tf32", "fp8"};
     gd_scenario_num *const bwv[] = {&g->bandwidth_gbps.h2d_pinned, &g->bandwidth_gbps.d2h_pinned,
                                     &g->bandwidth_gbps.h2d_pageable, &g->bandwidth_gbps.d2h_pageable,
                                     &g->bandwidth_gbps.d2d};
     gd_scenario_num *const tfv[] = {&g->gemm_tflops.bf16, &g->gemm_tflops.fp16, &g->gemm_tflops.fp32,
-                                    &g->gemm_tflops.tf32};
+                                    &g->gemm_tflops.tf32, &g->gemm_tflops.fp8};
+    json_t *faults;
+    char fpath[GD_SCENARIO_PATH_MAX];
+    if (!gdp_object(p, gpu, "faults", at, &faults))
+        return false;
+    gdp_key(fpath, at, "faults");
+    if (faults && !(gdp_flag(p, faults, "kernel_load", fpath, &g->faults.kernel_load) &&
+                    gdp_flag(p, faults, "gemm_wrong_results", fpath, &g->faults.gemm_wrong_results)))
+        return false;
     return gdp_flag(p, gpu, "persistence_mode", at, &g->persistence_mode) && parse_compute_mode(p, gpu, at, g) &&
            gdp_flag(p, gpu, "mig_mode", at, &g->mig_mode) && parse_ecc(p, gpu, at, g) &&
-           parse_group(p, gpu, "bandwidth_gbps", at, 5, bw, bwv) && parse_group(p, gpu, "gemm_tflops", at, 4, tf, tfv);
+           parse_group(p, gpu, "bandwidth_gbps", at, 5, bw, bwv) && parse_group(p, gpu, "gemm_tflops", at, 5, tf, tfv);
 }
 
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)

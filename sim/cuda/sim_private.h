@@ -1,0 +1,31 @@
+/*
+ * The simulated libcuda's private exports, for the simulated cuBLASLt
+ * beside it (sim/cublaslt) and nothing else: gpudoctor never calls them.
+ * Each answers for the calling thread's current context.
+ */
+#ifndef GPUDOCTOR_SIM_PRIVATE_H
+#define GPUDOCTOR_SIM_PRIVATE_H
+
+#include <stddef.h>
+
+#include "gpudoctor/abi/cuda_api.h"
+
+#define SIM_API __attribute__((visibility("default")))
+
+/* The host memory behind [ptr, ptr + bytes) of a device buffer; NULL when
+ * the buffer is virtual or unknown. */
+SIM_API void *gdsim_device_memory(CUdeviceptr ptr, size_t bytes);
+/* Whether the scenario gives the current GPU the named fault
+ * ("kernel_load", "gemm_wrong_results"); 0 without a context. */
+SIM_API int gdsim_fault(const char *name);
+/* The current GPU's bandwidth_gbps.d2d, 0 when absent. */
+SIM_API double gdsim_memory_gbps(void);
+/* The current GPU's gemm_tflops figure for "bf16", "fp16", "tf32", "fp32"
+ * or "fp8"; 0 when absent or without a context. */
+SIM_API double gdsim_gemm_tflops(const char *dtype);
+
+/* Occupies the calling thread's stream for `seconds` of real time, queued
+ * after its previous work (sim_time.c); returns when that work is done. */
+SIM_API void gdsim_device_busy(double seconds);
+
+#endif
