@@ -317,6 +317,7 @@ typedef struct gd_facts {
     struct gd_pcie_facts *pcie; /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */
+    struct gd_bench_facts *bench; /* include/gpudoctor/bench.h: bench gemm / membw / stress */
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

@@ -16,9 +16,10 @@ _gpudoctor() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
     --fail-on) COMPREPLY=($(compgen -W "warning critical" -- "$cur")); return ;;
+    --dtype) COMPREPLY=($(compgen -W "bf16 fp16 tf32 fp32 fp8" -- "$cur")); return ;;
     esac
     if [ "$cmd" = bench ] && [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W "pcie" -- "$cur"))
+        COMPREPLY=($(compgen -W "pcie gemm membw stress all" -- "$cur"))
         return
     fi
     local opts

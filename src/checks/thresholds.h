@@ -55,6 +55,17 @@ extern gd_tunables gd_tunable;
 #define GD_POWER_CAPPED_SHARE 0.50
 #define GD_POWER_CAPPED_CLOCK_FRACTION 0.90
 
+/* bench.gemm_low, bench.membw_low (docs/checks.md): below the best GPU of
+ * the same product in the node by more than gpu-fryer's default tolerance
+ * (10 %), or below the SKU floor: DCGM's target_perf_min_ratio (0.95) of
+ * an expected figure. DCGM's expected figures are measured per SKU; ours is
+ * a share of the dense datasheet peak (data/gpu-peaks.tsv), the same for
+ * every board so that no SKU is tuned: 0.60, which puts the floor at 57 %,
+ * where DCGM's own H100 memory-bandwidth minimum (1905 GB/s of 3350) sits. */
+#define GD_BENCH_PEER_RATIO 0.90
+#define GD_BENCH_TARGET_RATIO 0.95
+#define GD_BENCH_EXPECTED_RATIO 0.60
+
 /* clocks.low: loaded, no event reason, SM clock under this fraction of max,
  * in at least this share of the loaded samples. */
 #define GD_CLOCK_LOW_FRACTION 0.80

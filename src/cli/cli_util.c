@@ -133,6 +133,8 @@ int gd_cli_context(gd_ctx *ctx)
     *ctx = (gd_ctx){.fs_root = getenv("GPUDOCTOR_ROOT"),
                     .nvml_library = getenv("GPUDOCTOR_NVML_LIBRARY"),
                     .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
+                    .cublaslt_library = getenv("GPUDOCTOR_CUBLASLT_LIBRARY"),
+                    .cuda_home = getenv("CUDA_HOME"),
                     .sim_dir = getenv("GPUDOCTOR_SIM_DIR")};
     return gd_cli_sim_pace(&ctx->sim_pace);
 }

@@ -1,40 +1,62 @@
-/* gpudoctor bench: active measurements. This version has `bench pcie`. */
+/* gpudoctor bench: active measurements (docs/bench.md, docs/pcie.md). */
 #include "backends/collect.h"
 #include "cli.h"
+#include "cli_bench.h"
+#include "gpudoctor/bench.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 #include "probes/pcie_bandwidth.h"
-#include "report/pcie_report.h"
-#include "core/pcie_util.h"
 
-#include <getopt.h>
-#include <stdio.h>
-#include <limits.h>
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|all] [--json] [--sim SCENARIO]\n"
-                             "                       [--size MIB] [--reps N] [--no-concurrent]\n"
+const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all] [--json] [--sim SCENARIO]\n"
+                             "                       [--force] [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
+                             "                       [--seconds S] [--interval MS] [--reps N]\n"
+                             "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
+                             "                       [--exit-findings]\n"
                              "\n"
-                             "pcie: host-to-device and device-to-host copy bandwidth, from pinned and from\n"
-                             "pageable memory, each GPU alone and then all GPUs at once, compared with what\n"
-                             "the GPU's PCIe link allows (Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s per\n"
-                             "direction; healthy links reach about 80%). Run it on an idle machine: other\n"
-                             "traffic lowers the figures. gemm and membw come in a later version.\n"
+                             "Makes the GPUs work and measures them, so that a GPU that is slow only under\n"
+                             "load, or slower than its peers with no flag set, shows itself. Run it on an idle\n"
+                             "machine: it refuses while another process uses a GPU (that would disturb a job\n"
+                             "and measure nothing meaningful) unless --force.\n"
                              "\n"
-                             "  --json           results as JSON (docs/pcie.md)\n"
-                             "  --sim SCENARIO   a simulated machine: copies take the scenario's bandwidth_gbps\n"
-                             "  --size MIB       bytes per copy (default 256; 160 under --sim)\n"
-                             "  --reps N         timed copies per figure, median reported (default 5)\n"
-                             "  --no-concurrent  skip the all-GPUs-at-once pass\n";
+                             "  pcie    host<->device copy bandwidth, pinned and pageable, each GPU alone and\n"
+                             "          all at once, against the link's rate (the default)\n"
+                             "  gemm    matrix-multiply TFLOP/s through cuBLASLt, each GPU alone and all at\n"
+                             "          once, against the SKU's dense datasheet peak and the best GPU in the\n"
+                             "          node; results checked on the host first\n"
+                             "  membw   device memory bandwidth (read + write) by a copy-engine copy and by a\n"
+                             "          read/write kernel, against the datasheet (H100 3350, H200 4800 GB/s)\n"
+                             "  stress  GEMM on every GPU at once for --seconds (default 300) while clocks,\n"
+                             "          temperature, power and throttle reasons are sampled; the thermal,\n"
+                             "          power and clock checks judge that window; per-GPU curves\n"
+                             "  all     pcie, gemm and membw in order, one report\n"
+                             "\n"
+                             "  --json           results as JSON (docs/bench.md; pcie: docs/pcie.md)\n"
+                             "  --sim SCENARIO   a simulated machine: copies, multiplies and kernels take the\n"
+                             "                   time the scenario's bandwidth_gbps and gemm_tflops imply\n"
+                             "  --force          run even while other processes use the GPUs\n"
+                             "  --dtype T        GEMM type (default bf16; fp8 is e4m3, Hopper and newer)\n"
+                             "  --size N         gemm, stress: M = N = K (default 8192); pcie, membw: MiB per\n"
+                             "                   copy (pcie 256, 160 under --sim; membw 1024, 8192 --sim)\n"
+                             "  --seconds S      gemm: per figure (default 5; 0.25 under --sim); stress: the\n"
+                             "                   window (default 300; scenario seconds under --sim)\n"
+                             "  --interval MS    stress: sampling interval (default 1000)\n"
+                             "  --reps N         pcie/membw: timed copies per figure, median reported\n"
+                             "  --no-concurrent  skip the all-GPUs-at-once pass (pcie, gemm)\n"
+                             "  --python PATH    an environment whose NVIDIA wheels hold cuBLASLt, searched\n"
+                             "                   before libcublasLt.so.13, .12, .11 on the loader's path and\n"
+                             "                   the toolkit's (CUDA_HOME); GPUDOCTOR_CUBLASLT_LIBRARY: one\n"
+                             "  --report FILE    stress: also write the check report with its plots as HTML\n"
+                             "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n";
 
-/* Runs the one check that judges bench results. */
-static void judge(const gd_facts *f, gd_findings *fs)
-{
-    gd_check_run(gd_check_find("pcie.bandwidth_low"), f, fs);
-    gd_findings_sort(fs);
-}
+enum { OPT_DTYPE = 256, OPT_SECONDS, OPT_INTERVAL, OPT_FORCE, OPT_PYTHON, OPT_REPORT, OPT_EXIT };
 
 const struct option gd_bench_options[] = {
     {"json", no_argument, NULL, 'j'},
@@ -42,123 +64,148 @@ const struct option gd_bench_options[] = {
     {"size", required_argument, NULL, 'b'},
     {"reps", required_argument, NULL, 'r'},
     {"no-concurrent", no_argument, NULL, 'n'},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"seconds", required_argument, NULL, OPT_SECONDS},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"python", required_argument, NULL, OPT_PYTHON},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"exit-findings", no_argument, NULL, OPT_EXIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-int gd_cmd_bench(int argc, char **argv)
+static int parse(int argc, char **argv, gd_bench_cli *o)
 {
-    int json = 0, c;
-    const char *sim = NULL;
-    double mib = 0;
-    long reps = 0;
-    bool concurrent = true;
+    int c;
     optind = 1;
     opterr = 0;
     /* No '+': options may follow the benchmark's name ("bench pcie --json"). */
     while ((c = getopt_long(argc, argv, ":h", gd_bench_options, NULL)) != -1) {
         switch (c) {
-        case 'j': json = 1; break;
-        case 's': sim = optarg; break;
+        case 'j': o->json = 1; break;
+        case 's': o->sim = optarg; break;
         case 'b':
-            if (gd_cli_number(optarg, 1, 16384, &mib) != 0)
-                return gd_cli_error("--size wants MiB between 1 and 16384, not '%s'", optarg);
+            if (gd_cli_number(optarg, 1, 65536, &o->size) != 0)
+                return gd_cli_error("--size wants a number between 1 and 65536, not '%s'", optarg);
             break;
         case 'r':
-            if (gd_cli_integer(optarg, 1, 64, &reps) != 0)
+            if (gd_cli_integer(optarg, 1, 64, &o->reps) != 0)
                 return gd_cli_error("--reps wants a whole number between 1 and 64, not '%s'", optarg);
             break;
-        case 'n': concurrent = false; break;
+        case 'n': o->concurrent = false; break;
+        case OPT_DTYPE:
+            if (gd_gemm_dtype_parse(optarg, &o->dtype) != 0)
+                return gd_cli_error("--dtype wants bf16, fp16, tf32, fp32 or fp8, not '%s'", optarg);
+            break;
+        case OPT_SECONDS:
+            if (gd_cli_duration(optarg, 1, 0.01, 7 * 86400, &o->seconds) != 0)
+                return gd_cli_error("--seconds wants a duration between 0.01 s and 7 days, not '%s'", optarg);
+            break;
+        case OPT_INTERVAL:
+            if (gd_cli_interval(optarg, &o->interval_ms) != 0)
+                return GD_EXIT_ERROR;
+            break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_PYTHON:
+            if (o->python_count == GD_BENCH_MAX_PYTHONS)
+                return gd_cli_error("at most %d --python paths", GD_BENCH_MAX_PYTHONS);
+            o->python[o->python_count++] = optarg;
+            break;
+        case OPT_REPORT: o->report = optarg; break;
+        case OPT_EXIT: o->exit_findings = true; break;
         case 'h': fputs(gd_bench_help, stdout); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor bench --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
         }
     }
-    const char *what = optind < argc ? argv[optind++] : "pcie"; /* the one this version has */
+    o->what = optind < argc ? argv[optind++] : "pcie";
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor bench --help')", argv[optind]);
-    if (strcmp(what, "gemm") == 0 || strcmp(what, "membw") == 0 || strcmp(what, "all") == 0)
-        return gd_cli_error("'bench %s' is not available in this version yet; 'bench pcie' is", what);
-    if (strcmp(what, "pcie") != 0)
-        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw or all", what);
+    static const char *const known[] = {"pcie", "gemm", "membw", "stress", "all"};
+    bool ok = false;
+    for (size_t i = 0; i < 5; i++)
+        ok |= strcmp(o->what, known[i]) == 0;
+    if (!ok)
+        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, stress or all", o->what);
+    bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
+    if (o->report && !stress)
+        return gd_cli_error("--report is for 'bench stress' (the window's plots)");
+    if (o->interval_ms > 0 && !stress)
+        return gd_cli_error("--interval is for 'bench stress'");
+    if (o->size > 0 && all)
+        return gd_cli_error("--size means MiB for pcie and membw and the matrix size for gemm: give it to one "
+                            "benchmark at a time");
+    if (o->size > 0 && (stress || strcmp(o->what, "gemm") == 0) && (o->size < 16 || o->size != (long)o->size))
+        return gd_cli_error("--size for a GEMM wants a whole number of at least 16, not %g", o->size);
+    if (o->report && gd_cli_report_writable(o->report) != 0)
+        return GD_EXIT_ERROR;
+    return -1;
+}
 
+/* Refuses when another process uses a GPU: 0 to go on, or the exit code. */
+static int refuse_busy(const gd_bench_cli *o, const gd_facts *f)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gpu->process_count == 0 || o->force)
+            continue;
+        const gd_process *p = &gpu->processes[0];
+        return gd_cli_error("GPU %d is in use by process %u%s%s%s%s: a benchmark would disturb it and measure "
+                            "nothing meaningful. Stop it, or pass --force to measure anyway",
+                            gpu->index, p->pid, p->name[0] ? " (" : "", p->name, p->name[0] ? ")" : "",
+                            gpu->process_count > 1 ? " and others" : "");
+    }
+    return 0;
+}
+
+int gd_cmd_bench(int argc, char **argv)
+{
+    gd_bench_cli o = {.concurrent = true, .dtype = GD_GEMM_BF16};
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
     gd_ctx ctx;
     int crc = gd_cli_context(&ctx);
     if (crc != 0)
         return crc;
-    gd_collect_opts co = {.ctx = &ctx, .sim_scenario = sim, .duration_s = 0, .interval_s = 1, .pid = -1};
-    gd_facts f;
-    char err[1024];
-    /* Under --sim, the simulated libcuda beside the simulated NVML plays the same scenario. */
-    char cuda[PATH_MAX + 16] = "", scenario[PATH_MAX] = "";
-    if (sim) {
+    o.ctx = &ctx;
+    /* Under --sim the simulated libcuda and libcublasLt beside the
+     * simulated NVML play the same scenario. */
+    if (o.sim) {
         char dir[PATH_MAX];
         if (gd_sim_dir(&ctx, dir, sizeof dir) != 0)
             return gd_cli_error("cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
-        snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", dir);
-        if (!realpath(sim, scenario))
-            return gd_cli_error("%s: %s", sim, strerror(errno));
+        snprintf(o.sim_cuda, sizeof o.sim_cuda, "%s/libcuda.so.1", dir);
+        snprintf(o.sim_cublaslt, sizeof o.sim_cublaslt, "%s/libcublasLt.so.13", dir);
+        if (!realpath(o.sim, o.scenario))
+            return gd_cli_error("%s: %s", o.sim, strerror(errno));
     }
+    gd_collect_opts co = {.ctx = &ctx,
+                          .sim_scenario = o.sim,
+                          .duration_s = 0,
+                          .interval_s = 1,
+                          .pid = -1,
+                          .python = o.python,
+                          .python_count = o.python_count};
+    gd_facts f;
+    char err[1024];
     if (gd_collect(&co, &f, err, sizeof err) != 0) {
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    /* Under --sim a copy is a timed sleep: 160 MiB keeps it quick (3 ms at
-     * 50 GB/s) and long enough that wake-up latency stays near 1 %, and stays
-     * above the simulator's 64 MiB of real device memory per buffer, so no
-     * real memmove adds to the timing. */
-    gd_pcie_bench_opts bo = {.bytes = (size_t)(mib > 0 ? mib
-                                               : sim   ? 160
-                                                       : 256)
-                                      << 20,
-                             .reps = (int)reps,
-                             .concurrent = concurrent,
-                             .cuda_library = sim ? cuda : ctx.cuda_library,
-                             .sim_scenario = sim ? scenario : NULL};
-    gd_pcie_bench *b = calloc(1, sizeof *b);
-    gd_pcie_facts *p = b ? gd_pcie_facts_get(&f) : NULL;
-    if (!p) {
-        free(b);
+    if (!f.driver_loaded && !o.sim) {
         gd_facts_free(&f);
-        return gd_cli_error("out of memory");
+        return gd_cli_error("cannot benchmark: %s", f.driver_error);
     }
-    if (gd_pcie_bench_run(&bo, &f, b, err, sizeof err) != 0) {
-        free(b);
+    if ((rc = refuse_busy(&o, &f)) != 0) {
         gd_facts_free(&f);
-        return gd_cli_error("bench pcie: %s", err);
+        return rc;
     }
-    p->bench = b;
-    /* The link that carried the copies: one sample read at once, before an
-     * idle GPU trains it down (the snapshot above was taken idle). Only the
-     * sample: closing without an error buffer skips the host areas (PCIe
-     * tree, software stack), which the facts above already hold. */
-    gd_facts after;
-    char why[256];
-    for (size_t i = 0; i < b->gpu_count; i++)
-        b->gpus[i].link_gen = b->gpus[i].link_width = gd_missing(GD_ST_UNREAD);
-    gd_session *s = gd_session_open(&co, &after, why, sizeof why);
-    bool sampled = s && gd_session_step(s, why, sizeof why) > 0;
-    gd_session_close(s, NULL, 0);
-    if (sampled && after.series.n > 0)
-        for (size_t i = 0; i < b->gpu_count; i++)
-            for (size_t g = 0; g < after.gpu_count; g++)
-                if (b->gpus[i].gpu >= 0 && after.gpus[g].index == b->gpus[i].gpu) {
-                    b->gpus[i].link_gen = gd_series_at(&after.series, 0, g, GD_M_PCIE_GEN);
-                    b->gpus[i].link_width = gd_series_at(&after.series, 0, g, GD_M_PCIE_WIDTH);
-                }
-    gd_facts_free(&after);
-    gd_findings fs = {0};
-    judge(&f, &fs);
-    int code = GD_EXIT_OK;
-    if (json) {
-        json_t *j = gd_bench_pcie_json(&f, &fs);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write JSON");
-        json_decref(j);
-    } else {
-        gd_bench_pcie_text(stdout, &f, &fs);
-    }
-    gd_findings_free(&fs);
+    if (strcmp(o.what, "stress") == 0)
+        rc = gd_cli_bench_stress(&o, &co, &f);
+    else
+        rc = gd_cli_bench_measure(&o, &co, &f);
     gd_facts_free(&f);
-    return code;
+    return rc;
 }

@@ -2,6 +2,7 @@
 #include "gpudoctor/model.h"
 #include "gpudoctor/abi/nvml_api.h"
 #include "gpudoctor/job.h"
+#include "gpudoctor/bench.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -238,5 +239,6 @@ void gd_facts_free(gd_facts *f)
     gd_pcie_facts_free(f->pcie);
     gd_stack_facts_free(f->stack);
     gd_job_facts_free(f->job);
+    gd_bench_facts_free(f->bench);
     memset(f, 0, sizeof *f);
 }

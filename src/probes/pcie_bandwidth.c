@@ -13,6 +13,8 @@
 
 #include "backends/cuda/cuda_loader.h"
 #include "core/pcie_util.h"
+#include "cuda_device.h"
+#include "step_barrier.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -25,48 +27,12 @@
 #define DEFAULT_REPS 5
 #define MAX_REPS 64
 
-/* A barrier whose party count can shrink (pthread_barrier's cannot), so a
- * thread that could not be started does not leave the others waiting. */
-typedef struct step_barrier {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int parties, waiting;
-    unsigned long generation;
-} step_barrier;
-
-static void barrier_trip_locked(step_barrier *b)
-{
-    b->waiting = 0;
-    b->generation++;
-    pthread_cond_broadcast(&b->cond);
-}
-
-static void barrier_wait(step_barrier *b)
-{
-    pthread_mutex_lock(&b->lock);
-    unsigned long gen = b->generation;
-    if (++b->waiting >= b->parties)
-        barrier_trip_locked(b);
-    else
-        while (gen == b->generation)
-            pthread_cond_wait(&b->cond, &b->lock);
-    pthread_mutex_unlock(&b->lock);
-}
-
-static void barrier_leave(step_barrier *b)
-{
-    pthread_mutex_lock(&b->lock);
-    if (--b->parties > 0 && b->waiting >= b->parties)
-        barrier_trip_locked(b);
-    pthread_mutex_unlock(&b->lock);
-}
-
 typedef struct worker {
     const struct gd_cuda_api *api;
     int device;
     size_t bytes;
     int reps;
-    step_barrier *barrier; /* NULL when measured alone */
+    gd_step_barrier *barrier; /* NULL when measured alone */
     double gbps[2][2]; /* [direction][memory] */
     char error[200];
 } worker;
@@ -146,7 +112,7 @@ static void *run_worker(void *arg)
     for (int d = 0; d < 2; d++) {
         for (int m = 0; m < 2; m++) {
             if (w->barrier)
-                barrier_wait(w->barrier);
+                gd_step_barrier_wait(w->barrier);
             if (!w->error[0])
                 w->gbps[d][m] = measure(w, st, e0, e1, dbuf, m == GD_BW_PINNED ? pinned : pageable, d);
         }
@@ -165,24 +131,6 @@ static void *run_worker(void *arg)
     if (ctx)
         a->cuDevicePrimaryCtxRelease(dev);
     return NULL;
-}
-
-static void map_device(const struct gd_cuda_api *a, const gd_facts *f, int ordinal, gd_pcie_bench_gpu *bg)
-{
-    bg->cuda_device = ordinal;
-    bg->gpu = -1;
-    CUdevice dev;
-    char id[32] = "";
-    if (a->cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS || a->cuDeviceGetPCIBusId(id, sizeof id, dev) != CUDA_SUCCESS ||
-        gd_pcie_norm_bdf(id, bg->bdf, sizeof bg->bdf) != 0)
-        return;
-    /* CUDA orders devices fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID;
-     * NVML by bus id: the bus id is the only safe key. */
-    for (size_t g = 0; g < f->gpu_count; g++) {
-        char b[16];
-        if (gd_pcie_norm_bdf(f->gpus[g].pci_bus_id, b, sizeof b) == 0 && strcmp(b, bg->bdf) == 0)
-            bg->gpu = f->gpus[g].index;
-    }
 }
 
 static void store(double dst[2][2], double src[2][2])
@@ -257,7 +205,8 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
     }
     out->gpu_count = (size_t)count;
     for (int i = 0; i < count; i++) {
-        map_device(&api, f, i, &out->gpus[i]);
+        out->gpus[i].cuda_device = i;
+        out->gpus[i].gpu = gd_probe_map_device(&api, f, i, out->gpus[i].bdf);
         w[i] = (worker){.api = &api, .device = i, .bytes = out->bytes, .reps = out->reps};
         run_worker(&w[i]);
         store(out->gpus[i].single_gbps, w[i].gbps);
@@ -274,7 +223,7 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
         out->gpu_count = 0;
         goto done;
     }
-    step_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, count, 0, 0};
+    gd_step_barrier bar = GD_STEP_BARRIER_INIT(count);
     if (o->concurrent && count > 1) {
         int started = 0;
         for (int i = 0; i < count; i++) {
@@ -283,7 +232,7 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
                 started++;
             else {
                 w[i].barrier = NULL; /* not started: keeps NAN concurrent figures */
-                barrier_leave(&bar);
+                gd_step_barrier_leave(&bar);
             }
         }
         for (int i = 0, k = 0; i < count && k < started; i++) {

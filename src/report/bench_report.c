@@ -93,12 +93,17 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
             json_object_set_new(tot, key, gd_json_number(round(sums[d][m] * 100) / 100));
         }
     json_object_set_new(root, "concurrent_total", tot);
+    gd_bench_add_findings(root, f, fs);
+    return root;
+}
+
+void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *fs)
+{
     /* The findings as the check report writes them. */
     json_t *rep = gd_report_json(f, fs);
     json_object_set(root, "findings", json_object_get(rep, "findings"));
     json_object_set(root, "not_checked", json_object_get(rep, "not_checked"));
     json_decref(rep);
-    return root;
 }
 
 static void cell(FILE *out, double v, double theo)

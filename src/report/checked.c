@@ -15,6 +15,7 @@ static const struct {
     {"stack", "software stack"},
     {"config", "configuration"},
     {"health", "health"},
+    {"bench", "benchmarks"},
 };
 
 static const char *group_label(const char *g)
@@ -149,6 +150,10 @@ static void text_group(void *ud, const char *g)
         fprintf(c->out, "    %-15s not used: no --from capture\n", group_label(g));
         return;
     }
+    if (strcmp(g, "bench") == 0 && !c->f->bench) {
+        fprintf(c->out, "    %-15s not run: 'gpudoctor bench' measures them\n", group_label(g));
+        return;
+    }
     /* Without GPUs, health judged the kernel log at most: ECC and remapping are GPU counters. */
     bool log_only = c->f->gpu_count == 0 && strcmp(g, "health") == 0;
     if (log_only && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
@@ -215,6 +220,8 @@ static void json_group(void *ud, const char *g)
     json_object_set_new(o, "not_checked", json_integer((json_int_t)n.skips));
     if (nothing_to_judge(c->f, g))
         json_object_set_new(o, "reason", json_string("no GPU was read"));
+    else if (strcmp(g, "bench") == 0 && !c->f->bench)
+        json_object_set_new(o, "reason", json_string("measured by 'gpudoctor bench', not by check"));
     else if (c->f->gpu_count == 0 && strcmp(g, "health") == 0)
         json_object_set_new(o, "reason", json_string("no GPU was read: only the kernel log was judged"));
     const gd_stack_facts *s = c->f->stack;

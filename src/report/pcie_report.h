@@ -17,4 +17,8 @@ void gd_topo_text(FILE *out, const gd_facts *f);
 json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs);
 
+/* Sets root's "findings" and "not_checked" as the check report writes them
+ * (every bench JSON ends with them). */
+void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *fs);
+
 #endif

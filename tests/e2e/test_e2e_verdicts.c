@@ -86,6 +86,11 @@ static const verdict captures[] = {
 
 static const verdict scenarios[] = {
     {"a100x4-pcie-no-fan-no-memtemp.json", NULL, 0, {NULL}},
+    /* The benchmarks' scenarios are idle (or loaded and cool at first) to check:
+     * what they hold shows under bench (test_e2e_bench.c). */
+    {"bench-h100x4-faults.json", NULL, 0, {NULL}},
+    {"bench-h100x8-one-slow.json", NULL, 0, {NULL}},
+    {"bench-h100x8-stress-heats.json", NULL, 0, {NULL}},
     {"demo.json", NULL, 2, {"power.limit_lowered@2=critical", "thermal.hot@5=warning", NULL}},
     {"h100x8-clocks-locked.json", NULL, 2, {"clocks.locked@0=critical", NULL}},
     {"h100x8-clocks-low.json", NULL, 2, {"clocks.low@1=critical", NULL}},

@@ -19,24 +19,32 @@ step "$bin" check --duration 5 --json
 for cmd in topo "topo --json" "bench pcie" "bench pcie --json"; do
   if "$bin" $cmd --help >/dev/null 2>&1; then step "$bin" $cmd; fi
 done
-# Benchmarks a version does not have yet say so (exit 3): not a failure here.
-for b in gemm membw; do
-  out=$("$bin" bench $b 2>&1); rc=$?
-  if [ $rc -eq 3 ] && echo "$out" | grep -q "not available"; then
-    echo; echo "== bench $b: not in this version"
-  else
-    echo; echo "== $bin bench $b"; echo "$out"; echo "(exit $rc)"; [ $rc -le 2 ] || status=1
-  fi
+# The GPU benchmarks: figures against the datasheet and the peers, results
+# checked; a short stress with the thermal diagnosis on its window. Short
+# runs, so the whole script fits a few minutes of GPU time. --force: a
+# shared test machine may run a monitoring process on the GPUs.
+step "$bin" bench gemm --seconds 3 --force
+step "$bin" bench gemm --dtype fp16 --seconds 2 --no-concurrent --force
+# fp8 needs Hopper or newer: an older GPU answers "no algorithm" (exit 3), not a failure.
+echo; echo "== $bin bench gemm --dtype fp8"
+"$bin" bench gemm --dtype fp8 --seconds 2 --no-concurrent --force; echo "(exit $?)"
+step "$bin" bench membw --force
+step "$bin" bench membw --json --force
+step "$bin" bench stress --seconds 60 --force
+# The declarations and the kernel against the toolkit, where it is installed.
+for t in test_cublaslt_abi test_cuda_abi; do
+  [ -x build/tests/$t ] && step build/tests/$t
 done
+step bash tests/abi/ptx_assembles.sh data/kernels/membw.ptx
 if command -v nvidia-smi >/dev/null; then
   echo; echo "== nvidia-smi, for comparison"
   nvidia-smi -q | head -120
   nvidia-smi topo -m
   nvidia-smi -q -d PCIE
 fi
-# NVIDIA's own bandwidth figures next to bench pcie's, where installed.
+# NVIDIA's own bandwidth figures next to bench pcie's and membw's, where installed.
 if command -v nvbandwidth >/dev/null; then
-  echo; echo "== nvbandwidth, for comparison with bench pcie"
-  nvbandwidth -t host_to_device_memcpy_ce -t device_to_host_memcpy_ce
+  echo; echo "== nvbandwidth, for comparison with bench pcie and membw (counts bytes once)"
+  nvbandwidth -t host_to_device_memcpy_ce -t device_to_host_memcpy_ce -t device_local_copy
 fi
 exit $status

@@ -1,0 +1,108 @@
+/*
+ * Results of `gpudoctor bench gemm`, `bench membw` and `bench stress`
+ * (docs/bench.md): per GPU, what was measured, whether the work was right,
+ * and the datasheet figures it is judged against. `bench pcie` keeps its
+ * own results in gpudoctor/pcie.h.
+ */
+#ifndef GPUDOCTOR_BENCH_H
+#define GPUDOCTOR_BENCH_H
+
+#include "gpudoctor/model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum gd_gemm_dtype {
+    GD_GEMM_BF16 = 0,
+    GD_GEMM_FP16,
+    GD_GEMM_TF32,
+    GD_GEMM_FP32,
+    GD_GEMM_FP8,
+    GD_GEMM_DTYPES
+} gd_gemm_dtype;
+
+/* "bf16", ... ; parse: 0, or -1 for a name that is not one. */
+const char *gd_gemm_dtype_name(gd_gemm_dtype t);
+int gd_gemm_dtype_parse(const char *s, gd_gemm_dtype *out);
+
+/* A row of data/gpu-peaks.tsv: dense datasheet peaks, NAN where unknown. */
+typedef struct gd_gpu_peak {
+    char label[48];
+    double tflops[GD_GEMM_DTYPES];
+    double membw_gbps;
+    char source[16]; /* the file's source key */
+} gd_gpu_peak;
+
+/* The row whose match the NVML product name contains as whole words. */
+bool gd_gpu_peak_find(const char *product_name, gd_gpu_peak *out);
+
+/* Result of checking a GEMM's output (or a copy's) on the host. */
+typedef enum gd_bench_verdict {
+    GD_VERIFY_NOT_RUN = 0, /* not measured: see the error */
+    GD_VERIFY_OK,
+    GD_VERIFY_WRONG, /* the device returned wrong results: a failure */
+} gd_bench_verdict;
+
+/* One stress sample of one GPU: GEMM throughput over the interval. */
+typedef struct gd_bench_tick {
+    double t; /* session seconds at the interval's end */
+    double tflops; /* NAN when no GEMM finished in the interval */
+} gd_bench_tick;
+
+typedef struct gd_bench_gpu {
+    int gpu; /* GPU index (f->gpus[].index), -1 when the CUDA device is not matched */
+    int cuda_device;
+    char bdf[16];
+    char name[96]; /* CUDA's device name */
+    /* bench gemm, TFLOP/s (1e12 flop/s; a multiply-add counts 2); NAN when not measured. */
+    double gemm_single_tflops; /* this GPU alone */
+    double gemm_concurrent_tflops; /* all GPUs at once */
+    gd_bench_verdict gemm_verdict;
+    char gemm_detail[200]; /* the wrong element, or why it was not checked */
+    char gemm_error[240]; /* "" or why it could not be measured */
+    bool gemm_failed; /* the error is the GPU's failure (a multiply that failed to execute), not a limit */
+    /* bench membw, GB/s counting bytes read plus bytes written; NAN when not measured. */
+    double membw_copy_gbps; /* cuMemcpyDtoD on the copy engine */
+    double membw_kernel_gbps; /* the read/write kernel (data/kernels/membw.ptx) */
+    gd_bench_verdict membw_verdict;
+    char membw_detail[200];
+    char membw_error[240];
+    bool membw_failed; /* the kernel did not load or run: a failure, never "not measured" */
+    /* bench stress: GEMM throughput over the window, per sample interval. */
+    double stress_tflops; /* mean over the window, NAN when none */
+    size_t tick_count;
+    gd_bench_tick *ticks;
+} gd_bench_gpu;
+
+typedef struct gd_bench_facts {
+    bool gemm, membw, stress; /* which ran */
+    gd_gemm_dtype dtype;
+    int size; /* M = N = K */
+    double seconds; /* per GEMM measurement */
+    size_t membw_bytes; /* per copy */
+    int membw_reps;
+    double stress_seconds; /* the window asked for */
+    char cublaslt[512]; /* the library that was loaded, "" when none */
+    size_t cublaslt_version; /* cublasLtGetVersion, 0 unknown */
+    size_t gpu_count;
+    gd_bench_gpu *gpus;
+} gd_bench_facts;
+
+/* The bench facts of f, created (zeroed) when there are none; NULL: no memory. */
+gd_bench_facts *gd_bench_facts_get(gd_facts *f);
+void gd_bench_facts_free(gd_bench_facts *b);
+
+/* What a GPU's memory delivers: the better of the copy engine and the kernel (NAN: neither). */
+static inline double gd_bench_membw_best(const gd_bench_gpu *g)
+{
+    double a = g->membw_copy_gbps, b = g->membw_kernel_gbps;
+    return a != a ? b : b != b ? a : a > b ? a : b; /* x != x: NAN, without <math.h> */
+}
+
+/* Flop of one M x N x K GEMM. */
+static inline double gd_gemm_flop(double m, double n, double k)
+{
+    return 2.0 * m * n * k;
+}
+
+#endif

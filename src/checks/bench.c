@@ -1,0 +1,188 @@
+/*
+ * Judging `bench gemm`, `bench membw` and `bench stress`:
+ *   bench.gemm_low / bench.membw_low: a GPU below the best of its peers
+ *     (same product, same node) by more than gpu-fryer's 10 %, or below the
+ *     SKU floor: DCGM's 0.95 target ratio of an expected figure, taken as
+ *     GD_BENCH_EXPECTED_RATIO of the dense datasheet peak;
+ *   bench.failed: a GPU whose multiply or copy failed to run, or returned
+ *     wrong results: never a figure, never "OK".
+ */
+#include "checks_internal.h"
+#include "gpudoctor/bench.h"
+
+#include <string.h>
+
+/* The NVML product name of a bench row's GPU, else CUDA's. */
+static const char *product(const gd_facts *f, const gd_bench_gpu *g)
+{
+    for (size_t i = 0; g->gpu >= 0 && i < f->gpu_count; i++)
+        if (f->gpus[i].index == g->gpu && f->gpus[i].name[0])
+            return f->gpus[i].name;
+    return g->name;
+}
+
+typedef double (*figure_fn)(const gd_bench_gpu *g, int mode);
+
+static double gemm_figure(const gd_bench_gpu *g, int mode)
+{
+    return mode == 0 ? g->gemm_single_tflops : mode == 1 ? g->gemm_concurrent_tflops : g->stress_tflops;
+}
+
+/* The better of the copy engine and the kernel: what the memory delivers. */
+static double membw_figure(const gd_bench_gpu *g, int mode)
+{
+    return mode == 0 ? gd_bench_membw_best(g) : NAN;
+}
+
+static const char *const mode_names[3] = {"alone", "with all GPUs at once", "under sustained stress"};
+
+/* The best figure in this mode among the GPUs of the same product. */
+static double best_peer(const gd_facts *f, const gd_bench_facts *b, const char *name, figure_fn fig, int mode,
+                        size_t *peers)
+{
+    double best = NAN;
+    *peers = 0;
+    for (size_t i = 0; i < b->gpu_count; i++) {
+        double v = fig(&b->gpus[i], mode);
+        if (isnan(v) || strcmp(product(f, &b->gpus[i]), name) != 0)
+            continue;
+        (*peers)++;
+        best = isnan(best) || v > best ? v : best;
+    }
+    return best;
+}
+
+static void judge_low(const gd_facts *f, gd_findings *out, const char *id, figure_fn fig, bool is_gemm)
+{
+    const gd_bench_facts *b = f->bench;
+    bool ran = b && (is_gemm ? b->gemm || b->stress : b->membw);
+    if (!b)
+        return; /* check: the report says the group was not run (report/checked.c) */
+    if (!ran) {
+        gd_skip_add(out, id, GD_NO_GPU, "measured by 'gpudoctor bench %s', which did not run",
+                    is_gemm ? "gemm' or 'bench stress" : "membw");
+        return;
+    }
+    const char *unit = is_gemm ? "TFLOP/s" : "GB/s";
+    for (size_t i = 0; i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        int gpu = g->gpu >= 0 ? g->gpu : GD_NO_GPU;
+        const char *name = product(f, g);
+        gd_gpu_peak peak;
+        bool have_peak = gd_gpu_peak_find(name, &peak);
+        double sheet = have_peak ? (is_gemm ? peak.tflops[b->dtype] : peak.membw_gbps) : NAN;
+        double expected = GD_BENCH_EXPECTED_RATIO * sheet, floor = GD_BENCH_TARGET_RATIO * expected;
+        /* The worst shortfall over the modes measured: against the peers, then the floor. */
+        double worst = 1, v_worst = NAN, ref_worst = NAN, best_worst = NAN;
+        int mode_worst = 0;
+        bool by_floor = false, measured = false;
+        for (int mode = 0; mode < 3; mode++) {
+            double v = fig(g, mode);
+            if (isnan(v))
+                continue;
+            measured = true;
+            size_t peers;
+            double best = best_peer(f, b, name, fig, mode, &peers);
+            if (peers >= 2 && v < GD_BENCH_PEER_RATIO * best && v / best < worst) {
+                worst = v / best;
+                v_worst = v;
+                ref_worst = best;
+                best_worst = best;
+                mode_worst = mode;
+                by_floor = false;
+            }
+            if (!isnan(floor) && v < floor && v / expected < worst) {
+                worst = v / expected;
+                v_worst = v;
+                ref_worst = expected;
+                best_worst = peers >= 2 ? best : NAN;
+                mode_worst = mode;
+                by_floor = true;
+            }
+        }
+        if (!measured) {
+            const char *why = is_gemm ? g->gemm_error : g->membw_error;
+            gd_skip_add(out, id, gpu, "GPU %d not measured: %s", gpu, why[0] ? why : "no figure");
+            continue;
+        }
+        if (isnan(v_worst))
+            continue;
+        double loss = 100 * (1 - worst);
+        json_t *ev = json_object();
+        json_object_set_new(ev, is_gemm ? "tflops" : "gbps", gd_json_number(round(v_worst * 10) / 10));
+        json_object_set_new(ev, "mode", json_string(mode_names[mode_worst]));
+        if (is_gemm)
+            json_object_set_new(ev, "dtype", json_string(gd_gemm_dtype_name(b->dtype)));
+        json_object_set_new(ev, "best_peer",
+                            isnan(best_worst) ? json_null() : gd_json_number(round(best_worst * 10) / 10));
+        json_object_set_new(ev, "datasheet", isnan(sheet) ? json_null() : gd_json_number(sheet));
+        json_object_set_new(ev, "expected", isnan(expected) ? json_null() : gd_json_number(round(expected * 10) / 10));
+        json_object_set_new(ev, "sku_floor", isnan(floor) ? json_null() : gd_json_number(round(floor * 10) / 10));
+        json_object_set_new(ev, "sku", have_peak ? json_string(peak.label) : json_null());
+        json_object_set_new(ev, "source",
+                            json_string(is_gemm ? "cublasLt:cublasLtMatmul timed by CUDA events"
+                                                : "cuda:cuMemcpyDtoDAsync and the membw kernel, timed by CUDA events"));
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "Look for what holds this GPU back while it works: 'gpudoctor bench stress --seconds 300' shows "
+                 "its clocks, temperature, power and throttle reasons under load (thermal.throttling, "
+                 "power.limit_lowered, clocks.locked), and 'gpudoctor check' its ECC, row remapping and PCIe "
+                 "state. A GPU that stays %s with none of those is a hardware case: reseat or replace it%s.",
+                 by_floor ? "below its datasheet" : "behind its peers",
+                 is_gemm ? ""
+                         : " (memory below its datasheet also follows a lowered memory clock: nvidia-smi -q -d CLOCK)");
+        if (by_floor)
+            gd_finding_add(
+                out, id, loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu, ev, loss, fix,
+                "GPU %d %s %.1f %s %s, %.0f%% of the %.0f %s expected of %s %s (%.0f%% of its datasheet)", gpu,
+                is_gemm ? gd_gemm_dtype_name(b->dtype) : "memory bandwidth", v_worst, unit, mode_names[mode_worst],
+                100 * worst, ref_worst, unit, "an", peak.label, 100 * v_worst / sheet);
+        else
+            gd_finding_add(out, id, loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu, ev, loss,
+                           fix, "GPU %d %s %.1f %s %s, %.0f%% below the best of its peers (%.1f %s)", gpu,
+                           is_gemm ? gd_gemm_dtype_name(b->dtype) : "memory bandwidth", v_worst, unit,
+                           mode_names[mode_worst], loss, ref_worst, unit);
+    }
+}
+
+void gd_check_bench_gemm_low(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    judge_low(f, out, "bench.gemm_low", gemm_figure, true);
+}
+
+void gd_check_bench_membw_low(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    judge_low(f, out, "bench.membw_low", membw_figure, false);
+}
+
+static void add_failure(gd_findings *out, const gd_bench_gpu *g, const char *what, const char *why)
+{
+    int gpu = g->gpu >= 0 ? g->gpu : GD_NO_GPU;
+    json_t *ev = json_object();
+    json_object_set_new(ev, "what", json_string(what));
+    json_object_set_new(ev, "detail", json_string(why));
+    json_object_set_new(ev, "cuda_device", json_integer(g->cuda_device));
+    json_object_set_new(ev, "source", json_string("gpudoctor bench: results read back and compared on the host"));
+    gd_finding_add(out, "bench.failed", GD_SEV_CRITICAL, gpu, ev, NAN, NULL, "GPU %d: %s: %s", gpu, what, why);
+}
+
+void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_bench_facts *b = f->bench;
+    if (!b)
+        return; /* check: the report says the group was not run (report/checked.c) */
+    for (size_t i = 0; i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        if (g->gemm_verdict == GD_VERIFY_WRONG)
+            add_failure(out, g, "the GEMM returned wrong results", g->gemm_detail);
+        else if (g->gemm_failed)
+            add_failure(out, g, "the GEMM failed to run", g->gemm_error);
+        if (g->membw_verdict == GD_VERIFY_WRONG)
+            add_failure(out, g, "a device memory copy returned wrong bytes", g->membw_detail);
+        else if (g->membw_failed)
+            add_failure(out, g, "the memory kernel failed", g->membw_error);
+    }
+}

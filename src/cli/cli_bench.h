@@ -1,0 +1,38 @@
+/* `gpudoctor bench`: the parsed command line, and the runs (cmd_bench_run.c). */
+#ifndef GD_CLI_BENCH_H
+#define GD_CLI_BENCH_H
+
+#include "backends/collect.h"
+#include "gpudoctor/bench.h"
+
+#include <limits.h>
+#include <stdbool.h>
+
+#define GD_BENCH_MAX_PYTHONS 8
+
+typedef struct gd_bench_cli {
+    const char *what; /* pcie, gemm, membw, stress, all */
+    int json;
+    const char *sim;
+    double size; /* --size: MiB (pcie, membw) or M = N = K (gemm, stress); 0: default */
+    long reps;
+    bool concurrent;
+    gd_gemm_dtype dtype;
+    double seconds; /* 0: default */
+    double interval_ms; /* 0: 1000 */
+    bool force;
+    const char *python[GD_BENCH_MAX_PYTHONS];
+    size_t python_count;
+    const char *report;
+    bool exit_findings;
+    /* Resolved: */
+    const gd_ctx *ctx;
+    char sim_cuda[PATH_MAX + 16], sim_cublaslt[PATH_MAX + 24], scenario[PATH_MAX];
+} gd_bench_cli;
+
+/* pcie, gemm, membw or all on the snapshot f; the exit code. */
+int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *f);
+/* stress: the window is a new session; the exit code. */
+int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const gd_facts *f);
+
+#endif

@@ -1,0 +1,225 @@
+/* The runs of `gpudoctor bench`: what each measures, which checks judge it, how it is shown. */
+#include "cli.h"
+#include "cli_bench.h"
+#include "core/pcie_util.h"
+#include "gpudoctor/bench.h"
+#include "gpudoctor/checks.h"
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
+#include "probes/gemm_bench.h"
+#include "probes/membw_bench.h"
+#include "probes/pcie_bandwidth.h"
+#include "report/bench_gpu_report.h"
+#include "report/pcie_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Under --sim a copy is a timed sleep: sizes that keep each one long enough
+ * (milliseconds) that wake-up latency stays near 1 %. pcie: 160 MiB, above
+ * the simulator's 64 MiB of real memory per buffer, so no real memmove adds
+ * to the timing; membw: 8 GiB of virtual memory (2 x 8 GiB / 2900 GB/s = 6 ms). */
+#define SIM_PCIE_MIB 160
+#define SIM_MEMBW_MIB 8192
+#define SIM_GEMM_SECONDS 0.25
+
+/* The cuBLASLt search: the simulated library under --sim; else the user's
+ * choice, the Python environments the snapshot found, the toolkit. */
+static void cublaslt_search(const gd_bench_cli *o, const gd_facts *f, gd_cublaslt_search *s, const char **sites,
+                            size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    if (o->sim) {
+        s->path = o->sim_cublaslt;
+        return;
+    }
+    s->path = o->ctx->cublaslt_library;
+    s->toolkit = o->ctx->cuda_home;
+    size_t n = 0;
+    for (size_t i = 0; f->stack && i < f->stack->python_count && n < cap; i++)
+        if (f->stack->pythons[i].site_packages[0])
+            sites[n++] = f->stack->pythons[i].site_packages;
+    s->site_packages = sites;
+    s->site_count = n;
+}
+
+static gd_gemm_bench_opts gemm_opts(const gd_bench_cli *o, const gd_cublaslt_search *lt, double seconds)
+{
+    return (gd_gemm_bench_opts){
+        .rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+               .sim_scenario = o->sim ? o->scenario : NULL,
+               .cublaslt = lt},
+        .dtype = o->dtype,
+        .size = o->size > 0 ? (int)o->size : 0,
+        .seconds = seconds,
+        .concurrent = o->concurrent,
+    };
+}
+
+/* The findings of the checks in these groups. */
+static void judge(const gd_facts *f, gd_findings *fs, const char *const *groups, size_t ngroups)
+{
+    for (size_t i = 0; i < gd_checks_count; i++)
+        for (size_t k = 0; k < ngroups; k++)
+            if (strcmp(gd_checks[i].group, groups[k]) == 0)
+                gd_check_run(&gd_checks[i], f, fs);
+    gd_findings_sort(fs);
+}
+
+static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
+{
+    int code = GD_EXIT_OK;
+    bool pcie_only = strcmp(o->what, "pcie") == 0;
+    if (o->json) {
+        json_t *j = pcie_only ? gd_bench_pcie_json(f, fs) : gd_bench_gpu_json(f, fs, o->what);
+        if (!j || gd_json_print(stdout, j) != 0)
+            code = gd_cli_error("cannot write JSON");
+        json_decref(j);
+    } else if (pcie_only) {
+        gd_bench_pcie_text(stdout, f, fs);
+    } else {
+        gd_text_style st = gd_cli_text_style();
+        gd_bench_gpu_text(stdout, f, fs, o->what, &st);
+    }
+    if (code == GD_EXIT_OK && o->report && gd_cli_html_report(o->report, f, fs) != 0)
+        code = GD_EXIT_ERROR;
+    if (code == GD_EXIT_OK && o->exit_findings)
+        code = gd_cli_exit_code(fs, GD_SEV_WARNING);
+    return code;
+}
+
+static int run_pcie(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *f, char *err, size_t errlen)
+{
+    gd_pcie_bench_opts bo = {.bytes = (size_t)(o->size > 0 ? o->size
+                                               : o->sim    ? SIM_PCIE_MIB
+                                                           : 256)
+                                      << 20,
+                             .reps = (int)o->reps,
+                             .concurrent = o->concurrent,
+                             .cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+                             .sim_scenario = o->sim ? o->scenario : NULL};
+    gd_pcie_bench *b = calloc(1, sizeof *b);
+    gd_pcie_facts *p = b ? gd_pcie_facts_get(f) : NULL;
+    if (!p) {
+        free(b);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (gd_pcie_bench_run(&bo, f, b, err, errlen) != 0) {
+        free(b);
+        return -1;
+    }
+    p->bench = b;
+    /* The link that carried the copies: one sample read at once, before an
+     * idle GPU trains it down (the snapshot was taken idle). Only the
+     * sample: closing without an error buffer skips the host areas. */
+    gd_facts after;
+    char why[256];
+    for (size_t i = 0; i < b->gpu_count; i++)
+        b->gpus[i].link_gen = b->gpus[i].link_width = gd_missing(GD_ST_UNREAD);
+    gd_session *s = gd_session_open(co, &after, why, sizeof why);
+    bool sampled = s && gd_session_step(s, why, sizeof why) > 0;
+    gd_session_close(s, NULL, 0);
+    if (sampled && after.series.n > 0)
+        for (size_t i = 0; i < b->gpu_count; i++)
+            for (size_t g = 0; g < after.gpu_count; g++)
+                if (b->gpus[i].gpu >= 0 && after.gpus[g].index == b->gpus[i].gpu) {
+                    b->gpus[i].link_gen = gd_series_at(&after.series, 0, g, GD_M_PCIE_GEN);
+                    b->gpus[i].link_width = gd_series_at(&after.series, 0, g, GD_M_PCIE_WIDTH);
+                }
+    gd_facts_free(&after);
+    return 0;
+}
+
+int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *f)
+{
+    char err[1536];
+    bool all = strcmp(o->what, "all") == 0;
+    bool pcie = all || strcmp(o->what, "pcie") == 0, gemm = all || strcmp(o->what, "gemm") == 0,
+         membw = all || strcmp(o->what, "membw") == 0;
+    const char *sites[16];
+    gd_cublaslt_search lt;
+    cublaslt_search(o, f, &lt, sites, 16);
+    if (pcie) {
+        if (all)
+            fprintf(stderr, "gpudoctor: bench pcie...\n");
+        if (run_pcie(o, co, f, err, sizeof err) != 0)
+            return gd_cli_error("bench pcie: %s", err);
+    }
+    gd_bench_facts *b = (gemm || membw) ? gd_bench_facts_get(f) : NULL;
+    if ((gemm || membw) && !b)
+        return gd_cli_error("out of memory");
+    if (gemm) {
+        if (all)
+            fprintf(stderr, "gpudoctor: bench gemm...\n");
+        gd_gemm_bench_opts go = gemm_opts(o, &lt, o->seconds > 0 ? o->seconds : o->sim ? SIM_GEMM_SECONDS : 0);
+        if (gd_gemm_bench_run(&go, f, b, err, sizeof err) != 0)
+            return gd_cli_error("bench gemm: %s", err);
+    }
+    if (membw) {
+        if (all)
+            fprintf(stderr, "gpudoctor: bench membw...\n");
+        gd_membw_bench_opts mo = {
+            .rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+                   .sim_scenario = o->sim ? o->scenario : NULL},
+            .bytes = (size_t)(o->size > 0 ? o->size
+                              : o->sim    ? SIM_MEMBW_MIB
+                                          : 0)
+                     << 20,
+            .reps = (int)o->reps,
+        };
+        if (gd_membw_bench_run(&mo, f, b, err, sizeof err) != 0)
+            return gd_cli_error("bench membw: %s", err);
+    }
+    gd_findings fs = {0};
+    if (pcie)
+        gd_check_run(gd_check_find("pcie.bandwidth_low"), f, &fs);
+    if (gemm || membw)
+        gd_check_run(gd_check_find("bench.failed"), f, &fs);
+    if (gemm)
+        gd_check_run(gd_check_find("bench.gemm_low"), f, &fs);
+    if (membw)
+        gd_check_run(gd_check_find("bench.membw_low"), f, &fs);
+    gd_findings_sort(&fs);
+    int code = finish(o, f, &fs);
+    gd_findings_free(&fs);
+    return code;
+}
+
+int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const gd_facts *f)
+{
+    char err[1536];
+    const char *sites[16];
+    gd_cublaslt_search lt;
+    cublaslt_search(o, f, &lt, sites, 16);
+    gd_ctx ctx = *o->ctx;
+    if (o->sim && ctx.sim_pace <= 0)
+        ctx.sim_pace = 1; /* real multiplies run in wall time: so does the scenario */
+    gd_session_opts so = *co;
+    so.ctx = &ctx;
+    so.duration_s = o->seconds > 0 ? o->seconds : 300;
+    so.interval_s = (o->interval_ms > 0 ? o->interval_ms : 1000) / 1000.0;
+    gd_gemm_bench_opts go = gemm_opts(o, &lt, 0);
+    /* Progress counted about 20 times per sample interval (wall time). */
+    go.batch_s = so.interval_s / (o->sim ? ctx.sim_pace : 1) / 20;
+    fprintf(stderr, "gpudoctor: bench stress: %s GEMM on every GPU for %.0f s%s...\n", gd_gemm_dtype_name(o->dtype),
+            so.duration_s, o->sim && ctx.sim_pace != 1 ? " (scenario seconds)" : "");
+    gd_facts win;
+    if (gd_stress_run(&go, &so, f, &win, err, sizeof err) != 0) {
+        gd_facts_free(&win);
+        return gd_cli_error("bench stress: %s", err);
+    }
+    /* The window under load, judged as check judges any window. */
+    static const char *const groups[] = {"thermal", "power", "clocks", "health"};
+    gd_findings fs = {0};
+    judge(&win, &fs, groups, sizeof groups / sizeof groups[0]);
+    gd_check_run(gd_check_find("bench.failed"), &win, &fs);
+    gd_check_run(gd_check_find("bench.gemm_low"), &win, &fs);
+    gd_findings_sort(&fs);
+    int code = finish(o, &win, &fs);
+    gd_findings_free(&fs);
+    gd_facts_free(&win);
+    return code;
+}

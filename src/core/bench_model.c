@@ -1,0 +1,94 @@
+/* The bench facts (gpudoctor/bench.h) and the datasheet table they are judged against. */
+#include "gpudoctor/bench.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern const char gd_data_gpu_peaks[];
+
+static const char *const dtype_names[GD_GEMM_DTYPES] = {"bf16", "fp16", "tf32", "fp32", "fp8"};
+
+const char *gd_gemm_dtype_name(gd_gemm_dtype t)
+{
+    return (unsigned)t < GD_GEMM_DTYPES ? dtype_names[t] : "?";
+}
+
+int gd_gemm_dtype_parse(const char *s, gd_gemm_dtype *out)
+{
+    for (int i = 0; s && i < GD_GEMM_DTYPES; i++)
+        if (strcasecmp(s, dtype_names[i]) == 0) {
+            *out = (gd_gemm_dtype)i;
+            return 0;
+        }
+    return -1;
+}
+
+gd_bench_facts *gd_bench_facts_get(gd_facts *f)
+{
+    if (!f->bench)
+        f->bench = calloc(1, sizeof *f->bench);
+    return f->bench;
+}
+
+void gd_bench_facts_free(gd_bench_facts *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->gpu_count; i++)
+        free(b->gpus[i].ticks);
+    free(b->gpus);
+    free(b);
+}
+
+/* Does `name` contain `word` with no letter or digit right before or after? */
+static bool has_word(const char *name, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = name; n && (p = strcasestr(p, word)) != NULL; p++) {
+        bool before = p == name || !isalnum((unsigned char)p[-1]);
+        bool after = !isalnum((unsigned char)p[n]);
+        if (before && after)
+            return true;
+    }
+    return false;
+}
+
+static double figure(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    return end != s && *end == '\0' && v > 0 ? v : NAN;
+}
+
+bool gd_gpu_peak_find(const char *product_name, gd_gpu_peak *out)
+{
+    if (!product_name || !*product_name)
+        return false;
+    for (const char *p = gd_data_gpu_peaks; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        p = nl ? nl + 1 : p + len;
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *f[9], *save = NULL;
+        size_t n = 0;
+        for (char *tok = strtok_r(line, "\t", &save); tok && n < 9; tok = strtok_r(NULL, "\t", &save))
+            f[n++] = tok;
+        if (n != 9 || !has_word(product_name, f[0]))
+            continue;
+        memset(out, 0, sizeof *out);
+        snprintf(out->label, sizeof out->label, "%s", f[1]);
+        for (int t = 0; t < GD_GEMM_DTYPES; t++)
+            out->tflops[t] = figure(f[2 + t]);
+        out->membw_gbps = figure(f[7]);
+        snprintf(out->source, sizeof out->source, "%s", f[8]);
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,345 @@
+/* `gpudoctor bench gemm | membw | stress | all`: figures against the datasheet and the peers. */
+#include "bench_gpu_report.h"
+
+#include "core/json_util.h"
+#include "gpudoctor/bench.h"
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/report.h"
+#include "pcie_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CURVE_WIDTH 48
+
+static json_t *num(double v, double scale)
+{
+    return isnan(v) ? json_null() : gd_json_number(round(v * scale) / scale);
+}
+
+static const char *verdict_name(gd_bench_verdict v)
+{
+    return v == GD_VERIFY_OK ? "ok" : v == GD_VERIFY_WRONG ? "wrong" : "not_checked";
+}
+
+/* The facts' GPU of a bench row (its index in f->gpus), or -1. */
+static long facts_gpu(const gd_facts *f, const gd_bench_gpu *g)
+{
+    for (size_t i = 0; g->gpu >= 0 && i < f->gpu_count; i++)
+        if (f->gpus[i].index == g->gpu)
+            return (long)i;
+    return -1;
+}
+
+static const char *product(const gd_facts *f, const gd_bench_gpu *g)
+{
+    long i = facts_gpu(f, g);
+    return i >= 0 && f->gpus[i].name[0] ? f->gpus[i].name : g->name;
+}
+
+static json_t *stress_samples(const gd_facts *f, const gd_bench_gpu *g)
+{
+    json_t *a = json_array();
+    long fg = facts_gpu(f, g);
+    const gd_series *s = &f->series;
+    for (size_t k = 0; k < g->tick_count; k++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "t", gd_json_number(round(g->ticks[k].t * 1000) / 1000));
+        json_object_set_new(o, "tflops", num(g->ticks[k].tflops, 10));
+        /* The sample the tick ends at: the same index, the series holding the window. */
+        size_t i = s->n >= g->tick_count ? s->n - g->tick_count + k : k;
+        if (fg >= 0 && i < s->n) {
+            json_object_set_new(o, "temp_c", gd_json_value(gd_series_at(s, i, (size_t)fg, GD_M_TEMP_C)));
+            json_object_set_new(o, "sm_clock_mhz", gd_json_value(gd_series_at(s, i, (size_t)fg, GD_M_SM_CLOCK_MHZ)));
+            json_object_set_new(o, "power_w", gd_json_value(gd_series_at(s, i, (size_t)fg, GD_M_POWER_W)));
+            gd_value r = gd_series_at(s, i, (size_t)fg, GD_M_EVENT_REASONS);
+            json_object_set_new(o, "reasons", gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v) : json_null());
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *what)
+{
+    const gd_bench_facts *b = f->bench;
+    json_t *root = json_object();
+    json_object_set_new(root, "bench", json_string(what));
+    json_object_set_new(root, "source", json_string(f->source));
+    json_object_set_new(root, "simulated", json_boolean(f->simulated));
+    if (b && (b->gemm || b->stress)) {
+        json_t *g = json_object();
+        json_object_set_new(g, "dtype", json_string(gd_gemm_dtype_name(b->dtype)));
+        json_object_set_new(g, "m", json_integer(b->size));
+        json_object_set_new(g, "n", json_integer(b->size));
+        json_object_set_new(g, "k", json_integer(b->size));
+        json_object_set_new(g, "seconds", b->gemm ? gd_json_number(b->seconds) : json_null());
+        json_object_set_new(g, "library", json_string(b->cublaslt));
+        json_object_set_new(g, "library_version",
+                            b->cublaslt_version ? json_integer((json_int_t)b->cublaslt_version) : json_null());
+        json_object_set_new(g, "unit", json_string("TFLOP/s (1e12 flop/s, a multiply-add counting 2)"));
+        json_object_set_new(root, "gemm", g);
+    }
+    if (b && b->membw) {
+        json_t *m = json_object();
+        json_object_set_new(m, "bytes", json_integer((json_int_t)b->membw_bytes));
+        json_object_set_new(m, "reps", json_integer(b->membw_reps));
+        json_object_set_new(m, "unit", json_string("GB/s (1e9 bytes per second, bytes read plus bytes written)"));
+        json_object_set_new(root, "membw", m);
+    }
+    if (b && b->stress)
+        json_object_set_new(root, "stress_seconds", gd_json_number(b->stress_seconds));
+    json_t *gpus = json_array();
+    for (size_t i = 0; b && i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "index", g->gpu < 0 ? json_null() : json_integer(g->gpu));
+        json_object_set_new(o, "cuda_device", json_integer(g->cuda_device));
+        json_object_set_new(o, "pci_bus_id", json_string(g->bdf));
+        json_object_set_new(o, "name", json_string(product(f, g)));
+        gd_gpu_peak peak;
+        bool have = gd_gpu_peak_find(product(f, g), &peak);
+        json_t *ds = json_object();
+        json_object_set_new(ds, "sku", have ? json_string(peak.label) : json_null());
+        json_object_set_new(ds, "tflops",
+                            have && (b->gemm || b->stress) ? num(peak.tflops[b->dtype], 100) : json_null());
+        json_object_set_new(ds, "membw_gbps", have ? num(peak.membw_gbps, 1) : json_null());
+        json_object_set_new(o, "datasheet", ds);
+        double sheet_tf = have ? peak.tflops[b->dtype] : NAN;
+        if (b->gemm || b->stress) {
+            json_t *x = json_object();
+            if (b->gemm) {
+                json_object_set_new(x, "single_tflops", num(g->gemm_single_tflops, 10));
+                json_object_set_new(x, "concurrent_tflops", num(g->gemm_concurrent_tflops, 10));
+                json_object_set_new(x, "of_datasheet", num(g->gemm_single_tflops / sheet_tf, 1000));
+            }
+            json_object_set_new(x, "verified", json_string(verdict_name(g->gemm_verdict)));
+            json_object_set_new(x, "check", g->gemm_detail[0] ? json_string(g->gemm_detail) : json_null());
+            json_object_set_new(x, "error", g->gemm_error[0] ? json_string(g->gemm_error) : json_null());
+            json_object_set_new(o, "gemm", x);
+        }
+        if (b->membw) {
+            json_t *x = json_object();
+            json_object_set_new(x, "copy_gbps", num(g->membw_copy_gbps, 1));
+            json_object_set_new(x, "kernel_gbps", num(g->membw_kernel_gbps, 1));
+            json_object_set_new(x, "of_datasheet", num(gd_bench_membw_best(g) / (have ? peak.membw_gbps : NAN), 1000));
+            json_object_set_new(x, "verified", json_string(verdict_name(g->membw_verdict)));
+            json_object_set_new(x, "check", g->membw_detail[0] ? json_string(g->membw_detail) : json_null());
+            json_object_set_new(x, "error", g->membw_error[0] ? json_string(g->membw_error) : json_null());
+            json_object_set_new(o, "membw", x);
+        }
+        if (b->stress) {
+            json_t *x = json_object();
+            json_object_set_new(x, "tflops", num(g->stress_tflops, 10));
+            json_object_set_new(x, "samples", stress_samples(f, g));
+            json_object_set_new(o, "stress", x);
+        }
+        json_array_append_new(gpus, o);
+    }
+    json_object_set_new(root, "gpus", gpus);
+    if (f->pcie && f->pcie->bench) {
+        json_t *p = gd_bench_pcie_json(f, fs);
+        json_object_del(p, "findings");
+        json_object_del(p, "not_checked");
+        json_object_set_new(root, "pcie", p);
+    }
+    gd_bench_add_findings(root, f, fs);
+    return root;
+}
+
+static void cell(FILE *out, double v, int w, int prec)
+{
+    if (isnan(v))
+        fprintf(out, " %*s", w, "-");
+    else
+        fprintf(out, " %*.*f", w, prec, v);
+}
+
+static void pct(FILE *out, double v, double sheet)
+{
+    if (isnan(v) || isnan(sheet))
+        fprintf(out, " %8s", "-");
+    else
+        fprintf(out, " %7.0f%%", 100 * v / sheet);
+}
+
+static const char *check_word(gd_bench_verdict v, bool failed)
+{
+    return v == GD_VERIFY_WRONG ? "WRONG" : failed ? "FAILED" : v == GD_VERIFY_OK ? "ok" : "-";
+}
+
+static const char *gpu_label(const gd_bench_gpu *g, char *buf, size_t len)
+{
+    if (g->gpu >= 0)
+        snprintf(buf, len, "%d", g->gpu);
+    else
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+/* One row of a table: GPU, name, two figures in columns of `widths`, the
+ * datasheet, the judged figure's share of it, the result check, and why a
+ * figure is missing under it. */
+static void table_row(FILE *out, const gd_text_style *st, const gd_facts *f, const gd_bench_gpu *g,
+                      const double figs[2], const int widths[2], double sheet, double judged, int prec,
+                      const char *check, const char *error)
+{
+    char idx[16];
+    fprintf(out, "%-4s %-26.26s", gpu_label(g, idx, sizeof idx), gd_safe(product(f, g)));
+    cell(out, figs[0], widths[0], prec);
+    cell(out, figs[1], widths[1], prec);
+    cell(out, sheet, 9, prec);
+    pct(out, judged, sheet);
+    fprintf(out, " %7s\n", check);
+    if (error[0]) {
+        fputs("     ", out);
+        gd_wrap(out, st, 5, 5, error);
+    }
+}
+
+/* A curve of values as block characters over CURVE_WIDTH columns, scaled
+ * from lo to hi; "-" where no value. */
+static void curve(FILE *out, const double *v, size_t n, double lo, double hi)
+{
+    static const char *const blocks[8] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                          "\u2585", "\u2586", "\u2587", "\u2588"};
+    size_t cols = n < CURVE_WIDTH ? n : CURVE_WIDTH;
+    for (size_t c = 0; c < cols; c++) {
+        size_t from = c * n / cols, to = (c + 1) * n / cols;
+        double sum = 0;
+        size_t k = 0;
+        for (size_t i = from; i < to; i++)
+            if (!isnan(v[i])) {
+                sum += v[i];
+                k++;
+            }
+        if (!k) {
+            fputc(' ', out);
+            continue;
+        }
+        double x = hi > lo ? (sum / (double)k - lo) / (hi - lo) : 1;
+        int b = (int)(x * 7.999);
+        fputs(blocks[b < 0 ? 0 : b > 7 ? 7 : b], out);
+    }
+}
+
+static void curve_row(FILE *out, const char *label, const char *unit, const double *v, size_t n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            lo = fmin(lo, v[i]);
+            hi = fmax(hi, v[i]);
+        }
+    if (!isfinite(lo))
+        return;
+    fprintf(out, "    %-8s ", label);
+    curve(out, v, n, lo - (hi - lo) * 0.1, hi);
+    fprintf(out, "  %.0f-%.0f %s\n", lo, hi, unit);
+}
+
+static void stress_curves(FILE *out, const gd_facts *f, const gd_bench_gpu *g)
+{
+    size_t n = g->tick_count;
+    double *v = n ? calloc(n, sizeof *v) : NULL;
+    if (!v)
+        return;
+    for (size_t k = 0; k < n; k++)
+        v[k] = g->ticks[k].tflops;
+    curve_row(out, "TFLOP/s", "TF", v, n);
+    long fg = facts_gpu(f, g);
+    const gd_series *s = &f->series;
+    const struct {
+        const char *label, *unit;
+        gd_metric m;
+    } rows[] = {{"temp", "C", GD_M_TEMP_C}, {"SM clock", "MHz", GD_M_SM_CLOCK_MHZ}, {"power", "W", GD_M_POWER_W}};
+    for (size_t r = 0; fg >= 0 && r < 3; r++) {
+        for (size_t k = 0; k < n; k++) {
+            size_t i = s->n >= n ? s->n - n + k : k;
+            gd_value x = i < s->n ? gd_series_at(s, i, (size_t)fg, rows[r].m) : gd_missing(GD_ST_UNREAD);
+            v[k] = gd_ok(x) ? x.v : NAN;
+        }
+        curve_row(out, rows[r].label, rows[r].unit, v, n);
+    }
+    free(v);
+}
+
+void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what, const gd_text_style *st)
+{
+    const gd_bench_facts *b = f->bench;
+    if (f->pcie && f->pcie->bench && strcmp(what, "all") == 0) {
+        gd_findings none = {0};
+        gd_bench_pcie_text(out, f, &none);
+        fputc('\n', out);
+    }
+    const char *sim = f->simulated ? "  [SIMULATION]" : "";
+    if (b && b->gemm) {
+        char head[256];
+        snprintf(head, sizeof head, "GEMM throughput, TFLOP/s: %s %dx%dx%d through cuBLASLt, %.3g s per figure%s",
+                 gd_gemm_dtype_name(b->dtype), b->size, b->size, b->size, b->seconds, sim);
+        gd_wrap(out, st, 0, 0, head);
+        fprintf(out, "%-4s %-26s %9s %11s %9s %8s %7s\n", "GPU", "name", "alone", "all at once", "datasheet",
+                "of sheet", "results");
+        for (size_t i = 0; i < b->gpu_count; i++) {
+            const gd_bench_gpu *g = &b->gpus[i];
+            gd_gpu_peak peak;
+            double sheet = gd_gpu_peak_find(product(f, g), &peak) ? peak.tflops[b->dtype] : NAN;
+            const double figs[2] = {g->gemm_single_tflops, g->gemm_concurrent_tflops};
+            table_row(out, st, f, g, figs, (const int[2]){9, 11}, sheet, g->gemm_single_tflops, 1,
+                      check_word(g->gemm_verdict, g->gemm_failed), g->gemm_error);
+        }
+        fputc('\n', out);
+    }
+    if (b && b->membw) {
+        char head[256];
+        snprintf(head, sizeof head, "Device memory bandwidth, GB/s (read + write), %zu MiB copies, median of %d%s",
+                 b->membw_bytes >> 20, b->membw_reps, sim);
+        gd_wrap(out, st, 0, 0, head);
+        fprintf(out, "%-4s %-26s %11s %9s %9s %8s %7s\n", "GPU", "name", "copy engine", "kernel", "datasheet",
+                "of sheet", "results");
+        for (size_t i = 0; i < b->gpu_count; i++) {
+            const gd_bench_gpu *g = &b->gpus[i];
+            gd_gpu_peak peak;
+            double sheet = gd_gpu_peak_find(product(f, g), &peak) ? peak.membw_gbps : NAN;
+            const double figs[2] = {g->membw_copy_gbps, g->membw_kernel_gbps};
+            table_row(out, st, f, g, figs, (const int[2]){11, 9}, sheet, gd_bench_membw_best(g), 0,
+                      check_word(g->membw_verdict, g->membw_failed), g->membw_error);
+        }
+        fputc('\n', out);
+    }
+    if (b && b->stress) {
+        char head[256];
+        snprintf(head, sizeof head, "Sustained stress: %s GEMM on every GPU at once for %.0f s, sampled every %.3g s%s",
+                 gd_gemm_dtype_name(b->dtype), b->stress_seconds, f->interval_s, sim);
+        gd_wrap(out, st, 0, 0, head);
+        for (size_t i = 0; i < b->gpu_count; i++) {
+            const gd_bench_gpu *g = &b->gpus[i];
+            char idx[16];
+            fprintf(out, "GPU %s  %s  mean", gpu_label(g, idx, sizeof idx), gd_safe(product(f, g)));
+            cell(out, g->stress_tflops, 1, 1);
+            fprintf(out, " TFLOP/s, results %s\n", check_word(g->gemm_verdict, g->gemm_failed));
+            if (g->gemm_error[0]) {
+                fputs("    ", out);
+                gd_wrap(out, st, 4, 4, g->gemm_error);
+            }
+            stress_curves(out, f, g);
+        }
+        fputc('\n', out);
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        if (fs->v[i].ignored)
+            continue;
+        shown++;
+        char head[64];
+        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
+        fputs(head, out);
+        gd_wrap(out, st, 2, col, fs->v[i].title);
+        fputs("  fix: ", out);
+        gd_wrap(out, st, 7, 7, fs->v[i].fix);
+        fputc('\n', out);
+    }
+    if (!shown)
+        fprintf(out, "No finding: every GPU measured within %s of its peers and above its SKU's floor.\n", "10%");
+}

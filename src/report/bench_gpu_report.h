@@ -1,0 +1,19 @@
+/*
+ * Renderers of `gpudoctor bench gemm`, `bench membw`, `bench stress` and
+ * `bench all` (docs/bench.md describes the JSON). They never probe.
+ */
+#ifndef GD_BENCH_GPU_REPORT_H
+#define GD_BENCH_GPU_REPORT_H
+
+#include "gpudoctor/findings.h"
+#include "gpudoctor/model.h"
+#include "text_util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* what: "gemm", "membw", "stress" or "all" (pcie results nested when f has them). */
+json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *what);
+void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what, const gd_text_style *st);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * End to end: `bench gemm`, `bench membw`, `bench stress` and `bench all` on
+ * the simulated machine, whose libcublasLt and libcuda take the time the
+ * scenario's gemm_tflops and bandwidth_gbps imply: the figures measured
+ * through them come back within 5 %, a slow GPU is found and only it, a
+ * wrong result or a kernel that does not load is a failure, and the stress
+ * window is judged by the thermal checks.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "run_tool.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
+/* bench stress runs in wall time: 100 scenario seconds per second. */
+static const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=100", "NO_COLOR=", NULL};
+
+static json_t *gpu_at(const tool_result *r, size_t i)
+{
+    return json_array_get(json_object_get(r->json, "gpus"), i);
+}
+
+static double field(json_t *gpu, const char *section, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(gpu, section), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void assert_near(const char *what, double got, double want)
+{
+    if (!(fabs(got - want) <= 0.05 * want))
+        fail_msg("%s: %.2f, expected %.2f within 5%%", what, got, want);
+}
+
+static void gemm_reproduces_the_scenario(void **state)
+{
+    (void)state;
+    tool_result r =
+        run_tool((const char *[]){"bench", "gemm", "--json", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    assert_exact_findings("bench gemm, idle", &r, 0, (const char *[]){NULL});
+    json_t *gpus = json_object_get(r.json, "gpus");
+    assert_int_equal(json_array_size(gpus), 8);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "gemm"), "dtype")), "bf16");
+    for (size_t i = 0; i < 8; i++) {
+        json_t *g = gpu_at(&r, i);
+        assert_near("alone", field(g, "gemm", "single_tflops"), 720);
+        assert_near("all at once", field(g, "gemm", "concurrent_tflops"), 720);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(g, "gemm"), "verified")), "ok");
+        assert_near("datasheet", field(g, "datasheet", "tflops"), 989.4);
+    }
+    tool_result_free(&r);
+    /* Another type takes its own figure. */
+    r = run_tool((const char *[]){"bench", "gemm", "--dtype", "fp32", "--no-concurrent", "--json", "--sim",
+                                  example("h100x8-idle.json"), NULL},
+                 fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_near("fp32", field(gpu_at(&r, 3), "gemm", "single_tflops"), 55);
+    assert_true(isnan(field(gpu_at(&r, 3), "gemm", "concurrent_tflops")));
+    tool_result_free(&r);
+}
+
+static void the_slow_gpu_and_only_it_is_found(void **state)
+{
+    (void)state;
+    const char *sc = example("bench-h100x8-one-slow.json");
+    tool_result r = run_tool((const char *[]){"bench", "gemm", "--json", "--sim", sc, NULL}, fast);
+    assert_exact_findings("bench gemm, one slow", &r, 0, (const char *[]){"bench.gemm_low@5", NULL});
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "severity")), "critical");
+    assert_near("slow GPU", field(gpu_at(&r, 5), "gemm", "single_tflops"), 504);
+    tool_result_free(&r);
+    /* The exit code of a health check on request. */
+    r = run_tool((const char *[]){"bench", "gemm", "--exit-findings", "--seconds", "0.1", "--sim", sc, NULL}, fast);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.out, "bench.gemm_low"));
+    assert_non_null(strstr(r.out, "GPU 5"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "membw", "--json", "--sim", sc, NULL}, fast);
+    assert_exact_findings("bench membw, one slow", &r, 0, (const char *[]){"bench.membw_low@6", NULL});
+    tool_result_free(&r);
+}
+
+static void membw_reproduces_the_scenario(void **state)
+{
+    (void)state;
+    tool_result r =
+        run_tool((const char *[]){"bench", "membw", "--json", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    assert_exact_findings("bench membw, idle", &r, 0, (const char *[]){NULL});
+    for (size_t i = 0; i < 8; i++) {
+        json_t *g = gpu_at(&r, i);
+        assert_near("copy engine", field(g, "membw", "copy_gbps"), 2900);
+        assert_near("kernel", field(g, "membw", "kernel_gbps"), 2900);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(g, "membw"), "verified")), "ok");
+        assert_near("datasheet", field(g, "datasheet", "membw_gbps"), 3350);
+    }
+    tool_result_free(&r);
+}
+
+static void wrong_results_and_a_kernel_that_does_not_load_fail(void **state)
+{
+    (void)state;
+    const char *sc = example("bench-h100x4-faults.json");
+    tool_result r = run_tool((const char *[]){"bench", "gemm", "--seconds", "0.1", "--json", "--sim", sc, NULL}, fast);
+    assert_exact_findings("bench gemm, faults", &r, 0, (const char *[]){"bench.failed@1", NULL});
+    json_t *g = gpu_at(&r, 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(g, "gemm"), "verified")), "wrong");
+    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(g, "gemm"), "check")), "expected"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "membw", "--json", "--sim", sc, NULL}, fast);
+    assert_exact_findings("bench membw, faults", &r, 0, (const char *[]){"bench.failed@2", NULL});
+    g = gpu_at(&r, 2);
+    assert_true(isnan(field(g, "membw", "kernel_gbps"))); /* never a figure */
+    assert_non_null(
+        strstr(json_string_value(json_object_get(json_object_get(g, "membw"), "error")), "CUDA_ERROR_INVALID_PTX"));
+    tool_result_free(&r);
+}
+
+static void stress_window_is_judged_by_the_thermal_checks(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "300", "--json", "--sim",
+                                              example("bench-h100x8-stress-heats.json"), NULL},
+                             paced);
+    assert_exact_findings("bench stress, heats", &r, 0, (const char *[]){"thermal.throttling@3", NULL});
+    for (size_t i = 0; i < 8; i++) {
+        json_t *g = gpu_at(&r, i);
+        assert_near("stress", field(g, "stress", "tflops"), 720);
+        json_t *samples = json_object_get(json_object_get(g, "stress"), "samples");
+        assert_true(json_array_size(samples) >= 250);
+        json_t *last = json_array_get(samples, json_array_size(samples) - 1);
+        assert_true(json_is_number(json_object_get(last, "temp_c")));
+        if (i == 3)
+            assert_int_equal(json_integer_value(json_object_get(last, "temp_c")), 90);
+        /* The curve: each interval's throughput, null at t = 0 (no interval yet). */
+        assert_true(json_is_null(json_object_get(json_array_get(samples, 0), "tflops")));
+        double v[400];
+        size_t nv = 0, k;
+        json_t *x;
+        json_array_foreach(samples, k, x) if (json_is_number(json_object_get(x, "tflops")) && nv < 400) v[nv++] =
+            json_number_value(json_object_get(x, "tflops"));
+        assert_true(nv >= 0.9 * (double)json_array_size(samples));
+        qsort(v, nv, sizeof v[0], cmp_double);
+        assert_near("stress curve median", v[nv / 2], 720);
+    }
+    tool_result_free(&r);
+    /* The text report draws each GPU's curves; --report writes the window's HTML page with its plots. */
+    char *dir = temp_dir(), page[512];
+    snprintf(page, sizeof page, "%s/stress.html", dir);
+    r = run_tool((const char *[]){"bench", "stress", "--seconds", "60", "--report", page, "--sim",
+                                  example("bench-h100x8-stress-heats.json"), NULL},
+                 paced);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "SM clock"));
+    assert_non_null(strstr(r.out, "\u2588"));
+    FILE *fp = fopen(page, "r");
+    assert_non_null(fp);
+    static char html[1 << 20];
+    size_t n = fread(html, 1, sizeof html - 1, fp);
+    html[n] = '\0';
+    fclose(fp);
+    assert_non_null(strstr(html, "<svg"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void a_busy_gpu_is_refused_unless_forced(void **state)
+{
+    (void)state;
+    const char *sc = example("h100x8-training.json");
+    tool_result r = run_tool((const char *[]){"bench", "gemm", "--sim", sc, NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "in use by process"));
+    assert_non_null(strstr(r.err, "--force"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "gemm", "--force", "--seconds", "0.05", "--no-concurrent", "--json", "--sim",
+                                  sc, NULL},
+                 fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(json_array_size(json_object_get(r.json, "gpus")) > 0);
+    tool_result_free(&r);
+}
+
+static void all_runs_the_three_in_one_report(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"bench", "all", "--seconds", "0.1", "--json", "--sim", example("h100x8-idle.json"), NULL},
+        fast);
+    assert_exact_findings("bench all, idle", &r, 0, (const char *[]){NULL});
+    assert_string_equal(json_string_value(json_object_get(r.json, "bench")), "all");
+    assert_true(json_is_object(json_object_get(r.json, "pcie")));
+    assert_true(json_is_object(json_object_get(r.json, "gemm")));
+    assert_true(json_is_object(json_object_get(r.json, "membw")));
+    assert_near("gemm in all", field(gpu_at(&r, 0), "gemm", "single_tflops"), 720);
+    assert_near("membw in all", field(gpu_at(&r, 0), "membw", "copy_gbps"), 2900);
+    tool_result_free(&r);
+}
+
+static void what_cannot_run_says_why(void **state)
+{
+    (void)state;
+    /* No fp8 figure in the scenario: the simulated cuBLASLt has no algorithm. */
+    tool_result r =
+        run_tool((const char *[]){"bench", "gemm", "--dtype", "fp8", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "CUBLAS_STATUS_NOT_SUPPORTED"));
+    tool_result_free(&r);
+    const char *bad[][3] = {{"--dtype", "int4", "--dtype"},
+                            {"--size", "8", "at least 16"},
+                            {"--interval", "500", "--interval is for"},
+                            {"--report", "x.html", "--report is for"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_tool(
+            (const char *[]){"bench", "gemm", bad[i][0], bad[i][1], "--sim", example("h100x8-idle.json"), NULL}, fast);
+        assert_int_equal(r.exit_code, 3);
+        if (!strstr(r.err, bad[i][2]))
+            fail_msg("%s %s: %s", bad[i][0], bad[i][1], r.err);
+        tool_result_free(&r);
+    }
+    r = run_tool((const char *[]){"bench", "all", "--size", "64", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+}
+
+/* Columns of a UTF-8 line: code points (the curves' blocks are one column each). */
+static size_t columns(const char *p, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)p[i] & 0xc0) != 0x80;
+    return c;
+}
+
+static void text_fits_80_columns(void **state)
+{
+    (void)state;
+    const char *runs[][8] = {
+        {"bench", "gemm", "--seconds", "0.05", "--sim", "bench-h100x8-one-slow.json", NULL},
+        {"bench", "membw", "--reps", "2", "--sim", "bench-h100x4-faults.json", NULL},
+        {"bench", "gemm", "--seconds", "0.05", "--sim", "bench-h100x4-faults.json", NULL},
+        {"bench", "stress", "--seconds", "100", "--sim", "bench-h100x8-stress-heats.json", NULL},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        const char *argv[8];
+        for (size_t i = 0; i < 8; i++)
+            argv[i] = runs[k][i] && i == 5 ? example(runs[k][i]) : runs[k][i];
+        tool_result r = run_tool(argv, paced);
+        assert_int_equal(r.exit_code, 0);
+        for (const char *p = r.out; *p;) {
+            size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
+            bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
+            if (columns(p, n) > 80 && !one_word)
+                fail_msg("bench %s: a line of %zu columns: %.*s", runs[k][1], columns(p, n), (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        tool_result_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemm_reproduces_the_scenario),
+        cmocka_unit_test(the_slow_gpu_and_only_it_is_found),
+        cmocka_unit_test(membw_reproduces_the_scenario),
+        cmocka_unit_test(wrong_results_and_a_kernel_that_does_not_load_fail),
+        cmocka_unit_test(stress_window_is_judged_by_the_thermal_checks),
+        cmocka_unit_test(a_busy_gpu_is_refused_unless_forced),
+        cmocka_unit_test(all_runs_the_three_in_one_report),
+        cmocka_unit_test(what_cannot_run_says_why),
+        cmocka_unit_test(text_fits_80_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
