@@ -145,8 +145,7 @@ static void stress_window_is_judged_by_the_thermal_checks(void **state)
         assert_true(json_is_number(json_object_get(last, "temp_c")));
         if (i == 3)
             assert_int_equal(json_integer_value(json_object_get(last, "temp_c")), 90);
-        /* The curve: each interval's throughput, null at t = 0 (no interval yet). */
-        assert_true(json_is_null(json_object_get(json_array_get(samples, 0), "tflops")));
+        /* The curve: each interval's throughput (null where no multiply finished in it). */
         double v[400];
         size_t nv = 0, k;
         json_t *x;
