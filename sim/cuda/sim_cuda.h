@@ -32,6 +32,12 @@
  *    bytes read and written at bandwidth_gbps.d2d. Device-to-device copies
  *    count the same way: 2 x bytes / (d2d x 1e9).
  *    Other kernels take no time.
+ *  - Once gdsim_cuda_clock_set has given the scenario time (bench stress
+ *    does, after each sample), a multiply on a GPU whose timeline point at
+ *    that time has a slowdown reason (sw_power_cap, hw_slowdown,
+ *    sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake) runs at
+ *    sm_clock_mhz / clocks_max_mhz.sm of its figure: a throttled GPU
+ *    multiplies slower, as on hardware. Otherwise the figure holds.
  *  - faults.kernel_load makes cuModuleLoadData(Ex) fail with
  *    CUDA_ERROR_INVALID_PTX on that GPU.
  *  - Device attributes that the scenario does not give return
@@ -108,6 +114,8 @@ struct sim_cuda {
     size_t backed_total;
     struct sim_host_block *pinned;
     size_t n_pinned, cap_pinned;
+    bool clock_set; /* gdsim_cuda_clock_set was called: multiplies follow the timeline */
+    double clock_t; /* scenario seconds */
 };
 
 /* sim_state.c */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpudoctor/abi/nvml_api.h"
 #include "sim_cuda.h"
 
 #define SIM_MAX_KERNEL_NAME 256
@@ -339,6 +340,23 @@ int gdsim_fault(const char *name)
     return on;
 }
 
+/* A throttled GPU's share of its multiply rate at scenario time t: its SM
+ * clock over the maximum while a slowdown reason holds, else 1. */
+static double throttle_factor_locked(const gd_scenario_gpu *g, double t)
+{
+    const unsigned long long slowdown = nvmlClocksThrottleReasonSwPowerCap | nvmlClocksThrottleReasonHwSlowdown |
+                                        nvmlClocksThrottleReasonSwThermalSlowdown |
+                                        nvmlClocksThrottleReasonHwThermalSlowdown |
+                                        nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    unsigned long long bits = 0;
+    gd_scenario_value clock = gd_scenario_value_at(g, GD_SCENARIO_SM_CLOCK_MHZ, t);
+    if (gd_scenario_reasons_at(g, t, &bits) != GD_SCENARIO_SET || !(bits & slowdown) ||
+        clock.status != GD_SCENARIO_SET || !g->clocks_max_mhz.sm.present || g->clocks_max_mhz.sm.value <= 0)
+        return 1;
+    double f = clock.value / (double)g->clocks_max_mhz.sm.value;
+    return f > 0 && f < 1 ? f : 1;
+}
+
 double gdsim_gemm_tflops(const char *dtype)
 {
     int dev;
@@ -352,6 +370,15 @@ double gdsim_gemm_tflops(const char *dtype)
                         : strcmp(dtype, "fp32") == 0 ? g->gemm_tflops.fp32
                         : strcmp(dtype, "bf16") == 0 ? g->gemm_tflops.bf16
                                                      : (gd_scenario_num){0};
+    double factor = sim_cuda_state.clock_set ? throttle_factor_locked(g, sim_cuda_state.clock_t) : 1;
     sim_unlock();
-    return n.present && n.value > 0 ? n.value : 0;
+    return n.present && n.value > 0 ? n.value * factor : 0;
+}
+
+void gdsim_cuda_clock_set(double t)
+{
+    sim_lock();
+    sim_cuda_state.clock_set = true;
+    sim_cuda_state.clock_t = t;
+    sim_unlock();
 }

@@ -21,8 +21,15 @@ SIM_API int gdsim_fault(const char *name);
 /* The current GPU's bandwidth_gbps.d2d, 0 when absent. */
 SIM_API double gdsim_memory_gbps(void);
 /* The current GPU's gemm_tflops figure for "bf16", "fp16", "tf32", "fp32"
- * or "fp8"; 0 when absent or without a context. */
+ * or "fp8", slowed by a throttled clock once the clock is set (sim_cuda.h);
+ * 0 when absent or without a context. */
 SIM_API double gdsim_gemm_tflops(const char *dtype);
+
+/* The scenario time of the session that drives the benchmark (bench stress),
+ * for the clock-following multiplies of gdsim_gemm_tflops (sim_cuda.h). An
+ * export of the simulated libcuda that gpudoctor calls, like
+ * gdsim_scenario_set, not a private one. */
+SIM_API void gdsim_cuda_clock_set(double t);
 
 /* Occupies the calling thread's stream for `seconds` of real time, queued
  * after its previous work (sim_time.c); returns when that work is done. */

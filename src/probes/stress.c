@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define DEFAULT_SIZE 8192
 #define BATCH_S 0.02 /* a batch short enough to stop promptly; shorter for short intervals */
@@ -34,20 +33,13 @@ typedef struct stress_worker {
     atomic_int *stop;
     pthread_mutex_t lock; /* guards done and done_at together */
     long done; /* multiplies completed */
-    double done_at; /* when the last of them completed (now_s) */
+    double done_at; /* when the last of them completed: stream seconds since the load began (CUDA events) */
     double flop; /* per multiply */
     gd_bench_verdict before, after;
     char detail[200];
     char error[240];
     bool failed;
 } stress_worker;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *run_worker(void *arg)
 {
@@ -88,21 +80,35 @@ static void *run_worker(void *arg)
         w->failed = w->error[0] != 0;
     }
     gd_step_barrier_wait(w->start); /* the session opens when every GPU is ready */
+    /* Completions are timed on the GPU's own clock (events): the host's
+     * clock would count its own scheduling delays as the GPU's. */
+    CUevent began = NULL, done = NULL;
+    CUresult rc;
+    if (!w->error[0] && ((rc = a->cuEventCreate(&began, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+                         (rc = a->cuEventCreate(&done, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+                         (rc = a->cuEventRecord(began, st)) != CUDA_SUCCESS)) {
+        snprintf(w->error, sizeof w->error, "event creation failed: %s", gd_cuda_result_name(rc));
+        w->failed = true;
+    }
     while (!w->error[0] && !atomic_load(w->stop)) {
-        CUresult rc;
+        float ms = 0;
         if (gd_gemm_run(&g, st, batch, w->error, sizeof w->error) != 0 ||
-            (rc = a->cuStreamSynchronize(st)) != CUDA_SUCCESS) {
+            (rc = a->cuEventRecord(done, st)) != CUDA_SUCCESS || (rc = a->cuEventSynchronize(done)) != CUDA_SUCCESS ||
+            (rc = a->cuEventElapsedTime(&ms, began, done)) != CUDA_SUCCESS) {
             if (!w->error[0])
-                snprintf(w->error, sizeof w->error, "cuStreamSynchronize failed: %s", gd_cuda_result_name(rc));
+                snprintf(w->error, sizeof w->error, "synchronising failed: %s", gd_cuda_result_name(rc));
             w->failed = true;
             break;
         }
-        double t = now_s();
         pthread_mutex_lock(&w->lock);
         w->done += batch;
-        w->done_at = t;
+        w->done_at = ms / 1e3;
         pthread_mutex_unlock(&w->lock);
     }
+    if (began)
+        a->cuEventDestroy(began);
+    if (done)
+        a->cuEventDestroy(done);
     gd_gemm_teardown(&g);
     if (!w->error[0]) {
         char after[200];
@@ -188,13 +194,13 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
             for (int i = 0; i < n; i++) {
                 first[i] = prev[i] = progress(&w[i], &first_at[i]);
                 at[i] = first_at[i];
-                if (!(first_at[i] > 0))
-                    first_at[i] = at[i] = now_s();
             }
         }
         int step = -1;
         while (first && prev && at && first_at && (step = gd_session_step(s, err, errlen)) > 0) {
             double st = window->series.n ? gd_series_t(&window->series, window->series.n - 1) : 0;
+            if (rt.cu.gdsim_cuda_clock_set) /* the simulated GPUs follow the window's clock */
+                rt.cu.gdsim_cuda_clock_set(st);
             for (int i = 0; i < n; i++) {
                 double t;
                 long d = progress(&w[i], &t);

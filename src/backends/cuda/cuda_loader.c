@@ -29,6 +29,7 @@ static const gd_dl_sym gd_cuda_symbols[] = {
     SYM(cuGetErrorString, REQUIRED, "cuGetErrorString"),
     SYM(cuGetErrorName, REQUIRED, "cuGetErrorName"),
     SYM(gdsim_scenario_set, OPTIONAL, "gdsim_scenario_set"),
+    SYM(gdsim_cuda_clock_set, OPTIONAL, "gdsim_cuda_clock_set"),
     SYM(cuInit, REQUIRED, "cuInit"),
     SYM(cuDriverGetVersion, REQUIRED, "cuDriverGetVersion"),
     SYM(cuDeviceGet, REQUIRED, "cuDeviceGet"),

@@ -32,6 +32,7 @@ struct gd_cuda_api {
     cu_GetErrorString_fn cuGetErrorString;
     cu_GetErrorName_fn cuGetErrorName;
     void (*gdsim_scenario_set)(const char *path); /* optional: gpudoctor's simulated libcuda only */
+    void (*gdsim_cuda_clock_set)(double t); /* optional: the same; the scenario time of bench stress */
     cu_Init_fn cuInit;
     cu_DriverGetVersion_fn cuDriverGetVersion;
     cu_DeviceGet_fn cuDeviceGet;
