@@ -88,6 +88,11 @@ typedef struct gd_bench_facts {
     gd_bench_gpu *gpus;
 } gd_bench_facts;
 
+/* The f->gpus index of a bench row's GPU, or -1 when it is not matched. */
+long gd_bench_facts_gpu(const gd_facts *f, const gd_bench_gpu *g);
+/* Its NVML product name, else CUDA's name for the device. */
+const char *gd_bench_product(const gd_facts *f, const gd_bench_gpu *g);
+
 /* The bench facts of f, created (zeroed) when there are none; NULL: no memory. */
 gd_bench_facts *gd_bench_facts_get(gd_facts *f);
 void gd_bench_facts_free(gd_bench_facts *b);

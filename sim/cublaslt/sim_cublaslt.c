@@ -218,6 +218,24 @@ static bool valid(const void *p, uint32_t magic)
     return p && *(const uint32_t *)p == magic;
 }
 
+/* What both the heuristic and the multiply check: valid descriptors, shapes
+ * that fit, a supported combination with a figure. Fills M, N, K and the
+ * current GPU's TFLOP/s for it. */
+static cublasStatus_t plan(const void *desc, const void *A, const void *B, const void *C, const void *D, uint64_t *m,
+                           uint64_t *n, uint64_t *k, double *tflops)
+{
+    if (!valid(desc, MAGIC_DESC) || !valid(A, MAGIC_LAYOUT) || !valid(B, MAGIC_LAYOUT) || !valid(C, MAGIC_LAYOUT) ||
+        !valid(D, MAGIC_LAYOUT))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const struct desc *d = desc;
+    const struct layout *a = A, *b = B, *c = C, *dd = D;
+    if (!shape(d, a, b, dd, m, n, k))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const char *dtype = dtype_of(d, a, b, c, dd);
+    *tflops = dtype ? gdsim_gemm_tflops(dtype) : 0;
+    return *tflops > 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
                                               cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
                                               cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
@@ -227,20 +245,14 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cubl
 {
     if (!lightHandle || lightHandle->magic != MAGIC_HANDLE)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!valid(operationDesc, MAGIC_DESC) || !valid(Adesc, MAGIC_LAYOUT) || !valid(Bdesc, MAGIC_LAYOUT) ||
-        !valid(Cdesc, MAGIC_LAYOUT) || !valid(Ddesc, MAGIC_LAYOUT) || !preference || requestedAlgoCount < 1 ||
-        !heuristicResultsArray || !returnAlgoCount)
+    if (!preference || requestedAlgoCount < 1 || !heuristicResultsArray || !returnAlgoCount)
         return CUBLAS_STATUS_INVALID_VALUE;
-    const struct desc *d = (const struct desc *)operationDesc;
-    const struct layout *a = (const void *)Adesc, *b = (const void *)Bdesc, *c = (const void *)Cdesc,
-                        *dd = (const void *)Ddesc;
-    uint64_t m, n, k;
     *returnAlgoCount = 0;
-    if (!shape(d, a, b, dd, &m, &n, &k))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    const char *dtype = dtype_of(d, a, b, c, dd);
-    if (!dtype || !(gdsim_gemm_tflops(dtype) > 0))
-        return CUBLAS_STATUS_NOT_SUPPORTED;
+    uint64_t m, n, k;
+    double tflops;
+    cublasStatus_t st = plan(operationDesc, Adesc, Bdesc, Cdesc, Ddesc, &m, &n, &k, &tflops);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     memset(&heuristicResultsArray[0], 0, sizeof heuristicResultsArray[0]);
     heuristicResultsArray[0].state = CUBLAS_STATUS_SUCCESS;
     heuristicResultsArray[0].wavesCount = 1.0f;
@@ -312,19 +324,15 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     (void)stream;
     if (!lightHandle || lightHandle->magic != MAGIC_HANDLE)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!valid(computeDesc, MAGIC_DESC) || !valid(Adesc, MAGIC_LAYOUT) || !valid(Bdesc, MAGIC_LAYOUT) ||
-        !valid(Cdesc, MAGIC_LAYOUT) || !valid(Ddesc, MAGIC_LAYOUT) || !alpha || !beta || !A || !B || !C || !D)
+    if (!alpha || !beta || !A || !B || !C || !D)
         return CUBLAS_STATUS_INVALID_VALUE;
-    const struct desc *d = (const struct desc *)computeDesc;
-    const struct layout *la = (const void *)Adesc, *lb = (const void *)Bdesc, *lc = (const void *)Cdesc,
-                        *ld = (const void *)Ddesc;
     uint64_t m, n, k;
-    if (!shape(d, la, lb, ld, &m, &n, &k))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    const char *dtype = dtype_of(d, la, lb, lc, ld);
-    double tflops = dtype ? gdsim_gemm_tflops(dtype) : 0;
-    if (!(tflops > 0))
-        return CUBLAS_STATUS_NOT_SUPPORTED;
+    double tflops;
+    cublasStatus_t st = plan(computeDesc, Adesc, Bdesc, Cdesc, Ddesc, &m, &n, &k, &tflops);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
+    const struct desc *d = (const struct desc *)computeDesc;
+    const struct layout *la = (const void *)Adesc, *lb = (const void *)Bdesc, *ld = (const void *)Ddesc;
     if (m && n && k && m * n * k <= HOST_COMPUTE_MAX) {
         size_t abytes = (size_t)(la->ld * (int64_t)la->cols) * type_bytes(la->type);
         size_t bbytes = (size_t)(lb->ld * (int64_t)lb->cols) * type_bytes(lb->type);

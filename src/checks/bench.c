@@ -12,15 +12,6 @@
 
 #include <string.h>
 
-/* The NVML product name of a bench row's GPU, else CUDA's. */
-static const char *product(const gd_facts *f, const gd_bench_gpu *g)
-{
-    for (size_t i = 0; g->gpu >= 0 && i < f->gpu_count; i++)
-        if (f->gpus[i].index == g->gpu && f->gpus[i].name[0])
-            return f->gpus[i].name;
-    return g->name;
-}
-
 typedef double (*figure_fn)(const gd_bench_gpu *g, int mode);
 
 static double gemm_figure(const gd_bench_gpu *g, int mode)
@@ -44,7 +35,7 @@ static double best_peer(const gd_facts *f, const gd_bench_facts *b, const char *
     *peers = 0;
     for (size_t i = 0; i < b->gpu_count; i++) {
         double v = fig(&b->gpus[i], mode);
-        if (isnan(v) || strcmp(product(f, &b->gpus[i]), name) != 0)
+        if (isnan(v) || strcmp(gd_bench_product(f, &b->gpus[i]), name) != 0)
             continue;
         (*peers)++;
         best = isnan(best) || v > best ? v : best;
@@ -67,7 +58,7 @@ static void judge_low(const gd_facts *f, gd_findings *out, const char *id, figur
     for (size_t i = 0; i < b->gpu_count; i++) {
         const gd_bench_gpu *g = &b->gpus[i];
         int gpu = g->gpu >= 0 ? g->gpu : GD_NO_GPU;
-        const char *name = product(f, g);
+        const char *name = gd_bench_product(f, g);
         gd_gpu_peak peak;
         bool have_peak = gd_gpu_peak_find(name, &peak);
         double sheet = have_peak ? (is_gemm ? peak.tflops[b->dtype] : peak.membw_gbps) : NAN;

@@ -58,14 +58,13 @@ static gd_gemm_bench_opts gemm_opts(const gd_bench_cli *o, const gd_cublaslt_sea
     };
 }
 
-/* The findings of the checks in these groups. */
+/* The findings of the checks in these groups (the caller sorts). */
 static void judge(const gd_facts *f, gd_findings *fs, const char *const *groups, size_t ngroups)
 {
     for (size_t i = 0; i < gd_checks_count; i++)
         for (size_t k = 0; k < ngroups; k++)
             if (strcmp(gd_checks[i].group, groups[k]) == 0)
                 gd_check_run(&gd_checks[i], f, fs);
-    gd_findings_sort(fs);
 }
 
 static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)

@@ -27,6 +27,20 @@ int gd_gemm_dtype_parse(const char *s, gd_gemm_dtype *out)
     return -1;
 }
 
+long gd_bench_facts_gpu(const gd_facts *f, const gd_bench_gpu *g)
+{
+    for (size_t i = 0; g->gpu >= 0 && i < f->gpu_count; i++)
+        if (f->gpus[i].index == g->gpu)
+            return (long)i;
+    return -1;
+}
+
+const char *gd_bench_product(const gd_facts *f, const gd_bench_gpu *g)
+{
+    long i = gd_bench_facts_gpu(f, g);
+    return i >= 0 && f->gpus[i].name[0] ? f->gpus[i].name : g->name;
+}
+
 gd_bench_facts *gd_bench_facts_get(gd_facts *f)
 {
     if (!f->bench)

@@ -23,25 +23,10 @@ static const char *verdict_name(gd_bench_verdict v)
     return v == GD_VERIFY_OK ? "ok" : v == GD_VERIFY_WRONG ? "wrong" : "not_checked";
 }
 
-/* The facts' GPU of a bench row (its index in f->gpus), or -1. */
-static long facts_gpu(const gd_facts *f, const gd_bench_gpu *g)
-{
-    for (size_t i = 0; g->gpu >= 0 && i < f->gpu_count; i++)
-        if (f->gpus[i].index == g->gpu)
-            return (long)i;
-    return -1;
-}
-
-static const char *product(const gd_facts *f, const gd_bench_gpu *g)
-{
-    long i = facts_gpu(f, g);
-    return i >= 0 && f->gpus[i].name[0] ? f->gpus[i].name : g->name;
-}
-
 static json_t *stress_samples(const gd_facts *f, const gd_bench_gpu *g)
 {
     json_t *a = json_array();
-    long fg = facts_gpu(f, g);
+    long fg = gd_bench_facts_gpu(f, g);
     const gd_series *s = &f->series;
     for (size_t k = 0; k < g->tick_count; k++) {
         json_t *o = json_object();
@@ -97,9 +82,9 @@ json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *
         json_object_set_new(o, "index", g->gpu < 0 ? json_null() : json_integer(g->gpu));
         json_object_set_new(o, "cuda_device", json_integer(g->cuda_device));
         json_object_set_new(o, "pci_bus_id", json_string(g->bdf));
-        json_object_set_new(o, "name", json_string(product(f, g)));
+        json_object_set_new(o, "name", json_string(gd_bench_product(f, g)));
         gd_gpu_peak peak;
-        bool have = gd_gpu_peak_find(product(f, g), &peak);
+        bool have = gd_gpu_peak_find(gd_bench_product(f, g), &peak);
         json_t *ds = json_object();
         json_object_set_new(ds, "sku", have ? json_string(peak.label) : json_null());
         json_object_set_new(ds, "tflops",
@@ -186,7 +171,7 @@ static void table_row(FILE *out, const gd_text_style *st, const gd_facts *f, con
                       const char *check, const char *error)
 {
     char idx[16];
-    fprintf(out, "%-4s %-26.26s", gpu_label(g, idx, sizeof idx), gd_safe(product(f, g)));
+    fprintf(out, "%-4s %-26.26s", gpu_label(g, idx, sizeof idx), gd_safe(gd_bench_product(f, g)));
     cell(out, figs[0], widths[0], prec);
     cell(out, figs[1], widths[1], prec);
     cell(out, sheet, 9, prec);
@@ -248,7 +233,7 @@ static void stress_curves(FILE *out, const gd_facts *f, const gd_bench_gpu *g)
     for (size_t k = 0; k < n; k++)
         v[k] = g->ticks[k].tflops;
     curve_row(out, "TFLOP/s", "TF", v, n);
-    long fg = facts_gpu(f, g);
+    long fg = gd_bench_facts_gpu(f, g);
     const gd_series *s = &f->series;
     const struct {
         const char *label, *unit;
@@ -284,7 +269,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             gd_gpu_peak peak;
-            double sheet = gd_gpu_peak_find(product(f, g), &peak) ? peak.tflops[b->dtype] : NAN;
+            double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.tflops[b->dtype] : NAN;
             const double figs[2] = {g->gemm_single_tflops, g->gemm_concurrent_tflops};
             table_row(out, st, f, g, figs, (const int[2]){9, 11}, sheet, g->gemm_single_tflops, 1,
                       check_word(g->gemm_verdict, g->gemm_failed), g->gemm_error);
@@ -301,7 +286,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             gd_gpu_peak peak;
-            double sheet = gd_gpu_peak_find(product(f, g), &peak) ? peak.membw_gbps : NAN;
+            double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.membw_gbps : NAN;
             const double figs[2] = {g->membw_copy_gbps, g->membw_kernel_gbps};
             table_row(out, st, f, g, figs, (const int[2]){11, 9}, sheet, gd_bench_membw_best(g), 0,
                       check_word(g->membw_verdict, g->membw_failed), g->membw_error);
@@ -316,7 +301,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             char idx[16];
-            fprintf(out, "GPU %s  %s  mean", gpu_label(g, idx, sizeof idx), gd_safe(product(f, g)));
+            fprintf(out, "GPU %s  %s  mean", gpu_label(g, idx, sizeof idx), gd_safe(gd_bench_product(f, g)));
             cell(out, g->stress_tflops, 1, 1);
             fprintf(out, " TFLOP/s, results %s\n", check_word(g->gemm_verdict, g->gemm_failed));
             if (g->gemm_error[0]) {
