@@ -151,6 +151,7 @@ typedef struct gd_gpu {
     gd_value persistence_mode; /* 1 on, 0 off */
     gd_value compute_mode; /* nvmlComputeMode_t */
     gd_value mig_mode; /* current: 1 on, 0 off */
+    gd_value c2c_mode; /* 1: the host reaches the GPU over NVLink-C2C (Grace Hopper), not its PCIe link */
     gd_value ecc_enabled;
     gd_value ecc_volatile_uncorrected, ecc_aggregate_uncorrected;
     gd_value retired_pages_sbe, retired_pages_dbe;

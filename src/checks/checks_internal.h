@@ -76,6 +76,11 @@ void gd_check_vram_foreign_process(const gd_check *self, const gd_facts *f, gd_f
 bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib);
 /* pcie.c, pcie_errors.c, pcie_bandwidth.c, topology.c, nvlink.c */
 void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* Grace Hopper with NVLink-C2C on ("GPU C2C Mode: Enabled"): host traffic
+ * goes over C2C, the PCIe link (Gen4 x1 on GH200) is not the host path and
+ * is not judged as one. Says so in a "not checked" note for `check` and
+ * returns true. */
+bool gd_pcie_not_host_path(const gd_gpu *gpu, const char *check, gd_findings *out);
 void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_upstream_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -56,6 +56,17 @@ static void link_source(const gd_facts *f, const gd_gpu *gpu, char *buf, size_t 
              f->pcie ? "; port above: " : "", f->pcie ? f->pcie->source : "");
 }
 
+bool gd_pcie_not_host_path(const gd_gpu *gpu, const char *check, gd_findings *out)
+{
+    if (!gd_ok(gpu->c2c_mode) || gpu->c2c_mode.v != 1)
+        return false;
+    gd_skip_add(out, check, gpu->index,
+                "GPU %d reaches the host over NVLink-C2C (GPU C2C Mode: Enabled, Grace Hopper): its PCIe link "
+                "is not the host path (Gen4 x1 on GH200, by design), so it is not judged as one",
+                gpu->index);
+    return true;
+}
+
 /* The port above GPU g's own link (its slot), or NULL when not known. */
 static const gd_pcie_hop *slot_of(const gd_facts *f, const gd_gpu *gpu)
 {
@@ -135,10 +146,9 @@ static void link_load_unknown(const gd_facts *f, size_t g, int gen_max, int widt
 
 void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        if (gpu->lost)
+        if (gpu->lost || gd_pcie_not_host_path(gpu, self->id, out))
             continue;
         int mg, mw;
         if (!gd_pcie_expected_link(f, g, &mg, &mw)) {
@@ -177,10 +187,9 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
  * (or the host) caps the link whatever the load. */
 void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        if (gpu->lost)
+        if (gpu->lost || gd_pcie_not_host_path(gpu, self->id, out))
             continue;
         int dg, dw, tg, tw;
         if (!gd_pcie_device_link(f, g, &dg, &dw) || !gd_pcie_expected_link(f, g, &tg, &tw)) {

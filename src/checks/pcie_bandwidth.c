@@ -7,7 +7,6 @@ static const char *const dir_name[2] = {"h2d", "d2h"};
 
 void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    (void)self;
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b) {
         gd_skip_add(out, "pcie.bandwidth_low", GD_NO_GPU,
@@ -25,6 +24,8 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
                         "CUDA device %d: the link it should reach is not known", bg->cuda_device);
             continue;
         }
+        if (gd_pcie_not_host_path(&f->gpus[g], self->id, out))
+            continue;
         if (bg->error[0]) {
             gd_skip_add(out, "pcie.bandwidth_low", bg->gpu, "GPU %d not measured: %s", bg->gpu, bg->error);
             continue;

@@ -140,7 +140,7 @@ TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gp
       VAL(gd_gpu, clock_app_sm_mhz), VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c),
       VAL(gd_gpu, temp_slowdown_c), VAL(gd_gpu, temp_gpu_max_c), VAL(gd_gpu, temp_mem_max_c), VAL(gd_gpu, pcie_gen_max),
       VAL(gd_gpu, pcie_width_max), VAL(gd_gpu, pcie_gen_max_device), VAL(gd_gpu, pcie_width_max_device),
-      VAL(gd_gpu, pcie_gen_max_host), VAL(gd_gpu, persistence_mode), VAL(gd_gpu, compute_mode), VAL(gd_gpu, mig_mode),
+      VAL(gd_gpu, pcie_gen_max_host), VAL(gd_gpu, persistence_mode), VAL(gd_gpu, compute_mode), VAL(gd_gpu, mig_mode), VAL(gd_gpu, c2c_mode),
       VAL(gd_gpu, ecc_enabled), VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
       VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
       VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),

@@ -245,6 +245,7 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
         F(persistence_mode),
         F(compute_mode),
         F(mig_mode),
+        F(c2c_mode),
         F(ecc_enabled),
         F(ecc_volatile_uncorrected),
         F(ecc_aggregate_uncorrected),

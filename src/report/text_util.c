@@ -37,6 +37,21 @@ void gd_wrap(FILE *out, const gd_text_style *st, int indent, int first_col, cons
             fputc(' ', out);
             col++;
         }
+        /* A word wider than what is left of the line (a long file name) is
+         * cut where the line ends, never inside a UTF-8 character. */
+        while (col + (int)w > width && width - indent >= 8) {
+            size_t k = 0;
+            for (int c = col; k < w && c < width; c++)
+                for (k++; k < w && ((unsigned char)p[k] & 0xC0) == 0x80;)
+                    k++;
+            if (k == 0)
+                break;
+            gd_write_safe(out, p, k);
+            p += k;
+            w -= k;
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        }
         gd_write_safe(out, p, w);
         col += (int)w;
         p += w;
@@ -58,6 +73,39 @@ static int visible(const char *s, size_t n)
         w += ((unsigned char)s[i] & 0xC0) != 0x80; /* UTF-8 continuation bytes take no column */
     }
     return w;
+}
+
+/* Writes the word s[0..n) from column *col: a word wider than the rest of
+ * the line (a long path) is cut where the line ends and goes on at column
+ * hang, never across a colour escape or inside a UTF-8 character. */
+static void put_word(FILE *out, int width, int hang, int *col, const char *s, size_t n)
+{
+    if (*col + visible(s, n) <= width || width - hang < 8) {
+        fwrite(s, 1, n, out);
+        *col += visible(s, n);
+        return;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        if (s[k] == '\033' && k + 1 < n && s[k + 1] == '[') {
+            while (k < n && s[k] != 'm')
+                k++;
+            k += k < n;
+            fwrite(s + i, 1, k - i, out);
+            i = k;
+            continue;
+        }
+        k++;
+        while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k++;
+        if (*col >= width) {
+            fprintf(out, "\n%*s", hang, "");
+            *col = hang;
+        }
+        fwrite(s + i, 1, k - i, out);
+        (*col)++;
+        i = k;
+    }
 }
 
 static void wrap_line(FILE *out, int width, const char *line, size_t n)
@@ -119,8 +167,7 @@ static void wrap_line(FILE *out, int width, const char *line, size_t n)
             fwrite(line + p, 1, sp - p, out); /* the spaces as written (label columns) */
             col += gap;
         }
-        fwrite(line + sp, 1, end - sp, out);
-        col += w;
+        put_word(out, width, hang, &col, line + sp, end - sp);
         p = end;
     }
     fputc('\n', out);

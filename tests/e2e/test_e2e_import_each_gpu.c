@@ -73,7 +73,8 @@ typedef struct field {
         {"power_readings/enforced_power_limit", "gpu_power_readings/enforced_power_limit",                             \
          "gpu_power_readings/current_power_limit"},                                                                    \
         {"Power Readings/Enforced Power Limit", "GPU Power Readings/Enforced Power Limit",                             \
-         "Power Readings/Current Power Limit", "GPU Power Readings/Current Power Limit"},                              \
+         "Power Readings/Current Power Limit", "GPU Power Readings/Current Power Limit",                               \
+         "GPU Power Readings/GPU Ceiling Power Limit/Current Power Limit"},                                            \
     {                                                                                                                  \
         "enforced.power.limit"                                                                                         \
     }
@@ -142,8 +143,8 @@ static const field fields[] = {
 
 /* Once per file, below "driver" of info --json. */
 static const field file_fields[] = {
-    {"version", AS_TEXT, {"/nvidia_smi_log/driver_version"}, {"Driver Version"}, {"driver_version"}},
-    {"cuda_driver_version", AS_CUDA, {"/nvidia_smi_log/cuda_version"}, {"CUDA Version"}, {NULL}},
+    {"version", AS_TEXT, {"/nvidia_smi_log/driver_version"}, {"KMD Version", "Driver Version"}, {"driver_version"}},
+    {"cuda_driver_version", AS_CUDA, {"/nvidia_smi_log/cuda_version"}, {"CUDA UMD Version", "CUDA Version"}, {NULL}},
 };
 
 /* Clock event reasons: gpudoctor's name, and each format's. */
@@ -443,6 +444,10 @@ static value convert(conv as, char *text)
     char *s = trim(text);
     if (not_available(s))
         return v;
+    /* Driver 610 writes a note after some values: "13.3 [Deprecated; ... Use CUDA UMD Version instead]". */
+    char *note = strstr(s, " [");
+    if (note && s[strlen(s) - 1] == ']')
+        *note = '\0';
     char *end;
     switch (as) {
     case AS_TEXT:

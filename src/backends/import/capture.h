@@ -54,6 +54,7 @@ typedef enum gd_cap_field {
     GD_CF_PERSISTENCE,
     GD_CF_COMPUTE_MODE,
     GD_CF_MIG,
+    GD_CF_C2C,
     GD_CF_ECC,
     GD_CF_ECC_VOL_UNC,
     GD_CF_ECC_AGG_UNC, /* summed: DRAM + SRAM parts of one total */

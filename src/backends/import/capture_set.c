@@ -47,6 +47,7 @@ static const struct {
     V(GD_CF_PERSISTENCE, persistence_mode),
     V(GD_CF_COMPUTE_MODE, compute_mode),
     V(GD_CF_MIG, mig_mode),
+    V(GD_CF_C2C, c2c_mode),
     V(GD_CF_ECC, ecc_enabled),
     V(GD_CF_ECC_VOL_UNC, ecc_volatile_uncorrected),
     V(GD_CF_ECC_AGG_UNC, ecc_aggregate_uncorrected),
@@ -71,8 +72,8 @@ static gd_value *gpu_value(gd_gpu *gpu, gd_cap_field fld)
 
 static bool is_switch(gd_cap_field fld)
 {
-    return fld == GD_CF_PERSISTENCE || fld == GD_CF_MIG || fld == GD_CF_ECC || fld == GD_CF_RETIRED_PENDING ||
-           fld == GD_CF_REMAP_PENDING || fld == GD_CF_REMAP_FAILURE;
+    return fld == GD_CF_PERSISTENCE || fld == GD_CF_MIG || fld == GD_CF_C2C || fld == GD_CF_ECC ||
+           fld == GD_CF_RETIRED_PENDING || fld == GD_CF_REMAP_PENDING || fld == GD_CF_REMAP_FAILURE;
 }
 
 void gd_cap_mark_unsupported(gd_gpu *gpu)
@@ -411,6 +412,16 @@ int gd_cap_set(gd_cap *c, const gd_cap_map *m, const char *raw, size_t len)
         len--;
     if (len >= 2 && raw[0] == '[' && raw[len - 1] == ']')
         raw++, len -= 2;
+    /* A note after the value, "610.57.04 [Deprecated; ... Use KMD Version
+     * instead]" (driver 610): the value is what comes before it. */
+    if (len >= 2 && raw[len - 1] == ']' && m->field != GD_CF_NAME && m->field != GD_CF_PROC_NAME)
+        for (size_t i = len - 1; i-- > 0;)
+            if (raw[i] == '[' && i > 0 && raw[i - 1] == ' ') {
+                len = i - 1;
+                while (len && isspace((unsigned char)raw[len - 1]))
+                    len--;
+                break;
+            }
     char s[256];
     if (len >= sizeof s) {
         if (m->field != GD_CF_NAME && m->field != GD_CF_PROC_NAME)

@@ -38,6 +38,7 @@ static const gd_cap_map csv_map[] = {
     {"persistence_mode", S(GD_CF_PERSISTENCE)},
     {"compute_mode", S(GD_CF_COMPUTE_MODE)},
     {"mig.mode.current", S(GD_CF_MIG)},
+    {"c2c.mode", S(GD_CF_C2C)},
     {"ecc.mode.current", S(GD_CF_ECC)},
     {"ecc.errors.uncorrected.volatile.total", S(GD_CF_ECC_VOL_UNC)},
     {"ecc.errors.uncorrected.aggregate.total", S(GD_CF_ECC_AGG_UNC)},

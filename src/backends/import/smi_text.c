@@ -31,6 +31,7 @@ static const gd_cap_map gpu_map[] = {
     {"PCI/Bus Id", S(GD_CF_BUS_ID)},
     {"Persistence Mode", S(GD_CF_PERSISTENCE)},
     {"MIG Mode/Current", S(GD_CF_MIG)},
+    {"GPU C2C Mode", S(GD_CF_C2C)},
     {"Compute Mode", S(GD_CF_COMPUTE_MODE)},
     /* The card's own maximum first, as a live run reads it; "Max" is the lower of card and slot. */
     {"PCI/GPU Link Info/PCIe Generation/Max", S(GD_CF_PCIE_GEN_MAX)}, /* card and slot together */
@@ -106,6 +107,14 @@ static const gd_cap_map gpu_map[] = {
     {"GPU Power Readings/Default Power Limit", S(GD_CF_POWER_DEFAULT)},
     {"GPU Power Readings/Min Power Limit", S(GD_CF_POWER_MIN)},
     {"GPU Power Readings/Max Power Limit", S(GD_CF_POWER_MAX)},
+    /* Driver 610 moved the limits under "GPU Ceiling Power Limit" (beside a
+     * "GPU Base Power" that is not a limit: not mapped). */
+    {"GPU Power Readings/GPU Ceiling Power Limit/Current Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Enforced Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Requested Power Limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Default Power Limit", S(GD_CF_POWER_DEFAULT)},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Min Power Limit", S(GD_CF_POWER_MIN)},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Max Power Limit", S(GD_CF_POWER_MAX)},
     {"Clocks/SM", M(GD_M_SM_CLOCK_MHZ)},
     {"Clocks/Memory", M(GD_M_MEM_CLOCK_MHZ)},
     {"Max Clocks/SM", S(GD_CF_CLOCK_MAX_SM)},
@@ -125,6 +134,9 @@ static const gd_cap_map gpu_map[] = {
 static const gd_cap_map top_map[] = {
     {"Driver Version", S(GD_CF_DRIVER_VERSION)},
     {"CUDA Version", S(GD_CF_CUDA_VERSION)},
+    /* Driver 610 deprecates the two above for these (same values). */
+    {"KMD Version", S(GD_CF_DRIVER_VERSION)},
+    {"CUDA UMD Version", S(GD_CF_CUDA_VERSION)},
 };
 
 #define NMAP(m) (sizeof(m) / sizeof((m)[0]))

@@ -33,6 +33,7 @@ static const gd_cap_map gpu_map[] = {
     {"pci/pci_bus_id", GD_CF_BUS_ID, 0, 0, 0},
     {"persistence_mode", GD_CF_PERSISTENCE, 0, 0, 0},
     {"mig_mode/current_mig", GD_CF_MIG, 0, 0, 0},
+    {"c2c_mode", GD_CF_C2C, 0, 0, 0},
     {"compute_mode", GD_CF_COMPUTE_MODE, 0, 0, 0},
     /* max_link_gen is what card and slot reach together (nvmlDeviceGetMaxPcieLinkGeneration);
      * max_device_link_gen the card's own (nvmlDeviceGetGpuMaxPcieLinkGeneration), max_host_link_gen
