@@ -27,7 +27,9 @@
 #define GD_STACK_MAX_RUNTIMES 48
 #define GD_STACK_MAX_PYTHONS 16
 #define GD_STACK_MAX_ARCHS 32
-#define GD_STACK_MAX_XIDS 256
+#define GD_STACK_MAX_XID_GROUPS 256 /* distinct (Xid, PCI address) pairs */
+#define GD_XID_EXAMPLES 3 /* newest events kept per pair */
+#define GD_STACK_MAX_GPU_FATAL 64
 #define GD_STACK_MAX_AER_DEVICES 64
 
 /* Where a CUDA runtime was found. */
@@ -79,6 +81,32 @@ typedef struct gd_xid_event {
     char text[200]; /* the message after the Xid number */
 } gd_xid_event;
 
+/* Every event of one Xid on one PCI address: counted whatever the log's
+ * length, with its newest events as examples. */
+typedef struct gd_xid_group {
+    int xid;
+    char pci[32]; /* as in the log: "0000:3b:00" */
+    int gpu; /* index in f->gpus, or -1 when the address matches none */
+    size_t count;
+    char first_seen[48]; /* the first event's timestamp as written */
+    size_t example_count; /* at most GD_XID_EXAMPLES, oldest first */
+    gd_xid_event examples[GD_XID_EXAMPLES];
+} gd_xid_group;
+
+/* The driver's own word that a GPU is gone without an Xid: "The NVIDIA GPU
+ * ... has fallen off the bus", "GPU has fallen off the bus",
+ * "RmInitAdapter failed", "rm_init_adapter failed", "probe of ... failed",
+ * "The NVIDIA probe routine failed for N device(s)". One entry per address
+ * and kind. */
+typedef struct gd_gpu_fatal {
+    char pci[32]; /* "0000:b3:00.0" as in the log; "" when the message names none */
+    int gpu; /* index in f->gpus, or -1 */
+    char kind[96]; /* "fell off the bus", "failed to initialise (RmInitAdapter failed)", ... */
+    size_t count;
+    char when[48]; /* the newest message's timestamp */
+    char text[200]; /* the newest message, joined when it spans lines */
+} gd_gpu_fatal;
+
 /* A PCIe AER message of the kernel log ("AER: Corrected error received: ..."). */
 typedef enum gd_aer_severity { GD_AER_CORRECTED, GD_AER_NONFATAL, GD_AER_FATAL } gd_aer_severity;
 
@@ -117,15 +145,22 @@ typedef struct gd_stack_facts {
     char kernel_log_source[512];
     char kernel_log_error[512]; /* why it could not be read, and how to allow it */
     size_t kernel_log_lines;
-    size_t xid_total; /* every Xid line, even past the array */
-    size_t xid_count;
-    gd_xid_event xids[GD_STACK_MAX_XIDS];
+    size_t xid_total; /* every Xid line */
+    size_t xid_group_count;
+    gd_xid_group xid_groups[GD_STACK_MAX_XID_GROUPS];
+    size_t xid_dropped; /* events of pairs past the array: counted in xid_total only */
+    size_t gpu_fatal_count;
+    gd_gpu_fatal gpu_fatal[GD_STACK_MAX_GPU_FATAL];
     size_t aer_total; /* every AER error message, even of devices past the array */
     size_t aer_device_count;
     gd_aer_device aer_devices[GD_STACK_MAX_AER_DEVICES];
 } gd_stack_facts;
 
 void gd_stack_facts_free(gd_stack_facts *s);
+
+/* Do a kernel log's PCI id ("0000:3b:00") and NVML's bus id
+ * ("00000000:3B:00.0") name the same device? */
+bool gd_pci_same(const char *log_pci, const char *nvml_bus_id);
 
 /* The value of NAME in the job's environment, or NULL when unset. */
 const char *gd_stack_getenv(const gd_stack_facts *s, const char *name);

@@ -1,9 +1,94 @@
-/* health.gpu_lost: a GPU that stopped answering during the window. */
+/* health.gpu_lost: a GPU that stopped answering during the window, or that
+ * the kernel log says fell off the bus or failed to initialise. */
 #include "checks_internal.h"
+#include "gpudoctor/stack.h"
+
+static bool nvml_lost(const gd_facts *f, int index)
+{
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (f->gpus[g].index == index && f->gpus[g].lost)
+            return true;
+    return false;
+}
+
+/* An Xid 79 ("GPU has fallen off the bus") of that address: health.xid tells. */
+static bool xid79_at(const gd_stack_facts *s, const char *pci)
+{
+    for (size_t i = 0; pci[0] && i < s->xid_group_count; i++)
+        if (s->xid_groups[i].xid == 79 && gd_pci_same(s->xid_groups[i].pci, pci))
+            return true;
+    return false;
+}
+
+/* The kernel log's word of one address (or of none: "" for "the probe
+ * routine failed for N device(s)"), every kind it said. */
+static void kernel_lost(const gd_facts *f, const char *pci, gd_findings *out)
+{
+    const gd_stack_facts *s = f->stack;
+    json_t *msgs = json_array();
+    int gpu = -1;
+    size_t events = 0;
+    char kinds[160] = "";
+    for (size_t i = 0; i < s->gpu_fatal_count; i++) {
+        const gd_gpu_fatal *e = &s->gpu_fatal[i];
+        if (strcasecmp(e->pci, pci) != 0)
+            continue;
+        gpu = e->gpu;
+        events += e->count;
+        json_t *m = json_object();
+        json_object_set_new(m, "kind", json_string(e->kind));
+        json_object_set_new(m, "count", json_integer((json_int_t)e->count));
+        json_object_set_new(m, "last_seen", json_string(e->when));
+        json_object_set_new(m, "last_message", json_string(e->text));
+        json_array_append_new(msgs, m);
+        size_t used = strlen(kinds);
+        snprintf(kinds + used, sizeof kinds - used, "%s%s", used ? ", " : "", e->kind);
+    }
+    if ((gpu >= 0 && nvml_lost(f, gpu)) || xid79_at(s, pci)) {
+        json_decref(msgs); /* the sampler's finding, or health.xid's Xid 79, says it */
+        return;
+    }
+    json_t *ev = json_object();
+    json_object_set_new(ev, "pci", pci[0] ? json_string(pci) : json_null());
+    json_object_set_new(ev, "messages", msgs);
+    json_object_set_new(ev, "events", json_integer((json_int_t)events));
+    char src[600];
+    snprintf(src, sizeof src, "kernel log: %s", s->kernel_log_source);
+    json_object_set_new(ev, "source", json_string(src));
+    char fix[768];
+    snprintf(fix, sizeof fix,
+             "The NVIDIA driver says the GPU%s%s is gone: it is not usable until it comes back. "
+             "Stop the jobs on the node; try a GPU reset ('nvidia-smi -r' as root) or a reboot, with a cold power "
+             "cycle if it does not come back. If it recurs: reseat the card and its power cables, check the riser "
+             "or baseboard, PSU capacity and temperatures ('lspci -vv -s %s' shows whether the device still "
+             "answers), then open an RMA.",
+             pci[0] ? " at " : "", pci, pci[0] ? pci : "<address>");
+    if (gpu >= 0)
+        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, gpu, ev, 100.0, fix,
+                       "GPU %d (PCI %s) %s, says the driver in the kernel log", gpu, pci, kinds);
+    else if (!pci[0])
+        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, GD_NO_GPU, ev, 100.0, fix,
+                       "An NVIDIA GPU %s, says the driver in the kernel log (no address given)", kinds);
+    else
+        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, GD_NO_GPU, ev, 100.0, fix,
+                       "The NVIDIA GPU at PCI %s %s, says the driver in the kernel log (%s)", pci, kinds,
+                       f->gpu_count ? "no GPU of this report has that address" : "the capture has no GPU list");
+}
 
 void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    const gd_stack_facts *s = f->stack;
+    bool named = false;
+    for (size_t i = 0; s && s->kernel_log_read && i < s->gpu_fatal_count; i++)
+        named |= s->gpu_fatal[i].pci[0] != '\0';
+    for (size_t i = 0; s && s->kernel_log_read && i < s->gpu_fatal_count; i++) {
+        bool seen = !s->gpu_fatal[i].pci[0] && named; /* "failed for 1 device(s)" of an address already named */
+        for (size_t k = 0; !seen && k < i; k++)
+            seen = strcasecmp(s->gpu_fatal[k].pci, s->gpu_fatal[i].pci) == 0;
+        if (!seen)
+            kernel_lost(f, s->gpu_fatal[i].pci, out);
+    }
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (!gpu->lost)

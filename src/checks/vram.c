@@ -91,9 +91,9 @@ static bool memory_pressure(const gd_facts *f, size_t g, json_t *ev)
     free(y);
     const struct gd_stack_facts *st = f->stack;
     json_t *xids = json_array();
-    for (size_t i = 0; st && i < st->xid_count; i++)
-        if (st->xids[i].gpu == f->gpus[g].index && (st->xids[i].xid == 31 || st->xids[i].xid == 43))
-            json_array_append_new(xids, json_integer(st->xids[i].xid));
+    for (size_t i = 0; st && i < st->xid_group_count; i++)
+        if (st->xid_groups[i].gpu == f->gpus[g].index && (st->xid_groups[i].xid == 31 || st->xid_groups[i].xid == 43))
+            json_array_append_new(xids, json_integer(st->xid_groups[i].xid));
     if (json_array_size(xids)) {
         json_object_set_new(ev, "oom_xids", xids);
         found = true;

@@ -184,6 +184,10 @@ TABLE(t_runtime, INT(gd_cuda_runtime, kind), INT(gd_cuda_runtime, version), STR(
 TABLE(t_python, STR(gd_python_env, path), STR(gd_python_env, origin), STR(gd_python_env, site_packages));
 TABLE(t_xid, INT(gd_xid_event, xid), STR(gd_xid_event, pci), INT(gd_xid_event, gpu), STR(gd_xid_event, when),
       STR(gd_xid_event, text));
+TABLE(t_xid_group, INT(gd_xid_group, xid), STR(gd_xid_group, pci), INT(gd_xid_group, gpu), SIZE(gd_xid_group, count),
+      STR(gd_xid_group, first_seen), ARR(gd_xid_group, examples, example_count, t_xid));
+TABLE(t_gpu_fatal, STR(gd_gpu_fatal, pci), INT(gd_gpu_fatal, gpu), STR(gd_gpu_fatal, kind), SIZE(gd_gpu_fatal, count),
+      STR(gd_gpu_fatal, when), STR(gd_gpu_fatal, text));
 TABLE(t_aer, INT(gd_aer_event, severity), STR(gd_aer_event, dev), STR(gd_aer_event, port), STR(gd_aer_event, when),
       STR(gd_aer_event, text));
 TABLE(t_aerdev, STR(gd_aer_device, dev), ULONGS(gd_aer_device, count), SUB(gd_aer_device, last, t_aer));
@@ -193,7 +197,8 @@ TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), 
       STRV(gd_stack_facts, env, env_count, 65536), BOOL(gd_stack_facts, kernel_log_read),
       STR(gd_stack_facts, kernel_log_source), STR(gd_stack_facts, kernel_log_error),
       SIZE(gd_stack_facts, kernel_log_lines), SIZE(gd_stack_facts, xid_total),
-      ARR(gd_stack_facts, xids, xid_count, t_xid), SIZE(gd_stack_facts, aer_total),
+      ARR(gd_stack_facts, xid_groups, xid_group_count, t_xid_group), SIZE(gd_stack_facts, xid_dropped),
+      ARR(gd_stack_facts, gpu_fatal, gpu_fatal_count, t_gpu_fatal), SIZE(gd_stack_facts, aer_total),
       ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev));
 
 static const char *const status_keys[] = {

@@ -46,3 +46,29 @@ int gd_cuda_version_parse(const char *s)
         return 0;
     return (int)(1000 * major + 10 * minor);
 }
+
+/* "dddd:bb:dd[.f]" or "bb:dd" -> domain, bus, device. */
+static bool pci_fields(const char *s, unsigned long *dom, unsigned long *bus, unsigned long *dev)
+{
+    char *e;
+    unsigned long a = strtoul(s, &e, 16);
+    if (*e != ':')
+        return false;
+    unsigned long b = strtoul(e + 1, &e, 16);
+    if (*e != ':') {
+        if (*e != '\0' && *e != '.')
+            return false;
+        *dom = 0, *bus = a, *dev = b;
+        return true;
+    }
+    unsigned long c = strtoul(e + 1, &e, 16);
+    *dom = a, *bus = b, *dev = c;
+    return true;
+}
+
+bool gd_pci_same(const char *log_pci, const char *nvml_bus_id)
+{
+    unsigned long d1, b1, v1, d2, b2, v2;
+    return pci_fields(log_pci, &d1, &b1, &v1) && pci_fields(nvml_bus_id, &d2, &b2, &v2) && d1 == d2 && b1 == b2 &&
+           v1 == v2;
+}

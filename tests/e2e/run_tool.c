@@ -260,7 +260,7 @@ size_t count_findings(json_t *report, const char *id, int gpu)
     {
         json_t *g = json_object_get(f, "gpu");
         if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 &&
-            (gpu == -2 || (json_is_integer(g) && json_integer_value(g) == gpu)))
+            (gpu == -2 || (gpu == -1 && json_is_null(g)) || (json_is_integer(g) && json_integer_value(g) == gpu)))
             n++;
     }
     return n;

@@ -78,7 +78,7 @@ void finding_key(json_t *finding, char *buf, size_t len);
  */
 void assert_exact_findings(const char *what, const tool_result *r, int exit_code, const char *const *ids);
 
-/* findings[] entries with this id (and gpu, or any with gpu == -2). */
+/* findings[] entries with this id (and gpu; host-wide ones with gpu == -1, any with gpu == -2). */
 size_t count_findings(json_t *report, const char *id, int gpu);
 
 #endif

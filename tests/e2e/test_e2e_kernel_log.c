@@ -12,6 +12,7 @@
 
 #include "run_tool.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,12 +167,250 @@ static void log_alone_and_bad_logs(void **state)
     free(dir);
 }
 
+/* The fixture's events (dmesg.txt) as bare messages, to print in every style. */
+static const char *const messages[] = {
+    "pcieport 0000:37:01.0: AER: Uncorrected (Non-Fatal) error received: 0000:3b:00.0",
+    "NVRM: Xid (PCI:0000:4c:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping",
+    "NVRM: Xid (PCI:0000:9b:00): 94, pid=48213, name=python3, Contained: CE User Channel (0x9). RST: No, D-RST: No",
+    "pcieport 0000:59:01.0: AER: Corrected error received: 0000:5d:00.0",
+    "NVRM: Xid (PCI:0000:3b:00): 79, pid=48213, name=python3, GPU has fallen off the bus.",
+    "NVRM: Xid (PCI:0000:db:00): 48, pid=48213, name=python3, An uncorrectable double bit error (DBE) has been "
+    "detected on GPU in the framebuffer at partition 6, subpartition 0.",
+};
+#define NMESSAGES (sizeof messages / sizeof messages[0])
+
+/* Every timestamp style of dmesg and journalctl -k: the prefix of line i. */
+static void style_prefix(size_t style, size_t i, char *out, size_t len)
+{
+    int s = (int)i;
+    switch (style) {
+    case 0: snprintf(out, len, "[%5d.123456] ", 8000 + s); break; /* dmesg */
+    case 1: snprintf(out, len, "[Tue Mar  5 10:%02d:00 2024] ", s); break; /* dmesg -T */
+    case 2: snprintf(out, len, "2024-03-05T10:%02d:00,123456+00:00 ", s); break; /* dmesg --time-format iso */
+    case 3: snprintf(out, len, i == 0 ? "[Mar 5 10:00] " : "[  +0.%06d] ", s); break; /* reltime */
+    case 4: snprintf(out, len, "[<    0.%06d>] ", s); break; /* --time-format delta */
+    case 5: snprintf(out, len, "[%5d.123456 <    0.%06d>] ", 8000 + s, s); break; /* dmesg -d */
+    case 6: snprintf(out, len, "kern  :warn  : [%5d.123456] ", 8000 + s); break; /* dmesg --decode */
+    case 7: snprintf(out, len, "kern  :err   : 2024-03-05T10:%02d:00,123456+00:00 ", s); break; /* -x, iso */
+    case 8: snprintf(out, len, "Mar 05 10:%02d:00 node07 kernel: ", s); break; /* journalctl -k */
+    case 9: snprintf(out, len, "2024-03-05T10:%02d:00+0000 node07 kernel: ", s); break; /* short-iso */
+    case 10: snprintf(out, len, "2024-03-05T10:%02d:00.123456+00:00 node07 kernel: ", s); break; /* iso-precise */
+    case 11: snprintf(out, len, "Mar 05 10:%02d:00.123456 node07 kernel: ", s); break; /* short-precise */
+    case 12: snprintf(out, len, "[%5d.123456] node07 kernel: ", 8000 + s); break; /* short-monotonic */
+    case 13: snprintf(out, len, "Tue 2024-03-05 10:%02d:00 UTC node07 kernel: ", s); break; /* short-full */
+    case 14: snprintf(out, len, "17096328%02d.123456 node07 kernel: ", s); break; /* short-unix */
+    case 15: snprintf(out, len, "<4>[%5d.123456] ", 8000 + s); break; /* dmesg -r */
+    case 16: snprintf(out, len, "kern  :warn  : "); break; /* dmesg --decode --notime */
+    default: out[0] = '\0'; break; /* dmesg -t: no timestamp */
+    }
+}
+#define NSTYLES 18
+
+static char *styled_log(size_t style)
+{
+    size_t cap = 8192, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (size_t i = 0; i < NMESSAGES; i++) {
+        char prefix[96];
+        style_prefix(style, i, prefix, sizeof prefix);
+        used += (size_t)snprintf(text + used, cap - used, "%s%s\n", prefix, messages[i]);
+    }
+    return text;
+}
+
+/* Each style, by --from beside the capture, alone, and as a scenario's
+ * host.kernel_log: the same Xid and AER findings, with the time as written. */
+static void every_timestamp_style_reads_the_same(void **state)
+{
+    (void)state;
+    need_realdata();
+    char *dir = temp_dir();
+    for (size_t style = 0; style < NSTYLES; style++) {
+        char *text = styled_log(style), name[64];
+        snprintf(name, sizeof name, "style%zu.log", style);
+        char *log = write_temp_file(dir, name, text);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi(), "--from", log, NULL}, env);
+        if (!r.json)
+            fail_msg("style %zu (%.60s): no JSON (exit %d): %s", style, text, r.exit_code, r.err);
+        static const struct {
+            int gpu, xid;
+            const char *sev;
+        } want[] = {{1, 79, "critical"}, {7, 48, "critical"}, {2, 63, "warning"}, {4, 94, "warning"}};
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            json_t *x = finding(r.json, "health.xid", want[k].gpu);
+            if (!x || strcmp(severity(x), want[k].sev) != 0)
+                fail_msg("style %zu: health.xid on GPU %d is %s, want %s", style, want[k].gpu, severity(x),
+                         want[k].sev);
+            json_t *row = json_array_get(json_object_get(json_object_get(x, "evidence"), "xids"), 0);
+            assert_int_equal(json_integer_value(json_object_get(row, "xid")), want[k].xid);
+            const char *seen = json_string_value(json_object_get(row, "last_seen"));
+            if (style < 16 ? !seen || !seen[0] || strchr(seen, '[') || strstr(seen, "kernel") || strstr(seen, "node07")
+                           : seen && seen[0])
+                fail_msg("style %zu: last_seen '%s' is not the line's time", style, seen ? seen : "(null)");
+        }
+        assert_int_equal(count_findings(r.json, "health.xid", -2), 4);
+        if (strcmp(severity(finding(r.json, "pcie.aer_errors", 1)), "warning") != 0)
+            fail_msg("style %zu: the AER error on GPU 1 is not read", style);
+        assert_int_equal(r.exit_code, 2);
+        tool_result_free(&r);
+        /* The log alone: the same Xids, on addresses with no GPU list. */
+        r = run_tool((const char *[]){"check", "--json", "--from", log, NULL}, env);
+        if (!r.json || count_findings(r.json, "health.xid", -1) != 4)
+            fail_msg("style %zu alone: exit %d, %s", style, r.exit_code, r.err);
+        tool_result_free(&r);
+        /* A scenario's host.kernel_log. */
+        char scen[512];
+        snprintf(scen, sizeof scen,
+                 "{\"driver_version\": \"550.54.15\", \"host\": {\"kernel_log\": \"%s\"}, \"gpus\": [{\"name\": "
+                 "\"NVIDIA H100 80GB HBM3\", \"pci_bus_id\": \"00000000:DB:00.0\", \"timeline\": [{\"t\": 0, "
+                 "\"temp_c\": 40}]}]}",
+                 name);
+        char *sc = write_temp_file(dir, "scenario.json", scen);
+        r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--interval", "1000", "--sim", sc, NULL},
+                     env);
+        if (!r.json || strcmp(severity(finding(r.json, "health.xid", 0)), "critical") != 0)
+            fail_msg("style %zu as host.kernel_log: health.xid on GPU 0 is %s (exit %d, %s)", style,
+                     r.json ? severity(finding(r.json, "health.xid", 0)) : "(no JSON)", r.exit_code, r.err);
+        tool_result_free(&r);
+        free(sc);
+        free(log);
+        free(text);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+/* 300 old Xid 13 and one Xid 79 after them: every event counted, the 79 not lost. */
+static void every_xid_counted_however_long_the_log(void **state)
+{
+    (void)state;
+    need_realdata();
+    size_t cap = 400 * 160, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int i = 0; i < 300; i++)
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "[%5d.000000] NVRM: Xid (PCI:0000:3b:00): 13, pid=%d, Graphics Exception %d\n",
+                                 100 + i, 4000 + i, i);
+    used += (size_t)snprintf(text + used, cap - used,
+                             "[ 9999.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n");
+    /* Two addresses no GPU has: two findings, each naming its own. */
+    snprintf(text + used, cap - used,
+             "[10000.000000] NVRM: Xid (PCI:0000:99:00): 31, pid=1, MMU Fault\n"
+             "[10001.000000] NVRM: Xid (PCI:0000:98:00): 43, pid=1, Ch 00000010\n");
+    char *dir = temp_dir();
+    char *log = write_temp_file(dir, "long.log", text);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi(), "--from", log, NULL}, env);
+    assert_non_null(r.json);
+    json_t *x = finding(r.json, "health.xid", 1);
+    assert_string_equal(severity(x), "critical");
+    json_t *ev = json_object_get(x, "evidence");
+    assert_int_equal(json_integer_value(json_object_get(ev, "events")), 301);
+    size_t i;
+    json_t *row;
+    int seen = 0;
+    json_array_foreach(json_object_get(ev, "xids"), i, row)
+    {
+        int xid = (int)json_integer_value(json_object_get(row, "xid"));
+        json_int_t n = json_integer_value(json_object_get(row, "count"));
+        if (xid == 13) {
+            assert_int_equal(n, 300);
+            /* the newest examples, newest first */
+            json_t *newest = json_object_get(row, "newest");
+            assert_true(json_array_size(newest) >= 1);
+            assert_non_null(strstr(json_string_value(json_object_get(json_array_get(newest, 0), "message")),
+                                   "Graphics Exception 299"));
+            assert_string_equal(json_string_value(json_object_get(row, "first_seen")), "100.000000");
+            seen |= 1;
+        } else if (xid == 79) {
+            assert_int_equal(n, 1);
+            seen |= 2;
+        }
+    }
+    assert_int_equal(seen, 3);
+    assert_int_equal(count_findings(r.json, "health.xid", -1), 2);
+    bool a99 = false, a98 = false;
+    json_array_foreach(json_object_get(r.json, "findings"), i, x)
+    {
+        const char *t = json_string_value(json_object_get(x, "title"));
+        if (!json_is_null(json_object_get(x, "gpu")) ||
+            strcmp(json_string_value(json_object_get(x, "id")), "health.xid"))
+            continue;
+        a99 |= strstr(t, "PCI 0000:99:00") && strstr(t, "Xid 31") && strstr(t, "no GPU of this report");
+        a98 |= strstr(t, "PCI 0000:98:00") && strstr(t, "Xid 43");
+        if (strstr(t, "no GPU listed there now"))
+            fail_msg("title reads as if the GPU vanished: %s", t);
+    }
+    if (!a99 || !a98)
+        fail_msg("the two unmatched addresses are not kept apart: %s", r.out);
+    tool_result_free(&r);
+    /* The log alone: the title says the capture has no GPU list. */
+    r = run_tool((const char *[]){"check", "--json", "--from", log, NULL}, env);
+    assert_non_null(strstr(r.out, "PCI 0000:99:00 (the capture has no GPU list"));
+    tool_result_free(&r);
+    free(log);
+    free(text);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* The driver's word of a lost GPU without an Xid: health.gpu_lost, critical, with the address. */
+static void gpu_lost_without_an_xid(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const struct {
+        const char *log;
+        int gpu; /* -1: host-wide */
+        const char *says;
+    } cases[] = {
+        {"[ 1843.308145] NVRM: The NVIDIA GPU 0000:3b:00.0\n"
+         "               NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+         "               NVRM: fallen off the bus and is not responding to commands.\n"
+         "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).\n",
+         1, "fell off the bus"},
+        {"Mar 05 10:00:00 node07 kernel: NVRM: The NVIDIA GPU 0000:db:00.0\n"
+         "Mar 05 10:00:00 node07 kernel: NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+         "Mar 05 10:00:00 node07 kernel: NVRM: fallen off the bus and is not responding to commands.\n",
+         7, "fell off the bus"},
+        {"6,1042,8462102,-;NVRM: The NVIDIA GPU 0000:9b:00.0\\x0aNVRM: (PCI ID: 10de:2330) installed in this system "
+         "has\\x0aNVRM: fallen off the bus and is not responding to commands.\n",
+         4, "fell off the bus"},
+        {"[   65.315792] NVRM: GPU 0000:4c:00.0: GPU has fallen off the bus.\n", 2, "fell off the bus"},
+        {"2024-03-05T10:00:00,123456+00:00 NVRM: GPU 0000:4c:00.0: RmInitAdapter failed! (0x24:0x65:1185)\n"
+         "2024-03-05T10:00:00,123500+00:00 NVRM: GPU 0000:4c:00.0: rm_init_adapter failed, device minor number 2\n",
+         2, "RmInitAdapter failed"},
+        {"[    8.6] nvidia 0000:5d:00.0: probe of 0000:5d:00.0 failed with error -1\n", 3, "probe"},
+        {"[    8.6] NVRM: The NVIDIA probe routine failed for 1 device(s).\n", -1, "probe"},
+        {"[    8.6] NVRM: GPU 0000:77:00.0: RmInitAdapter failed! (0x25:0x65:1468)\n", -1, "PCI 0000:77:00.0"},
+    };
+    char *dir = temp_dir();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *log = write_temp_file(dir, "lost.log", cases[c].log);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi(), "--from", log, NULL}, env);
+        json_t *x = r.json ? finding(r.json, "health.gpu_lost", cases[c].gpu) : NULL;
+        if (!x || strcmp(severity(x), "critical") != 0 ||
+            !strstr(json_string_value(json_object_get(x, "title")), cases[c].says) || r.exit_code != 2)
+            fail_msg("case %zu: health.gpu_lost on %d is %s (exit %d): %s", c, cases[c].gpu, severity(x), r.exit_code,
+                     r.out);
+        assert_int_equal(count_findings(r.json, "health.gpu_lost", -2), 1);
+        tool_result_free(&r);
+        free(log);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_log_format_feeds_xid_and_aer),
         cmocka_unit_test(clean_log_stays_quiet),
         cmocka_unit_test(log_alone_and_bad_logs),
+        cmocka_unit_test(every_timestamp_style_reads_the_same),
+        cmocka_unit_test(every_xid_counted_however_long_the_log),
+        cmocka_unit_test(gpu_lost_without_an_xid),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -24,9 +24,19 @@ void fuzz_import_check(const gd_facts *f)
         if (strlen(f->gpus[g].name) >= sizeof f->gpus[g].name)
             __builtin_trap();
     const gd_stack_facts *s = f->stack;
-    if (s && ((!s->kernel_log_read && s->xid_count + s->aer_device_count > 0) || s->xid_count > GD_STACK_MAX_XIDS ||
-              s->aer_device_count > GD_STACK_MAX_AER_DEVICES))
-        __builtin_trap(); /* Xid and AER events from a kernel log read, within its bounds */
+    if (s && ((!s->kernel_log_read && s->xid_group_count + s->aer_device_count + s->gpu_fatal_count > 0) ||
+              s->xid_group_count > GD_STACK_MAX_XID_GROUPS || s->aer_device_count > GD_STACK_MAX_AER_DEVICES ||
+              s->gpu_fatal_count > GD_STACK_MAX_GPU_FATAL))
+        __builtin_trap(); /* Xid, lost-GPU and AER events from a kernel log read, within its bounds */
+    size_t counted = 0;
+    for (size_t i = 0; s && i < s->xid_group_count; i++) {
+        if (s->xid_groups[i].example_count > GD_XID_EXAMPLES || s->xid_groups[i].example_count == 0 ||
+            s->xid_groups[i].count < s->xid_groups[i].example_count)
+            __builtin_trap(); /* every pair keeps its newest events */
+        counted += s->xid_groups[i].count;
+    }
+    if (s && counted + s->xid_dropped != s->xid_total)
+        __builtin_trap(); /* every Xid event counted once */
 }
 
 void fuzz_import_run(fuzz_parser parse, const uint8_t *data, size_t size)

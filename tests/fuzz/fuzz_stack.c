@@ -32,6 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_aer_event aer;
         if (gd_aer_line_parse(text + i, n, &aer) && (!aer.dev[0] || strlen(aer.text) >= sizeof aer.text))
             __builtin_trap(); /* an event always names its device */
+        gd_klog_line kl;
+        gd_klog_split(text + i, n, &kl);
+        if (kl.msg < text + i || kl.msg + kl.msg_len > text + i + n || strlen(kl.when) >= sizeof kl.when)
+            __builtin_trap(); /* the message lies inside the line */
+        char pci[32];
+        if (gd_gpu_fatal_parse(kl.msg, kl.msg_len, pci, sizeof pci) == GD_FATAL_HEADER && !pci[0])
+            __builtin_trap(); /* a header names its GPU */
         i += n + 1;
     }
     char a[64], b[64];

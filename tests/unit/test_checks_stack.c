@@ -114,10 +114,11 @@ static void xids_map_to_gpus_by_bus_id(void **state)
     f.stack = calloc(1, sizeof *f.stack);
     f.stack->kernel_log_read = true;
     snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
-    f.stack->xids[0] = (gd_xid_event){.xid = 94, .gpu = 1, .pci = "0000:19:00"};
-    f.stack->xids[1] = (gd_xid_event){.xid = 31, .gpu = 1, .pci = "0000:19:00"};
-    f.stack->xids[2] = (gd_xid_event){.xid = 4242, .gpu = -1, .pci = "0000:99:00"};
-    f.stack->xid_count = 3;
+    f.stack->xid_groups[0] = (gd_xid_group){.xid = 94, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
+    f.stack->xid_groups[1] = (gd_xid_group){.xid = 31, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
+    f.stack->xid_groups[2] =
+        (gd_xid_group){.xid = 4242, .gpu = -1, .pci = "0000:99:00", .count = 1, .example_count = 1};
+    f.stack->xid_group_count = 3;
     gd_findings out;
     fx_run(&f, "health.xid", &out);
     assert_int_equal(fx_count(&out, "health.xid", 1), 1);

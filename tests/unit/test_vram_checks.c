@@ -121,14 +121,14 @@ static void near_full_warns_on_pressure(void **state)
     fx_set(&f, 1, GD_M_MEM_USED_MIB, 0, 20, 79200);
     f.stack = calloc(1, sizeof *f.stack);
     f.stack->kernel_log_read = true;
-    f.stack->xids[0] = (gd_xid_event){.xid = 31, .gpu = 1, .pci = "0000:19:00"};
-    f.stack->xid_count = 1;
+    f.stack->xid_groups[0] = (gd_xid_group){.xid = 31, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
+    f.stack->xid_group_count = 1;
     fs = run_one(&f, "vram.near_full");
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(fs.v[0].evidence, "oom_xids"), 0)), 31);
     gd_findings_free(&fs);
     /* The Xid on another GPU is not this one's pressure. */
-    f.stack->xids[0].gpu = 0;
+    f.stack->xid_groups[0].gpu = 0;
     fs = run_one(&f, "vram.near_full");
     assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     gd_findings_free(&fs);

@@ -5,6 +5,7 @@
  * never for values.
  */
 #include "import.h"
+#include "backends/stack/stack_parse.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -17,7 +18,8 @@
 const char gd_import_formats_help[] =
     "gpudoctor reads the output of 'nvidia-smi -q -x' (XML), 'nvidia-smi -q' (text), 'nvidia-smi dmon', "
     "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv', 'nvidia-smi topo -m' "
-    "kernel logs ('dmesg', 'dmesg -T', 'journalctl -k') and gpudoctor's own recordings (--record)";
+    "kernel logs ('dmesg' and 'journalctl -k' in any time format, or bare driver messages) and gpudoctor's own "
+    "recordings (--record)";
 
 const char *gd_import_kind_name(gd_import_kind k)
 {
@@ -120,36 +122,19 @@ static bool is_lspci_line(const char *l)
     return strchr(p + 8, ':') != NULL;
 }
 
-static bool is_month(const char *p)
-{
-    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    for (size_t i = 0; i + 3 <= sizeof months - 1; i += 3)
-        if (strncmp(p, months + i, 3) == 0)
-            return true;
-    return false;
-}
-
-/* A kernel log line as the tools print it:
- *   [    5.123456] ...                            dmesg (and journalctl -k -o short-monotonic)
- *   [Tue Mar  5 10:00:00 2024] ...                dmesg -T
- *   Mar 05 10:00:00 host kernel: ...              journalctl -k
- *   2024-03-05T10:00:00+0000 host kernel: ...     journalctl -k -o short-iso */
+/* A kernel log line as dmesg or journalctl -k print it, in any timestamp
+ * style (klog_line.c), or a message of the NVIDIA driver or the PCI core
+ * with no timestamp at all (dmesg -t, a paste of the lines that matter). */
 static bool is_kernel_log_line(const char *l)
 {
-    if (l[0] == '[') {
-        const char *p = l + 1 + strspn(l + 1, " ");
-        size_t n = strspn(p, "0123456789");
-        if (n && p[n] == '.' && strspn(p + n + 1, "0123456789") >= 1 &&
-            p[n + 1 + strspn(p + n + 1, "0123456789")] == ']')
+    gd_klog_line kl;
+    if (gd_klog_split(l, strlen(l), &kl))
+        return true;
+    static const char *const bare[] = {"NVRM: ", "pcieport ", "nvidia-nvlink: ", "nvidia-modeset: ", "nvidia-uvm: "};
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++)
+        if (strncmp(l, bare[i], strlen(bare[i])) == 0)
             return true;
-        const char *rb = strchr(l, ']');
-        return rb && rb - l >= 20 && rb - l < 40 && isalpha((unsigned char)l[1]) && l[4] == ' ' && is_month(l + 5) &&
-               memchr(l, ':', (size_t)(rb - l));
-    }
-    bool dated = (is_month(l) && l[3] == ' ') ||
-                 (strspn(l, "0123456789") == 4 && l[4] == '-' && strspn(l + 5, "0123456789") == 2 && l[7] == '-');
-    const char *k = strstr(l, " kernel: ");
-    return dated && k && k - l < 64;
+    return false;
 }
 
 bool gd_import_looks_binary(const char *text, size_t len)
@@ -185,7 +170,9 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
         return len - k >= sizeof key - 1 && memcmp(text + k, key, sizeof key - 1) == 0 ? GD_IMPORT_RECORDING
                                                                                        : GD_IMPORT_UNKNOWN;
     }
-    if (lead < len && text[lead] == '<') {
+    /* "<4>[   5.1] ...": dmesg -r's level, not XML. */
+    bool raw_level = lead + 2 < len && text[lead] == '<' && isdigit((unsigned char)text[lead + 1]);
+    if (lead < len && text[lead] == '<' && !raw_level) {
         /* XML: only nvidia-smi's own root element. */
         for (size_t i = lead; i + 15 <= len; i++)
             if (memcmp(text + i, "<nvidia_smi_log", 15) == 0)

@@ -1,4 +1,5 @@
-/* Xid events and PCIe AER messages from the kernel log: a file (--sim's
+/* Xid events, the driver's word of GPUs lost without one, and PCIe AER
+ * messages from the kernel log, in any timestamp style (klog_line.c): a file (--sim's
  * host.kernel_log), else /dev/kmsg, else `journalctl -k`; or a captured log
  * (--from dmesg.txt). */
 #include "stack_internal.h"
@@ -17,7 +18,77 @@
 #define GD_KERNEL_LOG_MAX_BYTES (64u << 20)
 #define GD_KERNEL_LOG_MAX_TEXT "64 MiB"
 
-static void take_line(gd_stack_facts *s, const gd_facts *f, const char *line, size_t len)
+/* What a line leaves for the next ones: the address of "The NVIDIA GPU
+ * 0000:b3:00.0", whose message goes on over the next lines. */
+typedef struct klog_state {
+    char pci[32];
+    char when[48];
+    char text[200];
+    int left; /* lines the pending address still applies to */
+} klog_state;
+
+static int gpu_of(const gd_facts *f, const char *pci)
+{
+    for (size_t g = 0; pci[0] && g < f->gpu_count; g++)
+        if (gd_pci_same(pci, f->gpus[g].pci_bus_id))
+            return f->gpus[g].index;
+    return -1;
+}
+
+/* Counts the event in its (Xid, address) group; the newest events stay as examples. */
+static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
+{
+    s->xid_total++;
+    ev->gpu = gpu_of(f, ev->pci);
+    size_t k = 0;
+    while (k < s->xid_group_count &&
+           !(s->xid_groups[k].xid == ev->xid && strcasecmp(s->xid_groups[k].pci, ev->pci) == 0))
+        k++;
+    if (k == s->xid_group_count) {
+        if (k == GD_STACK_MAX_XID_GROUPS) {
+            s->xid_dropped++;
+            return;
+        }
+        gd_xid_group *n = &s->xid_groups[s->xid_group_count++];
+        memset(n, 0, sizeof *n);
+        n->xid = ev->xid;
+        n->gpu = ev->gpu;
+        memcpy(n->pci, ev->pci, sizeof n->pci);
+        memcpy(n->first_seen, ev->when, sizeof n->first_seen);
+    }
+    gd_xid_group *x = &s->xid_groups[k];
+    x->count++;
+    if (x->example_count == GD_XID_EXAMPLES) {
+        memmove(&x->examples[0], &x->examples[1], (GD_XID_EXAMPLES - 1) * sizeof x->examples[0]);
+        x->example_count--;
+    }
+    x->examples[x->example_count++] = *ev;
+}
+
+static void add_fatal(gd_stack_facts *s, const gd_facts *f, gd_fatal_kind kind, const char *pci, const char *when,
+                      const char *text)
+{
+    const char *what = gd_fatal_kind_text(kind);
+    size_t k = 0;
+    while (k < s->gpu_fatal_count &&
+           !(strcasecmp(s->gpu_fatal[k].pci, pci) == 0 && strcmp(s->gpu_fatal[k].kind, what) == 0))
+        k++;
+    if (k == s->gpu_fatal_count) {
+        if (k == GD_STACK_MAX_GPU_FATAL)
+            return;
+        gd_gpu_fatal *n = &s->gpu_fatal[s->gpu_fatal_count++];
+        memset(n, 0, sizeof *n);
+        gd_strf(n->pci, sizeof n->pci, "%s", pci);
+        gd_strf(n->kind, sizeof n->kind, "%s", what);
+        n->gpu = gpu_of(f, pci);
+    }
+    gd_gpu_fatal *e = &s->gpu_fatal[k];
+    e->count++;
+    gd_strf(e->when, sizeof e->when, "%s", when);
+    gd_strf(e->text, sizeof e->text, "%s", text);
+}
+
+static void take_line(gd_stack_facts *s, const gd_facts *f, klog_state *st, const char *line, size_t len)
 {
     s->kernel_log_lines++;
     gd_aer_event aer;
@@ -38,24 +109,58 @@ static void take_line(gd_stack_facts *s, const gd_facts *f, const char *line, si
         return;
     }
     gd_xid_event ev;
-    if (!gd_xid_line_parse(line, len, &ev))
+    if (gd_xid_line_parse(line, len, &ev)) {
+        add_xid(s, f, &ev);
         return;
-    s->xid_total++;
-    for (size_t g = 0; g < f->gpu_count; g++)
-        if (gd_pci_same(ev.pci, f->gpus[g].pci_bus_id)) {
-            ev.gpu = f->gpus[g].index;
-            break;
+    }
+    gd_klog_line kl;
+    gd_klog_split(line, len, &kl);
+    char pci[32];
+    gd_fatal_kind kind = gd_gpu_fatal_parse(kl.msg, kl.msg_len, pci, sizeof pci);
+    if (kind == GD_FATAL_HEADER) {
+        memcpy(st->pci, pci, sizeof st->pci);
+        memcpy(st->when, kl.when, sizeof st->when);
+        gd_strf(st->text, sizeof st->text, "%.*s", (int)(kl.msg_len < 199 ? kl.msg_len : 199), kl.msg);
+        st->left = 3;
+        return;
+    }
+    char text[200];
+    const char *when = kl.when;
+    gd_strf(text, sizeof text, "%.*s", (int)(kl.msg_len < 199 ? kl.msg_len : 199), kl.msg);
+    if (st->left > 0) {
+        st->left--;
+        if (kind == GD_FATAL_NONE) {
+            /* "(PCI ID: 10de:26b5) installed in this system has": part of the message */
+            size_t used = strlen(st->text);
+            const char *m = kl.msg, *e = kl.msg + kl.msg_len;
+            if (e - m > 6 && memcmp(m, "NVRM: ", 6) == 0)
+                m += 6;
+            gd_strf(st->text + used, sizeof st->text - used, " %.*s", (int)(e - m), m);
+            return;
         }
-    if (s->xid_count < GD_STACK_MAX_XIDS)
-        s->xids[s->xid_count++] = ev;
+        if (!pci[0] && kind == GD_FATAL_OFF_BUS) {
+            memcpy(pci, st->pci, sizeof pci);
+            when = st->when[0] ? st->when : when;
+            size_t used = strlen(st->text);
+            const char *m = kl.msg, *e = kl.msg + kl.msg_len;
+            if (e - m > 6 && memcmp(m, "NVRM: ", 6) == 0)
+                m += 6;
+            gd_strf(st->text + used, sizeof st->text - used, " %.*s", (int)(e - m), m);
+            memcpy(text, st->text, sizeof text);
+        }
+        st->left = 0;
+    }
+    if (kind != GD_FATAL_NONE)
+        add_fatal(s, f, kind, pci, when, text);
 }
 
 static void take_text(gd_stack_facts *s, const gd_facts *f, const char *buf, size_t len)
 {
+    klog_state st = {0};
     for (size_t i = 0; i < len;) {
         const char *nl = memchr(buf + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
-        take_line(s, f, buf + i, n);
+        take_line(s, f, &st, buf + i, n);
         i += n + 1;
     }
 }
@@ -70,6 +175,7 @@ static bool read_kmsg(gd_stack_facts *s, const gd_facts *f, int *err)
         return false;
     }
     char rec[8192];
+    klog_state st = {0};
     for (;;) {
         ssize_t n = read(fd, rec, sizeof rec - 1);
         if (n < 0 && (errno == EPIPE || errno == EINTR))
@@ -81,7 +187,7 @@ static bool read_kmsg(gd_stack_facts *s, const gd_facts *f, int *err)
         }
         if (n <= 0)
             break;
-        take_line(s, f, rec, (size_t)n);
+        take_line(s, f, &st, rec, (size_t)n);
     }
     close(fd);
     return true;
@@ -94,8 +200,9 @@ static bool read_journal(gd_stack_facts *s, const gd_facts *f)
         return false;
     char line[4096];
     size_t before = s->kernel_log_lines;
+    klog_state st = {0};
     while (fgets(line, sizeof line, p))
-        take_line(s, f, line, strlen(line));
+        take_line(s, f, &st, line, strlen(line));
     int rc = pclose(p);
     /* Without permission journalctl prints nothing (or only a hint) and
      * still succeeds: an empty result is not a readable log. */

@@ -143,44 +143,12 @@ bool gd_toolkit_version_parse(const char *buf, size_t len, char *version, size_t
     return gd_cuda_version_parse(version) != 0;
 }
 
-/* The timestamp of a kernel log line whose message starts pre bytes in:
- * "[...]" at the start, or a journalctl/syslog prefix before " kernel:", or
- * the kmsg header "prio,seq,usec,flags;". "" when none. */
-static void line_when(const char *line, size_t pre, char *when, size_t wlen)
+/* The timestamp of a kernel log line, as written; "" when none. */
+static void line_when(const char *line, size_t len, char *when, size_t wlen)
 {
-    when[0] = '\0';
-    if (pre > 2 && line[0] == '[') {
-        const char *rb = memchr(line, ']', pre);
-        const char *s = line + 1;
-        while (rb && s < rb && *s == ' ')
-            s++;
-        if (rb)
-            snprintf(when, wlen, "%.*s", (int)(rb - s), s);
-    } else if (pre > 0) {
-        const char *semi = memchr(line, ';', pre);
-        const char *kern = NULL;
-        for (const char *s = line; s + 8 <= line + pre; s++)
-            if (memcmp(s, " kernel:", 8) == 0)
-                kern = s;
-        if (kern) {
-            /* "Mar 05 10:00:00 host kernel:": drop the host name. */
-            const char *sp = kern;
-            while (sp > line && sp[-1] != ' ')
-                sp--;
-            size_t n = sp > line ? (size_t)(sp - line - 1) : (size_t)(kern - line);
-            snprintf(when, wlen, "%.*s", (int)n, line);
-        } else if (semi) {
-            /* kmsg: microseconds since boot, third field. */
-            const char *c1 = memchr(line, ',', (size_t)(semi - line));
-            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(semi - c1 - 1)) : NULL;
-            const char *c3 = c2 ? memchr(c2 + 1, ',', (size_t)(semi - c2 - 1)) : NULL;
-            if (c3 && c3 - c2 < 24) {
-                char num[24]; /* the buffer need not end in NUL: copy before strtod */
-                snprintf(num, sizeof num, "%.*s", (int)(c3 - c2 - 1), c2 + 1);
-                snprintf(when, wlen, "%.6f", strtod(num, NULL) / 1e6);
-            }
-        }
-    }
+    gd_klog_line kl;
+    gd_klog_split(line, len, &kl);
+    snprintf(when, wlen, "%s", kl.when);
 }
 
 /* Where tag first occurs in line[0, len), or NULL. */
@@ -265,7 +233,7 @@ bool gd_aer_line_parse(const char *line, size_t len, gd_aer_event *ev)
         snprintf(ev->dev, sizeof ev->dev, "%s", ev->port);
     if (!ev->dev[0])
         return false;
-    line_when(line, (size_t)(p - line), ev->when, sizeof ev->when);
+    line_when(line, len, ev->when, sizeof ev->when);
     size_t n = (size_t)(end - p);
     while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
         n--;
@@ -287,7 +255,7 @@ bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
         return false;
     memset(ev, 0, sizeof *ev);
     ev->gpu = -1;
-    line_when(line, (size_t)(p - line), ev->when, sizeof ev->when);
+    line_when(line, len, ev->when, sizeof ev->when);
     p += sizeof tag - 1;
     if (end - p >= 4 && memcmp(p, "PCI:", 4) == 0)
         p += 4;
@@ -319,32 +287,6 @@ bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
         n--;
     snprintf(ev->text, sizeof ev->text, "%.*s", (int)n, p);
     return true;
-}
-
-/* "dddd:bb:dd[.f]" or "bb:dd" -> domain, bus, device. */
-static bool pci_fields(const char *s, unsigned long *dom, unsigned long *bus, unsigned long *dev)
-{
-    char *e;
-    unsigned long a = strtoul(s, &e, 16);
-    if (*e != ':')
-        return false;
-    unsigned long b = strtoul(e + 1, &e, 16);
-    if (*e != ':') {
-        if (*e != '\0' && *e != '.')
-            return false;
-        *dom = 0, *bus = a, *dev = b;
-        return true;
-    }
-    unsigned long c = strtoul(e + 1, &e, 16);
-    *dom = a, *bus = b, *dev = c;
-    return true;
-}
-
-bool gd_pci_same(const char *log_pci, const char *nvml_bus_id)
-{
-    unsigned long d1, b1, v1, d2, b2, v2;
-    return pci_fields(log_pci, &d1, &b1, &v1) && pci_fields(nvml_bus_id, &d2, &b2, &v2) && d1 == d2 && b1 == b2 &&
-           v1 == v2;
 }
 
 bool gd_arch_add(gd_arch *archs, size_t max, size_t *n, int sm, bool ptx)

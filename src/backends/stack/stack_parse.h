@@ -33,6 +33,33 @@ bool gd_metadata_version_parse(const char *buf, size_t len, char *version, size_
  * version.txt ("CUDA Version 11.4.2"). */
 bool gd_toolkit_version_parse(const char *buf, size_t len, char *version, size_t vlen);
 
+/* The timestamp style of a kernel log line (klog_line.c has examples of each). */
+typedef enum gd_klog_style {
+    GD_KLOG_NONE, /* no timestamp: dmesg -t, a continuation line, a pasted message */
+    GD_KLOG_MONOTONIC, /* [    5.123456] */
+    GD_KLOG_CTIME, /* [Tue Mar  5 10:00:00 2024] (dmesg -T) */
+    GD_KLOG_ISO, /* 2024-03-05T10:00:00,123456+00:00 (dmesg --time-format iso) */
+    GD_KLOG_RELTIME, /* [Mar 5 10:00], [  +0.000123] (dmesg -e) */
+    GD_KLOG_DELTA, /* [<    0.000123>], [    5.123456 <    0.000123>] */
+    GD_KLOG_DECODE, /* "kern  :warn  : " and no timestamp (dmesg -x -t) */
+    GD_KLOG_JOURNAL, /* journalctl -k: short, short-precise, short-iso, short-monotonic, short-full, short-unix */
+    GD_KLOG_KMSG, /* /dev/kmsg: "prio,seq,usec,flags;" */
+} gd_klog_style;
+
+typedef struct gd_klog_line {
+    gd_klog_style style;
+    char when[48]; /* the timestamp as written (journal: without the host), "" when none */
+    const char *msg; /* the message, inside the line */
+    size_t msg_len;
+} gd_klog_line;
+
+/* Splits a kernel log line (any style above, after any "kern  :warn  : "
+ * facility prefix of dmesg --decode or "<4>" of dmesg -r) into its
+ * timestamp and its message (leading blanks skipped). Returns true when a
+ * timestamp style or a facility prefix was recognised; the message is set
+ * either way. */
+bool gd_klog_split(const char *line, size_t len, gd_klog_line *out);
+
 /*
  * One kernel log line with an Xid, in any of the forms it reaches us:
  *   [ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.
@@ -56,9 +83,31 @@ bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev);
  */
 bool gd_aer_line_parse(const char *line, size_t len, gd_aer_event *ev);
 
-/* Do a kernel log's PCI id ("0000:3b:00") and NVML's bus id
- * ("00000000:3B:00.0") name the same device? */
-bool gd_pci_same(const char *log_pci, const char *nvml_bus_id);
+/* What an NVIDIA driver message without an Xid says of a GPU (the open
+ * kernel module's and older drivers' wording, kernel-open/nvidia/nv.c and
+ * nv-pci.c):
+ *   NVRM: The NVIDIA GPU 0000:b3:00.0                          GD_FATAL_HEADER (a message follows)
+ *   NVRM: (PCI ID: 10de:26b5) installed in this system has
+ *   NVRM: fallen off the bus and is not responding to commands.  GD_FATAL_OFF_BUS
+ *   NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.         GD_FATAL_OFF_BUS
+ *   NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:...)    GD_FATAL_INIT
+ *   NVRM: GPU 0000:02:00.0: rm_init_adapter failed, device ...  GD_FATAL_INIT
+ *   nvidia: probe of 0000:02:00.0 failed with error -1          GD_FATAL_PROBE
+ *   NVRM: The NVIDIA probe routine failed for 1 device(s).      GD_FATAL_PROBE (no address)
+ * Xid lines (Xid 79 says "fallen off the bus" too) are not these. msg is a
+ * message without its timestamp; pci gets the address it names ("" when
+ * none). */
+typedef enum gd_fatal_kind {
+    GD_FATAL_NONE,
+    GD_FATAL_HEADER,
+    GD_FATAL_OFF_BUS,
+    GD_FATAL_INIT,
+    GD_FATAL_PROBE
+} gd_fatal_kind;
+gd_fatal_kind gd_gpu_fatal_parse(const char *msg, size_t len, char *pci, size_t plen);
+
+/* A kind's words for a report ("fell off the bus"). */
+const char *gd_fatal_kind_text(gd_fatal_kind k);
 
 /*
  * Walks CUDA fatbin containers (magic 0xBA55ED50) in buf: every entry's
