@@ -16,6 +16,7 @@
 
 #define GD_PCIE_MAX_HOPS 12
 #define GD_PCIE_MAX_NICS 8
+#define GD_PCIE_TOPO_MAX_GPUS 64 /* GPUs a NIC of a topo capture keeps its level to */
 #define GD_PCIE_MAX_NODES 64
 
 /* One device on the path from a GPU up to its root port. Values a source
@@ -75,6 +76,10 @@ typedef struct gd_pcie_nic_place {
     char name[32]; /* netdev or RDMA device name, else the bdf */
     char model[96]; /* lspci's description ("Mellanox ... [ConnectX-7]"), "" from sysfs */
     gd_pcie_gpu where; /* its bdf, path to the root port, host bridge and NUMA node */
+    /* From 'nvidia-smi topo -m', which gives no path: the level to each GPU
+     * (by position in gd_pcie_facts.gpus), level_count of them; 0 from a tree. */
+    size_t level_count;
+    int levels[GD_PCIE_TOPO_MAX_GPUS];
 } gd_pcie_nic_place;
 
 /* The job (--pid): where it may run and where its memory is. */

@@ -166,7 +166,8 @@ TABLE(t_pgpu, INT(gd_pcie_gpu, gpu), BOOL(gd_pcie_gpu, matched), STR(gd_pcie_gpu
       ARR(gd_pcie_gpu, hops, hop_count, t_hop), VAL(gd_pcie_gpu, numa_node), STR(gd_pcie_gpu, cpulist),
       STR(gd_pcie_gpu, iommu_type), ARR(gd_pcie_gpu, nics, nic_count, t_nic));
 TABLE(t_cell, INT(gd_topo_cell, level), INT(gd_topo_cell, nvlinks));
-TABLE(t_nicplace, STR(gd_pcie_nic_place, name), STR(gd_pcie_nic_place, model), SUB(gd_pcie_nic_place, where, t_pgpu));
+TABLE(t_nicplace, STR(gd_pcie_nic_place, name), STR(gd_pcie_nic_place, model), SUB(gd_pcie_nic_place, where, t_pgpu),
+      INTS(gd_pcie_nic_place, levels, level_count));
 TABLE(t_job, LONG(gd_pcie_job, pid), BOOL(gd_pcie_job, readable), STR(gd_pcie_job, why), STR(gd_pcie_job, cpus_allowed),
       STR(gd_pcie_job, mems_allowed), BOOL(gd_pcie_job, has_pages), DBLS(gd_pcie_job, pages));
 TABLE(t_pcie, STR(gd_pcie_facts, source), PARR(gd_pcie_facts, gpus, gpu_count, t_pgpu, 1024),

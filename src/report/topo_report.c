@@ -51,7 +51,10 @@ static const char nvlink_note[] =
 /* The level between NIC n and each GPU, as nvidia-smi topo -m's NIC columns. */
 static int nic_level(const gd_pcie_facts *p, size_t nic, size_t gpu)
 {
-    return gd_topo_pair_level(&p->gpus[gpu], &p->nics[nic].where);
+    const gd_pcie_nic_place *x = &p->nics[nic];
+    if (x->level_count) /* nvidia-smi topo -m said it */
+        return gpu < x->level_count ? x->levels[gpu] : GD_TOPO_UNKNOWN;
+    return gd_topo_pair_level(&p->gpus[gpu], &x->where);
 }
 
 static json_t *nics_json(const gd_pcie_facts *p)
@@ -62,7 +65,7 @@ static json_t *nics_json(const gd_pcie_facts *p)
         json_t *o = json_object(), *links = json_array();
         json_object_set_new(o, "name", json_string(x->name));
         json_object_set_new(o, "model", x->model[0] ? json_string(x->model) : json_null());
-        json_object_set_new(o, "pci_bus_id", json_string(x->where.bdf));
+        json_object_set_new(o, "pci_bus_id", x->where.bdf[0] ? json_string(x->where.bdf) : json_null());
         json_object_set_new(o, "numa_node", gd_json_value(x->where.numa_node));
         for (size_t g = 0; g < p->gpu_count; g++)
             json_array_append_new(links, json_string(gd_topo_level_name(nic_level(p, k, g))));
@@ -169,7 +172,7 @@ void gd_topo_text(FILE *out, const gd_facts *f)
         fprintf(out, "\nNIC Legend:\n\n");
         for (size_t k = 0; k < p->nic_count; k++) {
             const gd_pcie_nic_place *x = &p->nics[k];
-            bool named = strcmp(x->name, x->where.bdf) != 0;
+            bool named = x->where.bdf[0] && strcmp(x->name, x->where.bdf) != 0;
             fprintf(out, "  NIC%zu: %s%s%s%s%s\n", k, x->name, named ? " " : "", named ? x->where.bdf : "",
                     x->model[0] ? " " : "", x->model);
         }

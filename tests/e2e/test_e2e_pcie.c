@@ -410,6 +410,40 @@ static void real_captures_import(void **state)
     assert_true(files >= 8);
 }
 
+/* topo --from keeps every NIC of the matrix, with its level to each GPU,
+ * not only those behind a GPU's own switch. */
+static void topo_capture_keeps_every_nic(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const struct {
+        const char *file;
+        size_t nics;
+    } caps[] = {{"topo/h100-1gpu-6nic-prompt-princeton.txt", 6}, {"topo/8gpu-nv18-10nic-2numa-dwflyingw.txt", 10}};
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        tool_result r = run_tool((const char *[]){"topo", "--json", "--from", realdata(caps[c].file), NULL}, NULL);
+        if (!r.json)
+            fail_msg("%s: no JSON (exit %d): %s", caps[c].file, r.exit_code, r.err);
+        json_t *nics = json_object_get(r.json, "nics");
+        if (json_array_size(nics) != caps[c].nics)
+            fail_msg("%s: %zu NICs, want %zu", caps[c].file, json_array_size(nics), caps[c].nics);
+        tool_result_free(&r);
+        r = run_tool((const char *[]){"topo", "--from", realdata(caps[c].file), NULL}, NULL);
+        char last[32];
+        snprintf(last, sizeof last, "mlx5_%zu", caps[c].nics - 1);
+        if (!strstr(r.out, last))
+            fail_msg("%s: the text does not show %s:\n%s", caps[c].file, last, r.out);
+        tool_result_free(&r);
+    }
+    /* The far NIC of the one-GPU capture is SYS from GPU0. */
+    tool_result r = run_tool((const char *[]){"topo", "--json", "--from", realdata(caps[0].file), NULL}, NULL);
+    json_t *n5 = json_array_get(json_object_get(r.json, "nics"), 5);
+    assert_string_equal(json_string_value(json_object_get(n5, "name")), "mlx5_5");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(n5, "links"), 0)), "SYS");
+    assert_true(json_is_null(json_object_get(n5, "pci_bus_id")));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +455,7 @@ int main(void)
         cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
         cmocka_unit_test(bench_pcie_that_measured_nothing_fails),
         cmocka_unit_test(real_captures_import),
+        cmocka_unit_test(topo_capture_keeps_every_nic),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -145,6 +145,46 @@ static int parse_lines(char *buf, topo_row *rows, size_t *nrows, int *colgpu, bo
     return header && *nrows > 0 ? 0 : -1;
 }
 
+/* The NIC columns as places: name, and the level to each GPU position. */
+static int nic_places(gd_pcie_facts *p, const topo_row *rows, size_t nrows, const int *colgpu, const bool *colnic,
+                      size_t ncols, char nicname[][32], const gd_facts *f)
+{
+    size_t want = 0;
+    for (size_t c = 0; c < ncols; c++)
+        want += colnic[c];
+    if (!want)
+        return 0;
+    gd_pcie_nic_place *x = calloc(want, sizeof *x);
+    if (!x)
+        return -1;
+    size_t k = 0;
+    for (size_t c = 0; c < ncols; c++) {
+        if (!colnic[c])
+            continue;
+        gd_pcie_nic_place *n = &x[k++];
+        if (nicname[colgpu[c]][0])
+            snprintf(n->name, sizeof n->name, "%s", nicname[colgpu[c]]);
+        else
+            snprintf(n->name, sizeof n->name, "NIC%d", colgpu[c]);
+        n->where.numa_node = gd_missing(GD_ST_NOT_SUPPORTED);
+        n->level_count = p->gpu_count < GD_PCIE_TOPO_MAX_GPUS ? p->gpu_count : GD_PCIE_TOPO_MAX_GPUS;
+        for (size_t a = 0; a < n->level_count; a++)
+            n->levels[a] = GD_TOPO_UNKNOWN;
+        for (size_t r = 0; r < nrows; r++) {
+            size_t a = 0;
+            while (a + 1 < p->gpu_count && p->gpus[a].gpu != rows[r].gpu &&
+                   !(p->gpus[a].matched && rows[r].gpu < (int)f->gpu_count &&
+                     p->gpus[a].gpu == f->gpus[rows[r].gpu].index))
+                a++;
+            if (a < n->level_count)
+                n->levels[a] = parse_cell(rows[r].cells[c]).level;
+        }
+    }
+    p->nics = x;
+    p->nic_count = want;
+    return 0;
+}
+
 int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
     char *buf = malloc(len + 1);
@@ -210,7 +250,11 @@ int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, 
                     p->matrix[a * n + b] = cell;
         }
     }
-    rc = 0;
+    /* Every NIC of the matrix with its level to each GPU (a tree from sysfs
+     * or lspci, where there is one, already places them). */
+    rc = p->nic_count ? 0 : nic_places(p, rows, nrows, colgpu, colnic, ncols, nicname, f);
+    if (rc != 0)
+        snprintf(err, errlen, "%s: out of memory", name);
 out:
     free(buf);
     free(rows);
