@@ -13,6 +13,35 @@ static void add_index(char *list, size_t len, int index)
     snprintf(list + used, len - used, "%s%d", used ? ", " : "", index);
 }
 
+/* Without a utilisation (MIG, some boards): which signal judged the load. */
+static void load_signals(const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        size_t by[4] = {0}, loaded = 0;
+        for (size_t i = 0; i < f->series.n; i++) {
+            gd_load_signal s;
+            loaded += gd_load_at(f, i, g, &s);
+            by[s]++;
+        }
+        gd_load_signal s = by[GD_LOAD_POWER] ? GD_LOAD_POWER : by[GD_LOAD_CLOCKS] ? GD_LOAD_CLOCKS : GD_LOAD_NONE;
+        if (s == GD_LOAD_NONE)
+            continue;
+        const gd_gpu *gpu = &f->gpus[g];
+        gd_stats st;
+        char figures[128] = "";
+        if (s == GD_LOAD_POWER && gd_stats_of(f, g, GD_M_POWER_W, &st))
+            snprintf(figures, sizeof figures, "up to %.0f W of its %.0f W limit; under load from %.0f W", st.max,
+                     gpu->power_limit_w.v, GD_LOADED_POWER_SHARE * gpu->power_limit_w.v);
+        else if (gd_stats_of(f, g, GD_M_SM_CLOCK_MHZ, &st))
+            snprintf(figures, sizeof figures, "up to %.0f of %.0f MHz", st.max, gpu->clock_max_sm_mhz.v);
+        gd_skip_add(out, "capture", gpu->index,
+                    "GPU %d's utilisation is not readable (N/A, as under MIG): its load was judged by its %s (%s): "
+                    "%s in %zu of %zu samples",
+                    gpu->index, gd_load_signal_name(s), figures, loaded ? "under load" : "idle",
+                    loaded ? loaded : by[s], f->series.n);
+    }
+}
+
 /* One note for all idle GPUs: an idle capture is common (a ticket's paste). */
 static void idle_gpus(const gd_facts *f, gd_findings *out)
 {
@@ -78,6 +107,7 @@ void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_finding
                     "(from %.1f s on; %zu older samples were dropped), health events (a lost GPU, Xids) "
                     "over all of it",
                     s->n, gd_series_t(s, s->n - 1) - gd_series_t(s, 0), gd_series_t(s, 0), s->dropped);
+    load_signals(f, out); /* live under MIG too */
     if (!f->captured)
         return;
     if (s->n == 1)

@@ -1203,6 +1203,34 @@ static void bad_inputs_exit_3_with_a_message(void **state)
     free(dir);
 }
 
+/* MIG query-gpu CSV has no utilisation: a GPU drawing 434 of 700 W is
+ * under load (power decides, and the report says so); one idle MIG dump
+ * at 71 W stays idle. */
+static void mig_load_judged_by_power(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const struct {
+        const char *file;
+        int loaded_pct;
+        const char *says;
+    } caps[] = {{"smi-csv/h100-mig-load-query-gpu-utku.csv", 100, "under load in 1 of 1"},
+                {"smi-text/h200-mig-load-utku.txt", 100, "under load in 1 of 1"},
+                {"smi-text/h100-mig-4-instances-idle-utku.txt", 0, "idle in 1 of 1"}};
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(caps[c].file), NULL}, NULL);
+        if (!r.json)
+            fail_msg("%s: exit %d: %s", caps[c].file, r.exit_code, r.err);
+        json_t *w = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "window");
+        if (json_integer_value(json_object_get(w, "loaded_pct")) != caps[c].loaded_pct)
+            fail_msg("%s: loaded_pct %lld, want %d", caps[c].file,
+                     (long long)json_integer_value(json_object_get(w, "loaded_pct")), caps[c].loaded_pct);
+        if (!strstr(r.out, "judged by its power draw") || !strstr(r.out, caps[c].says))
+            fail_msg("%s: the report does not say that the power draw decided (%s)", caps[c].file, caps[c].says);
+        tool_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1220,6 +1248,7 @@ int main(void)
         cmocka_unit_test(lspci_alone_judges_its_gpus),
         cmocka_unit_test(bom_and_crlf_captures_read),
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
+        cmocka_unit_test(mig_load_judged_by_power),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
