@@ -8,6 +8,9 @@
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* What a check needs to judge anything. Missing, the check is not run and
  * says why once, from here (gd_check_run), not in its own code. */
 typedef enum gd_check_need {
@@ -55,6 +58,27 @@ void gd_check_run(const gd_check *c, const gd_facts *f, gd_findings *out);
 
 /* Runs every check over f, then sorts the findings. */
 void gd_checks_run_all(const gd_facts *f, gd_findings *out);
+
+/* What one group of checks judged (coverage.c). */
+typedef struct gd_coverage {
+    bool judged; /* a finding, or a check that ran on facts the evidence holds */
+    bool gpu_state; /* it judged GPUs' own readings (not only a kernel log) */
+    size_t gpus; /* GPUs whose evidence holds what the group judges */
+    char why[256]; /* when !judged: why not */
+} gd_coverage;
+
+/* Fills out for a group of the registry ("thermal", "input", ...) after
+ * the checks ran: a group whose checks all said "not checked", or whose
+ * facts the evidence does not hold, is not judged. */
+void gd_group_coverage(const gd_facts *f, const gd_findings *fs, const char *group, gd_coverage *out);
+
+/* The groups that judge the GPUs' own state (health, thermal, power,
+ * clocks, pcie, vram, utilization, config): "PCIe links and settings of 8
+ * GPUs" into judged, "temperatures, power and clocks" into missing (""
+ * when all were judged). Returns how many were judged: 0 means the report
+ * says nothing of the GPUs' state, and `check` exits 3. */
+size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged, size_t jlen, char *missing,
+                         size_t mlen);
 
 /* The thresholds a user may change, by name ("thermal.hot.from_c"): 0, -1
  * for a name that is not one, -2 for a value outside [lo, hi] (with *lo and

@@ -147,4 +147,10 @@ int gd_cli_report_writable(const char *path);
  * passing under fail_on critical. */
 int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);
 
+/* `check`'s code once the findings gave `code`: a report with no warning
+ * or critical finding that judged nothing of the GPUs' own state (an lspci
+ * capture is some; a kernel log or a topo matrix alone, none) is not
+ * "healthy": 3 (could not check), with a message on stderr. */
+int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code);
+
 #endif

@@ -71,6 +71,18 @@ int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on)
     return code == GD_EXIT_WARNING && fail_on == GD_SEV_CRITICAL ? GD_EXIT_OK : code;
 }
 
+int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code)
+{
+    char judged[256], missing[256];
+    if (code != GD_EXIT_OK || gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing) > 0)
+        return code;
+    fprintf(stderr,
+            "gpudoctor: nothing of the GPUs' own state could be judged (%s %s): exit 3 (could not check), "
+            "not 0 (healthy)\n",
+            missing, f->captured ? "not in this capture" : "not readable");
+    return GD_EXIT_ERROR;
+}
+
 typedef struct reader {
     gd_cli_settings *s;
     char err[512];

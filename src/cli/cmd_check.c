@@ -237,6 +237,7 @@ int gd_cmd_check(int argc, char **argv)
     gd_findings_apply_policy(&fs, &o.settings.policy);
     int printed = gd_cli_print_report(&f, &fs, o.json);
     int code = printed == GD_EXIT_ERROR ? printed : gd_cli_exit_code(&fs, o.settings.fail_on);
+    code = gd_cli_judged_exit(&f, &fs, code);
     if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
         code = GD_EXIT_ERROR;
     gd_findings_free(&fs);

@@ -169,6 +169,14 @@ static void text_group(void *ud, const char *g)
         }
         return;
     }
+    gd_coverage cov;
+    gd_group_coverage(c->f, c->fs, g, &cov);
+    if (!cov.judged && strcmp(g, "capture") != 0) {
+        fprintf(c->out, "    %-15s not checked (%zu check%s)\n", group_label(g), n.checks, n.checks == 1 ? "" : "s");
+        fprintf(c->out, "%*s", 20, "");
+        gd_wrap(c->out, c->st, 20, 20, cov.why);
+        return;
+    }
     if (n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0)
         snprintf(status, sizeof status, "%sok%s", gd_c(c->st, GD_ANSI_GREEN), gd_c(c->st, GD_ANSI_RESET));
     else
@@ -224,6 +232,11 @@ static void json_group(void *ud, const char *g)
         json_object_set_new(o, "reason", json_string("measured by 'gpudoctor bench', not by check"));
     else if (c->f->gpu_count == 0 && strcmp(g, "health") == 0)
         json_object_set_new(o, "reason", json_string("no GPU was read: only the kernel log was judged"));
+    gd_coverage cov;
+    gd_group_coverage(c->f, c->fs, g, &cov);
+    json_object_set_new(o, "judged", json_boolean(cov.judged || strcmp(g, "capture") == 0));
+    if (!cov.judged && strcmp(g, "capture") != 0 && !json_object_get(o, "reason"))
+        json_object_set_new(o, "reason", json_string(cov.why));
     const gd_stack_facts *s = c->f->stack;
     if (strcmp(g, "stack") == 0 && s) {
         json_t *rts = json_array();

@@ -1,6 +1,7 @@
 /* The HTML page of `check` and `run` (docs/report.md): verdict, findings,
  * the GPUs in numbers and in curves, the job, the topology, what was and
  * was not checked. One file: inline style and SVG, nothing fetched. */
+#include "gpudoctor/checks.h"
 #include "checked.h"
 #include "html_escape.h"
 #include "html_page.h"
@@ -254,6 +255,20 @@ void gd_report_html(FILE *out, const gd_facts *f, const gd_findings *fs)
     gd_html_begin(out, title);
     header(out, f);
     gd_html_verdict(out, fs, f->gpu_count);
+    char judged[256], missing[256];
+    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
+    if (groups == 0 || missing[0]) {
+        /* The verdict covers what was judged: say what that was. */
+        fputs("<p class=\"coverage\">", out);
+        gd_html_text(out, groups ? "Judged: " : "NOT CHECKED: nothing of the GPUs' own state could be judged. ");
+        if (groups) {
+            gd_html_text(out, judged);
+            gd_html_text(out, "; ");
+        }
+        gd_html_text(out, missing);
+        gd_html_text(out, f->captured ? " not in this capture" : " not readable");
+        fputs("</p>\n", out);
+    }
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);

@@ -1,5 +1,7 @@
 /* The human report of `check`: verdict first, then findings by severity. */
 #include "checked.h"
+#include "gpudoctor/checks.h"
+#include "gpudoctor/stack.h"
 #include "text_group.h"
 #include "text_util.h"
 
@@ -61,21 +63,40 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
 {
     size_t c = gd_findings_count(fs, GD_SEV_CRITICAL), w = gd_findings_count(fs, GD_SEV_WARNING),
            i = gd_findings_count(fs, GD_SEV_INFO);
+    char judged[256], missing[256], rest[1024];
+    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
+    const char *absent = f->captured ? "not in this capture" : "not readable";
+    const char *word = c ? "CRITICAL" : w ? "WARNING" : groups == 0 ? "NOT CHECKED" : "OK";
     fputc('\n', out);
-    if (c)
-        fprintf(out, "%sVerdict: CRITICAL%s", gd_c(st, GD_ANSI_RED), gd_c(st, GD_ANSI_RESET));
-    else if (w)
-        fprintf(out, "%sVerdict: WARNING%s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET));
+    fprintf(out, "%sVerdict: %s%s",
+            gd_c(st, c                  ? GD_ANSI_RED
+                     : w || groups == 0 ? GD_ANSI_YELLOW
+                                        : GD_ANSI_GREEN),
+            word, gd_c(st, GD_ANSI_RESET));
+    size_t used = 0;
+    if (c + w == 0 && groups == 0)
+        used = (size_t)snprintf(
+            rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing, absent,
+            f->stack && f->stack->kernel_log_read && i == 0 ? " (the kernel log shows no Xid and no lost GPU)" : "");
+    else if (c + w == 0 && missing[0])
+        used = (size_t)snprintf(rest, sizeof rest, "on what could be checked: %s; %s %s", judged, missing, absent);
+    else if (c + w + i == 0)
+        used = (size_t)snprintf(rest, sizeof rest, "- no problem found on %zu GPU%s", f->gpu_count,
+                                f->gpu_count == 1 ? "" : "s");
     else
-        fprintf(out, "%sVerdict: OK%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
-    if (c + w + i == 0)
-        fprintf(out, " - no problem found on %zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
-    else
-        fprintf(out, " - %zu critical, %zu warning%s, %zu info", c, w, w == 1 ? "" : "s", i);
+        used =
+            (size_t)snprintf(rest, sizeof rest, "- %zu critical, %zu warning%s, %zu info", c, w, w == 1 ? "" : "s", i);
+    if (c + w == 0 && (groups == 0 || missing[0]) && i && used < sizeof rest)
+        used += (size_t)snprintf(rest + used, sizeof rest - used, "; %zu info", i);
     size_t ignored = gd_findings_ignored(fs);
-    if (ignored)
-        fprintf(out, ", %zu ignored", ignored);
-    fputc('\n', out);
+    if (ignored && used < sizeof rest)
+        snprintf(rest + used, sizeof rest - used, ", %zu ignored", ignored);
+    fputc(' ', out);
+    gd_wrap(out, st, 4, (int)(strlen("Verdict: ") + strlen(word) + 1), rest);
+    if (c + w && missing[0]) {
+        snprintf(rest, sizeof rest, "Judged: %s; %s %s", judged, missing, absent);
+        gd_wrap(out, st, 4, 0, rest);
+    }
 }
 
 static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)

@@ -23,7 +23,7 @@ typedef struct verdict {
     const char *file; /* realdata/FILE, or examples/FILE */
     const char *pid; /* --pid for scenarios about a job, or NULL */
     int exit_code;
-    const char *ids[10]; /* "id@gpu=severity" (gpu -1: host-wide), NULL-terminated */
+    const char *ids[10]; /* "id@gpu=severity" (gpu -1: host-wide), NULL-terminated; a set */
 } verdict;
 
 static const verdict captures[] = {
@@ -87,7 +87,10 @@ static const verdict captures[] = {
     {"smi-text/h100-della-idle-prompt-no-blank-lines-princeton.txt", NULL, 0, {NULL}},
     {"smi-text/h100-mig-4-instances-idle-utku.txt", NULL, 0, {"config.mig_enabled@0=info", NULL}},
     {"smi-text/h200-full-load-utku.txt", NULL, 0, {NULL}},
-    {"smi-text/rtx2080super-610-deprecated-driver-field-nvenc-load-utku.txt", NULL, 0, {"config.persistence_off@0=info", NULL}},
+    {"smi-text/rtx2080super-610-deprecated-driver-field-nvenc-load-utku.txt",
+     NULL,
+     0,
+     {"config.persistence_off@0=info", NULL}},
     {"smi-text/rtx2080super-windows-wddm-610-idle-utku.txt", NULL, 0, {NULL}},
     {"smi-text/rtx4080super-idle-gen1-595-utku.txt", NULL, 0, {"config.persistence_off@0=info", NULL}},
     {"smi-text/rtx4090x8-five-loaded-535-gpud.txt", NULL, 0, {NULL}},
@@ -102,6 +105,22 @@ static const verdict captures[] = {
     {"lspci/grid-k520-aws-g2-xen-lspci-vvv.txt", NULL, 0, {NULL}},
     {"lspci/h100x8-dell-lspci-vvv-gpud.txt", NULL, 0, {NULL}},
     {"lspci/p100x2-dell-lspci-vvv-cmlgpu.txt", NULL, 0, {NULL}},
+    /* Kernel logs alone: what they say of the GPUs; a clean one judged none of their state (exit 3). */
+    {"logs/h100nvl-x2-clean-boot-rocky9-dmesg-supermicro.txt", NULL, 3, {NULL}},
+    {"logs/h100x8-xe9680-xid119-gsp-timeout-dmesg-T-gpud.log", NULL, 2, {"health.xid@-1=critical", NULL}},
+    {"logs/l40-fallen-off-bus-no-xid-dmesg-nvsentinel155.log", NULL, 2, {"health.gpu_lost@-1=critical", NULL}},
+    {"logs/peermem-noise-journalctl-short-iso-gpud.log", NULL, 3, {NULL}},
+    {"logs/xid13-xid43-app-fault-flood-dmesg-decode-iso-gpud.log", NULL, 1, {"health.xid@-1=warning", NULL}},
+    {"logs/xid48-dbe-xid63-remap-xid94-contained-dmesg-iso-gpud.log", NULL, 2, {"health.xid@-1=critical", NULL}},
+    /* Topology matrices alone: no GPU's own state (exit 3, not "healthy"). */
+    {"topo/8gpu-nv18-10nic-2numa-dwflyingw.txt", NULL, 3, {NULL}},
+    {"topo/g6e-4xl40s-pcie-node-gnosia93.txt", NULL, 3, {NULL}},
+    {"topo/h100-1gpu-6nic-prompt-princeton.txt", NULL, 3, {NULL}},
+    {"topo/h100-8gpu-nv18-stas00.txt", NULL, 3, {NULL}},
+    {"topo/h100-single-gpu-ansi-utku.txt", NULL, 3, {NULL}},
+    {"topo/p4d-8xa100-nv12-gnosia93.txt", NULL, 3, {NULL}},
+    {"topo/p5-8xh100-nv18-gnosia93.txt", NULL, 3, {NULL}},
+    {"topo/rtx2080super-windows-empty-affinity-utku.txt", NULL, 3, {NULL}},
 };
 
 static const verdict scenarios[] = {
@@ -249,8 +268,8 @@ static void every_real_capture_has_its_verdict(void **state)
     (void)state;
     need_realdata();
     size_t n = sizeof captures / sizeof captures[0];
-    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci"};
-    for (size_t s = 0; s < 4; s++) {
+    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci", "logs", "topo"};
+    for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
         char dir[1024], prefix[64];
         snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);
         snprintf(prefix, sizeof prefix, "%s/", subdirs[s]);
