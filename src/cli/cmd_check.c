@@ -48,7 +48,9 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
                              "the report covers what was sampled until then.\n"
                              "\n"
-                             "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.\n"
+                             "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check\n"
+                             "(also when nothing of the GPUs' own state could be judged and nothing was\n"
+                             "found: a kernel log or a topo matrix alone is not a healthy machine).\n"
                              "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
                              "COLUMNS sets the width of the text report.\n";
 

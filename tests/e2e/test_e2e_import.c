@@ -12,6 +12,7 @@
 #include "run_tool.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1231,6 +1232,55 @@ static void mig_load_judged_by_power(void **state)
     }
 }
 
+/* What a verdict judged: an lspci capture alone judges PCIe links only,
+ * a kernel log or topo matrix alone none of the GPUs' state (exit 3). */
+static void verdicts_say_what_was_judged(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const char *const env_nc[] = {"NO_COLOR=", "COLUMNS=200", NULL};
+    tool_result r =
+        run_tool((const char *[]){"check", "--from", realdata("lspci/h100x8-dell-lspci-vvv-gpud.txt"), NULL}, env_nc);
+    assert_int_equal(r.exit_code, 0);
+    if (!strstr(r.out, "Verdict: OK on what could be checked: PCIe links of 8 GPUs; temperatures, power, clocks") ||
+        !strstr(r.out, "not in this capture"))
+        fail_msg("lspci alone: %s", r.out);
+    static const char *const not_ok[] = {"thermal ", "power ", "clocks ", "input "};
+    for (size_t k = 0; k < sizeof not_ok / sizeof not_ok[0]; k++) {
+        const char *g = strstr(r.out, not_ok[k]);
+        while (g && g > r.out && g[-1] != ' ')
+            g = strstr(g + 1, not_ok[k]);
+        if (!g || strncmp(g + strspn(g + strlen(not_ok[k]), " ") + strlen(not_ok[k]), "not checked", 11) != 0)
+            fail_msg("lspci alone: group %s is not 'not checked':\n%s", not_ok[k], r.out);
+    }
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", realdata("lspci/h100x8-dell-lspci-vvv-gpud.txt"), NULL},
+                 env_nc);
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(r.json, "checked"), i, g)
+    {
+        const char *name = json_string_value(json_object_get(g, "group"));
+        bool judged = json_is_true(json_object_get(g, "judged"));
+        if ((strcmp(name, "thermal") == 0 && judged) || (strcmp(name, "pcie") == 0 && !judged))
+            fail_msg("lspci alone: checked group %s judged=%d", name, judged);
+    }
+    tool_result_free(&r);
+    static const char *const none[] = {"logs/peermem-noise-journalctl-short-iso-gpud.log",
+                                       "topo/p5-8xh100-nv18-gnosia93.txt"};
+    for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
+        r = run_tool((const char *[]){"check", "--from", realdata(none[k]), NULL}, env_nc);
+        if (r.exit_code != 3 || !strstr(r.out, "Verdict: NOT CHECKED - nothing of the GPUs' own state") ||
+            !strstr(r.err, "exit 3") || strstr(r.out, "no problem found"))
+            fail_msg("%s: exit %d, out %s, err %s", none[k], r.exit_code, r.out, r.err);
+        tool_result_free(&r);
+        /* --fail-on critical does not turn "not looked at" into "healthy" either. */
+        r = run_tool((const char *[]){"check", "--fail-on", "critical", "--from", realdata(none[k]), NULL}, env_nc);
+        assert_int_equal(r.exit_code, 3);
+        tool_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1249,6 +1299,7 @@ int main(void)
         cmocka_unit_test(bom_and_crlf_captures_read),
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
         cmocka_unit_test(mig_load_judged_by_power),
+        cmocka_unit_test(verdicts_say_what_was_judged),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
