@@ -22,6 +22,7 @@ typedef enum gd_status {
     GD_ST_UNAVAILABLE, /* the function is missing from the loaded library */
     GD_ST_ERROR, /* any other error; raw code kept */
     GD_ST_GPU_LOST, /* the GPU stopped answering */
+    GD_ST_NOT_REPORTED, /* a full dump (nvidia-smi -q) lacks it: a layout not known (a newer driver), never a guess */
 } gd_status;
 
 /* One reading. `raw` keeps the NVML return code for errors. */

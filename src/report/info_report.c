@@ -12,6 +12,8 @@ static const char *vtext(gd_value v, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "%.0f%s%s", v.v, unit[0] ? " " : "", unit);
     else if (v.status == GD_ST_NOT_SUPPORTED)
         snprintf(buf, len, "n/a");
+    else if (v.status == GD_ST_NOT_REPORTED)
+        snprintf(buf, len, "not reported");
     else
         snprintf(buf, len, "? (%s)", gd_status_name((gd_status)v.status));
     return buf;

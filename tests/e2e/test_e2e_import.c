@@ -1281,6 +1281,103 @@ static void verdicts_say_what_was_judged(void **state)
     }
 }
 
+/* The file's text with every `from` replaced by `to` (caller frees). */
+static char *edited(const char *path, const char *from, const char *to)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    static char buf[1 << 17];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    char *out = malloc(2 * n + 1024);
+    assert_non_null(out);
+    size_t used = 0;
+    for (const char *p = buf;;) {
+        const char *q = strstr(p, from);
+        if (!q) {
+            strcpy(out + used, p);
+            break;
+        }
+        memcpy(out + used, p, (size_t)(q - p));
+        used += (size_t)(q - p);
+        memcpy(out + used, to, strlen(to));
+        used += strlen(to);
+        p = q + strlen(from);
+    }
+    return out;
+}
+
+/* Driver 610's -q layout: limits under "GPU Ceiling Power Limit" are read
+ * (a lowered one is found); a section no driver so far printed is skipped
+ * and its values are "not reported", never taken for another's; the KMD
+ * Version stands in for a driver version line that is gone. */
+static void driver_610_layout_and_the_next_one(void **state)
+{
+    (void)state;
+    need_realdata();
+    const char *src = realdata("smi-text/rtx2080super-610-deprecated-driver-field-nvenc-load-utku.txt");
+    char *dir = temp_dir();
+    char *lowered = edited(src, "            Current Power Limit                        : 250.00 W",
+                           "            Current Power Limit                        : 150.00 W");
+    char *path = write_temp_file(dir, "lowered.txt", lowered);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", path, NULL}, NULL);
+    if (!r.json || count_findings(r.json, "power.limit_lowered", 0) != 1)
+        fail_msg("610 with a lowered limit: no power.limit_lowered (exit %d): %s", r.exit_code, r.out);
+    tool_result_free(&r);
+    free(path);
+    char *moved = edited(src, "GPU Ceiling Power Limit", "GPU Future Power Envelope");
+    char *next = edited(src, "Driver Version                                         : 610.57.04", "Xyz : 1");
+    path = write_temp_file(dir, "moved.txt", moved);
+    r = run_tool((const char *[]){"info", "--json", "--from", path, NULL}, NULL);
+    json_t *g = json_array_get(json_object_get(r.json, "gpus"), 0);
+    if (!json_is_null(json_object_get(g, "power_limit_w")) ||
+        !json_is_null(json_object_get(g, "power_limit_default_w")))
+        fail_msg("an unknown section's limits were taken: %s", r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--from", path, NULL}, (const char *[]){"NO_COLOR=", "COLUMNS=200", NULL});
+    if (!strstr(r.out, "not reported"))
+        fail_msg("a value the dump lacks is not 'not reported': %s", r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", path, NULL}, NULL);
+    assert_int_equal(count_findings(r.json, "power.limit_lowered", -2), 0);
+    tool_result_free(&r);
+    free(path);
+    path = write_temp_file(dir, "next.txt", next);
+    r = run_tool((const char *[]){"info", "--json", "--from", path, NULL}, NULL);
+    json_t *drv = json_object_get(r.json, "driver");
+    assert_string_equal(json_string_value(json_object_get(drv, "version")), "610.57.04");
+    assert_int_equal(json_integer_value(json_object_get(drv, "cuda_driver_version")), 13030);
+    tool_result_free(&r);
+    free(path);
+    free(lowered);
+    free(moved);
+    free(next);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* GH200 with NVLink-C2C: its Gen4 x1 PCIe link is not judged as the host path, and the report says so. */
+static void grace_hopper_c2c_link_not_judged(void **state)
+{
+    (void)state;
+    need_realdata();
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from",
+                                              realdata("smi-text/gh200-c2c-pcie-gen4-x1-idle-princeton.txt"), NULL},
+                             NULL);
+    assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "pcie.slot_limited", -2), 0);
+    if (!strstr(r.out, "NVLink-C2C") || !strstr(r.out, "not the host path"))
+        fail_msg("GH200: the report does not say why its link is not judged: %s", r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--json", "--from",
+                                  realdata("smi-text/gh200-c2c-pcie-gen4-x1-idle-princeton.txt"), NULL},
+                 NULL);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "c2c_mode")), 1);
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1300,6 +1397,8 @@ int main(void)
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
         cmocka_unit_test(mig_load_judged_by_power),
         cmocka_unit_test(verdicts_say_what_was_judged),
+        cmocka_unit_test(driver_610_layout_and_the_next_one),
+        cmocka_unit_test(grace_hopper_c2c_link_not_judged),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -87,9 +87,10 @@ static void text_reasons_counters_and_paths(void **state)
     assert_true(last(&f, 0, GD_M_VIOL_THERMAL_NS).v == 300e3);
     /* MIG device's own "FB Memory Usage" does not overwrite the GPU's. */
     assert_true(last(&f, 0, GD_M_MEM_USED_MIB).v == 0);
-    /* N/A is "not supported", never 0; T.Limit margins are not thresholds. */
+    /* N/A is "not supported", never 0; T.Limit margins are not thresholds:
+     * the thresholds the dump lacks are "not reported", never a value. */
     assert_int_equal(last(&f, 0, GD_M_UTIL_GPU_PCT).status, GD_ST_NOT_SUPPORTED);
-    assert_int_equal(f.gpus[0].temp_shutdown_c.status, GD_ST_NOT_SUPPORTED);
+    assert_int_equal(f.gpus[0].temp_shutdown_c.status, GD_ST_NOT_REPORTED);
     /* Average power wins over instantaneous. */
     assert_true(last(&f, 0, GD_M_POWER_W).v == 69.0);
     assert_true(f.gpus[0].power_limit_w.v == 700.0);
@@ -139,7 +140,7 @@ static void xml_old_schema(void **state)
     assert_true(last(&f, 0, GD_M_TEMP_C).v == 64);
     assert_int_equal(last(&f, 0, GD_M_FAN_PCT).status, GD_ST_NOT_SUPPORTED);
     assert_true(f.gpus[0].ecc_volatile_uncorrected.v == 5); /* SRAM + DRAM */
-    assert_int_equal(f.gpus[0].remap_pending.status, GD_ST_NOT_SUPPORTED);
+    assert_int_equal(f.gpus[0].remap_pending.status, GD_ST_NOT_REPORTED); /* not in the dump at all */
     gd_facts_free(&f);
 }
 

@@ -196,10 +196,10 @@ int gd_cap_finish(gd_cap *c, bool full_dump)
         gd_value *slot = gd_series_slot(&f->series, r->sample, r->gpu);
         memcpy(slot, r->v, sizeof r->v);
         slot[GD_M_EVENT_REASONS] =
-            r->reasons_seen ? gd_val((double)r->reasons) : gd_missing(full_dump ? GD_ST_NOT_SUPPORTED : GD_ST_UNREAD);
+            r->reasons_seen ? gd_val((double)r->reasons) : gd_missing(full_dump ? GD_ST_NOT_REPORTED : GD_ST_UNREAD);
         for (int m = 0; full_dump && m < GD_M_COUNT; m++)
             if (slot[m].status == GD_ST_UNREAD)
-                slot[m] = gd_missing(GD_ST_NOT_SUPPORTED);
+                slot[m] = gd_missing(GD_ST_NOT_REPORTED);
     }
     /* Card and slot together: nvidia-smi's Max, else the lower of Device Max and Host Max. */
     for (size_t g = 0; g < f->gpu_count; g++) {

@@ -157,7 +157,8 @@ bool gd_cap_row_exists(const gd_cap *c, size_t g);
  * GPU/row. Returns 0, or -1 with a message (a number out of any range). */
 int gd_cap_set(gd_cap *c, const gd_cap_map *m, const char *raw, size_t len);
 
-/* Turns what a full dump left unread into "not supported" (capture_set.c). */
+/* Turns what a full dump left unread into "not reported" (capture_set.c):
+ * a field it lacks (an unknown layout) is never a value. */
 void gd_cap_mark_unsupported(gd_gpu *gpu);
 
 /* Notes where the PCIe maxima of every GPU came from: "capture:FILE:fields". */

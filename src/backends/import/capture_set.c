@@ -81,10 +81,10 @@ void gd_cap_mark_unsupported(gd_gpu *gpu)
     for (size_t i = 0; i < sizeof gpu_values / sizeof gpu_values[0]; i++) {
         gd_value *v = (gd_value *)((char *)gpu + gpu_values[i].off);
         if (v->status == GD_ST_UNREAD)
-            *v = gd_missing(GD_ST_NOT_SUPPORTED);
+            *v = gd_missing(GD_ST_NOT_REPORTED);
     }
     if (gpu->cc_major.status == GD_ST_UNREAD)
-        gpu->cc_major = gpu->cc_minor = gd_missing(GD_ST_NOT_SUPPORTED);
+        gpu->cc_major = gpu->cc_minor = gd_missing(GD_ST_NOT_REPORTED);
 }
 
 /* What a non-number in nvidia-smi's output means. */
