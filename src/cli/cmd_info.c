@@ -36,7 +36,7 @@ int gd_cmd_info(int argc, char **argv)
         gd_info_text(stdout, &f, &st);
     }
     if (code == GD_EXIT_OK && !f.driver_loaded)
-        code = gd_cli_error("no NVIDIA driver: %s", f.driver_error);
+        code = gd_cli_error("%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
     gd_facts_free(&f);
     return code;
 }

@@ -37,7 +37,9 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     fputc('\n', out);
     fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
-        fprintf(out, "no NVIDIA driver\n");
+        /* A capture without nvidia-smi output says nothing of the driver. */
+        fprintf(out, "%s\n", f->captured ? "no nvidia-smi output in the capture (driver and GPUs' state unknown)"
+                                         : "no NVIDIA driver");
         return;
     }
     fprintf(out, "%zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
