@@ -79,6 +79,12 @@ static void no_word_of_an_unread_log(const char *what, const tool_result *r)
         fail_msg("%s: the report says the kernel log was not read", what);
 }
 
+/* The fixtures' Xids by bus id: 3b -> GPU 1, 4c -> 2, 9b -> 4, db -> 7 (the capture's order). */
+static const struct {
+    int gpu, xid;
+    const char *sev;
+} want[] = {{1, 79, "critical"}, {7, 48, "critical"}, {2, 63, "warning"}, {4, 94, "warning"}};
+
 static void every_log_format_feeds_xid_and_aer(void **state)
 {
     (void)state;
@@ -91,11 +97,6 @@ static void every_log_format_feeds_xid_and_aer(void **state)
         if (!r.json)
             fail_msg("%s: no JSON (exit %d): %s", logs[i], r.exit_code, r.err);
         assert_int_equal(r.exit_code, 2);
-        /* By bus id: 3b -> GPU 1, 4c -> 2, 9b -> 4, db -> 7 (the capture's order). */
-        static const struct {
-            int gpu, xid;
-            const char *sev;
-        } want[] = {{1, 79, "critical"}, {7, 48, "critical"}, {2, 63, "warning"}, {4, 94, "warning"}};
         for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
             json_t *x = finding(r.json, "health.xid", want[k].gpu);
             if (!x || strcmp(severity(x), want[k].sev) != 0)
@@ -233,10 +234,6 @@ static void every_timestamp_style_reads_the_same(void **state)
         tool_result r = run_tool((const char *[]){"check", "--json", "--from", smi(), "--from", log, NULL}, env);
         if (!r.json)
             fail_msg("style %zu (%.60s): no JSON (exit %d): %s", style, text, r.exit_code, r.err);
-        static const struct {
-            int gpu, xid;
-            const char *sev;
-        } want[] = {{1, 79, "critical"}, {7, 48, "critical"}, {2, 63, "warning"}, {4, 94, "warning"}};
         for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
             json_t *x = finding(r.json, "health.xid", want[k].gpu);
             if (!x || strcmp(severity(x), want[k].sev) != 0)

@@ -56,30 +56,27 @@ static void skip_spaces(cur *c)
     c->p += span(c, " ");
 }
 
-static bool month(cur *c)
+/* One of the three-letter names packed in `names`, consumed. */
+static bool name3(cur *c, const char *names)
 {
-    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
     if (c->end - c->p < 3)
         return false;
-    for (size_t i = 0; i < sizeof months - 1; i += 3)
-        if (memcmp(c->p, months + i, 3) == 0) {
+    for (size_t i = 0; names[i]; i += 3)
+        if (memcmp(c->p, names + i, 3) == 0) {
             c->p += 3;
             return true;
         }
     return false;
 }
 
+static bool month(cur *c)
+{
+    return name3(c, "JanFebMarAprMayJunJulAugSepOctNovDec");
+}
+
 static bool weekday(cur *c)
 {
-    static const char days[] = "MonTueWedThuFriSatSun";
-    if (c->end - c->p < 3)
-        return false;
-    for (size_t i = 0; i < sizeof days - 1; i += 3)
-        if (memcmp(c->p, days + i, 3) == 0) {
-            c->p += 3;
-            return true;
-        }
-    return false;
+    return name3(c, "MonTueWedThuFriSatSun");
 }
 
 /* n digits exactly, then (when sep) that character. */
