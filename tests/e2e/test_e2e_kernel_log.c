@@ -175,8 +175,8 @@ static const char *const messages[] = {
     "NVRM: Xid (PCI:0000:9b:00): 94, pid=48213, name=python3, Contained: CE User Channel (0x9). RST: No, D-RST: No",
     "pcieport 0000:59:01.0: AER: Corrected error received: 0000:5d:00.0",
     "NVRM: Xid (PCI:0000:3b:00): 79, pid=48213, name=python3, GPU has fallen off the bus.",
-    "NVRM: Xid (PCI:0000:db:00): 48, pid=48213, name=python3, An uncorrectable double bit error (DBE) has been "
-    "detected on GPU in the framebuffer at partition 6, subpartition 0.",
+    ("NVRM: Xid (PCI:0000:db:00): 48, pid=48213, name=python3, An uncorrectable double bit error (DBE) has been "
+     "detected on GPU in the framebuffer at partition 6, subpartition 0."),
 };
 #define NMESSAGES (sizeof messages / sizeof messages[0])
 
