@@ -198,6 +198,7 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
         ctx.sim_pace = 1; /* real multiplies run in wall time: so does the scenario */
     gd_session_opts so = *co;
     so.ctx = &ctx;
+    so.stop = &gd_cli_stop; /* Ctrl-C or SIGTERM: the report and the page of what ran until then */
     so.duration_s = o->seconds > 0 ? o->seconds : 300;
     so.interval_s = (o->interval_ms > 0 ? o->interval_ms : 1000) / 1000.0;
     gd_gemm_bench_opts go = gemm_opts(o, &lt, 0);

@@ -46,7 +46,6 @@ const char gd_run_help[] =
     "Exit status: COMMAND's own (128+N when killed by signal N; 127 when it cannot\n"
     "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
 
-static volatile sig_atomic_t stop_requested;
 static volatile pid_t child_pid;
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
@@ -60,7 +59,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (child_pid > 0 && (!si || si->si_code != SI_KERNEL))
         kill(child_pid, sig);
     if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-        stop_requested = 1;
+        gd_cli_stop = 1;
 }
 
 typedef struct run_opts {
@@ -156,7 +155,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     watch *w = ud;
     if (!w->reaped && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
         w->reaped = true;
-        stop_requested = 1;
+        gd_cli_stop = 1;
     }
 }
 
@@ -192,13 +191,16 @@ int gd_cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &sa, &old[i]);
+    /* A stop that came while the command started (main caught it) is the command's too. */
+    if (gd_cli_stop_signal)
+        kill(pid, gd_cli_stop_signal);
 
     gd_session_opts so = {
         .ctx = &ctx,
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
         .interval_s = o.interval_ms / 1000.0,
-        .stop = &stop_requested,
+        .stop = &gd_cli_stop,
         .pid = pid,
         .job_live = true,
     };
