@@ -93,6 +93,8 @@ static void a_stop_before_the_handler_still_gives_the_report(void **state)
     tool_result_free(&r);
 }
 
+static bool holds_page(const char *path);
+
 /* Waits (at most 120 s) until fd has bytes to read. */
 static void wait_readable(int fd, const char *what)
 {
@@ -158,6 +160,29 @@ static void two_signals_during_the_report_do_not_lose_it(void **state)
     if (!json_object_get(end, "end"))
         fail_msg("watch: the recording's last line is not its end: %.200s", last);
     json_decref(end);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Ctrl-C in the middle of a 300-second stress run (paced at wall speed)
+ * gives the report and the page of what ran. */
+static void bench_stress_stopped_keeps_its_report_and_page(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char page[1100];
+    snprintf(page, sizeof page, "%s/stress.html", dir);
+    static const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=1", "NO_COLOR=", NULL};
+    tool_proc p = run_tool_start((const char *[]){"bench", "stress", "--seconds", "300", "--json", "--report", page,
+                                                  "--sim", example("bench-h100x8-stress-heats.json"), NULL},
+                                 paced, NULL);
+    wait_readable(p.err, "bench stress"); /* "bench stress: bf16 GEMM on every GPU for 300 s..." */
+    assert_int_equal(kill(p.pid, SIGINT), 0);
+    tool_result r = run_tool_wait(&p);
+    if (!r.json || r.exit_code != 0)
+        fail_msg("bench stress stopped: exit %d, no JSON report; stderr: %s", r.exit_code, r.err);
+    assert_true(holds_page(page));
+    tool_result_free(&r);
     remove_tree(dir);
     free(dir);
 }
@@ -291,6 +316,7 @@ int main(void)
         cmocka_unit_test(a_stop_before_the_handler_still_gives_the_report),
         cmocka_unit_test(two_signals_during_the_report_do_not_lose_it),
         cmocka_unit_test(report_replaces_only_regular_files),
+        cmocka_unit_test(bench_stress_stopped_keeps_its_report_and_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
