@@ -23,6 +23,10 @@ int gd_cmd_run(int argc, char **argv);
 /* The report of a window on stdout: JSON or text. The findings' exit code,
  * or GD_EXIT_ERROR after a message when the JSON cannot be written. */
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
+
+/* j (may be NULL: out of memory) as JSON on stdout, flushed: 0, or
+ * GD_EXIT_ERROR after a message saying why it could not be written. */
+int gd_cli_print_json(json_t *j);
 int gd_cmd_trace(int argc, char **argv);
 int gd_cmd_fleet(int argc, char **argv);
 

@@ -178,13 +178,22 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
     return 0;
 }
 
+int gd_cli_print_json(json_t *j)
+{
+    errno = 0;
+    if (j && gd_json_print(stdout, j) == 0 && fflush(stdout) == 0)
+        return 0;
+    int e = j ? errno : ENOMEM;
+    return gd_cli_error("cannot write the JSON report%s%s", e ? ": " : "", e ? strerror(e) : "");
+}
+
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json)
 {
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write the JSON report");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();

@@ -73,8 +73,8 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
     bool pcie_only = strcmp(o->what, "pcie") == 0;
     if (o->json) {
         json_t *j = pcie_only ? gd_bench_pcie_json(f, fs) : gd_bench_gpu_json(f, fs, o->what);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write JSON");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else if (pcie_only) {
         gd_bench_pcie_text(stdout, f, fs);

@@ -213,7 +213,7 @@ int gd_cmd_check(int argc, char **argv)
     } else if (s) {
         rc = gd_session_close(s, err, sizeof err);
     }
-    gd_recorder_close(rec);
+    bool recorded = gd_recorder_close(rec); /* a recording cut short (a full disk) fails the run, after the report */
     if (show_progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {
@@ -225,7 +225,7 @@ int gd_cmd_check(int argc, char **argv)
     gd_checks_run_all(&f, &fs);
     gd_findings_apply_policy(&fs, &o.settings.policy);
     int printed = gd_cli_print_report(&f, &fs, o.json);
-    int code = printed == GD_EXIT_ERROR ? printed : gd_cli_exit_code(&fs, o.settings.fail_on);
+    int code = printed == GD_EXIT_ERROR || !recorded ? GD_EXIT_ERROR : gd_cli_exit_code(&fs, o.settings.fail_on);
     if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
         code = GD_EXIT_ERROR;
     gd_findings_free(&fs);

@@ -271,7 +271,7 @@ int gd_cmd_trace(int argc, char **argv)
         gd_trace_run run = {nfiles, path, ranks, nr, &fs};
         if (json) {
             json_t *j = gd_trace_report_json(&run);
-            if (gd_json_print(stdout, j))
+            if (gd_cli_print_json(j) != 0)
                 rc = GD_EXIT_ERROR;
             json_decref(j);
         } else {

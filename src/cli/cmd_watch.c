@@ -159,10 +159,12 @@ int gd_cmd_watch(int argc, char **argv)
         rc = -1;
     /* The end facts (PCIe, stack) only matter to a recording. */
     int crc = gd_session_close(s, rec && rc == 0 ? err : NULL, sizeof err);
-    gd_recorder_close(rec);
+    bool recorded = gd_recorder_close(rec);
     gd_facts_free(&f);
     if (rc != 0 || crc != 0)
         return gd_cli_error("%s", err);
+    if (!recorded)
+        return GD_EXIT_ERROR; /* the recorder said why */
     if (lines.failed)
         return gd_cli_error("cannot write the samples (a closed pipe or a full disk)");
     return GD_EXIT_OK;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,30 +35,57 @@ static int exit_code_of(json_t *report)
     return json_integer_value(json_object_get(sum, "warning")) > 0 ? 1 : 0;
 }
 
-/* Starts gpudoctor with sig already pending and blocked, as a signal sent
- * before gpudoctor could install a handler is (a launcher that holds its
- * signals blocked across exec delivers it the moment they are unblocked). */
-static tool_proc start_with_pending(const char *const *argv, int sig)
+/*
+ * Starts gpudoctor as run_tool_start does, and more: with signal `sig`
+ * already pending and blocked (0: none), as a signal sent before gpudoctor
+ * could install a handler is (a launcher that holds its signals blocked
+ * across exec delivers it the moment they are unblocked); with `in` (len
+ * bytes, at most a pipe's 64 KiB) on its standard input through a pipe
+ * (NULL: the test's own). env: "NAME=VALUE" entries ("NAME=": unset).
+ */
+/* Set: spawn() runs gpudoctor as user nobody (a test run as root that needs
+ * permissions to hold). */
+static bool spawn_as_nobody;
+
+static tool_proc spawn(const char *const *argv, const char *const *extra, int sig, const void *in, size_t len)
 {
     sigset_t set, old;
     sigemptyset(&set);
-    sigaddset(&set, sig);
+    if (sig)
+        sigaddset(&set, sig);
     sigprocmask(SIG_BLOCK, &set, &old);
-    /* The child inherits the mask; the signal is raised in it before exec. */
     tool_proc p = {.pid = -1};
-    int out[2], err[2];
+    int out[2], err[2], inp[2] = {-1, -1};
     assert_int_equal(pipe(out), 0);
     assert_int_equal(pipe(err), 0);
+    if (in) {
+        assert_int_equal(pipe(inp), 0);
+        assert_true(len <= 65536);
+        assert_int_equal(write(inp[1], in, len), (ssize_t)len);
+        close(inp[1]);
+    }
     p.pid = fork();
     if (p.pid == 0) {
         dup2(out[1], 1);
         dup2(err[1], 2);
+        if (in)
+            dup2(inp[0], 0);
         close(out[0]);
         close(err[0]);
         hermetic_environment();
-        unsetenv("GPUDOCTOR_SIM_TIMESCALE");
-        setenv("NO_COLOR", "1", 1);
-        kill(getpid(), sig);
+        for (const char *const *e = extra; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+            if (eq[1])
+                setenv(name, eq + 1, 1);
+            else
+                unsetenv(name);
+        }
+        if (spawn_as_nobody && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(126);
+        if (sig)
+            kill(getpid(), sig);
         size_t n = 0;
         while (argv[n])
             n++;
@@ -69,11 +97,18 @@ static tool_proc start_with_pending(const char *const *argv, int sig)
         _exit(127);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
+    if (in)
+        close(inp[0]);
     close(out[1]);
     close(err[1]);
     p.out = out[0];
     p.err = err[0];
     return p;
+}
+
+static tool_proc start_with_pending(const char *const *argv, int sig)
+{
+    return spawn(argv, env, sig, NULL, 0);
 }
 
 /* A SIGTERM that comes before gpudoctor handles it still ends the window
@@ -310,6 +345,307 @@ static void report_replaces_only_regular_files(void **state)
     free(dir);
 }
 
+/* A watchdog: kills the child that is still running after `seconds`. */
+typedef struct watchdog {
+    pid_t pid;
+    int seconds;
+    volatile int done, fired;
+    pthread_t thread;
+} watchdog;
+
+static void *watch_child(void *arg)
+{
+    watchdog *w = arg;
+    for (int i = 0; i < w->seconds * 10 && !w->done; i++)
+        usleep(100 * 1000);
+    if (!w->done) {
+        w->fired = 1;
+        kill(w->pid, SIGKILL);
+    }
+    return NULL;
+}
+
+/* run_tool_wait, but a gpudoctor that hangs is killed after `seconds`
+ * (far beyond what the case needs on a loaded machine) and the test fails. */
+static tool_result wait_bounded(tool_proc *p, int seconds, const char *what)
+{
+    watchdog w = {.pid = p->pid, .seconds = seconds};
+    assert_int_equal(pthread_create(&w.thread, NULL, watch_child, &w), 0);
+    tool_result r = run_tool_wait(p);
+    w.done = 1;
+    pthread_join(w.thread, NULL);
+    if (w.fired)
+        fail_msg("%s: still running after %d s (it hangs)", what, seconds);
+    return r;
+}
+
+static tool_result run_bounded(const char *const *argv, const char *const *extra, const char *what)
+{
+    tool_proc p = spawn(argv, extra, 0, NULL, 0);
+    return wait_bounded(&p, 60, what);
+}
+
+/* Every file gpudoctor opens goes through the bounded, non-blocking reader:
+ * a FIFO nobody writes, /dev/zero, a FIFO named like a library in a scanned
+ * environment is refused or passed by, never waited on for ever. */
+static void nothing_it_opens_can_hang_it(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char fifo[1100];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const char *scenario = example("h100x8-training.json");
+    static const struct {
+        const char *argv[10];
+        const char *says;
+    } refused[] = {
+        {{"check", "--duration", "0", "--config", "@FIFO", "--sim", "@SIM", NULL}, "FIFO"},
+        {{"check", "--duration", "0", "--config", "/dev/zero", "--sim", "@SIM", NULL}, "character device"},
+        {{"vram", "--config", "@FIFO", "--gpu-memory", "80G", NULL}, "FIFO"},
+        {{"check", "--duration", "0", "--record", "@FIFO", "--sim", "@SIM", NULL}, "FIFO nobody reads"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *argv[10];
+        for (size_t k = 0; k < 10; k++) {
+            const char *a = refused[i].argv[k];
+            argv[k] = a && strcmp(a, "@FIFO") == 0 ? fifo : a && strcmp(a, "@SIM") == 0 ? scenario : a;
+        }
+        char what[256];
+        snprintf(what, sizeof what, "%s %s %s", argv[0], argv[1], argv[2]);
+        tool_result r = run_bounded(argv, env, what);
+        if (r.exit_code != 3 || !strstr(r.err, refused[i].says))
+            fail_msg("%s: exit %d, stderr: %s", what, r.exit_code, r.err);
+        tool_result_free(&r);
+    }
+    /* trace of a FIFO nobody writes: an empty trace, said at once. */
+    tool_result r = run_bounded((const char *[]){"trace", fifo, NULL}, env, "trace FIFO");
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+
+    /* A FIFO named torch/lib/libtorch_cuda.so, in --python's environment and
+     * in VIRTUAL_ENV's: the check goes on, the library's list unread. */
+    char lib[1200], venv[1200];
+    put_file(dir, "py/lib/python3.11/site-packages/torch/version.py", "__version__ = '2.1.0+cu121'\ncuda = '12.1'\n",
+             strlen("__version__ = '2.1.0+cu121'\ncuda = '12.1'\n"));
+    snprintf(lib, sizeof lib, "%s/py/lib/python3.11/site-packages/torch/lib", dir);
+    make_dirs(lib);
+    strcat(lib, "/libtorch_cuda.so");
+    assert_int_equal(mkfifo(lib, 0644), 0);
+    snprintf(venv, sizeof venv, "VIRTUAL_ENV=%s/py", dir);
+    const char *const with_venv[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=", venv, NULL};
+    r = run_bounded((const char *[]){"check", "--json", "--duration", "0", "--python", venv + 12, "--sim", scenario,
+                                     NULL},
+                    env, "check --python ENV-WITH-A-FIFO");
+    if (!r.json || r.exit_code > 2)
+        fail_msg("check --python: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    r = run_bounded((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL}, with_venv,
+                    "check with VIRTUAL_ENV holding a FIFO");
+    if (!r.json || r.exit_code > 2)
+        fail_msg("check, VIRTUAL_ENV: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* trace /dev/stdin from a pipe reads every byte: the first two, read to
+ * tell gzip from JSON, are not lost. */
+static void trace_reads_a_pipe_whole(void **state)
+{
+    (void)state;
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"ts\":100,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":0,\"dur\":5,"
+        "\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"ts\":10,\"dur\":80,"
+        "\"args\":{\"stream\":7,\"correlation\":1}}]}";
+    tool_proc p = spawn((const char *[]){"trace", "/dev/stdin", "--json", NULL}, env, 0, trace, strlen(trace));
+    tool_result r = wait_bounded(&p, 60, "trace /dev/stdin");
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("trace /dev/stdin (JSON): exit %d, stderr: %s", r.exit_code, r.err);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "trace"), "events")), 4);
+    tool_result_free(&r);
+    /* gzip through the pipe too. */
+    char gz[2048];
+    snprintf(gz, sizeof gz, "%s/trace-tf/trace.json.gz", GD_FIXTURES_DIR);
+    FILE *f = fopen(gz, "rb");
+    assert_non_null(f);
+    char data[65536];
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    tool_result ref = run_tool((const char *[]){"trace", gz, "--json", NULL}, env);
+    assert_int_equal(ref.exit_code, 0);
+    p = spawn((const char *[]){"trace", "/dev/stdin", "--json", NULL}, env, 0, data, n);
+    r = wait_bounded(&p, 60, "trace /dev/stdin (gzip)");
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("trace /dev/stdin (gzip): exit %d, stderr: %s", r.exit_code, r.err);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "trace"), "events")),
+                     json_integer_value(json_object_get(json_object_get(ref.json, "trace"), "events")));
+    tool_result_free(&r);
+    tool_result_free(&ref);
+}
+
+/* Reads fd until what was read parses as JSON, at most 60 s: the text. */
+static char *read_json_from(int fd, const char *what)
+{
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap + 1);
+    for (int waited = 0; waited < 600;) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 100) != 1) {
+            waited++;
+            continue;
+        }
+        if (len == cap)
+            buf = realloc(buf, (cap *= 2) + 1);
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        buf[len] = 0;
+        json_t *j = json_loads(buf, 0, NULL);
+        if (j) {
+            json_decref(j);
+            return buf;
+        }
+    }
+    fail_msg("%s: no whole JSON report on stdout within 60 s (%zu bytes)", what, len);
+    return NULL;
+}
+
+/* run --duration: the report reaches stdout when the watch ends, while
+ * COMMAND runs on (it used to wait in stdio's buffer for COMMAND's end, and
+ * a SIGKILL in between lost it). --output FILE gives the report a
+ * destination of its own, apart from COMMAND's output. */
+static void run_report_goes_out_when_the_watch_ends(void **state)
+{
+    (void)state;
+    const char *scenario = example("h100x8-training.json");
+    tool_proc p = spawn((const char *[]){"run", "--duration", "0.5", "--json", "--sim", scenario, "--", "sleep", "600",
+                                         NULL},
+                        env, 0, NULL, 0);
+    char *report = read_json_from(p.out, "run --duration 0.5 -- sleep 600");
+    free(report);
+    assert_int_equal(kill(p.pid, SIGTERM), 0); /* forwarded: sleep ends, then run */
+    tool_result r = wait_bounded(&p, 60, "run after SIGTERM");
+    assert_int_equal(r.exit_code, 128 + SIGTERM);
+    tool_result_free(&r);
+
+    char *dir = temp_dir();
+    char out[1100];
+    snprintf(out, sizeof out, "%s/report.json", dir);
+    r = run_bounded((const char *[]){"run", "--duration", "0.3", "--json", "--output", out, "--sim", scenario, "--",
+                                     "sh", "-c", "echo from-the-command; sleep 1", NULL},
+                    env, "run --output");
+    if (r.exit_code != 0 || strcmp(r.out, "from-the-command\n") != 0)
+        fail_msg("run --output: exit %d, stdout '%s', stderr: %s", r.exit_code, r.out, r.err);
+    tool_result_free(&r);
+    json_t *j = json_load_file(out, 0, NULL);
+    if (!json_object_get(j, "findings"))
+        fail_msg("run --output: %s holds no JSON report", out);
+    json_decref(j);
+    /* Text too, and --help says where the report goes. */
+    r = run_bounded((const char *[]){"run", "--duration", "0.3", "--output", out, "--sim", scenario, "--", "true",
+                                     NULL},
+                    env, "run --output (text)");
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"run", "--help", NULL}, env);
+    if (!strstr(r.out, "--output FILE") || !strstr(r.out, "The report goes to standard output"))
+        fail_msg("run --help does not say where the report goes:\n%s", r.out);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A recording cut short (a full disk) or JSON that cannot be written is an
+ * error that says why: exit 3 with a message, the report still written
+ * where it can be. */
+static void write_errors_are_said_and_exit_3(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    const char *scenario = example("h100x8-training.json");
+    tool_result r = run_bounded((const char *[]){"watch", "--count", "3", "--format", "csv", "--sim", scenario,
+                                                 "--record", "/dev/full", NULL},
+                                env, "watch --record /dev/full");
+    if (r.exit_code != 3 || !strstr(r.err, "/dev/full"))
+        fail_msg("watch --record /dev/full: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    r = run_bounded((const char *[]){"run", "--json", "--sim", scenario, "--record", "/dev/full", "--", "true", NULL},
+                    env, "run --record /dev/full");
+    if (r.exit_code != 3 || !r.json || !strstr(r.err, "/dev/full"))
+        fail_msg("run --record /dev/full: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+
+    /* --json into a full disk: trace and fleet say so. */
+    char *dir = temp_dir();
+    char report[1100], trace[1100];
+    snprintf(report, sizeof report, "%s/node1.json", dir);
+    tool_proc p = run_tool_start((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL}, env,
+                                 report);
+    r = run_tool_wait(&p);
+    tool_result_free(&r);
+    snprintf(trace, sizeof trace, "%s/trace-tf/trace.json.gz", GD_FIXTURES_DIR);
+    const char *const *cases[] = {
+        (const char *[]){"trace", trace, "--json", NULL},
+        (const char *[]){"fleet", "--json", report, NULL},
+        (const char *[]){"bench", "pcie", "--force", "--json", "--sim", example("pcie-h100x8-switches.json"), NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p = run_tool_start(cases[i], env, "/dev/full");
+        r = wait_bounded(&p, 120, cases[i][0]);
+        if (r.exit_code != 3 || !strstr(r.err, "cannot write"))
+            fail_msg("%s --json into /dev/full: exit %d, stderr: %s", cases[i][0], r.exit_code, r.err);
+        tool_result_free(&r);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A $HOME that cannot be read (a job run as another user; a HOME that is a
+ * file) holds no config gpudoctor must read: check runs, with a note. */
+static void an_unreadable_home_does_not_stop_check(void **state)
+{
+    (void)state;
+    const char *scenario = example("h100x8-training.json");
+    const char *const file_home[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=", "XDG_CONFIG_HOME=",
+                                     "HOME=/etc/hostname", NULL};
+    tool_result r = run_bounded((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL},
+                                file_home, "check, HOME a file");
+    if (r.exit_code > 2 || !r.json)
+        fail_msg("check with HOME a file: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+
+    char home[] = "/tmp/gd-home-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    char var[64];
+    snprintf(var, sizeof var, "HOME=%s/inner", home);
+    char inner[64];
+    snprintf(inner, sizeof inner, "%s/inner", home);
+    assert_int_equal(mkdir(inner, 0700), 0);
+    assert_int_equal(chmod(home, geteuid() == 0 ? 0700 : 0), 0); /* root: run as nobody, who may not enter */
+    const char *const locked[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=", "XDG_CONFIG_HOME=", var, NULL};
+    spawn_as_nobody = geteuid() == 0;
+    tool_proc p = spawn((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL}, locked, 0,
+                        NULL, 0);
+    spawn_as_nobody = false;
+    r = wait_bounded(&p, 60, "check, HOME unreadable");
+    chmod(home, 0700);
+    rmdir(inner);
+    rmdir(home);
+    if (r.exit_code == 126)
+        skip(); /* cannot become nobody */
+    if (r.exit_code > 2 || !r.json)
+        fail_msg("check with an unreadable HOME: exit %d, stderr: %s", r.exit_code, r.err);
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +653,11 @@ int main(void)
         cmocka_unit_test(two_signals_during_the_report_do_not_lose_it),
         cmocka_unit_test(report_replaces_only_regular_files),
         cmocka_unit_test(bench_stress_stopped_keeps_its_report_and_page),
+        cmocka_unit_test(nothing_it_opens_can_hang_it),
+        cmocka_unit_test(trace_reads_a_pipe_whole),
+        cmocka_unit_test(run_report_goes_out_when_the_watch_ends),
+        cmocka_unit_test(write_errors_are_said_and_exit_3),
+        cmocka_unit_test(an_unreadable_home_does_not_stop_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
