@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -646,6 +647,82 @@ static void an_unreadable_home_does_not_stop_check(void **state)
     tool_result_free(&r);
 }
 
+/* The first byte of a control character (C0 but newline, DEL, C1) or a bidi
+ * control (U+061C, U+200E/F, U+202A-E, U+2066-9) in text, or NULL. */
+static const char *unsafe_in(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) ||
+            (p[0] == 0xd8 && p[1] == 0x9c))
+            return (const char *)p;
+        if (p[0] == 0xe2 && ((p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+                             (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+            return (const char *)p;
+    }
+    return NULL;
+}
+
+static double children_cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* fleet over a 12 MB report of 300k findings: done in seconds of CPU (the
+ * shared-finding search was quadratic: over 120 s); the report's hostname
+ * and GPU model, holding bidi and control characters, reach the terminal
+ * made safe. */
+static void fleet_takes_a_huge_report_and_hostile_names(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char base[1100], big[1100];
+    snprintf(base, sizeof base, "%s/base.json", dir);
+    snprintf(big, sizeof big, "%s/big.json", dir);
+    tool_proc p = run_tool_start(
+        (const char *[]){"check", "--json", "--duration", "0", "--sim", example("h100x8-training.json"), NULL}, env,
+        base);
+    tool_result r = run_tool_wait(&p);
+    tool_result_free(&r);
+    json_t *rep = json_load_file(base, 0, NULL);
+    assert_non_null(rep);
+    json_object_set_new(json_object_get(rep, "host"), "hostname",
+                        json_string("node\xe2\x80\xae" "10-kcar\x1b]0;owned\x07\xe2\x81\xa6x"));
+    json_object_set_new(json_array_get(json_object_get(rep, "gpus"), 0), "name",
+                        json_string("H100\xe2\x80\xae" "MBH\x1b[2J"));
+    json_t *findings = json_array();
+    for (int i = 0; i < 300000; i++) {
+        char id[32];
+        snprintf(id, sizeof id, i % 2 ? "clocks.x%d" : "thermal.y%d", i % 2 ? i : i % 977);
+        json_array_append_new(findings, json_pack("{s:s,s:s,s:i}", "id", id, "severity", "warning", "gpu", i % 8));
+    }
+    json_object_set_new(rep, "findings", findings);
+    assert_int_equal(json_dump_file(rep, big, JSON_COMPACT), 0);
+    json_decref(rep);
+    struct stat st;
+    assert_int_equal(stat(big, &st), 0);
+    assert_true(st.st_size > 12 * 1000 * 1000);
+
+    double cpu0 = children_cpu_s();
+    p = spawn((const char *[]){"fleet", big, NULL}, env, 0, NULL, 0);
+    r = wait_bounded(&p, 300, "fleet over 300k findings");
+    double cpu = children_cpu_s() - cpu0;
+    if (r.exit_code != 0)
+        fail_msg("fleet: exit %d, stderr: %s", r.exit_code, r.err);
+    if (cpu > 30)
+        fail_msg("fleet over 300k findings took %.1f s of CPU", cpu);
+    const char *bad = unsafe_in(r.out);
+    if (bad)
+        fail_msg("fleet: byte 0x%02x at %td of its text reaches the terminal", (unsigned char)*bad, bad - r.out);
+    assert_non_null(strstr(r.out, "node???10-kcar?]0;owned?")); /* the first 24 columns */
+    assert_non_null(strstr(r.out, "H100???MBH?[2J"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +735,7 @@ int main(void)
         cmocka_unit_test(run_report_goes_out_when_the_watch_ends),
         cmocka_unit_test(write_errors_are_said_and_exit_3),
         cmocka_unit_test(an_unreadable_home_does_not_stop_check),
+        cmocka_unit_test(fleet_takes_a_huge_report_and_hostile_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
