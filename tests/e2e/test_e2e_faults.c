@@ -723,6 +723,74 @@ static void fleet_takes_a_huge_report_and_hostile_names(void **state)
     free(dir);
 }
 
+/* A directory of more traces than analysed says how many it left out (the
+ * first 1024 by name are analysed, not the first 1024 readdir gives); a
+ * rank past its memory cap is analysed up to there, and the report says so. */
+static void trace_bounds_are_said(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char traces[1100];
+    snprintf(traces, sizeof traces, "%s/ranks", dir);
+    make_dirs(traces);
+    for (int i = 1029; i >= 0; i--) {
+        char name[32], text[512];
+        snprintf(name, sizeof name, "r%04d.json", i);
+        snprintf(text, sizeof text,
+                 "{\"distributedInfo\":{\"rank\":%d},\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+                 "\"name\":\"gemm\",\"ts\":10,\"dur\":80,\"args\":{\"stream\":7,\"correlation\":1}}]}",
+                 i);
+        put_file(traces, name, text, strlen(text));
+    }
+    tool_result r = run_bounded((const char *[]){"trace", traces, "--json", NULL}, env, "trace DIR of 1030");
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("trace DIR: exit %d, stderr: %s", r.exit_code, r.err);
+    json_t *t = json_object_get(r.json, "trace");
+    assert_int_equal(json_integer_value(json_object_get(t, "files")), 1024);
+    assert_int_equal(json_integer_value(json_object_get(t, "files_found")), 1030);
+    assert_int_equal(json_integer_value(json_object_get(t, "files_left_out")), 6);
+    json_t *ranks = json_object_get(r.json, "ranks");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(ranks, 1023), "rank")), 1023);
+    tool_result_free(&r);
+    r = run_bounded((const char *[]){"trace", traces, NULL}, env, "trace DIR of 1030 (text)");
+    assert_non_null(strstr(r.out, "1030 trace files found: the first 1024 by name were analysed, 6 left out"));
+    tool_result_free(&r);
+
+    /* 60 000 kernels and launches (about 8 MB): under a 1 MiB cap the first
+     * part is analysed and the rest counted. */
+    char big[1100];
+    snprintf(big, sizeof big, "%s/big.json", dir);
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    fputs("{\"traceEvents\":[", f);
+    for (int i = 0; i < 30000; i++)
+        fprintf(f,
+                "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":%d,\"dur\":5,"
+                "\"args\":{\"correlation\":%d}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%d\",\"ts\":%d,"
+                "\"dur\":80,\"args\":{\"stream\":7,\"correlation\":%d}}",
+                i ? "," : "", i * 100, i, i % 50, i * 100 + 10, i);
+    fputs("]}", f);
+    fclose(f);
+    r = run_bounded((const char *[]){"trace", big, "--json", "--max-memory", "1", NULL}, env, "trace --max-memory 1");
+    if (r.exit_code != 0 || !r.json)
+        fail_msg("trace --max-memory 1: exit %d, stderr: %s", r.exit_code, r.err);
+    json_t *rk = json_array_get(json_object_get(r.json, "ranks"), 0);
+    json_int_t dropped = json_integer_value(json_object_get(rk, "dropped_events"));
+    if (dropped < 10000 || dropped >= 60000)
+        fail_msg("trace --max-memory 1: %lld events dropped of 60000", (long long)dropped);
+    assert_int_equal(json_integer_value(json_object_get(rk, "memory_cap_mib")), 1);
+    tool_result_free(&r);
+    r = run_bounded((const char *[]){"trace", big, "--max-memory", "1", NULL}, env, "trace --max-memory 1 (text)");
+    assert_non_null(strstr(r.out, "the memory cap (1 MiB for this rank"));
+    tool_result_free(&r);
+    r = run_bounded((const char *[]){"trace", big, "--json", NULL}, env, "trace, the default cap");
+    rk = json_array_get(json_object_get(r.json, "ranks"), 0);
+    assert_int_equal(json_integer_value(json_object_get(rk, "dropped_events")), 0);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +804,7 @@ int main(void)
         cmocka_unit_test(write_errors_are_said_and_exit_3),
         cmocka_unit_test(an_unreadable_home_does_not_stop_check),
         cmocka_unit_test(fleet_takes_a_huge_report_and_hostile_names),
+        cmocka_unit_test(trace_bounds_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
