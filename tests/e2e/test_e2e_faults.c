@@ -44,67 +44,11 @@ static int exit_code_of(json_t *report)
  * bytes, at most a pipe's 64 KiB) on its standard input through a pipe
  * (NULL: the test's own). env: "NAME=VALUE" entries ("NAME=": unset).
  */
-/* Set: spawn() runs gpudoctor as user nobody (a test run as root that needs
- * permissions to hold). */
-static bool spawn_as_nobody;
-
+/* run_tool_start_with: signal sig pending (0: none), `in` on stdin (NULL: none). */
 static tool_proc spawn(const char *const *argv, const char *const *extra, int sig, const void *in, size_t len)
 {
-    sigset_t set, old;
-    sigemptyset(&set);
-    if (sig)
-        sigaddset(&set, sig);
-    sigprocmask(SIG_BLOCK, &set, &old);
-    tool_proc p = {.pid = -1};
-    int out[2], err[2], inp[2] = {-1, -1};
-    assert_int_equal(pipe(out), 0);
-    assert_int_equal(pipe(err), 0);
-    if (in) {
-        assert_int_equal(pipe(inp), 0);
-        assert_true(len <= 65536);
-        assert_int_equal(write(inp[1], in, len), (ssize_t)len);
-        close(inp[1]);
-    }
-    p.pid = fork();
-    if (p.pid == 0) {
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        if (in)
-            dup2(inp[0], 0);
-        close(out[0]);
-        close(err[0]);
-        hermetic_environment();
-        for (const char *const *e = extra; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            char name[128];
-            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-            if (eq[1])
-                setenv(name, eq + 1, 1);
-            else
-                unsetenv(name);
-        }
-        if (spawn_as_nobody && (setgid(65534) != 0 || setuid(65534) != 0))
-            _exit(126);
-        if (sig)
-            kill(getpid(), sig);
-        size_t n = 0;
-        while (argv[n])
-            n++;
-        char **args = calloc(n + 2, sizeof *args);
-        args[0] = (char *)GD_BINARY;
-        for (size_t i = 0; i < n; i++)
-            args[i + 1] = (char *)argv[i];
-        execv(GD_BINARY, args);
-        _exit(127);
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (in)
-        close(inp[0]);
-    close(out[1]);
-    close(err[1]);
-    p.out = out[0];
-    p.err = err[0];
-    return p;
+    tool_spawn how = {.pending_signal = sig, .stdin_data = in, .stdin_len = len};
+    return run_tool_start_with(argv, extra, NULL, &how);
 }
 
 static tool_proc start_with_pending(const char *const *argv, int sig)
@@ -596,7 +540,8 @@ static void write_errors_are_said_and_exit_3(void **state)
     const char *const *cases[] = {
         (const char *[]){"trace", trace, "--json", NULL},
         (const char *[]){"fleet", "--json", report, NULL},
-        (const char *[]){"bench", "pcie", "--force", "--json", "--sim", example("pcie-h100x8-switches.json"), NULL},
+        (const char *[]){"bench", "gemm", "--force", "--json", "--seconds", "0.05", "--size", "256", "--no-concurrent",
+                         "--sim", scenario, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         p = run_tool_start(cases[i], env, "/dev/full");
@@ -630,12 +575,11 @@ static void an_unreadable_home_does_not_stop_check(void **state)
     char inner[64];
     snprintf(inner, sizeof inner, "%s/inner", home);
     assert_int_equal(mkdir(inner, 0700), 0);
-    assert_int_equal(chmod(home, geteuid() == 0 ? 0700 : 0), 0); /* root: run as nobody, who may not enter */
+    assert_int_equal(chmod(home, geteuid() == 0 ? 0700 : 0), 0);
     const char *const locked[] = {"NO_COLOR=", "GPUDOCTOR_SIM_TIMESCALE=", "XDG_CONFIG_HOME=", var, NULL};
-    spawn_as_nobody = geteuid() == 0;
-    tool_proc p = spawn((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL}, locked, 0,
-                        NULL, 0);
-    spawn_as_nobody = false;
+    tool_spawn nobody = {.as_nobody = geteuid() == 0}; /* root: run as nobody, who may not enter */
+    tool_proc p = run_tool_start_with((const char *[]){"check", "--json", "--duration", "0", "--sim", scenario, NULL},
+                                      locked, NULL, &nobody);
     r = wait_bounded(&p, 60, "check, HOME unreadable");
     chmod(home, 0700);
     rmdir(inner);
