@@ -16,20 +16,7 @@ examples=$2
 
 start_exporter "$bin" "$examples/h100x8-training.json"
 
-pport=$(free_port)
-cat >"$tmp/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: gpudoctor
-    static_configs:
-      - targets: ["127.0.0.1:$port"]
-YML
-timeout 300 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
-    --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
-pids="$pids $!"
+start_prometheus
 
 # query PROMQL: the first result's value, or nothing.
 query() {
