@@ -165,4 +165,18 @@ bool gd_pci_same(const char *log_pci, const char *nvml_bus_id);
 /* The value of NAME in the job's environment, or NULL when unset. */
 const char *gd_stack_getenv(const gd_stack_facts *s, const char *name);
 
+/*
+ * What a recording (--record) keeps of the job's environment: only the
+ * variables the checks and the stack scan read (CUDA_*, NCCL_*, PYTORCH_*,
+ * TORCH_*, OMP_*, CUBLAS_*, CUDNN_*, NVIDIA_*, SLURM_*, LD_LIBRARY_PATH,
+ * PATH, VIRTUAL_ENV, CONDA_PREFIX, the launchers' world sizes ...).
+ * gd_env_kept: whether "NAME=VALUE" is one of them. gd_env_secret: whether
+ * the n bytes of a name say its value is a secret (TOKEN, KEY, SECRET,
+ * PASSWORD, PASSWD, CREDENTIAL, AUTH, any case): its value is then recorded
+ * as "<redacted>".
+ */
+bool gd_env_kept(const char *entry);
+bool gd_env_secret(const char *name, size_t n);
+#define GD_ENV_REDACTED "<redacted>"
+
 #endif

@@ -173,52 +173,98 @@ static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
     return 0;
 }
 
-/* Findings that many nodes share: one fleet.common_finding per id. */
+/* One node's finding, in the order the reports were read. */
+typedef struct seen_finding {
+    const char *id;
+    size_t node, order;
+    gd_severity severity;
+} seen_finding;
+
+static int by_id_then_order(const void *a, const void *b)
+{
+    const seen_finding *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* A run of one id in the sorted findings: [from, to), first seen at `first`. */
+typedef struct id_run {
+    size_t from, to, first;
+} id_run;
+
+static int by_first(const void *a, const void *b)
+{
+    const id_run *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* One fleet.common_finding for the id of run u, if enough nodes share it. */
+static void common_finding(const gd_fleet *in, const seen_finding *v, const id_run *u, gd_fleet_result *r)
+{
+    size_t nodes = 0;
+    gd_severity worst = GD_SEV_INFO;
+    json_t *names = json_array();
+    for (size_t i = u->from; i < u->to; i++) {
+        if (i > u->from && v[i].node == v[i - 1].node)
+            continue; /* a node counts once, with its first finding of the id */
+        nodes++;
+        worst = v[i].severity > worst ? v[i].severity : worst;
+        json_array_append_new(names, json_string(in->nodes[v[i].node].name));
+    }
+    const char *id = v[u->from].id;
+    if (nodes < GD_FLEET_COMMON_MIN_NODES || 2 * nodes < in->n) {
+        json_decref(names);
+        return;
+    }
+    json_t *ev = json_object();
+    json_object_set_new(ev, "finding", json_string(id));
+    json_object_set_new(ev, "nodes", json_integer((json_int_t)nodes));
+    json_object_set_new(ev, "of_nodes", json_integer((json_int_t)in->n));
+    json_object_set_new(ev, "node_names", names);
+    json_object_set_new(ev, "source", json_string("the reports' findings"));
+    char fix[768];
+    snprintf(fix, sizeof fix,
+             "One cause on %zu nodes is a change they share rather than %zu failures: compare what was rolled "
+             "out to them (driver, CUDA, firmware, BIOS, kernel, container image, power or cooling policy) with "
+             "the nodes without %s, and fix it once; each node's report has the evidence and its own fix.",
+             nodes, nodes, id);
+    gd_finding_add(&r->findings, "fleet.common_finding", worst, GD_NO_GPU, ev, NAN, fix,
+                   "%s on %zu of %zu nodes: a fleet-wide cause", id, nodes, in->n);
+}
+
+/* Findings that many nodes share: one fleet.common_finding per id, in the
+ * order the ids were first seen. Sorted by id, not compared pairwise: a
+ * report of 300k findings takes a sort, not 300k squared comparisons. */
 static int shared_findings(const gd_fleet *in, gd_fleet_result *r)
 {
+    size_t total = 0;
     for (size_t n = 0; n < in->n; n++)
-        for (size_t f = 0; f < in->nodes[n].nfindings; f++) {
-            const char *id = in->nodes[n].findings[f].id;
-            bool seen = false; /* counted already, from an earlier node or finding */
-            for (size_t p = 0; p <= n && !seen; p++)
-                for (size_t q = 0; q < in->nodes[p].nfindings && !seen; q++) {
-                    if (p == n && q >= f)
-                        break;
-                    seen = strcmp(in->nodes[p].findings[q].id, id) == 0;
-                }
-            if (seen)
-                continue;
-            size_t nodes = 0;
-            gd_severity worst = GD_SEV_INFO;
-            json_t *names = json_array();
-            for (size_t p = 0; p < in->n; p++)
-                for (size_t q = 0; q < in->nodes[p].nfindings; q++)
-                    if (strcmp(in->nodes[p].findings[q].id, id) == 0) {
-                        nodes++;
-                        worst = in->nodes[p].findings[q].severity > worst ? in->nodes[p].findings[q].severity : worst;
-                        json_array_append_new(names, json_string(in->nodes[p].name));
-                        break;
-                    }
-            if (nodes < GD_FLEET_COMMON_MIN_NODES || 2 * nodes < in->n) {
-                json_decref(names);
-                continue;
-            }
-            json_t *ev = json_object();
-            json_object_set_new(ev, "finding", json_string(id));
-            json_object_set_new(ev, "nodes", json_integer((json_int_t)nodes));
-            json_object_set_new(ev, "of_nodes", json_integer((json_int_t)in->n));
-            json_object_set_new(ev, "node_names", names);
-            json_object_set_new(ev, "source", json_string("the reports' findings"));
-            char fix[768];
-            snprintf(
-                fix, sizeof fix,
-                "One cause on %zu nodes is a change they share rather than %zu failures: compare what was rolled "
-                "out to them (driver, CUDA, firmware, BIOS, kernel, container image, power or cooling policy) with "
-                "the nodes without %s, and fix it once; each node's report has the evidence and its own fix.",
-                nodes, nodes, id);
-            gd_finding_add(&r->findings, "fleet.common_finding", worst, GD_NO_GPU, ev, NAN, fix,
-                           "%s on %zu of %zu nodes: a fleet-wide cause", id, nodes, in->n);
-        }
+        total += in->nodes[n].nfindings;
+    if (total == 0)
+        return 0;
+    seen_finding *v = malloc(total * sizeof *v);
+    id_run *runs = malloc(total * sizeof *runs);
+    if (!v || !runs) {
+        free(v);
+        free(runs);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t n = 0; n < in->n; n++)
+        for (size_t f = 0; f < in->nodes[n].nfindings; f++, k++)
+            v[k] = (seen_finding){in->nodes[n].findings[f].id, n, k, in->nodes[n].findings[f].severity};
+    qsort(v, total, sizeof *v, by_id_then_order);
+    size_t nruns = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (i == 0 || strcmp(v[i].id, v[i - 1].id) != 0)
+            runs[nruns++] = (id_run){i, i, v[i].order};
+        runs[nruns - 1].to = i + 1;
+    }
+    qsort(runs, nruns, sizeof *runs, by_first);
+    for (size_t u = 0; u < nruns; u++)
+        common_finding(in, v, &runs[u], r);
+    free(v);
+    free(runs);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* Hugging Face config.json -> the planner's model shape. */
 #include "vram_config.h"
+#include "core/input.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -123,24 +124,15 @@ int gd_vram_config_parse(const char *buf, size_t len, gd_vram_model *m, char *er
 
 int gd_vram_config_load(const char *path, gd_vram_model *m, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "--config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    /* Read one byte past the limit, so devices and pipes are judged too. */
-    size_t cap = GD_VRAM_CONFIG_MAX_BYTES + 1;
-    char *buf = malloc(cap);
-    size_t n = buf ? fread(buf, 1, cap, fp) : 0;
-    bool bad = !buf || ferror(fp);
-    fclose(fp);
-    int rc;
-    if (bad)
-        rc = fail(err, errlen, "--config %s: cannot read it", path);
-    else if (n > GD_VRAM_CONFIG_MAX_BYTES)
-        rc = fail(err, errlen, "--config %s: larger than 1 MiB, not a model's config.json", path);
-    else
-        rc = gd_vram_config_parse(buf, n, m, err, errlen);
+    /* The bounded reader: a FIFO or a device is refused, never waited on. */
+    char why[512];
+    size_t n;
+    char *buf = gd_input_read(path, GD_INPUT_FILE, GD_VRAM_CONFIG_MAX_BYTES, &n, why, sizeof why);
+    if (!buf && errno == EFBIG)
+        return fail(err, errlen, "--config %s: larger than 1 MiB, not a model's config.json", path);
+    if (!buf)
+        return fail(err, errlen, "--config %s", why);
+    int rc = gd_vram_config_parse(buf, n, m, err, errlen);
     free(buf);
     return rc;
 }

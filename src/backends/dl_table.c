@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* POSIX guarantees that a dlsym result converts to a function pointer. */
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym results are stored through a void *");
@@ -58,13 +59,18 @@ static void *open_first(const gd_dl_table *table, const char *const *paths, size
     size_t used = 0;
     const char *why = NULL;
     for (size_t i = 0; i < npaths; i++) {
+        /* dlopen's own open() blocks on a FIFO: a path is a regular file
+         * first (a bare soname is the loader's search, of its directories). */
+        struct stat sb;
+        void *h = NULL;
         dlerror();
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
+        if (strchr(paths[i], '/') && stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode))
+            why = "not a regular file";
+        else if ((h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL)) != NULL) {
             *which = i;
             return h;
-        }
-        why = dlerror();
+        } else
+            why = dlerror();
         int n = snprintf(tried + used, sizeof tried - used, "%s%s", i ? ", " : "", paths[i]);
         if (n > 0)
             used = used + (size_t)n < sizeof tried ? used + (size_t)n : sizeof tried - 1;

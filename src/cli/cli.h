@@ -23,6 +23,10 @@ int gd_cmd_run(int argc, char **argv);
 /* The report of a window on stdout: JSON or text. The findings' exit code,
  * or GD_EXIT_ERROR after a message when the JSON cannot be written. */
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
+
+/* j (may be NULL: out of memory) as JSON on stdout, flushed: 0, or
+ * GD_EXIT_ERROR after a message saying why it could not be written. */
+int gd_cli_print_json(json_t *j);
 int gd_cmd_trace(int argc, char **argv);
 int gd_cmd_fleet(int argc, char **argv);
 
@@ -40,6 +44,7 @@ typedef struct gd_cli_command {
     const char *help;
     const struct option *options;
     int (*run)(int argc, char **argv);
+    bool catches_stops; /* gd_cli_catch_stops() before run */
 } gd_cli_command;
 int gd_cmd_watch(int argc, char **argv);
 int gd_cmd_export(int argc, char **argv);
@@ -87,6 +92,18 @@ int gd_cli_sim_pace(double *pace);
 /* --interval MS (a unit may follow) into *ms: 0, or exit code 3 after a message. */
 int gd_cli_interval(const char *arg, double *ms);
 
+/*
+ * The commands that end a window on a stop signal (check, watch, run, bench)
+ * catch SIGINT, SIGTERM and SIGHUP from main's first line to their exit: a
+ * signal that comes before the window (or one held blocked by an inherited
+ * mask) ends it at its first sample, and one that comes while the report is
+ * being written is noted and the report written whole. gd_cli_stop is set
+ * by any of them; gd_cli_stop_signal holds the first one's number. Those
+ * ignored at start stay ignored.
+ */
+extern volatile sig_atomic_t gd_cli_stop, gd_cli_stop_signal;
+void gd_cli_catch_stops(void);
+
 /* SIGINT, SIGTERM and SIGHUP call handler (those ignored at start stay
  * ignored); the old actions go to old, for gd_cli_restore_signals. */
 #define GD_CLI_STOP_SIGNALS 3
@@ -131,16 +148,20 @@ int gd_cli_settings_load(const char *config, const char *xdg_config_home, const 
 /*
  * --report FILE.html: render(out, ud) writes the page into a temporary file
  * beside FILE, renamed over FILE once it is whole (a reader never sees half
- * a page); where it went is said on stderr. 0, or GD_EXIT_ERROR after a
- * message naming the file and why (nothing is left behind).
+ * a page); where it went is said on stderr. Only a new name or a regular
+ * file (also through a symbolic link, which stays) is replaced so: a FIFO or
+ * a character device (/dev/null, /dev/stdout) is written in place (a FIFO's
+ * reader waited for at most GD_INPUT_STREAM_IDLE_S), a directory, a block
+ * device or a socket refused. 0, or GD_EXIT_ERROR after a message naming
+ * the file and why (nothing is left behind).
  */
 int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *ud), const void *ud);
 
 /* The check report (gd_report_html) of f and fs written to path as above. */
 int gd_cli_html_report(const char *path, const gd_facts *f, const gd_findings *fs);
 
-/* Before a long watch: whether FILE's directory takes a new file. 0, or
- * GD_EXIT_ERROR after a message. */
+/* Before a long watch: whether FILE can take the report as
+ * gd_cli_write_report writes it. 0, or GD_EXIT_ERROR after a message. */
 int gd_cli_report_writable(const char *path);
 
 /* check's exit code: the findings' (ignored ones left out), with warnings

@@ -2,6 +2,7 @@
  * (docs/interface.md, "The config file"), an INI file read with inih. */
 #include "cli.h"
 #include "gpudoctor/checks.h"
+#include "core/input.h"
 #include "core/numparse.h"
 
 #include <ini.h>
@@ -166,18 +167,34 @@ static int on_entry(void *ud, const char *section, const char *key, const char *
     return 0;
 }
 
-/* Reads one file; 0, 1 when it does not exist and need not, or exit code 3. */
+/* A config file is small: more than this is not one. */
+#define CONFIG_MAX_BYTES (1u << 20)
+
+/* Reads one file (through the bounded reader: a FIFO or /dev/zero is
+ * refused, not waited on or read for ever); 0, 1 when it does not exist and
+ * need not, or exit code 3. */
 static int read_file(const char *path, bool required, gd_cli_settings *s)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        if (!required && errno == ENOENT)
+    char why[PATH_MAX + 128];
+    size_t len;
+    char *text = gd_input_read(path, GD_INPUT_FILE, CONFIG_MAX_BYTES, &len, why, sizeof why);
+    if (!text) {
+        if (!required && (errno == ENOENT || errno == ENOTDIR))
             return 1;
-        return gd_cli_error("%s: %s", path, strerror(errno));
+        if (!required && errno == EACCES) {
+            /* An unreadable home (a job run as another user) is no reason not to check. */
+            fprintf(stderr, "gpudoctor: note: %s: %s; its settings are not applied\n", path, strerror(EACCES));
+            return 1;
+        }
+        return gd_cli_error("%s", why);
+    }
+    if (memchr(text, '\0', len)) {
+        free(text);
+        return gd_cli_error("%s: holds a NUL byte: not a config file", path);
     }
     reader rd = {.s = s};
-    int line = ini_parse_file(fp, on_entry, &rd);
-    fclose(fp);
+    int line = ini_parse_string(text, on_entry, &rd);
+    free(text);
     if (line == 0)
         return 0;
     if (line < 0)

@@ -20,6 +20,34 @@ int gd_cli_interval(const char *arg, double *ms)
  * (SIGHUP) all end the window early. */
 static const int stop_signals[GD_CLI_STOP_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
 
+volatile sig_atomic_t gd_cli_stop, gd_cli_stop_signal;
+
+static void on_stop(int sig)
+{
+    if (!gd_cli_stop_signal)
+        gd_cli_stop_signal = sig;
+    gd_cli_stop = 1;
+}
+
+void gd_cli_catch_stops(void)
+{
+    /* SA_RESTART: a report being written when a second signal comes (timeout,
+     * Slurm and systemd send two; so does a double Ctrl-C) goes on writing. */
+    struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART}, old;
+    sigset_t unblock;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&unblock);
+    for (size_t i = 0; i < GD_CLI_STOP_SIGNALS; i++) {
+        if (sigaction(stop_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* what nohup ignores stays ignored */
+        sigaction(stop_signals[i], &sa, NULL);
+        sigaddset(&unblock, stop_signals[i]);
+    }
+    /* One that came before the handler, held by a mask we inherited, ends
+     * the window now instead of never. */
+    sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
 void gd_cli_stop_signals(void (*handler)(int), struct sigaction old[GD_CLI_STOP_SIGNALS])
 {
     struct sigaction sa = {.sa_handler = handler};

@@ -2,6 +2,7 @@
 #include "backends/collect.h"
 #include "cli.h"
 #include "core/numparse.h"
+#include "core/input.h"
 #include "core/text_safe.h"
 
 #include <getopt.h>
@@ -177,13 +178,22 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
     return 0;
 }
 
+int gd_cli_print_json(json_t *j)
+{
+    errno = 0;
+    if (j && gd_json_print(stdout, j) == 0 && fflush(stdout) == 0)
+        return 0;
+    int e = j ? errno : ENOMEM;
+    return gd_cli_error("cannot write the JSON report%s%s", e ? ": " : "", e ? strerror(e) : "");
+}
+
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json)
 {
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write the JSON report");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
@@ -200,39 +210,82 @@ static void dir_of(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%s", dirname(copy));
 }
 
-int gd_cli_report_writable(const char *path)
+/*
+ * Where --report PATH goes. A new name or a regular file is replaced by a
+ * rename (a reader never sees half a page): *file is the name to rename
+ * over, PATH itself or, through a symbolic link, the file it names (the
+ * link stays). A FIFO or a character device (/dev/null, a terminal,
+ * /dev/stdout) is written in place (*in_place). A directory, a block
+ * device or a socket is refused: 0, or GD_EXIT_ERROR after a message.
+ */
+static int report_target(const char *path, char *file, size_t len, bool *in_place)
 {
-    char dir[4096];
-    struct stat sb;
+    struct stat lsb, sb;
+    *in_place = false;
+    snprintf(file, len, "%s", path);
     if (!path[0])
         return gd_cli_error("--report wants a file name");
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    if (lstat(path, &lsb) != 0) {
+        if (errno != ENOENT)
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+    } else if (stat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+        /* A link to a name not there yet: the link's target is created in place. */
+        *in_place = true;
+        return 0;
+    } else if (S_ISDIR(sb.st_mode)) {
         return gd_cli_error("cannot write the report %s: it is a directory", path);
-    dir_of(path, dir, sizeof dir);
+    } else if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)) {
+        *in_place = true;
+        if (access(path, W_OK) != 0)
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+        return 0;
+    } else if (!S_ISREG(sb.st_mode)) {
+        return gd_cli_error("cannot write the report %s: it is a %s, not a file a page can be written to", path,
+                            S_ISBLK(sb.st_mode) ? "block device" : "socket");
+    } else if (S_ISLNK(lsb.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (!real)
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+        snprintf(file, len, "%s", real);
+        free(real);
+    }
+    char dir[4096];
+    dir_of(file, dir, sizeof dir);
     if (access(dir, W_OK | X_OK) != 0)
         return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
     return 0;
 }
 
-int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *ud), const void *ud)
+int gd_cli_report_writable(const char *path)
 {
-    char tmp[4096 + 16];
-    int n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return gd_cli_error("cannot write the report %s: the name is too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask); /* as a file the shell would create, not mkstemp's 0600 */
-    FILE *out = fdopen(fd, "w");
-    if (!out) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return gd_cli_error("cannot write the report %s: %s", path, strerror(e));
+    char file[4096];
+    bool in_place;
+    return report_target(path, file, sizeof file, &in_place);
+}
+
+/* Opens a FIFO or a device for writing in place: a FIFO without a reader is
+ * waited for, at most GD_INPUT_STREAM_IDLE_S seconds (never for ever). */
+static int open_in_place(const char *path)
+{
+    for (int waited_ms = 0;; waited_ms += 50) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl >= 0)
+                fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+            return fd;
+        }
+        if (errno != ENXIO || waited_ms >= GD_INPUT_STREAM_IDLE_S * 1000)
+            return -1;
+        usleep(50 * 1000);
     }
+}
+
+/* render into out, flushed and closed: 0, or an errno value (EIO for a bare error flag). */
+static int render_into(FILE *out, void (*render)(FILE *out, const void *ud), const void *ud)
+{
     render(out, ud);
     errno = 0;
     bool failed = fflush(out) != 0 || ferror(out);
@@ -241,14 +294,53 @@ int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *
         failed = true;
         e = errno;
     }
-    if (!failed && rename(tmp, path) != 0) {
-        failed = true;
-        e = errno;
+    return failed ? (e ? e : EIO) : 0;
+}
+
+int gd_cli_write_report(const char *path, void (*render)(FILE *out, const void *ud), const void *ud)
+{
+    char file[4096];
+    bool in_place;
+    if (report_target(path, file, sizeof file, &in_place) != 0)
+        return GD_EXIT_ERROR;
+    int e = 0;
+    if (in_place) {
+        int fd = open_in_place(path);
+        FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out) {
+            e = errno == ENXIO ? ETIMEDOUT : errno;
+            if (fd >= 0)
+                close(fd);
+            return gd_cli_error("cannot write the report %s: %s", path,
+                                e == ETIMEDOUT ? "no reader opened the FIFO" : strerror(e));
+        }
+        e = render_into(out, render, ud);
+    } else {
+        char tmp[4096 + 16];
+        int n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", file);
+        if (n < 0 || (size_t)n >= sizeof tmp)
+            return gd_cli_error("cannot write the report %s: the name is too long", path);
+        int fd = mkstemp(tmp);
+        if (fd < 0)
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(errno));
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask); /* as a file the shell would create, not mkstemp's 0600 */
+        FILE *out = fdopen(fd, "w");
+        if (!out) {
+            e = errno;
+            close(fd);
+            unlink(tmp);
+            return gd_cli_error("cannot write the report %s: %s", path, strerror(e));
+        }
+        e = render_into(out, render, ud);
+        if (!e && rename(tmp, file) != 0)
+            e = errno;
+        if (e)
+            unlink(tmp);
     }
-    if (failed) {
-        unlink(tmp);
-        return gd_cli_error("cannot write the report %s: %s", path, e ? strerror(e) : "write error");
-    }
+    if (e)
+        return gd_cli_error("cannot write the report %s: %s", path, strerror(e));
     fprintf(stderr, "gpudoctor: report written to ");
     gd_write_safe(stderr, path, strlen(path));
     fputc('\n', stderr);

@@ -54,7 +54,10 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all
                              "                   before libcublasLt.so.13, .12, .11 on the loader's path and\n"
                              "                   the toolkit's (CUDA_HOME); GPUDOCTOR_CUBLASLT_LIBRARY: one\n"
                              "  --report FILE    stress: also write the check report with its plots as HTML\n"
-                             "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n";
+                             "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n"
+                             "\n"
+                             "Ctrl-C, SIGTERM or SIGHUP end a stress window early: the report (and --report's\n"
+                             "page) covers what ran until then.\n";
 
 enum { OPT_DTYPE = 256, OPT_SECONDS, OPT_INTERVAL, OPT_FORCE, OPT_PYTHON, OPT_REPORT, OPT_EXIT };
 

@@ -73,8 +73,8 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
     bool pcie_only = strcmp(o->what, "pcie") == 0;
     if (o->json) {
         json_t *j = pcie_only ? gd_bench_pcie_json(f, fs) : gd_bench_gpu_json(f, fs, o->what);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write JSON");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else if (pcie_only) {
         gd_bench_pcie_text(stdout, f, fs);
@@ -198,6 +198,7 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
         ctx.sim_pace = 1; /* real multiplies run in wall time: so does the scenario */
     gd_session_opts so = *co;
     so.ctx = &ctx;
+    so.stop = &gd_cli_stop; /* Ctrl-C or SIGTERM: the report and the page of what ran until then */
     so.duration_s = o->seconds > 0 ? o->seconds : 300;
     so.interval_s = (o->interval_ms > 0 ? o->interval_ms : 1000) / 1000.0;
     gd_gemm_bench_opts go = gemm_opts(o, &lt, 0);

@@ -54,14 +54,6 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
                              "COLUMNS sets the width of the text report.\n";
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
 /* The progress line on a terminal: a sink of the session. */
 static void progress(void *ud, const gd_facts *f, size_t i)
 {
@@ -188,13 +180,11 @@ int gd_cmd_check(int argc, char **argv)
         return rc < 0 ? GD_EXIT_OK : rc;
 
     bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
-    struct sigaction old[GD_CLI_STOP_SIGNALS];
-    gd_cli_stop_signals(on_stop, old);
     gd_session_opts so = {
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
         .interval_s = o.interval_ms / 1000.0,
-        .stop = &stop_requested,
+        .stop = &gd_cli_stop,
         .pid = o.pid,
         .python = o.python,
         .python_count = o.python_count,
@@ -225,8 +215,7 @@ int gd_cmd_check(int argc, char **argv)
     } else if (s) {
         rc = gd_session_close(s, err, sizeof err);
     }
-    gd_recorder_close(rec);
-    gd_cli_restore_signals(old);
+    bool recorded = gd_recorder_close(rec); /* a recording cut short (a full disk) fails the run, after the report */
     if (show_progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {
@@ -238,8 +227,9 @@ int gd_cmd_check(int argc, char **argv)
     gd_checks_run_all(&f, &fs);
     gd_findings_apply_policy(&fs, &o.settings.policy);
     int printed = gd_cli_print_report(&f, &fs, o.json);
-    int code = printed == GD_EXIT_ERROR ? printed : gd_cli_exit_code(&fs, o.settings.fail_on);
-    code = gd_cli_judged_exit(&f, &fs, code);
+    int code = printed == GD_EXIT_ERROR || !recorded ? GD_EXIT_ERROR : gd_cli_exit_code(&fs, o.settings.fail_on);
+    if (code != GD_EXIT_ERROR)
+        code = gd_cli_judged_exit(&f, &fs, code);
     if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
         code = GD_EXIT_ERROR;
     gd_findings_free(&fs);

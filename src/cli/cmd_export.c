@@ -186,8 +186,8 @@ int gd_cmd_export(int argc, char **argv)
             usleep(100000);
     }
     gd_cli_restore_signals(old);
-    fprintf(stderr, "gpudoctor export: stopped after %zu samples and %lu scrapes\n", x.samples,
-            gd_export_http_scrapes(http));
+    fprintf(stderr, "gpudoctor export: stopped after %zu samples and %lu scrapes (%lu connections cut for being too slow)\n",
+            x.samples, gd_export_http_scrapes(http), gd_export_http_cut(http));
     gd_export_http_stop(http);
     gd_session_close(s, NULL, 0);
     gd_prom_counters_free(&x.counters);

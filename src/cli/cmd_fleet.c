@@ -156,7 +156,7 @@ int gd_cmd_fleet(int argc, char **argv)
         gd_fleet_run run = {&fleet, &res, nunread, (const char *const *)unread};
         if (json) {
             json_t *j = gd_fleet_report_json(&run);
-            if (gd_json_print(stdout, j))
+            if (gd_cli_print_json(j) != 0)
                 rc = GD_EXIT_ERROR;
             json_decref(j);
         } else {

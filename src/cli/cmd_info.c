@@ -28,8 +28,8 @@ int gd_cmd_info(int argc, char **argv)
     int code = GD_EXIT_OK;
     if (o.json) {
         json_t *j = gd_info_json(&f);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write JSON");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();

@@ -16,19 +16,24 @@
 #include <unistd.h>
 
 const char gd_run_help[] =
-    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--exit-findings] [--kill-at-end]\n"
-    "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO] -- COMMAND [ARGS...]\n"
+    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE] [--exit-findings]\n"
+    "                     [--kill-at-end] [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
+    "                     -- COMMAND [ARGS...]\n"
     "\n"
     "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
     "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
     "reports what holds the job back (input.single_thread, input.starved,\n"
     "input.few_workers, input.io_wait, ...) with a per-second timeline of GPU\n"
     "busy beside the job's CPU. COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
+    "The report goes to standard output, shared with COMMAND's own (written out at\n"
+    "once when the watch ends, even while COMMAND runs on); --output FILE puts it in\n"
+    "a file of its own instead.\n"
     "\n"
     "  --duration SEC   watch at most this long (default: until COMMAND ends); the\n"
     "                   command runs on after the report unless --kill-at-end\n"
     "  --interval MS    time between samples (default 100)\n"
     "  --json           the report as JSON, as 'check --json'\n"
+    "  --output FILE    write the report (text or --json) to FILE, not standard output\n"
     "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
     "                   of COMMAND's own exit code\n"
     "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
@@ -46,7 +51,6 @@ const char gd_run_help[] =
     "Exit status: COMMAND's own (128+N when killed by signal N; 127 when it cannot\n"
     "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
 
-static volatile sig_atomic_t stop_requested;
 static volatile pid_t child_pid;
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
@@ -60,7 +64,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (child_pid > 0 && (!si || si->si_code != SI_KERNEL))
         kill(child_pid, sig);
     if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-        stop_requested = 1;
+        gd_cli_stop = 1;
 }
 
 typedef struct run_opts {
@@ -69,6 +73,7 @@ typedef struct run_opts {
     const char *sim;
     const char *record; /* --record FILE.jsonl, or NULL */
     const char *report; /* --report FILE.html, or NULL */
+    const char *output; /* --output FILE: the report's own destination, or NULL (stdout) */
     char **argv; /* COMMAND ARGS..., NULL-terminated */
 } run_opts;
 
@@ -77,7 +82,8 @@ const struct option gd_run_options[] = {
     {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
     {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
     {"record", required_argument, NULL, 'R'},   {"report", required_argument, NULL, 'H'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, run_opts *o)
@@ -104,6 +110,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case 'k': o->kill_at_end = 1; break;
         case 'R': o->record = optarg; break;
         case 'H': o->report = optarg; break;
+        case 'o': o->output = optarg; break;
         case 'h': fputs(gd_run_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -115,7 +122,48 @@ static int parse(int argc, char **argv, run_opts *o)
     o->argv = &argv[optind];
     if (o->report && gd_cli_report_writable(o->report) != 0)
         return GD_EXIT_ERROR;
+    if (o->output && gd_cli_report_writable(o->output) != 0)
+        return GD_EXIT_ERROR;
     return 0;
+}
+
+typedef struct run_report {
+    const gd_facts *f;
+    const gd_findings *fs;
+    int json;
+    int *failed;
+} run_report;
+
+static void render_report(FILE *out, const void *ud)
+{
+    const run_report *r = ud;
+    if (r->json) {
+        json_t *j = gd_report_json(r->f, r->fs);
+        if (!j || gd_json_print(out, j) != 0)
+            *r->failed = 1;
+        json_decref(j);
+    } else {
+        gd_text_style st = {.color = false, .width = gd_cli_text_style().width};
+        gd_report_text(out, r->f, r->fs, &st);
+    }
+}
+
+/* The report: into --output FILE, or onto stdout and out of stdio's buffer
+ * at once (a COMMAND that runs on and is killed must not take it along).
+ * The findings' exit code, or GD_EXIT_ERROR after a message. */
+static int write_report(const run_opts *o, const gd_facts *f, const gd_findings *fs)
+{
+    if (o->output) {
+        int failed = 0;
+        run_report r = {f, fs, o->json, &failed};
+        if (gd_cli_write_report(o->output, render_report, &r) != 0 || failed)
+            return GD_EXIT_ERROR;
+        return gd_findings_exit_code(fs);
+    }
+    int code = gd_cli_print_report(f, fs, o->json);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));
+    return code;
 }
 
 /* Starts the command; its exec error comes back through a close-on-exec pipe. */
@@ -156,7 +204,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     watch *w = ud;
     if (!w->reaped && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
         w->reaped = true;
-        stop_requested = 1;
+        gd_cli_stop = 1;
     }
 }
 
@@ -192,13 +240,16 @@ int gd_cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &sa, &old[i]);
+    /* A stop that came while the command started (main caught it) is the command's too. */
+    if (gd_cli_stop_signal)
+        kill(pid, gd_cli_stop_signal);
 
     gd_session_opts so = {
         .ctx = &ctx,
         .sim_scenario = o.sim,
         .duration_s = o.duration_s,
         .interval_s = o.interval_ms / 1000.0,
-        .stop = &stop_requested,
+        .stop = &gd_cli_stop,
         .pid = pid,
         .job_live = true,
     };
@@ -218,14 +269,15 @@ int gd_cmd_run(int argc, char **argv)
     } else {
         rc = -1;
     }
-    gd_recorder_close(rec);
-    int code = GD_EXIT_ERROR, report_failed = 0;
+    int code = GD_EXIT_ERROR, report_failed = gd_recorder_close(rec) ? 0 : GD_EXIT_ERROR;
     if (rc != 0) {
         gd_cli_error("%s", err);
     } else {
         gd_findings fs = {0};
         gd_checks_run_all(&f, &fs);
-        code = gd_cli_print_report(&f, &fs, o.json);
+        code = write_report(&o, &f, &fs);
+        if (code == GD_EXIT_ERROR || report_failed)
+            code = report_failed = GD_EXIT_ERROR;
         if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
             code = report_failed = GD_EXIT_ERROR;
         gd_findings_free(&fs);

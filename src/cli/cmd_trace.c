@@ -32,6 +32,12 @@ const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json]
                              "  --rank N        only rank N (of a directory, or the file's own rank)\n"
                              "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
                              "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
+                             "  --max-memory MIB  what the ranks analysed at once may keep in all (default 1024;\n"
+                             "                  each of N at once gets 1/N): a rank that reaches its share\n"
+                             "                  is analysed up to there, and the report says so\n"
+                             "\n"
+                             "A directory of more than 1024 traces: the first 1024 by name are analysed, the\n"
+                             "report says how many were left out.\n"
                              "\n"
                              "Exit: 0 analyzed (whatever was found), 3 the trace could not be read.\n";
 
@@ -40,6 +46,7 @@ const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json]
 typedef struct job {
     char path[4096];
     const gd_trace_opts *opts;
+    size_t max_bytes; /* this rank's share of --max-memory */
     gd_trace_result result;
     int rc;
     char err[4096 + 512];
@@ -55,6 +62,7 @@ static void run_job(job *j)
         j->rc = -1;
         return;
     }
+    gd_trace_acc_cap(acc, j->max_bytes);
     if (gd_trace_read_file(j->path, acc, &meta, err, sizeof err) != 0 ||
         gd_trace_analyze(acc, &meta, j->opts, &j->result, err, sizeof err) != 0) {
         snprintf(j->err, sizeof j->err, "%s: %s", j->path, err);
@@ -82,13 +90,20 @@ static void *worker(void *arg)
     }
 }
 
-/* Every job, on as many threads as there are cores (a directory of ranks). */
-static void run_all(job *jobs, size_t n)
+/* Ranks analysed at once: one per core, at most 64 and at most n. */
+static size_t threads_for(size_t n)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t threads = cores > 1 ? (size_t)cores : 1;
-    if (threads > n)
-        threads = n;
+    if (threads > 64)
+        threads = 64;
+    return threads > n ? n : threads;
+}
+
+/* Every job, on as many threads as there are cores (a directory of ranks). */
+static void run_all(job *jobs, size_t n)
+{
+    size_t threads = threads_for(n);
     pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
     pthread_t tid[64];
     size_t started = 0;
@@ -111,37 +126,59 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The trace files of path: itself, or a directory's *.json and *.gz, sorted. */
-static int list_files(const char *path, char ***out, size_t *n)
+/* The trace files of path: itself, or a directory's *.json and *.gz, sorted
+ * by name, the first MAX_FILES of them (*found: how many there were). */
+static int list_files(const char *path, char ***out, size_t *n, size_t *found)
 {
     struct stat sb;
     if (stat(path, &sb) != 0)
         return gd_cli_error("cannot read %s: %s", path, strerror(errno));
-    *out = calloc(MAX_FILES, sizeof **out);
-    *n = 0;
+    size_t cap = 64;
+    *out = calloc(cap, sizeof **out);
+    *n = *found = 0;
     if (!*out)
         return gd_cli_error("out of memory");
     if (!S_ISDIR(sb.st_mode)) {
         (*out)[(*n)++] = strdup(path);
+        *found = 1;
         return 0;
     }
     DIR *d = opendir(path);
     if (!d)
         return gd_cli_error("cannot read the directory %s: %s", path, strerror(errno));
     struct dirent *e;
-    while ((e = readdir(d)) && *n < MAX_FILES) {
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
         if (e->d_name[0] == '.' || !trace_name(e->d_name))
             continue;
         char full[4096];
         snprintf(full, sizeof full, "%s/%s", path, e->d_name);
         struct stat fs;
-        if (stat(full, &fs) == 0 && S_ISREG(fs.st_mode))
-            (*out)[(*n)++] = strdup(full);
+        if (stat(full, &fs) != 0 || !S_ISREG(fs.st_mode))
+            continue;
+        if (*n == cap) { /* names only: which MAX_FILES come first is known once all are read */
+            char **bigger = realloc(*out, cap * 2 * sizeof **out);
+            if (!bigger) {
+                rc = gd_cli_error("out of memory");
+                break;
+            }
+            *out = bigger;
+            cap *= 2;
+        }
+        if (!((*out)[*n] = strdup(full)))
+            rc = gd_cli_error("out of memory");
+        else
+            (*n)++;
     }
     closedir(d);
+    if (rc)
+        return rc;
     if (*n == 0)
         return gd_cli_error("%s holds no trace file (*.json or *.gz)", path);
     qsort(*out, *n, sizeof **out, cmp_str);
+    *found = *n;
+    while (*n > MAX_FILES)
+        free((*out)[--*n]);
     return 0;
 }
 
@@ -182,6 +219,7 @@ const struct option gd_trace_options[] = {
     {"include-last-step", no_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'},
     {"report", required_argument, NULL, 'H'},
+    {"max-memory", required_argument, NULL, 'm'},
     {NULL, 0, NULL, 0},
 };
 
@@ -190,7 +228,7 @@ int gd_cmd_trace(int argc, char **argv)
     gd_trace_opts opts;
     gd_trace_opts_default(&opts);
     int json = 0;
-    long rank = -1;
+    long rank = -1, max_mib = 1024;
     const char *report = NULL;
     optind = 1;
     int c;
@@ -206,6 +244,10 @@ int gd_cmd_trace(int argc, char **argv)
                 return gd_cli_error("--steps takes A:B, two step numbers with A <= B, not '%s'", optarg);
             break;
         case 'l': opts.include_last_step = true; break;
+        case 'm':
+            if (gd_cli_integer(optarg, 1, 1 << 20, &max_mib))
+                return gd_cli_error("--max-memory takes MiB (a whole number, 1 or more), not '%s'", optarg);
+            break;
         case 'H': report = optarg; break;
         case 'h': fputs(gd_trace_help, stdout); return GD_EXIT_OK;
         default: fputs(gd_trace_help, stderr); return GD_EXIT_ERROR;
@@ -220,8 +262,8 @@ int gd_cmd_trace(int argc, char **argv)
     if (report && gd_cli_report_writable(report) != 0)
         return GD_EXIT_ERROR;
     char **files = NULL;
-    size_t nfiles = 0;
-    int rc = list_files(path, &files, &nfiles);
+    size_t nfiles = 0, found = 0;
+    int rc = list_files(path, &files, &nfiles, &found);
     job *jobs = rc ? NULL : calloc(nfiles, sizeof *jobs);
     gd_trace_result *ranks = rc ? NULL : calloc(nfiles, sizeof *ranks);
     gd_findings fs = {0};
@@ -231,6 +273,7 @@ int gd_cmd_trace(int argc, char **argv)
         for (size_t i = 0; i < nfiles; i++) {
             snprintf(jobs[i].path, sizeof jobs[i].path, "%s", files[i]);
             jobs[i].opts = &opts;
+            jobs[i].max_bytes = ((size_t)max_mib << 20) / threads_for(nfiles);
         }
         run_all(jobs, nfiles);
         for (size_t i = 0; i < nfiles && !rc; i++)
@@ -268,10 +311,10 @@ int gd_cmd_trace(int argc, char **argv)
     }
     if (!rc) {
         gd_trace_checks_run(ranks, nr, &fs);
-        gd_trace_run run = {nfiles, path, ranks, nr, &fs};
+        gd_trace_run run = {nfiles, found, path, ranks, nr, &fs};
         if (json) {
             json_t *j = gd_trace_report_json(&run);
-            if (gd_json_print(stdout, j))
+            if (gd_cli_print_json(j) != 0)
                 rc = GD_EXIT_ERROR;
             json_decref(j);
         } else {

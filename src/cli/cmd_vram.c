@@ -533,8 +533,8 @@ int gd_cmd_vram(int argc, char **argv)
     gd_vram_plan_make(&o.setup, plan);
     if (o.json) {
         json_t *j = gd_vram_report_json(plan);
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write JSON");
+        if (gd_cli_print_json(j) != 0)
+            code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();

@@ -33,14 +33,6 @@ const char gd_watch_help[] = "usage: gpudoctor watch [--interval MS] [--count N]
                              "Keys in the view: q quits, p pauses, h/l or the arrows choose the plotted\n"
                              "metric, ? shows help. NO_COLOR disables colour.\n";
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
 typedef struct watch_opts {
     double interval_ms;
     long count; /* 0: until stopped */
@@ -121,11 +113,9 @@ int gd_cmd_watch(int argc, char **argv)
         .from_count = o.from ? 1 : 0,
         .duration_s = o.count ? (double)(o.count - 1) * interval_s : 1e9,
         .interval_s = interval_s,
-        .stop = &stop_requested,
+        .stop = &gd_cli_stop,
         .pid = -1,
     };
-    struct sigaction old[GD_CLI_STOP_SIGNALS];
-    gd_cli_stop_signals(on_stop, old);
 
     gd_facts f;
     char err[1024];
@@ -142,7 +132,7 @@ int gd_cmd_watch(int argc, char **argv)
     if (table) {
         const char *nc = getenv("NO_COLOR");
         /* The view waits for keys until the next sample is due, minus a margin for the sampling itself. */
-        view = gd_watch_view_open(&stop_requested, wall_wait * 0.9, !(nc && *nc));
+        view = gd_watch_view_open(&gd_cli_stop, wall_wait * 0.9, !(nc && *nc));
         if (!view) {
             gd_session_close(s, NULL, 0);
             gd_facts_free(&f);
@@ -157,7 +147,7 @@ int gd_cmd_watch(int argc, char **argv)
     int step = 0;
     if (rc == 0 && o.from) {
         /* A capture brings its own samples: the sinks see them in turn. */
-        for (size_t i = 0; i < f.series.n && !stop_requested && !lines.failed && (o.count == 0 || i < (size_t)o.count);
+        for (size_t i = 0; i < f.series.n && !gd_cli_stop && !lines.failed && (o.count == 0 || i < (size_t)o.count);
              i++)
             sink.on_sample(sink.ud, &f, i);
     } else {
@@ -165,15 +155,16 @@ int gd_cmd_watch(int argc, char **argv)
             ;
     }
     gd_watch_view_close(view);
-    gd_cli_restore_signals(old);
     if (step < 0)
         rc = -1;
     /* The end facts (PCIe, stack) only matter to a recording. */
     int crc = gd_session_close(s, rec && rc == 0 ? err : NULL, sizeof err);
-    gd_recorder_close(rec);
+    bool recorded = gd_recorder_close(rec);
     gd_facts_free(&f);
     if (rc != 0 || crc != 0)
         return gd_cli_error("%s", err);
+    if (!recorded)
+        return GD_EXIT_ERROR; /* the recorder said why */
     if (lines.failed)
         return gd_cli_error("cannot write the samples (a closed pipe or a full disk)");
     return GD_EXIT_OK;

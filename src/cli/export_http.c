@@ -6,15 +6,42 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
-/* Enough for Prometheus, a few dashboards and a load test; more wait. */
+/*
+ * Limits that keep /metrics answering while idle or trickling clients
+ * (slowloris) try to hold every connection:
+ * - at most 64 connections at once; a new one beyond that takes the place
+ *   of the oldest that has not sent a whole request yet (or is refused when
+ *   every one is being answered);
+ * - at most 16 from one address;
+ * - a request's headers must be whole within 5 s of the connection (or of
+ *   the previous answer on a kept-alive one), its answer sent within 10 s:
+ *   a deadline, not an idle timeout, so a byte every second does not keep
+ *   a connection; 10 s without any traffic also ends one.
+ * A connection past its deadline is shut down; libmicrohttpd then closes it.
+ */
 #define GD_EXPORT_MAX_CONNECTIONS 64
+#define GD_EXPORT_HARD_CONNECTIONS 128 /* room for those shut down and not yet closed */
+#define GD_EXPORT_PER_IP_CONNECTIONS 16
 #define GD_EXPORT_CONNECTION_TIMEOUT_S 10
+#define GD_EXPORT_REQUEST_DEADLINE_S 5.0
+#define GD_EXPORT_ANSWER_DEADLINE_S 10.0
+
+/* A connection and its deadline (the list is under conn_lock). */
+typedef struct tracked {
+    struct tracked *prev, *next;
+    int fd;
+    double opened, deadline;
+    bool answering; /* a whole request came: its answer is being sent */
+    bool cut; /* shut down: libmicrohttpd closes it next */
+} tracked;
 
 struct gd_export_http {
     struct MHD_Daemon *d;
@@ -25,6 +52,13 @@ struct gd_export_http {
     size_t len;
     double published; /* monotonic seconds, 0 before the first */
     atomic_ulong scrapes;
+    pthread_mutex_t conn_lock;
+    tracked *conns; /* newest first */
+    size_t live; /* tracked and not cut */
+    atomic_ulong cut_total;
+    pthread_t sweeper;
+    atomic_bool stopping;
+    bool sweeping;
 };
 
 static const char index_page[] =
@@ -62,6 +96,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     gd_export_http *h = cls;
     if (!*state) { /* the headers only: answer once the request is complete */
         *state = h;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        tracked *t = ci ? ci->socket_context : NULL;
+        if (t) {
+            pthread_mutex_lock(&h->conn_lock);
+            t->answering = true;
+            t->deadline = mono_s() + GD_EXPORT_ANSWER_DEADLINE_S;
+            pthread_mutex_unlock(&h->conn_lock);
+        }
         return MHD_YES;
     }
     if (*upload_len) { /* a body is never read: nothing here takes input */
@@ -97,6 +139,109 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page, sizeof index_page - 1,
                      MHD_RESPMEM_PERSISTENT);
     return reply(c, MHD_HTTP_NOT_FOUND, text_type, "not found: /metrics, /healthz or /\n", 35, MHD_RESPMEM_PERSISTENT);
+}
+
+/* Shuts t down once (the caller holds conn_lock). */
+static void cut(gd_export_http *h, tracked *t)
+{
+    if (t->cut)
+        return;
+    t->cut = true;
+    h->live--;
+    shutdown(t->fd, SHUT_RDWR);
+    atomic_fetch_add(&h->cut_total, 1);
+}
+
+/* Connections come and go (libmicrohttpd's thread): tracked with a deadline. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code)
+{
+    gd_export_http *h = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        tracked *t = ci ? calloc(1, sizeof *t) : NULL;
+        if (!t)
+            return;
+        t->fd = ci->connect_fd;
+        t->opened = mono_s();
+        t->deadline = t->opened + GD_EXPORT_REQUEST_DEADLINE_S;
+        pthread_mutex_lock(&h->conn_lock);
+        t->next = h->conns;
+        if (h->conns)
+            h->conns->prev = t;
+        h->conns = t;
+        h->live++;
+        pthread_mutex_unlock(&h->conn_lock);
+        *ctx = t;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *ctx) {
+        tracked *t = *ctx;
+        pthread_mutex_lock(&h->conn_lock);
+        if (t->prev)
+            t->prev->next = t->next;
+        else
+            h->conns = t->next;
+        if (t->next)
+            t->next->prev = t->prev;
+        if (!t->cut)
+            h->live--;
+        pthread_mutex_unlock(&h->conn_lock);
+        free(t);
+        *ctx = NULL;
+    }
+}
+
+/* An answer went out: the next request on this connection has a new deadline. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode code)
+{
+    (void)state;
+    (void)code;
+    gd_export_http *h = cls;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    tracked *t = ci ? ci->socket_context : NULL;
+    if (!t)
+        return;
+    pthread_mutex_lock(&h->conn_lock);
+    t->answering = false;
+    t->deadline = mono_s() + GD_EXPORT_REQUEST_DEADLINE_S;
+    pthread_mutex_unlock(&h->conn_lock);
+}
+
+/* A new connection beyond the limit takes the place of the oldest one that
+ * has not sent a whole request; with none such, it is refused. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    (void)addr;
+    (void)len;
+    gd_export_http *h = cls;
+    pthread_mutex_lock(&h->conn_lock);
+    bool ok = h->live < GD_EXPORT_MAX_CONNECTIONS;
+    if (!ok) {
+        tracked *oldest = NULL;
+        for (tracked *t = h->conns; t; t = t->next)
+            if (!t->cut && !t->answering)
+                oldest = t; /* newest first: the last one seen is the oldest */
+        if (oldest) {
+            cut(h, oldest);
+            ok = true;
+        }
+    }
+    pthread_mutex_unlock(&h->conn_lock);
+    return ok ? MHD_YES : MHD_NO;
+}
+
+/* Four times a second: connections past their deadline are shut down. */
+static void *sweep(void *arg)
+{
+    gd_export_http *h = arg;
+    while (!atomic_load(&h->stopping)) {
+        usleep(250 * 1000);
+        double now = mono_s();
+        pthread_mutex_lock(&h->conn_lock);
+        for (tracked *t = h->conns; t; t = t->next)
+            if (!t->cut && now > t->deadline)
+                cut(h, t);
+        pthread_mutex_unlock(&h->conn_lock);
+    }
+    return NULL;
 }
 
 /* "HOST:PORT" or "[V6]:PORT" into a socket address; 0, or -1. */
@@ -143,14 +288,22 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
     }
     h->stale_s = stale_s;
     pthread_mutex_init(&h->lock, NULL);
+    pthread_mutex_init(&h->conn_lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_MAX_CONNECTIONS,
+    h->d = MHD_start_daemon(flags, 0, on_accept, h, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_HARD_CONNECTIONS,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_EXPORT_PER_IP_CONNECTIONS,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
-    if (!h->d) {
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                            h, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+    if (h->d)
+        h->sweeping = pthread_create(&h->sweeper, NULL, sweep, h) == 0;
+    if (!h->d || !h->sweeping) {
         snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this machine)", addr);
+        if (h->d)
+            MHD_stop_daemon(h->d);
         pthread_mutex_destroy(&h->lock);
+        pthread_mutex_destroy(&h->conn_lock);
         free(h);
         return NULL;
     }
@@ -186,11 +339,19 @@ unsigned long gd_export_http_scrapes(const gd_export_http *h)
     return atomic_load(&((gd_export_http *)h)->scrapes);
 }
 
+unsigned long gd_export_http_cut(const gd_export_http *h)
+{
+    return atomic_load(&((gd_export_http *)h)->cut_total);
+}
+
 void gd_export_http_stop(gd_export_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
+    atomic_store(&h->stopping, true);
+    pthread_join(h->sweeper, NULL);
+    MHD_stop_daemon(h->d); /* every connection's close is told: the list ends empty */
+    pthread_mutex_destroy(&h->conn_lock);
     pthread_mutex_destroy(&h->lock);
     free(h->text);
     free(h);

@@ -2,7 +2,10 @@
  * The exporter's HTTP side (libmicrohttpd): /metrics serves the newest
  * exposition the sampler published, never waiting for it; / is a short
  * page, /healthz says whether samples keep coming. Read-only: GET and HEAD
- * only, a bounded number of connections, each with a timeout.
+ * only, a bounded number of connections (in all and per address), each with
+ * deadlines for its request and its answer, so that clients that hold
+ * connections open (idle, or trickling a byte at a time) cannot shut
+ * Prometheus out.
  */
 #ifndef GD_CLI_EXPORT_HTTP_H
 #define GD_CLI_EXPORT_HTTP_H
@@ -24,6 +27,10 @@ int gd_export_http_publish(gd_export_http *h, const char *text, size_t len);
 
 /* Scrapes answered so far (for the log line at the end). */
 unsigned long gd_export_http_scrapes(const gd_export_http *h);
+
+/* Connections shut down so far for holding a place without a whole request
+ * in time, or a slow answer (export_http.c has the limits). */
+unsigned long gd_export_http_cut(const gd_export_http *h);
 
 /* Stops listening and frees h (may be NULL). */
 void gd_export_http_stop(gd_export_http *h);

@@ -10,25 +10,26 @@ static const gd_cli_command commands[] = {
     {"check",
      "watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
      "           2 critical, 3 could not check)",
-     gd_check_help, gd_check_options, gd_cmd_check},
-    {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info},
+     gd_check_help, gd_check_options, gd_cmd_check, true},
+    {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info, false},
     {"watch",
      "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
      "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",
-     gd_watch_help, gd_watch_options, gd_cmd_watch},
+     gd_watch_help, gd_watch_options, gd_cmd_watch, true},
     {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help, gd_vram_options,
-     gd_cmd_vram},
+     gd_cmd_vram, false},
     {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs", gd_topo_help,
-     gd_snapshot_options, gd_cmd_topo},
-    {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options, gd_cmd_bench},
+     gd_snapshot_options, gd_cmd_topo, false},
+    {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options, gd_cmd_bench,
+     true},
     {"trace", "why the GPU waits, from a PyTorch profiler trace (file or directory)", gd_trace_help, gd_trace_options,
-     gd_cmd_trace},
+     gd_cmd_trace, false},
     {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help, gd_run_options,
-     gd_cmd_run},
+     gd_cmd_run, true},
     {"export", "Prometheus metrics (dcgm-exporter's names) and the findings, on /metrics", gd_export_help,
-     gd_export_options, gd_cmd_export},
+     gd_export_options, gd_cmd_export, false},
     {"fleet", "compare many nodes' check reports: outlier GPUs and causes they share", gd_fleet_help, gd_fleet_options,
-     gd_cmd_fleet},
+     gd_cmd_fleet, false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -154,6 +155,8 @@ static int run(int argc, char **argv)
         return GD_EXIT_OK;
     }
     const gd_cli_command *c = find(cmd);
+    if (c && c->catches_stops)
+        gd_cli_catch_stops();
     if (c)
         return c->run(argc - 1, argv + 1);
     unknown(cmd);

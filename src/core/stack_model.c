@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *gd_runtime_kind_name(gd_runtime_kind k)
 {
@@ -20,6 +21,40 @@ const char *gd_stack_getenv(const gd_stack_facts *s, const char *name)
         if (strncmp(s->env[i], name, n) == 0 && s->env[i][n] == '=')
             return s->env[i] + n + 1;
     return NULL;
+}
+
+bool gd_env_kept(const char *entry)
+{
+    /* Every name a check (src/checks/env*.c, config.c, cuda.c) or the stack
+     * scan (stack_python.c) reads is in one of these. */
+    static const char *const prefixes[] = {"CUDA_",  "NCCL_",   "PYTORCH_", "TORCH_", "OMP_",
+                                           "CUBLAS_", "CUDNN_", "NVIDIA_",  "NSIGHT_", "SLURM_", "OMPI_COMM_WORLD_"};
+    static const char *const names[] = {"LD_LIBRARY_PATH", "PATH",           "VIRTUAL_ENV",     "CONDA_PREFIX",
+                                        "WORLD_SIZE",      "LOCAL_WORLD_SIZE", "NNODES",        "COMPUTE_PROFILE",
+                                        "OPENCL_PROFILE"};
+    const char *eq = strchr(entry, '=');
+    if (!eq)
+        return false;
+    size_t n = (size_t)(eq - entry);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == n && strncmp(entry, names[i], n) == 0)
+            return true;
+    return false;
+}
+
+bool gd_env_secret(const char *name, size_t n)
+{
+    static const char *const words[] = {"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"};
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t k = strlen(words[w]);
+        for (size_t at = 0; at + k <= n; at++)
+            if (strncasecmp(name + at, words[w], k) == 0)
+                return true;
+    }
+    return false;
 }
 
 void gd_stack_facts_free(gd_stack_facts *s)

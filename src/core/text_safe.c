@@ -1,7 +1,21 @@
 /* Control characters out of strings that reach a terminal. */
 #include "text_safe.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+/* The bidirectional controls: U+061C, U+200E-U+200F, U+202A-U+202E and
+ * U+2066-U+2069 reorder what follows them on a terminal (a hostname holding
+ * U+202E prints backwards), so they count as controls. */
+static bool is_bidi_control(const unsigned char *p, size_t need)
+{
+    if (need == 2)
+        return p[0] == 0xd8 && p[1] == 0x9c;
+    if (need != 3 || p[0] != 0xe2)
+        return false;
+    return (p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+           (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9);
+}
 
 /* The length of the printable UTF-8 character at p (at most n bytes), or 0
  * when the byte at p must be replaced. */
@@ -38,7 +52,7 @@ static size_t printable(const unsigned char *p, size_t n)
     for (size_t i = 2; i < need; i++)
         if (p[i] < 0x80 || p[i] > 0xbf)
             return 0;
-    return need;
+    return is_bidi_control(p, need) ? 0 : need;
 }
 
 /* The safe piece at s (n > 0 bytes left) in *piece: the printable

@@ -2,6 +2,7 @@
  * causes with their fixes, the nodes, what was not compared or read. */
 #include "report/fleet_report.h"
 #include "core/json_util.h"
+#include "core/text_safe.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
@@ -65,11 +66,13 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
     fputs("\nGroups (medians under load):\n", out);
     for (size_t i = 0; i < r->ngroups; i++) {
         const gd_fleet_group *g = &r->groups[i];
-        char c[32], t[32], p[32];
+        char c[32], t[32], p[32], model[31];
         fmt_num(g->median[0], "MHz", c, sizeof c);
         fmt_num(g->median[1], "C", t, sizeof t);
         fmt_num(g->median[2], "W", p, sizeof p);
-        fprintf(out, "  %-30.30s %3zu GPUs %3zu nodes  SM %-9s %-6s %s%s\n", g->model, g->gpus, g->nodes, c, t, p,
+        /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
+        gd_text_safe(g->model, model, sizeof model);
+        fprintf(out, "  %-30s %3zu GPUs %3zu nodes  SM %-9s %-6s %s%s\n", model, g->gpus, g->nodes, c, t, p,
                 g->compared ? "" : "  (not compared)");
     }
     if (fs->n)
@@ -119,23 +122,29 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
             quiet++;
             continue;
         }
-        char ids[400] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1; i++) {
+        char ids[400] = "", name[25];
+        size_t used = 0, nlisted = 0;
+        const char *listed[64]; /* what ids holds: a report of 300k findings is not compared with itself */
+        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1 && nlisted < 64; i++) {
             bool dup = false;
-            for (size_t j = 0; j < i; j++)
-                dup = dup || strcmp(n->findings[j].id, n->findings[i].id) == 0;
-            if (!dup)
+            for (size_t j = 0; j < nlisted && !dup; j++)
+                dup = strcmp(listed[j], n->findings[i].id) == 0;
+            if (!dup) {
+                listed[nlisted++] = n->findings[i].id;
                 used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
+            }
         }
-        fprintf(out, "  %-24.24s ", n->name);
+        gd_text_safe(n->name, name, sizeof name);
+        fprintf(out, "  %-24s ", name);
         gd_wrap(out, st, 27, 27, ids);
     }
     fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
     if (fs->nskips) {
         fputs("\nNot compared:\n", out);
-        for (size_t i = 0; i < fs->nskips; i++)
-            fprintf(out, "  %s\n", fs->skips[i].reason);
+        for (size_t i = 0; i < fs->nskips; i++) {
+            fputs("  ", out);
+            gd_wrap(out, st, 2, 2, fs->skips[i].reason);
+        }
     }
     if (run->nunread) {
         fputs("\nNot read:\n", out);

@@ -162,6 +162,11 @@ static void rank_section(FILE *out, const gd_trace_result *r)
         gd_html_text(out, r->note);
         fputs("</p>\n", out);
     }
+    if (r->dropped)
+        fprintf(out,
+                "<p class=\"banner\">The memory cap (%zu MiB for this rank, trace --max-memory) was reached: the "
+                "last %llu of %llu events were left out; this analysis covers the trace up to there.</p>\n",
+                r->memory_cap_mib, (unsigned long long)r->dropped, (unsigned long long)r->events);
     fprintf(out,
             "<p class=\"meta\">%zu step%s analyzed of %zu in the trace%s; GPU span %.3f ms: compute %.1f %%, "
             "non-compute %.1f %%, idle %.1f %%.</p>\n",
@@ -203,6 +208,11 @@ void gd_trace_report_html(FILE *out, const gd_trace_run *run)
             "breakdowns with its defaults (docs/trace.md).</p>\n",
             run->files, run->files == 1 ? "" : "s", run->nranks, run->nranks == 1 ? "" : "s",
             (unsigned long long)events);
+    if (run->files_found > run->files)
+        fprintf(out,
+                "<p class=\"banner\">%zu trace files found: the first %zu by name were analysed, %zu left "
+                "out.</p>\n",
+                run->files_found, run->files, run->files_found - run->files);
     gd_html_verdict(out, run->findings, run->nranks);
     gd_html_findings(out, run->findings, false, false);
     ranks_table(out, run);

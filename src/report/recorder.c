@@ -2,6 +2,7 @@
 #include "recorder.h"
 
 #include "core/facts_json.h"
+#include "gpudoctor/stack.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,10 +119,41 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     put(r, j);
 }
 
+/* The job's environment as a recording keeps it: the variables the checks
+ * read, secrets' values redacted (gd_env_kept, gd_env_secret). */
+static void keep_env(json_t *end)
+{
+    json_t *env = json_object_get(json_object_get(end, "stack"), "env");
+    size_t i = 0;
+    while (i < json_array_size(env)) {
+        const char *e = json_string_value(json_array_get(env, i));
+        if (!e || !gd_env_kept(e)) {
+            json_array_remove(env, i);
+            continue;
+        }
+        size_t n = (size_t)(strchr(e, '=') - e);
+        if (gd_env_secret(e, n)) {
+            char *red = malloc(n + sizeof "=" GD_ENV_REDACTED);
+            if (red) {
+                snprintf(red, n + sizeof "=" GD_ENV_REDACTED, "%.*s=%s", (int)n, e, GD_ENV_REDACTED);
+                json_array_set_new(env, i, json_string(red));
+                free(red);
+            } else {
+                json_array_remove(env, i);
+                continue;
+            }
+        }
+        i++;
+    }
+}
+
 static void on_end(void *ud, const gd_facts *f)
 {
     gd_recorder *r = ud;
-    put(r, json_pack("{s:o*}", "end", gd_facts_end_to_json(f)));
+    json_t *end = gd_facts_end_to_json(f);
+    if (end)
+        keep_env(end);
+    put(r, json_pack("{s:o*}", "end", end));
 }
 
 gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *), void *log_ud, char *err,
@@ -132,12 +164,16 @@ gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_NONBLOCK: a FIFO without a reader is refused, not waited on for ever. */
+    r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
     if (r->fd < 0) {
-        snprintf(err, errlen, "--record %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "--record %s: %s", path, errno == ENXIO ? "a FIFO nobody reads" : strerror(errno));
         free(r);
         return NULL;
     }
+    int fl = fcntl(r->fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK);
     snprintf(r->path, sizeof r->path, "%s", path);
     r->log = log;
     r->log_ud = log_ud;

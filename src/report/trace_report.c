@@ -84,6 +84,12 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         fprintf(out, "  %snote:%s %s\n", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), gd_safe(r->note));
     if (r->skipped)
         fprintf(out, "  %llu events were not objects and were skipped\n", (unsigned long long)r->skipped);
+    if (r->dropped)
+        fprintf(out,
+                "  %snote:%s the memory cap (%zu MiB for this rank, trace --max-memory) was reached: the last %llu "
+                "of %llu events were left out, so this analysis covers the trace up to there\n",
+                gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), r->memory_cap_mib, (unsigned long long)r->dropped,
+                (unsigned long long)r->events);
     if (r->nsteps)
         fprintf(out, "  steps: %zu analyzed of %zu%s; step time median %.1f ms, p90 %.1f ms, slowest #%ld %.1f ms\n",
                 r->nsteps, r->steps_in_trace, r->last_step_dropped ? " (the last left out, as HTA does)" : "",
@@ -161,6 +167,12 @@ void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_styl
     fprintf(out, "%sgpudoctor %s trace%s %s: %zu file%s, %zu rank%s, %llu events\n", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
             gd_c(st, GD_ANSI_RESET), gd_safe(run->path), run->files, run->files == 1 ? "" : "s", run->nranks,
             run->nranks == 1 ? "" : "s", events);
+    if (run->files_found > run->files)
+        fprintf(out,
+                "%snote:%s %zu trace files found: the first %zu by name were analysed, %zu left out (pass a smaller "
+                "directory, or --rank)\n",
+                gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET), run->files_found, run->files,
+                run->files_found - run->files);
     verdict(out, run, st);
     for (size_t i = 0; i < run->nranks; i++)
         rank_text(out, &run->ranks[i], st);
@@ -209,6 +221,8 @@ static json_t *rank_json(const gd_trace_result *r)
     json_object_set_new(o, "events", json_integer((json_int_t)r->events));
     json_object_set_new(o, "events_skipped", json_integer((json_int_t)r->skipped));
     json_object_set_new(o, "truncated", json_boolean(r->truncated));
+    json_object_set_new(o, "dropped_events", json_integer((json_int_t)r->dropped));
+    json_object_set_new(o, "memory_cap_mib", json_integer((json_int_t)r->memory_cap_mib));
     if (r->note[0])
         json_object_set_new(o, "note", json_string(r->note));
     json_object_set_new(o, "legacy_format", json_boolean(r->legacy));
@@ -343,6 +357,8 @@ json_t *gd_trace_report_json(const gd_trace_run *run)
     for (size_t i = 0; i < run->nranks; i++)
         events += run->ranks[i].events, bytes += run->ranks[i].bytes;
     json_object_set_new(t, "files", json_integer((json_int_t)run->files));
+    json_object_set_new(t, "files_found", json_integer((json_int_t)run->files_found));
+    json_object_set_new(t, "files_left_out", json_integer((json_int_t)(run->files_found - run->files)));
     json_object_set_new(t, "events", json_integer((json_int_t)events));
     json_object_set_new(t, "ranks", json_integer((json_int_t)run->nranks));
     json_object_set_new(t, "json_bytes", json_integer((json_int_t)bytes));

@@ -10,7 +10,8 @@
 #include <stdio.h>
 
 typedef struct gd_trace_run {
-    size_t files;
+    size_t files; /* analysed */
+    size_t files_found; /* trace files found (a directory of more than the most analysed: the rest left out) */
     const char *path; /* the file or directory given */
     const gd_trace_result *ranks; /* one per file, by rank */
     size_t nranks;

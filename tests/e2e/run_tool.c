@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,30 @@ void hermetic_environment(void)
 
 tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
 {
+    return run_tool_start_with(argv, env, stdout_path, NULL);
+}
+
+tool_proc run_tool_start_with(const char *const *argv, const char *const *env, const char *stdout_path,
+                              const tool_spawn *how)
+{
+    static const tool_spawn plain = {0};
+    if (!how)
+        how = &plain;
     tool_proc p = {.pid = -1, .out = -1, .err = -1};
-    int out[2], err[2];
+    int out[2], err[2], in[2] = {-1, -1};
     if (pipe(out) != 0 || pipe(err) != 0)
         abort();
+    if (how->stdin_data) {
+        if (how->stdin_len > 65536 || pipe(in) != 0 ||
+            write(in[1], how->stdin_data, how->stdin_len) != (ssize_t)how->stdin_len)
+            abort(); /* a pipe holds 64 KiB unread */
+        close(in[1]);
+    }
+    sigset_t held, old;
+    sigemptyset(&held);
+    if (how->pending_signal)
+        sigaddset(&held, how->pending_signal);
+    sigprocmask(SIG_BLOCK, &held, &old); /* the child inherits it blocked */
     p.pid = fork();
     if (p.pid == 0) {
         int fd = stdout_path && *stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : out[1];
@@ -71,6 +92,8 @@ tool_proc run_tool_start(const char *const *argv, const char *const *env, const 
         else
             dup2(fd, 1);
         dup2(err[1], 2);
+        if (how->stdin_data)
+            dup2(in[0], 0);
         close(out[0]);
         close(err[0]);
         hermetic_environment();
@@ -83,6 +106,10 @@ tool_proc run_tool_start(const char *const *argv, const char *const *env, const 
             else
                 unsetenv(name);
         }
+        if (how->as_nobody && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(126);
+        if (how->pending_signal)
+            kill(getpid(), how->pending_signal);
         size_t n = 0;
         while (argv[n])
             n++;
@@ -93,6 +120,9 @@ tool_proc run_tool_start(const char *const *argv, const char *const *env, const 
         execv(GD_BINARY, args);
         _exit(127);
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (how->stdin_data)
+        close(in[0]);
     close(out[1]);
     close(err[1]);
     p.out = out[0];

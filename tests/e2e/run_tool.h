@@ -29,6 +29,22 @@ typedef struct tool_proc {
     int out, err; /* the read ends of its stdout and stderr */
 } tool_proc;
 tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path);
+
+/* run_tool_start, and more: gpudoctor starts with pending_signal (0: none)
+ * already pending and blocked, as one sent before it could handle it (a
+ * launcher that holds signals blocked across exec delivers it when they are
+ * unblocked); with stdin_data (stdin_len bytes, at most 64 KiB) on its
+ * standard input through a pipe (NULL: the test's own stdin); as user
+ * nobody when as_nobody (a test run as root that needs permissions to
+ * hold; exit 126 when that fails). */
+typedef struct tool_spawn {
+    int pending_signal;
+    const void *stdin_data;
+    size_t stdin_len;
+    bool as_nobody;
+} tool_spawn;
+tool_proc run_tool_start_with(const char *const *argv, const char *const *env, const char *stdout_path,
+                              const tool_spawn *how);
 tool_result run_tool_wait(tool_proc *p);
 
 /* Files in a tree: the directories of path (mkdir -p), and dir/rel with its

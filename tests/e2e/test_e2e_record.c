@@ -150,6 +150,49 @@ static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
     free(dir);
 }
 
+/* A recording keeps only the job's variables that a check reads, secrets'
+ * values redacted; its replay still finds what the live run found. */
+static void a_recording_keeps_no_secrets(void **state)
+{
+    (void)state;
+    static const char *const secrets[] = {
+        "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "NCCL_P2P_DISABLE=1", "CUDA_LAUNCH_BLOCKING=1",
+        "OMP_NUM_THREADS=1", "HF_TOKEN=hf_s3cr3tvalue", "AWS_SECRET_ACCESS_KEY=aws_s3cr3tvalue",
+        "TORCH_HUB_TOKEN=torch_s3cr3tvalue", "NCCL_IB_Password=nccl_s3cr3tvalue", "MY_APP_SETTING=app_privatevalue",
+        NULL};
+    char *dir = temp_dir();
+    char rec[1024], live[4096], replay[4096];
+    snprintf(rec, sizeof rec, "%s/env.jsonl", dir);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--sim",
+                                              example("h100x8-training.json"), "--record", rec, NULL},
+                             secrets);
+    verdicts("live", &r, live, sizeof live);
+    tool_result_free(&r);
+    size_t len;
+    char *text = read_all(rec, &len);
+    static const char *const never[] = {"s3cr3tvalue", "app_privatevalue", "MY_APP_SETTING", "HF_TOKEN",
+                                        "AWS_SECRET_ACCESS_KEY"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (strstr(text, never[i]))
+            fail_msg("the recording holds %s", never[i]);
+    static const char *const kept[] = {"NCCL_P2P_DISABLE=1", "CUDA_LAUNCH_BLOCKING=1", "OMP_NUM_THREADS=1",
+                                       "TORCH_HUB_TOKEN=<redacted>", "NCCL_IB_Password=<redacted>"};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        if (!strstr(text, kept[i]))
+            fail_msg("the recording lacks %s", kept[i]);
+    free(text);
+    if (!strstr(live, "env.nccl_p2p_disabled") || !strstr(live, "env.launch_blocking"))
+        fail_msg("the live run misses the environment's findings: %s", live);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    verdicts("replay", &r, replay, sizeof replay);
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("the replay's findings differ from the live run's\n live:   %s\n replay: %s", live, replay);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* The check finishes and reports; the recording asked for is not whole: exit 3. */
 static void a_full_disk_ends_the_recording_not_the_check(void **state)
 {
     (void)state;
@@ -158,7 +201,7 @@ static void a_full_disk_ends_the_recording_not_the_check(void **state)
     tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim", example("demo.json"),
                                               "--record", "/dev/full", NULL},
                              env);
-    if (r.exit_code != 2 || !r.json || !strstr(r.err, "recording to /dev/full stopped"))
+    if (r.exit_code != 3 || !r.json || !strstr(r.err, "recording to /dev/full stopped"))
         fail_msg("check --record /dev/full: exit %d, stderr: %s", r.exit_code, r.err);
     tool_result_free(&r);
 }
@@ -216,6 +259,7 @@ int main(void)
         cmocka_unit_test(every_example_replays_to_its_live_findings),
         cmocka_unit_test(a_killed_recording_ends_on_a_whole_line_and_replays),
         cmocka_unit_test(a_full_disk_ends_the_recording_not_the_check),
+        cmocka_unit_test(a_recording_keeps_no_secrets),
         cmocka_unit_test(a_damaged_recording_is_refused_and_an_unfinished_line_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,3 +53,21 @@ fetch() {
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# start_prometheus: the real Prometheus scraping the exporter ($port) every
+# second, on a free loopback port; sets $pport.
+start_prometheus() {
+    pport=$(free_port)
+    cat >"$tmp/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: gpudoctor
+    static_configs:
+      - targets: ["127.0.0.1:$port"]
+YML
+    timeout 300 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+        --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
+    pids="$pids $!"
+}

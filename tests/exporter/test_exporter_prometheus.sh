@@ -37,19 +37,7 @@ fi
 promtool check rules "$docs/exporter-rules.yml" >"$tmp/rules.txt" 2>&1 || fail "promtool check rules: $(cat "$tmp/rules.txt")"
 
 # Prometheus scraping the exporter every second.
-pport=$(free_port)
-cat >"$tmp/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: gpudoctor
-    static_configs:
-      - targets: ["127.0.0.1:$port"]
-YML
-timeout 300 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
-    --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
-pids="$pids $!"
+start_prometheus
 
 # query PROMQL: prints one line per series, "labels=value", sorted.
 query() {

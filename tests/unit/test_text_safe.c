@@ -68,6 +68,21 @@ static void invalid_utf8_is_replaced_byte_by_byte(void **state)
     safe("\xff\xfe", "??");
 }
 
+static void bidi_controls_are_replaced(void **state)
+{
+    (void)state;
+    safe("gpu\xe2\x80\xae"
+         "01-edon",
+         "gpu???01-edon"); /* U+202E RIGHT-TO-LEFT OVERRIDE */
+    safe("a\xe2\x81\xa6"
+         "b\xe2\x81\xa9",
+         "a???b???"); /* U+2066 LEFT-TO-RIGHT ISOLATE, U+2069 POP DIRECTIONAL ISOLATE */
+    safe("\xe2\x80\xaa\xe2\x80\x8f\xe2\x80\x8e\xe2\x81\xa7\xe2\x81\xa8", "???????????????");
+    safe("\xd8\x9c", "??"); /* U+061C ARABIC LETTER MARK */
+    safe("\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xa5",
+         "\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xa5"); /* U+2014, U+202F, U+2065 around them stay */
+}
+
 static void output_is_bounded_and_characters_stay_whole(void **state)
 {
     (void)state;
@@ -89,6 +104,7 @@ int main(void)
         cmocka_unit_test(controls_become_question_marks),
         cmocka_unit_test(valid_utf8_text_is_kept),
         cmocka_unit_test(invalid_utf8_is_replaced_byte_by_byte),
+        cmocka_unit_test(bidi_controls_are_replaced),
         cmocka_unit_test(output_is_bounded_and_characters_stay_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

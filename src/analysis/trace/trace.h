@@ -86,6 +86,11 @@ int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e);
 void gd_trace_acc_free(gd_trace_acc *a);
 /* Bytes the accumulator holds (for the benchmark's account of memory). */
 size_t gd_trace_acc_bytes(const gd_trace_acc *a);
+/* Caps what a keeps at max_bytes (0: no cap): from the first event that
+ * finds it holding half of it (its tables grow by doubling) on, events are
+ * counted (gd_trace_result.dropped) and left out, so the analysis covers
+ * the trace up to there. */
+void gd_trace_acc_cap(gd_trace_acc *a, size_t max_bytes);
 
 /* ------------------------------------------------------------------ */
 /* The numbers of one rank. Times in microseconds. */
@@ -140,6 +145,8 @@ typedef struct gd_trace_result {
     int compute_major;
     bool legacy, truncated;
     uint64_t events, skipped, bytes;
+    uint64_t dropped; /* events left out at the memory cap (gd_trace_acc_cap) */
+    size_t memory_cap_mib; /* that cap, 0 without one */
     char note[256];
 
     /* Steps: all ProfilerStep# seen, and the ones analyzed. */

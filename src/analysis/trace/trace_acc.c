@@ -54,6 +54,11 @@ size_t gd_trace_acc_bytes(const gd_trace_acc *a)
            a->nslots * sizeof(uint32_t);
 }
 
+void gd_trace_acc_cap(gd_trace_acc *a, size_t max_bytes)
+{
+    a->max_bytes = max_bytes;
+}
+
 const char *gd_trace_name(const gd_trace_acc *a, uint32_t id)
 {
     return id < a->name_off.n ? a->arena.v + a->name_off.v[id] : "";
@@ -193,6 +198,13 @@ static long step_number(const char *s, size_t n)
 
 int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
 {
+    /* At the cap, everything after is left out (not a sample of it): the
+     * analysis is of the trace's first part, whole. Half the cap: a table
+     * that doubles next (at most all that is held) stays within it. */
+    if (a->max_bytes && (a->dropped || gd_trace_acc_bytes(a) >= a->max_bytes / 2)) {
+        a->dropped++;
+        return 0;
+    }
     /* Process and thread names: TensorFlow names its devices and streams only there. */
     if (e->ph == 'M') {
         if (e->pid < 0 || !e->arg_name || !e->name)

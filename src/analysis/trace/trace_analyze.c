@@ -275,6 +275,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     r->events = meta->events;
     r->skipped = meta->skipped;
     r->bytes = meta->bytes;
+    r->dropped = a->dropped;
+    r->memory_cap_mib = a->max_bytes >> 20;
     snprintf(r->note, sizeof r->note, "%s", meta->note);
     r->dataloader_pct = r->sync_pct = r->comm_overlap_pct = NAN;
     r->step_median_us = r->step_p90_us = r->step_max_us = NAN;

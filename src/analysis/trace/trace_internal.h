@@ -74,6 +74,8 @@ struct gd_trace_acc {
     uint32_t *slots;
     size_t nslots;
     bool loader_multiprocess;
+    size_t max_bytes; /* 0: no cap (gd_trace_acc_cap) */
+    uint64_t dropped; /* events left out once the cap was reached */
 };
 
 const char *gd_trace_name(const gd_trace_acc *a, uint32_t id);

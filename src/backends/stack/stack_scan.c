@@ -1,6 +1,8 @@
 /* System CUDA runtimes (toolkits, the linker's cache) and library architectures. */
 #include "stack_internal.h"
 
+#include "core/input.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -280,10 +282,12 @@ static bool elf_fatbin_section(int fd, uint64_t *off, uint64_t *size, bool *elf)
 
 bool gd_stack_library_archs(const char *path, gd_cuda_runtime *rt)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Not open(): a FIFO named like a library would hang it for ever. */
+    char why[sizeof rt->arch_error];
+    int fd = gd_input_open(path, GD_INPUT_FILE, why, sizeof why);
     if (fd < 0) {
         if (errno != ENOENT && errno != ENOTDIR && !rt->arch_error[0])
-            gd_strf(rt->arch_error, sizeof rt->arch_error, "%s: %s", path, strerror(errno));
+            gd_strf(rt->arch_error, sizeof rt->arch_error, "%s", why);
         return false;
     }
     uint64_t off = 0, size = UINT64_MAX; /* Not ELF (a test fixture, a bare .fatbin): the whole file */

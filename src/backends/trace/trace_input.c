@@ -5,9 +5,11 @@
  * cores (bench/README.md has the figures).
  */
 #include "backends/trace/trace_input.h"
+#include "core/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,21 +28,46 @@
 typedef struct fsrc {
     gd_tsrc base;
     int fd;
+    unsigned char peek[2]; /* the bytes read to tell gzip, handed out first */
+    size_t peek_len, peek_at;
     char path[256];
 } fsrc;
 
-static long file_read(gd_tsrc *s, char *buf, size_t cap, char *err, size_t errlen)
+/* One read of fd: a stream (a pipe, standard input) with no data yet is
+ * waited for, at most GD_INPUT_STREAM_IDLE_S. */
+static long read_some(int fd, const char *path, void *buf, size_t cap, char *err, size_t errlen)
 {
-    fsrc *f = (fsrc *)s;
     for (;;) {
-        ssize_t n = read(f->fd, buf, cap);
+        ssize_t n = read(fd, buf, cap);
         if (n >= 0)
             return (long)n;
         if (errno == EINTR)
             continue;
-        snprintf(err, errlen, "cannot read %s: %s", f->path, strerror(errno));
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            int ready = poll(&p, 1, GD_INPUT_STREAM_IDLE_S * 1000);
+            if (ready > 0 || (ready < 0 && errno == EINTR))
+                continue;
+            if (ready == 0) {
+                snprintf(err, errlen, "cannot read %s: no data for %d s", path, GD_INPUT_STREAM_IDLE_S);
+                return -1;
+            }
+        }
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
+}
+
+static long file_read(gd_tsrc *s, char *buf, size_t cap, char *err, size_t errlen)
+{
+    fsrc *f = (fsrc *)s;
+    if (f->peek_at < f->peek_len) {
+        size_t n = f->peek_len - f->peek_at < cap ? f->peek_len - f->peek_at : cap;
+        memcpy(buf, f->peek + f->peek_at, n);
+        f->peek_at += n;
+        return (long)n;
+    }
+    return read_some(f->fd, f->path, buf, cap, err, errlen);
 }
 
 static void file_close(gd_tsrc *s)
@@ -50,11 +77,14 @@ static void file_close(gd_tsrc *s)
     free(f);
 }
 
-gd_tsrc *gd_tsrc_file(const char *path, char *err, size_t errlen)
+gd_tsrc *gd_tsrc_file(const char *path, int *gzip, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[512];
+    /* The bounded reader's open: a FIFO without a writer cannot hang it, a
+     * directory or a device is refused; a pipe (/dev/stdin) is welcome. */
+    int fd = gd_input_open(path, GD_INPUT_STREAM, why, sizeof why);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open %s", why);
         return NULL;
     }
     fsrc *f = calloc(1, sizeof *f);
@@ -66,24 +96,19 @@ gd_tsrc *gd_tsrc_file(const char *path, char *err, size_t errlen)
     f->base = (gd_tsrc){file_read, file_close};
     f->fd = fd;
     snprintf(f->path, sizeof f->path, "%s", path);
+    /* The first two bytes tell gzip; they stay in the stream (a pipe cannot be read twice). */
+    while (f->peek_len < 2) {
+        long n = read_some(fd, f->path, f->peek + f->peek_len, 2 - f->peek_len, err, errlen);
+        if (n < 0) {
+            file_close(&f->base);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        f->peek_len += (size_t)n;
+    }
+    *gzip = f->peek_len == 2 && f->peek[0] == 0x1f && f->peek[1] == 0x8b;
     return &f->base;
-}
-
-int gd_tsrc_file_is_gzip(const char *path, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    unsigned char m[2] = {0, 0};
-    ssize_t n = read(fd, m, 2);
-    close(fd);
-    if (n < 0) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
 
 /* ---- memory ---- */

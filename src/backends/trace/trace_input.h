@@ -11,15 +11,15 @@ struct gd_tsrc {
     void (*close)(gd_tsrc *s);
 };
 
-/* A plain file or memory; NULL with a message when it cannot be opened. */
-gd_tsrc *gd_tsrc_file(const char *path, char *err, size_t errlen);
+/* A file (also a pipe or a FIFO: opened and read as core/input.h reads
+ * streams, never blocking for ever) or memory; NULL with a message when it
+ * cannot be opened. *gzip: whether the file starts as gzip (its first bytes,
+ * read to tell, stay in the stream). */
+gd_tsrc *gd_tsrc_file(const char *path, int *gzip, char *err, size_t errlen);
 gd_tsrc *gd_tsrc_mem(const void *data, size_t len);
 
 /* Gzip over `raw` (taken over). threaded: inflate on a thread of its own,
  * ahead of the parser. */
 gd_tsrc *gd_tsrc_gzip(gd_tsrc *raw, int threaded, char *err, size_t errlen);
-
-/* Peeks the first bytes of a file: 1 when it starts as gzip, 0 when not, -1 unreadable. */
-int gd_tsrc_file_is_gzip(const char *path, char *err, size_t errlen);
 
 #endif

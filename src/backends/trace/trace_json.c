@@ -834,10 +834,8 @@ int gd_trace_read_mem(const void *data, size_t len, gd_trace_acc *acc, gd_trace_
 
 int gd_trace_read_file(const char *path, gd_trace_acc *acc, gd_trace_meta *meta, char *err, size_t errlen)
 {
-    int gz = gd_tsrc_file_is_gzip(path, err, errlen);
-    if (gz < 0)
-        return -1;
-    gd_tsrc *src = gd_tsrc_file(path, err, errlen);
+    int gz = 0;
+    gd_tsrc *src = gd_tsrc_file(path, &gz, err, errlen);
     if (!src)
         return -1;
     if (gz && !(src = gd_tsrc_gzip(src, 1, err, errlen)))
