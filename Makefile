@@ -40,7 +40,20 @@ run: build
 	fi; \
 	[ $$status -le 2 ]
 
-test: test-plain test-asan
+# Both suites run, whatever the first one says, and the end lists the failed
+# tests of each: one failure never hides the rest.
+test:
+	@stamp=$$(mktemp); plain=0; asan=0; \
+	$(MAKE) --no-print-directory test-plain || plain=1; \
+	$(MAKE) --no-print-directory test-asan || asan=1; \
+	for suite in plain:$$plain:$(BUILD) asan:$$asan:$(BUILD_ASAN); do \
+	  name=$${suite%%:*}; rest=$${suite#*:}; failed=$${rest%%:*}; dir=$${rest#*:}; \
+	  log=$$dir/Testing/Temporary/LastTestsFailed.log; \
+	  if [ "$$failed" = 0 ]; then echo "make test: $$name suite passed"; \
+	  elif [ -n "$$(find "$$log" -newer "$$stamp" 2>/dev/null)" ]; then \
+	    echo "make test: $$name suite FAILED:"; sed 's/^[0-9]*:/  /' "$$log"; \
+	  else echo "make test: $$name suite FAILED (before its tests ran: see above)"; fi; \
+	done; rm -f "$$stamp"; [ $$plain = 0 ] && [ $$asan = 0 ]
 
 test-plain: build
 	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
