@@ -12,7 +12,7 @@ fi
 out=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1" "$bin" 2>&1)
 rc=$?
 [ "$rc" -ne 0 ] || { echo "FAIL: the failing test exited 0"; exit 1; }
-case $out in *LeakSanitizer*)
+case $out in *"LeakSanitizer: detected"*)
     echo "FAIL: a failed test's own buffer was reported as a leak:"
     echo "$out"
     exit 1
