@@ -40,18 +40,35 @@ run: build
 	fi; \
 	[ $$status -le 2 ]
 
-test: test-plain test-asan
+# Both suites run, whatever the first one says, and the end lists the failed
+# tests of each: one failure never hides the rest.
+test:
+	@stamp=$$(mktemp); plain=0; asan=0; \
+	$(MAKE) --no-print-directory test-plain || plain=1; \
+	$(MAKE) --no-print-directory test-asan || asan=1; \
+	for suite in plain:$$plain:$(BUILD) asan:$$asan:$(BUILD_ASAN); do \
+	  name=$${suite%%:*}; rest=$${suite#*:}; failed=$${rest%%:*}; dir=$${rest#*:}; \
+	  log=$$dir/Testing/Temporary/LastTestsFailed.log; \
+	  if [ "$$failed" = 0 ]; then echo "make test: $$name suite passed"; \
+	  elif [ -n "$$(find "$$log" -newer "$$stamp" 2>/dev/null)" ]; then \
+	    echo "make test: $$name suite FAILED:"; sed 's/^[0-9]*:/  /' "$$log"; \
+	  else echo "make test: $$name suite FAILED (before its tests ran: see above)"; fi; \
+	done; rm -f "$$stamp"; [ $$plain = 0 ] && [ $$asan = 0 ]
 
+# Each suite: ctest, then why each skipped test was skipped (ctest shows
+# Skipped, never the test's words; a skip that says nothing fails).
 test-plain: build
-	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
+	@rc=0; ctest --test-dir $(BUILD) $(CTEST_FLAGS) --output-junit $(abspath $(BUILD))/Testing/junit.xml || rc=1; \
+	python3 tests/skip_reasons.py $(BUILD)/Testing/junit.xml || rc=1; exit $$rc
 
 $(BUILD_ASAN)/build.ninja: | deps
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DGD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 
 test-asan: deps $(BUILD_ASAN)/build.ninja
 	ninja -C $(BUILD_ASAN)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS)
+	@rc=0; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS) --output-junit $(abspath $(BUILD_ASAN))/Testing/junit.xml || rc=1; \
+	python3 tests/skip_reasons.py $(BUILD_ASAN)/Testing/junit.xml || rc=1; exit $$rc
 
 bench: build
 	bash bench/run.sh $(BUILD)

@@ -41,6 +41,7 @@ PACKAGES=(
     chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
     libpng-dev      # ... and decode its screenshots
     python3-torch   # the real DataLoader jobs of tests/e2e/test_e2e_job.c (CPU build; Skipped without it)
+    stress-ng       # load beside the suite: it passes on a busy machine (README.md, Tests)
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

@@ -11,9 +11,14 @@
  *    fails with CUDA_ERROR_NO_DEVICE when it is unset or unreadable (the
  *    reason goes to stderr).
  *  - Streams are synchronous: every call completes before it returns.
- *  - A copy takes bytes / (bandwidth_gbps x 1e9) seconds of real time (a
- *    clock_nanosleep to the computed end), GPUDOCTOR_SIM_TIMESCALE left
- *    out, because benchmarks measure real elapsed time. Figures: h2d_pinned
+ *  - A copy takes bytes / (bandwidth_gbps x 1e9) seconds of the GPU's time,
+ *    whatever GPUDOCTOR_SIM_TIMESCALE's pace: events (cuEventElapsedTime)
+ *    measure it. Under the fast scenario clock (GPUDOCTOR_SIM_TIMESCALE
+ *    unset or empty at cuInit) that time is virtual: the stream's clock
+ *    moves on and the call returns at once, so benchmarks come out exact
+ *    and quick on any machine. Paced, and once gdsim_cuda_clock_set has
+ *    been called, it is real time, a clock_nanosleep to the computed end
+ *    (sim_time.c). Figures: h2d_pinned
  *    / d2h_pinned when the host side lies in memory from cuMemAllocHost or
  *    cuMemHostAlloc, else h2d_pageable / d2h_pageable (d2h_pageable falls
  *    back to h2d_pageable), d2d between device buffers. A missing figure
@@ -129,12 +134,17 @@ CUresult sim_current_device(int *device);
 bool sim_grow(void **items, size_t *cap, size_t count, size_t elem);
 
 /* sim_time.c */
+/* Virtual or real time (above), from GPUDOCTOR_SIM_TIMESCALE: at cuInit. */
+void sim_time_init(void);
+/* Real time from now on (gdsim_cuda_clock_set). */
+void sim_time_real(void);
 struct timespec sim_now(void);
 /* Now on the calling thread's stream: the end of its last work when the
  * host comes back within a moment of it (see sim_time.c), else now. */
 struct timespec sim_stream_now(void);
 /* Sleeps until start + seconds (absolute CLOCK_MONOTONIC deadline); that
- * end becomes the end of the thread's stream. */
+ * end becomes the end of the thread's stream. Under virtual time, only the
+ * stream's clock moves. */
 void sim_sleep_until(struct timespec start, double seconds);
 double sim_elapsed_ms(struct timespec from, struct timespec to);
 

@@ -377,6 +377,7 @@ double gdsim_gemm_tflops(const char *dtype)
 
 void gdsim_cuda_clock_set(double t)
 {
+    sim_time_real(); /* the session's clock runs in wall time: so do the GPUs */
     sim_lock();
     sim_cuda_state.clock_set = true;
     sim_cuda_state.clock_t = t;

@@ -26,13 +26,15 @@ SIM_API double gdsim_memory_gbps(void);
 SIM_API double gdsim_gemm_tflops(const char *dtype);
 
 /* The scenario time of the session that drives the benchmark (bench stress),
- * for the clock-following multiplies of gdsim_gemm_tflops (sim_cuda.h). An
+ * for the clock-following multiplies of gdsim_gemm_tflops (sim_cuda.h);
+ * from the first call on, copies and kernels take real time. An
  * export of the simulated libcuda that gpudoctor calls, like
  * gdsim_scenario_set, not a private one. */
 SIM_API void gdsim_cuda_clock_set(double t);
 
-/* Occupies the calling thread's stream for `seconds` of real time, queued
- * after its previous work (sim_time.c); returns when that work is done. */
+/* Occupies the calling thread's stream for `seconds` of the GPU's time
+ * (virtual or real, sim_time.c), queued after its previous work; returns
+ * when that work is done. */
 SIM_API void gdsim_device_busy(double seconds);
 
 #endif

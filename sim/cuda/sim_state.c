@@ -128,6 +128,8 @@ CUresult cuInit(unsigned int Flags)
     sim_load_locked();
     CUresult r = sim_cuda_state.init_result;
     sim_cuda_state.initialized = r == CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS && !sim_cuda_state.clock_set)
+        sim_time_init();
     sim_unlock();
     return r;
 }

@@ -160,6 +160,10 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
         gd_bench_facts_free(b);
         return -1;
     }
+    /* The simulated GPUs follow the window's clock, which runs in wall time:
+     * scenario time 0 until the first sample. */
+    if (rt.cu.gdsim_cuda_clock_set)
+        rt.cu.gdsim_cuda_clock_set(0);
     b->stress = true;
     b->dtype = o->dtype;
     b->size = o->size > 0 ? o->size : DEFAULT_SIZE;

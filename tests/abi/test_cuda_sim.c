@@ -5,6 +5,8 @@
  * figures (the conventions are in sim/cuda/sim_cuda.h).
  */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -95,12 +98,16 @@ static int teardown(void **state)
         assert_int_equal((api)->cuEventDestroy(e1_), 0);                                                               \
     } while (0)
 
-/* Simulated times are sleeps to a deadline: never shorter, and a loaded
- * (or sanitized) machine may add some. */
+/* Under the fast scenario clock (the default here) the simulated GPUs'
+ * time is virtual: exact, whatever the machine's load. Paced (--paced),
+ * copies and kernels are sleeps to a deadline: never shorter, and a loaded
+ * machine may make them any longer, so only the lower bound is held. */
+static bool paced;
+
 static void assert_took(float ms, double expected_ms)
 {
-    if (ms < expected_ms * 0.99 || ms > expected_ms * 3 + 50)
-        fail_msg("took %.3f ms, expected %.3f ms", (double)ms, expected_ms);
+    if (paced ? ms < expected_ms * 0.99 : fabs(ms - expected_ms) > expected_ms * 1e-4)
+        fail_msg("took %.3f ms, expected %.3f ms%s", (double)ms, expected_ms, paced ? " or more" : "");
 }
 
 static double copy_ms(size_t bytes, double gbps)
@@ -284,6 +291,29 @@ static void test_gemm_time_follows_tflops(void **state)
     assert_int_equal(api->cuModuleUnload(mod), 0);
 }
 
+/* Under the fast clock a multiply of nearly ten minutes on the GPU's clock
+ * (events) returns at once on the host's: virtual time never sleeps. */
+static void test_virtual_time_does_not_wait(void **state)
+{
+    struct gd_cuda_api *api = &((struct fixture *)*state)->api;
+    CUmodule mod;
+    CUfunction bf16;
+    int m = 65536, n = 65536, k = 65536;
+    void *params[] = {&m, &n, &k};
+    float ms;
+    struct timespec t0, t1;
+    assert_int_equal(api->cuModuleLoadData(&mod, ptx), 0);
+    assert_int_equal(api->cuModuleGetFunction(&bf16, mod, "gemm_bf16"), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    TIME_MS(api, ms, assert_int_equal(api->cuLaunchKernel(bf16, 8, 8, 1, 256, 1, 1, 0, NULL, params, NULL), 0));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_took(ms, 2.0 * m * n * (double)k / 1.0e12 * 1e3);
+    double host_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (host_s > 60)
+        fail_msg("a virtual multiply kept the host %.1f s", host_s);
+    assert_int_equal(api->cuModuleUnload(mod), 0);
+}
+
 static void test_events_and_error_strings(void **state)
 {
     struct gd_cuda_api *api = &((struct fixture *)*state)->api;
@@ -304,8 +334,46 @@ static void test_events_and_error_strings(void **state)
     assert_int_equal(api->cuDevicePrimaryCtxRelease(0), 0);
 }
 
-int main(void)
+/* Paced, a copy sleeps: the host's clock sees at least the copy's time. */
+static void test_paced_copy_takes_real_time(void **state)
 {
+    struct fixture *f = *state;
+    struct gd_cuda_api *api = &f->api;
+    const size_t bytes = 8 * MIB;
+    CUdeviceptr d, d2;
+    struct timespec t0, t1;
+    assert_int_equal(api->cuInit(0), 0);
+    assert_int_equal(api->cuDevicePrimaryCtxRetain(&f->ctx, 0), 0);
+    assert_int_equal(api->cuCtxSetCurrent(f->ctx), 0);
+    assert_int_equal(api->cuMemAlloc(&d, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&d2, bytes), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(api->cuMemcpyDtoD(d2, d, bytes), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double host_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    if (host_ms < copy_ms(2 * bytes, 8.0) * 0.99)
+        fail_msg("the copy returned after %.3f ms, before its %.3f ms", host_ms, copy_ms(2 * bytes, 8.0));
+    assert_int_equal(api->cuMemFree(d2), 0);
+    assert_int_equal(api->cuMemFree(d), 0);
+}
+
+int main(int argc, char **argv)
+{
+    /* Without an argument: the fast scenario clock, virtual GPU time. With
+     * --paced: GPUDOCTOR_SIM_TIMESCALE set, real time. */
+    paced = argc > 1 && strcmp(argv[1], "--paced") == 0;
+    if (paced)
+        setenv("GPUDOCTOR_SIM_TIMESCALE", "1", 1);
+    else
+        unsetenv("GPUDOCTOR_SIM_TIMESCALE");
+    if (paced) {
+        const struct CMUnitTest paced_tests[] = {
+            cmocka_unit_test(test_paced_copy_takes_real_time),
+            cmocka_unit_test(test_copy_times_follow_bandwidth),
+            cmocka_unit_test(test_gemm_time_follows_tflops),
+        };
+        return cmocka_run_group_tests_name("cuda_sim_paced", paced_tests, setup, teardown);
+    }
     /* In order: the simulated driver's state lives as long as the process. */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_before_init),
@@ -315,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_copy_times_follow_bandwidth),
         cmocka_unit_test(test_missing_figure_is_not_supported),
         cmocka_unit_test(test_gemm_time_follows_tflops),
+        cmocka_unit_test(test_virtual_time_does_not_wait),
         cmocka_unit_test(test_events_and_error_strings),
     };
     return cmocka_run_group_tests_name("cuda_sim", tests, setup, teardown);

@@ -70,6 +70,18 @@ const char *example(const char *name);
  * ctest (SKIP_RETURN_CODE) reports the test Skipped, not Passed.
  */
 #define GD_SKIP_EXIT 77
+
+/*
+ * For a test that judges the CPU share of the processes it starts (a busy
+ * loop that must read as a saturated thread, real training jobs): the test
+ * and everything it starts from now on get the CPU they ask for on a
+ * machine busy with other work. The test process leaves ctest's session for
+ * one of its own, so that it has its own scheduler autogroup (Linux shares
+ * the CPUs between sessions first, whatever their processes' nice values),
+ * and raises that group and itself to nice -20. Without the right to (not
+ * root), it says so and the test runs as it is.
+ */
+void run_first_in_line(void);
 const char *realdata(const char *rel);
 void need_realdata(void);
 /* The same for any other component a test needs (a browser, torch,

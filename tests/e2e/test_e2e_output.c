@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
@@ -42,26 +41,25 @@ static int exit_code_of(json_t *report)
     return json_integer_value(json_object_get(sum, "warning")) > 0 ? 1 : 0;
 }
 
-/* A 30-scenario-second window (3 s at timescale 10) ended by sig as soon as
- * gpudoctor handles it: the report comes, with the report's exit code. */
+/* A 300-scenario-second window (30 s at timescale 10) ended by sig as soon
+ * as gpudoctor handles it: the report comes, with the report's exit code,
+ * and holds fewer samples than the whole window's 3001. The sample count,
+ * not the wall clock, says it ended early: a busy machine may take seconds
+ * to start gpudoctor or to deliver the signal. */
 static void stopped_by(int sig)
 {
-    const char *const argv[] = {"check", "--json", "--duration", "30", "--sim", example("h100x8-training.json"), NULL};
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const char *const argv[] = {"check", "--json", "--duration", "300", "--sim", example("h100x8-training.json"), NULL};
     tool_proc p = run_tool_start(argv, fast, NULL);
-    for (int i = 0; i < 2000 && !catches(p.pid, sig); i++)
+    for (int i = 0; i < 60000 && !catches(p.pid, sig); i++)
         usleep(1000);
     usleep(100 * 1000); /* a few samples */
     assert_int_equal(kill(p.pid, sig), 0);
     tool_result r = run_tool_wait(&p);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!r.json)
         fail_msg("signal %d: no JSON report (exit %d); stderr: %s", sig, r.exit_code, r.err);
     json_int_t samples = json_integer_value(json_object_get(json_object_get(r.json, "window"), "samples"));
-    assert_in_range(samples, 1, 250); /* the whole window would be 301 */
+    assert_in_range(samples, 1, 3000);
     assert_int_equal(r.exit_code, exit_code_of(r.json));
-    assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 2.5);
     tool_result_free(&r);
 }
 

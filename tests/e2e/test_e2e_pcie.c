@@ -263,8 +263,8 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
     tool_result_free(&r);
 }
 
-/* pcie-a100x4-x8.json with the GPUs in `full` holding 100 MiB of memory in
- * all, too little for the benchmark's 160 MiB buffers: their cuMemAlloc
+/* pcie-a100x4-x8.json with the GPUs in `full` holding 8 MiB of memory in
+ * all, too little for the benchmark's 16 MiB buffers: their cuMemAlloc
  * fails. Written into dir; returns its path (caller frees). */
 static char *scenario_with_full_gpus(const char *dir, const bool full[4])
 {
@@ -277,7 +277,7 @@ static char *scenario_with_full_gpus(const char *dir, const bool full[4])
     json_object_set_new(json_object_get(sc, "host"), "sysfs", json_string(sysfs));
     for (size_t g = 0; g < 4; g++)
         if (full[g])
-            json_object_set_new(json_array_get(json_object_get(sc, "gpus"), g), "memory_total_mib", json_integer(100));
+            json_object_set_new(json_array_get(json_object_get(sc, "gpus"), g), "memory_total_mib", json_integer(8));
     char *text = json_dumps(sc, 0);
     json_decref(sc);
     char *path = write_temp_file(dir, "scenario.json", text);

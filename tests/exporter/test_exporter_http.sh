@@ -30,7 +30,7 @@ fetch "$base/" | grep -q '/metrics' || fail "/ does not link /metrics"
 [ "$(status GET "$base/nothing")" = 404 ] || fail "an unknown route is not 404"
 [ "$(status POST "$base/metrics")" = 405 ] || fail "POST is not refused with 405"
 lost=""
-for _ in $(seq 100); do
+for _ in $(seq 600); do # a deadline of a minute or more, for a busy machine
     fetch "$base/metrics" >"$tmp/m.txt"
     lost=$(sed -n 's/^gpudoctor_gpu_lost{gpu="\([0-9]*\)",.*} 1$/\1/p' "$tmp/m.txt")
     [ -n "$lost" ] && break

@@ -103,9 +103,13 @@ export SLURM_CONF="$tmp/slurm.conf"
 
 # slurmd gives its HealthCheckProgram an empty environment: the wrapper
 # reads its settings from a file, as it would from /etc/default.
+# Each finished run adds a line to hc.done, which the waits below count.
 cat >"$tmp/healthcheck" <<HC
 #!/bin/sh
-SLURM_CONF=$tmp/slurm.conf GPUDOCTOR_HEALTHCHECK_CONF=$tmp/healthcheck.conf exec sh $wrapper >>$tmp/hc.log 2>&1
+SLURM_CONF=$tmp/slurm.conf GPUDOCTOR_HEALTHCHECK_CONF=$tmp/healthcheck.conf sh $wrapper >>$tmp/hc.log 2>&1
+rc=\$?
+echo "\$rc" >>$tmp/hc.done
+exit \$rc
 HC
 chmod +x "$tmp/healthcheck"
 scenario() { # the node the health check sees
@@ -126,6 +130,18 @@ wait_for() {
     fail "node $node: '$(state)' is not '$1' after $2 s"
 }
 wait_for 'idle|*' 30
+checks_done() { [ -f "$tmp/hc.done" ] && wc -l <"$tmp/hc.done" || echo 0; }
+# after_checks N SECONDS: returns once N more health checks have finished
+# (the first of them may have begun before the caller's change; the last
+# ran after it), on a loaded machine too; fails after SECONDS.
+after_checks() {
+    target=$(($(checks_done) + $1))
+    for _ in $(seq $(($2 * 5))); do
+        [ "$(checks_done)" -ge "$target" ] && return 0
+        sleep 0.2
+    done
+    fail "$1 health checks did not finish within $2 s ($(checks_done) in all)"
+}
 
 # A critical node (Xid 79 in its kernel log): slurmd's health check drains it.
 scenario h100x8-xid.json
@@ -142,10 +158,10 @@ echo "resumed by the health check: $(state)"
 # An admin's drain is never lifted, nor rewritten, by the health check.
 scontrol update NodeName="$node" State=DRAIN Reason="admin: fan 3"
 scenario h100x8-xid.json
-sleep 5 # two health checks
+after_checks 2 60
 case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain changed: $(state)" ;; esac
 scenario h100x8-training.json
-sleep 5
+after_checks 2 60
 case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain was lifted: $(state)" ;; esac
 scontrol update NodeName="$node" State=RESUME
 wait_for 'idle*' 30
@@ -155,7 +171,7 @@ cat >"$tmp/healthcheck.conf" <<CONF
 GPUDOCTOR=$bin
 GPUDOCTOR_CHECK_ARGS="--sim $tmp/no-such-scenario.json --duration 5"
 CONF
-sleep 5
+after_checks 2 60
 case $(state) in 'idle'*) ;; *) fail "exit 3 drained the node: $(state)" ;; esac
 grep -q "could not check (exit 3" "$tmp/hc.log" || fail "the wrapper did not say why it could not check"
 scenario h100x8-training.json

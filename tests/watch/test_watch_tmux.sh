@@ -16,11 +16,11 @@ dir=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- screen:" >&2; cat "$dir/screen" >&2; exit 1; }
 
-# Waits (up to 20 s of real time: the view runs in its own process) until
+# Waits (up to 1200 polls, two minutes or more: the view runs in its own process) until
 # the screen matches the extended regular expression $1.
 wait_for() {
     i=0
-    while [ $i -lt 200 ]; do
+    while [ $i -lt 1200 ]; do
         tmux -L "$sock" capture-pane -p -t w >"$dir/screen" 2>/dev/null
         grep -Eq "$1" "$dir/screen" && return 0
         i=$((i + 1))
