@@ -22,6 +22,7 @@ typedef enum gd_status {
     GD_ST_UNAVAILABLE, /* the function is missing from the loaded library */
     GD_ST_ERROR, /* any other error; raw code kept */
     GD_ST_GPU_LOST, /* the GPU stopped answering */
+    GD_ST_DEPRECATED, /* the driver retired the call (NVML_ERROR_DEPRECATED): not reported, like NOT_SUPPORTED */
 } gd_status;
 
 /* One reading. `raw` keeps the NVML return code for errors. */
@@ -46,6 +47,13 @@ static inline gd_value gd_missing(gd_status st)
 }
 
 const char *gd_status_name(gd_status st);
+
+/* True when the board or driver does not report the reading at all (not
+ * supported, or the call retired by the driver): data, not an error. */
+static inline bool gd_not_reported(gd_value x)
+{
+    return x.status == GD_ST_NOT_SUPPORTED || x.status == GD_ST_DEPRECATED;
+}
 
 /* Dynamic metrics, sampled every interval. Keep gd_metric_info in sync. */
 typedef enum gd_metric {
@@ -132,6 +140,9 @@ typedef struct gd_gpu {
     char vbios[32];
     char
         pcie_max_source[192]; /* where the PCIe maxima were read: "nvml:...", "capture:FILE:<field>...", "; sysfs..." */
+    /* Where the temperature limits were read: the absolute thresholds, or
+     * T.Limit (the margin and the limits' offsets) on current drivers. */
+    char temp_limits_source[160];
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w; /* enforced */
@@ -157,7 +168,7 @@ typedef struct gd_gpu {
     gd_value retired_pages_pending; /* 1: a page waits for retirement (next reset) */
     gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
     size_t nvlink_count;
-    gd_nvlink nvlink[18];
+    gd_nvlink nvlink[36]; /* NVML_NVLINK_MAX_LINKS of current nvml.h */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
     gd_process *processes;
@@ -309,6 +320,18 @@ typedef struct gd_facts {
     gd_host_series host_series; /* empty when not sampled */
     double window_s; /* requested duration */
     double interval_s;
+    /* How PCIe throughput was read over the window: nvmlDeviceGetPcieThroughput
+     * samples for 20 ms per call, so it is read at most once a second per GPU
+     * (one GPU per sample); the driver's byte counters cost nothing and are
+     * read every sample. reads: the samples of all GPUs that read it. */
+    struct {
+        char source[96]; /* "" when not sampled */
+        size_t reads;
+        double every_s; /* per GPU, the shortest spacing between two reads */
+    } pcie_throughput;
+    /* Which power reading the samples hold: "instant" (field value), "average"
+     * (nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer), "" none. */
+    char power_reading[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */

@@ -204,6 +204,7 @@ static const char *const status_keys[] = {
     [GD_ST_UNAVAILABLE] = "unavailable",
     [GD_ST_ERROR] = "error",
     [GD_ST_GPU_LOST] = "gpu_lost",
+    [GD_ST_DEPRECATED] = "deprecated",
 };
 #define STATUS_KEYS (sizeof status_keys / sizeof status_keys[0])
 
