@@ -65,6 +65,13 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
         break;
     case NVML_FI_DEV_PERF_POLICY_POWER:
     case NVML_FI_DEV_PERF_POLICY_THERMAL:
+        /* The counters nvmlDeviceGetViolationStatus reads: what a scenario
+         * injects for it (a refusal) holds here too. */
+        rc = (nvmlReturn_t)gd_scenario_error_at(&call->gpu->errors, "nvmlDeviceGetViolationStatus", call->t);
+        if (rc && rc != NVML_ERROR_DEPRECATED) {
+            fv->nvmlReturn = rc;
+            break;
+        }
         rc = gdsim_violation_ns(
             call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER : NVML_PERF_POLICY_THERMAL,
             &ull);

@@ -89,6 +89,7 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     }
     n->open = true;
     n->s.interval_s = o->interval_s;
+    n->s.one_shot = o->duration_s <= 0;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
     if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0) {

@@ -31,6 +31,7 @@ typedef struct gd_nvml_session {
     gd_nvml_pcie *pcie; /* [count] */
     size_t pcie_next_gpu; /* round robin of the throughput reads */
     double interval_s; /* the session's interval: picks the instant power field for short windows */
+    bool one_shot; /* a single snapshot (info, --duration 0): every GPU's throughput is read, once */
 } gd_nvml_session;
 
 /*

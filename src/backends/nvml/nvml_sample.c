@@ -4,7 +4,8 @@
  * documentation), so on eight GPUs two calls each would spend 320 ms of a
  * 100 ms interval. The driver's PCIe byte counters (field values) are read
  * instead where they answer; otherwise the throughput call is made for one
- * GPU per sample and at most once a second per GPU.
+ * GPU per sample and at most once a second per GPU. A single snapshot
+ * (info) asks every GPU once.
  */
 #include "nvml_read.h"
 
@@ -104,7 +105,8 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
 {
     gd_nvml_pcie *p = &r->s->pcie[g];
     const nvmlFieldValue_t *tx = &fv[F_PCIE_TX], *rx = &fv[F_PCIE_RX];
-    if (tx->nvmlReturn == NVML_SUCCESS && rx->nvmlReturn == NVML_SUCCESS) {
+    /* A single snapshot has no second counter reading: it asks for the rate. */
+    if (tx->nvmlReturn == NVML_SUCCESS && rx->nvmlReturn == NVML_SUCCESS && !r->s->one_shot) {
         unsigned long long ctx = (unsigned long long)gd_nvml_field_number(tx);
         unsigned long long crx = (unsigned long long)gd_nvml_field_number(rx);
         if (p->counters && r->t_s > p->last_t) {
@@ -126,7 +128,12 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
         return;
     }
     p->counters = false;
-    if (*may_call && r->t_s >= p->next_t && r->s->api.DeviceGetPcieThroughput) {
+    if (!r->s->api.DeviceGetPcieThroughput) {
+        row[GD_M_PCIE_TX_KBPS] = row[GD_M_PCIE_RX_KBPS] =
+            gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", NVML_ERROR_FUNCTION_NOT_FOUND, 0);
+        return;
+    }
+    if ((*may_call && r->t_s >= p->next_t) || r->s->one_shot) {
         unsigned int u = 0;
         nvmlReturn_t rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
         p->tx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
