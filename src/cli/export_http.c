@@ -1,8 +1,8 @@
 /* The exporter's HTTP side (export_http.h). */
 #include "export_http.h"
+#include "mhd_loader.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+
+/* libmicrohttpd's functions: loaded by gd_export_http_start before any is called. */
+#define MHD (gd_mhd_api_get(NULL, 0))
 
 /* Enough for Prometheus, a few dashboards and a load test; more wait. */
 #define GD_EXPORT_MAX_CONNECTIONS 64
@@ -43,14 +46,14 @@ static double mono_s(void)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const char *body, size_t len,
                              enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+    struct MHD_Response *r = MHD->create_response_from_buffer(len, (void *)body, mode);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
+    MHD->add_response_header(r, "Content-Type", type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
+        MHD->add_response_header(r, "Allow", "GET, HEAD");
+    enum MHD_Result ok = MHD->queue_response(c, status, r);
+    MHD->destroy_response(r);
     return ok;
 }
 
@@ -136,6 +139,8 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
         snprintf(err, errlen, "--listen wants ADDRESS:PORT (127.0.0.1:9400, [::1]:9400, 0.0.0.0:9400), not '%s'", addr);
         return NULL;
     }
+    if (!gd_mhd_api_get(err, errlen))
+        return NULL;
     gd_export_http *h = calloc(1, sizeof *h);
     if (!h) {
         snprintf(err, errlen, "out of memory");
@@ -144,7 +149,7 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
     h->stale_s = stale_s;
     pthread_mutex_init(&h->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+    h->d = MHD->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_MAX_CONNECTIONS,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
@@ -154,7 +159,7 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
         free(h);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = MHD->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : 0;
     return h;
 }
@@ -190,7 +195,7 @@ void gd_export_http_stop(gd_export_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
+    MHD->stop_daemon(h->d);
     pthread_mutex_destroy(&h->lock);
     free(h->text);
     free(h);

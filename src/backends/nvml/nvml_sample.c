@@ -4,8 +4,8 @@
  * documentation), so on eight GPUs two calls each would spend 320 ms of a
  * 100 ms interval. The driver's PCIe byte counters (field values) are read
  * instead where they answer; otherwise the throughput call is made for one
- * GPU per sample and at most once a second per GPU. A single snapshot
- * (info) asks every GPU once.
+ * GPU per sample and at most once a second per GPU; a single snapshot
+ * (info) asks every GPU once, and where the counters answer it has no rate.
  */
 #include "nvml_read.h"
 
@@ -105,8 +105,7 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
 {
     gd_nvml_pcie *p = &r->s->pcie[g];
     const nvmlFieldValue_t *tx = &fv[F_PCIE_TX], *rx = &fv[F_PCIE_RX];
-    /* A single snapshot has no second counter reading: it asks for the rate. */
-    if (tx->nvmlReturn == NVML_SUCCESS && rx->nvmlReturn == NVML_SUCCESS && !r->s->one_shot) {
+    if (tx->nvmlReturn == NVML_SUCCESS && rx->nvmlReturn == NVML_SUCCESS) {
         unsigned long long ctx = (unsigned long long)gd_nvml_field_number(tx);
         unsigned long long crx = (unsigned long long)gd_nvml_field_number(rx);
         if (p->counters && r->t_s > p->last_t) {
@@ -115,7 +114,8 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
             row[GD_M_PCIE_TX_KBPS] = gd_val((double)(ctx - p->last_tx) / 1000.0 / dt);
             row[GD_M_PCIE_RX_KBPS] = gd_val((double)(crx - p->last_rx) / 1000.0 / dt);
         } else {
-            row[GD_M_PCIE_TX_KBPS] = row[GD_M_PCIE_RX_KBPS] = gd_missing(GD_ST_UNREAD); /* a rate needs two */
+            /* A rate needs two readings: a single snapshot (info) has none. */
+            row[GD_M_PCIE_TX_KBPS] = row[GD_M_PCIE_RX_KBPS] = gd_missing(GD_ST_UNREAD);
         }
         p->counters = true;
         p->last_t = r->t_s;
