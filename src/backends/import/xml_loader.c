@@ -1,8 +1,6 @@
 /* libxml2 through dl_table, once per process (xml_loader.h). */
 #include "xml_loader.h"
 
-#include <pthread.h>
-#include <stdio.h>
 
 #define AT(field) offsetof(gd_xml_api, field)
 
@@ -27,23 +25,10 @@ static const gd_dl_table table = {"libxml2 (needed to read nvidia-smi XML)", sym
 static const char *const paths[] = {"libxml2.so.2", "libxml2.so.16"};
 
 /* Process-wide, like the library itself: loaded once, never unloaded. */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static gd_xml_api api;
-static int load_rc;
-static char load_err[640];
-
-static void load(void)
-{
-    load_rc = gd_dl_open(&api.lib, &table, paths, sizeof paths / sizeof paths[0], &api, NULL, load_err,
-                         sizeof load_err);
-}
+static gd_dl_lazy lazy = GD_DL_LAZY(&table, paths, &api.lib, &api);
 
 const gd_xml_api *gd_xml_api_get(char *err, size_t errlen)
 {
-    pthread_once(&once, load);
-    if (load_rc == 0)
-        return &api;
-    if (err)
-        snprintf(err, errlen, "%s", load_err);
-    return NULL;
+    return gd_dl_lazy_get(&lazy, err, errlen);
 }
