@@ -138,7 +138,7 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         gd_scenario_int link;
         gdp_index(sub, path, i);
         g->nvlink_count = i + 1;
-        if (!gdp_int(p, obj, "link", sub, 0, 17, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
+        if (!gdp_int(p, obj, "link", sub, 0, 35, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
             !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id))
             return false;
         if (!link.present)

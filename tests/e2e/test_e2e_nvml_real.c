@@ -156,6 +156,32 @@ static void pcie_byte_counters_give_the_rate(void **state)
     free(sc);
 }
 
+/* Issue point 2: current NVML has 36 NVLinks (NVML_NVLINK_MAX_LINKS); links
+ * 18-35 were never asked. */
+static void nvlinks_past_18_are_read(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), tl[1024];
+    snprintf(tl, sizeof tl, "{\"t\":0,\"temp_c\":60,\"power_w\":500," LOADED_POINT "}");
+    const char *links = "\"nvlink\":[{\"link\":0,\"active\":true},{\"link\":25,\"active\":true},"
+                        "{\"link\":35,\"active\":false}],";
+    char *sc = scenario(dir, NEW_DRIVER, 2, 0, "", links, "10,0", tl);
+    tool_result r = run_tool((const char *[]){"info", "--json", "--sim", sc, NULL}, fast);
+    json_t *l = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 1), "nvlink");
+    assert_int_equal(json_array_size(l), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(l, 2), "link")), 35);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--interval", "500", "--sim", sc, NULL}, fast);
+    json_t *f = finding(r.json, "nvlink.down", 1);
+    assert_non_null(f);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_object_get(f, "evidence"), "links_down"), 0)),
+                     35);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+    free(sc);
+}
+
 /* Issue point 3: NVML reports a MIG GPU's NVLinks down; they are not judged. */
 static void mig_gpu_nvlinks_are_not_judged(void **state)
 {
@@ -365,6 +391,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pcie_throughput_keeps_the_interval),
         cmocka_unit_test(pcie_byte_counters_give_the_rate),
+        cmocka_unit_test(nvlinks_past_18_are_read),
         cmocka_unit_test(mig_gpu_nvlinks_are_not_judged),
         cmocka_unit_test(deprecated_calls_use_their_successors),
         cmocka_unit_test(hot_gpu_judged_from_its_tlimit),
