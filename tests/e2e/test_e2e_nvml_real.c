@@ -230,6 +230,16 @@ static void deprecated_calls_use_their_successors(void **state)
     assert_true(json_is_number(json_object_get(viol, "thermal")));
     assert_true(json_number_value(json_object_get(viol, "thermal")) > 5);
     tool_result_free(&r);
+    /* Without the successor the reading is "deprecated", and thermal.hot says
+     * it was not checked instead of vanishing. */
+    free(sc);
+    sc = scenario(dir, CUDA14_DRIVER, 1, 0, "",
+                  "\"errors\":{\"nvmlDeviceGetTemperatureV\":\"NVML_ERROR_FUNCTION_NOT_FOUND\"},", "9,0", tl);
+    r = run_tool((const char *[]){"check", "--json", "--duration", "4", "--interval", "100", "--sim", sc, NULL}, fast);
+    json_t *skip = not_checked(r.json, "thermal.hot", 0);
+    assert_non_null(skip);
+    assert_non_null(strstr(json_string_value(json_object_get(skip, "reason")), "deprecated by the driver"));
+    tool_result_free(&r);
     remove_tree(dir);
     free(dir);
     free(sc);

@@ -139,7 +139,8 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
         p->tx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
         rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_RX_BYTES, &u);
         p->rx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-        if (p->last_t > 0 && (f->pcie_throughput.every_s <= 0 || r->t_s - p->last_t < f->pcie_throughput.every_s))
+        bool again = p->next_t > 0; /* read before */
+        if (again && (f->pcie_throughput.every_s <= 0 || r->t_s - p->last_t < f->pcie_throughput.every_s))
             f->pcie_throughput.every_s = r->t_s - p->last_t;
         p->last_t = r->t_s;
         p->next_t = r->t_s + PCIE_THROUGHPUT_EVERY_S - 1e-9;
