@@ -296,6 +296,13 @@ static inline const gd_host_sample *gd_host_at(const gd_host_series *h, size_t i
 gd_host_sample *gd_host_push(gd_host_series *h, double t);
 
 /* Everything collected; the input of every check. */
+/* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */
+typedef struct gd_throughput_reads {
+    char source[96]; /* "" when not sampled */
+    size_t reads;
+    double every_s; /* per GPU, the shortest spacing between two reads */
+} gd_throughput_reads;
+
 typedef struct gd_facts {
     gd_host host;
     bool driver_loaded; /* NVML loaded and initialised */
@@ -324,11 +331,7 @@ typedef struct gd_facts {
      * samples for 20 ms per call, so it is read at most once a second per GPU
      * (one GPU per sample); the driver's byte counters cost nothing and are
      * read every sample. reads: the samples of all GPUs that read it. */
-    struct {
-        char source[96]; /* "" when not sampled */
-        size_t reads;
-        double every_s; /* per GPU, the shortest spacing between two reads */
-    } pcie_throughput;
+    gd_throughput_reads pcie_throughput;
     /* Which power reading the samples hold: "instant" (field value), "average"
      * (nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer), "" none. */
     char power_reading[96];
