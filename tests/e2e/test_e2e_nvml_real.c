@@ -55,6 +55,14 @@ static char *scenario(const char *dir, const char *top, int n, int special, cons
     return path;
 }
 
+/* A string of the report; fails the test (not the process) when absent. */
+static const char *str(json_t *j)
+{
+    const char *s = json_string_value(j);
+    assert_non_null(s);
+    return s;
+}
+
 static json_t *not_checked(json_t *report, const char *check, int gpu)
 {
     json_t *a = json_object_get(report, "not_checked"), *o;
@@ -121,7 +129,7 @@ static void pcie_throughput_keeps_the_interval(void **state)
     assert_true(samples >= 50 * 0.95 && samples <= 51 * 1.05); /* duration / interval within 5 % */
     assert_true(span <= 5.0 * 1.05); /* each sample at the time it was read: the loop kept up */
     json_t *pt = json_object_get(w, "pcie_throughput");
-    assert_non_null(strstr(json_string_value(json_object_get(pt, "source")), "nvmlDeviceGetPcieThroughput"));
+    assert_non_null(strstr(str(json_object_get(pt, "source")), "nvmlDeviceGetPcieThroughput"));
     json_int_t reads = json_integer_value(json_object_get(pt, "reads"));
     assert_true(reads >= 8 * 4 && reads <= 8 * 6); /* about once a second per GPU */
     assert_true(json_number_value(json_object_get(pt, "every_s")) >= 0.9);
@@ -148,7 +156,7 @@ static void pcie_byte_counters_give_the_rate(void **state)
     tool_result_free(&r);
     r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--interval", "100", "--sim", sc, NULL}, fast);
     json_t *pt = json_object_get(json_object_get(r.json, "window"), "pcie_throughput");
-    assert_non_null(strstr(json_string_value(json_object_get(pt, "source")), "PCIE_COUNT_TX_BYTES"));
+    assert_non_null(strstr(str(json_object_get(pt, "source")), "PCIE_COUNT_TX_BYTES"));
     assert_int_equal(json_integer_value(json_object_get(pt, "reads")), 2 * 21);
     tool_result_free(&r);
     remove_tree(dir);
@@ -201,7 +209,7 @@ static void mig_gpu_nvlinks_are_not_judged(void **state)
     assert_int_equal(count_findings(r.json, "nvlink.down", -2), 0);
     json_t *skip = not_checked(r.json, "nvlink.down", 0);
     assert_non_null(skip);
-    assert_non_null(strstr(json_string_value(json_object_get(skip, "reason")), "MIG"));
+    assert_non_null(strstr(str(json_object_get(skip, "reason")), "MIG"));
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -238,7 +246,7 @@ static void deprecated_calls_use_their_successors(void **state)
     r = run_tool((const char *[]){"check", "--json", "--duration", "4", "--interval", "100", "--sim", sc, NULL}, fast);
     json_t *skip = not_checked(r.json, "thermal.hot", 0);
     assert_non_null(skip);
-    assert_non_null(strstr(json_string_value(json_object_get(skip, "reason")), "deprecated by the driver"));
+    assert_non_null(strstr(str(json_object_get(skip, "reason")), "deprecated by the driver"));
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -262,7 +270,7 @@ static void hot_gpu_judged_from_its_tlimit(void **state)
     assert_string_equal(json_string_value(json_object_get(f, "severity")), "warning");
     json_t *ev = json_object_get(f, "evidence");
     assert_int_equal(json_integer_value(json_object_get(ev, "slowdown_c")), 89); /* 87 - (-2) */
-    assert_non_null(strstr(json_string_value(json_object_get(ev, "limits_source")), "nvmlDeviceGetMarginTemperature"));
+    assert_non_null(strstr(str(json_object_get(ev, "limits_source")), "nvmlDeviceGetMarginTemperature"));
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -304,7 +312,7 @@ static void pending_page_retirement_is_read_live(void **state)
     json_t *f = finding(r.json, "health.row_remap", 0);
     assert_non_null(f);
     assert_string_equal(json_string_value(json_object_get(f, "severity")), "critical");
-    assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "pending"));
+    assert_non_null(strstr(str(json_object_get(f, "title")), "pending"));
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -384,11 +392,11 @@ static void error_string_null_and_driver_version_successor(void **state)
     tool_result r =
         run_tool((const char *[]){"check", "--json", "--duration", "1", "--interval", "500", "--sim", sc, NULL}, fast);
     assert_non_null(r.json);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "driver"), "version")),
+    assert_string_equal(str(json_object_get(json_object_get(r.json, "driver"), "version")),
                         "615.10.01");
     json_t *denied = json_array_get(json_object_get(r.json, "gpus_not_accessible"), 0);
     assert_non_null(denied);
-    assert_string_equal(json_string_value(json_object_get(denied, "error")), "NVML error 4");
+    assert_string_equal(str(json_object_get(denied, "error")), "NVML error 4");
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
