@@ -134,6 +134,9 @@ static void pcie_throughput_keeps_the_interval(void **state)
     assert_true(reads >= 8 * 4 && reads <= 8 * 6); /* about once a second per GPU */
     assert_true(json_number_value(json_object_get(pt, "every_s")) >= 0.9);
     tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--duration", "5", "--interval", "100", "--sim", sc, NULL}, fast);
+    assert_non_null(strstr(r.out, "PCIe throughput read every 1.0 s per GPU"));
+    tool_result_free(&r);
     remove_tree(dir);
     free(dir);
     free(sc);
