@@ -23,6 +23,7 @@ typedef enum gd_status {
     GD_ST_ERROR, /* any other error; raw code kept */
     GD_ST_GPU_LOST, /* the GPU stopped answering */
     GD_ST_NOT_REPORTED, /* a full dump (nvidia-smi -q) lacks it: a layout not known (a newer driver), never a guess */
+    GD_ST_DEPRECATED, /* the driver retired the call (NVML_ERROR_DEPRECATED): not reported, like NOT_SUPPORTED */
 } gd_status;
 
 /* One reading. `raw` keeps the NVML return code for errors. */
@@ -47,6 +48,13 @@ static inline gd_value gd_missing(gd_status st)
 }
 
 const char *gd_status_name(gd_status st);
+
+/* True when the board or driver does not report the reading at all (not
+ * supported, or the call retired by the driver): data, not an error. */
+static inline bool gd_not_reported(gd_value x)
+{
+    return x.status == GD_ST_NOT_SUPPORTED || x.status == GD_ST_DEPRECATED;
+}
 
 /* Dynamic metrics, sampled every interval. Keep gd_metric_info in sync. */
 typedef enum gd_metric {
@@ -133,6 +141,9 @@ typedef struct gd_gpu {
     char vbios[32];
     char
         pcie_max_source[192]; /* where the PCIe maxima were read: "nvml:...", "capture:FILE:<field>...", "; sysfs..." */
+    /* Where the temperature limits were read: the absolute thresholds, or
+     * T.Limit (the margin and the limits' offsets) on current drivers. */
+    char temp_limits_source[160];
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w; /* enforced */
@@ -159,7 +170,7 @@ typedef struct gd_gpu {
     gd_value retired_pages_pending; /* 1: a page waits for retirement (next reset) */
     gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
     size_t nvlink_count;
-    gd_nvlink nvlink[18];
+    gd_nvlink nvlink[36]; /* NVML_NVLINK_MAX_LINKS of current nvml.h */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
     gd_process *processes;
@@ -287,6 +298,13 @@ static inline const gd_host_sample *gd_host_at(const gd_host_series *h, size_t i
 gd_host_sample *gd_host_push(gd_host_series *h, double t);
 
 /* Everything collected; the input of every check. */
+/* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */
+typedef struct gd_throughput_reads {
+    char source[96]; /* "" when not sampled */
+    size_t reads;
+    double every_s; /* per GPU, the shortest spacing between two reads */
+} gd_throughput_reads;
+
 typedef struct gd_facts {
     gd_host host;
     bool driver_loaded; /* NVML loaded and initialised */
@@ -311,6 +329,14 @@ typedef struct gd_facts {
     gd_host_series host_series; /* empty when not sampled */
     double window_s; /* requested duration */
     double interval_s;
+    /* How PCIe throughput was read over the window: nvmlDeviceGetPcieThroughput
+     * samples for 20 ms per call, so it is read at most once a second per GPU
+     * (one GPU per sample); the driver's byte counters cost nothing and are
+     * read every sample. reads: the samples of all GPUs that read it. */
+    gd_throughput_reads pcie_throughput;
+    /* Which power reading the samples hold: "instant" (field value), "average"
+     * (nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer), "" none. */
+    char power_reading[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */

@@ -17,6 +17,9 @@ GDSIM_EXPORT const char *gdsim_last_error(void);
  * scenario time is the value given, not wall time x timescale, and
  * cumulative counters are in scenario seconds. */
 GDSIM_EXPORT void gdsim_clock_set(double scenario_s);
+/* Scenario seconds the calls since the last gdsim_clock_set blocked (the
+ * 20 ms of each nvmlDeviceGetPcieThroughput): the caller's clock moves on. */
+GDSIM_EXPORT double gdsim_clock_spent(void);
 /* The scenario file to play, before nvmlInit (the caller's context); without
  * it, $GPUDOCTOR_SIM_SCENARIO. */
 GDSIM_EXPORT void gdsim_scenario_set(const char *path);
@@ -46,6 +49,10 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemor
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
                                                    unsigned int *temp);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
+                                                         nvmlMarginTemperature_t *marginTempInfo);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
                                                             nvmlTemperatureThresholds_t thresholdType,
                                                             unsigned int *temp);
@@ -134,6 +141,9 @@ GDSIM_SIGNATURE(nvmlDeviceGetMemoryInfo, nvml_DeviceGetMemoryInfo_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetMemoryInfo_v2, nvml_DeviceGetMemoryInfo_v2_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetTemperature, nvml_DeviceGetTemperature_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetTemperatureThreshold, nvml_DeviceGetTemperatureThreshold_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetTemperatureV, nvml_DeviceGetTemperatureV_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetMarginTemperature, nvml_DeviceGetMarginTemperature_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetRetiredPagesPendingStatus, nvml_DeviceGetEnableState_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetFieldValues, nvml_DeviceGetFieldValues_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetClockInfo, nvml_DeviceGetClockInfo_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetMaxClockInfo, nvml_DeviceGetClockInfo_fn);

@@ -60,4 +60,21 @@ nvmlReturn_t gdsim_energy_mj(const gdsim_call *call, unsigned long long *mj);
  * story's: 700 W stays 700 W, 60 % throttled stays 60 %. */
 double gdsim_timescale(void);
 
+/* power_w at the call's time in mW, or (average) its mean over the last
+ * second; NOT_SUPPORTED when absent. */
+nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw);
+
+/* The major number of the scenario's driver_version (0 when absent). */
+int gdsim_driver_major(void);
+
+/* A call that takes `scenario_s` of the scenario's time (NVML's
+ * nvmlDeviceGetPcieThroughput samples for 20 ms): under the caller's clock
+ * it is added to what gdsim_clock_spent reports (and to the time of later
+ * calls); on the simulator's own clock it sleeps that long. */
+void gdsim_block(double scenario_s);
+
+/* NVML_ERROR_DEPRECATED where the scenario's driver has retired fn
+ * (sim_deprecated.c), else NVML_SUCCESS. */
+nvmlReturn_t gdsim_deprecated(const gd_scenario *sc, const char *fn);
+
 #endif

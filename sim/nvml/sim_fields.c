@@ -17,6 +17,34 @@ static void fill_ull(nvmlFieldValue_t *fv, nvmlReturn_t rc, unsigned long long v
         fv->value.ullVal = v;
 }
 
+static void fill_sll(nvmlFieldValue_t *fv, nvmlReturn_t rc, long long v)
+{
+    fv->nvmlReturn = rc;
+    fv->valueType = NVML_VALUE_TYPE_SIGNED_LONG_LONG;
+    if (rc == NVML_SUCCESS)
+        fv->value.sllVal = v;
+}
+
+/* A T.Limit offset ("temperature_tlimit_c"); NOT_SUPPORTED when absent. */
+static void tlimit(nvmlFieldValue_t *fv, gd_scenario_int v)
+{
+    fill_sll(fv, v.present ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED, v.present ? v.value : 0);
+}
+
+/* Bytes through PCIe since the start: the integral of the timeline's KB/s
+ * (1000 bytes). The byte counter fields came with driver 550's NVML (an
+ * assumption of the simulator: older scenarios' drivers answer
+ * NOT_SUPPORTED, and the throughput call is used). */
+static void pcie_bytes(const gdsim_call *call, nvmlFieldValue_t *fv, gd_scenario_field field)
+{
+    double kb;
+    if (gdsim_driver_major() < 550 || !gd_scenario_field_integral(call->gpu, field, call->t, &kb)) {
+        fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        return;
+    }
+    fill_ull(fv, NVML_SUCCESS, gdsim_to_ull(kb * 1000.0 / gdsim_timescale()));
+}
+
 static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
 {
     unsigned u = 0;
@@ -37,11 +65,32 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
         break;
     case NVML_FI_DEV_PERF_POLICY_POWER:
     case NVML_FI_DEV_PERF_POLICY_THERMAL:
+        /* The counters nvmlDeviceGetViolationStatus reads: what a scenario
+         * injects for it (a refusal) holds here too. */
+        rc = (nvmlReturn_t)gd_scenario_error_at(&call->gpu->errors, "nvmlDeviceGetViolationStatus", call->t);
+        if (rc && rc != NVML_ERROR_DEPRECATED) {
+            fv->nvmlReturn = rc;
+            break;
+        }
         rc = gdsim_violation_ns(
             call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER : NVML_PERF_POLICY_THERMAL,
             &ull);
         fill_ull(fv, rc, ull);
         break;
+    case NVML_FI_DEV_POWER_INSTANT:
+        rc = gdsim_power_mw(call, false, &u);
+        fill_uint(fv, rc, u);
+        break;
+    case NVML_FI_DEV_POWER_AVERAGE:
+        rc = gdsim_power_mw(call, true, &u);
+        fill_uint(fv, rc, u);
+        break;
+    case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.shutdown); break;
+    case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.slowdown); break;
+    case NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.mem_max); break;
+    case NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.gpu_max); break;
+    case NVML_FI_DEV_PCIE_COUNT_TX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_TX_KBPS); break;
+    case NVML_FI_DEV_PCIE_COUNT_RX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_RX_KBPS); break;
     default: fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
     }
 }

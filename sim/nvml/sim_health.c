@@ -150,7 +150,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigne
 
 /* The scenario's entry for an NVLink, after the usual checks. */
 static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, const void *out,
-                           const gd_scenario_nvlink **found)
+                           const gd_scenario_nvlink **found, bool *mig)
 {
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, fn, &call);
@@ -163,6 +163,7 @@ static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, c
     for (size_t i = 0; i < call.gpu->nvlink_count; i++) {
         if (call.gpu->nvlink[i].link == link) {
             *found = &call.gpu->nvlink[i];
+            *mig = call.gpu->mig_mode.present && call.gpu->mig_mode.value;
             return NVML_SUCCESS;
         }
     }
@@ -172,12 +173,15 @@ static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, c
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
     const gd_scenario_nvlink *l;
-    nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l);
+    bool mig = false;
+    nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l, &mig);
     if (rc)
         return rc;
     if (!l->active.present)
         return NVML_ERROR_NOT_SUPPORTED;
-    *isActive = l->active.value ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    /* NVML reports every NVLink of a MIG-enabled GPU as down (DCGM works
+     * around exactly this), whatever the link's state. */
+    *isActive = l->active.value && !mig ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return NVML_SUCCESS;
 }
 
@@ -185,7 +189,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t devic
                                                               nvmlPciInfo_t *pci)
 {
     const gd_scenario_nvlink *l;
-    nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l);
+    bool mig = false;
+    nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l, &mig);
     if (rc)
         return rc;
     return gdsim_fill_pci(l->remote_pci_bus_id, NULL, pci);

@@ -27,6 +27,7 @@ static struct {
     bool external; /* gdsim_clock_set was called: the caller's time rules */
     char scenario_path[4096]; /* gdsim_scenario_set, else $GPUDOCTOR_SIM_SCENARIO */
     double external_s;
+    double spent_s; /* scenario seconds the calls blocked since the caller's last gdsim_clock_set */
     char last_error[1024];
 } sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -130,7 +131,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlShutdown(void)
 static double now_locked(void)
 {
     if (sim.external)
-        return sim.external_s;
+        return sim.external_s + sim.spent_s;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double s = (double)(ts.tv_sec - sim.origin.tv_sec) + (double)(ts.tv_nsec - sim.origin.tv_nsec) * 1e-9;
@@ -142,7 +143,40 @@ GDSIM_EXPORT void gdsim_clock_set(double scenario_s)
     pthread_mutex_lock(&sim.lock);
     sim.external = true;
     sim.external_s = scenario_s;
+    sim.spent_s = 0;
     pthread_mutex_unlock(&sim.lock);
+}
+
+GDSIM_EXPORT double gdsim_clock_spent(void)
+{
+    pthread_mutex_lock(&sim.lock);
+    double s = sim.spent_s;
+    pthread_mutex_unlock(&sim.lock);
+    return s;
+}
+
+void gdsim_block(double scenario_s)
+{
+    pthread_mutex_lock(&sim.lock);
+    bool external = sim.external;
+    double timescale = sim.timescale > 0 ? sim.timescale : 1.0;
+    if (external)
+        sim.spent_s += scenario_s; /* the caller's clock moves on by it (gd_clock_spend) */
+    pthread_mutex_unlock(&sim.lock);
+    if (external)
+        return;
+    double wall = scenario_s / timescale;
+    struct timespec ts = {.tv_sec = (time_t)wall, .tv_nsec = (long)((wall - (double)(time_t)wall) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int gdsim_driver_major(void)
+{
+    pthread_mutex_lock(&sim.lock);
+    int major = sim.scenario && sim.scenario->driver_version ? atoi(sim.scenario->driver_version) : 0;
+    pthread_mutex_unlock(&sim.lock);
+    return major;
 }
 
 double gdsim_timescale(void)
@@ -167,7 +201,7 @@ static nvmlReturn_t injected(const gd_scenario_gpu *gpu, const char *fn, double 
         return (nvmlReturn_t)code;
     if (gd_scenario_code_active(&gpu->errors, NVML_ERROR_GPU_IS_LOST, t))
         return NVML_ERROR_GPU_IS_LOST;
-    return NVML_SUCCESS;
+    return gdsim_deprecated(sim.scenario, fn);
 }
 
 nvmlReturn_t gdsim_enter_index(unsigned index, const char *fn, gdsim_call *call, nvmlDevice_t *device)
@@ -211,13 +245,27 @@ nvmlReturn_t gdsim_enter_system(const char *fn, const gd_scenario **sc)
     } else {
         *sc = sim.scenario;
         rc = (nvmlReturn_t)gd_scenario_error_at(&sim.scenario->errors, fn, now_locked());
+        if (rc == NVML_SUCCESS)
+            rc = gdsim_deprecated(sim.scenario, fn);
     }
     pthread_mutex_unlock(&sim.lock);
     return rc;
 }
 
+/* True when the scenario's top-level "errors" make nvmlErrorString fail:
+ * it then answers NULL, which nvml.h does not rule out. */
+static bool error_string_fails(void)
+{
+    pthread_mutex_lock(&sim.lock);
+    bool fails = sim.scenario && gd_scenario_error_at(&sim.scenario->errors, "nvmlErrorString", 0) != 0;
+    pthread_mutex_unlock(&sim.lock);
+    return fails;
+}
+
 GDSIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 {
+    if (error_string_fails())
+        return NULL;
     switch (result) {
     case NVML_SUCCESS: return "Success";
     case NVML_ERROR_UNINITIALIZED: return "Uninitialized";

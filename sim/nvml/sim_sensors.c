@@ -177,6 +177,31 @@ static nvmlReturn_t power_limit(nvmlDevice_t device, const char *fn, enum power_
     return watts_to_mw(which == LIMIT_DEFAULT ? call.gpu->power_limit_default_w : call.gpu->power_limit_w, mw);
 }
 
+nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw)
+{
+    gd_scenario_value v = gd_scenario_value_at(call->gpu, GD_SCENARIO_POWER_W, call->t);
+    if (v.status != GD_SCENARIO_SET)
+        return NVML_ERROR_NOT_SUPPORTED;
+    double w = v.value, now, before;
+    if (average && call->t > 0) {
+        double span = call->t < 1.0 ? call->t : 1.0;
+        if (gd_scenario_field_integral(call->gpu, GD_SCENARIO_POWER_W, call->t, &now) &&
+            gd_scenario_field_integral(call->gpu, GD_SCENARIO_POWER_W, call->t - span, &before))
+            w = (now - before) / span;
+    }
+    *mw = (unsigned)llround(w * 1000.0);
+    return NVML_SUCCESS;
+}
+
+/* Ampere (except GA100, compute capability 8.0) and newer average over a
+ * second (NVML's documentation of nvmlDeviceGetPowerUsage and of
+ * NVML_FI_DEV_POWER_AVERAGE); older boards give the instant draw. */
+static bool power_averaged(const gd_scenario_gpu *g)
+{
+    return g->has_compute_capability &&
+           (g->compute_capability[0] > 8 || (g->compute_capability[0] == 8 && g->compute_capability[1] > 0));
+}
+
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
     gdsim_call call;
@@ -185,11 +210,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned 
         return rc;
     if (!power)
         return NVML_ERROR_INVALID_ARGUMENT;
-    gd_scenario_value v = gd_scenario_value_at(call.gpu, GD_SCENARIO_POWER_W, call.t);
-    if (v.status != GD_SCENARIO_SET)
-        return NVML_ERROR_NOT_SUPPORTED;
-    *power = (unsigned)llround(v.value * 1000.0);
-    return NVML_SUCCESS;
+    return gdsim_power_mw(&call, power_averaged(call.gpu), power);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
@@ -252,6 +273,9 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvm
         return rc;
     if (!utilization)
         return NVML_ERROR_INVALID_ARGUMENT;
+    /* NVML has no whole-GPU utilisation in MIG mode (nvidia-smi prints N/A). */
+    if (call.gpu->mig_mode.present && call.gpu->mig_mode.value)
+        return NVML_ERROR_NOT_SUPPORTED;
     unsigned gpu, mem;
     if (gdsim_field_uint(&call, GD_SCENARIO_UTIL_GPU_PCT, &gpu) ||
         gdsim_field_uint(&call, GD_SCENARIO_UTIL_MEM_PCT, &mem))
@@ -328,6 +352,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t dev
     return static_uint(device, __func__, pcie_gpu_max_gen, maxLinkGenDevice);
 }
 
+#define PCIE_THROUGHPUT_SAMPLE_S 0.020
+
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
                                                       unsigned int *value)
 {
@@ -337,12 +363,17 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlP
         return rc;
     if (!value)
         return NVML_ERROR_INVALID_ARGUMENT;
+    gd_scenario_field field;
     switch (counter) {
-    case NVML_PCIE_UTIL_TX_BYTES: return gdsim_field_uint(&call, GD_SCENARIO_PCIE_TX_KBPS, value);
-    case NVML_PCIE_UTIL_RX_BYTES: return gdsim_field_uint(&call, GD_SCENARIO_PCIE_RX_KBPS, value);
-    case NVML_PCIE_UTIL_COUNT: break;
+    case NVML_PCIE_UTIL_TX_BYTES: field = GD_SCENARIO_PCIE_TX_KBPS; break;
+    case NVML_PCIE_UTIL_RX_BYTES: field = GD_SCENARIO_PCIE_RX_KBPS; break;
+    default: return NVML_ERROR_INVALID_ARGUMENT;
     }
-    return NVML_ERROR_INVALID_ARGUMENT;
+    rc = gdsim_field_uint(&call, field, value);
+    /* NVML samples the counter for 20 ms before it answers (its documentation). */
+    if (rc == NVML_SUCCESS)
+        gdsim_block(PCIE_THROUGHPUT_SAMPLE_S);
+    return rc;
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)

@@ -149,6 +149,14 @@ typedef struct gd_scenario_gpu {
     struct {
         gd_scenario_int shutdown, slowdown, gpu_max, mem_max;
     } temperature_thresholds_c;
+    /* Addition: current drivers' relative limits. "temperature_limit_c" is
+     * T.Limit, the maximum operating temperature in C (the margin,
+     * nvmlDeviceGetMarginTemperature, is it minus temp_c); the offsets of the
+     * limits from it, as nvidia-smi prints them ("Slowdown T.Limit -2 C"). */
+    gd_scenario_int temperature_limit_c;
+    struct {
+        gd_scenario_int shutdown, slowdown, gpu_max, mem_max;
+    } temperature_tlimit_c;
     struct {
         gd_scenario_int gen, width; /* the card's own */
         gd_scenario_int host_gen, host_width; /* the slot's, when lower (NVML's Max is the lower of the two) */
@@ -162,6 +170,7 @@ typedef struct gd_scenario_gpu {
         gd_scenario_int volatile_uncorrected;
         gd_scenario_int aggregate_uncorrected;
         gd_scenario_int retired_pages;
+        gd_scenario_flag retired_pages_pending; /* addition: nvmlDeviceGetRetiredPagesPendingStatus */
         gd_scenario_flag remapped_rows_pending;
         gd_scenario_flag remap_failure;
     } ecc;
@@ -244,6 +253,10 @@ gd_scenario_value gd_scenario_value_at(const gd_scenario_gpu *gpu, gd_scenario_f
 
 /* Event reason bits at time t into *bits (0 unless the status is SET). */
 gd_scenario_status gd_scenario_reasons_at(const gd_scenario_gpu *gpu, double t, unsigned long long *bits);
+
+/* The integral of a timeline field over [0, t] (value x scenario seconds);
+ * false when the field is absent from the first point. */
+bool gd_scenario_field_integral(const gd_scenario_gpu *gpu, gd_scenario_field field, double t, double *out);
 
 /*
  * Integral of power_w over scenario time [0, t], in millijoules. Returns

@@ -92,6 +92,7 @@ static bool parse_ecc(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu
            gdp_int(p, ecc, "volatile_uncorrected", path, 0, LLONG_MAX, &g->ecc.volatile_uncorrected) &&
            gdp_int(p, ecc, "aggregate_uncorrected", path, 0, LLONG_MAX, &g->ecc.aggregate_uncorrected) &&
            gdp_int(p, ecc, "retired_pages", path, 0, 4096, &g->ecc.retired_pages) &&
+           gdp_flag(p, ecc, "retired_pages_pending", path, &g->ecc.retired_pages_pending) &&
            gdp_flag(p, ecc, "remapped_rows_pending", path, &g->ecc.remapped_rows_pending) &&
            gdp_flag(p, ecc, "remap_failure", path, &g->ecc.remap_failure);
 }
@@ -137,7 +138,7 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         gd_scenario_int link;
         gdp_index(sub, path, i);
         g->nvlink_count = i + 1;
-        if (!gdp_int(p, obj, "link", sub, 0, 17, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
+        if (!gdp_int(p, obj, "link", sub, 0, 35, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
             !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id))
             return false;
         if (!link.present)
@@ -330,6 +331,15 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
                  gdp_int(p, obj, "slowdown", path, 0, 1000, &g->temperature_thresholds_c.slowdown) &&
                  gdp_int(p, obj, "gpu_max", path, 0, 1000, &g->temperature_thresholds_c.gpu_max) &&
                  gdp_int(p, obj, "mem_max", path, 0, 1000, &g->temperature_thresholds_c.mem_max)))
+        return false;
+    if (!gdp_int(p, gpu, "temperature_limit_c", at, 0, 1000, &g->temperature_limit_c) ||
+        !gdp_object(p, gpu, "temperature_tlimit_c", at, &obj))
+        return false;
+    gdp_key(path, at, "temperature_tlimit_c");
+    if (obj && !(gdp_int(p, obj, "shutdown", path, -200, 200, &g->temperature_tlimit_c.shutdown) &&
+                 gdp_int(p, obj, "slowdown", path, -200, 200, &g->temperature_tlimit_c.slowdown) &&
+                 gdp_int(p, obj, "gpu_max", path, -200, 200, &g->temperature_tlimit_c.gpu_max) &&
+                 gdp_int(p, obj, "mem_max", path, -200, 200, &g->temperature_tlimit_c.mem_max)))
         return false;
     if (!gdp_object(p, gpu, "pcie_max", at, &obj))
         return false;

@@ -81,6 +81,22 @@ bool gd_scenario_energy_mj(const gd_scenario_gpu *gpu, double t, double *mj)
     return true;
 }
 
+static double field_weight(const gd_scenario_point *pt, const void *arg)
+{
+    const gd_scenario_value *v = &pt->field[*(const gd_scenario_field *)arg];
+    return v->status == GD_SCENARIO_SET ? v->value : 0;
+}
+
+bool gd_scenario_field_integral(const gd_scenario_gpu *gpu, gd_scenario_field field, double t, double *out)
+{
+    *out = 0;
+    if (!gpu->point_count || (unsigned)field >= GD_SCENARIO_FIELD_COUNT ||
+        gpu->points[0].field[field].status == GD_SCENARIO_ABSENT)
+        return false;
+    *out = integrate(gpu, t, field_weight, &field);
+    return true;
+}
+
 bool gd_scenario_reason_time_ns(const gd_scenario_gpu *gpu, unsigned long long mask, double t, double *ns)
 {
     *ns = 0;

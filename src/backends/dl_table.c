@@ -138,3 +138,18 @@ size_t gd_dl_missing(const gd_dl_table *table, const void *fns)
     }
     return n;
 }
+
+const void *gd_dl_lazy_get(gd_dl_lazy *l, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&l->lock);
+    if (!l->tried) {
+        l->rc = gd_dl_open(l->lib, l->table, l->paths, l->npaths, l->fns, NULL, l->err, sizeof l->err);
+        l->tried = true;
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (l->rc == 0)
+        return l->fns;
+    if (err)
+        snprintf(err, errlen, "%s", l->err);
+    return NULL;
+}

@@ -8,6 +8,7 @@
 #ifndef GD_DL_TABLE_H
 #define GD_DL_TABLE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -54,6 +55,29 @@ const char *gd_dl_choose_path(const char *path, const char *def);
 
 /* dlcloses the library and clears *lib; safe on a cleared one and on NULL. */
 void gd_dl_close(gd_dl_lib *lib);
+
+/*
+ * A library that only some commands need (libxml2, libmicrohttpd), opened on
+ * first use, once per process, and never closed: a static gd_dl_lazy per
+ * library, GD_DL_LAZY(table, paths, lib, fns).
+ */
+typedef struct gd_dl_lazy {
+    pthread_mutex_t lock;
+    bool tried;
+    int rc;
+    const gd_dl_table *table;
+    const char *const *paths;
+    size_t npaths;
+    gd_dl_lib *lib;
+    void *fns;
+    char err[640];
+} gd_dl_lazy;
+#define GD_DL_LAZY(table_, paths_, lib_, fns_)                                                                         \
+    {PTHREAD_MUTEX_INITIALIZER, false, 0, (table_), (paths_), sizeof(paths_) / sizeof((paths_)[0]), (lib_), (fns_), ""}
+
+/* The loaded struct of pointers (thread-safe), or NULL with gd_dl_open's
+ * message in err (when non-NULL); a failed load is not tried again. */
+const void *gd_dl_lazy_get(gd_dl_lazy *l, char *err, size_t errlen);
 
 /* Number of entries of the table that are NULL in fns. */
 size_t gd_dl_missing(const gd_dl_table *table, const void *fns);

@@ -135,13 +135,17 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
     gd_clock_wait_until(&s->clock, due);
     if (s->k > 0 && o->stop && *o->stop)
         return 0;
-    double t = gd_clock_virtual(&s->clock) ? due : gd_clock_now(&s->clock);
+    /* The time the sample is read, not the time it was due: a loop that
+     * falls behind shows it in its sample times. */
+    double t = gd_clock_now(&s->clock);
     long i = gd_series_push(&s->f->series, t);
     if (i < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     s->ops->sample(s->self, s->f, (size_t)i, t);
+    if (s->ops->spent)
+        gd_clock_spend(&s->clock, s->ops->spent(s->self));
     if (s->job && gd_source_proc.samples(s->job))
         gd_source_proc.sample(s->job, s->f, (size_t)i, t);
     if (s->host)

@@ -26,6 +26,9 @@ typedef struct gd_source_ops {
     void (*clock)(const void *self, const gd_session_opts *o, int *mode, double *pace);
     /* Fills sample i, taken at session time t. */
     void (*sample)(void *self, gd_facts *f, size_t i, double t);
+    /* Optional: scenario seconds the last sample's calls took on a simulated
+     * machine (its clock is virtual, so the session moves it on). */
+    double (*spent)(void *self);
     void (*close)(void *self);
 } gd_source_ops;
 

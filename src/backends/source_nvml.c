@@ -88,6 +88,8 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
         return 1;
     }
     n->open = true;
+    n->s.interval_s = o->interval_s;
+    n->s.one_shot = o->duration_s <= 0;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
     if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0) {
@@ -119,6 +121,12 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
     gd_nvml_sample(&n->s, f, i);
 }
 
+static double nvml_spent(void *self)
+{
+    nvml_source *n = self;
+    return n->simulated && n->s.api.SimClockSpent ? n->s.api.SimClockSpent() : 0;
+}
+
 static void nvml_close(void *self)
 {
     nvml_source *n = self;
@@ -134,5 +142,6 @@ const gd_source_ops gd_source_nvml = {
     .samples = nvml_samples,
     .clock = nvml_clock,
     .sample = nvml_sample,
+    .spent = nvml_spent,
     .close = nvml_close,
 };

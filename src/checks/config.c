@@ -16,7 +16,7 @@ static json_t *gpus_where(const gd_facts *f, gd_findings *out, const char *id, s
         const gd_gpu *gpu = &f->gpus[g];
         gd_value v = *(const gd_value *)((const char *)gpu + off);
         if (!gd_ok(v)) {
-            if (!gpu->lost && v.status != GD_ST_NOT_SUPPORTED)
+            if (!gpu->lost && !gd_not_reported(v))
                 gd_skip_add(out, id, gpu->index, "%s not readable (%s)", what, gd_status_name((gd_status)v.status));
             continue;
         }

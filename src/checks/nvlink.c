@@ -17,10 +17,20 @@ void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *
     size_t machine_active = 0;
     for (size_t g = 0; g < f->gpu_count; g++)
         machine_active += active_links(&f->gpus[g]);
+    /* (A machine whose only NVLink GPUs are in MIG mode reads all down: then
+     * no link is up and nothing is judged, as for PCIe boards.) */
     if (machine_active == 0)
         return;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
+        if (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0 && gpu->nvlink_count) {
+            /* NVML reports a MIG-enabled GPU's NVLinks as down whatever their
+             * state (DCGM carries a workaround for it): not judged. */
+            gd_skip_add(out, "nvlink.down", gpu->index,
+                        "GPU %d is in MIG mode, where NVML reports every NVLink as down: its links are not judged",
+                        gpu->index);
+            continue;
+        }
         json_t *down = json_array();
         size_t known = 0;
         for (size_t l = 0; l < gpu->nvlink_count; l++) {

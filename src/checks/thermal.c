@@ -211,7 +211,8 @@ void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *
         hot_reading core = measure(f, g, GD_M_TEMP_C, gpu->temp_slowdown_c);
         hot_reading mem = measure(f, g, GD_M_MEM_TEMP_C, gpu->temp_mem_max_c);
         if (core.samples == 0 && !gpu->lost) {
-            gd_skip_add(out, "thermal.hot", gpu->index, "GPU temperature not readable");
+            gd_status st = f->series.n ? (gd_status)gd_series_at(&f->series, 0, g, GD_M_TEMP_C).status : GD_ST_UNREAD;
+            gd_skip_add(out, "thermal.hot", gpu->index, "GPU temperature not readable (%s)", gd_status_name(st));
             continue;
         }
         if (gd_thermal_throttled_under_load(f, g))
@@ -232,6 +233,8 @@ void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *
             core_hot ? hot_severity(core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c) : GD_SEV_INFO;
         gd_severity mem_sev = mem_hot ? hot_severity(mem.max, gpu->temp_mem_max_c, none) : GD_SEV_INFO;
         json_object_set_new(ev, "limits_read", json_boolean(gd_ok(gpu->temp_slowdown_c) || gd_ok(gpu->temp_gpu_max_c)));
+        if (gpu->temp_limits_source[0]) /* absolute thresholds, or T.Limit on current drivers */
+            json_object_set_new(ev, "limits_source", json_string(gpu->temp_limits_source));
         /* The reading closer to its limit leads. */
         if (core_hot && (core_sev >= mem_sev || !mem_hot)) {
             limit_words(limits, sizeof limits, core.max, gpu->temp_slowdown_c, gpu->temp_gpu_max_c, "temperature");

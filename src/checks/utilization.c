@@ -55,6 +55,17 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         busy b = measure_busy(f, g);
         if (b.max_used_mib < GD_UNDERUSED_MIN_MIB)
             continue;
+        gd_value u0 = gd_series_at(&f->series, 0, g, GD_M_UTIL_GPU_PCT);
+        bool mig = gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0;
+        if (b.valid == 0 && (mig || gd_not_reported(u0))) {
+            /* No duration helps: the driver does not give the number at all. */
+            gd_skip_add(out, "gpu.underutilized", gpu->index,
+                        mig ? "GPU %d is in MIG mode: NVML reports no whole-GPU utilisation there (%s), so idleness "
+                              "cannot be judged; per-instance activity needs DCGM's profiling metrics"
+                            : "GPU %d's utilisation is not reported by its driver (%s), so idleness cannot be judged",
+                        gpu->index, gd_status_name((gd_status)u0.status));
+            continue;
+        }
         if (b.valid < GD_UNDERUSED_MIN_SAMPLES || b.last_t - b.first_t < GD_UNDERUSED_MIN_S) {
             gd_skip_add(out, "gpu.underutilized", gpu->index,
                         "%zu utilisation sample%s over %.1f s (judging needs %d over %.0f s): use a longer --duration",

@@ -1,8 +1,8 @@
 /* The exporter's HTTP side (export_http.h). */
 #include "export_http.h"
+#include "mhd_loader.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,6 +27,10 @@
  *   a connection; 10 s without any traffic also ends one.
  * A connection past its deadline is shut down; libmicrohttpd then closes it.
  */
+
+/* libmicrohttpd's functions: loaded by gd_export_http_start before any is called. */
+#define MHD (gd_mhd_api_get(NULL, 0))
+
 #define GD_EXPORT_MAX_CONNECTIONS 64
 #define GD_EXPORT_HARD_CONNECTIONS 128 /* room for those shut down and not yet closed */
 #define GD_EXPORT_PER_IP_CONNECTIONS 16
@@ -77,14 +81,14 @@ static double mono_s(void)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const char *body, size_t len,
                              enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+    struct MHD_Response *r = MHD->create_response_from_buffer(len, (void *)body, mode);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
+    MHD->add_response_header(r, "Content-Type", type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
+        MHD->add_response_header(r, "Allow", "GET, HEAD");
+    enum MHD_Result ok = MHD->queue_response(c, status, r);
+    MHD->destroy_response(r);
     return ok;
 }
 
@@ -96,7 +100,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     gd_export_http *h = cls;
     if (!*state) { /* the headers only: answer once the request is complete */
         *state = h;
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        const union MHD_ConnectionInfo *ci = MHD->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
         tracked *t = ci ? ci->socket_context : NULL;
         if (t) {
             pthread_mutex_lock(&h->conn_lock);
@@ -157,7 +161,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum 
 {
     gd_export_http *h = cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ci = MHD->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         tracked *t = ci ? calloc(1, sizeof *t) : NULL;
         if (!t)
             return;
@@ -195,7 +199,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
     (void)state;
     (void)code;
     gd_export_http *h = cls;
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *ci = MHD->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     tracked *t = ci ? ci->socket_context : NULL;
     if (!t)
         return;
@@ -281,6 +285,8 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
         snprintf(err, errlen, "--listen wants ADDRESS:PORT (127.0.0.1:9400, [::1]:9400, 0.0.0.0:9400), not '%s'", addr);
         return NULL;
     }
+    if (!gd_mhd_api_get(err, errlen))
+        return NULL;
     gd_export_http *h = calloc(1, sizeof *h);
     if (!h) {
         snprintf(err, errlen, "out of memory");
@@ -290,7 +296,7 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
     pthread_mutex_init(&h->lock, NULL);
     pthread_mutex_init(&h->conn_lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    h->d = MHD_start_daemon(flags, 0, on_accept, h, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+    h->d = MHD->start_daemon(flags, 0, on_accept, h, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_HARD_CONNECTIONS,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_EXPORT_PER_IP_CONNECTIONS,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
@@ -301,13 +307,13 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
     if (!h->d || !h->sweeping) {
         snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this machine)", addr);
         if (h->d)
-            MHD_stop_daemon(h->d);
+            MHD->stop_daemon(h->d);
         pthread_mutex_destroy(&h->lock);
         pthread_mutex_destroy(&h->conn_lock);
         free(h);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = MHD->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : 0;
     return h;
 }
@@ -350,7 +356,7 @@ void gd_export_http_stop(gd_export_http *h)
         return;
     atomic_store(&h->stopping, true);
     pthread_join(h->sweeper, NULL);
-    MHD_stop_daemon(h->d); /* every connection's close is told: the list ends empty */
+    MHD->stop_daemon(h->d); /* every connection's close is told: the list ends empty */
     pthread_mutex_destroy(&h->conn_lock);
     pthread_mutex_destroy(&h->lock);
     free(h->text);

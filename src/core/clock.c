@@ -42,3 +42,15 @@ void gd_clock_wait_until(gd_clock *c, double t)
     if (t > c->t)
         c->t = t;
 }
+
+void gd_clock_spend(gd_clock *c, double seconds)
+{
+    if (!(seconds > 0))
+        return;
+    switch (c->mode) {
+    case GD_CLOCK_WALL: return;
+    case GD_CLOCK_PACED: sleep_until_wall(wall_s() + seconds / c->pace); break;
+    case GD_CLOCK_FAST: break;
+    }
+    c->t += seconds;
+}

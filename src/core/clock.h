@@ -33,6 +33,12 @@ double gd_clock_now(const gd_clock *c);
  * sleep). A signal may end the wait early; the caller checks its flag. */
 void gd_clock_wait_until(gd_clock *c, double t);
 
+/* Time a simulated driver's calls took (scenario seconds: the simulated
+ * nvmlDeviceGetPcieThroughput samples for 20 ms like the real one). A fast
+ * clock moves on by it, a paced one waits it out; the wall clock has
+ * measured it already. */
+void gd_clock_spend(gd_clock *c, double seconds);
+
 /* True when the clock is the scenario's, not the wall's. */
 static inline bool gd_clock_virtual(const gd_clock *c)
 {

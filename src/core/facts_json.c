@@ -133,7 +133,7 @@ TABLE(t_host, STR(gd_host, hostname), STR(gd_host, kernel), INT(gd_host, cpus), 
 TABLE(t_process, UINT(gd_process, pid), VAL(gd_process, used_mib), STR(gd_process, name), STR(gd_process, user));
 TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
-      STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
+      STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
       VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),
       VAL(gd_gpu, power_limit_min_w), VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz),
       VAL(gd_gpu, clock_max_mem_mhz), VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz),
@@ -149,12 +149,13 @@ TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gp
       STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
 TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code),
       STR(gd_gpu_denied, error));
+TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads), DBL(gd_throughput_reads, every_s));
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
       ARR(gd_facts, denied, denied_count, t_denied), DBL(gd_facts, window_s), DBL(gd_facts, interval_s),
-      LONG(gd_facts, pid));
+      SUB(gd_facts, pcie_throughput, t_tput), STR(gd_facts, power_reading), LONG(gd_facts, pid));
 
 /* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
 TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),
@@ -211,6 +212,7 @@ static const char *const status_keys[] = {
     [GD_ST_ERROR] = "error",
     [GD_ST_GPU_LOST] = "gpu_lost",
     [GD_ST_NOT_REPORTED] = "not_reported",
+    [GD_ST_DEPRECATED] = "deprecated",
 };
 #define STATUS_KEYS (sizeof status_keys / sizeof status_keys[0])
 

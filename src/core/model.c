@@ -20,6 +20,7 @@ const char *gd_status_name(gd_status st)
     case GD_ST_ERROR: return "error";
     case GD_ST_GPU_LOST: return "GPU lost";
     case GD_ST_NOT_REPORTED: return "not reported";
+    case GD_ST_DEPRECATED: return "deprecated by the driver";
     }
     return "?";
 }

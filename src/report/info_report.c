@@ -14,6 +14,8 @@ static const char *vtext(gd_value v, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "n/a");
     else if (v.status == GD_ST_NOT_REPORTED)
         snprintf(buf, len, "not reported");
+    else if (v.status == GD_ST_DEPRECATED)
+        snprintf(buf, len, "n/a (deprecated)");
     else
         snprintf(buf, len, "? (%s)", gd_status_name((gd_status)v.status));
     return buf;
@@ -260,11 +262,18 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
         F(remap_failure),
 #undef F
     };
+    json_t *deprecated = json_array(); /* the driver retired the call (NVML_ERROR_DEPRECATED) */
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         gd_value v;
         memcpy(&v, (const char *)gpu + fields[k].off, sizeof v);
         json_object_set_new(o, fields[k].key, gd_json_value(v));
+        if (v.status == GD_ST_DEPRECATED)
+            json_array_append_new(deprecated, json_string(fields[k].key));
     }
+    if (json_array_size(deprecated))
+        json_object_set_new(o, "deprecated", deprecated);
+    else
+        json_decref(deprecated);
     json_t *links = json_array();
     for (size_t l = 0; l < gpu->nvlink_count; l++)
         json_array_append_new(

@@ -223,6 +223,18 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(w, "samples", json_integer((json_int_t)s->n));
     json_object_set_new(w, "samples_dropped", json_integer((json_int_t)s->dropped)); /* older than the series keeps */
     json_object_set_new(w, "interval_s", gd_json_number(f->interval_s));
+    /* How often the blocking PCIe throughput call was made (or the byte
+     * counters read), and which power reading the samples hold. */
+    if (f->pcie_throughput.source[0]) {
+        json_t *pt = json_object();
+        json_object_set_new(pt, "source", json_string(f->pcie_throughput.source));
+        json_object_set_new(pt, "reads", json_integer((json_int_t)f->pcie_throughput.reads));
+        json_object_set_new(pt, "every_s",
+                            f->pcie_throughput.every_s > 0 ? gd_json_number(f->pcie_throughput.every_s) : json_null());
+        json_object_set_new(w, "pcie_throughput", pt);
+    }
+    if (f->power_reading[0])
+        json_object_set_new(w, "power_reading", json_string(f->power_reading));
     if (f->captured) {
         json_object_set_new(w, "captured", json_true());
         json_object_set_new(w, "formats", json_string(f->capture_formats));

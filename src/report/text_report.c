@@ -59,6 +59,12 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, ", window %.1f s, %zu samples\n", gd_series_t(s, s->n - 1), s->n);
     else
         fprintf(out, ", snapshot\n");
+    /* Without the driver's byte counters PCIe throughput is a 20 ms call:
+     * read about once a second per GPU, which the reader should know. */
+    if (s->n > 1 && strstr(f->pcie_throughput.source, "nvmlDeviceGetPcieThroughput") && f->pcie_throughput.every_s > 0)
+        fprintf(out, "PCIe throughput read every %.1f s per GPU (the driver has no byte counters; each read takes "
+                     "20 ms)\n",
+                f->pcie_throughput.every_s);
 }
 
 static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)

@@ -6,6 +6,7 @@
 #ifndef GPUDOCTOR_TESTS_ABI_COMPARE_H
 #define GPUDOCTOR_TESTS_ABI_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct gd_abi_const {
@@ -51,10 +52,12 @@ int gd_abi_compare(const struct gd_abi_side *ours, const struct gd_abi_side *the
  * Scans a header of ours for what it declares: enumerators, object-like
  * #defines, typedef names and function pointer typedefs. Prints each one that
  * the side does not list (lines marked "newer" and names in `ignored`, a
- * NULL-terminated list, are skipped); returns their count, or -1 when the
- * header cannot be read. Function pointer typedefs are checked only when the
- * side lists functions.
+ * NULL-terminated list, are skipped; "newer" lines count too when
+ * with_newer, for a side built against a header that has them); returns
+ * their count, or -1 when the header cannot be read. Function pointer
+ * typedefs are checked only when the side lists functions.
  */
-int gd_abi_check_coverage(const char *header_path, const struct gd_abi_side *side, const char *const *ignored);
+int gd_abi_check_coverage(const char *header_path, const struct gd_abi_side *side, const char *const *ignored,
+                          bool with_newer);
 
 #endif

@@ -4,9 +4,12 @@
  * included several times, with the GD_ABI_* macros defined each time.
  *
  * Left out on purpose: the items that nvml_api.h marks "newer" (NVML return
- * codes 26-29), because the nvml.h that Debian 12 ships (NVML API 11)
- * predates them. test_nvml_abi fails when nvml_api.h gains a constant or a
- * type that is neither listed here nor marked "newer".
+ * codes 26-29, NVML_NVLINK_MAX_LINKS, which is 18 there and 36 today, the
+ * T.Limit and successor declarations), because the nvml.h that Debian 12
+ * ships (NVML API 11) predates them: nvml_abi_list_cuda13.h compares them
+ * with the CUDA 13 toolkit's nvml.h (test abi_nvml_cuda13). test_nvml_abi
+ * fails when nvml_api.h gains a constant or a type that is neither listed
+ * here nor marked "newer".
  */
 
 /* Enumerators. */
@@ -127,7 +130,6 @@ GD_ABI_CONST(NVML_DEVICE_NAME_BUFFER_SIZE)
 GD_ABI_CONST(NVML_DEVICE_NAME_V2_BUFFER_SIZE)
 GD_ABI_CONST(NVML_DEVICE_SERIAL_BUFFER_SIZE)
 GD_ABI_CONST(NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE)
-GD_ABI_CONST(NVML_NVLINK_MAX_LINKS)
 GD_ABI_CONST(NVML_VALUE_NOT_AVAILABLE)
 GD_ABI_CONST(nvmlMemory_v2)
 GD_ABI_CONST(NVML_FI_DEV_PERF_POLICY_POWER)

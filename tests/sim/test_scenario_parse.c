@@ -209,7 +209,7 @@ static void test_value_errors(void **state)
     expect_error(J({"gpus" : [ {"pci_bus_id" : "1B:00"} ]}), "gpus[0].pci_bus_id: expected a PCI bus id like");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "remote_pci_bus_id" : "0000:1B:00.0x"} ]} ]}),
                  "gpus[0].nvlink[0].remote_pci_bus_id: expected a PCI bus id");
-    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 18} ]} ]}), "gpus[0].nvlink[0].link: must be between 0 and 17");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 36} ]} ]}), "gpus[0].nvlink[0].link: must be between 0 and 35");
 }
 
 static void test_limits(void **state)

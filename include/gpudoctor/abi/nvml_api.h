@@ -5,8 +5,9 @@
  *
  * tests/abi/ compiles these declarations next to NVIDIA's own header, where
  * it is installed, and checks every constant and struct size below.
- * Functions newer than the header Debian ships (NVML API 11) are marked
- * "newer"; their prototypes follow NVIDIA's current documentation.
+ * Declarations newer than the header Debian ships (NVML API 11) are marked
+ * "newer": their values follow the CUDA 13 toolkit's nvml.h, against which
+ * the test abi_nvml_cuda13 compares them (tests/abi/nvml_abi_list_cuda13.h).
  */
 #ifndef GPUDOCTOR_NVML_API_H
 #define GPUDOCTOR_NVML_API_H
@@ -176,7 +177,7 @@ typedef enum nvmlPStates_enum {
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
 #define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE 32
-#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_NVLINK_MAX_LINKS 36 /* newer: 18 in the NVML API 11 header, 36 since CUDA 12.x/13 */
 #define NVML_VALUE_NOT_AVAILABLE (-1)
 
 #define NVML_CUDA_DRIVER_VERSION_MAJOR(v) ((v) / 1000)
@@ -257,6 +258,24 @@ typedef struct nvmlFieldValue_st {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* nvmlDeviceGetTemperatureV, the successor of nvmlDeviceGetTemperature (newer). */
+typedef struct nvmlTemperature_v1_st { /* newer */
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t; /* newer */
+typedef nvmlTemperature_v1_t nvmlTemperature_t; /* newer */
+#define nvmlTemperature_v1 NVML_STRUCT_VERSION(Temperature, 1) /* newer */
+
+/* nvmlDeviceGetMarginTemperature: degrees C left to the maximum operating
+ * temperature (nvidia-smi's "GPU T.Limit Temp"); newer. */
+typedef struct nvmlMarginTemperature_v1_st { /* newer */
+    unsigned int version;
+    int marginTemperature;
+} nvmlMarginTemperature_v1_t; /* newer */
+typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t; /* newer */
+#define nvmlMarginTemperature_v1 NVML_STRUCT_VERSION(MarginTemperature, 1) /* newer */
+
 /* Field ids for nvmlDeviceGetFieldValues. */
 #define NVML_FI_DEV_PERF_POLICY_POWER 74
 #define NVML_FI_DEV_PERF_POLICY_THERMAL 75
@@ -267,6 +286,19 @@ typedef struct nvmlFieldValue_st {
 #define NVML_FI_DEV_MEMORY_TEMP 82
 #define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
+#define NVML_FI_DEV_POWER_AVERAGE 185 /* newer: 1 s average, Ampere (except GA100) and later */
+#define NVML_FI_DEV_POWER_INSTANT 186 /* newer */
+#define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193 /* newer: relative to T.Limit, signed */
+#define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194 /* newer */
+#define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195 /* newer */
+#define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196 /* newer */
+#define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197 /* newer: cumulative, may wrap */
+#define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198 /* newer */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP NVML_FI_DEV_PERF_POLICY_POWER /* newer */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST NVML_FI_DEV_PERF_POLICY_SYNC_BOOST /* newer */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 251 /* newer */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 252 /* newer */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 253 /* newer */
 
 /* Clock event reasons (nvml.h spells the older ones "ThrottleReason"). */
 #define nvmlClocksThrottleReasonGpuIdle 0x0000000000000001LL
@@ -297,6 +329,9 @@ typedef nvmlReturn_t (*nvml_DeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMem
 typedef nvmlReturn_t (*nvml_DeviceGetMemoryInfo_v2_fn)(nvmlDevice_t device, nvmlMemory_v2_t *memory);
 typedef nvmlReturn_t (*nvml_DeviceGetTemperature_fn)(nvmlDevice_t device, nvmlTemperatureSensors_t sensor,
                                                      unsigned int *temp);
+typedef nvmlReturn_t (*nvml_DeviceGetTemperatureV_fn)(nvmlDevice_t device, nvmlTemperature_t *temperature); /* newer */
+typedef nvmlReturn_t (*nvml_DeviceGetMarginTemperature_fn)(nvmlDevice_t device, /* newer */
+                                                           nvmlMarginTemperature_t *marginTempInfo);
 typedef nvmlReturn_t (*nvml_DeviceGetTemperatureThreshold_fn)(nvmlDevice_t device,
                                                               nvmlTemperatureThresholds_t thresholdType,
                                                               unsigned int *temp);

@@ -16,9 +16,12 @@
 #include "import.h"
 #include "xml_shape.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
+#include "xml_loader.h"
+
 #include <limits.h>
+
+/* libxml2's functions: loaded by gd_import_smi_xml before any is called. */
+#define XML (gd_xml_api_get(NULL, 0))
 #include <string.h>
 
 #define R(bit) GD_CF_REASON, (long long)(bit), 0, 0
@@ -150,13 +153,13 @@ static int store(gd_cap *c, const gd_cap_map *map, size_t nmap, const char *path
     const gd_cap_map *m = gd_cap_lookup(map, nmap, path);
     if (!m)
         return 0;
-    c->line = (long)xmlGetLineNo(n);
+    c->line = (long)XML->GetLineNo(n);
     if (!leaf)
         return gd_cap_set(c, m, "", 0);
-    xmlChar *text = xmlNodeGetContent(n);
+    xmlChar *text = XML->NodeGetContent(n);
     const char *s = text ? (const char *)text : "";
     int rc = gd_cap_set(c, m, s, strlen(s));
-    xmlFree(text);
+    (*XML->FreeVar)(text);
     return rc;
 }
 
@@ -192,10 +195,10 @@ static int read_gpu(gd_cap *c, xmlNode *n)
     long g = gd_cap_add_gpu(c);
     if (g < 0 || gd_cap_row_for(c, (size_t)g) != 0)
         return -1;
-    xmlChar *id = xmlGetProp(n, (const xmlChar *)"id");
+    xmlChar *id = XML->GetProp(n, (const xmlChar *)"id");
     if (id) {
         gd_cap_norm_bus_id((const char *)id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
-        xmlFree(id);
+        (*XML->FreeVar)(id);
     }
     char path[256] = "";
     return walk(c, n, path, 0, sizeof path);
@@ -212,9 +215,9 @@ static int read_log(gd_cap *c, xmlNode *root)
             if (read_gpu(c, n) != 0)
                 return -1;
         } else if (strcmp(name, "attached_gpus") == 0) {
-            xmlChar *t = xmlNodeGetContent(n);
+            xmlChar *t = XML->NodeGetContent(n);
             attached = t ? strtol((const char *)t, NULL, 10) : -1;
-            xmlFree(t);
+            (*XML->FreeVar)(t);
         } else if (store(c, top_map, NMAP(top_map), name, n, true) != 0) {
             return -1;
         }
@@ -238,7 +241,7 @@ static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlCha
     (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
     xmlParserCtxtPtr ctxt = ctx;
     *(int *)ctxt->_private = 1;
-    xmlStopParser(ctxt);
+    XML->StopParser(ctxt);
 }
 
 int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
@@ -250,19 +253,22 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
     c.key_map_len = NMAP(gpu_map);
     if (len > INT_MAX)
         return gd_cap_fail(&c, "too large for an nvidia-smi XML dump");
+    char lib[700];
+    if (!gd_xml_api_get(lib, sizeof lib))
+        return gd_cap_fail(&c, "cannot read nvidia-smi XML: %s", lib);
     char why[160];
     if (gd_xml_shape_refusal(text, len, why, sizeof why))
         return gd_cap_fail(&c, "refused before parsing: %s", why);
     /* libxml2 prints some errors (input encoding) through its generic handler
      * even with XML_PARSE_NOERROR; the library never prints: we report. */
-    xmlSetGenericErrorFunc(NULL, xml_quiet);
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    XML->SetGenericErrorFunc(NULL, xml_quiet);
+    xmlParserCtxtPtr ctxt = XML->NewParserCtxt();
     if (!ctxt)
         return gd_cap_fail(&c, "out of memory");
     int entity = 0;
     ctxt->_private = &entity;
     ctxt->sax->entityDecl = refuse_entity;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
+    xmlDocPtr doc = XML->CtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
     int rc = -1;
     if (entity) {
@@ -271,7 +277,7 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
         goto out;
     }
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctxt);
+        const xmlError *e = XML->CtxtGetLastError(ctxt);
         char msg[256] = "not well-formed XML";
         if (e && e->message) {
             snprintf(msg, sizeof msg, "%s", e->message);
@@ -281,7 +287,7 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
         gd_cap_fail(&c, "malformed or truncated XML: %s", msg);
         goto out;
     }
-    xmlNode *root = xmlDocGetRootElement(doc);
+    xmlNode *root = XML->DocGetRootElement(doc);
     if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
         gd_cap_fail(&c, "XML, but not an nvidia-smi log (root element <%s>)", root ? (const char *)root->name : "none");
         goto out;
@@ -291,8 +297,8 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
         rc = 0;
     }
 out:
-    xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctxt);
+    XML->FreeDoc(doc);
+    XML->FreeParserCtxt(ctxt);
     gd_cap_free(&c);
     return rc;
 }

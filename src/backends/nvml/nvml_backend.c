@@ -1,5 +1,5 @@
 /* Layer 2: NVML -> collection model. */
-#include "nvml_backend.h"
+#include "nvml_read.h"
 #include "backends/import/capture.h"
 #include "core/input.h"
 
@@ -8,14 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Calls an optional function; a missing one answers FUNCTION_NOT_FOUND. */
-#define NVCALL(s, fn, ...) ((s)->api.fn ? (s)->api.fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
-
 static gd_status status_of(nvmlReturn_t rc)
 {
     switch (rc) {
     case NVML_SUCCESS: return GD_ST_OK;
     case NVML_ERROR_NOT_SUPPORTED: return GD_ST_NOT_SUPPORTED;
+    case NVML_ERROR_DEPRECATED: return GD_ST_DEPRECATED;
     case NVML_ERROR_NO_PERMISSION: return GD_ST_NO_PERMISSION;
     case NVML_ERROR_FUNCTION_NOT_FOUND: return GD_ST_UNAVAILABLE;
     case NVML_ERROR_GPU_IS_LOST: return GD_ST_GPU_LOST;
@@ -23,16 +21,10 @@ static gd_status status_of(nvmlReturn_t rc)
     }
 }
 
-/* Where a reading goes: the GPU it belongs to and the window time. */
-typedef struct reader {
-    gd_nvml_session *s;
-    gd_gpu *gpu;
-    double t_s;
-    const char *proc_root; /* where process names and owners are read; "" = nowhere */
-} reader;
+typedef gd_nvml_reader reader;
+#define take gd_nvml_take
 
-/* The one place that turns a return code into a value (and notices loss). */
-static gd_value take(reader *r, const char *call, nvmlReturn_t rc, double v)
+gd_value gd_nvml_take(gd_nvml_reader *r, const char *call, nvmlReturn_t rc, double v)
 {
     if (rc == NVML_SUCCESS)
         return gd_val(v);
@@ -47,11 +39,21 @@ static gd_value take(reader *r, const char *call, nvmlReturn_t rc, double v)
     return x;
 }
 
+const char *gd_nvml_error_text(const gd_nvml_session *s, nvmlReturn_t rc, char *buf, size_t len)
+{
+    const char *t = s->api.ErrorString ? s->api.ErrorString(rc) : NULL;
+    if (t && *t)
+        return t;
+    snprintf(buf, len, "NVML error %d", (int)rc);
+    return buf;
+}
+
 static void close_partial(gd_nvml_session *s)
 {
     if (s->initialised && s->api.Shutdown)
         s->api.Shutdown();
     free(s->devices);
+    free(s->pcie);
     gd_nvml_unload(&s->api);
     memset(s, 0, sizeof *s);
 }
@@ -75,9 +77,10 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
         const char *sim = s->api.SimLastError ? s->api.SimLastError() : NULL;
         if (sim && *sim)
             snprintf(err, errlen, "%s", sim);
-        else
-            snprintf(err, errlen, "nvmlInit failed: %s (%d)", s->api.ErrorString ? s->api.ErrorString(rc) : "error",
-                     (int)rc);
+        else {
+            char buf[32];
+            snprintf(err, errlen, "nvmlInit failed: %s (%d)", gd_nvml_error_text(s, rc, buf, sizeof buf), (int)rc);
+        }
         close_partial(s);
         return -1;
     }
@@ -85,14 +88,16 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
     unsigned int n = 0;
     rc = s->api.DeviceGetCount(&n);
     if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlDeviceGetCount failed: %s (%d)",
-                 s->api.ErrorString ? s->api.ErrorString(rc) : "error", (int)rc);
+        char buf[32];
+        snprintf(err, errlen, "nvmlDeviceGetCount failed: %s (%d)", gd_nvml_error_text(s, rc, buf, sizeof buf),
+                 (int)rc);
         close_partial(s);
         return -1;
     }
     s->count = n;
     s->devices = calloc(n ? n : 1, sizeof *s->devices);
-    if (!s->devices) {
+    s->pcie = calloc(n ? n : 1, sizeof *s->pcie);
+    if (!s->devices || !s->pcie) {
         snprintf(err, errlen, "out of memory");
         close_partial(s);
         return -1;
@@ -134,6 +139,45 @@ static gd_value read_threshold(reader *r, nvmlDevice_t d, nvmlTemperatureThresho
     unsigned int v = 0;
     nvmlReturn_t rc = NVCALL(r->s, DeviceGetTemperatureThreshold, d, which, &v);
     return take(r, "nvmlDeviceGetTemperatureThreshold", rc, v);
+}
+
+/* Current drivers give the temperature limits relative to T.Limit, the
+ * GPU's maximum operating temperature: the margin left to it
+ * (nvmlDeviceGetMarginTemperature, nvidia-smi's "GPU T.Limit Temp") and each
+ * limit's offset from it (field values *_TLIMIT: "GPU Slowdown T.Limit Temp
+ * -2 C" slows down 2 C past T.Limit). The absolute query is on its way out
+ * (deprecated since CUDA 13.0). Where it does not answer, the limits are
+ * T.Limit (the temperature plus the margin, read together) minus each offset.
+ * The memory's offset is from a memory limit NVML does not give: left out. */
+static void read_tlimit(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    if (gd_ok(g->temp_slowdown_c) || gd_ok(g->temp_gpu_max_c) || gd_ok(g->temp_shutdown_c)) {
+        snprintf(g->temp_limits_source, sizeof g->temp_limits_source, "nvml:nvmlDeviceGetTemperatureThreshold");
+        return;
+    }
+    nvmlMarginTemperature_t m;
+    memset(&m, 0, sizeof m);
+    m.version = nvmlMarginTemperature_v1;
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetMarginTemperature, d, &m);
+    gd_value temp = gd_nvml_read_temp(r, d);
+    if (rc != NVML_SUCCESS || !gd_ok(temp))
+        return;
+    double tlimit = temp.v + m.marginTemperature;
+    nvmlFieldValue_t fv[3];
+    memset(fv, 0, sizeof fv);
+    fv[0].fieldId = NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT;
+    fv[1].fieldId = NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT;
+    fv[2].fieldId = NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT;
+    gd_value *dst[3] = {&g->temp_shutdown_c, &g->temp_slowdown_c, &g->temp_gpu_max_c};
+    bool offsets = NVCALL(r->s, DeviceGetFieldValues, d, 3, fv) == NVML_SUCCESS;
+    for (int k = 0; k < 3; k++)
+        if (offsets && fv[k].nvmlReturn == NVML_SUCCESS)
+            *dst[k] = gd_val(tlimit - gd_nvml_field_number(&fv[k]));
+    if (!gd_ok(g->temp_gpu_max_c)) /* T.Limit 0 is the maximum operating temperature */
+        g->temp_gpu_max_c = gd_val(tlimit);
+    snprintf(g->temp_limits_source, sizeof g->temp_limits_source,
+             "nvml:nvmlDeviceGetMarginTemperature (T.Limit %.0f C)%s", tlimit,
+             offsets ? ",nvmlDeviceGetFieldValues(*_TLIMIT)" : "");
 }
 
 static gd_value read_enable(reader *r, const char *call, nvml_DeviceGetEnableState_fn fn, nvmlDevice_t d)
@@ -214,6 +258,7 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->temp_slowdown_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
     g->temp_gpu_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_GPU_MAX);
     g->temp_mem_max_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
+    read_tlimit(r, d, g);
 
     /* "Max" is what card and slot reach together; GpuMax the card's own. NVML
      * has no card-only width: the GPU's max_link_width in sysfs gives it. */
@@ -259,6 +304,9 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
     g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
     g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+    /* A page retired for a double-bit error is only retired at the next reset. */
+    g->retired_pages_pending =
+        read_enable(r, "nvmlDeviceGetRetiredPagesPendingStatus", s->api.DeviceGetRetiredPagesPendingStatus, d);
     unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
     rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
     g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
@@ -387,6 +435,32 @@ static void read_processes(reader *r, nvmlDevice_t d, gd_gpu *g)
     free(infos1);
 }
 
+/* The kernel module's own version (nvidia-smi's "KMD Version"), from
+ * PROC/driver/nvidia/version: "NVRM version: NVIDIA UNIX x86_64 Kernel Module
+ * 610.57.04  ...". Empty when not readable. */
+static void kmd_version(const char *proc_root, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!proc_root || !proc_root[0])
+        return;
+    char path[600], line[512];
+    snprintf(path, sizeof path, "%s/driver/nvidia/version", proc_root);
+    FILE *fp = gd_input_fopen(path);
+    if (!fp)
+        return;
+    if (fgets(line, sizeof line, fp) && strncmp(line, "NVRM version:", 13) == 0) {
+        const char *m = strstr(line, "Kernel Module");
+        if (m) {
+            m += strlen("Kernel Module");
+            m += strspn(m, " \t");
+            size_t n = strspn(m, "0123456789.");
+            if (n > 0 && n < len)
+                snprintf(out, len, "%.*s", (int)n, m);
+        }
+    }
+    fclose(fp);
+}
+
 int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
 {
     f->driver_loaded = true;
@@ -394,6 +468,10 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
     if (s->api.SystemGetDriverVersion &&
         s->api.SystemGetDriverVersion(f->driver_version, sizeof f->driver_version) != NVML_SUCCESS)
         f->driver_version[0] = '\0';
+    /* Driver 610 deprecates the query (removed with CUDA 14.0, which answers
+     * NVML_ERROR_DEPRECATED): its successor is the kernel module's version. */
+    if (!f->driver_version[0])
+        kmd_version(proc_root, f->driver_version, sizeof f->driver_version);
     if (s->api.SystemGetNVMLVersion &&
         s->api.SystemGetNVMLVersion(f->nvml_version, sizeof f->nvml_version) != NVML_SUCCESS)
         f->nvml_version[0] = '\0';
@@ -422,7 +500,8 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
                 x->index = (int)i;
                 x->code = rc;
                 snprintf(x->call, sizeof x->call, "nvmlDeviceGetHandleByIndex");
-                snprintf(x->error, sizeof x->error, "%s", s->api.ErrorString ? s->api.ErrorString(rc) : "");
+                char buf[32];
+                snprintf(x->error, sizeof x->error, "%s", gd_nvml_error_text(s, rc, buf, sizeof buf));
             }
             continue;
         }
@@ -443,102 +522,4 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
         read_processes(&r, d, g);
     }
     return 0;
-}
-
-static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
-{
-    gd_nvml_session *s = r->s;
-    unsigned int u = 0;
-    nvmlReturn_t rc = NVCALL(s, DeviceGetTemperature, d, NVML_TEMPERATURE_GPU, &u);
-    row[GD_M_TEMP_C] = take(r, "nvmlDeviceGetTemperature", rc, u);
-    row[GD_M_SM_CLOCK_MHZ] = read_clock(r, "nvmlDeviceGetClockInfo", s->api.DeviceGetClockInfo, d, NVML_CLOCK_SM);
-    row[GD_M_MEM_CLOCK_MHZ] = read_clock(r, "nvmlDeviceGetClockInfo", s->api.DeviceGetClockInfo, d, NVML_CLOCK_MEM);
-    row[GD_M_POWER_W] = read_uint(r, "nvmlDeviceGetPowerUsage", s->api.DeviceGetPowerUsage, d, 1e-3);
-    nvmlUtilization_t util = {0, 0};
-    rc = NVCALL(s, DeviceGetUtilizationRates, d, &util);
-    row[GD_M_UTIL_GPU_PCT] = take(r, "nvmlDeviceGetUtilizationRates", rc, util.gpu);
-    row[GD_M_UTIL_MEM_PCT] = take(r, "nvmlDeviceGetUtilizationRates", rc, util.memory);
-
-    nvmlMemory_v2_t m2;
-    memset(&m2, 0, sizeof m2);
-    m2.version = nvmlMemory_v2;
-    rc = NVCALL(s, DeviceGetMemoryInfo_v2, d, &m2);
-    if (rc == NVML_SUCCESS) {
-        row[GD_M_MEM_USED_MIB] = gd_val((double)m2.used / (1024.0 * 1024.0));
-    } else {
-        nvmlMemory_t m1;
-        memset(&m1, 0, sizeof m1);
-        rc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);
-        row[GD_M_MEM_USED_MIB] = take(r, "nvmlDeviceGetMemoryInfo", rc, (double)m1.used / (1024.0 * 1024.0));
-    }
-
-    row[GD_M_PCIE_GEN] =
-        read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
-    row[GD_M_PCIE_WIDTH] = read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
-    rc = NVCALL(s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
-    row[GD_M_PCIE_TX_KBPS] = take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-    rc = NVCALL(s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_RX_BYTES, &u);
-    row[GD_M_PCIE_RX_KBPS] = take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-    row[GD_M_PCIE_REPLAYS] = read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
-    row[GD_M_FAN_PCT] = read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
-
-    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
-    rc = NVCALL(s, DeviceGetPerformanceState, d, &ps);
-    row[GD_M_PSTATE] = rc == NVML_SUCCESS && ps == NVML_PSTATE_UNKNOWN
-                           ? gd_missing(GD_ST_NOT_SUPPORTED)
-                           : take(r, "nvmlDeviceGetPerformanceState", rc, ps);
-    unsigned long long reasons = 0;
-    rc = NVCALL(s, DeviceGetCurrentClocksEventReasons, d, &reasons);
-    row[GD_M_EVENT_REASONS] = take(r, "nvmlDeviceGetCurrentClocksEventReasons", rc, (double)reasons);
-    unsigned long long mj = 0;
-    rc = NVCALL(s, DeviceGetTotalEnergyConsumption, d, &mj);
-    row[GD_M_ENERGY_MJ] = take(r, "nvmlDeviceGetTotalEnergyConsumption", rc, (double)mj);
-    /* Cumulative time each policy held the clocks back: catches what falls between polls. */
-    static const struct {
-        nvmlPerfPolicyType_t policy;
-        gd_metric metric;
-    } violations[] = {
-        {NVML_PERF_POLICY_POWER, GD_M_VIOL_POWER_NS},
-        {NVML_PERF_POLICY_THERMAL, GD_M_VIOL_THERMAL_NS},
-        {NVML_PERF_POLICY_SYNC_BOOST, GD_M_VIOL_SYNC_BOOST_NS},
-        {NVML_PERF_POLICY_BOARD_LIMIT, GD_M_VIOL_BOARD_LIMIT_NS},
-        {NVML_PERF_POLICY_LOW_UTILIZATION, GD_M_VIOL_LOW_UTIL_NS},
-        {NVML_PERF_POLICY_RELIABILITY, GD_M_VIOL_RELIABILITY_NS},
-    };
-    for (size_t k = 0; k < sizeof violations / sizeof violations[0]; k++) {
-        nvmlViolationTime_t vt = {0, 0};
-        rc = NVCALL(s, DeviceGetViolationStatus, d, violations[k].policy, &vt);
-        row[violations[k].metric] = take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
-    }
-
-    /* Memory temperature only exists as a field value. */
-    nvmlFieldValue_t fv;
-    memset(&fv, 0, sizeof fv);
-    fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
-    rc = NVCALL(s, DeviceGetFieldValues, d, 1, &fv);
-    if (rc == NVML_SUCCESS)
-        rc = fv.nvmlReturn;
-    double mt = fv.valueType == NVML_VALUE_TYPE_DOUBLE         ? fv.value.dVal
-                : fv.valueType == NVML_VALUE_TYPE_UNSIGNED_INT ? fv.value.uiVal
-                                                               : (double)fv.value.ullVal;
-    row[GD_M_MEM_TEMP_C] = take(r, "nvmlDeviceGetFieldValues", rc, mt);
-}
-
-void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
-{
-    double t = gd_series_t(&f->series, i);
-    for (size_t g = 0; g < f->gpu_count && g < s->count; g++) {
-        gd_value *row = gd_series_slot(&f->series, i, g);
-        gd_gpu *gpu = &f->gpus[g];
-        if (gpu->lost || !s->devices[g]) {
-            for (int m = 0; m < GD_M_COUNT; m++)
-                row[m] = gd_missing(GD_ST_GPU_LOST);
-            continue;
-        }
-        reader r = {.s = s, .gpu = gpu, .t_s = t};
-        sample_gpu(&r, s->devices[g], row);
-        if (gpu->lost) /* answers after the loss are not trusted */
-            for (int m = 0; m < GD_M_COUNT; m++)
-                row[m] = gd_missing(GD_ST_GPU_LOST);
-    }
 }

@@ -9,11 +9,29 @@
 #include "gpudoctor/model.h"
 #include "nvml_loader.h"
 
+/* Where one GPU's PCIe throughput comes from between samples. */
+typedef struct gd_nvml_pcie {
+    /* The driver's byte counters (field values 197/198), when they answer:
+     * the rate is their growth between two samples, and costs nothing. */
+    bool counters;
+    double last_t; /* session seconds of the previous counter read; < 0 none */
+    unsigned long long last_tx, last_rx;
+    /* Else nvmlDeviceGetPcieThroughput, which samples for 20 ms per call:
+     * read at most once a second per GPU and one GPU per sample, its value
+     * held (with the time it was read) until the next read. */
+    double next_t; /* session seconds from which it may be read again */
+    gd_value tx, rx;
+} gd_nvml_pcie;
+
 typedef struct gd_nvml_session {
     gd_nvml_api api;
     bool initialised;
     size_t count;
     nvmlDevice_t *devices;
+    gd_nvml_pcie *pcie; /* [count] */
+    size_t pcie_next_gpu; /* round robin of the throughput reads */
+    double interval_s; /* the session's interval: picks the instant power field for short windows */
+    bool one_shot; /* a single snapshot (info, --duration 0): every GPU's throughput is read, once */
 } gd_nvml_session;
 
 /*
@@ -34,5 +52,9 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root);
  * time) and is not asked again.
  */
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
+
+/* NVML's text for a return code; nvmlErrorString may be missing or answer
+ * NULL (nvml.h promises neither): then "NVML error N" in buf. */
+const char *gd_nvml_error_text(const gd_nvml_session *s, nvmlReturn_t rc, char *buf, size_t len);
 
 #endif

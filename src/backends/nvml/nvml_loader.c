@@ -27,6 +27,8 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetMemoryInfo_v2), false, {"nvmlDeviceGetMemoryInfo_v2", NULL}},
     {AT(DeviceGetMemoryInfo), false, {"nvmlDeviceGetMemoryInfo", NULL}},
     {AT(DeviceGetTemperature), false, {"nvmlDeviceGetTemperature", NULL}},
+    {AT(DeviceGetTemperatureV), false, {"nvmlDeviceGetTemperatureV", NULL}},
+    {AT(DeviceGetMarginTemperature), false, {"nvmlDeviceGetMarginTemperature", NULL}},
     {AT(DeviceGetTemperatureThreshold), false, {"nvmlDeviceGetTemperatureThreshold", NULL}},
     {AT(DeviceGetFieldValues), false, {"nvmlDeviceGetFieldValues", NULL}},
     {AT(DeviceGetClockInfo), false, {"nvmlDeviceGetClockInfo", NULL}},
@@ -58,6 +60,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetEccMode), false, {"nvmlDeviceGetEccMode", NULL}},
     {AT(DeviceGetTotalEccErrors), false, {"nvmlDeviceGetTotalEccErrors", NULL}},
     {AT(DeviceGetRetiredPages), false, {"nvmlDeviceGetRetiredPages", NULL}},
+    {AT(DeviceGetRetiredPagesPendingStatus), false, {"nvmlDeviceGetRetiredPagesPendingStatus", NULL}},
     {AT(DeviceGetRemappedRows), false, {"nvmlDeviceGetRemappedRows", NULL}},
     {AT(DeviceGetNvLinkState), false, {"nvmlDeviceGetNvLinkState", NULL}},
     {AT(DeviceGetNvLinkRemotePciInfo), false, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL}},
@@ -70,6 +73,7 @@ static const gd_dl_sym syms[] = {
     {AT(SimLastError), false, {"gdsim_last_error", NULL}},
     {AT(SimClockSet), false, {"gdsim_clock_set", NULL}},
     {AT(SimScenarioSet), false, {"gdsim_scenario_set", NULL}},
+    {AT(SimClockSpent), false, {"gdsim_clock_spent", NULL}},
 };
 
 static const gd_dl_table table = {"the NVML library", syms, sizeof syms / sizeof syms[0]};
@@ -104,5 +108,5 @@ size_t gd_nvml_missing_count(const gd_nvml_api *api)
 {
     /* The simulator's hooks are no NVML functions: a real library lacks them. */
     return gd_dl_missing(&table, api) - (api->SimLastError == NULL) - (api->SimClockSet == NULL) -
-           (api->SimScenarioSet == NULL);
+           (api->SimScenarioSet == NULL) - (api->SimClockSpent == NULL);
 }

@@ -42,6 +42,8 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetMemoryInfo_v2_fn DeviceGetMemoryInfo_v2;
     nvml_DeviceGetMemoryInfo_fn DeviceGetMemoryInfo;
     nvml_DeviceGetTemperature_fn DeviceGetTemperature;
+    nvml_DeviceGetTemperatureV_fn DeviceGetTemperatureV; /* successor of DeviceGetTemperature */
+    nvml_DeviceGetMarginTemperature_fn DeviceGetMarginTemperature;
     nvml_DeviceGetTemperatureThreshold_fn DeviceGetTemperatureThreshold;
     nvml_DeviceGetFieldValues_fn DeviceGetFieldValues;
     nvml_DeviceGetClockInfo_fn DeviceGetClockInfo;
@@ -70,6 +72,7 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetEccMode_fn DeviceGetEccMode;
     nvml_DeviceGetTotalEccErrors_fn DeviceGetTotalEccErrors;
     nvml_DeviceGetRetiredPages_fn DeviceGetRetiredPages;
+    nvml_DeviceGetEnableState_fn DeviceGetRetiredPagesPendingStatus;
     nvml_DeviceGetRemappedRows_fn DeviceGetRemappedRows;
     nvml_DeviceGetNvLinkState_fn DeviceGetNvLinkState;
     nvml_DeviceGetNvLinkRemotePciInfo_fn DeviceGetNvLinkRemotePciInfo;
@@ -80,6 +83,9 @@ typedef struct gd_nvml_api {
     const char *(*SimLastError)(void);
     /* The simulator only: its scenario time is the session clock's. */
     void (*SimClockSet)(double scenario_s);
+    /* The simulator only: scenario seconds its calls blocked since the last
+     * SimClockSet (nvmlDeviceGetPcieThroughput samples for 20 ms). */
+    double (*SimClockSpent)(void);
     void (*SimScenarioSet)(const char *path);
 } gd_nvml_api;
 
