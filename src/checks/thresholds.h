@@ -173,6 +173,23 @@ extern gd_tunables gd_tunable;
 #define GD_STARVED_MIN_CORES 2.0
 #define GD_STARVED_HOST_BUSY 0.85
 #define GD_STARVED_JOB_MIN_CORES 0.5
+/* input.gil_contention: GD_GIL_MIN_THREADS threads or more of one process
+ * each runnable (R) in GD_GIL_THREAD_RUNNABLE of the samples, but in turn:
+ * exactly one of them runnable in GD_GIL_ONE_SHARE of the samples, two or more
+ * in at most GD_GIL_MANY_SHARE (threads held off the CPU by other work are all
+ * runnable at once; threads waiting for Python's GIL sleep on it), while the
+ * process never exceeds GD_GIL_MAX_CORE cores in an interval (one core and
+ * the tick's blur) and keeps GD_GIL_MIN_CORE of one busy on average. */
+#define GD_GIL_MIN_THREADS 2
+#define GD_GIL_THREAD_RUNNABLE 0.15
+#define GD_GIL_ONE_SHARE 0.50
+#define GD_GIL_MANY_SHARE 0.20
+#define GD_GIL_MAX_CORE 1.30
+#define GD_GIL_MIN_CORE 0.40
+/* input.cpu_starved: a thread of the job runnable in GD_INPUT_RUNNABLE_SHARE
+ * of the samples (it always wants a CPU) yet given under
+ * GD_INPUT_RUNNABLE_MIN_CORE of a core: the CPUs it may use are held by other
+ * work. The host's load is named as the cause at GD_STARVED_HOST_BUSY. */
 /* input.swapping: swap in + out at GD_SWAP_MIN_PAGES_PS pages/s or more
  * (100 pages of 4 KiB: 400 KiB/s, beyond the trickle of an idle desktop's
  * swap) in GD_SWAP_MIN_SHARE of the job's samples. */
