@@ -94,6 +94,7 @@ typedef struct gd_job_facts {
     size_t respawn_rounds; /* full scans where new children replaced children that had ended */
     size_t threads_untracked; /* threads beyond GD_JOB_MAX_THREADS */
     bool ended; /* the job ended (or vanished) inside the window */
+    bool wall_paced; /* a live /proc beside a simulation: the scenario played at wall speed */
     double ended_at_s;
     /* Static facts of the host and the job. */
     int host_cpus; /* CPUs online (/proc/stat cpuN lines) */

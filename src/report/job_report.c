@@ -293,6 +293,7 @@ json_t *gd_report_job_json(const gd_facts *f)
     json_object_set_new(o, "governor", j->governor[0] ? json_string(j->governor) : json_null());
     json_object_set_new(o, "scaling_driver", j->scaling_driver[0] ? json_string(j->scaling_driver) : json_null());
     json_object_set_new(o, "io_readable", json_boolean(!j->io_denied));
+    json_object_set_new(o, "wall_paced", json_boolean(j->wall_paced));
     job_tree_json(o, f);
     gd_job_second *v = calloc(GD_TIMELINE_MAX, sizeof *v);
     size_t n = v ? gd_job_timeline(f, 1.0, v, GD_TIMELINE_MAX) : 0;
