@@ -34,6 +34,10 @@ typedef struct gd_job_thread {
     uint32_t measured; /* intervals whose CPU share is known */
     double busy_sum; /* sum of its per-interval shares of one core */
     uint32_t stamp; /* the sample it was last seen in */
+    /* Voluntary context switches (TID/status, once a second): a thread waiting
+     * for Python's GIL sleeps on it hundreds of times a second, a thread held
+     * off the CPU by other work switches involuntarily. NaN unknown. */
+    double vcsw_first, vcsw_last, vcsw_first_t, vcsw_last_t;
 } gd_job_thread;
 
 /* What a process of the job's tree is (src/analysis/job_tree.c decides from
@@ -94,6 +98,7 @@ typedef struct gd_job_facts {
     size_t respawn_rounds; /* full scans where new children replaced children that had ended */
     size_t threads_untracked; /* threads beyond GD_JOB_MAX_THREADS */
     bool ended; /* the job ended (or vanished) inside the window */
+    bool started_in_window; /* the job was started by the session (run): it began at the window's start */
     bool wall_paced; /* a live /proc beside a simulation: the scenario played at wall speed */
     double ended_at_s;
     /* Static facts of the host and the job. */

@@ -224,9 +224,9 @@ static bool memory_appeared(const gd_facts *f, size_t g, double *before, double 
         }
         *after = isnan(*after) || m.v > *after ? m.v : *after;
     }
-    /* Only a job sampled from its start: the window's first sample is the job's. */
-    bool from_start = s->n && fabs(gd_series_t(s, 0) - t0) < 1.0 + f->interval_s;
-    return from_start && !isnan(*before) && !isnan(*after) && *after - *before >= GD_LINK_MEMORY_MIN_MIB;
+    /* Only a job started with the window (run): memory that grew under a job
+     * already running is no evidence of it. */
+    return j->started_in_window && !isnan(*before) && !isnan(*after) && *after - *before >= GD_LINK_MEMORY_MIN_MIB;
 }
 
 static bool job_loaded_driver(const gd_job_facts *j)

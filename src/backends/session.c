@@ -56,6 +56,8 @@ static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *
         return -1;
     }
     int rc = gd_source_proc.open(s->job, o, f, &s->roots, err, errlen);
+    if (rc >= 0 && f->job)
+        f->job->started_in_window = o->job_live; /* run started it: it begins with the window */
     return rc < 0 ? -1 : 0;
 }
 

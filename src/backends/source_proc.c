@@ -259,7 +259,7 @@ static gd_job_thread *thread_slot(proc_source *ps, int pid, int tid, int proc)
     }
     ps->thread_proc[j->thread_count] = (int16_t)proc;
     gd_job_thread *t = &j->threads[j->thread_count++];
-    *t = (gd_job_thread){.pid = pid, .tid = tid, .cpu_s = NAN};
+    *t = (gd_job_thread){.pid = pid, .tid = tid, .cpu_s = NAN, .vcsw_first = NAN, .vcsw_last = NAN};
     return t;
 }
 
@@ -417,7 +417,18 @@ static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job
         any = true;
         if (tid == pid && proc >= 0)
             snprintf(j->procs[proc].comm, sizeof j->procs[proc].comm, "%s", comm);
-        count_thread(ps, thread_slot(ps, pid, tid, proc), state, ticks, comm, dt, s);
+        gd_job_thread *t = thread_slot(ps, pid, tid, proc);
+        count_thread(ps, t, state, ticks, comm, dt, s);
+        snprintf(path, sizeof path, "%s/%d/task/%d/status", ps->root, pid, tid);
+        double v = t && gd_proc_read_small(path, buf, sizeof buf) > 0
+                       ? gd_proc_field_after(buf, "voluntary_ctxt_switches:")
+                       : NAN;
+        if (t && !isnan(v)) {
+            if (isnan(t->vcsw_first))
+                t->vcsw_first = v, t->vcsw_first_t = s->t;
+            t->vcsw_last = v;
+            t->vcsw_last_t = s->t;
+        }
         snprintf(path, sizeof path, "%s/%d/task/%d/children", ps->root, pid, tid);
         if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
             for (char *p = buf, *end; *p; p = end) {

@@ -14,14 +14,27 @@ static uint32_t samples_of(const gd_job_facts *j, int pid)
     return n;
 }
 
-/* Threads of pid runnable in GD_GIL_THREAD_RUNNABLE of the samples or more. */
-static size_t runnable_threads(const gd_job_facts *j, int pid)
+/* Voluntary context switches per second of a thread over the window, NaN unknown. */
+static double vcsw_rate(const gd_job_thread *t)
+{
+    double span = t->vcsw_last_t - t->vcsw_first_t;
+    return isnan(t->vcsw_first) || !(span > 0) ? NAN : (t->vcsw_last - t->vcsw_first) / span;
+}
+
+/* Threads of pid that want a CPU (runnable in GD_GIL_THREAD_RUNNABLE of the
+ * samples) and wait for a lock between their turns (GD_GIL_VCSW_PS). */
+static size_t turn_takers(const gd_job_facts *j, int pid, double *vcsw_min)
 {
     size_t n = 0;
+    *vcsw_min = NAN;
     for (size_t i = 0; i < j->thread_count; i++) {
         const gd_job_thread *t = &j->threads[i];
-        n += t->pid == pid && t->seen >= GD_INPUT_MIN_SAMPLES &&
-             (double)t->running >= GD_GIL_THREAD_RUNNABLE * (double)t->seen;
+        double v = vcsw_rate(t);
+        if (t->pid != pid || t->seen < GD_INPUT_MIN_SAMPLES ||
+            (double)t->running < GD_GIL_THREAD_RUNNABLE * (double)t->seen || !(v >= GD_GIL_VCSW_PS))
+            continue;
+        n++;
+        *vcsw_min = isnan(*vcsw_min) || v < *vcsw_min ? v : *vcsw_min;
     }
     return n;
 }
@@ -45,19 +58,17 @@ void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_f
         return;
     const gd_job_proc *best = NULL;
     size_t best_threads = 0;
+    double vcsw = NAN;
     for (size_t i = 0; i < j->proc_count; i++) {
         const gd_job_proc *p = &j->procs[i];
-        uint32_t samples = samples_of(j, p->pid);
-        size_t threads = runnable_threads(j, p->pid);
-        if (samples < GD_INPUT_MIN_SAMPLES || p->intervals < GD_INPUT_MIN_SAMPLES - 1 || threads < GD_GIL_MIN_THREADS)
+        double v;
+        size_t threads = turn_takers(j, p->pid, &v);
+        if (p->intervals < GD_INPUT_MIN_SAMPLES - 1 || threads < GD_GIL_MIN_THREADS ||
+            p->busy_sum / p->intervals > GD_GIL_MAX_CORES || threads <= best_threads)
             continue;
-        double one = (double)p->one_running / samples, many = (double)p->many_running / samples;
-        double mean = p->busy_sum / p->intervals;
-        if (one >= GD_GIL_ONE_SHARE && many <= GD_GIL_MANY_SHARE && p->busy_max <= GD_GIL_MAX_CORE &&
-            mean >= GD_GIL_MIN_CORE && threads > best_threads) {
-            best = p;
-            best_threads = threads;
-        }
+        best = p;
+        best_threads = threads;
+        vcsw = v;
     }
     if (!best)
         return;
@@ -77,12 +88,14 @@ void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_f
                         gd_json_number(round(100.0 * best->many_running / samples) / 100));
     json_object_set_new(ev, "process_cores_mean", gd_json_number(round(mean * 100) / 100));
     json_object_set_new(ev, "process_cores_max", gd_json_number(round(best->busy_max * 100) / 100));
-    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state, utime, stime); "
+    json_object_set_new(ev, "voluntary_switches_per_s_min", gd_json_number(round(vcsw)));
+    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state, utime, stime), PID/task/TID/status "
+                                                  "voluntary_ctxt_switches; "
                                                   "nvml:nvmlDeviceGetUtilizationRates"));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, gil_fix,
-                   "%zu threads of %s take turns on one core (%.2f cores at most, one thread runnable at a time in "
-                   "%.0f%% of the samples) while its GPUs are busy %.0f%%: GIL contention",
-                   best_threads, who, best->busy_max, 100.0 * best->one_running / samples, w.busy_pct);
+                   "%zu threads of %s take turns on one core (%.2f cores on average, each waiting on a lock %.0f "
+                   "times a second) while its GPUs are busy %.0f%%: GIL contention",
+                   best_threads, who, mean, vcsw, w.busy_pct);
 }
 
 static const char starved_cpu_fix[] =

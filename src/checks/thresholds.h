@@ -174,18 +174,17 @@ extern gd_tunables gd_tunable;
 #define GD_STARVED_HOST_BUSY 0.85
 #define GD_STARVED_JOB_MIN_CORES 0.5
 /* input.gil_contention: GD_GIL_MIN_THREADS threads or more of one process
- * each runnable (R) in GD_GIL_THREAD_RUNNABLE of the samples, but in turn:
- * exactly one of them runnable in GD_GIL_ONE_SHARE of the samples, two or more
- * in at most GD_GIL_MANY_SHARE (threads held off the CPU by other work are all
- * runnable at once; threads waiting for Python's GIL sleep on it), while the
- * process never exceeds GD_GIL_MAX_CORE cores in an interval (one core and
- * the tick's blur) and keeps GD_GIL_MIN_CORE of one busy on average. */
+ * each runnable (R) in GD_GIL_THREAD_RUNNABLE of the samples and sleeping
+ * voluntarily GD_GIL_VCSW_PS times a second or more (TID/status
+ * voluntary_ctxt_switches): threads that take turns on Python's GIL wait for
+ * it on a condition variable at every hand-over (every 5 ms by default),
+ * while threads held off the CPU by other work switch involuntarily only;
+ * and the process keeps at most GD_GIL_MAX_CORES cores busy on average: one
+ * core, and the sampling's blur. */
 #define GD_GIL_MIN_THREADS 2
 #define GD_GIL_THREAD_RUNNABLE 0.15
-#define GD_GIL_ONE_SHARE 0.50
-#define GD_GIL_MANY_SHARE 0.20
-#define GD_GIL_MAX_CORE 1.30
-#define GD_GIL_MIN_CORE 0.40
+#define GD_GIL_VCSW_PS 50.0
+#define GD_GIL_MAX_CORES 1.15
 /* input.cpu_starved: a thread of the job runnable in GD_INPUT_RUNNABLE_SHARE
  * of the samples (it always wants a CPU) yet given under
  * GD_INPUT_RUNNABLE_MIN_CORE of a core: the CPUs it may use are held by other

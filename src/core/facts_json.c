@@ -189,7 +189,8 @@ TABLE(t_pcie, STR(gd_pcie_facts, source), PARR(gd_pcie_facts, gpus, gpu_count, t
 TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_thread, comm), DBL(gd_job_thread, cpu_s),
       UINT(gd_job_thread, seen), UINT(gd_job_thread, running), UINT(gd_job_thread, disk_wait),
       UINT(gd_job_thread, saturated), UINT(gd_job_thread, measured), DBL(gd_job_thread, busy_sum),
-      UINT(gd_job_thread, stamp));
+      UINT(gd_job_thread, stamp), DBL(gd_job_thread, vcsw_first), DBL(gd_job_thread, vcsw_last),
+      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
       BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
       U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
@@ -200,7 +201,7 @@ TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, c
 TABLE(t_jfacts, BOOL(gd_job_facts, read), STR(gd_job_facts, error), LONG(gd_job_facts, pid), STR(gd_job_facts, comm),
       SIZE(gd_job_facts, procs_seen), SIZE(gd_job_facts, procs_max), SIZE(gd_job_facts, children_started),
       SIZE(gd_job_facts, children_exited), SIZE(gd_job_facts, respawn_rounds), SIZE(gd_job_facts, threads_untracked),
-      BOOL(gd_job_facts, ended), BOOL(gd_job_facts, wall_paced), DBL(gd_job_facts, ended_at_s),
+      BOOL(gd_job_facts, ended), BOOL(gd_job_facts, wall_paced), BOOL(gd_job_facts, started_in_window), DBL(gd_job_facts, ended_at_s),
       INT(gd_job_facts, host_cpus), INT(gd_job_facts, affinity_cpus), STR(gd_job_facts, affinity),
       STR(gd_job_facts, governor), STR(gd_job_facts, scaling_driver), LONG(gd_job_facts, freq_cur_khz),
       LONG(gd_job_facts, freq_min_khz), LONG(gd_job_facts, freq_max_khz), BOOL(gd_job_facts, io_denied),
