@@ -60,8 +60,8 @@ typedef struct gd_job_proc {
     bool python; /* a Python interpreter */
     bool torch; /* maps PyTorch's libraries (PID/maps libtorch) */
     bool cuda; /* maps the CUDA driver (PID/maps libcuda.so) */
-    bool nvidia_ctl; /* holds /dev/nvidiactl or /dev/nvidia-uvm open */
-    uint64_t dev_minors; /* bit N: holds /dev/nvidiaN open (N < 64) */
+    bool nvidia_ctl; /* held /dev/nvidiactl or /dev/nvidia-uvm open in the window */
+    uint64_t dev_minors; /* bit N: held /dev/nvidiaN open in the window (N < 64) */
     int rank; /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID; -1 none */
     bool has_cuda_visible, has_nvidia_visible;
     char cuda_visible[128]; /* CUDA_VISIBLE_DEVICES as set in its environment */

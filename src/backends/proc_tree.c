@@ -170,8 +170,8 @@ static void read_fds(const char *root, gd_job_proc *p)
     DIR *d = opendir(path);
     if (!d)
         return;
-    p->dev_minors = 0; /* what it holds now */
-    p->nvidia_ctl = false;
+    /* What it held at any time in the window: a job that closes its devices
+     * at exit still used them. */
     struct dirent *e;
     for (int k = 0; k < 65536 && (e = readdir(d)); k++) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')

@@ -200,13 +200,12 @@ static const char single_fix[] =
 
 /* A thread at a full core most of the time, or one that always wants it:
  * runnable (R) in nearly every sample while other work on the host holds it
- * to part of a core. */
+ * to part of a core (under half of one, input.cpu_starved names the cause). */
 bool gd_input_thread_saturated(const gd_job_thread *t)
 {
     if ((double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured)
         return true;
-    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen &&
-           t->busy_sum / t->measured >= GD_INPUT_RUNNABLE_MIN_CORE;
+    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen;
 }
 
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -245,10 +244,20 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
     json_object_set_new(ev, "thread_saturated_share",
                         gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
-    gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
-                   "one thread of %s runs at %.0f%% of a core (tid %d, %s) while its GPUs are busy %.0f%%: "
-                   "single-threaded input (num_workers=0, or Python holding the GIL)",
-                   who, core * 100, top->tid, top->comm, w.busy_pct);
+    double runnable = top->seen ? (double)top->running / top->seen : 0;
+    bool starved = core < GD_INPUT_RUNNABLE_MIN_CORE; /* it wants a core and gets less: other work holds it */
+    json_object_set_new(ev, "thread_runnable_share", gd_json_number(round(runnable * 100) / 100));
+    json_object_set_new(ev, "cause", json_string(starved ? "cpu_starved" : "one_thread"));
+    if (starved)
+        gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
+                       "one thread of %s does the input (tid %d), runnable in %.0f%% of the samples but given %.0f%% "
+                       "of a core (input.cpu_starved); GPUs busy %.0f%%",
+                       who, top->tid, runnable * 100, core * 100, w.busy_pct);
+    else
+        gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
+                       "one thread of %s runs at %.0f%% of a core (tid %d, %s) while its GPUs are busy %.0f%%: "
+                       "single-threaded input (num_workers=0, or Python holding the GIL)",
+                       who, core * 100, top->tid, top->comm, w.busy_pct);
     free(roles);
 }
 

@@ -137,11 +137,10 @@ void gd_check_input_cpu_starved(const gd_check *self, const gd_facts *f, gd_find
     double runnable = (double)top->running / top->seen, core = top->busy_sum / top->measured;
     bool host_busy = !isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY;
     if (host_busy)
-        snprintf(cause, sizeof cause, "the host's CPUs are %.0f%% busy and the job holds %.1f of them: other work "
-                 "holds the rest", h.host_busy * 100, isnan(h.cores) ? 0.0 : h.cores);
+        snprintf(cause, sizeof cause, "the host's CPUs %.0f%% busy, the job holding %.1f of them", h.host_busy * 100,
+                 isnan(h.cores) ? 0.0 : h.cores);
     else
-        snprintf(cause, sizeof cause, "the CPUs it may use (%s) are held by other work or a CPU quota",
-                 j->affinity[0] ? j->affinity : "?");
+        snprintf(cause, sizeof cause, "its CPUs (%s) held by other work or a quota", j->affinity[0] ? j->affinity : "?");
     json_t *ev = gd_input_evidence(f, &w, &h);
     json_object_set_new(ev, "thread_tid", json_integer(top->tid));
     json_object_set_new(ev, "thread_pid", json_integer(top->pid));
@@ -154,8 +153,8 @@ void gd_check_input_cpu_starved(const gd_check *self, const gd_facts *f, gd_find
     json_object_set_new(ev, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
     json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state R, utime, stime), /proc/stat; "
                                                   "nvml:nvmlDeviceGetUtilizationRates"));
+    json_object_set_new(ev, "cause_text", json_string(cause));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, starved_cpu_fix,
-                   "the job's bottleneck is %s: its thread %d (%s) wants a CPU in %.0f%% of the samples but gets "
-                   "%.0f%% of a core, while its GPUs are busy %.0f%%; the cause: %s",
-                   who, top->tid, top->comm, runnable * 100, core * 100, w.busy_pct, cause);
+                   "bottleneck: %s, thread %d wants a CPU in %.0f%% of the samples, gets %.0f%% of a core; cause: %s",
+                   who, top->tid, runnable * 100, core * 100, cause);
 }

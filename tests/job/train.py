@@ -73,11 +73,10 @@ def main():
             if now - start >= a.seconds or (a.epoch_seconds and now - epoch_start >= a.epoch_seconds):
                 break
         epochs += 1
-    print(f"train.py: {steps} steps, {epochs} epochs, {a.workers} workers in {time.monotonic() - start:.1f} s",
+    print(f"train.py: {steps} steps, {epochs} epochs, {a.workers} workers in {time.monotonic() - start:.1f} s, "
+          f"{len(held)} files held",
           file=sys.stderr)
-    for f in held:
-        f.close()
-    sys.exit(a.exit)
+    sys.exit(a.exit)  # the held files close with the process
 
 
 if __name__ == "__main__":
