@@ -65,6 +65,8 @@ bool gd_input_gpus_known(const gd_facts *f, const char *id, const gpu_wait *w, g
 
 gd_job_role *gd_input_roles(const gd_facts *f)
 {
+    if (f->job->proc_count == 0) /* no process table (facts of an older recording): every thread counts */
+        return NULL;
     gd_job_role *roles = calloc(f->job->proc_count + 1, sizeof *roles);
     if (roles)
         gd_job_roles(f, roles);

@@ -55,7 +55,8 @@ void hermetic_environment(void)
     }
 }
 
-tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
+static tool_proc start_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env,
+                               const char *stdout_path)
 {
     tool_proc p = {.pid = -1, .out = -1, .err = -1};
     int out[2], err[2];
@@ -83,14 +84,21 @@ tool_proc run_tool_start(const char *const *argv, const char *const *env, const 
             else
                 unsetenv(name);
         }
-        size_t n = 0;
+        size_t n = 0, w = 0;
         while (argv[n])
             n++;
-        char **args = calloc(n + 2, sizeof *args);
-        args[0] = (char *)GD_BINARY;
+        while (wrapper && wrapper[w])
+            w++;
+        char **args = calloc(w + n + 2, sizeof *args);
+        for (size_t i = 0; i < w; i++)
+            args[i] = (char *)wrapper[i];
+        args[w] = (char *)GD_BINARY;
         for (size_t i = 0; i < n; i++)
-            args[i + 1] = (char *)argv[i];
-        execv(GD_BINARY, args);
+            args[w + i + 1] = (char *)argv[i];
+        if (w)
+            execvp(args[0], args);
+        else
+            execv(GD_BINARY, args);
         _exit(127);
     }
     close(out[1]);
@@ -132,6 +140,17 @@ tool_result run_tool_wait(tool_proc *p)
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.json = json_loads(r.out, 0, NULL);
     return r;
+}
+
+tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
+{
+    return start_wrapped(NULL, argv, env, stdout_path);
+}
+
+tool_result run_tool_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env)
+{
+    tool_proc p = start_wrapped(wrapper, argv, env, NULL);
+    return run_tool_wait(&p);
 }
 
 tool_result run_tool(const char *const *argv, const char *const *env)

@@ -28,6 +28,10 @@ typedef struct tool_proc {
     pid_t pid;
     int out, err; /* the read ends of its stdout and stderr */
 } tool_proc;
+/* gpudoctor started by a wrapper command (NULL-terminated: "unshare", ...,
+ * then gpudoctor and argv), found on PATH. */
+tool_result run_tool_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env);
+
 tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path);
 tool_result run_tool_wait(tool_proc *p);
 
