@@ -160,8 +160,12 @@ static bool entry_names(const gd_facts *f, size_t g, const char *e, size_t len, 
         (void)nvidia_list;
         return idx == gpu->index;
     }
-    if ((len > 4 && strncmp(e, "GPU-", 4) == 0) || (len > 4 && strncmp(e, "MIG-", 4) == 0))
-        return gpu->uuid[0] && strncmp(gpu->uuid, e, len) == 0;
+    if ((len > 4 && strncmp(e, "GPU-", 4) == 0) || (len > 4 && strncmp(e, "MIG-", 4) == 0)) {
+        size_t matches = 0; /* CUDA takes a unique prefix; one that names two GPUs names none */
+        for (size_t k = 0; k < f->gpu_count; k++)
+            matches += f->gpus[k].uuid[0] && strncmp(f->gpus[k].uuid, e, len) == 0;
+        return matches == 1 && gpu->uuid[0] && strncmp(gpu->uuid, e, len) == 0;
+    }
     return false;
 }
 

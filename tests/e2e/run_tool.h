@@ -28,6 +28,16 @@ typedef struct tool_proc {
     pid_t pid;
     int out, err; /* the read ends of its stdout and stderr */
 } tool_proc;
+/* A python3 that imports torch (Debian's python3-torch first, then the one on
+ * PATH), or NULL when none. */
+const char *torch_python(void);
+
+/* run_tool with "--record FILE" added after argv[0] (run or check), then the
+ * recording replayed with 'check --json --from FILE': fails the test unless
+ * the replay gives the job's findings (input.*, gpu.underutilized) and its
+ * GPU links as the live run did. Returns the live run's result. */
+tool_result run_recorded(const char *const *argv, const char *const *env);
+
 /* gpudoctor started by a wrapper command (NULL-terminated: "unshare", ...,
  * then gpudoctor and argv), found on PATH. */
 tool_result run_tool_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env);

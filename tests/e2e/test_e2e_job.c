@@ -26,25 +26,6 @@
 #include <unistd.h>
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
-/* A python3 that imports torch: Debian's first (a pyenv or venv python3 on
- * PATH may lack it), then the one on PATH; NULL when none. */
-static const char *torch_python(void)
-{
-    static const char *found;
-    static bool looked;
-    if (looked)
-        return found;
-    looked = true;
-    static const char *const candidates[] = {"/usr/bin/python3", "python3"};
-    for (size_t i = 0; i < 2 && !found; i++) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", candidates[i]);
-        if (system(cmd) == 0)
-            found = candidates[i];
-    }
-    return found;
-}
-
 static const char *train_py(void)
 {
     return GD_SOURCE_DIR "/tests/job/train.py";
@@ -89,7 +70,7 @@ static tool_result run_train(const char *scenario, const char *const *train_args
     for (; *train_args && n < 31; train_args++)
         argv[n++] = *train_args;
     argv[n] = NULL;
-    tool_result r = run_tool(argv, env);
+    tool_result r = run_recorded(argv, env);
     if (!r.json)
         fail_msg("no JSON report: exit %d, stderr: %s", r.exit_code, r.err);
     return r;
@@ -195,9 +176,9 @@ static void reads_past_the_page_cache_are_io_wait(void **state)
     (void)state;
     char dir[] = "/var/tmp/gpudoctor-io-XXXXXX"; /* disk-backed by convention; /tmp may be tmpfs */
     need_component(mkdtemp(dir) != NULL, "a writable /var/tmp");
-    tool_result r = run_tool((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"), "--",
-                                              GD_IO_READER, dir, "2.5", NULL},
-                             env);
+    tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"), "--",
+                                                  GD_IO_READER, dir, "2.5", NULL},
+                                 env);
     rmdir(dir);
     if (r.exit_code == 77) {
         tool_result_free(&r);

@@ -161,6 +161,8 @@ static void each_rule_links_the_gpu_it_names(void **state)
     snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-01d1f3a");
     assert_int_equal(link_of(&f, 0, NULL), GD_LINK_VISIBLE_ENV);
     assert_int_equal(link_of(&f, 1, NULL), GD_LINK_NONE);
+    snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-"); /* names both: CUDA refuses it */
+    assert_int_equal(link_of(&f, 0, NULL), GD_LINK_NONE);
     j->procs[0].has_cuda_visible = false;
     j->procs[0].has_nvidia_visible = true;
     snprintf(j->procs[0].nvidia_visible, sizeof j->procs[0].nvidia_visible, "all");
