@@ -27,7 +27,7 @@ static gd_job_facts *container_job(gd_facts *f, size_t gpus, size_t nprocs)
         fx_set(f, g, GD_M_UTIL_GPU_PCT, 0, 20, 20);
         f->gpus[g].processes_status = gd_val(0);
         f->gpus[g].process_count = 0;
-        snprintf(f->gpus[g].uuid, sizeof f->gpus[g].uuid, "GPU-%zu1d1f3a-0000-4000-8000-00000000000%zu", g, g);
+        snprintf(f->gpus[g].uuid, sizeof f->gpus[g].uuid, "GPU-5e1d-%zu-4000-8000-00000000000%zu", g, g);
     }
     gd_job_facts *j = calloc(1, sizeof *j);
     j->read = true;
@@ -158,10 +158,10 @@ static void each_rule_links_the_gpu_it_names(void **state)
     assert_int_equal(link_of(&f, 1, why), GD_LINK_VISIBLE_ENV);
     assert_non_null(strstr(why, "CUDA_VISIBLE_DEVICES=1"));
     assert_int_equal(link_of(&f, 0, NULL), GD_LINK_NONE);
-    snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-01d1f3a");
+    snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-5e1d-0");
     assert_int_equal(link_of(&f, 0, NULL), GD_LINK_VISIBLE_ENV);
     assert_int_equal(link_of(&f, 1, NULL), GD_LINK_NONE);
-    snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-"); /* names both: CUDA refuses it */
+    snprintf(j->procs[0].cuda_visible, sizeof j->procs[0].cuda_visible, "GPU-5e1d"); /* names both: CUDA refuses it */
     assert_int_equal(link_of(&f, 0, NULL), GD_LINK_NONE);
     j->procs[0].has_cuda_visible = false;
     j->procs[0].has_nvidia_visible = true;
