@@ -46,6 +46,9 @@ typedef enum gd_link_rule {
  * CUDA context alone is 300-600 MiB, a model's weights more. */
 #define GD_LINK_MEMORY_MIN_MIB 1024.0
 
+/* Bytes of each GPU's sentence in gd_job_link's why. */
+#define GD_LINK_WHY_LEN 320
+
 /* Links the job to its GPUs: rule[g] for each of f->gpu_count GPUs, and
  * why[g] (a sentence naming the evidence, why_len bytes each) when why is
  * not NULL. Returns how many GPUs are linked. */

@@ -8,20 +8,20 @@ gpu_wait gd_input_gpu_wait(const gd_facts *f)
 {
     gpu_wait w = {0};
     gd_link_rule *rule = calloc(f->gpu_count + 1, sizeof *rule);
-    char *why = calloc(f->gpu_count + 1, 320);
+    char *why = calloc(f->gpu_count + 1, GD_LINK_WHY_LEN);
     if (!rule || !why) {
         free(rule);
         free(why);
         return w;
     }
-    w.linked = gd_job_link(f, rule, why, 320);
+    w.linked = gd_job_link(f, rule, why, GD_LINK_WHY_LEN);
     for (size_t g = 0; g < f->gpu_count; g++) {
         if (rule[g] == GD_LINK_NONE)
             continue;
         w.by_pid |= rule[g] == GD_LINK_NVML_PID;
         if (w.rule == GD_LINK_NONE) {
             w.rule = rule[g];
-            snprintf(w.why, sizeof w.why, "%s", why + g * 320);
+            snprintf(w.why, sizeof w.why, "%s", why + g * GD_LINK_WHY_LEN);
         }
         size_t n = 0, low = 0;
         double sum = 0;

@@ -39,6 +39,17 @@ static size_t turn_takers(const gd_job_facts *j, int pid, double *vcsw_min)
     return n;
 }
 
+/* The job, when its GPUs are known and wait; else NULL ("not checked" said
+ * when the job or its GPUs are unknown). */
+static const gd_job_facts *waiting_job(const gd_check *self, const gd_facts *f, gd_findings *out, gpu_wait *w)
+{
+    const gd_job_facts *j = gd_input_job_of(f, self->id, out);
+    if (!j)
+        return NULL;
+    *w = gd_input_gpu_wait(f);
+    return gd_input_gpus_known(f, self->id, w, out) && gd_input_gpu_waits(w) ? j : NULL;
+}
+
 static const char gil_fix[] =
     "Several threads of one Python process take turns on one core: they wait for the interpreter's lock (the "
     "GIL), so adding threads adds no speed. Move the per-sample work into processes: "
@@ -48,13 +59,9 @@ static const char gil_fix[] =
 
 void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    const gd_job_facts *j = gd_input_job_of(f, self->id, out);
+    gpu_wait w;
+    const gd_job_facts *j = waiting_job(self, f, out, &w);
     if (!j)
-        return;
-    gpu_wait w = gd_input_gpu_wait(f);
-    if (!gd_input_gpus_known(f, self->id, &w, out))
-        return;
-    if (!gd_input_gpu_waits(&w))
         return;
     const gd_job_proc *best = NULL;
     size_t best_threads = 0;
@@ -106,13 +113,9 @@ static const char starved_cpu_fix[] =
 
 void gd_check_input_cpu_starved(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    const gd_job_facts *j = gd_input_job_of(f, self->id, out);
+    gpu_wait w;
+    const gd_job_facts *j = waiting_job(self, f, out, &w);
     if (!j)
-        return;
-    gpu_wait w = gd_input_gpu_wait(f);
-    if (!gd_input_gpus_known(f, self->id, &w, out))
-        return;
-    if (!gd_input_gpu_waits(&w))
         return;
     const gd_job_thread *top = NULL;
     size_t starved = 0;

@@ -54,9 +54,9 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
     /* In a container NVML lists no process: a GPU linked to the job by other
      * evidence (its device file, visible devices, its memory) is held by the job. */
     gd_link_rule *rule = f->job ? calloc(f->gpu_count + 1, sizeof *rule) : NULL;
-    char *why = rule ? calloc(f->gpu_count + 1, 320) : NULL;
+    char *why = rule ? calloc(f->gpu_count + 1, GD_LINK_WHY_LEN) : NULL;
     if (rule && why)
-        gd_job_link(f, rule, why, 320);
+        gd_job_link(f, rule, why, GD_LINK_WHY_LEN);
     for (size_t g = 0; g < f->gpu_count && f->series.n > 0; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         bool by_job = rule && why && gpu->process_count == 0 && rule[g] != GD_LINK_NONE;
@@ -86,7 +86,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
             json_object_set_new(ev, "pid", json_integer(f->job->pid));
             json_object_set_new(ev, "processes", json_integer(0));
             json_object_set_new(ev, "linked_by", json_string(gd_link_rule_key(rule[g])));
-            json_object_set_new(ev, "linked", json_string(why + g * 320));
+            json_object_set_new(ev, "linked", json_string(why + g * GD_LINK_WHY_LEN));
             json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
                                                           "nvmlDeviceGetMemoryInfo; the job's /proc"));
             gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,

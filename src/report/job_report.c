@@ -112,16 +112,43 @@ static size_t name_role(char *buf, size_t len, const gd_job_facts *j, const gd_j
     return n;
 }
 
+/* The job's roles and GPU links, as both reports show them. */
+typedef struct tree_view {
+    gd_job_role *roles; /* by j->procs */
+    gd_link_rule *rule; /* by GPU */
+    char *why; /* GD_LINK_WHY_LEN bytes per GPU */
+    size_t linked;
+} tree_view;
+
+static bool tree_view_open(tree_view *v, const gd_facts *f)
+{
+    v->roles = calloc(f->job->proc_count + 1, sizeof *v->roles);
+    v->rule = calloc(f->gpu_count + 1, sizeof *v->rule);
+    v->why = calloc(f->gpu_count + 1, GD_LINK_WHY_LEN);
+    if (!v->roles || !v->rule || !v->why)
+        return false;
+    gd_job_roles(f, v->roles);
+    v->linked = gd_job_link(f, v->rule, v->why, GD_LINK_WHY_LEN);
+    return true;
+}
+
+static void tree_view_close(tree_view *v)
+{
+    free(v->roles);
+    free(v->rule);
+    free(v->why);
+}
+
 /* The tree's roles and the GPUs linked to the job, one line each. */
 static void job_tree_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     const gd_job_facts *j = f->job;
-    gd_job_role *roles = calloc(j->proc_count + 1, sizeof *roles);
-    gd_link_rule *rule = calloc(f->gpu_count + 1, sizeof *rule);
-    char *why = calloc(f->gpu_count + 1, 320);
-    if (!roles || !rule || !why)
+    tree_view v;
+    if (!tree_view_open(&v, f))
         goto out;
-    gd_job_roles(f, roles);
+    gd_job_role *roles = v.roles;
+    gd_link_rule *rule = v.rule;
+    const char *why = v.why;
     static const struct {
         gd_job_role role;
         const char *one, *many;
@@ -143,7 +170,7 @@ static void job_tree_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, "  ");
         gd_wrap(out, st, 4, 4, line);
     }
-    size_t linked = gd_job_link(f, rule, why, 320);
+    size_t linked = v.linked;
     for (size_t g = 0; g < f->gpu_count; g++) { /* each rule once: its first GPU, then the others' indexes */
         if (rule[g] == GD_LINK_NONE)
             continue;
@@ -152,7 +179,7 @@ static void job_tree_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             first = rule[k] != rule[g];
         if (!first)
             continue;
-        used = (size_t)snprintf(line, sizeof line, "%s", why + g * 320);
+        used = (size_t)snprintf(line, sizeof line, "%s", why + g * GD_LINK_WHY_LEN);
         size_t also = 0;
         for (size_t k = g + 1; k < f->gpu_count && used + 16 < sizeof line; k++)
             if (rule[k] == rule[g]) {
@@ -169,9 +196,7 @@ static void job_tree_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         gd_wrap(out, st, 4, 4, line);
     }
 out:
-    free(roles);
-    free(rule);
-    free(why);
+    tree_view_close(&v);
 }
 
 void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
@@ -225,12 +250,12 @@ static json_t *num(double v, double scale)
 static void job_tree_json(json_t *o, const gd_facts *f)
 {
     const gd_job_facts *j = f->job;
-    gd_job_role *roles = calloc(j->proc_count + 1, sizeof *roles);
-    gd_link_rule *rule = calloc(f->gpu_count + 1, sizeof *rule);
-    char *why = calloc(f->gpu_count + 1, 320);
-    if (!roles || !rule || !why)
+    tree_view v;
+    if (!tree_view_open(&v, f))
         goto out;
-    gd_job_roles(f, roles);
+    const gd_job_role *roles = v.roles;
+    const gd_link_rule *rule = v.rule;
+    const char *why = v.why;
     json_t *procs = json_array();
     for (size_t i = 0; i < j->proc_count; i++) {
         const gd_job_proc *p = &j->procs[i];
@@ -246,12 +271,12 @@ static void job_tree_json(json_t *o, const gd_facts *f)
                              p->intervals ? num(p->busy_sum / p->intervals, 100) : json_null()));
     }
     json_object_set_new(o, "processes", procs);
-    size_t linked = gd_job_link(f, rule, why, 320);
+    size_t linked = v.linked;
     json_t *gpus = json_array();
     for (size_t g = 0; g < f->gpu_count; g++)
         if (rule[g] != GD_LINK_NONE)
             json_array_append_new(gpus, json_pack("{s:i, s:s, s:s}", "gpu", f->gpus[g].index, "rule",
-                                                  gd_link_rule_key(rule[g]), "why", why + g * 320));
+                                                  gd_link_rule_key(rule[g]), "why", why + g * GD_LINK_WHY_LEN));
     json_object_set_new(o, "gpus", gpus);
     if (linked == 0) {
         char line[600];
@@ -260,9 +285,7 @@ static void job_tree_json(json_t *o, const gd_facts *f)
     }
     json_object_set_new(o, "gpu_minors_from", json_string(j->gpu_minor_source));
 out:
-    free(roles);
-    free(rule);
-    free(why);
+    tree_view_close(&v);
 }
 
 json_t *gd_report_job_json(const gd_facts *f)

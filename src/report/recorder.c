@@ -93,7 +93,7 @@ static void on_snapshot(void *ud, const gd_facts *f)
     for (size_t g = 0; r->lost && g < f->gpu_count; g++)
         r->lost[g] = f->gpus[g].lost;
     r->job_t = r->host_t = -1;
-    r->job_summary_t = 0;
+    r->job_summary_t = -GD_RECORD_JOB_SUMMARY_S; /* the first sample writes one */
     json_t *h = json_pack("{s:i, s:i, s:o, s:o, s:o*}", "gpudoctor_recording", 1, "schema_version", GD_RECORDING_SCHEMA,
                           "metrics", metrics, "sources", sources, "facts", gd_facts_static_to_json(f));
     if (h && f->job) /* the job watched (run, check --pid): its own series follow in the samples */
