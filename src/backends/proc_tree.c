@@ -146,7 +146,7 @@ static size_t read_whole(const char *path, char *buf, size_t cap)
     return len;
 }
 
-static void read_maps(const char *root, gd_job_proc *p)
+void gd_proc_read_maps(const char *root, gd_job_proc *p)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/%d/maps", root, p->pid);
@@ -203,7 +203,7 @@ void gd_proc_identify(const char *root, gd_job_proc *p, bool env, bool maps)
         gd_proc_parse_environ(buf, n, p);
     free(buf);
     if (maps)
-        read_maps(root, p);
+        gd_proc_read_maps(root, p);
     read_fds(root, p);
 }
 

@@ -29,6 +29,9 @@ void gd_proc_parse_fd_target(const char *target, gd_job_proc *p);
  * into p; a part that cannot be read leaves p's fields as they were. */
 void gd_proc_identify(const char *root, gd_job_proc *p, bool env, bool maps);
 
+/* Reads ROOT/PID/maps into p->torch and p->cuda (until both show). */
+void gd_proc_read_maps(const char *root, gd_job_proc *p);
+
 /* The device minor of each GPU (by bus id "00000000:18:00.0") from
  * ROOT/driver/nvidia/gpus/BUS/information ("Device Minor: N"); -1 unknown. */
 int gd_proc_gpu_minor(const char *root, const char *pci_bus_id);

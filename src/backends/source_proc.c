@@ -493,9 +493,20 @@ static void identify(proc_source *ps, proc_entry *p, bool fresh)
         p->scans = 0;
         jp->torch = jp->cuda = false;
     }
-    bool maps = !(jp->torch && jp->cuda) && p->scans < GD_PROC_MAPS_SCANS;
-    p->scans += maps;
-    gd_proc_identify(ps->root, jp, exec, maps);
+    gd_proc_identify(ps->root, jp, exec, false);
+    for (size_t k = 0; fresh && k < ps->nprocs; k++) { /* a forked worker maps what its parent mapped */
+        const gd_job_proc *parent = &ps->j->procs[k];
+        if (parent->pid == jp->ppid && parent->torch && strcmp(parent->prog, jp->prog) == 0 &&
+            strcmp(parent->comm, jp->comm) == 0) {
+            jp->torch = true;
+            jp->cuda = parent->cuda;
+            p->scans = GD_PROC_MAPS_SCANS;
+        }
+    }
+    if (!(jp->torch && jp->cuda) && p->scans < GD_PROC_MAPS_SCANS) {
+        p->scans++;
+        gd_proc_read_maps(ps->root, jp);
+    }
 }
 
 /* This sample's CPU and runnable threads into each process's totals. */

@@ -307,10 +307,12 @@ static void numa_mismatch_follows_the_job_tree(void **state)
 static void timeline_is_per_second_and_fits(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "20", "--pid", "41000", "--sim",
-                                              example("h100x8-input-io-wait.json"), NULL},
-                             env);
+    /* check --pid --record: the replay keeps the job's findings (input.io_wait) */
+    tool_result r = run_recorded((const char *[]){"check", "--json", "--duration", "20", "--pid", "41000", "--sim",
+                                                  example("h100x8-input-io-wait.json"), NULL},
+                                 env);
     assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "input.io_wait", -2), 1);
     json_t *tl = json_object_get(json_object_get(r.json, "job"), "timeline");
     assert_int_equal(json_array_size(tl), 21); /* seconds 0 to 20 */
     for (size_t i = 0; i < 20; i++) { /* the scenario: 35 % and 5 % in turn */
