@@ -106,7 +106,13 @@ static void dataloader_without_workers_is_single_threaded(void **state)
                               (const char *[]){"--workers", "0", "--seconds", "3", "--exit", "3", NULL});
     say("num_workers=0", r.json);
     assert_int_equal(r.exit_code, 3);
-    if (count_findings(r.json, "input.single_thread", -2) + count_findings(r.json, "input.starved", -2) == 0)
+    /* On a host so loaded that the loader gets under half a core, measured: the
+     * finding is the CPU starvation, with the host as cause. */
+    json_t *starved_cpu = evidence_of(r.json, "input.cpu_starved");
+    bool measured_starved =
+        starved_cpu && json_number_value(json_object_get(starved_cpu, "thread_core_share_mean")) < 0.5;
+    if (count_findings(r.json, "input.single_thread", -2) + count_findings(r.json, "input.starved", -2) == 0 &&
+        !measured_starved)
         fail_msg("num_workers=0: no input.single_thread nor input.starved: %s", r.out);
     json_t *ev = evidence_of(r.json, "input.single_thread");
     if (ev)
