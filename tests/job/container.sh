@@ -21,4 +21,6 @@ for n in nvidia0 nvidiactl nvidia-uvm; do
     : >"$dev/$n"
 done
 mount --rbind "$dev" /dev
+umount -l "$dev" # reachable as /dev now; the empty directory goes
+rmdir "$dev"
 exec "$@"
