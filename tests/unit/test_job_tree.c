@@ -198,14 +198,6 @@ static void each_rule_links_the_gpu_it_names(void **state)
     gd_facts_free(&f);
 }
 
-static size_t count_of(const gd_facts *f, const char *id)
-{
-    gd_findings fs;
-    fx_run(f, id, &fs);
-    size_t n = fx_count(&fs, id, -2);
-    gd_findings_free(&fs);
-    return n;
-}
 
 /* sh -> python (num_workers=0): the trainer's thread is single_thread, no false few_workers;
  * two saturated workers are no single_thread. */
@@ -221,8 +213,8 @@ static void single_thread_is_the_trainers(void **state)
     j->procs_max = 2;
     add_thread(j, 100, 100, 0, 0.0, 0);
     add_thread(j, 101, 101, 20, 1.0, 0);
-    assert_int_equal(count_of(&f, "input.single_thread"), 1);
-    assert_int_equal(count_of(&f, "input.few_workers"), 0);
+    assert_int_equal(fx_run_count(&f, "input.single_thread"), 1);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 0);
     gd_findings fs;
     fx_run(&f, "input.single_thread", &fs);
     assert_non_null(strstr(fs.v[0].title, "the trainer pid 101 (train.py)"));
@@ -241,9 +233,9 @@ static void single_thread_is_the_trainers(void **state)
     add_thread(j, 100, 100, 2, 0.1, 0);
     add_thread(j, 101, 101, 20, 1.0, 0);
     add_thread(j, 102, 102, 20, 1.0, 0);
-    assert_int_equal(count_of(&f, "input.single_thread"), 0);
-    assert_int_equal(count_of(&f, "input.starved"), 1);
-    assert_int_equal(count_of(&f, "input.few_workers"), 1);
+    assert_int_equal(fx_run_count(&f, "input.single_thread"), 0);
+    assert_int_equal(fx_run_count(&f, "input.starved"), 1);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 1);
     gd_facts_free(&f);
 }
 
@@ -259,17 +251,17 @@ static void gil_contention_needs_threads_waiting_on_a_lock(void **state)
     j->procs[0].busy_max = 1.1;
     for (int k = 0; k < 3; k++) /* three threads, each runnable a third of the time, 200 waits a second */
         add_thread(j, 100, 100 + k, 7, 0.32, 200);
-    assert_int_equal(count_of(&f, "input.gil_contention"), 1);
-    assert_int_equal(count_of(&f, "input.single_thread"), 0);
+    assert_int_equal(fx_run_count(&f, "input.gil_contention"), 1);
+    assert_int_equal(fx_run_count(&f, "input.single_thread"), 0);
     /* The same threads without voluntary waits: held off the CPU by other work, not by a lock. */
     for (int k = 0; k < 3; k++)
         j->threads[k].vcsw_last = 0;
-    assert_int_equal(count_of(&f, "input.gil_contention"), 0);
+    assert_int_equal(fx_run_count(&f, "input.gil_contention"), 0);
     /* Waiting threads of a process that uses two cores: no lock holds it to one. */
     for (int k = 0; k < 3; k++)
         j->threads[k].vcsw_last = 200 * 19;
     j->procs[0].busy_sum = 19 * 2.0;
-    assert_int_equal(count_of(&f, "input.gil_contention"), 0);
+    assert_int_equal(fx_run_count(&f, "input.gil_contention"), 0);
     gd_facts_free(&f);
 }
 
@@ -299,7 +291,7 @@ static void cpu_starved_names_the_bottleneck_and_the_host(void **state)
     gd_findings_free(&fs);
     /* Given a whole core: no CPU starvation. */
     j->threads[0].busy_sum = 19 * 0.95;
-    assert_int_equal(count_of(&f, "input.cpu_starved"), 0);
+    assert_int_equal(fx_run_count(&f, "input.cpu_starved"), 0);
     gd_facts_free(&f);
 }
 
