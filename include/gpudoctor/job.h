@@ -38,6 +38,7 @@ typedef struct gd_job_thread {
      * for Python's GIL sleeps on it hundreds of times a second, a thread held
      * off the CPU by other work switches involuntarily. NaN unknown. */
     double vcsw_first, vcsw_last, vcsw_first_t, vcsw_last_t;
+    double vcsw_first_cpu_s, vcsw_last_cpu_s; /* its CPU time at those two readings */
 } gd_job_thread;
 
 /* What a process of the job's tree is (src/analysis/job_tree.c decides from

@@ -425,9 +425,10 @@ static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job
                        : NAN;
         if (t && !isnan(v)) {
             if (isnan(t->vcsw_first))
-                t->vcsw_first = v, t->vcsw_first_t = s->t;
+                t->vcsw_first = v, t->vcsw_first_t = s->t, t->vcsw_first_cpu_s = t->cpu_s;
             t->vcsw_last = v;
             t->vcsw_last_t = s->t;
+            t->vcsw_last_cpu_s = t->cpu_s;
         }
         snprintf(path, sizeof path, "%s/%d/task/%d/children", ps->root, pid, tid);
         if (gd_proc_read_small(path, buf, sizeof buf) > 0) {

@@ -14,11 +14,12 @@ static uint32_t samples_of(const gd_job_facts *j, int pid)
     return n;
 }
 
-/* Voluntary context switches per second of a thread over the window, NaN unknown. */
+/* Voluntary context switches of a thread per second of its own CPU time
+ * over the window, NaN unknown (or too little CPU to tell: 50 ms). */
 static double vcsw_rate(const gd_job_thread *t)
 {
-    double span = t->vcsw_last_t - t->vcsw_first_t;
-    return isnan(t->vcsw_first) || !(span > 0) ? NAN : (t->vcsw_last - t->vcsw_first) / span;
+    double cpu = t->vcsw_last_cpu_s - t->vcsw_first_cpu_s;
+    return isnan(t->vcsw_first) || !(cpu >= 0.05) ? NAN : (t->vcsw_last - t->vcsw_first) / cpu;
 }
 
 /* Threads of pid that want a CPU (runnable in GD_GIL_THREAD_RUNNABLE of the
@@ -95,13 +96,13 @@ void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_f
                         gd_json_number(round(100.0 * best->many_running / samples) / 100));
     json_object_set_new(ev, "process_cores_mean", gd_json_number(round(mean * 100) / 100));
     json_object_set_new(ev, "process_cores_max", gd_json_number(round(best->busy_max * 100) / 100));
-    json_object_set_new(ev, "voluntary_switches_per_s_min", gd_json_number(round(vcsw)));
+    json_object_set_new(ev, "voluntary_switches_per_cpu_s_min", gd_json_number(round(vcsw)));
     json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state, utime, stime), PID/task/TID/status "
                                                   "voluntary_ctxt_switches; "
                                                   "nvml:nvmlDeviceGetUtilizationRates"));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, gil_fix,
                    "%zu threads of %s take turns on one core (%.2f cores on average, each waiting on a lock %.0f "
-                   "times a second) while its GPUs are busy %.0f%%: GIL contention",
+                   "times per CPU second) while its GPUs are busy %.0f%%: GIL contention",
                    best_threads, who, mean, vcsw, w.busy_pct);
 }
 

@@ -175,9 +175,11 @@ extern gd_tunables gd_tunable;
 #define GD_STARVED_JOB_MIN_CORES 0.5
 /* input.gil_contention: GD_GIL_MIN_THREADS threads or more of one process
  * each runnable (R) in GD_GIL_THREAD_RUNNABLE of the samples and sleeping
- * voluntarily GD_GIL_VCSW_PS times a second or more (TID/status
- * voluntary_ctxt_switches): threads that take turns on Python's GIL wait for
- * it on a condition variable at every hand-over (every 5 ms by default),
+ * voluntarily GD_GIL_VCSW_PS times per second of their own CPU time or more
+ * (TID/status voluntary_ctxt_switches; per CPU second, so a loaded host that
+ * gives them little CPU changes nothing): threads that take turns on
+ * Python's GIL wait for it on a condition variable at every hand-over (every
+ * 5 ms of holding it by default: about 200 per CPU second),
  * while threads held off the CPU by other work switch involuntarily only;
  * and the process keeps at most GD_GIL_MAX_CORES cores busy on average: one
  * core, and the sampling's blur. */

@@ -190,7 +190,8 @@ TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_th
       UINT(gd_job_thread, seen), UINT(gd_job_thread, running), UINT(gd_job_thread, disk_wait),
       UINT(gd_job_thread, saturated), UINT(gd_job_thread, measured), DBL(gd_job_thread, busy_sum),
       UINT(gd_job_thread, stamp), DBL(gd_job_thread, vcsw_first), DBL(gd_job_thread, vcsw_last),
-      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t));
+      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
+      DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
       BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
       U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),

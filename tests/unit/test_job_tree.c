@@ -58,13 +58,15 @@ static void set_proc(gd_job_proc *p, const char *comm, const char *prog, bool py
     p->torch = torch;
 }
 
-/* A thread of pid: seen 20 times, runnable `running` of them, `core` busy, `vcsw_ps` voluntary switches. */
+/* A thread of pid: seen 20 times, runnable `running` of them, `core` busy,
+ * `vcsw_ps` voluntary switches per second of its CPU time. */
 static void add_thread(gd_job_facts *j, int pid, int tid, uint32_t running, double core, double vcsw_ps)
 {
     gd_job_thread *t = &j->threads[j->thread_count++];
     *t = (gd_job_thread){.pid = pid, .tid = tid, .seen = 20, .running = running, .measured = 19,
                          .busy_sum = 19 * core, .saturated = core >= 0.9 ? 19 : 0, .vcsw_first = 0,
-                         .vcsw_last = vcsw_ps * 19, .vcsw_first_t = 0, .vcsw_last_t = 19};
+                         .vcsw_last = vcsw_ps * 19 * core, .vcsw_first_t = 0, .vcsw_last_t = 19,
+                         .vcsw_first_cpu_s = 0, .vcsw_last_cpu_s = 19 * core};
     snprintf(t->comm, sizeof t->comm, "python3");
 }
 
@@ -259,7 +261,7 @@ static void gil_contention_needs_threads_waiting_on_a_lock(void **state)
     assert_int_equal(fx_run_count(&f, "input.gil_contention"), 0);
     /* Waiting threads of a process that uses two cores: no lock holds it to one. */
     for (int k = 0; k < 3; k++)
-        j->threads[k].vcsw_last = 200 * 19;
+        j->threads[k].vcsw_last = 200 * 19 * 0.32;
     j->procs[0].busy_sum = 19 * 2.0;
     assert_int_equal(fx_run_count(&f, "input.gil_contention"), 0);
     gd_facts_free(&f);
