@@ -56,7 +56,8 @@ the NVIDIA libraries to load instead of libnvidia\-ml.so.1 and libcuda.so.1.
 where the simulated libraries of \fB\-\-sim\fR are (else beside the binary, or in ../libexec/gpudoctor).
 .TP
 .B GPUDOCTOR_SIM_TIMESCALE
-pace of a simulated machine, in scenario seconds per wall second.
+pace of a simulated machine, in scenario seconds per wall second; beside a live
+job (\fBrun\fR, \fB\-\-pid\fR on this machine's /proc) a scenario always plays at wall speed.
 .TP
 .B GPUDOCTOR_ROOT
 a directory laid out like / to read the software stack from.

@@ -34,7 +34,46 @@ typedef struct gd_job_thread {
     uint32_t measured; /* intervals whose CPU share is known */
     double busy_sum; /* sum of its per-interval shares of one core */
     uint32_t stamp; /* the sample it was last seen in */
+    /* Voluntary context switches (TID/status, once a second): a thread waiting
+     * for Python's GIL sleeps on it hundreds of times a second, a thread held
+     * off the CPU by other work switches involuntarily. NaN unknown. */
+    double vcsw_first, vcsw_last, vcsw_first_t, vcsw_last_t;
+    double vcsw_first_cpu_s, vcsw_last_cpu_s; /* its CPU time at those two readings */
 } gd_job_thread;
+
+/* What a process of the job's tree is (src/analysis/job_tree.c decides from
+ * the facts below): the command in front (a shell, torchrun, srun, uv run),
+ * a trainer (one per rank: it holds a GPU, maps the CUDA driver, or is the
+ * first Python with torch loaded below the launchers), or a trainer's
+ * worker (a DataLoader worker: any process below a trainer). */
+typedef enum gd_job_role {
+    GD_ROLE_NONE = 0,
+    GD_ROLE_LAUNCHER,
+    GD_ROLE_TRAINER,
+    GD_ROLE_WORKER,
+} gd_job_role;
+
+/* One process of the tree seen in the window (at most GD_JOB_MAX_PROCS). */
+typedef struct gd_job_proc {
+    int pid, ppid;
+    char comm[20];
+    char prog[32]; /* what runs: argv[0]'s base name, a Python's script or -m module ("torchrun") */
+    bool python; /* a Python interpreter */
+    bool torch; /* maps PyTorch's libraries (PID/maps libtorch) */
+    bool cuda; /* maps the CUDA driver (PID/maps libcuda.so) */
+    bool nvidia_ctl; /* held /dev/nvidiactl or /dev/nvidia-uvm open in the window */
+    uint64_t dev_minors; /* bit N: held /dev/nvidiaN open in the window (N < 64) */
+    int rank; /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID; -1 none */
+    bool has_cuda_visible, has_nvidia_visible;
+    char cuda_visible[128]; /* CUDA_VISIBLE_DEVICES as set in its environment */
+    char nvidia_visible[128]; /* NVIDIA_VISIBLE_DEVICES */
+    double first_s, last_s; /* sample times it was first and last seen */
+    uint32_t intervals; /* intervals whose CPU share is known */
+    uint32_t one_running; /* samples with exactly one of its threads runnable (R) */
+    uint32_t many_running; /* ... with two or more */
+    double busy_sum; /* sum of its per-interval CPU (1.0 = one core) */
+    double busy_max; /* its most CPU in one interval */
+} gd_job_proc;
 
 /* The job at one sample (the host's samples are f->host_series). */
 typedef struct gd_job_sample {
@@ -60,6 +99,8 @@ typedef struct gd_job_facts {
     size_t respawn_rounds; /* full scans where new children replaced children that had ended */
     size_t threads_untracked; /* threads beyond GD_JOB_MAX_THREADS */
     bool ended; /* the job ended (or vanished) inside the window */
+    bool started_in_window; /* the job was started by the session (run): it began at the window's start */
+    bool wall_paced; /* a live /proc beside a simulation: the scenario played at wall speed */
     double ended_at_s;
     /* Static facts of the host and the job. */
     int host_cpus; /* CPUs online (/proc/stat cpuN lines) */
@@ -71,6 +112,14 @@ typedef struct gd_job_facts {
     bool io_denied; /* PID/io refused (another user's process): read bytes unknown */
     char *environ; /* PID/environ as last read while the job ran (NUL-separated), or NULL */
     size_t environ_len;
+    /* Processes followed (the roles come from src/analysis/job_tree.c). */
+    size_t proc_count;
+    gd_job_proc *procs;
+    /* The GPUs' device minors (/dev/nvidiaN), by GPU index: from
+     * PROC/driver/nvidia/gpus/BUS/information, else the index (gpu_minor_source says which). */
+    size_t gpu_minor_count;
+    int gpu_minors[64];
+    char gpu_minor_source[96];
     /* Threads followed. */
     size_t thread_count;
     gd_job_thread *threads;

@@ -1,34 +1,26 @@
 /* The job beside its GPUs, second by second (job_timeline.h). */
 #include "job_timeline.h"
+#include "job_tree.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static bool lists_job(const gd_job_facts *j, const gd_gpu *gpu)
-{
-    for (size_t i = 0; gd_ok(gpu->processes_status) && i < gpu->process_count; i++) {
-        long pid = (long)gpu->processes[i].pid;
-        if (pid == j->pid)
-            return true;
-        for (size_t t = 0; t < j->thread_count; t++)
-            if (j->threads[t].pid == pid)
-                return true;
-    }
-    return false;
-}
-
 size_t gd_job_gpus(const gd_facts *f, bool *mine, bool *by_pid)
 {
+    gd_link_rule *rule = calloc(f->gpu_count + 1, sizeof *rule);
     size_t n = 0;
-    for (int pass = 0; pass < 2 && n == 0; pass++) {
-        for (size_t g = 0; g < f->gpu_count; g++) {
-            const gd_gpu *gpu = &f->gpus[g];
-            mine[g] = !gpu->lost && gd_ok(gpu->processes_status) && gpu->process_count > 0 &&
-                      (pass == 1 || (f->job && lists_job(f->job, gpu)));
-            n += mine[g];
-        }
-        *by_pid = pass == 0;
+    *by_pid = false;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        mine[g] = false;
+    if (!rule)
+        return 0;
+    gd_job_link(f, rule, NULL, 0);
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        mine[g] = rule[g] != GD_LINK_NONE;
+        n += mine[g];
+        *by_pid |= rule[g] == GD_LINK_NVML_PID;
     }
+    free(rule);
     return n;
 }
 

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Marks in mine[g] the job's GPUs: those whose process list holds a pid of
- * its tree; when none does (inside a container NVML shows host pids, a
- * simulated GPU lists its scenario's pids), every GPU with a process.
- * Returns how many are marked; *by_pid tells which rule chose them. */
+/* Marks in mine[g] the job's GPUs, linked by job_tree.h's rules (NVML's
+ * process list, device files, visible devices, memory, the only GPU, the
+ * GPUs NVML lists other pids on). Returns how many are marked; *by_pid: some
+ * by NVML's list of the job's pids. */
 size_t gd_job_gpus(const gd_facts *f, bool *mine, bool *by_pid);
 
 /* One bucket of the timeline. NaN: nothing readable in it. */

@@ -13,6 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
+
+#define GD_PROC_SUPER_MAGIC 0x9fa0 /* statfs f_type of a mounted procfs (linux/magic.h) */
+
+/* Is the job's /proc this machine's live one (not a fixture tree)? Then its
+ * samples are real processes' CPU time per wall second. */
+static bool live_proc(const char *root)
+{
+    struct statfs st;
+    return root[0] && statfs(root, &st) == 0 && st.f_type == GD_PROC_SUPER_MAGIC;
+}
 
 #define MAX_SINKS 8
 
@@ -45,6 +56,8 @@ static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *
         return -1;
     }
     int rc = gd_source_proc.open(s->job, o, f, &s->roots, err, errlen);
+    if (rc >= 0 && f->job)
+        f->job->started_in_window = o->job_live; /* run started it: it begins with the window */
     return rc < 0 ? -1 : 0;
 }
 
@@ -103,6 +116,21 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         int mode;
         double pace;
         ops->clock(self, o, &mode, &pace);
+        if (mode != GD_CLOCK_WALL && f->job && f->job->read && live_proc(s->roots.proc)) {
+            /* A real process's CPU time runs on the wall clock: a scenario played
+             * faster or slower would read the job at a fraction of its CPU. */
+            if (pace != 1 && pace > 0 && ctx && ctx->log) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "the scenario plays at wall speed, not at %g scenario seconds per second: the job is a live "
+                         "process read from /proc",
+                         pace);
+                ctx->log(ctx->log_ud, msg);
+            }
+            mode = GD_CLOCK_PACED;
+            pace = 1;
+            f->job->wall_paced = true;
+        }
         gd_clock_start(&s->clock, (gd_clock_mode)mode, pace);
     }
     return s;

@@ -10,6 +10,7 @@
 #include "core/job_ring.h"
 #include "gpudoctor/job.h"
 #include "host/hostinfo.h"
+#include "proc_tree.h"
 #include "source.h"
 
 #include <dirent.h>
@@ -31,7 +32,13 @@ typedef struct proc_entry {
     int pid;
     uint32_t stamp; /* the sample it was last seen in */
     double read_bytes, vcsw, ivcsw; /* cumulative, NaN unknown */
+    uint32_t scans; /* full scans that read its maps */
+    char comm[20]; /* at the last identification: a new one means an exec */
 } proc_entry;
+
+/* Its maps are read at most this many full scans, until it shows torch and
+ * the CUDA driver: a trainer imports torch in its first seconds. */
+#define GD_PROC_MAPS_SCANS 30
 
 typedef struct proc_source {
     gd_job_facts *j;
@@ -44,8 +51,12 @@ typedef struct proc_source {
     bool exits_pending; /* children ended since the last respawn round */
     proc_entry procs[GD_JOB_MAX_PROCS];
     size_t nprocs;
-    int stack[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
+    int stack[GD_JOB_MAX_PROCS], stack_ppid[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
     size_t depth;
+    /* This sample, per process (the index of j->procs): CPU and threads runnable. */
+    double acc_cores[GD_JOB_MAX_PROCS];
+    uint16_t acc_running[GD_JOB_MAX_PROCS], acc_measured[GD_JOB_MAX_PROCS], acc_seen[GD_JOB_MAX_PROCS];
+    int16_t thread_proc[GD_JOB_MAX_THREADS]; /* thread i's process (index of j->procs), -1 none */
     int fds[GD_JOB_MAX_THREADS]; /* thread i's stat, kept open between full scans (pread); -1 none */
 } proc_source;
 
@@ -158,13 +169,34 @@ static void read_static(proc_source *ps)
     }
 }
 
+/* Which /dev/nvidiaN is which GPU: the driver's own table where it is
+ * readable (a machine, a container with the driver's /proc), else the index. */
+static void read_gpu_minors(proc_source *ps, const gd_facts *f)
+{
+    gd_job_facts *j = ps->j;
+    size_t found = 0;
+    j->gpu_minor_count = f->gpu_count < 64 ? f->gpu_count : 64;
+    for (size_t g = 0; g < j->gpu_minor_count; g++) {
+        int m = gd_proc_gpu_minor(ps->root, f->gpus[g].pci_bus_id);
+        found += m >= 0;
+        j->gpu_minors[g] = m >= 0 ? m : f->gpus[g].index;
+    }
+    snprintf(j->gpu_minor_source, sizeof j->gpu_minor_source, "%s",
+             found && found == j->gpu_minor_count ? "proc:driver/nvidia/gpus/BUS/information Device Minor"
+             : found ? "proc:driver/nvidia/gpus/BUS/information, else the GPU's index"
+                     : "the GPU's index (proc:driver/nvidia/gpus not readable)");
+}
+
 static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     proc_source *ps = self;
     gd_job_facts *j = calloc(1, sizeof *j);
-    if (!j || !(j->threads = calloc(GD_JOB_MAX_THREADS, sizeof *j->threads))) {
+    if (!j || !(j->threads = calloc(GD_JOB_MAX_THREADS, sizeof *j->threads)) ||
+        !(j->procs = calloc(GD_JOB_MAX_PROCS, sizeof *j->procs))) {
+        if (j)
+            free(j->threads);
         free(j);
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -178,7 +210,7 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     ps->tick_s = 1.0 / (double)(hz > 0 ? hz : 100);
     ps->last_t = ps->last_full = NAN;
     for (size_t i = 0; i < GD_JOB_MAX_THREADS; i++)
-        ps->fds[i] = -1;
+        ps->fds[i] = -1, ps->thread_proc[i] = -1;
     if (!ps->root[0]) {
         snprintf(j->error, sizeof j->error, "the scenario has no host.proc: the job's /proc is not known");
         return 1;
@@ -196,6 +228,7 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     closedir(d);
     j->read = true;
     read_static(ps);
+    read_gpu_minors(ps, f);
     return 0;
 }
 
@@ -212,17 +245,21 @@ static void proc_clock(const void *self, const gd_session_opts *o, int *mode, do
     *pace = 0;
 }
 
-static gd_job_thread *thread_slot(gd_job_facts *j, int pid, int tid)
+static gd_job_thread *thread_slot(proc_source *ps, int pid, int tid, int proc)
 {
+    gd_job_facts *j = ps->j;
     for (size_t i = j->thread_count; i-- > 0;)
-        if (j->threads[i].tid == tid)
+        if (j->threads[i].tid == tid) {
+            ps->thread_proc[i] = (int16_t)proc;
             return &j->threads[i];
+        }
     if (j->thread_count == GD_JOB_MAX_THREADS) {
         j->threads_untracked++;
         return NULL;
     }
+    ps->thread_proc[j->thread_count] = (int16_t)proc;
     gd_job_thread *t = &j->threads[j->thread_count++];
-    *t = (gd_job_thread){.pid = pid, .tid = tid, .cpu_s = NAN};
+    *t = (gd_job_thread){.pid = pid, .tid = tid, .cpu_s = NAN, .vcsw_first = NAN, .vcsw_last = NAN};
     return t;
 }
 
@@ -237,6 +274,8 @@ static proc_entry *proc_slot(proc_source *ps, int pid, bool *fresh)
     *fresh = true;
     proc_entry *p = &ps->procs[ps->nprocs++];
     *p = (proc_entry){.pid = pid, .read_bytes = NAN, .vcsw = NAN, .ivcsw = NAN};
+    ps->j->procs[ps->nprocs - 1] = (gd_job_proc){.pid = pid, .rank = -1, .first_s = -1};
+    ps->j->proc_count = ps->nprocs;
     ps->j->procs_seen++;
     return p;
 }
@@ -288,6 +327,11 @@ static void count_thread(proc_source *ps, gd_job_thread *t, char state, double t
     s->disk_wait += state == 'D';
     if (!t)
         return;
+    int proc = ps->thread_proc[t - ps->j->threads];
+    if (proc >= 0) {
+        ps->acc_seen[proc]++;
+        ps->acc_running[proc] += state == 'R';
+    }
     double cpu = ticks * ps->tick_s;
     snprintf(t->comm, sizeof t->comm, "%s", comm);
     t->seen++;
@@ -296,6 +340,10 @@ static void count_thread(proc_source *ps, gd_job_thread *t, char state, double t
     if (!isnan(t->cpu_s) && t->stamp + 1 == ps->stamp && dt > 0) {
         double share = (cpu - t->cpu_s) / dt;
         s->job_cores += share;
+        if (proc >= 0) {
+            ps->acc_cores[proc] += share;
+            ps->acc_measured[proc]++;
+        }
         t->measured++;
         t->busy_sum += share;
         t->saturated += share >= GD_THREAD_SATURATED_CORE;
@@ -343,8 +391,9 @@ static void quick_sample(proc_source *ps, double dt, gd_job_sample *s)
     }
 }
 
-/* The threads of process pid into s; its children onto the stack. False when gone. */
-static bool sample_process(proc_source *ps, int pid, double dt, gd_job_sample *s)
+/* The threads of process pid (j->procs[proc], -1 beyond the table) into s;
+ * its children onto the stack. False when gone. */
+static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job_sample *s)
 {
     gd_job_facts *j = ps->j;
     char path[768], buf[4096];
@@ -366,15 +415,31 @@ static bool sample_process(proc_source *ps, int pid, double dt, gd_job_sample *s
         if (tid == pid && state == 'Z')
             break; /* a zombie: the process has ended */
         any = true;
-        count_thread(ps, thread_slot(j, pid, tid), state, ticks, comm, dt, s);
+        if (tid == pid && proc >= 0)
+            snprintf(j->procs[proc].comm, sizeof j->procs[proc].comm, "%s", comm);
+        gd_job_thread *t = thread_slot(ps, pid, tid, proc);
+        count_thread(ps, t, state, ticks, comm, dt, s);
+        snprintf(path, sizeof path, "%s/%d/task/%d/status", ps->root, pid, tid);
+        double v = t && gd_proc_read_small(path, buf, sizeof buf) > 0
+                       ? gd_proc_field_after(buf, "voluntary_ctxt_switches:")
+                       : NAN;
+        if (t && !isnan(v)) {
+            if (isnan(t->vcsw_first))
+                t->vcsw_first = v, t->vcsw_first_t = s->t, t->vcsw_first_cpu_s = t->cpu_s;
+            t->vcsw_last = v;
+            t->vcsw_last_t = s->t;
+            t->vcsw_last_cpu_s = t->cpu_s;
+        }
         snprintf(path, sizeof path, "%s/%d/task/%d/children", ps->root, pid, tid);
         if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
             for (char *p = buf, *end; *p; p = end) {
                 long c = strtol(p, &end, 10);
                 if (end == p)
                     break;
-                if (c > 0 && ps->depth < GD_JOB_MAX_PROCS)
+                if (c > 0 && ps->depth < GD_JOB_MAX_PROCS) {
+                    ps->stack_ppid[ps->depth] = pid;
                     ps->stack[ps->depth++] = (int)c;
+                }
             }
         }
     }
@@ -417,6 +482,57 @@ static void note_tree_changes(proc_source *ps, size_t started, size_t exited)
     }
 }
 
+/* Who the process is: its program, libraries, device files, rank. Its
+ * environment is read when first seen and after an exec (a shell that execs
+ * python); its maps until torch and the CUDA driver show, for a while. */
+static void identify(proc_source *ps, proc_entry *p, bool fresh)
+{
+    gd_job_proc *jp = &ps->j->procs[p - ps->procs];
+    bool exec = fresh || strcmp(p->comm, jp->comm) != 0;
+    if (exec) {
+        snprintf(p->comm, sizeof p->comm, "%s", jp->comm);
+        p->scans = 0;
+        jp->torch = jp->cuda = false;
+    }
+    gd_proc_identify(ps->root, jp, exec, false);
+    for (size_t k = 0; fresh && k < ps->nprocs; k++) { /* a forked worker maps what its parent mapped */
+        const gd_job_proc *parent = &ps->j->procs[k];
+        if (parent->pid == jp->ppid && parent->torch && strcmp(parent->prog, jp->prog) == 0 &&
+            strcmp(parent->comm, jp->comm) == 0) {
+            jp->torch = true;
+            jp->cuda = parent->cuda;
+            p->scans = GD_PROC_MAPS_SCANS;
+        }
+    }
+    if (!(jp->torch && jp->cuda) && p->scans < GD_PROC_MAPS_SCANS) {
+        p->scans++;
+        gd_proc_read_maps(ps->root, jp);
+    }
+}
+
+/* This sample's CPU and runnable threads into each process's totals. */
+static void commit_procs(proc_source *ps, double t)
+{
+    gd_job_facts *j = ps->j;
+    for (size_t k = 0; k < ps->nprocs; k++) {
+        gd_job_proc *p = &j->procs[k];
+        if (ps->acc_seen[k]) {
+            if (p->first_s < 0)
+                p->first_s = t;
+            p->last_s = t;
+            p->one_running += ps->acc_running[k] == 1;
+            p->many_running += ps->acc_running[k] >= 2;
+        }
+        if (ps->acc_measured[k]) {
+            p->intervals++;
+            p->busy_sum += ps->acc_cores[k];
+            p->busy_max = ps->acc_cores[k] > p->busy_max ? ps->acc_cores[k] : p->busy_max;
+        }
+        ps->acc_cores[k] = 0;
+        ps->acc_running[k] = ps->acc_measured[k] = ps->acc_seen[k] = 0;
+    }
+}
+
 static void proc_sample(void *self, gd_facts *f, size_t i, double t)
 {
     (void)f;
@@ -439,20 +555,25 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
         const gd_job_sample *prev = j->n > 1 ? gd_job_at(j, j->n - 2) : NULL;
         s->procs = prev ? prev->procs : 0;
         quick_sample(ps, dt, s);
+        commit_procs(ps, t);
         return;
     }
     double span = isnan(ps->last_full) ? 0 : t - ps->last_full;
     ps->last_full = t;
     ps->depth = 0;
+    ps->stack_ppid[ps->depth] = 0;
     ps->stack[ps->depth++] = (int)j->pid;
     size_t started = 0, exited = 0;
     while (ps->depth > 0 && s->procs < GD_JOB_MAX_PROCS) {
-        int pid = ps->stack[--ps->depth];
+        int pid = ps->stack[--ps->depth], ppid = ps->stack_ppid[ps->depth];
         bool fresh;
         proc_entry *p = proc_slot(ps, pid, &fresh);
         if (p && p->stamp == ps->stamp)
             continue; /* seen through another thread's children */
-        if (!sample_process(ps, pid, dt, s)) {
+        int proc = p ? (int)(p - ps->procs) : -1;
+        if (proc >= 0)
+            j->procs[proc].ppid = ppid;
+        if (!sample_process(ps, pid, proc, dt, s)) {
             if (pid == j->pid) {
                 j->ended = true;
                 j->ended_at_s = t;
@@ -467,7 +588,9 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
             started++;
         p->stamp = ps->stamp;
         sample_counters(ps, p, span, s);
+        identify(ps, p, fresh);
     }
+    commit_procs(ps, t);
     for (size_t k = 0; k < ps->nprocs; k++)
         if (ps->procs[k].stamp && ps->procs[k].stamp != ps->stamp && ps->procs[k].pid != j->pid) {
             exited++;

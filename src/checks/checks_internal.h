@@ -63,6 +63,8 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
 void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* input_cpu.c: the job's CPUs (workers, affinity, respawns, governor) */
+void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_input_cpu_starved(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_few_workers(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_affinity_narrow(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_workers_respawned(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -7,14 +7,25 @@
 gpu_wait gd_input_gpu_wait(const gd_facts *f)
 {
     gpu_wait w = {0};
-    bool *mine = calloc(f->gpu_count + 1, sizeof *mine);
-    if (!mine)
+    gd_link_rule *rule = calloc(f->gpu_count + 1, sizeof *rule);
+    char *why = calloc(f->gpu_count + 1, GD_LINK_WHY_LEN);
+    if (!rule || !why) {
+        free(rule);
+        free(why);
         return w;
-    gd_job_gpus(f, mine, &w.by_pid);
+    }
+    w.linked = gd_job_link(f, rule, why, GD_LINK_WHY_LEN);
     for (size_t g = 0; g < f->gpu_count; g++) {
+        if (rule[g] == GD_LINK_NONE)
+            continue;
+        w.by_pid |= rule[g] == GD_LINK_NVML_PID;
+        if (w.rule == GD_LINK_NONE) {
+            w.rule = rule[g];
+            snprintf(w.why, sizeof w.why, "%s", why + g * GD_LINK_WHY_LEN);
+        }
         size_t n = 0, low = 0;
         double sum = 0;
-        for (size_t i = 0; mine[g] && i < f->series.n; i++) {
+        for (size_t i = 0; i < f->series.n; i++) {
             gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
             if (!gd_ok(u))
                 continue;
@@ -28,12 +39,55 @@ gpu_wait gd_input_gpu_wait(const gd_facts *f)
         w.low_share += (double)low / (double)n;
         w.busy_pct += sum / (double)n;
     }
-    free(mine);
+    free(rule);
+    free(why);
     if (w.gpus) {
         w.low_share /= (double)w.gpus;
         w.busy_pct /= (double)w.gpus;
     }
     return w;
+}
+
+bool gd_input_gpus_known(const gd_facts *f, const char *id, const gpu_wait *w, gd_findings *out)
+{
+    if (w->gpus > 0)
+        return true;
+    char why[400];
+    if (f->gpu_count == 0)
+        snprintf(why, sizeof why, "no GPU was read: whether the job's GPUs wait is not known");
+    else if (w->linked > 0)
+        snprintf(why, sizeof why, "the utilisation of the job's GPUs was not readable (%s)", w->why);
+    else
+        gd_job_link_none(f, why, sizeof why);
+    gd_skip_add(out, id, GD_NO_GPU, "%s", why);
+    return false;
+}
+
+gd_job_role *gd_input_roles(const gd_facts *f)
+{
+    if (f->job->proc_count == 0) /* no process table (facts of an older recording): every thread counts */
+        return NULL;
+    gd_job_role *roles = calloc(f->job->proc_count + 1, sizeof *roles);
+    if (roles)
+        gd_job_roles(f, roles);
+    return roles;
+}
+
+void gd_input_name_proc(const gd_facts *f, const gd_job_role *roles, int pid, char *buf, size_t len)
+{
+    const gd_job_facts *j = f->job;
+    for (size_t i = 0; i < j->proc_count; i++) {
+        const gd_job_proc *p = &j->procs[i];
+        if (p->pid != pid)
+            continue;
+        char rank[32] = "";
+        if (p->rank >= 0)
+            snprintf(rank, sizeof rank, ", rank %d", p->rank);
+        snprintf(buf, len, "the %s pid %d (%s%s)", gd_job_role_name(roles ? roles[i] : GD_ROLE_NONE), pid,
+                 p->prog[0] ? p->prog : p->comm, rank);
+        return;
+    }
+    snprintf(buf, len, "pid %d", pid);
 }
 
 /* The time the job was alive in its samples: false when never. */
@@ -121,10 +175,8 @@ json_t *gd_input_evidence(const gd_facts *f, const gpu_wait *w, const host_side 
     json_object_set_new(ev, "pid", json_integer(j->pid));
     json_object_set_new(ev, "comm", json_string(j->comm));
     json_object_set_new(ev, "gpus_judged", json_integer((json_int_t)w->gpus));
-    json_object_set_new(ev, "gpus_found_by",
-                        json_string(w->by_pid ? "the job's pids in NVML's process list"
-                                              : "every GPU with a process (no pid of the job in "
-                                                "NVML's list: container or simulated GPUs)"));
+    json_object_set_new(ev, "gpus_found_by", json_string(gd_link_rule_key(w->rule)));
+    json_object_set_new(ev, "gpus_linked", json_string(w->why));
     json_object_set_new(ev, "gpu_busy_pct_mean", gd_json_number(round(w->busy_pct * 10) / 10));
     json_object_set_new(ev, "gpu_low_share", gd_json_number(round(w->low_share * 100) / 100));
     json_object_set_new(ev, "job_cores_mean", gd_json_number(round(h->cores * 100) / 100));
@@ -150,13 +202,12 @@ static const char single_fix[] =
 
 /* A thread at a full core most of the time, or one that always wants it:
  * runnable (R) in nearly every sample while other work on the host holds it
- * to part of a core. */
-static bool thread_saturated(const gd_job_thread *t)
+ * to part of a core (under half of one, input.cpu_starved names the cause). */
+bool gd_input_thread_saturated(const gd_job_thread *t)
 {
     if ((double)t->saturated >= GD_INPUT_SATURATED_SHARE * (double)t->measured)
         return true;
-    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen &&
-           t->busy_sum / t->measured >= GD_INPUT_RUNNABLE_MIN_CORE;
+    return t->seen && (double)t->running >= GD_INPUT_RUNNABLE_SHARE * (double)t->seen;
 }
 
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -166,28 +217,50 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     if (!j)
         return;
     gpu_wait w = gd_input_gpu_wait(f);
+    if (!gd_input_gpus_known(f, "input.single_thread", &w, out))
+        return;
+    gd_job_role *roles = gd_input_roles(f);
     const gd_job_thread *top = NULL;
     for (size_t i = 0; i < j->thread_count; i++) {
         const gd_job_thread *t = &j->threads[i];
-        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 && thread_saturated(t) &&
+        /* A worker's saturated thread is input.few_workers' or input.starved's case. */
+        if (roles && gd_job_role_of(f, roles, t->pid) != GD_ROLE_TRAINER)
+            continue;
+        if (t->measured >= GD_INPUT_MIN_SAMPLES - 1 && gd_input_thread_saturated(t) &&
             (!top || t->busy_sum / t->measured > top->busy_sum / top->measured))
             top = t;
     }
-    if (!top || !gd_input_gpu_waits(&w))
+    if (!top || !gd_input_gpu_waits(&w)) {
+        free(roles);
         return;
+    }
     host_side h = gd_input_host_side(f, j);
     json_t *ev = gd_input_evidence(f, &w, &h);
     double core = top->busy_sum / top->measured;
+    char who[160];
+    gd_input_name_proc(f, roles, top->pid, who, sizeof who);
     json_object_set_new(ev, "thread_tid", json_integer(top->tid));
     json_object_set_new(ev, "thread_pid", json_integer(top->pid));
     json_object_set_new(ev, "thread_comm", json_string(top->comm));
+    json_object_set_new(ev, "thread_process", json_string(who));
     json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
     json_object_set_new(ev, "thread_saturated_share",
                         gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
-    gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
-                   "one thread of the job (tid %d, %s) runs at %.0f%% of a core while its GPUs are busy %.0f%%: "
-                   "single-threaded input (GIL or num_workers=0)",
-                   top->tid, top->comm, core * 100, w.busy_pct);
+    double runnable = top->seen ? (double)top->running / top->seen : 0;
+    bool starved = core < GD_INPUT_RUNNABLE_MIN_CORE; /* it wants a core and gets less: other work holds it */
+    json_object_set_new(ev, "thread_runnable_share", gd_json_number(round(runnable * 100) / 100));
+    json_object_set_new(ev, "cause", json_string(starved ? "cpu_starved" : "one_thread"));
+    if (starved)
+        gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
+                       "one thread of %s does the input (tid %d), runnable in %.0f%% of the samples but given %.0f%% "
+                       "of a core (input.cpu_starved); GPUs busy %.0f%%",
+                       who, top->tid, runnable * 100, core * 100, w.busy_pct);
+    else
+        gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
+                       "one thread of %s runs at %.0f%% of a core (tid %d, %s) while its GPUs are busy %.0f%%: "
+                       "single-threaded input (num_workers=0, or Python holding the GIL)",
+                       who, core * 100, top->tid, top->comm, w.busy_pct);
+    free(roles);
 }
 
 static const char starved_fix[] =
@@ -204,6 +277,8 @@ void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings
     if (!j)
         return;
     gpu_wait w = gd_input_gpu_wait(f);
+    if (!gd_input_gpus_known(f, "input.starved", &w, out))
+        return;
     host_side h = gd_input_host_side(f, j);
     bool busy = (!isnan(h.cores) && h.cores >= GD_STARVED_MIN_CORES) ||
                 (!isnan(h.host_busy) && h.host_busy >= GD_STARVED_HOST_BUSY && !isnan(h.cores) &&

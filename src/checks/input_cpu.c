@@ -9,15 +9,18 @@ typedef struct workers {
     double busy_mean; /* the CPU they want, in cores per worker */
 } workers;
 
-/* The job's child processes (DataLoader workers) and how busy each kept its
- * threads, from the threads followed. */
-static workers measure_workers(const gd_job_facts *j)
+/* The trainers' worker processes (DataLoader workers: the processes below a
+ * trainer, job_tree.h) and how busy each kept its threads, from the threads
+ * followed. A launcher, and the trainer behind it, are no workers. */
+static workers measure_workers(const gd_facts *f, const gd_job_role *roles)
 {
+    const gd_job_facts *j = f->job;
     workers w = {0};
     double sum = 0;
     for (size_t i = 0; i < j->thread_count; i++) {
         const gd_job_thread *t = &j->threads[i];
-        if (t->pid == (int)j->pid || t->measured == 0)
+        bool worker = roles ? gd_job_role_of(f, roles, t->pid) == GD_ROLE_WORKER : t->pid != (int)j->pid;
+        if (!worker || t->measured == 0)
             continue;
         bool first = true; /* the first measured thread of its process */
         for (size_t k = 0; k < i && first; k++)
@@ -48,14 +51,23 @@ void gd_check_input_few_workers(const gd_check *self, const gd_facts *f, gd_find
         return;
     }
     gpu_wait g = gd_input_gpu_wait(f);
+    if (!gd_input_gpus_known(f, self->id, &g, out))
+        return;
     host_side h = gd_input_host_side(f, j);
-    workers w = measure_workers(j);
+    gd_job_role *roles = gd_input_roles(f);
+    workers w = measure_workers(f, roles);
+    size_t others = 0; /* launchers and trainers: processes that are no workers */
+    for (size_t i = 0; roles && i < j->proc_count; i++)
+        others += roles[i] != GD_ROLE_WORKER;
+    free(roles);
     if (!gd_input_gpu_waits(&g) || w.n == 0 || isnan(h.cores) || w.busy_mean < GD_FEW_WORKERS_BUSY_CORE)
         return;
     double unused = (double)j->affinity_cpus - h.cores;
     if (unused < GD_FEW_WORKERS_IDLE_CPUS)
         return; /* the job uses what it may: input.affinity_narrow's case, or a full machine */
-    size_t alive = j->procs_max > 1 ? j->procs_max - 1 : w.n;
+    others = others ? others : 1;
+    size_t alive = j->procs_max > others ? j->procs_max - others : w.n;
+    alive = alive < w.n ? alive : w.n;
     int suggest = (int)alive + (int)lround(unused); /* a worker per CPU left, the main process mostly waits */
     if (suggest > j->affinity_cpus)
         suggest = j->affinity_cpus;
@@ -119,6 +131,8 @@ void gd_check_input_affinity_narrow(const gd_check *self, const gd_facts *f, gd_
     if (j->affinity_cpus >= j->host_cpus)
         return;
     gpu_wait g = gd_input_gpu_wait(f);
+    if (!gd_input_gpus_known(f, self->id, &g, out))
+        return;
     host_side h = gd_input_host_side(f, j);
     size_t active = active_threads(j);
     double full = full_share(j);

@@ -85,6 +85,8 @@ const gd_check gd_checks[] = {
     {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved, GD_SEVS_WARNING, NULL},
     {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait, GD_SEVS_WARNING, NULL},
     {"input.swapping", "input", "the host does not swap while the job runs", GD_NEED_JOB, gd_check_input_swapping, GD_SEVS_WARNING, NULL},
+    {"input.gil_contention", "input", "the threads of one job process do not take turns on one core while its GPUs wait", GD_NEED_JOB, gd_check_input_gil_contention, GD_SEVS_WARNING, NULL},
+    {"input.cpu_starved", "input", "the job's input threads get the CPU they want", GD_NEED_JOB, gd_check_input_cpu_starved, GD_SEVS_WARNING, NULL},
     {"input.few_workers", "input", "the job's loader workers keep up, or it has no CPUs to spare", GD_NEED_JOB, gd_check_input_few_workers, GD_SEVS_WARNING, NULL},
     {"input.affinity_narrow", "input", "the job's CPU affinity leaves it the CPUs it keeps busy", GD_NEED_JOB, gd_check_input_affinity_narrow, GD_SEVS_WARNING, NULL},
     {"input.workers_respawned", "input", "the job's worker processes live across epochs", GD_NEED_JOB, gd_check_input_workers_respawned, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},

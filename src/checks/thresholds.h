@@ -173,6 +173,24 @@ extern gd_tunables gd_tunable;
 #define GD_STARVED_MIN_CORES 2.0
 #define GD_STARVED_HOST_BUSY 0.85
 #define GD_STARVED_JOB_MIN_CORES 0.5
+/* input.gil_contention: GD_GIL_MIN_THREADS threads or more of one process
+ * each runnable (R) in GD_GIL_THREAD_RUNNABLE of the samples and sleeping
+ * voluntarily GD_GIL_VCSW_PS times per second of their own CPU time or more
+ * (TID/status voluntary_ctxt_switches; per CPU second, so a loaded host that
+ * gives them little CPU changes nothing): threads that take turns on
+ * Python's GIL wait for it on a condition variable at every hand-over (every
+ * 5 ms of holding it by default: about 200 per CPU second),
+ * while threads held off the CPU by other work switch involuntarily only;
+ * and the process keeps at most GD_GIL_MAX_CORES cores busy on average: one
+ * core, and the sampling's blur. */
+#define GD_GIL_MIN_THREADS 2
+#define GD_GIL_THREAD_RUNNABLE 0.15
+#define GD_GIL_VCSW_PS 50.0
+#define GD_GIL_MAX_CORES 1.15
+/* input.cpu_starved: a thread of the job runnable in GD_INPUT_RUNNABLE_SHARE
+ * of the samples (it always wants a CPU) yet given under
+ * GD_INPUT_RUNNABLE_MIN_CORE of a core: the CPUs it may use are held by other
+ * work. The host's load is named as the cause at GD_STARVED_HOST_BUSY. */
 /* input.swapping: swap in + out at GD_SWAP_MIN_PAGES_PS pages/s or more
  * (100 pages of 4 KiB: 400 KiB/s, beyond the trickle of an idle desktop's
  * swap) in GD_SWAP_MIN_SHARE of the job's samples. */

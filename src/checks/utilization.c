@@ -1,5 +1,8 @@
 /* gpu.underutilized: memory held by a process, the GPU mostly idle. */
+#include "analysis/job_tree.h"
 #include "checks_internal.h"
+
+#include <stdlib.h>
 
 typedef struct busy {
     size_t valid, low;
@@ -48,9 +51,16 @@ static const char fix_text[] =
 void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    /* In a container NVML lists no process: a GPU linked to the job by other
+     * evidence (its device file, visible devices, its memory) is held by the job. */
+    gd_link_rule *rule = f->job ? calloc(f->gpu_count + 1, sizeof *rule) : NULL;
+    char *why = rule ? calloc(f->gpu_count + 1, GD_LINK_WHY_LEN) : NULL;
+    if (rule && why)
+        gd_job_link(f, rule, why, GD_LINK_WHY_LEN);
     for (size_t g = 0; g < f->gpu_count && f->series.n > 0; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        if (gpu->lost || !gd_ok(gpu->processes_status) || gpu->process_count == 0)
+        bool by_job = rule && why && gpu->process_count == 0 && rule[g] != GD_LINK_NONE;
+        if (gpu->lost || !gd_ok(gpu->processes_status) || (gpu->process_count == 0 && !by_job))
             continue; /* an idle GPU with no process is no finding */
         busy b = measure_busy(f, g);
         if (b.max_used_mib < GD_UNDERUSED_MIN_MIB)
@@ -77,8 +87,27 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         if (low_share < GD_UNDERUSED_MIN_SHARE)
             continue;
         double busy_pct = b.sum_pct / (double)b.valid;
-        const gd_process *p = main_holder(gpu);
         json_t *ev = json_object();
+        if (by_job) {
+            json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
+            json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+            json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
+            json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
+            json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));
+            json_object_set_new(ev, "pid", json_integer(f->job->pid));
+            json_object_set_new(ev, "processes", json_integer(0));
+            json_object_set_new(ev, "linked_by", json_string(gd_link_rule_key(rule[g])));
+            json_object_set_new(ev, "linked", json_string(why + g * GD_LINK_WHY_LEN));
+            json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
+                                                          "nvmlDeviceGetMemoryInfo; the job's /proc"));
+            gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,
+                           "GPU %d busy %.0f%% on average, below %.0f%% in %.0f%% of the window, while the job (pid "
+                           "%ld) holds %.0f MiB; NVML lists no process (%s)",
+                           gpu->index, busy_pct, GD_LOADED_UTIL_PCT, low_share * 100, f->job->pid, b.max_used_mib,
+                           gd_link_rule_key(rule[g]));
+            continue;
+        }
+        const gd_process *p = main_holder(gpu);
         json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
         json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
         json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
@@ -97,4 +126,6 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
                        gpu->index, busy_pct, GD_LOADED_UTIL_PCT, low_share * 100, p->pid,
                        p->name[0] ? p->name : "name not visible", gd_ok(p->used_mib) ? p->used_mib.v : b.max_used_mib);
     }
+    free(rule);
+    free(why);
 }

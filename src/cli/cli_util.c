@@ -128,6 +128,13 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
     return -1;
 }
 
+/* The library's notes for the user: on stderr, beside the report. */
+static void cli_log(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "gpudoctor: %s\n", msg);
+}
+
 int gd_cli_context(gd_ctx *ctx)
 {
     /* The only place the environment becomes settings. */
@@ -136,7 +143,8 @@ int gd_cli_context(gd_ctx *ctx)
                     .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
                     .cublaslt_library = getenv("GPUDOCTOR_CUBLASLT_LIBRARY"),
                     .cuda_home = getenv("CUDA_HOME"),
-                    .sim_dir = getenv("GPUDOCTOR_SIM_DIR")};
+                    .sim_dir = getenv("GPUDOCTOR_SIM_DIR"),
+                    .log = cli_log};
     return gd_cli_sim_pace(&ctx->sim_pace);
 }
 

@@ -42,7 +42,7 @@ const char gd_run_help[] =
     "  --record FILE    also write every sample to FILE.jsonl (replay it with\n"
     "                   'check --from FILE.jsonl')\n"
     "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
-    "                   scenario time runs at wall speed unless GPUDOCTOR_SIM_TIMESCALE\n"
+    "                   scenario time runs at wall speed, as COMMAND's own\n"
     "\n"
     "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
     "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"

@@ -5,6 +5,7 @@
  */
 #include "facts_json.h"
 
+#include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -23,6 +24,8 @@ typedef enum {
     F_SIZE,
     F_BOOL,
     F_DBL,
+    F_U16,
+    F_U64,
     F_SUB,
     F_ARR,
     F_PARR,
@@ -82,6 +85,14 @@ struct ftable {
 #define DBL(T, m)                                                                                                      \
     {                                                                                                                  \
 #m, F_DBL, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
+    }
+#define U16(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_U16, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
+    }
+#define U64(T, m)                                                                                                      \
+    {                                                                                                                  \
+#m, F_U64, false, offsetof(T, m), 0, 0, 0, NULL                                                                \
     }
 #define SUB(T, m, t)                                                                                                   \
     {                                                                                                                  \
@@ -175,6 +186,38 @@ TABLE(t_pcie, STR(gd_pcie_facts, source), PARR(gd_pcie_facts, gpus, gpu_count, t
       MATRIX(gd_pcie_facts, matrix, gpu_count, t_cell, 1024), PARR(gd_pcie_facts, nics, nic_count, t_nicplace, 1024),
       INTS(gd_pcie_facts, node_ids, node_count), STRS(gd_pcie_facts, node_cpulist, node_count),
       SUB(gd_pcie_facts, job, t_job));
+
+/* The job (job.h) and the host's series (model.h). */
+TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_thread, comm), DBL(gd_job_thread, cpu_s),
+      UINT(gd_job_thread, seen), UINT(gd_job_thread, running), UINT(gd_job_thread, disk_wait),
+      UINT(gd_job_thread, saturated), UINT(gd_job_thread, measured), DBL(gd_job_thread, busy_sum),
+      UINT(gd_job_thread, stamp), DBL(gd_job_thread, vcsw_first), DBL(gd_job_thread, vcsw_last),
+      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
+      DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
+TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
+      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
+      U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
+      BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible), STR(gd_job_proc, nvidia_visible),
+      DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s), UINT(gd_job_proc, intervals),
+      UINT(gd_job_proc, one_running), UINT(gd_job_proc, many_running), DBL(gd_job_proc, busy_sum),
+      DBL(gd_job_proc, busy_max));
+TABLE(t_jfacts, BOOL(gd_job_facts, read), STR(gd_job_facts, error), LONG(gd_job_facts, pid), STR(gd_job_facts, comm),
+      SIZE(gd_job_facts, procs_seen), SIZE(gd_job_facts, procs_max), SIZE(gd_job_facts, children_started),
+      SIZE(gd_job_facts, children_exited), SIZE(gd_job_facts, respawn_rounds), SIZE(gd_job_facts, threads_untracked),
+      BOOL(gd_job_facts, ended), BOOL(gd_job_facts, wall_paced), BOOL(gd_job_facts, started_in_window), DBL(gd_job_facts, ended_at_s),
+      INT(gd_job_facts, host_cpus), INT(gd_job_facts, affinity_cpus), STR(gd_job_facts, affinity),
+      STR(gd_job_facts, governor), STR(gd_job_facts, scaling_driver), LONG(gd_job_facts, freq_cur_khz),
+      LONG(gd_job_facts, freq_min_khz), LONG(gd_job_facts, freq_max_khz), BOOL(gd_job_facts, io_denied),
+      PARR(gd_job_facts, procs, proc_count, t_jproc, GD_JOB_MAX_PROCS),
+      INTS(gd_job_facts, gpu_minors, gpu_minor_count), STR(gd_job_facts, gpu_minor_source),
+      PARR(gd_job_facts, threads, thread_count, t_jthread, GD_JOB_MAX_THREADS));
+TABLE(t_jsample, DBL(gd_job_sample, t), DBL(gd_job_sample, job_cores), DBL(gd_job_sample, top_thread_core),
+      INT(gd_job_sample, top_tid), U16(gd_job_sample, procs), U16(gd_job_sample, threads), U16(gd_job_sample, running),
+      U16(gd_job_sample, disk_wait), DBL(gd_job_sample, read_bps), DBL(gd_job_sample, vcsw_ps),
+      DBL(gd_job_sample, ivcsw_ps));
+TABLE(t_hsample, DBL(gd_host_sample, t), DBL(gd_host_sample, busy), DBL(gd_host_sample, iowait),
+      DBL(gd_host_sample, psi_cpu), DBL(gd_host_sample, psi_io), DBL(gd_host_sample, psi_mem),
+      DBL(gd_host_sample, swap_in_ps), DBL(gd_host_sample, swap_out_ps));
 
 /* The software stack (stack.h). */
 TABLE(t_arch, INT(gd_arch, sm), BOOL(gd_arch, ptx));
@@ -322,6 +365,8 @@ static json_t *dump(const void *obj, const ftable *t)
         case F_SIZE: v = json_integer((json_int_t) * (const size_t *)m); break;
         case F_BOOL: v = json_boolean(*(const bool *)m); break;
         case F_DBL: v = number(*(const double *)m); break;
+        case F_U16: v = json_integer(*(const uint16_t *)m); break;
+        case F_U64: v = json_integer((json_int_t) * (const uint64_t *)m); break;
         case F_SUB: v = dump(m, d->sub); break;
         case F_ARR: v = elements(m, d->size, cnt < d->max ? cnt : d->max, d->sub); break;
         case F_PARR: {
@@ -428,6 +473,16 @@ static int load_field(char *o, const field *d, const json_t *v, char *err, size_
         *(bool *)m = json_is_true(v);
         return 0;
     case F_DBL: return number_from(v, (double *)m) == 0 ? 0 : fail(err, errlen, d->key, "is not a number");
+    case F_U16:
+        if (integer(v, 0, 65535, &x) != 0)
+            return fail(err, errlen, d->key, "is not a count");
+        *(uint16_t *)m = (uint16_t)x;
+        return 0;
+    case F_U64:
+        if (!json_is_integer(v))
+            return fail(err, errlen, d->key, "is not an integer");
+        *(uint64_t *)m = (uint64_t)json_integer_value(v);
+        return 0;
     case F_SUB: return load(m, d->sub, v, err, errlen);
     case F_ARR: *(size_t *)(o + d->cnt) = n; return load_elements(m, d->size, v, d->sub, err, errlen);
     case F_PARR: {
@@ -545,4 +600,47 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
             return -1;
     }
     return 0;
+}
+
+json_t *gd_job_to_json(const gd_job_facts *j)
+{
+    return dump(j, &t_jfacts);
+}
+
+int gd_job_from_json(const json_t *v, gd_job_facts *j, char *err, size_t errlen)
+{
+    /* The newest summary replaces the one before. */
+    if (json_object_get(v, "threads")) {
+        free(j->threads);
+        j->threads = NULL;
+        j->thread_count = 0;
+    }
+    if (json_object_get(v, "procs")) {
+        free(j->procs);
+        j->procs = NULL;
+        j->proc_count = 0;
+    }
+    if (json_array_size(json_object_get(v, "gpu_minors")) > 64)
+        return fail(err, errlen, "gpu_minors", "has too many entries");
+    return load(j, &t_jfacts, v, err, errlen);
+}
+
+json_t *gd_job_sample_to_json(const gd_job_sample *s)
+{
+    return dump(s, &t_jsample);
+}
+
+int gd_job_sample_from_json(const json_t *v, gd_job_sample *s, char *err, size_t errlen)
+{
+    return load(s, &t_jsample, v, err, errlen);
+}
+
+json_t *gd_host_sample_to_json(const gd_host_sample *s)
+{
+    return dump(s, &t_hsample);
+}
+
+int gd_host_sample_from_json(const json_t *v, gd_host_sample *s, char *err, size_t errlen)
+{
+    return load(s, &t_hsample, v, err, errlen);
 }

@@ -10,6 +10,7 @@
 #ifndef GD_FACTS_JSON_H
 #define GD_FACTS_JSON_H
 
+#include "gpudoctor/job.h"
 #include "gpudoctor/model.h"
 
 #include <jansson.h>
@@ -30,5 +31,17 @@ int gd_facts_static_from_json(const json_t *j, gd_facts *f, char *err, size_t er
 /* The facts read at the end (PCIe, software stack): {"pcie":..,"stack":..}, absent when NULL. */
 json_t *gd_facts_end_to_json(const gd_facts *f);
 int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen);
+
+/* The job's facts but its samples and environment (job.h): what the checks
+ * read beside the series. From JSON into j: a summary's threads and
+ * processes replace j's. */
+json_t *gd_job_to_json(const gd_job_facts *j);
+int gd_job_from_json(const json_t *v, gd_job_facts *j, char *err, size_t errlen);
+
+/* One sample of the job, one of the host (into a zeroed sample). */
+json_t *gd_job_sample_to_json(const gd_job_sample *s);
+int gd_job_sample_from_json(const json_t *v, gd_job_sample *s, char *err, size_t errlen);
+json_t *gd_host_sample_to_json(const gd_host_sample *s);
+int gd_host_sample_from_json(const json_t *v, gd_host_sample *s, char *err, size_t errlen);
 
 #endif

@@ -30,6 +30,7 @@ void gd_job_facts_free(gd_job_facts *j)
     if (!j)
         return;
     free(j->threads);
+    free(j->procs);
     free(j->environ);
     free(j->samples);
     free(j);

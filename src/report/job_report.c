@@ -2,6 +2,7 @@
  * sampled, and a per-second timeline of GPU busy next to the job's and the
  * host's CPU, so a bursty GPU beside a busy CPU shows at a glance. */
 #include "analysis/job_timeline.h"
+#include "analysis/job_tree.h"
 #include "core/json_util.h"
 #include "text_util.h"
 
@@ -86,6 +87,118 @@ static size_t bar_columns(const gd_text_style *st)
     return cols < 10 ? 10 : (size_t)cols;
 }
 
+/* One role's processes: "trainer pid 101 (train.py, rank 0)"; returns how many. */
+static size_t name_role(char *buf, size_t len, const gd_job_facts *j, const gd_job_role *roles, gd_job_role role)
+{
+    size_t n = 0, used = 0, shown = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < j->proc_count; i++) {
+        if (roles[i] != role)
+            continue;
+        n++;
+        const gd_job_proc *p = &j->procs[i];
+        if (shown == 8 || used + 80 > len)
+            continue;
+        shown++;
+        char rank[24] = "";
+        if (p->rank >= 0)
+            snprintf(rank, sizeof rank, ", rank %d", p->rank);
+        int w = snprintf(buf + used, len - used, "%s%d (%s%s)", shown > 1 ? ", " : "", p->pid,
+                         p->prog[0] ? p->prog : p->comm, rank);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (n > shown && used + 20 < len)
+        snprintf(buf + used, len - used, ", %zu more", n - shown);
+    return n;
+}
+
+/* The job's roles and GPU links, as both reports show them. */
+typedef struct tree_view {
+    gd_job_role *roles; /* by j->procs */
+    gd_link_rule *rule; /* by GPU */
+    char *why; /* GD_LINK_WHY_LEN bytes per GPU */
+    size_t linked;
+} tree_view;
+
+static bool tree_view_open(tree_view *v, const gd_facts *f)
+{
+    v->roles = calloc(f->job->proc_count + 1, sizeof *v->roles);
+    v->rule = calloc(f->gpu_count + 1, sizeof *v->rule);
+    v->why = calloc(f->gpu_count + 1, GD_LINK_WHY_LEN);
+    if (!v->roles || !v->rule || !v->why)
+        return false;
+    gd_job_roles(f, v->roles);
+    v->linked = gd_job_link(f, v->rule, v->why, GD_LINK_WHY_LEN);
+    return true;
+}
+
+static void tree_view_close(tree_view *v)
+{
+    free(v->roles);
+    free(v->rule);
+    free(v->why);
+}
+
+/* The tree's roles and the GPUs linked to the job, one line each. */
+static void job_tree_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    const gd_job_facts *j = f->job;
+    tree_view v;
+    if (!tree_view_open(&v, f))
+        goto out;
+    gd_job_role *roles = v.roles;
+    gd_link_rule *rule = v.rule;
+    const char *why = v.why;
+    static const struct {
+        gd_job_role role;
+        const char *one, *many;
+    } kinds[] = {{GD_ROLE_LAUNCHER, "launcher", "launchers"},
+                 {GD_ROLE_TRAINER, "trainer", "trainers"},
+                 {GD_ROLE_WORKER, "worker", "workers"}};
+    char line[1200], part[700];
+    size_t used = 0;
+    line[0] = '\0';
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = name_role(part, sizeof part, j, roles, kinds[k].role);
+        if (n == 0)
+            continue;
+        int w = snprintf(line + used, sizeof line - used, "%s%zu %s: pid %s", used ? "; " : "", n,
+                         n == 1 ? kinds[k].one : kinds[k].many, part);
+        used += w > 0 && (size_t)w < sizeof line - used ? (size_t)w : 0;
+    }
+    if (used) {
+        fprintf(out, "  ");
+        gd_wrap(out, st, 4, 4, line);
+    }
+    size_t linked = v.linked;
+    for (size_t g = 0; g < f->gpu_count; g++) { /* each rule once: its first GPU, then the others' indexes */
+        if (rule[g] == GD_LINK_NONE)
+            continue;
+        bool first = true;
+        for (size_t k = 0; k < g && first; k++)
+            first = rule[k] != rule[g];
+        if (!first)
+            continue;
+        used = (size_t)snprintf(line, sizeof line, "%s", why + g * GD_LINK_WHY_LEN);
+        size_t also = 0;
+        for (size_t k = g + 1; k < f->gpu_count && used + 16 < sizeof line; k++)
+            if (rule[k] == rule[g]) {
+                int w = snprintf(line + used, sizeof line - used, "%s%d", also++ ? ", " : "; so are GPUs ",
+                                 f->gpus[k].index);
+                used += w > 0 ? (size_t)w : 0;
+            }
+        fprintf(out, "  ");
+        gd_wrap(out, st, 4, 4, line);
+    }
+    if (linked == 0 && f->gpu_count > 0) {
+        gd_job_link_none(f, line, sizeof line);
+        fprintf(out, "  ");
+        gd_wrap(out, st, 4, 4, line);
+    }
+out:
+    tree_view_close(&v);
+}
+
 void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     const gd_job_facts *j = f->job;
@@ -103,6 +216,7 @@ void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
              j->affinity_cpus, j->host_cpus, j->ended ? "; ended in the window" : "",
              j->io_denied ? "; its I/O counters are not ours to read (another user's process)" : "");
     gd_wrap(out, st, 4, 8, line);
+    job_tree_text(out, f, st);
     size_t cols = bar_columns(st);
     double span = gd_job_timeline_span(f);
     double bucket = span < (double)cols ? 1.0 : ceil((span + 1) / (double)cols);
@@ -130,6 +244,48 @@ void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 static json_t *num(double v, double scale)
 {
     return isnan(v) ? json_null() : gd_json_number(round(v * scale) / scale);
+}
+
+/* job.processes (each with its role) and job.gpus (each with the rule that linked it). */
+static void job_tree_json(json_t *o, const gd_facts *f)
+{
+    const gd_job_facts *j = f->job;
+    tree_view v;
+    if (!tree_view_open(&v, f))
+        goto out;
+    const gd_job_role *roles = v.roles;
+    const gd_link_rule *rule = v.rule;
+    const char *why = v.why;
+    json_t *procs = json_array();
+    for (size_t i = 0; i < j->proc_count; i++) {
+        const gd_job_proc *p = &j->procs[i];
+        json_t *devs = json_array();
+        for (int m = 0; m < 64; m++)
+            if (p->dev_minors & (1ull << m))
+                json_array_append_new(devs, json_integer(m));
+        json_array_append_new(
+            procs, json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:b, s:b, s:b, s:o, s:o}", "pid", p->pid, "ppid", p->ppid,
+                             "comm", p->comm, "program", p->prog, "role", gd_job_role_name(roles[i]), "rank",
+                             p->rank >= 0 ? json_integer(p->rank) : json_null(), "python", p->python, "torch",
+                             p->torch, "cuda_driver", p->cuda, "nvidia_devices", devs, "cores_mean",
+                             p->intervals ? num(p->busy_sum / p->intervals, 100) : json_null()));
+    }
+    json_object_set_new(o, "processes", procs);
+    size_t linked = v.linked;
+    json_t *gpus = json_array();
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (rule[g] != GD_LINK_NONE)
+            json_array_append_new(gpus, json_pack("{s:i, s:s, s:s}", "gpu", f->gpus[g].index, "rule",
+                                                  gd_link_rule_key(rule[g]), "why", why + g * GD_LINK_WHY_LEN));
+    json_object_set_new(o, "gpus", gpus);
+    if (linked == 0) {
+        char line[600];
+        gd_job_link_none(f, line, sizeof line);
+        json_object_set_new(o, "gpus_not_linked", json_string(line));
+    }
+    json_object_set_new(o, "gpu_minors_from", json_string(j->gpu_minor_source));
+out:
+    tree_view_close(&v);
 }
 
 json_t *gd_report_job_json(const gd_facts *f)
@@ -160,6 +316,8 @@ json_t *gd_report_job_json(const gd_facts *f)
     json_object_set_new(o, "governor", j->governor[0] ? json_string(j->governor) : json_null());
     json_object_set_new(o, "scaling_driver", j->scaling_driver[0] ? json_string(j->scaling_driver) : json_null());
     json_object_set_new(o, "io_readable", json_boolean(!j->io_denied));
+    json_object_set_new(o, "wall_paced", json_boolean(j->wall_paced));
+    job_tree_json(o, f);
     gd_job_second *v = calloc(GD_TIMELINE_MAX, sizeof *v);
     size_t n = v ? gd_job_timeline(f, 1.0, v, GD_TIMELINE_MAX) : 0;
     json_t *tl = json_array();

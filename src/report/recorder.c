@@ -13,6 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The job's threads and processes are written whole this often (seconds of
+ * the session), and at the end: a recording killed mid-window keeps them. */
+#define GD_RECORD_JOB_SUMMARY_S 5.0
+
 struct gd_recorder {
     int fd;
     char path[512];
@@ -21,6 +25,8 @@ struct gd_recorder {
     double synced_at; /* monotonic seconds of the last sync */
     bool *lost; /* GPUs whose loss is already written */
     size_t gpus;
+    double job_t, host_t; /* times of the newest job and host samples written */
+    double job_summary_t; /* time of the last job summary written */
     void (*log)(void *, const char *);
     void *log_ud;
 };
@@ -87,8 +93,13 @@ static void on_snapshot(void *ud, const gd_facts *f)
     r->lost = calloc(f->gpu_count + 1, sizeof *r->lost);
     for (size_t g = 0; r->lost && g < f->gpu_count; g++)
         r->lost[g] = f->gpus[g].lost;
-    put(r, json_pack("{s:i, s:i, s:o, s:o, s:o*}", "gpudoctor_recording", 1, "schema_version", GD_RECORDING_SCHEMA,
-                     "metrics", metrics, "sources", sources, "facts", gd_facts_static_to_json(f)));
+    r->job_t = r->host_t = -1;
+    r->job_summary_t = -GD_RECORD_JOB_SUMMARY_S; /* the first sample writes one */
+    json_t *h = json_pack("{s:i, s:i, s:o, s:o, s:o*}", "gpudoctor_recording", 1, "schema_version", GD_RECORDING_SCHEMA,
+                          "metrics", metrics, "sources", sources, "facts", gd_facts_static_to_json(f));
+    if (h && f->job) /* the job watched (run, check --pid): its own series follow in the samples */
+        json_object_set_new(h, "job", gd_job_to_json(f->job));
+    put(r, h);
 }
 
 static void on_sample(void *ud, const gd_facts *f, size_t i)
@@ -116,6 +127,30 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         json_object_set_new(j, "lost", lost);
     else
         json_decref(lost);
+    const gd_job_facts *job = f->job;
+    if (j && job && job->n && gd_job_at(job, job->n - 1)->t > r->job_t) { /* the job's sample of this time */
+        r->job_t = gd_job_at(job, job->n - 1)->t;
+        json_object_set_new(j, "job", gd_job_sample_to_json(gd_job_at(job, job->n - 1)));
+    }
+    const gd_host_series *hs = &f->host_series;
+    json_t *host = NULL;
+    size_t k = hs->n; /* the host's samples since the last line (once a second) */
+    while (k > 0 && gd_host_at(hs, k - 1)->t > r->host_t)
+        k--;
+    for (; j && k < hs->n; k++) {
+        if (!host)
+            host = json_array();
+        json_array_append_new(host, gd_host_sample_to_json(gd_host_at(hs, k)));
+    }
+    if (host) {
+        r->host_t = gd_host_at(hs, hs->n - 1)->t;
+        json_object_set_new(j, "host", host);
+    }
+    double t = gd_series_t(&f->series, i);
+    if (j && job && t - r->job_summary_t >= GD_RECORD_JOB_SUMMARY_S) { /* a recording cut short keeps the job too */
+        r->job_summary_t = t;
+        json_object_set_new(j, "job_summary", gd_job_to_json(job));
+    }
     put(r, j);
 }
 
@@ -153,6 +188,8 @@ static void on_end(void *ud, const gd_facts *f)
     json_t *end = gd_facts_end_to_json(f);
     if (end)
         keep_env(end);
+    if (end && f->job) /* the job's threads and processes over the whole window */
+        json_object_set_new(end, "job", gd_job_to_json(f->job));
     put(r, json_pack("{s:o*}", "end", end));
 }
 

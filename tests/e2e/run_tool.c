@@ -57,9 +57,11 @@ void hermetic_environment(void)
     }
 }
 
-tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
+static tool_proc start_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env,
+                               const char *stdout_path)
 {
-    return run_tool_start_with(argv, env, stdout_path, NULL);
+    tool_spawn how = {.wrapper = wrapper};
+    return run_tool_start_with(argv, env, stdout_path, &how);
 }
 
 tool_proc run_tool_start_with(const char *const *argv, const char *const *env, const char *stdout_path,
@@ -111,14 +113,22 @@ tool_proc run_tool_start_with(const char *const *argv, const char *const *env, c
             _exit(126);
         if (how->pending_signal)
             kill(getpid(), how->pending_signal);
-        size_t n = 0;
+        size_t n = 0, w = 0;
+        const char *const *wrapper = how->wrapper;
         while (argv[n])
             n++;
-        char **args = calloc(n + 2, sizeof *args);
-        args[0] = (char *)GD_BINARY;
+        while (wrapper && wrapper[w])
+            w++;
+        char **args = calloc(w + n + 2, sizeof *args);
+        for (size_t i = 0; i < w; i++)
+            args[i] = (char *)wrapper[i];
+        args[w] = (char *)GD_BINARY;
         for (size_t i = 0; i < n; i++)
-            args[i + 1] = (char *)argv[i];
-        execv(GD_BINARY, args);
+            args[w + i + 1] = (char *)argv[i];
+        if (w)
+            execvp(args[0], args);
+        else
+            execv(GD_BINARY, args);
         _exit(127);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -163,6 +173,17 @@ tool_result run_tool_wait(tool_proc *p)
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.json = json_loads(r.out, 0, NULL);
     return r;
+}
+
+tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path)
+{
+    return start_wrapped(NULL, argv, env, stdout_path);
+}
+
+tool_result run_tool_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env)
+{
+    tool_proc p = start_wrapped(wrapper, argv, env, NULL);
+    return run_tool_wait(&p);
 }
 
 tool_result run_tool(const char *const *argv, const char *const *env)
@@ -347,4 +368,75 @@ void assert_exact_findings(const char *what, const tool_result *r, int exit_code
             fail_msg("%s: %s has no real fix", what, key);
     }
     free(dump);
+}
+
+const char *torch_python(void)
+{
+    static const char *found;
+    static bool looked;
+    if (looked)
+        return found;
+    looked = true;
+    static const char *const candidates[] = {"/usr/bin/python3", "python3"};
+    for (size_t i = 0; i < 2 && !found; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", candidates[i]);
+        if (system(cmd) == 0)
+            found = candidates[i];
+    }
+    return found;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The job's findings of a report, sorted: "id@gpu" joined by spaces. */
+static void job_findings(json_t *report, char *buf, size_t len)
+{
+    char keys[64][80];
+    size_t n = 0, used = 0;
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        const char *id = json_string_value(json_object_get(f, "id"));
+        if (n < 64 && id && (strncmp(id, "input.", 6) == 0 || strcmp(id, "gpu.underutilized") == 0))
+            finding_key(f, keys[n++], sizeof keys[0]);
+    }
+    qsort(keys, n, sizeof keys[0], key_cmp);
+    buf[0] = '\0';
+    for (size_t k = 0; k < n && used + 82 < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s ", keys[k]);
+}
+
+tool_result run_recorded(const char *const *argv, const char *const *env)
+{
+    char *dir = temp_dir(), rec[1100];
+    snprintf(rec, sizeof rec, "%s/job.jsonl", dir);
+    const char *args[64] = {argv[0], "--record", rec};
+    size_t n = 3;
+    for (size_t i = 1; argv[i] && n < 63; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    tool_result live = run_tool(args, env);
+    if (live.json) {
+        tool_result replay = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+        if (!replay.json)
+            fail_msg("replay of %s: exit %d: %s", rec, replay.exit_code, replay.err);
+        char a[4096], b[4096];
+        job_findings(live.json, a, sizeof a);
+        job_findings(replay.json, b, sizeof b);
+        if (strcmp(a, b) != 0)
+            fail_msg("the replay's job findings differ: live [%s], replay [%s]", a, b);
+        json_t *la = json_object_get(json_object_get(live.json, "job"), "gpus");
+        json_t *lb = json_object_get(json_object_get(replay.json, "job"), "gpus");
+        if (!json_equal(la, lb))
+            fail_msg("the replay links other GPUs to the job");
+        tool_result_free(&replay);
+    }
+    remove_tree(dir);
+    free(dir);
+    return live;
 }

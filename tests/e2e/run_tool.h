@@ -28,6 +28,20 @@ typedef struct tool_proc {
     pid_t pid;
     int out, err; /* the read ends of its stdout and stderr */
 } tool_proc;
+/* A python3 that imports torch (Debian's python3-torch first, then the one on
+ * PATH), or NULL when none. */
+const char *torch_python(void);
+
+/* run_tool with "--record FILE" added after argv[0] (run or check), then the
+ * recording replayed with 'check --json --from FILE': fails the test unless
+ * the replay gives the job's findings (input.*, gpu.underutilized) and its
+ * GPU links as the live run did. Returns the live run's result. */
+tool_result run_recorded(const char *const *argv, const char *const *env);
+
+/* gpudoctor started by a wrapper command (NULL-terminated: "unshare", ...,
+ * then gpudoctor and argv), found on PATH. */
+tool_result run_tool_wrapped(const char *const *wrapper, const char *const *argv, const char *const *env);
+
 tool_proc run_tool_start(const char *const *argv, const char *const *env, const char *stdout_path);
 
 /* run_tool_start, and more: gpudoctor starts with pending_signal (0: none)
@@ -42,6 +56,7 @@ typedef struct tool_spawn {
     const void *stdin_data;
     size_t stdin_len;
     bool as_nobody;
+    const char *const *wrapper; /* a command to run gpudoctor under (unshare ...), or NULL */
 } tool_spawn;
 tool_proc run_tool_start_with(const char *const *argv, const char *const *env, const char *stdout_path,
                               const tool_spawn *how);

@@ -39,7 +39,9 @@ static void busy_single_thread_on_a_starved_gpu_is_named(void **state)
     json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
     json_t *ev = json_object_get(f, "evidence");
     assert_string_equal(json_string_value(json_object_get(ev, "thread_comm")), "sh");
-    assert_true(json_number_value(json_object_get(ev, "thread_core_share_mean")) >= 0.9);
+    /* A whole core, or (on a loaded host) runnable in nearly every sample: it wants one. */
+    assert_true(json_number_value(json_object_get(ev, "thread_core_share_mean")) >= 0.9 ||
+                json_number_value(json_object_get(ev, "thread_runnable_share")) >= 0.9);
     assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "num_workers"));
     tool_result_free(&r);
 }

@@ -131,6 +131,8 @@ static const verdict scenarios[] = {
     {"bench-h100x8-one-slow.json", NULL, 0, {NULL}},
     {"bench-h100x8-stress-heats.json", NULL, 0, {NULL}},
     {"demo.json", NULL, 2, {"power.limit_lowered@2=critical", "thermal.hot@5=warning", NULL}},
+    /* Without a job (run, --pid) NVML's empty process lists link nothing: quiet (test_e2e_job_tree.c). */
+    {"h100x2-container-starved.json", NULL, 0, {NULL}},
     {"h100x8-clocks-locked.json", NULL, 2, {"clocks.locked@0=critical", NULL}},
     {"h100x8-clocks-low.json", NULL, 2, {"clocks.low@1=critical", NULL}},
     {"h100x8-driver-535.json", NULL, 0, {NULL}},

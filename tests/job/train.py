@@ -5,7 +5,9 @@ GPU plays a matching scenario: with --workers 0 the main process loads every
 batch itself (one thread at a full core), with --workers 4 and persistent
 workers the loading runs in worker processes, and without --persistent the
 workers end with each epoch's iterator and start again. The job trains for
---seconds of wall time (epochs of --epoch-seconds), then exits with --exit.
+--seconds of wall time (epochs of --epoch-seconds), then exits with --exit;
+--hold keeps a file open meanwhile (a stand-in for /dev/nvidiaN in an
+emulated container).
 """
 import argparse
 import warnings
@@ -43,7 +45,10 @@ def main():
     ap.add_argument("--work", type=int, default=20000)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("--hold", action="append", default=[],
+                    help="a device file to hold open while training, as CUDA holds /dev/nvidiaN")
     a = ap.parse_args()
+    held = [open(path, "rb") for path in a.hold]  # noqa: SIM115 (held until the job ends)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
 
     torch.set_num_threads(1)
@@ -68,9 +73,10 @@ def main():
             if now - start >= a.seconds or (a.epoch_seconds and now - epoch_start >= a.epoch_seconds):
                 break
         epochs += 1
-    print(f"train.py: {steps} steps, {epochs} epochs, {a.workers} workers in {time.monotonic() - start:.1f} s",
+    print(f"train.py: {steps} steps, {epochs} epochs, {a.workers} workers in {time.monotonic() - start:.1f} s, "
+          f"{len(held)} files held",
           file=sys.stderr)
-    sys.exit(a.exit)
+    sys.exit(a.exit)  # the held files close with the process
 
 
 if __name__ == "__main__":

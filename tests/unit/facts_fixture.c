@@ -75,3 +75,12 @@ size_t fx_count(const gd_findings *fs, const char *id, int gpu)
         n += strcmp(fs->v[i].id, id) == 0 && (gpu == -2 || fs->v[i].gpu == gpu);
     return n;
 }
+
+size_t fx_run_count(const gd_facts *f, const char *id)
+{
+    gd_findings fs;
+    fx_run(f, id, &fs);
+    size_t n = fx_count(&fs, id, -2);
+    gd_findings_free(&fs);
+    return n;
+}

@@ -17,6 +17,9 @@ void fx_unset(gd_facts *f, size_t g, gd_metric m, gd_status st);
 /* Runs one registered check by id into out (which it initialises). */
 void fx_run(const gd_facts *f, const char *id, gd_findings *out);
 
+/* Runs check id and counts its findings (any GPU). */
+size_t fx_run_count(const gd_facts *f, const char *id);
+
 /* Number of findings with this id (and GPU, or any GPU with -2). */
 size_t fx_count(const gd_findings *fs, const char *id, int gpu);
 

@@ -113,14 +113,6 @@ static void swapping_fires_on_a_swapping_host_only(void **state)
     gd_facts_free(&f);
 }
 
-static size_t count_of(const gd_facts *f, const char *id)
-{
-    gd_findings fs;
-    fx_run(f, id, &fs);
-    size_t n = fx_count(&fs, id, -2);
-    gd_findings_free(&fs);
-    return n;
-}
 
 /* n threads of the job: the main one (pid 4242, busy main_core) and one per
  * worker process (pids 5000.., busy worker_core each), measured 19 times. */
@@ -162,7 +154,7 @@ static void few_workers_fires_when_cpus_are_left_unused(void **state)
     (void)state;
     gd_facts f;
     job_of(&f, true, 2.5, 0.1, 2, 1.0, 8, 8);
-    assert_int_equal(count_of(&f, "input.few_workers"), 1);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 1);
     gd_findings fs;
     fx_run(&f, "input.few_workers", &fs);
     json_t *ev = fs.v[0].evidence;
@@ -171,8 +163,8 @@ static void few_workers_fires_when_cpus_are_left_unused(void **state)
     gd_findings_free(&fs);
     /* The same job on 2 CPUs: nothing left to give (input.affinity_narrow's case). */
     f.job->affinity_cpus = 2;
-    assert_int_equal(count_of(&f, "input.few_workers"), 0);
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 0);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 1);
     gd_facts_free(&f);
 }
 
@@ -181,15 +173,15 @@ static void few_workers_quiet_on_idle_workers_fed_gpus_and_no_workers(void **sta
     (void)state;
     gd_facts f;
     job_of(&f, true, 0.6, 0.1, 4, 0.12, 8, 8); /* workers that keep up sleep: the GPU waits for something else */
-    assert_int_equal(count_of(&f, "input.few_workers"), 0);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
     /* GPUs fed */
     job_of(&f, false, 2.1, 0.1, 2, 1.0, 8, 8);
-    assert_int_equal(count_of(&f, "input.few_workers"), 0);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
     /* num_workers=0: input.single_thread's case */
     job_of(&f, true, 1.0, 1.0, 0, 0, 8, 8);
-    assert_int_equal(count_of(&f, "input.few_workers"), 0);
+    assert_int_equal(fx_run_count(&f, "input.few_workers"), 0);
     gd_facts_free(&f);
 }
 
@@ -200,23 +192,23 @@ static void affinity_narrow_fires_on_a_full_pinned_job_only(void **state)
     /* pinned to one CPU, and filling it */
     job_of(&f, true, 0.97, 0.3, 2, 0.33, 1, 2); /* three threads share it */
     snprintf(f.job->affinity, sizeof f.job->affinity, "0");
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 1);
     f.job->affinity_cpus = 2; /* every CPU of the host */
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 0);
     gd_facts_free(&f);
     job_of(&f, true, 0.97, 0.3, 5, 0.3, 4, 64); /* six threads on 4 of 64 CPUs, one core busy */
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 0);
     for (size_t i = 0; i < f.job->n; i++)
         f.job->samples[i].running = 6; /* six runnable threads queue for four CPUs (others hold them) */
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 1);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 1);
     gd_facts_free(&f);
     /* one thread on its one CPU: input.single_thread's case */
     job_of(&f, true, 1.0, 1.0, 0, 0, 1, 2);
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 0);
     gd_facts_free(&f);
     /* a full pinned job beside fed GPUs */
     job_of(&f, false, 1.0, 0.3, 2, 0.33, 1, 2);
-    assert_int_equal(count_of(&f, "input.affinity_narrow"), 0);
+    assert_int_equal(fx_run_count(&f, "input.affinity_narrow"), 0);
     gd_facts_free(&f);
 }
 
@@ -228,9 +220,9 @@ static void single_thread_counts_a_thread_that_waits_for_its_core(void **state)
     gd_facts f;
     job_of(&f, true, 0.8, 0.8, 0, 0, 0, 0);
     f.job->threads[0].running = 20;
-    assert_int_equal(count_of(&f, "input.single_thread"), 1);
+    assert_int_equal(fx_run_count(&f, "input.single_thread"), 1);
     f.job->threads[0].running = 10; /* asleep half the time */
-    assert_int_equal(count_of(&f, "input.single_thread"), 0);
+    assert_int_equal(fx_run_count(&f, "input.single_thread"), 0);
     gd_facts_free(&f);
 }
 
@@ -241,7 +233,7 @@ static void respawns_fire_from_two_rounds(void **state)
     fx_facts(&f, 1, 20);
     with_job(&f, 20, 1.0, 0.3);
     f.job->respawn_rounds = 1; /* the workers ending with the last epoch */
-    assert_int_equal(count_of(&f, "input.workers_respawned"), 0);
+    assert_int_equal(fx_run_count(&f, "input.workers_respawned"), 0);
     f.job->respawn_rounds = 3;
     f.job->children_started = 12;
     f.job->children_exited = 12;

@@ -8,8 +8,10 @@
 
 #include "backends/collect.h"
 #include "core/facts_json.h"
+#include "core/job_ring.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +33,7 @@ static int bad(const reader *r, char *err, size_t errlen, const char *why)
 
 static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t errlen)
 {
+    char why[400];
     json_t *schema = json_object_get(j, "schema_version"), *metrics = json_object_get(j, "metrics");
     if (!json_is_integer(schema) || json_integer_value(schema) < 1)
         return bad(r, err, errlen, "a recording header without its schema_version");
@@ -47,7 +50,6 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
             if (strcmp(key, gd_metric_describe((gd_metric)m)->key) == 0)
                 r->map[c] = m;
     }
-    char why[400];
     if (gd_facts_static_from_json(json_object_get(j, "facts"), f, why, sizeof why) != 0)
         return bad(r, err, errlen, why);
     if (f->interval_s <= 0 || f->window_s < 0)
@@ -57,6 +59,50 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     /* The live session's ring: the window's samples, at most an hour's. */
     double span = f->window_s < GD_RETENTION_S ? f->window_s : GD_RETENTION_S;
     gd_series_set_limit(&f->series, (size_t)(span / f->interval_s + 1.5));
+    f->host_series.limit = (size_t)(span + 2.5);
+    const json_t *job = json_object_get(j, "job");
+    if (job) { /* run, check --pid: the job's samples follow */
+        if (!(f->job = calloc(1, sizeof *f->job)))
+            return bad(r, err, errlen, "out of memory");
+        f->job->limit = f->series.limit;
+        if (gd_job_from_json(job, f->job, why, sizeof why) != 0)
+            return bad(r, err, errlen, why);
+    }
+    return 0;
+}
+
+/* The job's and the host's parts of a sample line. */
+static int job_and_host(reader *r, const json_t *j, gd_facts *f, char *err, size_t errlen)
+{
+    char why[400];
+    const json_t *js = json_object_get(j, "job"), *host = json_object_get(j, "host");
+    const json_t *summary = json_object_get(j, "job_summary");
+    if ((js || summary) && !f->job)
+        return bad(r, err, errlen, "a job sample in a recording whose header has no job");
+    if (js) {
+        gd_job_sample *s = gd_job_push(f->job);
+        if (!s)
+            return bad(r, err, errlen, "out of memory");
+        if (gd_job_sample_from_json(js, s, why, sizeof why) != 0)
+            return bad(r, err, errlen, why);
+    }
+    if (summary && gd_job_from_json(summary, f->job, why, sizeof why) != 0)
+        return bad(r, err, errlen, why);
+    if (host && !json_is_array(host))
+        return bad(r, err, errlen, "'host' is not a list of the host's samples");
+    size_t i;
+    const json_t *h;
+    json_array_foreach(host, i, h)
+    {
+        const json_t *t = json_object_get(h, "t");
+        if (!json_is_number(t) || !isfinite(json_number_value(t)))
+            return bad(r, err, errlen, "a host sample without its time 't'");
+        gd_host_sample *s = gd_host_push(&f->host_series, json_number_value(t));
+        if (!s)
+            return bad(r, err, errlen, "out of memory");
+        if (gd_host_sample_from_json(h, s, why, sizeof why) != 0)
+            return bad(r, err, errlen, why);
+    }
     return 0;
 }
 
@@ -106,7 +152,9 @@ static int sample(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
                 slot[r->map[c]] = v;
         }
     }
-    return lost(r, json_object_get(j, "lost"), f, err, errlen);
+    if (lost(r, json_object_get(j, "lost"), f, err, errlen) != 0)
+        return -1;
+    return job_and_host(r, j, f, err, errlen);
 }
 
 int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
@@ -140,6 +188,9 @@ int gd_import_recording(const char *name, const char *text, size_t len, gd_facts
         } else if (end) {
             char why[400];
             rc = gd_facts_end_from_json(end, f, why, sizeof why) == 0 ? 0 : bad(&r, err, errlen, why);
+            const json_t *job = json_object_get(end, "job");
+            if (rc == 0 && job && f->job && gd_job_from_json(job, f->job, why, sizeof why) != 0)
+                rc = bad(&r, err, errlen, why);
         } else {
             rc = sample(&r, j, f, err, errlen);
         }
