@@ -9,7 +9,7 @@ stage=$(mktemp -d) && trap 'rm -rf "$stage"' EXIT
 DESTDIR=$stage cmake --install "$build" --prefix /opt/gd >/dev/null
 root=$stage/opt/gd
 fail() { echo "install: $*" >&2; exit 1; }
-for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 \
+for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 libexec/gpudoctor/profile-hook/sitecustomize.py \
          share/man/man1/gpudoctor.1 share/bash-completion/completions/gpudoctor share/zsh/site-functions/_gpudoctor \
          sbin/gpudoctor-healthcheck; do
     [ -f "$root/$f" ] || fail "$f not installed"
