@@ -147,7 +147,8 @@ static void join_finding(gd_causes *out, const gd_finding *x)
         c->severity = x->severity;
     if (!isnan(x->impact_pct) && (isnan(c->seen_pct) || x->impact_pct > c->seen_pct))
         c->seen_pct = x->impact_pct;
-    add_evidence(c, src, x, x->evidence ? json_deep_copy(x->evidence) : NULL);
+    if (!seen) /* the first GPU's (or rank's) evidence stands for the others: findings are sorted worst first */
+        add_evidence(c, src, x, x->evidence ? json_deep_copy(x->evidence) : NULL);
 }
 
 /* The job's CPU as its /proc showed it: the busiest thread, the tree's cores. */
@@ -249,24 +250,32 @@ static void share_idle(gd_causes *out)
         gd_cause *c = &out->v[i];
         if (!in_idle(c) || isnan(c->win_pct))
             continue;
+        double had = c->win_pct;
+        if (had > left)
+            c->win_pct = r1(left);
         if (!first) {
             first = c;
             if (!c->overlap[0] && !isnan(idle))
                 snprintf(c->overlap, sizeof c->overlap,
-                         "the %s IS the GPU idle time: %.1f%% of the step's %.1f%% idle (%s)",
-                         strcmp(c->key, "dataloader") == 0 ? "DataLoader wait" : "host's wait", fmin(c->win_pct, idle),
-                         idle, strcmp(out->idle_source, "trace") == 0 ? "the trace" : "the GPUs' utilisation");
+                         "the %s IS the GPU idle time: %.1f%% of the step seen, %.1f%% idle (%s), so %.1f%% to win "
+                         "back",
+                         strcmp(c->key, "dataloader") == 0 ? "DataLoader wait" : "host's wait", had, idle,
+                         strcmp(out->idle_source, "trace") == 0 ? "the trace" : "the GPUs' utilisation", c->win_pct);
             else if (!c->overlap[0])
                 snprintf(c->overlap, sizeof c->overlap,
                          "no GPU in the trace: this share of the step is host time a fix gives back; on a GPU it "
                          "is time the GPU waits");
         } else {
-            double had = c->win_pct;
-            if (had > left)
-                c->win_pct = r1(left);
-            snprintf(c->overlap, sizeof c->overlap,
-                     "in the same %s time as %s: counted once (%.1f%% of its %.1f%% is left after the causes above)",
-                     isnan(idle) ? "step" : "GPU idle", first->key, c->win_pct, had);
+            if (isnan(idle))
+                snprintf(c->overlap, sizeof c->overlap,
+                         "host time apart from the %s's: the two add up (%.1f%% of its %.1f%% fits in what the "
+                         "causes above leave of the step)",
+                         first->key, c->win_pct, had);
+            else
+                snprintf(c->overlap, sizeof c->overlap,
+                         "inside the same GPU idle time as the %s: counted once (%.1f%% of its %.1f%% is left after "
+                         "the causes above)",
+                         first->key, c->win_pct, had);
         }
         left = fmax(0, left - c->win_pct);
     }
@@ -318,6 +327,11 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
                     continue;
                 c->win_pct = c->seen_pct = isnan(out->idle_pct) ? x->impact_pct : out->idle_pct;
             }
+            bool had_id = false;
+            for (size_t m = 0; m < c->nids; m++)
+                had_id = had_id || strcmp(c->ids[m], x->id) == 0;
+            if (had_id)
+                continue; /* one GPU's (or rank's) evidence stands for the others */
             if (c->nids < GD_CAUSE_MAX_IDS)
                 snprintf(c->ids[c->nids++], sizeof c->ids[0], "%s", x->id);
             add_evidence(c, source_of(x->id), x, x->evidence ? json_deep_copy(x->evidence) : NULL);

@@ -260,38 +260,39 @@ static void html_section(FILE *out, const void *ud)
         fputs("<p>No cause: nothing in the GPUs, the job or the profiled steps holds the job back.</p>\n", out);
         return;
     }
-    fputs("<table class=\"causes\">\n", out);
-    const char *head[] = {"#", "win back", "kind", "cause", "evidence, by source", "overlap", "fix"};
-    gd_html_row(out, "th", head, 7);
+    fputs("<ol class=\"causes\">\n", out);
     for (size_t i = 0; i < c->n; i++) {
         const gd_cause *x = &c->v[i];
-        fprintf(out, "<tr data-cause=\"%s\"><td>%zu</td><td>", x->key, i + 1);
+        fprintf(out, "<li data-cause=\"%s\"><p><b>", x->key);
         if (isnan(x->win_pct))
-            fputs("not estimated", out);
+            fputs("win not estimated", out);
         else
-            fprintf(out, "%.1f %%", x->win_pct);
-        fprintf(out, "</td><td>%s</td><td>", gd_cause_kind_name(x->kind));
+            fprintf(out, "%.1f %% of the step to win back", x->win_pct);
+        fprintf(out, "</b> (%s): ", gd_cause_kind_name(x->kind));
         gd_html_text(out, x->title);
-        fputs("</td><td>", out);
+        fputs("</p>\n<ul>\n", out);
         json_t *e;
         size_t k;
         json_array_foreach(x->evidence, k, e)
         {
             char line[640];
             evidence_line(e, line, sizeof line);
-            fputs("<b>", out);
+            fputs("<li><b>", out);
             gd_html_text(out, json_string_value(json_object_get(e, "source")));
             fputs("</b>: ", out);
             gd_html_text(out, line);
-            fputs("<br>", out);
+            fputs("</li>\n", out);
         }
-        fputs("</td><td>", out);
-        gd_html_text(out, x->overlap);
-        fputs("</td><td>", out);
+        if (x->overlap[0]) {
+            fputs("<li><b>overlap</b>: ", out);
+            gd_html_text(out, x->overlap);
+            fputs("</li>\n", out);
+        }
+        fputs("<li><b>fix</b>: ", out);
         gd_html_text(out, x->fix);
-        fputs("</td></tr>\n", out);
+        fputs("</li>\n</ul></li>\n", out);
     }
-    fputs("</table>\n", out);
+    fputs("</ol>\n", out);
 }
 
 void gd_profile_report_html(FILE *out, const gd_profile_view *v)
