@@ -202,7 +202,7 @@ class _Hook:
             s["unprofiled_steps"] = len(before + after)
             s["export_s"] = self.export_s
             s["profiled_steps"] = [w for w in self.walls if w[2] is not None]
-            path = os.path.join(self.dir, "hook-%d.json" % self.pid)
+            path = os.path.join(self.dir, "hook-%d.status" % self.pid)
             with open(path + ".part", "w") as f:
                 json.dump(s, f)
             os.replace(path + ".part", path)

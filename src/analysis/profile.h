@@ -21,7 +21,7 @@ typedef struct gd_profile_step {
     double start_unix, dur_s;
 } gd_profile_step;
 
-/* One Python process of the job that ran the hook (its hook-PID.json). */
+/* One Python process of the job that ran the hook (its hook-PID.status). */
 typedef struct gd_profile_proc {
     long pid;
     int rank; /* RANK of torchrun, -1 without */

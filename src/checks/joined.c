@@ -337,6 +337,16 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
             add_evidence(c, source_of(x->id), x, x->evidence ? json_deep_copy(x->evidence) : NULL);
         }
     json_decref(cpu);
+    /* The GPUs' side of that idle time, as their utilisation showed it. */
+    if (idle_cause && out->idle_source && strcmp(out->idle_source, "gpus") == 0 && !has_source(idle_cause, "gpus")) {
+        gpu_wait w = gd_input_gpu_wait(f);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates"));
+        json_object_set_new(ev, "gpus", json_integer((json_int_t)w.gpus));
+        json_object_set_new(ev, "busy_mean_pct", gd_json_number(r1(w.busy_pct)));
+        json_object_set_new(ev, "low_share", gd_json_number(round(100 * w.low_share) / 100));
+        add_evidence(idle_cause, "gpus", NULL, ev);
+    }
     qsort(out->v, out->n, sizeof *out->v, cmp_cause);
 }
 

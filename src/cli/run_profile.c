@@ -115,7 +115,7 @@ int gd_run_profile_prepare(gd_run_profile *rp)
         if (access(rp->keep_dir, W_OK | X_OK) != 0)
             return gd_cli_error("--profile-dir %s: not a folder gpudoctor may write in", rp->keep_dir);
         if (holds_profile(rp->keep_dir))
-            return gd_cli_error("--profile-dir %s already holds a profile (hook-*.json): give a new or empty folder",
+            return gd_cli_error("--profile-dir %s already holds a profile (hook-*.status): give a new or empty folder",
                                 rp->keep_dir);
         if (!realpath(rp->keep_dir, rp->dir))
             return gd_cli_error("--profile-dir %s: %s", rp->keep_dir, strerror(errno));

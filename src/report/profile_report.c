@@ -41,6 +41,12 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
         return;
     }
     const json_t *ev = json_object_get(e, "evidence");
+    if (json_is_number(json_object_get(ev, "busy_mean_pct"))) {
+        snprintf(buf, len, "the job's %lld GPU%s busy %.0f%% on average", json_integer_value(json_object_get(ev, "gpus")),
+                 json_integer_value(json_object_get(ev, "gpus")) == 1 ? "" : "s",
+                 json_number_value(json_object_get(ev, "busy_mean_pct")));
+        return;
+    }
     const char *comm = json_string_value(json_object_get(ev, "top_thread_comm"));
     double core = json_number_value(json_object_get(ev, "top_thread_core_share_mean"));
     double cores = json_number_value(json_object_get(ev, "job_cores_mean"));

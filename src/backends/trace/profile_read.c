@@ -98,7 +98,7 @@ static int read_statuses(gd_profile *p, char *err, size_t errlen)
     struct dirent *e;
     while ((e = readdir(d)) && p->nprocs < GD_PROFILE_MAX_PROCS) {
         size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "hook-", 5) != 0 || l < 10 || strcmp(e->d_name + l - 5, ".json") != 0)
+        if (strncmp(e->d_name, "hook-", 5) != 0 || l < 12 || strcmp(e->d_name + l - 7, ".status") != 0)
             continue;
         char path[4096 + 256], why[256];
         snprintf(path, sizeof path, "%s/%s", p->dir, e->d_name);

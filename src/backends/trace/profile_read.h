@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /*
- * Reads the hook's status files (hook-PID.json) of p->dir into p->procs, and
+ * Reads the hook's status files (hook-PID.status) of p->dir into p->procs, and
  * each trace they name, analyzed as `trace` analyzes it (HTA's defaults; the
  * rank from the process's RANK), into p->ranks (by rank); then
  * gd_profile_explain. A status file or trace that cannot be read is named in

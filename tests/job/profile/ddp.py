@@ -41,7 +41,7 @@ def main():
         n += 1
         if n == steps:
             break
-    print("rank %s: final loss %.6f after %d steps" % (os.environ.get("RANK"), loss.detach().item(), n))
+    print("rank %s: final loss %.6f after %d steps" % (os.environ.get("RANK"), loss.detach().item(), n), file=sys.stderr)
     dist.destroy_process_group()
 
 

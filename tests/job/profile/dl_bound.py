@@ -35,7 +35,7 @@ def main():
         n += 1
         if n == steps:
             break
-    print("final loss %.6f after %d steps" % (loss.detach().item(), n))
+    print("final loss %.6f after %d steps" % (loss.detach().item(), n), file=sys.stderr)
 
 
 main()

@@ -30,7 +30,7 @@ def main():
         n += 1
         if n == steps:
             break
-    print("final loss %.6f after %d steps (sum %.3f)" % (loss.detach().item(), n, total))
+    print("final loss %.6f after %d steps (sum %.3f)" % (loss.detach().item(), n, total), file=sys.stderr)
 
 
 main()
