@@ -205,6 +205,30 @@ static double trace_idle(const gd_profile *p)
     return worst;
 }
 
+/* The job's GPUs' utilisation (input.c's reading); every GPU's when no GPU
+ * lists a process (a machine whose NVML shows no processes). */
+static gpu_wait job_gpus_busy(const gd_facts *f)
+{
+    gpu_wait w = gd_input_gpu_wait(f);
+    if (w.gpus)
+        return w;
+    size_t n = 0;
+    double sum = 0;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        for (size_t i = 0; i < f->series.n; i++) {
+            gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+            if (gd_ok(u)) {
+                sum += u.v;
+                n++;
+            }
+        }
+    if (n) {
+        w.gpus = f->gpu_count;
+        w.busy_pct = sum / (double)n;
+    }
+    return w;
+}
+
 static int cmp_cause(const void *a, const void *b)
 {
     const gd_cause *x = a, *y = b;
@@ -292,7 +316,7 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
     out->idle_pct = trace_idle(p);
     out->idle_source = isnan(out->idle_pct) ? NULL : "trace";
     if (isnan(out->idle_pct) && f->gpu_count > 0 && f->series.n > 0) {
-        gpu_wait w = gd_input_gpu_wait(f);
+        gpu_wait w = job_gpus_busy(f);
         if (w.gpus) {
             out->idle_pct = r1(100 - w.busy_pct);
             out->idle_source = "gpus";
@@ -339,7 +363,7 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
     json_decref(cpu);
     /* The GPUs' side of that idle time, as their utilisation showed it. */
     if (idle_cause && out->idle_source && strcmp(out->idle_source, "gpus") == 0 && !has_source(idle_cause, "gpus")) {
-        gpu_wait w = gd_input_gpu_wait(f);
+        gpu_wait w = job_gpus_busy(f);
         json_t *ev = json_object();
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates"));
         json_object_set_new(ev, "gpus", json_integer((json_int_t)w.gpus));
