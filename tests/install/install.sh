@@ -20,6 +20,12 @@ bin=$root/bin/gpudoctor
 rc=0
 (cd / && env -i PATH=/usr/bin:/bin "$bin" check --sim "$src/examples/demo.json" --duration 1 >/dev/null) || rc=$?
 [ $rc = 2 ] || fail "installed 'check --sim demo.json' exited $rc, not 2"
+# run --profile finds its start-up hook in libexec: a Python job runs it.
+if command -v python3 >/dev/null; then
+    out=$(cd / && env -i PATH=/usr/bin:/bin "$bin" run --json --profile -- python3 -c pass) ||
+        fail "installed 'run --profile' failed"
+    printf '%s' "$out" | grep -q 'never imported torch' || fail "installed 'run --profile': the hook did not run: $out"
+fi
 # The man page: every command and every option of each.
 man=$root/share/man/man1/gpudoctor.1
 for cmd in $("$bin" help --commands); do
