@@ -158,6 +158,16 @@ void gd_run_profile_started(gd_run_profile *rp)
     unsetenv("GPUDOCTOR_PROFILE_STEPS");
 }
 
+static void more_json(json_t *report, const void *ud)
+{
+    json_object_set_new(report, "profile", gd_profile_report_json(ud));
+}
+
+static void more_text(FILE *out, const gd_text_style *st, const void *ud)
+{
+    gd_profile_report_text(out, ud, st);
+}
+
 static void render_html(FILE *out, const void *ud)
 {
     gd_profile_report_html(out, ud);
@@ -180,18 +190,9 @@ int gd_run_profile_report(gd_run_profile *rp, const gd_facts *f, const gd_findin
     int code = gd_findings_exit_code(fs), tcode = gd_findings_exit_code(&trace);
     if (tcode > code)
         code = tcode;
-    if (json) {
-        json_t *j = gd_report_json(f, fs);
-        if (j)
-            json_object_set_new(j, "profile", gd_profile_report_json(&v));
-        if (!j || gd_json_print(stdout, j) != 0)
-            code = gd_cli_error("cannot write the JSON report");
-        json_decref(j);
-    } else {
-        gd_text_style st = gd_cli_text_style();
-        gd_report_text(stdout, f, fs, &st);
-        gd_profile_report_text(stdout, &v, &st);
-    }
+    gd_cli_report_more more = {more_json, more_text, &v};
+    if (gd_cli_print_report_more(f, fs, json, &more) == GD_EXIT_ERROR)
+        code = GD_EXIT_ERROR;
     if (html_path && gd_cli_write_report(html_path, render_html, &v) != 0)
         code = *report_failed = GD_EXIT_ERROR;
     gd_causes_free(&causes);

@@ -303,3 +303,20 @@ void assert_exact_findings(const char *what, const tool_result *r, int exit_code
     }
     free(dump);
 }
+
+const char *torch_python(void)
+{
+    static const char *found;
+    static bool looked;
+    if (looked)
+        return found;
+    looked = true;
+    static const char *const candidates[] = {"/usr/bin/python3", "python3"};
+    for (size_t i = 0; i < 2 && !found; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", candidates[i]);
+        if (system(cmd) == 0)
+            found = candidates[i];
+    }
+    return found;
+}

@@ -26,24 +26,6 @@
 #include <unistd.h>
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
-/* A python3 that imports torch: Debian's first (a pyenv or venv python3 on
- * PATH may lack it), then the one on PATH; NULL when none. */
-static const char *torch_python(void)
-{
-    static const char *found;
-    static bool looked;
-    if (looked)
-        return found;
-    looked = true;
-    static const char *const candidates[] = {"/usr/bin/python3", "python3"};
-    for (size_t i = 0; i < 2 && !found; i++) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", candidates[i]);
-        if (system(cmd) == 0)
-            found = candidates[i];
-    }
-    return found;
-}
 
 static const char *train_py(void)
 {

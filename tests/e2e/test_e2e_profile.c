@@ -26,23 +26,6 @@
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "PYTHONPATH=", NULL};
 
-/* Debian's python3 with torch (a pyenv or venv python3 on PATH may lack it). */
-static const char *torch_python(void)
-{
-    static const char *found;
-    static bool looked;
-    if (looked)
-        return found;
-    looked = true;
-    static const char *const candidates[] = {"/usr/bin/python3", "python3"};
-    for (size_t i = 0; i < 2 && !found; i++) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", candidates[i]);
-        if (system(cmd) == 0)
-            found = candidates[i];
-    }
-    return found;
-}
 
 /* Does this torch have the global optimizer step hook (PyTorch 2.x)? */
 static bool torch_has_optimizer_hook(void)
