@@ -298,3 +298,7 @@ try:
     _install()
 except Exception as _e:
     sys.stderr.write("gpudoctor profile hook: not installed: %r\n" % (_e,))
+# The job's sys.path as it would be without the hook (PYTHONPATH, which its
+# children inherit, still names the hook's folder).
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]

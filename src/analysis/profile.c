@@ -62,7 +62,7 @@ void gd_profile_explain(gd_profile *p)
         snprintf(p->not_profiled, sizeof p->not_profiled, "its trace could not be read: %s", p->unread);
     else if (p->nprocs == 0)
         snprintf(p->not_profiled, sizeof p->not_profiled,
-                 "no Python process of the job ran the start-up hook (not a Python job, or one started with -S or -I)");
+                 "no Python process of the job ran the start-up hook (not a Python job, or one started with -S, -E or -I)");
     else if (err)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the hook failed in PID %ld: %s", err->pid, err->error);
     else if (!torch && tf)

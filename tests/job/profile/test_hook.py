@@ -202,6 +202,9 @@ def main():
         out = fresh("syspath")
         p, st = run_job(hook_dir, fake, out, 0, code="import sys; print(sys.modules['sitecustomize'].__file__)")
         check("sitecustomize: the hook's", os.path.dirname(p.stdout.strip()) == os.path.abspath(hook_dir), p.stdout)
+        p, st = run_job(hook_dir, fake, out, 0, code="import os, sys; print(%r in [os.path.abspath(x) for x in sys.path])"
+                        % os.path.abspath(hook_dir))
+        check("sys.path: the hook's folder left out", p.stdout.strip() == "False", p.stdout)
 
         # 7. gpudoctor on the stand-in: an optimizer-step profile in the joined report.
         if os.access(gpudoctor, os.X_OK):
