@@ -107,17 +107,16 @@ void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_s
     const gd_profile *p = v->p;
     fputc('\n', out);
     if (p->not_profiled[0]) {
-        fprintf(out, "%sNot profiled%s: %s. The job ran unprofiled; the report above is the run's.\n",
+        fprintf(out, "%sNot profiled%s: %s. The job ran unprofiled; the causes below are the GPUs' and the job's.\n",
                 gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET), gd_safe(p->not_profiled));
-        if (!p->nprocs)
-            return;
     } else {
         proc_text(out, p);
     }
     const gd_causes *c = v->causes;
     if (c->n == 0) {
-        fprintf(out, "\n%sNo cause%s: nothing in the GPUs, the job or the profiled steps holds the job back.\n",
-                gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+        fprintf(out, "\n%sNo cause%s: nothing in %s holds the job back.\n", gd_c(st, GD_ANSI_GREEN),
+                gd_c(st, GD_ANSI_RESET),
+                p->not_profiled[0] ? "the GPUs or the job" : "the GPUs, the job or the profiled steps");
         return;
     }
     fprintf(out, "\n%sCauses, ranked by the time each could win back%s (share of the step, each counted once)\n",
@@ -263,7 +262,8 @@ static void html_section(FILE *out, const void *ud)
     }
     const gd_causes *c = v->causes;
     if (c->n == 0) {
-        fputs("<p>No cause: nothing in the GPUs, the job or the profiled steps holds the job back.</p>\n", out);
+        fprintf(out, "<p>No cause: nothing in %s holds the job back.</p>\n",
+                p->not_profiled[0] ? "the GPUs or the job" : "the GPUs, the job or the profiled steps");
         return;
     }
     fputs("<ol class=\"causes\">\n", out);
