@@ -61,8 +61,9 @@ void gd_profile_explain(gd_profile *p)
     if (p->unread[0])
         snprintf(p->not_profiled, sizeof p->not_profiled, "its trace could not be read: %s", p->unread);
     else if (p->nprocs == 0)
-        snprintf(p->not_profiled, sizeof p->not_profiled,
-                 "no Python process of the job ran the start-up hook (not a Python job, or one started with -S, -E or -I)");
+        snprintf(
+            p->not_profiled, sizeof p->not_profiled,
+            "no Python process of the job ran the start-up hook (not a Python job, or one started with -S, -E or -I)");
     else if (err)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the hook failed in PID %ld: %s", err->pid, err->error);
     else if (!torch && tf)
@@ -72,9 +73,8 @@ void gd_profile_explain(gd_profile *p)
     else if (!torch)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the job never imported torch");
     else if (steps == 0)
-        snprintf(p->not_profiled, sizeof p->not_profiled,
-                 "the job never stepped (torch %s: no %s counted)", torch->torch,
-                 strcmp(torch->mode, "optimizer") == 0 ? "optimizer step" : "DataLoader batch");
+        snprintf(p->not_profiled, sizeof p->not_profiled, "the job never stepped (torch %s: no %s counted)",
+                 torch->torch, strcmp(torch->mode, "optimizer") == 0 ? "optimizer step" : "DataLoader batch");
     else
         snprintf(p->not_profiled, sizeof p->not_profiled,
                  "the job ended after %ld steps, before step %ld where profiling starts (--profile-steps)", steps,

@@ -24,8 +24,7 @@ static const rule rules[] = {
     {"input.single_thread", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
     {"input.starved", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
     {"input.few_workers", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.workers_respawned", "dataloader", GD_CAUSE_JOB, true,
-     "the DataLoader: each step waits for its next batch"},
+    {"input.workers_respawned", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
     {"input.io_wait", "io_wait", GD_CAUSE_JOB, true, "the job waits for storage"},
     {"trace.item_sync", "host_reads", GD_CAUSE_TRACE, true,
      "host reads of tensor values (.item(), .cpu()) hold the step"},
@@ -253,8 +252,7 @@ static void estimate(gd_cause *c, const gd_causes *out)
     if (isnan(c->win_pct) && strcmp(c->key, "dataloader") == 0 && !isnan(idle)) {
         c->win_pct = r1(idle);
         snprintf(c->overlap, sizeof c->overlap,
-                 "estimated as the GPUs' idle time (%.0f%%): the job's CPU shows the loader holding them back",
-                 idle);
+                 "estimated as the GPUs' idle time (%.0f%%): the job's CPU shows the loader holding them back", idle);
     } else if (c->kind == GD_CAUSE_HARDWARE && !isnan(c->win_pct) && !isnan(idle) && idle > 0) {
         double busy = 100 - idle;
         snprintf(c->overlap, sizeof c->overlap,

@@ -381,7 +381,8 @@ static void check_item_sync(const gd_trace_result *all, size_t n, size_t i, gd_f
     bool item = r->reads_item * 2 >= r->reads;
     /* A GPU that stays busy anyway (the host far ahead) loses next to nothing: info. */
     gd_finding_add(out, "trace.item_sync", impact < 1 ? GD_SEV_INFO : severity(impact), GD_NO_GPU, ev, impact,
-                   item_sync_fix, "rank %d: the host reads GPU values %.1f times per step (%s) and waits %.1f%% of the step for "
+                   item_sync_fix,
+                   "rank %d: the host reads GPU values %.1f times per step (%s) and waits %.1f%% of the step for "
                    "the GPU",
                    r->rank, per_step, item ? "mostly .item()" : "mostly .cpu() / .to('cpu')", r->read_blocked_pct);
 }

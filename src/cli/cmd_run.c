@@ -84,11 +84,18 @@ typedef struct run_opts {
 } run_opts;
 
 const struct option gd_run_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
-    {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
-    {"record", required_argument, NULL, 'R'},   {"report", required_argument, NULL, 'H'},
-    {"help", no_argument, NULL, 'h'},           GD_RUN_PROFILE_OPTIONS,
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"exit-findings", no_argument, NULL, 'e'},
+    {"kill-at-end", no_argument, NULL, 'k'},
+    {"record", required_argument, NULL, 'R'},
+    {"report", required_argument, NULL, 'H'},
+    {"help", no_argument, NULL, 'h'},
+    {"profile", no_argument, NULL, 'P'},
+    {"profile-dir", required_argument, NULL, 'D'},
+    {"profile-steps", required_argument, NULL, 'S'},
     {NULL, 0, NULL, 0},
 };
 

@@ -23,11 +23,6 @@ typedef struct gd_run_profile {
     gd_profile prof;
 } gd_run_profile;
 
-/* `run`'s profile options, for its option table. */
-#define GD_RUN_PROFILE_OPTIONS                                                                                         \
-    {"profile", no_argument, NULL, 'P'}, {"profile-steps", required_argument, NULL, 'S'},                            \
-        {"profile-dir", required_argument, NULL, 'D'}
-
 /* Takes option c ('P', 'S', 'D') of run's parser: 0, or GD_EXIT_ERROR after a message. */
 int gd_run_profile_option(gd_run_profile *rp, int c, const char *arg);
 

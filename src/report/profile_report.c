@@ -42,7 +42,8 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
     }
     const json_t *ev = json_object_get(e, "evidence");
     if (json_is_number(json_object_get(ev, "busy_mean_pct"))) {
-        snprintf(buf, len, "the job's %lld GPU%s busy %.0f%% on average", json_integer_value(json_object_get(ev, "gpus")),
+        snprintf(buf, len, "the job's %lld GPU%s busy %.0f%% on average",
+                 json_integer_value(json_object_get(ev, "gpus")),
                  json_integer_value(json_object_get(ev, "gpus")) == 1 ? "" : "s",
                  json_number_value(json_object_get(ev, "busy_mean_pct")));
         return;
@@ -56,8 +57,8 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
                  "its busiest thread (%s, tid %lld%s) ran at %.0f%% of a core; the job used %.2f cores in %ld "
                  "process%s%s",
                  comm, json_integer_value(json_object_get(ev, "top_thread_tid")),
-                 json_is_true(json_object_get(ev, "top_thread_is_main")) ? ", the main thread" : "", core * 100,
-                 cores, procs, procs == 1 ? "" : "es", procs <= 1 ? " (no DataLoader workers)" : "");
+                 json_is_true(json_object_get(ev, "top_thread_is_main")) ? ", the main thread" : "", core * 100, cores,
+                 procs, procs == 1 ? "" : "es", procs <= 1 ? " (no DataLoader workers)" : "");
     else
         snprintf(buf, len, "the job used %.2f cores", cores);
 }
@@ -76,9 +77,8 @@ static void proc_text(FILE *out, const gd_profile *p)
     for (size_t r = 0; r < p->nranks; r++) {
         const gd_trace_result *t = &p->ranks[r];
         const gd_profile_proc *q = gd_profile_proc_of(p, r);
-        fprintf(out, "  rank %d (PID %ld): %zu steps analyzed%s, median %.1f ms", t->rank, q ? q->pid : -1L,
-                t->nsteps, t->last_step_dropped ? " (the last one left out, as HTA does)" : "",
-                t->step_median_us / 1000);
+        fprintf(out, "  rank %d (PID %ld): %zu steps analyzed%s, median %.1f ms", t->rank, q ? q->pid : -1L, t->nsteps,
+                t->last_step_dropped ? " (the last one left out, as HTA does)" : "", t->step_median_us / 1000);
         if (!isnan(t->dataloader_pct))
             fprintf(out, ", DataLoader %.1f%% of the steps", t->dataloader_pct);
         if (t->has_gpu)
@@ -129,8 +129,8 @@ void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_s
         else
             snprintf(win, sizeof win, "%5.1f%%", x->win_pct);
         fprintf(out, "%2zu. %s%s%s  %-8s %s [", i + 1,
-                gd_c(st, x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED : GD_ANSI_YELLOW), win,
-                gd_c(st, GD_ANSI_RESET), gd_cause_kind_name(x->kind), gd_safe(x->title));
+                gd_c(st, x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED : GD_ANSI_YELLOW), win, gd_c(st, GD_ANSI_RESET),
+                gd_cause_kind_name(x->kind), gd_safe(x->title));
         for (size_t k = 0; k < x->nids; k++)
             fprintf(out, "%s%s", k ? ", " : "", x->ids[k]);
         fputs("]\n", out);

@@ -26,7 +26,6 @@
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "PYTHONPATH=", NULL};
 
-
 /* Does this torch have the global optimizer step hook (PyTorch 2.x)? */
 static bool torch_has_optimizer_hook(void)
 {
@@ -151,9 +150,10 @@ static void dataloader_bound_job_names_the_dataloader_first(void **state)
     assert_string_equal(str(tr, "finding"), "trace.dataloader");
     double share = json_number_value(json_object_get(json_object_get(tr, "evidence"), "dataloader_pct"));
     double core = json_number_value(json_object_get(json_object_get(jb, "evidence"), "top_thread_core_share_mean"));
-    print_message("dl_bound: DataLoader %.1f%% of the step, win %.1f%%, main thread %.0f%% of a core, overhead %.1f%%\n",
-                  share, json_number_value(json_object_get(c, "win_pct")), core * 100,
-                  json_number_value(json_object_get(p, "overhead_pct")));
+    print_message(
+        "dl_bound: DataLoader %.1f%% of the step, win %.1f%%, main thread %.0f%% of a core, overhead %.1f%%\n", share,
+        json_number_value(json_object_get(c, "win_pct")), core * 100,
+        json_number_value(json_object_get(p, "overhead_pct")));
     assert_true(share >= 50);
     assert_true(core > 0);
     assert_true(json_is_number(json_object_get(p, "overhead_pct")));
@@ -321,7 +321,8 @@ static void unprofiled_jobs_say_why(void **state)
     put_file(pkg, "__init__.py", "", 0);
     char pp[1200];
     snprintf(pp, sizeof pp, "PYTHONPATH=%s", dir);
-    r = profile_run(NULL, (const char *[]){torch_python(), "-c", "import tensorflow", NULL}, (const char *[]){pp, NULL});
+    r = profile_run(NULL, (const char *[]){torch_python(), "-c", "import tensorflow", NULL},
+                    (const char *[]){pp, NULL});
     assert_non_null(strstr(str(profile_of(&r), "not_profiled"), "TensorFlow"));
     tool_result_free(&r);
     /* The hook turned off: nothing profiled, the job the same. */
@@ -352,8 +353,8 @@ static void existing_sitecustomize_still_runs(void **state)
     char pp[1200], td[1200];
     snprintf(pp, sizeof pp, "PYTHONPATH=%s", site);
     snprintf(td, sizeof td, "TMPDIR=%s", tmp);
-    tool_result r =
-        profile_run(NULL, (const char *[]){torch_python(), job("dl_bound.py"), "25", NULL}, (const char *[]){pp, td, NULL});
+    tool_result r = profile_run(NULL, (const char *[]){torch_python(), job("dl_bound.py"), "25", NULL},
+                                (const char *[]){pp, td, NULL});
     assert_true(json_is_true(json_object_get(profile_of(&r), "profiled")));
     struct stat sb;
     assert_int_equal(stat(marker, &sb), 0);
@@ -432,8 +433,8 @@ static void profile_steps_choose_the_steps(void **state)
     need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
     tool_result r = profile_run((const char *[]){"--profile-steps", "3:6", NULL},
                                 (const char *[]){torch_python(), job("dl_bound.py"), "20", NULL}, NULL);
-    json_t *steps = json_object_get(json_array_get(json_object_get(json_object_get(profile_of(&r), "trace"), "ranks"), 0),
-                                    "per_step");
+    json_t *steps = json_object_get(
+        json_array_get(json_object_get(json_object_get(profile_of(&r), "trace"), "ranks"), 0), "per_step");
     assert_int_equal(json_array_size(steps), 4);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(steps, 0), "step")), 3);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(steps, 3), "step")), 6);

@@ -268,12 +268,9 @@ static void not_profiled_says_why(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_cause_from_three_sources),
-        cmocka_unit_test(causes_in_the_idle_time_share_it),
-        cmocka_unit_test(a_healthy_run_has_no_cause),
-        cmocka_unit_test(item_calls_in_a_cpu_trace),
-        cmocka_unit_test(hook_status_parses),
-        cmocka_unit_test(not_profiled_says_why),
+        cmocka_unit_test(one_cause_from_three_sources), cmocka_unit_test(causes_in_the_idle_time_share_it),
+        cmocka_unit_test(a_healthy_run_has_no_cause),   cmocka_unit_test(item_calls_in_a_cpu_trace),
+        cmocka_unit_test(hook_status_parses),           cmocka_unit_test(not_profiled_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
