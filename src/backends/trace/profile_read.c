@@ -105,7 +105,7 @@ static int read_statuses(gd_profile *p, char *err, size_t errlen)
         size_t len;
         char *text = gd_input_read(path, GD_INPUT_FILE, STATUS_MAX, &len, why, sizeof why);
         if (!text || gd_profile_parse_status(text, len, &p->procs[p->nprocs]) != 0) {
-            char msg[512];
+            char msg[600];
             snprintf(msg, sizeof msg, "%s: %s", e->d_name, text ? "not the hook's status" : why);
             note_unread(p, msg);
         } else {
