@@ -441,9 +441,26 @@ static void profile_steps_choose_the_steps(void **state)
     tool_result_free(&r);
 }
 
+/* run watches its job on a machine without GPUs too (the joined report's
+ * job evidence on a CPU machine): it used to stop sampling at once. */
+static void run_without_gpus_samples_its_job(void **state)
+{
+    (void)state;
+    const char *e[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
+    tool_result r = run_tool((const char *[]){"run", "--json", "--", "sleep", "1.2", NULL}, e);
+    assert_int_equal(r.exit_code, 0);
+    json_t *jb = json_object_get(r.json, "job");
+    assert_non_null(jb);
+    long samples = (long)json_integer_value(json_object_get(jb, "samples"));
+    if (samples < 5)
+        fail_msg("%ld samples of a job that ran 1.2 s at 10 a second: %s", samples, r.out);
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(run_without_gpus_samples_its_job),
         cmocka_unit_test(dataloader_bound_job_names_the_dataloader_first),
         cmocka_unit_test(dataloader_bound_job_in_text),
         cmocka_unit_test(item_bound_job_names_the_host_reads),
