@@ -110,7 +110,9 @@ void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_s
         fprintf(out, "%sNot profiled%s: %s. The job ran unprofiled; the causes below are the GPUs' and the job's.\n",
                 gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET), gd_safe(p->not_profiled));
     } else {
-        proc_text(out, p);
+        gd_wrapped w; /* long lines wrapped at the terminal's width */
+        proc_text(gd_wrapped_open(&w, out), p);
+        gd_wrapped_close(&w, st);
     }
     const gd_causes *c = v->causes;
     if (c->n == 0) {
@@ -119,7 +121,7 @@ void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_s
                 p->not_profiled[0] ? "the GPUs or the job" : "the GPUs, the job or the profiled steps");
         return;
     }
-    fprintf(out, "\n%sCauses, ranked by the time each could win back%s (share of the step, each counted once)\n",
+    fprintf(out, "\n%sCauses, ranked by the time each could win back%s (of the step, each once)\n",
             gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
     for (size_t i = 0; i < c->n; i++) {
         const gd_cause *x = &c->v[i];
