@@ -181,7 +181,7 @@ static json_t *causes_json(const gd_causes *c)
     for (size_t i = 0; i < c->n; i++) {
         const gd_cause *x = &c->v[i];
         json_t *o = json_object();
-        json_object_set_new(o, "rank", json_integer((json_int_t)i + 1));
+        json_object_set_new(o, "place", json_integer((json_int_t)i + 1));
         json_object_set_new(o, "cause", json_string(x->key));
         json_object_set_new(o, "kind", json_string(gd_cause_kind_name(x->kind)));
         json_object_set_new(o, "severity", json_string(gd_severity_name(x->severity)));
