@@ -181,6 +181,9 @@ static json_t *job_cpu(const gd_facts *f)
         json_object_set_new(ev, "top_thread_core_share_mean",
                             gd_json_number(round(100 * top->busy_sum / top->measured) / 100));
         json_object_set_new(ev, "top_thread_is_main", json_boolean(top->tid == top->pid && top->pid == j->pid));
+        /* Runnable (R) while below a full core: the host's other work held it back, not a wait. */
+        json_object_set_new(ev, "top_thread_runnable_share",
+                            top->seen ? gd_json_number(round(100.0 * top->running / top->seen) / 100) : json_null());
     }
     json_object_set_new(ev, "samples", json_integer((json_int_t)j->n));
     return ev;

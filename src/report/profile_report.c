@@ -52,13 +52,17 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
     double core = json_number_value(json_object_get(ev, "top_thread_core_share_mean"));
     double cores = json_number_value(json_object_get(ev, "job_cores_mean"));
     long procs = (long)json_integer_value(json_object_get(ev, "processes_max"));
+    const json_t *runnable = json_object_get(ev, "top_thread_runnable_share");
+    char wants[96] = "";
+    if (json_is_number(runnable))
+        snprintf(wants, sizeof wants, " and was runnable in %.0f%% of the samples", json_number_value(runnable) * 100);
     if (comm)
         snprintf(buf, len,
-                 "its busiest thread (%s, tid %lld%s) ran at %.0f%% of a core; the job used %.2f cores in %ld "
+                 "its busiest thread (%s, tid %lld%s) ran at %.0f%% of a core%s; the job used %.2f cores in %ld "
                  "process%s%s",
                  comm, json_integer_value(json_object_get(ev, "top_thread_tid")),
-                 json_is_true(json_object_get(ev, "top_thread_is_main")) ? ", the main thread" : "", core * 100, cores,
-                 procs, procs == 1 ? "" : "es", procs <= 1 ? " (no DataLoader workers)" : "");
+                 json_is_true(json_object_get(ev, "top_thread_is_main")) ? ", the main thread" : "", core * 100, wants,
+                 cores, procs, procs == 1 ? "" : "es", procs <= 1 ? " (no DataLoader workers)" : "");
     else
         snprintf(buf, len, "the job used %.2f cores", cores);
 }
