@@ -11,6 +11,6 @@ from loop import mlp, train
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
-data = TensorDataset(torch.randn(1024, 256), torch.randint(0, 10, (1024,)))
-train(mlp(256, 512, 10), DataLoader(data, sampler=BatchSampler(RandomSampler(data), 128, False), batch_size=None),
-      int(sys.argv[1]) if len(sys.argv) > 1 else 30)
+data = TensorDataset(torch.randn(2048, 256), torch.randint(0, 10, (2048,)))
+train(mlp(256, 1024, 10), DataLoader(data, sampler=BatchSampler(RandomSampler(data), 512, False), batch_size=None),
+      int(sys.argv[1]) if len(sys.argv) > 1 else 25)
