@@ -33,6 +33,7 @@ struct gd_session {
     const gd_source_ops *ops;
     void *self;
     bool sampling;
+    bool gpus_sampled; /* the source samples GPUs (else only a live job is, on the wall clock) */
     void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
     void *host; /* the host's /proc (gd_source_host), or NULL */
     gd_clock clock;
@@ -90,11 +91,14 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         free(s);
         return NULL;
     }
-    s->sampling = rc == 0 && ops->samples(self);
+    s->gpus_sampled = s->sampling = rc == 0 && ops->samples(self);
     if (open_job(s, o, f, err, errlen) != 0) {
         gd_session_close(s, NULL, 0);
         return NULL;
     }
+    /* `run` on a machine without GPUs still watches its job (its CPU, its threads). */
+    if (!s->sampling && o->job_live && s->job && gd_source_proc.samples(s->job))
+        s->sampling = true;
     if (s->sampling) {
         if (gd_series_init(&f->series, f->gpu_count) != 0) {
             snprintf(err, errlen, "out of memory");
@@ -113,9 +117,10 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
             free(s->host);
             s->host = NULL;
         }
-        int mode;
-        double pace;
-        ops->clock(self, o, &mode, &pace);
+        int mode = GD_CLOCK_WALL;
+        double pace = 0;
+        if (s->gpus_sampled)
+            ops->clock(self, o, &mode, &pace);
         if (mode != GD_CLOCK_WALL && f->job && f->job->read && live_proc(s->roots.proc)) {
             /* A real process's CPU time runs on the wall clock: a scenario played
              * faster or slower would read the job at a fraction of its CPU. */
@@ -171,9 +176,11 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    s->ops->sample(s->self, s->f, (size_t)i, t);
-    if (s->ops->spent)
-        gd_clock_spend(&s->clock, s->ops->spent(s->self));
+    if (s->gpus_sampled) {
+        s->ops->sample(s->self, s->f, (size_t)i, t);
+        if (s->ops->spent)
+            gd_clock_spend(&s->clock, s->ops->spent(s->self));
+    }
     if (s->job && gd_source_proc.samples(s->job))
         gd_source_proc.sample(s->job, s->f, (size_t)i, t);
     if (s->host)

@@ -319,10 +319,43 @@ static double step_exposed(const gd_trace_step *s)
     return s->copy_exposed_us;
 }
 
+static const char item_sync_fix[] =
+    "Each read of a GPU value on the host (loss.item(), .cpu(), .tolist(), .numpy(), print(tensor), "
+    "if tensor: ...) waits until the GPU has finished all the work queued before it, and then the GPU "
+    "waits for the host to launch again. Keep running metrics on the GPU (total += loss.detach()) and "
+    "read them every N steps (e.g. with the logging interval); move data-dependent Python control "
+    "flow off the step; for results the host needs later, copy them with .to('cpu', "
+    "non_blocking=True) into pinned memory and read them after a torch.cuda.Event.";
+
+/* A trace without GPU operations (a CPU run, or torch without Kineto): no
+ * read waits for a GPU there, but the host's own time in .item() calls is
+ * step time, and on a GPU every one of them would wait for it too. */
+static void item_calls_on_cpu(const gd_trace_result *r, gd_findings *out)
+{
+    double impact = r1(r->item_pct);
+    double per_step = (double)r->item_calls / (double)r->nsteps;
+    json_t *ev = evidence(r);
+    json_object_set_new(ev, "item_calls", json_integer((json_int_t)r->item_calls));
+    json_object_set_new(ev, "item_calls_per_step", gd_json_number(r1(per_step)));
+    json_object_set_new(ev, "item_ms", gd_json_number(round(r->item_us) / 1000));
+    json_object_set_new(ev, "item_pct", gd_json_number(impact));
+    json_object_set_new(ev, "share_of_step_pct", gd_json_number(impact));
+    json_object_set_new(ev, "gpu_in_trace", json_false());
+    gd_finding_add(out, "trace.item_sync", impact < 1 ? GD_SEV_INFO : severity(impact), GD_NO_GPU, ev, impact,
+                   item_sync_fix,
+                   "rank %d: the host calls .item() %.1f times per step, %.1f%% of the step (no GPU in the trace: "
+                   "on a GPU each call would also wait for it)",
+                   r->rank, per_step, r->item_pct);
+}
+
 static void check_item_sync(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
 {
     (void)n;
     const gd_trace_result *r = &all[i];
+    if (!r->has_gpu && r->item_calls && r->item_pct >= GD_TRACE_ITEM_SYNC_PCT) {
+        item_calls_on_cpu(r, out);
+        return;
+    }
     if (!r->reads || !(r->read_blocked_pct >= GD_TRACE_ITEM_SYNC_PCT))
         return;
     /* The host waits for the GPU to drain; what removing the read gives back is the idle
@@ -348,12 +381,7 @@ static void check_item_sync(const gd_trace_result *all, size_t n, size_t i, gd_f
     bool item = r->reads_item * 2 >= r->reads;
     /* A GPU that stays busy anyway (the host far ahead) loses next to nothing: info. */
     gd_finding_add(out, "trace.item_sync", impact < 1 ? GD_SEV_INFO : severity(impact), GD_NO_GPU, ev, impact,
-                   "Each read of a GPU value on the host (loss.item(), .cpu(), .tolist(), .numpy(), print(tensor), "
-                   "if tensor: ...) waits until the GPU has finished all the work queued before it, and then the GPU "
-                   "waits for the host to launch again. Keep running metrics on the GPU (total += loss.detach()) and "
-                   "read them every N steps (e.g. with the logging interval); move data-dependent Python control "
-                   "flow off the step; for results the host needs later, copy them with .to('cpu', "
-                   "non_blocking=True) into pinned memory and read them after a torch.cuda.Event.",
+                   item_sync_fix,
                    "rank %d: the host reads GPU values %.1f times per step (%s) and waits %.1f%% of the step for "
                    "the GPU",
                    r->rank, per_step, item ? "mostly .item()" : "mostly .cpu() / .to('cpu')", r->read_blocked_pct);

@@ -197,15 +197,24 @@ int gd_cli_print_json(json_t *j)
 
 int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json)
 {
+    return gd_cli_print_report_more(f, fs, json, NULL);
+}
+
+int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json, const gd_cli_report_more *more)
+{
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
+        if (j && more)
+            more->json(j, more->ud);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
         gd_report_text(stdout, f, fs, &st);
+        if (more)
+            more->text(stdout, &st, more->ud);
     }
     return code;
 }

@@ -4,6 +4,7 @@
 #include "gpudoctor/job.h"
 #include "gpudoctor/session.h"
 #include "report/recorder.h"
+#include "run_profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 const char gd_run_help[] =
     "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE] [--exit-findings]\n"
     "                     [--kill-at-end] [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
-    "                     -- COMMAND [ARGS...]\n"
+    "                     [--profile] [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
     "\n"
     "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
     "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -43,6 +44,14 @@ const char gd_run_help[] =
     "                   'check --from FILE.jsonl')\n"
     "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
     "                   scenario time runs at wall speed, as COMMAND's own\n"
+    "  --profile        also profile a few training steps of a PyTorch COMMAND, unmodified:\n"
+    "                   a Python start-up hook (sitecustomize on a private PYTHONPATH entry)\n"
+    "                   runs torch.profiler over steps 10 to 14 (an optimizer step where\n"
+    "                   torch has a global hook, else a DataLoader batch; one trace per\n"
+    "                   rank); then ONE report ranks the GPUs', the job's and the trace's\n"
+    "                   causes by the time each could win back (docs/run.md)\n"
+    "  --profile-steps A:B  profile steps A to B instead (implies --profile)\n"
+    "  --profile-dir DIR    keep the traces and the hook's notes in DIR (implies --profile)\n"
     "\n"
     "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
     "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
@@ -75,6 +84,7 @@ typedef struct run_opts {
     const char *report; /* --report FILE.html, or NULL */
     const char *output; /* --output FILE: the report's own destination, or NULL (stdout) */
     char **argv; /* COMMAND ARGS..., NULL-terminated */
+    gd_run_profile profile; /* --profile, --profile-steps, --profile-dir */
 } run_opts;
 
 const struct option gd_run_options[] = {
@@ -83,6 +93,8 @@ const struct option gd_run_options[] = {
     {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
     {"record", required_argument, NULL, 'R'},   {"report", required_argument, NULL, 'H'},
     {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+    {"profile", no_argument, NULL, 'P'},        {"profile-dir", required_argument, NULL, 'D'},
+    {"profile-steps", required_argument, NULL, 'S'},
     {NULL, 0, NULL, 0},
 };
 
@@ -111,6 +123,12 @@ static int parse(int argc, char **argv, run_opts *o)
         case 'R': o->record = optarg; break;
         case 'H': o->report = optarg; break;
         case 'o': o->output = optarg; break;
+        case 'P':
+        case 'S':
+        case 'D':
+            if (gd_run_profile_option(&o->profile, c, optarg) != 0)
+                return GD_EXIT_ERROR;
+            break;
         case 'h': fputs(gd_run_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -163,6 +181,32 @@ static int write_report(const run_opts *o, const gd_facts *f, const gd_findings 
     int code = gd_cli_print_report(f, fs, o->json);
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));
+    return code;
+}
+
+/* The joined report of --profile: to standard output, or to --output FILE
+ * (standard output pointed at the file while it is written). */
+static int profile_report(run_opts *o, const gd_facts *f, const gd_findings *fs, int *report_failed)
+{
+    if (!o->output)
+        return gd_run_profile_report(&o->profile, f, fs, o->json, o->report, report_failed);
+    int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0)
+        return gd_cli_error("cannot write the report to %s: %s", o->output, strerror(errno));
+    fflush(stdout);
+    int saved = dup(1);
+    if (saved < 0 || dup2(fd, 1) < 0) {
+        close(fd);
+        if (saved >= 0)
+            close(saved);
+        return gd_cli_error("cannot write the report to %s: %s", o->output, strerror(errno));
+    }
+    close(fd);
+    int code = gd_run_profile_report(&o->profile, f, fs, o->json, o->report, report_failed);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        code = gd_cli_error("cannot write the report to %s: %s", o->output, strerror(errno ? errno : EIO));
+    dup2(saved, 1);
+    close(saved);
     return code;
 }
 
@@ -225,14 +269,20 @@ int gd_cmd_run(int argc, char **argv)
     if (o.sim && ctx.sim_pace <= 0)
         ctx.sim_pace = 1; /* a real command runs in wall time: so does the scenario */
 
+    if ((rc = gd_run_profile_prepare(&o.profile)) != 0)
+        return (gd_run_profile_end(&o.profile), rc);
     int exec_errno;
     pid_t pid = start(o.argv, &exec_errno);
-    if (pid < 0)
-        return gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
+    gd_run_profile_started(&o.profile);
+    if (pid < 0) {
+        rc = gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
+        return (gd_run_profile_end(&o.profile), rc);
+    }
     watch w = {.pid = pid};
     if (exec_errno) {
         waitpid(pid, &w.status, 0);
         gd_cli_error("cannot run '%s': %s", o.argv[0], strerror(exec_errno));
+        gd_run_profile_end(&o.profile);
         return 127;
     }
     child_pid = pid;
@@ -275,10 +325,13 @@ int gd_cmd_run(int argc, char **argv)
     } else {
         gd_findings fs = {0};
         gd_checks_run_all(&f, &fs);
-        code = write_report(&o, &f, &fs);
+        if (o.profile.on)
+            code = profile_report(&o, &f, &fs, &report_failed);
+        else
+            code = write_report(&o, &f, &fs);
         if (code == GD_EXIT_ERROR || report_failed)
             code = report_failed = GD_EXIT_ERROR;
-        if (o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
+        if (!o.profile.on && o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
             code = report_failed = GD_EXIT_ERROR;
         gd_findings_free(&fs);
     }
@@ -293,6 +346,7 @@ int gd_cmd_run(int argc, char **argv)
     }
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &old[i], NULL);
+    gd_run_profile_end(&o.profile);
     if (o.exit_findings || !w.reaped || report_failed) /* a report asked for and not written: an error */
         return code;
     return exit_of(w.status);

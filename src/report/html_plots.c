@@ -241,6 +241,11 @@ void gd_html_gpu_plots(FILE *out, const gd_facts *f, const gd_findings *fs)
 
 void gd_html_job_plot(FILE *out, const gd_facts *f)
 {
+    gd_html_job_plot_spans(out, f, NULL, 0);
+}
+
+void gd_html_job_plot_spans(FILE *out, const gd_facts *f, const gd_svg_span *spans, size_t nspans)
+{
     const gd_job_facts *j = f->job;
     if (!j || !j->read || j->n < 2)
         return;
@@ -295,6 +300,8 @@ void gd_html_job_plot(FILE *out, const gd_facts *f)
                          .height = 240,
                          .series = series,
                          .nseries = 3,
+                         .spans = spans,
+                         .nspans = nspans,
                          .attrs = "data-metric=\"job\""};
         gd_svg_plot_write(out, &p);
     }

@@ -19,4 +19,20 @@ void gd_html_gpu_plots(FILE *out, const gd_facts *f, const gd_findings *fs);
  * GPUs' mean utilisation over the window; nothing without job samples. */
 void gd_html_job_plot(FILE *out, const gd_facts *f);
 
+/* The same with spans shaded on its time axis (run --profile: the profiled steps). */
+struct gd_svg_span;
+void gd_html_job_plot_spans(FILE *out, const gd_facts *f, const struct gd_svg_span *spans, size_t nspans);
+
+/* What a command adds to the page of `run` (run --profile): a section before
+ * the job's timeline, and spans on it. */
+typedef struct gd_html_extra {
+    void (*section)(FILE *out, const void *ud);
+    const void *ud;
+    const struct gd_svg_span *spans;
+    size_t nspans;
+} gd_html_extra;
+
+/* gd_report_html with x's section and spans (x may be NULL). */
+void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_html_extra *x);
+
 #endif

@@ -250,6 +250,11 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
 
 void gd_report_html(FILE *out, const gd_facts *f, const gd_findings *fs)
 {
+    gd_report_html_with(out, f, fs, NULL);
+}
+
+void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_html_extra *x)
+{
     char title[320];
     snprintf(title, sizeof title, "gpudoctor: %s", f->host.hostname[0] ? f->host.hostname : "report");
     gd_html_begin(out, title);
@@ -272,7 +277,9 @@ void gd_report_html(FILE *out, const gd_facts *f, const gd_findings *fs)
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
-    gd_html_job_plot(out, f);
+    if (x && x->section)
+        x->section(out, x->ud);
+    gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);
     topology(out, f);
     checked(out, f, fs);
     gd_html_skips(out, fs);

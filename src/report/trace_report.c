@@ -152,6 +152,9 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
     if (r->reads)
         fprintf(out, "  host reads of GPU values: %zu (%zu in .item()), host blocked %.1f ms (%.1f%% of the steps)\n",
                 r->reads, r->reads_item, ms(r->read_blocked_us), r->read_blocked_pct);
+    else if (r->item_calls)
+        fprintf(out, "  .item() calls: %zu (%.1f per step), %.1f ms on the host (%.1f%% of the steps)\n", r->item_calls,
+                (double)r->item_calls / (double)r->nsteps, ms(r->item_us), r->item_pct);
     if (r->step_copies)
         fprintf(out, "  host-to-device copies in the steps: %zu, %.1f ms with no compute beside them (%.1f%%)\n",
                 r->step_copies, ms(r->step_copy_exposed_us), r->step_copy_exposed_pct);
@@ -332,6 +335,8 @@ static json_t *rank_json(const gd_trace_result *r)
     json_object_set_new(rd, "count", json_integer((json_int_t)r->reads));
     json_object_set_new(rd, "via_item", json_integer((json_int_t)r->reads_item));
     json_object_set_new(rd, "item_calls", json_integer((json_int_t)r->item_calls));
+    json_object_set_new(rd, "item_us", num(r->item_us));
+    json_object_set_new(rd, "item_pct", num(r->item_pct));
     json_object_set_new(rd, "blocked_us", num(r->read_blocked_us));
     json_object_set_new(rd, "blocked_pct", num(r->read_blocked_pct));
     json_object_set_new(rd, "sync_us", num(r->read_sync_us));

@@ -106,6 +106,10 @@ void need_realdata(void);
 void need_component(bool have, const char *what);
 int realdata_exit(int rc);
 
+/* A python3 that imports torch: Debian's first (a pyenv or venv python3 on
+ * PATH may lack it), then the one on PATH; NULL when none. */
+const char *torch_python(void);
+
 /* A fresh temporary directory (mkdtemp) and a file written in it. */
 char *temp_dir(void);
 char *write_temp_file(const char *dir, const char *name, const char *content);

@@ -9,7 +9,7 @@ stage=$(mktemp -d) && trap 'rm -rf "$stage"' EXIT
 DESTDIR=$stage cmake --install "$build" --prefix /opt/gd >/dev/null
 root=$stage/opt/gd
 fail() { echo "install: $*" >&2; exit 1; }
-for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 \
+for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 libexec/gpudoctor/profile-hook/sitecustomize.py \
          share/man/man1/gpudoctor.1 share/bash-completion/completions/gpudoctor share/zsh/site-functions/_gpudoctor \
          sbin/gpudoctor-healthcheck; do
     [ -f "$root/$f" ] || fail "$f not installed"
@@ -20,6 +20,12 @@ bin=$root/bin/gpudoctor
 rc=0
 (cd / && env -i PATH=/usr/bin:/bin "$bin" check --sim "$src/examples/demo.json" --duration 1 >/dev/null) || rc=$?
 [ $rc = 2 ] || fail "installed 'check --sim demo.json' exited $rc, not 2"
+# run --profile finds its start-up hook in libexec: a Python job runs it.
+if command -v python3 >/dev/null; then
+    out=$(cd / && env -i PATH=/usr/bin:/bin "$bin" run --json --profile -- python3 -c pass) ||
+        fail "installed 'run --profile' failed"
+    printf '%s' "$out" | grep -q 'never imported torch' || fail "installed 'run --profile': the hook did not run: $out"
+fi
 # The man page: every command and every option of each.
 man=$root/share/man/man1/gpudoctor.1
 for cmd in $("$bin" help --commands); do

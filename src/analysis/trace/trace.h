@@ -202,6 +202,7 @@ typedef struct gd_trace_result {
      * after it on the same thread. */
     size_t reads, reads_item; /* reads_item: inside aten::item / aten::_local_scalar_dense */
     size_t item_calls; /* aten::item / aten::_local_scalar_dense host calls within the steps */
+    double item_us, item_pct; /* the host's time inside those calls (outer aten::item), share of step time */
     double read_blocked_us, read_blocked_pct; /* share of step time; NAN without steps */
     double read_sync_us; /* the part of sync_us that follows a read (not counted again by trace.sync) */
     double read_bytes_median;

@@ -283,7 +283,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     r->launch_cpu_median_us = r->launch_delay_median_us = r->kernel_median_us = NAN;
     r->step_slowest = -1;
     r->dataloader_multiprocess = a->loader_multiprocess;
-    r->read_blocked_pct = r->step_copy_exposed_pct = r->read_bytes_median = NAN;
+    r->read_blocked_pct = r->step_copy_exposed_pct = r->read_bytes_median = r->item_pct = NAN;
     r->format = meta->legacy ? "legacy" : "kineto";
     r->tf_gpu = -1;
     {

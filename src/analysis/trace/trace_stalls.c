@@ -149,12 +149,15 @@ int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv 
         }
     }
     for (size_t i = 0; i < a->items.n; i++)
-        if (a->items.v[i].number == 1 && step_of(r, (double)a->items.v[i].ts))
+        if (a->items.v[i].number == 1 && step_of(r, (double)a->items.v[i].ts)) {
             r->item_calls++;
+            r->item_us += (double)a->items.v[i].dur;
+        }
     if (nbytes)
         r->read_bytes_median = gd_trace_median(bytes, nbytes);
     if (r->step_total_us > 0) {
         r->read_blocked_pct = 100 * r->read_blocked_us / r->step_total_us;
+        r->item_pct = 100 * r->item_us / r->step_total_us;
         r->step_copy_exposed_pct = 100 * r->step_copy_exposed_us / r->step_total_us;
     }
     free(syncs);

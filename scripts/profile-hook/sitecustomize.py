@@ -1,0 +1,304 @@
+"""gpudoctor's start-up hook for `gpudoctor run --profile` (docs/run.md).
+
+`run --profile` puts the folder of this file first on the job's PYTHONPATH,
+so every Python process of the job imports it at start-up (Python's `site`
+module imports `sitecustomize`). It first runs the `sitecustomize` that was
+there before (the system's or a virtual environment's), then waits: nothing
+happens until the job imports torch. Once torch is imported it counts the
+job's steps, an optimizer step through torch's global hook (PyTorch 2.x,
+torch.optim.optimizer.register_optimizer_step_post_hook) or else a DataLoader
+batch, and profiles steps A to B (plus one that the analysis leaves out, as
+Holistic Trace Analysis leaves out the last profiler step) with torch.profiler.
+The trace goes to GPUDOCTOR_PROFILE_DIR, one file per process (per rank under
+torchrun), with a small status file that says what happened and what the
+profiler cost. It never changes what the job computes: it adds no random
+draws, moves no tensor and catches its own errors.
+
+Environment (set by gpudoctor): GPUDOCTOR_PROFILE_DIR, GPUDOCTOR_PROFILE_STEPS
+("A:B"), GPUDOCTOR_PROFILE_STEP ("auto", "optimizer" or "batch"; auto takes the
+optimizer hook where torch has one), GPUDOCTOR_PROFILE_HOOK=off turns it off.
+"""
+
+import os
+import sys
+
+
+def _chain():
+    """Runs the sitecustomize this one hides (the next one on sys.path)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+        if spec is None or spec.loader is None:
+            return
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["_gpudoctor_chained_sitecustomize"] = mod
+        spec.loader.exec_module(mod)
+    except Exception as e:  # the other one's failure is reported as Python would: a line, then on
+        sys.stderr.write("Error in sitecustomize (run by gpudoctor's profile hook): %r\n" % (e,))
+
+
+class _Hook:
+    KEEP_UNPROFILED = 5  # steps timed before and after the profiled ones, for the overhead
+
+    def __init__(self, out_dir, first, last, mode):
+        self.dir = out_dir
+        self.first, self.last = first, last
+        self.mode_wanted = mode
+        self.pid = os.getpid()
+        self.status = {
+            "pid": self.pid,
+            "ppid": os.getppid(),
+            "argv": sys.argv[:8] if hasattr(sys, "argv") else [],
+            "rank": _int_env("RANK"),
+            "local_rank": _int_env("LOCAL_RANK"),
+            "world_size": _int_env("WORLD_SIZE"),
+            "torch": None,
+            "tensorflow": False,
+            "mode": None,
+            "steps": 0,
+            "profiled_first": first,
+            "profiled_last": last,
+            "trace": None,
+            "error": None,
+        }
+        self.step = 0
+        self.prev = None  # perf_counter at the last step boundary
+        self.durs = {}  # step number -> seconds, around the profiled steps
+        self.walls = []  # [step, unix start, seconds] of the profiled steps
+        self.prof = None
+        self.rec = None
+        self.done = False
+        self.export_s = None
+        self.optimizer = None  # the optimizer whose steps count (the first that steps)
+
+    # -- on import -------------------------------------------------------
+    def torch_imported(self, torch):
+        try:
+            self.status["torch"] = str(getattr(torch, "__version__", "?"))
+            post = getattr(getattr(torch.optim, "optimizer", None), "register_optimizer_step_post_hook", None)
+            if self.mode_wanted != "batch" and post is not None:
+                post(self._on_optimizer_step)
+                self.status["mode"] = "optimizer"
+            elif self.mode_wanted == "optimizer":
+                self.status["error"] = "this torch (%s) has no global optimizer step hook" % self.status["torch"]
+            else:
+                self._patch_dataloader(torch)
+                self.status["mode"] = "batch"
+        except Exception as e:
+            self.status["error"] = "setting up: %r" % (e,)
+        self.save_status()
+
+    def _patch_dataloader(self, torch):
+        import torch.utils.data.dataloader as dl
+
+        cls = dl._BaseDataLoaderIter
+        orig = cls.__next__
+        hook = self
+
+        def __next__(it):
+            hook.boundary()
+            return orig(it)
+
+        __next__.__wrapped__ = orig
+        cls.__next__ = __next__
+
+    def _on_optimizer_step(self, optimizer, args, kwargs):
+        if self.optimizer is None:
+            self.optimizer = optimizer
+        if optimizer is self.optimizer:
+            self.boundary()
+
+    # -- steps -----------------------------------------------------------
+    def boundary(self):
+        """The end of one step and the start of the next."""
+        if self.done and self.step > self.last + 2 + self.KEEP_UNPROFILED:
+            self.step += 1  # the rest of the job: counted, nothing more
+            self.status["steps"] = self.step
+            return
+        try:
+            import time
+
+            now = time.perf_counter()
+            if self.prev is not None and self.first - self.KEEP_UNPROFILED <= self.step:
+                self.durs[self.step] = now - self.prev
+                if self.first <= self.step <= self.last + 1 and self.walls and self.walls[-1][0] == self.step:
+                    self.walls[-1][2] = now - self.prev
+            self.step += 1
+            self.status["steps"] = self.step
+            if self.step == self.first and self.prof is None and not self.done:
+                self._start()
+            elif self.prof is not None:
+                self._advance()
+            if self.prof is not None and self.first <= self.step <= self.last + 1:
+                self.walls.append([self.step, time.time(), None])
+            if self.done and self.step == self.last + 2 + self.KEEP_UNPROFILED:
+                self.save_status()
+            self.prev = time.perf_counter()  # the export's time is not the next step's
+        except Exception as e:
+            self.status["error"] = "profiling step %d: %r" % (self.step, e)
+            self.prof = None
+            self.done = True
+            self.save_status()
+
+    def _start(self):
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        acts = [ProfilerActivity.CPU]
+        if torch.cuda.is_available():
+            acts.append(ProfilerActivity.CUDA)
+        # No schedule: the hook marks the steps itself, the same in every torch
+        # version (1.13's schedule numbers its first two steps alike).
+        self.prof = profile(activities=acts)
+        self.prof.start()
+        self._mark()
+
+    def _mark(self):
+        from torch.autograd import profiler
+
+        self.rec = profiler.record_function("ProfilerStep#%d" % self.step)
+        self.rec.__enter__()
+
+    def _advance(self):
+        """The profiler at a step boundary: the next step marked, or the end."""
+        self.rec.__exit__(None, None, None)
+        self.rec = None
+        if self.step <= self.last + 1:  # one more step: the analysis leaves the last one out
+            self._mark()
+            return
+        self.prof.stop()
+        self._save(self.prof)
+
+    def _save(self, prof):
+        import time
+
+        t = time.perf_counter()
+        rank = self.status["rank"]
+        name = "rank%d-pid%d.pt.trace.json" % (rank if rank is not None else 0, self.pid)
+        path = os.path.join(self.dir, name)
+        prof.export_chrome_trace(path + ".part")
+        os.replace(path + ".part", path)
+        self.export_s = time.perf_counter() - t
+        self.status["trace"] = name
+        self.prof = None
+        self.done = True
+        self.save_status()
+
+    # -- the status file ---------------------------------------------------
+    def save_status(self):
+        try:
+            import json
+
+            s = dict(self.status)
+            before = [d for n, d in self.durs.items() if n < self.first]
+            inside = [d for n, d in self.durs.items() if self.first <= n <= self.last]
+            after = [d for n, d in self.durs.items() if n > self.last + 1]
+            s["step_s_unprofiled"] = _median(before + after)
+            s["step_s_profiled"] = _median(inside)
+            s["unprofiled_steps"] = len(before + after)
+            s["export_s"] = self.export_s
+            s["profiled_steps"] = [w for w in self.walls if w[2] is not None]
+            path = os.path.join(self.dir, "hook-%d.status" % self.pid)
+            with open(path + ".part", "w") as f:
+                json.dump(s, f)
+            os.replace(path + ".part", path)
+        except Exception:
+            pass
+
+    def at_exit(self):
+        if os.getpid() != self.pid:  # a forked DataLoader worker
+            return
+        if self.prof is not None:  # the job ended inside the profiled steps: keep what there is
+            try:
+                self.status["error"] = "the job ended after step %d, inside the profiled steps" % self.step
+                if self.rec is not None:
+                    self.rec.__exit__(None, None, None)
+                self.prof.stop()
+                self._save(self.prof)
+            except Exception as e:
+                self.status["error"] = "saving the trace at exit: %r" % (e,)
+        self.save_status()
+
+
+def _int_env(name):
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def _median(v):
+    if not v:
+        return None
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+class _Finder:
+    """A meta path finder that sees torch (and TensorFlow) being imported."""
+
+    def __init__(self, hook):
+        self.hook = hook
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in ("torch", "tensorflow"):
+            return None
+        if name == "tensorflow":
+            self.hook.status["tensorflow"] = True
+            self.hook.save_status()
+            return None
+        sys.meta_path.remove(self)
+        spec = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find else None
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, hook = spec.loader, self.hook
+        orig = loader.exec_module
+
+        def exec_module(module):
+            orig(module)
+            hook.torch_imported(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _install():
+    if os.environ.get("GPUDOCTOR_PROFILE_HOOK", "").lower() in ("off", "0", "no"):
+        return
+    out_dir = os.environ.get("GPUDOCTOR_PROFILE_DIR")
+    if not out_dir or not os.path.isdir(out_dir):
+        return
+    try:
+        a, b = (int(x) for x in os.environ.get("GPUDOCTOR_PROFILE_STEPS", "10:14").split(":"))
+    except ValueError:
+        a, b = 10, 14
+    mode = os.environ.get("GPUDOCTOR_PROFILE_STEP", "auto")
+    hook = _Hook(out_dir, max(a, 1), max(a, b, 1), mode)
+    import atexit
+
+    atexit.register(hook.at_exit)
+    if "torch" in sys.modules:
+        hook.torch_imported(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _Finder(hook))
+
+
+_chain()
+try:
+    _install()
+except Exception as _e:
+    sys.stderr.write("gpudoctor profile hook: not installed: %r\n" % (_e,))
+# The job's sys.path as it would be without the hook (PYTHONPATH, which its
+# children inherit, still names the hook's folder).
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]

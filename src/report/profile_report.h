@@ -1,0 +1,31 @@
+/* `run --profile`: the joined report's section in text, JSON and HTML (docs/run.md). */
+#ifndef GD_PROFILE_REPORT_H
+#define GD_PROFILE_REPORT_H
+
+#include "analysis/profile.h"
+#include "checks/joined.h"
+#include "gpudoctor/findings.h"
+#include "gpudoctor/report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+typedef struct gd_profile_view {
+    const gd_facts *f;
+    const gd_findings *machine; /* the run's findings */
+    const gd_profile *p;
+    const gd_findings *trace; /* the trace checks' findings */
+    const gd_causes *causes;
+} gd_profile_view;
+
+/* What was profiled, the trace's numbers per rank, the cost, then the causes ranked. */
+void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
+
+/* The report's "profile" object (docs/run.md). Caller owns it. */
+json_t *gd_profile_report_json(const gd_profile_view *v);
+
+/* The whole HTML page of `run --profile`: the run's page with the causes
+ * ranked and the profiled steps shaded on the job's timeline. */
+void gd_profile_report_html(FILE *out, const gd_profile_view *v);
+
+#endif
