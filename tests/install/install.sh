@@ -12,7 +12,7 @@ fail() { echo "install: $*" >&2; exit 1; }
 for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 \
          share/man/man1/gpudoctor.1 share/bash-completion/completions/gpudoctor share/zsh/site-functions/_gpudoctor \
          sbin/gpudoctor-healthcheck share/gpudoctor/nhc/gpudoctor.nhc share/gpudoctor/nhc/nhc.conf \
-         share/gpudoctor/node-problem-detector/gpudoctor-monitor.json; do
+         share/gpudoctor/node-problem-detector/gpudoctor-monitor.json share/man/man8/gpudoctor-healthcheck.8; do
     [ -f "$root/$f" ] || fail "$f not installed"
 done
 [ -e "$root/bin/libnvidia-ml.so.1" ] && fail "the simulated NVML is in bin/"
