@@ -41,6 +41,12 @@ PACKAGES=(
     chromium        # the HTML report's tests open it in a real browser, headless (docs/report.md)
     libpng-dev      # ... and decode its screenshots
     python3-torch   # the real DataLoader jobs of tests/e2e/test_e2e_job.c (CPU build; Skipped without it)
+    debhelper       # make deb: the Debian package (debian/)
+    lintian         # ... checked by tests/deploy/test_package.sh
+    debootstrap     # make image: a Debian root filesystem from Debian's archive
+    umoci           # ... packed as an OCI image
+    runc            # ... which the package test runs the exporter from
+    curl            # ... and scrapes
 )
 
 # The non-free package whose nvml.h the ABI test compares against.
