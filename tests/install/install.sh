@@ -43,6 +43,7 @@ complete_words "$bin" ch | grep -qx check || fail "bash completion does not offe
 complete_words "$bin" check --ig | grep -qx -- --ignore || fail "bash completion does not offer check --ignore"
 complete_words "$bin" vram --flash | grep -qx -- --flash-attention || fail "bash completion does not offer vram --flash-attention"
 complete_words "$bin" check --fail-on c | grep -qx critical || fail "bash completion does not offer --fail-on critical"
+complete_words "$bin" check --exit-codes npd | grep -qx npd-healthy || fail "bash completion does not offer --exit-codes npd-healthy"
 if command -v zsh >/dev/null; then
     zsh -n "$root/share/zsh/site-functions/_gpudoctor" || fail "zsh completion does not parse"
 fi
