@@ -8,6 +8,8 @@
 #   make install  the binary, its man page, bash and zsh completion and the
 #                 simulated libraries (PREFIX/libexec/gpudoctor) under
 #                 DESTDIR/PREFIX (default /usr/local)
+#   make deb      the Debian package (debhelper) in build-deb/
+#   make image    the exporter's container image (OCI, from Debian packages) in build-deb/
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -16,7 +18,7 @@ FUZZ_SECONDS ?= 60
 PREFIX      ?= /usr/local
 CTEST_FLAGS ?= --output-on-failure -j2
 
-.PHONY: all deps build run test test-plain test-asan bench fuzz golden install clean
+.PHONY: all deps build run test test-plain test-asan bench fuzz golden install deb image clean
 
 all: build
 
@@ -84,5 +86,11 @@ golden: build
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
+deb: deps
+	bash scripts/make-deb.sh build-deb
+
+image: deb
+	bash scripts/make-image.sh build-deb
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-deb

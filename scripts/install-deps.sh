@@ -42,6 +42,12 @@ PACKAGES=(
     libpng-dev      # ... and decode its screenshots
     python3-torch   # the real DataLoader jobs of tests/e2e/test_e2e_job.c (CPU build; Skipped without it)
     stress-ng       # load beside the suite: it passes on a busy machine (README.md, Tests)
+    debhelper       # make deb: the Debian package (debian/)
+    lintian         # ... checked by tests/deploy/test_package.sh
+    debootstrap     # make image: a Debian root filesystem from Debian's archive
+    umoci           # ... packed as an OCI image
+    runc            # ... which the package test runs the exporter from
+    curl            # ... and scrapes
 )
 
 # The non-free package whose nvml.h the ABI test compares against.

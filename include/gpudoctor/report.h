@@ -30,6 +30,13 @@ json_t *gd_report_gpu_state_json(const gd_facts *f, size_t g);
 /* Names of the reason bits set in mask, as a JSON array. */
 json_t *gd_report_reasons_json(unsigned long long mask);
 
+/* One line naming the findings at or above min (ignored ones left out),
+ * grouped by id in report order with their GPUs: "health.xid GPU 3,4;
+ * thermal.throttling GPU 5; driver.missing". Whole groups only: what does not
+ * fit in len (with its NUL) is counted as "; +N more". Returns the length
+ * written; "" when nothing counts. */
+size_t gd_report_summary_line(char *buf, size_t len, const gd_findings *fs, gd_severity min);
+
 typedef struct gd_text_style {
     bool color; /* ANSI colours (a terminal, and NO_COLOR unset) */
     int width; /* columns to wrap prose at */

@@ -16,6 +16,7 @@ _gpudoctor() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
     --fail-on) COMPREPLY=($(compgen -W "warning critical" -- "$cur")); return ;;
+    --exit-codes) COMPREPLY=($(compgen -W "nagios npd npd-healthy" -- "$cur")); return ;;
     --dtype) COMPREPLY=($(compgen -W "bf16 fp16 tf32 fp32 fp8" -- "$cur")); return ;;
     esac
     if [ "$cmd" = bench ] && [[ $cur != -* ]]; then

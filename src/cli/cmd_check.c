@@ -14,7 +14,8 @@
 const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interval MS] [--pid PID] [--json]\n"
                              "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
                              "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
-                             "                       [--report FILE.html]\n"
+                             "                       [--report FILE.html] [--summary] [--gpus LIST]\n"
+                             "                       [--exit-codes nagios|npd|npd-healthy]\n"
                              "                       [--sim SCENARIO | --from FILE...]\n"
                              "\n"
                              "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
@@ -39,6 +40,16 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                   over the window; self-contained, opens offline)\n"
                              "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
                              "                   --from FILE.jsonl: the same checks, the same findings)\n"
+                             "  --summary        one line instead of the report: the findings that count, by\n"
+                             "                   id with their GPUs (\"health.xid GPU 3,4; thermal.throttling\n"
+                             "                   GPU 5\"), or \"no problem found\"\n"
+                             "  --gpus LIST      judge only these GPUs (indices or UUIDs, comma-separated, as\n"
+                             "                   in SLURM_JOB_GPUS or CUDA_VISIBLE_DEVICES): findings on\n"
+                             "                   other GPUs are left out; node-wide findings stay\n"
+                             "  --exit-codes MAP nagios (default): the codes below; npd: node-problem-\n"
+                             "                   detector's 0 ok, 1 problem, 2 unknown; npd-healthy: 1 ok,\n"
+                             "                   0 problem, 2 unknown, for a condition that is true when\n"
+                             "                   healthy (docs/interface.md)\n"
                              "  --sim SCENARIO   run against a simulated machine (examples/*.json)\n"
                              "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
                              "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
@@ -80,7 +91,12 @@ typedef struct check_opts {
     gd_cli_settings settings;
     bool fail_on_given;
     gd_severity fail_on;
+    bool summary;
+    const char *gpus; /* --gpus LIST, or NULL */
+    int exit_map; /* EXIT_MAP_* */
 } check_opts;
+
+enum { EXIT_MAP_NAGIOS, EXIT_MAP_NPD, EXIT_MAP_NPD_HEALTHY };
 
 const struct option gd_check_options[] = {
     {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
@@ -89,7 +105,9 @@ const struct option gd_check_options[] = {
     {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
     {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
     {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
-    {"report", required_argument, NULL, 'H'},   {NULL, 0, NULL, 0},
+    {"report", required_argument, NULL, 'H'},   {"summary", no_argument, NULL, 'S'},
+    {"gpus", required_argument, NULL, 'G'},     {"exit-codes", required_argument, NULL, 'E'},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse(int argc, char **argv, check_opts *o)
@@ -140,6 +158,18 @@ static int parse(int argc, char **argv, check_opts *o)
         case 'h': fputs(gd_check_help, stdout); return -1;
         case 'R': o->record = optarg; break;
         case 'H': o->report = optarg; break;
+        case 'S': o->summary = true; break;
+        case 'G': o->gpus = optarg; break;
+        case 'E':
+            if (strcmp(optarg, "nagios") == 0)
+                o->exit_map = EXIT_MAP_NAGIOS;
+            else if (strcmp(optarg, "npd") == 0)
+                o->exit_map = EXIT_MAP_NPD;
+            else if (strcmp(optarg, "npd-healthy") == 0)
+                o->exit_map = EXIT_MAP_NPD_HEALTHY;
+            else
+                return gd_cli_error("--exit-codes wants nagios, npd or npd-healthy, not '%s'", optarg);
+            break;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor check --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor check --help')", argv[optind - 1]);
         }
@@ -158,6 +188,8 @@ static int parse(int argc, char **argv, check_opts *o)
     }
     if (o->fail_on_given)
         o->settings.fail_on = o->fail_on;
+    if (o->summary && (o->json || o->report))
+        return gd_cli_error("--summary prints one line: it goes without --json and --report");
     if (o->sim && o->from_count)
         return gd_cli_error("--sim and --from exclude each other: one describes a machine, the other captured files");
     if (o->report && gd_cli_report_writable(o->report) != 0)
@@ -172,12 +204,77 @@ static int parse(int argc, char **argv, check_opts *o)
     return 0;
 }
 
+/* Whether GPU g (its index and UUID) is one of LIST's entries. */
+static bool gpu_listed(const char *list, const gd_gpu *g)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        char *end;
+        long n = strtol(t, &end, 10);
+        if (*end == '\0' && end != t ? n == g->index : strncmp(g->uuid, t, strlen(t)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* --gpus: every entry names a GPU of this machine (a UUID may be a unique
+ * prefix, as CUDA_VISIBLE_DEVICES allows); the findings on other GPUs go. */
+static int keep_gpus(const char *list, const gd_facts *f, gd_findings *fs)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); f->gpu_count && t; t = strtok_r(NULL, ", ", &save)) {
+        size_t hits = 0;
+        for (size_t g = 0; g < f->gpu_count; g++)
+            hits += gpu_listed(t, &f->gpus[g]);
+        if (hits != 1)
+            return gd_cli_error("--gpus: '%s' %s of the %zu GPUs here (an index or a UUID)", t,
+                                hits ? "names more than one" : "is none", f->gpu_count);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        gd_finding *x = &fs->v[i];
+        bool keep = x->gpu == GD_NO_GPU;
+        for (size_t g = 0; g < f->gpu_count && !keep; g++)
+            keep = f->gpus[g].index == x->gpu && gpu_listed(list, &f->gpus[g]);
+        if (keep)
+            fs->v[kept++] = *x;
+        else
+            json_decref(x->evidence);
+    }
+    fs->n = kept;
+    return 0;
+}
+
+/* check's code under --exit-codes (docs/interface.md). */
+static int map_exit(int code, int map)
+{
+    if (map == EXIT_MAP_NAGIOS)
+        return code;
+    if (code == GD_EXIT_ERROR)
+        return 2; /* unknown */
+    bool problem = code == GD_EXIT_WARNING || code == GD_EXIT_CRITICAL;
+    return map == EXIT_MAP_NPD ? problem : !problem;
+}
+
+static int check_main(check_opts *op);
+
 int gd_cmd_check(int argc, char **argv)
 {
     check_opts o;
     int rc = parse(argc, argv, &o);
     if (rc != 0)
-        return rc < 0 ? GD_EXIT_OK : rc;
+        return rc < 0 ? GD_EXIT_OK : map_exit(rc, o.exit_map);
+    return map_exit(check_main(&o), o.exit_map);
+}
+
+static int check_main(check_opts *op)
+{
+    check_opts o = *op;
+    int rc;
 
     bool show_progress = isatty(STDERR_FILENO) && o.duration_s > 0 && o.from_count == 0;
     gd_session_opts so = {
@@ -226,7 +323,21 @@ int gd_cmd_check(int argc, char **argv)
     gd_findings fs = {0};
     gd_checks_run_all(&f, &fs);
     gd_findings_apply_policy(&fs, &o.settings.policy);
-    int printed = gd_cli_print_report(&f, &fs, o.json);
+    if (o.gpus && keep_gpus(o.gpus, &f, &fs) != 0) {
+        gd_findings_free(&fs);
+        gd_facts_free(&f);
+        return GD_EXIT_ERROR;
+    }
+    int printed;
+    if (o.summary) {
+        char line[1024];
+        printed = gd_findings_exit_code(&fs);
+        if (gd_report_summary_line(line, sizeof line, &fs, o.settings.fail_on) == 0)
+            snprintf(line, sizeof line, "no problem found");
+        puts(line);
+    } else {
+        printed = gd_cli_print_report(&f, &fs, o.json);
+    }
     int code = printed == GD_EXIT_ERROR || !recorded ? GD_EXIT_ERROR : gd_cli_exit_code(&fs, o.settings.fail_on);
     if (code != GD_EXIT_ERROR)
         code = gd_cli_judged_exit(&f, &fs, code);

@@ -11,7 +11,8 @@ root=$stage/opt/gd
 fail() { echo "install: $*" >&2; exit 1; }
 for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/libcuda.so.1 libexec/gpudoctor/profile-hook/sitecustomize.py \
          share/man/man1/gpudoctor.1 share/bash-completion/completions/gpudoctor share/zsh/site-functions/_gpudoctor \
-         sbin/gpudoctor-healthcheck; do
+         sbin/gpudoctor-healthcheck share/gpudoctor/nhc/gpudoctor.nhc share/gpudoctor/nhc/nhc.conf \
+         share/gpudoctor/node-problem-detector/gpudoctor-monitor.json share/man/man8/gpudoctor-healthcheck.8; do
     [ -f "$root/$f" ] || fail "$f not installed"
 done
 [ -e "$root/bin/libnvidia-ml.so.1" ] && fail "the simulated NVML is in bin/"
@@ -48,6 +49,7 @@ complete_words "$bin" ch | grep -qx check || fail "bash completion does not offe
 complete_words "$bin" check --ig | grep -qx -- --ignore || fail "bash completion does not offer check --ignore"
 complete_words "$bin" vram --flash | grep -qx -- --flash-attention || fail "bash completion does not offer vram --flash-attention"
 complete_words "$bin" check --fail-on c | grep -qx critical || fail "bash completion does not offer --fail-on critical"
+complete_words "$bin" check --exit-codes npd | grep -qx npd-healthy || fail "bash completion does not offer --exit-codes npd-healthy"
 if command -v zsh >/dev/null; then
     zsh -n "$root/share/zsh/site-functions/_gpudoctor" || fail "zsh completion does not parse"
 fi

@@ -112,8 +112,12 @@ echo "\$rc" >>$tmp/hc.done
 exit \$rc
 HC
 chmod +x "$tmp/healthcheck"
+# The simulated node's GPUs have device nodes: the wrapper leaves a node
+# without any alone (tests/deploy/test_slurm_wrapper.sh).
+mkdir -p "$tmp/dev" && : >"$tmp/dev/nvidia0"
 scenario() { # the node the health check sees
-    printf 'GPUDOCTOR=%s\nGPUDOCTOR_CHECK_ARGS="--sim %s --duration 5"\n' "$bin" "$examples/$1" >"$tmp/healthcheck.conf"
+    printf 'GPUDOCTOR=%s\nGPUDOCTOR_DEV_ROOT=%s\nGPUDOCTOR_CHECK_ARGS="--sim %s --duration 5"\n' \
+        "$bin" "$tmp/dev" "$examples/$1" >"$tmp/healthcheck.conf"
 }
 scenario h100x8-training.json
 
@@ -145,7 +149,7 @@ after_checks() {
 
 # A critical node (Xid 79 in its kernel log): slurmd's health check drains it.
 scenario h100x8-xid.json
-wait_for 'drain*|gpudoctor: *health.xid*' 30
+wait_for 'drain*|gpudoctor: health.xid GPU 3,4' 30
 echo "drained by the health check: $(state)"
 # Having drained it, the wrapper exits 0: slurmd logs no failed health check.
 ! grep -q "health_check failed" "$tmp/slurmd.log" || fail "the health check exited non-zero after draining"
@@ -169,6 +173,7 @@ wait_for 'idle*' 30
 # "Could not check" (a scenario that is not there) does not drain by default.
 cat >"$tmp/healthcheck.conf" <<CONF
 GPUDOCTOR=$bin
+GPUDOCTOR_DEV_ROOT=$tmp/dev
 GPUDOCTOR_CHECK_ARGS="--sim $tmp/no-such-scenario.json --duration 5"
 CONF
 after_checks 2 60
