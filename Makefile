@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor: the commands a user types. CMake + Ninja do the building.
 #   make          install missing Debian packages (as root), build build/gpudoctor
 #   make run      diagnose this machine, or the bundled demo scenario without a GPU

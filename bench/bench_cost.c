@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The tool's own cost, as ratios against references measured in the same run:
  *  - start-up: `gpudoctor --version` against `/bin/true`, mean wall time of

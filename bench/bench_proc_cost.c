@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cost of sampling a job's /proc: a job of 64 threads and 16 child
  * processes (all asleep, as a DataLoader between batches), sampled by the

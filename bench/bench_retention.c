@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Memory of long sessions: a 24-hour `check --sim` (played on the fast
  * scenario clock) against a 1-hour one, peak RSS of each child process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reading a library's CUDA architectures (gd_stack_library_archs) on a
  * hostile libtorch_cuda.so of 64 MiB of zeros: a file with no container in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated NVML's process names: a scenario of N processes over 8
  * GPUs, every pid looked up with nvmlSystemGetProcessName (and as many

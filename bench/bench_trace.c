@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_trace: the cost of gpudoctor trace, as ratios against references
  * taken in the same run (bench/README.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The live view's cost: `gpudoctor watch` of 8 simulated GPUs at 1 Hz, paced
  * (one scenario second per second), on a pseudo-terminal of 120x40 whose

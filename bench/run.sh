@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the benchmarks against a build directory (default: build).
 set -euo pipefail
 build=${1:-build}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds data files into the library as C strings, so the binary needs no
 # data directory: the same tables serve from build/ and when installed.
 #   gd_embed(TARGET SYMBOL FILE): `const char SYMBOL[]` holds FILE's text.

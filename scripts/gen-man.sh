@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes the man page gpudoctor.1 from the binary's own help texts, so that
 # the page and --help never disagree:  gen-man.sh BINARY > gpudoctor.1
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the PCIe / topology example scenarios and their sysfs (and proc)
 fixture trees under examples/. Run it again on purpose after changing a
 layout: python3 scripts/gen-pcie-examples.py

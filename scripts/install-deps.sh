@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what gpudoctor needs to build and test on Debian 12, and fetches
 # NVIDIA's nvml.h for the ABI test. Idempotent: run it as often as you like.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds gpudoctor's Debian package with debhelper (debian/) from a copy of
 # the source tree, so that nothing is written beside the repository:
 #   make-deb.sh [OUT_DIR]     (default build-deb/) -> OUT_DIR/gpudoctor_VERSION_ARCH.deb

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The exporter's container image for the Kubernetes DaemonSet
 # (examples/kubernetes/gpudoctor-exporter.yaml), from Debian packages alone:
 # a Debian 12 root filesystem made by debootstrap (minbase) from Debian's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Says why each skipped test was skipped, from ctest's JUnit file.
 
 ctest reports a test that exits 77 as Skipped but never shows its output;

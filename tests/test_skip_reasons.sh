@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # skip_reasons.py: a skipped test's words are shown, cmocka's framing is not,
 # and a skipped test that printed nothing fails the run.
 # Usage: test_skip_reasons.sh SKIP_REASONS.py

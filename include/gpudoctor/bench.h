@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Results of `gpudoctor bench gemm`, `bench membw` and `bench stress`
  * (docs/bench.md): per GPU, what was measured, whether the work was right,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The check registry. A check is a pure function of the collected facts:
  * it does no I/O and reports findings, or says why it could not judge.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The context of a run: where gpudoctor reads this machine's facts from and
  * which libraries it loads. The command line fills it (from options and the

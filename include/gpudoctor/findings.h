@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Findings: what the checks conclude, with evidence and a fix.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The job on the host: its process tree, threads, CPU and disk waits,
  * sampled from /proc on the session's clock beside the GPUs

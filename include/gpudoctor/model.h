@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The collection model: what gpudoctor knows about a machine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * PCIe and topology facts: each GPU's link and the bridges above it (from
  * sysfs, or an `lspci -vv` capture), NUMA placement, the NICs that share its

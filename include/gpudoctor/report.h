@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Renderers: turn facts and findings into text or JSON. They never probe.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A diagnosis session: the facts of one machine (real, simulated or
  * captured), sampled one step at a time on the session clock, with sinks

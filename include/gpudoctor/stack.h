@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Software stack facts: CUDA runtimes and frameworks installed, the job's
  * environment, and Xid events from the kernel log.

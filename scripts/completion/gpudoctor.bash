@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bash completion for gpudoctor. The commands and their options come from
 # the binary itself ('gpudoctor help --commands', 'help --options CMD').
 _gpudoctor() {

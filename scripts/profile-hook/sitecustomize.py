@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gpudoctor's start-up hook for `gpudoctor run --profile` (docs/run.md).
 
 `run --profile` puts the folder of this file first on the job's PYTHONPATH,

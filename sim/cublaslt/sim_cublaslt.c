@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated libcublasLt.so.13 (docs/scenarios.md): the cuBLASLt calls of
  * `gpudoctor bench gemm` and `bench stress`, on the simulated libcuda.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internals of the simulated libcuda.so.1 (docs/scenarios.md).
  *

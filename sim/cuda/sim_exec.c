@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Simulated streams, events, modules and kernel launches (see sim_cuda.h
  * for the GEMM timing convention).

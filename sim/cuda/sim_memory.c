@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Simulated device and pinned host memory, and copies that take the time
  * the scenario's bandwidth figures imply (see sim_cuda.h).

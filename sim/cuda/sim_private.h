@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated libcuda's private exports, for the simulated cuBLASLt
  * beside it (sim/cublaslt) and nothing else: gpudoctor never calls them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated driver's state, initialisation, version, error strings,
  * devices and contexts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated GPUs' time. Under the fast scenario clock
  * (GPUDOCTOR_SIM_TIMESCALE unset or empty at cuInit) it is virtual: a copy

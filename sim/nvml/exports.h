@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every function the simulated libnvidia-ml.so.1 exports, declared with
  * default visibility (the library builds with -fvisibility=hidden), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internals of the simulated libnvidia-ml.so.1: the state set up by nvmlInit
  * and the helpers every exported function starts with.

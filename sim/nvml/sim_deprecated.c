@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * NVML_ERROR_DEPRECATED, per call, as the scenario's driver answers it.
  *

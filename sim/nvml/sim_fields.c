@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvmlDeviceGetFieldValues: each requested field answers on its own. */
 #include "nvml_sim.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Health: clock event reasons, violation counters, ECC, retired pages, remapped rows, NVLink. */
 #include <math.h>
 

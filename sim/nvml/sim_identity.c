@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Identity and configuration: names, ids, PCI info, modes; and the small helpers they share. */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvmlInit / nvmlShutdown, the scenario clock, and the entry checks every
  * other function starts with.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running compute processes, in the three struct layouts NVML has used. */
 #include "nvml_sim.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sensors and limits: temperature, clocks, power, utilization, fan, PCIe link, memory. */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* System-level calls: versions, the device count and handles. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The successors current drivers answer: nvmlDeviceGetTemperatureV (CUDA
  * 13's replacement of nvmlDeviceGetTemperature), the margin to T.Limit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Scenario files of the simulated machine (docs/scenarios.md): parsing,
  * validation, and the questions the simulated libraries ask of a scenario

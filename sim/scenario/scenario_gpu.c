@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing of one entry of "gpus": static facts, lists, and the timeline. */
 #include <limits.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared between the parts of the scenario parser; not for other modules. */
 #ifndef GPUDOCTOR_SIM_SCENARIO_INTERNAL_H
 #define GPUDOCTOR_SIM_SCENARIO_INTERNAL_H

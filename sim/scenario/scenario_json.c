@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Typed, path-aware getters over jansson values, shared by the parser. */
 #include <math.h>
 #include <stdarg.h>

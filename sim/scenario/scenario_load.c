@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading a scenario: reading the file, the top-level keys, and freeing. */
 #include <errno.h>
 #include <fcntl.h>

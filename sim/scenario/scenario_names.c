@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Name tables: timeline fields, clock event reasons, NVML return codes. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Questions asked of a loaded scenario at a scenario time. */
 #include <ctype.h>
 #include <math.h>

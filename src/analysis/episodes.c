@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Time in state over the window. */
 #include "episodes.h"
 #include "core/stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Time in state over the window: how much of a GPU's loaded time it spent
  * held back by a set of clock event reasons, when that began, and what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fleet's outliers by median and MAD, and its shared findings (fleet.h). */
 #include "analysis/fleet.h"
 #include "core/stats.h"

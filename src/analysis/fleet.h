@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The fleet: many nodes' check reports side by side. GPUs are grouped by
  * model; within a group each GPU's medians under load are held to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job beside its GPUs, second by second (job_timeline.h). */
 #include "job_timeline.h"
 #include "job_tree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job beside its GPUs, second by second: which GPUs are the job's, and
  * a timeline of GPU busy, the job's CPU and the host's CPU in buckets. */
 #ifndef GD_ANALYSIS_JOB_TIMELINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's launchers, trainers and workers, and its GPUs (job_tree.h). */
 #include "job_tree.h"
 

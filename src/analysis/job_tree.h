@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The job as it runs: which processes of its tree are launchers (a shell,
  * torchrun, srun, uv run), trainers (one per rank) and their workers, and

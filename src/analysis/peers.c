@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Comparing a GPU with its peers in the same node. */
 #include "peers.h"
 #include "core/stats.h"

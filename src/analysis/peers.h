@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Peers: GPUs of the same node under the same load share airflow, power and
  * the job's work, so a GPU that runs hotter or slower than the others is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: what the hook's processes said, summed up (pure). */
 #include "analysis/profile.h"
 

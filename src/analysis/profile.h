@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `run --profile` (docs/run.md): what the job's start-up hook said about each
  * Python process, and the profiler traces it wrote, analyzed as `trace`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The GPU-to-GPU topology matrix of `nvidia-smi topo -m`, derived from the
  * PCIe paths the way NVML classifies them (nvmlGpuTopologyLevel_t): the

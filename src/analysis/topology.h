@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The topology matrix: levels between GPUs and NICs from their PCIe paths. */
 #ifndef GD_ANALYSIS_TOPOLOGY_H
 #define GD_ANALYSIS_TOPOLOGY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hugging Face config.json -> the planner's model shape. */
 #include "vram_config.h"
 #include "core/input.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reads a Hugging Face style config.json into the planner's model.
  * Only the shape is taken (hidden_size, num_hidden_layers, ...); anything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memory planner: the formulas (docs/vram.md has the sources). */
 #include "vram_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The memory planner: how many bytes each GPU needs to train, fine-tune
  * (LoRA, QLoRA) or serve a transformer, whether that fits with a margin,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The planner's advice: which changes make a training setup fit, cheapest first. */
 #include "vram_plan.h"
 

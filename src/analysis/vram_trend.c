@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Robust trend of a memory series: Theil-Sen slope, R^2, quarter medians. */
 #include "vram_trend.h"
 #include "core/stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Is memory use rising steadily? A robust line through (t, used) samples:
  * the Theil-Sen slope (median of pairwise slopes, 29% breakdown point, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Window statistics over a series. */
 #include "window.h"
 #include "core/stats.h"

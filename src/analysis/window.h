@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Window statistics over a series, and what "under load" means. */
 #ifndef GD_WINDOW_H
 #define GD_WINDOW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gd_collect: a whole session in one call (info, topo, vram, bench). */
 #include "collect.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Collection in one call: a whole session (include/gpudoctor/session.h)
  * from open to close, for the commands that only need the facts.

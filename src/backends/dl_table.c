@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table-driven dlopen/dlsym loader (dl_table.h). */
 #include "dl_table.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One loader for the vendor libraries that gpudoctor opens with dlopen (NVML,
  * the CUDA driver; cuBLASLt or any other later). A library is described by a

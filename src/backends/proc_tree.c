@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A process of the job's tree from its /proc entry (proc_tree.h). */
 #include "proc_tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a process of the job's tree is, from its /proc entry: the program
  * it runs (cmdline), whether it loaded PyTorch or the CUDA driver (maps),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session loop (include/gpudoctor/session.h): sources, clock, sinks. */
 #include "gpudoctor/session.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A source of facts behind one small interface: open (and take the
  * snapshot), sample (fill sample i at session time t), close. The machine's

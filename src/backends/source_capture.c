@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The capture source: --from files, read once; their series is their own. */
 #include "source.h"
 

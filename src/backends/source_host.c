@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The host as a source: its CPU busy and iowait shares (/proc/stat),
  * pressure stall information (/proc/pressure) and swap traffic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML source: the machine's driver, or the simulated one under --sim. */
 #include "source.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The job's /proc as a source (include/gpudoctor/job.h): its process tree,
  * each thread's CPU time and state, context switches and read bytes, read

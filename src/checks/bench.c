@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Judging `bench gemm`, `bench membw` and `bench stress`:
  *   bench.gemm_low / bench.membw_low: a GPU below the best of its peers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * capture: what captured evidence (--from) could not show. A -q dump is one
  * instant, a dmon log has no limits, an idle GPU hides what only load

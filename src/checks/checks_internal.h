@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Declarations shared by the check families and the registry. */
 #ifndef GD_CHECKS_INTERNAL_H
 #define GD_CHECKS_INTERNAL_H

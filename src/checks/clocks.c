@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks: clocks.low, clocks.locked, clocks.outlier. */
 #include "checks_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Configuration: config.persistence_off, config.compute_mode, config.mig_enabled,
  * config.ecc_disabled. Sources: nvidia-smi man page (research/facts.md section 5). */
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the checks could judge: a group whose checks all could not run, or
  * whose facts the evidence does not hold (an lspci capture has no

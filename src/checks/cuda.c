@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Software stack: cuda.driver_too_old, cuda.minor_compat, cuda.forward_compat,
  * cuda.arch_unsupported, cuda.ptx_jit, cuda.framework_cpu_only. */
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Software stack: cuda.arch_unsupported and cuda.ptx_jit: does the installed
  * build carry code for this GPU's compute capability? */
 #include "checks_internal.h"

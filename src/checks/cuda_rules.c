@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA compatibility rules: runtime vs driver, architecture coverage. */
 #include "cuda_rules.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * CUDA compatibility rules, pure and table-driven, so their edges are
  * unit-tested (tests/unit/test_cuda_rules.c). Sources: research/facts.md

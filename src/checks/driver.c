@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* driver.missing and gpu.none: can gpudoctor see any NVIDIA GPU at all? */
 #include "checks_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's environment: variables that slow training down or hide GPUs.
  * Sources: research/facts.md section 5 (CUDA, NCCL and PyTorch docs) and
  * DCGM's list of bad variables (nvvs/src/Software.cpp checkForBadEnvVaribles). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* env.visible_devices and env.device_order: which GPUs the job's CUDA sees,
  * and in what order. Rules: CUDA Programming Guide, environment variables
  * (research/facts.md section 5): an empty CUDA_VISIBLE_DEVICES hides every

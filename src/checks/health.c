@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* health.gpu_lost: a GPU that stopped answering during the window, or that
  * the kernel log says fell off the bus or failed to initialise. */
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory health: health.ecc_uncorrectable and health.row_remap (row
  * remapping on Ampere and newer, page retirement before). Thresholds: DCGM
  * (common/DcgmGPUHardwareLimits.h), see thresholds.h. */

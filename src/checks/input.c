@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's input side: input.starved, input.single_thread, input.io_wait. */
 #include "checks_internal.h"
 #include "input_job.h"

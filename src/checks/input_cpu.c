@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's CPUs: input.few_workers, input.affinity_narrow,
  * input.workers_respawned, input.cpu_governor. */
 #include "input_job.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the input.* checks share: the job's GPUs and how much they wait, the
  * job's host side over the window, the evidence every input finding carries. */
 #ifndef GD_CHECKS_INPUT_JOB_H

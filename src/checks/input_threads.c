@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's threads against each other and against the host:
  * input.gil_contention, input.cpu_starved. */
 #include "input_job.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: the machine's, the job's and the trace's findings joined
  * into causes, ranked by the time each could win back (docs/run.md). */
 #include "checks/joined.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `run --profile`'s joined report (docs/run.md): the machine's findings (the
  * GPUs, the host), the job's (its /proc) and the profiler trace's, joined

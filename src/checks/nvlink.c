@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLink: nvlink.down. */
 #include "checks_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe links: pcie.link_downgraded, pcie.slot_limited, pcie.upstream_downgraded. */
 #include "checks_internal.h"
 #include "core/stats.h"

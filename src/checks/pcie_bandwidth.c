@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pcie.bandwidth_low: `bench pcie` results against what the link allows. */
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe errors: pcie.replays (NVML replay counter), pcie.aer_errors (AER
  * counters of sysfs or lspci, and the kernel log's AER messages). */
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Power: power.limit_lowered, power.brake, power.hw_slowdown, power.capped. */
 #include "checks_internal.h"
 #include "core/stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The check registry: an explicit table, in report order. Checks that look
  * at other findings (clocks.outlier) come after the ones they defer to. */
 #include "checks_internal.h"

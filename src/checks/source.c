@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Evidence sources: what a live run reads, or where a capture held it (source.h). */
 #include "source.h"
 

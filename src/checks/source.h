@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Where a finding's evidence came from, for its "source" field. A check
  * names what a live run reads (the NVML calls, sysfs files); the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Heat: thermal.throttling, thermal.hot and thermal.outlier. */
 #include "checks_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every threshold the checks use, in one place, with where it comes from.
  * (What counts as "under load" is GD_LOADED_UTIL_PCT in analysis/window.h.)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Topology: topology.numa_mismatch (the job's CPUs and memory against its
  * GPU's NUMA node), topology.iommu_p2p (IOMMU translation on PCIe P2P). */
 #include "analysis/job_timeline.h"

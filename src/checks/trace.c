@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings from profiler traces: pure functions of the numbers of each rank. */
 #include "checks/trace_checks.h"
 #include "core/json_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Findings from profiler traces (gpudoctor trace). They judge the numbers of
  * analysis/trace, not the machine's facts, so they have their own table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The thresholds a user may change (thresholds.h): a table of names over data. */
 #include "gpudoctor/checks.h"
 #include "thresholds.h"

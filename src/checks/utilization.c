@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu.underutilized: memory held by a process, the GPU mostly idle. */
 #include "analysis/job_tree.h"
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU memory: vram.near_full, vram.growing and vram.foreign_process. */
 #include "analysis/vram_trend.h"
 #include "checks_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* health.xid: Xid events in the kernel log, one finding per GPU, with each
  * Xid's meaning and the action it calls for (data/xid.tsv). Severity
  * follows DCGM's health watch: its "fail" Xids are critical, its "warn"

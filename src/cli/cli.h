@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command line: one function per subcommand; the only code that exits. */
 #ifndef GD_CLI_H
 #define GD_CLI_H

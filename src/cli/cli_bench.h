@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench`: the parsed command line, and the runs (cmd_bench_run.c). */
 #ifndef GD_CLI_BENCH_H
 #define GD_CLI_BENCH_H

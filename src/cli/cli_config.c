@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the user accepts: --ignore ID[@GPU], --fail-on, and the config file
  * (docs/interface.md, "The config file"), an INI file read with inih. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What check and watch share around a session: --interval, the signals
  * that end it, --record FILE.jsonl (the recorder sink, its messages on stderr). */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the command line. */
 #include "backends/collect.h"
 #include "cli.h"

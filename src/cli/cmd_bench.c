@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor bench: active measurements (docs/bench.md, docs/pcie.md). */
 #include "backends/collect.h"
 #include "cli.h"

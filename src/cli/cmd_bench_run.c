@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runs of `gpudoctor bench`: what each measures, which checks judge it, how it is shown. */
 #include "cli.h"
 #include "cli_bench.h"

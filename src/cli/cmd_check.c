@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor check: collect a window, run every check, report. */
 #include "gpudoctor/session.h"
 #include "cli.h"

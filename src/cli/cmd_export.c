@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor export: a Prometheus exporter that dcgm-exporter users can drop in. */
 #include "cli.h"
 #include "export_http.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor fleet: many nodes' check reports compared (docs/fleet.md). */
 #include "analysis/fleet.h"
 #include "backends/fleet/fleet_read.h"

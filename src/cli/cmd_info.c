@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor info: one snapshot, shown as a readable screen or JSON. */
 #include "backends/collect.h"
 #include "cli.h"

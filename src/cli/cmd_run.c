@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor run: start a training command, watch it and its GPUs, report. */
 #include "cli.h"
 #include "gpudoctor/checks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor topo: the GPU-to-GPU topology, NUMA placement and NICs. */
 #include "backends/collect.h"
 #include "cli.h"

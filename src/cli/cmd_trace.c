@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor trace: why the GPU waits, from a PyTorch profiler trace (docs/trace.md). */
 #include "analysis/trace/trace.h"
 #include "backends/trace/trace_read.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor vram: the memory a training, fine-tuning or serving run needs per GPU, and whether it fits. */
 #include "analysis/vram_config.h"
 #include "analysis/vram_plan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor watch: the live view on a terminal, dmon-like lines elsewhere. */
 #include "cli.h"
 #include "gpudoctor/session.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exporter's HTTP side (export_http.h). */
 #include "export_http.h"
 #include "mhd_loader.h"

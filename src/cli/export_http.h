@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The exporter's HTTP side (libmicrohttpd): /metrics serves the newest
  * exposition the sampler published, never waiting for it; / is a short

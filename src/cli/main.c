@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor: finds out why a GPU server trains slower than it should. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libmicrohttpd through dl_table, once per process (mhd_loader.h). */
 #include "mhd_loader.h"
 

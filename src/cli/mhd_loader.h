@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libmicrohttpd, for `gpudoctor export` only, opened with dlopen on first use
  * (the backends' dl_table): the binary does not link it, so no other command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile` (docs/run.md): the job's start-up hook, its traces, the joined report. */
 #ifndef GD_CLI_RUN_PROFILE_H
 #define GD_CLI_RUN_PROFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live view of `gpudoctor watch` (watch_view.h). */
 #include "watch_view.h"
 

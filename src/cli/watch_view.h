@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The live view of `gpudoctor watch` on a terminal (ncurses): a session
  * sink. One row per GPU (temperatures, SM clock against its maximum, power

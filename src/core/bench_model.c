@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bench facts (gpudoctor/bench.h) and the datasheet table they are judged against. */
 #include "gpudoctor/bench.h"
 

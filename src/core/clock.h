@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The session's clock. On a real machine it is the wall clock. Under --sim
  * it is scenario time: by default it jumps to each sample's time at once

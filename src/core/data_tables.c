@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lookups in the embedded data tables (the tables in data/). */
 #include "data_tables.h"
 

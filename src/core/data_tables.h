@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The data tables of the tables in data/ (embedded at build time, see cmake/embed.cmake):
  * CUDA release -> minimum driver, Xid -> meaning, GPU board -> the memory NVML

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gd_facts as JSON and back (facts_json.h). Every struct a check reads is a
  * table of fields: one writer and one reader walk the tables, so a field

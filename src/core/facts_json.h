@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gd_facts as JSON and back, losslessly: what a recording (--record) keeps
  * so that its replay gives the checks the same facts as the live run. Each

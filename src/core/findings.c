@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings list: add, sort, count, exit code. */
 #include "gpudoctor/findings.h"
 

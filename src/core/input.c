@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded, non-blocking reading of user-named inputs (input.h). */
 #include "input.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reading what a user points gpudoctor at: once, bounded, never blocking.
  *

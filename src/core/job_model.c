@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's bounded samples (include/gpudoctor/job.h). */
 #include "gpudoctor/job.h"
 #include "core/job_ring.h"

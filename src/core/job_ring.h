@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Appending to the job's ring of samples (include/gpudoctor/job.h). */
 #ifndef GD_CORE_JOB_RING_H
 #define GD_CORE_JOB_RING_H

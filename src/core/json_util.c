@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON helpers shared by checks and reports. */
 #include "json_util.h"
 

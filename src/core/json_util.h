@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON helpers shared by checks and reports. */
 #ifndef GD_JSON_UTIL_H
 #define GD_JSON_UTIL_H

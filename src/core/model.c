@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collection model: names, series storage, cleanup. */
 #include "gpudoctor/model.h"
 #include "gpudoctor/abi/nvml_api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Strict decimal parsing for option values. */
 #include "numparse.h"
 

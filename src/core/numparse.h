@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Strict parsing of the numbers that users type as option values. Only plain
  * decimal notation is a number here: no sign, no leading or trailing space,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building and parsing the PCIe model (include/gpudoctor/pcie.h): for the
  * readers of sysfs and captures, and the checks that need a link rate. */
 #ifndef GD_CORE_PCIE_UTIL_H

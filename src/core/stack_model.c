@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The software-stack model (include/gpudoctor/stack.h): pure accessors,
  * read by checks and backends alike. */
 #include "gpudoctor/stack.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small numeric helpers shared by the analyses and checks. */
 #include "stats.h"
 

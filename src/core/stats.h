@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small numeric helpers shared by the analyses and checks. */
 #ifndef GD_STATS_H
 #define GD_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Control characters out of strings that reach a terminal. */
 #include "text_safe.h"
 

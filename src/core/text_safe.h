@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Text that reaches a terminal. Strings from the driver, /proc, scenarios
  * and captures (GPU and process names, driver versions, hostnames, paths)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Version strings as numbers. */
 #ifndef GD_CORE_VERSIONS_H
 #define GD_CORE_VERSIONS_H

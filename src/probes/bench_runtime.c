@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmarks' shared start: see bench_runtime.h. */
 #include "bench_runtime.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What `bench gemm`, `bench membw` and `bench stress` share: the CUDA driver
  * (and cuBLASLt) loaded, initialised, and one result row per CUDA device in

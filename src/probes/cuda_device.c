@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA devices for the benchmarks: see cuda_device.h. */
 #include "cuda_device.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every benchmark does with a CUDA device: find its GPU, and make its
  * primary context current on the calling thread. */
 #ifndef GD_PROBE_CUDA_DEVICE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cuBLASLt GEMM of the benchmarks (gemm.h). Method after gpu-fryer:
  * one large square multiply through cuBLASLt's heuristic algorithm, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One cuBLASLt matrix multiply on one device, set up once and run many
  * times: D (fp32) = A^T B with A and B of the benchmark's type, the "TN"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `bench gemm`. Method after gpu-fryer (cuBLASLt, 8192-square multiplies,
  * each GPU's average over the run) and DCGM's targeted stress (a timed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor bench gemm`: cuBLASLt matrix-multiply throughput of each GPU
  * alone, then of all at once, each after a check of its results; and the

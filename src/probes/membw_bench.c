@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `bench membw`. Method after nvbandwidth's device_local_copy and STREAM's
  * copy: two device buffers, `reps` timed copies of one into the other (CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor bench membw`: device memory bandwidth of each GPU, by a
  * device-to-device copy on the copy engine and by a read/write kernel

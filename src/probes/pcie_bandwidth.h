@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Host-device bandwidth through the CUDA driver API (`gpudoctor bench
  * pcie`): host-to-device and device-to-host copies, pinned and pageable, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gd_step_barrier: see step_barrier.h. */
 #include "step_barrier.h"
 

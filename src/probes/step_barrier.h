@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A barrier whose party count can shrink (pthread_barrier's cannot), so a
  * thread that could not be started, or a GPU that failed, does not leave the

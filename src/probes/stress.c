@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `bench stress`: every GPU multiplies at once, without pause, while the
  * session samples clocks, temperature, power and event reasons on its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench gemm | membw | stress | all`: figures against the datasheet and the peers. */
 #include "bench_gpu_report.h"
 

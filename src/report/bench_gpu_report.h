@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Renderers of `gpudoctor bench gemm`, `bench membw`, `bench stress` and
  * `bench all` (docs/bench.md describes the JSON). They never probe.

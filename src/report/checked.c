@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* "What was checked": the registry's groups with their outcome, so a clean
  * report still shows what it covered (text "Checked" section, JSON
  * "checked" array). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What `check` covered, by the registry's groups (software stack,
  * configuration, health, thermal, ...), with each group's outcome. */
 #ifndef GD_REPORT_CHECKED_H

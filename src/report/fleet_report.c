@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor fleet`: verdict, the groups' baselines, the outliers and shared
  * causes with their fixes, the nodes, what was not compared or read. */
 #include "report/fleet_report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report of `gpudoctor fleet`: text, JSON and one HTML page. */
 #ifndef GD_REPORT_FLEET_REPORT_H
 #define GD_REPORT_FLEET_REPORT_H

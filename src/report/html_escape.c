@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Outside text into HTML: entities for markup, '?' for controls. */
 #include "html_escape.h"
 

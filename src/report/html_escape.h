@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text from outside (GPU, process, file and kernel names, messages that
  * quote them) on its way into an HTML page: it stays text. */
 #ifndef GD_HTML_ESCAPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared parts of the HTML pages: head, style, verdict, findings. */
 #include "html_page.h"
 

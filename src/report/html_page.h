@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pieces every HTML page of gpudoctor shares: the head with its style
  * (light and dark by prefers-color-scheme, print rules; no font, script or
  * file fetched), the verdict and the findings. */

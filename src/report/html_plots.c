@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-GPU plots over the window, peers behind, and the job's timeline. */
 #include "html_plots.h"
 

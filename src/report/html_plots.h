@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The curves of the HTML report: each GPU's metrics over the window with
  * its peers' range behind them, and the job's CPU beside the GPUs' work. */
 #ifndef GD_HTML_PLOTS_H

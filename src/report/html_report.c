@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTML page of `check` and `run` (docs/report.md): verdict, findings,
  * the GPUs in numbers and in curves, the job, the topology, what was and
  * was not checked. One file: inline style and SVG, nothing fetched. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTML page of `trace` (docs/report.md): verdict, findings, the ranks
  * side by side, each rank's steps as stacked bars and its top kernels. */
 #include "html_escape.h"

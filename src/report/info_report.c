@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `info`: each GPU's identity, limits, state, configuration and health. */
 #include "core/json_util.h"
 #include "gpudoctor/abi/nvml_api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job beside its GPUs in the reports of `run` and `check --pid`: what was
  * sampled, and a per-second timeline of GPU busy next to the job's and the
  * host's CPU, so a bursty GPU beside a busy CPU shows at a glance. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
 #include "analysis/episodes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renderers of `gpudoctor topo` and `gpudoctor bench pcie`. They never probe. */
 #ifndef GD_PCIE_REPORT_H
 #define GD_PCIE_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: the joined report's section (text, JSON, HTML). */
 #include "report/profile_report.h"
 #include "core/json_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: the joined report's section in text, JSON and HTML (docs/run.md). */
 #ifndef GD_PROFILE_REPORT_H
 #define GD_PROFILE_REPORT_H

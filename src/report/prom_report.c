@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus exposition of a session (prom_report.h). */
 #include "prom_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Prometheus text exposition (format 0.0.4) of a session's newest
  * sample: dcgm-exporter's metric names and labels for what both measure

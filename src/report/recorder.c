@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The recorder sink (recorder.h). */
 #include "recorder.h"
 

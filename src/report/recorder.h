@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The recorder (--record FILE.jsonl): a session sink writing a header line
  * (schema_version, metric keys, sources, static facts), one line per sample

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shaded intervals: held-back clocks and downgraded links over the window. */
 #include "report_spans.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The intervals a plot shades: when a GPU's clocks were held back (by the
  * clock event reasons in the series) or its PCIe link ran below its
  * maximum under load. Pure functions of the facts. */

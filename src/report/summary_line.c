@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One line that names what is wrong and on which GPUs, for tools that show
  * a single line: a Slurm drain reason, a node-problem-detector condition
  * message, an NHC failure. */

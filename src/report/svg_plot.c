@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inline SVG plots: axes, ticks, units, legends, bands, intervals, bars. */
 #include "svg_plot.h"
 

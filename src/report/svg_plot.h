@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Plots as inline SVG for the HTML report: time series over a window
  * (lines, min-max bands, reference lines, shaded intervals) and stacked

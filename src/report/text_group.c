@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One block for one cause across GPUs (text_group.h). */
 #include "text_group.h"
 #include "text_util.h"

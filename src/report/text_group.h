@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One cause, one block: findings of the same id, severity and fix on
  * several GPUs are shown once in the text report, with a per-GPU table.
  * (JSON keeps one finding per GPU, for scripts and exporters.) */

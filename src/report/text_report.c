@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The human report of `check`: verdict first, then findings by severity. */
 #include "checked.h"
 #include "gpudoctor/checks.h"

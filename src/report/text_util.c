@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Word wrapping, colours and scalar formatting for the text renderers. */
 #include "text_util.h"
 #include "core/text_safe.h"

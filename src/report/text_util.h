@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small text helpers for the human renderers. */
 #ifndef GD_TEXT_UTIL_H
 #define GD_TEXT_UTIL_H

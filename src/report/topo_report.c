@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor topo`: the GPU-to-GPU matrix as nvidia-smi topo -m shows it. */
 #include "pcie_report.h"
 #include "text_util.h"

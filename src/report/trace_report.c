@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor trace`: verdict first, then per rank the step bars, the numbers, the findings. */
 #include "report/trace_report.h"
 #include "core/json_util.h"

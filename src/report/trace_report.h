@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor trace`: the text report and the JSON of contract section 7. */
 #ifndef GD_TRACE_REPORT_H
 #define GD_TRACE_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memory plan (training, fine-tuning, serving) as JSON (docs/vram.md) and as an expert's answer. */
 #include "vram_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renderers of the training memory plan (`gpudoctor vram`). They never probe. */
 #ifndef GD_VRAM_REPORT_H
 #define GD_VRAM_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* watch's line formats (watch_lines.h). */
 #include "watch_lines.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor watch` off a terminal (or --format csv|jsonl): one line per GPU
  * per sample, like nvidia-smi dmon, flushed after each sample so that

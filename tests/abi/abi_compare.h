@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ABI conformance tables: one "side" per header (ours, NVIDIA's), built from
  * the same X-macro list (nvml_abi_list.h, cuda_abi_list.h) by abi_side.inc,

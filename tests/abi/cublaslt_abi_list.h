@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What tests/abi compares between include/gpudoctor/abi/cublaslt_api.h and
  * NVIDIA's cublasLt.h (with cublas_api.h and library_types.h): every

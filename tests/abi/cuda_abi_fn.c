@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Compile-time check of every function typedef of cuda_api.h against the
  * prototype that NVIDIA's cuda.h gives the exported symbol. A mismatch stops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What tests/abi compares between include/gpudoctor/abi/cuda_api.h and NVIDIA's
  * cuda.h: every constant, every type, and the function type of every symbol

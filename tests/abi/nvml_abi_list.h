@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What tests/abi compares between include/gpudoctor/abi/nvml_api.h and NVIDIA's
  * nvml.h: every constant and every type that both declare. This file is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The ABI list compared with the CUDA 13 toolkit's nvml.h (test
  * abi_nvml_cuda13): everything of nvml_abi_list.h, and the declarations that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML side of the ABI comparison as NVIDIA's nvml.h declares it. */
 #include <nvml.h>
 

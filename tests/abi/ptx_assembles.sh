@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The membw kernel's PTX assembles for every GPU generation that CUDA 12 and
 # 13 drivers run (sm_75 Turing to sm_100 Blackwell), with the toolkit's
 # ptxas: what the driver's JIT does with it at cuModuleLoadData.

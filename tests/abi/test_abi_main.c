@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ABI conformance test, built once per API (test_nvml_abi, test_cuda_abi):
  *   coverage:  every constant, type (and function typedef) that our header

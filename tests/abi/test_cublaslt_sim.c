@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cuBLASLt loader's search order, and the simulated libcublasLt.so.13
  * driven through it on the simulated libcuda: multiplies take the time the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CUDA loader (src/backends/cuda/cuda_loader.c) against the simulated
  * libcuda.so.1: which library it picks, that it fills every entry, and that

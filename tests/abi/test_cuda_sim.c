@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Behaviour test of the simulated libcuda.so.1, driven through the real
  * loader as gpudoctor drives it: devices from the scenario, memory limits,

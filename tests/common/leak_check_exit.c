@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Linked into every cmocka test binary. Under AddressSanitizer, a test
  * binary that exits non-zero (a test failed, or the binary reports Skipped)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * For test_leak_check_exit.sh: a cmocka binary linked like every test one.
  * Without an argument its test leaves a buffer behind and fails, as a failed

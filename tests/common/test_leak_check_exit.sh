@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Under AddressSanitizer, a test binary whose test failed ends without a
 # LeakSanitizer report of that test's own buffers (leak_check_exit.c), and
 # one whose tests pass is still leak-checked.

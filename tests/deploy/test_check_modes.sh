@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # check --summary, --gpus and --exit-codes on simulated nodes: the one line
 # names the ids and GPUs, --gpus judges only the listed GPUs (indices or
 # UUID prefixes, as SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES give them), and

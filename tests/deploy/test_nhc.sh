@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The NHC check (scripts/nhc/gpudoctor.nhc) run as LBNL NHC runs checks:
 # every scripts/*.nhc sourced into one bash, then each nhc.conf line
 # "HOSTMASK || CHECK" whose mask matches eval'ed, with NHC's die, log and dbg

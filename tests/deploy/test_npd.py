@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """node-problem-detector's custom plugin monitor, as NPD runs it, over
 examples/kubernetes/node-problem-detector/gpudoctor-monitor.json: each
 rule's path and args executed with the rule's timeout, stdout trimmed and cut

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package and the container image, end to end:
 #  1. make-deb.sh builds the package (debhelper); lintian finds no error;
 #  2. in a scratch Debian 12 root (debootstrap, kept by make-image.sh) with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Slurm wrapper (scripts/slurm/gpudoctor-healthcheck) against stand-in
 # sinfo and scontrol and fixture /dev and /sys trees: a node without an NVIDIA
 # GPU is left alone, a node whose NVIDIA GPU exists but whose driver does not

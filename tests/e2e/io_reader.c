@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A real process blocked on disk reads, for gpudoctor run's input.io_wait
  * test: writes a 64 MiB file in DIR, syncs it, then reads it through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios, pages and a headless Chromium for the HTML report's tests. */
 #include <stdarg.h>
 #include <stddef.h>

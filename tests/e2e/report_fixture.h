@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For the HTML report's tests: scenarios written on the fly, pages read
  * back, and Debian's Chromium run headless on them. */
 #ifndef GD_REPORT_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs build/gpudoctor as a child process and captures what it says. */
 #ifndef GD_RUN_TOOL_H
 #define GD_RUN_TOOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* N threads that each spin on the CPU for S seconds and take no lock: the
  * contrast to Python threads on the GIL in test_e2e_job_tree.
  * usage: spin_threads N SECONDS */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `bench gemm`, `bench membw`, `bench stress` and `bench all` on
  * the simulated machine, whose libcublasLt and libcuda take the time the

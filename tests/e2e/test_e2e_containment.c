@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: a simulated or captured machine is described by its scenario
  * or capture alone, never by this machine (host facts, software under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: a driver that answers only part of what gpudoctor asks. NVML
  * calls refused with NO_PERMISSION or failing, a library without its

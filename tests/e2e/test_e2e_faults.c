@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: faults from outside. Stop signals at every moment of a run
  * (before the handler, while the report is written, twice), --report over
  * what is not a regular file. Nothing here times the machine: each step

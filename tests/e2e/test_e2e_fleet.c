@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor fleet over real `check --json` reports of simulated nodes: 16
  * nodes with one slow and one hot name exactly those two, 16 healthy ones
  * name nothing, a cause on half the nodes is one fleet-wide finding, and bad

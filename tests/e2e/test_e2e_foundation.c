@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: check and info on the simulated machine and without a driver. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Help and discovery: 'gpudoctor help CMD' is CMD's help; --help lists every
  * command; every option a command's parser accepts ('help --options CMD',

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end on real captures (../shared/realdata, see its SOURCES.md):
  * every nvidia-smi XML, text, CSV and dmon file parses, its GPU 0 reads as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end on real captures (../shared/realdata, see its SOURCES.md):
  * EVERY GPU of every nvidia-smi capture reads as the file says, not only

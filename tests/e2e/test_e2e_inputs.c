@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: inputs read once, bounded, without hanging. --from - and
  * pipes (a command's output, process substitution), FIFOs with and without

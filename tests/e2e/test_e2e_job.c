@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The training job itself, with real processes of this machine while a
  * simulated GPU plays the matching scenario: a PyTorch DataLoader job

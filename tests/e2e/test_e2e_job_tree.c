@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The training job as it really runs, with real Python jobs beside simulated
  * GPUs: in an emulated container (unshare: its own pid and mount

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: kernel logs as captured evidence (--from dmesg.txt). The same
  * events in the three forms (dmesg, dmesg -T, journalctl -k) give the same

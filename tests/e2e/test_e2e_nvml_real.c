@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: gpudoctor against the NVML behaviours the simulator models
  * after the real library (docs/architecture.md, "What the simulator

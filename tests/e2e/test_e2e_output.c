@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: what reaches the reader. A scheduler's SIGTERM or a hangup
  * still yields the report of the window so far; a report that could not be
  * written is an error; option values are plain decimal numbers. */

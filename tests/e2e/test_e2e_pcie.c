@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: PCIe, topology and NVLink scenarios, `topo` and `bench pcie`. */
 #include <stdarg.h>
 #include <stddef.h>

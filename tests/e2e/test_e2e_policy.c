@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Accepting what is known: --ignore ID[@GPU], the config file ([ignore],
  * [severity], [thresholds], fail_on), --fail-on. Ignored findings stay in the

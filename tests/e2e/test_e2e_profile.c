@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `run --profile` for real (docs/run.md): Debian's python3-torch runs the
  * jobs of tests/job/profile/ unmodified under gpudoctor's start-up hook. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Recordings: `check --record FILE.jsonl` and `check --from FILE.jsonl`.
  * The replay of every example scenario finds what the live run found; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: --report FILE.html of check, run and trace. The page is
  * written whole (no temporary file left), says where on stderr, holds what

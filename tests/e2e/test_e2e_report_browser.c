@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTML report in a real browser: Debian's Chromium, headless. The page
  * renders whole with every request refused, the screenshot is not blank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --report on real captures and traces (../shared/realdata, SOURCES.md
  * there): an H100's nvidia-smi -q with its dmon log (curves), an 8-GPU

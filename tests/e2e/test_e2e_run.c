@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpudoctor run with real processes of this machine while a simulated GPU
  * plays the matching scenario: a CPU-bound single-threaded command, a

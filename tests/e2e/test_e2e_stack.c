@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: software stack, environment, configuration and health checks,
  * on scenarios plus fixture trees (a Python environment with torch/version.py
  * and a libtorch_cuda.so holding fatbin headers; a root with /usr/local/cuda-X). */

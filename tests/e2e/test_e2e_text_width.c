@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Output that fits: info and check text wrap at 80 columns when not a
  * terminal (COLUMNS sets another width), and an unknown value reads "n/a"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: each thermal / power / clock scenario yields exactly its findings. */
 #include <stdarg.h>
 #include <stddef.h>

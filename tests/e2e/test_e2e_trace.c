@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: gpudoctor trace on small traces it is given here (the command
  * line, --json's shape, --rank, --steps, a directory of ranks) and on bad

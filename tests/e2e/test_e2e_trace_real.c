@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: gpudoctor trace on the real PyTorch profiler traces of
  * shared/realdata/traces (SOURCES.md there). HTA's idle shares for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: gpudoctor trace on TensorFlow's Chrome traces, the layouts of
  * docs/trace.md ("What it reads") as tests/fixtures/trace-tf writes them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every verdict pinned: on every real capture (../shared/realdata) and every
  * scenario in examples/, the exact set of findings with their severities

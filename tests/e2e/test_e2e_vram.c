@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end: the live memory checks on their scenarios, and `gpudoctor vram`. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor watch` off a terminal: one line per GPU per sample, CSV (header
  * first, the default in a pipe) or JSONL, every line parsed; a recording

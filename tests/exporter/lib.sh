@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the exporter tests: a component that is missing skips the test
 # (exit 77) and fails it in CI (CI=true); the exporter runs on a free
 # loopback port; everything started is stopped on exit.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor export over HTTP without Prometheus: the routes (/metrics, /,
 # /healthz, 404, read-only 405), a GPU lost mid-run (the exporter stays up
 # and says so), and what cannot listen (a bad address, a port in use: exit 3).

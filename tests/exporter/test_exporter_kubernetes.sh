@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Kubernetes example (examples/kubernetes/gpudoctor-exporter.yaml) is
 # valid YAML (yamllint), a DaemonSet whose scrape annotations, container
 # port and probes agree, and the exporter started with the container's own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor export under load: wrk (Debian's) scrapes /metrics from 8
 # connections on loopback while the exporter samples a simulated node in real
 # time, until it has answered a fixed number of scrapes (GD_LOAD_REQUESTS,

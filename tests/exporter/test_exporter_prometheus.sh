@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor export scraped by the real Prometheus (Debian's), on loopback: a
 # PromQL query through Prometheus' HTTP API returns the temperature series
 # with dcgm-exporter's labels and the finding series of a throttling GPU;

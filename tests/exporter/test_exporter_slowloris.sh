@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor export under a slowloris attack: 120 connections from ten
 # loopback addresses (127.0.0.2-11) that send a request line and then
 # trickle one header byte every half second, reconnecting whenever they are

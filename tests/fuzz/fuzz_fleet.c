@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the reader of `gpudoctor fleet` (a node's check
  * report): any bytes give a node or a message, never a crash, a leak or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the --from fuzz targets. */
 #include "fuzz_import_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the --from fuzz targets: run one parser, demand a message on
  * failure and a sane result on success. */
 #ifndef FUZZ_IMPORT_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the two log parsers, --query-gpu CSV and dmon. Both
  * get every input: each must cope with the other's format too. */
 #include "fuzz_import_common.h"

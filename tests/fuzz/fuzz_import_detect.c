@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the --from input path as a user drives it. The input
  * is handed over as a file (a memfd, like a pipe or a FIFO it is read once

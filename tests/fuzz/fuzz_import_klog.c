@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the kernel log reader (dmesg, dmesg -T, journalctl -k).
  * Any bytes give facts or a message, never a crash, a leak, undefined
  * behaviour or an unbounded allocation. */

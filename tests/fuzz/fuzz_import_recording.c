@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: gpudoctor's own recordings (--record FILE.jsonl), the
  * parser of src/backends/import/recording.c and the facts' JSON tables. */
 #include "fuzz_import_common.h"

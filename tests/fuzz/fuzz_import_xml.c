@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the nvidia-smi -q -x (XML) parser. Any bytes give facts or a message,
  * never a crash, a leak, undefined behaviour or an unbounded allocation. */
 #include "fuzz_import_common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the PCIe capture importers, lspci -vv and
  * nvidia-smi topo -m (src/backends/import/lspci.c, topo.c), built once per

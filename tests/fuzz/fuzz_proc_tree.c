@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the readers of a job's /proc entries
  * (src/backends/proc_tree.c): cmdline and environ (NUL-separated, the last

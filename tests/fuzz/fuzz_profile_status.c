@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the reader of run --profile's status files (what the
  * job's start-up hook writes, src/backends/trace/profile_read.c): any bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Runs files through LLVMFuzzerTestOneInput without libFuzzer: the seed
  * corpus as a regression test, and crash files from a fuzzing run.

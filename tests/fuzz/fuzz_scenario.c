@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the scenario parser: any bytes must give a scenario
  * or a message, never a crash, a leak or undefined behaviour. A parsed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the software stack's parsers: the kernel log's Xid
  * and PCIe AER lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's

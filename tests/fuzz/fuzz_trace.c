@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for profiler traces: the streaming JSON reader, the
  * gzip path (inputs that start with gzip's magic are inflated first, as a

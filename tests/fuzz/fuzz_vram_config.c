@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the config.json reader of `gpudoctor vram`: any bytes
  * must give a model or a message, never a crash, a leak or undefined

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fuzzing the --from parsers (src/backends/import/): one target per parser,
 # built the two ways tests/fuzz/CMakeLists.txt builds the scenario's.
 #  - fuzz_import_NAME_replay (always): the seed corpus as a ctest.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer binaries with clang in their own build directory and
 # fuzzes each of them for N seconds (default 60).
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET] [extra libFuzzer flags...]

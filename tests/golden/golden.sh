@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Golden outputs (tests/golden/README.md).
 #   golden.sh BINARY check NAME   run case NAME of cases.txt and compare it with
 #                                 the file NAME and its line in exit-codes.txt:

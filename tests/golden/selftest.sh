@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # golden.sh must fail on a changed byte or exit code and print a diff, and
 # must not fail because the repository lies somewhere else.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Real-GPU checks, in one run: build, then every command that reads a real GPU,
 # with the figures printed. Meant for a machine with NVIDIA GPUs; exits 77
 # (skipped) without one. Also prints what NVIDIA's own tools say, to compare.

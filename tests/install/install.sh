@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make install with DESTDIR and a PREFIX: every file in place, the installed
 # binary finds its simulated libraries in PREFIX/libexec/gpudoctor, the man
 # page has every command and option, and the completions offer them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # An emulated container for gpudoctor's tests, started as
 #   unshare --pid --fork --mount-proc --mount tests/job/container.sh COMMAND...
 # In its own pid and mount namespaces (nothing leaks to the host: the mounts

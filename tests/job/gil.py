@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Python threads that share the interpreter's lock: N threads run a pure
 Python loop each for --seconds, so the process takes turns on one core
 whatever the CPUs it may use (gpudoctor's input.gil_contention)."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for torchrun in gpudoctor's tests (Debian's torchrun of torch
 1.13 fails to start ranks on Python 3.11): like torch.distributed.run's
 agent it starts --nproc-per-node copies of a Python script as its children,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small PyTorch training job whose Dataset does real CPU work per item.
 
 gpudoctor's end-to-end tests run it under `gpudoctor run` while a simulated

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The layers (docs/architecture.md) hold: no source includes a layer above
 # its own, no layer library uses a symbol of a layer it may not, and sim/
 # includes nothing of src/. Usage: check_layers.sh SOURCE_DIR BUILD_SRC_DIR

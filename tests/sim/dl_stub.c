@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A small library for dl_table's tests (test_dl_table.c): a function
  * exported under a newer and an older name (answering 2 and 1, so a test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A bare NVML library for the loader's tests: it exports only enough to
  * enumerate GPUs, as a very old or stripped-down libnvidia-ml.so.1 might.

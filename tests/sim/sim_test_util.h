@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scratch directories for the sim tests: made with mkdtemp, removed after. */
 #ifndef GPUDOCTOR_TESTS_SIM_TEST_UTIL_H
 #define GPUDOCTOR_TESTS_SIM_TEST_UTIL_H

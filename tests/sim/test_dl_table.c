@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The table-driven loader (src/backends/dl_table.c) against a small library
  * (dl_stub.c): candidate paths in order, names newest first and the one

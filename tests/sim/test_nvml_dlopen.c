@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The built libnvidia-ml.so.1, loaded with dlopen as gpudoctor loads it and
  * called through dlsym, against a scenario in a mkdtemp directory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The NVML loader and reader against bare libraries (nvml_stub.c): versioned
  * names win over plain ones, plain ones are the fallback, a missing optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gdscenario: loading a good scenario, and the message for each kind of bad one. */
 #include <stdarg.h>
 #include <stddef.h>

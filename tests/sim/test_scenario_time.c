@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gdscenario: step-held values at the edges, error injection over time, integrals. */
 #include <stdarg.h>
 #include <stddef.h>

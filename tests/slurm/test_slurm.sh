@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A single-node Slurm cluster from Debian's packages (munge, slurmctld,
 # slurmd), on loopback, in a temporary directory: slurmd runs
 # gpudoctor-healthcheck as its HealthCheckProgram every 2 s; a critical

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Start-up cost: the libraries the dynamic loader binds before main. libxml2
 # (and ICU under it) and libmicrohttpd (and GnuTLS's dozen under it) are only
 # for the nvidia-smi XML importer and `export`: they are opened with dlopen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Builds literal facts for check tests: N GPUs, S samples, healthy defaults. */
 #ifndef GD_FACTS_FIXTURE_H
 #define GD_FACTS_FIXTURE_H

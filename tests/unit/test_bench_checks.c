@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The checks that judge bench gemm / membw / stress, and the datasheet table. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* driver.missing, gpu.none, health.gpu_lost, thermal.hot: fire and stay quiet. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Configuration, memory health and Xid checks from literal facts: severity edges. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 3's rules at their edges: throttling, power, clocks, peers, impact model. */
 #include <stdarg.h>
 #include <stddef.h>

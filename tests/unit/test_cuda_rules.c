@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA compatibility rules at their edges, and the embedded tables. */
 #include <stdarg.h>
 #include <stddef.h>

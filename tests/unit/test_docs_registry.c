@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every registered check is documented in docs/checks.md, by its id, with
  * the severity rule of its registry row. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Evidence sources (src/checks/source.c): live and simulated runs cite
  * what they read; captures cite the file and the field. */
 #include <stdarg.h>

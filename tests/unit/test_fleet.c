@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fleet's rules on made-up nodes: identical GPUs (MAD 0) flag only a real
  * gap, small groups are not compared, models are never mixed, unknown
  * figures are left out, a slow GPU is not also "power low". */

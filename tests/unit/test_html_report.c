@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTML report's pure pieces: escaping, downsampling, ticks, the SVG a
  * plot writes, the shaded intervals, and the page of literal facts. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --from parsers on small literal captures: what each format's quirks
  * must turn into (and what they must not). Real files: tests/e2e/test_e2e_import.c. */
 #include <setjmp.h>

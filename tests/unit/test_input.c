@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/input: one bounded read, no blocking open, errors are errors. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The input checks from literal facts: input.starved fires on a busy job
  * beside waiting GPUs, not on a busy host with an idle job (other tenants),
  * nor on fed GPUs; input.swapping, input.few_workers, input.affinity_narrow,

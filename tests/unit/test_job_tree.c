@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The job's tree and GPUs from literal facts: launchers (by what they run),
  * trainers (one per rank) and their workers; each rule that links a GPU to
  * the job (NVML's pids, device files, visible devices by index and UUID,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run --profile's joined report (checks/joined.c): findings of the GPUs, the
  * job and the trace become causes ranked by the time each could win back; a

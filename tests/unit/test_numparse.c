@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Option values are plain decimal: strtod's hex, exponent, inf and nan forms
  * are not numbers a user means ("--duration 0x10" must not run 16 s). */
 #include <stdarg.h>

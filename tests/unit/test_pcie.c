@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe helpers, topology derivation and the PCIe / NVLink checks from literal facts. */
 #include <stdarg.h>
 #include <stddef.h>

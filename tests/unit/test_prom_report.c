@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus exposition: dcgm-exporter's names and labels, findings as
  * gauges that disappear when they clear, escaped label values, counters that
  * accumulate, lost GPUs. Literal facts. */

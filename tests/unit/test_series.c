@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bounded series: a ring of the newest samples, flat in memory. */
 #include <stdarg.h>
 #include <stddef.h>

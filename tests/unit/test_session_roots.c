@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The session reads host facts where its context says, and nowhere else:
  * a machine whose /sys and /proc are fixture trees (no driver) gives the

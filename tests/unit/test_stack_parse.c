@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsers of the software stack: version files, Xid lines, fatbins, ld cache. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Paths inside GPUDOCTOR_ROOT: links resolve against the root, never the
  * host, and never lead out of it. */
 #include <stdarg.h>

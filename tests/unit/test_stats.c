@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gd_median by selection: the same value as sorting and taking the middle,
  * on odd and even sizes, duplicates, sorted and reversed input. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one-line summary (Slurm drain reason, node-problem-detector message):
  * ids in report order with their GPUs, ignored and lower findings left out,
  * whole groups only when the room runs out. Literal findings. */

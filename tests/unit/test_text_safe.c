@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Strings on their way to a terminal: control characters out, text kept. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpudoctor trace: the reader, HTA's definitions worked out by hand on small
  * traces, and each finding firing and staying quiet on synthetic loops.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpudoctor trace: host reads of GPU values (.item(), .cpu()) and exposed
  * host-to-device copies inside the step, on synthetic loops; trace.item_sync

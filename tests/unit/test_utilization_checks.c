@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu.underutilized: fires on a held, mostly idle GPU; quiet at its edges. */
 #include <stdarg.h>
 #include <stddef.h>

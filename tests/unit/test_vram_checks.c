@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live memory checks at their edges, and the robust trend under them. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The config.json reader: real configs, and every way a file can be wrong. */
 #include <stdarg.h>
 #include <stddef.h>

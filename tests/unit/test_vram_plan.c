@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The planner's formulas against published figures, and its rules at their edges. */
 #include <stdarg.h>
 #include <stddef.h>

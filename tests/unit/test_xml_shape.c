@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The XML shape pre-scan and the entity guard of the nvidia-smi XML reader. */
 #include <stdarg.h>
 #include <stddef.h>

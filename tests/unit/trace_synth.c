@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Synthetic Kineto traces (trace_synth.h). */
 #include "trace_synth.h"
 #include "backends/trace/trace_read.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Synthetic profiler traces for the trace tests: a training loop whose shape
  * each test sets (steps, DataLoader, kernels, copies, syncs). */
 #ifndef GD_TRACE_SYNTH_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor watch's view in a detached tmux session: the rows are there, the
 # throttled GPU shows its reason and the finding appears, a resize under 80
 # columns redraws without wrapping, q quits with exit 0.

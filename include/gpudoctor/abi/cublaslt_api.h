@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subset of NVIDIA's cuBLASLt API that `gpudoctor bench gemm` and
  * `bench stress` use, declared exactly as NVIDIA's cublasLt.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subset of NVIDIA's CUDA driver API that gpudoctor's benchmarks use,
  * declared exactly as NVIDIA's cuda.h declares it (type names, enum tags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subset of NVIDIA's NVML API that gpudoctor uses, declared exactly as
  * NVIDIA's nvml.h declares it (names, values, layouts), so that the project

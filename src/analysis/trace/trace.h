@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Profiler traces (docs/trace.md): the events a trace reader hands over, the
  * compact state they are kept in while a trace streams by, and the numbers

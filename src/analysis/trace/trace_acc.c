@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The accumulator: each event kept as a few words, or not at all. */
 #include "analysis/trace/trace_internal.h"
 

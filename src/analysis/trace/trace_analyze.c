@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The numbers of one rank, from the accumulator (docs/trace.md gives each
  * definition; they follow Holistic Trace Analysis where it has one).

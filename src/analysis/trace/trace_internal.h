@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The accumulator's records, shared by trace_acc.c and trace_analyze.c. */
 #ifndef GD_TRACE_INTERNAL_H
 #define GD_TRACE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What stalls the step besides the DataLoader (docs/trace.md): host reads of
  * device memory (.item(), .cpu(), printing a tensor) that make the host wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * TensorFlow's Chrome traces (docs/trace.md, "What it reads"). Neither
  * layout has Kineto's categories or args.stream: a device and its streams

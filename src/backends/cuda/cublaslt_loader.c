@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLASLt as a dl_table (../dl_table.h); every entry is required. */
 #include "cublaslt_loader.h"
 

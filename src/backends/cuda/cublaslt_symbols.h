@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every cuBLASLt symbol that gpudoctor's loader resolves, with the
  * cublaslt_api.h typedef of its function type: GD_CUBLASLT_SYMBOL(typedef,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CUDA driver API as a dl_table (../dl_table.h): one explicit const
  * table lists every entry of struct gd_cuda_api with the exported names to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Loads the CUDA driver library (libcuda.so.1, or the simulated one) with
  * dlopen and fills a table of function pointers typed like the driver API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Names of CUresult values, shared by the loader (to name errors even when
  * the library failed to load) and the simulated libcuda (cuGetErrorName).

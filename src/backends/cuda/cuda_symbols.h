@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every CUDA driver API symbol that gpudoctor's loader may resolve, with the
  * cuda_api.h typedef of its function type: GD_CUDA_SYMBOL(typedef, symbol).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One node's check report into the fleet's model (fleet_read.h). Reports of
  * schema_version 0 (none) and 1 are read; keys a version lacks are unknown. */
 #include "backends/fleet/fleet_read.h"

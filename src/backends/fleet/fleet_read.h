@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the nodes' `check --json` reports for `gpudoctor fleet`. */
 #ifndef GD_BACKENDS_FLEET_READ_H
 #define GD_BACKENDS_FLEET_READ_H

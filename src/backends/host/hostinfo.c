@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host facts from uname, sysconf and sysfs; small /proc readers. */
 #include "hostinfo.h"
 #include "core/input.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host facts: name, kernel, CPUs, NUMA nodes. */
 #ifndef GD_HOSTINFO_H
 #define GD_HOSTINFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The capture builder: GPUs, samples and rows; the values are capture_set.c's. */
 #include "capture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The capture builder shared by the nvidia-smi parsers (XML, text, CSV,
  * dmon). Each parser only maps its own keys (an XML path, a text label

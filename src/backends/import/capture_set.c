@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The value half of the capture builder: text as nvidia-smi prints it
  * ("43.89 W", "N/A", "[Not Supported]", "Active", "0x...") -> gd_value, and

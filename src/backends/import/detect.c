@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Format detection by content: users attach whatever they captured, under
  * any name (ticket.txt, out.log), so the extension means nothing. Each rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi dmon: a per-interval monitor log. Two '#' header lines (names,
  * then units) that dmon repeats every screenful; then one line per GPU per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --from FILE...: reads captured files, recognises each by content, parses
  * it with its parser and merges everything into one gd_facts, marked as

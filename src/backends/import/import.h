@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Captured evidence (`--from FILE`): nvidia-smi XML, text, CSV and dmon logs,
  * lspci -vv, nvidia-smi topo -m and kernel logs, recognised by content, merged into one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Kernel logs (`dmesg`, `dmesg -T`, `journalctl -k`) as captured evidence:
  * the same lines the live kernel log reader takes (Xid events, PCIe AER

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lspci -vv / -vvv output -> PCIe facts: each NVIDIA GPU's link (LnkCap,
  * LnkSta with its "(downgraded)" marks), the bridges above it found through

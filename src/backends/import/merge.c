@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Several captures of one machine (an XML dump, a dmon log, lspci) become
  * one set of facts. GPUs are matched by bus id, else UUID, else index (dmon

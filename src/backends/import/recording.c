@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpudoctor's own recordings (--record FILE.jsonl, docs/interface.md): a
  * header line (schema, metric keys, sources, static facts), one line per

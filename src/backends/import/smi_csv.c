@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi --query-gpu=... --format=csv: a log of chosen fields, one row
  * per GPU per interval (-l / -lms). Columns are found by header name, so any

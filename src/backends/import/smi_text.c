@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi -q: the plain-text dump, as pasted into tickets. Structure is
  * indentation only, so each "Label : value" line gets the path of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi -q -x: the XML dump, every schema from nvsmi_device_v9 (2017)
  * to v13. Parsed with libxml2: Debian ships and patches it, it keeps line

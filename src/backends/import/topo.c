@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi topo -m output -> topology facts: the GPU-to-GPU matrix (X,
  * NV#, PIX, PXB, PHB, NODE, SYS; SOC from old drivers), each GPU's CPU and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libxml2 through dl_table, once per process (xml_loader.h). */
 #include "xml_loader.h"
 

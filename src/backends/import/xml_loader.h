@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libxml2, for the nvidia-smi XML importer only, opened with dlopen on first
  * use (dl_table): the binary does not link it, so the commands that read no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The linear XML shape pre-scan (xml_shape.h). */
 #include "xml_shape.h"
 

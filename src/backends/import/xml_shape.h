@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A linear pre-scan of an XML document's shape, before libxml2 sees it:
  * libxml2's duplicate-attribute check is quadratic (60 000 attributes on one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 2: NVML -> collection model. */
 #include "nvml_read.h"
 #include "backends/import/capture.h"

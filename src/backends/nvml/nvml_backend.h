@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Layer 2: reads facts and samples from NVML into the collection model.
  * Every call goes through one helper that keeps the function name and its

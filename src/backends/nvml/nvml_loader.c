@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 1: NVML's functions as a dl_table over libnvidia-ml.so.1. */
 #include "nvml_loader.h"
 

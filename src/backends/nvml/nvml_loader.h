@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Layer 1: NVML's functions as a table of pointers, filled by dl_table
  * (../dl_table.h) from the table in nvml_loader.c. A function missing from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Inside the NVML backend: the reader that every call of nvml_backend.c
  * (the snapshot) and nvml_sample.c (the samples) goes through.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Layer 2: one sample of every GPU. The calls on this path must not block:
  * nvmlDeviceGetPcieThroughput samples for 20 ms per call (NVML's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * PCIe facts from sysfs: for each GPU, the path from the device up to its
  * root port with each hop's link speed and width and AER counters, its NUMA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the PCIe tree of this machine (or a scenario's) from sysfs. */
 #ifndef GD_BACKENDS_PCIE_COLLECT_H
 #define GD_BACKENDS_PCIE_COLLECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One kernel log line, in every style dmesg and journalctl print it, split
  * into its timestamp (as written) and its message. The styles:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Software stack facts: where to look, the job's environment, and the parts. */
 #include "stack_internal.h"
 #include "gpudoctor/job.h"

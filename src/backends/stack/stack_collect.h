@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the software stack: runtimes, frameworks, the job's environment
  * and the kernel log. */
 #ifndef GD_BACKENDS_STACK_COLLECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the stack backend's files. */
 #ifndef GD_STACK_INTERNAL_H
 #define GD_STACK_INTERNAL_H

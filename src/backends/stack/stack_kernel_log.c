@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Xid events, the driver's word of GPUs lost without one, and PCIe AER
  * messages from the kernel log, in any timestamp style (klog_line.c): a file (--sim's
  * host.kernel_log), else /dev/kmsg, else `journalctl -k`; or a captured log

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsers of the software stack's files: versions, Xid lines, fatbins, ld cache. */
 #include "stack_parse.h"
 

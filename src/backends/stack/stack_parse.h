@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Parsers of the software stack's files. Pure functions over buffers (no
  * I/O), so they are unit-tested and fuzzed directly. Inputs need not be

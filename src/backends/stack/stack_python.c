@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Python environments and what they carry: torch, tensorflow, CUDA wheels. */
 #include "stack_internal.h"
 #include "backends/stack/stack_collect.h"

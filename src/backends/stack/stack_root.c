@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Paths inside GPUDOCTOR_ROOT: symbolic links resolve against the root. */
 #include "stack_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* System CUDA runtimes (toolkits, the linker's cache) and library architectures. */
 #include "stack_internal.h"
 

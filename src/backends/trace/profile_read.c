@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: the hook's status files and traces, read and analyzed. */
 #include "backends/trace/profile_read.h"
 #include "backends/trace/trace_read.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile`: reading what the job's start-up hook left in its folder. */
 #ifndef GD_PROFILE_READ_H
 #define GD_PROFILE_READ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Byte sources for the trace parser. Gzip is inflated with isa-l's igzip
  * when the build found it (several times zlib's speed), else with zlib; on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Byte sources for the trace parser: a file, memory, and gzip over either. */
 #ifndef GD_TRACE_INPUT_H
 #define GD_TRACE_INPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A streaming reader of Chrome trace JSON, written for the one shape that
  * profilers write: {"traceEvents": [ {...}, ... ], other members} or a bare

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reading profiler traces (docs/trace.md): Chrome trace JSON as torch.profiler
  * (Kineto) writes it, the legacy bare array, plain or gzip, streamed through

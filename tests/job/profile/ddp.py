@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Two ranks under torchrun (gloo, CPU; launch.py starts them as torchrun
 would): DistributedDataParallel over a DataLoader whose items cost a Python
 loop in each rank's main process. Each rank gets its own trace from

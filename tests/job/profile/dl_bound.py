@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A DataLoader-bound job: every item costs a Python loop in the main process
 (num_workers=0), the model step is tiny. `run --profile` must name the
 DataLoader first. Prints its final loss (the same with or without the hook)."""

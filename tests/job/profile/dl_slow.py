@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A data set whose items cost `work` iterations of a Python loop each
 (decoding, augmenting), for the DataLoader-bound test jobs."""
 import torch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A healthy job: the data is in memory, whole batches are indexed at once,
 and the step is the model's work (a few matrix multiplies), nothing else.
 `run --profile` finds no cause. Prints its final loss (the same with or

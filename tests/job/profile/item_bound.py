@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An .item()-bound job: the data is in memory, the step is small, and every
 step reads each hidden activation back with .item() (a metrics loop gone
 wrong: 8192 reads of one value each). Prints its final loss (the same with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Starts N ranks of a script as torchrun does: one process each, with RANK,
 LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set (Debian's torch 1.13
 torchrun fails on Python 3.11 before it starts a worker). Exits with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The training loop the test jobs of run --profile share: SGD over a small
 MLP, `steps` steps over `loader` (epochs repeat until then), an optional
 `after` called with each step's input and output. Prints the final loss on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The start-up hook of `run --profile` (scripts/profile-hook/sitecustomize.py)
 against a stand-in torch written here: the paths that Debian's torch 1.13
 cannot take (the global optimizer step hook of PyTorch 2.x) and the hook's
