@@ -133,6 +133,8 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     if (!ok)
         return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, stress or all", o->what);
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
+    if (!stress && !all)
+        gd_cli_release_stops(); /* Ctrl-C or SIGTERM ends them at once, as always */
     if (o->report && !stress)
         return gd_cli_error("--report is for 'bench stress' (the window's plots)");
     if (o->interval_ms > 0 && !stress)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_SIZE 8192
 #define DEFAULT_SECONDS 5.0
@@ -37,7 +38,18 @@ typedef struct gemm_worker {
     bool failed; /* a multiply failed to execute */
 } gemm_worker;
 
-/* TFLOP/s of g over about `seconds`, or NAN with why in err. */
+static double host_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* TFLOP/s of g over about `seconds`, or NAN with why in err. The events
+ * time the GPU; the host's clock only bounds the loop (4 x seconds + 1 s),
+ * so that a device whose clock runs slower than the host's (the simulated
+ * one keeps virtual time: a small multiply takes nanoseconds there and
+ * milliseconds of host CPU) cannot hold it: the figure stays done / ms. */
 static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds, char *err, size_t errlen)
 {
     const struct gd_cuda_api *a = g->cu;
@@ -48,6 +60,7 @@ static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds,
     /* Warm-up: the first multiply loads kernels; the second times one. */
     if (gd_gemm_run(g, st, 1, err, errlen) != 0)
         return NAN;
+    double t0 = host_s();
     if ((rc = a->cuEventRecord(e0, st)) != CUDA_SUCCESS || gd_gemm_run(g, st, 1, err, errlen) != 0 ||
         (rc = a->cuEventRecord(e1, st)) != CUDA_SUCCESS || (rc = a->cuEventSynchronize(e1)) != CUDA_SUCCESS ||
         (rc = a->cuEventElapsedTime(&ms, e0, e1)) != CUDA_SUCCESS) {
@@ -55,9 +68,13 @@ static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds,
             snprintf(err, errlen, "timing failed: %s", gd_cuda_result_name(rc));
         return NAN;
     }
-    int batch = ms > 0 ? (int)(BATCH_MS / ms) : 256;
+    /* About 50 ms a batch, by the GPU's time or the host's (with the
+     * synchronisation) where that is longer. */
+    double one_ms = fmax(ms, (host_s() - t0) * 1e3);
+    int batch = one_ms > 0 ? (int)(BATCH_MS / one_ms) : 256;
     batch = batch < 1 ? 1 : batch > 256 ? 256 : batch;
     long done = 0;
+    double give_up = host_s() + 4 * seconds + 1;
     if ((rc = a->cuEventRecord(e0, st)) != CUDA_SUCCESS) {
         snprintf(err, errlen, "cuEventRecord failed: %s", gd_cuda_result_name(rc));
         return NAN;
@@ -71,7 +88,7 @@ static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds,
             snprintf(err, errlen, "timing failed: %s", gd_cuda_result_name(rc));
             return NAN;
         }
-    } while (ms < seconds * 1e3);
+    } while (ms < seconds * 1e3 && host_s() < give_up);
     return ms > 0 ? gd_gemm_flop(g->m, g->n, g->k) * (double)done / (ms / 1e3) / 1e12 : NAN;
 }
 
