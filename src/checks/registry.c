@@ -116,7 +116,7 @@ const gd_check gd_checks[] = {
     {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc, GD_SEVS_INFO, NULL},
     {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
-    {"health.xid", "health", "no Xid errors in the kernel log", GD_NEED_KERNEL_LOG, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];
@@ -143,6 +143,15 @@ static const char *unmet(unsigned need, const gd_facts *f)
         return s && s->kernel_log_read       ? NULL
                : s && s->kernel_log_error[0] ? s->kernel_log_error
                                              : "the kernel log was not read";
+    case GD_NEED_XID_SOURCE: {
+        bool events = f->events.xid_watched;
+        for (size_t i = 0; !events && i < f->events.n; i++)
+            events = f->events.v[i].kind == GD_EV_XID;
+        if (events || (s && s->kernel_log_read))
+            return NULL;
+        return s && s->kernel_log_error[0] ? s->kernel_log_error
+                                           : "neither the kernel log was read nor NVML's Xid events watched";
+    }
     }
     return NULL;
 }

@@ -60,88 +60,145 @@ static const char *action_fix(const char *action)
     return "Note it and watch for repeats: 'dmesg -T | grep -i xid'.";
 }
 
-/* All events of one GPU (or of unmatched bus ids, gpu -1). */
-static void report_gpu(const gd_facts *f, gd_findings *out, int gpu)
+/* What one GPU's Xids add up to. */
+typedef struct xid_sum {
+    json_t *list; /* one row per Xid number */
+    gd_severity worst;
+    int best_rank, best_xid, count;
+    char best_action[8], best_meaning[160], pci[32];
+} xid_sum;
+
+/* The row of Xid `xid`, created with its meaning when new. */
+static json_t *row_of(xid_sum *x, int xid, const gd_xid_info *in)
 {
-    const gd_stack_facts *s = f->stack;
-    json_t *list = json_array();
-    gd_severity worst = GD_SEV_INFO;
-    int best_rank = 99, best_xid = 0, count = 0;
-    char best_action[8] = "watch", best_meaning[160] = "", pci[32] = "";
-    for (size_t i = 0; i < s->xid_count; i++) {
+    size_t k;
+    json_t *r;
+    json_array_foreach(x->list, k, r) if (json_integer_value(json_object_get(r, "xid")) == xid) return r;
+    r = json_object();
+    json_object_set_new(r, "xid", json_integer(xid));
+    json_object_set_new(r, "count", json_integer(0));
+    json_object_set_new(r, "meaning", json_string(in->meaning));
+    json_object_set_new(r, "dcgm", json_string(in->dcgm));
+    json_array_append_new(x->list, r);
+    return r;
+}
+
+/* Severity and the most serious action so far, with one more Xid. */
+static void rank(xid_sum *x, int xid, const gd_xid_info *in)
+{
+    gd_severity sev = severity_of(in);
+    x->worst = sev > x->worst ? sev : x->worst;
+    if (action_rank(in->action) < x->best_rank || (action_rank(in->action) == x->best_rank && sev == x->worst)) {
+        x->best_rank = action_rank(in->action);
+        x->best_xid = xid;
+        snprintf(x->best_action, sizeof x->best_action, "%s", in->action);
+        snprintf(x->best_meaning, sizeof x->best_meaning, "%s", in->meaning);
+    }
+}
+
+static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu)
+{
+    for (size_t i = 0; s && s->kernel_log_read && i < s->xid_count; i++) {
         const gd_xid_event *e = &s->xids[i];
         if (e->gpu != gpu)
             continue;
-        count++;
-        snprintf(pci, sizeof pci, "%s", e->pci);
-        /* One row per Xid number: count, and the latest message. */
-        json_t *row = NULL;
-        size_t k;
-        json_t *x;
-        json_array_foreach(list, k, x) if (json_integer_value(json_object_get(x, "xid")) == e->xid) row = x;
+        x->count++;
+        snprintf(x->pci, sizeof x->pci, "%s", e->pci);
         gd_xid_info in;
         gd_xid_lookup(e->xid, &in);
         recovery_of(e, &in);
-        if (!row) {
-            row = json_object();
-            json_object_set_new(row, "xid", json_integer(e->xid));
-            json_object_set_new(row, "count", json_integer(0));
-            json_object_set_new(row, "meaning", json_string(in.meaning));
-            json_object_set_new(row, "dcgm", json_string(in.dcgm));
-            json_array_append_new(list, row);
-        }
+        json_t *row = row_of(x, e->xid, &in);
         json_object_set_new(row, "count", json_integer(json_integer_value(json_object_get(row, "count")) + 1));
         json_object_set_new(row, "action", json_string(in.action));
         json_object_set_new(row, "last_seen", json_string(e->when));
         json_object_set_new(row, "last_message", json_string(e->text));
-        gd_severity sev = severity_of(&in);
-        worst = sev > worst ? sev : worst;
-        if (action_rank(in.action) < best_rank || (action_rank(in.action) == best_rank && sev == worst)) {
-            best_rank = action_rank(in.action);
-            best_xid = e->xid;
-            snprintf(best_action, sizeof best_action, "%s", in.action);
-            snprintf(best_meaning, sizeof best_meaning, "%s", in.meaning);
-        }
+        rank(x, e->xid, &in);
     }
-    if (count == 0) {
-        json_decref(list);
+}
+
+/* The session's Xid events (NVML's event API, kernel log lines that
+ * appeared while it ran). The same Xid reaches both the kernel log and
+ * NVML: an Xid's count is the larger of the two, never their sum. */
+static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
+{
+    const gd_events *ev = &f->events;
+    for (size_t i = 0; i < ev->n; i++) {
+        const gd_event *e = &ev->v[i];
+        if (e->kind != GD_EV_XID || e->gpu != gpu)
+            continue;
+        gd_xid_info in;
+        gd_xid_lookup((int)e->value, &in);
+        json_t *row = row_of(x, (int)e->value, &in);
+        json_int_t seen = json_integer_value(json_object_get(row, "session_events")) + 1;
+        json_object_set_new(row, "session_events", json_integer(seen));
+        char at[32];
+        gd_event_clock(ev, e->t, at, sizeof at);
+        json_object_set_new(row, "session_last_seen", json_string(at));
+        json_object_set_new(row, "session_last_seen_s", json_real(e->t));
+        json_object_set_new(row, "session_source", json_string(e->what));
+        json_int_t count = json_integer_value(json_object_get(row, "count"));
+        if (seen > count) {
+            json_object_set_new(row, "count", json_integer(seen));
+            x->count++;
+        }
+        if (!json_object_get(row, "action"))
+            json_object_set_new(row, "action", json_string(in.action));
+        rank(x, (int)e->value, &in);
+    }
+}
+
+/* All Xids of one GPU (or of unmatched bus ids, gpu -1). */
+static void report_gpu(const gd_facts *f, gd_findings *out, int gpu)
+{
+    const gd_stack_facts *s = f->stack;
+    xid_sum x = {.list = json_array(), .worst = GD_SEV_INFO, .best_rank = 99, .best_action = "watch"};
+    add_kernel_log(&x, s, gpu);
+    add_session_events(&x, f, gpu);
+    if (x.count == 0) {
+        json_decref(x.list);
         return;
     }
     json_t *ev = json_object();
-    json_object_set_new(ev, "xids", list);
-    json_object_set_new(ev, "pci", json_string(pci));
-    json_object_set_new(ev, "events", json_integer(count));
-    char src[600];
-    snprintf(src, sizeof src, "kernel log: %s", s->kernel_log_source);
+    json_object_set_new(ev, "xids", x.list);
+    if (x.pci[0])
+        json_object_set_new(ev, "pci", json_string(x.pci));
+    else if (gpu >= 0)
+        json_object_set_new(ev, "pci", json_string(f->gpus[gpu].pci_bus_id));
+    json_object_set_new(ev, "events", json_integer(x.count));
+    char src[700];
+    snprintf(src, sizeof src, "%s%s%s", s && s->kernel_log_read ? "kernel log: " : "",
+             s && s->kernel_log_read ? s->kernel_log_source : "",
+             f->events.xid_watched ? (s && s->kernel_log_read ? "; nvml: Xid events" : "nvml: Xid events") : "");
     json_object_set_new(ev, "source", json_string(src));
     char where[96];
     if (gpu >= 0)
         snprintf(where, sizeof where, "GPU %d", gpu);
     else
-        snprintf(where, sizeof where, "PCI %s (no GPU listed there now)", pci);
-    size_t kinds = json_array_size(list);
+        snprintf(where, sizeof where, "PCI %s (no GPU listed there now)", x.pci);
+    size_t kinds = json_array_size(x.list);
     json_int_t times = 0;
     size_t k;
-    json_t *x;
-    json_array_foreach(list, k, x) if (json_integer_value(json_object_get(x, "xid")) == best_xid) times =
-        json_integer_value(json_object_get(x, "count"));
+    json_t *r;
+    json_array_foreach(x.list, k, r) if (json_integer_value(json_object_get(r, "xid")) == x.best_xid) times =
+        json_integer_value(json_object_get(r, "count"));
     /* The fix names this GPU, not a placeholder. */
     char fix[768], dev[16];
     snprintf(dev, sizeof dev, "-i %d", gpu);
-    gd_fill_placeholder(fix, sizeof fix, action_fix(best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
+    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
     char others[48] = "", repeat[32] = "";
     if (kinds > 1)
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
         snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
-    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix,
-                   "%s: Xid %d (%s)%s%s in the kernel log", where, best_xid, best_meaning, repeat, others);
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s",
+                   where, x.best_xid, x.best_meaning, repeat, others,
+                   s && s->kernel_log_read ? " in the kernel log" : " (NVML event)");
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    for (size_t g = 0; g < f->gpu_count; g++) /* a kernel log was read: the table's needs */
+    for (size_t g = 0; g < f->gpu_count; g++) /* a kernel log was read or Xid events watched: the table's needs */
         report_gpu(f, out, f->gpus[g].index);
     report_gpu(f, out, -1);
 }

@@ -134,7 +134,8 @@ int gd_cmd_watch(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    gd_watch_lines lines = {.out = stdout, .format = strcmp(format, "jsonl") == 0 ? GD_WATCH_JSONL : GD_WATCH_CSV};
+    gd_watch_lines lines = {
+        .out = stdout, .notes = stderr, .format = strcmp(format, "jsonl") == 0 ? GD_WATCH_JSONL : GD_WATCH_CSV};
     gd_watch_view *view = NULL;
     gd_sink sink = gd_watch_lines_sink(&lines);
     /* A recording plays back at its own interval in the view, at once elsewhere. */

@@ -241,6 +241,31 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     }
 }
 
+/* The counters that can rise while a session runs: uncorrectable ECC
+ * errors, retired pages, remapped rows (read at the snapshot, and again
+ * every GD_HEALTH_REREAD_S by gd_nvml_reread_memory_health). */
+static void read_memory_health(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
+    g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
+    g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+    g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+    unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
+    g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
+    g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
+    g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
+    g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
+}
+
+void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s)
+{
+    reader r = {.s = s, .gpu = out, .t_s = t_s};
+    if (g < s->count && s->devices[g])
+        read_memory_health(&r, s->devices[g], out);
+}
+
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
@@ -255,16 +280,7 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     nvmlEnableState_t ecc = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
     rc = NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending);
     g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", rc, ecc == NVML_FEATURE_ENABLED);
-    g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
-    g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
-    g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
-    g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
-    rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
-    g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
-    g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
-    g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
-    g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
+    read_memory_health(r, d, g);
 
     g->nvlink_count = 0;
     for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
@@ -465,7 +481,9 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
     rc = NVCALL(s, DeviceGetMemoryInfo_v2, d, &m2);
     if (rc == NVML_SUCCESS) {
         row[GD_M_MEM_USED_MIB] = gd_val((double)m2.used / (1024.0 * 1024.0));
+        row[GD_M_MEM_RESERVED_MIB] = gd_val((double)m2.reserved / (1024.0 * 1024.0));
     } else {
+        row[GD_M_MEM_RESERVED_MIB] = gd_missing(GD_ST_NOT_SUPPORTED);
         nvmlMemory_t m1;
         memset(&m1, 0, sizeof m1);
         rc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);

@@ -35,4 +35,8 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root);
  */
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
 
+/* Reads GPU g's ECC, retired-page and row-remapping counters again into
+ * *out (a copy of its gd_gpu: the caller compares, nvml_events.c). */
+void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s);
+
 #endif
