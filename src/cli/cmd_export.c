@@ -33,7 +33,9 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "  --sim SCENARIO      export a simulated machine (examples/*.json), one scenario\n"
                               "                      second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
                               "\n"
-                              "Other routes: / (a short page) and /healthz (200 while samples keep coming).\n";
+                              "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
+                              "/health (the current findings and the session's health events, as JSON).\n"
+                              "Hostname is $NODE_NAME where set (the Kubernetes DaemonSet passes the node's name).\n";
 
 const struct option gd_export_options[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -107,8 +109,13 @@ static void publish(exporter *x, const gd_facts *f, const gd_facts *judged)
     gd_checks_run_all(judged, &fs);
     size_t len;
     char *text = gd_prom_render(f, &fs, &x->counters, &len);
+    size_t hlen = 0;
+    char *health = gd_health_json(judged, &fs, &hlen);
     gd_findings_free(&fs);
-    if (!text || gd_export_http_publish(x->http, text, len) != 0) {
+    bool ok = text && health && gd_export_http_publish(x->http, text, len) == 0 &&
+              gd_export_http_publish_health(x->http, health, hlen) == 0;
+    free(health);
+    if (!ok) {
         if (!x->failed)
             fprintf(stderr, "gpudoctor export: out of memory: scrapes serve an older sample\n");
         x->failed = true;
@@ -162,7 +169,12 @@ int gd_cmd_export(int argc, char **argv)
         return gd_cli_error("%s", err);
     }
     exporter x = {.http = http, .window_s = o.window_s};
-    if (gd_prom_counters_init(&x.counters, f.gpu_count) != 0) {
+    int crc = gd_prom_counters_init(&x.counters, f.gpu_count);
+    /* dcgm-exporter's Hostname: the node's name where the DaemonSet passes it
+     * (in a pod, gethostname() is the pod's name). */
+    const char *node = getenv("NODE_NAME");
+    x.counters.hostname = node && *node ? node : NULL;
+    if (crc != 0) {
         gd_session_close(s, NULL, 0);
         gd_cli_restore_signals(old);
         gd_export_http_stop(http);

@@ -31,4 +31,12 @@ int gd_facts_static_from_json(const json_t *j, gd_facts *f, char *err, size_t er
 json_t *gd_facts_end_to_json(const gd_facts *f);
 int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen);
 
+/* The session's health events (events_json.c): {"start_unix", "xid_watched",
+ * ..., "list": [{t, at, kind, gpu, value, what}]}; the end record holds them. */
+const char *gd_event_kind_name(int kind);
+json_t *gd_event_to_json(const gd_events *ev, const gd_event *e);
+json_t *gd_events_to_json(const gd_events *ev);
+/* Appends j's events to ev. 0, or -1 with a message. */
+int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen);
+
 #endif
