@@ -150,7 +150,7 @@ static const char *unmet(unsigned need, const gd_facts *f)
         if (events || (s && s->kernel_log_read))
             return NULL;
         return s && s->kernel_log_error[0] ? s->kernel_log_error
-                                           : "neither the kernel log was read nor NVML's Xid events watched";
+                                           : "the kernel log was not read";
     }
     }
     return NULL;

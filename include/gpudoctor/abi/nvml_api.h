@@ -315,11 +315,7 @@ typedef struct nvmlGpmMetric_st {
     unsigned int metricId;
     nvmlReturn_t nvmlReturn;
     double value;
-    struct {
-        char *shortName;
-        char *longName;
-        char *unit;
-    } metricInfo;
+    struct { char *shortName, *longName, *unit; } metricInfo; /* NULL where not defined */
 } nvmlGpmMetric_t;
 
 typedef struct nvmlGpmMetricsGet_st {
