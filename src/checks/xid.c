@@ -198,6 +198,10 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu)
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    /* Judged from NVML's events alone: the log that could not be read is
+     * still said (a log that cannot be read is not a clean log). */
+    if (f->stack && !f->stack->kernel_log_read && f->stack->kernel_log_error[0])
+        gd_skip_add(out, "health.xid", GD_NO_GPU, "%s; Xids from NVML's events only", f->stack->kernel_log_error);
     for (size_t g = 0; g < f->gpu_count; g++) /* a kernel log was read or Xid events watched: the table's needs */
         report_gpu(f, out, f->gpus[g].index);
     report_gpu(f, out, -1);
