@@ -90,6 +90,8 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         }
         /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
         double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
+        if (o->retain_s > 0 && o->retain_s < span)
+            span = o->retain_s;
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
         if (f->job)
             f->job->limit = f->series.limit;

@@ -121,6 +121,8 @@ int gd_cmd_watch(int argc, char **argv)
         .from_count = o.from ? 1 : 0,
         .duration_s = o.count ? (double)(o.count - 1) * interval_s : 1e9,
         .interval_s = interval_s,
+        /* What the view draws: the findings' last minute, a screen of history. */
+        .retain_s = GD_WATCH_FINDINGS_SPAN_S > 300 * interval_s ? GD_WATCH_FINDINGS_SPAN_S : 300 * interval_s,
         .stop = &stop_requested,
         .pid = -1,
     };
