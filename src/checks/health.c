@@ -28,6 +28,7 @@ void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out
                        "GPU %d (%s) stopped answering at %.1f s of the window", gpu->index,
                        gpu->pci_bus_id[0] ? gpu->pci_bus_id : "unknown bus id", gpu->lost_at_s);
     }
+    gd_check_gpu_came_back(f, out);
 }
 
 /* The NVML call behind each sampled metric, to name what stopped answering. */

@@ -54,6 +54,10 @@ const gd_check gd_checks[] = {
     {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none, GD_SEVS_CRITICAL, NULL},
     {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", 0, gd_check_capture_limits, GD_SEVS_NONE, NULL},
     {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost, GD_SEVS_CRITICAL, NULL},
+    {"health.driver_unresponsive", "health", "the driver answers for the whole window", 0, gd_check_driver_unresponsive, GD_SEVS_CRITICAL,
+     "The NVIDIA driver stopped answering for every GPU (a hung GPU, a driver reload, a full kernel log of NVRM "
+     "errors): look at 'dmesg -T' for NVRM and Xid lines at that time and 'nvidia-smi'; a driver that does not "
+     "recover needs the node drained and rebooted."},
     {"health.sensors_failing", "health", "every sensor that answered keeps answering", 0, gd_check_sensors_failing, GD_SEVS_WARNING, NULL},
     {"thermal.throttling", "thermal", "no thermal slowdown under load", 0, gd_check_thermal_throttling, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_cooling},
     {"thermal.hot", "thermal", "GPU and memory temperature stay clear of their limits", 0, gd_check_thermal_hot, GD_SEVS_INFO | GD_SEVS_WARNING, gd_fix_cooling},

@@ -26,8 +26,9 @@ static json_t *first_finding(const char *out, const char *id, int gpu)
     for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
         json_t *j = json_loads(l, 0, NULL);
         json_t *x = json_object_get(j, "finding");
+        json_t *xg = json_object_get(x, "gpu");
         if (x && strcmp(json_string_value(json_object_get(x, "id")), id) == 0 &&
-            json_integer_value(json_object_get(x, "gpu")) == gpu)
+            (json_is_integer(xg) ? json_integer_value(xg) : -1) == gpu)
             found = json_incref(j);
         json_decref(j);
     }
@@ -191,6 +192,40 @@ static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
     free(dir);
 }
 
+/* Every GPU's calls fail from second 20: the driver stopped answering. */
+static void a_silent_driver_is_a_finding_with_its_time(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    FILE *in = fopen(example("h100x8-training.json"), "r");
+    json_t *sc = json_loadf(in, 0, NULL);
+    fclose(in);
+    size_t g;
+    json_t *gpu;
+    json_array_foreach(json_object_get(sc, "gpus"), g, gpu)
+        json_array_append_new(json_object_get(gpu, "timeline"),
+                              json_pack("{s:i, s:{s:s}}", "t", 20, "errors", "*", "NVML_ERROR_UNKNOWN"));
+    char *text = json_dumps(sc, 0);
+    json_decref(sc);
+    char *path = write_temp_file(dir, "silent.json", text);
+    free(text);
+    tool_result r = run_tool((const char *[]){"watch", "--sim", path, "--count", "25", "--format", "jsonl", NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    json_t *x = first_finding(r.out, "health.driver_unresponsive", -1);
+    if (!x)
+        fail_msg("no health.driver_unresponsive line: %s", r.out);
+    assert_true(json_number_value(json_object_get(x, "t")) == 20.0);
+    json_decref(x);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--sim", path, "--duration", "30", "--json", NULL}, env);
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(count_findings(r.json, "health.driver_unresponsive", -2), 1);
+    tool_result_free(&r);
+    free(path);
+    remove_tree(dir);
+    free(dir);
+}
+
 static void a_bad_event_is_refused(void **state)
 {
     (void)state;
@@ -221,6 +256,7 @@ int main(void)
         cmocka_unit_test(an_ecc_error_at_40_s_is_seen_by_45_s),
         cmocka_unit_test(check_reports_the_rise_with_its_time),
         cmocka_unit_test(run_reports_nvml_xids_and_a_recording_keeps_them),
+        cmocka_unit_test(a_silent_driver_is_a_finding_with_its_time),
         cmocka_unit_test(a_bad_event_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
