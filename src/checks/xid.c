@@ -129,7 +129,12 @@ static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
         gd_xid_info in;
         gd_xid_lookup((int)e->value, &in);
         json_t *row = row_of(x, (int)e->value, &in);
-        json_int_t seen = json_integer_value(json_object_get(row, "session_events")) + 1;
+        /* Per source: NVML's events and the followed log see the same Xid. */
+        const char *key = strcmp(e->what, "kernel log") == 0 ? "session_log_lines" : "session_nvml_events";
+        json_object_set_new(row, key, json_integer(json_integer_value(json_object_get(row, key)) + 1));
+        json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
+        json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
+        json_int_t seen = nv > lg ? nv : lg;
         json_object_set_new(row, "session_events", json_integer(seen));
         char at[32];
         gd_event_clock(ev, e->t, at, sizeof at);

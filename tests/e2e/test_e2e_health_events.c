@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
 
@@ -192,6 +193,45 @@ static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
     free(dir);
 }
 
+/* A line written to the kernel log while watch runs is an Xid of the session. */
+static void the_kernel_log_is_followed(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    FILE *in = fopen(example("h100x8-training.json"), "r");
+    json_t *sc = json_loadf(in, 0, NULL);
+    fclose(in);
+    json_object_set_new(json_object_get(sc, "host"), "kernel_log", json_string("dmesg.txt"));
+    char *text = json_dumps(sc, 0);
+    json_decref(sc);
+    char *path = write_temp_file(dir, "follow.json", text);
+    free(text);
+    char *log = write_temp_file(dir, "dmesg.txt", "[    1.000000] Linux version 6.1.0\n");
+    /* 20 scenario seconds per second: 60 samples take 3 s; the line comes at about 1 s. */
+    const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
+    tool_proc p = run_tool_start(
+        (const char *[]){"watch", "--sim", path, "--count", "60", "--format", "jsonl", NULL}, paced, NULL);
+    usleep(1000 * 1000);
+    FILE *a = fopen(log, "a");
+    assert_non_null(a);
+    fputs("[ 9100.000000] NVRM: Xid (PCI:0000:ba:00): 48, pid=4242, An uncorrectable double bit error\n", a);
+    fclose(a);
+    tool_result r = run_tool_wait(&p);
+    assert_int_equal(r.exit_code, 0);
+    json_t *x = first_finding(r.out, "health.xid", 6);
+    if (!x)
+        fail_msg("the appended Xid 48 of GPU 6 was not seen: %s", r.err);
+    assert_true(json_number_value(json_object_get(x, "t")) > 0);
+    json_decref(x);
+    /* The healthy GPUs stay quiet. */
+    assert_null(first_finding(r.out, "health.xid", 0));
+    tool_result_free(&r);
+    free(log);
+    free(path);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* Every GPU's calls fail from second 20: the driver stopped answering. */
 static void a_silent_driver_is_a_finding_with_its_time(void **state)
 {
@@ -256,6 +296,7 @@ int main(void)
         cmocka_unit_test(an_ecc_error_at_40_s_is_seen_by_45_s),
         cmocka_unit_test(check_reports_the_rise_with_its_time),
         cmocka_unit_test(run_reports_nvml_xids_and_a_recording_keeps_them),
+        cmocka_unit_test(the_kernel_log_is_followed),
         cmocka_unit_test(a_silent_driver_is_a_finding_with_its_time),
         cmocka_unit_test(a_bad_event_is_refused),
     };
