@@ -12,6 +12,29 @@ static const gd_event *next_event(const gd_events *ev, int kind, int gpu, double
     return NULL;
 }
 
+/* A fault that began with event `from` and, when `kind_back` follows it,
+ * ended: both times as evidence (`from_key`, `back_key`: "_s" and the
+ * wall-clock time) and as text into at / again ("" when it did not end). */
+static json_t *span_json(const gd_events *ev, const gd_event *from, int kind_back, const char *from_key,
+                         const char *back_key, char *at, char *again, size_t len)
+{
+    const gd_event *back = next_event(ev, kind_back, from->gpu, from->t);
+    gd_event_clock(ev, from->t, at, len);
+    again[0] = '\0';
+    if (back)
+        gd_event_clock(ev, back->t, again, len);
+    char key[48];
+    json_t *e = json_object();
+    snprintf(key, sizeof key, "%s_s", from_key);
+    json_object_set_new(e, key, gd_json_number(from->t));
+    json_object_set_new(e, from_key, json_string(at));
+    snprintf(key, sizeof key, "%s_s", back_key);
+    json_object_set_new(e, key, back ? gd_json_number(back->t) : json_null());
+    json_object_set_new(e, back_key, back ? json_string(again) : json_null());
+    json_object_set_new(e, "nvml_return", json_integer(from->value));
+    return e;
+}
+
 void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out)
 {
     const gd_events *ev = &f->events;
@@ -20,19 +43,10 @@ void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out)
         if (lost->kind != GD_EV_GPU_LOST || lost->gpu < 0 || (size_t)lost->gpu >= f->gpu_count ||
             f->gpus[lost->gpu].lost)
             continue; /* one still lost is the sampler's finding */
-        const gd_event *back = next_event(ev, GD_EV_GPU_BACK, lost->gpu, lost->t);
         const gd_gpu *gpu = &f->gpus[lost->gpu];
-        char at[32], again[32] = "";
-        gd_event_clock(ev, lost->t, at, sizeof at);
-        if (back)
-            gd_event_clock(ev, back->t, again, sizeof again);
-        json_t *e = json_object();
-        json_object_set_new(e, "lost_at_s", gd_json_number(lost->t));
-        json_object_set_new(e, "lost_at", json_string(at));
-        json_object_set_new(e, "back_at_s", back ? gd_json_number(back->t) : json_null());
-        json_object_set_new(e, "back_at", back ? json_string(again) : json_null());
+        char at[32], again[32];
+        json_t *e = span_json(ev, lost, GD_EV_GPU_BACK, "lost_at", "back_at", at, again, sizeof at);
         json_object_set_new(e, "call", json_string(lost->what));
-        json_object_set_new(e, "nvml_return", json_integer(lost->value));
         json_object_set_new(e, "source", json_string("nvml: the session's samples"));
         char fix[512];
         snprintf(fix, sizeof fix,
@@ -42,7 +56,7 @@ void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out)
                  gpu->index);
         gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, gpu->index, e, NAN, fix,
                        "GPU %d stopped answering at %s (%.1f s) and answered again%s%s", gpu->index, at, lost->t,
-                       back ? " at " : "", back ? again : "");
+                       again[0] ? " at " : "", again);
     }
 }
 
@@ -54,19 +68,11 @@ void gd_check_driver_unresponsive(const gd_check *self, const gd_facts *f, gd_fi
         const gd_event *down = &ev->v[i];
         if (down->kind != GD_EV_DRIVER_LOST)
             continue;
-        const gd_event *back = next_event(ev, GD_EV_DRIVER_BACK, -1, down->t);
-        char at[32], again[32] = "";
-        gd_event_clock(ev, down->t, at, sizeof at);
-        if (back)
-            gd_event_clock(ev, back->t, again, sizeof again);
-        json_t *e = json_object();
-        json_object_set_new(e, "from_s", gd_json_number(down->t));
-        json_object_set_new(e, "from", json_string(at));
-        json_object_set_new(e, "until_s", back ? gd_json_number(back->t) : json_null());
-        json_object_set_new(e, "nvml_return", json_integer(down->value));
+        char at[32], again[32];
+        json_t *e = span_json(ev, down, GD_EV_DRIVER_BACK, "from", "until", at, again, sizeof at);
         json_object_set_new(e, "source", json_string("nvml: every GPU's sample failed"));
         gd_finding_add(out, "health.driver_unresponsive", GD_SEV_CRITICAL, GD_NO_GPU, e, NAN, NULL,
                        "The driver stopped answering for every GPU at %s (%.1f s, NVML return code %lld)%s%s", at,
-                       down->t, down->value, back ? "; it answered again at " : "", back ? again : "");
+                       down->t, down->value, again[0] ? "; it answered again at " : "", again);
     }
 }
