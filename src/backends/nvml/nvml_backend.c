@@ -483,7 +483,7 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
         row[GD_M_MEM_USED_MIB] = gd_val((double)m2.used / (1024.0 * 1024.0));
         row[GD_M_MEM_RESERVED_MIB] = gd_val((double)m2.reserved / (1024.0 * 1024.0));
     } else {
-        row[GD_M_MEM_RESERVED_MIB] = gd_missing(GD_ST_NOT_SUPPORTED);
+        row[GD_M_MEM_RESERVED_MIB] = take(r, "nvmlDeviceGetMemoryInfo_v2", rc, 0);
         nvmlMemory_t m1;
         memset(&m1, 0, sizeof m1);
         rc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);
@@ -540,6 +540,9 @@ static void sample_gpu(reader *r, nvmlDevice_t d, gd_value *row)
                 : fv.valueType == NVML_VALUE_TYPE_UNSIGNED_INT ? fv.value.uiVal
                                                                : (double)fv.value.ullVal;
     row[GD_M_MEM_TEMP_C] = take(r, "nvmlDeviceGetFieldValues", rc, mt);
+    /* GPM's ratios: filled between two samples by nvml_events.c where the GPU supports it. */
+    gd_status gpm = s->api.GpmMetricsGet ? GD_ST_NOT_SUPPORTED : GD_ST_UNAVAILABLE;
+    row[GD_M_GR_ENGINE_ACTIVE_PCT] = row[GD_M_TENSOR_ACTIVE_PCT] = row[GD_M_DRAM_ACTIVE_PCT] = gd_missing(gpm);
 }
 
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)

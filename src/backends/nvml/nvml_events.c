@@ -167,11 +167,11 @@ static void gpm_sample(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, size_t
     };
     enum { N = sizeof want / sizeof want[0] };
     for (size_t g = 0; g < w->gpus && g < f->series.gpus; g++) {
+        if (!w->gpm[0][g] || f->gpus[g].lost)
+            continue; /* the sampler said why */
         gd_value *row = gd_series_slot(&f->series, i, g);
         for (size_t k = 0; k < N; k++)
-            row[want[k].m] = gd_missing(w->gpm[0][g] ? GD_ST_UNREAD : GD_ST_NOT_SUPPORTED);
-        if (!w->gpm[0][g] || f->gpus[g].lost)
-            continue;
+            row[want[k].m] = gd_missing(GD_ST_UNREAD); /* the first sample has no pair yet */
         if (s->api.GpmSampleGet(s->devices[g], w->gpm[1][g]) != NVML_SUCCESS) {
             w->gpm_have[g] = false;
             continue;
