@@ -193,6 +193,22 @@ static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
     free(dir);
 }
 
+/* A GPU lost at second 6 is a finding at the sample of second 6. */
+static void a_lost_gpu_is_seen_within_one_interval(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"watch", "--sim", example("h100x8-gpu-lost.json"), "--count", "10", "--format", "jsonl", NULL},
+        env);
+    assert_int_equal(r.exit_code, 0);
+    json_t *x = first_finding(r.out, "health.gpu_lost", 3);
+    if (!x)
+        fail_msg("no health.gpu_lost line for GPU 3: %s", r.out);
+    assert_true(json_number_value(json_object_get(x, "t")) == 6.0);
+    json_decref(x);
+    tool_result_free(&r);
+}
+
 /* A line written to the kernel log while watch runs is an Xid of the session. */
 static void the_kernel_log_is_followed(void **state)
 {
@@ -296,6 +312,7 @@ int main(void)
         cmocka_unit_test(an_ecc_error_at_40_s_is_seen_by_45_s),
         cmocka_unit_test(check_reports_the_rise_with_its_time),
         cmocka_unit_test(run_reports_nvml_xids_and_a_recording_keeps_them),
+        cmocka_unit_test(a_lost_gpu_is_seen_within_one_interval),
         cmocka_unit_test(the_kernel_log_is_followed),
         cmocka_unit_test(a_silent_driver_is_a_finding_with_its_time),
         cmocka_unit_test(a_bad_event_is_refused),
