@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -175,7 +176,8 @@ unsigned gd_export_http_port(const gd_export_http *h)
     return h->port;
 }
 
-int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+/* Replaces *slot (of *slot_len bytes) with a copy of text under the lock. */
+static int replace(gd_export_http *h, char **slot, size_t *slot_len, const char *text, size_t len, bool sample)
 {
     char *copy = malloc(len + 1);
     if (!copy)
@@ -183,29 +185,24 @@ int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
     memcpy(copy, text, len);
     copy[len] = '\0';
     pthread_mutex_lock(&h->lock);
-    char *old = h->text;
-    h->text = copy;
-    h->len = len;
-    h->published = mono_s();
+    char *old = *slot;
+    *slot = copy;
+    *slot_len = len;
+    if (sample)
+        h->published = mono_s();
     pthread_mutex_unlock(&h->lock);
     free(old);
     return 0;
 }
 
+int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+{
+    return replace(h, &h->text, &h->len, text, len, true);
+}
+
 int gd_export_http_publish_health(gd_export_http *h, const char *json, size_t len)
 {
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return -1;
-    memcpy(copy, json, len);
-    copy[len] = '\0';
-    pthread_mutex_lock(&h->lock);
-    char *old = h->health;
-    h->health = copy;
-    h->health_len = len;
-    pthread_mutex_unlock(&h->lock);
-    free(old);
-    return 0;
+    return replace(h, &h->health, &h->health_len, json, len, false);
 }
 
 unsigned long gd_export_http_scrapes(const gd_export_http *h)
