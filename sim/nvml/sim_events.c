@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVML's event API (Xid critical errors at the scenario's times) and GPU
  * performance monitoring (GPM: Hopper and newer) of the simulated library. */
 #include <stdlib.h>

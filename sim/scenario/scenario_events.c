@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU's timed health events: Xids for NVML's event API, and counts that
  * add to the ECC, retired-page and row-remapping counters from their time on. */
 #include <stdlib.h>

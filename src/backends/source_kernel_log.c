@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kernel log followed while a session runs: the lines written after it
  * started (a file: the scenario's host.kernel_log or the context's log;

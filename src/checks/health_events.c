@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Faults of a session seen as events: a GPU that stopped answering and
  * answered again (health.gpu_lost, with both times), a driver that stopped
  * answering every GPU (health.driver_unresponsive). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session's health events (model.h). */
 #include "gpudoctor/model.h"
 

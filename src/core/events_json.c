@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session's health events as JSON and back (model.h, facts_json.h). */
 #include "facts_json.h"
 

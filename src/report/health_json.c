@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exporter's JSON health document (/health): the findings that hold now
  * and the session's health events, for pollers that do not speak
  * Prometheus (gpud and node-problem-detector style). */

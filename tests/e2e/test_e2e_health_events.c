@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Faults as they happen: the simulated NVML delivers a scenario's timed Xids
  * through NVML's event API and raises its ECC and row-remapping counters at

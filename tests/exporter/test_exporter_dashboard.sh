@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpudoctor export under --sim against NVIDIA's own Grafana dashboard for
 # dcgm-exporter (grafana.com 12239, dcgm-exporter's
 # grafana/dcgm-exporter-dashboard.json): every panel's query and both

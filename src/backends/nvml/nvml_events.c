@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Faults as they happen (nvml_events.h). */
 #include "nvml_events.h"
 

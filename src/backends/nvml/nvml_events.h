@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Faults as they happen, beside the sampler: Xid events through NVML's event
  * API (nvmlEventSetCreate, nvmlDeviceRegisterEvents for
