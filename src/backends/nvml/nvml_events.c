@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Faults as they happen (nvml_events.h). */
 #include "nvml_events.h"
+#include "nvml_read.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,12 +98,14 @@ static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
     for (size_t g = 0; g < w->gpus; g++) {
         gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost) {
-            /* A lost GPU asked again: one that answers is back. */
-            unsigned temp = 0;
-            if (s->devices[g] && NVCALL(s, DeviceGetTemperature, s->devices[g], NVML_TEMPERATURE_GPU, &temp) ==
-                                     NVML_SUCCESS) {
+            /* A lost GPU asked again: one that answers is back. The sampler's
+             * temperature call (nvmlDeviceGetTemperatureV, the deprecated
+             * nvmlDeviceGetTemperature where it is missing); no GPU in the
+             * reader, so an answer still lost changes nothing. */
+            gd_nvml_reader r = {.s = s, .t_s = t};
+            if (s->devices[g] && gd_ok(gd_nvml_read_temp(&r, s->devices[g]))) {
                 gpu->lost = false;
-                add(f, t, (int)g, GD_EV_GPU_BACK, 0, "nvmlDeviceGetTemperature");
+                add(f, t, (int)g, GD_EV_GPU_BACK, 0, "nvmlDeviceGetTemperatureV");
             }
             continue;
         }
