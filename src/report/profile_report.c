@@ -232,9 +232,7 @@ json_t *gd_profile_report_json(const gd_profile_view *v)
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "overhead_pct", gd_json_number(round(p->overhead_pct * 10) / 10));
     if (p->nranks) { /* the trace's numbers and findings, as `trace --json` gives them */
-        gd_trace_run run = {
-            .files = p->nranks, .files_found = p->nranks, .path = p->dir, .ranks = p->ranks, .nranks = p->nranks,
-            .findings = v->trace};
+        gd_trace_run run = {.files = p->nranks, .files_found = p->nranks, .path = p->dir, .ranks = p->ranks, .nranks = p->nranks, .findings = v->trace};
         json_object_set_new(o, "trace", gd_trace_report_json(&run));
     } else {
         json_object_set_new(o, "trace", json_null());
