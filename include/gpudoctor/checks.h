@@ -20,6 +20,7 @@ typedef enum gd_check_need {
     GD_NEED_STACK = 1u << 2, /* the software stack was collected: f->stack */
     GD_NEED_ENV = 1u << 3, /* the job's environment was read */
     GD_NEED_KERNEL_LOG = 1u << 4, /* a kernel log was read */
+    GD_NEED_XID_SOURCE = 1u << 5, /* a kernel log was read, or NVML's Xid events were watched */
 } gd_check_need;
 
 typedef struct gd_check gd_check;

@@ -82,6 +82,10 @@ typedef enum gd_metric {
     GD_M_VIOL_LOW_UTIL_NS, /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
     GD_M_VIOL_RELIABILITY_NS, /* ... NVML_PERF_POLICY_RELIABILITY */
     GD_M_PSTATE, /* performance state: 0 (P0, full performance) .. 15; idle GPUs sit in P8 */
+    GD_M_MEM_RESERVED_MIB, /* memory the driver reserves (nvmlMemory_v2_t.reserved) */
+    GD_M_GR_ENGINE_ACTIVE_PCT, /* GPM (Hopper and newer): graphics/compute engine active */
+    GD_M_TENSOR_ACTIVE_PCT, /* GPM: any tensor pipe active */
+    GD_M_DRAM_ACTIVE_PCT, /* GPM: DRAM bandwidth used of the maximum */
     GD_M_COUNT
 } gd_metric;
 
@@ -298,6 +302,48 @@ static inline const gd_host_sample *gd_host_at(const gd_host_series *h, size_t i
 /* A new newest host sample (zeroed but for t), or NULL (no memory). */
 gd_host_sample *gd_host_push(gd_host_series *h, double t);
 
+/*
+ * Health events seen while a session ran, each at its session time: an Xid
+ * (NVML's event API, or a kernel log line that appeared during the session),
+ * a rise of an ECC, retired-page or row-remapping counter (re-read every
+ * GD_HEALTH_REREAD_S), a GPU that stopped or started answering again, a
+ * driver that stopped answering. Bounded: the newest GD_EVENTS_MAX are kept.
+ */
+typedef enum gd_event_kind {
+    GD_EV_XID = 1, /* value: the Xid; what: its source, "nvml" or "kernel log" */
+    GD_EV_COUNTER, /* value: the increase; what: the counter (gd_event_counter_name) */
+    GD_EV_GPU_LOST, /* value: the NVML return code; what: the call */
+    GD_EV_GPU_BACK,
+    GD_EV_DRIVER_LOST, /* every GPU failed one sample: value: the return code */
+    GD_EV_DRIVER_BACK,
+} gd_event_kind;
+
+typedef struct gd_event {
+    double t; /* session seconds */
+    int gpu; /* index in gpus[], -1: the host or an unknown GPU */
+    int kind; /* gd_event_kind */
+    long long value;
+    char what[64];
+} gd_event;
+
+#define GD_EVENTS_MAX 1024
+#define GD_HEALTH_REREAD_S 5.0 /* ECC, retired pages, row remapping: re-read this often */
+
+typedef struct gd_events {
+    size_t n, dropped; /* dropped: older events that made room */
+    gd_event *v; /* oldest first */
+    double start_unix; /* wall-clock time of session second 0; 0 when unknown */
+    bool xid_watched; /* NVML's Xid events were registered for some GPU */
+    bool kernel_log_followed; /* new kernel log lines were read while the session ran */
+    double reread_s; /* the re-read cadence, 0: none */
+} gd_events;
+
+/* Appends e (the oldest makes room at GD_EVENTS_MAX). 0, or -1 (no memory). */
+int gd_event_add(gd_events *ev, const gd_event *e);
+/* "14:02:11": the wall-clock time of session second t (local time), or
+ * "t=12.0 s" when the start is unknown. */
+void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);
+
 /* Everything collected; the input of every check. */
 /* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */
 typedef struct gd_throughput_reads {
@@ -343,6 +389,7 @@ typedef struct gd_facts {
      * facts were read is a setting of the session (gd_roots), not a fact. */
     long pid;
     /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
+    gd_events events; /* health events of the session (a window shares them) */
     struct gd_pcie_facts *pcie; /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */

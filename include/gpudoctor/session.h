@@ -29,6 +29,10 @@ typedef struct gd_session_opts {
     size_t from_count;
     double duration_s; /* 0: one sample (a snapshot); scenario seconds under --sim */
     double interval_s; /* > 0 */
+    /* Seconds of samples the series keep: what the command reads (the
+     * exporter's --window, the live view's span). 0: the whole window, at
+     * most GD_RETENTION_S. */
+    double retain_s;
     volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
     long pid; /* the job (--pid), or -1 */
     bool job_live; /* the job is a process of this machine even under --sim (run COMMAND) */

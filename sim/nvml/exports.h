@@ -183,6 +183,27 @@ GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses_v3, nvml_DeviceGetComputeRu
 GDSIM_SIGNATURE(nvmlDeviceGetPerformanceState, nvml_DeviceGetPerformanceState_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetIndex, nvml_DeviceGetUInt_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetMinorNumber, nvml_DeviceGetUInt_fn);
+GDSIM_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
+GDSIM_EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                                   nvmlEventSet_t set);
+GDSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+GDSIM_EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample);
+GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample);
+GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+GDSIM_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet);
+GDSIM_SIGNATURE(nvmlEventSetCreate, nvml_EventSetCreate_fn);
+GDSIM_SIGNATURE(nvmlEventSetFree, nvml_EventSetFree_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetSupportedEventTypes, nvml_DeviceGetULongLong_fn);
+GDSIM_SIGNATURE(nvmlDeviceRegisterEvents, nvml_DeviceRegisterEvents_fn);
+GDSIM_SIGNATURE(nvmlEventSetWait_v2, nvml_EventSetWait_v2_fn);
+GDSIM_SIGNATURE(nvmlGpmQueryDeviceSupport, nvml_GpmQueryDeviceSupport_fn);
+GDSIM_SIGNATURE(nvmlGpmSampleAlloc, nvml_GpmSampleAlloc_fn);
+GDSIM_SIGNATURE(nvmlGpmSampleFree, nvml_GpmSampleFree_fn);
+GDSIM_SIGNATURE(nvmlGpmSampleGet, nvml_GpmSampleGet_fn);
+GDSIM_SIGNATURE(nvmlGpmMetricsGet, nvml_GpmMetricsGet_fn);
 /* nvml_api.h has no typedef for the _v2 process list (nvmlProcessInfo_v2_t). */
 
 #endif

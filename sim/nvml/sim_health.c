@@ -101,7 +101,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlM
         counterType == NVML_VOLATILE_ECC ? call.gpu->ecc.volatile_uncorrected : call.gpu->ecc.aggregate_uncorrected;
     if (!n.present)
         return NVML_ERROR_NOT_SUPPORTED;
-    *eccCounts = (unsigned long long)n.value;
+    *eccCounts = (unsigned long long)(n.value + gd_scenario_event_sum(call.gpu, "ecc_uncorrected", call.t));
     return NVML_SUCCESS;
 }
 
@@ -118,7 +118,9 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPag
     if (!call.gpu->ecc.retired_pages.present)
         return NVML_ERROR_NOT_SUPPORTED;
     unsigned count =
-        cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? (unsigned)call.gpu->ecc.retired_pages.value : 0;
+        cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+            ? (unsigned)(call.gpu->ecc.retired_pages.value + gd_scenario_event_sum(call.gpu, "retired_pages", call.t))
+            : 0;
     if (*pageCount < count) {
         *pageCount = count;
         return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -138,12 +140,15 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigne
         return rc;
     if (!corrRows || !uncRows || !isPending || !failureOccurred)
         return NVML_ERROR_INVALID_ARGUMENT;
-    gd_scenario_flag pending = call.gpu->ecc.remapped_rows_pending, failure = call.gpu->ecc.remap_failure;
-    if (!pending.present && !failure.present)
+    gd_scenario_flag failure = call.gpu->ecc.remap_failure;
+    bool has_pending;
+    bool p = gd_scenario_remap_pending_at(call.gpu, call.t, &has_pending);
+    if (!has_pending && !failure.present)
         return NVML_ERROR_NOT_SUPPORTED;
-    bool p = pending.present && pending.value, f = failure.present && failure.value;
+    bool f = failure.present && failure.value;
+    long long rows = gd_scenario_event_sum(call.gpu, "remapped_rows_uncorrectable", call.t);
     *corrRows = 0;
-    *uncRows = p || f ? 1 : 0;
+    *uncRows = (unsigned)(rows > 0 ? rows : p || f ? 1 : 0);
     *isPending = p;
     *failureOccurred = f;
     return NVML_SUCCESS;

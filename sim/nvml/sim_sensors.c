@@ -422,9 +422,13 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMe
         return rc;
     if (memory->version != nvmlMemory_v2)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    gdsim_call call;
+    unsigned long long reserved = 0;
+    if (gdsim_enter(device, __func__, &call) == NVML_SUCCESS && call.gpu->memory_reserved_mib.present)
+        reserved = (unsigned long long)call.gpu->memory_reserved_mib.value << 20;
     memory->total = total;
-    memory->reserved = 0;
+    memory->reserved = reserved;
     memory->used = used;
-    memory->free = used < total ? total - used : 0;
+    memory->free = used + reserved < total ? total - used - reserved : 0;
     return NVML_SUCCESS;
 }

@@ -129,6 +129,20 @@ typedef enum gd_scenario_compute_mode {
     GD_SCENARIO_COMPUTE_EXCLUSIVE_PROCESS = 3
 } gd_scenario_compute_mode;
 
+/*
+ * Addition: a GPU's health events at their time ("events": [{"t": 40,
+ * "ecc_uncorrected": 2}, {"t": 12, "xid": 79}]). Xids are delivered through
+ * NVML's event API; the counts add to the static "ecc" counters from `t` on.
+ */
+typedef struct gd_scenario_event {
+    double t;
+    int xid; /* 0: none */
+    long long ecc_uncorrected; /* new uncorrectable errors (volatile and aggregate) */
+    long long retired_pages; /* new pages retired for double-bit errors */
+    long long remapped_rows_uncorrectable; /* new rows remapped for uncorrectable errors */
+    gd_scenario_flag remapped_rows_pending; /* the pending state from t on */
+} gd_scenario_event;
+
 typedef struct gd_scenario_gpu {
     unsigned index;
     /* Strings are NULL when absent. */
@@ -193,6 +207,10 @@ typedef struct gd_scenario_gpu {
     size_t process_count;
     gd_scenario_process *processes;
     gd_scenario_errors errors; /* GPU-level and timeline errors, flattened */
+    gd_scenario_num gpm_tensor_share; /* addition: "gpm": {"tensor_share": 0..1} */
+    gd_scenario_int memory_reserved_mib; /* addition: what the driver reserves (nvmlMemory_v2_t) */
+    size_t event_count; /* "events", sorted by t */
+    gd_scenario_event *events;
     size_t point_count; /* 0 when there is no timeline */
     gd_scenario_point *points;
 } gd_scenario_gpu;
@@ -272,6 +290,14 @@ bool gd_scenario_energy_mj(const gd_scenario_gpu *gpu, double t, double *mj);
  * from the GPU.
  */
 bool gd_scenario_reason_time_ns(const gd_scenario_gpu *gpu, unsigned long long mask, double t, double *ns);
+
+/* The sum of the events' counts up to time t (scenario_events.c): the
+ * offset of `which` ("ecc_uncorrected", "retired_pages",
+ * "remapped_rows_uncorrectable") over the static value. */
+long long gd_scenario_event_sum(const gd_scenario_gpu *gpu, const char *which, double t);
+/* The pending state of row remapping at t: the latest event that sets it,
+ * else the static value; *present false when neither says. */
+bool gd_scenario_remap_pending_at(const gd_scenario_gpu *gpu, double t, bool *present);
 
 /*
  * The return code injected for NVML function `fn` at time t, or 0

@@ -374,7 +374,7 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)
 {
     return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_processes(p, obj, at, g) &&
-           gdp_errors(p, obj, at, true, 0, &g->errors) && parse_timeline(p, obj, at, g);
+           gdp_errors(p, obj, at, true, 0, &g->errors) && parse_timeline(p, obj, at, g) && gdp_events(p, obj, at, g);
 }
 
 void gdp_gpu_free(gd_scenario_gpu *g)
@@ -392,4 +392,5 @@ void gdp_gpu_free(gd_scenario_gpu *g)
     free(g->processes);
     gdp_errors_free(&g->errors);
     free(g->points);
+    free(g->events);
 }

@@ -45,6 +45,8 @@ void gdp_errors_free(gd_scenario_errors *list);
 /* Parses gpus[i] into `gpu` (zeroed by the caller). */
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *gpu);
 void gdp_gpu_free(gd_scenario_gpu *gpu);
+/* Parses gpus[i].events (scenario_events.c). */
+bool gdp_events(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g);
 
 /* Builds sc->pid_names from the GPUs' processes; false when out of memory. */
 bool gdp_index_process_names(gd_scenario *sc);

@@ -120,6 +120,8 @@ static size_t base_len(const char *fn)
 
 static bool same_function(const char *a, const char *b)
 {
+    if (strcmp(a, "*") == 0 || strcmp(b, "*") == 0) /* a driver that stops answering: every call */
+        return true;
     size_t la = base_len(a), lb = base_len(b);
     return la == lb && strncmp(a, b, la) == 0;
 }

@@ -37,6 +37,7 @@ struct gd_session {
     bool gpus_sampled; /* the source samples GPUs (else only a live job is, on the wall clock) */
     void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
     void *host; /* the host's /proc (gd_source_host), or NULL */
+    void *klog; /* the kernel log followed (gd_source_kernel_log), or NULL */
     gd_clock clock;
     size_t k; /* samples taken */
     gd_roots roots; /* where host facts are read (settings, never facts) */
@@ -108,6 +109,8 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         }
         /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
         double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
+        if (o->retain_s > 0 && o->retain_s < span)
+            span = o->retain_s;
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
         if (f->job)
             f->job->limit = f->series.limit;
@@ -117,6 +120,13 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
             gd_source_host.open(s->host, o, f, &s->roots, err, errlen) != 0) {
             free(s->host);
             s->host = NULL;
+        }
+        if ((s->klog = calloc(1, gd_source_kernel_log.size)) &&
+            (gd_source_kernel_log.open(s->klog, o, f, &s->roots, err, errlen) != 0 ||
+             !gd_source_kernel_log.samples(s->klog))) {
+            gd_source_kernel_log.close(s->klog);
+            free(s->klog);
+            s->klog = NULL;
         }
         int mode = GD_CLOCK_WALL;
         double pace = 0;
@@ -186,6 +196,8 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
         gd_source_proc.sample(s->job, s->f, (size_t)i, t);
     if (s->host)
         gd_source_host.sample(s->host, s->f, (size_t)i, t);
+    if (s->klog)
+        gd_source_kernel_log.sample(s->klog, s->f, (size_t)i, t);
     s->k++;
     for (size_t k = 0; k < s->nsinks; k++)
         if (s->sinks[k].on_sample)
@@ -221,6 +233,8 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         s->ops->close(s->self);
     if (s->job)
         gd_source_proc.close(s->job);
+    if (s->klog)
+        gd_source_kernel_log.close(s->klog);
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
         rc = host_areas(&s->o, &s->roots, s->f, err, errlen);
@@ -230,6 +244,7 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
     free(s->self);
     free(s->job);
     free(s->host);
+    free(s->klog);
     free(s);
     return rc;
 }

@@ -37,5 +37,6 @@ extern const gd_source_ops gd_source_nvml; /* source_nvml.c: NVML, or the simula
 extern const gd_source_ops gd_source_capture; /* source_capture.c: --from files */
 extern const gd_source_ops gd_source_proc; /* source_proc.c: the job's /proc, sampled beside the GPUs */
 extern const gd_source_ops gd_source_host; /* source_host.c: the host's CPU, pressure and swap */
+extern const gd_source_ops gd_source_kernel_log; /* source_kernel_log.c: new kernel log lines, as Xid events */
 
 #endif

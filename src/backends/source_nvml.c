@@ -6,6 +6,7 @@
 #include "core/clock.h"
 #include "host/hostinfo.h"
 #include "nvml/nvml_backend.h"
+#include "nvml/nvml_events.h"
 #include "scenario/scenario.h"
 
 #include <errno.h>
@@ -17,7 +18,8 @@
 
 typedef struct nvml_source {
     gd_nvml_session s;
-    bool open, simulated;
+    gd_nvml_watch watch; /* Xid events, re-read counters, GPM */
+    bool open, simulated, watching;
 } nvml_source;
 
 /* Validates the scenario (clear message, exit 3), points the simulated
@@ -93,10 +95,11 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     n->s.one_shot = o->duration_s <= 0;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
-    if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0) {
+    if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0 || gd_nvml_watch_open(&n->watch, &n->s, f) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    n->watching = true;
     return 0;
 }
 
@@ -120,6 +123,7 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(t);
     gd_nvml_sample(&n->s, f, i);
+    gd_nvml_watch_sample(&n->watch, &n->s, f, i, t);
 }
 
 static double nvml_spent(void *self)
@@ -131,6 +135,9 @@ static double nvml_spent(void *self)
 static void nvml_close(void *self)
 {
     nvml_source *n = self;
+    if (n->watching)
+        gd_nvml_watch_close(&n->watch, &n->s);
+    n->watching = false;
     if (n->open)
         gd_nvml_close(&n->s);
     n->open = false;

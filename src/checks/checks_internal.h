@@ -34,6 +34,9 @@ void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_finding
 /* health.c */
 void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* health_events.c */
+void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out);
+void gd_check_driver_unresponsive(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* thermal.c */
 void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_thermal_hot(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -114,6 +114,7 @@ void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out
                        "GPU %d (%s) stopped answering at %.1f s of the window", gpu->index,
                        gpu->pci_bus_id[0] ? gpu->pci_bus_id : "unknown bus id", gpu->lost_at_s);
     }
+    gd_check_gpu_came_back(f, out);
 }
 
 /* The NVML call behind each sampled metric, to name what stopped answering. */
@@ -141,6 +142,10 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_VIOL_LOW_UTIL_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_VIOL_RELIABILITY_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_PSTATE] = "nvmlDeviceGetPerformanceState",
+    [GD_M_MEM_RESERVED_MIB] = "nvmlDeviceGetMemoryInfo_v2",
+    [GD_M_GR_ENGINE_ACTIVE_PCT] = "nvmlGpmMetricsGet",
+    [GD_M_TENSOR_ACTIVE_PCT] = "nvmlGpmMetricsGet",
+    [GD_M_DRAM_ACTIVE_PCT] = "nvmlGpmMetricsGet",
 };
 
 /* A metric that answered, then stopped: when, and what share of the samples it answered. */
@@ -181,9 +186,11 @@ void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findin
             bool listed = false;
             size_t k;
             json_t *c;
-            json_array_foreach(calls, k, c) listed |= strcmp(json_string_value(c), metric_calls[m]) == 0;
+            /* A metric without its call in the table is named by its key, never a crash. */
+            const char *call = metric_calls[m] ? metric_calls[m] : gd_metric_describe((gd_metric)m)->key;
+            json_array_foreach(calls, k, c) listed |= strcmp(json_string_value(c), call) == 0;
             if (!listed)
-                json_array_append_new(calls, json_string(metric_calls[m]));
+                json_array_append_new(calls, json_string(call));
             first = isnan(first) || from < first ? from : first;
             least = answered < least ? answered : least;
         }

@@ -4,6 +4,51 @@
  * (common/DcgmGPUHardwareLimits.h), see thresholds.h. */
 #include "checks_internal.h"
 
+/*
+ * The rises of the named counters of GPU g while the session ran (counters
+ * re-read every GD_HEALTH_REREAD_S): into ev's "new_in_session", and as
+ * "; 2 new uncorrectable errors at 14:02:11" into `said` ("" when none).
+ * Of several names, the largest total counts (volatile and aggregate ECC
+ * counters rise together).
+ */
+static void session_rise(const gd_facts *f, size_t g, const char *const *names, const char *noun, json_t *ev,
+                         char *said, size_t len)
+{
+    said[0] = '\0';
+    json_t *list = json_array();
+    long long best = 0;
+    double last_t = 0;
+    for (size_t k = 0; names[k]; k++) {
+        long long sum = 0;
+        for (size_t i = 0; i < f->events.n; i++) {
+            const gd_event *e = &f->events.v[i];
+            if (e->kind != GD_EV_COUNTER || e->gpu != (int)g || strcmp(e->what, names[k]) != 0)
+                continue;
+            sum += e->value;
+            char at[32];
+            gd_event_clock(&f->events, e->t, at, sizeof at);
+            json_t *o = json_object();
+            json_object_set_new(o, "counter", json_string(e->what));
+            json_object_set_new(o, "increase", json_integer(e->value));
+            json_object_set_new(o, "at", json_string(at));
+            json_object_set_new(o, "t_s", json_real(e->t));
+            json_array_append_new(list, o);
+            if (sum > best || (sum == best && e->t > last_t)) {
+                best = sum;
+                last_t = e->t;
+            }
+        }
+    }
+    if (best == 0) {
+        json_decref(list);
+        return;
+    }
+    json_object_set_new(ev, "new_in_session", list);
+    char at[32];
+    gd_event_clock(&f->events, last_t, at, sizeof at);
+    snprintf(said, len, "; %lld new %s%s at %s", best, noun, best == 1 ? "" : "s", at);
+}
+
 void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -47,8 +92,11 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
         else
             snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s since the driver loaded", vol.v,
                      vol.v == 1 ? "" : "s");
-        gd_finding_add(out, id, now ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix, "GPU %d has %s",
-                       gpu->index, counts);
+        static const char *const ecc_names[] = {"ecc_volatile_uncorrected", "ecc_aggregate_uncorrected", NULL};
+        char said[96];
+        session_rise(f, g, ecc_names, "uncorrectable error", ev, said, sizeof said);
+        gd_finding_add(out, id, now ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix, "GPU %d has %s%s",
+                       gpu->index, counts, said);
     }
 }
 
@@ -118,11 +166,19 @@ void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *ou
                      "%.0f pages retired (DCGM warns from %d, fails at %d). Watch the count after each job; "
                      "plan an RMA if it keeps rising.",
                      retired, GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL);
+        static const char *const page_names[] = {"retired_pages_dbe", "retired_pages_sbe", NULL};
+        static const char *const row_names[] = {"remap_unc_rows", "remap_corr_rows", NULL};
+        char said[96], rows[96];
+        session_rise(f, g, page_names, "retired page", ev, said, sizeof said);
+        if (!said[0]) {
+            session_rise(f, g, row_names, "remapped row", ev, rows, sizeof rows);
+            snprintf(said, sizeof said, "%s", rows);
+        }
         if (strstr(what, "retired pages"))
             gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix,
-                           "GPU %d: %.0f retired pages (DCGM warns from %d, fails at %d)", gpu->index, retired,
-                           GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL);
+                           "GPU %d: %.0f retired pages (DCGM warns from %d, fails at %d)%s", gpu->index, retired,
+                           GD_RETIRED_PAGES_WARN, GD_RETIRED_PAGES_FAIL, said);
         else
-            gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix, "GPU %d: %s", gpu->index, what);
+            gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix, "GPU %d: %s%s", gpu->index, what, said);
     }
 }

@@ -55,6 +55,10 @@ const gd_check gd_checks[] = {
     {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none, GD_SEVS_CRITICAL, NULL},
     {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", 0, gd_check_capture_limits, GD_SEVS_NONE, NULL},
     {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost, GD_SEVS_CRITICAL, NULL},
+    {"health.driver_unresponsive", "health", "the driver answers for the whole window", 0, gd_check_driver_unresponsive, GD_SEVS_CRITICAL,
+     "The NVIDIA driver stopped answering for every GPU (a hung GPU, a driver reload, a full kernel log of NVRM "
+     "errors): look at 'dmesg -T' for NVRM and Xid lines at that time and 'nvidia-smi'; a driver that does not "
+     "recover needs the node drained and rebooted."},
     {"health.sensors_failing", "health", "every sensor that answered keeps answering", 0, gd_check_sensors_failing, GD_SEVS_WARNING, NULL},
     {"thermal.throttling", "thermal", "no thermal slowdown under load", 0, gd_check_thermal_throttling, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_cooling},
     {"thermal.hot", "thermal", "GPU and memory temperature stay clear of their limits", 0, gd_check_thermal_hot, GD_SEVS_INFO | GD_SEVS_WARNING, gd_fix_cooling},
@@ -119,7 +123,7 @@ const gd_check gd_checks[] = {
     {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc, GD_SEVS_INFO, NULL},
     {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
-    {"health.xid", "health", "no Xid errors in the kernel log", GD_NEED_KERNEL_LOG, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];
@@ -146,6 +150,15 @@ static const char *unmet(unsigned need, const gd_facts *f)
         return s && s->kernel_log_read       ? NULL
                : s && s->kernel_log_error[0] ? s->kernel_log_error
                                              : "the kernel log was not read";
+    case GD_NEED_XID_SOURCE: {
+        bool events = f->events.xid_watched;
+        for (size_t i = 0; !events && i < f->events.n; i++)
+            events = f->events.v[i].kind == GD_EV_XID;
+        if (events || (s && s->kernel_log_read))
+            return NULL;
+        return s && s->kernel_log_error[0] ? s->kernel_log_error
+                                           : "the kernel log was not read";
+    }
     }
     return NULL;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* health.xid: Xid events in the kernel log, one finding per GPU, with each
+/* health.xid: Xid events in the kernel log and from NVML's event API while
+ * a session runs, one finding per GPU (and per address that matches no
+ * GPU), with each
  * Xid's meaning and the action it calls for (data/xid.tsv). Severity
  * follows DCGM's health watch: its "fail" Xids are critical, its "warn"
  * ones warnings; others by their action. */
@@ -61,94 +63,182 @@ static const char *action_fix(const char *action)
     return "Note it and watch for repeats: 'dmesg -T | grep -i xid'.";
 }
 
-/* All events of one GPU, or (gpu -1) of one PCI address that matches no GPU. */
-static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char *only_pci)
+/* What one GPU's Xids add up to. */
+typedef struct xid_sum {
+    json_t *list; /* one row per Xid number */
+    gd_severity worst;
+    int best_rank, best_xid;
+    size_t count;
+    char best_action[8], best_meaning[160], pci[32];
+} xid_sum;
+
+/* The row of Xid `xid`, created with its meaning when new. */
+static json_t *row_of(xid_sum *x, int xid, const gd_xid_info *in)
 {
-    const gd_stack_facts *s = f->stack;
-    json_t *list = json_array();
-    gd_severity worst = GD_SEV_INFO;
-    int best_rank = 99, best_xid = 0;
-    size_t count = 0, times = 0;
-    char best_action[8] = "watch", best_meaning[160] = "", pci[32] = "";
-    for (size_t i = 0; i < s->xid_group_count; i++) {
-        const gd_xid_group *x = &s->xid_groups[i];
-        if (x->gpu != gpu || (only_pci && strcasecmp(x->pci, only_pci) != 0) || x->example_count == 0)
+    size_t k;
+    json_t *r;
+    json_array_foreach(x->list, k, r) if (json_integer_value(json_object_get(r, "xid")) == xid) return r;
+    r = json_object();
+    json_object_set_new(r, "xid", json_integer(xid));
+    json_object_set_new(r, "count", json_integer(0));
+    json_object_set_new(r, "meaning", json_string(in->meaning));
+    json_object_set_new(r, "dcgm", json_string(in->dcgm));
+    json_array_append_new(x->list, r);
+    return r;
+}
+
+/* Severity and the most serious action so far, with one more Xid. */
+static void rank(xid_sum *x, int xid, const gd_xid_info *in)
+{
+    gd_severity sev = severity_of(in);
+    x->worst = sev > x->worst ? sev : x->worst;
+    if (action_rank(in->action) < x->best_rank || (action_rank(in->action) == x->best_rank && sev == x->worst)) {
+        x->best_rank = action_rank(in->action);
+        x->best_xid = xid;
+        snprintf(x->best_action, sizeof x->best_action, "%s", in->action);
+        snprintf(x->best_meaning, sizeof x->best_meaning, "%s", in->meaning);
+    }
+}
+
+/* The kernel log's (Xid, address) groups of one GPU, or (gpu -1) of one
+ * address that matches no GPU: every event counted however long the log,
+ * with the newest messages. */
+static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const char *only_pci)
+{
+    for (size_t i = 0; s && i < s->xid_group_count; i++) {
+        const gd_xid_group *g = &s->xid_groups[i];
+        if (g->gpu != gpu || (only_pci && strcasecmp(g->pci, only_pci) != 0) || g->example_count == 0)
             continue;
-        const gd_xid_event *last = &x->examples[x->example_count - 1];
-        count += x->count;
-        snprintf(pci, sizeof pci, "%s", x->pci);
+        const gd_xid_event *last = &g->examples[g->example_count - 1];
+        x->count += g->count;
+        snprintf(x->pci, sizeof x->pci, "%s", g->pci);
         gd_xid_info in;
-        gd_xid_lookup(x->xid, &in);
+        gd_xid_lookup(g->xid, &in);
         recovery_of(last, &in);
         /* One row per Xid number (a GPU's address is written one way): count, and the newest messages. */
-        json_t *row = json_object();
-        json_object_set_new(row, "xid", json_integer(x->xid));
-        json_object_set_new(row, "count", json_integer((json_int_t)x->count));
-        json_object_set_new(row, "meaning", json_string(in.meaning));
-        json_object_set_new(row, "dcgm", json_string(in.dcgm));
+        json_t *row = row_of(x, g->xid, &in);
+        json_object_set_new(row, "count",
+                            json_integer(json_integer_value(json_object_get(row, "count")) + (json_int_t)g->count));
         json_object_set_new(row, "action", json_string(in.action));
-        json_object_set_new(row, "first_seen", json_string(x->first_seen));
+        if (!json_object_get(row, "first_seen"))
+            json_object_set_new(row, "first_seen", json_string(g->first_seen));
         json_object_set_new(row, "last_seen", json_string(last->when));
         json_object_set_new(row, "last_message", json_string(last->text));
         json_t *ex = json_array();
-        for (size_t k = x->example_count; k-- > 0;) {
+        for (size_t k = g->example_count; k-- > 0;) {
             json_t *e = json_object();
-            json_object_set_new(e, "when", json_string(x->examples[k].when));
-            json_object_set_new(e, "message", json_string(x->examples[k].text));
+            json_object_set_new(e, "when", json_string(g->examples[k].when));
+            json_object_set_new(e, "message", json_string(g->examples[k].text));
             json_array_append_new(ex, e);
         }
         json_object_set_new(row, "newest", ex);
-        json_array_append_new(list, row);
-        gd_severity sev = severity_of(&in);
-        worst = sev > worst ? sev : worst;
-        if (action_rank(in.action) < best_rank || (action_rank(in.action) == best_rank && sev == worst)) {
-            best_rank = action_rank(in.action);
-            best_xid = x->xid;
-            times = x->count;
-            snprintf(best_action, sizeof best_action, "%s", in.action);
-            snprintf(best_meaning, sizeof best_meaning, "%s", in.meaning);
-        }
+        rank(x, g->xid, &in);
     }
-    if (count == 0) {
-        json_decref(list);
+}
+
+/* The session's Xid events (NVML's event API, kernel log lines that
+ * appeared while it ran). The same Xid reaches both the kernel log and
+ * NVML: an Xid's count is the larger of the two, never their sum. */
+static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
+{
+    const gd_events *ev = &f->events;
+    for (size_t i = 0; i < ev->n; i++) {
+        const gd_event *e = &ev->v[i];
+        if (e->kind != GD_EV_XID || e->gpu != gpu)
+            continue;
+        gd_xid_info in;
+        gd_xid_lookup((int)e->value, &in);
+        json_t *row = row_of(x, (int)e->value, &in);
+        /* Per source: NVML's events and the followed log see the same Xid. */
+        const char *key = strcmp(e->what, "kernel log") == 0 ? "session_log_lines" : "session_nvml_events";
+        json_object_set_new(row, key, json_integer(json_integer_value(json_object_get(row, key)) + 1));
+        json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
+        json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
+        json_int_t seen = nv > lg ? nv : lg;
+        json_object_set_new(row, "session_events", json_integer(seen));
+        char at[32];
+        gd_event_clock(ev, e->t, at, sizeof at);
+        json_object_set_new(row, "session_last_seen", json_string(at));
+        json_object_set_new(row, "session_last_seen_s", json_real(e->t));
+        json_object_set_new(row, "session_source", json_string(e->what));
+        json_int_t count = json_integer_value(json_object_get(row, "count"));
+        if (seen > count) {
+            json_object_set_new(row, "count", json_integer(seen));
+            x->count++;
+        }
+        if (!json_object_get(row, "action"))
+            json_object_set_new(row, "action", json_string(in.action));
+        rank(x, (int)e->value, &in);
+    }
+}
+
+/* All Xids of one GPU; with gpu -1, those of one PCI address that matches
+ * no GPU (only_pci), or (only_pci NULL) the session's Xid events on
+ * addresses that match none (a followed kernel log line). */
+static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char *only_pci)
+{
+    const gd_stack_facts *s = f->stack;
+    xid_sum x = {.list = json_array(), .worst = GD_SEV_INFO, .best_rank = 99, .best_action = "watch"};
+    if (gpu >= 0 || only_pci)
+        add_kernel_log(&x, s, gpu, only_pci);
+    if (gpu >= 0 || !only_pci)
+        add_session_events(&x, f, gpu);
+    if (x.count == 0) {
+        json_decref(x.list);
         return;
     }
     json_t *ev = json_object();
-    json_object_set_new(ev, "xids", list);
-    json_object_set_new(ev, "pci", json_string(pci));
-    json_object_set_new(ev, "events", json_integer((json_int_t)count));
-    char src[600];
-    snprintf(src, sizeof src, "kernel log: %s", s->kernel_log_source);
+    json_object_set_new(ev, "xids", x.list);
+    if (x.pci[0])
+        json_object_set_new(ev, "pci", json_string(x.pci));
+    else if (gpu >= 0)
+        json_object_set_new(ev, "pci", json_string(f->gpus[gpu].pci_bus_id));
+    json_object_set_new(ev, "events", json_integer((json_int_t)x.count));
+    bool log_read = s && s->kernel_log_read;
+    char src[700];
+    snprintf(src, sizeof src, "%s%s%s", log_read ? "kernel log: " : "", log_read ? s->kernel_log_source : "",
+             f->events.xid_watched ? (log_read ? "; nvml: Xid events" : "nvml: Xid events") : "");
     json_object_set_new(ev, "source", json_string(src));
     char where[160];
     if (gpu >= 0)
         snprintf(where, sizeof where, "GPU %d", gpu);
+    else if (!x.pci[0])
+        snprintf(where, sizeof where, "an address that no GPU of this report has");
     else if (f->gpu_count == 0)
-        snprintf(where, sizeof where, "PCI %s (the capture has no GPU list to name it)", pci);
+        snprintf(where, sizeof where, "PCI %s (the capture has no GPU list to name it)", x.pci);
     else
-        snprintf(where, sizeof where, "PCI %s (no GPU of this report has that address)", pci);
-    size_t kinds = json_array_size(list);
+        snprintf(where, sizeof where, "PCI %s (no GPU of this report has that address)", x.pci);
+    size_t kinds = json_array_size(x.list);
+    json_int_t times = 0;
+    size_t k;
+    json_t *r;
+    json_array_foreach(x.list, k, r) if (json_integer_value(json_object_get(r, "xid")) == x.best_xid) times =
+        json_integer_value(json_object_get(r, "count"));
     /* The fix names this GPU, not a placeholder. */
     char fix[768], dev[16];
     snprintf(dev, sizeof dev, "-i %d", gpu);
-    gd_fill_placeholder(fix, sizeof fix, action_fix(best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
+    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
     char others[48] = "", repeat[32] = "";
     if (kinds > 1)
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
-        snprintf(repeat, sizeof repeat, ", %zu times", times);
-    gd_finding_add(out, "health.xid", worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix,
-                   "%s: Xid %d (%s)%s%s in the kernel log", where, best_xid, best_meaning, repeat, others);
+        snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s",
+                   where, x.best_xid, x.best_meaning, repeat, others, log_read ? " in the kernel log" : " (NVML event)");
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
     const gd_stack_facts *s = f->stack;
-    for (size_t g = 0; g < f->gpu_count; g++) /* a kernel log was read: the table's needs */
+    /* Judged from NVML's events alone: the log that could not be read is
+     * still said (a log that cannot be read is not a clean log). */
+    if (s && !s->kernel_log_read && s->kernel_log_error[0])
+        gd_skip_add(out, "health.xid", GD_NO_GPU, "%s; Xids from NVML's events only", s->kernel_log_error);
+    for (size_t g = 0; g < f->gpu_count; g++) /* a kernel log was read or Xid events watched: the table's needs */
         report_gpu(f, out, f->gpus[g].index, NULL);
     /* Addresses that match no GPU: one finding each, never merged. */
-    for (size_t i = 0; i < s->xid_group_count; i++) {
+    for (size_t i = 0; s && i < s->xid_group_count; i++) {
         const gd_xid_group *x = &s->xid_groups[i];
         bool seen = x->gpu >= 0;
         for (size_t k = 0; !seen && k < i; k++)
@@ -156,7 +246,8 @@ void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)
         if (!seen)
             report_gpu(f, out, -1, x->pci);
     }
-    if (s->xid_dropped)
+    report_gpu(f, out, -1, NULL); /* the session's Xids on no GPU's address */
+    if (s && s->xid_dropped)
         gd_skip_add(out, "health.xid", GD_NO_GPU,
                     "%zu Xid events of more than %d distinct Xid and address pairs are counted in the total only",
                     s->xid_dropped, GD_STACK_MAX_XID_GROUPS);

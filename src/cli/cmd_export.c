@@ -7,6 +7,7 @@
 #include "report/prom_report.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,9 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "  --sim SCENARIO      export a simulated machine (examples/*.json), one scenario\n"
                               "                      second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
                               "\n"
-                              "Other routes: / (a short page) and /healthz (200 while samples keep coming).\n";
+                              "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
+                              "/health (the current findings and the session's health events, as JSON).\n"
+                              "Hostname is $NODE_NAME where set (the Kubernetes DaemonSet passes the node's name).\n";
 
 const struct option gd_export_options[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -92,6 +95,7 @@ static int parse(int argc, char **argv, export_opts *o)
 }
 
 /* The exporter as a sink: each sample is accounted, the last window judged
+ * (at most once a second of session time, and at once on a health event)
  * and the exposition published. */
 typedef struct exporter {
     gd_export_http *http;
@@ -99,22 +103,34 @@ typedef struct exporter {
     double window_s;
     bool failed; /* out of memory once: said once */
     size_t samples;
+    gd_findings findings; /* the last judgement */
+    double judged_t; /* session time of the last judgement; NAN before the first */
+    size_t judged_events; /* f->events.n then */
 } exporter;
 
-/* Judges `judged` and publishes the exposition of f with its findings. */
-static void publish(exporter *x, const gd_facts *f, const gd_facts *judged)
+/* Publishes the exposition of f with the last judgement's findings. */
+static void publish(exporter *x, const gd_facts *f, const gd_facts *judged, bool health_too)
 {
-    gd_findings fs = {0};
-    gd_checks_run_all(judged, &fs);
     size_t len;
-    char *text = gd_prom_render(f, &fs, &x->counters, &len);
-    gd_findings_free(&fs);
-    if (!text || gd_export_http_publish(x->http, text, len) != 0) {
+    char *text = gd_prom_render(f, &x->findings, &x->counters, &len);
+    size_t hlen = 0;
+    char *health = health_too ? gd_health_json(judged, &x->findings, &hlen) : NULL;
+    bool ok = text && (!health_too || health) && gd_export_http_publish(x->http, text, len) == 0 &&
+              (!health_too || gd_export_http_publish_health(x->http, health, hlen) == 0);
+    free(health);
+    if (!ok) {
         if (!x->failed)
             fprintf(stderr, "gpudoctor export: out of memory: scrapes serve an older sample\n");
         x->failed = true;
     }
     free(text);
+}
+
+static void judge(exporter *x, const gd_facts *judged)
+{
+    gd_findings_free(&x->findings);
+    memset(&x->findings, 0, sizeof x->findings);
+    gd_checks_run_all(judged, &x->findings);
 }
 
 static void on_sample(void *ud, const gd_facts *f, size_t i)
@@ -123,7 +139,14 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     x->samples++;
     gd_prom_counters_add(&x->counters, f, i);
     gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
-    publish(x, f, &w);
+    double t = gd_series_t(&f->series, i);
+    bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.n != x->judged_events;
+    if (now) {
+        judge(x, &w);
+        x->judged_t = t;
+        x->judged_events = f->events.n;
+    }
+    publish(x, f, &w, now); /* /health changes with the judgement */
 }
 
 int gd_cmd_export(int argc, char **argv)
@@ -149,6 +172,10 @@ int gd_cmd_export(int argc, char **argv)
         .sim_scenario = o.sim,
         .duration_s = o.duration_s > 0 ? o.duration_s : 1e12,
         .interval_s = interval_s,
+        /* The series keep what is judged (the window) and a sample more:
+         * memory stays flat at any interval (dcgm-exporter keeps the latest
+         * values only). */
+        .retain_s = o.window_s + interval_s,
         .stop = &stop_requested,
         .pid = -1,
     };
@@ -162,8 +189,13 @@ int gd_cmd_export(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    exporter x = {.http = http, .window_s = o.window_s};
-    if (gd_prom_counters_init(&x.counters, f.gpu_count) != 0) {
+    exporter x = {.http = http, .window_s = o.window_s, .judged_t = NAN};
+    int crc = gd_prom_counters_init(&x.counters, f.gpu_count);
+    /* dcgm-exporter's Hostname: the node's name where the DaemonSet passes it
+     * (in a pod, gethostname() is the pod's name). */
+    const char *node = getenv("NODE_NAME");
+    x.counters.hostname = node && *node ? node : NULL;
+    if (crc != 0) {
         gd_session_close(s, NULL, 0);
         gd_cli_restore_signals(old);
         gd_export_http_stop(http);
@@ -182,7 +214,8 @@ int gd_cmd_export(int argc, char **argv)
         step = gd_session_step(s, err, sizeof err);
     if (!f.driver_loaded || f.series.n == 0) {
         /* No samples (no driver): serve the snapshot's findings until stopped. */
-        publish(&x, &f, &f);
+        judge(&x, &f);
+        publish(&x, &f, &f, true);
         for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)
             usleep(100000);
     }
@@ -192,6 +225,7 @@ int gd_cmd_export(int argc, char **argv)
     gd_export_http_stop(http);
     gd_session_close(s, NULL, 0);
     gd_prom_counters_free(&x.counters);
+    gd_findings_free(&x.findings);
     gd_facts_free(&f);
     if (step < 0)
         return gd_cli_error("%s", err);

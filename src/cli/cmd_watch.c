@@ -114,6 +114,8 @@ int gd_cmd_watch(int argc, char **argv)
         .from_count = o.from ? 1 : 0,
         .duration_s = o.count ? (double)(o.count - 1) * interval_s : 1e9,
         .interval_s = interval_s,
+        /* What the view draws: the findings' last minute, a screen of history. */
+        .retain_s = GD_WATCH_FINDINGS_SPAN_S > 300 * interval_s ? GD_WATCH_FINDINGS_SPAN_S : 300 * interval_s,
         .stop = &gd_cli_stop,
         .pid = -1,
     };
@@ -125,7 +127,8 @@ int gd_cmd_watch(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    gd_watch_lines lines = {.out = stdout, .format = strcmp(format, "jsonl") == 0 ? GD_WATCH_JSONL : GD_WATCH_CSV};
+    gd_watch_lines lines = {
+        .out = stdout, .notes = stderr, .format = strcmp(format, "jsonl") == 0 ? GD_WATCH_JSONL : GD_WATCH_CSV};
     gd_watch_view *view = NULL;
     gd_sink sink = gd_watch_lines_sink(&lines);
     /* A recording plays back at its own interval in the view, at once elsewhere. */

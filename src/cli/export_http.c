@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -56,6 +57,8 @@ struct gd_export_http {
     char *text; /* the newest exposition */
     size_t len;
     double published; /* monotonic seconds, 0 before the first */
+    char *health; /* the newest JSON health document (/health) */
+    size_t health_len;
     atomic_ulong scrapes;
     pthread_mutex_t conn_lock;
     tracked *conns; /* newest first */
@@ -70,7 +73,7 @@ static const char index_page[] =
     "<!doctype html><html><head><title>gpudoctor exporter</title></head><body>"
     "<h1>gpudoctor exporter</h1><p><a href=\"/metrics\">/metrics</a>: dcgm-exporter's GPU metrics and "
     "gpudoctor's findings (Prometheus text format). <a href=\"/healthz\">/healthz</a>: whether samples keep "
-    "coming.</p></body></html>\n";
+    "coming. <a href=\"/health\">/health</a>: the current findings as JSON.</p></body></html>\n";
 
 static double mono_s(void)
 {
@@ -140,10 +143,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply(c, age >= 0 && age <= h->stale_s ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, text_type, body,
                      (size_t)n, MHD_RESPMEM_MUST_COPY);
     }
+    if (strcmp(url, "/health") == 0) {
+        pthread_mutex_lock(&h->lock);
+        enum MHD_Result ok = h->health ? reply(c, MHD_HTTP_OK, "application/json", h->health, h->health_len,
+                                               MHD_RESPMEM_MUST_COPY)
+                                       : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14,
+                                               MHD_RESPMEM_PERSISTENT);
+        pthread_mutex_unlock(&h->lock);
+        return ok;
+    }
     if (strcmp(url, "/") == 0)
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page, sizeof index_page - 1,
                      MHD_RESPMEM_PERSISTENT);
-    return reply(c, MHD_HTTP_NOT_FOUND, text_type, "not found: /metrics, /healthz or /\n", 35, MHD_RESPMEM_PERSISTENT);
+    return reply(c, MHD_HTTP_NOT_FOUND, text_type, "not found: /metrics, /health, /healthz or /\n", 44, MHD_RESPMEM_PERSISTENT);
 }
 
 /* Shuts t down once (the caller holds conn_lock). */
@@ -324,7 +336,8 @@ unsigned gd_export_http_port(const gd_export_http *h)
     return h->port;
 }
 
-int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+/* Replaces *slot (of *slot_len bytes) with a copy of text under the lock. */
+static int replace(gd_export_http *h, char **slot, size_t *slot_len, const char *text, size_t len, bool sample)
 {
     char *copy = malloc(len + 1);
     if (!copy)
@@ -332,13 +345,24 @@ int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
     memcpy(copy, text, len);
     copy[len] = '\0';
     pthread_mutex_lock(&h->lock);
-    char *old = h->text;
-    h->text = copy;
-    h->len = len;
-    h->published = mono_s();
+    char *old = *slot;
+    *slot = copy;
+    *slot_len = len;
+    if (sample)
+        h->published = mono_s();
     pthread_mutex_unlock(&h->lock);
     free(old);
     return 0;
+}
+
+int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+{
+    return replace(h, &h->text, &h->len, text, len, true);
+}
+
+int gd_export_http_publish_health(gd_export_http *h, const char *json, size_t len)
+{
+    return replace(h, &h->health, &h->health_len, json, len, false);
 }
 
 unsigned long gd_export_http_scrapes(const gd_export_http *h)
@@ -361,5 +385,6 @@ void gd_export_http_stop(gd_export_http *h)
     pthread_mutex_destroy(&h->conn_lock);
     pthread_mutex_destroy(&h->lock);
     free(h->text);
+    free(h->health);
     free(h);
 }

@@ -2,11 +2,11 @@
 /*
  * The exporter's HTTP side (libmicrohttpd): /metrics serves the newest
  * exposition the sampler published, never waiting for it; / is a short
- * page, /healthz says whether samples keep coming. Read-only: GET and HEAD
- * only, a bounded number of connections (in all and per address), each with
- * deadlines for its request and its answer, so that clients that hold
- * connections open (idle, or trickling a byte at a time) cannot shut
- * Prometheus out.
+ * page, /healthz says whether samples keep coming, /health holds the
+ * current findings as JSON. Read-only: GET and HEAD only, a bounded number
+ * of connections (in all and per address), each with deadlines for its
+ * request and its answer, so that clients that hold connections open (idle,
+ * or trickling a byte at a time) cannot shut Prometheus out.
  */
 #ifndef GD_CLI_EXPORT_HTTP_H
 #define GD_CLI_EXPORT_HTTP_H
@@ -25,6 +25,9 @@ unsigned gd_export_http_port(const gd_export_http *h);
 
 /* Publishes a new exposition (copied); scrapes from now on serve it. */
 int gd_export_http_publish(gd_export_http *h, const char *text, size_t len);
+
+/* Publishes a new JSON health document (copied) for /health. */
+int gd_export_http_publish_health(gd_export_http *h, const char *json, size_t len);
 
 /* Scrapes answered so far (for the log line at the end). */
 unsigned long gd_export_http_scrapes(const gd_export_http *h);

@@ -78,6 +78,12 @@ struct gd_watch_view {
     bool have; /* f holds a sample */
     size_t last;
     gd_findings findings;
+    /* When each finding was first seen (session seconds), shown as a wall-clock time. */
+    size_t since_n;
+    struct {
+        char key[72];
+        double t;
+    } since[128];
     bool started;
     /* The host line: /proc/stat's CPU totals at the last sample, and the shares since. */
 };
@@ -97,8 +103,34 @@ static void judge(gd_watch_view *v)
     gd_facts w = gd_facts_window(f, gd_series_last(&upto, FINDINGS_SPAN_S));
     gd_findings_free(&v->findings);
     memset(&v->findings, 0, sizeof v->findings);
+    double t = gd_series_t(&f->series, v->last);
+    while (w.events.n && w.events.v[w.events.n - 1].t > t + 1e-9) /* a paused view: not yet */
+        w.events.n--;
     gd_checks_run_all(&w, &v->findings);
     gd_findings_sort(&v->findings);
+    for (size_t k = 0; k < v->findings.n; k++) {
+        char key[72];
+        snprintf(key, sizeof key, "%s@%d", v->findings.v[k].id, v->findings.v[k].gpu);
+        size_t j = 0;
+        while (j < v->since_n && strcmp(v->since[j].key, key) != 0)
+            j++;
+        if (j == v->since_n && j < sizeof v->since / sizeof v->since[0]) {
+            snprintf(v->since[j].key, sizeof v->since[j].key, "%s", key);
+            v->since[j].t = t;
+            v->since_n++;
+        }
+    }
+}
+
+/* The wall-clock time finding x was first seen, "" when unknown. */
+static void first_seen(const gd_watch_view *v, const gd_finding *x, char *buf, size_t len)
+{
+    char key[72];
+    snprintf(key, sizeof key, "%s@%d", x->id, x->gpu);
+    buf[0] = '\0';
+    for (size_t j = 0; j < v->since_n; j++)
+        if (strcmp(v->since[j].key, key) == 0)
+            gd_event_clock(&v->f->events, v->since[j].t, buf, len);
 }
 
 static void text(int y, int x, const char *s, int attr)
@@ -293,7 +325,10 @@ static void draw(gd_watch_view *v)
         char gpu[16] = "host";
         if (x1->gpu >= 0)
             snprintf(gpu, sizeof gpu, "GPU %d", x1->gpu);
-        snprintf(line, sizeof line, "%-8s %-22s %-6s %s", gd_severity_name(x1->severity), x1->id, gpu, x1->title);
+        char at[32];
+        first_seen(v, x1, at, sizeof at);
+        snprintf(line, sizeof line, "%-8s %-8s %-22s %-6s %s", at, gd_severity_name(x1->severity), x1->id, gpu,
+                 x1->title);
         text(y, 2, line, attr);
     }
     if (v->help) {

@@ -579,6 +579,9 @@ json_t *gd_facts_end_to_json(const gd_facts *f)
         goto oom;
     if (j && f->stack && json_object_set_new(j, "stack", dump(f->stack, &t_stack)) != 0)
         goto oom;
+    if (j && (f->events.n || f->events.start_unix > 0) &&
+        json_object_set_new(j, "events", gd_events_to_json(&f->events)) != 0)
+        goto oom;
     return j;
 oom:
     json_decref(j);
@@ -600,6 +603,9 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
         if (load(f->stack, &t_stack, s, err, errlen) != 0)
             return -1;
     }
+    const json_t *e = json_object_get(j, "events");
+    if (e && gd_events_from_json(e, &f->events, err, errlen) != 0)
+        return -1;
     return 0;
 }
 

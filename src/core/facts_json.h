@@ -44,5 +44,12 @@ json_t *gd_job_sample_to_json(const gd_job_sample *s);
 int gd_job_sample_from_json(const json_t *v, gd_job_sample *s, char *err, size_t errlen);
 json_t *gd_host_sample_to_json(const gd_host_sample *s);
 int gd_host_sample_from_json(const json_t *v, gd_host_sample *s, char *err, size_t errlen);
+/* The session's health events (events_json.c): {"start_unix", "xid_watched",
+ * ..., "list": [{t, at, kind, gpu, value, what}]}; the end record holds them. */
+const char *gd_event_kind_name(int kind);
+json_t *gd_event_to_json(const gd_events *ev, const gd_event *e);
+json_t *gd_events_to_json(const gd_events *ev);
+/* Appends j's events to ev. 0, or -1 with a message. */
+int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen);
 
 #endif

@@ -50,6 +50,10 @@ static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_VIOL_LOW_UTIL_NS] = {"violation_low_utilization_ns", "low utilisation violation time", "ns"},
     [GD_M_VIOL_RELIABILITY_NS] = {"violation_reliability_ns", "reliability violation time", "ns"},
     [GD_M_PSTATE] = {"pstate", "performance state", ""},
+    [GD_M_MEM_RESERVED_MIB] = {"mem_reserved_mib", "memory reserved", "MiB"},
+    [GD_M_GR_ENGINE_ACTIVE_PCT] = {"gr_engine_active_pct", "engine active (GPM)", "%"},
+    [GD_M_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", "tensor pipes active (GPM)", "%"},
+    [GD_M_DRAM_ACTIVE_PCT] = {"dram_active_pct", "DRAM active (GPM)", "%"},
 };
 
 const gd_metric_info *gd_metric_describe(gd_metric m)
@@ -243,5 +247,6 @@ void gd_facts_free(gd_facts *f)
     gd_stack_facts_free(f->stack);
     gd_job_facts_free(f->job);
     gd_bench_facts_free(f->bench);
+    free(f->events.v);
     memset(f, 0, sizeof *f);
 }

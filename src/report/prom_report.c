@@ -3,13 +3,16 @@
 #include "prom_report.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* dcgm-exporter's names, types and help texts (etc/default-counters.csv and
  * the DCGM field names), for what NVML gives gpudoctor every sample. The
- * violation counters are microseconds there and nanoseconds in NVML. */
+ * violation counters are nanoseconds, as NVML and DCGM give them (the help
+ * text of dcgm-exporter's csv says "us"; the values are DCGM's ns). The
+ * profiling ratios come from NVML's GPM (Hopper and newer) in percent. */
 typedef struct dcgm_metric {
     const char *name, *type, *help;
     gd_metric m;
@@ -29,30 +32,45 @@ static const dcgm_metric dcgm_metrics[] = {
     {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", GD_M_UTIL_MEM_PCT, 1},
     {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GD_M_MEM_USED_MIB, 1},
     {"DCGM_FI_DEV_FAN_SPEED", "gauge", "Fan speed (in %).", GD_M_FAN_PCT, 1},
+    {"DCGM_FI_DEV_FB_RESERVED", "gauge", "Framebuffer memory reserved (in MiB).", GD_M_MEM_RESERVED_MIB, 1},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.",
+     GD_M_GR_ENGINE_ACTIVE_PCT, 0.01},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge", "Ratio of cycles the tensor (HMMA) pipe is active.",
+     GD_M_TENSOR_ACTIVE_PCT, 0.01},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge", "Ratio of cycles the device memory interface is active sending or receiving data.",
+     GD_M_DRAM_ACTIVE_PCT, 0.01},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge", "The rate of data transmitted over the PCIe bus (in bytes per second).",
+     GD_M_PCIE_TX_KBPS, 1024},
+    {"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge", "The rate of data received over the PCIe bus (in bytes per second).",
+     GD_M_PCIE_RX_KBPS, 1024},
     {"DCGM_FI_DEV_PSTATE", "gauge", "Performance state (P-State) 0-15, 0 is the highest.", GD_M_PSTATE, 1},
     {"DCGM_FI_DEV_PCIE_LINK_GEN", "gauge", "PCIe link generation.", GD_M_PCIE_GEN, 1},
     {"DCGM_FI_DEV_PCIE_LINK_WIDTH", "gauge", "PCIe link width.", GD_M_PCIE_WIDTH, 1},
     {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "gauge", "Current clock event reasons (bitmask of nvmlClocksEventReason*).",
      GD_M_EVENT_REASONS, 1},
-    {"DCGM_FI_DEV_POWER_VIOLATION", "counter", "Throttling duration due to power constraints (in us).",
-     GD_M_VIOL_POWER_NS, 1e-3},
-    {"DCGM_FI_DEV_THERMAL_VIOLATION", "counter", "Throttling duration due to thermal constraints (in us).",
-     GD_M_VIOL_THERMAL_NS, 1e-3},
-    {"DCGM_FI_DEV_SYNC_BOOST_VIOLATION", "counter", "Throttling duration due to sync-boost constraints (in us).",
-     GD_M_VIOL_SYNC_BOOST_NS, 1e-3},
-    {"DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "counter", "Throttling duration due to board limit constraints (in us).",
-     GD_M_VIOL_BOARD_LIMIT_NS, 1e-3},
-    {"DCGM_FI_DEV_LOW_UTIL_VIOLATION", "counter", "Throttling duration due to low utilization (in us).",
-     GD_M_VIOL_LOW_UTIL_NS, 1e-3},
-    {"DCGM_FI_DEV_RELIABILITY_VIOLATION", "counter", "Throttling duration due to reliability constraints (in us).",
-     GD_M_VIOL_RELIABILITY_NS, 1e-3},
+    {"DCGM_FI_DEV_POWER_VIOLATION", "counter", "Throttling duration due to power constraints (in ns).",
+     GD_M_VIOL_POWER_NS, 1},
+    {"DCGM_FI_DEV_THERMAL_VIOLATION", "counter", "Throttling duration due to thermal constraints (in ns).",
+     GD_M_VIOL_THERMAL_NS, 1},
+    {"DCGM_FI_DEV_SYNC_BOOST_VIOLATION", "counter", "Throttling duration due to sync-boost constraints (in ns).",
+     GD_M_VIOL_SYNC_BOOST_NS, 1},
+    {"DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "counter", "Throttling duration due to board limit constraints (in ns).",
+     GD_M_VIOL_BOARD_LIMIT_NS, 1},
+    {"DCGM_FI_DEV_LOW_UTIL_VIOLATION", "counter", "Throttling duration due to low utilization (in ns).",
+     GD_M_VIOL_LOW_UTIL_NS, 1},
+    {"DCGM_FI_DEV_RELIABILITY_VIOLATION", "counter", "Throttling duration due to reliability constraints (in ns).",
+     GD_M_VIOL_RELIABILITY_NS, 1},
 };
 
 int gd_prom_counters_init(gd_prom_counters *c, size_t gpus)
 {
     *c = (gd_prom_counters){.gpus = gpus, .last_t = NAN};
     c->event_s = calloc(gpus * gd_reason_names_count + 1, sizeof *c->event_s);
-    return c->event_s ? 0 : -1;
+    c->pcie_kb = calloc(gpus * 2 + 1, sizeof *c->pcie_kb);
+    if (c->event_s && c->pcie_kb)
+        return 0;
+    gd_prom_counters_free(c);
+    return -1;
 }
 
 void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i)
@@ -63,6 +81,10 @@ void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i)
     if (dt <= 0)
         return;
     for (size_t g = 0; g < c->gpus && g < f->series.gpus; g++) {
+        gd_value tx = gd_series_at(&f->series, i, g, GD_M_PCIE_TX_KBPS);
+        gd_value rx = gd_series_at(&f->series, i, g, GD_M_PCIE_RX_KBPS);
+        c->pcie_kb[g * 2] += gd_ok(tx) ? tx.v * dt : 0;
+        c->pcie_kb[g * 2 + 1] += gd_ok(rx) ? rx.v * dt : 0;
         gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
         if (!gd_ok(r))
             continue;
@@ -76,7 +98,9 @@ void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i)
 void gd_prom_counters_free(gd_prom_counters *c)
 {
     free(c->event_s);
+    free(c->pcie_kb);
     c->event_s = NULL;
+    c->pcie_kb = NULL;
 }
 
 void gd_prom_label_value(char *buf, size_t len, const char *s)
@@ -98,14 +122,14 @@ void gd_prom_label_value(char *buf, size_t len, const char *s)
 }
 
 /* The labels of GPU g as dcgm-exporter writes them. */
-static void gpu_labels(char *buf, size_t len, const gd_facts *f, size_t g)
+static void gpu_labels(char *buf, size_t len, const gd_facts *f, size_t g, const char *hostname)
 {
     const gd_gpu *gpu = &f->gpus[g];
     char uuid[200], bus[80], model[200], host[520], driver[170];
     gd_prom_label_value(uuid, sizeof uuid, gpu->uuid);
     gd_prom_label_value(bus, sizeof bus, gpu->pci_bus_id);
     gd_prom_label_value(model, sizeof model, gpu->name);
-    gd_prom_label_value(host, sizeof host, f->host.hostname);
+    gd_prom_label_value(host, sizeof host, hostname && *hostname ? hostname : f->host.hostname);
     gd_prom_label_value(driver, sizeof driver, f->driver_version);
     snprintf(buf, len,
              "gpu=\"%d\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%d\",modelName=\"%s\",Hostname=\"%s\","
@@ -129,12 +153,73 @@ static void dcgm_section(FILE *o, const gd_facts *f, size_t last, char (*labels)
                 fprintf(o, "%s{%s} %.10g\n", d->name, labels[g], v.v * d->scale);
         }
     }
-    /* Free memory: the total less what is used, as DCGM reports it. */
+    /* Free memory: the total less what is used and what the driver
+     * reserves, as DCGM reports it (FB_RESERVED is exported beside it). */
     header(o, "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).");
     for (size_t g = 0; f->series.n && g < f->gpu_count; g++) {
         gd_value used = gd_series_at(&f->series, last, g, GD_M_MEM_USED_MIB), total = f->gpus[g].mem_total_mib;
+        gd_value reserved = gd_series_at(&f->series, last, g, GD_M_MEM_RESERVED_MIB);
+        double free_mib = total.v - used.v - (gd_ok(reserved) ? reserved.v : 0);
         if (gd_ok(used) && gd_ok(total) && !f->gpus[g].lost)
-            fprintf(o, "DCGM_FI_DEV_FB_FREE{%s} %.10g\n", labels[g], total.v - used.v);
+            fprintf(o, "DCGM_FI_DEV_FB_FREE{%s} %.10g\n", labels[g], free_mib > 0 ? free_mib : 0);
+    }
+}
+
+/* The counters read once and re-read every GD_HEALTH_REREAD_S (gd_gpu). */
+static const struct {
+    const char *name, *type, *help;
+    size_t off;
+} health_metrics[] = {
+    {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", "Total number of double-bit volatile ECC errors.",
+     offsetof(gd_gpu, ecc_volatile_uncorrected)},
+    {"DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "counter", "Total number of double-bit persistent ECC errors.",
+     offsetof(gd_gpu, ecc_aggregate_uncorrected)},
+    {"DCGM_FI_DEV_RETIRED_SBE", "counter", "Total number of retired pages due to single-bit errors.",
+     offsetof(gd_gpu, retired_pages_sbe)},
+    {"DCGM_FI_DEV_RETIRED_DBE", "counter", "Total number of retired pages due to double-bit errors.",
+     offsetof(gd_gpu, retired_pages_dbe)},
+    {"DCGM_FI_DEV_RETIRED_PENDING", "counter", "Total number of pages pending retirement.",
+     offsetof(gd_gpu, retired_pages_pending)},
+    {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for uncorrectable errors",
+     offsetof(gd_gpu, remap_unc_rows)},
+    {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for correctable errors",
+     offsetof(gd_gpu, remap_corr_rows)},
+    {"DCGM_FI_DEV_ROW_REMAP_FAILURE", "gauge", "Whether remapping of rows has failed", offsetof(gd_gpu, remap_failure)},
+    {"DCGM_FI_DEV_ROW_REMAP_PENDING", "gauge", "Whether remapping of rows is pending (a reset applies it)",
+     offsetof(gd_gpu, remap_pending)},
+};
+
+/* Xids (the last one of each GPU, 0 before any, as DCGM keeps it), the
+ * memory-health counters, and PCIe bytes accumulated since the start. */
+static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counters *c, char (*labels)[1400])
+{
+    header(o, "DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.");
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        long long last = 0;
+        for (size_t i = 0; i < f->events.n; i++)
+            if (f->events.v[i].kind == GD_EV_XID && f->events.v[i].gpu == (int)g)
+                last = f->events.v[i].value;
+        fprintf(o, "DCGM_FI_DEV_XID_ERRORS{%s} %lld\n", labels[g], last);
+    }
+    for (size_t k = 0; k < sizeof health_metrics / sizeof health_metrics[0]; k++) {
+        header(o, health_metrics[k].name, health_metrics[k].type, health_metrics[k].help);
+        for (size_t g = 0; g < f->gpu_count; g++) {
+            gd_value v = *(const gd_value *)((const char *)&f->gpus[g] + health_metrics[k].off);
+            if (gd_ok(v) && !f->gpus[g].lost)
+                fprintf(o, "%s{%s} %.10g\n", health_metrics[k].name, labels[g], v.v);
+        }
+    }
+    static const char *const pcie[2][2] = {
+        {"DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "Total number of bytes transmitted through PCIe TX (in KB) via NVML."},
+        {"DCGM_FI_DEV_PCIE_RX_THROUGHPUT", "Total number of bytes received through PCIe RX (in KB) via NVML."},
+    };
+    for (size_t d = 0; c && c->pcie_kb && d < 2; d++) {
+        header(o, pcie[d][0], "counter", pcie[d][1]);
+        for (size_t g = 0; f->series.n && g < c->gpus && g < f->gpu_count; g++) {
+            gd_value now = gd_series_at(&f->series, f->series.n - 1, g, d ? GD_M_PCIE_RX_KBPS : GD_M_PCIE_TX_KBPS);
+            if (gd_ok(now) && !f->gpus[g].lost)
+                fprintf(o, "%s{%s} %.10g\n", pcie[d][0], labels[g], c->pcie_kb[g * 2 + d]);
+        }
     }
 }
 
@@ -196,8 +281,9 @@ char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_cou
         return NULL;
     }
     for (size_t g = 0; g < f->gpu_count; g++)
-        gpu_labels(labels[g], sizeof labels[g], f, g);
+        gpu_labels(labels[g], sizeof labels[g], f, g, c ? c->hostname : NULL);
     dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, labels);
+    dcgm_health_section(o, f, c, labels);
     free(labels);
     own_section(o, f, fs, c);
     if (fclose(o) != 0) {

@@ -19,7 +19,9 @@
 typedef struct gd_prom_counters {
     size_t gpus;
     double *event_s; /* [gpus][gd_reason_names_count] */
+    double *pcie_kb; /* [gpus][2]: KB sent and received (NVML's throughput times the time between samples) */
     double last_t; /* time of the last sample accounted; NAN before the first */
+    const char *hostname; /* the Hostname label (NODE_NAME where set); NULL: the host's own name */
 } gd_prom_counters;
 
 /* 0, or -1 (no memory). */
@@ -33,6 +35,12 @@ void gd_prom_counters_free(gd_prom_counters *c);
  * window the exporter chose) and the counters (may be NULL): a malloc'd,
  * NUL-terminated text of *len bytes, or NULL (no memory). */
 char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c, size_t *len);
+
+/* The JSON health document of the exporter's /health: {"healthy",
+ * "status" (ok, warning, critical), "summary", "findings" (as in check's
+ * JSON report), "events" (the session's health events with their
+ * wall-clock time)}: a malloc'd text of *len bytes, or NULL (no memory). */
+char *gd_health_json(const gd_facts *f, const gd_findings *fs, size_t *len);
 
 /* Writes s as a Prometheus label value (backslash, double quote and newline
  * escaped) into buf; the text is cut at len - 1 bytes, never mid-escape. */

@@ -3,10 +3,12 @@
 #include "watch_lines.h"
 
 #include "core/facts_json.h"
+#include "gpudoctor/checks.h"
 #include "gpudoctor/report.h"
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct column {
@@ -104,6 +106,68 @@ static void jsonl_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
     json_decref(j);
 }
 
+static void finding_key(const gd_finding *x, char *key, size_t len)
+{
+    snprintf(key, len, "%s@%d", x->id, x->gpu);
+}
+
+static bool was_held(const gd_watch_lines *w, const char *key)
+{
+    for (size_t k = 0; k < w->held; k++)
+        if (strcmp(w->held_keys[k], key) == 0)
+            return true;
+    return false;
+}
+
+static void new_finding(gd_watch_lines *w, const gd_facts *f, double t, const gd_finding *x)
+{
+    char at[32];
+    gd_event_clock(&f->events, t, at, sizeof at);
+    if (w->format == GD_WATCH_JSONL) {
+        json_t *j = json_pack("{s:f, s:s, s:{s:s, s:s, s:o, s:s}}", "t", t, "at", at, "finding", "id", x->id,
+                              "severity", gd_severity_name(x->severity), "gpu",
+                              x->gpu >= 0 ? json_integer(x->gpu) : json_null(), "title", x->title);
+        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        if (!text || fprintf(w->out, "%s\n", text) < 0)
+            w->failed = true;
+        free(text);
+        json_decref(j);
+    } else if (w->notes) {
+        fprintf(w->notes, "%s %s %s: %s\n", at, gd_severity_name(x->severity), x->id, x->title);
+        fflush(w->notes);
+    }
+}
+
+/* The last minute up to sample i (a replay holds later samples and events
+ * too: they are not judged before their time). */
+static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
+{
+    gd_series upto = gd_series_window(&f->series, 0, i + 1);
+    gd_facts win = gd_facts_window(f, gd_series_last(&upto, GD_WATCH_FINDINGS_SPAN_S));
+    double t = gd_series_t(&f->series, i);
+    while (win.events.n && win.events.v[win.events.n - 1].t > t + 1e-9)
+        win.events.n--;
+    gd_findings fs = {0};
+    gd_checks_run_all(&win, &fs);
+    gd_findings_sort(&fs);
+    size_t held = 0;
+    char keys[GD_WATCH_MAX_HELD][72];
+    for (size_t k = 0; k < fs.n; k++) {
+        const gd_finding *x = &fs.v[k];
+        if (x->severity == GD_SEV_INFO || x->ignored) /* what needs acting on */
+            continue;
+        char key[72];
+        finding_key(x, key, sizeof key);
+        if (!was_held(w, key))
+            new_finding(w, f, t, x);
+        if (held < GD_WATCH_MAX_HELD)
+            snprintf(keys[held++], sizeof keys[0], "%s", key);
+    }
+    memcpy(w->held_keys, keys, held * sizeof keys[0]);
+    w->held = held;
+    gd_findings_free(&fs);
+}
+
 static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
     gd_watch_lines *w = ud;
@@ -111,6 +175,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         return;
     for (size_t g = 0; g < f->series.gpus && g < f->gpu_count; g++)
         (w->format == GD_WATCH_CSV ? csv_line : jsonl_line)(w, f, i, g);
+    judge(w, f, i);
     if (fflush(w->out) != 0 || ferror(w->out))
         w->failed = true;
 }

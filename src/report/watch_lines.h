@@ -15,10 +15,23 @@
 
 typedef enum gd_watch_format { GD_WATCH_CSV, GD_WATCH_JSONL } gd_watch_format;
 
+#define GD_WATCH_FINDINGS_SPAN_S 60.0 /* findings are judged over the last minute, as in the view */
+#define GD_WATCH_MAX_HELD 256
+
+/*
+ * Each sample, the checks judge the last minute; a warning or critical
+ * finding that was not there at the previous sample is written once with its wall-clock time:
+ * in JSONL as a line {"t", "at", "finding": {id, severity, gpu, title}},
+ * in CSV (whose lines stay samples) on `notes` (stderr) as
+ * "14:02:11 critical health.xid GPU 3: ...".
+ */
 typedef struct gd_watch_lines {
     FILE *out;
+    FILE *notes; /* CSV's new findings; NULL: not written */
     gd_watch_format format;
     bool failed; /* a write failed (a closed pipe, a full disk) */
+    size_t held; /* findings of the previous judgement, as "id@gpu" */
+    char held_keys[GD_WATCH_MAX_HELD][72];
 } gd_watch_lines;
 
 /* The sink over w (which the caller keeps). */

@@ -8,3 +8,17 @@
 #define GD_ABI_SIDE gd_abi_side_theirs
 #define GD_ABI_LABEL "nvml.h"
 #include "abi_side.inc"
+
+/* The event and GPM functions as nvml_api.h types them (its nvml_*_fn
+ * typedefs, spelled here in nvml.h's types): a prototype that drifts from
+ * NVIDIA's stops the build. */
+#define GD_NVML_FN(sym, type) _Static_assert(_Generic(&sym, type : 1, default : 0), #sym " differs from nvml.h");
+GD_NVML_FN(nvmlEventSetCreate, nvmlReturn_t (*)(nvmlEventSet_t *))
+GD_NVML_FN(nvmlEventSetFree, nvmlReturn_t (*)(nvmlEventSet_t))
+GD_NVML_FN(nvmlDeviceRegisterEvents, nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t))
+GD_NVML_FN(nvmlEventSetWait_v2, nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t *, unsigned int))
+GD_NVML_FN(nvmlGpmQueryDeviceSupport, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSupport_t *))
+GD_NVML_FN(nvmlGpmSampleAlloc, nvmlReturn_t (*)(nvmlGpmSample_t *))
+GD_NVML_FN(nvmlGpmSampleFree, nvmlReturn_t (*)(nvmlGpmSample_t))
+GD_NVML_FN(nvmlGpmSampleGet, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t))
+GD_NVML_FN(nvmlGpmMetricsGet, nvmlReturn_t (*)(nvmlGpmMetricsGet_t *))

@@ -137,6 +137,8 @@ static const verdict scenarios[] = {
     {"h100x8-clocks-locked.json", NULL, 2, {"clocks.locked@0=critical", NULL}},
     {"h100x8-clocks-low.json", NULL, 2, {"clocks.low@1=critical", NULL}},
     {"h100x8-driver-535.json", NULL, 0, {NULL}},
+    /* Its faults come at 25 and 40 s: the first 10 s are healthy (test_e2e_health_events judges the rest). */
+    {"h100x8-ecc-arrives.json", NULL, 0, {NULL}},
     {"h100x8-gpu-lost.json", NULL, 2, {"health.gpu_lost@3=critical", NULL}},
     {"h100x8-hbm-hot.json", NULL, 2, {"thermal.throttling@3=critical", NULL}},
     {"h100x8-hw-slowdown.json", NULL, 2, {"power.hw_slowdown@7=critical", NULL}},

@@ -72,3 +72,28 @@ YML
         --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
     pids="$pids $!"
 }
+
+# query PROMQL: prints one line per series, "labels=value", sorted.
+query() {
+    python3 - "http://127.0.0.1:$pport/api/v1/query" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = sys.argv[1] + "?" + urllib.parse.urlencode({"query": sys.argv[2]})
+try:
+    r = json.load(urllib.request.urlopen(url, timeout=5))
+except Exception:
+    sys.exit(0)  # not up yet
+for s in sorted(r["data"]["result"], key=lambda s: sorted(s["metric"].items())):
+    m = s["metric"]
+    print(",".join(f"{k}={m[k]}" for k in sorted(m)) + "=" + s["value"][1])
+PY
+}
+
+# until_series SECONDS PROMQL PATTERN: waits for a result line matching PATTERN.
+until_series() {
+    for _ in $(seq $(($1 * 5))); do
+        query "$2" >"$tmp/q.txt" || true
+        grep -q "$3" "$tmp/q.txt" && return 0
+        sleep 0.2
+    done
+    fail "no series '$3' for $2 after $1 s: $(head -3 "$tmp/q.txt"); prometheus: $(tail -3 "$tmp/prometheus.log")"
+}

@@ -37,34 +37,7 @@ fi
 # The example alerting rules.
 promtool check rules "$docs/exporter-rules.yml" >"$tmp/rules.txt" 2>&1 || fail "promtool check rules: $(cat "$tmp/rules.txt")"
 
-# Prometheus scraping the exporter every second.
 start_prometheus
-
-# query PROMQL: prints one line per series, "labels=value", sorted.
-query() {
-    python3 - "http://127.0.0.1:$pport/api/v1/query" "$1" <<'PY'
-import json, sys, urllib.parse, urllib.request
-url = sys.argv[1] + "?" + urllib.parse.urlencode({"query": sys.argv[2]})
-try:
-    r = json.load(urllib.request.urlopen(url, timeout=5))
-except Exception:
-    sys.exit(0)  # not up yet
-for s in sorted(r["data"]["result"], key=lambda s: sorted(s["metric"].items())):
-    m = s["metric"]
-    print(",".join(f"{k}={m[k]}" for k in sorted(m)) + "=" + s["value"][1])
-PY
-}
-
-# until SECONDS PROMQL PATTERN: waits for a result line matching PATTERN.
-until_series() {
-    for _ in $(seq $(($1 * 5))); do
-        query "$2" >"$tmp/q.txt" || true
-        grep -q "$3" "$tmp/q.txt" && return 0
-        sleep 0.2
-    done
-    fail "no series '$3' for $2 after $1 s: $(head -3 "$tmp/q.txt"); prometheus: $(tail -3 "$tmp/prometheus.log")"
-}
-
 until_series 60 'up{job="gpudoctor"}' '=1$'
 until_series 30 'DCGM_FI_DEV_GPU_TEMP' 'gpu=7'
 query 'DCGM_FI_DEV_GPU_TEMP' >"$tmp/temp.txt"
@@ -81,4 +54,10 @@ query 'gpudoctor_finding{id="thermal.throttling"}' >"$tmp/finding.txt"
 until_series 30 'topk(1, DCGM_FI_DEV_GPU_TEMP)' 'gpu=2,.*=84$'
 until_series 30 'DCGM_FI_DEV_GPU_TEMP{gpu="0"}' '=62$'
 until_series 30 'gpudoctor_clock_event_seconds_total{gpu="2",reason="sw_thermal_slowdown"} > 0' 'gpu=2'
+# The violation counters are nanoseconds, as DCGM's: GPU 2's thermal
+# violation time matches its seconds with a thermal reason set (not 1000x
+# less, as microseconds would read).
+ratio='DCGM_FI_DEV_THERMAL_VIOLATION{gpu="2"} / 1e9 / on(gpu) max by (gpu) (gpudoctor_clock_event_seconds_total{gpu="2",reason=~"sw_thermal_slowdown|hw_thermal_slowdown"})'
+until_series 30 "$ratio > 0.5 and $ratio < 2" 'gpu=2'
+grep -q '^# HELP DCGM_FI_DEV_THERMAL_VIOLATION .*(in ns)' "$tmp/scrape.txt" || fail "violation counters not said in ns"
 echo "ok: Prometheus scraped $(wc -l <"$tmp/scrape.txt") lines; the throttling finding and the temperature series are there"

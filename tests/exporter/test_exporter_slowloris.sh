@@ -19,23 +19,15 @@ start_exporter "$bin" "$examples/h100x8-training.json"
 
 start_prometheus
 
-# query PROMQL: the first result's value, or nothing.
-query() {
-    python3 - "http://127.0.0.1:$pport/api/v1/query" "$1" <<'PY'
-import json, sys, urllib.parse, urllib.request
-url = sys.argv[1] + "?" + urllib.parse.urlencode({"query": sys.argv[2]})
-try:
-    r = json.load(urllib.request.urlopen(url, timeout=5))
-    print(r["data"]["result"][0]["value"][1])
-except Exception:
-    pass
-PY
+# value PROMQL: the first result's value (lib.sh's query), or nothing.
+value() {
+    query "$1" | head -1 | sed 's/.*=//'
 }
 
 # Prometheus scrapes before the attack (event: its first successful scrape).
 ok=""
 for _ in $(seq 300); do
-    [ "$(query 'up{job="gpudoctor"}')" = 1 ] && ok=1 && break
+    [ "$(value 'up{job="gpudoctor"}')" = 1 ] && ok=1 && break
     sleep 0.2
 done
 [ -n "$ok" ] || fail "Prometheus never scraped the exporter: $(tail -3 "$tmp/prometheus.log")"
@@ -113,8 +105,8 @@ for _ in $(seq 15); do
     sleep 1
 done
 # Prometheus' scrapes of the last 15 s, during the attack.
-scrapes=$(query 'count_over_time(up{job="gpudoctor"}[15s])')
-up=$(query 'sum_over_time(up{job="gpudoctor"}[15s])')
+scrapes=$(value 'count_over_time(up{job="gpudoctor"}[15s])')
+up=$(value 'sum_over_time(up{job="gpudoctor"}[15s])')
 wait "$attacker" || true
 saw=$(cat "$tmp/slowloris.txt")
 echo "slowloris: $saw; our fetches answered: $answered of 15; Prometheus: $up of $scrapes scrapes up"

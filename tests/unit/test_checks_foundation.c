@@ -77,6 +77,27 @@ static void gpu_lost_names_the_gpu_and_the_call(void **state)
     gd_facts_free(&f);
 }
 
+/* A GPU lost at 10 s that answered again at 20 s keeps its finding, with both times. */
+static void a_gpu_that_came_back_keeps_its_finding(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 4, 30);
+    gd_event lost = {.t = 10, .gpu = 2, .kind = GD_EV_GPU_LOST, .value = 15};
+    gd_event back = {.t = 20, .gpu = 2, .kind = GD_EV_GPU_BACK};
+    snprintf(lost.what, sizeof lost.what, "nvmlDeviceGetTemperature");
+    assert_int_equal(gd_event_add(&f.events, &lost), 0);
+    assert_int_equal(gd_event_add(&f.events, &back), 0);
+    gd_findings fs = {0};
+    fx_run(&f, "health.gpu_lost", &fs);
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].gpu, 2);
+    assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "back_at_s")), 20);
+    assert_non_null(strstr(fs.v[0].title, "answered again"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void hot_threshold_is_80_or_5_below_the_limit(void **state)
 {
     (void)state;
@@ -263,6 +284,7 @@ int main(void)
         cmocka_unit_test(driver_missing_fires_without_driver),
         cmocka_unit_test(gpu_none_fires_when_driver_sees_no_gpu),
         cmocka_unit_test(gpu_lost_names_the_gpu_and_the_call),
+        cmocka_unit_test(a_gpu_that_came_back_keeps_its_finding),
         cmocka_unit_test(hot_threshold_is_80_or_5_below_the_limit),
         cmocka_unit_test(thermal_hot_fires_at_80),
         cmocka_unit_test(thermal_hot_a10_at_83_is_info),

@@ -40,13 +40,49 @@ static void dcgm_names_and_labels(void **state)
     assert_non_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",UUID=\"GPU-1111\",pci_bus_id=\"00000000:19:00.0\","
                               "device=\"nvidia1\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node-7\","
                               "DCGM_FI_DRIVER_VERSION=\"550.54.15\"} 71\n"));
-    /* NVML's nanoseconds are dcgm-exporter's microseconds. */
+    /* NVML's nanoseconds are DCGM's: 5 s of violation is 5e9, not 5e6. */
     const char *viol = strstr(t, "DCGM_FI_DEV_POWER_VIOLATION{gpu=\"1\"");
     assert_non_null(viol);
-    assert_true(strncmp(strchr(viol, '}'), "} 5000000\n", 10) == 0);
+    assert_true(strncmp(strchr(viol, '}'), "} 5000000000\n", 13) == 0);
+    assert_non_null(strstr(t, "# HELP DCGM_FI_DEV_POWER_VIOLATION Throttling duration due to power constraints (in ns)."));
     assert_null(strstr(t, "gpudoctor_finding{")); /* no finding, no series */
     assert_non_null(strstr(t, "gpudoctor_build_info{version=\""));
     free(t);
+    gd_facts_free(&f);
+}
+
+/* Free memory leaves out what the driver reserves; the last Xid of each
+ * GPU (0 before any); Hostname from the caller (NODE_NAME). */
+static void reserved_xid_and_node_name(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    f.gpus[0].mem_total_mib = gd_val(81559);
+    fx_set(&f, 0, GD_M_MEM_USED_MIB, 0, 3, 1000);
+    fx_set(&f, 0, GD_M_MEM_RESERVED_MIB, 0, 3, 559);
+    gd_event x1 = {.t = 1, .gpu = 1, .kind = GD_EV_XID, .value = 13}, x2 = {.t = 2, .gpu = 1, .kind = GD_EV_XID, .value = 79};
+    assert_int_equal(gd_event_add(&f.events, &x1), 0);
+    assert_int_equal(gd_event_add(&f.events, &x2), 0);
+    gd_prom_counters c;
+    assert_int_equal(gd_prom_counters_init(&c, 2), 0);
+    c.hostname = "node-a7";
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, &c);
+    const char *free_line = strstr(t, "DCGM_FI_DEV_FB_FREE{gpu=\"0\"");
+    assert_non_null(free_line);
+    assert_true(strncmp(strchr(free_line, '}'), "} 80000\n", 8) == 0);
+    const char *res = strstr(t, "DCGM_FI_DEV_FB_RESERVED{gpu=\"0\"");
+    assert_non_null(res);
+    assert_true(strncmp(strchr(res, '}'), "} 559\n", 6) == 0);
+    const char *x0 = strstr(t, "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\""), *xl = strstr(t, "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\"");
+    assert_non_null(x0);
+    assert_non_null(xl);
+    assert_true(strncmp(strchr(x0, '}'), "} 0\n", 4) == 0);
+    assert_true(strncmp(strchr(xl, '}'), "} 79\n", 5) == 0);
+    assert_non_null(strstr(t, "Hostname=\"node-a7\""));
+    free(t);
+    gd_prom_counters_free(&c);
     gd_facts_free(&f);
 }
 
@@ -133,6 +169,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dcgm_names_and_labels),
+        cmocka_unit_test(reserved_xid_and_node_name),
         cmocka_unit_test(findings_come_and_go),
         cmocka_unit_test(label_values_are_escaped),
         cmocka_unit_test(clock_event_seconds_accumulate),

@@ -313,6 +313,60 @@ typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t; /* newer */
 #define nvmlClocksThrottleReasonDisplayClockSetting 0x0000000000000100LL
 #define nvmlClocksThrottleReasonNone 0x0000000000000000LL
 
+/* Events (nvmlDeviceRegisterEvents, nvmlEventSetWait_v2): no root needed. */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+#define nvmlEventTypeSingleBitEccError 0x0000000000000001LL
+#define nvmlEventTypeDoubleBitEccError 0x0000000000000002LL
+#define nvmlEventTypePState 0x0000000000000004LL
+#define nvmlEventTypeXidCriticalError 0x0000000000000008LL
+#define nvmlEventTypeClock 0x0000000000000010LL
+#define nvmlEventTypeNone 0x0000000000000000LL
+
+typedef struct nvmlEventData_st {
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData; /* the Xid for nvmlEventTypeXidCriticalError (999: unknown) */
+    unsigned int gpuInstanceId; /* MIG: the GPU instance, else 0xFFFFFFFF */
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+/* GPU performance monitoring (Hopper and newer): two samples, then metrics between them. */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+typedef enum nvmlGpmMetricId_enum {
+    NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+    NVML_GPM_METRIC_SM_UTIL = 2,
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+    NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+    NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20, /* MiB/s */
+    NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    NVML_GPM_METRIC_MAX = 98
+} nvmlGpmMetricId_t;
+
+typedef struct nvmlGpmMetric_st {
+    unsigned int metricId;
+    nvmlReturn_t nvmlReturn;
+    double value;
+    struct { char *shortName, *longName, *unit; } metricInfo; /* NULL where not defined */
+} nvmlGpmMetric_t;
+
+typedef struct nvmlGpmMetricsGet_st {
+    unsigned int version; /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1, sample2;
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
+#define NVML_GPM_METRICS_GET_VERSION 1
+
+typedef struct nvmlGpmSupport_st {
+    unsigned int version; /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
+#define NVML_GPM_SUPPORT_VERSION 1
+
 /* Function prototypes, as typedefs for the loader's table. */
 typedef nvmlReturn_t (*nvml_Init_fn)(void);
 typedef nvmlReturn_t (*nvml_Shutdown_fn)(void);
@@ -376,6 +430,17 @@ typedef nvmlReturn_t (*nvml_DeviceGetTopologyCommonAncestor_fn)(nvmlDevice_t dev
                                                                 nvmlGpuTopologyLevel_t *pathInfo);
 typedef nvmlReturn_t (*nvml_DeviceGetCpuAffinity_fn)(nvmlDevice_t device, unsigned int cpuSetSize,
                                                      unsigned long *cpuSet);
+
+typedef nvmlReturn_t (*nvml_EventSetCreate_fn)(nvmlEventSet_t *set);
+typedef nvmlReturn_t (*nvml_EventSetFree_fn)(nvmlEventSet_t set);
+typedef nvmlReturn_t (*nvml_DeviceRegisterEvents_fn)(nvmlDevice_t device, unsigned long long eventTypes,
+                                                     nvmlEventSet_t set);
+typedef nvmlReturn_t (*nvml_EventSetWait_v2_fn)(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+typedef nvmlReturn_t (*nvml_GpmQueryDeviceSupport_fn)(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+typedef nvmlReturn_t (*nvml_GpmSampleAlloc_fn)(nvmlGpmSample_t *gpmSample);
+typedef nvmlReturn_t (*nvml_GpmSampleFree_fn)(nvmlGpmSample_t gpmSample);
+typedef nvmlReturn_t (*nvml_GpmSampleGet_fn)(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+typedef nvmlReturn_t (*nvml_GpmMetricsGet_fn)(nvmlGpmMetricsGet_t *metricsGet);
 
 #ifdef __cplusplus
 }

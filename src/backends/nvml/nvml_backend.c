@@ -287,6 +287,34 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     }
 }
 
+/* The counters that can rise while a session runs: uncorrectable ECC
+ * errors, retired pages (and whether one is pending), remapped rows (read at the snapshot, and again
+ * every GD_HEALTH_REREAD_S by gd_nvml_reread_memory_health). */
+static void read_memory_health(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    gd_nvml_session *s = r->s;
+    g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
+    g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
+    g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+    g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+    /* A page retired for a double-bit error is only retired at the next reset. */
+    g->retired_pages_pending =
+        read_enable(r, "nvmlDeviceGetRetiredPagesPendingStatus", s->api.DeviceGetRetiredPagesPendingStatus, d);
+    unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
+    nvmlReturn_t rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
+    g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
+    g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
+    g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
+    g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
+}
+
+void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s)
+{
+    reader r = {.s = s, .gpu = out, .t_s = t_s};
+    if (g < s->count && s->devices[g])
+        read_memory_health(&r, s->devices[g], out);
+}
+
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
@@ -301,19 +329,7 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     nvmlEnableState_t ecc = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
     rc = NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending);
     g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", rc, ecc == NVML_FEATURE_ENABLED);
-    g->ecc_volatile_uncorrected = read_ecc(r, d, NVML_VOLATILE_ECC);
-    g->ecc_aggregate_uncorrected = read_ecc(r, d, NVML_AGGREGATE_ECC);
-    g->retired_pages_sbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
-    g->retired_pages_dbe = read_retired(r, d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    /* A page retired for a double-bit error is only retired at the next reset. */
-    g->retired_pages_pending =
-        read_enable(r, "nvmlDeviceGetRetiredPagesPendingStatus", s->api.DeviceGetRetiredPagesPendingStatus, d);
-    unsigned int corr = 0, unc = 0, pending = 0, failure = 0;
-    rc = NVCALL(s, DeviceGetRemappedRows, d, &corr, &unc, &pending, &failure);
-    g->remap_corr_rows = take(r, "nvmlDeviceGetRemappedRows", rc, corr);
-    g->remap_unc_rows = take(r, "nvmlDeviceGetRemappedRows", rc, unc);
-    g->remap_pending = take(r, "nvmlDeviceGetRemappedRows", rc, pending != 0);
-    g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
+    read_memory_health(r, d, g);
 
     g->nvlink_count = 0;
     for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {

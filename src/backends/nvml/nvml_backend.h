@@ -57,5 +57,8 @@ void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
 /* NVML's text for a return code; nvmlErrorString may be missing or answer
  * NULL (nvml.h promises neither): then "NVML error N" in buf. */
 const char *gd_nvml_error_text(const gd_nvml_session *s, nvmlReturn_t rc, char *buf, size_t len);
+/* Reads GPU g's ECC, retired-page and row-remapping counters again into
+ * *out (a copy of its gd_gpu: the caller compares, nvml_events.c). */
+void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s);
 
 #endif

@@ -80,6 +80,16 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetComputeRunningProcesses_fn DeviceGetComputeRunningProcesses;
     nvml_DeviceGetComputeRunningProcesses_v1_fn DeviceGetComputeRunningProcesses_v1;
     nvml_DeviceGetPerformanceState_fn DeviceGetPerformanceState;
+    /* Events (Xid) and GPU performance monitoring: optional, nvml_events.c. */
+    nvml_EventSetCreate_fn EventSetCreate;
+    nvml_EventSetFree_fn EventSetFree;
+    nvml_DeviceRegisterEvents_fn DeviceRegisterEvents;
+    nvml_EventSetWait_v2_fn EventSetWait_v2;
+    nvml_GpmQueryDeviceSupport_fn GpmQueryDeviceSupport;
+    nvml_GpmSampleAlloc_fn GpmSampleAlloc;
+    nvml_GpmSampleFree_fn GpmSampleFree;
+    nvml_GpmSampleGet_fn GpmSampleGet;
+    nvml_GpmMetricsGet_fn GpmMetricsGet;
     /* The simulator's own error text, when the library is gpudoctor's simulator. */
     const char *(*SimLastError)(void);
     /* The simulator only: its scenario time is the session clock's. */

@@ -193,7 +193,9 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
     rc = NVCALL(s, DeviceGetMemoryInfo_v2, d, &m2);
     if (rc == NVML_SUCCESS) {
         row[GD_M_MEM_USED_MIB] = gd_val((double)m2.used / (1024.0 * 1024.0));
+        row[GD_M_MEM_RESERVED_MIB] = gd_val((double)m2.reserved / (1024.0 * 1024.0));
     } else {
+        row[GD_M_MEM_RESERVED_MIB] = gd_nvml_take(r, "nvmlDeviceGetMemoryInfo_v2", rc, 0);
         nvmlMemory_t m1;
         memset(&m1, 0, sizeof m1);
         rc = NVCALL(s, DeviceGetMemoryInfo, d, &m1);
@@ -233,6 +235,9 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
     row[GD_M_MEM_TEMP_C] = field(r, &fv[F_MEM_TEMP]);
     if (gd_ok(row[GD_M_MEM_TEMP_C]) && row[GD_M_MEM_TEMP_C].v == 0)
         row[GD_M_MEM_TEMP_C] = gd_missing(GD_ST_NOT_SUPPORTED);
+    /* GPM's ratios: filled between two samples by nvml_events.c where the GPU supports it. */
+    gd_status gpm = s->api.GpmMetricsGet ? GD_ST_NOT_SUPPORTED : GD_ST_UNAVAILABLE;
+    row[GD_M_GR_ENGINE_ACTIVE_PCT] = row[GD_M_TENSOR_ACTIVE_PCT] = row[GD_M_DRAM_ACTIVE_PCT] = gd_missing(gpm);
 }
 
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
