@@ -239,9 +239,12 @@ typedef struct watch {
     pid_t pid;
     int status;
     bool reaped;
+    gd_facts *facts; /* the session's: the job is marked ended when reaped */
 } watch;
 
-/* After every sample: has the command ended? Then the watch ends. */
+/* After every sample: has the command ended? Then the watch ends. A command
+ * reaped here after the sample saw it alive has ended all the same: its /proc
+ * is gone before the next sample could say so. */
 static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
     (void)f;
@@ -250,6 +253,11 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     if (!w->reaped && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
         w->reaped = true;
         gd_cli_stop = 1;
+        gd_job_facts *j = w->facts ? w->facts->job : NULL;
+        if (j && j->read && !j->ended) {
+            j->ended = true;
+            j->ended_at_s = j->n ? gd_job_at(j, j->n - 1)->t : 0;
+        }
     }
 }
 
@@ -307,6 +315,7 @@ int gd_cmd_run(int argc, char **argv)
     gd_facts f;
     char err[1024];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
+    w.facts = &f;
     gd_sink sink = {.on_sample = on_sample, .ud = &w};
     int step = 0;
     gd_recorder *rec = NULL;

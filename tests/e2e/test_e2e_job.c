@@ -97,6 +97,27 @@ static void say(const char *what, json_t *report)
                   n ? gpu / n : 0, n ? cores / n : 0, input_findings(report));
 }
 
+/* A command that ends between a sample and run's reap of it has ended all the
+ * same (a race once seen as job.ended false under a loaded ASan run): commands
+ * of 50 to 125 ms against 20 ms samples sweep the window. */
+static void a_command_that_ends_is_always_ended(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 25; i++) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%.3f", 0.05 + i * 0.003);
+        tool_result r = run_recorded((const char *[]){"run", "--json", "--interval", "20", "--sim",
+                                                      example("h100x8-training.json"), "--", "sleep", secs, NULL},
+                                     env);
+        if (!r.json)
+            fail_msg("no JSON report: exit %d, stderr: %s", r.exit_code, r.err);
+        json_t *job = json_object_get(r.json, "job");
+        if (!json_is_true(json_object_get(job, "ended")))
+            fail_msg("sleep %s: job.ended is not true: %s", secs, r.out);
+        tool_result_free(&r);
+    }
+}
+
 /* num_workers=0 beside a GPU that waits: single-threaded loading; the
  * command's own exit code (3) comes back. */
 static void dataloader_without_workers_is_single_threaded(void **state)
@@ -481,6 +502,7 @@ int main(void)
     run_first_in_line(); /* CPU shares are judged: the machine may be busy */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timeline_is_per_second_and_fits),
+        cmocka_unit_test(a_command_that_ends_is_always_ended),
         cmocka_unit_test(vanished_pid_ends_the_watch_cleanly),
         cmocka_unit_test(a_job_not_ours_to_read_says_so),
         cmocka_unit_test(reads_past_the_page_cache_are_io_wait),
