@@ -121,6 +121,17 @@ typedef struct gd_nvlink {
     char remote_pci_bus_id[32];
 } gd_nvlink;
 
+/* A MIG device of a MIG-enabled GPU (one per GPU instance): dcgm-exporter's
+ * GPU_I_ID and GPU_I_PROFILE labels, and its share of the memory, re-read
+ * with the health counters (every GD_HEALTH_REREAD_S). */
+#define GD_MAX_MIG_DEVICES 7
+typedef struct gd_mig_device {
+    unsigned int gpu_instance_id;
+    char profile[32]; /* "1g.10gb": the name after "MIG " in NVML's name of the device; "" unknown */
+    char uuid[96];
+    gd_value mem_total_mib, mem_used_mib;
+} gd_mig_device;
+
 /*
  * --from: where a reading was read from. key: what the capture called it
  * (an XML element, an nvidia-smi -q label path, a CSV column header, a dmon
@@ -176,6 +187,8 @@ typedef struct gd_gpu {
     gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
     size_t nvlink_count;
     gd_nvlink nvlink[36]; /* NVML_NVLINK_MAX_LINKS of current nvml.h */
+    size_t mig_device_count;
+    gd_mig_device mig_devices[GD_MAX_MIG_DEVICES];
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
     gd_process *processes;

@@ -113,6 +113,12 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                              nvmlDevice_t *migDevice);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice);
 
 #define GDSIM_SIGNATURE(fn, type)                                                                                      \
     _Static_assert(_Generic(&fn, type : 1, default : 0), #fn " must have the signature of " #type)
@@ -183,6 +189,11 @@ GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses_v3, nvml_DeviceGetComputeRu
 GDSIM_SIGNATURE(nvmlDeviceGetPerformanceState, nvml_DeviceGetPerformanceState_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetIndex, nvml_DeviceGetUInt_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetMinorNumber, nvml_DeviceGetUInt_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetMaxMigDeviceCount, nvml_DeviceGetUInt_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetMigDeviceHandleByIndex, nvml_DeviceGetMigDeviceHandleByIndex_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetGpuInstanceId, nvml_DeviceGetUInt_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetComputeInstanceId, nvml_DeviceGetUInt_fn);
+GDSIM_SIGNATURE(nvmlDeviceIsMigDeviceHandle, nvml_DeviceGetUInt_fn);
 GDSIM_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
 GDSIM_EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);

@@ -12,18 +12,26 @@
 /* A device handle points into a fixed table, so handles stay valid across re-inits. */
 struct nvmlDevice_st {
     unsigned index;
+    int mig; /* a MIG device's handle: its index in the GPU's mig_devices; -1 for the GPU */
 };
 
-/* What a device call works on: its GPU and the scenario time of the call. */
+/* What a device call works on: its GPU (the parent of a MIG device), the
+ * MIG device when the handle is one, and the scenario time of the call. */
 typedef struct gdsim_call {
     const gd_scenario_gpu *gpu;
+    const gd_scenario_mig *mig;
     double t;
 } gdsim_call;
+
+/* The handle of MIG device m of GPU index (sim_init.c's table). */
+nvmlDevice_t gdsim_mig_handle(unsigned index, unsigned m);
 
 /*
  * Starts a device-level call of function `fn`: checks init and the handle,
  * then applies error injection (including "a lost GPU answers GPU_IS_LOST
- * everywhere"). Returns NVML_SUCCESS and fills *call, or the code to return.
+ * everywhere"). A MIG device's handle is accepted only by the calls NVML
+ * answers for one (name, UUID, memory, instance ids): the others answer
+ * NOT_SUPPORTED. Returns NVML_SUCCESS and fills *call, or the code to return.
  */
 nvmlReturn_t gdsim_enter(nvmlDevice_t device, const char *fn, gdsim_call *call);
 

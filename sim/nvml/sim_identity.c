@@ -88,7 +88,14 @@ static nvmlReturn_t device_string(nvmlDevice_t device, const char *fn, enum devi
         return rc;
     if (!buf)
         return NVML_ERROR_INVALID_ARGUMENT;
-    return gdsim_copy_string(text_of(call.gpu, which), buf, length);
+    if (call.mig && which == TEXT_NAME) { /* as the driver names one: "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+        char name[256];
+        if (!call.gpu->name || !call.mig->profile)
+            return NVML_ERROR_NOT_SUPPORTED;
+        snprintf(name, sizeof name, "%s MIG %s", call.gpu->name, call.mig->profile);
+        return gdsim_copy_string(name, buf, length);
+    }
+    return gdsim_copy_string(call.mig ? call.mig->uuid : text_of(call.gpu, which), buf, length);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
@@ -218,5 +225,71 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int
     if (!call.gpu->mig_mode.present)
         return NVML_ERROR_NOT_SUPPORTED;
     *currentMode = *pendingMode = call.gpu->mig_mode.value ? 1u : 0u; /* NVML_DEVICE_MIG_ENABLE = 1 */
+    return NVML_SUCCESS;
+}
+
+/* --- MIG devices ---------------------------------------------------------- */
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    /* Zero when MIG is not supported or not enabled (nvml.h). */
+    *count = call.gpu->mig_mode.present && call.gpu->mig_mode.value ? GD_SCENARIO_MAX_MIG : 0;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                              nvmlDevice_t *migDevice)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!migDevice || index >= GD_SCENARIO_MAX_MIG)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->mig_mode.present || !call.gpu->mig_mode.value)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (index >= call.gpu->mig_count)
+        return NVML_ERROR_NOT_FOUND;
+    *migDevice = gdsim_mig_handle(call.gpu->index, index);
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t instance_id(nvmlDevice_t device, const char *fn, bool compute, unsigned int *id)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, fn, &call);
+    if (rc)
+        return rc;
+    if (!id || !call.mig)
+        return NVML_ERROR_INVALID_ARGUMENT; /* the GPU's own handle is no MIG device's */
+    *id = compute ? call.mig->compute_instance_id : call.mig->gpu_instance_id;
+    return NVML_SUCCESS;
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    return instance_id(device, __func__, false, id);
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    return instance_id(device, __func__, true, id);
+}
+
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!isMigDevice)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *isMigDevice = call.mig != NULL;
     return NVML_SUCCESS;
 }

@@ -33,6 +33,7 @@ static struct {
 } sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct nvmlDevice_st devices[GD_SCENARIO_MAX_GPUS];
+static struct nvmlDevice_st mig_devices[GD_SCENARIO_MAX_GPUS][GD_SCENARIO_MAX_MIG];
 
 const char *gdsim_last_error(void)
 {
@@ -85,8 +86,11 @@ static nvmlReturn_t load_locked(void)
         gd_scenario_free(sc);
         return (nvmlReturn_t)injected;
     }
-    for (unsigned i = 0; i < GD_SCENARIO_MAX_GPUS; i++)
-        devices[i].index = i;
+    for (unsigned i = 0; i < GD_SCENARIO_MAX_GPUS; i++) {
+        devices[i] = (struct nvmlDevice_st){.index = i, .mig = -1};
+        for (int m = 0; m < GD_SCENARIO_MAX_MIG; m++)
+            mig_devices[i][m] = (struct nvmlDevice_st){.index = i, .mig = m};
+    }
     sim.scenario = sc;
     sim.timescale = timescale;
     sim.last_error[0] = '\0';
@@ -215,6 +219,7 @@ nvmlReturn_t gdsim_enter_index(unsigned index, const char *fn, gdsim_call *call,
         rc = NVML_ERROR_INVALID_ARGUMENT;
     } else {
         call->gpu = &sim.scenario->gpus[index];
+        call->mig = NULL;
         call->t = now_locked();
         if (device)
             *device = &devices[index];
@@ -224,17 +229,59 @@ nvmlReturn_t gdsim_enter_index(unsigned index, const char *fn, gdsim_call *call,
     return rc;
 }
 
+nvmlDevice_t gdsim_mig_handle(unsigned index, unsigned m)
+{
+    return &mig_devices[index][m];
+}
+
+/* Whether fn answers for a MIG device's handle (NVML's documentation of each call). */
+static bool mig_call(const char *fn)
+{
+    static const char *const allowed[] = {"nvmlDeviceGetName",
+                                          "nvmlDeviceGetUUID",
+                                          "nvmlDeviceGetMemoryInfo",
+                                          "nvmlDeviceGetMemoryInfo_v2",
+                                          "nvmlDeviceGetGpuInstanceId",
+                                          "nvmlDeviceGetComputeInstanceId",
+                                          "nvmlDeviceIsMigDeviceHandle",
+                                          "nvmlDeviceGetDeviceHandleFromMigDeviceHandle"};
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (strcmp(fn, allowed[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The handle's table entry, or NULL when the address is not one of ours. */
+static const struct nvmlDevice_st *handle_of(nvmlDevice_t device)
+{
+    uintptr_t at = (uintptr_t)device, first = (uintptr_t)devices, mfirst = (uintptr_t)mig_devices;
+    if (at >= first && at < first + sizeof devices && (at - first) % sizeof devices[0] == 0)
+        return device;
+    if (at >= mfirst && at < mfirst + sizeof mig_devices && (at - mfirst) % sizeof mig_devices[0][0] == 0)
+        return device;
+    return NULL;
+}
+
 nvmlReturn_t gdsim_enter(nvmlDevice_t device, const char *fn, gdsim_call *call)
 {
-    /* Handles are addresses in `devices`; anything else is not ours. */
-    uintptr_t at = (uintptr_t)device, first = (uintptr_t)devices;
-    if (at < first || at >= first + sizeof devices || (at - first) % sizeof devices[0]) {
+    /* Handles are addresses in `devices` or `mig_devices`; anything else is not ours. */
+    const struct nvmlDevice_st *h = handle_of(device);
+    if (!h) {
         pthread_mutex_lock(&sim.lock);
         nvmlReturn_t rc = sim.init_count ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_UNINITIALIZED;
         pthread_mutex_unlock(&sim.lock);
         return rc;
     }
-    return gdsim_enter_index(device->index, fn, call, NULL);
+    call->mig = NULL;
+    nvmlReturn_t rc = gdsim_enter_index(h->index, fn, call, NULL);
+    if (rc != NVML_SUCCESS || h->mig < 0)
+        return rc;
+    if ((size_t)h->mig >= call->gpu->mig_count)
+        return NVML_ERROR_INVALID_ARGUMENT; /* a handle of a MIG device the scenario no longer has */
+    if (!mig_call(fn))
+        return NVML_ERROR_NOT_SUPPORTED;
+    call->mig = &call->gpu->mig[h->mig];
+    return NVML_SUCCESS;
 }
 
 nvmlReturn_t gdsim_enter_system(const char *fn, const gd_scenario **sc)

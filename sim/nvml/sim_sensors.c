@@ -395,6 +395,13 @@ static nvmlReturn_t memory_bytes(nvmlDevice_t device, const char *fn, const void
         return rc;
     if (!out)
         return NVML_ERROR_INVALID_ARGUMENT;
+    if (call.mig) { /* a MIG device: its GPU instance's share of the memory */
+        if (!call.mig->memory_total_mib.present || !call.mig->memory_used_mib.present)
+            return NVML_ERROR_NOT_SUPPORTED;
+        *total = (unsigned long long)call.mig->memory_total_mib.value * MIB;
+        *used = (unsigned long long)call.mig->memory_used_mib.value * MIB;
+        return NVML_SUCCESS;
+    }
     if (!call.gpu->memory_total_mib.present || gdsim_field_uint(&call, GD_SCENARIO_MEM_USED_MIB, &used_mib))
         return NVML_ERROR_NOT_SUPPORTED;
     *total = (unsigned long long)call.gpu->memory_total_mib.value * MIB;
@@ -424,7 +431,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMe
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     gdsim_call call;
     unsigned long long reserved = 0;
-    if (gdsim_enter(device, __func__, &call) == NVML_SUCCESS && call.gpu->memory_reserved_mib.present)
+    if (gdsim_enter(device, __func__, &call) == NVML_SUCCESS && !call.mig && call.gpu->memory_reserved_mib.present)
         reserved = (unsigned long long)call.gpu->memory_reserved_mib.value << 20;
     memory->total = total;
     memory->reserved = reserved;

@@ -115,6 +115,21 @@ typedef struct gd_scenario_nvlink {
     char *remote_pci_bus_id; /* NULL when absent */
 } gd_scenario_nvlink;
 
+/*
+ * Addition: a MIG-enabled GPU's MIG devices ("mig_devices": [{"gpu_instance_id":
+ * 9, "compute_instance_id": 0, "profile": "1g.10gb", "uuid": "MIG-...",
+ * "memory_total_mib": 9856, "memory_used_mib": 512}]), answered through
+ * nvmlDeviceGetMigDeviceHandleByIndex and the calls NVML allows on a MIG
+ * device's handle (name, UUID, memory, instance ids).
+ */
+#define GD_SCENARIO_MAX_MIG 7 /* an A100's or H100's most */
+typedef struct gd_scenario_mig {
+    unsigned gpu_instance_id, compute_instance_id;
+    char *profile; /* "1g.10gb"; NULL when absent */
+    char *uuid; /* NULL when absent */
+    gd_scenario_int memory_total_mib, memory_used_mib;
+} gd_scenario_mig;
+
 typedef struct gd_scenario_process {
     unsigned pid;
     char *name; /* NULL when absent */
@@ -203,6 +218,8 @@ typedef struct gd_scenario_gpu {
         gd_scenario_flag kernel_load; /* cuModuleLoadData fails: CUDA_ERROR_INVALID_PTX */
         gd_scenario_flag gemm_wrong_results; /* the simulated cuBLASLt returns a wrong element */
     } faults;
+    size_t mig_count; /* "mig_devices" */
+    gd_scenario_mig *mig;
     bool has_processes;
     size_t process_count;
     gd_scenario_process *processes;

@@ -152,6 +152,39 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
     return true;
 }
 
+static bool parse_mig(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g)
+{
+    json_t *arr;
+    char path[GD_SCENARIO_PATH_MAX];
+    if (!list_start(p, gpu, "mig_devices", at, sizeof *g->mig, &arr, (void **)&g->mig, path))
+        return false;
+    if (json_array_size(arr) > GD_SCENARIO_MAX_MIG)
+        return gdp_fail(p, path, "at most %d MIG devices per GPU", GD_SCENARIO_MAX_MIG);
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *obj = json_array_get(arr, i);
+        gd_scenario_mig *m = &g->mig[i];
+        char sub[GD_SCENARIO_PATH_MAX];
+        gd_scenario_int gi, ci;
+        gdp_index(sub, path, i);
+        g->mig_count = i + 1;
+        if (!gdp_int(p, obj, "gpu_instance_id", sub, 0, 64, &gi) ||
+            !gdp_int(p, obj, "compute_instance_id", sub, 0, 64, &ci) ||
+            !gdp_string(p, obj, "profile", sub, &m->profile) || !gdp_string(p, obj, "uuid", sub, &m->uuid) ||
+            !gdp_int(p, obj, "memory_total_mib", sub, 0, U32, &m->memory_total_mib) ||
+            !gdp_int(p, obj, "memory_used_mib", sub, 0, U32, &m->memory_used_mib))
+            return false;
+        if (!gi.present)
+            return gdp_fail(p, sub, "missing \"gpu_instance_id\"");
+        m->gpu_instance_id = (unsigned)gi.value;
+        m->compute_instance_id = ci.present ? (unsigned)ci.value : 0;
+        for (size_t j = 0; j < i; j++)
+            if (g->mig[j].gpu_instance_id == m->gpu_instance_id && g->mig[j].compute_instance_id == m->compute_instance_id)
+                return gdp_fail(p, sub, "GPU instance %u, compute instance %u is listed twice", m->gpu_instance_id,
+                                m->compute_instance_id);
+    }
+    return true;
+}
+
 static bool parse_processes(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g)
 {
     json_t *arr;
@@ -373,7 +406,8 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
 
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)
 {
-    return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_processes(p, obj, at, g) &&
+    return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_mig(p, obj, at, g) &&
+           parse_processes(p, obj, at, g) &&
            gdp_errors(p, obj, at, true, 0, &g->errors) && parse_timeline(p, obj, at, g) && gdp_events(p, obj, at, g);
 }
 
@@ -387,6 +421,11 @@ void gdp_gpu_free(gd_scenario_gpu *g)
     for (size_t i = 0; i < g->nvlink_count; i++)
         free(g->nvlink[i].remote_pci_bus_id);
     free(g->nvlink);
+    for (size_t i = 0; i < g->mig_count; i++) {
+        free(g->mig[i].profile);
+        free(g->mig[i].uuid);
+    }
+    free(g->mig);
     for (size_t i = 0; i < g->process_count; i++)
         free(g->processes[i].name);
     free(g->processes);

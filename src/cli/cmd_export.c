@@ -4,6 +4,7 @@
 #include "export_http.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/session.h"
+#include "backends/host/job_map.h"
 #include "report/prom_report.h"
 
 #include <getopt.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--interval MS] [--window SEC]\n"
-                              "                        [--duration SEC] [--sim SCENARIO]\n"
+                              "                        [--duration SEC] [--hpc-job-mapping-dir DIR] [--sim SCENARIO]\n"
                               "\n"
                               "Serves Prometheus metrics on http://ADDR:PORT/metrics until Ctrl-C or SIGTERM:\n"
                               "dcgm-exporter's metric names and labels for what both measure (DCGM_FI_DEV_GPU_TEMP,\n"
@@ -32,12 +33,20 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "  --interval MS       time between samples (default 1000)\n"
                               "  --window SEC        findings are judged over the last SEC seconds (default 60)\n"
                               "  --duration SEC      stop after SEC seconds (default: run until stopped)\n"
+                              "  --hpc-job-mapping-dir DIR\n"
+                              "                      label each GPU's series with the Slurm job ids in DIR/INDEX\n"
+                              "                      (or DIR/INDEX.GPU_INSTANCE for a MIG device), one per line,\n"
+                              "                      as hpc_job=\"ID\" (dcgm-exporter's HPC job mapping; default\n"
+                              "                      $DCGM_HPC_JOB_MAPPING_DIR); re-read every second. The prolog\n"
+                              "                      scripts/slurm/gpudoctor-job-map writes it\n"
                               "  --sim SCENARIO      export a simulated machine (examples/*.json), one scenario\n"
                               "                      second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
                               "\n"
                               "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
                               "/health (the current findings and the session's health events, as JSON).\n"
-                              "Hostname is $NODE_NAME where set (the Kubernetes DaemonSet passes the node's name).\n";
+                              "Hostname is $NODE_NAME where set (the Kubernetes DaemonSet passes the node's name).\n"
+                              "A GPU in MIG mode gives its series once per MIG device, with GPU_I_PROFILE and\n"
+                              "GPU_I_ID (its memory is the instance's), as dcgm-exporter does.\n";
 
 const struct option gd_export_options[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -45,12 +54,14 @@ const struct option gd_export_options[] = {
     {"window", required_argument, NULL, 'w'},
     {"duration", required_argument, NULL, 'd'},
     {"sim", required_argument, NULL, 's'},
+    {"hpc-job-mapping-dir", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 typedef struct export_opts {
     const char *listen, *sim;
+    const char *job_map_dir; /* NULL: no hpc_job label */
     double interval_ms, window_s, duration_s; /* duration 0: until stopped */
 } export_opts;
 
@@ -84,6 +95,7 @@ static int parse(int argc, char **argv, export_opts *o)
                 return gd_cli_error("--duration wants seconds (30, 10m, 2h), not '%s'", optarg);
             break;
         case 's': o->sim = optarg; break;
+        case 'j': o->job_map_dir = optarg; break;
         case 'h': fputs(gd_export_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor export --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor export --help')", argv[optind - 1]);
@@ -91,6 +103,9 @@ static int parse(int argc, char **argv, export_opts *o)
     }
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor export --help')", argv[optind]);
+    const char *env_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR");
+    if (!o->job_map_dir && env_dir && *env_dir)
+        o->job_map_dir = env_dir;
     return 0;
 }
 
@@ -106,7 +121,38 @@ typedef struct exporter {
     gd_findings findings; /* the last judgement */
     double judged_t; /* session time of the last judgement; NAN before the first */
     size_t judged_events; /* f->events.n then */
+    const char *job_map_dir; /* the HPC job mapping, or NULL */
+    double job_map_t; /* session time it was last read; NAN before */
+    bool job_map_failed; /* said once */
+    gd_gpu_jobs *jobs;
 } exporter;
+
+/* Re-reads the job mapping at most once a second of session time: a job's
+ * prolog writes it as the job starts. An unreadable directory is said once;
+ * its labels are then absent. */
+static void read_job_map(exporter *x, double t)
+{
+    if (!x->job_map_dir || (!isnan(x->job_map_t) && t - x->job_map_t < 1.0 - 1e-9))
+        return;
+    x->job_map_t = t;
+    char err[512];
+    gd_gpu_jobs *jobs;
+    size_t n;
+    if (gd_job_map_read(x->job_map_dir, &jobs, &n, err, sizeof err) != 0) {
+        if (!x->job_map_failed)
+            fprintf(stderr, "gpudoctor export: the job mapping cannot be read (no hpc_job labels): %s\n", err);
+        x->job_map_failed = true;
+        jobs = NULL;
+        n = 0;
+    } else if (x->job_map_failed) {
+        fprintf(stderr, "gpudoctor export: the job mapping is readable again: %s\n", x->job_map_dir);
+        x->job_map_failed = false;
+    }
+    free(x->jobs);
+    x->jobs = jobs;
+    x->counters.jobs = jobs;
+    x->counters.job_count = n;
+}
 
 /* Publishes the exposition of f with the last judgement's findings. */
 static void publish(exporter *x, const gd_facts *f, const gd_facts *judged, bool health_too)
@@ -138,6 +184,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     exporter *x = ud;
     x->samples++;
     gd_prom_counters_add(&x->counters, f, i);
+    read_job_map(x, gd_series_t(&f->series, i));
     gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
     double t = gd_series_t(&f->series, i);
     bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.n != x->judged_events;
@@ -189,7 +236,7 @@ int gd_cmd_export(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    exporter x = {.http = http, .window_s = o.window_s, .judged_t = NAN};
+    exporter x = {.http = http, .window_s = o.window_s, .judged_t = NAN, .job_map_dir = o.job_map_dir, .job_map_t = NAN};
     int crc = gd_prom_counters_init(&x.counters, f.gpu_count);
     /* dcgm-exporter's Hostname: the node's name where the DaemonSet passes it
      * (in a pod, gethostname() is the pod's name). */
@@ -214,6 +261,7 @@ int gd_cmd_export(int argc, char **argv)
         step = gd_session_step(s, err, sizeof err);
     if (!f.driver_loaded || f.series.n == 0) {
         /* No samples (no driver): serve the snapshot's findings until stopped. */
+        read_job_map(&x, 0);
         judge(&x, &f);
         publish(&x, &f, &f, true);
         for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)
@@ -225,6 +273,7 @@ int gd_cmd_export(int argc, char **argv)
     gd_export_http_stop(http);
     gd_session_close(s, NULL, 0);
     gd_prom_counters_free(&x.counters);
+    free(x.jobs);
     gd_findings_free(&x.findings);
     gd_facts_free(&f);
     if (step < 0)

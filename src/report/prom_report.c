@@ -121,20 +121,89 @@ void gd_prom_label_value(char *buf, size_t len, const char *s)
         buf[o] = '\0';
 }
 
-/* The labels of GPU g as dcgm-exporter writes them. */
-static void gpu_labels(char *buf, size_t len, const gd_facts *f, size_t g, const char *hostname)
+/* One set of labels a GPU's series are given under: the GPU, or one of its
+ * MIG devices, and one of its Slurm jobs. */
+typedef struct entity {
+    size_t g;
+    int mig; /* index in gpus[g].mig_devices; -1 for the whole GPU */
+    char labels[1800];
+} entity;
+
+typedef struct entities {
+    size_t n, cap;
+    entity *v;
+} entities;
+
+/* The job ids of GPU index (GPU instance gi, or -1), or NULL. */
+static const gd_gpu_jobs *jobs_of(const gd_prom_counters *c, int index, int gi)
+{
+    for (size_t k = 0; c && c->jobs && k < c->job_count; k++)
+        if (c->jobs[k].gpu == index && c->jobs[k].gpu_instance == gi && c->jobs[k].n)
+            return &c->jobs[k];
+    return NULL;
+}
+
+/* Appends the labels of GPU g (MIG device mig, or -1) as dcgm-exporter
+ * writes them, once per job id; false when out of memory. */
+static bool add_entity(entities *es, const gd_facts *f, size_t g, int mig, const gd_prom_counters *c)
 {
     const gd_gpu *gpu = &f->gpus[g];
-    char uuid[200], bus[80], model[200], host[520], driver[170];
+    char uuid[200], bus[80], model[200], host[520], driver[170], mig_labels[120] = "";
+    const char *hostname = c ? c->hostname : NULL;
     gd_prom_label_value(uuid, sizeof uuid, gpu->uuid);
     gd_prom_label_value(bus, sizeof bus, gpu->pci_bus_id);
     gd_prom_label_value(model, sizeof model, gpu->name);
     gd_prom_label_value(host, sizeof host, hostname && *hostname ? hostname : f->host.hostname);
     gd_prom_label_value(driver, sizeof driver, f->driver_version);
-    snprintf(buf, len,
-             "gpu=\"%d\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%d\",modelName=\"%s\",Hostname=\"%s\","
-             "DCGM_FI_DRIVER_VERSION=\"%s\"",
-             gpu->index, uuid, bus, gpu->index, model, host, driver);
+    const gd_gpu_jobs *jobs = NULL;
+    if (mig >= 0) {
+        const gd_mig_device *md = &gpu->mig_devices[mig];
+        char profile[80];
+        gd_prom_label_value(profile, sizeof profile, md->profile);
+        snprintf(mig_labels, sizeof mig_labels, "GPU_I_PROFILE=\"%s\",GPU_I_ID=\"%u\",", profile, md->gpu_instance_id);
+        jobs = jobs_of(c, gpu->index, (int)md->gpu_instance_id);
+    }
+    if (!jobs)
+        jobs = jobs_of(c, gpu->index, -1);
+    size_t copies = jobs ? jobs->n : 1;
+    for (size_t j = 0; j < copies; j++) {
+        if (es->n == es->cap) {
+            size_t cap = es->cap ? es->cap * 2 : 16;
+            entity *v = realloc(es->v, cap * sizeof *v);
+            if (!v)
+                return false;
+            es->v = v;
+            es->cap = cap;
+        }
+        entity *e = &es->v[es->n++];
+        e->g = g;
+        e->mig = mig;
+        char job[100] = "";
+        if (jobs) {
+            char id[80];
+            gd_prom_label_value(id, sizeof id, jobs->id[j]);
+            snprintf(job, sizeof job, ",hpc_job=\"%s\"", id);
+        }
+        snprintf(e->labels, sizeof e->labels,
+                 "gpu=\"%d\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%d\",modelName=\"%s\",%sHostname=\"%s\","
+                 "DCGM_FI_DRIVER_VERSION=\"%s\"%s",
+                 gpu->index, uuid, bus, gpu->index, model, mig_labels, host, driver, job);
+    }
+    return true;
+}
+
+/* Every GPU's label sets: its MIG devices where it has them. */
+static bool build_entities(entities *es, const gd_facts *f, const gd_prom_counters *c)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (gpu->mig_device_count == 0 && !add_entity(es, f, g, -1, c))
+            return false;
+        for (size_t m = 0; m < gpu->mig_device_count && m < GD_MAX_MIG_DEVICES; m++)
+            if (!add_entity(es, f, g, (int)m, c))
+                return false;
+    }
+    return true;
 }
 
 static void header(FILE *o, const char *name, const char *type, const char *help)
@@ -142,26 +211,47 @@ static void header(FILE *o, const char *name, const char *type, const char *help
     fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void dcgm_section(FILE *o, const gd_facts *f, size_t last, char (*labels)[1400])
+/* Memory used, and free (total less used and what the driver reserves, as
+ * DCGM reports it): a MIG device's own where the series belongs to one. */
+static bool memory_of(const gd_facts *f, size_t last, const entity *e, gd_value *used, gd_value *free_mib)
+{
+    const gd_gpu *gpu = &f->gpus[e->g];
+    if (e->mig >= 0) {
+        const gd_mig_device *md = &gpu->mig_devices[e->mig];
+        *used = md->mem_used_mib;
+        *free_mib = gd_ok(md->mem_total_mib) && gd_ok(md->mem_used_mib)
+                        ? gd_val(md->mem_total_mib.v - md->mem_used_mib.v > 0 ? md->mem_total_mib.v - md->mem_used_mib.v : 0)
+                        : md->mem_total_mib;
+        return gd_ok(*used);
+    }
+    *used = gd_series_at(&f->series, last, e->g, GD_M_MEM_USED_MIB);
+    gd_value total = gpu->mem_total_mib, reserved = gd_series_at(&f->series, last, e->g, GD_M_MEM_RESERVED_MIB);
+    double v = total.v - used->v - (gd_ok(reserved) ? reserved.v : 0);
+    *free_mib = gd_ok(*used) && gd_ok(total) ? gd_val(v > 0 ? v : 0) : gd_missing(GD_ST_NOT_SUPPORTED);
+    return gd_ok(*used);
+}
+
+static void dcgm_section(FILE *o, const gd_facts *f, size_t last, const entities *es)
 {
     for (size_t k = 0; k < sizeof dcgm_metrics / sizeof dcgm_metrics[0]; k++) {
         const dcgm_metric *d = &dcgm_metrics[k];
         header(o, d->name, d->type, d->help);
-        for (size_t g = 0; f->series.n && g < f->gpu_count; g++) {
-            gd_value v = gd_series_at(&f->series, last, g, d->m);
-            if (gd_ok(v) && !f->gpus[g].lost)
-                fprintf(o, "%s{%s} %.10g\n", d->name, labels[g], v.v * d->scale);
+        for (size_t i = 0; f->series.n && i < es->n; i++) {
+            const entity *e = &es->v[i];
+            gd_value v = gd_series_at(&f->series, last, e->g, d->m), unused;
+            if (e->mig >= 0 && d->m == GD_M_MEM_RESERVED_MIB)
+                continue; /* the driver's reserve is the GPU's, not an instance's */
+            if (e->mig >= 0 && d->m == GD_M_MEM_USED_MIB)
+                memory_of(f, last, e, &v, &unused);
+            if (gd_ok(v) && !f->gpus[e->g].lost)
+                fprintf(o, "%s{%s} %.10g\n", d->name, e->labels, v.v * d->scale);
         }
     }
-    /* Free memory: the total less what is used and what the driver
-     * reserves, as DCGM reports it (FB_RESERVED is exported beside it). */
     header(o, "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).");
-    for (size_t g = 0; f->series.n && g < f->gpu_count; g++) {
-        gd_value used = gd_series_at(&f->series, last, g, GD_M_MEM_USED_MIB), total = f->gpus[g].mem_total_mib;
-        gd_value reserved = gd_series_at(&f->series, last, g, GD_M_MEM_RESERVED_MIB);
-        double free_mib = total.v - used.v - (gd_ok(reserved) ? reserved.v : 0);
-        if (gd_ok(used) && gd_ok(total) && !f->gpus[g].lost)
-            fprintf(o, "DCGM_FI_DEV_FB_FREE{%s} %.10g\n", labels[g], free_mib > 0 ? free_mib : 0);
+    for (size_t i = 0; f->series.n && i < es->n; i++) {
+        gd_value used, free_mib;
+        if (memory_of(f, last, &es->v[i], &used, &free_mib) && gd_ok(free_mib) && !f->gpus[es->v[i].g].lost)
+            fprintf(o, "DCGM_FI_DEV_FB_FREE{%s} %.10g\n", es->v[i].labels, free_mib.v);
     }
 }
 
@@ -191,22 +281,24 @@ static const struct {
 
 /* Xids (the last one of each GPU, 0 before any, as DCGM keeps it), the
  * memory-health counters, and PCIe bytes accumulated since the start. */
-static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counters *c, char (*labels)[1400])
+static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counters *c, const entities *es)
 {
     header(o, "DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.");
-    for (size_t g = 0; g < f->gpu_count; g++) {
+    for (size_t x = 0; x < es->n; x++) {
+        size_t g = es->v[x].g;
         long long last = 0;
         for (size_t i = 0; i < f->events.n; i++)
             if (f->events.v[i].kind == GD_EV_XID && f->events.v[i].gpu == (int)g)
                 last = f->events.v[i].value;
-        fprintf(o, "DCGM_FI_DEV_XID_ERRORS{%s} %lld\n", labels[g], last);
+        fprintf(o, "DCGM_FI_DEV_XID_ERRORS{%s} %lld\n", es->v[x].labels, last);
     }
     for (size_t k = 0; k < sizeof health_metrics / sizeof health_metrics[0]; k++) {
         header(o, health_metrics[k].name, health_metrics[k].type, health_metrics[k].help);
-        for (size_t g = 0; g < f->gpu_count; g++) {
+        for (size_t x = 0; x < es->n; x++) {
+            size_t g = es->v[x].g;
             gd_value v = *(const gd_value *)((const char *)&f->gpus[g] + health_metrics[k].off);
             if (gd_ok(v) && !f->gpus[g].lost)
-                fprintf(o, "%s{%s} %.10g\n", health_metrics[k].name, labels[g], v.v);
+                fprintf(o, "%s{%s} %.10g\n", health_metrics[k].name, es->v[x].labels, v.v);
         }
     }
     static const char *const pcie[2][2] = {
@@ -215,10 +307,13 @@ static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counte
     };
     for (size_t d = 0; c && c->pcie_kb && d < 2; d++) {
         header(o, pcie[d][0], "counter", pcie[d][1]);
-        for (size_t g = 0; f->series.n && g < c->gpus && g < f->gpu_count; g++) {
+        for (size_t x = 0; f->series.n && x < es->n; x++) {
+            size_t g = es->v[x].g;
+            if (g >= c->gpus)
+                continue;
             gd_value now = gd_series_at(&f->series, f->series.n - 1, g, d ? GD_M_PCIE_RX_KBPS : GD_M_PCIE_TX_KBPS);
             if (gd_ok(now) && !f->gpus[g].lost)
-                fprintf(o, "%s{%s} %.10g\n", pcie[d][0], labels[g], c->pcie_kb[g * 2 + d]);
+                fprintf(o, "%s{%s} %.10g\n", pcie[d][0], es->v[x].labels, c->pcie_kb[g * 2 + d]);
         }
     }
 }
@@ -272,19 +367,17 @@ char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_cou
     char *text = NULL;
     size_t n = 0;
     FILE *o = open_memstream(&text, &n);
-    char(*labels)[1400] = calloc(f->gpu_count + 1, sizeof *labels);
-    if (!o || !labels) {
+    entities es = {0};
+    if (!o || !build_entities(&es, f, c)) {
         if (o)
             fclose(o);
         free(text);
-        free(labels);
+        free(es.v);
         return NULL;
     }
-    for (size_t g = 0; g < f->gpu_count; g++)
-        gpu_labels(labels[g], sizeof labels[g], f, g, c ? c->hostname : NULL);
-    dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, labels);
-    dcgm_health_section(o, f, c, labels);
-    free(labels);
+    dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, &es);
+    dcgm_health_section(o, f, c, &es);
+    free(es.v);
     own_section(o, f, fs, c);
     if (fclose(o) != 0) {
         free(text);

@@ -11,6 +11,7 @@
 
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
+#include "gpudoctor/workload.h"
 
 #include <stddef.h>
 
@@ -22,6 +23,10 @@ typedef struct gd_prom_counters {
     double *pcie_kb; /* [gpus][2]: KB sent and received (NVML's throughput times the time between samples) */
     double last_t; /* time of the last sample accounted; NAN before the first */
     const char *hostname; /* the Hostname label (NODE_NAME where set); NULL: the host's own name */
+    /* Slurm job ids by GPU (or GPU instance), or NULL: dcgm-exporter's
+     * hpc_job label; each id gives its own copy of the GPU's series. */
+    const gd_gpu_jobs *jobs;
+    size_t job_count;
 } gd_prom_counters;
 
 /* 0, or -1 (no memory). */
@@ -30,6 +35,10 @@ int gd_prom_counters_init(gd_prom_counters *c, size_t gpus);
  * previous sample accounted (the first sample counts nothing). */
 void gd_prom_counters_add(gd_prom_counters *c, const gd_facts *f, size_t i);
 void gd_prom_counters_free(gd_prom_counters *c);
+
+/* Series of a MIG-enabled GPU are given once per MIG device (GPU instance),
+ * with its GPU_I_PROFILE and GPU_I_ID labels: its memory is the instance's,
+ * the GPU's other readings repeat, as dcgm-exporter gives them. */
 
 /* The exposition of f's newest sample, the findings fs (judged over the
  * window the exporter chose) and the counters (may be NULL): a malloc'd,

@@ -165,6 +165,76 @@ static void a_lost_gpu_is_reported_not_measured(void **state)
     gd_facts_free(&f);
 }
 
+/* A GPU in MIG mode gives its series once per MIG device with GPU_I_PROFILE
+ * and GPU_I_ID, its memory the instance's (no reserve); job ids give one
+ * copy each (hpc_job), an instance's own file before its GPU's. */
+static void mig_devices_and_hpc_jobs(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 3);
+    fx_set(&f, 0, GD_M_TEMP_C, 0, 3, 55);
+    fx_set(&f, 0, GD_M_MEM_USED_MIB, 0, 3, 50000);
+    fx_set(&f, 0, GD_M_MEM_RESERVED_MIB, 0, 3, 500);
+    fx_set(&f, 1, GD_M_MEM_USED_MIB, 0, 3, 1000);
+    fx_set(&f, 1, GD_M_MEM_RESERVED_MIB, 0, 3, 500);
+    gd_gpu *g = &f.gpus[0];
+    g->mig_device_count = 2;
+    g->mig_devices[0] = (gd_mig_device){.gpu_instance_id = 1, .profile = "3g.40gb", .mem_total_mib = gd_val(40192),
+                                        .mem_used_mib = gd_val(30000)};
+    g->mig_devices[1] = (gd_mig_device){.gpu_instance_id = 13, .profile = "1g.10gb", .mem_total_mib = gd_val(9856),
+                                        .mem_used_mib = gd_val(0)};
+    gd_gpu_jobs jobs[] = {
+        {.gpu = 0, .gpu_instance = 13, .n = 1, .id = {"77"}},
+        {.gpu = 0, .gpu_instance = -1, .n = 1, .id = {"70"}},
+        {.gpu = 1, .gpu_instance = -1, .n = 2, .id = {"81", "82"}},
+    };
+    gd_prom_counters c;
+    assert_int_equal(gd_prom_counters_init(&c, 2), 0);
+    c.jobs = jobs;
+    c.job_count = 3;
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, &c);
+    const char *mig1 = "modelName=\"NVIDIA H100 80GB HBM3\",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\",Hostname=";
+    const char *mig13 = "GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"13\",Hostname=";
+    /* Every series of GPU 0 twice (one per instance), none without GPU_I_ID. */
+    const char *temp = strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"");
+    assert_non_null(temp);
+    assert_non_null(strstr(temp, mig1));
+    assert_true(strstr(temp, mig1) < strstr(temp, "\n"));
+    size_t gpu0_temps = 0;
+    for (const char *p = t; (p = strstr(p, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"")); p++)
+        gpu0_temps++;
+    assert_int_equal(gpu0_temps, 2);
+    /* Memory per instance: used, free = total - used; no reserve line. */
+    const char *used = strstr(t, "DCGM_FI_DEV_FB_USED{gpu=\"0\"");
+    assert_non_null(used);
+    assert_non_null(strstr(used, "GPU_I_ID=\"1\""));
+    assert_true(strncmp(strchr(used, '}'), "} 30000\n", 8) == 0);
+    const char *free13 = strstr(t, "DCGM_FI_DEV_FB_FREE{gpu=\"0\"");
+    free13 = strstr(free13 + 1, "DCGM_FI_DEV_FB_FREE{gpu=\"0\"");
+    assert_non_null(free13);
+    assert_non_null(strstr(free13, mig13));
+    assert_true(strncmp(strchr(free13, '}'), "} 9856\n", 7) == 0);
+    assert_null(strstr(t, "DCGM_FI_DEV_FB_RESERVED{gpu=\"0\""));
+    assert_non_null(strstr(t, "DCGM_FI_DEV_FB_RESERVED{gpu=\"1\""));
+    /* Jobs: instance 13 has its own file; instance 1 takes the GPU's; GPU 1 has two. */
+    assert_non_null(strstr(t, "GPU_I_ID=\"13\",Hostname=\"\",DCGM_FI_DRIVER_VERSION=\"550.54.15\",hpc_job=\"77\"}"));
+    assert_non_null(strstr(t, "GPU_I_ID=\"1\",Hostname=\"\",DCGM_FI_DRIVER_VERSION=\"550.54.15\",hpc_job=\"70\"}"));
+    assert_non_null(strstr(t, "DCGM_FI_DEV_FB_USED{gpu=\"1\""));
+    const char *u1 = strstr(t, "DCGM_FI_DEV_FB_USED{gpu=\"1\"");
+    assert_non_null(strstr(u1, "hpc_job=\"81\"} 1000\n"));
+    assert_non_null(strstr(u1, "hpc_job=\"82\"} 1000\n"));
+    /* gpudoctor's own series stay one per GPU. */
+    size_t lost0 = 0;
+    for (const char *p = t; (p = strstr(p, "gpudoctor_gpu_lost{gpu=\"0\"")); p++)
+        lost0++;
+    assert_int_equal(lost0, 1);
+    free(t);
+    gd_prom_counters_free(&c);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +244,7 @@ int main(void)
         cmocka_unit_test(label_values_are_escaped),
         cmocka_unit_test(clock_event_seconds_accumulate),
         cmocka_unit_test(a_lost_gpu_is_reported_not_measured),
+        cmocka_unit_test(mig_devices_and_hpc_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -407,6 +407,10 @@ typedef nvmlReturn_t (*nvml_DeviceGetEnableState_fn)(nvmlDevice_t device, nvmlEn
 typedef nvmlReturn_t (*nvml_DeviceGetComputeMode_fn)(nvmlDevice_t device, nvmlComputeMode_t *mode);
 typedef nvmlReturn_t (*nvml_DeviceGetMigMode_fn)(nvmlDevice_t device, unsigned int *currentMode,
                                                  unsigned int *pendingMode);
+/* MIG devices (NVML 11.0): a parent's MIG device handles, and the GPU
+ * instance id of one (nvmlDeviceGetGpuInstanceId has DeviceGetUInt's shape). */
+typedef nvmlReturn_t (*nvml_DeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t device, unsigned int index,
+                                                                nvmlDevice_t *migDevice);
 typedef nvmlReturn_t (*nvml_DeviceGetEccMode_fn)(nvmlDevice_t device, nvmlEnableState_t *current,
                                                  nvmlEnableState_t *pending);
 typedef nvmlReturn_t (*nvml_DeviceGetTotalEccErrors_fn)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,

@@ -308,11 +308,62 @@ static void read_memory_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
 }
 
+/* A MIG device's memory: NVML answers per GPU instance on its handle. */
+static void read_mig_memory(gd_nvml_session *s, nvmlDevice_t m, gd_mig_device *md)
+{
+    nvmlMemory_t mem;
+    memset(&mem, 0, sizeof mem);
+    nvmlReturn_t rc = NVCALL(s, DeviceGetMemoryInfo, m, &mem);
+    md->mem_total_mib = rc == NVML_SUCCESS ? gd_val((double)mem.total / (1024.0 * 1024.0)) : gd_missing(status_of(rc));
+    md->mem_used_mib = rc == NVML_SUCCESS ? gd_val((double)mem.used / (1024.0 * 1024.0)) : gd_missing(status_of(rc));
+}
+
+/* The MIG devices of a GPU in MIG mode, one per GPU instance (a GPU
+ * instance split into compute instances lists its first). Nothing is read
+ * when MIG is off: NVML's count is then 0. */
+static void read_mig_devices(gd_nvml_session *s, nvmlDevice_t d, gd_gpu *g)
+{
+    g->mig_device_count = 0;
+    unsigned int max = 0;
+    if (!s->api.DeviceGetMaxMigDeviceCount || !s->api.DeviceGetMigDeviceHandleByIndex ||
+        s->api.DeviceGetMaxMigDeviceCount(d, &max) != NVML_SUCCESS)
+        return;
+    for (unsigned int i = 0; i < max && i < 64 && g->mig_device_count < GD_MAX_MIG_DEVICES; i++) {
+        nvmlDevice_t m = NULL;
+        unsigned int gi = 0;
+        if (s->api.DeviceGetMigDeviceHandleByIndex(d, i, &m) != NVML_SUCCESS || !m ||
+            NVCALL(s, DeviceGetGpuInstanceId, m, &gi) != NVML_SUCCESS)
+            continue; /* NOT_FOUND: no MIG device at this index */
+        bool seen = false;
+        for (size_t k = 0; k < g->mig_device_count; k++)
+            seen |= g->mig_devices[k].gpu_instance_id == gi;
+        if (seen)
+            continue;
+        gd_mig_device *md = &g->mig_devices[g->mig_device_count++];
+        memset(md, 0, sizeof *md);
+        md->gpu_instance_id = gi;
+        char name[128] = "";
+        if (NVCALL(s, DeviceGetName, m, name, sizeof name) == NVML_SUCCESS) {
+            name[sizeof name - 1] = '\0';
+            const char *p = strstr(name, "MIG ");
+            if (p)
+                snprintf(md->profile, sizeof md->profile, "%s", p + 4);
+        }
+        if (NVCALL(s, DeviceGetUUID, m, md->uuid, sizeof md->uuid) != NVML_SUCCESS)
+            md->uuid[0] = '\0';
+        md->uuid[sizeof md->uuid - 1] = '\0';
+        read_mig_memory(s, m, md);
+    }
+}
+
 void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s)
 {
     reader r = {.s = s, .gpu = out, .t_s = t_s};
-    if (g < s->count && s->devices[g])
+    if (g < s->count && s->devices[g]) {
         read_memory_health(&r, s->devices[g], out);
+        if (out->mig_device_count)
+            read_mig_devices(s, s->devices[g], out);
+    }
 }
 
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
@@ -326,6 +377,8 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     unsigned int mig = 0, mig_pending = 0;
     rc = NVCALL(s, DeviceGetMigMode, d, &mig, &mig_pending);
     g->mig_mode = take(r, "nvmlDeviceGetMigMode", rc, mig);
+    if (rc == NVML_SUCCESS && mig)
+        read_mig_devices(s, d, g);
     nvmlEnableState_t ecc = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
     rc = NVCALL(s, DeviceGetEccMode, d, &ecc, &ecc_pending);
     g->ecc_enabled = take(r, "nvmlDeviceGetEccMode", rc, ecc == NVML_FEATURE_ENABLED);

@@ -70,6 +70,9 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetEnableState_fn DeviceGetPersistenceMode;
     nvml_DeviceGetComputeMode_fn DeviceGetComputeMode;
     nvml_DeviceGetMigMode_fn DeviceGetMigMode;
+    nvml_DeviceGetUInt_fn DeviceGetMaxMigDeviceCount;
+    nvml_DeviceGetMigDeviceHandleByIndex_fn DeviceGetMigDeviceHandleByIndex;
+    nvml_DeviceGetUInt_fn DeviceGetGpuInstanceId;
     nvml_DeviceGetEccMode_fn DeviceGetEccMode;
     nvml_DeviceGetTotalEccErrors_fn DeviceGetTotalEccErrors;
     nvml_DeviceGetRetiredPages_fn DeviceGetRetiredPages;
