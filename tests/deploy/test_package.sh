@@ -75,7 +75,7 @@ stage "apt-get install ./$(basename "$deb")"
 run apt-get install -y -q --no-install-recommends /tmp/gpudoctor.deb >"$tmp/apt.log" 2>&1 ||
     { tail -n 20 "$tmp/apt.log"; fail "the package does not install"; }
 for f in /usr/bin/gpudoctor /usr/lib/gpudoctor/libnvidia-ml.so.1 /usr/lib/gpudoctor/libcuda.so.1 \
-    /usr/sbin/gpudoctor-healthcheck /etc/default/gpudoctor-healthcheck /etc/default/gpudoctor-exporter \
+    /usr/sbin/gpudoctor-healthcheck /usr/sbin/gpudoctor-job-map /etc/default/gpudoctor-healthcheck /etc/default/gpudoctor-exporter \
     /lib/systemd/system/gpudoctor-exporter.service /usr/share/bash-completion/completions/gpudoctor \
     /usr/share/zsh/site-functions/_gpudoctor /usr/share/gpudoctor/nhc/gpudoctor.nhc \
     /usr/share/gpudoctor/node-problem-detector/gpudoctor-monitor.json; do
@@ -83,6 +83,7 @@ for f in /usr/bin/gpudoctor /usr/lib/gpudoctor/libnvidia-ml.so.1 /usr/lib/gpudoc
 done
 [ "$(run man -w gpudoctor)" = /usr/share/man/man1/gpudoctor.1.gz ] || fail "man gpudoctor"
 [ "$(run man -w gpudoctor-healthcheck)" = /usr/share/man/man8/gpudoctor-healthcheck.8.gz ] || fail "man gpudoctor-healthcheck"
+[ "$(run man -w gpudoctor-job-map)" = /usr/share/man/man8/gpudoctor-job-map.8.gz ] || fail "man gpudoctor-job-map"
 rc=0
 run gpudoctor check --sim /tmp/demo.json --duration 1 >/dev/null || rc=$?
 [ $rc = 2 ] || fail "the installed gpudoctor check --sim exited $rc, not 2"
