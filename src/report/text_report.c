@@ -118,7 +118,7 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
     {
         if (strcmp(key, "source") == 0)
             continue;
-        char val[256];
+        char val[400]; /* a structured value's first words (the JSON report has all) */
         gd_json_scalar_text(v, val, sizeof val);
         int n = snprintf(line + used, sizeof line - used, "%s%s=%s", used ? "  " : "", key, val);
         if (n < 0 || (size_t)n >= sizeof line - used)

@@ -214,8 +214,60 @@ void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src)
     gd_wrap(out, st, 13, 13, spaced);
 }
 
+/* Appends text to buf (of len, *used so far); false once it no longer fits. */
+static bool put(char *buf, size_t len, size_t *used, const char *text)
+{
+    size_t n = strlen(text);
+    if (*used + n >= len)
+        return false;
+    memcpy(buf + *used, text, n + 1);
+    *used += n;
+    return true;
+}
+
+/* v in words: an object as "key value, key value", an array as its items
+ * joined by ", " (objects by "; "), nested ones two levels down as a count.
+ * False when it did not fit. */
+static bool words(const json_t *v, int depth, char *buf, size_t len, size_t *used)
+{
+    char item[512];
+    if (json_is_object(v)) {
+        if (depth >= 2)
+            return snprintf(item, sizeof item, "%zu fields", json_object_size(v)) > 0 && put(buf, len, used, item);
+        const char *key;
+        json_t *x;
+        bool first = true;
+        json_object_foreach((json_t *)v, key, x)
+        {
+            gd_text_safe(key, item, sizeof item);
+            if ((!first && !put(buf, len, used, ", ")) || !put(buf, len, used, item) || !put(buf, len, used, " ") ||
+                !words(x, depth + 1, buf, len, used))
+                return false;
+            first = false;
+        }
+        return true;
+    }
+    if (json_is_array(v)) {
+        size_t n = json_array_size(v);
+        if (n == 0)
+            return put(buf, len, used, "none");
+        if (depth >= 2)
+            return snprintf(item, sizeof item, "%zu items", n) > 0 && put(buf, len, used, item);
+        for (size_t i = 0; i < n; i++) {
+            const json_t *x = json_array_get(v, i);
+            if ((i && !put(buf, len, used, json_is_object(x) ? "; " : ", ")) || !words(x, depth + 1, buf, len, used))
+                return false;
+        }
+        return true;
+    }
+    gd_json_scalar_text(v, item, sizeof item);
+    return put(buf, len, used, item);
+}
+
 void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
 {
+    if (!len)
+        return;
     if (json_is_integer(v))
         snprintf(buf, len, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
@@ -229,9 +281,18 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
     else if (json_is_null(v))
         snprintf(buf, len, "n/a");
     else {
-        char *s = json_dumps(v, JSON_COMPACT);
-        snprintf(buf, len, "%s", s ? s : "?");
-        free(s);
+        /* Text is words and numbers, never JSON: a value that does not fit
+         * ends at a word with " ..." (the JSON report has all of it). */
+        size_t used = 0;
+        buf[0] = '\0';
+        if (!words(v, 0, buf, len, &used) && len > 8) {
+            size_t cut = used < len - 5 ? used : len - 5;
+            while (cut > 0 && buf[cut - 1] != ' ')
+                cut--;
+            while (cut > 0 && (buf[cut - 1] == ' ' || buf[cut - 1] == ',' || buf[cut - 1] == ';'))
+                cut--;
+            snprintf(buf + cut, len - cut, " ...");
+        }
     }
 }
 

@@ -56,7 +56,9 @@ void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src);
  * runs of consecutive indexes become "0-3" ("0-3,6"), else "0,1,2,3,6". */
 void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len);
 
-/* Formats a JSON scalar for humans ("86", "1.5", "text", "n/a"). */
+/* Formats a JSON value for humans ("86", "1.5", "text", "n/a"); an object
+ * or array in words ("xid 79, count 2; xid 13, count 1"), never JSON, cut
+ * at a word with " ..." when it does not fit. */
 void gd_json_scalar_text(const json_t *v, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,8 @@
  * Output that fits: info and check text wrap at 80 columns when not a
  * terminal (COLUMNS sets another width), and an unknown value reads "n/a"
  * once, never glued into a template ("Genn/a xn/a", "n/a/n/a MHz",
- * "n/a-700 W"). Over every example scenario and every real capture.
+ * "n/a-700 W"); evidence is words, never JSON. Over every example scenario
+ * and every real capture.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,12 @@ static void fits(const char *what, const char *text, int width)
             fail_msg("%s: a line of %zu columns (width %d): %.*s", what, n, width, (int)n, p);
         p += n + (p[n] == '\n');
     }
+    /* Evidence in text is words and numbers, never JSON (an Xid's list was
+     * a JSON blob cut mid-word). */
+    static const char *const json[] = {"{\"", "\":", "[{", "\"}"};
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++)
+        if (strstr(text, json[i]))
+            fail_msg("%s: JSON in the text ('%s'): %s", what, json[i], strstr(text, json[i]));
     static const char *const glued[] = {"Genn/a", "xn/a", "n/a/n/a", "n/a-", "n/an/a", "n/a x", "(0 of "};
     for (size_t i = 0; i < sizeof glued / sizeof glued[0]; i++)
         if (strstr(text, glued[i]))
