@@ -237,14 +237,11 @@ nvmlDevice_t gdsim_mig_handle(unsigned index, unsigned m)
 /* Whether fn answers for a MIG device's handle (NVML's documentation of each call). */
 static bool mig_call(const char *fn)
 {
-    static const char *const allowed[] = {"nvmlDeviceGetName",
-                                          "nvmlDeviceGetUUID",
-                                          "nvmlDeviceGetMemoryInfo",
-                                          "nvmlDeviceGetMemoryInfo_v2",
-                                          "nvmlDeviceGetGpuInstanceId",
-                                          "nvmlDeviceGetComputeInstanceId",
-                                          "nvmlDeviceIsMigDeviceHandle",
-                                          "nvmlDeviceGetDeviceHandleFromMigDeviceHandle"};
+    static const char *const allowed[] = {
+        "nvmlDeviceGetName",           "nvmlDeviceGetUUID",
+        "nvmlDeviceGetMemoryInfo",     "nvmlDeviceGetMemoryInfo_v2",
+        "nvmlDeviceGetGpuInstanceId",  "nvmlDeviceGetComputeInstanceId",
+        "nvmlDeviceIsMigDeviceHandle", "nvmlDeviceGetDeviceHandleFromMigDeviceHandle"};
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(fn, allowed[i]) == 0)
             return true;

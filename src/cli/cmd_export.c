@@ -49,14 +49,10 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "GPU_I_ID (its memory is the instance's), as dcgm-exporter does.\n";
 
 const struct option gd_export_options[] = {
-    {"listen", required_argument, NULL, 'l'},
-    {"interval", required_argument, NULL, 'i'},
-    {"window", required_argument, NULL, 'w'},
-    {"duration", required_argument, NULL, 'd'},
-    {"sim", required_argument, NULL, 's'},
-    {"hpc-job-mapping-dir", required_argument, NULL, 'j'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"listen", required_argument, NULL, 'l'}, {"interval", required_argument, NULL, 'i'},
+    {"window", required_argument, NULL, 'w'}, {"duration", required_argument, NULL, 'd'},
+    {"sim", required_argument, NULL, 's'},    {"hpc-job-mapping-dir", required_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 };
 
 typedef struct export_opts {
@@ -236,7 +232,8 @@ int gd_cmd_export(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    exporter x = {.http = http, .window_s = o.window_s, .judged_t = NAN, .job_map_dir = o.job_map_dir, .job_map_t = NAN};
+    exporter x = {
+        .http = http, .window_s = o.window_s, .judged_t = NAN, .job_map_dir = o.job_map_dir, .job_map_t = NAN};
     int crc = gd_prom_counters_init(&x.counters, f.gpu_count);
     /* dcgm-exporter's Hostname: the node's name where the DaemonSet passes it
      * (in a pod, gethostname() is the pod's name). */
@@ -268,7 +265,8 @@ int gd_cmd_export(int argc, char **argv)
             usleep(100000);
     }
     gd_cli_restore_signals(old);
-    fprintf(stderr, "gpudoctor export: stopped after %zu samples and %lu scrapes (%lu connections cut for being too slow)\n",
+    fprintf(stderr,
+            "gpudoctor export: stopped after %zu samples and %lu scrapes (%lu connections cut for being too slow)\n",
             x.samples, gd_export_http_scrapes(http), gd_export_http_cut(http));
     gd_export_http_stop(http);
     gd_session_close(s, NULL, 0);

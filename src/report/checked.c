@@ -148,7 +148,10 @@ static void text_group(void *ud, const char *g)
         return;
     }
     if (strcmp(g, "capture") == 0 && !c->f->captured) {
-        fprintf(c->out, "    %-15s not used: no --from capture\n", group_label(g));
+        /* A recording replayed with --from is a live run's facts, not a capture. */
+        fprintf(c->out, "    %-15s %s\n", group_label(g),
+                strstr(c->f->source, "replayed from recording:") ? "not used: a recording of a live run is replayed"
+                                                                 : "not used: no --from capture");
         return;
     }
     if (strcmp(g, "bench") == 0 && !c->f->bench) {

@@ -101,11 +101,13 @@ static size_t name_role(char *buf, size_t len, const gd_job_facts *j, const gd_j
         if (shown == 8 || used + 80 > len)
             continue;
         shown++;
-        char rank[24] = "";
+        char rank[24] = "", name[200] = "";
         if (p->rank >= 0)
             snprintf(rank, sizeof rank, ", rank %d", p->rank);
-        int w = snprintf(buf + used, len - used, "%s%d (%s%s)", shown > 1 ? ", " : "", p->pid,
-                         p->prog[0] ? p->prog : p->comm, rank);
+        const char *prog = p->prog[0] ? p->prog : p->comm;
+        if (prog[0] || rank[0]) /* a process gone before its name was read has none */
+            snprintf(name, sizeof name, " (%s%s)", prog[0] ? prog : "?", rank);
+        int w = snprintf(buf + used, len - used, "%s%d%s", shown > 1 ? ", " : "", p->pid, name);
         used += w > 0 ? (size_t)w : 0;
     }
     if (n > shown && used + 20 < len)
@@ -211,10 +213,26 @@ void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         gd_wrap(out, st, 4, 9, j->error[0] ? j->error : "not read");
         return;
     }
-    char line[600];
-    snprintf(line, sizeof line, "pid %ld (%s): %zu process%s at most, %zu seen; CPUs %s (%d of %d)%s%s", j->pid,
-             j->comm, j->procs_max, j->procs_max == 1 ? "" : "es", j->procs_seen, j->affinity[0] ? j->affinity : "?",
-             j->affinity_cpus, j->host_cpus, j->ended ? "; ended in the window" : "",
+    char line[600], procs[96], cpu_text[200], comm[48] = "";
+    if (j->comm[0])
+        snprintf(comm, sizeof comm, " (%s)", j->comm);
+    if (j->procs_max == 0) /* ended before a sample could count its processes */
+        snprintf(procs, sizeof procs, "ended before its first sample");
+    else
+        snprintf(procs, sizeof procs, "%zu process%s at most, %zu seen", j->procs_max, j->procs_max == 1 ? "" : "es",
+                 j->procs_seen);
+    /* The job may run on (its affinity) beside what the host has online:
+     * a container's cpuset can name CPUs the host counts differently. */
+    if (j->affinity_cpus > 0 && j->host_cpus > 0)
+        snprintf(cpu_text, sizeof cpu_text, "CPUs %s (%d allowed, %d online)", j->affinity[0] ? j->affinity : "?",
+                 j->affinity_cpus, j->host_cpus);
+    else if (j->affinity_cpus > 0)
+        snprintf(cpu_text, sizeof cpu_text, "CPUs %s (%d allowed)", j->affinity[0] ? j->affinity : "?",
+                 j->affinity_cpus);
+    else
+        snprintf(cpu_text, sizeof cpu_text, "CPUs unknown");
+    snprintf(line, sizeof line, "pid %ld%s: %s; %s%s%s", j->pid, comm, procs, cpu_text,
+             j->ended && j->procs_max ? "; ended in the window" : "",
              j->io_denied ? "; its I/O counters are not ours to read (another user's process)" : "");
     gd_wrap(out, st, 4, 8, line);
     job_tree_text(out, f, st);
@@ -227,8 +245,8 @@ void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         free(v);
         return;
     }
-    fprintf(out, "\n%sTimeline%s %.0f s per column, %.0f s (low %s to full %s, ? unknown)\n", gd_c(st, GD_ANSI_BOLD),
-            gd_c(st, GD_ANSI_RESET), bucket, span, bars[0], bars[7]);
+    fprintf(out, "\n%sTimeline%s %.0f s per column, %.0f s (blank under 2 %%, low %s to full %s, ? unknown)\n",
+            gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET), bucket, span, bars[0], bars[7]);
     int cpus = j->affinity_cpus > 0 ? j->affinity_cpus : j->host_cpus > 0 ? j->host_cpus : 1;
     char unit[32];
     row(out, "GPU busy", v, n, pick_gpu, 100, 1, "%");
@@ -267,8 +285,8 @@ static void job_tree_json(json_t *o, const gd_facts *f)
         json_array_append_new(
             procs, json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:b, s:b, s:b, s:o, s:o}", "pid", p->pid, "ppid", p->ppid,
                              "comm", p->comm, "program", p->prog, "role", gd_job_role_name(roles[i]), "rank",
-                             p->rank >= 0 ? json_integer(p->rank) : json_null(), "python", p->python, "torch",
-                             p->torch, "cuda_driver", p->cuda, "nvidia_devices", devs, "cores_mean",
+                             p->rank >= 0 ? json_integer(p->rank) : json_null(), "python", p->python, "torch", p->torch,
+                             "cuda_driver", p->cuda, "nvidia_devices", devs, "cores_mean",
                              p->intervals ? num(p->busy_sum / p->intervals, 100) : json_null()));
     }
     json_object_set_new(o, "processes", procs);

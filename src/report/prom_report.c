@@ -37,8 +37,8 @@ static const dcgm_metric dcgm_metrics[] = {
      GD_M_GR_ENGINE_ACTIVE_PCT, 0.01},
     {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge", "Ratio of cycles the tensor (HMMA) pipe is active.",
      GD_M_TENSOR_ACTIVE_PCT, 0.01},
-    {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge", "Ratio of cycles the device memory interface is active sending or receiving data.",
-     GD_M_DRAM_ACTIVE_PCT, 0.01},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge",
+     "Ratio of cycles the device memory interface is active sending or receiving data.", GD_M_DRAM_ACTIVE_PCT, 0.01},
     {"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge", "The rate of data transmitted over the PCIe bus (in bytes per second).",
      GD_M_PCIE_TX_KBPS, 1024},
     {"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge", "The rate of data received over the PCIe bus (in bytes per second).",
@@ -219,9 +219,10 @@ static bool memory_of(const gd_facts *f, size_t last, const entity *e, gd_value 
     if (e->mig >= 0) {
         const gd_mig_device *md = &gpu->mig_devices[e->mig];
         *used = md->mem_used_mib;
-        *free_mib = gd_ok(md->mem_total_mib) && gd_ok(md->mem_used_mib)
-                        ? gd_val(md->mem_total_mib.v - md->mem_used_mib.v > 0 ? md->mem_total_mib.v - md->mem_used_mib.v : 0)
-                        : md->mem_total_mib;
+        *free_mib =
+            gd_ok(md->mem_total_mib) && gd_ok(md->mem_used_mib)
+                ? gd_val(md->mem_total_mib.v - md->mem_used_mib.v > 0 ? md->mem_total_mib.v - md->mem_used_mib.v : 0)
+                : md->mem_total_mib;
         return gd_ok(*used);
     }
     *used = gd_series_at(&f->series, last, e->g, GD_M_MEM_USED_MIB);
