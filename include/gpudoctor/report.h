@@ -52,8 +52,10 @@ void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 /* The same as the report's "job" object; NULL without a job. Caller owns it. */
 json_t *gd_report_job_json(const gd_facts *f);
 
-/* `info`: what nvidia-smi -q would tell, one readable block per GPU. */
-void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+/* `info`: the host and driver, one line per GPU (gpu_table.h) and their
+ * processes, on one screen; with `details`, also what nvidia-smi -q would
+ * tell, one readable block per GPU. */
+void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st, bool details);
 json_t *gd_info_json(const gd_facts *f);
 
 /* The findings[] array of a JSON report (series: say each finding's timeline). */

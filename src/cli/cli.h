@@ -43,7 +43,7 @@ int gd_cmd_fleet(int argc, char **argv);
  * completions and the tests read the same tables the parsers use. */
 extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
     gd_run_help[], gd_watch_help[], gd_export_help[], gd_fleet_help[];
-extern const struct option gd_check_options[], gd_snapshot_options[], gd_vram_options[], gd_bench_options[],
+extern const struct option gd_check_options[], gd_snapshot_options[], gd_info_options[], gd_vram_options[], gd_bench_options[],
     gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[], gd_fleet_options[];
 
 /* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
@@ -74,13 +74,14 @@ gd_text_style gd_cli_text_style(void);
 /* The options of a command that reads the machine once (info, topo). */
 typedef struct gd_snapshot_opts {
     int json;
+    int details; /* info --details (-q) */
     const char *sim;
     const char *from[32];
     size_t from_count;
 } gd_snapshot_opts;
 
 /*
- * Parses --json, --sim SCENARIO, --from FILE (repeatable) and --help for
+ * Parses --json, --details, --sim SCENARIO, --from FILE (repeatable) and --help for
  * command `cmd`. Returns -1 to go on; otherwise the exit code to return
  * (0 after printing `help`, 3 after an error message).
  */

@@ -102,15 +102,28 @@ const struct option gd_snapshot_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* info's: the snapshot's, and --details. */
+const struct option gd_info_options[] = {
+    {"json", no_argument, NULL, 'j'},
+    {"details", no_argument, NULL, 'q'},
+    {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o)
 {
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+:h", gd_snapshot_options, NULL)) != -1) {
+    bool info = strcmp(cmd, "info") == 0;
+    while ((c = getopt_long(argc, argv, info ? "+:hq" : "+:h", info ? gd_info_options : gd_snapshot_options, NULL)) !=
+           -1) {
         switch (c) {
         case 'j': o->json = 1; break;
+        case 'q': o->details = 1; break;
         case 's': o->sim = optarg; break;
         case 'f':
             if (o->from_count == sizeof o->from / sizeof o->from[0])

@@ -6,14 +6,18 @@
 #include <getopt.h>
 #include <stdio.h>
 
-const char gd_info_help[] = "usage: gpudoctor info [--json] [--sim SCENARIO | --from FILE...]\n"
+const char gd_info_help[] = "usage: gpudoctor info [-q|--details] [--json] [--sim SCENARIO | --from FILE...]\n"
                             "\n"
-                            "What 'nvidia-smi -q' would tell about each GPU, on one screen: identity,\n"
-                            "temperatures and their limits, power and its limits, clocks, clock event\n"
-                            "reasons, memory, PCIe link, configuration, ECC and row-remap health, NVLink\n"
-                            "and processes. 'n/a' means the board does not report a value.\n"
+                            "The host, the driver and one line per GPU, on one screen, as nvidia-smi's\n"
+                            "table: temperature, power/limit, SM clock/max, memory used/total (MiB),\n"
+                            "utilisation, PCIe link, and notes (MIG, ECC off, clocks held back...); then\n"
+                            "each GPU's processes. '-' means the board does not report a value.\n"
                             "\n"
-                            "  --json           the same as JSON; unreadable values are null\n"
+                            "  -q, --details    also what 'nvidia-smi -q' would tell about each GPU:\n"
+                            "                   identity, temperature and power limits, clocks, clock\n"
+                            "                   event reasons, configuration, ECC and row-remap health,\n"
+                            "                   NVLink ('n/a' there: not reported)\n"
+                            "  --json           everything, as JSON; unreadable values are null\n"
                             "  --sim SCENARIO   read a simulated machine (examples/*.json)\n"
                             "  --from FILE      read captured nvidia-smi / lspci / topo output instead (repeatable)\n";
 
@@ -34,7 +38,7 @@ int gd_cmd_info(int argc, char **argv)
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
-        gd_info_text(stdout, &f, &st);
+        gd_info_text(stdout, &f, &st, o.details);
     }
     if (code == GD_EXIT_OK && !f.driver_loaded)
         code = gd_cli_error("%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);

@@ -12,7 +12,7 @@ static const gd_cli_command commands[] = {
      "watch the GPUs for a while and report problems (exit 0 ok, 1 warning,\n"
      "           2 critical, 3 could not check)",
      gd_check_help, gd_check_options, gd_cmd_check, true},
-    {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_snapshot_options, gd_cmd_info, false},
+    {"info", "what the driver tells about each GPU, on one screen", gd_info_help, gd_info_options, gd_cmd_info, false},
     {"watch",
      "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
      "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",

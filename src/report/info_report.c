@@ -2,6 +2,7 @@
 /* `info`: each GPU's identity, limits, state, configuration and health. */
 #include "core/json_util.h"
 #include "gpudoctor/abi/nvml_api.h"
+#include "gpu_table.h"
 #include "text_util.h"
 
 #include <string.h>
@@ -163,16 +164,52 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     }
 }
 
-static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+static bool info_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+static void info_text_details(FILE *out, const gd_facts *f, const gd_text_style *st);
 
-void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+/* Each GPU's processes on one line: "GPU 0: 41000 python 60500 MiB". */
+static void process_lines(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    bool any = false;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (!gd_ok(gpu->processes_status) || gpu->process_count == 0)
+            continue;
+        char line[1024];
+        size_t used = (size_t)snprintf(line, sizeof line, "GPU %d:", gpu->index);
+        for (size_t p = 0; p < gpu->process_count && used < sizeof line; p++) {
+            char mib[48];
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %u %s %s", p ? "," : "",
+                                     gpu->processes[p].pid,
+                                     gpu->processes[p].name[0] ? gd_safe(gpu->processes[p].name) : "(name not visible)",
+                                     vtext(gpu->processes[p].used_mib, "MiB", mib, sizeof mib));
+        }
+        fprintf(out, "%s", any ? "            " : "\nProcesses   ");
+        gd_wrap(out, st, 16, 12, line);
+        any = true;
+    }
+}
+
+void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st, bool details)
 {
     gd_wrapped w; /* every line wrapped to the width, hanging under its value */
-    info_text(gd_wrapped_open(&w, out), f, st);
+    bool gpus = info_text(gd_wrapped_open(&w, out), f, st);
+    gd_wrapped_close(&w, st);
+    if (!gpus)
+        return;
+    fputc('\n', out);
+    gd_gpu_table(out, f, 0, st);
+    process_lines(out, f, st);
+    if (!details) {
+        fprintf(out, "\n%s'gpudoctor info --details' adds each GPU's limits, configuration and health%s\n",
+                gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        return;
+    }
+    info_text_details(gd_wrapped_open(&w, out), f, st);
     gd_wrapped_close(&w, st);
 }
 
-static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+static bool info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
     if (f->simulated)
@@ -195,7 +232,7 @@ static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     }
     if (!f->driver_loaded) {
         fprintf(out, "Driver      none: %s\n", gd_safe(f->driver_error));
-        return;
+        return false;
     }
     fprintf(out, "Driver      %s", f->driver_version[0] ? gd_safe(f->driver_version) : "unknown");
     if (gd_ok(f->cuda_driver_version))
@@ -204,6 +241,11 @@ static void info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     if (f->nvml_version[0])
         fprintf(out, ", NVML %s", gd_safe(f->nvml_version));
     fprintf(out, "\nGPUs        %zu\n", f->gpu_count);
+    return f->gpu_count > 0;
+}
+
+static void info_text_details(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
     for (size_t g = 0; g < f->gpu_count; g++)
         gpu_text(out, f, g, st);
 }

@@ -4,6 +4,7 @@
 #include "gpudoctor/checks.h"
 #include "gpudoctor/stack.h"
 #include "text_group.h"
+#include "gpu_table.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -256,6 +257,10 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
 {
     print_header(out, f, st);
     print_verdict(out, f, fs, st);
+    if (f->gpu_count && f->series.n) { /* the GPUs at a glance, under the verdict */
+        fputc('\n', out);
+        gd_gpu_table(out, f, 0, st);
+    }
     bool *used = calloc(fs->n + 1, sizeof *used);
     size_t *members = calloc(fs->n + 1, sizeof *members);
     for (size_t i = 0; used && i < fs->n; i++) /* shown in one line each, below */

@@ -238,7 +238,7 @@ static void library_without_optional_functions_is_read_as_unavailable(void **sta
     assert_true(not_checked(r.json, "clocks.low", 1, "not in driver library"));
     tool_result_free(&r);
 
-    r = run_tool((const char *[]){"info", NULL}, env);
+    r = run_tool((const char *[]){"info", "--details", NULL}, env);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "GPU 1"));
     assert_non_null(strstr(r.out, "not in driver library"));

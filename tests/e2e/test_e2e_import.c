@@ -1336,7 +1336,8 @@ static void driver_610_layout_and_the_next_one(void **state)
         !json_is_null(json_object_get(g, "power_limit_default_w")))
         fail_msg("an unknown section's limits were taken: %s", r.out);
     tool_result_free(&r);
-    r = run_tool((const char *[]){"info", "--from", path, NULL}, (const char *[]){"NO_COLOR=", "COLUMNS=200", NULL});
+    r = run_tool((const char *[]){"info", "--details", "--from", path, NULL},
+                 (const char *[]){"NO_COLOR=", "COLUMNS=200", NULL});
     if (!strstr(r.out, "not reported"))
         fail_msg("a value the dump lacks is not 'not reported': %s", r.out);
     tool_result_free(&r);

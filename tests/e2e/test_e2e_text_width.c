@@ -95,11 +95,48 @@ static void every_capture_fits(void **state)
     }
 }
 
+/* info fits one screen: the 8-GPU machine in one table (a line per GPU,
+ * notes for what the columns cannot say), the details behind --details;
+ * check shows the same table, medians over its window, under the verdict. */
+static void info_is_one_screen_and_check_has_the_table(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"info", "--sim", GD_EXAMPLES_DIR "/h100x8-misconfigured.json", NULL}, NULL);
+    assert_int_equal(r.exit_code, 0);
+    size_t lines = 0;
+    for (const char *p = r.out; *p; p++)
+        lines += *p == '\n';
+    if (lines > 40) /* it was 148 */
+        fail_msg("info is %zu lines for 8 GPUs: %s", lines, r.out);
+    assert_non_null(strstr(r.out, "GPU  Name"));
+    assert_non_null(strstr(r.out, "  0  H100 80GB HBM3 60 C 520/700   1980/1980 61000/81559    - Gen5 x16"));
+    assert_non_null(strstr(r.out, "MIG, persistence off"));
+    assert_non_null(strstr(r.out, "ECC off"));
+    assert_null(strstr(r.out, "Identity"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--details", "--sim", GD_EXAMPLES_DIR "/h100x8-misconfigured.json", NULL},
+                 NULL);
+    assert_non_null(strstr(r.out, "Identity"));
+    assert_non_null(strstr(r.out, "GPU  Name"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--duration", "20", "--sim",
+                                  GD_EXAMPLES_DIR "/h100x8-thermal-throttling.json", NULL},
+                 NULL);
+    const char *verdict = strstr(r.out, "Verdict:"), *table = strstr(r.out, "GPU  Name"),
+               *finding = strstr(r.out, "thermal.throttling");
+    assert_true(verdict && table && finding && verdict < table && table < finding);
+    assert_non_null(strstr(table, "  2  H100 80GB HBM3 84 C 480/700   1410/1980"));
+    assert_non_null(strstr(table, "sw_thermal_slowdown"));
+    assert_non_null(strstr(table, "(medians over the window"));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_scenario_fits),
         cmocka_unit_test(every_capture_fits),
+        cmocka_unit_test(info_is_one_screen_and_check_has_the_table),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

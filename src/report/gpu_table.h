@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One line per GPU, nvidia-smi's table in fewer columns: what `info` shows
+ * first and `check` shows under its verdict.
+ */
+#ifndef GD_REPORT_GPU_TABLE_H
+#define GD_REPORT_GPU_TABLE_H
+
+#include "gpudoctor/model.h"
+#include "gpudoctor/report.h"
+
+#include <stdio.h>
+
+/* The table of f's GPUs over samples [from, f->series.n): each reading the
+ * median of those samples (one sample: its value), "-" where not reported.
+ * Fits st->width (80 when unset); a wider terminal gets longer names. */
+void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style *st);
+
+#endif
