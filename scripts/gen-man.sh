@@ -4,6 +4,9 @@
 # the page and --help never disagree:  gen-man.sh BINARY > gpudoctor.1
 set -euo pipefail
 bin=${1:?usage: gen-man.sh BINARY}
+# The help texts as they wrap at 72 columns: man indents them by 7, and the
+# page then fits an 80-column terminal.
+export COLUMNS=72
 version=$("$bin" --version | sed -n 's/^gpudoctor //p')
 
 # Help text as roff: no-fill, backslashes and hyphens escaped, a leading dot

@@ -71,6 +71,10 @@ int gd_cli_close_stdout(int code);
 /* Text style for stdout: colour on a terminal unless NO_COLOR is set. */
 gd_text_style gd_cli_text_style(void);
 
+/* A help text, each line wider than the terminal (80 for a file or a pipe)
+ * wrapped at a word and hanging under what it continues (cli_help.c). */
+void gd_cli_help_print(FILE *out, const char *text);
+
 /* The options of a command that reads the machine once (info, topo). */
 typedef struct gd_snapshot_opts {
     int json;

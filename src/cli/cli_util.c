@@ -104,12 +104,8 @@ const struct option gd_snapshot_options[] = {
 
 /* info's: the snapshot's, and --details. */
 const struct option gd_info_options[] = {
-    {"json", no_argument, NULL, 'j'},
-    {"details", no_argument, NULL, 'q'},
-    {"sim", required_argument, NULL, 's'},
-    {"from", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"json", no_argument, NULL, 'j'},       {"details", no_argument, NULL, 'q'}, {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},    {NULL, 0, NULL, 0},
 };
 
 int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *help, gd_snapshot_opts *o)
@@ -130,7 +126,7 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
                 return gd_cli_error("at most %zu --from files", sizeof o->from / sizeof o->from[0]);
             o->from[o->from_count++] = optarg;
             break;
-        case 'h': fputs(help, stdout); return GD_EXIT_OK;
+        case 'h': gd_cli_help_print(stdout, help); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor %s --help')", argv[optind - 1], cmd);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor %s --help')", argv[optind - 1], cmd);
         }

@@ -118,7 +118,7 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
             break;
         case OPT_REPORT: o->report = optarg; break;
         case OPT_EXIT: o->exit_findings = true; break;
-        case 'h': fputs(gd_bench_help, stdout); return GD_EXIT_OK;
+        case 'h': gd_cli_help_print(stdout, gd_bench_help); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor bench --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
         }

@@ -156,7 +156,7 @@ static int parse(int argc, char **argv, check_opts *o)
                 return gd_cli_error("--fail-on wants warning or critical, not '%s'", optarg);
             o->fail_on_given = true;
             break;
-        case 'h': fputs(gd_check_help, stdout); return -1;
+        case 'h': gd_cli_help_print(stdout, gd_check_help); return -1;
         case 'R': o->record = optarg; break;
         case 'H': o->report = optarg; break;
         case 'S': o->summary = true; break;

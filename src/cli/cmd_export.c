@@ -92,7 +92,7 @@ static int parse(int argc, char **argv, export_opts *o)
             break;
         case 's': o->sim = optarg; break;
         case 'j': o->job_map_dir = optarg; break;
-        case 'h': fputs(gd_export_help, stdout); return -1;
+        case 'h': gd_cli_help_print(stdout, gd_export_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor export --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor export --help')", argv[optind - 1]);
         }

@@ -118,12 +118,12 @@ int gd_cmd_fleet(int argc, char **argv)
         case 'j': json = 1; break;
         case 'H': report = optarg; break;
         case 'x': exit_findings = 1; break;
-        case 'h': fputs(gd_fleet_help, stdout); return GD_EXIT_OK;
-        default: fputs(gd_fleet_help, stderr); return GD_EXIT_ERROR;
+        case 'h': gd_cli_help_print(stdout, gd_fleet_help); return GD_EXIT_OK;
+        default: gd_cli_help_print(stderr, gd_fleet_help); return GD_EXIT_ERROR;
         }
     }
     if (optind >= argc) {
-        fputs(gd_fleet_help, stderr);
+        gd_cli_help_print(stderr, gd_fleet_help);
         return gd_cli_error("fleet needs the nodes' reports: files, or a directory of them");
     }
     if (report && gd_cli_report_writable(report) != 0)

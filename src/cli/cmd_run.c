@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 const char gd_run_help[] =
-    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE] [--exit-findings]\n"
-    "                     [--kill-at-end] [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
-    "                     [--profile] [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
+    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
+    "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
+    "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
+    "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
     "\n"
     "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
     "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -130,7 +131,7 @@ static int parse(int argc, char **argv, run_opts *o)
             if (gd_run_profile_option(&o->profile, c, optarg) != 0)
                 return GD_EXIT_ERROR;
             break;
-        case 'h': fputs(gd_run_help, stdout); return -1;
+        case 'h': gd_cli_help_print(stdout, gd_run_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
         }

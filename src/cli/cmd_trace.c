@@ -250,12 +250,12 @@ int gd_cmd_trace(int argc, char **argv)
                 return gd_cli_error("--max-memory takes MiB (a whole number, 1 or more), not '%s'", optarg);
             break;
         case 'H': report = optarg; break;
-        case 'h': fputs(gd_trace_help, stdout); return GD_EXIT_OK;
-        default: fputs(gd_trace_help, stderr); return GD_EXIT_ERROR;
+        case 'h': gd_cli_help_print(stdout, gd_trace_help); return GD_EXIT_OK;
+        default: gd_cli_help_print(stderr, gd_trace_help); return GD_EXIT_ERROR;
         }
     }
     if (optind != argc - 1) {
-        fputs(gd_trace_help, stderr);
+        gd_cli_help_print(stderr, gd_trace_help);
         return gd_cli_error(optind >= argc ? "trace needs a trace file or a directory of them"
                                            : "trace takes one file or directory");
     }

@@ -17,7 +17,8 @@
 #include <strings.h>
 
 const char gd_vram_help[] =
-    "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N) [OPTIONS] [--json]\n"
+    "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N)\n"
+    "                      [OPTIONS] [--json]\n"
     "\n"
     "How much memory training, fine-tuning (LoRA, QLoRA) or serving needs on each\n"
     "GPU: weights, gradients, optimizer states, activations, KV cache, overhead;\n"
@@ -64,9 +65,11 @@ const char gd_vram_help[] =
     "  --json            the plan as JSON, bytes per GPU (docs/vram.md)\n"
     "\n"
     "Examples:\n"
-    "  gpudoctor vram --params 7B --shape-from llama          # no GPU: the fits-on table\n"
-    "  gpudoctor vram --config config.json --method qlora --lora-targets all --gpu 4090\n"
-    "  gpudoctor vram --params 70B --shape-from llama --inference --seq 4096 --gpus 2 --tp 2 --gpu h100\n";
+    "  gpudoctor vram --params 7B --shape-from llama      # no GPU: the fits-on table\n"
+    "  gpudoctor vram --config config.json --method qlora --lora-targets all \\\n"
+    "      --gpu 4090\n"
+    "  gpudoctor vram --params 70B --shape-from llama --inference --seq 4096 \\\n"
+    "      --gpus 2 --tp 2 --gpu h100\n";
 
 typedef struct vram_opts {
     gd_vram_setup setup;
@@ -357,7 +360,7 @@ static int parse(int argc, char **argv, vram_opts *o)
     int c;
     while ((c = getopt_long(argc, argv, "+:h", gd_vram_options, NULL)) != -1) {
         if (c == 'h') {
-            fputs(gd_vram_help, stdout);
+            gd_cli_help_print(stdout, gd_vram_help);
             return -1;
         }
         if (c == ':')

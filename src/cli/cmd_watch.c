@@ -75,7 +75,7 @@ static int parse(int argc, char **argv, watch_opts *o)
             o->from = optarg;
             break;
         case 'R': o->record = optarg; break;
-        case 'h': fputs(gd_watch_help, stdout); return -1;
+        case 'h': gd_cli_help_print(stdout, gd_watch_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor watch --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor watch --help')", argv[optind - 1]);
         }

@@ -53,16 +53,21 @@ static const struct option help_options[] = {
 
 static void usage(FILE *out)
 {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
     fputs("usage: gpudoctor COMMAND [OPTIONS]\n"
           "\n"
           "Finds out why a GPU server trains AI models slower than it should, proves it\n"
           "with numbers, and says how to fix it.\n"
           "\n"
           "Commands:\n",
-          out);
+          m);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "  %-8s %s\n", "help", "a command's help: 'gpudoctor help check'");
+        fprintf(m, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(m, "  %-8s %s\n", "help", "a command's help: 'gpudoctor help check'");
     fputs("\n"
           "Every command that reads the machine takes --sim SCENARIO to run against a\n"
           "simulated machine instead (see examples/).\n"
@@ -71,11 +76,15 @@ static void usage(FILE *out)
           "  gpudoctor check                       diagnose this machine (10 s window)\n"
           "  gpudoctor check --duration 60 --json  a longer window, machine-readable\n"
           "  gpudoctor info --sim examples/h100x8-training.json\n"
-          "  gpudoctor vram --config examples/models/llama-2-7b.json --gpus 1 --gpu-memory 80G\n"
+          "  gpudoctor vram --config examples/models/llama-2-7b.json --gpus 1 \\\n"
+          "      --gpu-memory 80G\n"
           "\n"
-          "Run 'gpudoctor help COMMAND' or 'gpudoctor COMMAND --help' for a command's options,\n"
-          "'man gpudoctor' for all of them.\n",
-          out);
+          "Run 'gpudoctor help COMMAND' or 'gpudoctor COMMAND --help' for a command's\n"
+          "options, 'man gpudoctor' for all of them.\n",
+          m);
+    if (fclose(m) == 0 && text)
+        gd_cli_help_print(out, text); /* the summaries wrap to the terminal */
+    free(text);
 }
 
 static const gd_cli_command *find(const char *name)
@@ -116,7 +125,7 @@ static int help(int argc, char **argv)
                 printf("--%s%s\n", o->name, o->has_arg == no_argument ? "" : "=");
             return GD_EXIT_OK;
         }
-        case 'h': fputs(help_help, stdout); return GD_EXIT_OK;
+        case 'h': gd_cli_help_print(stdout, help_help); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor help --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor help --help')", argv[optind - 1]);
         }
@@ -128,13 +137,13 @@ static int help(int argc, char **argv)
     if (optind + 1 < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor help --help')", argv[optind + 1]);
     if (strcmp(argv[optind], "help") == 0) {
-        fputs(help_help, stdout);
+        gd_cli_help_print(stdout, help_help);
         return GD_EXIT_OK;
     }
     const gd_cli_command *cmd = find(argv[optind]);
     if (!cmd)
         return unknown(argv[optind]);
-    fputs(cmd->help, stdout);
+    gd_cli_help_print(stdout, cmd->help);
     return GD_EXIT_OK;
 }
 

@@ -126,8 +126,8 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
         notes(gpu, n ? gd_series_at(&f->series, n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD), note,
               sizeof note);
         char line[512];
-        int used = snprintf(line, sizeof line, "%3d  %-*s %4s %-9s %-9s %-11s %4s %-8s", gpu->index, name_w, name,
-                            temp, power, sm, mem, util, link);
+        int used = snprintf(line, sizeof line, "%3d  %-*s %4s %-9s %-9s %-11s %4s %-8s", gpu->index, name_w, name, temp,
+                            power, sm, mem, util, link);
         if (used < 0)
             continue;
         /* Notes that do not fit after the columns go on the lines below. */

@@ -179,10 +179,10 @@ static void process_lines(FILE *out, const gd_facts *f, const gd_text_style *st)
         size_t used = (size_t)snprintf(line, sizeof line, "GPU %d:", gpu->index);
         for (size_t p = 0; p < gpu->process_count && used < sizeof line; p++) {
             char mib[48];
-            used += (size_t)snprintf(line + used, sizeof line - used, "%s %u %s %s", p ? "," : "",
-                                     gpu->processes[p].pid,
-                                     gpu->processes[p].name[0] ? gd_safe(gpu->processes[p].name) : "(name not visible)",
-                                     vtext(gpu->processes[p].used_mib, "MiB", mib, sizeof mib));
+            used +=
+                (size_t)snprintf(line + used, sizeof line - used, "%s %u %s %s", p ? "," : "", gpu->processes[p].pid,
+                                 gpu->processes[p].name[0] ? gd_safe(gpu->processes[p].name) : "(name not visible)",
+                                 vtext(gpu->processes[p].used_mib, "MiB", mib, sizeof mib));
         }
         fprintf(out, "%s", any ? "            " : "\nProcesses   ");
         gd_wrap(out, st, 16, 12, line);

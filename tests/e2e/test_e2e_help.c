@@ -174,11 +174,59 @@ static void every_named_path_exists(void **state)
     }
 }
 
+/* Help fits the terminal as the reports do: every command's help (and the
+ * command list) within 80 columns in a pipe and within COLUMNS=120 and 60
+ * (help lines of 83-101 columns before); the man page within 80 columns
+ * (149 lines over before). */
+static void help_and_man_page_fit(void **state)
+{
+    (void)state;
+    tool_result cmds = run_tool((const char *[]){"help", "--commands", NULL}, NULL);
+    assert_int_equal(cmds.exit_code, 0);
+    static const char *const widths[] = {NULL, "COLUMNS=120", "COLUMNS=60"};
+    static const int width[] = {80, 120, 60};
+    for (size_t w = 0; w < 3; w++) {
+        char list[4096];
+        snprintf(list, sizeof list, "%s\nhelp\n-", cmds.out);
+        for (char *save = NULL, *c = strtok_r(list, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+            tool_result r = strcmp(c, "-") == 0
+                                ? run_tool((const char *[]){"--help", NULL}, (const char *[]){widths[w], NULL})
+                                : run_tool((const char *[]){"help", c, NULL}, (const char *[]){widths[w], NULL});
+            size_t n;
+            char **v = lines(r.out, &n);
+            for (size_t i = 0; i < n; i++) {
+                size_t lead = strspn(v[i], " ");
+                bool one_word = strchr(v[i] + lead, ' ') == NULL;
+                if ((int)strlen(v[i]) > width[w] && !one_word)
+                    fail_msg("help %s at %d columns: a line of %zu: %s", c, width[w], strlen(v[i]), v[i]);
+            }
+            free(v);
+            tool_result_free(&r);
+        }
+    }
+    tool_result_free(&cmds);
+    char man[600], cmd[1400];
+    snprintf(man, sizeof man, "%s", GD_BINARY);
+    char *slash = strrchr(man, '/');
+    if (!slash || system("command -v man >/dev/null 2>&1") != 0)
+        return; /* no man(1) here: the help texts above are what it shows */
+    snprintf(slash + 1, sizeof man - (size_t)(slash + 1 - man), "gpudoctor.1");
+    snprintf(cmd, sizeof cmd, "MANWIDTH=80 man -l '%s' 2>/dev/null | awk 'length($0) > 80' | wc -l", man);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int over = -1;
+    assert_int_equal(fscanf(p, "%d", &over), 1);
+    pclose(p);
+    if (over != 0)
+        fail_msg("the man page has %d lines over 80 columns", over);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_names_every_command_and_option),
         cmocka_unit_test(every_named_path_exists),
+        cmocka_unit_test(help_and_man_page_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Help texts fit the terminal as the reports do: a line wider than the
+ * width (80 for a file or a pipe; COLUMNS) wraps at a word, its rest hanging
+ * under what it continues (an option's description, a usage's arguments).
+ */
+#include "cli.h"
+
+#include <string.h>
+
+/* Where the continuation of line (n bytes) starts: an option's description
+ * ("  --x VAL   text": after the gap of two spaces or more), a usage's
+ * arguments (after "usage: gpudoctor CMD "), else 4 past its own indent. */
+static size_t hang_of(const char *line, size_t n, int width)
+{
+    size_t lead = strspn(line, " ");
+    if (strncmp(line, "usage: ", 7) == 0) {
+        const char *arg = line + 7;
+        for (int words = 0; words < 2 && (size_t)(arg - line) < n; words++) {
+            arg += strcspn(arg, " ");
+            arg += strspn(arg, " ");
+        }
+        size_t h = (size_t)(arg - line);
+        return h < (size_t)width / 2 ? h : 7;
+    }
+    if (lead >= 1 && lead <= 4 && line[lead] != '\0') {
+        const char *gap = strstr(line + lead, "  ");
+        if (gap && (size_t)(gap - line) < n) {
+            size_t h = (size_t)(gap - line) + strspn(gap, " ");
+            if (h < n && h < (size_t)width / 2)
+                return h;
+        }
+    }
+    /* A usage's continuation is aligned under its arguments already. */
+    return lead > 0 && lead <= 4 ? lead + 4 : lead < (size_t)width / 2 ? lead : 4;
+}
+
+/* One line (without its newline) wrapped to width. */
+static void wrap_line(FILE *out, const char *line, size_t n, int width)
+{
+    if ((int)n <= width) {
+        fprintf(out, "%.*s\n", (int)n, line);
+        return;
+    }
+    size_t hang = hang_of(line, n, width), col = 0, at = 0;
+    bool first = true;
+    while (at < n) {
+        size_t room = (size_t)width - col, rest = n - at;
+        if (rest <= room) {
+            fprintf(out, "%.*s\n", (int)rest, line + at);
+            return;
+        }
+        /* The last space that leaves the line within the width (not the indent). */
+        size_t cut = room;
+        while (cut > 0 && line[at + cut] != ' ')
+            cut--;
+        size_t indent = first ? strspn(line, " ") : 0;
+        if (cut <= indent) { /* one word wider than the room: it stays whole */
+            cut = strcspn(line + at + indent, " ") + indent;
+            if (at + cut > n)
+                cut = n - at;
+        }
+        size_t end = cut;
+        while (end > 0 && line[at + end - 1] == ' ')
+            end--;
+        fprintf(out, "%.*s\n", (int)end, line + at);
+        at += cut;
+        at += strspn(line + at, " ");
+        if (at < n)
+            fprintf(out, "%*s", (int)hang, "");
+        col = hang;
+        first = false;
+    }
+}
+
+void gd_cli_help_print(FILE *out, const char *text)
+{
+    int width = gd_cli_text_style().width;
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        wrap_line(out, p, n, width);
+        p += n + (p[n] == '\n');
+    }
+}
