@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor: finds out why a GPU server trains slower than it should. */
 #include "cli.h"
+#include "core/data_tables.h"
+#include "gpudoctor/checks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,19 +36,107 @@ static const gd_cli_command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static const char help_help[] = "usage: gpudoctor help [COMMAND]\n"
-                                "       gpudoctor help --commands | --options COMMAND\n"
+static const char help_help[] = "usage: gpudoctor help [COMMAND | findings]\n"
+                                "       gpudoctor help --commands | --options COMMAND | --values OPTION\n"
                                 "\n"
                                 "Prints the help of COMMAND ('gpudoctor help check' is 'gpudoctor check --help'),\n"
-                                "or without one the list of commands.\n"
+                                "or without one the list of commands. 'gpudoctor help findings' lists every\n"
+                                "finding id with its group and what it looks at: the ids --ignore and the\n"
+                                "config file take (docs/checks.md has the rules).\n"
                                 "\n"
-                                "  --commands         the command names, one per line (for scripts and completion)\n"
-                                "  --options COMMAND  COMMAND's options, one per line, '=' after those that take\n"
-                                "                     a value (the parser's own table)\n";
+                                "  --commands         the command names, one per line (for scripts and\n"
+                                "                     completion)\n"
+                                "  --options COMMAND  COMMAND's options, one per line, '=' after those that\n"
+                                "                     take a value (the parser's own table)\n"
+                                "  --values OPTION    the values OPTION takes, one per line, for completion:\n"
+                                "                     words, or <file>, <dir>, <finding> (a finding id), or\n"
+                                "                     nothing when the value is free (a number, a size)\n";
+
+/* What an option's value is, for completion: its words, or <file>, <dir>,
+ * <finding>. Options missing here take a free value (a number, a size). */
+static const struct {
+    const char *option, *values;
+} option_values[] = {
+    {"sim", "<file>"},
+    {"from", "<file>"},
+    {"config", "<file>"},
+    {"python", "<file>"},
+    {"report", "<file>"},
+    {"record", "<file>"},
+    {"output", "<file>"},
+    {"profile-dir", "<dir>"},
+    {"hpc-job-mapping-dir", "<dir>"},
+    {"ignore", "<finding>"},
+    {"fail-on", "warning critical"},
+    {"exit-codes", "nagios npd npd-healthy"},
+    {"dtype", "bf16 fp16 tf32 fp32 fp8"},
+    {"format", "table csv jsonl"},
+    {"precision", "fp32 mixed bf16"},
+    {"optimizer", "adam adamw sgd adam8bit"},
+    {"offload", "none optimizer all"},
+    {"method", "full lora qlora"},
+    {"sharding", "none zero1 zero2 zero3 fsdp"},
+    {"lora-targets", "attention all q k v o gate up down"},
+    {"shape-from", "llama"},
+    {"gpu", "<board>"},
+};
+
+/* help --values OPTION */
+static int values_of(const char *option)
+{
+    while (*option == '-')
+        option++;
+    for (size_t i = 0; i < sizeof option_values / sizeof option_values[0]; i++) {
+        if (strcmp(option_values[i].option, option) != 0)
+            continue;
+        const char *v = option_values[i].values;
+        if (strcmp(v, "<finding>") == 0) {
+            for (size_t k = 0; k < gd_checks_count; k++)
+                printf("%s\n", gd_checks[k].id);
+        } else if (strcmp(v, "<board>") == 0) {
+            gd_gpu_board b;
+            for (size_t k = 0; gd_gpu_board_at(k, &b); k++)
+                printf("%s\n", b.name);
+        } else {
+            for (const char *w = v; *w;) {
+                size_t n = strcspn(w, " ");
+                printf("%.*s\n", (int)n, w);
+                w += n + (w[n] == ' ');
+            }
+        }
+        return GD_EXIT_OK;
+    }
+    return GD_EXIT_OK; /* a free value: nothing to offer */
+}
+
+/* help findings: every finding id, its group and what it looks at. */
+static void findings_list(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    fprintf(m, "Finding ids (for --ignore ID[@GPU] and the config file's [ignore]):\n\n");
+    const char *group = "";
+    for (size_t k = 0; k < gd_checks_count; k++) {
+        const gd_check *c = &gd_checks[k];
+        if (strcmp(group, c->group) != 0) {
+            fprintf(m, "%s%s\n", k ? "\n" : "", c->group);
+            group = c->group;
+        }
+        fprintf(m, "  %-28s %s\n", c->id, c->summary);
+    }
+    fprintf(m, "\ndocs/checks.md gives each one's rule, severities and fix.\n");
+    if (fclose(m) == 0 && text)
+        gd_cli_help_print(stdout, text);
+    free(text);
+}
 
 static const struct option help_options[] = {
     {"commands", no_argument, NULL, 'c'},
     {"options", required_argument, NULL, 'o'},
+    {"values", required_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -125,6 +215,7 @@ static int help(int argc, char **argv)
                 printf("--%s%s\n", o->name, o->has_arg == no_argument ? "" : "=");
             return GD_EXIT_OK;
         }
+        case 'v': return values_of(optarg);
         case 'h': gd_cli_help_print(stdout, help_help); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor help --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor help --help')", argv[optind - 1]);
@@ -138,6 +229,10 @@ static int help(int argc, char **argv)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor help --help')", argv[optind + 1]);
     if (strcmp(argv[optind], "help") == 0) {
         gd_cli_help_print(stdout, help_help);
+        return GD_EXIT_OK;
+    }
+    if (strcmp(argv[optind], "findings") == 0) {
+        findings_list();
         return GD_EXIT_OK;
     }
     const gd_cli_command *cmd = find(argv[optind]);

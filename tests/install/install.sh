@@ -51,6 +51,16 @@ complete_words "$bin" check --ig | grep -qx -- --ignore || fail "bash completion
 complete_words "$bin" vram --flash | grep -qx -- --flash-attention || fail "bash completion does not offer vram --flash-attention"
 complete_words "$bin" check --fail-on c | grep -qx critical || fail "bash completion does not offer --fail-on critical"
 complete_words "$bin" check --exit-codes npd | grep -qx npd-healthy || fail "bash completion does not offer --exit-codes npd-healthy"
+# (grep reads all: -q would leave the writer a SIGPIPE, which pipefail counts)
+# After an option that takes a value: its values, never option names.
+[ -z "$(complete_words "$bin" check --duration '')" ] || fail "bash completion offers words after --duration"
+[ -z "$(complete_words "$bin" check --interval -)" ] || fail "bash completion offers options as --interval's value"
+complete_words "$bin" check --ignore thermal. | grep -x thermal.throttling >/dev/null ||
+    fail "bash completion does not offer finding ids after --ignore"
+complete_words "$bin" watch --format j | grep -x jsonl >/dev/null || fail "bash completion does not offer --format jsonl"
+complete_words "$bin" vram --gpu h1 | grep -x h100 >/dev/null || fail "bash completion does not offer --gpu h100"
+complete_words "$bin" help f | grep -x findings >/dev/null || fail "bash completion does not offer help findings"
+"$bin" help findings | grep '^  thermal.throttling ' >/dev/null || fail "help findings does not list thermal.throttling"
 if command -v zsh >/dev/null; then
     zsh -n "$root/share/zsh/site-functions/_gpudoctor" || fail "zsh completion does not parse"
 fi
