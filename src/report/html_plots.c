@@ -33,7 +33,7 @@ static const metric_plot metric_plots[] = {
     {"SM clock", "MHz", "sm_clock_mhz", GD_M_SM_CLOCK_MHZ, GD_M_COUNT, 1, REF_CLOCK_MAX, false, SPANS_REASONS},
     {"Power", "W", "power_w", GD_M_POWER_W, GD_M_COUNT, 1, REF_POWER, false, SPANS_REASONS},
     {"Utilisation", "%", "util_gpu_pct", GD_M_UTIL_GPU_PCT, GD_M_COUNT, 1, REF_NONE, true, SPANS_NONE},
-    {"Memory used", "GiB", "mem_used_mib", GD_M_MEM_USED_MIB, GD_M_COUNT, 1.0 / 1024, REF_MEM_TOTAL, false, SPANS_NONE},
+    {"Memory used", "MiB", "mem_used_mib", GD_M_MEM_USED_MIB, GD_M_COUNT, 1, REF_MEM_TOTAL, false, SPANS_NONE},
     {"PCIe throughput (RX + TX)", "MB/s", "pcie_kbps", GD_M_PCIE_RX_KBPS, GD_M_PCIE_TX_KBPS, 1.0 / 1000, REF_NONE,
      false, SPANS_LINK},
 };
@@ -87,8 +87,8 @@ static size_t refs_of(const gd_gpu *gpu, const metric_plot *mp, gd_svg_ref *refs
         break;
     case REF_MEM_TOTAL:
         if (gd_ok(gpu->mem_total_mib)) {
-            snprintf(labels[n], 64, "total %.1f GiB", gpu->mem_total_mib.v / 1024);
-            refs[n] = (gd_svg_ref){gpu->mem_total_mib.v / 1024, labels[n]};
+            snprintf(labels[n], 64, "total %.0f MiB", gpu->mem_total_mib.v);
+            refs[n] = (gd_svg_ref){gpu->mem_total_mib.v, labels[n]};
             n++;
         }
         break;

@@ -364,6 +364,9 @@ static void print_fits_on(FILE *out, const gd_vram_plan *p, const gd_text_style 
     const gd_vram_setup *s = &p->setup;
     fprintf(out, "\n%sFits on%s (%ld GPU%s each, the memory NVML reports, %g%% margin):\n", gd_c(st, GD_ANSI_BOLD),
             gd_c(st, GD_ANSI_RESET), s->gpus, s->gpus == 1 ? "" : "s", s->margin_pct);
+    /* The class is the board's name; the memory is what NVML reports of it. */
+    fprintf(out, "%s  %7s  %-38s %9s  %s%s\n", gd_c(st, GD_ANSI_DIM), "class", "board", "memory", "verdict",
+            gd_c(st, GD_ANSI_RESET));
     for (size_t i = 0; i < p->nboards; i++) {
         const gd_vram_board_fit *b = &p->boards[i];
         fprintf(out, "  %4d GB  %-38s %6.1f GB  %s", b->nominal_gb, b->label, b->memory_bytes / GB, board_fit_words(b));

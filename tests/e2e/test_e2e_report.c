@@ -66,6 +66,9 @@ static void demo_page_has_every_part(void **state)
         assert_true(count_of(html, attr) >= 8);
     }
     assert_non_null(strstr(html, "slowdown 89 C"));
+    /* Memory in MiB, as NVML and the text report it (docs/interface.md's rule). */
+    assert_non_null(strstr(html, "total 81559 MiB"));
+    assert_null(strstr(html, "GiB"));
     assert_non_null(strstr(html, "limit 500 W")); /* GPU 2's lowered limit */
     assert_non_null(strstr(html, "<rect class=\"span")); /* its sw_power_cap shaded */
     assert_non_null(strstr(html, "sw_power_cap"));

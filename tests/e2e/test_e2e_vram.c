@@ -163,6 +163,13 @@ static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
     assert_non_null(strstr(r.out, "the model states alone need 112.0 GB"));
     tool_result_free(&r);
 
+    /* The "fits on" table labels its columns: the board's class beside the
+     * memory NVML reports of it (an unlabelled middle column before). */
+    r = vram((const char *[]){"--params", "7B", "--shape-from", "llama", NULL});
+    assert_non_null(strstr(r.out, "    class  board                                     memory  verdict\n"));
+    assert_non_null(strstr(r.out, "    80 GB  H100 80GB"));
+    tool_result_free(&r);
+
     /* States fit under ZeRO-3, one long sequence does not: the answer says so. */
     r = vram((const char *[]){"--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq", "16384",
                               "--gpus", "8", "--sharding", "zero3", "--gpu-memory", "80G", NULL});
