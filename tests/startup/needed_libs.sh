@@ -33,7 +33,7 @@ printf '%s\n' '<?xml version="1.0" ?>' '<nvidia_smi_log>' '<driver_version>550.5
     '<attached_gpus>1</attached_gpus>' '<gpu id="00000000:18:00.0">' \
     '<product_name>NVIDIA H100 80GB HBM3</product_name>' '<temperature><gpu_temp>40 C</gpu_temp></temperature>' \
     '</gpu>' '</nvidia_smi_log>' >"$tmp/q.xml"
-if ! out=$("$bin" info --from "$tmp/q.xml" 2>&1) || ! grep -q "GPU 40 C" <<<"$out"; then
+if ! out=$("$bin" info --details --from "$tmp/q.xml" 2>&1) || ! grep -q "GPU 40 C" <<<"$out"; then
     echo "FAIL: info --from an nvidia-smi XML: $out"
     fail=1
 fi
