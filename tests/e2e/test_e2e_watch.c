@@ -147,6 +147,24 @@ static void a_recording_plays_back_as_lines(void **state)
     assert_int_equal(r.exit_code, 0);
     char *live = strdup(r.out);
     tool_result_free(&r);
+    /* The recording carries the wall clock: the start in its header, each sample's time. */
+    FILE *in = fopen(rec, "r");
+    assert_non_null(in);
+    char line[65536];
+    size_t samples = 0;
+    for (size_t k = 0; fgets(line, sizeof line, in); k++) {
+        json_t *j = json_loads(line, 0, NULL);
+        assert_non_null(j);
+        if (k == 0)
+            assert_true(is_utc(json_string_value(json_object_get(j, "started_at"))));
+        else if (json_object_get(j, "gpus")) {
+            assert_true(is_utc(json_string_value(json_object_get(j, "time_utc"))));
+            samples++;
+        }
+        json_decref(j);
+    }
+    fclose(in);
+    assert_int_equal(samples, 4);
     r = run_tool((const char *[]){"watch", "--from", rec, "--format", "jsonl", NULL}, env);
     assert_int_equal(r.exit_code, 0);
     assert_string_equal(r.out, live);
