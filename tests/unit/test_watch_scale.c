@@ -83,6 +83,18 @@ static void utc_times(void **state)
     assert_string_equal(buf, "2026-03-14T14:03:21.250Z");
     assert_true(gd_event_utc(&ev, 59.9996, buf, sizeof buf));
     assert_string_equal(buf, "2026-03-14T14:04:20.000Z"); /* rounding carries into the second */
+    /* And back: what a recording's header says, read by its replay. */
+    double at = 0;
+    assert_int_equal(gd_utc_parse("2026-03-14T14:03:21.250Z", &at), 0);
+    assert_true(fabs(at - 1773497001.25) < 1e-6);
+    assert_int_equal(gd_utc_parse("2026-03-14T14:03:21Z", &at), 0);
+    assert_true(at == 1773497001.0);
+    const char *bad[] = {"", "2026-03-14", "2026-03-14T14:03:21.250", "2026-03-14T14:03:21.25Z", "2026-13-14T14:03:21Z",
+                         "2026-03-14T14:03:21.250Zx", "2026-03-14 14:03:21Z", NULL};
+    for (const char **b = bad; *b; b++)
+        if (gd_utc_parse(*b, &at) == 0)
+            fail_msg("'%s' read as a time", *b);
+    assert_int_equal(gd_utc_parse(NULL, &at), -1);
 }
 
 int main(void)
