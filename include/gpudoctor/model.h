@@ -356,6 +356,12 @@ int gd_event_add(gd_events *ev, const gd_event *e);
 /* "14:02:11": the wall-clock time of session second t (local time), or
  * "t=12.0 s" when the start is unknown. */
 void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);
+/* "2026-03-14T14:02:11.250Z": the wall-clock time of session second t as
+ * ISO 8601 UTC with milliseconds; false (and buf "") when the start is unknown. */
+bool gd_event_utc(const gd_events *ev, double t, char *buf, size_t len);
+/* The Unix time of an ISO 8601 UTC time as gd_event_utc writes it
+ * (milliseconds optional); 0 on success, -1 when s is not one. */
+int gd_utc_parse(const char *s, double *unix_s);
 
 /* Everything collected; the input of every check. */
 /* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */

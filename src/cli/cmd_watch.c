@@ -14,25 +14,31 @@
 #include <unistd.h>
 
 const char gd_watch_help[] = "usage: gpudoctor watch [--interval MS] [--count N] [--format table|csv|jsonl]\n"
-                             "                       [--record FILE.jsonl] [--sim SCENARIO | --from FILE.jsonl]\n"
+                             "         [--record FILE.jsonl] [--sim SCENARIO | --from FILE.jsonl]\n"
                              "\n"
                              "Shows every GPU live, with the diagnosis running: on a terminal a full-screen\n"
-                             "view (one row per GPU, a history sparkline, the findings of the last minute);\n"
-                             "elsewhere, or with --format csv|jsonl, one line per GPU per sample, like\n"
-                             "'nvidia-smi dmon', flushed at once so 'watch | tee' and pipelines work.\n"
+                             "view (one row per GPU with a history plot, the GPUs' processes, the findings\n"
+                             "of the last minute); elsewhere, or with --format csv|jsonl, one line per GPU\n"
+                             "per sample, like 'nvidia-smi dmon', flushed at once so 'watch | tee' and\n"
+                             "pipelines work. A value not read is empty (CSV) or null (JSONL) and the\n"
+                             "line's status field says why; time_utc is each sample's wall-clock time.\n"
+                             "Without a driver or a GPU it says why and exits 3.\n"
                              "\n"
                              "  --interval MS    time between samples (default 1000; 250ms, 2s also work)\n"
                              "  --count N        stop after N samples (default: until q, Ctrl-C or SIGTERM)\n"
-                             "  --format F       table (the view; needs a terminal), csv (header first) or jsonl\n"
+                             "  --format F       table (the view; needs a terminal), csv (header first)\n"
+                             "                   or jsonl\n"
                              "  --record FILE    also write every sample to FILE.jsonl ('check --from FILE'\n"
                              "                   replays it to the same findings)\n"
                              "  --sim SCENARIO   watch a simulated machine (examples/*.json), one scenario\n"
-                             "                   second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
-                             "                   (with --count off a terminal: as fast as it runs)\n"
+                             "                   second per second unless GPUDOCTOR_SIM_TIMESCALE says\n"
+                             "                   otherwise (with --count off a terminal: as fast as it runs)\n"
                              "  --from FILE      play a recording (or a dmon / --query-gpu log) back\n"
                              "\n"
-                             "Keys in the view: q quits, p pauses, h/l or the arrows choose the plotted\n"
-                             "metric, ? shows help. NO_COLOR disables colour.\n";
+                             "Keys in the view: q quits, p pauses, h/l or Left/Right choose the plotted\n"
+                             "metric, Up/Down (j/k) or 0-9 select a GPU, Esc shows all, ? shows help.\n"
+                             "Every GPU's history is on one scale, up to the metric's limit. NO_COLOR\n"
+                             "disables colour.\n";
 
 typedef struct watch_opts {
     double interval_ms;
@@ -126,6 +132,16 @@ int gd_cmd_watch(int argc, char **argv)
     if (!s) {
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
+    }
+    /* Nothing to watch: say why before the screen or the header, as info does. */
+    if (!f.driver_loaded || f.gpu_count == 0) {
+        if (!f.driver_loaded)
+            rc = gd_cli_error("%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
+        else
+            rc = gd_cli_error("no GPU to watch: the driver lists none%s", f.denied_count ? " that can be read" : "");
+        gd_session_close(s, NULL, 0);
+        gd_facts_free(&f);
+        return rc;
     }
     gd_watch_lines lines = {
         .out = stdout, .notes = stderr, .format = strcmp(format, "jsonl") == 0 ? GD_WATCH_JSONL : GD_WATCH_CSV};

@@ -3,6 +3,8 @@
 #include "watch_view.h"
 
 #include "gpudoctor/checks.h"
+#include "report/text_util.h"
+#include "report/watch_scale.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -43,7 +45,8 @@ static const struct reason {
 
 enum { C_HEAD = 1, C_WARN, C_CRIT };
 
-/* Columns, in their order on screen; `drop`: the first to go when narrow (higher first). */
+/* Columns, in their order on screen; `drop`: the first to go when narrow
+ * (higher first). The history keeps its place down to 80 columns. */
 enum {
     COL_GPU,
     COL_NAME,
@@ -63,10 +66,10 @@ static const struct col {
     const char *head;
     int width, drop;
 } cols[NCOLS] = {
-    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 9},       [COL_TEMP] = {"TEMP", 4, 1},
-    [COL_MTEMP] = {"MEMT", 4, 7},       [COL_SM] = {"SM MHz/MAX", 10, 2},   [COL_POWER] = {"POWER W", 9, 3},
-    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {"MEM GiB", 9, 6},      [COL_LINK] = {"LINK", 5, 8},
-    [COL_PCIE] = {"PCIe MB/s", 11, 10}, [COL_REASONS] = {"REASONS", 16, 0}, [COL_HIST] = {"HISTORY", 10, 11},
+    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 10},      [COL_TEMP] = {"TEMP", 4, 1},
+    [COL_MTEMP] = {"MEMT", 4, 8},       [COL_SM] = {"SM MHz/MAX", 10, 2},   [COL_POWER] = {"POWER W", 9, 3},
+    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {"MEM GiB", 9, 6},      [COL_LINK] = {"LINK", 5, 9},
+    [COL_PCIE] = {"PCIe MB/s", 11, 11}, [COL_REASONS] = {"REASONS", 16, 0}, [COL_HIST] = {"HISTORY", 16, 7},
 };
 
 struct gd_watch_view {
@@ -74,6 +77,7 @@ struct gd_watch_view {
     double wall_wait_s;
     bool color, utf8, paused, help;
     int plot;
+    int sel; /* the selected GPU (its place in gpus[]), -1: all */
     const gd_facts *f;
     bool have; /* f holds a sample */
     size_t last;
@@ -153,33 +157,53 @@ static void fmt_value(char *buf, size_t len, gd_value v, const char *prefix, int
         snprintf(buf, len, "-");
 }
 
-static void sparkline(gd_watch_view *v, size_t g, int y, int x, int width)
+/* The history of GPU g on the shared scale sc; a sample at or over the
+ * metric's limit is drawn as an alarm. */
+static void sparkline(gd_watch_view *v, const gd_watch_scale *sc, size_t g, int y, int x, size_t from)
 {
     static const char *const blocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                          "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char ascii[] = "_.-:=+*#";
     const gd_series *s = &v->f->series;
     gd_metric m = plots[v->plot].m;
-    size_t n = v->last + 1, from = n > (size_t)width ? n - (size_t)width : 0;
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = from; i < n; i++) {
-        gd_value x1 = gd_series_at(s, i, g, m);
-        if (gd_ok(x1))
-            lo = fmin(lo, x1.v), hi = fmax(hi, x1.v);
-    }
-    if (lo > 0 && m != GD_M_SM_CLOCK_MHZ && m != GD_M_TEMP_C)
-        lo = 0; /* amounts start at zero; clocks and temperatures show their swing */
+    const char *name;
+    double limit = gd_watch_limit(&v->f->gpus[g], m, &name);
+    int alarm = v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD;
     move(y, x);
-    for (size_t i = from; i < n && getcurx(stdscr) < COLS - 1; i++) {
+    for (size_t i = from; i <= v->last && getcurx(stdscr) < COLS - 1; i++) {
         gd_value x1 = gd_series_at(s, i, g, m);
-        int level = !gd_ok(x1) ? -1 : hi > lo ? (int)((x1.v - lo) / (hi - lo) * 7.0 + 0.5) : 3;
+        int level = gd_watch_level(sc, x1, 8);
+        bool over = level >= 0 && isfinite(limit) && x1.v >= limit;
+        if (over)
+            attron(alarm);
         if (level < 0)
             addch(' ');
         else if (v->utf8)
             addstr(blocks[level]);
         else
             addch((chtype)ascii[level]);
+        if (over)
+            attroff(alarm);
     }
+}
+
+/* "50-87 C, top = slowdown", or "50-95 C, slowdown 87 C in bold" when a sample exceeds the limit. */
+static void scale_text(const gd_watch_scale *sc, char *buf, size_t len)
+{
+    if (sc->hi <= sc->lo) {
+        snprintf(buf, len, "no samples yet");
+        return;
+    }
+    bool kb = strcmp(sc->unit, "KB/s") == 0;
+    double k = kb ? 1.0 / 1000 : 1;
+    const char *unit = kb ? "MB/s" : sc->unit;
+    int n = snprintf(buf, len, "%.0f-%.0f %s", sc->lo * k, sc->hi * k, unit);
+    if (n < 0 || (size_t)n >= len || !isfinite(sc->limit))
+        return;
+    if (sc->hi <= sc->limit)
+        snprintf(buf + n, len - (size_t)n, ", top = %s", sc->limit_name);
+    else
+        snprintf(buf + n, len - (size_t)n, ", %s %.0f %s in bold", sc->limit_name, sc->limit * k, unit);
 }
 
 static int reasons_text(unsigned long long mask, char *buf, size_t len)
@@ -195,15 +219,13 @@ static int reasons_text(unsigned long long mask, char *buf, size_t len)
     return slow;
 }
 
-static void draw(gd_watch_view *v)
+/* Which columns fit in COLS (the least useful go first, never a wrap);
+ * returns the history's width, 0 when it does not fit. */
+static int layout(bool shown[NCOLS])
 {
-    erase();
-    const gd_facts *f = v->f;
-    bool shown[NCOLS];
     int total = 0;
     for (int c = 0; c < NCOLS; c++)
         shown[c] = true, total += cols[c].width + 1;
-    /* Narrow terminals: drop columns, widest-drop first, never wrap. */
     while (total > COLS) {
         int worst = -1;
         for (int c = 0; c < NCOLS; c++)
@@ -214,95 +236,251 @@ static void draw(gd_watch_view *v)
         shown[worst] = false;
         total -= cols[worst].width + 1;
     }
-    int hist_w = shown[COL_HIST] ? cols[COL_HIST].width + (COLS - total) : 0;
+    return shown[COL_HIST] ? cols[COL_HIST].width + (COLS - total) : 0;
+}
 
-    char line[1024];
-    /* What changes first, the source last: a narrow terminal clips the end. */
-    snprintf(line, sizeof line, "gpudoctor watch  t=%.1fs%s  plot: %s (h/l)  ? help  q quit  %.300s",
-             v->have ? gd_series_t(&f->series, v->last) : 0.0, v->paused ? "  [paused]" : "", plots[v->plot].label,
-             f->source);
-    text(0, 0, line, v->color ? COLOR_PAIR(C_HEAD) | A_BOLD : A_BOLD);
+/* text wrapped to the screen's width from column x (continuation lines at
+ * x + indent), from row y; returns the next free row. */
+static int wrapped(int y, int x, int indent, int first_col, const char *prefix, const char *body, int attr)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return y;
+    gd_text_style st = {.color = false, .width = COLS - x - 1};
+    fputs(prefix, mem);
+    gd_wrap(mem, &st, indent, first_col, body);
+    fclose(mem);
+    for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l && y < LINES; l = strtok_r(NULL, "\n", &save))
+        text(y++, x, l, attr);
+    free(buf);
+    return y;
+}
+
+static void fmt_cell(gd_watch_view *v, int c, size_t g, const gd_value *at, char *cell, size_t len, int *attr)
+{
+    const gd_gpu *gpu = &v->f->gpus[g];
+    char a[32], b[32];
+    switch (c) {
+    case COL_GPU: snprintf(cell, len, "%3d", gpu->index); break;
+    case COL_NAME: snprintf(cell, len, "%.14s", strncmp(gpu->name, "NVIDIA ", 7) == 0 ? gpu->name + 7 : gpu->name); break;
+    case COL_TEMP:
+    case COL_MTEMP: fmt_value(cell, len, at[c == COL_TEMP ? GD_M_TEMP_C : GD_M_MEM_TEMP_C], "", 0, "C", 1); break;
+    case COL_SM:
+        fmt_value(a, sizeof a, at[GD_M_SM_CLOCK_MHZ], "", 0, "", 1);
+        fmt_value(b, sizeof b, gpu->clock_max_sm_mhz, "", 0, "", 1);
+        snprintf(cell, len, "%s/%s", a, b);
+        break;
+    case COL_POWER:
+        fmt_value(a, sizeof a, at[GD_M_POWER_W], "", 0, "", 1);
+        fmt_value(b, sizeof b, gpu->power_limit_w, "", 0, "", 1);
+        snprintf(cell, len, "%s/%s", a, b);
+        break;
+    case COL_UTIL: fmt_value(cell, len, at[GD_M_UTIL_GPU_PCT], "", 0, "%", 1); break;
+    case COL_MEM:
+        fmt_value(a, sizeof a, at[GD_M_MEM_USED_MIB], "", 1, "", 1.0 / 1024);
+        fmt_value(b, sizeof b, gpu->mem_total_mib, "", 0, "", 1.0 / 1024);
+        snprintf(cell, len, "%s/%s", a, b);
+        break;
+    case COL_LINK:
+        fmt_value(a, sizeof a, at[GD_M_PCIE_GEN], "G", 0, "", 1);
+        fmt_value(b, sizeof b, at[GD_M_PCIE_WIDTH], "x", 0, "", 1);
+        snprintf(cell, len, "%s%s", a, b);
+        break;
+    case COL_PCIE:
+        fmt_value(a, sizeof a, at[GD_M_PCIE_TX_KBPS], "", 0, "", 1.0 / 1000);
+        fmt_value(b, sizeof b, at[GD_M_PCIE_RX_KBPS], "", 0, "", 1.0 / 1000);
+        snprintf(cell, len, "%s/%s", a, b);
+        break;
+    case COL_REASONS:
+        if (gpu->lost) {
+            snprintf(cell, len, "GPU LOST");
+            *attr = v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD;
+        } else if (gd_ok(at[GD_M_EVENT_REASONS]) &&
+                   reasons_text((unsigned long long)at[GD_M_EVENT_REASONS].v, cell, len)) {
+            *attr = v->color ? COLOR_PAIR(C_WARN) | A_BOLD : A_BOLD;
+        }
+        break;
+    default: break;
+    }
+}
+
+/* The header, the column heads and one row per GPU; returns the next row. */
+static int draw_table(gd_watch_view *v)
+{
+    const gd_facts *f = v->f;
+    bool shown[NCOLS];
+    int hist_w = layout(shown);
+    gd_metric m = plots[v->plot].m;
+    size_t n = v->have ? v->last + 1 : 0, from = n > (size_t)hist_w ? n - (size_t)hist_w : 0;
+    gd_watch_scale sc = gd_watch_scale_of(f, from, n, m); /* one scale for every GPU's row */
+    char line[1024], scale[96];
+    scale_text(&sc, scale, sizeof scale);
+    /* What changes first, the source last and only whole; wrapped, never cut. */
+    int used = snprintf(line, sizeof line, "gpudoctor watch  t=%.1fs%s  plot (h/l): %s %s  ? help  q quit",
+                        v->have ? gd_series_t(&f->series, v->last) : 0.0, v->paused ? "  [paused]" : "",
+                        plots[v->plot].label, hist_w ? scale : "(needs 80 columns)");
+    if (used > 0 && used + 2 + (int)strlen(f->source) <= COLS && (size_t)used < sizeof line)
+        snprintf(line + used, sizeof line - (size_t)used, "  %s", gd_safe(f->source));
+    int top = wrapped(0, 0, 2, 0, "", line, v->color ? COLOR_PAIR(C_HEAD) | A_BOLD : A_BOLD);
     int x = 0;
     for (int c = 0; c < NCOLS; c++)
         if (shown[c]) {
-            text(1, x, cols[c].head, A_UNDERLINE);
+            text(top, x, cols[c].head, A_UNDERLINE);
             x += cols[c].width + 1;
         }
-    int y = 2;
+    int y = top + 1;
     for (size_t g = 0; g < f->gpu_count && y < LINES; g++, y++) {
-        const gd_gpu *gpu = &f->gpus[g];
-        const gd_series *s = &f->series;
-        size_t i = v->last;
         gd_value at[GD_M_COUNT];
-        for (int m = 0; m < GD_M_COUNT; m++)
-            at[m] = v->have ? gd_series_at(s, i, g, (gd_metric)m) : gd_missing(GD_ST_UNREAD);
+        for (int k = 0; k < GD_M_COUNT; k++)
+            at[k] = v->have ? gd_series_at(&f->series, v->last, g, (gd_metric)k) : gd_missing(GD_ST_UNREAD);
         x = 0;
         for (int c = 0; c < NCOLS; c++) {
             if (!shown[c])
                 continue;
-            char cell[128] = "", a[32], b[32];
-            int attr = 0;
-            switch (c) {
-            case COL_GPU: snprintf(cell, sizeof cell, "%3d", gpu->index); break;
-            case COL_NAME: {
-                const char *name = strncmp(gpu->name, "NVIDIA ", 7) == 0 ? gpu->name + 7 : gpu->name;
-                snprintf(cell, sizeof cell, "%.14s", name);
-                break;
-            }
-            case COL_TEMP:
-            case COL_MTEMP:
-                fmt_value(cell, sizeof cell, at[c == COL_TEMP ? GD_M_TEMP_C : GD_M_MEM_TEMP_C], "", 0, "C", 1);
-                break;
-            case COL_SM:
-                fmt_value(a, sizeof a, at[GD_M_SM_CLOCK_MHZ], "", 0, "", 1);
-                fmt_value(b, sizeof b, gpu->clock_max_sm_mhz, "", 0, "", 1);
-                snprintf(cell, sizeof cell, "%s/%s", a, b);
-                break;
-            case COL_POWER:
-                fmt_value(a, sizeof a, at[GD_M_POWER_W], "", 0, "", 1);
-                fmt_value(b, sizeof b, gpu->power_limit_w, "", 0, "", 1);
-                snprintf(cell, sizeof cell, "%s/%s", a, b);
-                break;
-            case COL_UTIL: fmt_value(cell, sizeof cell, at[GD_M_UTIL_GPU_PCT], "", 0, "%", 1); break;
-            case COL_MEM:
-                fmt_value(a, sizeof a, at[GD_M_MEM_USED_MIB], "", 1, "", 1.0 / 1024);
-                fmt_value(b, sizeof b, gpu->mem_total_mib, "", 0, "", 1.0 / 1024);
-                snprintf(cell, sizeof cell, "%s/%s", a, b);
-                break;
-            case COL_LINK:
-                fmt_value(a, sizeof a, at[GD_M_PCIE_GEN], "G", 0, "", 1);
-                fmt_value(b, sizeof b, at[GD_M_PCIE_WIDTH], "x", 0, "", 1);
-                snprintf(cell, sizeof cell, "%s%s", a, b);
-                break;
-            case COL_PCIE:
-                fmt_value(a, sizeof a, at[GD_M_PCIE_TX_KBPS], "", 0, "", 1.0 / 1000);
-                fmt_value(b, sizeof b, at[GD_M_PCIE_RX_KBPS], "", 0, "", 1.0 / 1000);
-                snprintf(cell, sizeof cell, "%s/%s", a, b);
-                break;
-            case COL_REASONS:
-                if (gpu->lost) {
-                    snprintf(cell, sizeof cell, "GPU LOST");
-                    attr = v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD;
-                } else if (gd_ok(at[GD_M_EVENT_REASONS])) {
-                    if (reasons_text((unsigned long long)at[GD_M_EVENT_REASONS].v, cell, sizeof cell))
-                        attr = v->color ? COLOR_PAIR(C_WARN) | A_BOLD : A_BOLD;
-                }
-                break;
-            case COL_HIST:
-                if (v->have)
-                    sparkline(v, g, y, x, hist_w);
-                break;
-            }
-            if (c != COL_HIST) {
+            char cell[128] = "";
+            int attr = c == COL_GPU && v->sel == (int)g ? A_REVERSE : 0;
+            if (c == COL_HIST && v->have)
+                sparkline(v, &sc, g, y, x, from);
+            else if (c != COL_HIST) {
+                fmt_cell(v, c, g, at, cell, sizeof cell, &attr);
                 cell[cols[c].width < (int)sizeof cell ? cols[c].width : (int)sizeof cell - 1] = '\0';
                 text(y, x, cell, attr);
             }
             x += cols[c].width + 1;
         }
     }
+    return y;
+}
+
+/* The selected GPU's details (or a line that says how to select one) and
+ * the processes on the GPUs shown, in at most `rows` rows; returns the next row. */
+static int draw_processes(gd_watch_view *v, int y, int rows)
+{
+    const gd_facts *f = v->f;
+    int end = y + rows < LINES ? y + rows : LINES;
+    char line[1024];
+    if (v->sel >= 0) {
+        const gd_gpu *gpu = &f->gpus[v->sel];
+        char lim[4][32];
+        fmt_value(lim[0], sizeof lim[0], gpu->temp_slowdown_c, "", 0, " C", 1);
+        fmt_value(lim[1], sizeof lim[1], gpu->power_limit_w, "", 0, " W", 1);
+        fmt_value(lim[2], sizeof lim[2], gpu->clock_max_sm_mhz, "", 0, " MHz", 1);
+        fmt_value(lim[3], sizeof lim[3], gpu->mem_total_mib, "", 0, " MiB", 1);
+        snprintf(line, sizeof line, "GPU %d selected (Esc: all): ", gpu->index);
+        char body[768];
+        snprintf(body, sizeof body, "%s, %s, serial %s; slowdown at %s, power limit %s, SM clock max %s, memory %s",
+                 gd_safe(gpu->name), gd_safe(gpu->pci_bus_id), gpu->serial[0] ? gd_safe(gpu->serial) : "n/a", lim[0],
+                 lim[1], lim[2], lim[3]);
+        y = wrapped(y, 0, 4, (int)strlen(line), line, body, A_BOLD);
+    }
+    if (y >= end)
+        return y;
+    size_t total = 0;
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (v->sel < 0 || v->sel == (int)g)
+            total += f->gpus[g].process_count;
+    snprintf(line, sizeof line, "Processes (%zu, as read at the start)%s", total,
+             v->sel < 0 ? "  Up/Down or 0-9 select a GPU" : "");
+    text(y++, 0, line, A_BOLD);
+    if (y >= end)
+        return y;
+    if (total == 0) {
+        text(y++, 2, "none seen", 0);
+        return y;
+    }
+#define PROC_ROW "%3s  %-8s %-10.10s %10s  %s"
+    snprintf(line, sizeof line, PROC_ROW, "GPU", "PID", "USER", "MEMORY", "NAME");
+    text(y++, 2, line, A_UNDERLINE);
+    size_t shown = 0;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        if (v->sel >= 0 && v->sel != (int)g)
+            continue;
+        for (size_t k = 0; k < f->gpus[g].process_count; k++) {
+            if (y >= end - (total - shown > 1 ? 1 : 0))
+                break;
+            const gd_process *p = &f->gpus[g].processes[k];
+            char mem[32];
+            fmt_value(mem, sizeof mem, p->used_mib, "", 0, " MiB", 1);
+            char gi[16], pid[16];
+            snprintf(gi, sizeof gi, "%d", f->gpus[g].index);
+            snprintf(pid, sizeof pid, "%u", p->pid);
+            snprintf(line, sizeof line, PROC_ROW, gi, pid, p->user[0] ? gd_safe(p->user) : "-", mem,
+                     p->name[0] ? gd_safe(p->name) : "-");
+            text(y++, 2, line, 0);
+            shown++;
+        }
+    }
+    if (shown < total && y < LINES) {
+        snprintf(line, sizeof line, "+%zu more (select a GPU to see its own)", total - shown);
+        text(y++, 2, line, 0);
+    }
+    return y;
+}
+
+static void draw_findings(gd_watch_view *v, int y)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "Findings over the last minute (%zu):", v->findings.n);
+    text(y++, 0, line, A_BOLD);
+    if (v->findings.n == 0)
+        text(y++, 2, v->have ? "none" : "waiting for the first sample", 0);
+    for (size_t k = 0; k < v->findings.n && y < LINES; k++) {
+        const gd_finding *x1 = &v->findings.v[k];
+        int attr = x1->severity == GD_SEV_CRITICAL  ? (v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD)
+                   : x1->severity == GD_SEV_WARNING ? (v->color ? COLOR_PAIR(C_WARN) : 0)
+                                                    : 0;
+        char gpu[16] = "host";
+        if (x1->gpu >= 0)
+            snprintf(gpu, sizeof gpu, "GPU %d", x1->gpu);
+        char at[32];
+        first_seen(v, x1, at, sizeof at);
+        int n = snprintf(line, sizeof line, "%-8s %-8s %-22s %-6s ", at, gd_severity_name(x1->severity), x1->id, gpu);
+        /* The title wraps under itself where there is room, else under the id. */
+        int indent = COLS - 2 - n >= 30 ? n : 4;
+        y = wrapped(y, 2, indent, n, line, x1->title, attr);
+    }
+}
+
+static void draw_help(void)
+{
+    static const char *const lines[] = {
+        "gpudoctor watch: keys",
+        "",
+        "  q              quit",
+        "  p, Space       pause / resume the display (sampling goes on)",
+        "  h, Left        plot the previous metric",
+        "  l, Right       plot the next metric",
+        "  Up, k / Down, j  select the previous / next GPU",
+        "  0-9            select that GPU",
+        "  Esc, a         all GPUs again",
+        "  ?              this help (any key closes it)",
+        "",
+        "The history plots every GPU on one scale, given in the top line: its",
+        "top is the metric's limit (slowdown temperature, maximum SM clock,",
+        "power limit, 100 %, the memory size); samples at or over the limit",
+        "are drawn in bold. The process pane lists the processes on the GPUs",
+        "(the selected one's alone) as read when the watch started.",
+    };
+    erase();
+    for (int k = 0; k < (int)(sizeof lines / sizeof lines[0]); k++)
+        text(k, 0, lines[k], k == 0 ? A_BOLD : 0);
+    refresh();
+}
+
+static void draw(gd_watch_view *v)
+{
+    if (v->help) {
+        draw_help(); /* alone on a cleared screen, never over the table */
+        return;
+    }
+    erase();
+    const gd_facts *f = v->f;
+    int y = draw_table(v);
     /* The host beside the GPUs: a busy CPU next to idle GPUs is the pattern of a starved job. */
     if (y < LINES) {
-        char busy[16] = "n/a", io[16] = "n/a";
+        char busy[16] = "n/a", io[16] = "n/a", line[96];
         const gd_host_series *hs = &f->host_series; /* the session samples the host once a second */
         const gd_host_sample *h = hs->n ? gd_host_at(hs, hs->n - 1) : NULL;
         if (h && !isnan(h->busy))
@@ -313,36 +491,10 @@ static void draw(gd_watch_view *v)
         text(y++, 0, line, 0);
     }
     y++;
-    snprintf(line, sizeof line, "Findings over the last minute (%zu):", v->findings.n);
-    text(y++, 0, line, A_BOLD);
-    if (v->findings.n == 0)
-        text(y++, 2, v->have ? "none" : "waiting for the first sample", 0);
-    for (size_t k = 0; k < v->findings.n && y < LINES; k++, y++) {
-        const gd_finding *x1 = &v->findings.v[k];
-        int attr = x1->severity == GD_SEV_CRITICAL  ? (v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD)
-                   : x1->severity == GD_SEV_WARNING ? (v->color ? COLOR_PAIR(C_WARN) : 0)
-                                                    : 0;
-        char gpu[16] = "host";
-        if (x1->gpu >= 0)
-            snprintf(gpu, sizeof gpu, "GPU %d", x1->gpu);
-        char at[32];
-        first_seen(v, x1, at, sizeof at);
-        snprintf(line, sizeof line, "%-8s %-8s %-22s %-6s %s", at, gd_severity_name(x1->severity), x1->id, gpu,
-                 x1->title);
-        text(y, 2, line, attr);
-    }
-    if (v->help) {
-        static const char *const lines[] = {
-            " keys ",
-            " q        quit",
-            " p        pause / resume the display",
-            " h, Left  plot the previous metric",
-            " l, Right plot the next metric",
-            " ?        this help (any key closes it)",
-        };
-        for (int k = 0; k < (int)(sizeof lines / sizeof lines[0]); k++)
-            text(3 + k, 4, lines[k], A_REVERSE);
-    }
+    /* The processes take at most about half of what is left: the findings come first. */
+    int left = LINES - y;
+    y = draw_processes(v, y, left / 2 > 3 ? left / 2 : 3);
+    draw_findings(v, y + 1);
     refresh();
 }
 
@@ -352,6 +504,7 @@ static void key(gd_watch_view *v, int ch)
         v->help = false;
         return;
     }
+    int gpus = v->f ? (int)v->f->gpu_count : 0;
     switch (ch) {
     case 'q':
     case 'Q': *v->stop = 1; break;
@@ -361,9 +514,26 @@ static void key(gd_watch_view *v, int ch)
     case KEY_LEFT: v->plot = (v->plot + NPLOTS - 1) % NPLOTS; break;
     case 'l':
     case KEY_RIGHT: v->plot = (v->plot + 1) % NPLOTS; break;
+    case 'j':
+    case KEY_DOWN:
+        if (gpus)
+            v->sel = v->sel + 1 < gpus ? v->sel + 1 : gpus - 1;
+        break;
+    case 'k':
+    case KEY_UP:
+        if (gpus)
+            v->sel = v->sel > 0 ? v->sel - 1 : 0;
+        break;
+    case 'a':
+    case 27: v->sel = -1; break; /* Esc */
     case '?': v->help = true; break;
     case KEY_RESIZE: break;
-    default: return;
+    default:
+        if (ch >= '0' && ch <= '9')
+            for (int g = 0; g < gpus; g++)
+                if (v->f->gpus[g].index == ch - '0')
+                    v->sel = g;
+        break;
     }
 }
 
@@ -418,6 +588,8 @@ gd_watch_view *gd_watch_view_open(volatile sig_atomic_t *stop, double wall_wait_
     }
     v->started = true;
     v->stop = stop;
+    v->sel = -1;
+    set_escdelay(25); /* Esc alone: answered at once, not after a second */
     v->wall_wait_s = wall_wait_s;
     cbreak();
     noecho();

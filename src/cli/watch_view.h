@@ -3,10 +3,13 @@
  * The live view of `gpudoctor watch` on a terminal (ncurses): a session
  * sink. One row per GPU (temperatures, SM clock against its maximum, power
  * against its limit, utilisation, memory, PCIe link and throughput, the
- * active clock-event reasons, a sparkline of the chosen metric), and the
- * findings that hold over the last minute. Keys: q quits, p pauses, h/l or
- * the arrows choose the plotted metric, ? shows help. A resize redraws; a
- * narrow terminal drops columns, never wraps.
+ * active clock-event reasons, a history of the chosen metric on one scale
+ * for every GPU up to its limit), the processes on the GPUs (the selected
+ * GPU's alone, with its details), and the findings that hold over the last
+ * minute, wrapped to the width. Keys: q quits, p pauses, h/l or the arrows
+ * choose the plotted metric, Up/Down or a digit select a GPU, Esc all, ?
+ * shows help on a cleared screen. A resize redraws; a narrow terminal drops
+ * columns (the history last but one, down to 80 columns), never wraps a row.
  */
 #ifndef GD_CLI_WATCH_VIEW_H
 #define GD_CLI_WATCH_VIEW_H

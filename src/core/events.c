@@ -2,6 +2,7 @@
 /* The session's health events (model.h). */
 #include "gpudoctor/model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,4 +34,46 @@ void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len)
     struct tm tm;
     if (!localtime_r(&at, &tm) || strftime(buf, len, "%H:%M:%S", &tm) == 0)
         snprintf(buf, len, "t=%.1f s", t);
+}
+
+bool gd_event_utc(const gd_events *ev, double t, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (ev->start_unix <= 0 || !isfinite(t))
+        return false;
+    double at = ev->start_unix + t;
+    double whole = floor(at);
+    int ms = (int)((at - whole) * 1000.0 + 0.5);
+    if (ms == 1000)
+        whole += 1, ms = 0;
+    time_t s = (time_t)whole;
+    struct tm tm;
+    char day[32];
+    if (!gmtime_r(&s, &tm) || strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        return false;
+    return snprintf(buf, len, "%s.%03dZ", day, ms) < (int)len;
+}
+
+int gd_utc_parse(const char *s, double *unix_s)
+{
+    int y, mo, d, h, mi, sec, ms = 0, n = 0;
+    if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 || n != 19)
+        return -1;
+    const char *p = s + n;
+    if (*p == '.') {
+        int k = 0;
+        if (sscanf(p, ".%3d%n", &ms, &k) != 1 || k != 4 || ms < 0)
+            return -1;
+        p += k;
+    }
+    if (strcmp(p, "Z") != 0 || y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || h < 0 ||
+        mi > 59 || mi < 0 || sec > 60 || sec < 0)
+        return -1;
+    struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi, .tm_sec = sec};
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1)
+        return -1;
+    *unix_s = (double)t + ms / 1000.0;
+    return 0;
 }

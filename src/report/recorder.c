@@ -98,6 +98,9 @@ static void on_snapshot(void *ud, const gd_facts *f)
     r->job_summary_t = -GD_RECORD_JOB_SUMMARY_S; /* the first sample writes one */
     json_t *h = json_pack("{s:i, s:i, s:o, s:o, s:o*}", "gpudoctor_recording", 1, "schema_version", GD_RECORDING_SCHEMA,
                           "metrics", metrics, "sources", sources, "facts", gd_facts_static_to_json(f));
+    char utc[40];
+    if (h && gd_event_utc(&f->events, 0, utc, sizeof utc)) /* the wall clock of session second 0 */
+        json_object_set_new(h, "started_at", json_string(utc));
     if (h && f->job) /* the job watched (run, check --pid): its own series follow in the samples */
         json_object_set_new(h, "job", gd_job_to_json(f->job));
     put(r, h);
@@ -124,6 +127,9 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         }
     }
     json_t *j = json_pack("{s:f, s:o}", "t", gd_series_t(&f->series, i), "gpus", gpus);
+    char utc[40];
+    if (j && gd_event_utc(&f->events, gd_series_t(&f->series, i), utc, sizeof utc))
+        json_object_set_new(j, "time_utc", json_string(utc));
     if (j && lost)
         json_object_set_new(j, "lost", lost);
     else

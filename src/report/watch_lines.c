@@ -7,6 +7,7 @@
 #include "gpudoctor/report.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +49,8 @@ static const column columns[] = {
 
 const char gd_watch_csv_header[] = "time_s,gpu,temp_c,mem_temp_c,sm_clock_mhz,sm_clock_max_mhz,mem_clock_mhz,power_w,"
                                    "power_limit_w,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,pcie_gen,"
-                                   "pcie_width,pcie_tx_kbps,pcie_rx_kbps,fan_pct,pstate,event_reasons";
+                                   "pcie_width,pcie_tx_kbps,pcie_rx_kbps,fan_pct,pstate,event_reasons,gpu_state,"
+                                   "status,time_utc";
 
 static gd_value value_of(const gd_facts *f, size_t i, size_t g, const column *c)
 {
@@ -66,15 +68,44 @@ static void on_snapshot(void *ud, const gd_facts *f)
         w->failed = true;
 }
 
+/* Why v is no number: "not_supported:3", "gpu_lost", "unread"; NULL when it is one. */
+static const char *why_not(gd_value v, char *buf, size_t len)
+{
+    if (gd_ok(v) && isfinite(v.v))
+        return NULL;
+    if (gd_ok(v)) {
+        snprintf(buf, len, "not_finite");
+        return buf;
+    }
+    json_t *j = gd_value_to_json(v);
+    snprintf(buf, len, "%s", json_is_string(j) ? json_string_value(j) : "unread"); /* null: not read at this sample */
+    json_decref(j);
+    return buf;
+}
+
+/* "lost" when the GPU did not answer at sample i (its readings say gpu_lost), else "ok". */
+static const char *gpu_state(const gd_facts *f, size_t i, size_t g)
+{
+    for (size_t c = 0; c < NCOLS; c++)
+        if (columns[c].metric >= 0 && gd_series_at(&f->series, i, g, (gd_metric)columns[c].metric).status == GD_ST_GPU_LOST)
+            return "lost";
+    return "ok";
+}
+
 static void csv_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
 {
-    fprintf(w->out, "%.3f,%d", gd_series_t(&f->series, i), f->gpus[g].index);
+    double t = gd_series_t(&f->series, i);
+    fprintf(w->out, "%.3f,%d", t, f->gpus[g].index);
+    char status[1024] = "", why[48];
     for (size_t c = 0; c < NCOLS; c++) {
         gd_value v = value_of(f, i, g, &columns[c]);
-        if (gd_ok(v))
+        if (!why_not(v, why, sizeof why)) {
             fprintf(w->out, ",%.10g", v.v);
-        else
-            fputc(',', w->out);
+            continue;
+        }
+        fputc(',', w->out);
+        size_t used = strlen(status);
+        snprintf(status + used, sizeof status - used, "%s%s=%s", used ? "|" : "", columns[c].key, why);
     }
     gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
     fputc(',', w->out);
@@ -86,19 +117,47 @@ static void csv_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
                 fprintf(w->out, "%s%s", sep, gd_reason_names[k].name);
                 sep = "|";
             }
+    } else if (why_not(r, why, sizeof why)) {
+        size_t used = strlen(status);
+        snprintf(status + used, sizeof status - used, "%sevent_reasons=%s", used ? "|" : "", why);
     }
-    fputc('\n', w->out);
+    char utc[40];
+    gd_event_utc(&f->events, t, utc, sizeof utc);
+    fprintf(w->out, ",%s,%s,%s\n", gpu_state(f, i, g), status, utc);
+}
+
+/* v as JSON: its number, else null with its status under `status`. */
+static json_t *number_or_null(json_t *status, const char *key, gd_value v)
+{
+    char why[48];
+    if (!why_not(v, why, sizeof why))
+        return gd_value_to_json(v);
+    json_object_set_new(status, key, json_string(why));
+    return json_null();
+}
+
+static json_t *time_utc(const gd_facts *f, double t)
+{
+    char utc[40];
+    return gd_event_utc(&f->events, t, utc, sizeof utc) ? json_string(utc) : json_null();
 }
 
 static void jsonl_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
 {
-    json_t *j = json_pack("{s:f, s:i}", "t", gd_series_t(&f->series, i), "gpu", f->gpus[g].index);
+    double t = gd_series_t(&f->series, i);
+    json_t *status = json_object();
+    json_t *j = json_pack("{s:f, s:o, s:i, s:s}", "time_s", t, "time_utc", time_utc(f, t), "gpu", f->gpus[g].index,
+                          "gpu_state", gpu_state(f, i, g));
     for (size_t c = 0; j && c < NCOLS; c++)
-        json_object_set_new(j, columns[c].key, gd_value_to_json(value_of(f, i, g, &columns[c])));
+        json_object_set_new(j, columns[c].key, number_or_null(status, columns[c].key, value_of(f, i, g, &columns[c])));
     gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
     if (j)
         json_object_set_new(j, "event_reasons",
-                            gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v) : gd_value_to_json(r));
+                            gd_ok(r) ? gd_report_reasons_json((unsigned long long)r.v)
+                                     : number_or_null(status, "event_reasons", r));
+    if (j)
+        json_object_set(j, "status", status);
+    json_decref(status);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     if (!text || fprintf(w->out, "%s\n", text) < 0)
         w->failed = true;
@@ -124,7 +183,8 @@ static void new_finding(gd_watch_lines *w, const gd_facts *f, double t, const gd
     char at[32];
     gd_event_clock(&f->events, t, at, sizeof at);
     if (w->format == GD_WATCH_JSONL) {
-        json_t *j = json_pack("{s:f, s:s, s:{s:s, s:s, s:o, s:s}}", "t", t, "at", at, "finding", "id", x->id,
+        json_t *j = json_pack("{s:f, s:o, s:s, s:{s:s, s:s, s:o, s:s}}", "time_s", t, "time_utc", time_utc(f, t),
+                              "at", at, "finding", "id", x->id,
                               "severity", gd_severity_name(x->severity), "gpu",
                               x->gpu >= 0 ? json_integer(x->gpu) : json_null(), "title", x->title);
         char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;

@@ -81,8 +81,8 @@ static void watch_writes_the_xids_with_their_time(void **state)
     if (!gpu3 || !gpu4)
         fail_msg("no health.xid line for GPU 3 and 4: %s", r.out);
     /* Xid 79 at scenario second 5 on GPU 3, Xid 119 at 8 on GPU 4: seen at their sample. */
-    assert_true(json_number_value(json_object_get(gpu3, "t")) == 5.0);
-    assert_true(json_number_value(json_object_get(gpu4, "t")) == 8.0);
+    assert_true(json_number_value(json_object_get(gpu3, "time_s")) == 5.0);
+    assert_true(json_number_value(json_object_get(gpu4, "time_s")) == 8.0);
     assert_true(is_clock(json_string_value(json_object_get(gpu3, "at"))));
     assert_string_equal(json_string_value(json_object_get(json_object_get(gpu3, "finding"), "severity")),
                         "critical");
@@ -125,14 +125,14 @@ static void an_ecc_error_at_40_s_is_seen_by_45_s(void **state)
     json_t *ecc = first_finding(r.out, "health.ecc_uncorrectable", 2);
     if (!ecc)
         fail_msg("no health.ecc_uncorrectable line for GPU 2 by 45 s: %s", r.out);
-    double t = json_number_value(json_object_get(ecc, "t"));
+    double t = json_number_value(json_object_get(ecc, "time_s"));
     if (t < 40 || t > 45)
         fail_msg("the ECC error of second 40 was seen at %g s", t);
     const char *title = json_string_value(json_object_get(json_object_get(ecc, "finding"), "title"));
     assert_non_null(strstr(title, "2 new uncorrectable errors at "));
     json_t *remap = first_finding(r.out, "health.row_remap", 6);
     assert_non_null(remap);
-    t = json_number_value(json_object_get(remap, "t"));
+    t = json_number_value(json_object_get(remap, "time_s"));
     assert_true(t >= 25 && t <= 30);
     json_decref(ecc);
     json_decref(remap);
@@ -215,7 +215,7 @@ static void a_lost_gpu_is_seen_within_one_interval(void **state)
     json_t *x = first_finding(r.out, "health.gpu_lost", 3);
     if (!x)
         fail_msg("no health.gpu_lost line for GPU 3: %s", r.out);
-    assert_true(json_number_value(json_object_get(x, "t")) == 6.0);
+    assert_true(json_number_value(json_object_get(x, "time_s")) == 6.0);
     json_decref(x);
     tool_result_free(&r);
 }
@@ -248,7 +248,7 @@ static void the_kernel_log_is_followed(void **state)
     json_t *x = first_finding(r.out, "health.xid", 6);
     if (!x)
         fail_msg("the appended Xid 48 of GPU 6 was not seen: %s", r.err);
-    assert_true(json_number_value(json_object_get(x, "t")) > 0);
+    assert_true(json_number_value(json_object_get(x, "time_s")) > 0);
     json_decref(x);
     /* The healthy GPUs stay quiet. */
     assert_null(first_finding(r.out, "health.xid", 0));
@@ -281,7 +281,7 @@ static void a_silent_driver_is_a_finding_with_its_time(void **state)
     json_t *x = first_finding(r.out, "health.driver_unresponsive", -1);
     if (!x)
         fail_msg("no health.driver_unresponsive line: %s", r.out);
-    assert_true(json_number_value(json_object_get(x, "t")) == 20.0);
+    assert_true(json_number_value(json_object_get(x, "time_s")) == 20.0);
     json_decref(x);
     tool_result_free(&r);
     r = run_tool((const char *[]){"check", "--sim", path, "--duration", "30", "--json", NULL}, env);

@@ -98,8 +98,8 @@ static json_t *watch_row(const char *out, int gpu, double t)
         size_t n = end ? (size_t)(end - line) : strlen(line);
         json_t *row = json_loadb(line, n, 0, NULL);
         if (row && json_integer_value(json_object_get(row, "gpu")) == gpu &&
-            json_number_value(json_object_get(row, "t")) > t - 1e-6 &&
-            json_number_value(json_object_get(row, "t")) < t + 0.05)
+            json_number_value(json_object_get(row, "time_s")) > t - 1e-6 &&
+            json_number_value(json_object_get(row, "time_s")) < t + 0.05)
             return row;
         json_decref(row);
         line = end ? end + 1 : NULL;

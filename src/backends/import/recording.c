@@ -61,6 +61,11 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     double span = f->window_s < GD_RETENTION_S ? f->window_s : GD_RETENTION_S;
     gd_series_set_limit(&f->series, (size_t)(span / f->interval_s + 1.5));
     f->host_series.limit = (size_t)(span + 2.5);
+    /* The wall clock of second 0: the end line's exact start replaces it, a
+     * recording cut short (no end line) keeps the header's. */
+    double start;
+    if (gd_utc_parse(json_string_value(json_object_get(j, "started_at")), &start) == 0)
+        f->events.start_unix = start;
     const json_t *job = json_object_get(j, "job");
     if (job) { /* run, check --pid: the job's samples follow */
         if (!(f->job = calloc(1, sizeof *f->job)))
