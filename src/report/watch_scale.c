@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The history plots' scale (watch_scale.h). */
 #include "watch_scale.h"
 

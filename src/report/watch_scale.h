@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The scale of watch's history plots: one per metric across every GPU, so
  * that the same height means the same value on every row (56->58 C and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* watch's history scale (report/watch_scale.h) and the samples' wall-clock
  * time (gd_event_utc): one scale per metric across GPUs, up to the limit. */
 #include <stdarg.h>
