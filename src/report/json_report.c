@@ -241,6 +241,12 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(w, "formats", json_string(f->capture_formats));
         json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
     }
+    /* The window's wall clock (ISO 8601 UTC), where the session knows it:
+     * null for captures that carry no time. */
+    char at[40];
+    double t0 = s->n ? gd_series_t(s, 0) : 0, t1 = s->n ? gd_series_t(s, s->n - 1) : 0;
+    json_object_set_new(w, "started_at", gd_event_utc(&f->events, t0, at, sizeof at) ? json_string(at) : json_null());
+    json_object_set_new(w, "ended_at", gd_event_utc(&f->events, t1, at, sizeof at) ? json_string(at) : json_null());
     json_object_set_new(root, "window", w);
     json_t *job = gd_report_job_json(f);
     if (job) /* run, check --pid */

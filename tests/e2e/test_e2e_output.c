@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
@@ -242,6 +243,31 @@ static void hostile_names_cannot_steer_the_terminal(void **state)
     free(dir);
 }
 
+/* check --json says when its window ran (ISO 8601 UTC): the scenario's 30 s
+ * between its start and its end, on the day it ran; a capture without time
+ * says null, never a made-up time. */
+static void the_window_has_its_wall_clock(void **state)
+{
+    (void)state;
+    time_t before = time(NULL);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "30", "--sim", example("demo.json"), NULL},
+                             NULL);
+    assert_non_null(r.json);
+    json_t *w = json_object_get(r.json, "window");
+    const char *a = json_string_value(json_object_get(w, "started_at")),
+               *b = json_string_value(json_object_get(w, "ended_at"));
+    assert_non_null(a);
+    assert_non_null(b);
+    struct tm ta = {0}, tb = {0};
+    assert_non_null(strptime(a, "%Y-%m-%dT%H:%M:%S", &ta));
+    assert_non_null(strptime(b, "%Y-%m-%dT%H:%M:%S", &tb));
+    time_t sa = timegm(&ta), sb = timegm(&tb);
+    assert_true(sb - sa >= 29 && sb - sa <= 31);
+    assert_true(sa >= before - 5 && sa <= time(NULL) + 5);
+    assert_int_equal(a[strlen(a) - 1], 'Z');
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +276,7 @@ int main(void)
         cmocka_unit_test(a_report_that_cannot_be_written_exits_3),
         cmocka_unit_test(options_take_decimal_numbers_only),
         cmocka_unit_test(hostile_names_cannot_steer_the_terminal),
+        cmocka_unit_test(the_window_has_its_wall_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

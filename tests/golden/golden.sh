@@ -23,13 +23,15 @@ version=$("$bin" --version | sed -n 's/^gpudoctor //p')
 # A literal string as a sed pattern.
 literal() { printf '%s' "$1" | sed 's/[][\/.*^$]/\\&/g'; }
 
-# What legitimately varies: the tool's version and where the repository and
-# the real captures lie (the paths given on the command line come back).
+# What legitimately varies: the tool's version, where the repository and
+# the real captures lie (the paths given on the command line come back), and
+# the wall clock of a window.
 normalise() {
     sed -e "s/^gpudoctor $(literal "$version")  /gpudoctor @VERSION@  /" \
         -e "/^  \"tool\": {/,/^  }/s/\"version\": \"$(literal "$version")\"/\"version\": \"@VERSION@\"/" \
         -e "s/$(literal "$realdata")/@REALDATA@/g" \
-        -e "s/$(literal "$src")/@SRC@/g"
+        -e "s/$(literal "$src")/@SRC@/g" \
+        -E -e 's/"(started_at|ended_at)": "[0-9T:.Z-]+"/"\1": "@UTC@"/'
 }
 
 # run NAME OUTFILE: runs the case in a bare environment from the repository; prints its
