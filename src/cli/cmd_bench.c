@@ -200,9 +200,10 @@ int gd_cmd_bench(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    if (!f.driver_loaded && !o.sim) {
+    if (!f.driver_loaded && !o.sim) { /* said before the facts (and the reason in them) are freed */
+        gd_cli_error("cannot benchmark: no NVIDIA driver: %s", f.driver_error);
         gd_facts_free(&f);
-        return gd_cli_error("cannot benchmark: %s", f.driver_error);
+        return GD_EXIT_ERROR;
     }
     if ((rc = refuse_busy(&o, &f)) != 0) {
         gd_facts_free(&f);

@@ -112,14 +112,16 @@ int gd_cmd_fleet(int argc, char **argv)
     int json = 0, exit_findings = 0;
     const char *report = NULL;
     optind = 1;
+    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", gd_fleet_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", gd_fleet_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'H': report = optarg; break;
         case 'x': exit_findings = 1; break;
         case 'h': fputs(gd_fleet_help, stdout); return GD_EXIT_OK;
-        default: fputs(gd_fleet_help, stderr); return GD_EXIT_ERROR;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor fleet --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor fleet --help')", argv[optind - 1]);
         }
     }
     if (optind >= argc) {
@@ -148,7 +150,8 @@ int gd_cmd_fleet(int argc, char **argv)
     if (!rc && fleet.n == 0) {
         for (size_t i = 0; i < nunread; i++)
             fprintf(stderr, "gpudoctor: %s\n", unread[i]);
-        rc = gd_cli_error("no report could be read: nothing to compare");
+        rc = gd_cli_error("no report could be read (%s%s): nothing to compare", nunread ? unread[0] : "none given",
+                          nunread > 1 ? ", ..." : "");
     }
     gd_fleet_result res = {0};
     if (!rc && gd_fleet_analyze(&fleet, &res) != 0)
