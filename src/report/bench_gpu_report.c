@@ -220,6 +220,8 @@ static void curve_row(FILE *out, const char *label, const char *unit, const doub
         }
     if (!isfinite(lo))
         return;
+    if (hi - lo <= 1e-3 * fabs(hi)) /* rounding noise on a steady figure is no shape */
+        lo = hi;
     fprintf(out, "    %-8s ", label);
     curve(out, v, n, lo - (hi - lo) * 0.1, hi);
     fprintf(out, "  %.0f-%.0f %s\n", lo, hi, unit);
@@ -328,4 +330,42 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
     }
     if (!shown)
         fprintf(out, "No finding: every GPU measured within %s of its peers and above its SKU's floor.\n", "10%");
+}
+
+static void progress_value(char *buf, size_t len, gd_value v)
+{
+    if (gd_ok(v))
+        snprintf(buf, len, "%.0f", v.v);
+    else
+        snprintf(buf, len, "n/a");
+}
+
+void gd_bench_stress_progress_text(FILE *out, const gd_facts *window, const gd_bench_facts *b, double t, double total,
+                                   const gd_text_style *st)
+{
+    fprintf(out, "gpudoctor: stress %.0f of %.0f s\n", t, total);
+    const gd_series *s = &window->series;
+    int col = 0;
+    for (size_t i = 0; b && i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        long fg = gd_bench_facts_gpu(window, g);
+        double tf = g->tick_count ? g->ticks[g->tick_count - 1].tflops : NAN;
+        char idx[16], tflops[24] = "n/a", temp[24] = "n/a", clock[24] = "n/a", item[128];
+        if (!isnan(tf))
+            snprintf(tflops, sizeof tflops, "%.0f", tf);
+        if (fg >= 0 && s->n > 0) {
+            progress_value(temp, sizeof temp, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_TEMP_C));
+            progress_value(clock, sizeof clock, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_SM_CLOCK_MHZ));
+        }
+        int n = snprintf(item, sizeof item, "GPU %s %s TF %s C %s MHz", gpu_label(g, idx, sizeof idx), tflops, temp,
+                         clock);
+        if (col > 0 && col + 3 + n > st->width) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%s%s", col ? "   " : "  ", item);
+        col += (col ? 3 : 2) + n;
+    }
+    if (col)
+        fputc('\n', out);
 }

@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
 /* bench stress runs in wall time: 100 scenario seconds per second. */
@@ -185,6 +189,100 @@ static void stress_window_is_judged_by_the_thermal_checks(void **state)
     free(dir);
 }
 
+/* Children that spin on the CPU until killed: a host as busy as a build. */
+static size_t start_busy_loops(pid_t *pids, size_t n)
+{
+    size_t started = 0;
+    for (size_t i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            volatile unsigned long x = 0;
+            for (;;)
+                x++;
+        }
+        if (p > 0)
+            pids[started++] = p;
+    }
+    return started;
+}
+
+static void stop_busy_loops(const pid_t *pids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Under --sim's fast clock the stress window plays in scenario time, its
+ * progress shown as it goes, its figures exact: 300 scenario seconds take a
+ * few seconds of CPU, not 300 of wall time. */
+static void stress_plays_fast_and_shows_its_progress(void **state)
+{
+    (void)state;
+    double t0 = wall_s();
+    tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "300", "--size", "16384", "--json",
+                                              "--sim", example("bench-h100x8-stress-heats.json"), NULL},
+                             fast);
+    double took = wall_s() - t0;
+    if (took > 150)
+        fail_msg("300 scenario seconds took %.0f s of wall time", took);
+    assert_exact_findings("bench stress, fast clock", &r, 0,
+                          (const char *[]){"thermal.throttling@3", "bench.gemm_low@3", NULL});
+    const double gpu3 = 720.0 * (90 + 30 * 1710.0 / 1980 + 180 * 1500.0 / 1980) / 300;
+    for (size_t i = 0; i < 8; i++) {
+        double got = field(gpu_at(&r, i), "stress", "tflops"), want = i == 3 ? gpu3 : 720;
+        if (!(fabs(got - want) <= 0.005 * want))
+            fail_msg("GPU %zu: %.2f TFLOP/s under stress, expected %.2f within 0.5%%", i, got, want);
+        assert_int_equal(json_array_size(json_object_get(json_object_get(gpu_at(&r, i), "stress"), "samples")), 301);
+    }
+    /* Progress on stderr: each GPU's throughput, temperature and clock, within 80 columns. */
+    assert_non_null(strstr(r.err, "stress 30 of 300 s"));
+    assert_non_null(strstr(r.err, "stress 300 of 300 s"));
+    assert_non_null(strstr(r.err, "GPU 3 545 TF 90 C 1500 MHz"));
+    assert_non_null(strstr(r.err, "GPU 7 720 TF 68 C 1980 MHz"));
+    for (const char *p = r.err; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > 80)
+            fail_msg("a progress line of %zu columns: %.*s", n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    tool_result_free(&r);
+}
+
+/* The simulated GPUs' figures do not depend on how busy the host is: with
+ * the CPUs taken by busy loops, a healthy GPU still multiplies at its
+ * scenario's rate (a loaded host once made one "critical" bench.gemm_low). */
+static void figures_hold_on_a_busy_host(void **state)
+{
+    (void)state;
+    pid_t pids[4];
+    size_t n = start_busy_loops(pids, 4);
+    assert_int_equal(n, 4);
+    tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "60", "--size", "16384", "--json",
+                                              "--sim", example("h100x8-idle.json"), NULL},
+                             fast);
+    tool_result g = run_tool((const char *[]){"bench", "gemm", "--json", "--sim", example("h100x8-idle.json"), NULL},
+                             fast);
+    stop_busy_loops(pids, n);
+    assert_exact_findings("bench stress, busy host", &r, 0, (const char *[]){NULL});
+    assert_exact_findings("bench gemm, busy host", &g, 0, (const char *[]){NULL});
+    for (size_t i = 0; i < 8; i++) {
+        double x = field(gpu_at(&r, i), "stress", "tflops"), y = field(gpu_at(&g, i), "gemm", "concurrent_tflops");
+        if (!(fabs(x - 720) <= 0.005 * 720) || !(fabs(y - 720) <= 0.005 * 720))
+            fail_msg("GPU %zu on a busy host: stress %.2f, gemm all at once %.2f TFLOP/s, expected 720", i, x, y);
+    }
+    tool_result_free(&r);
+    tool_result_free(&g);
+}
+
 static void a_busy_gpu_is_refused_unless_forced(void **state)
 {
     (void)state;
@@ -287,6 +385,8 @@ int main(void)
         cmocka_unit_test(membw_reproduces_the_scenario),
         cmocka_unit_test(wrong_results_and_a_kernel_that_does_not_load_fail),
         cmocka_unit_test(stress_window_is_judged_by_the_thermal_checks),
+        cmocka_unit_test(stress_plays_fast_and_shows_its_progress),
+        cmocka_unit_test(figures_hold_on_a_busy_host),
         cmocka_unit_test(a_busy_gpu_is_refused_unless_forced),
         cmocka_unit_test(all_runs_the_three_in_one_report),
         cmocka_unit_test(what_cannot_run_says_why),
