@@ -82,7 +82,8 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else if (pcie_only) {
-        gd_bench_pcie_text(stdout, f, fs);
+        gd_text_style st = gd_cli_text_style();
+        gd_bench_pcie_text(stdout, f, fs, &st);
     } else {
         gd_text_style st = gd_cli_text_style();
         gd_bench_gpu_text(stdout, f, fs, o->what, &st);

@@ -283,6 +283,50 @@ static void figures_hold_on_a_busy_host(void **state)
     tool_result_free(&g);
 }
 
+/* The line of out that starts with prefix, or fails. */
+static void line_of(const char *out, const char *prefix, char *buf, size_t len)
+{
+    for (const char *p = out; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            snprintf(buf, len, "%.*s", (int)n, p);
+            return;
+        }
+        p += n + (p[n] == '\n');
+    }
+    fail_msg("no line starts with '%s' in:\n%s", prefix, out);
+}
+
+/* Each column is explained under the table, and a GPU's row never reads
+ * "ok" beside a critical finding on it: the results check says "correct",
+ * the finding column names the finding's severity. */
+static void gemm_columns_say_what_they_mean(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"bench", "gemm", "--sim", example("bench-h100x8-one-slow.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    char row[256];
+    line_of(r.out, "GPU name ", row, sizeof row);
+    assert_non_null(strstr(row, "correct"));
+    assert_non_null(strstr(row, "finding"));
+    line_of(r.out, "5   ", row, sizeof row);
+    if (!strstr(row, " yes critical") || strstr(row, " ok"))
+        fail_msg("GPU 5's row: '%s'", row);
+    line_of(r.out, "0   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    const char *legend[] = {"alone: ", "together: ", "datasheet: ", "of sheet: ", "correct: ", "finding: "};
+    for (size_t i = 0; i < 6; i++)
+        if (!strstr(r.out, legend[i]))
+            fail_msg("no legend for '%s' in:\n%s", legend[i], r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "membw", "--sim", example("bench-h100x4-faults.json"), NULL}, fast);
+    line_of(r.out, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, "FAILED critical"));
+    assert_non_null(strstr(r.out, "engine: "));
+    tool_result_free(&r);
+}
+
 static void a_busy_gpu_is_refused_unless_forced(void **state)
 {
     (void)state;
@@ -359,22 +403,35 @@ static void text_fits_80_columns(void **state)
         {"bench", "membw", "--reps", "2", "--sim", "bench-h100x4-faults.json", NULL},
         {"bench", "gemm", "--seconds", "0.05", "--sim", "bench-h100x4-faults.json", NULL},
         {"bench", "stress", "--seconds", "100", "--sim", "bench-h100x8-stress-heats.json", NULL},
+        {"bench", "pcie", "--reps", "1", "--sim", "pcie-a100x4-x8.json", NULL},
+        {"bench", "all", "--reps", "1", "--sim", "bench-h100x8-one-slow.json", NULL},
     };
-    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        const char *argv[8];
-        for (size_t i = 0; i < 8; i++)
-            argv[i] = runs[k][i] && i == 5 ? example(runs[k][i]) : runs[k][i];
-        tool_result r = run_tool(argv, paced);
-        assert_int_equal(r.exit_code, 0);
-        for (const char *p = r.out; *p;) {
-            size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
-            bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
-            if (columns(p, n) > 80 && !one_word)
-                fail_msg("bench %s: a line of %zu columns: %.*s", runs[k][1], columns(p, n), (int)n, p);
-            p += n + (p[n] == '\n');
+    /* Paced (wall time) and on the fast clock; 80 columns in a pipe, and COLUMNS where set. */
+    const char *const envs[][4] = {{"GPUDOCTOR_SIM_TIMESCALE=100", "NO_COLOR=", NULL, NULL},
+                                   {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL, NULL},
+                                   {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "COLUMNS=120", NULL}};
+    const size_t widths[] = {80, 80, 120};
+    for (size_t e = 0; e < 3; e++)
+        for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+            if (e == 0 && k >= 4) /* pcie and all: paced copies take wall time, the text is the same */
+                continue;
+            const char *argv[8];
+            for (size_t i = 0; i < 8; i++)
+                argv[i] = runs[k][i] && i == 5 ? example(runs[k][i]) : runs[k][i];
+            tool_result r = run_tool(argv, envs[e]);
+            assert_true(r.exit_code == 0);
+            const char *outs[] = {r.out, r.err}; /* stress's progress too */
+            for (size_t o = 0; o < 2; o++)
+                for (const char *p = outs[o]; *p;) {
+                    size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
+                    bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
+                    if (columns(p, n) > widths[e] && !one_word)
+                        fail_msg("bench %s at %zu: a line of %zu columns: %.*s", runs[k][1], widths[e], columns(p, n),
+                                 (int)n, p);
+                    p += n + (p[n] == '\n');
+                }
+            tool_result_free(&r);
         }
-        tool_result_free(&r);
-    }
 }
 
 int main(void)
@@ -387,6 +444,7 @@ int main(void)
         cmocka_unit_test(stress_window_is_judged_by_the_thermal_checks),
         cmocka_unit_test(stress_plays_fast_and_shows_its_progress),
         cmocka_unit_test(figures_hold_on_a_busy_host),
+        cmocka_unit_test(gemm_columns_say_what_they_mean),
         cmocka_unit_test(a_busy_gpu_is_refused_unless_forced),
         cmocka_unit_test(all_runs_the_three_in_one_report),
         cmocka_unit_test(what_cannot_run_says_why),
