@@ -180,7 +180,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fprintf(out, ", %zu not", run->nunread);
     fputs("\n", out);
     text_verdict(out, run, st);
-    fputs("\nGroups (medians under load):\n", out);
+    fputs("\nGroups (medians under load: SM clock, temperature, power):\n", out);
+    gd_wrapped w; /* the group lines wrap as check's lines do */
+    FILE *gout = gd_wrapped_open(&w, out);
     for (size_t i = 0; i < r->ngroups; i++) {
         const gd_fleet_group *g = &r->groups[i];
         char c[32], t[32], p[32], model[300];
@@ -189,9 +191,10 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fmt_num(g->median[2], "W", p, sizeof p);
         /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
         cut_name(g->model, model, sizeof model, 24);
-        fprintf(out, "  %s%*s %3zu GPUs %3zu nodes  SM %-9s %-6s %s%s\n", model, 24 - text_columns(model), "",
-                g->gpus, g->nodes, c, t, p, g->compared ? "" : "  (not compared)");
+        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "",
+                g->gpus, g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
+    gd_wrapped_close(&w, st);
     if (fs->n)
         fputs("\nFindings:\n", out);
     bool *done = calloc(fs->n + 1, sizeof *done);
