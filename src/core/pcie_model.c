@@ -262,8 +262,7 @@ void gd_pcie_fill_link_max(gd_facts *f, const char *source)
     }
 }
 
-bool gd_pcie_bench_link(const gd_facts *f, size_t g, const gd_pcie_bench_gpu *bg, int *gen, int *width,
-                        bool *as_read)
+bool gd_pcie_bench_link(const gd_facts *f, size_t g, const gd_pcie_bench_gpu *bg, int *gen, int *width, bool *as_read)
 {
     *as_read = false;
     double fastest = NAN;

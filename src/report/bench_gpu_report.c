@@ -306,8 +306,8 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         snprintf(head, sizeof head, "Device memory bandwidth, GB/s (read + write), %zu MiB copies, median of %d%s",
                  b->membw_bytes >> 20, b->membw_reps, sim);
         gd_wrap(out, st, 0, 0, head);
-        fprintf(out, "%-3s %-22s %7s %8s %9s %8s %7s %8s\n", "GPU", "name", "engine", "kernel", "datasheet",
-                "of sheet", "correct", "finding");
+        fprintf(out, "%-3s %-22s %7s %8s %9s %8s %7s %8s\n", "GPU", "name", "engine", "kernel", "datasheet", "of sheet",
+                "correct", "finding");
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             gd_gpu_peak peak;
@@ -379,8 +379,8 @@ void gd_bench_stress_progress_text(FILE *out, const gd_facts *window, const gd_b
             progress_value(temp, sizeof temp, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_TEMP_C));
             progress_value(clock, sizeof clock, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_SM_CLOCK_MHZ));
         }
-        int n = snprintf(item, sizeof item, "GPU %s %s TF %s C %s MHz", gpu_label(g, idx, sizeof idx), tflops, temp,
-                         clock);
+        int n =
+            snprintf(item, sizeof item, "GPU %s %s TF %s C %s MHz", gpu_label(g, idx, sizeof idx), tflops, temp, clock);
         if (col > 0 && col + 3 + n > st->width) {
             fputc('\n', out);
             col = 0;

@@ -212,17 +212,16 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, con
     gd_wrapped_close(&w, st);
     fputc('\n', out);
     gd_wrap(out, st, 6, 0, "link: the link that carried the copies, as the driver read it right after them.");
-    if (below)
+    if (below) {
         fputs("  ", out);
-    if (below)
-        gd_wrap(out, st, 5, 2,
-                "*: below the link the GPU should reach in its slot (the percentages are of that one).");
-    if (idle)
+        gd_wrap(out, st, 5, 2, "*: below the link the GPU should reach in its slot (the percentages are of that one).");
+    }
+    if (idle) {
         fputs("  ", out);
-    if (idle)
         gd_wrap(out, st, 5, 2,
                 "+: the driver read a lower link after the copies than they needed: an idle link trains down, and "
                 "rises under load; shown is the link the GPU should reach, which carried them.");
+    }
     char healthy[256];
     snprintf(healthy, sizeof healthy,
              "Healthy links reach about %.0f%% of theoretical with pinned memory (Gen3 x16 15.75, Gen4 31.5, "

@@ -191,8 +191,8 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fmt_num(g->median[2], "W", p, sizeof p);
         /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
         cut_name(g->model, model, sizeof model, 24);
-        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "",
-                g->gpus, g->nodes, c, t, p, g->compared ? "" : "  not compared");
+        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "", g->gpus,
+                g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
     gd_wrapped_close(&w, st);
     if (fs->n)
@@ -319,9 +319,8 @@ json_t *gd_fleet_report_json(const gd_fleet_run *run)
         json_object_set_new(o, "findings", ids);
         bool judged = k < run->result->nnodes && run->result->nodes[k].judged;
         json_object_set_new(o, "judged", json_boolean(judged));
-        json_object_set_new(o, "not_judged", judged || k >= run->result->nnodes
-                                                 ? json_null()
-                                                 : json_string(run->result->nodes[k].why));
+        json_object_set_new(o, "not_judged",
+                            judged || k >= run->result->nnodes ? json_null() : json_string(run->result->nodes[k].why));
         json_array_append_new(nodes, o);
     }
     json_object_set_new(root, "nodes", nodes);

@@ -269,8 +269,8 @@ static void figures_hold_on_a_busy_host(void **state)
     tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "60", "--size", "16384", "--json",
                                               "--sim", example("h100x8-idle.json"), NULL},
                              fast);
-    tool_result g = run_tool((const char *[]){"bench", "gemm", "--json", "--sim", example("h100x8-idle.json"), NULL},
-                             fast);
+    tool_result g =
+        run_tool((const char *[]){"bench", "gemm", "--json", "--sim", example("h100x8-idle.json"), NULL}, fast);
     stop_busy_loops(pids, n);
     assert_exact_findings("bench stress, busy host", &r, 0, (const char *[]){NULL});
     assert_exact_findings("bench gemm, busy host", &g, 0, (const char *[]){NULL});
@@ -303,8 +303,8 @@ static void line_of(const char *out, const char *prefix, char *buf, size_t len)
 static void gemm_columns_say_what_they_mean(void **state)
 {
     (void)state;
-    tool_result r = run_tool(
-        (const char *[]){"bench", "gemm", "--sim", example("bench-h100x8-one-slow.json"), NULL}, fast);
+    tool_result r =
+        run_tool((const char *[]){"bench", "gemm", "--sim", example("bench-h100x8-one-slow.json"), NULL}, fast);
     assert_int_equal(r.exit_code, 0);
     char row[256];
     line_of(r.out, "GPU name ", row, sizeof row);

@@ -263,8 +263,13 @@ static void write_report(const char *dir, const char *name, const char *scenario
 {
     char rep[1200];
     snprintf(rep, sizeof rep, "%s/%s", dir, name);
-    const char *argv[] = {"check", "--json", "--duration", scenario ? "10" : "0.2", scenario ? "--sim" : NULL,
-                          scenario ? example(scenario) : NULL, NULL};
+    const char *argv[] = {"check",
+                          "--json",
+                          "--duration",
+                          scenario ? "10" : "0.2",
+                          scenario ? "--sim" : NULL,
+                          scenario ? example(scenario) : NULL,
+                          NULL};
     tool_result r = run_tool(argv, extra);
     assert_true(r.json != NULL);
     FILE *f = fopen(rep, "w");

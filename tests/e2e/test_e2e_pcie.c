@@ -323,8 +323,8 @@ static void bench_pcie_text_fits_the_width(void **state)
     for (size_t k = 0; k < 3; k++)
         for (size_t w = 0; w < 3; w++) {
             const char *env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", widths[w], NULL};
-            tool_result r =
-                run_tool((const char *[]){"bench", "pcie", "--force", "--reps", "1", "--sim", example(scenarios[k]), NULL}, env);
+            const char *argv[] = {"bench", "pcie", "--force", "--reps", "1", "--sim", example(scenarios[k]), NULL};
+            tool_result r = run_tool(argv, env);
             assert_true(r.exit_code == 0 || r.exit_code == 2);
             for (const char *p = r.out; *p;) {
                 size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
