@@ -26,7 +26,7 @@
  * standard output, and the first error said. The command line's state, as
  * gd_cli_stop is: one command runs per process. */
 static struct {
-    bool wanted, printed;
+    bool wanted, printed, lines; /* lines: JSON Lines (watch --format jsonl), one object a line */
     const char *command;
     char error[1024];
 } json_errors;
@@ -38,9 +38,11 @@ void gd_cli_json_errors(const char *command, int argc, char **argv)
         const char *a = argv[i];
         size_t n = strlen(a);
         /* getopt_long takes any unambiguous prefix: --js, --jso, --json */
-        if ((n >= 4 && strncmp(a, "--json", n) == 0) || strcmp(a, "--format=jsonl") == 0 ||
-            (strcmp(a, "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "jsonl") == 0))
+        bool jsonl = strcmp(a, "--format=jsonl") == 0 ||
+                     (strcmp(a, "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "jsonl") == 0);
+        if ((n >= 4 && strncmp(a, "--json", n) == 0) || jsonl)
             json_errors.wanted = true;
+        json_errors.lines |= jsonl;
     }
 }
 
@@ -73,7 +75,8 @@ int gd_cli_json_error_exit(int code)
     json_object_set_new(tool, "version", json_string(GD_VERSION));
     json_object_set_new(o, "tool", tool);
     json_errors.printed = true; /* once */
-    if (gd_json_print(stdout, o) != 0)
+    if (json_errors.lines ? json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
+                          : gd_json_print(stdout, o) != 0)
         code = GD_EXIT_ERROR;
     json_decref(o);
     return code;

@@ -75,6 +75,7 @@ static void bad_arguments_are_a_json_error_in_every_command(void **state)
     }
     tool_result r = run_tool((const char *[]){"watch", "--format", "jsonl", "--no-such-option", NULL}, no_driver);
     assert_error_object("watch --format jsonl --no-such-option", &r, "watch");
+    assert_int_equal(strcspn(r.out, "\n") + 1, strlen(r.out)); /* JSON Lines: one line */
     tool_result_free(&r);
 }
 
