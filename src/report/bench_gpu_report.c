@@ -156,12 +156,26 @@ static const char *check_word(gd_bench_verdict v, bool failed)
     return v == GD_VERIFY_WRONG ? "WRONG" : failed ? "FAILED" : v == GD_VERIFY_OK ? "yes" : "-";
 }
 
-/* The "finding" column: the worst finding shown below on this GPU. */
-static const char *finding_word(const gd_findings *fs, const gd_bench_gpu *g)
+/* Whether finding x is about the table `table` ("gemm", "membw"; NULL:
+ * stress, every finding): its own _low id, or bench.failed of its work. */
+static bool finding_of(const gd_finding *x, const char *table)
+{
+    if (!table)
+        return true;
+    if (strcmp(x->id, "bench.failed") == 0) {
+        const char *what = json_string_value(json_object_get(x->evidence, "what"));
+        bool gemm = what && strstr(what, "GEMM");
+        return strcmp(table, "gemm") == 0 ? gemm : !gemm;
+    }
+    return strcmp(x->id, strcmp(table, "gemm") == 0 ? "bench.gemm_low" : "bench.membw_low") == 0;
+}
+
+/* The "finding" column: the worst finding shown below on this GPU about this table. */
+static const char *finding_word(const gd_findings *fs, const gd_bench_gpu *g, const char *table)
 {
     gd_severity worst = GD_SEV_INFO;
     for (size_t i = 0; g->gpu >= 0 && i < fs->n; i++)
-        if (!fs->v[i].ignored && fs->v[i].gpu == g->gpu && fs->v[i].severity > worst)
+        if (!fs->v[i].ignored && fs->v[i].gpu == g->gpu && fs->v[i].severity > worst && finding_of(&fs->v[i], table))
             worst = fs->v[i].severity;
     return worst >= GD_SEV_CRITICAL ? "critical" : worst == GD_SEV_WARNING ? "warning" : "none";
 }
@@ -293,13 +307,13 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
             double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.tflops[b->dtype] : NAN;
             const double figs[2] = {g->gemm_single_tflops, g->gemm_concurrent_tflops};
             table_row(out, st, f, g, figs, (const int[2]){7, 8}, sheet, g->gemm_single_tflops, 1,
-                      check_word(g->gemm_verdict, g->gemm_failed), finding_word(fs, g), g->gemm_error);
+                      check_word(g->gemm_verdict, g->gemm_failed), finding_word(fs, g, "gemm"), g->gemm_error);
         }
         legend(out, st,
                "alone: TFLOP/s of the GPU by itself; together: of each GPU while all multiply at once; datasheet: "
                "the SKU's dense peak for the type; of sheet: alone over datasheet; correct: the multiply's results "
                "checked on the host (yes, WRONG; FAILED: it did not run); finding: the worst finding below on the "
-               "GPU (none: within 10% of its peers and above its SKU's floor).");
+               "GPU's multiplies (none: within 10% of its peers and above its SKU's floor).");
     }
     if (b && b->membw) {
         char head[256];
@@ -314,13 +328,13 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
             double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.membw_gbps : NAN;
             const double figs[2] = {g->membw_copy_gbps, g->membw_kernel_gbps};
             table_row(out, st, f, g, figs, (const int[2]){7, 8}, sheet, gd_bench_membw_best(g), 0,
-                      check_word(g->membw_verdict, g->membw_failed), finding_word(fs, g), g->membw_error);
+                      check_word(g->membw_verdict, g->membw_failed), finding_word(fs, g, "membw"), g->membw_error);
         }
         legend(out, st,
                "engine: GB/s of a copy-engine copy; kernel: of a read/write kernel; datasheet: the SKU's memory "
                "bandwidth; of sheet: the better of the two over datasheet; correct: the copied bytes checked (yes, "
-               "WRONG; FAILED: it did not run); finding: the worst finding below on the GPU (none: within 10% of "
-               "its peers and above its SKU's floor).");
+               "WRONG; FAILED: it did not run); finding: the worst finding below on the GPU's memory bandwidth "
+               "(none: within 10% of its peers and above its SKU's floor).");
     }
     if (b && b->stress) {
         char head[256];
@@ -330,7 +344,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             char idx[16];
-            const char *fw = finding_word(fs, g);
+            const char *fw = finding_word(fs, g, NULL);
             char line[400], mean[32] = "-";
             if (!isnan(g->stress_tflops))
                 snprintf(mean, sizeof mean, "%.1f", g->stress_tflops);

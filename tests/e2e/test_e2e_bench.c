@@ -325,6 +325,22 @@ static void gemm_columns_say_what_they_mean(void **state)
     assert_non_null(strstr(row, "FAILED critical"));
     assert_non_null(strstr(r.out, "engine: "));
     tool_result_free(&r);
+    /* In 'all', each table's finding column is its own benchmark's: GPU 2's
+     * multiplies are fine though its memory kernel failed, and GPU 1's
+     * memory is fine though its multiply is wrong. */
+    r = run_tool((const char *[]){"bench", "all", "--reps", "1", "--seconds", "0.05", "--sim",
+                                  example("bench-h100x4-faults.json"), NULL},
+                 fast);
+    const char *gemm = strstr(r.out, "GEMM throughput"), *membw = strstr(r.out, "Device memory bandwidth");
+    assert_non_null(gemm);
+    assert_non_null(membw);
+    line_of(gemm, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    line_of(membw, "1   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    line_of(membw, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, "FAILED critical"));
+    tool_result_free(&r);
 }
 
 static void a_busy_gpu_is_refused_unless_forced(void **state)
