@@ -142,4 +142,13 @@ bool gd_pcie_expected_link(const gd_facts *f, size_t g, int *gen, int *width);
  * neither is known. */
 bool gd_pcie_device_link(const gd_facts *f, size_t g, int *gen, int *width);
 
+/* The link that carried bench pcie's copies of bg on GPU g (f->gpus index):
+ * the driver's reading right after them where the copies fit in it (*as_read
+ * true); where they ran faster than that link carries, the reading came
+ * after an idle link trained down (the link rises under load and falls
+ * back), and the link it should reach carried them (*as_read false). False
+ * when neither is known. */
+bool gd_pcie_bench_link(const gd_facts *f, size_t g, const gd_pcie_bench_gpu *bg, int *gen, int *width,
+                        bool *as_read);
+
 #endif

@@ -38,8 +38,9 @@
  *    bytes read and written at bandwidth_gbps.d2d. Device-to-device copies
  *    count the same way: 2 x bytes / (d2d x 1e9).
  *    Other kernels take no time.
- *  - Once gdsim_cuda_clock_set has given the scenario time (bench stress
- *    does, after each sample), a multiply on a GPU whose timeline point at
+ *  - Once gdsim_cuda_clock_set or gdsim_cuda_clock_follow (the same under
+ *    the fast clock, time staying virtual) has given the scenario time
+ *    (bench stress does, after each sample), a multiply on a GPU whose timeline point at
  *    that time has a slowdown reason (sw_power_cap, hw_slowdown,
  *    sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake) runs at
  *    sm_clock_mhz / clocks_max_mhz.sm of its figure: a throttled GPU

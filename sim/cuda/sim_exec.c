@@ -376,11 +376,16 @@ double gdsim_gemm_tflops(const char *dtype)
     return n.present && n.value > 0 ? n.value * factor : 0;
 }
 
-void gdsim_cuda_clock_set(double t)
+void gdsim_cuda_clock_follow(double t)
 {
-    sim_time_real(); /* the session's clock runs in wall time: so do the GPUs */
     sim_lock();
     sim_cuda_state.clock_set = true;
     sim_cuda_state.clock_t = t;
     sim_unlock();
+}
+
+void gdsim_cuda_clock_set(double t)
+{
+    sim_time_real(); /* the session's clock runs in wall time: so do the GPUs */
+    gdsim_cuda_clock_follow(t);
 }

@@ -33,6 +33,11 @@ SIM_API double gdsim_gemm_tflops(const char *dtype);
  * gdsim_scenario_set, not a private one. */
 SIM_API void gdsim_cuda_clock_set(double t);
 
+/* The same without the change to real time: under the fast clock the
+ * caller keeps each stream's virtual time in step with the scenario's
+ * (bench stress under --sim, src/probes/stress.c). */
+SIM_API void gdsim_cuda_clock_follow(double t);
+
 /* Occupies the calling thread's stream for `seconds` of the GPU's time
  * (virtual or real, sim_time.c), queued after its previous work; returns
  * when that work is done. */

@@ -136,14 +136,29 @@ static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
         gd_fleet_group *grp = &r->groups[i];
         grp->compared = grp->gpus >= GD_FLEET_MIN_GPUS && grp->nodes >= GD_FLEET_MIN_NODES;
         for (int m = 0; m < M_COUNT; m++) {
-            size_t nv = 0;
-            for (size_t n = 0; n < in->n; n++)
+            size_t nv = 0, nodes = 0;
+            for (size_t n = 0; n < in->n; n++) {
+                size_t before = nv;
                 for (size_t k = 0; k < in->nodes[n].ngpus; k++)
                     if (strcmp(in->nodes[n].gpus[k].model, grp->model) == 0 && !isnan(metric(&in->nodes[n].gpus[k], m)))
                         v[nv++] = metric(&in->nodes[n].gpus[k], m);
+                nodes += nv > before;
+            }
             grp->median[m] = grp->mad[m] = NAN;
-            if (nv >= GD_FLEET_MIN_GPUS)
+            /* A median of one node's GPUs holds that node to itself: loaded GPUs on two nodes at least. */
+            if (nv >= GD_FLEET_MIN_GPUS && nodes >= GD_FLEET_MIN_NODES)
                 robust(v, nv, &grp->median[m], &grp->mad[m]);
+        }
+        bool medians = false;
+        for (int m = 0; m < M_COUNT; m++)
+            medians |= !isnan(grp->median[m]);
+        if (grp->compared && !medians) { /* enough GPUs, none under load: nothing to hold them to */
+            grp->compared = false;
+            gd_skip_add(&r->findings, "fleet", GD_NO_GPU,
+                        "%s: %zu GPUs on %zu nodes, but fewer than %d on %d nodes were under load in their "
+                        "window: no median to compare with (run the reports under the same load)",
+                        grp->model, grp->gpus, grp->nodes, GD_FLEET_MIN_GPUS, GD_FLEET_MIN_NODES);
+            continue;
         }
         if (!grp->compared) {
             gd_skip_add(&r->findings, "fleet", GD_NO_GPU,
@@ -269,18 +284,79 @@ static int shared_findings(const gd_fleet *in, gd_fleet_result *r)
     return 0;
 }
 
+/* Whether a node was judged: one of its GPUs held to a median of its group. */
+static bool node_judged(const gd_fleet_node *node, const gd_fleet_result *r, bool *loaded)
+{
+    *loaded = false;
+    for (size_t k = 0; k < node->ngpus; k++) {
+        const gd_fleet_gpu *g = &node->gpus[k];
+        size_t i = 0;
+        while (i < r->ngroups && strcmp(r->groups[i].model, g->model) != 0)
+            i++;
+        for (int m = 0; m < M_COUNT; m++) {
+            if (isnan(metric(g, m)))
+                continue;
+            *loaded = true;
+            if (i < r->ngroups && r->groups[i].compared && !isnan(r->groups[i].median[m]))
+                return true;
+        }
+    }
+    return false;
+}
+
+static int judge_nodes(const gd_fleet *in, gd_fleet_result *r)
+{
+    r->nnodes = in->n;
+    r->nodes = calloc(in->n + 1, sizeof *r->nodes);
+    if (!r->nodes)
+        return -1;
+    for (size_t n = 0; n < in->n; n++) {
+        const gd_fleet_node *node = &in->nodes[n];
+        gd_fleet_node_verdict *v = &r->nodes[n];
+        bool loaded, no_driver = false;
+        for (size_t i = 0; i < node->nfindings; i++)
+            no_driver |= strcmp(node->findings[i].id, "driver.missing") == 0;
+        v->judged = node_judged(node, r, &loaded);
+        if (v->judged)
+            continue;
+        snprintf(v->why, sizeof v->why, "%s",
+                 node->ngpus == 0 ? (no_driver ? "no driver, no GPU in its report" : "no GPU in its report")
+                 : !loaded        ? "no GPU under load in its window"
+                                  : "too few GPUs of its model to compare");
+    }
+    return 0;
+}
+
 int gd_fleet_analyze(const gd_fleet *in, gd_fleet_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (build_groups(in, out) != 0 || compare_groups(in, out) != 0 || shared_findings(in, out) != 0)
+    if (build_groups(in, out) != 0 || compare_groups(in, out) != 0 || shared_findings(in, out) != 0 ||
+        judge_nodes(in, out) != 0)
         return -1;
     gd_findings_sort(&out->findings);
     return 0;
 }
 
+int gd_fleet_exit_code(const gd_fleet *in, const gd_fleet_result *r)
+{
+    gd_severity worst = GD_SEV_INFO;
+    for (size_t i = 0; i < r->findings.n; i++)
+        if (!r->findings.v[i].ignored && r->findings.v[i].severity > worst)
+            worst = r->findings.v[i].severity;
+    bool unjudged = false;
+    for (size_t n = 0; n < in->n; n++) {
+        for (size_t i = 0; i < in->nodes[n].nfindings; i++)
+            if (in->nodes[n].findings[i].severity > worst)
+                worst = in->nodes[n].findings[i].severity;
+        unjudged |= n < r->nnodes && !r->nodes[n].judged;
+    }
+    return worst >= GD_SEV_CRITICAL ? 2 : worst == GD_SEV_WARNING ? 1 : unjudged ? 3 : 0;
+}
+
 void gd_fleet_result_free(gd_fleet_result *r)
 {
     free(r->groups);
+    free(r->nodes);
     gd_findings_free(&r->findings);
     memset(r, 0, sizeof *r);
 }

@@ -61,14 +61,28 @@ typedef struct gd_fleet_group {
     double median[3], mad[3]; /* by metric: SM clock, temperature, power; NaN unknown */
 } gd_fleet_group;
 
+/* Whether a node was judged: at least one of its GPUs held to its group's
+ * median; else why not. */
+typedef struct gd_fleet_node_verdict {
+    bool judged;
+    char why[96];
+} gd_fleet_node_verdict;
+
 typedef struct gd_fleet_result {
     size_t ngroups;
     gd_fleet_group *groups;
     gd_findings findings; /* fleet.* findings; evidence names node and GPU */
+    size_t nnodes; /* the fleet's n */
+    gd_fleet_node_verdict *nodes;
 } gd_fleet_result;
 
 /* Compares the fleet; 0, or -1 when out of memory. */
 int gd_fleet_analyze(const gd_fleet *in, gd_fleet_result *out);
+
+/* `fleet --exit-findings`: 2 on a critical finding of the fleet's or of a
+ * node's own report, else 1 on a warning, else 3 when a node could not be
+ * judged (as check's "could not check"), else 0. */
+int gd_fleet_exit_code(const gd_fleet *in, const gd_fleet_result *r);
 void gd_fleet_result_free(gd_fleet_result *r);
 void gd_fleet_free(gd_fleet *f);
 

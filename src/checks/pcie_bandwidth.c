@@ -51,18 +51,31 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
         json_object_set_new(ev, "link_gen", json_integer(gen));
         json_object_set_new(ev, "link_width", json_integer(width));
         json_object_set_new(ev, "source", json_string("cuda:cuMemcpyHtoD,cuMemcpyDtoH from cuMemAllocHost memory"));
-        char fix[768];
+        /* The link that carried the copies, where it trained below what it should reach: the cause, said. */
+        int sg, sw;
+        bool as_read, below = gd_pcie_bench_link(f, g, bg, &sg, &sw, &as_read) && as_read && (sg < gen || sw < width);
+        char seen[200] = "", first[300] = "";
+        if (below) {
+            json_object_set_new(ev, "link_gen_seen", json_integer(sg));
+            json_object_set_new(ev, "link_width_seen", json_integer(sw));
+            snprintf(seen, sizeof seen, "; it trained at Gen%d x%d (%.1f GB/s)", sg, sw, gd_pcie_link_gbps(sg, sw));
+            snprintf(first, sizeof first,
+                     "The link runs at Gen%d x%d, below the Gen%d x%d it should reach: reseat the card, check the "
+                     "slot, riser and cables, then the BIOS's slot settings. ",
+                     sg, sw, gen, width);
+        }
+        char fix[1100];
         snprintf(fix, sizeof fix,
-                 "Healthy Gen%d x%d links reach about %.0f GB/s per direction with pinned memory. Look at the "
+                 "%sHealthy Gen%d x%d links reach about %.0f GB/s per direction with pinned memory. Look at the "
                  "causes in order: the link itself ('gpudoctor check' under load: pcie.link_downgraded, "
                  "pcie.upstream_downgraded), the host buffer's NUMA node (run 'numactl --cpunodebind=N "
                  "--membind=N gpudoctor bench pcie' with the GPU's node from 'gpudoctor topo'), IOMMU translation "
                  "(boot with iommu=pt), and other traffic on the same switch. Compare with NVIDIA's nvbandwidth "
                  "(host_to_device_memcpy_ce).",
-                 gen, width, GD_PCIE_BW_HEALTHY_RATIO * theo);
+                 first, gen, width, GD_PCIE_BW_HEALTHY_RATIO * theo);
         gd_finding_add(out, "pcie.bandwidth_low",
                        worst < GD_PCIE_BW_CRITICAL_RATIO * theo ? GD_SEV_CRITICAL : GD_SEV_WARNING, bg->gpu, ev, NAN,
-                       fix, "GPU %d %s bandwidth %.1f GB/s, %.0f%% of the %.1f GB/s its Gen%d x%d link allows", bg->gpu,
-                       dir_name[worst_dir], worst, 100 * worst / theo, theo, gen, width);
+                       fix, "GPU %d %s bandwidth %.1f GB/s, %.0f%% of the %.1f GB/s a Gen%d x%d link allows%s", bg->gpu,
+                       dir_name[worst_dir], worst, 100 * worst / theo, theo, gen, width, seen);
     }
 }

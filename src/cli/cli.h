@@ -58,8 +58,24 @@ typedef struct gd_cli_command {
 int gd_cmd_watch(int argc, char **argv);
 int gd_cmd_export(int argc, char **argv);
 
-/* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. */
+/* Prints "gpudoctor: <message>" on stderr; returns GD_EXIT_ERROR. The
+ * first message is kept for the JSON error object. */
 int gd_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The JSON error object (docs/interface.md): main notes whether command's
+ * arguments (argv[0] the command) ask for JSON (--json, --format jsonl);
+ * a command notes each JSON report it wrote whole (gd_cli_print_json does);
+ * at the end, a command that asked for JSON, wrote none and exits non-zero
+ * after a gd_cli_error prints {"error", "exit_code", "command", ...} on
+ * stdout. Returns the exit code (GD_EXIT_ERROR when that cannot be written).
+ */
+void gd_cli_json_errors(const char *command, int argc, char **argv);
+void gd_cli_json_printed(void);
+int gd_cli_json_error_exit(int code);
+/* A report that is printed although the command exits non-zero (info and
+ * topo without a driver) carries the same "error" and "exit_code". */
+void gd_cli_json_error_members(json_t *report, const char *error, int code);
 
 /*
  * Flushes and closes stdout. Returns code, or GD_EXIT_ERROR after a message

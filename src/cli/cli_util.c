@@ -21,6 +21,67 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The JSON error object (docs/interface.md "When a command cannot run"):
+ * whether the command line asked for JSON, whether a JSON report reached
+ * standard output, and the first error said. The command line's state, as
+ * gd_cli_stop is: one command runs per process. */
+static struct {
+    bool wanted, printed, lines; /* lines: JSON Lines (watch --format jsonl), one object a line */
+    const char *command;
+    char error[1024];
+} json_errors;
+
+void gd_cli_json_errors(const char *command, int argc, char **argv)
+{
+    json_errors.command = command;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        size_t n = strlen(a);
+        /* getopt_long takes any unambiguous prefix: --js, --jso, --json */
+        bool jsonl = strcmp(a, "--format=jsonl") == 0 ||
+                     (strcmp(a, "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "jsonl") == 0);
+        if ((n >= 4 && strncmp(a, "--json", n) == 0) || jsonl)
+            json_errors.wanted = true;
+        json_errors.lines |= jsonl;
+    }
+}
+
+void gd_cli_json_printed(void)
+{
+    json_errors.printed = true;
+}
+
+void gd_cli_json_error_members(json_t *report, const char *error, int code)
+{
+    char safe[1024];
+    gd_text_safe(error, safe, sizeof safe);
+    json_object_set_new(report, "error", json_string(safe));
+    json_object_set_new(report, "exit_code", json_integer(code));
+}
+
+int gd_cli_json_error_exit(int code)
+{
+    if (!json_errors.wanted || json_errors.printed || code == GD_EXIT_OK ||
+        (!json_errors.error[0] && code != GD_EXIT_ERROR))
+        return code;
+    if (!json_errors.error[0]) /* a usage printed on stderr, no message */
+        snprintf(json_errors.error, sizeof json_errors.error, "bad arguments (the usage is on standard error)");
+    json_t *o = json_object(), *tool = json_object();
+    json_object_set_new(o, "error", json_string(json_errors.error));
+    json_object_set_new(o, "exit_code", json_integer(code));
+    json_object_set_new(o, "command", json_string(json_errors.command));
+    json_object_set_new(o, "schema_version", json_integer(GD_JSON_SCHEMA_VERSION));
+    json_object_set_new(tool, "name", json_string("gpudoctor"));
+    json_object_set_new(tool, "version", json_string(GD_VERSION));
+    json_object_set_new(o, "tool", tool);
+    json_errors.printed = true; /* once */
+    if (json_errors.lines ? json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
+                          : gd_json_print(stdout, o) != 0)
+        code = GD_EXIT_ERROR;
+    json_decref(o);
+    return code;
+}
+
 int gd_cli_error(const char *fmt, ...)
 {
     /* Messages quote paths and what files say: made safe for the terminal. */
@@ -32,6 +93,8 @@ int gd_cli_error(const char *fmt, ...)
     fputs("gpudoctor: ", stderr);
     gd_write_safe(stderr, msg, strlen(msg));
     fputc('\n', stderr);
+    if (!json_errors.error[0]) /* the first says why; what follows from it comes after */
+        gd_text_safe(msg, json_errors.error, sizeof json_errors.error);
     return GD_EXIT_ERROR;
 }
 
@@ -199,8 +262,10 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
 int gd_cli_print_json(json_t *j)
 {
     errno = 0;
-    if (j && gd_json_print(stdout, j) == 0 && fflush(stdout) == 0)
+    if (j && gd_json_print(stdout, j) == 0 && fflush(stdout) == 0) {
+        gd_cli_json_printed();
         return 0;
+    }
     int e = j ? errno : ENOMEM;
     return gd_cli_error("cannot write the JSON report%s%s", e ? ": " : "", e ? strerror(e) : "");
 }

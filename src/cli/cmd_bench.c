@@ -47,7 +47,8 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all
                              "  --size N         gemm, stress: M = N = K (default 8192); pcie, membw: MiB per\n"
                              "                   copy (pcie 256, 160 under --sim; membw 1024, 8192 --sim)\n"
                              "  --seconds S      gemm: per figure (default 5; 0.25 under --sim); stress: the\n"
-                             "                   window (default 300; scenario seconds under --sim)\n"
+                             "                   window (default 300; scenario seconds under --sim, played\n"
+                             "                   as fast as check plays them); its progress goes to stderr\n"
                              "  --interval MS    stress: sampling interval (default 1000)\n"
                              "  --reps N         pcie/membw: timed copies per figure, median reported\n"
                              "  --no-concurrent  skip the all-GPUs-at-once pass (pcie, gemm)\n"
@@ -200,9 +201,10 @@ int gd_cmd_bench(int argc, char **argv)
         gd_facts_free(&f);
         return gd_cli_error("%s", err);
     }
-    if (!f.driver_loaded && !o.sim) {
+    if (!f.driver_loaded && !o.sim) { /* said before the facts (and the reason in them) are freed */
+        gd_cli_error("cannot benchmark: no NVIDIA driver: %s", f.driver_error);
         gd_facts_free(&f);
-        return gd_cli_error("cannot benchmark: %s", f.driver_error);
+        return GD_EXIT_ERROR;
     }
     if ((rc = refuse_busy(&o, &f)) != 0) {
         gd_facts_free(&f);

@@ -82,7 +82,8 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else if (pcie_only) {
-        gd_bench_pcie_text(stdout, f, fs);
+        gd_text_style st = gd_cli_text_style();
+        gd_bench_pcie_text(stdout, f, fs, &st);
     } else {
         gd_text_style st = gd_cli_text_style();
         gd_bench_gpu_text(stdout, f, fs, o->what, &st);
@@ -193,6 +194,22 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     return code;
 }
 
+/* bench stress's progress on stderr: each GPU's throughput, temperature and
+ * SM clock about every tenth of the window (and at its end). */
+typedef struct stress_progress {
+    double every_s, next_s, total_s;
+    gd_text_style st;
+} stress_progress;
+
+static void show_progress(void *ud, const gd_facts *window, const gd_bench_facts *b, double t)
+{
+    stress_progress *p = ud;
+    if (t + 1e-9 < p->next_s && t + 1e-9 < p->total_s)
+        return;
+    p->next_s = t + p->every_s;
+    gd_bench_stress_progress_text(stderr, window, b, t, p->total_s, &p->st);
+}
+
 int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const gd_facts *f)
 {
     char err[1536];
@@ -200,18 +217,27 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
     gd_cublaslt_search lt;
     cublaslt_search(o, f, &lt, sites, 16);
     gd_ctx ctx = *o->ctx;
-    if (o->sim && ctx.sim_pace <= 0)
-        ctx.sim_pace = 1; /* real multiplies run in wall time: so does the scenario */
     gd_session_opts so = *co;
     so.ctx = &ctx;
     so.stop = &gd_cli_stop; /* Ctrl-C or SIGTERM: the report and the page of what ran until then */
     so.duration_s = o->seconds > 0 ? o->seconds : 300;
     so.interval_s = (o->interval_ms > 0 ? o->interval_ms : 1000) / 1000.0;
     gd_gemm_bench_opts go = gemm_opts(o, &lt, 0);
-    /* Progress counted about 20 times per sample interval (wall time). */
-    go.batch_s = so.interval_s / (o->sim ? ctx.sim_pace : 1) / 20;
+    /* Under --sim's fast clock the simulated GPUs keep virtual time in step
+     * with the scenario's (exact figures, whatever the host's load; the
+     * window plays as fast as check's); paced or real, wall time. */
+    go.lockstep = o->sim && ctx.sim_pace <= 0;
+    /* Progress counted about 20 times per sample interval (GPU time). */
+    go.batch_s = so.interval_s / (o->sim && !go.lockstep ? ctx.sim_pace : 1) / 20;
+    stress_progress pr = {.every_s = fmax(so.duration_s / 10, so.interval_s),
+                          .next_s = fmax(so.duration_s / 10, so.interval_s),
+                          .total_s = so.duration_s,
+                          .st = gd_cli_text_style()};
+    pr.st.color = false; /* stderr */
+    go.progress = show_progress;
+    go.progress_ud = &pr;
     fprintf(stderr, "gpudoctor: bench stress: %s GEMM on every GPU for %.0f s%s...\n", gd_gemm_dtype_name(o->dtype),
-            so.duration_s, o->sim && ctx.sim_pace != 1 ? " (scenario seconds)" : "");
+            so.duration_s, o->sim ? " (scenario seconds)" : "");
     gd_facts win;
     if (gd_stress_run(&go, &so, f, &win, err, sizeof err) != 0) {
         gd_facts_free(&win);

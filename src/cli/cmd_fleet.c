@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,15 @@ const char gd_fleet_help[] =
     "\n"
     "  --json           the comparison as JSON (docs/interface.md)\n"
     "  --report FILE    also write one HTML page: findings, groups, a bar per node\n"
-    "  --exit-findings  exit 1 on warnings, 2 on critical findings (as check does)\n"
+    "  --exit-findings  exit 1 on warnings, 2 on critical findings (as check does),\n"
+    "                   the nodes' own reports' findings counted; 3 when nothing\n"
+    "                   was found but a node could not be judged\n"
     "\n"
     "A report that cannot be read (truncated, not a check report, a newer schema) is\n"
     "named under 'Not read' and the others are compared; none readable is exit 3.\n"
-    "Exit: 0, or with --exit-findings 0, 1, 2; 3 could not compare.\n"
+    "A node not judged (no GPU, none under load, too few of its model) is named\n"
+    "under 'Not judged'; a report given twice (a file, or a node's name) is read once.\n"
+    "Exit: 0, or with --exit-findings 0, 1, 2, 3; 3 could not compare.\n"
     "\n"
     "Example, a Slurm cluster (docs/slurm.md):\n"
     "  srun -N16 --ntasks-per-node=1 -o 'reports/%N.json' gpudoctor check --json\n"
@@ -102,6 +107,40 @@ static int add_path(paths *p, const char *path)
     return rc;
 }
 
+/* The path before i that names the same file as files->v[i] (the same
+ * device and inode), or NULL. */
+static const char *same_file(const paths *files, size_t i)
+{
+    struct stat a, b;
+    if (stat(files->v[i], &a) != 0 || !S_ISREG(a.st_mode))
+        return NULL;
+    for (size_t j = 0; j < i; j++)
+        if (stat(files->v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return files->v[j];
+    return NULL;
+}
+
+/* The file of a node read before node k under the same name (its report's
+ * host name, else its file's name): the same node's report twice. */
+static const char *same_node(const gd_fleet *fl, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (strcmp(fl->nodes[j].name, fl->nodes[k].name) == 0)
+            return fl->nodes[j].file;
+    return NULL;
+}
+
+static int note_duplicate(char **dups, size_t *n, const char *file, const char *first, const char *how)
+{
+    size_t len = strlen(file) + strlen(first) + strlen(how) + 32;
+    char *msg = malloc(len);
+    if (!msg)
+        return gd_cli_error("out of memory");
+    snprintf(msg, len, "%s: %s %s, read once", file, how, first);
+    dups[(*n)++] = msg;
+    return 0;
+}
+
 static void render_html(FILE *out, const void *ud)
 {
     gd_fleet_report_html(out, ud);
@@ -112,14 +151,16 @@ int gd_cmd_fleet(int argc, char **argv)
     int json = 0, exit_findings = 0;
     const char *report = NULL;
     optind = 1;
+    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", gd_fleet_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", gd_fleet_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'H': report = optarg; break;
         case 'x': exit_findings = 1; break;
         case 'h': gd_cli_help_print(stdout, gd_fleet_help); return GD_EXIT_OK;
-        default: gd_cli_help_print(stderr, gd_fleet_help); return GD_EXIT_ERROR;
+        case ':': return gd_cli_error("%s needs a value (see 'gpudoctor fleet --help')", argv[optind - 1]);
+        default: return gd_cli_error("unknown option '%s' (see 'gpudoctor fleet --help')", argv[optind - 1]);
         }
     }
     if (optind >= argc) {
@@ -138,23 +179,46 @@ int gd_cmd_fleet(int argc, char **argv)
     fleet.nodes = rc ? NULL : calloc(files.n + 1, sizeof *fleet.nodes);
     if (!rc && (!unread || !fleet.nodes))
         rc = gd_cli_error("out of memory");
+    char **dups = rc ? NULL : calloc(files.n + 1, sizeof *dups);
+    size_t ndups = 0;
+    if (!rc && !dups)
+        rc = gd_cli_error("out of memory");
     for (size_t i = 0; !rc && i < files.n; i++) {
         char err[1024];
-        if (gd_fleet_read_report(files.v[i], &fleet.nodes[fleet.n], err, sizeof err) == 0)
-            fleet.n++;
-        else if (!(unread[nunread++] = strdup(err)))
-            rc = gd_cli_error("out of memory");
+        const char *same = same_file(&files, i);
+        if (same) { /* one report given twice (a file and its directory, a link) counts once */
+            rc = note_duplicate(dups, &ndups, files.v[i], same, "the same file as");
+            continue;
+        }
+        if (gd_fleet_read_report(files.v[i], &fleet.nodes[fleet.n], err, sizeof err) != 0) {
+            if (!(unread[nunread++] = strdup(err)))
+                rc = gd_cli_error("out of memory");
+            continue;
+        }
+        if ((same = same_node(&fleet, fleet.n))) { /* one node, two reports: the first counts */
+            char how[200];
+            snprintf(how, sizeof how, "the same node (%.120s) as", fleet.nodes[fleet.n].name);
+            rc = note_duplicate(dups, &ndups, files.v[i], same, how);
+            free(fleet.nodes[fleet.n].gpus);
+            free(fleet.nodes[fleet.n].findings);
+            memset(&fleet.nodes[fleet.n], 0, sizeof fleet.nodes[fleet.n]);
+            continue;
+        }
+        fleet.n++;
     }
+    for (size_t i = 0; i < ndups; i++)
+        fprintf(stderr, "gpudoctor: %s\n", dups[i]);
     if (!rc && fleet.n == 0) {
         for (size_t i = 0; i < nunread; i++)
             fprintf(stderr, "gpudoctor: %s\n", unread[i]);
-        rc = gd_cli_error("no report could be read: nothing to compare");
+        rc = gd_cli_error("no report could be read (%s%s): nothing to compare", nunread ? unread[0] : "none given",
+                          nunread > 1 ? ", ..." : "");
     }
     gd_fleet_result res = {0};
     if (!rc && gd_fleet_analyze(&fleet, &res) != 0)
         rc = gd_cli_error("out of memory");
     if (!rc) {
-        gd_fleet_run run = {&fleet, &res, nunread, (const char *const *)unread};
+        gd_fleet_run run = {&fleet, &res, nunread, (const char *const *)unread, ndups, (const char *const *)dups};
         if (json) {
             json_t *j = gd_fleet_report_json(&run);
             if (gd_cli_print_json(j) != 0)
@@ -166,14 +230,21 @@ int gd_cmd_fleet(int argc, char **argv)
         }
         if (!rc && report && gd_cli_write_report(report, render_html, &run) != 0)
             rc = GD_EXIT_ERROR;
-        if (!rc && exit_findings)
-            rc = gd_findings_exit_code(&res.findings);
+        if (!rc && exit_findings) {
+            rc = gd_fleet_exit_code(&fleet, &res);
+            if (rc == GD_EXIT_ERROR)
+                fprintf(stderr, "gpudoctor: no finding, but not every node could be judged (exit 3: could not "
+                                "check them all)\n");
+        }
     }
     gd_fleet_result_free(&res);
     gd_fleet_free(&fleet);
     for (size_t i = 0; i < nunread; i++)
         free(unread[i]);
     free(unread);
+    for (size_t i = 0; i < ndups; i++)
+        free(dups[i]);
+    free(dups);
     for (size_t i = 0; i < files.n; i++)
         free(files.v[i]);
     free(files.v);

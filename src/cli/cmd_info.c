@@ -31,8 +31,12 @@ int gd_cmd_info(int argc, char **argv)
     if (gd_cli_snapshot(&o, &f) != 0)
         return GD_EXIT_ERROR;
     int code = GD_EXIT_OK;
+    char why[1200];
+    snprintf(why, sizeof why, "%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
     if (o.json) {
         json_t *j = gd_info_json(&f);
+        if (j && !f.driver_loaded)
+            gd_cli_json_error_members(j, why, GD_EXIT_ERROR);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
@@ -41,7 +45,7 @@ int gd_cmd_info(int argc, char **argv)
         gd_info_text(stdout, &f, &st, o.details);
     }
     if (code == GD_EXIT_OK && !f.driver_loaded)
-        code = gd_cli_error("%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
+        code = gd_cli_error("%s", why);
     gd_facts_free(&f);
     return code;
 }

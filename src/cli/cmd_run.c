@@ -161,6 +161,8 @@ static void render_report(FILE *out, const void *ud)
         json_t *j = gd_report_json(r->f, r->fs);
         if (!j || gd_json_print(out, j) != 0)
             *r->failed = 1;
+        else
+            gd_cli_json_printed(); /* the report, not an error object, answers --json */
         json_decref(j);
     } else {
         gd_text_style st = {.color = false, .width = gd_cli_text_style().width};

@@ -43,16 +43,21 @@ int gd_cmd_topo(int argc, char **argv)
                                          : "/sys is not readable");
     }
     int code = GD_EXIT_OK;
+    bool no_driver = !o.from_count && !f.driver_loaded;
+    char why[1200];
+    snprintf(why, sizeof why, "no NVIDIA driver: %s", f.driver_error);
     if (o.json) {
         json_t *j = gd_topo_json(&f);
+        if (j && no_driver)
+            gd_cli_json_error_members(j, why, GD_EXIT_ERROR);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_topo_text(stdout, &f);
     }
-    if (code == GD_EXIT_OK && !o.from_count && !f.driver_loaded)
-        code = gd_cli_error("no NVIDIA driver: %s", f.driver_error);
+    if (code == GD_EXIT_OK && no_driver)
+        code = gd_cli_error("%s", why);
     gd_facts_free(&f);
     return code;
 }

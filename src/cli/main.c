@@ -262,8 +262,10 @@ static int run(int argc, char **argv)
     const gd_cli_command *c = find(cmd);
     if (c && c->catches_stops)
         gd_cli_catch_stops();
-    if (c)
-        return c->run(argc - 1, argv + 1);
+    if (c) {
+        gd_cli_json_errors(c->name, argc - 1, argv + 1);
+        return gd_cli_json_error_exit(c->run(argc - 1, argv + 1));
+    }
     unknown(cmd);
     usage(stderr);
     return GD_EXIT_ERROR;

@@ -261,3 +261,27 @@ void gd_pcie_fill_link_max(gd_facts *f, const char *source)
         snprintf(gpu->pcie_max_source + n, sizeof gpu->pcie_max_source - n, "%s%s", n ? "; " : "", source);
     }
 }
+
+bool gd_pcie_bench_link(const gd_facts *f, size_t g, const gd_pcie_bench_gpu *bg, int *gen, int *width, bool *as_read)
+{
+    *as_read = false;
+    double fastest = NAN;
+    for (int d = 0; d < 2; d++)
+        for (int m = 0; m < 2; m++) {
+            if (!isnan(bg->single_gbps[d][m]) && !(bg->single_gbps[d][m] <= fastest))
+                fastest = bg->single_gbps[d][m];
+            if (!isnan(bg->concurrent_gbps[d][m]) && !(bg->concurrent_gbps[d][m] <= fastest))
+                fastest = bg->concurrent_gbps[d][m];
+        }
+    if (gd_ok(bg->link_gen) && gd_ok(bg->link_width) && bg->link_gen.v >= 1 && bg->link_width.v >= 1) {
+        int rg = (int)bg->link_gen.v, rw = (int)bg->link_width.v;
+        /* 5 % over the line rate: the rate is what no copy can pass */
+        if (isnan(fastest) || fastest <= 1.05 * gd_pcie_link_gbps(rg, rw)) {
+            *gen = rg;
+            *width = rw;
+            *as_read = true;
+            return true;
+        }
+    }
+    return g < f->gpu_count && gd_pcie_expected_link(f, g, gen, width);
+}

@@ -17,7 +17,14 @@ typedef struct gd_gemm_bench_opts {
     int size; /* M = N = K; 0: 8192 */
     double seconds; /* per measurement; 0: 5 */
     bool concurrent; /* also all GPUs at once (when more than one) */
-    double batch_s; /* stress: wall seconds of work between progress counts; 0: 0.02 */
+    double batch_s; /* stress: seconds of work between progress counts; 0: 0.02 */
+    /* stress: under the simulator's fast clock, the GPUs' virtual time kept
+     * in step with the session's scenario clock (stress.c) */
+    bool lockstep;
+    /* stress: called after each sample with the window so far, the figures
+     * so far (ticks) and the scenario seconds since the first sample */
+    void (*progress)(void *ud, const gd_facts *window, const gd_bench_facts *b, double t);
+    void *progress_ud;
 } gd_gemm_bench_opts;
 
 /*

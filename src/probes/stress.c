@@ -8,6 +8,13 @@
  * interval from the multiplies it completed, so the curves show a GPU
  * slowing as it heats. Results are checked before the load and again
  * after it, when the GPU is hottest (errors that come with heat).
+ *
+ * Under --sim's fast clock the simulated GPUs keep virtual time (sim_time.c)
+ * and the session's scenario clock runs as fast as the CPU allows: the
+ * workers go in step with it, each multiplying until its stream's time has
+ * reached the sample's scenario time before that sample's throughput is
+ * counted. The figures are then exact whatever the host's load, and a
+ * 300-second window takes the CPU time of its multiplies' bookkeeping.
  */
 #include "gemm_bench.h"
 
@@ -26,8 +33,19 @@
 #define BATCH_S 0.02 /* a batch short enough to stop promptly; shorter for short intervals */
 #define MAX_TICKS 100000 /* per GPU: a day at one sample a second */
 
+/* The fast clock's lockstep: the stream time the workers multiply up to
+ * (seconds since the load began), and each worker's answer. */
+typedef struct stress_clock {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    double target;
+} stress_clock;
+
 typedef struct stress_worker {
     const gd_bench_rt *rt;
+    stress_clock *clock; /* NULL: wall time, the workers run free */
+    double reached; /* under clock->mu: stream seconds done */
+    bool finished; /* under clock->mu: the worker multiplies no more */
     const gd_gemm_bench_opts *o;
     int device;
     gd_step_barrier *start;
@@ -70,9 +88,10 @@ static void *run_worker(void *arg)
             a->cuEventCreate(&e1, CU_EVENT_DEFAULT) == CUDA_SUCCESS && a->cuEventRecord(e0, st) == CUDA_SUCCESS &&
             gd_gemm_run(&g, st, 1, w->error, sizeof w->error) == 0 && a->cuEventRecord(e1, st) == CUDA_SUCCESS &&
             a->cuEventSynchronize(e1) == CUDA_SUCCESS && a->cuEventElapsedTime(&ms, e0, e1) == CUDA_SUCCESS) {
-            double want = w->o->batch_s > 0 && w->o->batch_s < BATCH_S ? w->o->batch_s : BATCH_S;
+            double want = w->o->batch_s > 0 && (w->o->batch_s < BATCH_S || w->clock) ? w->o->batch_s : BATCH_S;
+            int most = w->clock ? 4096 : 64; /* virtual time: no wall time to stop in */
             batch = ms > 0 ? (int)(want / (ms / 1e3)) : 64;
-            batch = batch < 1 ? 1 : batch > 64 ? 64 : batch;
+            batch = batch < 1 ? 1 : batch > most ? most : batch;
         }
         if (e0)
             a->cuEventDestroy(e0);
@@ -91,7 +110,21 @@ static void *run_worker(void *arg)
         snprintf(w->error, sizeof w->error, "event creation failed: %s", gd_cuda_result_name(rc));
         w->failed = true;
     }
+    double target = INFINITY; /* wall time: multiply until stopped */
     while (!w->error[0] && !atomic_load(w->stop)) {
+        if (w->clock) { /* until the next sample's scenario time */
+            pthread_mutex_lock(&w->clock->mu);
+            w->reached = w->done_at;
+            pthread_cond_broadcast(&w->clock->cv);
+            while (!atomic_load(w->stop) && w->clock->target <= w->reached)
+                pthread_cond_wait(&w->clock->cv, &w->clock->mu);
+            target = w->clock->target;
+            pthread_mutex_unlock(&w->clock->mu);
+            if (atomic_load(w->stop))
+                break;
+        }
+        if (w->done_at >= target)
+            continue;
         float ms = 0;
         if (gd_gemm_run(&g, st, batch, w->error, sizeof w->error) != 0 ||
             (rc = a->cuEventRecord(done, st)) != CUDA_SUCCESS || (rc = a->cuEventSynchronize(done)) != CUDA_SUCCESS ||
@@ -105,6 +138,12 @@ static void *run_worker(void *arg)
         w->done += batch;
         w->done_at = ms / 1e3;
         pthread_mutex_unlock(&w->lock);
+    }
+    if (w->clock) {
+        pthread_mutex_lock(&w->clock->mu);
+        w->finished = true;
+        pthread_cond_broadcast(&w->clock->cv);
+        pthread_mutex_unlock(&w->clock->mu);
     }
     if (began)
         a->cuEventDestroy(began);
@@ -131,6 +170,19 @@ static long progress(stress_worker *w, double *at)
     *at = w->done_at;
     pthread_mutex_unlock(&w->lock);
     return d;
+}
+
+/* Lockstep: every worker multiplies up to stream time `target`; returns
+ * once each has reached it or stopped. */
+static void step_to(stress_clock *c, stress_worker *w, int n, double target)
+{
+    pthread_mutex_lock(&c->mu);
+    c->target = target;
+    pthread_cond_broadcast(&c->cv);
+    for (int i = 0; i < n; i++)
+        while (!w[i].finished && w[i].reached < target)
+            pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
 }
 
 static void add_tick(gd_bench_gpu *g, double t, double tflops)
@@ -161,10 +213,14 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
         gd_bench_facts_free(b);
         return -1;
     }
-    /* The simulated GPUs follow the window's clock, which runs in wall time:
-     * scenario time 0 until the first sample. */
-    if (rt.cu.gdsim_cuda_clock_set)
-        rt.cu.gdsim_cuda_clock_set(0);
+    /* The simulated GPUs follow the window's clock: scenario time 0 until
+     * the first sample. In wall time (paced, or a real machine), or in step
+     * with the fast scenario clock, their own time staying virtual. */
+    bool lockstep = o->lockstep && rt.cu.gdsim_cuda_clock_follow;
+    void (*clock_set)(double) = lockstep ? rt.cu.gdsim_cuda_clock_follow : rt.cu.gdsim_cuda_clock_set;
+    if (clock_set)
+        clock_set(0);
+    stress_clock clk = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     b->stress = true;
     b->dtype = o->dtype;
     b->size = o->size > 0 ? o->size : DEFAULT_SIZE;
@@ -180,11 +236,14 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        w[i] = (stress_worker){.rt = &rt, .o = o, .device = i, .start = &start, .stop = &stop};
+        w[i] = (stress_worker){
+            .rt = &rt, .clock = lockstep ? &clk : NULL, .o = o, .device = i, .start = &start, .stop = &stop};
         pthread_mutex_init(&w[i].lock, NULL);
         started[i] = pthread_create(&th[i], NULL, run_worker, &w[i]) == 0;
-        if (!started[i])
+        if (!started[i]) {
+            w[i].finished = true; /* no lockstep waits for it */
             gd_step_barrier_leave(&start);
+        }
     }
     gd_step_barrier_wait(&start);
     gd_session *s = gd_session_open(so, window, err, errlen);
@@ -202,10 +261,15 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
             }
         }
         int step = -1;
+        double t0 = NAN;
         while (first && prev && at && first_at && (step = gd_session_step(s, err, errlen)) > 0) {
             double st = window->series.n ? gd_series_t(&window->series, window->series.n - 1) : 0;
-            if (rt.cu.gdsim_cuda_clock_set) /* the simulated GPUs follow the window's clock */
-                rt.cu.gdsim_cuda_clock_set(st);
+            if (isnan(t0))
+                t0 = st;
+            if (lockstep) /* the interval that ends at this sample, multiplied */
+                step_to(&clk, w, n, st - t0);
+            if (clock_set) /* the simulated GPUs follow the window's clock */
+                clock_set(st);
             for (int i = 0; i < n; i++) {
                 double t;
                 long d = progress(&w[i], &t);
@@ -216,6 +280,8 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
                     at[i] = t;
                 }
             }
+            if (o->progress)
+                o->progress(o->progress_ud, window, b, st - (isnan(t0) ? st : t0));
         }
         atomic_store(&stop, 1);
         for (int i = 0; first && at && i < n; i++)
@@ -233,6 +299,9 @@ int gd_stress_run(const gd_gemm_bench_opts *o, const gd_session_opts *so, const 
             rc = 0;
     }
     atomic_store(&stop, 1);
+    pthread_mutex_lock(&clk.mu); /* a worker waiting for the next sample wakes and stops */
+    pthread_cond_broadcast(&clk.cv);
+    pthread_mutex_unlock(&clk.mu);
     for (int i = 0; i < n; i++) {
         if (!started[i] || pthread_join(th[i], NULL) != 0)
             continue;

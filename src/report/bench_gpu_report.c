@@ -150,9 +150,34 @@ static void pct(FILE *out, double v, double sheet)
         fprintf(out, " %7.0f%%", 100 * v / sheet);
 }
 
+/* The "correct" column: the results checked on the host. */
 static const char *check_word(gd_bench_verdict v, bool failed)
 {
-    return v == GD_VERIFY_WRONG ? "WRONG" : failed ? "FAILED" : v == GD_VERIFY_OK ? "ok" : "-";
+    return v == GD_VERIFY_WRONG ? "WRONG" : failed ? "FAILED" : v == GD_VERIFY_OK ? "yes" : "-";
+}
+
+/* Whether finding x is about the table `table` ("gemm", "membw"; NULL:
+ * stress, every finding): its own _low id, or bench.failed of its work. */
+static bool finding_of(const gd_finding *x, const char *table)
+{
+    if (!table)
+        return true;
+    if (strcmp(x->id, "bench.failed") == 0) {
+        const char *what = json_string_value(json_object_get(x->evidence, "what"));
+        bool gemm = what && strstr(what, "GEMM");
+        return strcmp(table, "gemm") == 0 ? gemm : !gemm;
+    }
+    return strcmp(x->id, strcmp(table, "gemm") == 0 ? "bench.gemm_low" : "bench.membw_low") == 0;
+}
+
+/* The "finding" column: the worst finding shown below on this GPU about this table. */
+static const char *finding_word(const gd_findings *fs, const gd_bench_gpu *g, const char *table)
+{
+    gd_severity worst = GD_SEV_INFO;
+    for (size_t i = 0; g->gpu >= 0 && i < fs->n; i++)
+        if (!fs->v[i].ignored && fs->v[i].gpu == g->gpu && fs->v[i].severity > worst && finding_of(&fs->v[i], table))
+            worst = fs->v[i].severity;
+    return worst >= GD_SEV_CRITICAL ? "critical" : worst == GD_SEV_WARNING ? "warning" : "none";
 }
 
 static const char *gpu_label(const gd_bench_gpu *g, char *buf, size_t len)
@@ -165,23 +190,30 @@ static const char *gpu_label(const gd_bench_gpu *g, char *buf, size_t len)
 }
 
 /* One row of a table: GPU, name, two figures in columns of `widths`, the
- * datasheet, the judged figure's share of it, the result check, and why a
- * figure is missing under it. */
+ * datasheet, the judged figure's share of it, the result check, the worst
+ * finding on the GPU, and why a figure is missing under it (78 columns). */
 static void table_row(FILE *out, const gd_text_style *st, const gd_facts *f, const gd_bench_gpu *g,
                       const double figs[2], const int widths[2], double sheet, double judged, int prec,
-                      const char *check, const char *error)
+                      const char *check, const char *finding, const char *error)
 {
     char idx[16];
-    fprintf(out, "%-4s %-26.26s", gpu_label(g, idx, sizeof idx), gd_safe(gd_bench_product(f, g)));
+    fprintf(out, "%-3s %-22.22s", gpu_label(g, idx, sizeof idx), gd_safe(gd_bench_product(f, g)));
     cell(out, figs[0], widths[0], prec);
     cell(out, figs[1], widths[1], prec);
     cell(out, sheet, 9, prec);
     pct(out, judged, sheet);
-    fprintf(out, " %7s\n", check);
+    fprintf(out, " %7s %8s\n", check, finding);
     if (error[0]) {
         fputs("     ", out);
         gd_wrap(out, st, 5, 5, error);
     }
+}
+
+/* What the columns of a table mean, under it. */
+static void legend(FILE *out, const gd_text_style *st, const char *text)
+{
+    gd_wrap(out, st, 0, 0, text);
+    fputc('\n', out);
 }
 
 /* A curve of values as block characters over CURVE_WIDTH columns, scaled
@@ -220,6 +252,8 @@ static void curve_row(FILE *out, const char *label, const char *unit, const doub
         }
     if (!isfinite(lo))
         return;
+    if (hi - lo <= 1e-3 * fabs(hi)) /* rounding noise on a steady figure is no shape */
+        lo = hi;
     fprintf(out, "    %-8s ", label);
     curve(out, v, n, lo - (hi - lo) * 0.1, hi);
     fprintf(out, "  %.0f-%.0f %s\n", lo, hi, unit);
@@ -256,7 +290,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
     const gd_bench_facts *b = f->bench;
     if (f->pcie && f->pcie->bench && strcmp(what, "all") == 0) {
         gd_findings none = {0};
-        gd_bench_pcie_text(out, f, &none);
+        gd_bench_pcie_text(out, f, &none, st);
         fputc('\n', out);
     }
     const char *sim = f->simulated ? "  [SIMULATION]" : "";
@@ -265,34 +299,42 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         snprintf(head, sizeof head, "GEMM throughput, TFLOP/s: %s %dx%dx%d through cuBLASLt, %.3g s per figure%s",
                  gd_gemm_dtype_name(b->dtype), b->size, b->size, b->size, b->seconds, sim);
         gd_wrap(out, st, 0, 0, head);
-        fprintf(out, "%-4s %-26s %9s %11s %9s %8s %7s\n", "GPU", "name", "alone", "all at once", "datasheet",
-                "of sheet", "results");
+        fprintf(out, "%-3s %-22s %7s %8s %9s %8s %7s %8s\n", "GPU", "name", "alone", "together", "datasheet",
+                "of sheet", "correct", "finding");
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             gd_gpu_peak peak;
             double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.tflops[b->dtype] : NAN;
             const double figs[2] = {g->gemm_single_tflops, g->gemm_concurrent_tflops};
-            table_row(out, st, f, g, figs, (const int[2]){9, 11}, sheet, g->gemm_single_tflops, 1,
-                      check_word(g->gemm_verdict, g->gemm_failed), g->gemm_error);
+            table_row(out, st, f, g, figs, (const int[2]){7, 8}, sheet, g->gemm_single_tflops, 1,
+                      check_word(g->gemm_verdict, g->gemm_failed), finding_word(fs, g, "gemm"), g->gemm_error);
         }
-        fputc('\n', out);
+        legend(out, st,
+               "alone: TFLOP/s of the GPU by itself; together: of each GPU while all multiply at once; datasheet: "
+               "the SKU's dense peak for the type; of sheet: alone over datasheet; correct: the multiply's results "
+               "checked on the host (yes, WRONG; FAILED: it did not run); finding: the worst finding below on the "
+               "GPU's multiplies (none: within 10% of its peers and above its SKU's floor).");
     }
     if (b && b->membw) {
         char head[256];
         snprintf(head, sizeof head, "Device memory bandwidth, GB/s (read + write), %zu MiB copies, median of %d%s",
                  b->membw_bytes >> 20, b->membw_reps, sim);
         gd_wrap(out, st, 0, 0, head);
-        fprintf(out, "%-4s %-26s %11s %9s %9s %8s %7s\n", "GPU", "name", "copy engine", "kernel", "datasheet",
-                "of sheet", "results");
+        fprintf(out, "%-3s %-22s %7s %8s %9s %8s %7s %8s\n", "GPU", "name", "engine", "kernel", "datasheet", "of sheet",
+                "correct", "finding");
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             gd_gpu_peak peak;
             double sheet = gd_gpu_peak_find(gd_bench_product(f, g), &peak) ? peak.membw_gbps : NAN;
             const double figs[2] = {g->membw_copy_gbps, g->membw_kernel_gbps};
-            table_row(out, st, f, g, figs, (const int[2]){11, 9}, sheet, gd_bench_membw_best(g), 0,
-                      check_word(g->membw_verdict, g->membw_failed), g->membw_error);
+            table_row(out, st, f, g, figs, (const int[2]){7, 8}, sheet, gd_bench_membw_best(g), 0,
+                      check_word(g->membw_verdict, g->membw_failed), finding_word(fs, g, "membw"), g->membw_error);
         }
-        fputc('\n', out);
+        legend(out, st,
+               "engine: GB/s of a copy-engine copy; kernel: of a read/write kernel; datasheet: the SKU's memory "
+               "bandwidth; of sheet: the better of the two over datasheet; correct: the copied bytes checked (yes, "
+               "WRONG; FAILED: it did not run); finding: the worst finding below on the GPU's memory bandwidth "
+               "(none: within 10% of its peers and above its SKU's floor).");
     }
     if (b && b->stress) {
         char head[256];
@@ -302,9 +344,14 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_bench_gpu *g = &b->gpus[i];
             char idx[16];
-            fprintf(out, "GPU %s  %s  mean", gpu_label(g, idx, sizeof idx), gd_safe(gd_bench_product(f, g)));
-            cell(out, g->stress_tflops, 1, 1);
-            fprintf(out, " TFLOP/s, results %s\n", check_word(g->gemm_verdict, g->gemm_failed));
+            const char *fw = finding_word(fs, g, NULL);
+            char line[400], mean[32] = "-";
+            if (!isnan(g->stress_tflops))
+                snprintf(mean, sizeof mean, "%.1f", g->stress_tflops);
+            snprintf(line, sizeof line, "GPU %s  %s  mean %s TFLOP/s, correct %s, finding %s%s",
+                     gpu_label(g, idx, sizeof idx), gd_bench_product(f, g), mean,
+                     check_word(g->gemm_verdict, g->gemm_failed), fw, strcmp(fw, "none") ? " (below)" : "");
+            gd_wrap(out, st, 4, 0, line);
             if (g->gemm_error[0]) {
                 fputs("    ", out);
                 gd_wrap(out, st, 4, 4, g->gemm_error);
@@ -314,18 +361,47 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         fputc('\n', out);
     }
     size_t shown = 0;
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        shown++;
-        char head[64];
-        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
-        fputs(head, out);
-        gd_wrap(out, st, 2, col, fs->v[i].title);
-        fputs("  fix: ", out);
-        gd_wrap(out, st, 7, 7, fs->v[i].fix);
-        fputc('\n', out);
-    }
+    for (size_t i = 0; i < fs->n; i++)
+        shown += !fs->v[i].ignored;
+    gd_bench_findings_text(out, fs, st);
     if (!shown)
         fprintf(out, "No finding: every GPU measured within %s of its peers and above its SKU's floor.\n", "10%");
+}
+
+static void progress_value(char *buf, size_t len, gd_value v)
+{
+    if (gd_ok(v))
+        snprintf(buf, len, "%.0f", v.v);
+    else
+        snprintf(buf, len, "n/a");
+}
+
+void gd_bench_stress_progress_text(FILE *out, const gd_facts *window, const gd_bench_facts *b, double t, double total,
+                                   const gd_text_style *st)
+{
+    fprintf(out, "gpudoctor: stress %.0f of %.0f s\n", t, total);
+    const gd_series *s = &window->series;
+    int col = 0;
+    for (size_t i = 0; b && i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        long fg = gd_bench_facts_gpu(window, g);
+        double tf = g->tick_count ? g->ticks[g->tick_count - 1].tflops : NAN;
+        char idx[16], tflops[24] = "n/a", temp[24] = "n/a", clock[24] = "n/a", item[128];
+        if (!isnan(tf))
+            snprintf(tflops, sizeof tflops, "%.0f", tf);
+        if (fg >= 0 && s->n > 0) {
+            progress_value(temp, sizeof temp, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_TEMP_C));
+            progress_value(clock, sizeof clock, gd_series_at(s, s->n - 1, (size_t)fg, GD_M_SM_CLOCK_MHZ));
+        }
+        int n =
+            snprintf(item, sizeof item, "GPU %s %s TF %s C %s MHz", gpu_label(g, idx, sizeof idx), tflops, temp, clock);
+        if (col > 0 && col + 3 + n > st->width) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%s%s", col ? "   " : "  ", item);
+        col += (col ? 3 : 2) + n;
+    }
+    if (col)
+        fputc('\n', out);
 }

@@ -9,6 +9,7 @@
 #include "core/pcie_util.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const char *const dir_names[2] = {"h2d", "d2h"};
@@ -66,9 +67,16 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(o, "cuda_device", json_integer(bg->cuda_device));
         json_object_set_new(o, "pci_bus_id", json_string(bg->bdf));
         json_t *link = link_json(f, bg->gpu, &theo);
-        if (json_is_object(link)) { /* the link that carried the copies */
+        if (json_is_object(link)) { /* the link read after the copies, and the one that carried them */
             json_object_set_new(link, "measured_gen", gd_json_value(bg->link_gen));
             json_object_set_new(link, "measured_width", gd_json_value(bg->link_width));
+            size_t g = 0;
+            while (g < f->gpu_count && f->gpus[g].index != bg->gpu)
+                g++;
+            int cg, cw;
+            bool as_read, known = gd_pcie_bench_link(f, g, bg, &cg, &cw, &as_read);
+            json_object_set_new(link, "copies_gen", known ? json_integer(cg) : json_null());
+            json_object_set_new(link, "copies_width", known ? json_integer(cw) : json_null());
         }
         json_object_set_new(o, "link", link);
         json_object_set_new(o, "error", bg->error[0] ? json_string(bg->error) : json_null());
@@ -109,62 +117,120 @@ void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *f
 
 static void cell(FILE *out, double v, double theo)
 {
+    char buf[32];
     if (isnan(v))
-        fprintf(out, "  %14s", "n/a");
+        snprintf(buf, sizeof buf, "n/a");
     else if (isnan(theo))
-        fprintf(out, "  %8.2f      ", v);
+        snprintf(buf, sizeof buf, "%.1f", v);
     else
-        fprintf(out, "  %8.2f (%2.0f%%)", v, 100 * v / theo);
+        snprintf(buf, sizeof buf, "%.1f (%.0f%%)", v, 100 * v / theo);
+    fprintf(out, " %12s", buf);
 }
 
-void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs)
+void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        if (fs->v[i].ignored)
+            continue;
+        char head[64];
+        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
+        fputs(head, out);
+        gd_wrap(out, st, 2, col, fs->v[i].title);
+        fputs("  fix: ", out);
+        gd_wrap(out, st, 7, 7, fs->v[i].fix);
+        fputc('\n', out);
+    }
+}
+
+/* The link column: the link that carried the copies (gd_pcie_bench_link),
+ * marked where it is below what the GPU should reach ('*') or where the
+ * driver's reading after the copies was an idle one ('+'). */
+static void link_cell(const gd_facts *f, const gd_pcie_bench_gpu *bg, char *buf, size_t len, char *mark)
+{
+    size_t g = 0;
+    while (g < f->gpu_count && f->gpus[g].index != bg->gpu)
+        g++;
+    int gen, width, eg, ew;
+    bool as_read;
+    *mark = ' ';
+    snprintf(buf, len, "n/a");
+    if (bg->gpu < 0 || !gd_pcie_bench_link(f, g, bg, &gen, &width, &as_read))
+        return;
+    bool expected = g < f->gpu_count && gd_pcie_expected_link(f, g, &eg, &ew);
+    if (!as_read)
+        *mark = '+';
+    else if (expected && (gen < eg || width < ew))
+        *mark = '*';
+    snprintf(buf, len, "Gen%d x%d%c", gen, width, *mark == ' ' ? '\0' : *mark);
+}
+
+void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b)
         return;
-    fprintf(
-        out,
-        "PCIe host<->device bandwidth, GB/s (%% of the link's theoretical rate), %zu MiB copies, median of %d%s\n\n",
-        b->bytes >> 20, b->reps, f->simulated ? "  [SIMULATION]" : "");
-    fprintf(out, "%-5s %-13s %-10s  %14s  %14s  %14s  %14s\n", "GPU", "bus id", "link", "H2D pinned", "D2H pinned",
+    char head[256];
+    snprintf(head, sizeof head,
+             "PCIe host<->device bandwidth, GB/s (%% of the theoretical rate of the link the GPU should reach), "
+             "%zu MiB copies, median of %d%s",
+             b->bytes >> 20, b->reps, f->simulated ? "  [SIMULATION]" : "");
+    gd_wrap(out, st, 0, 0, head);
+    fputc('\n', out);
+    /* The table through check's wrapping: it fits 80 columns, and wraps on a narrower terminal. */
+    gd_wrapped w;
+    FILE *o = gd_wrapped_open(&w, out);
+    fprintf(o, "%-3s %-12s %-9s %12s %12s %12s %12s\n", "GPU", "bus id", "link", "H2D pinned", "D2H pinned",
             "H2D pageable", "D2H pageable");
+    bool below = false, idle = false;
     for (int pass = 0; pass < (b->gpu_count > 1 ? 2 : 1); pass++) {
         if (pass == 1)
-            fprintf(out, "\nAll %zu GPUs at once:\n", b->gpu_count);
+            fprintf(o, "\nAll %zu GPUs at once:\n", b->gpu_count);
         for (size_t i = 0; i < b->gpu_count; i++) {
             const gd_pcie_bench_gpu *bg = &b->gpus[i];
             double theo;
             json_t *l = link_json(f, bg->gpu, &theo);
-            char link[32] = "n/a", idx[16] = "?";
-            /* As measured during the copies; what it should reach where that was not read. */
-            if (gd_ok(bg->link_gen) && gd_ok(bg->link_width))
-                snprintf(link, sizeof link, "Gen%.0f x%.0f", bg->link_gen.v, bg->link_width.v);
-            else if (json_is_object(l))
-                snprintf(link, sizeof link, "Gen%lld x%lld", json_integer_value(json_object_get(l, "gen")),
-                         json_integer_value(json_object_get(l, "width")));
             json_decref(l);
+            char link[32], idx[16] = "?", mark;
+            link_cell(f, bg, link, sizeof link, &mark);
+            below |= mark == '*';
+            idle |= mark == '+';
             if (bg->gpu >= 0)
                 snprintf(idx, sizeof idx, "%d", bg->gpu);
-            fprintf(out, "%-5s %-13s %-10s", idx, gd_safe(bg->bdf), link);
+            fprintf(o, "%-3s %-12s %-9s", idx, gd_safe(bg->bdf), link);
             if (bg->error[0] && pass == 0) {
-                fprintf(out, "  not measured: %s\n", gd_safe(bg->error));
+                fprintf(o, "  not measured: %s\n", gd_safe(bg->error));
                 continue;
             }
             const double(*v)[2] = pass ? bg->concurrent_gbps : bg->single_gbps;
-            cell(out, v[GD_BW_H2D][GD_BW_PINNED], theo);
-            cell(out, v[GD_BW_D2H][GD_BW_PINNED], theo);
-            cell(out, v[GD_BW_H2D][GD_BW_PAGEABLE], theo);
-            cell(out, v[GD_BW_D2H][GD_BW_PAGEABLE], theo);
-            fputc('\n', out);
+            cell(o, v[GD_BW_H2D][GD_BW_PINNED], theo);
+            cell(o, v[GD_BW_D2H][GD_BW_PINNED], theo);
+            cell(o, v[GD_BW_H2D][GD_BW_PAGEABLE], theo);
+            cell(o, v[GD_BW_D2H][GD_BW_PAGEABLE], theo);
+            fputc('\n', o);
         }
     }
-    fprintf(out,
-            "\nHealthy links reach about %.0f%% of theoretical with pinned memory (Gen3 x16 15.75, Gen4 31.5, "
-            "Gen5 63 GB/s per direction).\n",
-            100 * HEALTHY_RATIO);
+    gd_wrapped_close(&w, st);
+    fputc('\n', out);
+    gd_wrap(out, st, 6, 0, "link: the link that carried the copies, as the driver read it right after them.");
+    if (below) {
+        fputs("  ", out);
+        gd_wrap(out, st, 5, 2, "*: below the link the GPU should reach in its slot (the percentages are of that one).");
+    }
+    if (idle) {
+        fputs("  ", out);
+        gd_wrap(out, st, 5, 2,
+                "+: the driver read a lower link after the copies than they needed: an idle link trains down, and "
+                "rises under load; shown is the link the GPU should reach, which carried them.");
+    }
+    char healthy[256];
+    snprintf(healthy, sizeof healthy,
+             "Healthy links reach about %.0f%% of theoretical with pinned memory (Gen3 x16 15.75, Gen4 31.5, "
+             "Gen5 63 GB/s per direction).",
+             100 * HEALTHY_RATIO);
+    gd_wrap(out, st, 0, 0, healthy);
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
-    for (size_t i = 0; i < fs->n; i++)
-        fprintf(out, "\n%s [%s] %s\n  fix: %s\n", gd_severity_name(fs->v[i].severity), fs->v[i].id,
-                gd_safe(fs->v[i].title), gd_safe(fs->v[i].fix));
+    else
+        fputc('\n', out);
+    gd_bench_findings_text(out, fs, st);
 }

@@ -32,18 +32,134 @@ static size_t outlier_nodes(const gd_fleet_run *run)
     return n;
 }
 
+/* The worst severity of a node's own report's findings (GD_SEV_INFO: none). */
+static gd_severity node_worst(const gd_fleet_node *n)
+{
+    gd_severity w = GD_SEV_INFO;
+    for (size_t i = 0; i < n->nfindings; i++)
+        w = n->findings[i].severity > w ? n->findings[i].severity : w;
+    return w;
+}
+
+/* Names of the nodes for which pick() holds, ", "-joined into buf; their count. */
+static size_t node_names(const gd_fleet_run *run, bool (*pick)(const gd_fleet_run *, size_t), bool why, char *buf,
+                         size_t len)
+{
+    size_t n = 0, used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        if (!pick(run, k))
+            continue;
+        n++;
+        if (used + 1 >= len)
+            continue;
+        char name[128];
+        gd_text_safe(run->fleet->nodes[k].name, name, sizeof name);
+        int w = n > 8 ? snprintf(buf + used, len - used, n == 9 ? ", ..." : "")
+                : why ? snprintf(buf + used, len - used, "%s%s (%s)", used ? ", " : "", name, run->result->nodes[k].why)
+                      : snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+        used = w > 0 && used + (size_t)w < len ? used + (size_t)w : len - 1;
+    }
+    return n;
+}
+
+static bool pick_critical(const gd_fleet_run *run, size_t k)
+{
+    return node_worst(&run->fleet->nodes[k]) >= GD_SEV_CRITICAL;
+}
+
+static bool pick_warning(const gd_fleet_run *run, size_t k)
+{
+    return node_worst(&run->fleet->nodes[k]) == GD_SEV_WARNING;
+}
+
+static bool pick_unjudged(const gd_fleet_run *run, size_t k)
+{
+    return k < run->result->nnodes && !run->result->nodes[k].judged;
+}
+
+static size_t compared_groups(const gd_fleet_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->ngroups; i++)
+        n += r->groups[i].compared;
+    return n;
+}
+
+/*
+ * The verdict: the fleet's own findings, then what the comparison cannot
+ * see: nodes whose own reports are critical or warn, and nodes that could
+ * not be judged at all (no GPU, none under load). "No outlier" is said only
+ * of the nodes that were compared.
+ */
+static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len, const char **colour);
+
 static void text_verdict(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
+{
+    char line[2400];
+    const char *col, *word = verdict_line(run, line, sizeof line, &col);
+    char head[64];
+    int hc = snprintf(head, sizeof head, "Verdict: %s: ", word);
+    fprintf(out, "%sVerdict: %s%s: ", gd_c(st, col), word, gd_c(st, GD_ANSI_RESET));
+    gd_wrap(out, st, 4, hc, line);
+}
+
+/* The verdict's word, and what it rests on into line. */
+static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len, const char **colour)
 {
     const gd_findings *fs = &run->result->findings;
     size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
-    if (crit + warn == 0) {
-        fprintf(out, "%sVerdict: no outlier and no shared cause among %zu node%s%s\n", gd_c(st, GD_ANSI_GREEN),
-                run->fleet->n, run->fleet->n == 1 ? "" : "s", gd_c(st, GD_ANSI_RESET));
+    char crit_nodes[600], warn_nodes[600], unjudged[800];
+    size_t ncrit = node_names(run, pick_critical, false, crit_nodes, sizeof crit_nodes);
+    size_t nwarn = node_names(run, pick_warning, false, warn_nodes, sizeof warn_nodes);
+    size_t nun = node_names(run, pick_unjudged, true, unjudged, sizeof unjudged);
+    size_t nodes = run->fleet->n, judged = nodes - nun;
+    const char *word = crit || ncrit ? "CRITICAL" : warn || nwarn ? "WARNING" : nun ? "NOT JUDGED" : "OK";
+    const char *col = crit || ncrit ? GD_ANSI_RED : warn || nwarn || nun ? GD_ANSI_YELLOW : GD_ANSI_GREEN;
+    size_t used = 0;
+#define ADD(...) used += (size_t)snprintf(line + used, used < len ? len - used : 0, __VA_ARGS__)
+    if (crit + warn)
+        ADD("%zu fleet finding%s; outliers on %zu of %zu nodes", crit + warn, crit + warn == 1 ? "" : "s",
+            outlier_nodes(run), nodes);
+    else if (compared_groups(run->result) && judged)
+        ADD("no outlier and no shared cause among the %zu node%s compared", judged, judged == 1 ? "" : "s");
+    else
+        ADD("nothing could be compared: no model with %d GPUs under load on %d nodes", GD_FLEET_MIN_GPUS,
+            GD_FLEET_MIN_NODES);
+    if (ncrit)
+        ADD("; critical in their own reports: %zu node%s (%s)", ncrit, ncrit == 1 ? "" : "s", crit_nodes);
+    if (nwarn)
+        ADD("; warnings in their own reports: %zu node%s (%s)", nwarn, nwarn == 1 ? "" : "s", warn_nodes);
+    if (nun)
+        ADD("; not judged: %zu of %zu node%s: %s", nun, nodes, nodes == 1 ? "" : "s", unjudged);
+#undef ADD
+    *colour = col;
+    return word;
+}
+
+/* Columns of UTF-8 text (each character one). */
+static int text_columns(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* A name cut to cols columns, '...' (one column, U+2026) marking the cut. */
+static void cut_name(const char *name, char *out, size_t len, size_t cols)
+{
+    char safe[256];
+    gd_text_safe(name, safe, sizeof safe);
+    size_t n = 0, i = 0, keep = 0;
+    for (; safe[i]; i++)
+        if (((unsigned char)safe[i] & 0xC0) != 0x80 && ++n == cols)
+            keep = i; /* where the last column that stays before the mark begins */
+    if (n <= cols) {
+        snprintf(out, len, "%s", safe);
         return;
     }
-    fprintf(out, "%sVerdict: %s%s %zu finding%s; outliers on %zu of %zu nodes\n",
-            gd_c(st, crit ? GD_ANSI_RED : GD_ANSI_YELLOW), crit ? "CRITICAL" : "WARNING", gd_c(st, GD_ANSI_RESET),
-            crit + warn, crit + warn == 1 ? "" : "s", outlier_nodes(run), run->fleet->n);
+    snprintf(out, len, "%.*s\u2026", (int)keep, safe);
 }
 
 static void fmt_num(double v, const char *unit, char *buf, size_t len)
@@ -64,18 +180,21 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fprintf(out, ", %zu not", run->nunread);
     fputs("\n", out);
     text_verdict(out, run, st);
-    fputs("\nGroups (medians under load):\n", out);
+    fputs("\nGroups (medians under load: SM clock, temperature, power):\n", out);
+    gd_wrapped w; /* the group lines wrap as check's lines do */
+    FILE *gout = gd_wrapped_open(&w, out);
     for (size_t i = 0; i < r->ngroups; i++) {
         const gd_fleet_group *g = &r->groups[i];
-        char c[32], t[32], p[32], model[31];
+        char c[32], t[32], p[32], model[300];
         fmt_num(g->median[0], "MHz", c, sizeof c);
         fmt_num(g->median[1], "C", t, sizeof t);
         fmt_num(g->median[2], "W", p, sizeof p);
         /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
-        gd_text_safe(g->model, model, sizeof model);
-        fprintf(out, "  %-30s %3zu GPUs %3zu nodes  SM %-9s %-6s %s%s\n", model, g->gpus, g->nodes, c, t, p,
-                g->compared ? "" : "  (not compared)");
+        cut_name(g->model, model, sizeof model, 24);
+        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "", g->gpus,
+                g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
+    gd_wrapped_close(&w, st);
     if (fs->n)
         fputs("\nFindings:\n", out);
     bool *done = calloc(fs->n + 1, sizeof *done);
@@ -123,7 +242,7 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
             quiet++;
             continue;
         }
-        char ids[400] = "", name[25];
+        char ids[400] = "", name[300];
         size_t used = 0, nlisted = 0;
         const char *listed[64]; /* what ids holds: a report of 300k findings is not compared with itself */
         for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1 && nlisted < 64; i++) {
@@ -135,11 +254,29 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
                 used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
             }
         }
-        gd_text_safe(n->name, name, sizeof name);
-        fprintf(out, "  %-24s ", name);
+        cut_name(n->name, name, sizeof name, 24);
+        fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
         gd_wrap(out, st, 27, 27, ids);
     }
     fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
+    char unjudged[800];
+    if (node_names(run, pick_unjudged, true, unjudged, sizeof unjudged)) {
+        fputs("\nNot judged (no GPU held to a group's median):\n", out);
+        for (size_t k = 0; k < run->fleet->n; k++)
+            if (pick_unjudged(run, k)) {
+                char name[300];
+                cut_name(run->fleet->nodes[k].name, name, sizeof name, 24);
+                fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
+                gd_wrap(out, st, 27, 27, run->result->nodes[k].why);
+            }
+    }
+    if (run->nduplicates) {
+        fputs("\nGiven twice (read once):\n", out);
+        for (size_t i = 0; i < run->nduplicates; i++) {
+            fputs("  ", out);
+            gd_wrap(out, st, 4, 2, run->duplicates[i]);
+        }
+    }
     if (fs->nskips) {
         fputs("\nNot compared:\n", out);
         for (size_t i = 0; i < fs->nskips; i++) {
@@ -180,6 +317,10 @@ json_t *gd_fleet_report_json(const gd_fleet_run *run)
             json_array_append_new(ids, f);
         }
         json_object_set_new(o, "findings", ids);
+        bool judged = k < run->result->nnodes && run->result->nodes[k].judged;
+        json_object_set_new(o, "judged", json_boolean(judged));
+        json_object_set_new(o, "not_judged",
+                            judged || k >= run->result->nnodes ? json_null() : json_string(run->result->nodes[k].why));
         json_array_append_new(nodes, o);
     }
     json_object_set_new(root, "nodes", nodes);
@@ -213,7 +354,18 @@ json_t *gd_fleet_report_json(const gd_fleet_run *run)
     json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_CRITICAL)));
     json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_WARNING)));
     json_object_set_new(sum, "outlier_nodes", json_integer((json_int_t)outlier_nodes(run)));
+    char scratch[8];
+    json_object_set_new(sum, "nodes_critical",
+                        json_integer((json_int_t)node_names(run, pick_critical, false, scratch, sizeof scratch)));
+    json_object_set_new(sum, "nodes_warning",
+                        json_integer((json_int_t)node_names(run, pick_warning, false, scratch, sizeof scratch)));
+    json_object_set_new(sum, "not_judged_nodes",
+                        json_integer((json_int_t)node_names(run, pick_unjudged, false, scratch, sizeof scratch)));
     json_object_set_new(root, "summary", sum);
+    json_t *dups = json_array();
+    for (size_t i = 0; i < run->nduplicates; i++)
+        json_array_append_new(dups, json_string(run->duplicates[i]));
+    json_object_set_new(root, "duplicates", dups);
     return root;
 }
 
@@ -269,6 +421,11 @@ void gd_fleet_report_html(FILE *out, const gd_fleet_run *run)
     gd_html_begin(out, "gpudoctor fleet");
     fprintf(out, "<h1>Fleet: %zu node%s</h1>\n", run->fleet->n, run->fleet->n == 1 ? "" : "s");
     gd_html_verdict(out, &r->findings, 0);
+    char line[2400];
+    const char *col, *word = verdict_line(run, line, sizeof line, &col);
+    fprintf(out, "<p id=\"fleet-verdict\">%s: ", word);
+    gd_html_text(out, line);
+    fputs("</p>\n", out);
     gd_html_findings(out, &r->findings, false, false);
     fputs("<h2>Groups</h2>\n<table>\n", out);
     static const char *const head[] = {"model",       "GPUs",  "nodes",   "SM clock (median under load)",

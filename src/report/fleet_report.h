@@ -14,6 +14,8 @@ typedef struct gd_fleet_run {
     const gd_fleet_result *result;
     size_t nunread;
     const char *const *unread; /* "FILE: why", one per report that could not be read */
+    size_t nduplicates;
+    const char *const *duplicates; /* "FILE: the same report as FILE", one per report given again */
 } gd_fleet_run;
 
 void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_style *st);

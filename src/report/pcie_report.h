@@ -5,6 +5,7 @@
 
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
+#include "gpudoctor/report.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -16,7 +17,11 @@ void gd_topo_text(FILE *out, const gd_facts *f);
 /* bench pcie results (f->pcie->bench) with the findings about them
  * (docs/pcie.md describes the JSON). */
 json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
-void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs);
+void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
+
+/* Findings of a bench run as text ("severity [id] title", "fix: ..."),
+ * wrapped to st's width. */
+void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st);
 
 /* Sets root's "findings" and "not_checked" as the check report writes them
  * (every bench JSON ends with them). */

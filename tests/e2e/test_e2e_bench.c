@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
 /* bench stress runs in wall time: 100 scenario seconds per second. */
@@ -185,6 +189,160 @@ static void stress_window_is_judged_by_the_thermal_checks(void **state)
     free(dir);
 }
 
+/* Children that spin on the CPU until killed: a host as busy as a build. */
+static size_t start_busy_loops(pid_t *pids, size_t n)
+{
+    size_t started = 0;
+    for (size_t i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            volatile unsigned long x = 0;
+            for (;;)
+                x++;
+        }
+        if (p > 0)
+            pids[started++] = p;
+    }
+    return started;
+}
+
+static void stop_busy_loops(const pid_t *pids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Under --sim's fast clock the stress window plays in scenario time, its
+ * progress shown as it goes, its figures exact: 300 scenario seconds take a
+ * few seconds of CPU, not 300 of wall time. */
+static void stress_plays_fast_and_shows_its_progress(void **state)
+{
+    (void)state;
+    double t0 = wall_s();
+    tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "300", "--size", "16384", "--json",
+                                              "--sim", example("bench-h100x8-stress-heats.json"), NULL},
+                             fast);
+    double took = wall_s() - t0;
+    if (took > 150)
+        fail_msg("300 scenario seconds took %.0f s of wall time", took);
+    assert_exact_findings("bench stress, fast clock", &r, 0,
+                          (const char *[]){"thermal.throttling@3", "bench.gemm_low@3", NULL});
+    const double gpu3 = 720.0 * (90 + 30 * 1710.0 / 1980 + 180 * 1500.0 / 1980) / 300;
+    for (size_t i = 0; i < 8; i++) {
+        double got = field(gpu_at(&r, i), "stress", "tflops"), want = i == 3 ? gpu3 : 720;
+        if (!(fabs(got - want) <= 0.005 * want))
+            fail_msg("GPU %zu: %.2f TFLOP/s under stress, expected %.2f within 0.5%%", i, got, want);
+        assert_int_equal(json_array_size(json_object_get(json_object_get(gpu_at(&r, i), "stress"), "samples")), 301);
+    }
+    /* Progress on stderr: each GPU's throughput, temperature and clock, within 80 columns. */
+    assert_non_null(strstr(r.err, "stress 30 of 300 s"));
+    assert_non_null(strstr(r.err, "stress 300 of 300 s"));
+    assert_non_null(strstr(r.err, "GPU 3 545 TF 90 C 1500 MHz"));
+    assert_non_null(strstr(r.err, "GPU 7 720 TF 68 C 1980 MHz"));
+    for (const char *p = r.err; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > 80)
+            fail_msg("a progress line of %zu columns: %.*s", n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    tool_result_free(&r);
+}
+
+/* The simulated GPUs' figures do not depend on how busy the host is: with
+ * the CPUs taken by busy loops, a healthy GPU still multiplies at its
+ * scenario's rate (a loaded host once made one "critical" bench.gemm_low). */
+static void figures_hold_on_a_busy_host(void **state)
+{
+    (void)state;
+    pid_t pids[4];
+    size_t n = start_busy_loops(pids, 4);
+    assert_int_equal(n, 4);
+    tool_result r = run_tool((const char *[]){"bench", "stress", "--seconds", "60", "--size", "16384", "--json",
+                                              "--sim", example("h100x8-idle.json"), NULL},
+                             fast);
+    tool_result g =
+        run_tool((const char *[]){"bench", "gemm", "--json", "--sim", example("h100x8-idle.json"), NULL}, fast);
+    stop_busy_loops(pids, n);
+    assert_exact_findings("bench stress, busy host", &r, 0, (const char *[]){NULL});
+    assert_exact_findings("bench gemm, busy host", &g, 0, (const char *[]){NULL});
+    for (size_t i = 0; i < 8; i++) {
+        double x = field(gpu_at(&r, i), "stress", "tflops"), y = field(gpu_at(&g, i), "gemm", "concurrent_tflops");
+        if (!(fabs(x - 720) <= 0.005 * 720) || !(fabs(y - 720) <= 0.005 * 720))
+            fail_msg("GPU %zu on a busy host: stress %.2f, gemm all at once %.2f TFLOP/s, expected 720", i, x, y);
+    }
+    tool_result_free(&r);
+    tool_result_free(&g);
+}
+
+/* The line of out that starts with prefix, or fails. */
+static void line_of(const char *out, const char *prefix, char *buf, size_t len)
+{
+    for (const char *p = out; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            snprintf(buf, len, "%.*s", (int)n, p);
+            return;
+        }
+        p += n + (p[n] == '\n');
+    }
+    fail_msg("no line starts with '%s' in:\n%s", prefix, out);
+}
+
+/* Each column is explained under the table, and a GPU's row never reads
+ * "ok" beside a critical finding on it: the results check says "correct",
+ * the finding column names the finding's severity. */
+static void gemm_columns_say_what_they_mean(void **state)
+{
+    (void)state;
+    tool_result r =
+        run_tool((const char *[]){"bench", "gemm", "--sim", example("bench-h100x8-one-slow.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    char row[256];
+    line_of(r.out, "GPU name ", row, sizeof row);
+    assert_non_null(strstr(row, "correct"));
+    assert_non_null(strstr(row, "finding"));
+    line_of(r.out, "5   ", row, sizeof row);
+    if (!strstr(row, " yes critical") || strstr(row, " ok"))
+        fail_msg("GPU 5's row: '%s'", row);
+    line_of(r.out, "0   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    const char *legend[] = {"alone: ", "together: ", "datasheet: ", "of sheet: ", "correct: ", "finding: "};
+    for (size_t i = 0; i < 6; i++)
+        if (!strstr(r.out, legend[i]))
+            fail_msg("no legend for '%s' in:\n%s", legend[i], r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "membw", "--sim", example("bench-h100x4-faults.json"), NULL}, fast);
+    line_of(r.out, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, "FAILED critical"));
+    assert_non_null(strstr(r.out, "engine: "));
+    tool_result_free(&r);
+    /* In 'all', each table's finding column is its own benchmark's: GPU 2's
+     * multiplies are fine though its memory kernel failed, and GPU 1's
+     * memory is fine though its multiply is wrong. */
+    r = run_tool((const char *[]){"bench", "all", "--reps", "1", "--seconds", "0.05", "--sim",
+                                  example("bench-h100x4-faults.json"), NULL},
+                 fast);
+    const char *gemm = strstr(r.out, "GEMM throughput"), *membw = strstr(r.out, "Device memory bandwidth");
+    assert_non_null(gemm);
+    assert_non_null(membw);
+    line_of(gemm, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    line_of(membw, "1   ", row, sizeof row);
+    assert_non_null(strstr(row, " yes     none"));
+    line_of(membw, "2   ", row, sizeof row);
+    assert_non_null(strstr(row, "FAILED critical"));
+    tool_result_free(&r);
+}
+
 static void a_busy_gpu_is_refused_unless_forced(void **state)
 {
     (void)state;
@@ -261,22 +419,35 @@ static void text_fits_80_columns(void **state)
         {"bench", "membw", "--reps", "2", "--sim", "bench-h100x4-faults.json", NULL},
         {"bench", "gemm", "--seconds", "0.05", "--sim", "bench-h100x4-faults.json", NULL},
         {"bench", "stress", "--seconds", "100", "--sim", "bench-h100x8-stress-heats.json", NULL},
+        {"bench", "pcie", "--reps", "1", "--sim", "pcie-a100x4-x8.json", NULL},
+        {"bench", "all", "--reps", "1", "--sim", "bench-h100x8-one-slow.json", NULL},
     };
-    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        const char *argv[8];
-        for (size_t i = 0; i < 8; i++)
-            argv[i] = runs[k][i] && i == 5 ? example(runs[k][i]) : runs[k][i];
-        tool_result r = run_tool(argv, paced);
-        assert_int_equal(r.exit_code, 0);
-        for (const char *p = r.out; *p;) {
-            size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
-            bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
-            if (columns(p, n) > 80 && !one_word)
-                fail_msg("bench %s: a line of %zu columns: %.*s", runs[k][1], columns(p, n), (int)n, p);
-            p += n + (p[n] == '\n');
+    /* Paced (wall time) and on the fast clock; 80 columns in a pipe, and COLUMNS where set. */
+    const char *const envs[][4] = {{"GPUDOCTOR_SIM_TIMESCALE=100", "NO_COLOR=", NULL, NULL},
+                                   {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL, NULL},
+                                   {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "COLUMNS=120", NULL}};
+    const size_t widths[] = {80, 80, 120};
+    for (size_t e = 0; e < 3; e++)
+        for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+            if (e == 0 && k >= 4) /* pcie and all: paced copies take wall time, the text is the same */
+                continue;
+            const char *argv[8];
+            for (size_t i = 0; i < 8; i++)
+                argv[i] = runs[k][i] && i == 5 ? example(runs[k][i]) : runs[k][i];
+            tool_result r = run_tool(argv, envs[e]);
+            assert_true(r.exit_code == 0);
+            const char *outs[] = {r.out, r.err}; /* stress's progress too */
+            for (size_t o = 0; o < 2; o++)
+                for (const char *p = outs[o]; *p;) {
+                    size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
+                    bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
+                    if (columns(p, n) > widths[e] && !one_word)
+                        fail_msg("bench %s at %zu: a line of %zu columns: %.*s", runs[k][1], widths[e], columns(p, n),
+                                 (int)n, p);
+                    p += n + (p[n] == '\n');
+                }
+            tool_result_free(&r);
         }
-        tool_result_free(&r);
-    }
 }
 
 int main(void)
@@ -287,6 +458,9 @@ int main(void)
         cmocka_unit_test(membw_reproduces_the_scenario),
         cmocka_unit_test(wrong_results_and_a_kernel_that_does_not_load_fail),
         cmocka_unit_test(stress_window_is_judged_by_the_thermal_checks),
+        cmocka_unit_test(stress_plays_fast_and_shows_its_progress),
+        cmocka_unit_test(figures_hold_on_a_busy_host),
+        cmocka_unit_test(gemm_columns_say_what_they_mean),
         cmocka_unit_test(a_busy_gpu_is_refused_unless_forced),
         cmocka_unit_test(all_runs_the_three_in_one_report),
         cmocka_unit_test(what_cannot_run_says_why),

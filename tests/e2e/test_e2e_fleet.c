@@ -257,6 +257,169 @@ static void one_node_is_not_compared_and_says_why(void **state)
     free(dir);
 }
 
+/* dir/NAME: the check report of `scenario` (an example) for `seconds`, under
+ * extra environment (NULL: none). */
+static void write_report(const char *dir, const char *name, const char *scenario, const char *const *extra)
+{
+    char rep[1200];
+    snprintf(rep, sizeof rep, "%s/%s", dir, name);
+    const char *argv[] = {"check",
+                          "--json",
+                          "--duration",
+                          scenario ? "10" : "0.2",
+                          scenario ? "--sim" : NULL,
+                          scenario ? example(scenario) : NULL,
+                          NULL};
+    tool_result r = run_tool(argv, extra);
+    assert_true(r.json != NULL);
+    FILE *f = fopen(rep, "w");
+    assert_non_null(f);
+    fputs(r.out, f);
+    fclose(f);
+    tool_result_free(&r);
+}
+
+/* s with every run of spaces and newlines made one space: text wrapped to 80 columns, as one line. */
+static void squeeze(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        bool ws = *p == ' ' || *p == '\n';
+        if (ws && o > s && o[-1] == ' ')
+            continue;
+        *o++ = ws ? ' ' : *p;
+    }
+    *o = '\0';
+}
+
+/* GPUs never under load (all medians "-"), a node without a driver, a node
+ * whose own report is critical (a power brake on 8 GPUs): nothing was
+ * compared, and the verdict says so, with the nodes it could not judge and
+ * the critical one; --exit-findings exits 2, not 0. */
+static void nothing_compared_is_never_no_outlier(void **state)
+{
+    (void)state;
+    static const char *const no_driver[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
+    char *dir = temp_dir();
+    write_report(dir, "idle-a.json", "h100x8-idle.json", NULL);
+    write_report(dir, "idle-b.json", "h100x8-idle.json", NULL);
+    write_report(dir, "no-driver.json", NULL, no_driver);
+    write_report(dir, "brake.json", "h100x8-power-brake.json", NULL);
+    const char *argv[] = {"fleet", dir, "--exit-findings", NULL};
+    tool_result r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 2);
+    for (const char *p = r.out; *p;) { /* 80 columns in a pipe */
+        size_t n = strcspn(p, "\n");
+        if (n > 80)
+            fail_msg("a line of %zu columns: %.*s", n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    squeeze(r.out);
+    assert_null(strstr(r.out, "no outlier"));
+    assert_non_null(strstr(r.out, "Verdict: CRITICAL"));
+    assert_non_null(strstr(r.out, "nothing could be compared"));
+    assert_non_null(strstr(r.out, "critical in their own reports: 2 nodes"));
+    assert_non_null(strstr(r.out, "not judged: 4 of 4 nodes"));
+    assert_non_null(strstr(r.out, "no driver, no GPU in its report"));
+    assert_non_null(strstr(r.out, "no GPU under load in its window"));
+    tool_result_free(&r);
+    r = fleet(dir, NULL);
+    assert_int_equal(r.exit_code, 0); /* without --exit-findings: it ran */
+    json_t *sum = json_object_get(r.json, "summary");
+    assert_int_equal(json_integer_value(json_object_get(sum, "not_judged_nodes")), 4);
+    assert_int_equal(json_integer_value(json_object_get(sum, "nodes_critical")), 2);
+    json_t *node = json_array_get(json_object_get(r.json, "nodes"), 0);
+    assert_true(json_is_false(json_object_get(node, "judged")));
+    assert_non_null(json_string_value(json_object_get(node, "not_judged")));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+    /* Idle nodes alone: no finding, nothing judged: exit 3 (could not check), and said. */
+    dir = temp_dir();
+    write_report(dir, "idle-a.json", "h100x8-idle.json", NULL);
+    write_report(dir, "idle-b.json", "h100x8-idle.json", NULL);
+    const char *idle[] = {"fleet", dir, "--exit-findings", NULL};
+    r = run_tool(idle, env);
+    if (r.exit_code != 3 || !strstr(r.out, "Verdict: NOT JUDGED"))
+        fail_msg("idle nodes alone: exit %d, %s (stderr %s)", r.exit_code, r.out, r.err);
+    assert_non_null(strstr(r.err, "not every node could be judged"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A node's own critical finding counts with --exit-findings even where the
+ * comparison finds no outlier. */
+static void a_node_with_its_own_critical_finding_counts(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 4, NULL, 0);
+    write_report(dir, "node-xid.json", "h100x8-xid.json", NULL);
+    const char *argv[] = {"fleet", dir, "--exit-findings", NULL};
+    tool_result r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 2);
+    squeeze(r.out);
+    assert_non_null(strstr(r.out, "critical in their own reports: 1 node (node-xid)"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A node name longer than its column is cut with a mark (U+2026), never silently. */
+static void long_node_names_are_cut_with_a_mark(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 2, NULL, 0);
+    write_report(dir, "gpu-node-with-a-very-long-name-in-rack-7.json", "h100x8-xid.json", NULL);
+    const char *argv[] = {"fleet", dir, NULL};
+    tool_result r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "  gpu-node-with-a-very-lo\u2026 "));
+    assert_null(strstr(r.out, "  gpu-node-with-a-very-lon "));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A report given twice (the file and its directory) or a node's report
+ * given again (the same host name, else file name) is read once, and said. */
+static void a_report_given_twice_counts_once(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    write_reports(dir, NULL, 4, NULL, 0);
+    char one[1200], copy[1200];
+    snprintf(one, sizeof one, "%s/node-01.json", dir);
+    snprintf(copy, sizeof copy, "%s/again", dir);
+    make_dirs(copy);
+    snprintf(copy, sizeof copy, "%s/again/node-01.json", dir);
+    FILE *in = fopen(one, "r"), *out = fopen(copy, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    int c;
+    while ((c = fgetc(in)) != EOF)
+        fputc(c, out);
+    fclose(in);
+    fclose(out);
+    const char *argv[] = {"fleet", dir, one, copy, "--json", NULL};
+    tool_result r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "nodes")), 4);
+    assert_int_equal(json_array_size(json_object_get(r.json, "duplicates")), 2);
+    assert_non_null(strstr(r.err, "the same file as"));
+    assert_non_null(strstr(r.err, "the same node (node-01) as"));
+    tool_result_free(&r);
+    const char *text[] = {"fleet", dir, one, copy, NULL};
+    r = run_tool(text, env);
+    assert_non_null(strstr(r.out, "4 reports read"));
+    assert_non_null(strstr(r.out, "Given twice (read once):"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +428,10 @@ int main(void)
         cmocka_unit_test(a_cause_on_half_the_nodes_is_fleet_wide),
         cmocka_unit_test(bad_reports_are_named_and_the_rest_compared),
         cmocka_unit_test(one_node_is_not_compared_and_says_why),
+        cmocka_unit_test(nothing_compared_is_never_no_outlier),
+        cmocka_unit_test(a_node_with_its_own_critical_finding_counts),
+        cmocka_unit_test(long_node_names_are_cut_with_a_mark),
+        cmocka_unit_test(a_report_given_twice_counts_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

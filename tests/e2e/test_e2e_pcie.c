@@ -256,7 +256,12 @@ static void bench_pcie_reports_the_scenario_figures(void **state)
     assert_string_equal(key, "pcie.bandwidth_low@1");
     tool_result_free(&r);
     r = run_tool((const char *[]){"bench", "pcie", "--reps", "1", "--sim", example("pcie-a100x4-x8.json"), NULL}, fast);
-    assert_non_null(strstr(r.out, "0000:2a:00.0  Gen4 x8 "));
+    /* Table and finding agree: the x8 link, marked below what the slot allows, is named in the finding. */
+    assert_non_null(strstr(r.out, "0000:2a:00.0 Gen4 x8* "));
+    assert_non_null(strstr(r.out, "*: below the link the GPU should reach"));
+    assert_non_null(strstr(r.out, "a Gen4 x16 link allows; it trained at Gen4 x8"));
+    assert_null(strstr(r.out, "its Gen4 x16 link"));
+    assert_non_null(strstr(r.out, "The link runs at Gen4 x8"));
     tool_result_free(&r);
 
     r = run_tool((const char *[]){"bench", "gemm", NULL}, fast);
@@ -284,6 +289,52 @@ static char *scenario_with_full_gpus(const char *dir, const bool full[4])
     char *path = write_temp_file(dir, "scenario.json", text);
     free(text);
     return path;
+}
+
+/* An idle link parked at Gen1 rises under load: the copies ran at 53 GB/s,
+ * which Gen1 x16 (4 GB/s) cannot carry, so the link shown is the Gen5 x16
+ * that carried them, marked and explained, never "Gen1 x16 53.0 (84%)". */
+static void bench_pcie_shows_the_link_that_carried_the_copies(void **state)
+{
+    (void)state;
+    const char *sc = example("pcie-h100x8-idle-gen1.json");
+    tool_result r = run_tool((const char *[]){"bench", "pcie", "--reps", "1", "--sim", sc, NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_null(strstr(r.out, "Gen1"));
+    assert_non_null(strstr(r.out, "0000:18:00.0 Gen5 x16+   53.0 (84%)"));
+    assert_non_null(strstr(r.out, "+: the driver read a lower link after the copies"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "pcie", "--json", "--reps", "1", "--sim", sc, NULL}, fast);
+    json_t *link = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "link");
+    assert_int_equal(json_integer_value(json_object_get(link, "measured_gen")), 1); /* as read */
+    assert_int_equal(json_integer_value(json_object_get(link, "copies_gen")), 5);
+    assert_int_equal(json_integer_value(json_object_get(link, "copies_width")), 16);
+    tool_result_free(&r);
+}
+
+/* Every line of bench pcie's text fits the terminal: 80 columns in a pipe,
+ * COLUMNS where set (the fix line was 484 columns). */
+static void bench_pcie_text_fits_the_width(void **state)
+{
+    (void)state;
+    const char *const scenarios[] = {"pcie-a100x4-x8.json", "pcie-h100x8-idle-gen1.json", "pcie-h100x8-replays.json"};
+    const char *const widths[] = {NULL, "COLUMNS=120", "COLUMNS=60"};
+    const int cols[] = {80, 120, 60};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t w = 0; w < 3; w++) {
+            const char *env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", widths[w], NULL};
+            const char *argv[] = {"bench", "pcie", "--force", "--reps", "1", "--sim", example(scenarios[k]), NULL};
+            tool_result r = run_tool(argv, env);
+            assert_true(r.exit_code == 0 || r.exit_code == 2);
+            for (const char *p = r.out; *p;) {
+                size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
+                bool one_word = memchr(p + lead, ' ', n - lead) == NULL;
+                if ((int)n > cols[w] && !one_word)
+                    fail_msg("%s at %d columns: a line of %zu: %.*s", scenarios[k], cols[w], n, (int)n, p);
+                p += n + (p[n] == '\n');
+            }
+            tool_result_free(&r);
+        }
 }
 
 /* A benchmark that could not run is an error (exit 3) that says why, not
@@ -455,6 +506,8 @@ int main(void)
         cmocka_unit_test(topo_matrix_is_derived_from_the_sysfs_tree),
         cmocka_unit_test(bench_pcie_reports_the_scenario_figures),
         cmocka_unit_test(bench_pcie_that_measured_nothing_fails),
+        cmocka_unit_test(bench_pcie_shows_the_link_that_carried_the_copies),
+        cmocka_unit_test(bench_pcie_text_fits_the_width),
         cmocka_unit_test(real_captures_import),
         cmocka_unit_test(topo_capture_keeps_every_nic),
     };

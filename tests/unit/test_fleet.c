@@ -117,12 +117,48 @@ static void models_are_not_mixed_and_shared_findings_are_fleet_wide(void **state
     gd_fleet_free(&f);
 }
 
+/* A node is judged only where one of its GPUs met a median of GPUs under
+ * load on two nodes at least; --exit-findings counts the nodes' own
+ * findings and is 3 when nothing was found but a node was not judged. */
+static void unjudged_nodes_and_their_own_findings_count(void **state)
+{
+    (void)state;
+    gd_fleet f = make(4, 8, "H100");
+    gd_fleet_result r;
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    for (size_t n = 0; n < 4; n++)
+        assert_true(r.nodes[n].judged);
+    assert_int_equal(gd_fleet_exit_code(&f, &r), 0);
+    gd_fleet_result_free(&r);
+    for (size_t n = 1; n < 4; n++) /* only node 0 under load: a median of one node's GPUs holds nobody */
+        for (size_t g = 0; g < 8; g++)
+            f.nodes[n].gpus[g].sm_clock_mhz = f.nodes[n].gpus[g].temp_c = f.nodes[n].gpus[g].power_w = NAN;
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    assert_false(r.groups[0].compared);
+    assert_false(r.nodes[0].judged);
+    assert_string_equal(r.nodes[0].why, "too few GPUs of its model to compare");
+    assert_string_equal(r.nodes[1].why, "no GPU under load in its window");
+    assert_int_equal(gd_fleet_exit_code(&f, &r), 3);
+    gd_fleet_result_free(&r);
+    f.nodes[2].nfindings = 1; /* a node's own critical finding: 2, whatever was compared */
+    f.nodes[2].findings[0] = (gd_fleet_finding){"power.brake", GD_SEV_CRITICAL, 0};
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    assert_int_equal(gd_fleet_exit_code(&f, &r), 2);
+    gd_fleet_result_free(&r);
+    f.nodes[2].findings[0].severity = GD_SEV_WARNING;
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    assert_int_equal(gd_fleet_exit_code(&f, &r), 1);
+    gd_fleet_result_free(&r);
+    gd_fleet_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identical_gpus_flag_only_a_real_gap),
         cmocka_unit_test(small_groups_and_unknowns),
         cmocka_unit_test(models_are_not_mixed_and_shared_findings_are_fleet_wide),
+        cmocka_unit_test(unjudged_nodes_and_their_own_findings_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@ static const gd_dl_sym gd_cuda_symbols[] = {
     SYM(cuGetErrorName, REQUIRED, "cuGetErrorName"),
     SYM(gdsim_scenario_set, OPTIONAL, "gdsim_scenario_set"),
     SYM(gdsim_cuda_clock_set, OPTIONAL, "gdsim_cuda_clock_set"),
+    SYM(gdsim_cuda_clock_follow, OPTIONAL, "gdsim_cuda_clock_follow"),
     SYM(cuInit, REQUIRED, "cuInit"),
     SYM(cuDriverGetVersion, REQUIRED, "cuDriverGetVersion"),
     SYM(cuDeviceGet, REQUIRED, "cuDeviceGet"),

@@ -34,6 +34,7 @@ struct gd_cuda_api {
     cu_GetErrorName_fn cuGetErrorName;
     void (*gdsim_scenario_set)(const char *path); /* optional: gpudoctor's simulated libcuda only */
     void (*gdsim_cuda_clock_set)(double t); /* optional: the same; the scenario time of bench stress */
+    void (*gdsim_cuda_clock_follow)(double t); /* optional: the same, time staying virtual (fast clock) */
     cu_Init_fn cuInit;
     cu_DriverGetVersion_fn cuDriverGetVersion;
     cu_DeviceGet_fn cuDeviceGet;
