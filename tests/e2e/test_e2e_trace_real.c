@@ -124,6 +124,35 @@ static void host_reads_and_exposed_copies_fire_where_the_traces_show_them(void *
     }
 }
 
+/* HTA's ns-resolution test trace: ts with a tenth of a us, dur with ns. Its
+ * numbers, worked out with exact decimal arithmetic over the same kept
+ * operations: stream 7 idles 6452.70 us, compute 374738.01 us. Rounding each
+ * start up and each end down to whole us (what the reader did) gave 11307 and
+ * 371264. HTA itself reads the times as float64 (0.25 us apart at this
+ * epoch) and rounds them so: 10113 and 372150 (research notes); its rounding
+ * takes at most 1 us from each of the 4876 operations, so ours may differ
+ * from its by that much and no more, its idle never below ours. */
+static void ns_resolution_trace_keeps_its_resolution(void **state)
+{
+    (void)state;
+    const char *argv[] = {"trace", TRACES "/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                          "--json", NULL};
+    tool_result r = run_tool(argv, env);
+    assert_int_equal(r.exit_code, 0);
+    json_t *rk = rank0(&r);
+    json_t *s7 = json_array_get(json_object_get(rk, "streams"), 0);
+    assert_int_equal(json_integer_value(json_object_get(s7, "stream")), 7);
+    double idle = json_number_value(json_object_get(s7, "idle_us"));
+    double ops = (double)json_integer_value(json_object_get(s7, "events"));
+    double compute = json_number_value(json_object_get(json_object_get(rk, "temporal"), "compute_us"));
+    if (fabs(idle - 6452.70) > 0.011 || fabs(compute - 374738.01) > 0.011)
+        fail_msg("stream 7 idle %.2f us (exact 6452.70), compute %.2f us (exact 374738.01)", idle, compute);
+    if (!(10113 >= idle && 10113 - idle <= ops && compute >= 372150 && compute - 372150 <= ops))
+        fail_msg("idle %.2f, compute %.2f: beyond HTA's rounding of %.0f operations (10113, 372150)", idle, compute,
+                 ops);
+    tool_result_free(&r);
+}
+
 static void every_real_trace_is_read(void **state)
 {
     (void)state;
@@ -172,6 +201,7 @@ int main(void)
         cmocka_unit_test(resnet_idle_matches_hta_and_dataloader_fires_with_num_workers_0),
         cmocka_unit_test(negative_queue_trace_idles_on_stream_7_for_other_reasons),
         cmocka_unit_test(host_reads_and_exposed_copies_fire_where_the_traces_show_them),
+        cmocka_unit_test(ns_resolution_trace_keeps_its_resolution),
         cmocka_unit_test(every_real_trace_is_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

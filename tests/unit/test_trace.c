@@ -147,10 +147,10 @@ static void kernel_classes_follow_hta(void **state)
     assert_int_equal(gd_trace_kernel_class("volta_sgemm_128x64_nn"), GD_K_COMPUTE);
 }
 
-static void ns_resolution_rounds_as_hta(void **state)
+static void ns_resolution_is_kept(void **state)
 {
     (void)state;
-    /* ts 10.5 -> 11, end floor(10.5 + 20.2) = 30: dur 19. */
+    /* ts 10.5, dur 20.2: the span is 20.2 us, not 19 (ts rounded up, the end down) nor 20. */
     static const char t[] =
         "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1.25,\"dur\":2,"
@@ -159,7 +159,8 @@ static void ns_resolution_rounds_as_hta(void **state)
         "\"args\":{\"stream\":7,\"correlation\":1}}]}";
     analyzed *a = ta_analyze(t);
     assert_int_equal(a->rc, 0);
-    assert_float_equal(a->r.span_us, 19, 1e-9);
+    assert_float_equal(a->r.span_us, 20.2, 1e-9);
+    assert_float_equal(a->r.compute_us, 20.2, 1e-9);
     ta_done(a);
 }
 
@@ -429,7 +430,7 @@ int main(void)
         cmocka_unit_test(hta_idle_by_hand),
         cmocka_unit_test(include_last_step_and_steps_option),
         cmocka_unit_test(kernel_classes_follow_hta),
-        cmocka_unit_test(ns_resolution_rounds_as_hta),
+        cmocka_unit_test(ns_resolution_is_kept),
         cmocka_unit_test(legacy_array_gives_the_dataloader_share),
         cmocka_unit_test(healthy_loop_is_quiet),
         cmocka_unit_test(gpu_idle_fires),

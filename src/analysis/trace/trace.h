@@ -115,6 +115,7 @@ typedef struct gd_trace_kernel {
 
 typedef struct gd_trace_step {
     long number; /* N of ProfilerStep#N */
+    int64_t lo_ns, hi_ns; /* the host span, in the trace's own resolution */
     double ts_us, dur_us;
     double compute_us, non_compute_us, idle_us, dataloader_us; /* within the step's host span */
     size_t syncs;
