@@ -243,6 +243,16 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     for (size_t i = 0; i < a->steps.n; i++)
         host_steps += !a->steps.v[i].gpu_side;
     r->steps_in_trace = host_steps;
+    r->step_first_in_trace = r->step_last_in_trace = -1;
+    for (size_t i = 0; i < a->steps.n; i++) {
+        const gd_tspan *s = &a->steps.v[i];
+        if (s->gpu_side)
+            continue;
+        if (r->step_first_in_trace < 0 || s->number < r->step_first_in_trace)
+            r->step_first_in_trace = s->number;
+        if (s->number > r->step_last_in_trace)
+            r->step_last_in_trace = s->number;
+    }
     if (o->step_first >= 0) {
         w->lo = INT64_MAX;
         w->hi = INT64_MIN;
@@ -282,6 +292,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     snprintf(r->note, sizeof r->note, "%s", meta->note);
     r->dataloader_pct = r->sync_pct = r->comm_overlap_pct = NAN;
     r->step_median_us = r->step_p90_us = r->step_max_us = NAN;
+    r->step_idle_us = r->step_idle_pct = NAN;
     r->launch_cpu_median_us = r->launch_delay_median_us = r->kernel_median_us = NAN;
     r->step_slowest = -1;
     r->dataloader_multiprocess = a->loader_multiprocess;
@@ -474,6 +485,12 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         r->step_median_us = quantile(scratch, r->nsteps, 0.5);
         r->step_p90_us = quantile(scratch, r->nsteps, 0.9);
         r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
+        if (r->has_gpu) {
+            r->step_idle_us = 0;
+            for (size_t i = 0; i < r->nsteps; i++)
+                r->step_idle_us += r->steps[i].idle_us;
+            r->step_idle_pct = pct(r->step_idle_us, r->step_total_us);
+        }
     }
 
     /* 5. Kernels by name and class (durations summed, as HTA's kernel breakdown). */
