@@ -231,7 +231,7 @@ static void report_text(FILE *out, const gd_trace_run *run, const gd_text_style 
     unsigned long long events = 0;
     for (size_t i = 0; i < run->nranks; i++)
         events += run->ranks[i].events;
-    fprintf(out, "%sgpudoctor %s trace%s: %zu file%s, %zu rank%s, %llu events\n  from %s\n", gd_c(st, GD_ANSI_BOLD),
+    fprintf(out, "%sgpudoctor %s  trace%s: %zu file%s, %zu rank%s, %llu events\n  from %s\n", gd_c(st, GD_ANSI_BOLD),
             GD_VERSION, gd_c(st, GD_ANSI_RESET), run->files, run->files == 1 ? "" : "s", run->nranks,
             run->nranks == 1 ? "" : "s", events, gd_safe(run->path));
     if (run->files_found > run->files)
