@@ -14,13 +14,13 @@ static double ms(double us)
 }
 
 #define BAR 40 /* the most columns of a step's bar */
-#define BAR_MIN 10
+#define BAR_MIN 8
 
 /* The step bar's columns at this width: the line ("    #N  ms  bar  [D...]  NN%" and
  * `tail` more columns) fits in it, the bar between BAR_MIN and BAR columns. */
 static int bar_width(const gd_text_style *st, int tail)
 {
-    int w = st->width - 45 - tail;
+    int w = st->width - 41 - tail;
     return w > BAR ? BAR : w < BAR_MIN ? BAR_MIN : w;
 }
 
@@ -32,8 +32,8 @@ static int step_tail(const gd_trace_step *s, char *buf, size_t len)
     if (s->syncs)
         n += snprintf(buf, len, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
     if (s->reads && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, "  %zu read%s (%.1f ms)", s->reads, s->reads == 1 ? "" : "s",
-                      ms(s->read_blocked_us));
+        n += snprintf(buf + n, len - (size_t)n, "  %zu read%s (%.*f ms)", s->reads, s->reads == 1 ? "" : "s",
+                      s->read_blocked_us >= 10000 ? 0 : 1, ms(s->read_blocked_us));
     return n;
 }
 
