@@ -37,15 +37,15 @@ static gd_severity severity(double impact)
     return impact >= GD_TRACE_CRITICAL_IMPACT ? GD_SEV_CRITICAL : GD_SEV_WARNING;
 }
 
-/* Share of the analyzed step time during which no GPU operation ran. */
-static double step_idle_pct(const gd_trace_result *r)
+/* The GPU's idle share that a fix could win back: of the step time where the
+ * trace has steps, else of the time from its first GPU operation to its last
+ * (HTA's temporal breakdown). NAN without GPU operations. Every gain that
+ * comes out of the GPU's idle time is at most this. */
+static double idle_share(const gd_trace_result *r)
 {
-    if (!r->has_gpu || r->step_total_us <= 0)
+    if (!r->has_gpu)
         return NAN;
-    double idle = 0;
-    for (size_t i = 0; i < r->nsteps; i++)
-        idle += r->steps[i].idle_us;
-    return 100 * idle / r->step_total_us;
+    return isnan(r->step_idle_pct) ? r->idle_pct : r->step_idle_pct;
 }
 
 /* The steps where x is largest, as "#N (v ms)" for the two worst. */
@@ -86,14 +86,25 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
 {
     (void)n;
     const gd_trace_result *r = &all[i];
-    if (!r->has_gpu || !(r->idle_pct >= GD_TRACE_IDLE_PCT))
+    double idle_pct = idle_share(r);
+    if (!r->has_gpu || !(idle_pct >= GD_TRACE_IDLE_PCT))
         return;
+    bool of_steps = !isnan(r->step_idle_pct);
     double host = 0, kern = 0, other = 0;
     for (size_t s = 0; s < r->nstreams; s++)
         host += r->streams[s].host_wait_us, kern += r->streams[s].kernel_wait_us, other += r->streams[s].other_us;
     double sum = host + kern + other;
     const char *cause, *fix, *mostly;
-    if (r->gpu_linked == 0 && host == 0 && other > kern) {
+    if (of_steps && sum < 0.5 * r->step_idle_us) {
+        /* Most of the steps' idle lies before the GPU's first operation or after its last:
+         * no gap between its operations explains it. */
+        cause = "outside the GPU's work: the steps run on the host before the first GPU operation or after the last";
+        fix = "The GPU has work for only part of each step: find what the host does before the first launch and "
+              "after the last (data loading, Python work, logging, checkpoints), move input loading to DataLoader "
+              "workers (num_workers, pin_memory=True) and keep per-step host work small; a longer trace window "
+              "shows whether this repeats.";
+        mostly = "before or after the GPU's work";
+    } else if (r->gpu_linked == 0 && host == 0 && other > kern) {
         /* No GPU operation is tied to its launch (TensorFlow's traces): host wait and other look alike. */
         cause = "not in the trace: GPU operations are not linked to their host launches, so a host that is "
                 "late cannot be told from a GPU held back";
@@ -122,9 +133,13 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
         mostly = "held back";
     }
     json_t *ev = evidence(r);
-    json_object_set_new(ev, "idle_pct", gd_json_number(round(r->idle_pct * 100) / 100));
-    json_object_set_new(ev, "idle_ms", gd_json_number(round(r->idle_us) / 1000));
+    json_object_set_new(ev, "idle_pct", gd_json_number(round(idle_pct * 100) / 100));
+    json_object_set_new(ev, "idle_of", json_string(of_steps ? "the steps" : "the GPU span"));
+    json_object_set_new(ev, "idle_ms", gd_json_number(round(of_steps ? r->step_idle_us : r->idle_us) / 1000));
+    if (of_steps)
+        json_object_set_new(ev, "steps_ms", gd_json_number(round(r->step_total_us) / 1000));
     json_object_set_new(ev, "span_ms", gd_json_number(round(r->span_us) / 1000));
+    json_object_set_new(ev, "span_idle_pct", gd_json_number(round(r->idle_pct * 100) / 100));
     json_object_set_new(ev, "host_wait_pct", gd_json_number(sum > 0 ? r1(100 * host / sum) : NAN));
     json_object_set_new(ev, "kernel_wait_pct", gd_json_number(sum > 0 ? r1(100 * kern / sum) : NAN));
     json_object_set_new(ev, "other_pct", gd_json_number(sum > 0 ? r1(100 * other / sum) : NAN));
@@ -132,9 +147,10 @@ static void check_gpu_idle(const gd_trace_result *all, size_t n, size_t i, gd_fi
     worst_steps(r, step_idle, worst, sizeof worst);
     json_object_set_new(ev, "worst_steps", json_string(worst));
     json_object_set_new(ev, "cause", json_string(cause));
-    double impact = r1(r->idle_pct);
+    double impact = r1(idle_pct);
     gd_finding_add(out, "trace.gpu_idle", severity(impact), GD_NO_GPU, ev, impact, fix,
-                   "rank %d: the GPU is idle %.1f%% of the time (mostly %s)", r->rank, r->idle_pct, mostly);
+                   "rank %d: the GPU is idle %.1f%% of the %s (mostly %s)", r->rank, idle_pct,
+                   of_steps ? "step time" : "time from its first operation to its last", mostly);
 }
 
 static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
@@ -143,7 +159,7 @@ static void check_dataloader(const gd_trace_result *all, size_t n, size_t i, gd_
     const gd_trace_result *r = &all[i];
     if (!(r->dataloader_pct > GD_TRACE_DATALOADER_PCT))
         return;
-    double idle = step_idle_pct(r);
+    double idle = idle_share(r);
     /* What overlapping the loading with the GPU gives back: the loading, at most the GPU's idle time. */
     double impact = r1(isnan(idle) ? r->dataloader_pct : fmin(r->dataloader_pct, idle));
     json_t *ev = evidence(r);
@@ -206,7 +222,7 @@ static void check_sync(const gd_trace_result *all, size_t n, size_t i, gd_findin
     double share = r->step_total_us > 0 ? 100 * us / r->step_total_us : NAN;
     if (!r->syncs || !(share >= GD_TRACE_SYNC_PCT))
         return;
-    double idle = step_idle_pct(r);
+    double idle = idle_share(r);
     double impact = r1(isnan(idle) ? share : fmin(share, idle));
     json_t *ev = evidence(r);
     json_object_set_new(ev, "syncs", json_integer((json_int_t)r->syncs));
@@ -240,7 +256,8 @@ static void check_small_kernels(const gd_trace_result *all, size_t n, size_t i, 
     /* A long launch delay means the CPU runs ahead: launches are not the bottleneck. */
     if (share < GD_TRACE_SMALL_SHARE || wait_pct < GD_TRACE_SMALL_IDLE_PCT || !(r->launch_delay_median_us < 100))
         return;
-    double impact = r1(wait_pct * share);
+    /* Launch waits summed over streams can exceed the time the GPU as a whole idles: at most that. */
+    double impact = r1(fmin(wait_pct * share, idle_share(r)));
     json_t *ev = evidence(r);
     json_object_set_new(ev, "launches", json_integer((json_int_t)r->launches));
     json_object_set_new(ev, "short_kernels", json_integer((json_int_t)r->short_kernels));
@@ -280,6 +297,8 @@ static void check_comm_overlap(const gd_trace_result *all, size_t n, size_t i, g
                    r->rank, r->comm_overlap_pct, comm_share);
 }
 
+static void straggler(const gd_trace_result *r, double med, const char *against, gd_findings *out);
+
 static void check_straggler(const gd_trace_result *all, size_t n, size_t i, gd_findings *out)
 {
     if (n < 2 || isnan(all[i].step_median_us))
@@ -291,24 +310,41 @@ static void check_straggler(const gd_trace_result *all, size_t n, size_t i, gd_f
             v[m++] = all[j].step_median_us;
     if (m < 2)
         return;
+    const gd_trace_result *r = &all[i];
+    if (m == 2) {
+        /* Two ranks have no spread to judge by (their median is their mean, so the rule
+         * below can never fire): the slower is a straggler when its step takes
+         * GD_TRACE_STRAGGLER_PAIR_RATIO times the other's or more. */
+        double other = v[0] == r->step_median_us ? v[1] : v[0];
+        if (!(r->step_median_us >= other * GD_TRACE_STRAGGLER_PAIR_RATIO))
+            return;
+        straggler(r, other, "the other rank", out);
+        return;
+    }
     double med = gd_median(v, m);
     for (size_t j = 0; j < m; j++)
         v[j] = fabs(v[j] - med);
     double mad = gd_median(v, m);
-    const gd_trace_result *r = &all[i];
     /* Robust: far from the median by the ranks' own spread, and 10% slower at least. */
     if (!(r->step_median_us > med * GD_TRACE_STRAGGLER_RATIO && r->step_median_us - med > 3 * 1.4826 * mad))
         return;
+    straggler(r, med, "the median rank", out);
+}
+
+/* Rank r's step against ref (the median rank's, or the other of two). */
+static void straggler(const gd_trace_result *r, double med, const char *against, gd_findings *out)
+{
     double impact = r1(100 * (r->step_median_us - med) / r->step_median_us);
     json_t *ev = evidence(r);
     json_object_set_new(ev, "ranks_median_step_ms", gd_json_number(round(med) / 1000));
+    json_object_set_new(ev, "compared_with", json_string(against));
     json_object_set_new(ev, "slower_pct", gd_json_number(r1(100 * (r->step_median_us / med - 1))));
     json_object_set_new(ev, "idle_pct", gd_json_number(r1(r->idle_pct)));
     gd_finding_add(out, "trace.straggler", severity(impact), GD_NO_GPU, ev, impact,
                    "Every rank waits for the slowest at each collective: compare this rank's trace with a "
                    "peer's (input pipeline, host load, a throttled or slower GPU: run gpudoctor check on its node).",
-                   "rank %d is a straggler: its step takes %.1f ms against %.1f ms for the median rank", r->rank,
-                   r->step_median_us / 1000, med / 1000);
+                   "rank %d is a straggler: its step takes %.1f ms against %.1f ms for %s", r->rank,
+                   r->step_median_us / 1000, med / 1000, against);
 }
 
 static double step_reads(const gd_trace_step *s)
@@ -361,7 +397,7 @@ static void check_item_sync(const gd_trace_result *all, size_t n, size_t i, gd_f
         return;
     /* The host waits for the GPU to drain; what removing the read gives back is the idle
      * that follows while the host launches again: the blocked share, at most the idle share. */
-    double idle = step_idle_pct(r);
+    double idle = idle_share(r);
     double impact = r1(isnan(idle) ? r->read_blocked_pct : fmin(r->read_blocked_pct, idle));
     double per_step = (double)r->reads / (double)r->nsteps;
     json_t *ev = evidence(r);
@@ -478,10 +514,54 @@ const gd_trace_check gd_trace_checks[] = {
 };
 const size_t gd_trace_checks_count = sizeof gd_trace_checks / sizeof gd_trace_checks[0];
 
+/* Which time a finding's gain comes out of: 1 the GPU's idle time (each of
+ * these is at most the idle share), 2 the time the GPU only communicates or
+ * copies; 0 its own (compute, or the gap to the other ranks). */
+static int gain_pool(const char *id)
+{
+    static const char *const idle[] = {"trace.gpu_idle", "trace.dataloader", "trace.sync", "trace.item_sync",
+                                       "trace.small_kernels"};
+    static const char *const non_compute[] = {"trace.comm_overlap", "trace.step_memcpy", "trace.pageable_memcpy"};
+    for (size_t i = 0; i < sizeof idle / sizeof *idle; i++)
+        if (strcmp(id, idle[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof non_compute / sizeof *non_compute; i++)
+        if (strcmp(id, non_compute[i]) == 0)
+            return 2;
+    return 0;
+}
+
+static int finding_rank(const gd_finding *f)
+{
+    json_t *r = json_object_get(f->evidence, "rank");
+    return json_is_integer(r) ? (int)json_integer_value(r) : -1;
+}
+
+void gd_trace_mark_shared_gains(gd_findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        gd_finding *f = &fs->v[i];
+        int pool = gain_pool(f->id), rank = finding_rank(f);
+        if (!pool || isnan(f->impact_pct))
+            continue;
+        char with[256] = "";
+        for (size_t j = 0; j < fs->n; j++) {
+            const gd_finding *g = &fs->v[j];
+            if (j == i || gain_pool(g->id) != pool || finding_rank(g) != rank || isnan(g->impact_pct))
+                continue;
+            size_t used = strlen(with);
+            snprintf(with + used, sizeof with - used, "%s%s", used ? ", " : "", g->id);
+        }
+        if (with[0])
+            json_object_set_new(f->evidence, GD_TRACE_GAIN_SHARED, json_string(with));
+    }
+}
+
 void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < gd_trace_checks_count; c++)
             gd_trace_checks[c].run(ranks, n, i, out);
+    gd_trace_mark_shared_gains(out);
     gd_findings_sort(out);
 }

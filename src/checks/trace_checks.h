@@ -32,6 +32,12 @@ extern const size_t gd_trace_checks_count;
 #define GD_TRACE_COMM_OVERLAP_PCT 50.0 /* trace.comm_overlap */
 #define GD_TRACE_COMM_SHARE_PCT 10.0 /* tb_plugin's rule R4 */
 #define GD_TRACE_STRAGGLER_RATIO 1.10 /* trace.straggler */
+/* trace.straggler with two ranks: the slower one's step median at 1.2 times
+ * the other's. Two ranks give no spread to judge by, so the bar is twice the
+ * 10 % floor of the rule for three or more; the ranks of one data-parallel
+ * job meet at every collective, so their step times stay within a few
+ * percent of each other unless one of them holds the other back. */
+#define GD_TRACE_STRAGGLER_PAIR_RATIO 1.20
 /* trace.fp32_gemm: FP32 SIMT GEMMs at this share of the compute kernels'
  * time or more on sm_80+; TF32 tensor cores run them about 8x faster on an
  * A100 (156 vs 19.5 TFLOPS, NVIDIA's A100 datasheet), bf16 AMP faster still. */
@@ -45,7 +51,18 @@ extern const size_t gd_trace_checks_count;
 #define GD_TRACE_STEP_MEMCPY_PCT 2.0
 #define GD_TRACE_CRITICAL_IMPACT 15.0 /* docs/checks.md: the severity rule */
 
-/* Runs every trace check over the ranks, then sorts the findings. */
+/* Runs every trace check over the ranks, marks the gains that share time,
+ * then sorts the findings. */
 void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out);
+
+/*
+ * Gains that come out of the same time of one rank (the GPU's idle time:
+ * trace.gpu_idle, .dataloader, .sync, .item_sync, .small_kernels; or the time
+ * it only communicates or copies: .comm_overlap, .step_memcpy,
+ * .pageable_memcpy) overlap and do not add up: each such finding gets the
+ * evidence GD_TRACE_GAIN_SHARED, the ids of the others, ", " apart.
+ */
+#define GD_TRACE_GAIN_SHARED "gain_shared_with"
+void gd_trace_mark_shared_gains(gd_findings *fs);
 
 #endif

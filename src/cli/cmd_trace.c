@@ -40,7 +40,8 @@ const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json]
                              "A directory of more than 1024 traces: the first 1024 by name are analysed, the\n"
                              "report says how many were left out.\n"
                              "\n"
-                             "Exit: 0 analyzed (whatever was found), 3 the trace could not be read.\n";
+                             "Exit: 0 analyzed (whatever was found), 3 the trace could not be read, or --steps\n"
+                             "names no step it has.\n";
 
 #define MAX_FILES 1024
 
@@ -202,6 +203,21 @@ static int parse_steps(const char *s, gd_trace_opts *o)
     return 0;
 }
 
+/* --steps A:B that match no step of a rank: an error that names the steps it has. */
+static int no_such_steps(const gd_trace_opts *o, const gd_trace_result *r)
+{
+    char have[96];
+    if (r->step_first_in_trace < 0)
+        snprintf(have, sizeof have, "it has no ProfilerStep#");
+    else if (r->step_first_in_trace == r->step_last_in_trace)
+        snprintf(have, sizeof have, "its only step is #%ld", r->step_first_in_trace);
+    else
+        snprintf(have, sizeof have, "its steps are #%ld to #%ld (%zu of them)", r->step_first_in_trace,
+                 r->step_last_in_trace, r->steps_in_trace);
+    return gd_cli_error("--steps %ld:%ld: no such step in %s (rank %d): %s", o->step_first, o->step_last,
+                        r->file ? r->file : "the trace", r->rank, have);
+}
+
 static int cmp_rank(const void *a, const void *b)
 {
     const gd_trace_result *x = a, *y = b;
@@ -286,6 +302,7 @@ int gd_cmd_trace(int argc, char **argv)
         /* A file without distributedInfo is rank 0 alone, or its place in the directory. */
         for (size_t i = 0; i < nfiles; i++) {
             ranks[nr] = jobs[i].result;
+            ranks[nr].file = files[i];
             memset(&jobs[i].result, 0, sizeof jobs[i].result);
             if (nfiles > 1 && ranks[nr].rank == 0 && i > 0) {
                 bool taken = false;
@@ -310,6 +327,9 @@ int gd_cmd_trace(int argc, char **argv)
             nr = k;
         }
     }
+    for (size_t i = 0; !rc && opts.step_first >= 0 && i < nr; i++)
+        if (ranks[i].nsteps == 0)
+            rc = no_such_steps(&opts, &ranks[i]);
     if (!rc) {
         gd_trace_checks_run(ranks, nr, &fs);
         gd_trace_run run = {nfiles, found, path, ranks, nr, &fs};

@@ -1,13 +1,41 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor trace`: verdict first, then per rank the step bars, the numbers, the findings. */
 #include "report/trace_report.h"
+#include "checks/trace_checks.h"
 #include "core/json_util.h"
 #include "report/text_util.h"
 
 #include <math.h>
 #include <string.h>
 
-#define BAR 40
+static double ms(double us)
+{
+    return us / 1000.0;
+}
+
+#define BAR 40 /* the most columns of a step's bar */
+#define BAR_MIN 8
+
+/* The step bar's columns at this width: the line ("    #N  ms  bar  [D...]  NN%" and
+ * `tail` more columns) fits in it, the bar between BAR_MIN and BAR columns. */
+static int bar_width(const gd_text_style *st, int tail)
+{
+    int w = st->width - 41 - tail;
+    return w > BAR ? BAR : w < BAR_MIN ? BAR_MIN : w;
+}
+
+/* What follows a step's bars: its syncs and reads. */
+static int step_tail(const gd_trace_step *s, char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = 0;
+    if (s->syncs)
+        n += snprintf(buf, len, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
+    if (s->reads && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "  %zu read%s (%.*f ms)", s->reads, s->reads == 1 ? "" : "s",
+                      s->read_blocked_us >= 10000 ? 0 : 1, ms(s->read_blocked_us));
+    return n;
+}
 
 static const char *class_name(gd_kclass c)
 {
@@ -15,24 +43,25 @@ static const char *class_name(gd_kclass c)
     return c < GD_K_NCLASS ? n[c] : "other";
 }
 
-static double ms(double us)
-{
-    return us / 1000.0;
-}
-
 static void verdict(FILE *out, const gd_trace_run *run, const gd_text_style *st)
 {
     const gd_findings *fs = run->findings;
     size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
     if (fs->n == 0 || (crit == 0 && warn == 0)) {
+        /* Busy of the step time where every rank has steps (the time a user waits for), else
+         * of the time from the first GPU operation to the last (HTA's temporal breakdown). */
         double idle = 0;
         size_t k = 0;
+        bool steps = true;
+        for (size_t i = 0; i < run->nranks; i++)
+            steps = steps && (!run->ranks[i].has_gpu || !isnan(run->ranks[i].step_idle_pct));
         for (size_t i = 0; i < run->nranks; i++)
             if (run->ranks[i].has_gpu)
-                idle += run->ranks[i].idle_pct, k++;
+                idle += steps ? run->ranks[i].step_idle_pct : run->ranks[i].idle_pct, k++;
         fprintf(out, "%sVerdict: no bottleneck found%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
         if (k)
-            fprintf(out, ": the GPU is busy %.1f%% of the time\n", 100 - idle / (double)k);
+            fprintf(out, ": the GPU is busy %.1f%% of the %s\n", 100 - idle / (double)k,
+                    steps ? "step time" : "time from its first operation to its last");
         else
             fprintf(out, " (no GPU operations in the trace: a CPU-only run)\n");
         return;
@@ -45,36 +74,41 @@ static void verdict(FILE *out, const gd_trace_run *run, const gd_text_style *st)
     fputc('\n', out);
 }
 
-static void step_bar(FILE *out, const gd_trace_step *s, const gd_text_style *st)
+/* One step: its GPU bar (none when the trace has no GPU operation: nothing to draw, not
+ * all idle), its DataLoader bar and share. */
+static void step_bar(FILE *out, const gd_trace_step *s, bool gpu, int W, const gd_text_style *st)
 {
     char bar[BAR + 1];
     double d = s->dur_us > 0 ? s->dur_us : 1;
-    int c = (int)lround(BAR * s->compute_us / d), n = (int)lround(BAR * s->non_compute_us / d);
-    if (c > BAR)
-        c = BAR;
-    if (c + n > BAR)
-        n = BAR - c;
-    for (int i = 0; i < BAR; i++)
+    int c = (int)lround(W * s->compute_us / d), n = (int)lround(W * s->non_compute_us / d);
+    if (c > W)
+        c = W;
+    if (c + n > W)
+        n = W - c;
+    for (int i = 0; i < W; i++)
         bar[i] = i < c ? '#' : i < c + n ? '=' : '.';
-    bar[BAR] = 0;
+    bar[W] = 0;
     int dl = (int)lround(10 * s->dataloader_us / d);
     char dlbar[11];
     for (int i = 0; i < 10; i++)
         dlbar[i] = i < dl ? 'D' : ' ';
     dlbar[10] = 0;
-    fprintf(out, "    #%-6ld %8.1f  %s%.*s%s%.*s%s%s%s  [%s] %3.0f%%", s->number, ms(s->dur_us),
-            gd_c(st, GD_ANSI_GREEN), c, bar, gd_c(st, GD_ANSI_CYAN), n, bar + c, gd_c(st, GD_ANSI_DIM), bar + c + n,
-            gd_c(st, GD_ANSI_RESET), dlbar, 100 * s->dataloader_us / d);
-    if (s->syncs)
-        fprintf(out, "  %zu sync%s", s->syncs, s->syncs == 1 ? "" : "s");
-    if (s->reads)
-        fprintf(out, "  %zu read%s (%.1f ms)", s->reads, s->reads == 1 ? "" : "s", ms(s->read_blocked_us));
-    fputc('\n', out);
+    fprintf(out, "    #%-6ld %8.1f  ", s->number, ms(s->dur_us));
+    if (gpu)
+        fprintf(out, "%s%.*s%s%.*s%s%s%s  ", gd_c(st, GD_ANSI_GREEN), c, bar, gd_c(st, GD_ANSI_CYAN), n, bar + c,
+                gd_c(st, GD_ANSI_DIM), bar + c + n, gd_c(st, GD_ANSI_RESET));
+    char tail[96];
+    step_tail(s, tail, sizeof tail);
+    fprintf(out, "[%s] %3.0f%%%s\n", dlbar, 100 * s->dataloader_us / d, tail);
 }
 
-static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *st)
+static void rank_text(FILE *out, const gd_trace_result *r, bool name_file, const gd_text_style *st)
 {
     fprintf(out, "\n%srank %d%s", gd_c(st, GD_ANSI_BOLD), r->rank, gd_c(st, GD_ANSI_RESET));
+    if (name_file && r->file) {
+        const char *slash = strrchr(r->file, '/');
+        fprintf(out, " (%s)", gd_safe(slash ? slash + 1 : r->file));
+    }
     if (r->legacy)
         fprintf(out, " (legacy profiler format: no GPU events)");
     else if (r->tf_gpu >= 0)
@@ -98,12 +132,18 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
     else
         fprintf(out, "  steps: no ProfilerStep# in the trace; numbers cover the whole trace\n");
     if (r->has_gpu) {
-        fprintf(out, "  GPU time (HTA temporal breakdown, %.1f ms): compute %.1f%%, non-compute %.1f%%, idle %.1f%%\n",
+        if (!isnan(r->step_idle_pct))
+            fprintf(out, "  GPU busy %.1f%% of the step time (%.1f of %.1f ms), idle %.1f%%\n",
+                    100 - r->step_idle_pct, ms(r->step_total_us - r->step_idle_us), ms(r->step_total_us),
+                    r->step_idle_pct);
+        fprintf(out,
+                "  GPU time from its first operation to its last (HTA temporal breakdown, %.1f ms): compute %.1f%%, "
+                "non-compute %.1f%%, idle %.1f%%\n",
                 ms(r->span_us), r->compute_pct, r->non_compute_pct, r->idle_pct);
         for (size_t i = 0; i < r->nstreams; i++) {
             const gd_trace_stream *s = &r->streams[i];
             double t = s->idle_us != 0 ? s->idle_us : 1;
-            fprintf(out, "    stream %-4lld idle %9.1f ms: host wait %5.1f%%, kernel wait %5.1f%%, other %5.1f%%\n",
+            fprintf(out, "    stream %lld: idle %.1f ms (host wait %.1f%%, kernel wait %.1f%%, other %.1f%%)\n",
                     (long long)s->stream, ms(s->idle_us), 100 * s->host_wait_us / t, 100 * s->kernel_wait_us / t,
                     100 * s->other_us / t);
         }
@@ -114,11 +154,20 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         fprintf(out, "  DataLoader: %.1f%% of the step time (%zu calls%s)\n", r->dataloader_pct, r->dataloader_events,
                 r->dataloader_events ? (r->dataloader_multiprocess ? ", worker processes" : ", num_workers=0") : "");
     if (r->nsteps) {
-        fprintf(out, "  per step (ms; %s#%s compute, %s=%s non-compute, . idle; [D] DataLoader):\n",
-                gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET), gd_c(st, GD_ANSI_CYAN), gd_c(st, GD_ANSI_RESET));
+        if (r->has_gpu)
+            fprintf(out, "  per step (ms; %s#%s compute, %s=%s non-compute, . idle; [D] DataLoader):\n",
+                    gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET), gd_c(st, GD_ANSI_CYAN), gd_c(st, GD_ANSI_RESET));
+        else
+            fprintf(out, "  per step (ms; no GPU activity in the trace, so no GPU bar; [D] DataLoader):\n");
         size_t shown = r->nsteps <= 24 ? r->nsteps : 24;
+        int tail = 0; /* one bar length for all the steps: the longest tail fits */
+        for (size_t i = 0; i < shown; i++) {
+            char buf[96];
+            int n = step_tail(&r->steps[i], buf, sizeof buf);
+            tail = n > tail ? n : tail;
+        }
         for (size_t i = 0; i < shown; i++)
-            step_bar(out, &r->steps[i], st);
+            step_bar(out, &r->steps[i], r->has_gpu, bar_width(st, tail), st);
         if (shown < r->nsteps)
             fprintf(out, "    ... %zu more steps (--json has them all)\n", r->nsteps - shown);
     }
@@ -130,8 +179,12 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         size_t shown = c == GD_K_COMPUTE ? 5 : 3;
         for (size_t i = 0; i < r->ntop[c] && i < shown; i++) {
             const gd_trace_kernel *k = &r->top[c][i];
-            fprintf(out, "    %5.1f%% %9.1f ms %7zux  %.90s\n", k->share_pct, ms(k->total_us), k->count,
-                    gd_safe(k->name));
+            /* The name cut to the line (C++ template names run to hundreds of columns). */
+            int room = st->width - 35 > 20 ? st->width - 35 : 20;
+            const char *nm = gd_safe(k->name);
+            bool cut = (int)strlen(nm) > room;
+            fprintf(out, "    %5.1f%% %9.1f ms %7zux  %.*s%s\n", k->share_pct, ms(k->total_us), k->count,
+                    cut ? room - 3 : room, nm, cut ? "..." : "");
         }
     }
     if (r->launches)
@@ -163,14 +216,24 @@ static void rank_text(FILE *out, const gd_trace_result *r, const gd_text_style *
         fprintf(out, "  communication overlapped by compute: %.1f%%\n", r->comm_overlap_pct);
 }
 
+static void report_text(FILE *out, const gd_trace_run *run, const gd_text_style *st);
+
+/* Every line wrapped to the width, as check's report is (gd_wrap_block). */
 void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_style *st)
+{
+    gd_wrapped w;
+    report_text(gd_wrapped_open(&w, out), run, st);
+    gd_wrapped_close(&w, st);
+}
+
+static void report_text(FILE *out, const gd_trace_run *run, const gd_text_style *st)
 {
     unsigned long long events = 0;
     for (size_t i = 0; i < run->nranks; i++)
         events += run->ranks[i].events;
-    fprintf(out, "%sgpudoctor %s trace%s %s: %zu file%s, %zu rank%s, %llu events\n", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
-            gd_c(st, GD_ANSI_RESET), gd_safe(run->path), run->files, run->files == 1 ? "" : "s", run->nranks,
-            run->nranks == 1 ? "" : "s", events);
+    fprintf(out, "%sgpudoctor %s  trace%s: %zu file%s, %zu rank%s, %llu events\n  from %s\n", gd_c(st, GD_ANSI_BOLD),
+            GD_VERSION, gd_c(st, GD_ANSI_RESET), run->files, run->files == 1 ? "" : "s", run->nranks,
+            run->nranks == 1 ? "" : "s", events, gd_safe(run->path));
     if (run->files_found > run->files)
         fprintf(out,
                 "%snote:%s %zu trace files found: the first %zu by name were analysed, %zu left out (pass a smaller "
@@ -179,7 +242,7 @@ void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_styl
                 run->files_found - run->files);
     verdict(out, run, st);
     for (size_t i = 0; i < run->nranks; i++)
-        rank_text(out, &run->ranks[i], st);
+        rank_text(out, &run->ranks[i], run->files > 1, st);
     const gd_findings *fs = run->findings;
     fprintf(out, "\n%sFindings%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
     if (!fs->n)
@@ -196,17 +259,22 @@ void gd_trace_report_text(FILE *out, const gd_trace_run *run, const gd_text_styl
         fprintf(out, "           evidence:");
         json_object_foreach(x->evidence, key, v)
         {
-            if (strcmp(key, "source") == 0)
+            if (strcmp(key, "source") == 0 || strcmp(key, GD_TRACE_GAIN_SHARED) == 0)
                 continue;
             char buf[256];
             gd_json_scalar_text(v, buf, sizeof buf);
             fprintf(out, " %s=%s", key, gd_safe(buf));
         }
         fputc('\n', out);
-        if (!isnan(x->impact_pct))
-            fprintf(out, "           gain: about %.1f%% of the step\n", x->impact_pct);
-        fprintf(out, "           fix: ");
-        gd_wrap(out, st, 16, 16, x->fix);
+        if (!isnan(x->impact_pct)) {
+            const json_t *shared = json_object_get(x->evidence, GD_TRACE_GAIN_SHARED);
+            fprintf(out, "           gain: about %.1f%% of the step", x->impact_pct);
+            if (json_is_string(shared))
+                fprintf(out, ", out of the same time as %s (these gains overlap: do not add them)",
+                        json_string_value(shared));
+            fputc('\n', out);
+        }
+        fprintf(out, "           fix: %s\n", gd_safe(x->fix));
     }
 }
 
@@ -219,6 +287,7 @@ static json_t *rank_json(const gd_trace_result *r)
 {
     json_t *o = json_object();
     json_object_set_new(o, "rank", json_integer(r->rank));
+    json_object_set_new(o, "file", r->file ? json_string(r->file) : json_null());
     json_object_set_new(o, "steps", json_integer((json_int_t)r->nsteps));
     json_object_set_new(o, "steps_in_trace", json_integer((json_int_t)r->steps_in_trace));
     json_object_set_new(o, "last_step_dropped", json_boolean(r->last_step_dropped));
@@ -249,6 +318,8 @@ static json_t *rank_json(const gd_trace_result *r)
     } else {
         json_object_set_new(o, "temporal", json_null());
     }
+    json_object_set_new(o, "step_idle_us", num(r->step_idle_us));
+    json_object_set_new(o, "step_idle_pct", num(r->step_idle_pct));
     json_t *ss = json_array();
     for (size_t i = 0; i < r->nstreams; i++) {
         const gd_trace_stream *s = &r->streams[i];

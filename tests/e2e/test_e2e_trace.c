@@ -96,7 +96,8 @@ static void a_directory_is_one_rank_per_file(void **state)
     for (int k = 0; k < 4; k++) {
         char name[32];
         snprintf(name, sizeof name, "rank-%d.json", k);
-        char *t = trace_of_rank(k, k == 2 ? 40 : 80); /* rank 2: the GPU idles half the step */
+        /* rank 2: the GPU idles 40 % of the step time, the others 15 % */
+        char *t = trace_of_rank(k, k == 2 ? 40 : 90);
         free(write_temp_file(dir, name, t));
         free(t);
     }

@@ -147,10 +147,10 @@ static void kernel_classes_follow_hta(void **state)
     assert_int_equal(gd_trace_kernel_class("volta_sgemm_128x64_nn"), GD_K_COMPUTE);
 }
 
-static void ns_resolution_rounds_as_hta(void **state)
+static void ns_resolution_is_kept(void **state)
 {
     (void)state;
-    /* ts 10.5 -> 11, end floor(10.5 + 20.2) = 30: dur 19. */
+    /* ts 10.5, dur 20.2: the span is 20.2 us, not 19 (ts rounded up, the end down) nor 20. */
     static const char t[] =
         "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1.25,\"dur\":2,"
@@ -159,7 +159,8 @@ static void ns_resolution_rounds_as_hta(void **state)
         "\"args\":{\"stream\":7,\"correlation\":1}}]}";
     analyzed *a = ta_analyze(t);
     assert_int_equal(a->rc, 0);
-    assert_float_equal(a->r.span_us, 19, 1e-9);
+    assert_float_equal(a->r.span_us, 20.2, 1e-9);
+    assert_float_equal(a->r.compute_us, 20.2, 1e-9);
     ta_done(a);
 }
 
@@ -302,6 +303,82 @@ static void fp32_gemm_fires_and_stays_quiet(void **state)
     ta_done(a);
 }
 
+/* A rank's numbers with only its step time set (no GPU, no steps analysed). */
+static gd_trace_result rank_with_step(int rank, double median_us)
+{
+    gd_trace_result r;
+    memset(&r, 0, sizeof r);
+    r.rank = rank;
+    r.step_median_us = median_us;
+    r.dataloader_pct = r.sync_pct = r.comm_overlap_pct = r.read_blocked_pct = NAN;
+    r.step_copy_exposed_pct = r.item_pct = r.step_idle_pct = r.step_idle_us = NAN;
+    r.step_p90_us = r.step_max_us = median_us;
+    r.launch_cpu_median_us = r.launch_delay_median_us = r.kernel_median_us = r.read_bytes_median = NAN;
+    return r;
+}
+
+static size_t count_id(const gd_findings *fs, const char *id, int rank)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        n += strcmp(fs->v[i].id, id) == 0 &&
+             json_integer_value(json_object_get(fs->v[i].evidence, "rank")) == (json_int_t)rank;
+    return n;
+}
+
+/* Two ranks have no spread: the rule for three or more (the median rank's and
+ * 3 MADs) can never fire there. The slower of two is a straggler at 1.2x. */
+static void straggler_of_two_ranks(void **state)
+{
+    (void)state;
+    gd_trace_result two[2] = {rank_with_step(0, 100e3), rank_with_step(1, 155e3)}; /* 55 % slower */
+    gd_findings fs = {0};
+    gd_trace_checks_run(two, 2, &fs);
+    assert_int_equal(count_id(&fs, "trace.straggler", 1), 1);
+    assert_int_equal(count_id(&fs, "trace.straggler", 0), 0);
+    gd_findings_free(&fs);
+    two[1].step_median_us = 100e3; /* equal: quiet */
+    gd_trace_checks_run(two, 2, &fs);
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    two[1].step_median_us = 115e3; /* 15 % slower: under the bar */
+    gd_trace_checks_run(two, 2, &fs);
+    assert_int_equal(count_id(&fs, "trace.straggler", 1), 0);
+    gd_findings_free(&fs);
+    /* Three or more keep the robust rule: one far off the others fires. */
+    gd_trace_result four[4] = {rank_with_step(0, 100e3), rank_with_step(1, 101e3), rank_with_step(2, 99e3),
+                               rank_with_step(3, 150e3)};
+    gd_trace_checks_run(four, 4, &fs);
+    assert_int_equal(count_id(&fs, "trace.straggler", 3), 1);
+    assert_int_equal(fs.n, 1);
+    gd_findings_free(&fs);
+}
+
+/* Gains out of the same idle time of one rank say so; others do not. */
+static void shared_gains_are_marked(void **state)
+{
+    (void)state;
+    gd_findings fs = {0};
+    static const struct {
+        const char *id;
+        int rank;
+    } f[] = {{"trace.gpu_idle", 0}, {"trace.dataloader", 0}, {"trace.fp32_gemm", 0}, {"trace.dataloader", 1}};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *ev = json_object();
+        json_object_set_new(ev, "rank", json_integer(f[i].rank));
+        gd_finding_add(&fs, f[i].id, GD_SEV_WARNING, GD_NO_GPU, ev, 10, "fix", "%s", f[i].id);
+    }
+    gd_trace_mark_shared_gains(&fs);
+    const char *shared[4];
+    for (size_t i = 0; i < 4; i++)
+        shared[i] = json_string_value(json_object_get(fs.v[i].evidence, GD_TRACE_GAIN_SHARED));
+    assert_string_equal(shared[0], "trace.dataloader");
+    assert_string_equal(shared[1], "trace.gpu_idle");
+    assert_null(shared[2]);
+    assert_null(shared[3]);
+    gd_findings_free(&fs);
+}
+
 static void *gzip_of(const char *s, size_t *len)
 {
     z_stream z = {0};
@@ -429,7 +506,7 @@ int main(void)
         cmocka_unit_test(hta_idle_by_hand),
         cmocka_unit_test(include_last_step_and_steps_option),
         cmocka_unit_test(kernel_classes_follow_hta),
-        cmocka_unit_test(ns_resolution_rounds_as_hta),
+        cmocka_unit_test(ns_resolution_is_kept),
         cmocka_unit_test(legacy_array_gives_the_dataloader_share),
         cmocka_unit_test(healthy_loop_is_quiet),
         cmocka_unit_test(gpu_idle_fires),
@@ -438,6 +515,8 @@ int main(void)
         cmocka_unit_test(sync_fires_and_stays_quiet),
         cmocka_unit_test(small_kernels_fire_and_stay_quiet),
         cmocka_unit_test(fp32_gemm_fires_and_stays_quiet),
+        cmocka_unit_test(straggler_of_two_ranks),
+        cmocka_unit_test(shared_gains_are_marked),
         cmocka_unit_test(gzip_reads_like_plain),
         cmocka_unit_test(bad_input_is_a_message),
         cmocka_unit_test(truncated_trace_is_a_partial_result),

@@ -115,6 +115,7 @@ typedef struct gd_trace_kernel {
 
 typedef struct gd_trace_step {
     long number; /* N of ProfilerStep#N */
+    int64_t lo_ns, hi_ns; /* the host span, in the trace's own resolution */
     double ts_us, dur_us;
     double compute_us, non_compute_us, idle_us, dataloader_us; /* within the step's host span */
     size_t syncs;
@@ -143,6 +144,7 @@ typedef struct gd_trace_copies {
 
 typedef struct gd_trace_result {
     int rank;
+    const char *file; /* the trace file it was read from (set by the caller, NULL when unknown) */
     int compute_major;
     bool legacy, truncated;
     uint64_t events, skipped, bytes;
@@ -157,6 +159,10 @@ typedef struct gd_trace_result {
     double step_median_us, step_p90_us, step_max_us;
     long step_slowest; /* its number, -1 without steps */
     double step_total_us; /* sum of analyzed step durations */
+    /* The GPU's idle time within the analyzed steps' host spans and its share
+     * of their time: the time a fix could win back. NAN without steps or GPU. */
+    double step_idle_us, step_idle_pct;
+    long step_first_in_trace, step_last_in_trace; /* the lowest and highest ProfilerStep#N seen, -1 without */
 
     /* HTA temporal breakdown: over the span of the GPU events kept. */
     bool has_gpu;

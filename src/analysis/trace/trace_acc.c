@@ -167,25 +167,6 @@ static int runtime_kind(const char *s, size_t n)
     return GD_RT_OTHER;
 }
 
-/* ns to us the way HTA rounds float times: ts up, end down. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-static void to_us(const gd_trace_event *e, int64_t *ts, int64_t *dur)
-{
-    if (!e->fractional) {
-        *ts = floor_div(e->ts_ns, 1000);
-        *dur = floor_div(e->dur_ns, 1000);
-        return;
-    }
-    int64_t end = floor_div(e->ts_ns + e->dur_ns, 1000);
-    *ts = -floor_div(-e->ts_ns, 1000);
-    *dur = end - *ts;
-}
-
 /* "ProfilerStep#N": N, or -1. */
 static long step_number(const char *s, size_t n)
 {
@@ -223,8 +204,9 @@ int gd_trace_acc_add(gd_trace_acc *a, const gd_trace_event *e)
         return 0;
     if (e->has_cat == false && e->ph != 'X')
         return 0;
-    int64_t ts, dur;
-    to_us(e, &ts, &dur);
+    /* The trace's own resolution (ns when ts or dur has a fraction): sub-microsecond parts
+     * are kept, not rounded away, as they add up over thousands of kernels. */
+    int64_t ts = e->ts_ns, dur = e->dur_ns;
     if (e->stream >= 0) {
         uint32_t id = gd_trace_intern(a, e->name ? e->name : "", e->name ? e->name_len : 0);
         if (id == UINT32_MAX)

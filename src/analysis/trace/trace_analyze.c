@@ -129,12 +129,13 @@ static size_t merge(const kept *k, size_t n, int want_cls, iv *out)
     return m;
 }
 
+/* Length of a union, in us. */
 static double total(const iv *v, size_t n)
 {
-    double t = 0;
+    int64_t t = 0;
     for (size_t i = 0; i < n; i++)
-        t += (double)(v[i].hi - v[i].lo);
-    return t;
+        t += v[i].hi - v[i].lo;
+    return gd_trace_us(t);
 }
 
 double gd_trace_within(const iv *v, size_t n, int64_t lo, int64_t hi)
@@ -147,29 +148,29 @@ double gd_trace_within(const iv *v, size_t n, int64_t lo, int64_t hi)
         else
             b = mid;
     }
-    double t = 0;
+    int64_t t = 0;
     for (size_t i = a; i < n && v[i].lo < hi; i++) {
         int64_t x = v[i].lo > lo ? v[i].lo : lo, y = v[i].hi < hi ? v[i].hi : hi;
         if (y > x)
-            t += (double)(y - x);
+            t += y - x;
     }
-    return t;
+    return gd_trace_us(t);
 }
 
-/* |a ∩ b| of two unions. */
+/* |a ∩ b| of two unions, in us. */
 static double overlap(const iv *a, size_t na, const iv *b, size_t nb)
 {
-    double t = 0;
+    int64_t t = 0;
     for (size_t i = 0, j = 0; i < na && j < nb;) {
         int64_t x = a[i].lo > b[j].lo ? a[i].lo : b[j].lo, y = a[i].hi < b[j].hi ? a[i].hi : b[j].hi;
         if (y > x)
-            t += (double)(y - x);
+            t += y - x;
         if (a[i].hi < b[j].hi)
             i++;
         else
             j++;
     }
-    return t;
+    return gd_trace_us(t);
 }
 
 typedef struct name_agg {
@@ -242,6 +243,16 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     for (size_t i = 0; i < a->steps.n; i++)
         host_steps += !a->steps.v[i].gpu_side;
     r->steps_in_trace = host_steps;
+    r->step_first_in_trace = r->step_last_in_trace = -1;
+    for (size_t i = 0; i < a->steps.n; i++) {
+        const gd_tspan *s = &a->steps.v[i];
+        if (s->gpu_side)
+            continue;
+        if (r->step_first_in_trace < 0 || s->number < r->step_first_in_trace)
+            r->step_first_in_trace = s->number;
+        if (s->number > r->step_last_in_trace)
+            r->step_last_in_trace = s->number;
+    }
     if (o->step_first >= 0) {
         w->lo = INT64_MAX;
         w->hi = INT64_MIN;
@@ -281,6 +292,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     snprintf(r->note, sizeof r->note, "%s", meta->note);
     r->dataloader_pct = r->sync_pct = r->comm_overlap_pct = NAN;
     r->step_median_us = r->step_p90_us = r->step_max_us = NAN;
+    r->step_idle_us = r->step_idle_pct = NAN;
     r->launch_cpu_median_us = r->launch_delay_median_us = r->kernel_median_us = NAN;
     r->step_slowest = -1;
     r->dataloader_multiprocess = a->loader_multiprocess;
@@ -366,7 +378,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     size_t ncomp = merge(k, nk, GD_K_COMPUTE, u_cls);
     size_t ncomm = merge(k, nk, GD_K_COMM, u_comm);
     if (nall) {
-        r->span_us = (double)(u_all[nall - 1].hi - u_all[0].lo);
+        r->span_us = gd_trace_us(u_all[nall - 1].hi - u_all[0].lo);
         double busy = total(u_all, nall);
         r->idle_us = r->span_us - busy;
         r->compute_us = total(u_cls, ncomp);
@@ -392,20 +404,24 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         for (size_t i = 0; i < ns;) {
             size_t j = i;
             gd_trace_stream st = {.stream = s[i].stream};
+            int64_t host = 0, kern = 0, other = 0; /* ns, summed exactly */
             for (; j < ns && s[j].stream == s[i].stream; j++) {
                 st.events++;
                 if (j == i)
                     continue;
                 int64_t prev_end = s[j - 1].ts + s[j - 1].dur;
-                double gap = (double)(s[j].ts - prev_end);
+                int64_t gap = s[j].ts - prev_end;
                 if (s[j].rt_ts != INT64_MIN && s[j].rt_ts > prev_end)
-                    st.host_wait_us += gap;
-                else if (gap < (double)o->kernel_wait_us)
-                    st.kernel_wait_us += gap;
+                    host += gap;
+                else if (gap < o->kernel_wait_us * 1000)
+                    kern += gap;
                 else
-                    st.other_us += gap;
+                    other += gap;
             }
-            st.idle_us = st.host_wait_us + st.kernel_wait_us + st.other_us;
+            st.host_wait_us = gd_trace_us(host);
+            st.kernel_wait_us = gd_trace_us(kern);
+            st.other_us = gd_trace_us(other);
+            st.idle_us = gd_trace_us(host + kern + other);
             if (r->nstreams < GD_TRACE_MAX_STREAMS)
                 r->streams[r->nstreams++] = st;
             i = j;
@@ -447,8 +463,10 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         int64_t lo = sp->ts, hi = sp->ts + sp->dur;
         double busy = gd_trace_within(u_all, nall, lo, hi);
         st->number = sp->number;
-        st->ts_us = (double)lo;
-        st->dur_us = (double)sp->dur;
+        st->lo_ns = lo;
+        st->hi_ns = hi;
+        st->ts_us = gd_trace_us(lo);
+        st->dur_us = gd_trace_us(sp->dur);
         st->compute_us = gd_trace_within(u_cls, ncomp, lo, hi);
         st->non_compute_us = busy - st->compute_us;
         st->idle_us = r->has_gpu ? st->dur_us - busy : 0;
@@ -467,42 +485,48 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         r->step_median_us = quantile(scratch, r->nsteps, 0.5);
         r->step_p90_us = quantile(scratch, r->nsteps, 0.9);
         r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
+        if (r->has_gpu) {
+            r->step_idle_us = 0;
+            for (size_t i = 0; i < r->nsteps; i++)
+                r->step_idle_us += r->steps[i].idle_us;
+            r->step_idle_pct = pct(r->step_idle_us, r->step_total_us);
+        }
     }
 
     /* 5. Kernels by name and class (durations summed, as HTA's kernel breakdown). */
     size_t nlaunch = 0;
     for (size_t i = 0; i < nk; i++) {
-        agg[k[i].name].total += (double)k[i].dur;
+        agg[k[i].name].total += gd_trace_us(k[i].dur);
         agg[k[i].name].count++;
-        r->class_us[k[i].cls] += (double)k[i].dur;
+        r->class_us[k[i].cls] += gd_trace_us(k[i].dur);
         r->class_count[k[i].cls]++;
         if (k[i].cat == GD_TCAT_MEMCPY) {
             gd_copy_kind ck = copy_kind(gd_trace_name(a, k[i].name));
             gd_trace_copies *c = &r->copies[ck];
             c->count++;
-            c->time_us += (double)k[i].dur;
+            c->time_us += gd_trace_us(k[i].dur);
             if (k[i].bytes > 0)
                 c->bytes += (double)k[i].bytes;
             if (ck == GD_COPY_H2D_PAGEABLE || ck == GD_COPY_D2H_PAGEABLE)
                 for (size_t s = 0; s < r->nsteps; s++)
-                    if (k[i].ts >= r->steps[s].ts_us && k[i].ts < r->steps[s].ts_us + r->steps[s].dur_us) {
-                        r->pageable_in_step_us += (double)k[i].dur;
+                    if (k[i].ts >= r->steps[s].lo_ns && k[i].ts < r->steps[s].hi_ns) {
+                        r->pageable_in_step_us += gd_trace_us(k[i].dur);
                         break;
                     }
         }
         /* 6. Launches: HTA's launch set with a GPU partner. */
         if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
                                         k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
-            double cpu = (double)k[i].rt_dur, gpu = (double)k[i].dur;
-            double delay = (double)(k[i].ts - k[i].rt_ts - k[i].rt_dur);
+            int64_t cpu = k[i].rt_dur, gpu = k[i].dur; /* ns: HTA's cut-offs are 50 and 100 us */
+            int64_t delay = k[i].ts - k[i].rt_ts - k[i].rt_dur;
             if (delay < 0)
                 delay = 0;
             nlaunch++;
-            if (cpu <= 50 && gpu < cpu)
+            if (cpu <= 50000 && gpu < cpu)
                 r->short_kernels++;
-            if (cpu > 50)
+            if (cpu > 50000)
                 r->runtime_outliers++;
-            if (delay > 100)
+            if (delay > 100000)
                 r->delay_outliers++;
         }
     }
@@ -514,20 +538,20 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         for (size_t i = 0; i < nk; i++)
             if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
                                             k[i].rt_kind == GD_RT_MEMSET_ASYNC))
-                scratch[m++] = (double)k[i].rt_dur;
+                scratch[m++] = gd_trace_us(k[i].rt_dur);
         r->launch_cpu_median_us = gd_trace_median(scratch, m);
         m = 0;
         for (size_t i = 0; i < nk; i++)
             if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
                                             k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
-                double d = (double)(k[i].ts - k[i].rt_ts - k[i].rt_dur);
-                scratch[m++] = d < 0 ? 0 : d;
+                int64_t d = k[i].ts - k[i].rt_ts - k[i].rt_dur;
+                scratch[m++] = d < 0 ? 0 : gd_trace_us(d);
             }
         r->launch_delay_median_us = gd_trace_median(scratch, m);
         m = 0;
         for (size_t i = 0; i < nk; i++)
             if (k[i].rt_kind == GD_RT_LAUNCH && k[i].cat == GD_TCAT_KERNEL)
-                scratch[m++] = (double)k[i].dur;
+                scratch[m++] = gd_trace_us(k[i].dur);
         r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
     }
     for (size_t i = 0; i < nnames; i++)
@@ -559,7 +583,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
                 continue;
             bool in_step = r->nsteps == 0;
             for (size_t s = 0; s < r->nsteps; s++)
-                if ((double)t->ts >= r->steps[s].ts_us && (double)t->ts < r->steps[s].ts_us + r->steps[s].dur_us) {
+                if (t->ts >= r->steps[s].lo_ns && t->ts < r->steps[s].hi_ns) {
                     r->steps[s].syncs++;
                     in_step = true;
                     break;
@@ -567,9 +591,9 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
             if (!in_step)
                 continue;
             r->syncs++;
-            r->sync_us += (double)t->dur;
+            r->sync_us += gd_trace_us(t->dur);
             if (t->name < nnames) {
-                agg[t->name].total += (double)t->dur;
+                agg[t->name].total += gd_trace_us(t->dur);
                 if (agg[t->name].total > top_us)
                     top_us = agg[t->name].total, top_id = t->name;
             }

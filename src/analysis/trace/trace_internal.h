@@ -15,7 +15,7 @@ enum {
     GD_RT_SYNC, /* blocks the host until the device catches up */
 };
 
-/* A GPU operation (a row with a stream, HTA's definition). Times in us. */
+/* A GPU operation (a row with a stream, HTA's definition). Times in ns (the trace's own resolution). */
 typedef struct gd_tgpu {
     int64_t ts, dur;
     int64_t corr;
@@ -96,7 +96,7 @@ int gd_trace_grow(void **v, size_t *cap, size_t need, size_t size);
  */
 const char *gd_trace_tf_resolve(gd_trace_acc *a, int *gpu, size_t *other_gpu_events, int *oom);
 
-/* A kept GPU operation, with its launch (trace_analyze.c, trace_stalls.c). Times in us. */
+/* A kept GPU operation, with its launch (trace_analyze.c, trace_stalls.c). Times in ns. */
 typedef struct gd_tkept {
     int64_t ts, dur;
     int64_t rt_ts, rt_dur; /* rt_ts INT64_MIN: no host partner */
@@ -106,7 +106,13 @@ typedef struct gd_tkept {
     uint8_t cat, rt_kind, cls;
 } gd_tkept;
 
-typedef struct gd_tiv {
+/* Nanoseconds to the microseconds of the results. */
+static inline double gd_trace_us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+typedef struct gd_tiv { /* ns */
     int64_t lo, hi;
 } gd_tiv;
 
@@ -115,7 +121,7 @@ int gd_trace_cmp_span_ts(const void *x, const void *y);
 /* The median of v (sorted in place; numpy's interpolation), NAN when empty. */
 double gd_trace_median(double *v, size_t n);
 
-/* Length of the union v (sorted, disjoint) within [lo, hi). */
+/* Length in us of the union v (sorted, disjoint; ns) within [lo, hi) (ns). */
 double gd_trace_within(const gd_tiv *v, size_t n, int64_t lo, int64_t hi);
 
 /*

@@ -15,7 +15,7 @@
 /* A sync call that starts this soon after a read's copy call returns is the
  * read's own (at::cuda::memcpy_and_sync: cudaMemcpyAsync, then
  * cudaStreamSynchronize). */
-#define READ_SYNC_GAP_US 50
+#define READ_SYNC_GAP_NS 50000 /* 50 us */
 
 static bool is_dtoh(const char *n)
 {
@@ -28,12 +28,12 @@ static bool is_htod(const char *n)
 }
 
 /* The analyzed step that holds time t, or NULL (steps are by time and do not overlap). */
-static gd_trace_step *step_of(gd_trace_result *r, double t)
+static gd_trace_step *step_of(gd_trace_result *r, int64_t t)
 {
     size_t lo = 0, hi = r->nsteps;
     while (lo < hi) { /* first step that starts after t */
         size_t mid = (lo + hi) / 2;
-        if (r->steps[mid].ts_us <= t)
+        if (r->steps[mid].lo_ns <= t)
             lo = mid + 1;
         else
             hi = mid;
@@ -41,7 +41,7 @@ static gd_trace_step *step_of(gd_trace_result *r, double t)
     if (lo == 0)
         return NULL;
     gd_trace_step *s = &r->steps[lo - 1];
-    return t < s->ts_us + s->dur_us ? s : NULL;
+    return t < s->hi_ns ? s : NULL;
 }
 
 static int cmp_rt_ts(const void *x, const void *y)
@@ -79,7 +79,7 @@ static gd_trt *follow_up_sync(gd_trt **syncs, size_t n, bool *used, const gd_tke
         else
             hi = mid;
     }
-    for (size_t i = lo; i < n && syncs[i]->ts <= end + READ_SYNC_GAP_US; i++)
+    for (size_t i = lo; i < n && syncs[i]->ts <= end + READ_SYNC_GAP_NS; i++)
         if (!used[i] && (syncs[i]->tid == k->rt_tid || syncs[i]->tid < 0 || k->rt_tid < 0)) {
             used[i] = true;
             return syncs[i];
@@ -116,16 +116,16 @@ int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv 
             continue;
         const char *name = gd_trace_name(a, k[i].name);
         if (is_dtoh(name) && k[i].rt_ts != INT64_MIN) {
-            gd_trace_step *s = step_of(r, (double)k[i].rt_ts);
+            gd_trace_step *s = step_of(r, k[i].rt_ts);
             if (!s)
                 continue;
-            double blocked = (double)k[i].rt_dur;
+            double blocked = gd_trace_us(k[i].rt_dur);
             if (k[i].rt_kind == GD_RT_SYNC) /* a synchronous cudaMemcpy: in the syncs too */
-                r->read_sync_us += (double)k[i].rt_dur;
+                r->read_sync_us += gd_trace_us(k[i].rt_dur);
             gd_trt *f = follow_up_sync(syncs, ns, used, &k[i]);
             if (f) {
-                blocked += (double)f->dur;
-                r->read_sync_us += (double)f->dur;
+                blocked += gd_trace_us(f->dur);
+                r->read_sync_us += gd_trace_us(f->dur);
             }
             r->reads++;
             r->reads_item += inside(a->items.v, a->items.n, k[i].rt_ts);
@@ -135,12 +135,12 @@ int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv 
             if (k[i].bytes >= 0)
                 bytes[nbytes++] = (double)k[i].bytes;
         } else if (is_htod(name) && !strstr(name, "Pageable")) {
-            gd_trace_step *s = step_of(r, (double)k[i].ts);
+            gd_trace_step *s = step_of(r, k[i].ts);
             if (!s)
                 continue;
-            double exposed = (double)k[i].dur - gd_trace_within(comp, ncomp, k[i].ts, k[i].ts + k[i].dur);
+            double exposed = gd_trace_us(k[i].dur) - gd_trace_within(comp, ncomp, k[i].ts, k[i].ts + k[i].dur);
             r->step_copies++;
-            r->step_copy_us += (double)k[i].dur;
+            r->step_copy_us += gd_trace_us(k[i].dur);
             r->step_copy_exposed_us += exposed;
             if (k[i].bytes > 0)
                 r->step_copy_bytes += (double)k[i].bytes;
@@ -150,9 +150,9 @@ int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv 
         }
     }
     for (size_t i = 0; i < a->items.n; i++)
-        if (a->items.v[i].number == 1 && step_of(r, (double)a->items.v[i].ts)) {
+        if (a->items.v[i].number == 1 && step_of(r, a->items.v[i].ts)) {
             r->item_calls++;
-            r->item_us += (double)a->items.v[i].dur;
+            r->item_us += gd_trace_us(a->items.v[i].dur);
         }
     if (nbytes)
         r->read_bytes_median = gd_trace_median(bytes, nbytes);

@@ -143,6 +143,7 @@ static int analyze(gd_profile *p, gd_profile_proc *q, gd_trace_result *r)
     }
     if (q->rank >= 0)
         r->rank = q->rank;
+    r->file = q->trace; /* the file's name in the profile's directory; lives with p */
     return 0;
 }
 
