@@ -3,6 +3,7 @@
 #include "text_util.h"
 #include "core/text_safe.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,8 +271,15 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
         return;
     if (json_is_integer(v))
         snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%.4g", json_real_value(v));
+    else if (json_is_real(v)) {
+        /* Four significant digits, never an exponent for a time or a count
+         * (13336.3 ms reads "13336", not "1.334e+04"). */
+        double x = json_real_value(v);
+        if (fabs(x) >= 1e4 && fabs(x) < 1e15)
+            snprintf(buf, len, "%.0f", x);
+        else
+            snprintf(buf, len, "%.4g", x);
+    }
     else if (json_is_string(v))
         gd_text_safe(json_string_value(v), buf, len);
     else if (json_is_true(v))
