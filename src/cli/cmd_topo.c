@@ -54,7 +54,8 @@ int gd_cmd_topo(int argc, char **argv)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
-        gd_topo_text(stdout, &f);
+        gd_text_style st = gd_cli_text_style();
+        gd_topo_text(stdout, &f, &st);
     }
     if (code == GD_EXIT_OK && no_driver)
         code = gd_cli_error("%s", why);

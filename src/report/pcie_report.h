@@ -12,7 +12,9 @@
 
 /* The topology: matrix with nvidia-smi's legend, NUMA placement, NICs, paths. */
 json_t *gd_topo_json(const gd_facts *f);
-void gd_topo_text(FILE *out, const gd_facts *f);
+/* Fits st->width: the matrices in blocks of the GPUs' columns that fit, the
+ * placement (CPU and NUMA affinity, bus id) as a table of its own. */
+void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 
 /* bench pcie results (f->pcie->bench) with the findings about them
  * (docs/pcie.md describes the JSON). */

@@ -129,7 +129,61 @@ json_t *gd_topo_json(const gd_facts *f)
     return root;
 }
 
-void gd_topo_text(FILE *out, const gd_facts *f)
+/* Cells of the matrices: 6 columns each ("NV18  "), after an 8-column label. */
+#define TOPO_LABEL 8
+#define TOPO_CELL 6
+
+/* Rows of a matrix, `per` GPU columns at a time (a block per fit of the
+ * width): row_label(k) and cell(k, b) say what to print. */
+typedef void (*topo_cell_fn)(const gd_facts *f, size_t row, size_t col, char *buf, size_t len);
+
+static void topo_matrix(FILE *out, const gd_facts *f, size_t rows, const char *row_prefix, topo_cell_fn cell,
+                        size_t per)
+{
+    const gd_pcie_facts *p = f->pcie;
+    size_t n = p->gpu_count;
+    for (size_t from = 0; from < n; from += per) {
+        size_t to = from + per < n ? from + per : n;
+        if (from)
+            fputc('\n', out);
+        fprintf(out, "%-*s", TOPO_LABEL, "");
+        for (size_t b = from; b < to; b++) {
+            char h[16];
+            snprintf(h, sizeof h, "GPU%d", p->gpus[b].gpu);
+            fprintf(out, "%-*s", b + 1 < to ? TOPO_CELL : 0, h);
+        }
+        fputc('\n', out);
+        for (size_t k = 0; k < rows; k++) {
+            char label[32];
+            if (strcmp(row_prefix, "GPU") == 0)
+                snprintf(label, sizeof label, "GPU%d", p->gpus[k].gpu);
+            else
+                snprintf(label, sizeof label, "%s%zu", row_prefix, k);
+            fprintf(out, "%-*s", TOPO_LABEL, label);
+            for (size_t b = from; b < to; b++) {
+                char c[16];
+                cell(f, k, b, c, sizeof c);
+                fprintf(out, "%-*s", b + 1 < to ? TOPO_CELL : 0, c);
+            }
+            fputc('\n', out);
+        }
+    }
+}
+
+static void gpu_cell(const gd_facts *f, size_t a, size_t b, char *buf, size_t len)
+{
+    const gd_pcie_facts *p = f->pcie;
+    snprintf(buf, len, "?");
+    if (p->matrix)
+        gd_topo_cell_label(p->matrix[a * p->gpu_count + b], buf, len);
+}
+
+static void nic_cell(const gd_facts *f, size_t k, size_t b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", gd_topo_level_name(nic_level(f->pcie, k, b)));
+}
+
+void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     const gd_pcie_facts *p = f->pcie;
     size_t n = p ? p->gpu_count : 0;
@@ -137,45 +191,37 @@ void gd_topo_text(FILE *out, const gd_facts *f)
         fprintf(out, "No GPU topology known (%s).\n", p ? gd_safe(p->source) : "no sysfs tree or capture");
         return;
     }
-    fprintf(out, "%-8s", "");
-    for (size_t b = 0; b < n; b++)
-        fprintf(out, "GPU%-5d", p->gpus[b].gpu);
-    fprintf(out, "%-16s%-15s%s\n", "CPU Affinity", "NUMA Affinity", "PCI bus id");
+    int width = st && st->width > 0 ? st->width : 80;
+    size_t per = width > TOPO_LABEL + TOPO_CELL ? (size_t)(width - TOPO_LABEL) / TOPO_CELL : 1;
+    topo_matrix(out, f, n, "GPU", gpu_cell, per);
+    /* Where each GPU sits: nvidia-smi's last three columns, as their own table. */
+    fprintf(out, "\n%-*s%-16s%-15s%s\n", TOPO_LABEL, "", "CPU Affinity", "NUMA Affinity", "PCI bus id");
     for (size_t a = 0; a < n; a++) {
         const gd_pcie_gpu *g = &p->gpus[a];
-        char label[16];
+        char label[16], node[16] = "N/A";
         snprintf(label, sizeof label, "GPU%d", g->gpu);
-        fprintf(out, "%-8s", label);
-        for (size_t b = 0; b < n; b++) {
-            char cell[16] = "?";
-            if (p->matrix)
-                gd_topo_cell_label(p->matrix[a * n + b], cell, sizeof cell);
-            fprintf(out, " %-7s", cell);
-        }
-        char node[16] = "N/A";
         if (gd_ok(g->numa_node))
             snprintf(node, sizeof node, "%.0f", g->numa_node.v);
-        fprintf(out, "%-16s%-15s%s\n", g->cpulist[0] ? gd_safe(g->cpulist) : "N/A", node, gd_safe(g->bdf));
+        char cpus[160];
+        snprintf(cpus, sizeof cpus, "%s", g->cpulist[0] ? gd_safe(g->cpulist) : "N/A");
+        if (strlen(cpus) > 15) /* a long CPU list on its own line */
+            fprintf(out, "%-*s%s\n%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, TOPO_LABEL, "", "", node,
+                    gd_safe(g->bdf));
+        else
+            fprintf(out, "%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, node, gd_safe(g->bdf));
     }
     if (p->nic_count) {
-        fprintf(out, "\nNICs, as each GPU reaches them:\n%-8s", "");
-        for (size_t b = 0; b < n; b++)
-            fprintf(out, "GPU%-5d", p->gpus[b].gpu);
-        fputc('\n', out);
-        for (size_t k = 0; k < p->nic_count; k++) {
-            char label[32];
-            snprintf(label, sizeof label, "NIC%zu", k);
-            fprintf(out, "%-8s", label);
-            for (size_t b = 0; b < n; b++)
-                fprintf(out, " %-7s", gd_topo_level_name(nic_level(p, k, b)));
-            fputc('\n', out);
-        }
+        fprintf(out, "\nNICs, as each GPU reaches them:\n");
+        topo_matrix(out, f, p->nic_count, "NIC", nic_cell, per);
         fprintf(out, "\nNIC Legend:\n\n");
         for (size_t k = 0; k < p->nic_count; k++) {
             const gd_pcie_nic_place *x = &p->nics[k];
             bool named = x->where.bdf[0] && strcmp(x->name, x->where.bdf) != 0;
-            fprintf(out, "  NIC%zu: %s%s%s%s%s\n", k, x->name, named ? " " : "", named ? x->where.bdf : "",
-                    x->model[0] ? " " : "", x->model);
+            char line[512];
+            snprintf(line, sizeof line, "NIC%zu: %s%s%s%s%s", k, x->name, named ? " " : "", named ? x->where.bdf : "",
+                     x->model[0] ? " " : "", x->model);
+            fprintf(out, "  ");
+            gd_wrap(out, st, 8, 2, line);
         }
     }
     bool any_nic = false;
@@ -187,32 +233,43 @@ void gd_topo_text(FILE *out, const gd_facts *f)
             const gd_pcie_gpu *g = &p->gpus[a];
             if (!g->nic_count)
                 continue;
-            fprintf(out, "  GPU%d:", g->gpu);
-            for (size_t k = 0; k < g->nic_count; k++)
-                fprintf(out, " %s (%s%s%s)", gd_safe(g->nics[k].name), gd_topo_level_name(g->nics[k].level),
-                        g->nics[k].bdf[0] && strcmp(g->nics[k].bdf, g->nics[k].name) ? ", " : "",
-                        strcmp(g->nics[k].bdf, g->nics[k].name) ? gd_safe(g->nics[k].bdf) : "");
-            fputc('\n', out);
+            char line[2048];
+            size_t used = (size_t)snprintf(line, sizeof line, "GPU%d:", g->gpu);
+            for (size_t k = 0; k < g->nic_count && used < sizeof line; k++)
+                used += (size_t)snprintf(line + used, sizeof line - used, " %s (%s%s%s)", g->nics[k].name,
+                                         gd_topo_level_name(g->nics[k].level),
+                                         g->nics[k].bdf[0] && strcmp(g->nics[k].bdf, g->nics[k].name) ? ", " : "",
+                                         strcmp(g->nics[k].bdf, g->nics[k].name) ? g->nics[k].bdf : "");
+            fprintf(out, "  ");
+            gd_wrap(out, st, 8, 2, line);
         }
     }
     bool unmatched = false;
     for (size_t a = 0; a < n && f->gpu_count > 0; a++)
         unmatched |= !p->gpus[a].matched;
     if (unmatched) {
-        fprintf(out, "\nNot listed by the nvidia-smi capture (another machine's?), numbered in bus order:");
+        char line[4096];
+        size_t used = (size_t)snprintf(
+            line, sizeof line, "Not listed by the nvidia-smi capture (another machine's?), numbered in bus order:");
         const char *sep = " ";
-        for (size_t a = 0; a < n; a++)
+        for (size_t a = 0; a < n && used < sizeof line; a++)
             if (!p->gpus[a].matched) {
-                fprintf(out, "%sGPU%d %s", sep, p->gpus[a].gpu,
-                        p->gpus[a].bdf[0] ? gd_safe(p->gpus[a].bdf) : "(no bus id)");
+                used += (size_t)snprintf(line + used, sizeof line - used, "%sGPU%d %s", sep, p->gpus[a].gpu,
+                                         p->gpus[a].bdf[0] ? p->gpus[a].bdf : "(no bus id)");
                 sep = ", ";
             }
         fputc('\n', out);
+        gd_wrap(out, st, 2, 0, line);
     }
-    if (!nvlink_visible(f))
-        fprintf(out, "\nNote: %s\n", nvlink_note);
+    if (!nvlink_visible(f)) {
+        fprintf(out, "\nNote: ");
+        gd_wrap(out, st, 6, 6, nvlink_note);
+    }
     fprintf(out, "\nLegend:\n\n");
-    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
-        fprintf(out, "  %-4s = %s\n", legend[i][0], legend[i][1]);
-    fprintf(out, "\nSource: %s\n", gd_safe(p->source));
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
+        fprintf(out, "  %-4s = ", legend[i][0]);
+        gd_wrap(out, st, 9, 9, legend[i][1]);
+    }
+    fprintf(out, "\nSource: ");
+    gd_wrap(out, st, 8, 8, p->source);
 }

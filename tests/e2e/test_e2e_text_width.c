@@ -57,6 +57,14 @@ static void run_both(const char *flag, const char *path)
     snprintf(what, sizeof what, "COLUMNS=120 check %s %s", flag, path);
     fits(what, r.out, 120);
     tool_result_free(&r);
+    /* topo, at both widths (a capture it cannot read says so on stderr). */
+    static const char *const widths[] = {"COLUMNS=80", "COLUMNS=120"};
+    for (int w = 0; w < 2; w++) {
+        r = run_tool((const char *[]){"topo", flag, path, NULL}, (const char *[]){widths[w], NULL});
+        snprintf(what, sizeof what, "%s topo %s %s", widths[w], flag, path);
+        fits(what, r.out, w ? 120 : 80);
+        tool_result_free(&r);
+    }
 }
 
 static void every_scenario_fits(void **state)
@@ -101,7 +109,8 @@ static void every_capture_fits(void **state)
 static void info_is_one_screen_and_check_has_the_table(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"info", "--sim", GD_EXAMPLES_DIR "/h100x8-misconfigured.json", NULL}, NULL);
+    tool_result r =
+        run_tool((const char *[]){"info", "--sim", GD_EXAMPLES_DIR "/h100x8-misconfigured.json", NULL}, NULL);
     assert_int_equal(r.exit_code, 0);
     size_t lines = 0;
     for (const char *p = r.out; *p; p++)
@@ -119,9 +128,9 @@ static void info_is_one_screen_and_check_has_the_table(void **state)
     assert_non_null(strstr(r.out, "Identity"));
     assert_non_null(strstr(r.out, "GPU  Name"));
     tool_result_free(&r);
-    r = run_tool((const char *[]){"check", "--duration", "20", "--sim",
-                                  GD_EXAMPLES_DIR "/h100x8-thermal-throttling.json", NULL},
-                 NULL);
+    r = run_tool(
+        (const char *[]){"check", "--duration", "20", "--sim", GD_EXAMPLES_DIR "/h100x8-thermal-throttling.json", NULL},
+        NULL);
     const char *verdict = strstr(r.out, "Verdict:"), *table = strstr(r.out, "GPU  Name"),
                *finding = strstr(r.out, "thermal.throttling");
     assert_true(verdict && table && finding && verdict < table && table < finding);
@@ -131,12 +140,60 @@ static void info_is_one_screen_and_check_has_the_table(void **state)
     tool_result_free(&r);
 }
 
+/* The commands that read no machine fit too: vram's plans (the fits-on
+ * table, suggestions, inference, QLoRA) and fleet's comparison of reports,
+ * at 80 and 120 columns. */
+static void plans_and_fleet_fit(void **state)
+{
+    (void)state;
+    static const char *const plans[][16] = {
+        {"vram", "--params", "7B", "--shape-from", "llama", NULL},
+        {"vram", "--params", "70B", "--shape-from", "llama", "--gpus", "8", "--gpu", "h100", NULL},
+        {"vram", "--params", "70B", "--shape-from", "llama", "--inference", "--seq", "4096", "--gpus", "2", "--tp", "2",
+         "--gpu", "h100", NULL},
+        {"vram", "--config", GD_EXAMPLES_DIR "/models/llama-2-7b.json", "--method", "qlora", "--gpu", "4090", NULL},
+    };
+    static const char *const widths[] = {"COLUMNS=80", "COLUMNS=120"};
+    char what[256];
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+        for (int w = 0; w < 2; w++) {
+            tool_result r = run_tool(plans[i], (const char *[]){widths[w], NULL});
+            snprintf(what, sizeof what, "%s vram plan %zu", widths[w], i);
+            fits(what, r.out, w ? 120 : 80);
+            tool_result_free(&r);
+        }
+    /* fleet over three nodes' reports: two examples and a power-capped one. */
+    char *dir = temp_dir();
+    static const char *const nodes[] = {"h100x8-training.json", "h100x8-power-capped-normal.json",
+                                        "h100x8-thermal-throttling.json"};
+    for (size_t i = 0; i < 3; i++) {
+        tool_result r =
+            run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim", example(nodes[i]), NULL}, NULL);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/node-%zu.json", dir, i);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs(r.out, fp);
+        fclose(fp);
+        tool_result_free(&r);
+    }
+    for (int w = 0; w < 2; w++) {
+        tool_result r = run_tool((const char *[]){"fleet", dir, NULL}, (const char *[]){widths[w], NULL});
+        snprintf(what, sizeof what, "%s fleet", widths[w]);
+        fits(what, r.out, w ? 120 : 80);
+        tool_result_free(&r);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_scenario_fits),
         cmocka_unit_test(every_capture_fits),
         cmocka_unit_test(info_is_one_screen_and_check_has_the_table),
+        cmocka_unit_test(plans_and_fleet_fit),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
