@@ -27,7 +27,7 @@ literal() { printf '%s' "$1" | sed 's/[][\/.*^$]/\\&/g'; }
 # the real captures lie (the paths given on the command line come back), and
 # the wall clock of a window.
 normalise() {
-    sed -e "s/^gpudoctor $(literal "$version")  /gpudoctor @VERSION@  /" \
+    sed -e "s/^gpudoctor $(literal "$version") /gpudoctor @VERSION@ /" \
         -e "/^  \"tool\": {/,/^  }/s/\"version\": \"$(literal "$version")\"/\"version\": \"@VERSION@\"/" \
         -e "s/$(literal "$realdata")/@REALDATA@/g" \
         -e "s/$(literal "$src")/@SRC@/g" \
