@@ -119,6 +119,9 @@ typedef struct gd_nvlink {
     unsigned int link;
     gd_value active; /* 1 active, 0 inactive */
     char remote_pci_bus_id[32];
+    /* nvmlDeviceGetNvLinkErrorCounter (NVML_NVLINK_ERROR_DL_*), read at the
+     * snapshot and again every GD_HEALTH_REREAD_S; not read on a MIG GPU. */
+    gd_value replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
 } gd_nvlink;
 
 /*
@@ -176,6 +179,11 @@ typedef struct gd_gpu {
     gd_value remap_corr_rows, remap_unc_rows, remap_pending, remap_failure;
     size_t nvlink_count;
     gd_nvlink nvlink[36]; /* NVML_NVLINK_MAX_LINKS of current nvml.h */
+    /* NVLink data of all links (field values NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+     * + _RX, scopeId UINT_MAX) every sample of a session: the cumulative KiB
+     * at the last read, and per second between the last two reads (KiB/s). */
+    gd_value nvlink_data_kib, nvlink_data_kibps;
+    double nvlink_data_t; /* session seconds of the last read */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
     gd_process *processes;

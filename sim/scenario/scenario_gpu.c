@@ -139,9 +139,18 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         gd_scenario_int link;
         gdp_index(sub, path, i);
         g->nvlink_count = i + 1;
+        json_t *counters;
+        char counters_at[GD_SCENARIO_PATH_MAX];
+        gdp_key(counters_at, sub, "error_counters");
         if (!gdp_int(p, obj, "link", sub, 0, 35, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
-            !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id))
+            !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id) ||
+            !gdp_num(p, obj, "data_tx_kibps", sub, 0, 1e12, &l->data_tx_kibps) ||
+            !gdp_num(p, obj, "data_rx_kibps", sub, 0, 1e12, &l->data_rx_kibps) ||
+            !gdp_object(p, obj, "error_counters", sub, &counters))
             return false;
+        for (int c = 0; counters && c < GD_SCENARIO_NVLINK_COUNTERS; c++)
+            if (!gdp_int(p, counters, gd_scenario_nvlink_counter_names[c], counters_at, 0, 1LL << 50, &l->errors[c]))
+                return false;
         if (!link.present)
             return gdp_fail(p, sub, "missing \"link\" (the link index)");
         l->link = (unsigned)link.value;

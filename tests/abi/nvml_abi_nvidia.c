@@ -9,7 +9,7 @@
 #define GD_ABI_LABEL "nvml.h"
 #include "abi_side.inc"
 
-/* The event and GPM functions as nvml_api.h types them (its nvml_*_fn
+/* The event, GPM and NVLink error counter functions as nvml_api.h types them (its nvml_*_fn
  * typedefs, spelled here in nvml.h's types): a prototype that drifts from
  * NVIDIA's stops the build. */
 #define GD_NVML_FN(sym, type) _Static_assert(_Generic(&sym, type : 1, default : 0), #sym " differs from nvml.h");
@@ -22,3 +22,5 @@ GD_NVML_FN(nvmlGpmSampleAlloc, nvmlReturn_t (*)(nvmlGpmSample_t *))
 GD_NVML_FN(nvmlGpmSampleFree, nvmlReturn_t (*)(nvmlGpmSample_t))
 GD_NVML_FN(nvmlGpmSampleGet, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t))
 GD_NVML_FN(nvmlGpmMetricsGet, nvmlReturn_t (*)(nvmlGpmMetricsGet_t *))
+GD_NVML_FN(nvmlDeviceGetNvLinkErrorCounter,
+           nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *))

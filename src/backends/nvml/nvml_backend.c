@@ -5,6 +5,7 @@
 #include "core/input.h"
 
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,11 +309,40 @@ static void read_memory_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     g->remap_failure = take(r, "nvmlDeviceGetRemappedRows", rc, failure != 0);
 }
 
+/* Each listed NVLink's error counters (nvmlDeviceGetNvLinkErrorCounter),
+ * which only rise: not asked of a GPU in MIG mode (its links are down, and
+ * DCGM reports no NVLink counters for it) nor of a link NVML does not know. */
+static void read_nvlink_errors(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    static const struct {
+        nvmlNvLinkErrorCounter_t counter;
+        size_t off;
+    } counters[] = {
+        {NVML_NVLINK_ERROR_DL_REPLAY, offsetof(gd_nvlink, replay_errors)},
+        {NVML_NVLINK_ERROR_DL_RECOVERY, offsetof(gd_nvlink, recovery_errors)},
+        {NVML_NVLINK_ERROR_DL_CRC_FLIT, offsetof(gd_nvlink, crc_flit_errors)},
+        {NVML_NVLINK_ERROR_DL_CRC_DATA, offsetof(gd_nvlink, crc_data_errors)},
+    };
+    bool mig = gd_ok(g->mig_mode) && g->mig_mode.v != 0;
+    for (size_t l = 0; l < g->nvlink_count && !g->lost; l++) {
+        gd_nvlink *link = &g->nvlink[l];
+        for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
+            gd_value *v = (gd_value *)((char *)link + counters[k].off);
+            unsigned long long n = 0;
+            nvmlReturn_t rc = mig ? NVML_ERROR_NOT_SUPPORTED
+                                  : NVCALL(r->s, DeviceGetNvLinkErrorCounter, d, link->link, counters[k].counter, &n);
+            *v = take(r, "nvmlDeviceGetNvLinkErrorCounter", rc, (double)n);
+        }
+    }
+}
+
 void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s)
 {
     reader r = {.s = s, .gpu = out, .t_s = t_s};
-    if (g < s->count && s->devices[g])
+    if (g < s->count && s->devices[g]) {
         read_memory_health(&r, s->devices[g], out);
+        read_nvlink_errors(&r, s->devices[g], out);
+    }
 }
 
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
@@ -348,6 +378,7 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
             snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", pci.busId);
         }
     }
+    read_nvlink_errors(r, d, g);
 }
 
 /* A process's name: NVML's answer, else PROC/PID/comm; empty when neither knows. */

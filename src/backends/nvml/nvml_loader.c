@@ -65,6 +65,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetRemappedRows), false, {"nvmlDeviceGetRemappedRows", NULL}},
     {AT(DeviceGetNvLinkState), false, {"nvmlDeviceGetNvLinkState", NULL}},
     {AT(DeviceGetNvLinkRemotePciInfo), false, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL}},
+    {AT(DeviceGetNvLinkErrorCounter), false, {"nvmlDeviceGetNvLinkErrorCounter", NULL}},
     /* v3 and v2 share nvmlProcessInfo_t's layout; the plain name is v1. */
     {AT(DeviceGetComputeRunningProcesses),
      false,
