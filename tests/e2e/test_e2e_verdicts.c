@@ -160,6 +160,8 @@ static const verdict scenarios[] = {
      2,
      {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info",
       "config.persistence_off@-1=info", NULL}},
+    /* NVLink error counters are exported, not judged yet: quiet. */
+    {"h100x8-nvlink-errors.json", NULL, 0, {NULL}},
     {"h100x8-one-gpu-hotter.json", NULL, 1, {"thermal.outlier@5=warning", NULL}},
     {"h100x8-power-brake.json", NULL, 2, {"power.brake@4=critical", NULL}},
     {"h100x8-power-capped-normal.json", NULL, 0, {"power.capped@-1=info", NULL}},
