@@ -150,22 +150,26 @@ static void nvlink_data(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, doubl
 {
     for (size_t g = 0; g < w->gpus && s->api.DeviceGetFieldValues; g++) {
         gd_gpu *gpu = &f->gpus[g];
-        if (!s->devices[g] || gpu->lost || gpu->nvlink_count == 0 || (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0))
+        if (!s->devices[g] || gpu->lost || gpu->nvlink_count == 0 || (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0) ||
+            gpu->nvlink_data_kib.status == GD_ST_NOT_SUPPORTED) /* asked once: this driver or board lacks it */
             continue;
         nvmlFieldValue_t fv[2];
         memset(fv, 0, sizeof fv);
         fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
         fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
         fv[0].scopeId = fv[1].scopeId = UINT_MAX;
-        gd_value kib = gd_missing(GD_ST_NOT_SUPPORTED);
-        if (s->api.DeviceGetFieldValues(s->devices[g], 2, fv) == NVML_SUCCESS && fv[0].nvmlReturn == NVML_SUCCESS &&
-            fv[1].nvmlReturn == NVML_SUCCESS)
-            kib = gd_val(gd_nvml_field_number(&fv[0]) + gd_nvml_field_number(&fv[1]));
+        nvmlReturn_t rc = s->api.DeviceGetFieldValues(s->devices[g], 2, fv);
+        if (rc == NVML_SUCCESS)
+            rc = fv[0].nvmlReturn != NVML_SUCCESS ? fv[0].nvmlReturn : fv[1].nvmlReturn;
+        gd_value kib = rc == NVML_SUCCESS ? gd_val(gd_nvml_field_number(&fv[0]) + gd_nvml_field_number(&fv[1]))
+                       : rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT
+                           ? gd_missing(GD_ST_NOT_SUPPORTED)
+                           : gd_missing(GD_ST_ERROR); /* asked again next sample */
         gd_value before = gpu->nvlink_data_kib;
         double dt = t - gpu->nvlink_data_t;
         gpu->nvlink_data_kibps = gd_ok(before) && gd_ok(kib) && dt > 0 && kib.v >= before.v
                                      ? gd_val((kib.v - before.v) / dt)
-                                     : gd_missing(gd_ok(kib) ? GD_ST_UNREAD : GD_ST_NOT_SUPPORTED);
+                                     : gd_missing(gd_ok(kib) ? GD_ST_UNREAD : kib.status);
         gpu->nvlink_data_kib = kib;
         gpu->nvlink_data_t = t;
     }
