@@ -1,5 +1,4 @@
 #!/bin/sh
-# SPDX-License-Identifier: Apache-2.0
 # NVLink counters as dcgm-exporter exports them, on the HGX scenario whose GPU
 # 5 link 7 takes CRC errors and replays at scenario seconds 20 and 40: the
 # error counters (summed over the links) grow between scrapes on GPU 5 and
