@@ -183,6 +183,12 @@ typedef struct gd_gpu {
      * + _RX, scopeId UINT_MAX) every sample of a session: the cumulative KiB
      * at the last read, and per second between the last two reads (KiB/s). */
     gd_value nvlink_data_kib, nvlink_data_kibps;
+    /* nvmlDeviceGetGpuFabricInfo: the GPU's registration with the NVLink
+     * fabric (Fabric Manager on NVSwitch systems). fabric_state: 1 not
+     * started, 2 in progress, 3 completed (NVML_GPU_FABRIC_STATE_*);
+     * NOT_SUPPORTED on boards without a fabric. fabric_status: the
+     * registration's nvmlReturn_t (0: success), read when completed. */
+    gd_value fabric_state, fabric_status;
     double nvlink_data_t; /* session seconds of the last read */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
@@ -351,6 +357,12 @@ int gd_event_add(gd_events *ev, const gd_event *e);
 /* "14:02:11": the wall-clock time of session second t (local time), or
  * "t=12.0 s" when the start is unknown. */
 void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);
+/* NVLink error counters in gd_nvlink's order: a rise of link L's counter C
+ * is a GD_EV_COUNTER event named "nvlink_C:L" ("nvlink_crc_flit:7"). */
+#define GD_NVLINK_COUNTERS 4
+extern const char *const gd_nvlink_counter_names[GD_NVLINK_COUNTERS]; /* "replay", "recovery", "crc_flit", "crc_data" */
+/* Whether e is such a rise: *link and *counter (an index of the names) set. */
+bool gd_nvlink_event_parse(const gd_event *e, unsigned *link, int *counter);
 
 /* Everything collected; the input of every check. */
 /* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Health: clock event reasons, violation counters, ECC, retired pages, remapped rows, NVLink. */
 #include <math.h>
+#include <string.h>
 
 #include "nvml_sim.h"
 
@@ -222,5 +223,24 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, u
     if (mig || !gd_scenario_nvlink_errors_at(call.gpu, l->link, (gd_scenario_nvlink_counter)counter, call.t, &n))
         return NVML_ERROR_NOT_SUPPORTED;
     *counterValue = (unsigned long long)n;
+    return NVML_SUCCESS;
+}
+
+/* The GPU's NVLink fabric registration: the scenario's "fabric", else
+ * NOT_SUPPORTED (as on PCIe boards and NVLink systems without NVSwitches). */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!gpuFabricInfo)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->has_fabric)
+        return NVML_ERROR_NOT_SUPPORTED;
+    memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+    gpuFabricInfo->state = (nvmlGpuFabricState_t)call.gpu->fabric_state;
+    gpuFabricInfo->status =
+        call.gpu->fabric_status.present ? (nvmlReturn_t)call.gpu->fabric_status.value : NVML_SUCCESS;
     return NVML_SUCCESS;
 }

@@ -232,6 +232,11 @@ typedef struct gd_scenario_gpu {
     gd_scenario_errors errors; /* GPU-level and timeline errors, flattened */
     gd_scenario_num gpm_tensor_share; /* addition: "gpm": {"tensor_share": 0..1} */
     gd_scenario_int memory_reserved_mib; /* addition: what the driver reserves (nvmlMemory_v2_t) */
+    /* Addition: "fabric": {"state": "completed", "status": 0}, the GPU's NVLink
+     * fabric registration (nvmlDeviceGetGpuFabricInfo); absent: NOT_SUPPORTED. */
+    bool has_fabric;
+    unsigned fabric_state; /* NVML_GPU_FABRIC_STATE_* */
+    gd_scenario_int fabric_status; /* an nvmlReturn_t; absent: NVML_SUCCESS */
     size_t event_count; /* "events", sorted by t */
     gd_scenario_event *events;
     size_t point_count; /* 0 when there is no timeline */

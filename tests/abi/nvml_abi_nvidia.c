@@ -24,3 +24,7 @@ GD_NVML_FN(nvmlGpmSampleGet, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t))
 GD_NVML_FN(nvmlGpmMetricsGet, nvmlReturn_t (*)(nvmlGpmMetricsGet_t *))
 GD_NVML_FN(nvmlDeviceGetNvLinkErrorCounter,
            nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *))
+GD_NVML_FN(nvmlDeviceGetNvLinkVersion, nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int *))
+#if defined(GD_ABI_CUDA13) && GD_ABI_CUDA13
+GD_NVML_FN(nvmlDeviceGetGpuFabricInfo, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_t *))
+#endif

@@ -286,6 +286,22 @@ typedef struct nvmlMarginTemperature_v1_st { /* newer */
 typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t; /* newer */
 #define nvmlMarginTemperature_v1 NVML_STRUCT_VERSION(MarginTemperature, 1) /* newer */
 
+/* nvmlDeviceGetGpuFabricInfo: a GPU's registration with the NVLink fabric
+ * (Fabric Manager on NVSwitch systems); newer. `status` is to be read only
+ * when `state` is NVML_GPU_FABRIC_STATE_COMPLETED (nvml.h). */
+#define NVML_GPU_FABRIC_UUID_LEN 16 /* newer */
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0 /* newer */
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1 /* newer */
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2 /* newer */
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3 /* newer */
+typedef unsigned char nvmlGpuFabricState_t; /* newer */
+typedef struct { /* newer */
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t; /* newer */
+
 /* Field ids for nvmlDeviceGetFieldValues. */
 #define NVML_FI_DEV_PERF_POLICY_POWER 74
 #define NVML_FI_DEV_PERF_POLICY_THERMAL 75
@@ -436,6 +452,10 @@ typedef nvmlReturn_t (*nvml_DeviceGetNvLinkRemotePciInfo_fn)(nvmlDevice_t device
 typedef nvmlReturn_t (*nvml_DeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, unsigned int link,
                                                             nvmlNvLinkErrorCounter_t counter,
                                                             unsigned long long *counterValue);
+typedef nvmlReturn_t (*nvml_DeviceGetNvLinkVersion_fn)(nvmlDevice_t device, unsigned int link,
+                                                       unsigned int *version);
+typedef nvmlReturn_t (*nvml_DeviceGetGpuFabricInfo_fn)(nvmlDevice_t device,
+                                                       nvmlGpuFabricInfo_t *gpuFabricInfo); /* newer */
 typedef nvmlReturn_t (*nvml_DeviceGetComputeRunningProcesses_fn)(nvmlDevice_t device, unsigned int *infoCount,
                                                                  nvmlProcessInfo_t *infos);
 typedef nvmlReturn_t (*nvml_DeviceGetComputeRunningProcesses_v1_fn)(nvmlDevice_t device, unsigned int *infoCount,

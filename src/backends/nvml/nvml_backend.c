@@ -345,6 +345,22 @@ void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, dou
     }
 }
 
+/* The GPU's NVLink fabric registration (nvmlDeviceGetGpuFabricInfo, NVML
+ * 12.x): NOT_SUPPORTED on PCIe boards and NVLink systems without NVSwitches,
+ * FUNCTION_NOT_FOUND (not supported) from older drivers. */
+static void read_fabric(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    nvmlGpuFabricInfo_t fi;
+    memset(&fi, 0, sizeof fi);
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetGpuFabricInfo, d, &fi);
+    if (rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    g->fabric_state = take(r, "nvmlDeviceGetGpuFabricInfo", rc, fi.state);
+    g->fabric_status = rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_COMPLETED
+                           ? gd_val((double)fi.status)
+                           : gd_missing(rc == NVML_SUCCESS ? GD_ST_UNREAD : g->fabric_state.status);
+}
+
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
@@ -379,6 +395,7 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
         }
     }
     read_nvlink_errors(r, d, g);
+    read_fabric(r, d, g);
 }
 
 /* A process's name: NVML's answer, else PROC/PID/comm; empty when neither knows. */

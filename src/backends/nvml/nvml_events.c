@@ -94,6 +94,20 @@ static void rise(gd_facts *f, double t, int g, const char *name, gd_value before
         add(f, t, g, GD_EV_COUNTER, 1, name);
 }
 
+/* The rises of one NVLink's error counters: events named
+ * "nvlink_<counter>:<link>" (gd_nvlink_event_parse reads them back). */
+static void nvlink_rises(gd_facts *f, double t, int g, const gd_nvlink *before, const gd_nvlink *now)
+{
+    const gd_value *b[] = {&before->replay_errors, &before->recovery_errors, &before->crc_flit_errors,
+                           &before->crc_data_errors};
+    const gd_value *n[] = {&now->replay_errors, &now->recovery_errors, &now->crc_flit_errors, &now->crc_data_errors};
+    for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "nvlink_%s:%u", gd_nvlink_counter_names[k], now->link);
+        rise(f, t, g, name, *b[k], *n[k]);
+    }
+}
+
 static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
 {
     for (size_t g = 0; g < w->gpus; g++) {
@@ -132,7 +146,8 @@ static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
         gpu->remap_unc_rows = now.remap_unc_rows;
         gpu->remap_pending = now.remap_pending;
         gpu->remap_failure = now.remap_failure;
-        for (size_t l = 0; l < gpu->nvlink_count; l++) { /* no event: NVLink findings are judged elsewhere */
+        for (size_t l = 0; l < gpu->nvlink_count; l++) {
+            nvlink_rises(f, t, (int)g, &gpu->nvlink[l], &now.nvlink[l]);
             gpu->nvlink[l].replay_errors = now.nvlink[l].replay_errors;
             gpu->nvlink[l].recovery_errors = now.nvlink[l].recovery_errors;
             gpu->nvlink[l].crc_flit_errors = now.nvlink[l].crc_flit_errors;

@@ -66,6 +66,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetNvLinkState), false, {"nvmlDeviceGetNvLinkState", NULL}},
     {AT(DeviceGetNvLinkRemotePciInfo), false, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL}},
     {AT(DeviceGetNvLinkErrorCounter), false, {"nvmlDeviceGetNvLinkErrorCounter", NULL}},
+    {AT(DeviceGetGpuFabricInfo), false, {"nvmlDeviceGetGpuFabricInfo", NULL}},
     /* v3 and v2 share nvmlProcessInfo_t's layout; the plain name is v1. */
     {AT(DeviceGetComputeRunningProcesses),
      false,

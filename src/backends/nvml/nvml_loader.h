@@ -78,6 +78,7 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetNvLinkState_fn DeviceGetNvLinkState;
     nvml_DeviceGetNvLinkRemotePciInfo_fn DeviceGetNvLinkRemotePciInfo;
     nvml_DeviceGetNvLinkErrorCounter_fn DeviceGetNvLinkErrorCounter;
+    nvml_DeviceGetGpuFabricInfo_fn DeviceGetGpuFabricInfo;
     nvml_DeviceGetComputeRunningProcesses_fn DeviceGetComputeRunningProcesses;
     nvml_DeviceGetComputeRunningProcesses_v1_fn DeviceGetComputeRunningProcesses_v1;
     nvml_DeviceGetPerformanceState_fn DeviceGetPerformanceState;
