@@ -5,6 +5,18 @@
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
+/* Whether some GPU has an active NVLink: only then are NVLink's fabric,
+ * counters and switches worth a "not checked" (nvlink.down's rule: PCIe
+ * boards list links that are all inactive). */
+static bool nvlink_in_use(const gd_facts *f)
+{
+    for (size_t g = 0; g < f->gpu_count; g++)
+        for (size_t l = 0; l < f->gpus[g].nvlink_count; l++)
+            if (gd_ok(f->gpus[g].nvlink[l].active) && f->gpus[g].nvlink[l].active.v != 0)
+                return true;
+    return false;
+}
+
 /* The window's time span: the first and last sample, or (no samples: a
  * replay without series) every event and the requested duration. */
 static void window_span(const gd_facts *f, double *t0, double *t1)
@@ -131,9 +143,9 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
         gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix, "GPU %d NVLink errors grew during the %.0f s window (%s)",
                        gpu->index, span, said);
     }
-    if (!any_counter)
-        gd_skip_add(out, id, GD_NO_GPU, "no GPU gives NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: PCIe "
-                                        "boards without NVLink, MIG mode, or an older driver)");
+    if (!any_counter && nvlink_in_use(f))
+        gd_skip_add(out, id, GD_NO_GPU, "no GPU gives its NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: "
+                                        "not supported in MIG mode or by this driver)");
 }
 
 static const char *fabric_state_name(double state)
@@ -187,9 +199,11 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
     }
     if (reported == 0) {
         json_decref(gpus);
-        gd_skip_add(out, id, GD_NO_GPU,
-                    "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): PCIe boards and "
-                    "NVLink bridges have none; on an NVSwitch system a driver without the call cannot tell");
+        if (nvlink_in_use(f))
+            gd_skip_add(out, id, GD_NO_GPU,
+                    "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): NVLink "
+                        "bridges and systems without NVSwitches have none; on an NVSwitch system (HGX) a driver "
+                        "without the call cannot tell");
         return;
     }
     if (bad == 0) {
@@ -231,7 +245,13 @@ void gd_check_nvlink_sxid(const gd_check *self, const gd_facts *f, gd_findings *
     (void)self;
     static const char id[] = "nvlink.sxid";
     const gd_stack_facts *s = f->stack;
-    if (!s || s->sxid_group_count == 0) /* GD_NEED_KERNEL_LOG: the log was read */
+    if (!s || !s->kernel_log_read) {
+        if (nvlink_in_use(f)) /* NVSwitches come with NVLink */
+            gd_skip_add(out, id, GD_NO_GPU, "%s",
+                        s && s->kernel_log_error[0] ? s->kernel_log_error : "the kernel log was not read");
+        return;
+    }
+    if (s->sxid_group_count == 0)
         return;
     json_t *list = json_array();
     bool fatal = false;

@@ -84,7 +84,7 @@ const gd_check gd_checks[] = {
     {"nvlink.down", "nvlink", "every NVLink link active", 0, gd_check_nvlink_down, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"nvlink.errors", "nvlink", "no NVLink error counter grows during the window", 0, gd_check_nvlink_errors, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"nvlink.fabric", "nvlink", "every GPU registered with the NVLink fabric (Fabric Manager)", 0, gd_check_nvlink_fabric, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
-    {"nvlink.sxid", "nvlink", "no NVSwitch errors (SXid) in the kernel log", GD_NEED_KERNEL_LOG, gd_check_nvlink_sxid, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nvlink.sxid", "nvlink", "no NVSwitch errors (SXid) in the kernel log", 0, gd_check_nvlink_sxid, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"vram.near_full", "vram", "memory use under load stays below 95% of total", 0, gd_check_vram_near_full, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
     {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_vram_growing},
     {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process, GD_SEVS_WARNING, gd_fix_vram_foreign},

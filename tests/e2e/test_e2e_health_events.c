@@ -175,7 +175,29 @@ static void check_reports_the_nvlink_error_counters(void **state)
     tool_result r = run_tool(
         (const char *[]){"check", "--sim", example("h100x8-nvlink-errors.json"), "--duration", "45", "--json", NULL},
         env);
-    assert_int_equal(r.exit_code, 0);
+    /* nvlink.errors judges the rises of the window: GPU 5 link 7 only, critical (a recovery). */
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(count_findings(r.json, "nvlink.errors", -2), 1);
+    assert_int_equal(count_findings(r.json, "nvlink.errors", 5), 1);
+    size_t k;
+    json_t *fnd;
+    json_array_foreach(json_object_get(r.json, "findings"), k, fnd)
+    {
+        if (strcmp(json_string_value(json_object_get(fnd, "id")), "nvlink.errors") != 0)
+            continue;
+        assert_string_equal(json_string_value(json_object_get(fnd, "severity")), "critical");
+        json_t *links = json_object_get(json_object_get(fnd, "evidence"), "links");
+        assert_int_equal(json_array_size(links), 1);
+        json_t *l7 = json_array_get(links, 0);
+        assert_int_equal(json_integer_value(json_object_get(l7, "link")), 7);
+        assert_int_equal(json_integer_value(json_object_get(l7, "crc_flit")), 550);
+        assert_int_equal(json_integer_value(json_object_get(l7, "crc_data")), 30);
+        assert_int_equal(json_integer_value(json_object_get(l7, "replay")), 52);
+        assert_int_equal(json_integer_value(json_object_get(l7, "recovery")), 1);
+        /* first rise seen at the re-read after second 20 */
+        double first = json_number_value(json_object_get(l7, "first_seen_s"));
+        assert_true(first >= 20.0 && first <= 25.0);
+    }
     assert_non_null(r.json);
     json_t *gpus = json_object_get(r.json, "gpus");
     assert_int_equal(json_array_size(gpus), 8);
