@@ -65,6 +65,7 @@ static const char *scenario = J({
                 "data_tx_kibps" : 100
             } ],
             "events" : [ {"t" : 30, "nvlink" : {"link" : 0, "crc_flit" : 7, "replay" : 2}} ],
+            "fabric" : {"state" : "completed", "status" : 27},
             "processes" : [ {"pid" : 4242, "name" : "python", "used_mib" : 61000}, {"pid" : 77} ],
             "timeline" : [
                 {
@@ -465,6 +466,16 @@ static void test_nvlink_counters(void **state)
     assert_int_equal(n, 12);
     assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_REPLAY, &n), NVML_SUCCESS);
     assert_int_equal(n, 2);
+
+    /* Fabric registration: the scenario's "fabric", NOT_SUPPORTED without it. */
+    nvml_DeviceGetGpuFabricInfo_fn fabric = CALL(nvml_DeviceGetGpuFabricInfo_fn, "nvmlDeviceGetGpuFabricInfo");
+    nvmlGpuFabricInfo_t fi;
+    memset(&fi, 0xff, sizeof fi);
+    assert_int_equal(fabric(g0, &fi), NVML_SUCCESS);
+    assert_int_equal(fi.state, NVML_GPU_FABRIC_STATE_COMPLETED);
+    assert_int_equal(fi.status, NVML_ERROR_NOT_READY);
+    assert_int_equal(fabric(sparse, &fi), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(fabric(g0, NULL), NVML_ERROR_INVALID_ARGUMENT);
 
     /* Throughput: KiB since the start, all links (UINT_MAX) or one. */
     nvmlFieldValue_t fv[4];

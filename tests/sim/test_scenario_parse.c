@@ -226,6 +226,13 @@ static void test_value_errors(void **state)
                  "gpus[0].events[0].nvlink: an NVLink event says nothing");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0, "crc_data" : -3}} ]} ]}),
                  "gpus[0].events[0].nvlink.crc_data: must be between 0 and");
+    expect_error(J({"gpus" : [ {"fabric" : {"status" : 0}} ]}), "gpus[0].fabric: missing \"state\"");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : "done"}} ]}),
+                 "gpus[0].fabric: \"state\": \"done\" is none of");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : 3}} ]}), "gpus[0].fabric.state: expected a string");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : "completed", "status" : -1}} ]}),
+                 "gpus[0].fabric.status: must be between 0 and 999");
+    expect_error(J({"gpus" : [ {"fabric" : "completed"} ]}), "gpus[0].fabric: expected an object");
 }
 
 static void test_limits(void **state)
