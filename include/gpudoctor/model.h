@@ -122,6 +122,9 @@ typedef struct gd_nvlink {
     /* nvmlDeviceGetNvLinkErrorCounter (NVML_NVLINK_ERROR_DL_*), read at the
      * snapshot and again every GD_HEALTH_REREAD_S; not read on a MIG GPU. */
     gd_value replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
+    /* nvmlDeviceGetNvLinkVersion as NVML numbers it (nvml.h's nvmlNvlinkVersion_t:
+     * 6 is NVLink 4.0, 7 is 5.0), read once; NOT_SUPPORTED for an inactive link. */
+    gd_value version;
 } gd_nvlink;
 
 /*

@@ -108,6 +108,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, u
                                                           nvmlNvLinkErrorCounter_t counter,
                                                           unsigned long long *counterValue);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
                                                                nvmlProcessInfo_v1_t *infos);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
@@ -184,6 +185,7 @@ GDSIM_SIGNATURE(nvmlDeviceGetNvLinkState, nvml_DeviceGetNvLinkState_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkRemotePciInfo_v2, nvml_DeviceGetNvLinkRemotePciInfo_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkErrorCounter, nvml_DeviceGetNvLinkErrorCounter_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetGpuFabricInfo, nvml_DeviceGetGpuFabricInfo_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetNvLinkVersion, nvml_DeviceGetNvLinkVersion_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses, nvml_DeviceGetComputeRunningProcesses_v1_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses_v3, nvml_DeviceGetComputeRunningProcesses_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetPerformanceState, nvml_DeviceGetPerformanceState_fn);

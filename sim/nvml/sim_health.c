@@ -244,3 +244,19 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGp
         call.gpu->fabric_status.present ? (nvmlReturn_t)call.gpu->fabric_status.value : NVML_SUCCESS;
     return NVML_SUCCESS;
 }
+
+/* The link's NVLink version (nvml.h's nvmlNvlinkVersion_t numbering): the
+ * scenario's "version"; NOT_SUPPORTED without it, for an inactive link and
+ * in MIG mode (its links are down). */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+{
+    const gd_scenario_nvlink *l;
+    bool mig = false;
+    nvmlReturn_t rc = nvlink(device, __func__, link, version, &l, &mig, NULL);
+    if (rc)
+        return rc;
+    if (mig || !l->version.present || (l->active.present && !l->active.value))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *version = (unsigned int)l->version.value;
+    return NVML_SUCCESS;
+}

@@ -131,6 +131,7 @@ typedef struct gd_scenario_nvlink {
      * and the data rates ("data_tx_kibps", "data_rx_kibps": KiB per scenario
      * second) behind the throughput field values. */
     gd_scenario_int errors[GD_SCENARIO_NVLINK_COUNTERS];
+    gd_scenario_int version; /* addition: "version", nvmlDeviceGetNvLinkVersion's answer (absent: not supported) */
     gd_scenario_num data_tx_kibps, data_rx_kibps;
 } gd_scenario_nvlink;
 

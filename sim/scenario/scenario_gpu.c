@@ -146,6 +146,7 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
             !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id) ||
             !gdp_num(p, obj, "data_tx_kibps", sub, 0, 1e12, &l->data_tx_kibps) ||
             !gdp_num(p, obj, "data_rx_kibps", sub, 0, 1e12, &l->data_rx_kibps) ||
+            !gdp_int(p, obj, "version", sub, 1, 99, &l->version) ||
             !gdp_object(p, obj, "error_counters", sub, &counters))
             return false;
         for (int c = 0; counters && c < GD_SCENARIO_NVLINK_COUNTERS; c++)

@@ -143,7 +143,8 @@ _Static_assert(sizeof(gd_runtime_kind) == sizeof(int) && sizeof(gd_aer_severity)
 /* The model (model.h). */
 TABLE(t_host, STR(gd_host, hostname), STR(gd_host, kernel), INT(gd_host, cpus), INT(gd_host, numa_nodes));
 TABLE(t_process, UINT(gd_process, pid), VAL(gd_process, used_mib), STR(gd_process, name), STR(gd_process, user));
-TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id));
+TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id),
+      VAL(gd_nvlink, version));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
       STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
       VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),

@@ -217,6 +217,16 @@ static void check_reports_the_nvlink_error_counters(void **state)
         }
     }
     tool_result_free(&r);
+    /* Each link's version where NVML gives one: none for the link that is down. */
+    r = run_tool((const char *[]){"check", "--sim", example("h100x8-nvlink-degraded.json"), "--duration", "2", "--json",
+                                  NULL},
+                 env);
+    assert_non_null(r.json);
+    json_t *g3 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 3), "nvlink");
+    assert_int_equal(json_array_size(g3), 18);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(g3, 0), "version")), 6);
+    assert_true(json_is_null(json_object_get(json_array_get(g3, 17), "version")));
+    tool_result_free(&r);
     r = run_tool(
         (const char *[]){"check", "--sim", example("h100x8-training.json"), "--duration", "5", "--json", NULL}, env);
     assert_non_null(r.json);

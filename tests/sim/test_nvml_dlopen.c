@@ -62,6 +62,7 @@ static const char *scenario = J({
                 "active" : true,
                 "remote_pci_bus_id" : "00000000:29:00.0",
                 "error_counters" : {"crc_flit" : 5},
+                "version" : 6,
                 "data_tx_kibps" : 100
             } ],
             "events" : [ {"t" : 30, "nvlink" : {"link" : 0, "crc_flit" : 7, "replay" : 2}} ],
@@ -476,6 +477,14 @@ static void test_nvlink_counters(void **state)
     assert_int_equal(fi.status, NVML_ERROR_NOT_READY);
     assert_int_equal(fabric(sparse, &fi), NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(fabric(g0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    /* The link's version as the scenario gives it; NOT_SUPPORTED without one. */
+    nvml_DeviceGetNvLinkVersion_fn version = CALL(nvml_DeviceGetNvLinkVersion_fn, "nvmlDeviceGetNvLinkVersion");
+    unsigned int v = 0;
+    assert_int_equal(version(g0, 0, &v), NVML_SUCCESS);
+    assert_int_equal(v, 6);
+    assert_int_equal(version(g0, 1, &v), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(version(sparse, 0, &v), NVML_ERROR_NOT_SUPPORTED);
 
     /* Throughput: KiB since the start, all links (UINT_MAX) or one. */
     nvmlFieldValue_t fv[4];

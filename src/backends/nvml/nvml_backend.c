@@ -387,6 +387,9 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
         gd_nvlink *l = &g->nvlink[g->nvlink_count++];
         l->link = link;
         l->active = take(r, "nvmlDeviceGetNvLinkState", lrc, active == NVML_FEATURE_ENABLED);
+        unsigned int version = 0;
+        nvmlReturn_t vrc = NVCALL(s, DeviceGetNvLinkVersion, d, link, &version);
+        l->version = take(r, "nvmlDeviceGetNvLinkVersion", vrc, version);
         nvmlPciInfo_t pci;
         memset(&pci, 0, sizeof pci);
         if (NVCALL(s, DeviceGetNvLinkRemotePciInfo, d, link, &pci) == NVML_SUCCESS) {
