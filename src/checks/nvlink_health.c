@@ -111,7 +111,7 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
                 json_object_set_new(o, gd_nvlink_counter_names[c], json_integer(r->n[c]));
                 char key[40];
                 snprintf(key, sizeof key, "%s_per_s", gd_nvlink_counter_names[c]);
-                json_object_set_new(o, key, span > 0 ? json_real(round((double)r->n[c] / span * 1000) / 1000) : json_null());
+                json_object_set_new(o, key, span > 0 ? gd_json_number((double)r->n[c] / span) : json_null());
                 if (r->n[c] > 0 && pu < sizeof part)
                     pu += (size_t)snprintf(part + pu, sizeof part - pu, "%s%lld %s", pu ? ", " : "", r->n[c],
                                            nouns[c][r->n[c] != 1]);
@@ -119,8 +119,8 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
             char at[32];
             gd_event_clock(&f->events, r->first_t, at, sizeof at);
             json_object_set_new(o, "first_seen", json_string(at));
-            json_object_set_new(o, "first_seen_s", json_real(r->first_t));
-            json_object_set_new(o, "last_seen_s", json_real(r->last_t));
+            json_object_set_new(o, "first_seen_s", gd_json_number(r->first_t));
+            json_object_set_new(o, "last_seen_s", gd_json_number(r->last_t));
             json_array_append_new(links, o);
             if (used < sizeof said)
                 used += (size_t)snprintf(said + used, sizeof said - used, "%slink %u: %s", used ? "; " : "", r->link,
@@ -128,8 +128,8 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
         }
         json_t *ev = json_object();
         json_object_set_new(ev, "links", links);
-        json_object_set_new(ev, "window_s", json_real(span));
-        json_object_set_new(ev, "reread_s", json_real(f->events.reread_s));
+        json_object_set_new(ev, "window_s", gd_json_number(span));
+        json_object_set_new(ev, "reread_s", gd_json_number(f->events.reread_s));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetNvLinkErrorCounter"));
         char fix[900];
         snprintf(fix, sizeof fix,
