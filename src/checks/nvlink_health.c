@@ -233,8 +233,9 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
             snprintf(what, sizeof what, "registration failed, status %.0f", f->gpus[g].fabric_status.v);
     if (bad == reported && bad > 1)
         gd_finding_add(out, id, worst, GD_NO_GPU, ev, NAN, fix,
-                       "NVLink fabric not ready on all %zu GPUs (%s): Fabric Manager is not running or failed", bad,
-                       what);
+                       "NVLink fabric not ready on all %zu GPUs (%s): %s", bad, what,
+                       worst == GD_SEV_CRITICAL ? "Fabric Manager is not running or failed"
+                                                : "registration still in progress");
     else
         gd_finding_add(out, id, worst, bad == 1 ? gpu0 : GD_NO_GPU, ev, NAN, fix,
                        "NVLink fabric not ready on %zu of %zu GPUs (GPU %d: %s)", bad, reported, gpu0, what);

@@ -159,6 +159,7 @@ static void fabric_states(void **state)
         {NVML_GPU_FABRIC_STATE_COMPLETED, NVML_ERROR_NOT_READY, NVML_GPU_FABRIC_STATE_COMPLETED, "0=critical"},
         {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_COMPLETED, "0=warning"},
         {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_NOT_STARTED, "-1=critical"},
+        {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_IN_PROGRESS, "-1=warning"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gd_facts f;
@@ -176,6 +177,11 @@ static void fabric_states(void **state)
             snprintf(got, sizeof got, "%d=%s", out.v[0].gpu, gd_severity_name(out.v[0].severity));
         if (cases[k].key ? strcmp(got, cases[k].key) != 0 : out.n != 0)
             fail_msg("case %zu: got %zu findings (%s), want %s", k, out.n, got, cases[k].key ? cases[k].key : "none");
+        if (out.n == 1 && out.v[0].gpu == GD_NO_GPU && out.v[0].severity == GD_SEV_WARNING)
+            assert_non_null(strstr(out.v[0].title, "still in progress"));
+        if (out.n == 1 && out.v[0].gpu == GD_NO_GPU && out.v[0].severity == GD_SEV_CRITICAL &&
+            cases[k].st0 == cases[k].st1)
+            assert_non_null(strstr(out.v[0].title, "Fabric Manager is not running"));
         assert_int_equal(out.nskips, 0);
         gd_findings_free(&out);
         gd_facts_free(&f);
