@@ -119,6 +119,12 @@ typedef struct gd_nvlink {
     unsigned int link;
     gd_value active; /* 1 active, 0 inactive */
     char remote_pci_bus_id[32];
+    /* nvmlDeviceGetNvLinkErrorCounter (NVML_NVLINK_ERROR_DL_*), read at the
+     * snapshot and again every GD_HEALTH_REREAD_S; not read on a MIG GPU. */
+    gd_value replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
+    /* nvmlDeviceGetNvLinkVersion as NVML numbers it (nvml.h's nvmlNvlinkVersion_t:
+     * 6 is NVLink 4.0, 7 is 5.0), read once; NOT_SUPPORTED for an inactive link. */
+    gd_value version;
 } gd_nvlink;
 
 /* A MIG device of a MIG-enabled GPU (one per GPU instance): dcgm-exporter's
@@ -189,6 +195,17 @@ typedef struct gd_gpu {
     gd_nvlink nvlink[36]; /* NVML_NVLINK_MAX_LINKS of current nvml.h */
     size_t mig_device_count;
     gd_mig_device mig_devices[GD_MAX_MIG_DEVICES];
+    /* NVLink data of all links (field values NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+     * + _RX, scopeId UINT_MAX) every sample of a session: the cumulative KiB
+     * at the last read, and per second between the last two reads (KiB/s). */
+    gd_value nvlink_data_kib, nvlink_data_kibps;
+    /* nvmlDeviceGetGpuFabricInfo: the GPU's registration with the NVLink
+     * fabric (Fabric Manager on NVSwitch systems). fabric_state: 1 not
+     * started, 2 in progress, 3 completed (NVML_GPU_FABRIC_STATE_*);
+     * NOT_SUPPORTED on boards without a fabric. fabric_status: the
+     * registration's nvmlReturn_t (0: success), read when completed. */
+    gd_value fabric_state, fabric_status;
+    double nvlink_data_t; /* session seconds of the last read */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
     gd_process *processes;
@@ -362,6 +379,12 @@ bool gd_event_utc(const gd_events *ev, double t, char *buf, size_t len);
 /* The Unix time of an ISO 8601 UTC time as gd_event_utc writes it
  * (milliseconds optional); 0 on success, -1 when s is not one. */
 int gd_utc_parse(const char *s, double *unix_s);
+/* NVLink error counters in gd_nvlink's order: a rise of link L's counter C
+ * is a GD_EV_COUNTER event named "nvlink_C:L" ("nvlink_crc_flit:7"). */
+#define GD_NVLINK_COUNTERS 4
+extern const char *const gd_nvlink_counter_names[GD_NVLINK_COUNTERS]; /* "replay", "recovery", "crc_flit", "crc_data" */
+/* Whether e is such a rise: *link and *counter (an index of the names) set. */
+bool gd_nvlink_event_parse(const gd_event *e, unsigned *link, int *counter);
 
 /* Everything collected; the input of every check. */
 /* How a window's PCIe throughput was read (gd_facts.pcie_throughput). */

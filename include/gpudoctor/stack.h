@@ -32,6 +32,7 @@
 #define GD_XID_EXAMPLES 3 /* newest events kept per pair */
 #define GD_STACK_MAX_GPU_FATAL 64
 #define GD_STACK_MAX_AER_DEVICES 64
+#define GD_STACK_MAX_SXID_GROUPS 64 /* distinct (SXid, NVSwitch) pairs */
 
 /* Where a CUDA runtime was found. */
 typedef enum gd_runtime_kind {
@@ -108,6 +109,30 @@ typedef struct gd_gpu_fatal {
     char text[200]; /* the newest message, joined when it spans lines */
 } gd_gpu_fatal;
 
+/* An NVSwitch error of the kernel log (SXid), as the nvswitch driver prints it:
+ * "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 ...".
+ * Its "Severity ..." and "Data {...}" lines that follow describe the same
+ * event and are not counted again. */
+typedef struct gd_sxid_event {
+    int sxid;
+    char nvswitch[32]; /* "nvidia-nvswitch0" */
+    char pci[32]; /* "0000:05:00.0" as in the log */
+    int fatal; /* 1 "Fatal", 0 "Non-fatal", -1 the line does not say */
+    char when[48]; /* the line's timestamp as written, "" when none */
+    char text[200]; /* the message after the SXid number */
+} gd_sxid_event;
+
+/* Every event of one SXid on one NVSwitch, with the newest as example. */
+typedef struct gd_sxid_group {
+    int sxid;
+    char nvswitch[32];
+    char pci[32];
+    int fatal; /* 1 when any event said "Fatal", else 0, -1 when none said */
+    size_t count;
+    char first_seen[48];
+    gd_sxid_event last;
+} gd_sxid_group;
+
 /* A PCIe AER message of the kernel log ("AER: Corrected error received: ..."). */
 typedef enum gd_aer_severity { GD_AER_CORRECTED, GD_AER_NONFATAL, GD_AER_FATAL } gd_aer_severity;
 
@@ -152,6 +177,9 @@ typedef struct gd_stack_facts {
     size_t xid_dropped; /* events of pairs past the array: counted in xid_total only */
     size_t gpu_fatal_count;
     gd_gpu_fatal gpu_fatal[GD_STACK_MAX_GPU_FATAL];
+    size_t sxid_total; /* every SXid event (not its detail lines), even of groups past the array */
+    size_t sxid_group_count;
+    gd_sxid_group sxid_groups[GD_STACK_MAX_SXID_GROUPS];
     size_t aer_total; /* every AER error message, even of devices past the array */
     size_t aer_device_count;
     gd_aer_device aer_devices[GD_STACK_MAX_AER_DEVICES];

@@ -104,6 +104,11 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigne
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
                                                               nvmlPciInfo_t *pci);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link,
+                                                          nvmlNvLinkErrorCounter_t counter,
+                                                          unsigned long long *counterValue);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
                                                                nvmlProcessInfo_v1_t *infos);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
@@ -184,6 +189,9 @@ GDSIM_SIGNATURE(nvmlDeviceGetRetiredPages, nvml_DeviceGetRetiredPages_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetRemappedRows, nvml_DeviceGetRemappedRows_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkState, nvml_DeviceGetNvLinkState_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkRemotePciInfo_v2, nvml_DeviceGetNvLinkRemotePciInfo_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetNvLinkErrorCounter, nvml_DeviceGetNvLinkErrorCounter_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetGpuFabricInfo, nvml_DeviceGetGpuFabricInfo_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetNvLinkVersion, nvml_DeviceGetNvLinkVersion_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses, nvml_DeviceGetComputeRunningProcesses_v1_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses_v3, nvml_DeviceGetComputeRunningProcesses_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetPerformanceState, nvml_DeviceGetPerformanceState_fn);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nvmlDeviceGetFieldValues: each requested field answers on its own. */
+#include <limits.h>
+
 #include "nvml_sim.h"
 
 static void fill_uint(nvmlFieldValue_t *fv, nvmlReturn_t rc, unsigned v)
@@ -44,6 +46,35 @@ static void pcie_bytes(const gdsim_call *call, nvmlFieldValue_t *fv, gd_scenario
         return;
     }
     fill_ull(fv, NVML_SUCCESS, gdsim_to_ull(kb * 1000.0 / gdsim_timescale()));
+}
+
+/* NVLink data since the start, KiB: each link's "data_tx_kibps" /
+ * "data_rx_kibps" times the scenario time, for one link (scopeId) or all
+ * (UINT_MAX). NOT_SUPPORTED where no link gives a rate, and on a GPU in MIG
+ * mode; a link the GPU does not list is an invalid argument. */
+static void nvlink_data(const gdsim_call *call, nvmlFieldValue_t *fv, bool tx)
+{
+    const gd_scenario_gpu *g = call->gpu;
+    double kibps = 0;
+    bool listed = false, rate = false;
+    for (size_t i = 0; i < g->nvlink_count; i++) {
+        const gd_scenario_nvlink *l = &g->nvlink[i];
+        if (fv->scopeId != UINT_MAX && l->link != fv->scopeId)
+            continue;
+        listed = true;
+        gd_scenario_num r = tx ? l->data_tx_kibps : l->data_rx_kibps;
+        rate |= r.present;
+        kibps += r.present ? r.value : 0;
+    }
+    if (!g->has_nvlink || (g->mig_mode.present && g->mig_mode.value) || (listed && !rate)) {
+        fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        return;
+    }
+    if (!listed) {
+        fv->nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+        return;
+    }
+    fill_ull(fv, NVML_SUCCESS, gdsim_to_ull(kibps * call->t / gdsim_timescale()));
 }
 
 static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
@@ -92,6 +123,8 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
     case NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.gpu_max); break;
     case NVML_FI_DEV_PCIE_COUNT_TX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_TX_KBPS); break;
     case NVML_FI_DEV_PCIE_COUNT_RX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_RX_KBPS); break;
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX: nvlink_data(call, fv, true); break;
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX: nvlink_data(call, fv, false); break;
     default: fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
     }
 }

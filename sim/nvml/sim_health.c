@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Health: clock event reasons, violation counters, ECC, retired pages, remapped rows, NVLink. */
 #include <math.h>
+#include <string.h>
 
 #include "nvml_sim.h"
 
@@ -154,22 +155,23 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigne
     return NVML_SUCCESS;
 }
 
-/* The scenario's entry for an NVLink, after the usual checks. */
+/* The scenario's entry for an NVLink, after the usual checks; *callp (when
+ * not NULL) gets the call's GPU and time. */
 static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, const void *out,
-                           const gd_scenario_nvlink **found, bool *mig)
+                           const gd_scenario_nvlink **found, bool *mig, gdsim_call *callp)
 {
-    gdsim_call call;
-    nvmlReturn_t rc = gdsim_enter(device, fn, &call);
+    gdsim_call local, *call = callp ? callp : &local;
+    nvmlReturn_t rc = gdsim_enter(device, fn, call);
     if (rc)
         return rc;
     if (!out || link >= NVML_NVLINK_MAX_LINKS)
         return NVML_ERROR_INVALID_ARGUMENT;
-    if (!call.gpu->has_nvlink)
+    if (!call->gpu->has_nvlink)
         return NVML_ERROR_NOT_SUPPORTED;
-    for (size_t i = 0; i < call.gpu->nvlink_count; i++) {
-        if (call.gpu->nvlink[i].link == link) {
-            *found = &call.gpu->nvlink[i];
-            *mig = call.gpu->mig_mode.present && call.gpu->mig_mode.value;
+    for (size_t i = 0; i < call->gpu->nvlink_count; i++) {
+        if (call->gpu->nvlink[i].link == link) {
+            *found = &call->gpu->nvlink[i];
+            *mig = call->gpu->mig_mode.present && call->gpu->mig_mode.value;
             return NVML_SUCCESS;
         }
     }
@@ -180,7 +182,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned
 {
     const gd_scenario_nvlink *l;
     bool mig = false;
-    nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l, &mig);
+    nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l, &mig, NULL);
     if (rc)
         return rc;
     if (!l->active.present)
@@ -196,8 +198,65 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t devic
 {
     const gd_scenario_nvlink *l;
     bool mig = false;
-    nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l, &mig);
+    nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l, &mig, NULL);
     if (rc)
         return rc;
     return gdsim_fill_pci(l->remote_pci_bus_id, NULL, pci);
+}
+
+/* The link's error counters: the scenario's "error_counters" plus its NVLink
+ * events up to now; NOT_SUPPORTED for a counter neither gives, and on a GPU
+ * in MIG mode (its links are down). */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link,
+                                                          nvmlNvLinkErrorCounter_t counter,
+                                                          unsigned long long *counterValue)
+{
+    const gd_scenario_nvlink *l;
+    bool mig = false;
+    gdsim_call call;
+    nvmlReturn_t rc = nvlink(device, __func__, link, counterValue, &l, &mig, &call);
+    if (rc)
+        return rc;
+    if ((unsigned)counter >= NVML_NVLINK_ERROR_COUNT)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    long long n;
+    if (mig || !gd_scenario_nvlink_errors_at(call.gpu, l->link, (gd_scenario_nvlink_counter)counter, call.t, &n))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *counterValue = (unsigned long long)n;
+    return NVML_SUCCESS;
+}
+
+/* The GPU's NVLink fabric registration: the scenario's "fabric", else
+ * NOT_SUPPORTED (as on PCIe boards and NVLink systems without NVSwitches). */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
+{
+    gdsim_call call;
+    nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
+    if (rc)
+        return rc;
+    if (!gpuFabricInfo)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!call.gpu->has_fabric)
+        return NVML_ERROR_NOT_SUPPORTED;
+    memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+    gpuFabricInfo->state = (nvmlGpuFabricState_t)call.gpu->fabric_state;
+    gpuFabricInfo->status =
+        call.gpu->fabric_status.present ? (nvmlReturn_t)call.gpu->fabric_status.value : NVML_SUCCESS;
+    return NVML_SUCCESS;
+}
+
+/* The link's NVLink version (nvml.h's nvmlNvlinkVersion_t numbering): the
+ * scenario's "version"; NOT_SUPPORTED without it, for an inactive link and
+ * in MIG mode (its links are down). */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+{
+    const gd_scenario_nvlink *l;
+    bool mig = false;
+    nvmlReturn_t rc = nvlink(device, __func__, link, version, &l, &mig, NULL);
+    if (rc)
+        return rc;
+    if (mig || !l->version.present || (l->active.present && !l->active.value))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *version = (unsigned int)l->version.value;
+    return NVML_SUCCESS;
 }

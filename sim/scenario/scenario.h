@@ -109,10 +109,30 @@ typedef struct gd_scenario_errors {
     gd_scenario_error *items;
 } gd_scenario_errors;
 
+/* NVLink error counters, in nvmlNvLinkErrorCounter_t's order. */
+typedef enum gd_scenario_nvlink_counter {
+    GD_SCENARIO_NVLINK_REPLAY,
+    GD_SCENARIO_NVLINK_RECOVERY,
+    GD_SCENARIO_NVLINK_CRC_FLIT,
+    GD_SCENARIO_NVLINK_CRC_DATA,
+    GD_SCENARIO_NVLINK_ECC_DATA,
+    GD_SCENARIO_NVLINK_COUNTERS
+} gd_scenario_nvlink_counter;
+
+/* "replay", "recovery", "crc_flit", "crc_data", "ecc_data". */
+extern const char *const gd_scenario_nvlink_counter_names[GD_SCENARIO_NVLINK_COUNTERS];
+
 typedef struct gd_scenario_nvlink {
     unsigned link;
     gd_scenario_flag active;
     char *remote_pci_bus_id; /* NULL when absent */
+    /* Additions: the error counters at t = 0 ("error_counters": {"crc_flit": 0, ...};
+     * a counter neither given here nor raised by an event is not supported),
+     * and the data rates ("data_tx_kibps", "data_rx_kibps": KiB per scenario
+     * second) behind the throughput field values. */
+    gd_scenario_int errors[GD_SCENARIO_NVLINK_COUNTERS];
+    gd_scenario_int version; /* addition: "version", nvmlDeviceGetNvLinkVersion's answer (absent: not supported) */
+    gd_scenario_num data_tx_kibps, data_rx_kibps;
 } gd_scenario_nvlink;
 
 /*
@@ -156,6 +176,10 @@ typedef struct gd_scenario_event {
     long long retired_pages; /* new pages retired for double-bit errors */
     long long remapped_rows_uncorrectable; /* new rows remapped for uncorrectable errors */
     gd_scenario_flag remapped_rows_pending; /* the pending state from t on */
+    /* "nvlink": {"link": 3, "crc_flit": 120, "replay": 4}: new errors on that link */
+    bool has_nvlink;
+    unsigned nvlink_link;
+    long long nvlink_errors[GD_SCENARIO_NVLINK_COUNTERS];
 } gd_scenario_event;
 
 typedef struct gd_scenario_gpu {
@@ -226,6 +250,11 @@ typedef struct gd_scenario_gpu {
     gd_scenario_errors errors; /* GPU-level and timeline errors, flattened */
     gd_scenario_num gpm_tensor_share; /* addition: "gpm": {"tensor_share": 0..1} */
     gd_scenario_int memory_reserved_mib; /* addition: what the driver reserves (nvmlMemory_v2_t) */
+    /* Addition: "fabric": {"state": "completed", "status": 0}, the GPU's NVLink
+     * fabric registration (nvmlDeviceGetGpuFabricInfo); absent: NOT_SUPPORTED. */
+    bool has_fabric;
+    unsigned fabric_state; /* NVML_GPU_FABRIC_STATE_* */
+    gd_scenario_int fabric_status; /* an nvmlReturn_t; absent: NVML_SUCCESS */
     size_t event_count; /* "events", sorted by t */
     gd_scenario_event *events;
     size_t point_count; /* 0 when there is no timeline */
@@ -312,6 +341,10 @@ bool gd_scenario_reason_time_ns(const gd_scenario_gpu *gpu, unsigned long long m
  * offset of `which` ("ecc_uncorrected", "retired_pages",
  * "remapped_rows_uncorrectable") over the static value. */
 long long gd_scenario_event_sum(const gd_scenario_gpu *gpu, const char *which, double t);
+/* NVLink `link`'s error counter at t: its "error_counters" value plus the
+ * events' counts up to t; false when neither gives that counter. */
+bool gd_scenario_nvlink_errors_at(const gd_scenario_gpu *gpu, unsigned link, gd_scenario_nvlink_counter c, double t,
+                                  long long *out);
 /* The pending state of row remapping at t: the latest event that sets it,
  * else the static value; *present false when neither says. */
 bool gd_scenario_remap_pending_at(const gd_scenario_gpu *gpu, double t, bool *present);

@@ -139,9 +139,19 @@ static bool parse_nvlink(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         gd_scenario_int link;
         gdp_index(sub, path, i);
         g->nvlink_count = i + 1;
+        json_t *counters;
+        char counters_at[GD_SCENARIO_PATH_MAX];
+        gdp_key(counters_at, sub, "error_counters");
         if (!gdp_int(p, obj, "link", sub, 0, 35, &link) || !gdp_flag(p, obj, "active", sub, &l->active) ||
-            !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id))
+            !parse_bus_id(p, obj, "remote_pci_bus_id", sub, &l->remote_pci_bus_id) ||
+            !gdp_num(p, obj, "data_tx_kibps", sub, 0, 1e12, &l->data_tx_kibps) ||
+            !gdp_num(p, obj, "data_rx_kibps", sub, 0, 1e12, &l->data_rx_kibps) ||
+            !gdp_int(p, obj, "version", sub, 1, 99, &l->version) ||
+            !gdp_object(p, obj, "error_counters", sub, &counters))
             return false;
+        for (int c = 0; counters && c < GD_SCENARIO_NVLINK_COUNTERS; c++)
+            if (!gdp_int(p, counters, gd_scenario_nvlink_counter_names[c], counters_at, 0, 1LL << 50, &l->errors[c]))
+                return false;
         if (!link.present)
             return gdp_fail(p, sub, "missing \"link\" (the link index)");
         l->link = (unsigned)link.value;
@@ -404,10 +414,37 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
            parse_group(p, gpu, "bandwidth_gbps", at, 5, bw, bwv) && parse_group(p, gpu, "gemm_tflops", at, 5, tf, tfv);
 }
 
+/* "fabric": {"state": "not_started" | "in_progress" | "completed", "status": N}. */
+static bool parse_fabric(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g)
+{
+    static const char *const states[] = {"not_started", "in_progress", "completed"};
+    json_t *fabric;
+    char path[GD_SCENARIO_PATH_MAX];
+    if (!gdp_object(p, gpu, "fabric", at, &fabric))
+        return false;
+    if (!fabric)
+        return true;
+    gdp_key(path, at, "fabric");
+    char *state = NULL;
+    if (!gdp_string(p, fabric, "state", path, &state) ||
+        !gdp_int(p, fabric, "status", path, 0, 999, &g->fabric_status))
+        return free(state), false;
+    if (!state)
+        return gdp_fail(p, path, "missing \"state\" (\"not_started\", \"in_progress\" or \"completed\")");
+    for (unsigned i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (strcmp(state, states[i]) == 0)
+            g->fabric_state = i + 1; /* NVML_GPU_FABRIC_STATE_NOT_STARTED is 1 */
+    if (!g->fabric_state)
+        gdp_fail(p, path, "\"state\": \"%s\" is none of \"not_started\", \"in_progress\", \"completed\"", state);
+    free(state);
+    g->has_fabric = g->fabric_state != 0;
+    return g->has_fabric;
+}
+
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)
 {
-    return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_mig(p, obj, at, g) &&
-           parse_processes(p, obj, at, g) &&
+    return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_fabric(p, obj, at, g) &&
+           parse_mig(p, obj, at, g) && parse_processes(p, obj, at, g) &&
            gdp_errors(p, obj, at, true, 0, &g->errors) && parse_timeline(p, obj, at, g) && gdp_events(p, obj, at, g);
 }
 

@@ -98,6 +98,10 @@ void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings 
 void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* nvlink_health.c */
+void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nvlink_sxid(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* cuda.c, cuda_arch.c (software stack; rules in cuda_rules.h) */
 void gd_check_cuda_driver_too_old(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_cuda_minor_compat(const gd_check *self, const gd_facts *f, gd_findings *out);

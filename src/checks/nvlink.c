@@ -10,6 +10,30 @@ static size_t active_links(const gd_gpu *gpu)
     return n;
 }
 
+/* The number of active links most GPUs other than `self` have (ties: the
+ * larger), among those not in MIG mode and not lost that list links; -1
+ * when no such peer. */
+static int peers_active(const gd_facts *f, size_t self)
+{
+    int counts[37] = {0};
+    bool any = false;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *p = &f->gpus[g];
+        if (g == self || p->lost || p->nvlink_count == 0 || (gd_ok(p->mig_mode) && p->mig_mode.v != 0))
+            continue;
+        size_t n = active_links(p);
+        counts[n > 36 ? 36 : n]++;
+        any = true;
+    }
+    if (!any)
+        return -1;
+    int best = 0;
+    for (int n = 1; n <= 36; n++)
+        if (counts[n] >= counts[best])
+            best = n;
+    return best;
+}
+
 void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -50,7 +74,16 @@ void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *
         json_object_set_new(ev, "links_down", down);
         json_object_set_new(ev, "links_active", json_integer((json_int_t)up));
         json_object_set_new(ev, "links_reported", json_integer((json_int_t)known));
+        /* Peers compared explicitly: one GPU with 17 of 18 while the others have 18 is a fault of that
+         * GPU's link, not of the platform's wiring. */
+        int peers = peers_active(f, g);
+        json_object_set_new(ev, "peers_links_active", peers < 0 ? json_null() : json_integer(peers));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetNvLinkState"));
+        char vs[64] = "";
+        if (peers >= 0 && (size_t)peers != up)
+            snprintf(vs, sizeof vs, "; its peers have %d active", peers);
+        else if (peers >= 0)
+            snprintf(vs, sizeof vs, "; as many as its peers");
         char fix[768];
         snprintf(fix, sizeof fix,
                  "A link that is down takes its share of GPU-to-GPU bandwidth with it (NCCL all-reduce slows by "
@@ -60,7 +93,7 @@ void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *
                  "or reboot may retrain it; a link that stays down needs the baseboard or bridge serviced.",
                  n, known, gpu->index, gpu->index);
         gd_finding_add(out, "nvlink.down", up == 0 ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix,
-                       "GPU %d has %zu NVLink link%s down (%zu of %zu active)", gpu->index, n, n == 1 ? "" : "s", up,
-                       known);
+                       "GPU %d has %zu NVLink link%s down (%zu of %zu active%s)", gpu->index, n, n == 1 ? "" : "s",
+                       up, known, vs);
     }
 }

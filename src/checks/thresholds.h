@@ -91,6 +91,14 @@ extern gd_tunables gd_tunable;
  * that at x8). A window shorter than a minute must also hold more than one
  * minute's allowance (one replay in a 1 s window is not a rate of 60/min). */
 #define GD_PCIE_REPLAY_BER 1e-12
+/* nvlink.errors (per link, over the window): critical for any recovery (the
+ * link dropped and retrained: its traffic stalled) or CRC errors (flit and
+ * data) at DCGM's rate, 100 per second (DcgmGPUHardwareLimits.h; DCGM
+ * judges other NVLink errors from 1); a warning for any CRC error below
+ * that rate, or this many replays; fewer replays alone are info (the link
+ * corrected itself by resending). */
+#define GD_NVLINK_CRC_PER_S_CRITICAL 100.0
+#define GD_NVLINK_REPLAYS_WARN 10
 /* pcie.aer_errors: correctable errors since boot at or above DCGM pcie
  * plugin's aer_threshold (480, "32/minute x 15 minutes", Pcie.cpp). */
 #define GD_PCIE_AER_COR_MAX 480

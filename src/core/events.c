@@ -3,6 +3,7 @@
 #include "gpudoctor/model.h"
 
 #include <math.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,4 +77,28 @@ int gd_utc_parse(const char *s, double *unix_s)
         return -1;
     *unix_s = (double)t + ms / 1000.0;
     return 0;
+}
+
+const char *const gd_nvlink_counter_names[GD_NVLINK_COUNTERS] = {"replay", "recovery", "crc_flit", "crc_data"};
+
+bool gd_nvlink_event_parse(const gd_event *e, unsigned *link, int *counter)
+{
+    if (e->kind != GD_EV_COUNTER || strncmp(e->what, "nvlink_", 7) != 0)
+        return false;
+    const char *colon = strchr(e->what, ':');
+    if (!colon || !colon[1])
+        return false;
+    for (int k = 0; k < GD_NVLINK_COUNTERS; k++) {
+        size_t n = strlen(gd_nvlink_counter_names[k]);
+        if ((size_t)(colon - e->what - 7) != n || strncmp(e->what + 7, gd_nvlink_counter_names[k], n) != 0)
+            continue;
+        char *end;
+        unsigned long l = strtoul(colon + 1, &end, 10);
+        if (*end || l > 255 || !isdigit((unsigned char)colon[1]))
+            return false;
+        *link = (unsigned)l;
+        *counter = k;
+        return true;
+    }
+    return false;
 }

@@ -143,7 +143,8 @@ _Static_assert(sizeof(gd_runtime_kind) == sizeof(int) && sizeof(gd_aer_severity)
 /* The model (model.h). */
 TABLE(t_host, STR(gd_host, hostname), STR(gd_host, kernel), INT(gd_host, cpus), INT(gd_host, numa_nodes));
 TABLE(t_process, UINT(gd_process, pid), VAL(gd_process, used_mib), STR(gd_process, name), STR(gd_process, user));
-TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id));
+TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id),
+      VAL(gd_nvlink, version));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
       STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
       VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),
@@ -156,7 +157,7 @@ TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gp
       VAL(gd_gpu, ecc_enabled), VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
       VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
       VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),
-      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, processes_status),
+      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, fabric_state), VAL(gd_gpu, fabric_status), VAL(gd_gpu, processes_status),
       PARR(gd_gpu, processes, process_count, t_process, 4096), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
       STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
 TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code),
@@ -237,6 +238,11 @@ TABLE(t_gpu_fatal, STR(gd_gpu_fatal, pci), INT(gd_gpu_fatal, gpu), STR(gd_gpu_fa
 TABLE(t_aer, INT(gd_aer_event, severity), STR(gd_aer_event, dev), STR(gd_aer_event, port), STR(gd_aer_event, when),
       STR(gd_aer_event, text));
 TABLE(t_aerdev, STR(gd_aer_device, dev), ULONGS(gd_aer_device, count), SUB(gd_aer_device, last, t_aer));
+TABLE(t_sxid, INT(gd_sxid_event, sxid), STR(gd_sxid_event, nvswitch), STR(gd_sxid_event, pci),
+      INT(gd_sxid_event, fatal), STR(gd_sxid_event, when), STR(gd_sxid_event, text));
+TABLE(t_sxid_group, INT(gd_sxid_group, sxid), STR(gd_sxid_group, nvswitch), STR(gd_sxid_group, pci),
+      INT(gd_sxid_group, fatal), SIZE(gd_sxid_group, count), STR(gd_sxid_group, first_seen),
+      SUB(gd_sxid_group, last, t_sxid));
 TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), STR(gd_stack_facts, system_skip),
       ARR(gd_stack_facts, runtimes, runtime_count, t_runtime), ARR(gd_stack_facts, pythons, python_count, t_python),
       BOOL(gd_stack_facts, env_read), STR(gd_stack_facts, env_source), STR(gd_stack_facts, env_error),
@@ -245,7 +251,8 @@ TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), 
       SIZE(gd_stack_facts, kernel_log_lines), SIZE(gd_stack_facts, xid_total),
       ARR(gd_stack_facts, xid_groups, xid_group_count, t_xid_group), SIZE(gd_stack_facts, xid_dropped),
       ARR(gd_stack_facts, gpu_fatal, gpu_fatal_count, t_gpu_fatal), SIZE(gd_stack_facts, aer_total),
-      ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev));
+      ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev), SIZE(gd_stack_facts, sxid_total),
+      ARR(gd_stack_facts, sxid_groups, sxid_group_count, t_sxid_group));
 
 static const char *const status_keys[] = {
     [GD_ST_UNREAD] = "unread",

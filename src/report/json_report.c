@@ -140,6 +140,28 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
     return w;
 }
 
+/* The error counters and version of each NVLink that NVML gave any of them
+ * for (null: one it does not give); NULL when no link gave one (PCIe
+ * boards, MIG, older drivers): the key is then left out. */
+static json_t *nvlink_errors_json(const gd_gpu *gpu)
+{
+    json_t *a = NULL;
+    for (size_t l = 0; l < gpu->nvlink_count; l++) {
+        const gd_nvlink *k = &gpu->nvlink[l];
+        if (!gd_ok(k->replay_errors) && !gd_ok(k->recovery_errors) && !gd_ok(k->crc_flit_errors) &&
+            !gd_ok(k->crc_data_errors) && !gd_ok(k->version))
+            continue;
+        if (!a)
+            a = json_array();
+        json_array_append_new(a, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "link", (int)k->link, "replay",
+                                           gd_json_value(k->replay_errors), "recovery",
+                                           gd_json_value(k->recovery_errors), "crc_flit",
+                                           gd_json_value(k->crc_flit_errors), "crc_data",
+                                           gd_json_value(k->crc_data_errors), "version", gd_json_value(k->version)));
+    }
+    return a;
+}
+
 static json_t *gpus_json(const gd_facts *f)
 {
     json_t *a = json_array();
@@ -153,6 +175,9 @@ static json_t *gpus_json(const gd_facts *f)
         json_object_set_new(o, "lost", json_boolean(gpu->lost));
         json_object_set_new(o, "state", gd_report_gpu_state_json(f, g));
         json_object_set_new(o, "window", gpu_window_json(f, g));
+        json_t *nvlink = nvlink_errors_json(gpu);
+        if (nvlink)
+            json_object_set_new(o, "nvlink", nvlink);
         json_array_append_new(a, o);
     }
     return a;

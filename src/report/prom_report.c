@@ -280,6 +280,52 @@ static const struct {
      offsetof(gd_gpu, remap_pending)},
 };
 
+/* NVLink, summed over the links as DCGM's _TOTAL fields are: the error
+ * counters (re-read every GD_HEALTH_REREAD_S), and the bandwidth as DCGM
+ * computes it (the data KiB of all links per second between the last two
+ * samples, / 1000: DCGM's "MiB/s"), typed counter as dcgm-exporter's csv
+ * types it. Absent for a GPU without NVLink, in MIG mode, or where NVML does
+ * not give the counter. */
+static void nvlink_section(FILE *o, const gd_facts *f, const entities *es)
+{
+    static const struct {
+        const char *name, *help;
+        size_t off;
+    } errs[] = {
+        {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "Total number of NVLink flow-control CRC errors.",
+         offsetof(gd_nvlink, crc_flit_errors)},
+        {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "Total number of NVLink data CRC errors.",
+         offsetof(gd_nvlink, crc_data_errors)},
+        {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "Total number of NVLink retries.",
+         offsetof(gd_nvlink, replay_errors)},
+        {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "Total number of NVLink recovery errors.",
+         offsetof(gd_nvlink, recovery_errors)},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        header(o, errs[k].name, "counter", errs[k].help);
+        for (size_t x = 0; x < es->n; x++) {
+            const gd_gpu *gpu = &f->gpus[es->v[x].g];
+            double sum = 0;
+            bool any = false;
+            for (size_t l = 0; l < gpu->nvlink_count; l++) {
+                gd_value v = *(const gd_value *)((const char *)&gpu->nvlink[l] + errs[k].off);
+                sum += gd_ok(v) ? v.v : 0;
+                any |= gd_ok(v);
+            }
+            if (any && !gpu->lost)
+                fprintf(o, "%s{%s} %.10g\n", errs[k].name, es->v[x].labels, sum);
+        }
+    }
+    header(o, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "counter",
+           "Total number of NVLink bandwidth counters for all lanes.");
+    for (size_t x = 0; x < es->n; x++) {
+        const gd_gpu *gpu = &f->gpus[es->v[x].g];
+        if (gd_ok(gpu->nvlink_data_kibps) && !gpu->lost)
+            fprintf(o, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{%s} %.10g\n", es->v[x].labels,
+                    gpu->nvlink_data_kibps.v / 1000.0);
+    }
+}
+
 /* Xids (the last one of each GPU, 0 before any, as DCGM keeps it), the
  * memory-health counters, and PCIe bytes accumulated since the start. */
 static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counters *c, const entities *es)
@@ -317,6 +363,7 @@ static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counte
                 fprintf(o, "%s{%s} %.10g\n", pcie[d][0], es->v[x].labels, c->pcie_kb[g * 2 + d]);
         }
     }
+    nvlink_section(o, f, es);
 }
 
 /* gpudoctor's own metrics take lint-clean snake_case labels (gpu, uuid):

@@ -9,7 +9,7 @@
 #define GD_ABI_LABEL "nvml.h"
 #include "abi_side.inc"
 
-/* The event and GPM functions as nvml_api.h types them (its nvml_*_fn
+/* The event, GPM and NVLink error counter functions as nvml_api.h types them (its nvml_*_fn
  * typedefs, spelled here in nvml.h's types): a prototype that drifts from
  * NVIDIA's stops the build. */
 #define GD_NVML_FN(sym, type) _Static_assert(_Generic(&sym, type : 1, default : 0), #sym " differs from nvml.h");
@@ -25,3 +25,9 @@ GD_NVML_FN(nvmlGpmMetricsGet, nvmlReturn_t (*)(nvmlGpmMetricsGet_t *))
 GD_NVML_FN(nvmlDeviceGetMaxMigDeviceCount, nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))
 GD_NVML_FN(nvmlDeviceGetMigDeviceHandleByIndex, nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t *))
 GD_NVML_FN(nvmlDeviceGetGpuInstanceId, nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))
+GD_NVML_FN(nvmlDeviceGetNvLinkErrorCounter,
+           nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *))
+GD_NVML_FN(nvmlDeviceGetNvLinkVersion, nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int *))
+#if defined(GD_ABI_CUDA13) && GD_ABI_CUDA13
+GD_NVML_FN(nvmlDeviceGetGpuFabricInfo, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_t *))
+#endif

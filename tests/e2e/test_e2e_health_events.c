@@ -166,6 +166,74 @@ static void check_reports_the_rise_with_its_time(void **state)
     tool_result_free(&r);
 }
 
+/* check --json's facts: GPU 5 link 7's NVLink errors as the last re-read
+ * (second 45) saw them, every other link 0; no "nvlink" key where NVML
+ * gives no counter (the training scenario lists links without counters). */
+static void check_reports_the_nvlink_error_counters(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--sim", example("h100x8-nvlink-errors.json"), "--duration", "45", "--json", NULL},
+        env);
+    /* nvlink.errors judges the rises of the window: GPU 5 link 7 only, critical (a recovery). */
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(count_findings(r.json, "nvlink.errors", -2), 1);
+    assert_int_equal(count_findings(r.json, "nvlink.errors", 5), 1);
+    size_t k;
+    json_t *fnd;
+    json_array_foreach(json_object_get(r.json, "findings"), k, fnd)
+    {
+        if (strcmp(json_string_value(json_object_get(fnd, "id")), "nvlink.errors") != 0)
+            continue;
+        assert_string_equal(json_string_value(json_object_get(fnd, "severity")), "critical");
+        json_t *links = json_object_get(json_object_get(fnd, "evidence"), "links");
+        assert_int_equal(json_array_size(links), 1);
+        json_t *l7 = json_array_get(links, 0);
+        assert_int_equal(json_integer_value(json_object_get(l7, "link")), 7);
+        assert_int_equal(json_integer_value(json_object_get(l7, "crc_flit")), 550);
+        assert_int_equal(json_integer_value(json_object_get(l7, "crc_data")), 30);
+        assert_int_equal(json_integer_value(json_object_get(l7, "replay")), 52);
+        assert_int_equal(json_integer_value(json_object_get(l7, "recovery")), 1);
+        /* first rise seen at the re-read after second 20 */
+        double first = json_number_value(json_object_get(l7, "first_seen_s"));
+        assert_true(first >= 20.0 && first <= 25.0);
+    }
+    assert_non_null(r.json);
+    json_t *gpus = json_object_get(r.json, "gpus");
+    assert_int_equal(json_array_size(gpus), 8);
+    size_t g, l;
+    json_t *gpu, *link;
+    json_array_foreach(gpus, g, gpu)
+    {
+        json_t *links = json_object_get(gpu, "nvlink");
+        assert_int_equal(json_array_size(links), 18);
+        json_array_foreach(links, l, link)
+        {
+            bool bad = g == 5 && json_integer_value(json_object_get(link, "link")) == 7;
+            assert_int_equal(json_integer_value(json_object_get(link, "crc_flit")), bad ? 550 : 0);
+            assert_int_equal(json_integer_value(json_object_get(link, "crc_data")), bad ? 30 : 0);
+            assert_int_equal(json_integer_value(json_object_get(link, "replay")), bad ? 52 : 0);
+            assert_int_equal(json_integer_value(json_object_get(link, "recovery")), bad ? 1 : 0);
+        }
+    }
+    tool_result_free(&r);
+    /* Each link's version where NVML gives one: none for the link that is down. */
+    r = run_tool((const char *[]){"check", "--sim", example("h100x8-nvlink-degraded.json"), "--duration", "2", "--json",
+                                  NULL},
+                 env);
+    assert_non_null(r.json);
+    json_t *g3 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 3), "nvlink");
+    assert_int_equal(json_array_size(g3), 18);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(g3, 0), "version")), 6);
+    assert_true(json_is_null(json_object_get(json_array_get(g3, 17), "version")));
+    tool_result_free(&r);
+    r = run_tool(
+        (const char *[]){"check", "--sim", example("h100x8-training.json"), "--duration", "5", "--json", NULL}, env);
+    assert_non_null(r.json);
+    json_array_foreach(json_object_get(r.json, "gpus"), g, gpu) assert_null(json_object_get(gpu, "nvlink"));
+    tool_result_free(&r);
+}
+
 static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
 {
     (void)state;
@@ -362,6 +430,7 @@ int main(void)
         cmocka_unit_test(a_healthy_machine_gives_no_finding_lines),
         cmocka_unit_test(an_ecc_error_at_40_s_is_seen_by_45_s),
         cmocka_unit_test(check_reports_the_rise_with_its_time),
+        cmocka_unit_test(check_reports_the_nvlink_error_counters),
         cmocka_unit_test(run_reports_nvml_xids_and_a_recording_keeps_them),
         cmocka_unit_test(a_lost_gpu_is_seen_within_one_interval),
         cmocka_unit_test(the_kernel_log_is_followed),

@@ -145,6 +145,40 @@ static void clean_log_stays_quiet(void **state)
     tool_result_free(&without);
 }
 
+/* NVSwitch errors (SXid): counted per SXid and switch, detail lines not again,
+ * fatal ones critical; the Xid-only fixtures hold none (quiet). */
+static void nvswitch_sxids(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", fixture("nvswitch-sxid.txt"), NULL}, env);
+    if (!r.json)
+        fail_msg("sxid log: exit %d: %s", r.exit_code, r.err);
+    json_t *x = finding(r.json, "nvlink.sxid", -1);
+    assert_non_null(x);
+    assert_string_equal(severity(x), "critical");
+    assert_int_equal(r.exit_code, 2);
+    json_t *ev = json_object_get(x, "evidence");
+    assert_int_equal(json_integer_value(json_object_get(ev, "events")), 3);
+    json_t *list = json_object_get(ev, "sxids");
+    assert_int_equal(json_array_size(list), 2);
+    json_t *a = json_array_get(list, 0), *b = json_array_get(list, 1);
+    assert_int_equal(json_integer_value(json_object_get(a, "sxid")), 12028);
+    assert_string_equal(json_string_value(json_object_get(a, "nvswitch")), "nvidia-nvswitch1");
+    assert_int_equal(json_integer_value(json_object_get(a, "count")), 2);
+    assert_true(json_is_false(json_object_get(a, "fatal")));
+    assert_string_equal(json_string_value(json_object_get(a, "first_seen")), "2210.104512");
+    assert_string_equal(json_string_value(json_object_get(a, "last_seen")), "2301.000000");
+    assert_int_equal(json_integer_value(json_object_get(b, "sxid")), 20034);
+    assert_int_equal(json_integer_value(json_object_get(b, "count")), 1);
+    assert_true(json_is_true(json_object_get(b, "fatal")));
+    assert_string_equal(json_string_value(json_object_get(b, "pci")), "0000:08:00.0");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", fixture("journalctl-k.txt"), NULL}, env);
+    assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "nvlink.sxid", -2), 0);
+    tool_result_free(&r);
+}
+
 /* A log alone is read too (Xids on bus ids no capture names); binary data inside is refused. */
 static void log_alone_and_bad_logs(void **state)
 {
@@ -406,6 +440,7 @@ int main(void)
         cmocka_unit_test(every_log_format_feeds_xid_and_aer),
         cmocka_unit_test(clean_log_stays_quiet),
         cmocka_unit_test(log_alone_and_bad_logs),
+        cmocka_unit_test(nvswitch_sxids),
         cmocka_unit_test(every_timestamp_style_reads_the_same),
         cmocka_unit_test(every_xid_counted_however_long_the_log),
         cmocka_unit_test(gpu_lost_without_an_xid),

@@ -160,6 +160,15 @@ static const verdict scenarios[] = {
      2,
      {"config.compute_mode@2=critical", "config.ecc_disabled@6=info", "config.mig_enabled@0=info",
       "config.persistence_off@-1=info", NULL}},
+    /* Fabric Manager not running: no GPU registered with the NVLink fabric. */
+    {"h100x8-fabric-manager-down.json", NULL, 2, {"nvlink.fabric@-1=critical", NULL}},
+    /* One link's errors grow from 2 s (a recovery at 6), one link down on GPU 3 only, non-fatal SXids. */
+    {"h100x8-nvlink-degraded.json",
+     NULL,
+     2,
+     {"nvlink.errors@5=critical", "nvlink.down@3=warning", "nvlink.sxid@-1=warning", NULL}},
+    /* Its NVLink errors start at 20 s: the first 10 s are clean (test_e2e_health_events judges the rest). */
+    {"h100x8-nvlink-errors.json", NULL, 0, {NULL}},
     {"h100x8-one-gpu-hotter.json", NULL, 1, {"thermal.outlier@5=warning", NULL}},
     {"h100x8-power-brake.json", NULL, 2, {"power.brake@4=critical", NULL}},
     {"h100x8-power-capped-normal.json", NULL, 0, {"power.capped@-1=info", NULL}},

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the software stack's parsers: the kernel log's Xid
- * and PCIe AER lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's
+ * libFuzzer target for the software stack's parsers: the kernel log's Xid,
+ * NVSwitch SXid and PCIe AER lines (split as gpudoctor splits a log), torch/version.py, TensorFlow's
  * build_info.py, toolkit version files, dist-info METADATA, fatbin headers
  * and ld.so.cache. Every parser sees every input: none may crash, read out
  * of bounds or leak, whatever the bytes.
@@ -30,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_xid_event ev;
         if (gd_xid_line_parse(text + i, n, &ev))
             (void)gd_pci_same(ev.pci, "00000000:3B:00.0");
+        gd_sxid_event sx;
+        int sk = gd_sxid_line_parse(text + i, n, &sx);
+        if (sk && (sx.sxid <= 0 || !sx.nvswitch[0] || !sx.pci[0] || sx.fatal < -1 || sx.fatal > 1 ||
+                   strlen(sx.text) >= sizeof sx.text || (sk == 2 && sx.fatal != -1)))
+            __builtin_trap(); /* an SXid names its switch and address; a detail line says no severity */
         gd_aer_event aer;
         if (gd_aer_line_parse(text + i, n, &aer) && (!aer.dev[0] || strlen(aer.text) >= sizeof aer.text))
             __builtin_trap(); /* an event always names its device */

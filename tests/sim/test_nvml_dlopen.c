@@ -57,7 +57,16 @@ static const char *scenario = J({
                 "remapped_rows_pending" : true,
                 "remap_failure" : false
             },
-            "nvlink" : [ {"link" : 0, "active" : true, "remote_pci_bus_id" : "00000000:29:00.0"} ],
+            "nvlink" : [ {
+                "link" : 0,
+                "active" : true,
+                "remote_pci_bus_id" : "00000000:29:00.0",
+                "error_counters" : {"crc_flit" : 5},
+                "version" : 6,
+                "data_tx_kibps" : 100
+            } ],
+            "events" : [ {"t" : 30, "nvlink" : {"link" : 0, "crc_flit" : 7, "replay" : 2}} ],
+            "fabric" : {"state" : "completed", "status" : 27},
             "processes" : [ {"pid" : 4242, "name" : "python", "used_mib" : 61000}, {"pid" : 77} ],
             "timeline" : [
                 {
@@ -433,12 +442,82 @@ static void test_processes(void **state)
     shutdown_ok();
 }
 
+/* Runs last: it sets the session clock (gdsim_clock_set), which then holds. */
+static void test_nvlink_counters(void **state)
+{
+    (void)state;
+    assert_int_equal(init(), NVML_SUCCESS);
+    void (*clock_set)(double) = (void (*)(double))sym("gdsim_clock_set");
+    nvmlDevice_t g0 = handle(0), sparse = handle(2);
+    nvml_DeviceGetNvLinkErrorCounter_fn errs =
+        CALL(nvml_DeviceGetNvLinkErrorCounter_fn, "nvmlDeviceGetNvLinkErrorCounter");
+    unsigned long long n = 99;
+    clock_set(10);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_CRC_FLIT, &n), NVML_SUCCESS);
+    assert_int_equal(n, 5);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_REPLAY, &n), NVML_SUCCESS); /* an event raises it later */
+    assert_int_equal(n, 0);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_RECOVERY, &n), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_COUNT, &n), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(errs(g0, 1, NVML_NVLINK_ERROR_DL_CRC_FLIT, &n), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_CRC_FLIT, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(errs(sparse, 0, NVML_NVLINK_ERROR_DL_CRC_FLIT, &n), NVML_ERROR_NOT_SUPPORTED);
+    clock_set(40);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_CRC_FLIT, &n), NVML_SUCCESS);
+    assert_int_equal(n, 12);
+    assert_int_equal(errs(g0, 0, NVML_NVLINK_ERROR_DL_REPLAY, &n), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+
+    /* Fabric registration: the scenario's "fabric", NOT_SUPPORTED without it. */
+    nvml_DeviceGetGpuFabricInfo_fn fabric = CALL(nvml_DeviceGetGpuFabricInfo_fn, "nvmlDeviceGetGpuFabricInfo");
+    nvmlGpuFabricInfo_t fi;
+    memset(&fi, 0xff, sizeof fi);
+    assert_int_equal(fabric(g0, &fi), NVML_SUCCESS);
+    assert_int_equal(fi.state, NVML_GPU_FABRIC_STATE_COMPLETED);
+    assert_int_equal(fi.status, NVML_ERROR_NOT_READY);
+    assert_int_equal(fabric(sparse, &fi), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(fabric(g0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    /* The link's version as the scenario gives it; NOT_SUPPORTED without one. */
+    nvml_DeviceGetNvLinkVersion_fn version = CALL(nvml_DeviceGetNvLinkVersion_fn, "nvmlDeviceGetNvLinkVersion");
+    unsigned int v = 0;
+    assert_int_equal(version(g0, 0, &v), NVML_SUCCESS);
+    assert_int_equal(v, 6);
+    assert_int_equal(version(g0, 1, &v), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(version(sparse, 0, &v), NVML_ERROR_NOT_SUPPORTED);
+
+    /* Throughput: KiB since the start, all links (UINT_MAX) or one. */
+    nvmlFieldValue_t fv[4];
+    memset(fv, 0, sizeof fv);
+    fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+    fv[0].scopeId = 0xFFFFFFFFu;
+    fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+    fv[1].scopeId = 0;
+    fv[2].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX; /* no rate given */
+    fv[2].scopeId = 0xFFFFFFFFu;
+    fv[3].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+    fv[3].scopeId = 3; /* not a link of this GPU */
+    nvml_DeviceGetFieldValues_fn fields = CALL(nvml_DeviceGetFieldValues_fn, "nvmlDeviceGetFieldValues");
+    assert_int_equal(fields(g0, 4, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[0].valueType, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+    assert_int_equal(fv[0].value.ullVal, 4000);
+    assert_int_equal(fv[1].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[1].value.ullVal, 4000);
+    assert_int_equal(fv[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(fv[3].nvmlReturn, NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(fields(sparse, 1, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    shutdown_ok();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_lost_from_t50),   cmocka_unit_test(test_init_and_errors),
         cmocka_unit_test(test_system_and_strings),  cmocka_unit_test(test_sensors),
         cmocka_unit_test(test_health_and_counters), cmocka_unit_test(test_processes),
+        cmocka_unit_test(test_nvlink_counters),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -211,6 +211,28 @@ static void test_value_errors(void **state)
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "remote_pci_bus_id" : "0000:1B:00.0x"} ]} ]}),
                  "gpus[0].nvlink[0].remote_pci_bus_id: expected a PCI bus id");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 36} ]} ]}), "gpus[0].nvlink[0].link: must be between 0 and 35");
+    /* NVLink error counters, data rates and their events. */
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "error_counters" : {"crc_flit" : -1}} ]} ]}),
+                 "gpus[0].nvlink[0].error_counters.crc_flit: must be between 0 and");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "error_counters" : [0]} ]} ]}),
+                 "gpus[0].nvlink[0].error_counters: expected an object");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "data_tx_kibps" : "fast"} ]} ]}),
+                 "gpus[0].nvlink[0].data_tx_kibps: expected a number");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 2, "replay" : 1}} ]} ]}),
+                 "gpus[0].events[0].nvlink: link 2 is not in this GPU's \"nvlink\" list");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"replay" : 1}} ]} ]}),
+                 "gpus[0].events[0].nvlink: missing \"link\"");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0}} ]} ]}),
+                 "gpus[0].events[0].nvlink: an NVLink event says nothing");
+    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0, "crc_data" : -3}} ]} ]}),
+                 "gpus[0].events[0].nvlink.crc_data: must be between 0 and");
+    expect_error(J({"gpus" : [ {"fabric" : {"status" : 0}} ]}), "gpus[0].fabric: missing \"state\"");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : "done"}} ]}),
+                 "gpus[0].fabric: \"state\": \"done\" is none of");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : 3}} ]}), "gpus[0].fabric.state: expected a string");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : "completed", "status" : -1}} ]}),
+                 "gpus[0].fabric.status: must be between 0 and 999");
+    expect_error(J({"gpus" : [ {"fabric" : "completed"} ]}), "gpus[0].fabric: expected an object");
 }
 
 static void test_limits(void **state)

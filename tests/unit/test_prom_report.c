@@ -235,6 +235,49 @@ static void mig_devices_and_hpc_jobs(void **state)
     gd_facts_free(&f);
 }
 
+/* NVLink: error counters summed over the links that give them, the
+ * bandwidth as DCGM's "MB/s" (KiB/s / 1000); absent, never 0, for a GPU
+ * whose links give nothing (MIG, PCIe) and before the second read. */
+static void nvlink_counters_sum_links(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 3);
+    f.gpus[0].nvlink_count = 2;
+    f.gpus[0].nvlink[0].crc_flit_errors = gd_val(150);
+    f.gpus[0].nvlink[1].crc_flit_errors = gd_val(400);
+    f.gpus[0].nvlink[1].replay_errors = gd_val(12);
+    f.gpus[0].nvlink[0].replay_errors = gd_missing(GD_ST_NOT_SUPPORTED);
+    f.gpus[0].nvlink_data_kibps = gd_val(7.8e6);
+    f.gpus[1].nvlink_count = 1; /* MIG: nothing read */
+    f.gpus[1].nvlink[0].crc_flit_errors = gd_missing(GD_ST_NOT_SUPPORTED);
+    f.gpus[1].nvlink_data_kibps = gd_missing(GD_ST_UNREAD);
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, NULL);
+    const char *flit = strstr(t, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{gpu=\"0\"");
+    assert_non_null(flit);
+    assert_true(strncmp(strchr(flit, '}'), "} 550\n", 6) == 0);
+    const char *replay = strstr(t, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL{gpu=\"0\"");
+    assert_non_null(replay);
+    assert_true(strncmp(strchr(replay, '}'), "} 12\n", 5) == 0);
+    const char *bw = strstr(t, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{gpu=\"0\"");
+    assert_non_null(bw);
+    assert_true(strncmp(strchr(bw, '}'), "} 7800\n", 7) == 0);
+    assert_non_null(strstr(t, "# TYPE DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL counter\n"));
+    assert_null(strstr(t, "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{")); /* no link gives it */
+    assert_null(strstr(t, "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL{"));
+    for (const char *line = t; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, "DCGM_FI_DEV_NVLINK_", 19) == 0) /* GPU 0's series only */
+            assert_true(strncmp(strchr(line, '{'), "{gpu=\"0\"", 8) == 0);
+    f.gpus[0].lost = true; /* a lost GPU's counters stop */
+    free(t);
+    t = render(&f, &fs, NULL);
+    assert_null(strstr(t, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{"));
+    assert_null(strstr(t, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{"));
+    free(t);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +288,7 @@ int main(void)
         cmocka_unit_test(clock_event_seconds_accumulate),
         cmocka_unit_test(a_lost_gpu_is_reported_not_measured),
         cmocka_unit_test(mig_devices_and_hpc_jobs),
+        cmocka_unit_test(nvlink_counters_sum_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

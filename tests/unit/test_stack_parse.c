@@ -136,6 +136,58 @@ static void xid_lines_of_every_format(void **state)
     }
 }
 
+/* NVSwitch SXid lines in each log form: the event line, and its detail lines. */
+static void sxid_lines_of_every_format(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int kind, sxid, fatal;
+        const char *sw, *pci, *when, *text_start;
+    } ok[] = {
+        {"[ 2210.104512] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 12028, Non-fatal, Link 44 egress error (First)", 1,
+         12028, 0, "nvidia-nvswitch1", "0000:06:00.0", "2210.104512", "Non-fatal, Link 44"},
+        {"[Tue Mar  5 10:00:00 2024] nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 20034, Fatal, Link 30 LTSSM Fault Up",
+         1, 20034, 1, "nvidia-nvswitch3", "0000:08:00.0", "Tue Mar  5 10:00:00 2024", "Fatal, Link 30"},
+        {"Mar 05 10:00:00 node7 kernel: nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32", 1,
+         12028, 0, "nvidia-nvswitch0", "0000:05:00.0", "Mar 05 10:00:00", "Non-fatal"},
+        {"4,1234,5678901,-;nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 22013, Link 3 minion link DLREQ interrupt\n", 1,
+         22013, -1, "nvidia-nvswitch2", "0000:07:00.0", "5.678901", "Link 3 minion"},
+        {"[ 2290.551019] nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 20034, Severity 1 Engine instance 30 Sub-engine", 2,
+         20034, -1, "nvidia-nvswitch3", "0000:08:00.0", "2290.551019", "Severity 1"},
+        {"nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 20034, Data {0x00000000, 0x00000000}", 2, 20034, -1,
+         "nvidia-nvswitch3", "0000:08:00.0", "", "Data {"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gd_sxid_event ev;
+        int kind = gd_sxid_line_parse(ok[i].line, strlen(ok[i].line), &ev);
+        if (kind != ok[i].kind)
+            fail_msg("%d, want %d: %s", kind, ok[i].kind, ok[i].line);
+        assert_int_equal(ev.sxid, ok[i].sxid);
+        assert_int_equal(ev.fatal, ok[i].fatal);
+        assert_string_equal(ev.nvswitch, ok[i].sw);
+        assert_string_equal(ev.pci, ok[i].pci);
+        assert_string_equal(ev.when, ok[i].when);
+        assert_memory_equal(ev.text, ok[i].text_start, strlen(ok[i].text_start));
+    }
+    static const char *const bad[] = {
+        "",
+        ": SXid (PCI:0000:05:00.0): 12028, no switch named",
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0",
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0):",
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): x, y",
+        "nvidia-nvswitch0: SXid (): 12028, nothing",
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 0, zero",
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 99999999999, huge",
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gd_sxid_event ev;
+        if (gd_sxid_line_parse(bad[i], strlen(bad[i]), &ev))
+            fail_msg("parsed garbage: '%s'", bad[i]);
+    }
+}
+
 /* AER messages as the kernel's AER driver prints them, in each log form. */
 static void aer_lines_of_every_format(void **state)
 {
@@ -335,6 +387,7 @@ int main(void)
         cmocka_unit_test(tf_build_info),
         cmocka_unit_test(toolkit_and_metadata_versions),
         cmocka_unit_test(xid_lines_of_every_format),
+        cmocka_unit_test(sxid_lines_of_every_format),
         cmocka_unit_test(aer_lines_of_every_format),
         cmocka_unit_test(pci_ids_match_nvml_bus_ids),
         cmocka_unit_test(fatbin_entries),

@@ -146,6 +146,15 @@ typedef enum nvmlValueType_enum {
     NVML_VALUE_TYPE_COUNT
 } nvmlValueType_t;
 
+typedef enum nvmlNvLinkErrorCounter_enum {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0, /* data link transmit replays */
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1, /* data link transmit recoveries */
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2, /* data link receive flow-control digit CRC errors */
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3, /* data link receive data CRC errors */
+    NVML_NVLINK_ERROR_DL_ECC_DATA = 4, /* data link receive data ECC errors */
+    NVML_NVLINK_ERROR_COUNT
+} nvmlNvLinkErrorCounter_t;
+
 typedef enum nvmlPStates_enum {
     NVML_PSTATE_0 = 0,
     NVML_PSTATE_1 = 1,
@@ -277,6 +286,22 @@ typedef struct nvmlMarginTemperature_v1_st { /* newer */
 typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t; /* newer */
 #define nvmlMarginTemperature_v1 NVML_STRUCT_VERSION(MarginTemperature, 1) /* newer */
 
+/* nvmlDeviceGetGpuFabricInfo: a GPU's registration with the NVLink fabric
+ * (Fabric Manager on NVSwitch systems); newer. `status` is to be read only
+ * when `state` is NVML_GPU_FABRIC_STATE_COMPLETED (nvml.h). */
+#define NVML_GPU_FABRIC_UUID_LEN 16 /* newer */
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0 /* newer */
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1 /* newer */
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2 /* newer */
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3 /* newer */
+typedef unsigned char nvmlGpuFabricState_t; /* newer */
+typedef struct { /* newer */
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t; /* newer */
+
 /* Field ids for nvmlDeviceGetFieldValues. */
 #define NVML_FI_DEV_PERF_POLICY_POWER 74
 #define NVML_FI_DEV_PERF_POLICY_THERMAL 75
@@ -287,6 +312,9 @@ typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t; /* newer */
 #define NVML_FI_DEV_MEMORY_TEMP 82
 #define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
+/* NVLink data through all links (scopeId UINT_MAX) or one (scopeId: the link), cumulative KiB. */
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
 #define NVML_FI_DEV_POWER_AVERAGE 185 /* newer: 1 s average, Ampere (except GA100) and later */
 #define NVML_FI_DEV_POWER_INSTANT 186 /* newer */
 #define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193 /* newer: relative to T.Limit, signed */
@@ -425,6 +453,13 @@ typedef nvmlReturn_t (*nvml_DeviceGetNvLinkState_fn)(nvmlDevice_t device, unsign
                                                      nvmlEnableState_t *isActive);
 typedef nvmlReturn_t (*nvml_DeviceGetNvLinkRemotePciInfo_fn)(nvmlDevice_t device, unsigned int link,
                                                              nvmlPciInfo_t *pci);
+typedef nvmlReturn_t (*nvml_DeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, unsigned int link,
+                                                            nvmlNvLinkErrorCounter_t counter,
+                                                            unsigned long long *counterValue);
+typedef nvmlReturn_t (*nvml_DeviceGetNvLinkVersion_fn)(nvmlDevice_t device, unsigned int link,
+                                                       unsigned int *version);
+typedef nvmlReturn_t (*nvml_DeviceGetGpuFabricInfo_fn)(nvmlDevice_t device,
+                                                       nvmlGpuFabricInfo_t *gpuFabricInfo); /* newer */
 typedef nvmlReturn_t (*nvml_DeviceGetComputeRunningProcesses_fn)(nvmlDevice_t device, unsigned int *infoCount,
                                                                  nvmlProcessInfo_t *infos);
 typedef nvmlReturn_t (*nvml_DeviceGetComputeRunningProcesses_v1_fn)(nvmlDevice_t device, unsigned int *infoCount,

@@ -5,6 +5,7 @@
 #include "core/input.h"
 
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,33 @@ static void read_mig_devices(gd_nvml_session *s, nvmlDevice_t d, gd_gpu *g)
     }
 }
 
+/* Each listed NVLink's error counters (nvmlDeviceGetNvLinkErrorCounter),
+ * which only rise: not asked of a GPU in MIG mode (its links are down, and
+ * DCGM reports no NVLink counters for it) nor of a link NVML does not know. */
+static void read_nvlink_errors(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    static const struct {
+        nvmlNvLinkErrorCounter_t counter;
+        size_t off;
+    } counters[] = {
+        {NVML_NVLINK_ERROR_DL_REPLAY, offsetof(gd_nvlink, replay_errors)},
+        {NVML_NVLINK_ERROR_DL_RECOVERY, offsetof(gd_nvlink, recovery_errors)},
+        {NVML_NVLINK_ERROR_DL_CRC_FLIT, offsetof(gd_nvlink, crc_flit_errors)},
+        {NVML_NVLINK_ERROR_DL_CRC_DATA, offsetof(gd_nvlink, crc_data_errors)},
+    };
+    bool mig = gd_ok(g->mig_mode) && g->mig_mode.v != 0;
+    for (size_t l = 0; l < g->nvlink_count && !g->lost; l++) {
+        gd_nvlink *link = &g->nvlink[l];
+        for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
+            gd_value *v = (gd_value *)((char *)link + counters[k].off);
+            unsigned long long n = 0;
+            nvmlReturn_t rc = mig ? NVML_ERROR_NOT_SUPPORTED
+                                  : NVCALL(r->s, DeviceGetNvLinkErrorCounter, d, link->link, counters[k].counter, &n);
+            *v = take(r, "nvmlDeviceGetNvLinkErrorCounter", rc, (double)n);
+        }
+    }
+}
+
 void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s)
 {
     reader r = {.s = s, .gpu = out, .t_s = t_s};
@@ -363,7 +391,24 @@ void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, dou
         read_memory_health(&r, s->devices[g], out);
         if (out->mig_device_count)
             read_mig_devices(s, s->devices[g], out);
+        read_nvlink_errors(&r, s->devices[g], out);
     }
+}
+
+/* The GPU's NVLink fabric registration (nvmlDeviceGetGpuFabricInfo, NVML
+ * 12.x): NOT_SUPPORTED on PCIe boards and NVLink systems without NVSwitches,
+ * FUNCTION_NOT_FOUND (not supported) from older drivers. */
+static void read_fabric(reader *r, nvmlDevice_t d, gd_gpu *g)
+{
+    nvmlGpuFabricInfo_t fi;
+    memset(&fi, 0, sizeof fi);
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetGpuFabricInfo, d, &fi);
+    if (rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    g->fabric_state = take(r, "nvmlDeviceGetGpuFabricInfo", rc, fi.state);
+    g->fabric_status = rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_COMPLETED
+                           ? gd_val((double)fi.status)
+                           : gd_missing(rc == NVML_SUCCESS ? GD_ST_UNREAD : g->fabric_state.status);
 }
 
 static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
@@ -394,6 +439,9 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
         gd_nvlink *l = &g->nvlink[g->nvlink_count++];
         l->link = link;
         l->active = take(r, "nvmlDeviceGetNvLinkState", lrc, active == NVML_FEATURE_ENABLED);
+        unsigned int version = 0;
+        nvmlReturn_t vrc = NVCALL(s, DeviceGetNvLinkVersion, d, link, &version);
+        l->version = take(r, "nvmlDeviceGetNvLinkVersion", vrc, version);
         nvmlPciInfo_t pci;
         memset(&pci, 0, sizeof pci);
         if (NVCALL(s, DeviceGetNvLinkRemotePciInfo, d, link, &pci) == NVML_SUCCESS) {
@@ -401,6 +449,8 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
             snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", pci.busId);
         }
     }
+    read_nvlink_errors(r, d, g);
+    read_fabric(r, d, g);
 }
 
 /* A process's name: NVML's answer, else PROC/PID/comm; empty when neither knows. */

@@ -3,6 +3,7 @@
 #include "nvml_events.h"
 #include "nvml_read.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,20 @@ static void rise(gd_facts *f, double t, int g, const char *name, gd_value before
         add(f, t, g, GD_EV_COUNTER, 1, name);
 }
 
+/* The rises of one NVLink's error counters: events named
+ * "nvlink_<counter>:<link>" (gd_nvlink_event_parse reads them back). */
+static void nvlink_rises(gd_facts *f, double t, int g, const gd_nvlink *before, const gd_nvlink *now)
+{
+    const gd_value *b[] = {&before->replay_errors, &before->recovery_errors, &before->crc_flit_errors,
+                           &before->crc_data_errors};
+    const gd_value *n[] = {&now->replay_errors, &now->recovery_errors, &now->crc_flit_errors, &now->crc_data_errors};
+    for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "nvlink_%s:%u", gd_nvlink_counter_names[k], now->link);
+        rise(f, t, g, name, *b[k], *n[k]);
+    }
+}
+
 static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
 {
     for (size_t g = 0; g < w->gpus; g++) {
@@ -131,6 +146,47 @@ static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
         gpu->remap_unc_rows = now.remap_unc_rows;
         gpu->remap_pending = now.remap_pending;
         gpu->remap_failure = now.remap_failure;
+        for (size_t l = 0; l < gpu->nvlink_count; l++) {
+            nvlink_rises(f, t, (int)g, &gpu->nvlink[l], &now.nvlink[l]);
+            gpu->nvlink[l].replay_errors = now.nvlink[l].replay_errors;
+            gpu->nvlink[l].recovery_errors = now.nvlink[l].recovery_errors;
+            gpu->nvlink[l].crc_flit_errors = now.nvlink[l].crc_flit_errors;
+            gpu->nvlink[l].crc_data_errors = now.nvlink[l].crc_data_errors;
+        }
+    }
+}
+
+/* NVLink data through all links of each GPU that has a link and is not in
+ * MIG mode, every sample: one nvmlDeviceGetFieldValues call of the TX and RX
+ * counters (cumulative KiB, scopeId UINT_MAX: summed over the links), and
+ * the rate since the previous read. A counter that is not supported, or that
+ * went back (a reset), leaves the rate unread until two reads agree. */
+static void nvlink_data(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
+{
+    for (size_t g = 0; g < w->gpus && s->api.DeviceGetFieldValues; g++) {
+        gd_gpu *gpu = &f->gpus[g];
+        if (!s->devices[g] || gpu->lost || gpu->nvlink_count == 0 || (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0) ||
+            gpu->nvlink_data_kib.status == GD_ST_NOT_SUPPORTED) /* asked once: this driver or board lacks it */
+            continue;
+        nvmlFieldValue_t fv[2];
+        memset(fv, 0, sizeof fv);
+        fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+        fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+        fv[0].scopeId = fv[1].scopeId = UINT_MAX;
+        nvmlReturn_t rc = s->api.DeviceGetFieldValues(s->devices[g], 2, fv);
+        if (rc == NVML_SUCCESS)
+            rc = fv[0].nvmlReturn != NVML_SUCCESS ? fv[0].nvmlReturn : fv[1].nvmlReturn;
+        gd_value kib = rc == NVML_SUCCESS ? gd_val(gd_nvml_field_number(&fv[0]) + gd_nvml_field_number(&fv[1]))
+                       : rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT
+                           ? gd_missing(GD_ST_NOT_SUPPORTED)
+                           : gd_missing(GD_ST_ERROR); /* asked again next sample */
+        gd_value before = gpu->nvlink_data_kib;
+        double dt = t - gpu->nvlink_data_t;
+        gpu->nvlink_data_kibps = gd_ok(before) && gd_ok(kib) && dt > 0 && kib.v >= before.v
+                                     ? gd_val((kib.v - before.v) / dt)
+                                     : gd_missing(gd_ok(kib) ? GD_ST_UNREAD : kib.status);
+        gpu->nvlink_data_kib = kib;
+        gpu->nvlink_data_t = t;
     }
 }
 
@@ -217,6 +273,7 @@ void gd_nvml_watch_sample(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, siz
             w->next_reread_s += GD_HEALTH_REREAD_S;
     }
     gpm_sample(w, s, f, i);
+    nvlink_data(w, s, f, t);
 }
 
 void gd_nvml_watch_close(gd_nvml_watch *w, gd_nvml_session *s)

@@ -68,6 +68,9 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetRemappedRows), false, {"nvmlDeviceGetRemappedRows", NULL}},
     {AT(DeviceGetNvLinkState), false, {"nvmlDeviceGetNvLinkState", NULL}},
     {AT(DeviceGetNvLinkRemotePciInfo), false, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL}},
+    {AT(DeviceGetNvLinkErrorCounter), false, {"nvmlDeviceGetNvLinkErrorCounter", NULL}},
+    {AT(DeviceGetGpuFabricInfo), false, {"nvmlDeviceGetGpuFabricInfo", NULL}},
+    {AT(DeviceGetNvLinkVersion), false, {"nvmlDeviceGetNvLinkVersion", NULL}},
     /* v3 and v2 share nvmlProcessInfo_t's layout; the plain name is v1. */
     {AT(DeviceGetComputeRunningProcesses),
      false,

@@ -80,6 +80,9 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetRemappedRows_fn DeviceGetRemappedRows;
     nvml_DeviceGetNvLinkState_fn DeviceGetNvLinkState;
     nvml_DeviceGetNvLinkRemotePciInfo_fn DeviceGetNvLinkRemotePciInfo;
+    nvml_DeviceGetNvLinkErrorCounter_fn DeviceGetNvLinkErrorCounter;
+    nvml_DeviceGetGpuFabricInfo_fn DeviceGetGpuFabricInfo;
+    nvml_DeviceGetNvLinkVersion_fn DeviceGetNvLinkVersion;
     nvml_DeviceGetComputeRunningProcesses_fn DeviceGetComputeRunningProcesses;
     nvml_DeviceGetComputeRunningProcesses_v1_fn DeviceGetComputeRunningProcesses_v1;
     nvml_DeviceGetPerformanceState_fn DeviceGetPerformanceState;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Xid events, the driver's word of GPUs lost without one, and PCIe AER
- * messages from the kernel log, in any timestamp style (klog_line.c): a file (--sim's
+/* Xid events, the driver's word of GPUs lost without one, NVSwitch errors
+ * (SXid) and PCIe AER messages from the kernel log, in any timestamp style (klog_line.c): a file (--sim's
  * host.kernel_log), else /dev/kmsg, else `journalctl -k`; or a captured log
  * (--from dmesg.txt). */
 #include "stack_internal.h"
@@ -66,6 +66,32 @@ static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
     x->examples[x->example_count++] = *ev;
 }
 
+/* Counts an NVSwitch error in its (SXid, switch) group. */
+static void add_sxid(gd_stack_facts *s, const gd_sxid_event *ev)
+{
+    s->sxid_total++;
+    size_t k = 0;
+    while (k < s->sxid_group_count &&
+           !(s->sxid_groups[k].sxid == ev->sxid && strcasecmp(s->sxid_groups[k].pci, ev->pci) == 0))
+        k++;
+    if (k == s->sxid_group_count) {
+        if (k == GD_STACK_MAX_SXID_GROUPS)
+            return;
+        gd_sxid_group *n = &s->sxid_groups[s->sxid_group_count++];
+        memset(n, 0, sizeof *n);
+        n->sxid = ev->sxid;
+        n->fatal = -1;
+        memcpy(n->nvswitch, ev->nvswitch, sizeof n->nvswitch);
+        memcpy(n->pci, ev->pci, sizeof n->pci);
+        memcpy(n->first_seen, ev->when, sizeof n->first_seen);
+    }
+    gd_sxid_group *g = &s->sxid_groups[k];
+    g->count++;
+    if (ev->fatal > g->fatal)
+        g->fatal = ev->fatal;
+    g->last = *ev;
+}
+
 static void add_fatal(gd_stack_facts *s, const gd_facts *f, gd_fatal_kind kind, const char *pci, const char *when,
                       const char *text)
 {
@@ -107,6 +133,13 @@ static void take_line(gd_stack_facts *s, const gd_facts *f, klog_state *st, cons
         }
         s->aer_devices[k].count[aer.severity]++;
         s->aer_devices[k].last = aer;
+        return;
+    }
+    gd_sxid_event sx;
+    int sk = gd_sxid_line_parse(line, len, &sx);
+    if (sk) {
+        if (sk == 1)
+            add_sxid(s, &sx);
         return;
     }
     gd_xid_event ev;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Finds `key` at the start of a line (after spaces) in buf; returns the rest
  * of that line in out (trimmed). */
@@ -288,6 +289,60 @@ bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev)
         n--;
     snprintf(ev->text, sizeof ev->text, "%.*s", (int)n, p);
     return true;
+}
+
+int gd_sxid_line_parse(const char *line, size_t len, gd_sxid_event *ev)
+{
+    static const char tag[] = ": SXid (";
+    const char *end = line + len;
+    const char *p = find_tag(line, len, tag);
+    if (!p)
+        return 0;
+    memset(ev, 0, sizeof *ev);
+    ev->fatal = -1;
+    /* The switch's name: the word before ": SXid". */
+    const char *n = p;
+    while (n > line && n[-1] != ' ' && n[-1] != ']' && n[-1] != ';')
+        n--;
+    if (p - n <= 0 || p - n >= (long)sizeof ev->nvswitch)
+        return 0;
+    snprintf(ev->nvswitch, sizeof ev->nvswitch, "%.*s", (int)(p - n), n);
+    p += sizeof tag - 1;
+    if (end - p >= 4 && memcmp(p, "PCI:", 4) == 0)
+        p += 4;
+    const char *pe = p;
+    while (pe < end && *pe != ')' && *pe != ' ')
+        pe++;
+    if (pe == p || pe - p >= (long)sizeof ev->pci || pe >= end || *pe != ')')
+        return 0;
+    snprintf(ev->pci, sizeof ev->pci, "%.*s", (int)(pe - p), p);
+    if (end - pe < 3 || pe[1] != ':')
+        return 0;
+    p = pe + 2;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || !isdigit((unsigned char)*p))
+        return 0;
+    long sxid = 0;
+    while (p < end && isdigit((unsigned char)*p) && sxid < 1000000)
+        sxid = sxid * 10 + (*p++ - '0');
+    if (sxid <= 0 || sxid >= 1000000)
+        return 0;
+    ev->sxid = (int)sxid;
+    line_when(line, len, ev->when, sizeof ev->when);
+    while (p < end && (*p == ',' || *p == ' '))
+        p++;
+    size_t rest = (size_t)(end - p);
+    while (rest > 0 && (p[rest - 1] == '\n' || p[rest - 1] == '\r'))
+        rest--;
+    snprintf(ev->text, sizeof ev->text, "%.*s", (int)rest, p);
+    if (rest >= 9 && strncasecmp(p, "Non-fatal", 9) == 0)
+        ev->fatal = 0;
+    else if (rest >= 5 && strncasecmp(p, "Fatal", 5) == 0)
+        ev->fatal = 1;
+    else if ((rest >= 9 && memcmp(p, "Severity ", 9) == 0) || (rest >= 5 && memcmp(p, "Data ", 5) == 0))
+        return 2;
+    return 1;
 }
 
 bool gd_arch_add(gd_arch *archs, size_t max, size_t *n, int sm, bool ptx)

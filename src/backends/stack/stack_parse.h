@@ -72,6 +72,16 @@ bool gd_klog_split(const char *line, size_t len, gd_klog_line *out);
 bool gd_xid_line_parse(const char *line, size_t len, gd_xid_event *ev);
 
 /*
+ * One kernel log line with an NVSwitch error (SXid), any prefix as above:
+ *   nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)
+ *   nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 20034, Fatal, Link 30 LTSSM Fault Up
+ * Returns 1 for an event (ev filled), 2 for one of its detail lines
+ * ("..., Severity 1 Engine instance 30 ...", "..., Data {0x...}": ev filled,
+ * not a new event), 0 for any other line.
+ */
+int gd_sxid_line_parse(const char *line, size_t len, gd_sxid_event *ev);
+
+/*
  * One kernel log line with a PCIe AER error message, as the kernel's AER
  * driver prints it for the port that received it (any prefix as above):
  *   pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* NVLink checks from literal facts: nvlink.errors' severity edges, the
+ * fabric states, SXid findings, nvlink.down's peer comparison. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "facts_fixture.h"
+#include "gpudoctor/abi/nvml_api.h"
+#include "gpudoctor/stack.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const gd_finding *only(const gd_findings *fs, const char *id)
+{
+    assert_int_equal(fx_count(fs, id, -2), 1);
+    for (size_t i = 0; i < fs->n; i++)
+        if (strcmp(fs->v[i].id, id) == 0)
+            return &fs->v[i];
+    return NULL;
+}
+
+/* GPUs with `links` active NVLinks each. */
+static void with_links(gd_facts *f, size_t links)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        f->gpus[g].nvlink_count = links;
+        for (size_t l = 0; l < links; l++) {
+            f->gpus[g].nvlink[l].link = (unsigned)l;
+            f->gpus[g].nvlink[l].active = gd_val(1);
+            f->gpus[g].nvlink[l].replay_errors = gd_val(0);
+            f->gpus[g].nvlink[l].recovery_errors = gd_val(0);
+            f->gpus[g].nvlink[l].crc_flit_errors = gd_val(0);
+            f->gpus[g].nvlink[l].crc_data_errors = gd_val(0);
+        }
+    }
+}
+
+static void rise(gd_facts *f, double t, int gpu, const char *counter, unsigned link, long long n)
+{
+    gd_event e = {.t = t, .gpu = gpu, .kind = GD_EV_COUNTER, .value = n};
+    snprintf(e.what, sizeof e.what, "nvlink_%s:%u", counter, link);
+    assert_int_equal(gd_event_add(&f->events, &e), 0);
+}
+
+static void event_names_parse_back(void **state)
+{
+    (void)state;
+    gd_event e = {.kind = GD_EV_COUNTER, .value = 3};
+    unsigned link = 99;
+    int c = -1;
+    snprintf(e.what, sizeof e.what, "nvlink_crc_data:17");
+    assert_true(gd_nvlink_event_parse(&e, &link, &c));
+    assert_int_equal(link, 17);
+    assert_string_equal(gd_nvlink_counter_names[c], "crc_data");
+    static const char *const bad[] = {"nvlink_crc_data:", "nvlink_crc:3", "nvlink_crc_data:3x", "ecc_volatile_uncorrected",
+                                      "nvlink_replay", "nvlink_replay:-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(e.what, sizeof e.what, "%s", bad[i]);
+        assert_false(gd_nvlink_event_parse(&e, &link, &c));
+    }
+    snprintf(e.what, sizeof e.what, "nvlink_replay:3");
+    e.kind = GD_EV_XID;
+    assert_false(gd_nvlink_event_parse(&e, &link, &c));
+}
+
+/* 10 samples 1 s apart: a 9 s window. */
+static void errors_severity_by_kind_and_rate(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *counter;
+        long long n;
+        int findings;
+        gd_severity sev;
+    } cases[] = {
+        {"replay", 3, 1, GD_SEV_INFO},          /* a few replays: the link resent and went on */
+        {"replay", 10, 1, GD_SEV_WARNING},      /* GD_NVLINK_REPLAYS_WARN */
+        {"crc_flit", 1, 1, GD_SEV_WARNING},     /* any CRC error below DCGM's rate */
+        {"crc_data", 1, 1, GD_SEV_WARNING},
+        {"crc_flit", 899, 1, GD_SEV_WARNING},   /* 99.9/s */
+        {"crc_flit", 900, 1, GD_SEV_CRITICAL},  /* 100/s: DCGM's limit */
+        {"recovery", 1, 1, GD_SEV_CRITICAL},    /* the link dropped and retrained */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gd_facts f;
+        fx_facts(&f, 2, 10);
+        with_links(&f, 18);
+        rise(&f, 5, 1, cases[k].counter, 7, cases[k].n);
+        gd_findings out;
+        fx_run(&f, "nvlink.errors", &out);
+        assert_int_equal(fx_count(&out, "nvlink.errors", 1), 1);
+        const gd_finding *x = only(&out, "nvlink.errors");
+        if (x->severity != cases[k].sev)
+            fail_msg("%s +%lld: severity %d, want %d", cases[k].counter, cases[k].n, x->severity, cases[k].sev);
+        json_t *l = json_array_get(json_object_get(x->evidence, "links"), 0);
+        assert_int_equal(json_integer_value(json_object_get(l, "link")), 7);
+        assert_int_equal(json_integer_value(json_object_get(l, cases[k].counter)), cases[k].n);
+        assert_int_equal(out.nskips, 0);
+        gd_findings_free(&out);
+        gd_facts_free(&f);
+    }
+}
+
+static void errors_outside_the_window_or_other_counters_are_quiet(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 10); /* samples at 0..9 s */
+    with_links(&f, 18);
+    rise(&f, 30, 1, "crc_flit", 7, 5000); /* after the window (the live view's last minute) */
+    gd_event ecc = {.t = 4, .gpu = 0, .kind = GD_EV_COUNTER, .value = 2};
+    snprintf(ecc.what, sizeof ecc.what, "ecc_volatile_uncorrected");
+    gd_event_add(&f.events, &ecc);
+    /* Large counts from before the session are not a rise. */
+    f.gpus[0].nvlink[3].crc_flit_errors = gd_val(123456);
+    gd_findings out;
+    fx_run(&f, "nvlink.errors", &out);
+    assert_int_equal(out.n, 0);
+    assert_int_equal(out.nskips, 0);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void errors_not_checked_only_with_nvlink_and_no_counters(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 4);
+    gd_findings out;
+    fx_run(&f, "nvlink.errors", &out); /* no NVLink at all: nothing to judge, nothing said */
+    assert_int_equal(out.n + out.nskips, 0);
+    gd_findings_free(&out);
+    with_links(&f, 4);
+    for (size_t g = 0; g < 2; g++)
+        for (size_t l = 0; l < 4; l++)
+            f.gpus[g].nvlink[l].replay_errors = f.gpus[g].nvlink[l].crc_flit_errors =
+                gd_missing(GD_ST_NOT_SUPPORTED);
+    fx_run(&f, "nvlink.errors", &out);
+    assert_int_equal(out.n, 0);
+    assert_int_equal(out.nskips, 1);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void fabric_states(void **state)
+{
+    (void)state;
+    static const struct {
+        int st0, status0, st1; /* GPU 0's state and status, GPU 1's state (0: not supported) */
+        const char *key; /* "id@gpu=severity", NULL: none */
+    } cases[] = {
+        {NVML_GPU_FABRIC_STATE_COMPLETED, 0, NVML_GPU_FABRIC_STATE_COMPLETED, NULL},
+        {NVML_GPU_FABRIC_STATE_NOT_STARTED, 0, NVML_GPU_FABRIC_STATE_NOT_STARTED, "-1=critical"},
+        {NVML_GPU_FABRIC_STATE_NOT_STARTED, 0, NVML_GPU_FABRIC_STATE_COMPLETED, "0=critical"},
+        {NVML_GPU_FABRIC_STATE_COMPLETED, NVML_ERROR_NOT_READY, NVML_GPU_FABRIC_STATE_COMPLETED, "0=critical"},
+        {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_COMPLETED, "0=warning"},
+        {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_NOT_STARTED, "-1=critical"},
+        {NVML_GPU_FABRIC_STATE_IN_PROGRESS, 0, NVML_GPU_FABRIC_STATE_IN_PROGRESS, "-1=warning"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gd_facts f;
+        fx_facts(&f, 2, 2);
+        with_links(&f, 18);
+        f.gpus[0].fabric_state = gd_val(cases[k].st0);
+        f.gpus[0].fabric_status = cases[k].st0 == NVML_GPU_FABRIC_STATE_COMPLETED ? gd_val(cases[k].status0)
+                                                                                 : gd_missing(GD_ST_UNREAD);
+        f.gpus[1].fabric_state = gd_val(cases[k].st1);
+        f.gpus[1].fabric_status = gd_val(0);
+        gd_findings out;
+        fx_run(&f, "nvlink.fabric", &out);
+        char got[64] = "";
+        if (out.n == 1)
+            snprintf(got, sizeof got, "%d=%s", out.v[0].gpu, gd_severity_name(out.v[0].severity));
+        if (cases[k].key ? strcmp(got, cases[k].key) != 0 : out.n != 0)
+            fail_msg("case %zu: got %zu findings (%s), want %s", k, out.n, got, cases[k].key ? cases[k].key : "none");
+        if (out.n == 1 && out.v[0].gpu == GD_NO_GPU && out.v[0].severity == GD_SEV_WARNING)
+            assert_non_null(strstr(out.v[0].title, "still in progress"));
+        if (out.n == 1 && out.v[0].gpu == GD_NO_GPU && out.v[0].severity == GD_SEV_CRITICAL &&
+            cases[k].st0 == cases[k].st1)
+            assert_non_null(strstr(out.v[0].title, "Fabric Manager is not running"));
+        assert_int_equal(out.nskips, 0);
+        gd_findings_free(&out);
+        gd_facts_free(&f);
+    }
+}
+
+/* PCIe boards: NOT_SUPPORTED is never a finding; a note only where NVLink is up. */
+static void fabric_not_supported_is_not_checked(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 2);
+    for (size_t g = 0; g < 2; g++)
+        f.gpus[g].fabric_state = f.gpus[g].fabric_status = gd_missing(GD_ST_NOT_SUPPORTED);
+    gd_findings out;
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n + out.nskips, 0);
+    gd_findings_free(&out);
+    with_links(&f, 4);
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n, 0);
+    assert_int_equal(out.nskips, 1);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+static void sxid_fatal_is_critical(void **state)
+{
+    (void)state;
+    for (int fatal = -1; fatal <= 1; fatal++) {
+        gd_facts f;
+        fx_facts(&f, 2, 2);
+        f.stack = calloc(1, sizeof *f.stack);
+        f.stack->kernel_log_read = true;
+        f.stack->sxid_groups[0] = (gd_sxid_group){.sxid = 12028, .nvswitch = "nvidia-nvswitch0", .pci = "0000:05:00.0",
+                                                  .fatal = 0, .count = 3};
+        f.stack->sxid_groups[1] = (gd_sxid_group){.sxid = 20034, .nvswitch = "nvidia-nvswitch3", .pci = "0000:08:00.0",
+                                                  .fatal = fatal, .count = 1};
+        f.stack->sxid_group_count = 2;
+        f.stack->sxid_total = 4;
+        gd_findings out;
+        fx_run(&f, "nvlink.sxid", &out);
+        const gd_finding *x = only(&out, "nvlink.sxid");
+        assert_int_equal(x->severity, fatal == 1 ? GD_SEV_CRITICAL : GD_SEV_WARNING);
+        assert_int_equal(x->gpu, GD_NO_GPU);
+        assert_int_equal(json_array_size(json_object_get(x->evidence, "sxids")), 2);
+        assert_non_null(strstr(x->title, "nvidia-nvswitch0, nvidia-nvswitch3"));
+        gd_findings_free(&out);
+        /* A clean log: quiet. */
+        f.stack->sxid_group_count = 0;
+        fx_run(&f, "nvlink.sxid", &out);
+        assert_int_equal(out.n + out.nskips, 0);
+        gd_findings_free(&out);
+        gd_facts_free(&f);
+    }
+}
+
+static void down_compares_with_peers(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 8, 2);
+    with_links(&f, 18);
+    f.gpus[3].nvlink[17].active = gd_val(0);
+    gd_findings out;
+    fx_run(&f, "nvlink.down", &out);
+    const gd_finding *x = only(&out, "nvlink.down");
+    assert_int_equal(x->gpu, 3);
+    assert_int_equal(x->severity, GD_SEV_WARNING);
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "links_active")), 17);
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "peers_links_active")), 18);
+    assert_non_null(strstr(x->title, "its peers have 18 active"));
+    gd_findings_free(&out);
+    /* Every GPU with the same link down: as many as its peers, said so. */
+    for (size_t g = 0; g < 8; g++)
+        f.gpus[g].nvlink[17].active = gd_val(0);
+    fx_run(&f, "nvlink.down", &out);
+    assert_int_equal(fx_count(&out, "nvlink.down", -2), 8);
+    assert_non_null(strstr(out.v[0].title, "as many as its peers"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(event_names_parse_back),
+        cmocka_unit_test(errors_severity_by_kind_and_rate),
+        cmocka_unit_test(errors_outside_the_window_or_other_counters_are_quiet),
+        cmocka_unit_test(errors_not_checked_only_with_nvlink_and_no_counters),
+        cmocka_unit_test(fabric_states),
+        cmocka_unit_test(fabric_not_supported_is_not_checked),
+        cmocka_unit_test(sxid_fatal_is_critical),
+        cmocka_unit_test(down_compares_with_peers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
