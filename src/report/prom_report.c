@@ -137,6 +137,22 @@ static void gpu_labels(char *buf, size_t len, const gd_facts *f, size_t g, const
              gpu->index, uuid, bus, gpu->index, model, host, driver);
 }
 
+/* Appends a GPU's pod, namespace and container labels when a pod holds it
+ * and they fit whole (a cut value would be made up). */
+static void pod_labels(char *buf, size_t len, const gd_prom_pod *p)
+{
+    if (!p || !p->pod[0])
+        return;
+    char pod[2 * sizeof p->pod], ns[2 * sizeof p->namespace_], ctr[2 * sizeof p->container], add[sizeof pod * 3 + 64];
+    gd_prom_label_value(pod, sizeof pod, p->pod);
+    gd_prom_label_value(ns, sizeof ns, p->namespace_);
+    gd_prom_label_value(ctr, sizeof ctr, p->container);
+    int n = snprintf(add, sizeof add, ",pod=\"%s\",namespace=\"%s\",container=\"%s\"", pod, ns, ctr);
+    size_t used = strlen(buf);
+    if (n > 0 && used + (size_t)n < len)
+        memcpy(buf + used, add, (size_t)n + 1);
+}
+
 static void header(FILE *o, const char *name, const char *type, const char *help)
 {
     fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -280,8 +296,10 @@ char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_cou
         free(labels);
         return NULL;
     }
-    for (size_t g = 0; g < f->gpu_count; g++)
+    for (size_t g = 0; g < f->gpu_count; g++) {
         gpu_labels(labels[g], sizeof labels[g], f, g, c ? c->hostname : NULL);
+        pod_labels(labels[g], sizeof labels[g], c && c->pods && g < c->gpus ? &c->pods[g] : NULL);
+    }
     dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, labels);
     dcgm_health_section(o, f, c, labels);
     free(labels);

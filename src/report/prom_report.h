@@ -14,6 +14,12 @@
 
 #include <stddef.h>
 
+/* A GPU's job as dcgm-exporter labels it from the kubelet's pod-resources
+ * (Kubernetes): pod, namespace, container; pod "" when no pod holds it. */
+typedef struct gd_prom_pod {
+    char pod[254], namespace_[254], container[254];
+} gd_prom_pod;
+
 /* Counters that outlive the bounded series: seconds each GPU spent with
  * each clock event reason set, accumulated sample by sample. */
 typedef struct gd_prom_counters {
@@ -22,6 +28,7 @@ typedef struct gd_prom_counters {
     double *pcie_kb; /* [gpus][2]: KB sent and received (NVML's throughput times the time between samples) */
     double last_t; /* time of the last sample accounted; NAN before the first */
     const char *hostname; /* the Hostname label (NODE_NAME where set); NULL: the host's own name */
+    const gd_prom_pod *pods; /* [gpus]: each GPU's pod labels; NULL: none */
 } gd_prom_counters;
 
 /* 0, or -1 (no memory). */
