@@ -18,6 +18,7 @@
 const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--interval MS] [--window SEC]\n"
                               "                        [--duration SEC] [--sim SCENARIO]\n"
                               "                        [--kubernetes] [--kubernetes-socket PATH]\n"
+                              "                        [--kubernetes-refresh SEC]\n"
                               "\n"
                               "Serves Prometheus metrics on http://ADDR:PORT/metrics until Ctrl-C or SIGTERM:\n"
                               "dcgm-exporter's metric names and labels for what both measure (DCGM_FI_DEV_GPU_TEMP,\n"
@@ -41,6 +42,7 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "                      " GD_K8S_DEFAULT_SOCKET " exists,\n"
                               "                      asked every 10 s; never under --sim)\n"
                               "  --kubernetes-socket PATH  the same from the socket at PATH\n"
+                              "  --kubernetes-refresh SEC  ask the kubelet every SEC seconds (default 10)\n"
                               "\n"
                               "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
                               "/health (the current findings and the session's health events, as JSON).\n"
@@ -54,6 +56,7 @@ const struct option gd_export_options[] = {
     {"sim", required_argument, NULL, 's'},
     {"kubernetes", no_argument, NULL, 'k'},
     {"kubernetes-socket", required_argument, NULL, 'K'},
+    {"kubernetes-refresh", required_argument, NULL, 'R'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -62,6 +65,7 @@ typedef struct export_opts {
     const char *listen, *sim;
     const char *k8s_socket; /* --kubernetes-socket */
     bool k8s; /* --kubernetes */
+    double k8s_refresh_s; /* --kubernetes-refresh */
     double interval_ms, window_s, duration_s; /* duration 0: until stopped */
 } export_opts;
 
@@ -97,6 +101,10 @@ static int parse(int argc, char **argv, export_opts *o)
         case 's': o->sim = optarg; break;
         case 'k': o->k8s = true; break;
         case 'K': o->k8s_socket = optarg; break;
+        case 'R':
+            if (gd_cli_duration(optarg, 1, 1, 3600, &o->k8s_refresh_s) != 0)
+                return gd_cli_error("--kubernetes-refresh wants seconds from 1 to 3600, not '%s'", optarg);
+            break;
         case 'h': fputs(gd_export_help, stdout); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor export --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor export --help')", argv[optind - 1]);
@@ -228,7 +236,7 @@ int gd_cmd_export(int argc, char **argv)
             "last %g s\n",
             (int)(colon - o.listen), o.listen, gd_export_http_port(http), f.gpu_count, f.gpu_count == 1 ? "" : "s",
             f.driver_loaded ? "" : " (no driver: the findings say why)", interval_s, o.window_s);
-    x.k8s = gd_export_k8s_start(o.k8s_socket, o.k8s, o.sim != NULL);
+    x.k8s = gd_export_k8s_start(o.k8s_socket, o.k8s, o.k8s_refresh_s, o.sim != NULL);
     gd_sink sink = {.on_sample = on_sample, .ud = &x};
     int step = gd_session_add_sink(s, &sink) == 0 ? 1 : -1;
     while (step > 0)

@@ -13,7 +13,7 @@ static void say(void *ud, const char *msg)
     fprintf(stderr, "gpudoctor export: %s\n", msg);
 }
 
-gd_k8s_pods *gd_export_k8s_start(const char *socket, bool asked, bool sim)
+gd_k8s_pods *gd_export_k8s_start(const char *socket, bool asked, double refresh_s, bool sim)
 {
     asked = asked || socket;
     const char *path = socket ? socket : GD_K8S_DEFAULT_SOCKET;
@@ -21,7 +21,7 @@ gd_k8s_pods *gd_export_k8s_start(const char *socket, bool asked, bool sim)
         return NULL;
     /* Started: its failures are said (a socket that exists and fails is a
      * node's misconfiguration, a missing one was asked for). */
-    gd_k8s_pods_opts o = {.socket = path, .log = say};
+    gd_k8s_pods_opts o = {.socket = path, .refresh_s = refresh_s, .log = say};
     char err[256];
     gd_k8s_pods *k = gd_k8s_pods_start(&o, err, sizeof err);
     if (!k && asked)

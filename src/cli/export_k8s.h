@@ -21,9 +21,9 @@
  * starts only where the kubelet's default socket exists, and never for a
  * simulated machine (--sim), whose GPUs no pod holds: a missing socket is
  * then silent. A started watcher's failures are said on stderr (once, until
- * it answers again). NULL: no pod labels.
+ * it answers again). refresh_s <= 0: GD_K8S_REFRESH_S. NULL: no pod labels.
  */
-gd_k8s_pods *gd_export_k8s_start(const char *socket, bool asked, bool sim);
+gd_k8s_pods *gd_export_k8s_start(const char *socket, bool asked, double refresh_s, bool sim);
 
 /* pods[g] = the pod of GPU g of f, or empty (gpus entries). */
 void gd_export_k8s_fill(gd_k8s_pods *k, const gd_facts *f, gd_prom_pod *pods, size_t gpus);

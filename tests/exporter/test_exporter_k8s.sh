@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The exporter's Kubernetes labels against a real gRPC server: a fake kubelet
+# (k8s/fake_kubelet.py: grpcio, messages compiled by protoc from
+# k8s/podresources.proto, Kubernetes' own field numbers) on a unix socket in
+# a temporary directory. pod, namespace and container are on exactly the
+# GPUs a pod holds (by UUID, a shared GPU's "UUID::N", then by device name
+# after a refresh) and absent elsewhere; hostile servers (a cut or lying
+# protobuf, a 20 MiB answer, a gRPC error, a call never answered, HTTP/1.1,
+# silence) and a missing socket give no labels, no crash, a line on stderr,
+# and /metrics keeps answering at once.
+# Usage: test_exporter_k8s.sh GPUDOCTOR EXAMPLES_DIR
+set -eu
+. "$(dirname "$0")/lib.sh"
+bin=$1
+examples=$2
+here=$(cd "$(dirname "$0")" && pwd)
+need python3
+need protoc
+# A python3 with grpcio and protobuf (python3-grpcio, python3-protobuf):
+# the first python3 on PATH, else Debian's own.
+py=""
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import grpc, google.protobuf' 2>/dev/null; then
+        py=$p
+        break
+    fi
+done
+[ -n "$py" ] || need python3-grpcio-and-python3-protobuf
+protoc --python_out="$tmp" -I "$here/k8s" podresources.proto || fail "protoc cannot compile podresources.proto"
+"$py" -c "import sys; sys.path.insert(0, '$tmp'); import podresources_pb2" 2>"$tmp/pb.err" ||
+    need "python3-protobuf-matching-protoc ($(head -c 200 "$tmp/pb.err"))"
+
+scenario=$examples/h100x8-training.json
+uuid() { sed -n 's/.*"uuid": *"\([^"]*\)".*/\1/p' "$scenario" | sed -n "$(($1 + 1))p"; }
+cat >"$tmp/first.json" <<JSON
+[{"name": "trainer-0", "namespace": "ml", "containers": [
+   {"name": "sidecar", "devices": [{"resource": "example.com/nic", "ids": ["$(uuid 0)"]}]},
+   {"name": "pytorch", "devices": [{"resource": "nvidia.com/gpu", "ids": ["$(uuid 2)", "$(uuid 5)"]}]}]},
+ {"name": "notebook-7", "namespace": "team-a", "containers": [
+   {"name": "jupyter", "devices": [{"resource": "nvidia.com/gpu", "ids": ["$(uuid 7)::1"]}]}]}]
+JSON
+cat >"$tmp/later.json" <<JSON
+[{"name": "infer-1", "namespace": "serving", "containers": [
+   {"name": "triton", "devices": [{"resource": "nvidia.com/gpu", "ids": ["nvidia1", "nvidia3"]}]}]}]
+JSON
+
+# kubelet MODE [ANSWERS...]: the fake kubelet on $sock (a new one each time).
+n=0
+kubelet() {
+    n=$((n + 1))
+    sock=$tmp/k$n/kubelet.sock
+    mkdir -p "$tmp/k$n"
+    mode=$1
+    shift
+    "$py" "$here/k8s/fake_kubelet.py" "$tmp" "$sock" "$mode" "$@" >"$tmp/k$n/log" 2>&1 &
+    pids="$pids $!"
+    for _ in $(seq 300); do
+        grep -q listening "$tmp/k$n/log" && [ -S "$sock" ] && return 0
+        sleep 0.1
+    done
+    fail "the fake kubelet ($mode) did not start: $(cat "$tmp/k$n/log")"
+}
+
+# labels GPU: the pod labels of the GPU's temperature line ("" for none).
+labels() {
+    sed -n "s/^DCGM_FI_DEV_GPU_TEMP{gpu=\"$1\",.*\(,pod=.*\)} .*/\1/p" "$tmp/m.txt"
+}
+
+# until_labels SECONDS GPU WANT: scrapes until GPU's pod labels are WANT.
+until_labels() {
+    for _ in $(seq $(($1 * 10))); do
+        fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt" || true
+        [ "$(labels "$2")" = "$3" ] && return 0
+        sleep 0.1
+    done
+    fail "GPU $2 has '$(labels "$2")', not '$3': $(cat "$tmp/export.err")"
+}
+
+# 1. By UUID (and a shared GPU's replica), then by device name after a refresh.
+kubelet ok "$tmp/first.json" "$tmp/later.json"
+start_exporter "$bin" "$scenario" --kubernetes-socket "$sock" --kubernetes-refresh 1
+until_labels 60 2 ',pod="trainer-0",namespace="ml",container="pytorch"'
+for g in 0 1 2 3 4 5 6 7; do
+    case $g in
+    2 | 5) want=',pod="trainer-0",namespace="ml",container="pytorch"' ;;
+    7) want=',pod="notebook-7",namespace="team-a",container="jupyter"' ;;
+    *) want="" ;;
+    esac
+    [ "$(labels $g)" = "$want" ] || fail "GPU $g: '$(labels $g)', not '$want'"
+done
+# Every DCGM series of a held GPU has them, no other series does.
+held=$(grep -c '^DCGM_FI_[A-Z_]*{gpu="2",.*,pod="trainer-0",namespace="ml",container="pytorch"} ' "$tmp/m.txt")
+all=$(grep -c '^DCGM_FI_[A-Z_]*{gpu="2",' "$tmp/m.txt")
+[ "$held" -eq "$all" ] && [ "$all" -gt 10 ] || fail "GPU 2: $held of $all DCGM series have its pod"
+[ "$(grep -c 'pod=' "$tmp/m.txt")" -eq $((all * 3)) ] || fail "pod labels on other series: $(grep -c 'pod=' "$tmp/m.txt")"
+grep -q '^gpudoctor_.*pod=' "$tmp/m.txt" && fail "gpudoctor's own series took pod labels"
+until_labels 60 3 ',pod="infer-1",namespace="serving",container="triton"'
+[ "$(labels 1)" = ',pod="infer-1",namespace="serving",container="triton"' ] || fail "GPU 1 (nvidia1): '$(labels 1)'"
+for g in 0 2 4 5 6 7; do
+    [ -z "$(labels $g)" ] || fail "GPU $g keeps '$(labels $g)' after its pod left"
+done
+calls=$(grep -c '^call' "$tmp/k$n/log")
+[ "$calls" -ge 2 ] || fail "the kubelet was asked $calls times"
+grep -q 'pod labels from' "$tmp/export.err" || fail "no word of the pod labels: $(cat "$tmp/export.err")"
+kill "$exporter"
+wait "$exporter" 2>/dev/null || true
+
+# 2. Hostile servers and a missing socket: no labels, no crash, said once,
+# and /metrics answers within its deadline while the kubelet does not.
+for mode in truncated huge-length huge-answer grpc-error hang http1 silent missing; do
+    if [ "$mode" = missing ]; then
+        sock=$tmp/nowhere/kubelet.sock
+    else
+        kubelet "$mode" "$tmp/first.json"
+    fi
+    start_exporter "$bin" "$scenario" --kubernetes-socket "$sock" --kubernetes-refresh 1
+    for _ in $(seq 300); do
+        grep -q 'no pod labels' "$tmp/export.err" && break
+        sleep 0.1
+    done
+    grep -q 'no pod labels' "$tmp/export.err" || fail "$mode: no word of the failure: $(cat "$tmp/export.err")"
+    start=$(date +%s)
+    fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt" || fail "$mode: /metrics did not answer"
+    [ $(($(date +%s) - start)) -le 5 ] || fail "$mode: /metrics took over 5 s"
+    grep -q '^DCGM_FI_DEV_GPU_TEMP{gpu="2",' "$tmp/m.txt" || fail "$mode: /metrics has no GPU 2"
+    grep -q 'pod=' "$tmp/m.txt" && fail "$mode: pod labels from a hostile server"
+    sleep 2.5 # two more questions at least: still said once
+    [ "$(grep -c 'no pod labels' "$tmp/export.err")" -eq 1 ] || fail "$mode: said more than once: $(cat "$tmp/export.err")"
+    kill -0 "$exporter" || fail "$mode: the exporter died"
+    echo "$mode: $(grep "no pod labels" "$tmp/export.err")"
+    kill "$exporter"
+    wait "$exporter" 2>/dev/null || true
+done
+
+# 3. Not asked and under --sim: the default socket is not looked for, nothing said.
+start_exporter "$bin" "$scenario"
+fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt"
+grep -q 'pod=' "$tmp/m.txt" && fail "pod labels without a kubelet"
+grep -q 'pod' "$tmp/export.err" && fail "a word of pods without being asked: $(cat "$tmp/export.err")"
+echo "ok: pod labels on exactly the held GPUs (UUID, shared, device name, refreshed); hostile kubelets give none"
