@@ -5,7 +5,7 @@ messages of podresources.proto compiled by protoc, or a hostile server.
 
 Usage: fake_kubelet.py GEN_DIR SOCKET MODE [ANSWER.json [LATER.json]]
   GEN_DIR  where protoc wrote podresources_pb2.py
-  MODE     ok: ANSWER on the first call, LATER (when given) on the next ones;
+  MODE     ok: ANSWER, or LATER (when given) once a file SOCKET.later exists;
            truncated: ANSWER's bytes cut short; huge-length: a field whose
            length runs past the end; huge-answer: 20 MiB; grpc-error: status
            UNAVAILABLE; hang: a call never answered; http1: not HTTP/2
@@ -15,6 +15,7 @@ ANSWER: [{"name", "namespace", "containers": [{"name", "devices":
 line per call ("call N") on stdout.
 """
 import json
+import os
 import socket
 import sys
 import threading
@@ -85,7 +86,8 @@ def answer(request, context):
         n = calls
     say(f"call {n}")
     if mode == "ok":
-        return message(answers[0] if n == 1 or len(answers) == 1 else answers[1])
+        later = len(answers) > 1 and os.path.exists(path + ".later")
+        return message(answers[1] if later else answers[0])
     if mode == "truncated":
         return message(answers[0])[:-7]
     if mode == "huge-length":
