@@ -135,6 +135,27 @@ static int push(ctx *c, pb_str id)
     return 0;
 }
 
+/* Calls fn on each length-delimited field `want` of m; -1 when m is
+ * malformed or fn fails. */
+static int each(ctx *c, pb_str m, uint32_t want, int (*fn)(ctx *c, pb_str v))
+{
+    pb r = {m.s, m.s + m.n};
+    uint32_t field;
+    int wt, rc;
+    pb_str val;
+    while ((rc = next_field(&r, &field, &wt, &val)) > 0)
+        if (field == want && wt == WT_LEN && fn(c, val) != 0)
+            return -1;
+    return rc;
+}
+
+static int skip(ctx *c, pb_str v)
+{
+    (void)c;
+    (void)v;
+    return 0;
+}
+
 static bool gpu_resource(const char *name)
 {
     return strcmp(name, "nvidia.com/gpu") == 0 || strncmp(name, "nvidia.com/mig-", 15) == 0;
@@ -146,15 +167,7 @@ static int devices(ctx *c, pb_str m)
     char resource[GD_K8S_NAME_MAX];
     if (string_field(m, DEVICES_RESOURCE_NAME, resource, sizeof resource) < 0)
         return -1;
-    bool keep = gpu_resource(resource);
-    pb r = {m.s, m.s + m.n};
-    uint32_t field;
-    int wt, rc;
-    pb_str val;
-    while ((rc = next_field(&r, &field, &wt, &val)) > 0)
-        if (keep && field == DEVICES_DEVICE_IDS && wt == WT_LEN && push(c, val) != 0)
-            return -1;
-    return rc;
+    return each(c, m, DEVICES_DEVICE_IDS, gpu_resource(resource) ? push : skip);
 }
 
 static int container(ctx *c, pb_str m)
@@ -163,13 +176,7 @@ static int container(ctx *c, pb_str m)
     if (string_field(m, CONTAINER_NAME, name, sizeof name) < 0)
         return -1;
     c->container = name;
-    pb r = {m.s, m.s + m.n};
-    uint32_t field;
-    int wt, rc;
-    pb_str val;
-    while ((rc = next_field(&r, &field, &wt, &val)) > 0)
-        if (field == CONTAINER_DEVICES && wt == WT_LEN && devices(c, val) != 0)
-            return -1;
+    int rc = each(c, m, CONTAINER_DEVICES, devices);
     c->container = NULL;
     return rc;
 }
@@ -181,13 +188,7 @@ static int pod(ctx *c, pb_str m)
         return -1;
     c->pod = name;
     c->ns = ns;
-    pb r = {m.s, m.s + m.n};
-    uint32_t field;
-    int wt, rc;
-    pb_str val;
-    while ((rc = next_field(&r, &field, &wt, &val)) > 0)
-        if (field == POD_CONTAINERS && wt == WT_LEN && container(c, val) != 0)
-            return -1;
+    int rc = each(c, m, POD_CONTAINERS, container);
     c->pod = c->ns = NULL;
     return rc;
 }
@@ -207,16 +208,7 @@ int gd_k8s_podres_decode(const uint8_t *buf, size_t len, gd_k8s_assigns *out)
 {
     out->n = 0;
     ctx c = {.out = out};
-    pb r = {buf, buf + len};
-    uint32_t field;
-    int wt, rc;
-    pb_str val;
-    while ((rc = next_field(&r, &field, &wt, &val)) > 0)
-        if (field == LIST_POD_RESOURCES && wt == WT_LEN && pod(&c, val) != 0) {
-            rc = -1;
-            break;
-        }
-    if (rc < 0) {
+    if (each(&c, (pb_str){buf, len}, LIST_POD_RESOURCES, pod) < 0) {
         out->n = 0;
         return -1;
     }
