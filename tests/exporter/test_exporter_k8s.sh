@@ -155,4 +155,21 @@ start_exporter "$bin" "$scenario"
 fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt"
 grep -q 'pod=' "$tmp/m.txt" && fail "pod labels without a kubelet"
 grep -q 'pod' "$tmp/export.err" && fail "a word of pods without being asked: $(cat "$tmp/export.err")"
+kill "$exporter"
+wait "$exporter" 2>/dev/null || true
+
+# 4. --kubernetes asks the kubelet's own socket even under --sim: where this
+# machine has none, that is said once.
+default_sock=/var/lib/kubelet/pod-resources/kubelet.sock
+if [ ! -e "$default_sock" ]; then
+    start_exporter "$bin" "$scenario" --kubernetes --kubernetes-refresh 1
+    for _ in $(seq 300); do
+        grep -q 'no pod labels' "$tmp/export.err" && break
+        sleep 0.1
+    done
+    grep -q "no pod labels: the kubelet's pod-resources at $default_sock: .*No such file" "$tmp/export.err" ||
+        fail "--kubernetes: $(cat "$tmp/export.err")"
+    sleep 2
+    [ "$(grep -c 'no pod labels' "$tmp/export.err")" -eq 1 ] || fail "--kubernetes: said more than once"
+fi
 echo "ok: pod labels on exactly the held GPUs (UUID, shared, device name, refreshed); hostile kubelets give none"
