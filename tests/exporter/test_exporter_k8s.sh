@@ -67,17 +67,28 @@ labels() {
     sed -n "s/^DCGM_FI_DEV_GPU_TEMP{gpu=\"$1\",.*\(,pod=.*\)} .*/\1/p" "$tmp/m.txt"
 }
 
-# until_labels SECONDS GPU WANT: scrapes until GPU's pod labels are WANT.
+# until_labels SECONDS GPU WANT: scrapes until GPU is measured with pod labels WANT.
 until_labels() {
     end=$(($(date +%s) + $1))
     while [ "$(date +%s)" -le "$end" ]; do
         kill -0 "$exporter" 2>/dev/null || fail "the exporter exited: $(cat "$tmp/export.err")"
         fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt" 2>"$tmp/fetch.err" || true
-        [ "$(labels "$2")" = "$3" ] && return 0
+        grep -q "^DCGM_FI_DEV_GPU_TEMP{gpu=\"$2\"," "$tmp/m.txt" && [ "$(labels "$2")" = "$3" ] && return 0
         sleep 0.2
     done
     cat "$tmp/fetch.err" >&2
     fail "GPU $2 has '$(labels "$2")', not '$3': $(cat "$tmp/export.err")"
+}
+
+# stop_exporter WHAT: SIGTERM ends it cleanly (exit 0; the sanitized build
+# finds no error or leak), a question in flight or not.
+stop_exporter() {
+    kill "$exporter"
+    rc=0
+    wait "$exporter" 2>/dev/null || rc=$?
+    [ "$rc" -eq 0 ] || fail "$1: the exporter exited $rc on SIGTERM: $(tail -5 "$tmp/export.err")"
+    grep -q 'Sanitizer' "$tmp/export.err" && fail "$1: $(grep -A5 Sanitizer "$tmp/export.err")"
+    return 0
 }
 
 # 1. By UUID (and a shared GPU's replica), then by device name after a refresh.
@@ -107,8 +118,7 @@ done
 calls=$(grep -c '^call' "$tmp/k$n/log")
 [ "$calls" -ge 2 ] || fail "the kubelet was asked $calls times"
 grep -q 'pod labels from' "$tmp/export.err" || fail "no word of the pod labels: $(cat "$tmp/export.err")"
-kill "$exporter"
-wait "$exporter" 2>/dev/null || true
+stop_exporter "first answers"
 
 # 2. Hostile servers and a missing socket: no labels, no crash, said once,
 # and /metrics answers within its deadline while the kubelet does not.
@@ -155,17 +165,15 @@ PY
     [ "$(grep -c 'no pod labels' "$tmp/export.err")" -eq 1 ] || fail "$mode: said more than once: $(cat "$tmp/export.err")"
     kill -0 "$exporter" || fail "$mode: the exporter died"
     echo "$mode: $(grep "no pod labels" "$tmp/export.err"); slowest scrape $(sort -k3 -n "$tmp/scrapes.txt" | tail -1 | cut -d' ' -f3) s"
-    kill "$exporter"
-    wait "$exporter" 2>/dev/null || true
+    stop_exporter "$mode"
 done
 
 # 3. Not asked and under --sim: the default socket is not looked for, nothing said.
 start_exporter "$bin" "$scenario"
-fetch "http://127.0.0.1:$port/metrics" >"$tmp/m.txt"
+until_labels 60 2 ""
 grep -q 'pod=' "$tmp/m.txt" && fail "pod labels without a kubelet"
 grep -q 'pod' "$tmp/export.err" && fail "a word of pods without being asked: $(cat "$tmp/export.err")"
-kill "$exporter"
-wait "$exporter" 2>/dev/null || true
+stop_exporter "not asked"
 
 # 4. --kubernetes asks the kubelet's own socket even under --sim: where this
 # machine has none, that is said once.
@@ -180,5 +188,6 @@ if [ ! -e "$default_sock" ]; then
         fail "--kubernetes: $(cat "$tmp/export.err")"
     sleep 2
     [ "$(grep -c 'no pod labels' "$tmp/export.err")" -eq 1 ] || fail "--kubernetes: said more than once"
+    stop_exporter --kubernetes
 fi
 echo "ok: pod labels on exactly the held GPUs (UUID, shared, device name, refreshed); hostile kubelets give none"
