@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The exporter's Kubernetes labels (pod, namespace, container), as
  * dcgm-exporter sets them: from the kubelet's pod-resources socket where it

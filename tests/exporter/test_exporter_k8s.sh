@@ -1,5 +1,4 @@
 #!/bin/sh
-# SPDX-License-Identifier: Apache-2.0
 # The exporter's Kubernetes labels against a real gRPC server: a fake kubelet
 # (k8s/fake_kubelet.py: grpcio, messages compiled by protoc from
 # k8s/podresources.proto, Kubernetes' own field numbers) on a unix socket in

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the kubelet's pod-resources answer
  * (src/backends/k8s/podres.c): the bytes as a ListPodResourcesResponse and

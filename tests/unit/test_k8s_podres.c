@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /* The kubelet's pod-resources answer (src/backends/k8s/podres.c): the
  * protobuf reader on hand-encoded messages (fields in any order, unknown
  * fields of every wire type skipped, malformed input refused), gRPC's frame,

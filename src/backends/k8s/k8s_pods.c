@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /* The pods' GPUs, kept fresh on a thread (k8s_pods.h). */
 #include "k8s_pods.h"
 #include "podres_client.h"

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Which pod holds each GPU, kept fresh beside a session: a thread asks the
  * kubelet (podres_client.h) at once and then every refresh_s seconds, and

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /* libnghttp2 through dl_table, once per process (nghttp2_loader.h). */
 #include "nghttp2_loader.h"
 

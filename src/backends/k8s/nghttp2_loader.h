@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libnghttp2 (HTTP/2, the transport of gRPC), for the exporter's Kubernetes
  * labels only, opened with dlopen on first use (dl_table): the binary does

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /* The pod-resources answer's decoder (podres.h). */
 #include "podres.h"
 

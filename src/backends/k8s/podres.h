@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kubelet's pod-resources API (PodResourcesLister, podresources v1): which
  * pod's container holds which GPU, for the exporter's pod, namespace and

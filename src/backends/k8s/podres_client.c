@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /* The kubelet's pod-resources List over gRPC (podres_client.h). */
 #include "podres_client.h"
 #include "nghttp2_loader.h"

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A gRPC client of one call: the kubelet's PodResourcesLister.List on its
  * unix socket (/var/lib/kubelet/pod-resources/kubelet.sock where the node's

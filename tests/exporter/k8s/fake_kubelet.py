@@ -1,4 +1,3 @@
-# SPDX-License-Identifier: Apache-2.0
 """A fake kubelet for the exporter's Kubernetes labels: a real gRPC server
 (grpcio) of PodResourcesLister.List on a unix socket, answering with
 messages of podresources.proto compiled by protoc, or a hostile server.
