@@ -16,6 +16,7 @@ examples=$2
 here=$(cd "$(dirname "$0")" && pwd)
 need python3
 need protoc
+need pgrep
 # A python3 with grpcio and protobuf (python3-grpcio, python3-protobuf):
 # the first python3 on PATH, else Debian's own.
 py=""
@@ -82,7 +83,10 @@ until_labels() {
 # stop_exporter WHAT: SIGTERM ends it cleanly (exit 0; the sanitized build
 # finds no error or leak), a question in flight or not.
 stop_exporter() {
-    kill "$exporter"
+    # The exporter itself, not the timeout(1) around it (which would signal
+    # its whole group again, racing the exporter's own handler).
+    child=$(pgrep -P "$exporter" || true)
+    kill "${child:-$exporter}"
     rc=0
     wait "$exporter" 2>/dev/null || rc=$?
     [ "$rc" -eq 0 ] || fail "$1: the exporter exited $rc on SIGTERM: $(tail -5 "$tmp/export.err")"
