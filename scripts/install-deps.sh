@@ -29,6 +29,10 @@ PACKAGES=(
     libisal-dev     # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
     zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
     libmicrohttpd-dev # gpudoctor export: the HTTP server of /metrics
+    libnghttp2-dev  # gpudoctor export: HTTP/2 (gRPC) to the kubelet's pod-resources socket (opened with dlopen)
+    python3-grpcio  # the exporter's pod-label test: a fake kubelet, a real gRPC server
+    python3-protobuf # ... its messages
+    protobuf-compiler # ... compiled by protoc from tests/exporter/k8s/podresources.proto
     prometheus      # the exporter tests: the real Prometheus scrapes it (and promtool lints it)
     wrk             # the exporter's load test
     python3         # the exporter tests query Prometheus' HTTP API

@@ -2,6 +2,7 @@
 /* gpudoctor export: a Prometheus exporter that dcgm-exporter users can drop in. */
 #include "cli.h"
 #include "export_http.h"
+#include "export_k8s.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/session.h"
 #include "backends/host/job_map.h"
@@ -17,6 +18,8 @@
 
 const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--interval MS] [--window SEC]\n"
                               "                        [--duration SEC] [--hpc-job-mapping-dir DIR] [--sim SCENARIO]\n"
+                              "                        [--kubernetes] [--kubernetes-socket PATH]\n"
+                              "                        [--kubernetes-refresh SEC]\n"
                               "\n"
                               "Serves Prometheus metrics on http://ADDR:PORT/metrics until Ctrl-C or SIGTERM:\n"
                               "dcgm-exporter's metric names and labels for what both measure (DCGM_FI_DEV_GPU_TEMP,\n"
@@ -41,6 +44,12 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "                      scripts/slurm/gpudoctor-job-map writes it\n"
                               "  --sim SCENARIO      export a simulated machine (examples/*.json), one scenario\n"
                               "                      second per second unless GPUDOCTOR_SIM_TIMESCALE says otherwise\n"
+                              "  --kubernetes        pod, namespace and container labels on the GPUs that pods hold,\n"
+                              "                      from the kubelet's pod-resources socket (default: where\n"
+                              "                      " GD_K8S_DEFAULT_SOCKET " exists,\n"
+                              "                      asked every 10 s; never under --sim)\n"
+                              "  --kubernetes-socket PATH  the same from the socket at PATH\n"
+                              "  --kubernetes-refresh SEC  ask the kubelet every SEC seconds (default 10)\n"
                               "\n"
                               "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
                               "/health (the current findings and the session's health events, as JSON).\n"
@@ -49,15 +58,25 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "GPU_I_ID (its memory is the instance's), as dcgm-exporter does.\n";
 
 const struct option gd_export_options[] = {
-    {"listen", required_argument, NULL, 'l'}, {"interval", required_argument, NULL, 'i'},
-    {"window", required_argument, NULL, 'w'}, {"duration", required_argument, NULL, 'd'},
-    {"sim", required_argument, NULL, 's'},    {"hpc-job-mapping-dir", required_argument, NULL, 'j'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    {"listen", required_argument, NULL, 'l'},
+    {"interval", required_argument, NULL, 'i'},
+    {"window", required_argument, NULL, 'w'},
+    {"duration", required_argument, NULL, 'd'},
+    {"sim", required_argument, NULL, 's'},
+    {"kubernetes", no_argument, NULL, 'k'},
+    {"kubernetes-socket", required_argument, NULL, 'K'},
+    {"kubernetes-refresh", required_argument, NULL, 'R'},
+    {"hpc-job-mapping-dir", required_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 typedef struct export_opts {
     const char *listen, *sim;
     const char *job_map_dir; /* NULL: no hpc_job label */
+    const char *k8s_socket; /* --kubernetes-socket */
+    bool k8s; /* --kubernetes */
+    double k8s_refresh_s; /* --kubernetes-refresh */
     double interval_ms, window_s, duration_s; /* duration 0: until stopped */
 } export_opts;
 
@@ -92,6 +111,12 @@ static int parse(int argc, char **argv, export_opts *o)
             break;
         case 's': o->sim = optarg; break;
         case 'j': o->job_map_dir = optarg; break;
+        case 'k': o->k8s = true; break;
+        case 'K': o->k8s_socket = optarg; break;
+        case 'R':
+            if (gd_cli_duration(optarg, 1, 1, 3600, &o->k8s_refresh_s) != 0)
+                return gd_cli_error("--kubernetes-refresh wants seconds from 1 to 3600, not '%s'", optarg);
+            break;
         case 'h': gd_cli_help_print(stdout, gd_export_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor export --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor export --help')", argv[optind - 1]);
@@ -111,6 +136,8 @@ static int parse(int argc, char **argv, export_opts *o)
 typedef struct exporter {
     gd_export_http *http;
     gd_prom_counters counters;
+    gd_k8s_pods *k8s; /* NULL: no pod labels */
+    gd_prom_pod *pods; /* [gpus * GD_PROM_POD_SLOTS], what counters.pods points to */
     double window_s;
     bool failed; /* out of memory once: said once */
     size_t samples;
@@ -189,6 +216,8 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         x->judged_t = t;
         x->judged_events = f->events.n;
     }
+    if (x->k8s)
+        gd_export_k8s_fill(x->k8s, f, x->pods, x->counters.gpus);
     publish(x, f, &w, now); /* /health changes with the judgement */
 }
 
@@ -239,7 +268,10 @@ int gd_cmd_export(int argc, char **argv)
      * (in a pod, gethostname() is the pod's name). */
     const char *node = getenv("NODE_NAME");
     x.counters.hostname = node && *node ? node : NULL;
-    if (crc != 0) {
+    x.pods = crc == 0 ? calloc(f.gpu_count * GD_PROM_POD_SLOTS + 1, sizeof *x.pods) : NULL;
+    x.counters.pods = x.pods;
+    if (crc != 0 || !x.pods) {
+        gd_prom_counters_free(&x.counters);
         gd_session_close(s, NULL, 0);
         gd_cli_restore_signals(old);
         gd_export_http_stop(http);
@@ -252,6 +284,7 @@ int gd_cmd_export(int argc, char **argv)
             "last %g s\n",
             (int)(colon - o.listen), o.listen, gd_export_http_port(http), f.gpu_count, f.gpu_count == 1 ? "" : "s",
             f.driver_loaded ? "" : " (no driver: the findings say why)", interval_s, o.window_s);
+    x.k8s = gd_export_k8s_start(o.k8s_socket, o.k8s, o.k8s_refresh_s, o.sim != NULL);
     gd_sink sink = {.on_sample = on_sample, .ud = &x};
     int step = gd_session_add_sink(s, &sink) == 0 ? 1 : -1;
     while (step > 0)
@@ -269,9 +302,11 @@ int gd_cmd_export(int argc, char **argv)
             "gpudoctor export: stopped after %zu samples and %lu scrapes (%lu connections cut for being too slow)\n",
             x.samples, gd_export_http_scrapes(http), gd_export_http_cut(http));
     gd_export_http_stop(http);
+    gd_k8s_pods_stop(x.k8s);
     gd_session_close(s, NULL, 0);
     gd_prom_counters_free(&x.counters);
     free(x.jobs);
+    free(x.pods);
     gd_findings_free(&x.findings);
     gd_facts_free(&f);
     if (step < 0)

@@ -121,12 +121,14 @@ void gd_prom_label_value(char *buf, size_t len, const char *s)
         buf[o] = '\0';
 }
 
+static void pod_labels(char *buf, size_t len, const gd_prom_pod *p);
+
 /* One set of labels a GPU's series are given under: the GPU, or one of its
  * MIG devices, and one of its Slurm jobs. */
 typedef struct entity {
     size_t g;
     int mig; /* index in gpus[g].mig_devices; -1 for the whole GPU */
-    char labels[1800];
+    char labels[4096]; /* pod names may take 3 x 253 escaped characters */
 } entity;
 
 typedef struct entities {
@@ -188,6 +190,9 @@ static bool add_entity(entities *es, const gd_facts *f, size_t g, int mig, const
                  "gpu=\"%d\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%d\",modelName=\"%s\",%sHostname=\"%s\","
                  "DCGM_FI_DRIVER_VERSION=\"%s\"%s",
                  gpu->index, uuid, bus, gpu->index, model, mig_labels, host, driver, job);
+        size_t slot = (size_t)(mig >= 0 ? 1 + mig : 0);
+        pod_labels(e->labels, sizeof e->labels,
+                   c && c->pods && g < c->gpus ? &c->pods[g * GD_PROM_POD_SLOTS + slot] : NULL);
     }
     return true;
 }
@@ -204,6 +209,22 @@ static bool build_entities(entities *es, const gd_facts *f, const gd_prom_counte
                 return false;
     }
     return true;
+}
+
+/* Appends a GPU's pod, namespace and container labels when a pod holds it
+ * and they fit whole (a cut value would be made up). */
+static void pod_labels(char *buf, size_t len, const gd_prom_pod *p)
+{
+    if (!p || !p->pod[0])
+        return;
+    char pod[2 * sizeof p->pod], ns[2 * sizeof p->namespace_], ctr[2 * sizeof p->container], add[sizeof pod * 3 + 64];
+    gd_prom_label_value(pod, sizeof pod, p->pod);
+    gd_prom_label_value(ns, sizeof ns, p->namespace_);
+    gd_prom_label_value(ctr, sizeof ctr, p->container);
+    int n = snprintf(add, sizeof add, ",pod=\"%s\",namespace=\"%s\",container=\"%s\"", pod, ns, ctr);
+    size_t used = strlen(buf);
+    if (n > 0 && used + (size_t)n < len)
+        memcpy(buf + used, add, (size_t)n + 1);
 }
 
 static void header(FILE *o, const char *name, const char *type, const char *help)

@@ -15,6 +15,13 @@
 
 #include <stddef.h>
 
+/* A GPU's job as dcgm-exporter labels it from the kubelet's pod-resources
+ * (Kubernetes): pod, namespace, container; pod "" when no pod holds it. */
+typedef struct gd_prom_pod {
+    char pod[254], namespace_[254], container[254];
+} gd_prom_pod;
+#define GD_PROM_POD_SLOTS (1 + GD_MAX_MIG_DEVICES)
+
 /* Counters that outlive the bounded series: seconds each GPU spent with
  * each clock event reason set, accumulated sample by sample. */
 typedef struct gd_prom_counters {
@@ -27,6 +34,9 @@ typedef struct gd_prom_counters {
      * hpc_job label; each id gives its own copy of the GPU's series. */
     const gd_gpu_jobs *jobs;
     size_t job_count;
+    /* [gpus * GD_PROM_POD_SLOTS]: each GPU's pod labels (slot 0), then its
+     * MIG devices' (slot 1 + m, matched by their MIG UUID); NULL: none. */
+    const gd_prom_pod *pods;
 } gd_prom_counters;
 
 /* 0, or -1 (no memory). */

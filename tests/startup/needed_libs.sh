@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Start-up cost: the libraries the dynamic loader binds before main. libxml2
-# (and ICU under it) and libmicrohttpd (and GnuTLS's dozen under it) are only
-# for the nvidia-smi XML importer and `export`: they are opened with dlopen
-# there (src/backends/import/xml_loader.c, src/cli/mhd_loader.c), never
-# linked. Then the XML import and the exporter still work through them.
+# (and ICU under it), libmicrohttpd (and GnuTLS's dozen under it) and
+# libnghttp2 are only for the nvidia-smi XML importer, `export` and its pod
+# labels: they are opened with dlopen there (src/backends/import/xml_loader.c,
+# src/cli/mhd_loader.c, src/backends/k8s/nghttp2_loader.c), never linked. Then the XML import and the exporter still work through them.
 # Usage: needed_libs.sh GPUDOCTOR
 set -euo pipefail
 bin=$1
@@ -12,7 +12,7 @@ command -v readelf >/dev/null || { echo "readelf missing (binutils): skipped"; e
 needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 echo "NEEDED: $(echo $needed)"
 fail=0
-for lib in libxml2 libmicrohttpd libgnutls libicuuc; do
+for lib in libxml2 libmicrohttpd libgnutls libicuuc libnghttp2; do
     if grep -q "^$lib" <<<"$needed"; then
         echo "FAIL: $bin links $lib at start-up"
         fail=1

@@ -12,6 +12,7 @@
 #include "report/prom_report.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,58 @@ static void reserved_xid_and_node_name(void **state)
     assert_true(strncmp(strchr(x0, '}'), "} 0\n", 4) == 0);
     assert_true(strncmp(strchr(xl, '}'), "} 79\n", 5) == 0);
     assert_non_null(strstr(t, "Hostname=\"node-a7\""));
+    free(t);
+    gd_prom_counters_free(&c);
+    gd_facts_free(&f);
+}
+
+/* dcgm-exporter's pod, namespace and container: on every DCGM series of the
+ * GPU a pod holds, escaped, absent on the others and on gpudoctor's own. */
+static void pod_labels_on_held_gpus_only(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 3);
+    gd_prom_counters c;
+    assert_int_equal(gd_prom_counters_init(&c, 3), 0);
+    static gd_prom_pod pods[3 * GD_PROM_POD_SLOTS]; /* each GPU's slot 0, then its MIG devices' */
+    pods[1 * GD_PROM_POD_SLOTS] = (gd_prom_pod){"train\"er", "ml", "py\\torch"};
+    pods[2 * GD_PROM_POD_SLOTS] = (gd_prom_pod){"", "x", "y"};
+    gd_prom_pod *held = &pods[1 * GD_PROM_POD_SLOTS];
+    c.pods = pods;
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, &c);
+    const char *want = ",pod=\"train\\\"er\",namespace=\"ml\",container=\"py\\\\torch\"} ";
+    size_t on = 0, dcgm1 = 0;
+    for (const char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *end = strchr(l, '\n');
+        size_t n = end ? (size_t)(end - l) : strlen(l);
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)n, l);
+        bool has = strstr(line, "pod=") != NULL;
+        if (strncmp(line, "DCGM_FI_", 8) == 0 && strstr(line, "{gpu=\"1\"")) {
+            dcgm1++;
+            assert_non_null(strstr(line, want));
+        }
+        on += has;
+    }
+    assert_true(dcgm1 > 5);
+    assert_int_equal(on, dcgm1);
+    free(t);
+    /* The longest names, every character escaped, fit whole: never cut. */
+    memset(held->pod, 'p', sizeof held->pod - 1);
+    held->pod[sizeof held->pod - 1] = '\0';
+    memset(held->namespace_, '"', sizeof held->namespace_ - 1);
+    held->namespace_[sizeof held->namespace_ - 1] = '\0';
+    memset(held->container, '\\', sizeof held->container - 1);
+    held->container[sizeof held->container - 1] = '\0';
+    t = render(&f, &fs, &c);
+    char whole[2 * sizeof held->container + 32];
+    snprintf(whole, sizeof whole, ",container=\"");
+    for (size_t i = 0; i + 1 < sizeof held->container; i++)
+        strcat(whole, "\\\\");
+    strcat(whole, "\"}");
+    assert_non_null(strstr(t, whole));
     free(t);
     gd_prom_counters_free(&c);
     gd_facts_free(&f);
@@ -284,6 +337,7 @@ int main(void)
         cmocka_unit_test(dcgm_names_and_labels),
         cmocka_unit_test(reserved_xid_and_node_name),
         cmocka_unit_test(findings_come_and_go),
+        cmocka_unit_test(pod_labels_on_held_gpus_only),
         cmocka_unit_test(label_values_are_escaped),
         cmocka_unit_test(clock_event_seconds_accumulate),
         cmocka_unit_test(a_lost_gpu_is_reported_not_measured),
