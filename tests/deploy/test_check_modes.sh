@@ -49,5 +49,10 @@ expect 1 "no problem found" --sim "$ok" --duration 0 --summary --exit-codes npd-
 expect 2 "" --sim /nonexistent.json --duration 0 --summary --exit-codes npd-healthy
 expect 2 "health.xid GPU 3,4" --sim "$xid" --duration 0 --summary --exit-codes nagios
 expect 3 "" --sim "$ok" --exit-codes nrpe
-expect 3 "" --sim "$ok" --summary --json
+# --json asked and the options refused: the JSON error object, exit 3.
+out=$("$bin" check --sim "$ok" --summary --json 2>/dev/null) && fail "--summary --json did not exit 3"
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["exit_code"] == 3 and "--summary" in r["error"], r' || fail "--summary --json: no JSON error object: $out"
 echo "ok: --summary, --gpus and --exit-codes"
