@@ -237,17 +237,14 @@ static void header(FILE *o, const char *name, const char *type, const char *help
 static bool memory_of(const gd_facts *f, size_t last, const entity *e, gd_value *used, gd_value *free_mib)
 {
     const gd_gpu *gpu = &f->gpus[e->g];
-    if (e->mig >= 0) {
-        const gd_mig_device *md = &gpu->mig_devices[e->mig];
-        *used = md->mem_used_mib;
-        *free_mib =
-            gd_ok(md->mem_total_mib) && gd_ok(md->mem_used_mib)
-                ? gd_val(md->mem_total_mib.v - md->mem_used_mib.v > 0 ? md->mem_total_mib.v - md->mem_used_mib.v : 0)
-                : md->mem_total_mib;
-        return gd_ok(*used);
+    gd_value total = gpu->mem_total_mib, reserved = gd_missing(GD_ST_UNREAD);
+    if (e->mig >= 0) { /* the instance's memory; the reserve is the GPU's */
+        *used = gpu->mig_devices[e->mig].mem_used_mib;
+        total = gpu->mig_devices[e->mig].mem_total_mib;
+    } else {
+        *used = gd_series_at(&f->series, last, e->g, GD_M_MEM_USED_MIB);
+        reserved = gd_series_at(&f->series, last, e->g, GD_M_MEM_RESERVED_MIB);
     }
-    *used = gd_series_at(&f->series, last, e->g, GD_M_MEM_USED_MIB);
-    gd_value total = gpu->mem_total_mib, reserved = gd_series_at(&f->series, last, e->g, GD_M_MEM_RESERVED_MIB);
     double v = total.v - used->v - (gd_ok(reserved) ? reserved.v : 0);
     *free_mib = gd_ok(*used) && gd_ok(total) ? gd_val(v > 0 ? v : 0) : gd_missing(GD_ST_NOT_SUPPORTED);
     return gd_ok(*used);

@@ -169,12 +169,9 @@ static void plans_and_fleet_fit(void **state)
     for (size_t i = 0; i < 3; i++) {
         tool_result r =
             run_tool((const char *[]){"check", "--json", "--duration", "5", "--sim", example(nodes[i]), NULL}, NULL);
-        char path[1024];
-        snprintf(path, sizeof path, "%s/node-%zu.json", dir, i);
-        FILE *fp = fopen(path, "w");
-        assert_non_null(fp);
-        fputs(r.out, fp);
-        fclose(fp);
+        char name[32];
+        snprintf(name, sizeof name, "node-%zu.json", i);
+        free(write_temp_file(dir, name, r.out));
         tool_result_free(&r);
     }
     for (int w = 0; w < 2; w++) {
