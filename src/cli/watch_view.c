@@ -500,6 +500,10 @@ static void draw(gd_watch_view *v)
 
 static void key(gd_watch_view *v, int ch)
 {
+    /* The terminal's cells after a resize are unknown (tmux reflows the old lines into the
+       new width): repaint every cell, not only those curses thinks have changed. */
+    if (ch == KEY_RESIZE)
+        clearok(curscr, TRUE);
     if (v->help && ch != KEY_RESIZE) {
         v->help = false;
         return;
@@ -527,7 +531,7 @@ static void key(gd_watch_view *v, int ch)
     case 'a':
     case 27: v->sel = -1; break; /* Esc */
     case '?': v->help = true; break;
-    case KEY_RESIZE: break;
+    case KEY_RESIZE: break; /* repainted whole, above */
     default:
         if (ch >= '0' && ch <= '9')
             for (int g = 0; g < gpus; g++)

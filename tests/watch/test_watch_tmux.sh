@@ -100,7 +100,21 @@ done
 tmux -L "$sock" resize-window -t w -x 64 -y 24
 wait_for '^GPU TEMP' || fail "no redraw after the resize to 64 columns"
 fits 64 || fail "a line is wider than the terminal"
-grep -Eq '^ +2 .*sw-thermal' "$dir/screen" || fail "the reason is gone at 64 columns"
+wait_for '^ +2 .*sw-thermal' || fail "the reason is gone at 64 columns"
+# Every row is repainted whole: tmux reflows the old 80-column lines into the
+# new width, and cells curses believed unchanged kept the old history's blocks
+# in front of a row's index (a bug CI caught).
+rows_whole() {
+    i=0
+    while [ $i -lt 600 ]; do
+        tmux -L "$sock" capture-pane -p -t w >"$dir/screen" 2>/dev/null
+        [ "$(grep -Ec '^ +[0-7] +[0-9]+C ' "$dir/screen")" -eq 8 ] && return 0
+        i=$((i + 1))
+        sleep 0.1
+    done
+    return 1
+}
+rows_whole || fail "a row keeps what was on the screen before the resize"
 
 # ? shows help on a cleared screen (it was drawn over the table), listing
 # every key; any key closes it, h/l change the plot, p pauses.
@@ -125,7 +139,10 @@ grep -q '^EXITED 0' "$dir/screen" || fail "watch exited with an error"
 grep -q '"thermal.throttling"' "$dir/replay.json" || fail "the replay misses thermal.throttling"
 
 # Without a driver: a message and exit 3, not a cleared screen and exit 0.
+# A server of its own: the old one may still be exiting after kill-server,
+# and a new session on its socket then fails ("server exited unexpectedly").
 tmux -L "$sock" kill-server 2>/dev/null
+sock=$sock-nodriver
 tmux -L "$sock" -f /dev/null new-session -d -s w -x 100 -y 20 \
     "env GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 TERM=xterm '$bin' watch; echo EXITED \$?; sleep 60" ||
     fail "tmux cannot start a session"
