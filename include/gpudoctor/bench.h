@@ -75,6 +75,45 @@ typedef struct gd_bench_gpu {
     gd_bench_tick *ticks;
 } gd_bench_gpu;
 
+/* bench nccl: the collectives measured, in this order. */
+typedef enum gd_nccl_coll { GD_NCCL_ALL_REDUCE = 0, GD_NCCL_ALL_GATHER, GD_NCCL_COLLS } gd_nccl_coll;
+
+#define GD_NCCL_MAX_RANKS 64
+#define GD_NCCL_MAX_POINTS 16
+
+/* One size of a sweep, as nccl-tests prints it. */
+typedef struct gd_nccl_point {
+    size_t bytes; /* all-reduce: the buffer; all-gather: what each rank receives (nccl-tests' size) */
+    double time_us; /* per collective, the mean of the timed iterations */
+    double algbw_gbps; /* bytes / time */
+    double busbw_gbps; /* algbw x 2(n-1)/n (all-reduce) or (n-1)/n (all-gather) */
+} gd_nccl_point;
+
+/* bench nccl: node-wide, one rank per GPU in one process (ncclCommInitAll). */
+typedef struct gd_nccl_bench {
+    char library[512]; /* the libnccl.so.2 loaded, "" when none */
+    int version; /* ncclGetVersion, 0 unknown */
+    int ranks; /* CUDA devices in the communicator */
+    int gpus[GD_NCCL_MAX_RANKS]; /* each rank's GPU index (f->gpus[].index), -1 unmatched */
+    int iters, warmup; /* per size */
+    size_t point_count[GD_NCCL_COLLS];
+    gd_nccl_point points[GD_NCCL_COLLS][GD_NCCL_MAX_POINTS];
+    double peak_busbw_gbps[GD_NCCL_COLLS]; /* the best size's, NAN when none */
+    gd_bench_verdict verdict; /* of one all-reduce of known values, read back */
+    char detail[200]; /* the wrong element, or what was checked */
+    char error[240]; /* "" or why it could not be measured */
+    bool failed; /* NCCL or CUDA failed during the run, or wrong data: a failure, never a figure */
+    char skipped[160]; /* "" or why nothing was measured (fewer than two GPUs) */
+    char env[256]; /* the NCCL_* settings that shape the transport, "NCCL_P2P_DISABLE=1 ..."; "" none */
+} gd_nccl_bench;
+
+/* bus bandwidth of a collective of `bytes` (see gd_nccl_point) taking
+ * `seconds` on n ranks, GB/s (nccl-tests' PERFORMANCE.md); NAN when it
+ * cannot be said. */
+double gd_nccl_algbw_gbps(size_t bytes, double seconds);
+double gd_nccl_busbw_factor(gd_nccl_coll c, int n);
+const char *gd_nccl_coll_name(gd_nccl_coll c); /* "all_reduce", "all_gather" */
+
 typedef struct gd_bench_facts {
     bool gemm, membw, stress; /* which ran */
     gd_gemm_dtype dtype;
@@ -87,6 +126,7 @@ typedef struct gd_bench_facts {
     size_t cublaslt_version; /* cublasLtGetVersion, 0 unknown */
     size_t gpu_count;
     gd_bench_gpu *gpus;
+    gd_nccl_bench *nccl; /* bench nccl, NULL when it did not run */
 } gd_bench_facts;
 
 /* The f->gpus index of a bench row's GPU, or -1 when it is not matched. */

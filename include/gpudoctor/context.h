@@ -3,7 +3,7 @@
  * The context of a run: where gpudoctor reads this machine's facts from and
  * which libraries it loads. The command line fills it (from options and the
  * environment: GPUDOCTOR_ROOT, GPUDOCTOR_NVML_LIBRARY, GPUDOCTOR_CUDA_LIBRARY,
- * GPUDOCTOR_CUBLASLT_LIBRARY, CUDA_HOME,
+ * GPUDOCTOR_CUBLASLT_LIBRARY, GPUDOCTOR_NCCL_LIBRARY, CUDA_HOME,
  * GPUDOCTOR_SIM_DIR, GPUDOCTOR_SIM_TIMESCALE); the library reads no
  * environment variable of its own, so two sessions can differ and tests
  * point it at trees. A NULL context means the defaults.
@@ -20,6 +20,7 @@ typedef struct gd_ctx {
     const char *nvml_library; /* NULL: libnvidia-ml.so.1 from the loader's path */
     const char *cuda_library; /* NULL: libcuda.so.1 */
     const char *cublaslt_library; /* NULL: searched (wheels, libcublasLt.so.13/.12/.11, the toolkit) */
+    const char *nccl_library; /* NULL: searched (wheels, libnccl.so.2, the toolkit) */
     const char *cuda_home; /* a CUDA toolkit root to search ($CUDA_HOME), or NULL */
     const char *sim_dir; /* the simulated libraries; NULL: beside the executable */
     double sim_pace; /* --sim: scenario seconds per wall second; 0: as fast as the CPU allows */

@@ -336,6 +336,7 @@ int gdsim_fault(const char *name)
     const gd_scenario_gpu *g = sim_cuda_state.devices[dev].gpu;
     int on = strcmp(name, "kernel_load") == 0          ? g->faults.kernel_load.value
              : strcmp(name, "gemm_wrong_results") == 0 ? g->faults.gemm_wrong_results.value
+             : strcmp(name, "nccl_wrong_results") == 0 ? g->faults.nccl_wrong_results.value
                                                        : 0;
     sim_unlock();
     return on;

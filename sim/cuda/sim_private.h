@@ -17,7 +17,8 @@
  * the buffer is virtual or unknown. */
 SIM_API void *gdsim_device_memory(CUdeviceptr ptr, size_t bytes);
 /* Whether the scenario gives the current GPU the named fault
- * ("kernel_load", "gemm_wrong_results"); 0 without a context. */
+ * ("kernel_load", "gemm_wrong_results", "nccl_wrong_results"); 0 without a
+ * context. */
 SIM_API int gdsim_fault(const char *name);
 /* The current GPU's bandwidth_gbps.d2d, 0 when absent. */
 SIM_API double gdsim_memory_gbps(void);
@@ -25,6 +26,13 @@ SIM_API double gdsim_memory_gbps(void);
  * or "fp8", slowed by a throttled clock once the clock is set (sim_cuda.h);
  * 0 when absent or without a context. */
 SIM_API double gdsim_gemm_tflops(const char *dtype);
+
+/* The per-direction rate, GB/s, at which NCCL's transport moves data from
+ * device a to device b (ordinals): peer to peer where the pair allows it
+ * and p2p_disabled is 0, else staged through host memory (the slower of a's
+ * pinned device-to-host and b's host-to-device rate). 0 when unknown. For
+ * the simulated NCCL (sim/nccl). */
+SIM_API double gdsim_nccl_edge_gbps(int a, int b, int p2p_disabled);
 
 /* The scenario time of the session that drives the benchmark (bench stress),
  * for the clock-following multiplies of gdsim_gemm_tflops (sim_cuda.h);

@@ -79,6 +79,8 @@ const gd_check gd_checks[] = {
     {"bench.failed", "bench", "every GPU's benchmark work ran and returned the right results", 0, gd_check_bench_failed, GD_SEVS_CRITICAL, "A GPU that computes or copies wrong results corrupts training silently (NaN losses, diverging runs): take it out of service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' or NVIDIA's field diagnostic, and have it replaced if it fails again. A kernel that does not load points at the driver instead: compare 'gpudoctor check' (driver.cuda_mismatch)."},
     {"bench.gemm_low", "bench", "GEMM throughput near the node's peers and the SKU's datasheet", 0, gd_check_bench_gemm_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"bench.membw_low", "bench", "device memory bandwidth near the node's peers and the SKU's datasheet", 0, gd_check_bench_membw_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"bench.nccl_failed", "bench", "NCCL's collectives over all GPUs ran and returned the right data", 0, gd_check_bench_nccl_failed, GD_SEVS_CRITICAL, NULL},
+    {"bench.nccl_low", "bench", "NCCL all-reduce bus bandwidth near what the GPUs' topology allows", 0, gd_check_bench_nccl_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"topology.numa_mismatch", "topology", "the job runs and allocates on its GPU's NUMA node", GD_NEED_JOB | GD_NEED_PCIE, gd_check_numa_mismatch, GD_SEVS_WARNING, NULL},
     {"topology.iommu_p2p", "topology", "no IOMMU translation between GPUs that talk over PCIe", 0, gd_check_iommu_p2p, GD_SEVS_WARNING, gd_fix_iommu_p2p},
     {"nvlink.down", "nvlink", "every NVLink link active", 0, gd_check_nvlink_down, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},

@@ -67,6 +67,16 @@ extern gd_tunables gd_tunable;
 #define GD_BENCH_TARGET_RATIO 0.95
 #define GD_BENCH_EXPECTED_RATIO 0.60
 
+/* bench.nccl_low (docs/checks.md): the peak all-reduce bus bandwidth under
+ * this share of what the ring's slowest edge allows at a healthy node's
+ * efficiency (src/analysis/nccl_expect.h). nccl-tests' own figures on
+ * healthy NVLink and PCIe nodes sit at 0.8-0.9 of the path's rate; a
+ * misconfigured transport (P2P disabled, staged through the host) falls
+ * to a fifth or less: 0.60 leaves the noise of a loaded node out, 0.25
+ * (critical) is a transport other than the topology's. */
+#define GD_NCCL_LOW_RATIO 0.60
+#define GD_NCCL_CRITICAL_RATIO 0.25
+
 /* clocks.low: loaded, no event reason, SM clock under this fraction of max,
  * in at least this share of the loaded samples. */
 #define GD_CLOCK_LOW_FRACTION 0.80

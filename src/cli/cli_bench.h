@@ -12,10 +12,10 @@
 #define GD_BENCH_MAX_PYTHONS 8
 
 typedef struct gd_bench_cli {
-    const char *what; /* pcie, gemm, membw, stress, all */
+    const char *what; /* pcie, gemm, membw, nccl, stress, all */
     int json;
     const char *sim;
-    double size; /* --size: MiB (pcie, membw) or M = N = K (gemm, stress); 0: default */
+    double size; /* --size: MiB (pcie, membw, nccl) or M = N = K (gemm, stress); 0: default */
     long reps;
     bool concurrent;
     gd_gemm_dtype dtype;
@@ -28,10 +28,10 @@ typedef struct gd_bench_cli {
     bool exit_findings;
     /* Resolved: */
     const gd_ctx *ctx;
-    char sim_cuda[PATH_MAX + 16], sim_cublaslt[PATH_MAX + 24], scenario[PATH_MAX];
+    char sim_cuda[PATH_MAX + 16], sim_cublaslt[PATH_MAX + 24], sim_nccl[PATH_MAX + 16], scenario[PATH_MAX];
 } gd_bench_cli;
 
-/* pcie, gemm, membw or all on the snapshot f; the exit code. */
+/* pcie, gemm, membw, nccl or all on the snapshot f; the exit code. */
 int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *f);
 /* stress: the window is a new session; the exit code. */
 int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const gd_facts *f);

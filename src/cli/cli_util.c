@@ -215,6 +215,7 @@ int gd_cli_context(gd_ctx *ctx)
                     .nvml_library = getenv("GPUDOCTOR_NVML_LIBRARY"),
                     .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
                     .cublaslt_library = getenv("GPUDOCTOR_CUBLASLT_LIBRARY"),
+                    .nccl_library = getenv("GPUDOCTOR_NCCL_LIBRARY"),
                     .cuda_home = getenv("CUDA_HOME"),
                     .sim_dir = getenv("GPUDOCTOR_SIM_DIR"),
                     .log = cli_log};

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all] [--json] [--sim SCENARIO]\n"
+const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|nccl|stress|all] [--json]\n"
+                             "                       [--sim SCENARIO]"
                              "                       [--force] [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
                              "                       [--seconds S] [--interval MS] [--reps N]\n"
                              "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
@@ -34,10 +35,15 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all
                              "          node; results checked on the host first\n"
                              "  membw   device memory bandwidth (read + write) by a copy-engine copy and by a\n"
                              "          read/write kernel, against the datasheet (H100 3350, H200 4800 GB/s)\n"
+                             "  nccl    all-reduce and all-gather bus bandwidth over all GPUs through NCCL\n"
+                             "          (libnccl.so.2), 8 MiB to 1 GiB, against what the GPUs' topology allows\n"
+                             "          (the slowest ring edge); one all-reduce checked on the host first.\n"
+                             "          With one GPU it says so and measures nothing (exit 0)\n"
                              "  stress  GEMM on every GPU at once for --seconds (default 300) while clocks,\n"
                              "          temperature, power and throttle reasons are sampled; the thermal,\n"
                              "          power and clock checks judge that window; per-GPU curves\n"
-                             "  all     pcie, gemm and membw in order, one report\n"
+                             "  all     pcie, gemm and membw in order, then nccl with two GPUs or more,\n"
+                             "          one report\n"
                              "\n"
                              "  --json           results as JSON (docs/bench.md; pcie: docs/pcie.md)\n"
                              "  --sim SCENARIO   a simulated machine: copies, multiplies and kernels take the\n"
@@ -45,16 +51,20 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|stress|all
                              "  --force          run even while other processes use the GPUs\n"
                              "  --dtype T        GEMM type (default bf16; fp8 is e4m3, Hopper and newer)\n"
                              "  --size N         gemm, stress: M = N = K (default 8192); pcie, membw: MiB per\n"
-                             "                   copy (pcie 256, 160 under --sim; membw 1024, 8192 --sim)\n"
+                             "                   copy (pcie 256, 160 under --sim; membw 1024, 8192 --sim);\n"
+                             "                   nccl: one size in MiB instead of the sweep\n"
                              "  --seconds S      gemm: per figure (default 5; 0.25 under --sim); stress: the\n"
                              "                   window (default 300; scenario seconds under --sim, played\n"
                              "                   as fast as check plays them); its progress goes to stderr\n"
                              "  --interval MS    stress: sampling interval (default 1000)\n"
-                             "  --reps N         pcie/membw: timed copies per figure, median reported\n"
+                             "  --reps N         pcie/membw: timed copies per figure, median reported;\n"
+                             "                   nccl: timed collectives per size (default 20), mean reported\n"
                              "  --no-concurrent  skip the all-GPUs-at-once pass (pcie, gemm)\n"
                              "  --python PATH    an environment whose NVIDIA wheels hold cuBLASLt, searched\n"
                              "                   before libcublasLt.so.13, .12, .11 on the loader's path and\n"
-                             "                   the toolkit's (CUDA_HOME); GPUDOCTOR_CUBLASLT_LIBRARY: one\n"
+                             "                   the toolkit's (CUDA_HOME); GPUDOCTOR_CUBLASLT_LIBRARY: one;\n"
+                             "                   and NCCL (nvidia/nccl/lib), before libnccl.so.2 on the\n"
+                             "                   loader's path and the toolkit's; GPUDOCTOR_NCCL_LIBRARY: one\n"
                              "  --report FILE    stress: also write the check report with its plots as HTML\n"
                              "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n"
                              "\n"
@@ -127,12 +137,12 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     o->what = optind < argc ? argv[optind++] : "pcie";
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor bench --help')", argv[optind]);
-    static const char *const known[] = {"pcie", "gemm", "membw", "stress", "all"};
+    static const char *const known[] = {"pcie", "gemm", "membw", "nccl", "stress", "all"};
     bool ok = false;
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= strcmp(o->what, known[i]) == 0;
     if (!ok)
-        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, stress or all", o->what);
+        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, nccl, stress or all", o->what);
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
     if (!stress && !all)
         gd_cli_release_stops(); /* Ctrl-C or SIGTERM ends them at once, as always */
@@ -177,7 +187,7 @@ int gd_cmd_bench(int argc, char **argv)
     if (crc != 0)
         return crc;
     o.ctx = &ctx;
-    /* Under --sim the simulated libcuda and libcublasLt beside the
+    /* Under --sim the simulated libcuda, libcublasLt and libnccl beside the
      * simulated NVML play the same scenario. */
     if (o.sim) {
         char dir[PATH_MAX];
@@ -185,6 +195,7 @@ int gd_cmd_bench(int argc, char **argv)
             return gd_cli_error("cannot find the directory of the simulated libraries (set GPUDOCTOR_SIM_DIR)");
         snprintf(o.sim_cuda, sizeof o.sim_cuda, "%s/libcuda.so.1", dir);
         snprintf(o.sim_cublaslt, sizeof o.sim_cublaslt, "%s/libcublasLt.so.13", dir);
+        snprintf(o.sim_nccl, sizeof o.sim_nccl, "%s/libnccl.so.2", dir);
         if (!realpath(o.sim, o.scenario))
             return gd_cli_error("%s: %s", o.sim, strerror(errno));
     }

@@ -9,6 +9,7 @@
 #include "gpudoctor/stack.h"
 #include "probes/gemm_bench.h"
 #include "probes/membw_bench.h"
+#include "probes/nccl_bench.h"
 #include "probes/pcie_bandwidth.h"
 #include "report/bench_gpu_report.h"
 #include "report/pcie_report.h"
@@ -30,6 +31,17 @@
 #define SIM_MEMBW_MIB 8192
 #define SIM_GEMM_SECONDS 0.25
 
+/* The site-packages of the Python environments the snapshot found (and
+ * --python's), where NVIDIA's wheels put cuBLASLt and NCCL. */
+static size_t python_sites(const gd_facts *f, const char **sites, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; f->stack && i < f->stack->python_count && n < cap; i++)
+        if (f->stack->pythons[i].site_packages[0])
+            sites[n++] = f->stack->pythons[i].site_packages;
+    return n;
+}
+
 /* The cuBLASLt search: the simulated library under --sim; else the user's
  * choice, the Python environments the snapshot found, the toolkit. */
 static void cublaslt_search(const gd_bench_cli *o, const gd_facts *f, gd_cublaslt_search *s, const char **sites,
@@ -42,12 +54,61 @@ static void cublaslt_search(const gd_bench_cli *o, const gd_facts *f, gd_cublasl
     }
     s->path = o->ctx->cublaslt_library;
     s->toolkit = o->ctx->cuda_home;
-    size_t n = 0;
-    for (size_t i = 0; f->stack && i < f->stack->python_count && n < cap; i++)
-        if (f->stack->pythons[i].site_packages[0])
-            sites[n++] = f->stack->pythons[i].site_packages;
     s->site_packages = sites;
-    s->site_count = n;
+    s->site_count = python_sites(f, sites, cap);
+}
+
+/* The NCCL search, the same way. */
+static void nccl_search(const gd_bench_cli *o, const gd_facts *f, gd_nccl_search *s, const char **sites, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    if (o->sim) {
+        s->path = o->sim_nccl;
+        return;
+    }
+    s->path = o->ctx->nccl_library;
+    s->toolkit = o->ctx->cuda_home;
+    s->site_packages = sites;
+    s->site_count = python_sites(f, sites, cap);
+}
+
+/* The NCCL_* settings in this environment that restrict NCCL's transports
+ * or algorithms (the library reads the same environment), "" when none:
+ * the evidence of bench.nccl_low. */
+static void nccl_env(char *buf, size_t len)
+{
+    static const char *const names[] = {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL",
+                                        "NCCL_ALGO",        "NCCL_PROTO",       "NCCL_MAX_NCHANNELS"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v || (i < 2 && atoi(v) == 0)) /* the two switches at 0 leave NCCL as it is */
+            continue;
+        int k = snprintf(buf + used, len - used, "%s%s=%.40s", used ? " " : "", names[i], v);
+        if (k < 0 || (size_t)k >= len - used)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/* bench nccl into the bench facts. 0, or -1 with a message (nothing could run). */
+static int run_nccl(const gd_bench_cli *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen)
+{
+    const char *sites[16];
+    gd_nccl_search ns;
+    nccl_search(o, f, &ns, sites, 16);
+    char env[256];
+    nccl_env(env, sizeof env);
+    size_t one = o->size > 0 ? (size_t)(o->size * (1 << 20)) : 0;
+    gd_nccl_bench_opts no = {.rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+                                    .sim_scenario = o->sim ? o->scenario : NULL},
+                             .nccl = &ns,
+                             .min_bytes = one,
+                             .max_bytes = one,
+                             .iters = (int)o->reps,
+                             .env = env};
+    return gd_nccl_bench_run(&no, f, b, err, errlen);
 }
 
 static gd_gemm_bench_opts gemm_opts(const gd_bench_cli *o, const gd_cublaslt_search *lt, double seconds)
@@ -145,6 +206,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     bool all = strcmp(o->what, "all") == 0;
     bool pcie = all || strcmp(o->what, "pcie") == 0, gemm = all || strcmp(o->what, "gemm") == 0,
          membw = all || strcmp(o->what, "membw") == 0;
+    /* bench all: NCCL where there is a ring to measure. */
+    bool nccl = strcmp(o->what, "nccl") == 0 || (all && f->gpu_count >= 2);
     const char *sites[16];
     gd_cublaslt_search lt;
     cublaslt_search(o, f, &lt, sites, 16);
@@ -154,8 +217,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (run_pcie(o, co, f, err, sizeof err) != 0)
             return gd_cli_error("bench pcie: %s", err);
     }
-    gd_bench_facts *b = (gemm || membw) ? gd_bench_facts_get(f) : NULL;
-    if ((gemm || membw) && !b)
+    gd_bench_facts *b = (gemm || membw || nccl) ? gd_bench_facts_get(f) : NULL;
+    if ((gemm || membw || nccl) && !b)
         return gd_cli_error("out of memory");
     if (gemm) {
         if (all)
@@ -179,6 +242,19 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (gd_membw_bench_run(&mo, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench membw: %s", err);
     }
+    if (nccl) {
+        if (all)
+            fprintf(stderr, "gpudoctor: bench nccl...\n");
+        if (run_nccl(o, f, b, err, sizeof err) != 0) {
+            if (!all)
+                return gd_cli_error("bench nccl: %s", err);
+            /* bench all goes on without it: the other figures stand. */
+            fprintf(stderr, "gpudoctor: bench nccl not run: %s\n", err);
+            free(b->nccl);
+            b->nccl = NULL;
+            nccl = false;
+        }
+    }
     gd_findings fs = {0};
     if (pcie)
         gd_check_run(gd_check_find("pcie.bandwidth_low"), f, &fs);
@@ -188,6 +264,10 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         gd_check_run(gd_check_find("bench.gemm_low"), f, &fs);
     if (membw)
         gd_check_run(gd_check_find("bench.membw_low"), f, &fs);
+    if (nccl) {
+        gd_check_run(gd_check_find("bench.nccl_failed"), f, &fs);
+        gd_check_run(gd_check_find("bench.nccl_low"), f, &fs);
+    }
     gd_findings_sort(&fs);
     int code = finish(o, f, &fs);
     gd_findings_free(&fs);

@@ -56,7 +56,25 @@ void gd_bench_facts_free(gd_bench_facts *b)
     for (size_t i = 0; i < b->gpu_count; i++)
         free(b->gpus[i].ticks);
     free(b->gpus);
+    free(b->nccl);
     free(b);
+}
+
+double gd_nccl_algbw_gbps(size_t bytes, double seconds)
+{
+    return seconds > 0 && bytes > 0 ? (double)bytes / seconds / 1e9 : NAN;
+}
+
+double gd_nccl_busbw_factor(gd_nccl_coll c, int n)
+{
+    if (n < 1)
+        return NAN;
+    return c == GD_NCCL_ALL_REDUCE ? 2.0 * (n - 1) / n : c == GD_NCCL_ALL_GATHER ? (double)(n - 1) / n : NAN;
+}
+
+const char *gd_nccl_coll_name(gd_nccl_coll c)
+{
+    return c == GD_NCCL_ALL_REDUCE ? "all_reduce" : c == GD_NCCL_ALL_GATHER ? "all_gather" : "?";
 }
 
 /* Does `name` contain `word` with no letter or digit right before or after? */

@@ -2,6 +2,10 @@
 /* `gpudoctor bench gemm | membw | stress | all`: figures against the datasheet and the peers. */
 #include "bench_gpu_report.h"
 
+#include "bench_nccl_report.h"
+
+#include "analysis/nccl_expect.h"
+
 #include "core/json_util.h"
 #include "gpudoctor/bench.h"
 #include "gpudoctor/pcie.h"
@@ -124,6 +128,9 @@ json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *
         json_array_append_new(gpus, o);
     }
     json_object_set_new(root, "gpus", gpus);
+    json_t *nccl = gd_bench_nccl_json(f);
+    if (nccl)
+        json_object_set_new(root, "nccl", nccl);
     if (f->pcie && f->pcie->bench) {
         json_t *p = gd_bench_pcie_json(f, fs);
         json_object_del(p, "findings");
@@ -360,11 +367,18 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         }
         fputc('\n', out);
     }
+    gd_bench_nccl_text(out, f, st);
     size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++)
         shown += !fs->v[i].ignored;
     gd_bench_findings_text(out, fs, st);
-    if (!shown)
+    gd_nccl_expect e;
+    if (!shown && strcmp(what, "nccl") == 0)
+        fprintf(out, "No finding%s\n",
+                b && b->nccl && !b->nccl->skipped[0] && gd_nccl_expect_of(f, b->nccl, &e) == 0
+                    ? ": NCCL's bus bandwidth is near what the GPUs' topology allows."
+                    : ".");
+    else if (!shown)
         fprintf(out, "No finding: every GPU measured within %s of its peers and above its SKU's floor.\n", "10%");
 }
 

@@ -2,10 +2,11 @@
 /* cuBLASLt as a dl_table (../dl_table.h); every entry is required. */
 #include "cublaslt_loader.h"
 
+#include "lib_search.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #define GD_CUBLASLT_SYMBOL(t, sym) {offsetof(struct gd_cublaslt_api, sym), true, {#sym}},
 static const gd_dl_sym gd_cublaslt_symbols[] = {
@@ -16,58 +17,23 @@ static const gd_dl_sym gd_cublaslt_symbols[] = {
 static const gd_dl_table gd_cublaslt_table = {"the cuBLASLt library", gd_cublaslt_symbols,
                                               sizeof gd_cublaslt_symbols / sizeof gd_cublaslt_symbols[0]};
 
-static void add(char buf[][512], size_t cap, size_t *n, const char *dir, const char *name)
-{
-    if (*n >= cap)
-        return;
-    int len = dir ? snprintf(buf[*n], 512, "%s/%s", dir, name) : snprintf(buf[*n], 512, "%s", name);
-    if (len > 0 && len < 512)
-        (*n)++;
-}
-
 size_t gd_cublaslt_candidates(const gd_cublaslt_search *s, char buf[][512], size_t cap)
 {
-    size_t n = 0;
-    if (s && s->path && *s->path) {
-        add(buf, cap, &n, NULL, s->path);
-        return n;
-    }
     static const char *const sonames[] = GD_CUBLASLT_SONAMES;
-    const size_t nso = sizeof sonames / sizeof sonames[0];
     /* The wheels a PyTorch or JAX environment installs: nvidia-cublas-cu12
      * (nvidia/cublas/lib) and CUDA 13's nvidia-cublas (nvidia/cu13/lib). */
-    for (size_t i = 0; s && i < s->site_count; i++) {
-        if (!s->site_packages[i] || !*s->site_packages[i])
-            continue;
-        char dir[480];
-        static const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib"};
-        for (size_t d = 0; d < 2; d++) {
-            snprintf(dir, sizeof dir, "%s/%s", s->site_packages[i], subdirs[d]);
-            for (size_t k = 0; k < nso; k++)
-                add(buf, cap, &n, dir, sonames[k]);
-        }
+    static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib"};
+    gd_lib_search_spec spec = {.wheel_dirs = wheel_dirs,
+                               .wheel_dir_count = 2,
+                               .sonames = sonames,
+                               .soname_count = sizeof sonames / sizeof sonames[0]};
+    if (s) {
+        spec.path = s->path;
+        spec.site_packages = s->site_packages;
+        spec.site_count = s->site_count;
+        spec.toolkit = s->toolkit;
     }
-    for (size_t k = 0; k < nso; k++)
-        add(buf, cap, &n, NULL, sonames[k]);
-    struct utsname u;
-    char targets[128] = "";
-    if (uname(&u) == 0)
-        snprintf(targets, sizeof targets, "targets/%s-linux/lib", u.machine);
-    const char *roots[] = {s && s->toolkit && *s->toolkit ? s->toolkit : NULL, "/usr/local/cuda"};
-    for (size_t r = 0; r < 2; r++) {
-        if (!roots[r] || (r == 1 && roots[0] && strcmp(roots[0], roots[1]) == 0))
-            continue;
-        const char *subs[] = {"lib64", targets[0] ? targets : NULL};
-        for (size_t d = 0; d < 2; d++) {
-            if (!subs[d])
-                continue;
-            char dir[480];
-            snprintf(dir, sizeof dir, "%s/%s", roots[r], subs[d]);
-            for (size_t k = 0; k < nso; k++)
-                add(buf, cap, &n, dir, sonames[k]);
-        }
-    }
-    return n;
+    return gd_lib_search_candidates(&spec, buf, cap);
 }
 
 int gd_cublaslt_load(struct gd_cublaslt_api *api, const gd_cublaslt_search *s, char *err, size_t errlen)

@@ -1,0 +1,115 @@
+/* The expected bus bandwidth of bench nccl's ring: see nccl_expect.h. */
+#include "nccl_expect.h"
+
+#include "core/pcie_util.h"
+#include "gpudoctor/pcie.h"
+#include "p2p_path.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int gd_nccl_expect_ring(const gd_nccl_edge *edges, size_t n, gd_nccl_expect *out)
+{
+    memset(out, 0, sizeof *out);
+    out->busbw_gbps = NAN;
+    out->edges = n;
+    if (n == 0)
+        return -1;
+    double best = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = edges[i].gbps * edges[i].efficiency;
+        if (isnan(v)) {
+            out->slowest = edges[i];
+            return -1;
+        }
+        if (v < best) {
+            best = v;
+            out->slowest = edges[i];
+        }
+    }
+    out->busbw_gbps = best;
+    return 0;
+}
+
+/* The f->gpus position of GPU index `gpu`, or -1. */
+static long position(const gd_facts *f, int gpu)
+{
+    for (size_t g = 0; gpu >= 0 && g < f->gpu_count; g++)
+        if (f->gpus[g].index == gpu)
+            return (long)g;
+    return -1;
+}
+
+/* nvmlDeviceGetP2PStatus's answer for the pair: 0 ok, > 0 denied, -1 unknown. */
+static int p2p_status(const gd_facts *f, size_t a, size_t b)
+{
+    (void)f;
+    (void)a;
+    (void)b;
+    return -1; /* TEMPORARY until main's f->p2p_status is merged */
+}
+
+/* The slower of the two GPUs' PCIe links, GB/s per direction; NAN unknown. */
+static double slower_link(const gd_facts *f, size_t a, size_t b, char *which, size_t len)
+{
+    double worst = NAN;
+    size_t gs[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        int gen = 0, width = 0;
+        if (!gd_pcie_expected_link(f, gs[k], &gen, &width))
+            return NAN;
+        double v = gd_pcie_link_gbps(gen, width);
+        if (isnan(worst) || v < worst) {
+            worst = v;
+            snprintf(which, len, "GPU %d's PCIe Gen%d x%d", f->gpus[gs[k]].index, gen, width);
+        }
+    }
+    return worst;
+}
+
+static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
+{
+    *e = (gd_nccl_edge){.gpu_a = f->gpus[a].index, .gpu_b = f->gpus[b].index, .gbps = NAN, .efficiency = NAN};
+    int st = p2p_status(f, a, b);
+    if (st > 0) {
+        char which[64] = "";
+        double link = slower_link(f, a, b, which, sizeof which);
+        e->host_staged = true;
+        e->gbps = link * GD_NCCL_HOST_STAGED_SHARE;
+        e->efficiency = gd_p2p_route_efficiency(GD_P2P_ROUTE_HOST);
+        snprintf(e->limit, sizeof e->limit,
+                 "the driver denies peer access between GPU %d and GPU %d (P2P status %d): NCCL stages through "
+                 "host memory, about half of %s",
+                 e->gpu_a, e->gpu_b, st, which[0] ? which : "the slower PCIe link");
+        return;
+    }
+    gd_p2p_path p;
+    if (gd_p2p_path_of(f, a, b, &p) != 0 || isnan(p.gbps)) {
+        snprintf(e->limit, sizeof e->limit, "the path between GPU %d and GPU %d is not known", e->gpu_a, e->gpu_b);
+        return;
+    }
+    e->gbps = p.gbps;
+    e->efficiency = gd_p2p_route_efficiency(p.route);
+    snprintf(e->limit, sizeof e->limit, "%s", p.limit);
+}
+
+int gd_nccl_expect_of(const gd_facts *f, const gd_nccl_bench *b, gd_nccl_expect *out)
+{
+    gd_nccl_edge edges[GD_NCCL_MAX_RANKS];
+    int n = b->ranks > GD_NCCL_MAX_RANKS ? GD_NCCL_MAX_RANKS : b->ranks;
+    memset(out, 0, sizeof *out);
+    out->busbw_gbps = NAN;
+    if (n < 2)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        long a = position(f, b->gpus[i]), c = position(f, b->gpus[(i + 1) % n]);
+        if (a < 0 || c < 0) {
+            snprintf(out->slowest.limit, sizeof out->slowest.limit, "rank %d's GPU is not matched to NVML's",
+                     a < 0 ? i : (i + 1) % n);
+            return -1;
+        }
+        edge_of(f, (size_t)a, (size_t)c, &edges[i]);
+    }
+    return gd_nccl_expect_ring(edges, (size_t)n, out);
+}

@@ -1,0 +1,46 @@
+/*
+ * What `bench nccl` should measure on this node: NCCL's ring runs at the
+ * pace of its slowest edge, so the expected bus bandwidth is the slowest
+ * edge between consecutive ranks (the path model's rate, p2p_path.h) times
+ * the share a healthy node reaches (gd_p2p_route_efficiency). Where the
+ * driver denies peer access for a pair, NCCL stages that edge through host
+ * memory (its SHM transport): about half the slower of the two GPUs' PCIe
+ * links.
+ */
+#ifndef GD_ANALYSIS_NCCL_EXPECT_H
+#define GD_ANALYSIS_NCCL_EXPECT_H
+
+#include "gpudoctor/bench.h"
+#include "gpudoctor/model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Of data staged through host memory, the share of the slower PCIe link
+ * that reaches the peer: down to host memory, then up again. */
+#define GD_NCCL_HOST_STAGED_SHARE 0.5
+
+typedef struct gd_nccl_edge {
+    int gpu_a, gpu_b; /* GPU indexes (f->gpus[].index) */
+    double gbps; /* what the edge allows per direction, NAN unknown */
+    double efficiency; /* the share of it NCCL reaches on a healthy node */
+    bool host_staged; /* peer access denied: through host memory */
+    char limit[200]; /* what sets it, in words */
+} gd_nccl_edge;
+
+typedef struct gd_nccl_expect {
+    double busbw_gbps; /* expected bus bandwidth, NAN unknown */
+    gd_nccl_edge slowest; /* the edge that sets it */
+    size_t edges; /* ring edges judged */
+} gd_nccl_expect;
+
+/* The expectation of a ring of n edges (edge i from rank i to i + 1 mod n):
+ * the slowest edge's gbps x efficiency. 0, or -1 when an edge is unknown
+ * (out->busbw_gbps NAN; out->slowest names that edge). */
+int gd_nccl_expect_ring(const gd_nccl_edge *edges, size_t n, gd_nccl_expect *out);
+
+/* The ring of bench nccl's ranks on the node of f. 0, or -1 when a rank's
+ * GPU or an edge's path is not known. */
+int gd_nccl_expect_of(const gd_facts *f, const gd_nccl_bench *b, gd_nccl_expect *out);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * `gpudoctor bench nccl`: all-reduce and all-gather bus bandwidth over every
+ * GPU of the node through NCCL (libnccl.so.2), one rank per GPU in this
+ * process, after nccl-tests: a sweep of sizes, warm-up, timed iterations,
+ * and one all-reduce of known values read back first.
+ */
+#ifndef GD_NCCL_BENCH_H
+#define GD_NCCL_BENCH_H
+
+#include "backends/cuda/nccl_loader.h"
+#include "bench_runtime.h"
+#include "gpudoctor/bench.h"
+
+typedef struct gd_nccl_bench_opts {
+    gd_bench_rt_opts rt; /* the driver (cuBLASLt unused) */
+    const gd_nccl_search *nccl;
+    size_t min_bytes, max_bytes; /* the sweep, doubling; 0: 8 MiB .. 1 GiB */
+    int iters; /* timed collectives per size; 0: 20 */
+    int warmup; /* untimed first; 0: 5 */
+    const char *env; /* the NCCL_* settings in force, recorded as evidence (may be NULL) */
+} gd_nccl_bench_opts;
+
+/* The default sweep. */
+#define GD_NCCL_MIN_BYTES ((size_t)8 << 20)
+#define GD_NCCL_MAX_BYTES ((size_t)1 << 30)
+
+/* The sizes of a sweep from lo to hi, doubling (hi always the last), each
+ * a multiple of 4 x ranks bytes (whole float32 elements per rank); returns
+ * how many (at most cap, 0 when lo > hi or ranks < 1). */
+size_t gd_nccl_sweep_sizes(size_t lo, size_t hi, int ranks, size_t *out, size_t cap);
+
+/*
+ * Runs into b->nccl (created). 0: measured, or nothing to measure (fewer
+ * than two CUDA devices: b->nccl->skipped says so), or a failure during the
+ * run (b->nccl->failed, ->error); -1 with a message when nothing could run
+ * (no driver, no NCCL library: what was tried and how to get one).
+ */
+int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * `gpudoctor bench nccl`'s part of the bench report (docs/bench.md): the
+ * sweep of both collectives, the peak bus bandwidth against what the
+ * topology allows, the data check. Renders, never probes.
+ */
+#ifndef GD_BENCH_NCCL_REPORT_H
+#define GD_BENCH_NCCL_REPORT_H
+
+#include "gpudoctor/bench.h"
+#include "gpudoctor/model.h"
+#include "text_util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* The "nccl" object of the bench JSON, NULL when bench nccl did not run. */
+json_t *gd_bench_nccl_json(const gd_facts *f);
+/* The NCCL section of the text report; nothing when it did not run. */
+void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
+#endif
