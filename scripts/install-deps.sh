@@ -10,6 +10,14 @@
 # installing it would pull in libnvidia-ml1, a real driver library that would
 # change how this machine behaves. Without the header, the NVML ABI
 # comparison is skipped; nothing else depends on it.
+#
+# nccl.h and libnccl.so.2 come the same way from Debian's contrib packages
+# libnccl-dev and libnccl2 (trixie: bookworm has none), unpacked into
+# build/deps/nccl/ and never installed: the ABI test compares nccl_api.h with
+# the header, and the loader's test opens the real library where this
+# system's glibc can load it. Each .deb is checked against the archive's
+# signed index (InRelease, verified with debian-archive-keyring, then the
+# Packages file's SHA256) before it is unpacked.
 set -euo pipefail
 
 # Debian packages needed to build and test. Add to this list as needed.
@@ -52,7 +60,9 @@ PACKAGES=(
     debootstrap     # make image: a Debian root filesystem from Debian's archive
     umoci           # ... packed as an OCI image
     runc            # ... which the package test runs the exporter from
-    curl            # ... and scrapes
+    curl            # ... and scrapes; NCCL's .debs are fetched with it (fetch_nccl below)
+    gpgv            # ... and checked against Debian's signed index
+    debian-archive-keyring # ... with its keys
 )
 
 # The non-free package whose nvml.h the ABI test compares against.
@@ -164,7 +174,85 @@ fetch_nvml_header() {
     log "nvml.h unpacked to $nvml_header"
 }
 
+# NCCL's Debian release and packages (contrib).
+NCCL_SUITE=trixie
+NCCL_PACKAGES=(libnccl-dev libnccl2)
+NCCL_ARCHIVE=http://deb.debian.org/debian
+nccl_dir="$repo_root/build/deps/nccl"
+nccl_header="$nccl_dir/usr/include/nccl.h"
+nccl_library="$nccl_dir/lib/libnccl.so.2"
+
+# Downloads libnccl-dev and libnccl2 from Debian's archive, each checked
+# against the signed index, and unpacks nccl.h and libnccl.so.2. Never fails
+# the script: prints why and returns non-zero instead.
+fetch_nccl() {
+    if [ -f "$nccl_header" ] && [ -f "$nccl_library" ]; then
+        log "nccl.h and libnccl.so.2 already in $nccl_dir"
+        return 0
+    fi
+    local tool
+    for tool in curl gpgv dpkg-deb sha256sum gzip; do
+        command -v "$tool" >/dev/null || { log "no $tool here; cannot fetch NCCL"; return 1; }
+    done
+    local keyring=/usr/share/keyrings/debian-archive-keyring.gpg arch tmp
+    [ -f "$keyring" ] || { log "no $keyring (debian-archive-keyring); cannot check NCCL's packages"; return 1; }
+    arch=$(dpkg --print-architecture)
+    tmp=$(mktemp -d)
+    # The suite's signed index names the Packages file's hash...
+    if ! curl -fsS -o "$tmp/InRelease" "$NCCL_ARCHIVE/dists/$NCCL_SUITE/InRelease" ||
+        ! gpgv --keyring "$keyring" --output "$tmp/Release" "$tmp/InRelease" 2>/dev/null; then
+        log "cannot fetch or verify $NCCL_SUITE's InRelease"
+        rm -rf "$tmp"
+        return 1
+    fi
+    local index="contrib/binary-$arch/Packages.gz" want got
+    want=$(awk -v f="$index" '/^SHA256:/ {s = 1; next} /^[^ ]/ {s = 0} s && $3 == f {print $1}' "$tmp/Release")
+    if ! curl -fsS -o "$tmp/Packages.gz" "$NCCL_ARCHIVE/dists/$NCCL_SUITE/$index"; then
+        log "cannot fetch $index"
+        rm -rf "$tmp"
+        return 1
+    fi
+    got=$(sha256sum "$tmp/Packages.gz" | cut -d' ' -f1)
+    if [ -z "$want" ] || [ "$want" != "$got" ]; then
+        log "$index does not match the signed index"
+        rm -rf "$tmp"
+        return 1
+    fi
+    # ... and the Packages file each .deb's path and hash.
+    gzip -dc "$tmp/Packages.gz" >"$tmp/Packages"
+    local pkg filename sum
+    mkdir -p "$tmp/x"
+    for pkg in "${NCCL_PACKAGES[@]}"; do
+        read -r filename sum < <(awk -v p="$pkg" '
+            /^Package: / {hit = ($2 == p); next}
+            hit && /^Filename: / {f = $2} hit && /^SHA256: / {s = $2}
+            /^$/ && hit && f {print f, s; exit}' "$tmp/Packages")
+        if [ -z "${filename:-}" ] || ! curl -fsS -o "$tmp/$pkg.deb" "$NCCL_ARCHIVE/$filename" ||
+            [ "$(sha256sum "$tmp/$pkg.deb" | cut -d' ' -f1)" != "$sum" ] || ! dpkg-deb -x "$tmp/$pkg.deb" "$tmp/x"; then
+            log "cannot fetch, check or unpack $pkg from $NCCL_SUITE"
+            rm -rf "$tmp"
+            return 1
+        fi
+        rm -f "$tmp/$pkg.deb"
+    done
+    local lib
+    lib=$(find "$tmp/x" -name 'libnccl.so.2.*' -type f -print -quit)
+    if [ ! -f "$tmp/x/usr/include/nccl.h" ] || [ -z "$lib" ]; then
+        log "the packages hold no nccl.h or libnccl.so.2"
+        rm -rf "$tmp"
+        return 1
+    fi
+    mkdir -p "$(dirname "$nccl_header")" "$(dirname "$nccl_library")"
+    cp "$tmp/x/usr/include/nccl.h" "$nccl_header"
+    cp "$lib" "$nccl_library"
+    rm -rf "$tmp"
+    log "nccl.h and libnccl.so.2 unpacked to $nccl_dir"
+}
+
 install_packages
+if ! fetch_nccl; then
+    log "continuing without NCCL: its ABI comparison and the real-library test will be skipped"
+fi
 if ! fetch_nvml_header; then
     log "continuing without nvml.h: the NVML ABI comparison will be skipped"
 fi

@@ -1,7 +1,8 @@
 /*
  * What a ring edge of the simulated NCCL carries (gdsim_nccl_edge_gbps,
  * sim_private.h): the scenario's peer-to-peer rate of the pair, or the rate
- * of staging through host memory where P2P is unavailable or disabled.
+ * of staging through host memory where P2P is unavailable or disabled: half
+ * the slower of a's device-to-host and b's host-to-device pinned rate.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -10,7 +11,7 @@
 
 /* TEMPORARY until sim/scenario's gd_scenario_p2p_gbps lands: NVLink pairs
  * at the fewer active links of the two x 25 GB/s (50 from NVLink 5), else
- * PCIe at the slower pinned copy rate of the two. */
+ * PCIe at the slower pinned copy rate of the two. *p2p_ok: always. */
 static double pair_gbps(const gd_scenario *s, size_t a, size_t b, bool *p2p_ok)
 {
     const gd_scenario_gpu *g[2] = {&s->gpus[a], &s->gpus[b]};
@@ -40,9 +41,9 @@ double gdsim_nccl_edge_gbps(int a, int b, int p2p_disabled)
     if (s && a >= 0 && b >= 0 && (size_t)a < s->gpu_count && (size_t)b < s->gpu_count) {
         bool ok = false;
         gbps = pair_gbps(s, (size_t)a, (size_t)b, &ok);
-        if (!ok || p2p_disabled) {
+        if (p2p_disabled) { /* staged as the scenario stages a pair without P2P */
             gd_scenario_num out = s->gpus[a].bandwidth_gbps.d2h_pinned, in = s->gpus[b].bandwidth_gbps.h2d_pinned;
-            gbps = out.present && in.present ? fmin(out.value, in.value) : 0;
+            gbps = out.present && in.present ? fmin(out.value, in.value) / 2 : 0;
         }
     }
     sim_unlock();

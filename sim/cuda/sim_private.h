@@ -29,8 +29,8 @@ SIM_API double gdsim_gemm_tflops(const char *dtype);
 
 /* The per-direction rate, GB/s, at which NCCL's transport moves data from
  * device a to device b (ordinals): peer to peer where the pair allows it
- * and p2p_disabled is 0, else staged through host memory (the slower of a's
- * pinned device-to-host and b's host-to-device rate). 0 when unknown. For
+ * and p2p_disabled is 0, else staged through host memory (half the slower of
+ * a's pinned device-to-host and b's host-to-device rate). 0 when unknown. For
  * the simulated NCCL (sim/nccl). */
 SIM_API double gdsim_nccl_edge_gbps(int a, int b, int p2p_disabled);
 
