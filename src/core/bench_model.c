@@ -56,6 +56,7 @@ void gd_bench_facts_free(gd_bench_facts *b)
     for (size_t i = 0; i < b->gpu_count; i++)
         free(b->gpus[i].ticks);
     free(b->gpus);
+    free(b->p2p_pairs);
     free(b);
 }
 
