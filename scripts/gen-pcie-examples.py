@@ -219,3 +219,70 @@ sc["gpus"] = sc["gpus"][:3]
 for g, bdf in zip(sc["gpus"], CASCADE):
     g["pci_bus_id"] = "0000" + bdf.upper()
 save("pcie-a100x3-bridge-downgraded.json", sc)
+
+# --- GPU-to-GPU paths (bench p2p) ---
+# 4x A100 PCIe behind two Gen4 switches; the second switch's uplink trained
+# at Gen3 x8 (a riser fault): GPUs 2 and 3 reach each other at full speed
+# within their switch, but every copy to GPUs 0 and 1 crosses that uplink.
+SLOW = (3, 8)
+tree("pcie4-slow-switch", [("pci0000:00", 0, [a100_pair("0000:00:01.0", "0000:16:00.0", "17", A100[0], A100[1]),
+                                              switch("0000:00:03.0", "0000:38:00.0",
+                                                     [("0000:39:00.0", node("gpu", A100[2], 4, 16)),
+                                                      ("0000:39:01.0", node("gpu", A100[3], 4, 16))],
+                                                     gen=4, rp_cur=SLOW)])], ONE_NODE)
+sc = copy.deepcopy(a100)
+sc["host"]["sysfs"] = "sysfs/pcie4-slow-switch"
+sc["description"] = ("4x A100 PCIe behind two Gen4 switches; the second switch's uplink trained at Gen3 x8 of Gen4 x16: "
+                     "GPUs 2 and 3 copy to GPUs 0 and 1 at a quarter of the path's rate (run bench p2p)")
+for g in sc["gpus"]:
+    g["p2p"] = {"gbps": 25.2}  # Gen4 x16 peer copies within a switch (80 % of 31.5 GB/s)
+for i in (0, 1):
+    sc["gpus"][i]["p2p"]["peers"] = {"0000" + A100[k].upper(): 6.2 for k in (2, 3)}
+for i in (2, 3):
+    sc["gpus"][i]["bandwidth_gbps"].update({"h2d_pinned": 6.3, "d2h_pinned": 6.4})
+save("pcie-a100x4-slow-switch.json", sc)
+
+# 8x GeForce RTX 4090 on two CPUs, each card on a root port of its own: the
+# driver allows no P2P on these boards, so every copy is staged through host
+# memory, and across the CPUs' interconnect slower still.
+RTX = ["0000:01:00.0", "0000:25:00.0", "0000:41:00.0", "0000:61:00.0",
+       "0000:81:00.0", "0000:a1:00.0", "0000:c1:00.0", "0000:e1:00.0"]
+RTX_NODES = {0: "0-31,64-95", 1: "32-63,96-127"}
+
+
+def rtx_slot(i):
+    bus = int(RTX[i][5:7], 16)
+    rp = "0000:%02x:01.1" % (bus - 1 if bus else 0)
+    return ("pci0000:%02x" % (bus - 1 if bus else 0), 0 if i < 4 else 1,
+            [node("root_port", rp, 4, 16, [node("gpu", RTX[i], 4, 16, cur=(1, 16))])])
+
+
+tree("rtx4090x8", [rtx_slot(i) for i in range(8)], RTX_NODES)
+rtx = copy.deepcopy(a100["gpus"][0])
+rtx.update({"name": "NVIDIA GeForce RTX 4090", "compute_capability": [8, 9], "memory_total_mib": 24564,
+            "power_limit_w": 450, "power_limit_default_w": 450, "power_limit_min_w": 150, "power_limit_max_w": 600,
+            "clocks_max_mhz": {"sm": 3105, "mem": 10501}, "vbios_version": "95.02.3c.00.8a",
+            "temperature_thresholds_c": {"shutdown": 98, "slowdown": 95, "gpu_max": 90},
+            "bandwidth_gbps": {"h2d_pinned": 25.5, "d2h_pinned": 26.0, "h2d_pageable": 12.0, "d2h_pageable": 11.5,
+                               "d2d": 900},
+            "gemm_tflops": {"bf16": 165, "fp16": 165, "fp32": 82},
+            "timeline": [{"t": 0, "temp_c": 34, "sm_clock_mhz": 210, "mem_clock_mhz": 405, "power_w": 18,
+                          "util_gpu_pct": 0, "util_mem_pct": 0, "mem_used_mib": 310, "pcie_gen": 1, "pcie_width": 16,
+                          "pcie_tx_kbps": 0, "pcie_rx_kbps": 0, "pcie_replays": 0, "event_reasons": ["gpu_idle"]}]})
+for k in ("clocks_default_app_mhz", "clocks_app_mhz", "ecc"):
+    rtx.pop(k, None)
+sc = {"description": "8x GeForce RTX 4090 on two CPUs, idle: the driver reports P2P as not supported by the chipset "
+                     "(nvidia-smi topo -p2p r: CNS), so GPU-to-GPU copies are staged through host memory, across the "
+                     "CPUs at 7.5 GB/s (run bench p2p)",
+      "driver_version": a100.get("driver_version"), "cuda_driver_version": a100.get("cuda_driver_version"),
+      "host": {"sysfs": "sysfs/rtx4090x8", "numa_nodes": 2}, "gpus": []}
+for i, bdf in enumerate(RTX):
+    g = copy.deepcopy(rtx)
+    g["uuid"] = "GPU-40900000-0000-4000-8000-%012d" % i
+    g["serial"] = "0"
+    g["pci_bus_id"] = "0000" + bdf.upper()
+    g["p2p"] = {"supported": False, "status": "chipset_not_supported"}
+    if i < 4:  # staged copies between the CPUs cross their interconnect twice
+        g["p2p"]["peers"] = {"0000" + RTX[k].upper(): 7.5 for k in range(4, 8)}
+    sc["gpus"].append(g)
+save("rtx4090x8-no-p2p.json", sc)

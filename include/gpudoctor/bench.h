@@ -113,9 +113,24 @@ typedef struct gd_nccl_bench {
 double gd_nccl_algbw_gbps(size_t bytes, double seconds);
 double gd_nccl_busbw_factor(gd_nccl_coll c, int n);
 const char *gd_nccl_coll_name(gd_nccl_coll c); /* "all_reduce", "all_gather" */
+/* bench p2p: one ordered pair of CUDA devices, copies from src to dst. */
+typedef struct gd_p2p_pair {
+    size_t src, dst; /* rows of gd_bench_facts.gpus */
+    int can_access; /* cuDeviceCanAccessPeer(src, dst): 1 yes, 0 no, -1 not asked */
+    bool peer_enabled; /* the copies ran with peer access on (else staged through host memory) */
+    double uni_gbps; /* src -> dst alone, GB/s (1e9 B/s), median; NAN not measured */
+    double bidi_gbps; /* src <-> dst at once, both directions summed; NAN, or not the src < dst entry */
+    gd_bench_verdict verdict; /* a copy read back */
+    char detail[160];
+    char error[200]; /* "" or why it was not measured */
+} gd_p2p_pair;
 
 typedef struct gd_bench_facts {
-    bool gemm, membw, stress; /* which ran */
+    bool gemm, membw, stress, p2p; /* which ran */
+    size_t p2p_bytes; /* per copy */
+    int p2p_reps;
+    size_t p2p_pair_count; /* gpu_count * (gpu_count - 1), src-major */
+    gd_p2p_pair *p2p_pairs;
     gd_gemm_dtype dtype;
     int size; /* M = N = K */
     double seconds; /* per GEMM measurement */

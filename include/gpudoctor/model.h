@@ -205,6 +205,8 @@ typedef struct gd_gpu {
      * NOT_SUPPORTED on boards without a fabric. fabric_status: the
      * registration's nvmlReturn_t (0: success), read when completed. */
     gd_value fabric_state, fabric_status;
+    /* NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the active links' common speed, MB/s per direction. */
+    gd_value nvlink_speed_mbps;
     double nvlink_data_t; /* session seconds of the last read */
     gd_value processes_status; /* status of the process query itself */
     size_t process_count;
@@ -432,6 +434,10 @@ typedef struct gd_facts {
     long pid;
     /* Facts of other areas, NULL when not collected; gd_facts_free frees them. */
     gd_events events; /* health events of the session (a window shares them) */
+    /* nvmlDeviceGetP2PStatus(gpus[a], gpus[b], NVML_P2P_CAPS_INDEX_READ) at
+     * [a * gpu_count + b]: an nvmlGpuP2PStatus_t (0: peer access works), or
+     * -1 not known (the call failed, a lost GPU, the diagonal). NULL: not read. */
+    int *p2p_status;
     struct gd_pcie_facts *pcie; /* include/gpudoctor/pcie.h */
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */

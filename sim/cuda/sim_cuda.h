@@ -121,6 +121,7 @@ struct sim_cuda {
     size_t backed_total;
     struct sim_host_block *pinned;
     size_t n_pinned, cap_pinned;
+    bool *peer_enabled; /* [from * device_count + to]: cuCtxEnablePeerAccess from `from`'s context; NULL: none yet */
     bool clock_set; /* gdsim_cuda_clock_set was called: multiplies follow the timeline */
     double clock_t; /* scenario seconds */
 };

@@ -313,3 +313,123 @@ CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUst
     (void)hStream;
     return sim_memset(dstDevice, uc, 1, N);
 }
+
+/* Peer copies: P2P at the rate of the scenario's pair (gd_scenario_p2p_gbps)
+ * once either context enabled access to the other, else staged through host
+ * memory, as the driver does when peer access is off or unsupported. */
+
+static int scenario_index(int device)
+{
+    return (int)(sim_cuda_state.devices[device].gpu - sim_cuda_state.scenario->gpus);
+}
+
+static bool valid_device(CUdevice d)
+{
+    return d >= 0 && d < sim_cuda_state.device_count;
+}
+
+CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    if (!canAccessPeer)
+        return CUDA_ERROR_INVALID_VALUE;
+    int cur;
+    CUresult r = sim_current_device(&cur); /* NOT_INITIALIZED before cuInit; a context is not needed */
+    if (r == CUDA_ERROR_NOT_INITIALIZED)
+        return r;
+    sim_lock();
+    bool ok = valid_device(dev) && valid_device(peerDev);
+    if (ok)
+        *canAccessPeer = dev != peerDev && gd_scenario_p2p_status(sim_cuda_state.scenario, (size_t)scenario_index(dev),
+                                                                  (size_t)scenario_index(peerDev)) == 0;
+    sim_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+static CUresult set_peer(CUcontext peer, unsigned int flags, bool enable)
+{
+    int cur;
+    CUresult r = sim_current_device(&cur);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!peer || peer->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sim_cuda *s = &sim_cuda_state;
+    sim_lock();
+    size_t n = (size_t)s->device_count;
+    if (!s->peer_enabled)
+        s->peer_enabled = calloc(n * n, sizeof *s->peer_enabled);
+    if (!s->peer_enabled) {
+        sim_unlock();
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    bool *e = &s->peer_enabled[(size_t)cur * n + (size_t)peer->device];
+    if (enable && (peer->device == cur ||
+                   gd_scenario_p2p_status(s->scenario, (size_t)scenario_index(cur), (size_t)scenario_index(peer->device))))
+        r = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    else if (enable && *e)
+        r = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    else if (!enable && !*e)
+        r = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    else
+        *e = enable;
+    sim_unlock();
+    return r;
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    return set_peer(peerContext, Flags, true);
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    return set_peer(peerContext, 0, false);
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                           size_t ByteCount, CUstream hStream)
+{
+    (void)hStream; /* the calling thread's stream, as for every simulated copy */
+    struct timespec start = sim_stream_now();
+    int cur;
+    CUresult r = sim_current_device(&cur);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dstContext || dstContext->magic != SIM_MAGIC_CTX || !srcContext || srcContext->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (ByteCount == 0)
+        return CUDA_SUCCESS;
+    struct sim_cuda *s = &sim_cuda_state;
+    sim_lock();
+    struct sim_alloc *dst_a = find_alloc_locked(dstDevice, ByteCount), *src_a = find_alloc_locked(srcDevice, ByteCount);
+    if (!dst_a || !src_a || dst_a->device != dstContext->device || src_a->device != srcContext->device) {
+        sim_unlock();
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    int from = src_a->device, to = dst_a->device;
+    size_t n = (size_t)s->device_count;
+    bool enabled = s->peer_enabled && (s->peer_enabled[(size_t)from * n + (size_t)to] ||
+                                       s->peer_enabled[(size_t)to * n + (size_t)from]);
+    bool p2p_ok = false;
+    double gbps = from == to ? copy_gbps(s->devices[from].gpu, SIM_D2D, false) / 2
+                             : gd_scenario_p2p_gbps(s->scenario, (size_t)scenario_index(from),
+                                                    (size_t)scenario_index(to), &p2p_ok);
+    if (from != to && p2p_ok && !enabled) {
+        /* Peer access not enabled: staged through host memory, half the lower host-copy rate. */
+        const gd_scenario_gpu *gs = s->devices[from].gpu, *gd = s->devices[to].gpu;
+        double d2h = copy_gbps(gs, SIM_D2H, true), h2d = copy_gbps(gd, SIM_H2D, true);
+        double host = d2h > 0 && h2d > 0 ? (d2h < h2d ? d2h : h2d) : d2h > 0 ? d2h : h2d;
+        gbps = host > 0 ? host / 2 : gbps;
+    }
+    void *dst = dst_a->backing ? (char *)dst_a->backing + (dstDevice - dst_a->base) : NULL;
+    const void *src = src_a->backing ? (const char *)src_a->backing + (srcDevice - src_a->base) : NULL;
+    sim_unlock();
+    if (!(gbps > 0))
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (dst && src)
+        memmove(dst, src, ByteCount);
+    sim_sleep_until(start, (double)ByteCount / (gbps * 1e9));
+    return CUDA_SUCCESS;
+}

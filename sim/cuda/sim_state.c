@@ -117,6 +117,7 @@ __attribute__((destructor)) static void sim_unload(void)
     free(s->allocs);
     free(s->pinned);
     free(s->devices);
+    free(s->peer_enabled);
     gd_scenario_free(s->scenario);
     pthread_mutex_destroy(&s->lock);
 }

@@ -109,6 +109,8 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, u
                                                           unsigned long long *counterValue);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                 nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
                                                                nvmlProcessInfo_v1_t *infos);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
@@ -192,6 +194,7 @@ GDSIM_SIGNATURE(nvmlDeviceGetNvLinkRemotePciInfo_v2, nvml_DeviceGetNvLinkRemoteP
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkErrorCounter, nvml_DeviceGetNvLinkErrorCounter_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetGpuFabricInfo, nvml_DeviceGetGpuFabricInfo_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetNvLinkVersion, nvml_DeviceGetNvLinkVersion_fn);
+GDSIM_SIGNATURE(nvmlDeviceGetP2PStatus, nvml_DeviceGetP2PStatus_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses, nvml_DeviceGetComputeRunningProcesses_v1_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetComputeRunningProcesses_v3, nvml_DeviceGetComputeRunningProcesses_fn);
 GDSIM_SIGNATURE(nvmlDeviceGetPerformanceState, nvml_DeviceGetPerformanceState_fn);

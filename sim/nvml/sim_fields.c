@@ -124,6 +124,10 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
     case NVML_FI_DEV_PCIE_COUNT_TX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_TX_KBPS); break;
     case NVML_FI_DEV_PCIE_COUNT_RX_BYTES: pcie_bytes(call, fv, GD_SCENARIO_PCIE_RX_KBPS); break;
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX: nvlink_data(call, fv, true); break;
+    case NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON:
+        rc = call->mig ? NVML_ERROR_NOT_SUPPORTED : gdsim_int_uint(call->gpu->nvlink_speed_mbps, &u);
+        fill_uint(fv, rc, u);
+        break;
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX: nvlink_data(call, fv, false); break;
     default: fv->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
     }

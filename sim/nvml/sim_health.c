@@ -260,3 +260,29 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsign
     *version = (unsigned int)l->version.value;
     return NVML_SUCCESS;
 }
+
+/* Whether two GPUs reach each other's memory: the scenario's "p2p" of either. */
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                 nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
+{
+    gdsim_call c1, c2;
+    const gd_scenario *sc;
+    nvmlReturn_t rc = gdsim_enter(device1, __func__, &c1);
+    if (rc == NVML_SUCCESS)
+        rc = gdsim_enter(device2, __func__, &c2);
+    if (rc == NVML_SUCCESS)
+        rc = gdsim_enter_system(__func__, &sc);
+    if (rc)
+        return rc;
+    if (!p2pStatus || (unsigned)p2pIndex >= NVML_P2P_CAPS_INDEX_UNKNOWN)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (c1.mig || c2.mig)
+        return NVML_ERROR_NOT_SUPPORTED;
+    size_t a = (size_t)(c1.gpu - sc->gpus), b = (size_t)(c2.gpu - sc->gpus);
+    int st = gd_scenario_p2p_status(sc, a, b);
+    /* NVLINK: the pair's NVLink P2P; a pair without links between them has none. */
+    if (p2pIndex == NVML_P2P_CAPS_INDEX_NVLINK && st == 0 && !(c1.gpu->nvlink_count && c2.gpu->nvlink_count))
+        st = NVML_P2P_STATUS_NOT_SUPPORTED;
+    *p2pStatus = (nvmlGpuP2PStatus_t)st;
+    return NVML_SUCCESS;
+}

@@ -119,6 +119,10 @@ typedef enum gd_scenario_nvlink_counter {
     GD_SCENARIO_NVLINK_COUNTERS
 } gd_scenario_nvlink_counter;
 
+/* "ok", "chipset_not_supported", ... in nvmlGpuP2PStatus_t's order. */
+#define GD_SCENARIO_P2P_STATUSES 7
+extern const char *const gd_scenario_p2p_status_names[GD_SCENARIO_P2P_STATUSES];
+
 /* "replay", "recovery", "crc_flit", "crc_data", "ecc_data". */
 extern const char *const gd_scenario_nvlink_counter_names[GD_SCENARIO_NVLINK_COUNTERS];
 
@@ -255,6 +259,27 @@ typedef struct gd_scenario_gpu {
      * fabric registration (nvmlDeviceGetGpuFabricInfo); absent: NOT_SUPPORTED. */
     bool has_fabric;
     unsigned fabric_state; /* NVML_GPU_FABRIC_STATE_* */
+    /* Addition: "nvlink_speed_mbps", the active links' common speed
+     * (NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON); absent: not supported. */
+    gd_scenario_int nvlink_speed_mbps;
+    /* Addition: "p2p": {"supported": false, "status": "chipset_not_supported",
+     * "gbps": 25.1, "peers": {"00000000:41:00.0": 6.3}}: whether the driver
+     * lets this GPU reach its peers' memory (cuDeviceCanAccessPeer; absent:
+     * true), nvmlDeviceGetP2PStatus's answer (absent: ok when supported,
+     * else not_supported; an NVML P2P status name without NVML_P2P_STATUS_,
+     * in lower case), and the copy rate to a peer per direction in GB/s,
+     * overridden per peer by its bus id (absent: what its NVLinks carry,
+     * gd_scenario_p2p_gbps). */
+    struct {
+        gd_scenario_flag supported;
+        int status; /* nvmlGpuP2PStatus_t, -1 absent */
+        gd_scenario_num gbps;
+        size_t peer_count;
+        struct gd_scenario_p2p_peer {
+            char *bus_id;
+            double gbps;
+        } * peers;
+    } p2p;
     gd_scenario_int fabric_status; /* an nvmlReturn_t; absent: NVML_SUCCESS */
     size_t event_count; /* "events", sorted by t */
     gd_scenario_event *events;
@@ -348,6 +373,22 @@ bool gd_scenario_nvlink_errors_at(const gd_scenario_gpu *gpu, unsigned link, gd_
                                   long long *out);
 /* The pending state of row remapping at t: the latest event that sets it,
  * else the static value; *present false when neither says. */
+/*
+ * The copy rate between GPUs a and b per direction, GB/s, as the simulated
+ * machine carries it: a per-peer rate of either GPU, else the lower of their
+ * "p2p.gbps", else their NVLinks (direct ones, or both GPUs' links to an
+ * NVSwitch: the fewer of the two, at nvlink_speed_mbps or the links'
+ * version's rate, 86 % of it arriving, as nvbandwidth measures HGX H100), else a PCIe peer copy at 80 % of the
+ * lower pinned host-copy rate. *p2p_ok: both GPUs allow peer access and
+ * their P2P status is ok; without it a copy is staged through host memory,
+ * at the per-peer rate where one is given, else half the lower of a's
+ * device-to-host and b's host-to-device rate.
+ */
+double gd_scenario_p2p_gbps(const gd_scenario *sc, size_t a, size_t b, bool *p2p_ok);
+
+/* nvmlDeviceGetP2PStatus's answer for GPU a and b (nvmlGpuP2PStatus_t). */
+int gd_scenario_p2p_status(const gd_scenario *sc, size_t a, size_t b);
+
 bool gd_scenario_remap_pending_at(const gd_scenario_gpu *gpu, double t, bool *present);
 
 /*

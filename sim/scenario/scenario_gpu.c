@@ -442,9 +442,68 @@ static bool parse_fabric(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
     return g->has_fabric;
 }
 
+const char *const gd_scenario_p2p_status_names[GD_SCENARIO_P2P_STATUSES] = {
+    "ok", "chipset_not_supported", "gpu_not_supported", "ioh_topology_not_supported", "disabled_by_regkey",
+    "not_supported", "unknown"};
+
+/* "p2p": {"supported": bool, "status": NAME, "gbps": N, "peers": {"BUS ID": N}}. */
+static bool parse_p2p(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g)
+{
+    json_t *obj, *peers;
+    char path[GD_SCENARIO_PATH_MAX], ppath[GD_SCENARIO_PATH_MAX];
+    g->p2p.status = -1;
+    if (!gdp_int(p, gpu, "nvlink_speed_mbps", at, 1, 10000000, &g->nvlink_speed_mbps) ||
+        !gdp_object(p, gpu, "p2p", at, &obj))
+        return false;
+    if (!obj)
+        return true;
+    gdp_key(path, at, "p2p");
+    char *status = NULL;
+    if (!gdp_flag(p, obj, "supported", path, &g->p2p.supported) ||
+        !gdp_num(p, obj, "gbps", path, 0.001, 100000, &g->p2p.gbps) || !gdp_string(p, obj, "status", path, &status) ||
+        !gdp_object(p, obj, "peers", path, &peers))
+        return free(status), false;
+    if (status) {
+        for (int i = 0; i < GD_SCENARIO_P2P_STATUSES; i++)
+            if (strcmp(status, gd_scenario_p2p_status_names[i]) == 0)
+                g->p2p.status = i;
+        if (g->p2p.status < 0) {
+            gdp_fail(p, path, "\"status\": \"%s\" is no P2P status (\"ok\", \"chipset_not_supported\", "
+                     "\"gpu_not_supported\", \"ioh_topology_not_supported\", \"disabled_by_regkey\", "
+                     "\"not_supported\", \"unknown\")", status);
+            return free(status), false;
+        }
+        free(status);
+    }
+    if (!peers)
+        return true;
+    gdp_key(ppath, path, "peers");
+    size_t n = json_object_size(peers);
+    g->p2p.peers = calloc(n ? n : 1, sizeof *g->p2p.peers);
+    if (!g->p2p.peers)
+        return gdp_fail(p, ppath, "out of memory");
+    const char *key;
+    json_t *v;
+    json_object_foreach(peers, key, v)
+    {
+        unsigned d, b, dev, fn;
+        if (!gd_scenario_parse_bus_id(key, &d, &b, &dev, &fn))
+            return gdp_fail(p, ppath, "\"%s\" is no PCI bus id (\"00000000:41:00.0\")", key);
+        if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 100000)
+            return gdp_fail(p, ppath, "\"%s\": expected a rate in GB/s, over 0", key);
+        struct gd_scenario_p2p_peer *x = &g->p2p.peers[g->p2p.peer_count];
+        if (!(x->bus_id = strdup(key)))
+            return gdp_fail(p, ppath, "out of memory");
+        x->gbps = json_number_value(v);
+        g->p2p.peer_count++;
+    }
+    return true;
+}
+
 bool gdp_gpu(gd_parser *p, json_t *obj, const char *at, gd_scenario_gpu *g)
 {
     return parse_static(p, obj, at, g) && parse_nvlink(p, obj, at, g) && parse_fabric(p, obj, at, g) &&
+           parse_p2p(p, obj, at, g) &&
            parse_mig(p, obj, at, g) && parse_processes(p, obj, at, g) &&
            gdp_errors(p, obj, at, true, 0, &g->errors) && parse_timeline(p, obj, at, g) && gdp_events(p, obj, at, g);
 }
@@ -459,6 +518,9 @@ void gdp_gpu_free(gd_scenario_gpu *g)
     for (size_t i = 0; i < g->nvlink_count; i++)
         free(g->nvlink[i].remote_pci_bus_id);
     free(g->nvlink);
+    for (size_t i = 0; i < g->p2p.peer_count; i++)
+        free(g->p2p.peers[i].bus_id);
+    free(g->p2p.peers);
     for (size_t i = 0; i < g->mig_count; i++) {
         free(g->mig[i].profile);
         free(g->mig[i].uuid);

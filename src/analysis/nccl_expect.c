@@ -23,7 +23,7 @@ int gd_nccl_expect_ring(const gd_nccl_edge *edges, size_t n, gd_nccl_expect *out
             out->slowest = edges[i];
             return -1;
         }
-        if (v < best) {
+        if (v < best - 1e-9 || (v <= best + 1e-9 && edges[i].downtrained && !out->slowest.downtrained)) {
             best = v;
             out->slowest = edges[i];
         }
@@ -44,10 +44,7 @@ static long position(const gd_facts *f, int gpu)
 /* nvmlDeviceGetP2PStatus's answer for the pair: 0 ok, > 0 denied, -1 unknown. */
 static int p2p_status(const gd_facts *f, size_t a, size_t b)
 {
-    (void)f;
-    (void)a;
-    (void)b;
-    return -1; /* TEMPORARY until main's f->p2p_status is merged */
+    return f->p2p_status ? f->p2p_status[a * f->gpu_count + b] : -1;
 }
 
 /* The slower of the two GPUs' PCIe links, GB/s per direction; NAN unknown. */
@@ -71,26 +68,30 @@ static double slower_link(const gd_facts *f, size_t a, size_t b, char *which, si
 static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
 {
     *e = (gd_nccl_edge){.gpu_a = f->gpus[a].index, .gpu_b = f->gpus[b].index, .gbps = NAN, .efficiency = NAN};
+    gd_p2p_path p;
+    bool known = gd_p2p_path_of(f, a, b, &p) == 0 && !isnan(p.gbps);
     int st = p2p_status(f, a, b);
     if (st > 0) {
         char which[64] = "";
+        bool sys = known && p.route == GD_P2P_ROUTE_SYS;
         double link = slower_link(f, a, b, which, sizeof which);
         e->host_staged = true;
-        e->gbps = link * GD_NCCL_HOST_STAGED_SHARE;
+        e->gbps = link * GD_NCCL_HOST_STAGED_SHARE * (sys ? GD_NCCL_HOST_STAGED_SYS_SHARE : 1);
         e->efficiency = gd_p2p_route_efficiency(GD_P2P_ROUTE_HOST);
         snprintf(e->limit, sizeof e->limit,
                  "the driver denies peer access between GPU %d and GPU %d (P2P status %d): NCCL stages through "
-                 "host memory, about half of %s",
-                 e->gpu_a, e->gpu_b, st, which[0] ? which : "the slower PCIe link");
+                 "host memory, about %s of %s",
+                 e->gpu_a, e->gpu_b, st, sys ? "a quarter (across the CPUs)" : "half",
+                 which[0] ? which : "the slower PCIe link");
         return;
     }
-    gd_p2p_path p;
-    if (gd_p2p_path_of(f, a, b, &p) != 0 || isnan(p.gbps)) {
+    if (!known) {
         snprintf(e->limit, sizeof e->limit, "the path between GPU %d and GPU %d is not known", e->gpu_a, e->gpu_b);
         return;
     }
     e->gbps = p.gbps;
     e->efficiency = gd_p2p_route_efficiency(p.route);
+    e->downtrained = p.downtrained;
     snprintf(e->limit, sizeof e->limit, "%s", p.limit);
 }
 

@@ -5,7 +5,11 @@
  * the share a healthy node reaches (gd_p2p_route_efficiency). Where the
  * driver denies peer access for a pair, NCCL stages that edge through host
  * memory (its SHM transport): about half the slower of the two GPUs' PCIe
- * links.
+ * links (down to host memory, then up again), and half of that again where
+ * the pair sits on different CPUs (SYS: the staged data crosses the CPUs'
+ * interconnect as well). A rule of thumb, not a measurement: where the
+ * host is the path, p2p.unsupported is the finding, and this expectation
+ * only catches a transport slower still.
  */
 #ifndef GD_ANALYSIS_NCCL_EXPECT_H
 #define GD_ANALYSIS_NCCL_EXPECT_H
@@ -19,12 +23,14 @@
 /* Of data staged through host memory, the share of the slower PCIe link
  * that reaches the peer: down to host memory, then up again. */
 #define GD_NCCL_HOST_STAGED_SHARE 0.5
+#define GD_NCCL_HOST_STAGED_SYS_SHARE 0.5
 
 typedef struct gd_nccl_edge {
     int gpu_a, gpu_b; /* GPU indexes (f->gpus[].index) */
     double gbps; /* what the edge allows per direction, NAN unknown */
     double efficiency; /* the share of it NCCL reaches on a healthy node */
     bool host_staged; /* peer access denied: through host memory */
+    bool downtrained; /* a PCIe link on the path runs below what it can (p2p_path.h) */
     char limit[200]; /* what sets it, in words */
 } gd_nccl_edge;
 
@@ -35,7 +41,8 @@ typedef struct gd_nccl_expect {
 } gd_nccl_expect;
 
 /* The expectation of a ring of n edges (edge i from rank i to i + 1 mod n):
- * the slowest edge's gbps x efficiency. 0, or -1 when an edge is unknown
+ * the slowest edge's gbps x efficiency (of equal ones, a downtrained one,
+ * the link to blame). 0, or -1 when an edge is unknown
  * (out->busbw_gbps NAN; out->slowest names that edge). */
 int gd_nccl_expect_ring(const gd_nccl_edge *edges, size_t n, gd_nccl_expect *out);
 

@@ -119,6 +119,21 @@ static void nvlinks_of(const gd_facts *f, size_t g, const char *peer_bdf, int *d
     }
 }
 
+int gd_topo_pair_nvlinks(const gd_facts *f, size_t a, size_t b)
+{
+    char ba[16] = "", bb[16] = "";
+    if (a >= f->gpu_count || b >= f->gpu_count || a == b)
+        return 0;
+    gd_pcie_norm_bdf(f->gpus[a].pci_bus_id, ba, sizeof ba);
+    gd_pcie_norm_bdf(f->gpus[b].pci_bus_id, bb, sizeof bb);
+    int da, sa, db, sb;
+    nvlinks_of(f, a, bb, &da, &sa);
+    nvlinks_of(f, b, ba, &db, &sb);
+    /* Through NVSwitches every GPU reaches every other with all its
+     * switch links, as nvidia-smi shows (NV18 on HGX H100). */
+    return (da > db ? da : db) + (sa < sb ? sa : sb);
+}
+
 int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f)
 {
     size_t n = p->gpu_count;
@@ -134,12 +149,7 @@ int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f)
             if (a == b || !ga->matched || !gb->matched || (size_t)ga->gpu >= f->gpu_count ||
                 (size_t)gb->gpu >= f->gpu_count)
                 continue;
-            int da, sa, db, sb;
-            nvlinks_of(f, (size_t)ga->gpu, gb->bdf, &da, &sa);
-            nvlinks_of(f, (size_t)gb->gpu, ga->bdf, &db, &sb);
-            /* Through NVSwitches every GPU reaches every other with all its
-             * switch links, as nvidia-smi shows (NV18 on HGX H100). */
-            c->nvlinks = (da > db ? da : db) + (sa < sb ? sa : sb);
+            c->nvlinks = gd_topo_pair_nvlinks(f, (size_t)ga->gpu, (size_t)gb->gpu);
         }
     }
     return 0;

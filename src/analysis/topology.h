@@ -22,6 +22,9 @@ int gd_topo_pair_level(const gd_pcie_gpu *a, const gd_pcie_gpu *b);
  * same switch (PIX/PXB). Returns 0 or -1 (no memory). */
 int gd_topo_add_nic(gd_pcie_facts *p, const gd_pcie_gpu *where, const char *name, const char *model);
 
+/* Active NVLinks between f->gpus[a] and f->gpus[b], directly or through NVSwitches. */
+int gd_topo_pair_nvlinks(const gd_facts *f, size_t a, size_t b);
+
 /* Fills p->matrix from the paths and f's NVLinks. Returns 0 or -1 (no memory). */
 int gd_topo_derive(gd_pcie_facts *p, const gd_facts *f);
 

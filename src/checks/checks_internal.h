@@ -97,6 +97,9 @@ void gd_check_bench_membw_low(const gd_check *self, const gd_facts *f, gd_findin
 void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_p2p_sys_route(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_numa_mismatch(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_iommu_p2p(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -42,6 +42,15 @@ static void low_fix(const gd_nccl_bench *n, const gd_nccl_expect *e, char *fix, 
                  n->env);
         return;
     }
+    if (e->slowest.downtrained) {
+        snprintf(fix, len,
+                 "NCCL's ring runs at the pace of its slowest edge, and the edge GPU %d - GPU %d goes through %s. "
+                 "Reseat the card or riser, or move it to a slot (or switch) that trains at full width and "
+                 "generation; 'gpudoctor topo' shows the path and 'gpudoctor bench p2p' the pairs it slows. "
+                 "Then run 'gpudoctor bench nccl' again.",
+                 e->slowest.gpu_a, e->slowest.gpu_b, e->slowest.limit);
+        return;
+    }
     snprintf(fix, len,
              "Find the transport NCCL chose: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH and look for "
              "'via SHM' or 'via NET' where the topology offers P2P. Then 'gpudoctor bench p2p' for the pair that "
@@ -85,6 +94,8 @@ void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_finding
     json_object_set_new(ev, "edge_gbps", gd_json_number(round(e.slowest.gbps * 10) / 10));
     json_object_set_new(ev, "efficiency", gd_json_number(e.slowest.efficiency));
     json_object_set_new(ev, "limit", json_string(e.slowest.limit));
+    json_object_set_new(ev, "downtrained", json_boolean(e.slowest.downtrained));
+    json_object_set_new(ev, "host_staged", json_boolean(e.slowest.host_staged));
     json_object_set_new(ev, "nccl_env", n->env[0] ? json_string(n->env) : json_null());
     json_object_set_new(ev, "nccl_version", json_integer(n->version));
     json_object_set_new(ev, "source", json_string("nccl:ncclAllReduce over all GPUs timed by CUDA events; "
@@ -95,9 +106,9 @@ void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_finding
     gd_finding_add(out, id, ratio < GD_NCCL_CRITICAL_RATIO ? GD_SEV_CRITICAL : GD_SEV_WARNING, GD_NO_GPU, ev, loss,
                    fix,
                    "NCCL all-reduce over %d GPUs reaches %.1f GB/s bus bandwidth, %.0f%% of the %.0f GB/s its "
-                   "topology allows (slowest ring edge GPU %d - GPU %d)%s%s",
+                   "topology allows (slowest ring edge GPU %d - GPU %d%s)%s%s",
                    n->ranks, measured, 100 * ratio, e.busbw_gbps, e.slowest.gpu_a, e.slowest.gpu_b,
-                   n->env[0] ? "; set: " : "", n->env);
+                   e.slowest.downtrained ? ", a link on it trained down" : "", n->env[0] ? "; set: " : "", n->env);
 }
 
 void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_findings *out)

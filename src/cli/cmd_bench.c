@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|nccl|stress|all] [--json]\n"
-                             "                       [--sim SCENARIO]"
+const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|stress|all] [--json]\n"
+                             "                       [--sim SCENARIO]\n"
                              "                       [--force] [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
                              "                       [--seconds S] [--interval MS] [--reps N]\n"
                              "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
@@ -35,6 +35,10 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|nccl|stres
                              "          node; results checked on the host first\n"
                              "  membw   device memory bandwidth (read + write) by a copy-engine copy and by a\n"
                              "          read/write kernel, against the datasheet (H100 3350, H200 4800 GB/s)\n"
+                             "  p2p     GPU-to-GPU copy bandwidth, every pair one way and both ways at once,\n"
+                             "          against what its path allows (NVLinks x their rate, or the slowest\n"
+                             "          PCIe hop) and its peers; pairs without P2P are staged through host\n"
+                             "          memory, as NCCL would be\n"
                              "  nccl    all-reduce and all-gather bus bandwidth over all GPUs through NCCL\n"
                              "          (libnccl.so.2), 8 MiB to 1 GiB, against what the GPUs' topology allows\n"
                              "          (the slowest ring edge); one all-reduce checked on the host first.\n"
@@ -42,22 +46,22 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|nccl|stres
                              "  stress  GEMM on every GPU at once for --seconds (default 300) while clocks,\n"
                              "          temperature, power and throttle reasons are sampled; the thermal,\n"
                              "          power and clock checks judge that window; per-GPU curves\n"
-                             "  all     pcie, gemm and membw in order, then nccl with two GPUs or more,\n"
-                             "          one report\n"
+                             "  all     pcie, gemm, membw, and p2p and nccl with two GPUs or more, one\n"
+                             "          report\n"
                              "\n"
                              "  --json           results as JSON (docs/bench.md; pcie: docs/pcie.md)\n"
                              "  --sim SCENARIO   a simulated machine: copies, multiplies and kernels take the\n"
                              "                   time the scenario's bandwidth_gbps and gemm_tflops imply\n"
                              "  --force          run even while other processes use the GPUs\n"
                              "  --dtype T        GEMM type (default bf16; fp8 is e4m3, Hopper and newer)\n"
-                             "  --size N         gemm, stress: M = N = K (default 8192); pcie, membw: MiB per\n"
-                             "                   copy (pcie 256, 160 under --sim; membw 1024, 8192 --sim);\n"
-                             "                   nccl: one size in MiB instead of the sweep\n"
+                             "  --size N         gemm, stress: M = N = K (default 8192); pcie, membw, p2p: MiB\n"
+                             "                   per copy (pcie 256, 160 under --sim; membw 1024, 8192\n"
+                             "                   --sim; p2p 256); nccl: one size in MiB instead of the sweep\n"
                              "  --seconds S      gemm: per figure (default 5; 0.25 under --sim); stress: the\n"
                              "                   window (default 300; scenario seconds under --sim, played\n"
                              "                   as fast as check plays them); its progress goes to stderr\n"
                              "  --interval MS    stress: sampling interval (default 1000)\n"
-                             "  --reps N         pcie/membw: timed copies per figure, median reported;\n"
+                             "  --reps N         pcie, membw, p2p: timed copies per figure, median reported;\n"
                              "                   nccl: timed collectives per size (default 20), mean reported\n"
                              "  --no-concurrent  skip the all-GPUs-at-once pass (pcie, gemm)\n"
                              "  --python PATH    an environment whose NVIDIA wheels hold cuBLASLt, searched\n"
@@ -137,12 +141,12 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     o->what = optind < argc ? argv[optind++] : "pcie";
     if (optind < argc)
         return gd_cli_error("unexpected argument '%s' (see 'gpudoctor bench --help')", argv[optind]);
-    static const char *const known[] = {"pcie", "gemm", "membw", "nccl", "stress", "all"};
+    static const char *const known[] = {"pcie", "gemm", "membw", "p2p", "nccl", "stress", "all"};
     bool ok = false;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= strcmp(o->what, known[i]) == 0;
     if (!ok)
-        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, nccl, stress or all", o->what);
+        return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, p2p, nccl, stress or all", o->what);
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
     if (!stress && !all)
         gd_cli_release_stops(); /* Ctrl-C or SIGTERM ends them at once, as always */
@@ -151,7 +155,7 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     if (o->interval_ms > 0 && !stress)
         return gd_cli_error("--interval is for 'bench stress'");
     if (o->size > 0 && all)
-        return gd_cli_error("--size means MiB for pcie and membw and the matrix size for gemm: give it to one "
+        return gd_cli_error("--size means MiB for pcie, membw and p2p and the matrix size for gemm: give it to one "
                             "benchmark at a time");
     if (o->size > 0 && (stress || strcmp(o->what, "gemm") == 0) && (o->size < 16 || o->size != (long)o->size))
         return gd_cli_error("--size for a GEMM wants a whole number of at least 16, not %g", o->size);

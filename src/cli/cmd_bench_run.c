@@ -10,6 +10,7 @@
 #include "probes/gemm_bench.h"
 #include "probes/membw_bench.h"
 #include "probes/nccl_bench.h"
+#include "probes/p2p_bench.h"
 #include "probes/pcie_bandwidth.h"
 #include "report/bench_gpu_report.h"
 #include "report/pcie_report.h"
@@ -206,6 +207,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     bool all = strcmp(o->what, "all") == 0;
     bool pcie = all || strcmp(o->what, "pcie") == 0, gemm = all || strcmp(o->what, "gemm") == 0,
          membw = all || strcmp(o->what, "membw") == 0;
+    /* bench all measures GPU pairs where there are some. */
+    bool p2p = strcmp(o->what, "p2p") == 0 || (all && f->gpu_count >= 2);
     /* bench all: NCCL where there is a ring to measure. */
     bool nccl = strcmp(o->what, "nccl") == 0 || (all && f->gpu_count >= 2);
     const char *sites[16];
@@ -217,8 +220,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (run_pcie(o, co, f, err, sizeof err) != 0)
             return gd_cli_error("bench pcie: %s", err);
     }
-    gd_bench_facts *b = (gemm || membw || nccl) ? gd_bench_facts_get(f) : NULL;
-    if ((gemm || membw || nccl) && !b)
+    gd_bench_facts *b = (gemm || membw || p2p || nccl) ? gd_bench_facts_get(f) : NULL;
+    if ((gemm || membw || p2p || nccl) && !b)
         return gd_cli_error("out of memory");
     if (gemm) {
         if (all)
@@ -242,6 +245,18 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (gd_membw_bench_run(&mo, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench membw: %s", err);
     }
+    if (p2p) {
+        if (all)
+            fprintf(stderr, "gpudoctor: bench p2p...\n");
+        gd_p2p_bench_opts po = {
+            .rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+                   .sim_scenario = o->sim ? o->scenario : NULL},
+            .bytes = (size_t)(o->size > 0 ? o->size : 0) << 20,
+            .reps = (int)o->reps,
+        };
+        if (gd_p2p_bench_run(&po, f, b, err, sizeof err) != 0)
+            return gd_cli_error("bench p2p: %s", err);
+    }
     if (nccl) {
         if (all)
             fprintf(stderr, "gpudoctor: bench nccl...\n");
@@ -258,7 +273,12 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     gd_findings fs = {0};
     if (pcie)
         gd_check_run(gd_check_find("pcie.bandwidth_low"), f, &fs);
-    if (gemm || membw)
+    if (p2p) {
+        gd_check_run(gd_check_find("p2p.unsupported"), f, &fs);
+        gd_check_run(gd_check_find("p2p.slow_pair"), f, &fs);
+        gd_check_run(gd_check_find("p2p.sys_route"), f, &fs);
+    }
+    if (gemm || membw || p2p)
         gd_check_run(gd_check_find("bench.failed"), f, &fs);
     if (gemm)
         gd_check_run(gd_check_find("bench.gemm_low"), f, &fs);

@@ -57,6 +57,7 @@ void gd_bench_facts_free(gd_bench_facts *b)
         free(b->gpus[i].ticks);
     free(b->gpus);
     free(b->nccl);
+    free(b->p2p_pairs);
     free(b);
 }
 

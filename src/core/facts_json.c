@@ -157,16 +157,19 @@ TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gp
       VAL(gd_gpu, ecc_enabled), VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
       VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
       VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),
-      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, fabric_state), VAL(gd_gpu, fabric_status), VAL(gd_gpu, processes_status),
+      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, fabric_state), VAL(gd_gpu, fabric_status), VAL(gd_gpu, nvlink_speed_mbps), VAL(gd_gpu, processes_status),
       PARR(gd_gpu, processes, process_count, t_process, 4096), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
       STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
 TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code),
       STR(gd_gpu_denied, error));
 TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads), DBL(gd_throughput_reads, every_s));
+/* One P2P status of the pair matrix (an int: nvmlGpuP2PStatus_t or -1). */
+TABLE(t_p2p, {"status", F_INT, false, 0, 0, 0, 0, NULL});
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
+      MATRIX(gd_facts, p2p_status, gpu_count, t_p2p, 1024),
       ARR(gd_facts, denied, denied_count, t_denied), DBL(gd_facts, window_s), DBL(gd_facts, interval_s),
       SUB(gd_facts, pcie_throughput, t_tput), STR(gd_facts, power_reading), LONG(gd_facts, pid));
 

@@ -241,6 +241,7 @@ void gd_facts_free(gd_facts *f)
     for (size_t i = 0; i < f->gpu_count; i++)
         free(f->gpus[i].processes);
     free(f->gpus);
+    free(f->p2p_status);
     gd_series_free(&f->series);
     free(f->host_series.v);
     gd_pcie_facts_free(f->pcie);

@@ -131,6 +131,8 @@ json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *
     json_t *nccl = gd_bench_nccl_json(f);
     if (nccl)
         json_object_set_new(root, "nccl", nccl);
+    if (b && b->p2p)
+        json_object_set_new(root, "p2p", gd_bench_p2p_json(f));
     if (f->pcie && f->pcie->bench) {
         json_t *p = gd_bench_pcie_json(f, fs);
         json_object_del(p, "findings");
@@ -343,6 +345,8 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
                "WRONG; FAILED: it did not run); finding: the worst finding below on the GPU's memory bandwidth "
                "(none: within 10% of its peers and above its SKU's floor).");
     }
+    if (b && b->p2p)
+        gd_bench_p2p_text(out, f, st);
     if (b && b->stress) {
         char head[256];
         snprintf(head, sizeof head, "Sustained stress: %s GEMM on every GPU at once for %.0f s, sampled every %.3g s%s",
@@ -378,6 +382,8 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
                 b && b->nccl && !b->nccl->skipped[0] && gd_nccl_expect_of(f, b->nccl, &e) == 0
                     ? ": NCCL's bus bandwidth is near what the GPUs' topology allows."
                     : ".");
+    else if (!shown && strcmp(what, "p2p") == 0)
+        fputs("No finding: every pair copies at what its path allows and as fast as its peers.\n", out);
     else if (!shown)
         fprintf(out, "No finding: every GPU measured within %s of its peers and above its SKU's floor.\n", "10%");
 }

@@ -18,6 +18,10 @@
 json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *what);
 void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what, const gd_text_style *st);
 
+/* bench p2p's part of the report (bench_p2p_report.c): f->bench->p2p is set. */
+json_t *gd_bench_p2p_json(const gd_facts *f);
+void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
 /* bench stress as it goes: t of total seconds, then each GPU's throughput
  * in its last interval, temperature and SM clock at the last sample of
  * window, as many GPUs a line as st->width holds. */

@@ -28,6 +28,8 @@ GD_NVML_FN(nvmlDeviceGetGpuInstanceId, nvmlReturn_t (*)(nvmlDevice_t, unsigned i
 GD_NVML_FN(nvmlDeviceGetNvLinkErrorCounter,
            nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *))
 GD_NVML_FN(nvmlDeviceGetNvLinkVersion, nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int *))
+GD_NVML_FN(nvmlDeviceGetP2PStatus,
+           nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *))
 #if defined(GD_ABI_CUDA13) && GD_ABI_CUDA13
 GD_NVML_FN(nvmlDeviceGetGpuFabricInfo, nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_t *))
 #endif

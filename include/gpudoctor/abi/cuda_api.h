@@ -270,6 +270,12 @@ typedef CUresult (*cu_MemcpyHtoDAsync_fn)(CUdeviceptr dstDevice, const void *src
 typedef CUresult (*cu_MemcpyDtoHAsync_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
 typedef CUresult (*cu_MemcpyDtoDAsync_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                           CUstream hStream);
+/* Peer access between two devices' contexts (bench p2p). */
+typedef CUresult (*cu_DeviceCanAccessPeer_fn)(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+typedef CUresult (*cu_CtxEnablePeerAccess_fn)(CUcontext peerContext, unsigned int Flags);
+typedef CUresult (*cu_CtxDisablePeerAccess_fn)(CUcontext peerContext);
+typedef CUresult (*cu_MemcpyPeerAsync_fn)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                          CUcontext srcContext, size_t ByteCount, CUstream hStream);
 /* cuMemsetD8_v2, cuMemsetD32_v2 */
 typedef CUresult (*cu_MemsetD8_fn)(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 typedef CUresult (*cu_MemsetD32_fn)(CUdeviceptr dstDevice, unsigned int ui, size_t N);

@@ -155,6 +155,27 @@ typedef enum nvmlNvLinkErrorCounter_enum {
     NVML_NVLINK_ERROR_COUNT
 } nvmlNvLinkErrorCounter_t;
 
+/* nvmlDeviceGetP2PStatus: whether two GPUs can reach each other's memory directly. */
+typedef enum nvmlGpuP2PStatus_enum {
+    NVML_P2P_STATUS_OK = 0,
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED, /* sic, as nvml.h spells it */
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED,
+    NVML_P2P_STATUS_GPU_NOT_SUPPORTED,
+    NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED,
+    NVML_P2P_STATUS_DISABLED_BY_REGKEY,
+    NVML_P2P_STATUS_NOT_SUPPORTED,
+    NVML_P2P_STATUS_UNKNOWN
+} nvmlGpuP2PStatus_t;
+
+typedef enum nvmlGpuP2PCapsIndex_enum {
+    NVML_P2P_CAPS_INDEX_READ = 0,
+    NVML_P2P_CAPS_INDEX_WRITE,
+    NVML_P2P_CAPS_INDEX_NVLINK,
+    NVML_P2P_CAPS_INDEX_ATOMICS,
+    NVML_P2P_CAPS_INDEX_PROP,
+    NVML_P2P_CAPS_INDEX_UNKNOWN
+} nvmlGpuP2PCapsIndex_t;
+
 typedef enum nvmlPStates_enum {
     NVML_PSTATE_0 = 0,
     NVML_PSTATE_1 = 1,
@@ -311,6 +332,7 @@ typedef struct { /* newer */
 #define NVML_FI_DEV_PERF_POLICY_RELIABILITY 79
 #define NVML_FI_DEV_MEMORY_TEMP 82
 #define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90 /* the active links' common speed, MB/s per direction */
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
 /* NVLink data through all links (scopeId UINT_MAX) or one (scopeId: the link), cumulative KiB. */
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138
@@ -458,6 +480,8 @@ typedef nvmlReturn_t (*nvml_DeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device,
                                                             unsigned long long *counterValue);
 typedef nvmlReturn_t (*nvml_DeviceGetNvLinkVersion_fn)(nvmlDevice_t device, unsigned int link,
                                                        unsigned int *version);
+typedef nvmlReturn_t (*nvml_DeviceGetP2PStatus_fn)(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                   nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
 typedef nvmlReturn_t (*nvml_DeviceGetGpuFabricInfo_fn)(nvmlDevice_t device,
                                                        nvmlGpuFabricInfo_t *gpuFabricInfo); /* newer */
 typedef nvmlReturn_t (*nvml_DeviceGetComputeRunningProcesses_fn)(nvmlDevice_t device, unsigned int *infoCount,

@@ -64,6 +64,10 @@ struct gd_cuda_api {
     cu_MemcpyHtoDAsync_fn cuMemcpyHtoDAsync;
     cu_MemcpyDtoHAsync_fn cuMemcpyDtoHAsync;
     cu_MemcpyDtoDAsync_fn cuMemcpyDtoDAsync;
+    cu_DeviceCanAccessPeer_fn cuDeviceCanAccessPeer; /* optional: bench p2p */
+    cu_CtxEnablePeerAccess_fn cuCtxEnablePeerAccess; /* optional */
+    cu_CtxDisablePeerAccess_fn cuCtxDisablePeerAccess; /* optional */
+    cu_MemcpyPeerAsync_fn cuMemcpyPeerAsync; /* optional */
     cu_MemsetD8_fn cuMemsetD8;
     cu_MemsetD32_fn cuMemsetD32;
     cu_MemsetD8Async_fn cuMemsetD8Async; /* optional */

@@ -451,6 +451,35 @@ static void read_config_health(reader *r, nvmlDevice_t d, gd_gpu *g)
     }
     read_nvlink_errors(r, d, g);
     read_fabric(r, d, g);
+    g->nvlink_speed_mbps = gd_missing(GD_ST_NOT_SUPPORTED);
+    if (g->nvlink_count && s->api.DeviceGetFieldValues) {
+        nvmlFieldValue_t fv;
+        memset(&fv, 0, sizeof fv);
+        fv.fieldId = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON;
+        nvmlReturn_t frc = NVCALL(s, DeviceGetFieldValues, d, 1, &fv);
+        if (frc == NVML_SUCCESS)
+            frc = fv.nvmlReturn;
+        g->nvlink_speed_mbps = take(r, "nvmlDeviceGetFieldValues(NVLINK_SPEED_MBPS_COMMON)", frc, fv.value.uiVal);
+        if (gd_ok(g->nvlink_speed_mbps) && g->nvlink_speed_mbps.v <= 0)
+            g->nvlink_speed_mbps = gd_missing(GD_ST_NOT_SUPPORTED); /* no active link */
+    }
+}
+
+/* Every pair's P2P status (nvmlDeviceGetP2PStatus, read capability): whether
+ * the driver lets the GPUs reach each other's memory, and if not why. */
+static void read_p2p(gd_nvml_session *s, gd_facts *f)
+{
+    size_t n = f->gpu_count;
+    if (n < 2 || !s->api.DeviceGetP2PStatus || !(f->p2p_status = malloc(n * n * sizeof *f->p2p_status)))
+        return;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            nvmlGpuP2PStatus_t st = NVML_P2P_STATUS_UNKNOWN;
+            bool read = a != b && s->devices[a] && s->devices[b] &&
+                        s->api.DeviceGetP2PStatus(s->devices[a], s->devices[b], NVML_P2P_CAPS_INDEX_READ, &st) ==
+                            NVML_SUCCESS;
+            f->p2p_status[a * n + b] = read ? (int)st : -1;
+        }
 }
 
 /* A process's name: NVML's answer, else PROC/PID/comm; empty when neither knows. */
@@ -641,5 +670,6 @@ int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root)
         read_config_health(&r, d, g);
         read_processes(&r, d, g);
     }
+    read_p2p(s, f);
     return 0;
 }

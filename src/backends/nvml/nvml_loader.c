@@ -70,6 +70,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetNvLinkRemotePciInfo), false, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL}},
     {AT(DeviceGetNvLinkErrorCounter), false, {"nvmlDeviceGetNvLinkErrorCounter", NULL}},
     {AT(DeviceGetGpuFabricInfo), false, {"nvmlDeviceGetGpuFabricInfo", NULL}},
+    {AT(DeviceGetP2PStatus), false, {"nvmlDeviceGetP2PStatus", NULL}},
     {AT(DeviceGetNvLinkVersion), false, {"nvmlDeviceGetNvLinkVersion", NULL}},
     /* v3 and v2 share nvmlProcessInfo_t's layout; the plain name is v1. */
     {AT(DeviceGetComputeRunningProcesses),

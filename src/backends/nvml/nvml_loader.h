@@ -82,6 +82,7 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetNvLinkRemotePciInfo_fn DeviceGetNvLinkRemotePciInfo;
     nvml_DeviceGetNvLinkErrorCounter_fn DeviceGetNvLinkErrorCounter;
     nvml_DeviceGetGpuFabricInfo_fn DeviceGetGpuFabricInfo;
+    nvml_DeviceGetP2PStatus_fn DeviceGetP2PStatus;
     nvml_DeviceGetNvLinkVersion_fn DeviceGetNvLinkVersion;
     nvml_DeviceGetComputeRunningProcesses_fn DeviceGetComputeRunningProcesses;
     nvml_DeviceGetComputeRunningProcesses_v1_fn DeviceGetComputeRunningProcesses_v1;

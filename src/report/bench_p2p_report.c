@@ -1,0 +1,151 @@
+/* `gpudoctor bench p2p`: the GPU-to-GPU matrix, and each kind of path with what it allows. */
+#include "analysis/p2p_path.h"
+#include "bench_gpu_report.h"
+#include "core/json_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static json_t *num1(double v)
+{
+    return isnan(v) ? json_null() : gd_json_number(round(v * 10) / 10);
+}
+
+static int gpu_of(const gd_facts *f, const gd_bench_facts *b, size_t row)
+{
+    long g = gd_bench_facts_gpu(f, &b->gpus[row]);
+    return g >= 0 ? f->gpus[g].index : -1;
+}
+
+static bool path_of_rows(const gd_facts *f, const gd_bench_facts *b, size_t x, size_t y, gd_p2p_path *path)
+{
+    long a = gd_bench_facts_gpu(f, &b->gpus[x]), c = gd_bench_facts_gpu(f, &b->gpus[y]);
+    return a >= 0 && c >= 0 && gd_p2p_path_of(f, (size_t)a, (size_t)c, path) == 0;
+}
+
+static const gd_p2p_pair *pair_of(const gd_bench_facts *b, size_t src, size_t dst)
+{
+    for (size_t i = 0; i < b->p2p_pair_count; i++)
+        if (b->p2p_pairs[i].src == src && b->p2p_pairs[i].dst == dst)
+            return &b->p2p_pairs[i];
+    return NULL;
+}
+
+json_t *gd_bench_p2p_json(const gd_facts *f)
+{
+    const gd_bench_facts *b = f->bench;
+    json_t *root = json_object();
+    json_object_set_new(root, "bytes", json_integer((json_int_t)b->p2p_bytes));
+    json_object_set_new(root, "reps", json_integer(b->p2p_reps));
+    json_object_set_new(root, "unit", json_string("GB/s (1e9 bytes/s) per direction; bidirectional: both summed"));
+    json_t *pairs = json_array();
+    for (size_t i = 0; i < b->p2p_pair_count; i++) {
+        const gd_p2p_pair *p = &b->p2p_pairs[i];
+        json_t *o = json_object();
+        int ga = gpu_of(f, b, p->src), gb = gpu_of(f, b, p->dst);
+        json_object_set_new(o, "from", ga >= 0 ? json_integer(ga) : json_null());
+        json_object_set_new(o, "to", gb >= 0 ? json_integer(gb) : json_null());
+        json_object_set_new(o, "cuda_from", json_integer(b->gpus[p->src].cuda_device));
+        json_object_set_new(o, "cuda_to", json_integer(b->gpus[p->dst].cuda_device));
+        json_object_set_new(o, "can_access_peer", p->can_access < 0 ? json_null() : json_boolean(p->can_access));
+        json_object_set_new(o, "peer_access", json_boolean(p->peer_enabled));
+        json_object_set_new(o, "gbps", num1(p->uni_gbps));
+        json_object_set_new(o, "bidirectional_gbps", num1(p->bidi_gbps));
+        gd_p2p_path path;
+        if (path_of_rows(f, b, p->src, p->dst, &path)) {
+            json_t *x = json_object();
+            json_object_set_new(x, "route", json_string(gd_p2p_route_name(path.route)));
+            json_object_set_new(x, "nvlinks", json_integer(path.nvlinks));
+            json_object_set_new(x, "allows_gbps", num1(path.gbps));
+            json_object_set_new(x, "expected_gbps", num1(path.gbps * gd_p2p_route_efficiency(path.route)));
+            json_object_set_new(x, "limit", json_string(path.limit));
+            json_object_set_new(o, "path", x);
+        } else {
+            json_object_set_new(o, "path", json_null());
+        }
+        json_object_set_new(o, "verified", json_string(p->verdict == GD_VERIFY_OK      ? "ok"
+                                                       : p->verdict == GD_VERIFY_WRONG ? "wrong"
+                                                                                       : "not run"));
+        json_object_set_new(o, "check", p->detail[0] ? json_string(p->detail) : json_null());
+        json_object_set_new(o, "error", p->error[0] ? json_string(p->error) : json_null());
+        json_array_append_new(pairs, o);
+    }
+    json_object_set_new(root, "pairs", pairs);
+    return root;
+}
+
+static void matrix(FILE *out, const gd_facts *f, const gd_bench_facts *b, bool both)
+{
+    size_t n = b->gpu_count;
+    fprintf(out, "%-9s", both ? "  both" : "  from\\to");
+    for (size_t c = 0; c < n; c++)
+        fprintf(out, " %6d", gpu_of(f, b, c));
+    fputc('\n', out);
+    for (size_t r = 0; r < n; r++) {
+        fprintf(out, "  %-7d", gpu_of(f, b, r));
+        for (size_t c = 0; c < n; c++) {
+            const gd_p2p_pair *p = r == c ? NULL : both ? pair_of(b, r < c ? r : c, r < c ? c : r) : pair_of(b, r, c);
+            double v = !p ? NAN : both ? p->bidi_gbps : p->uni_gbps;
+            if (r == c)
+                fprintf(out, " %6s", "-");
+            else if (isnan(v))
+                fprintf(out, " %6s", "n/a");
+            else
+                fprintf(out, " %6.1f", v);
+        }
+        fputc('\n', out);
+    }
+}
+
+void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    const gd_bench_facts *b = f->bench;
+    char head[256];
+    snprintf(head, sizeof head, "GPU-to-GPU copies, GB/s per direction: %zu MiB copies on the copy engines, median "
+             "of %d%s", b->p2p_bytes >> 20, b->p2p_reps, f->simulated ? "  [SIMULATION]" : "");
+    gd_wrap(out, st, 0, 0, head);
+    matrix(out, f, b, false);
+    fputs("Both directions at once (the two summed):\n", out);
+    matrix(out, f, b, true);
+    /* Each kind of path once: what it allows, and what its pairs measured. */
+    fputs("Paths (what each allows per direction; a healthy node measures about 80% of it):\n", out);
+    char seen[16][240];
+    size_t nseen = 0;
+    for (size_t i = 0; i < b->p2p_pair_count && nseen < 16; i++) {
+        const gd_p2p_pair *p = &b->p2p_pairs[i];
+        gd_p2p_path path;
+        if (!path_of_rows(f, b, p->src, p->dst, &path))
+            continue;
+        char key[240];
+        snprintf(key, sizeof key, "%s: %s", gd_p2p_route_name(path.route), path.limit);
+        bool dup = false;
+        for (size_t k = 0; k < nseen && !dup; k++)
+            dup = strcmp(seen[k], key) == 0;
+        if (dup)
+            continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+        size_t pairs = 0, unsupported = 0;
+        double lo = NAN, hi = NAN;
+        for (size_t j = 0; j < b->p2p_pair_count; j++) {
+            const gd_p2p_pair *q = &b->p2p_pairs[j];
+            gd_p2p_path other;
+            char k2[240];
+            if (!path_of_rows(f, b, q->src, q->dst, &other))
+                continue;
+            snprintf(k2, sizeof k2, "%s: %s", gd_p2p_route_name(other.route), other.limit);
+            if (strcmp(k2, key) != 0)
+                continue;
+            pairs++;
+            unsupported += !q->peer_enabled;
+            if (!isnan(q->uni_gbps)) {
+                lo = isnan(lo) || q->uni_gbps < lo ? q->uni_gbps : lo;
+                hi = isnan(hi) || q->uni_gbps > hi ? q->uni_gbps : hi;
+            }
+        }
+        char line[512];
+        snprintf(line, sizeof line, "  %s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
+                 pairs == 1 ? "" : "s", lo, hi, unsupported ? " (without P2P: staged through host memory)" : "");
+        gd_wrap(out, st, 4, 0, line);
+    }
+    fputc('\n', out);
+}
