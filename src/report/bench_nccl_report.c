@@ -124,7 +124,7 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     gd_wrap(out, st, 0, 0, line);
     size_t rows = n->point_count[0] > n->point_count[1] ? n->point_count[0] : n->point_count[1];
     if (rows) {
-        fprintf(out, "%8s %-25s %-25s\n", "", " all-reduce", " all-gather");
+        fprintf(out, "%8s %-25s %s\n", "", " all-reduce", " all-gather");
         fprintf(out, "%8s %9s %7s %7s %9s %7s %7s\n", "size", "time us", "algbw", "busbw", "time us", "algbw",
                 "busbw");
         for (size_t i = 0; i < rows; i++) {
@@ -166,7 +166,8 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         snprintf(line, sizeof line, "NCCL settings in force: %s", n->env);
         gd_wrap(out, st, 0, 0, line);
     }
-    snprintf(line, sizeof line, "Library: %s", n->library[0] ? n->library : "-");
+    /* The path in JSON; a simulated run's lies in the build tree. */
+    snprintf(line, sizeof line, "Library: %s", f->simulated ? "the simulated libnccl.so.2" : n->library[0] ? n->library : "-");
     gd_wrap(out, st, 0, 0, line);
     fputc('\n', out);
 }
