@@ -43,34 +43,27 @@ static size_t python_sites(const gd_facts *f, const char **sites, size_t cap)
     return n;
 }
 
-/* The cuBLASLt search: the simulated library under --sim; else the user's
- * choice, the Python environments the snapshot found, the toolkit. */
-static void cublaslt_search(const gd_bench_cli *o, const gd_facts *f, gd_cublaslt_search *s, const char **sites,
-                            size_t cap)
+/* Where a CUDA library is looked for: the simulated one under --sim; else
+ * the user's choice, the Python environments the snapshot found, the
+ * toolkit. */
+static void library_search(const gd_bench_cli *o, const gd_facts *f, const char *sim_path, const char *user_path,
+                           gd_lib_where *s, const char **sites, size_t cap)
 {
     memset(s, 0, sizeof *s);
     if (o->sim) {
-        s->path = o->sim_cublaslt;
+        s->path = sim_path;
         return;
     }
-    s->path = o->ctx->cublaslt_library;
+    s->path = user_path;
     s->toolkit = o->ctx->cuda_home;
     s->site_packages = sites;
     s->site_count = python_sites(f, sites, cap);
 }
 
-/* The NCCL search, the same way. */
-static void nccl_search(const gd_bench_cli *o, const gd_facts *f, gd_nccl_search *s, const char **sites, size_t cap)
+static void cublaslt_search(const gd_bench_cli *o, const gd_facts *f, gd_cublaslt_search *s, const char **sites,
+                            size_t cap)
 {
-    memset(s, 0, sizeof *s);
-    if (o->sim) {
-        s->path = o->sim_nccl;
-        return;
-    }
-    s->path = o->ctx->nccl_library;
-    s->toolkit = o->ctx->cuda_home;
-    s->site_packages = sites;
-    s->site_count = python_sites(f, sites, cap);
+    library_search(o, f, o->sim_cublaslt, o->ctx->cublaslt_library, s, sites, cap);
 }
 
 /* The NCCL_* settings in this environment that restrict NCCL's transports
@@ -98,7 +91,7 @@ static int run_nccl(const gd_bench_cli *o, const gd_facts *f, gd_bench_facts *b,
 {
     const char *sites[16];
     gd_nccl_search ns;
-    nccl_search(o, f, &ns, sites, 16);
+    library_search(o, f, o->sim_nccl, o->ctx->nccl_library, &ns, sites, 16);
     char env[256];
     nccl_env(env, sizeof env);
     size_t one = o->size > 0 ? (size_t)(o->size * (1 << 20)) : 0;

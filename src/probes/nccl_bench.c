@@ -122,6 +122,19 @@ static bool sync_all(run *x)
     return true;
 }
 
+/* Frees each rank's pair of buffers (0: none), its context current. */
+static void free_buffers(run *x, const CUdeviceptr *send, const CUdeviceptr *recv)
+{
+    for (int i = 0; send && recv && i < x->n; i++) {
+        if (send[i] || recv[i])
+            x->cu->cuCtxSetCurrent(x->r[i].ctx);
+        if (send[i])
+            x->cu->cuMemFree(send[i]);
+        if (recv[i])
+            x->cu->cuMemFree(recv[i]);
+    }
+}
+
 static float check_value(int r, size_t i)
 {
     return (float)(r + 1) * (float)(i % 7 + 1);
@@ -168,14 +181,7 @@ static void verify(run *x)
     } else if (!o->detail[0]) {
         snprintf(o->detail, sizeof o->detail, "the check could not run: %.170s", o->error);
     }
-    for (int i = 0; send && recv && i < x->n; i++) {
-        if (send[i] || recv[i])
-            x->cu->cuCtxSetCurrent(x->r[i].ctx);
-        if (send[i])
-            x->cu->cuMemFree(send[i]);
-        if (recv[i])
-            x->cu->cuMemFree(recv[i]);
-    }
+    free_buffers(x, send, recv);
     free(send);
     free(recv);
     free(host);
@@ -243,14 +249,7 @@ static void sweep(run *x, const gd_nccl_bench_opts *o)
                 out->peak_busbw_gbps[c] = p->busbw_gbps;
         }
     }
-    for (int i = 0; i < x->n; i++) {
-        if (send[i] || recv[i])
-            x->cu->cuCtxSetCurrent(x->r[i].ctx);
-        if (send[i])
-            x->cu->cuMemFree(send[i]);
-        if (recv[i])
-            x->cu->cuMemFree(recv[i]);
-    }
+    free_buffers(x, send, recv);
 }
 
 static void measure(run *x, const gd_nccl_bench_opts *o)

@@ -32,8 +32,11 @@ echo; echo "== $bin bench gemm --dtype fp8"
 step "$bin" bench membw --force
 step "$bin" bench membw --json --force
 step "$bin" bench stress --seconds 60 --force
+# NCCL's ring over every GPU (one GPU: says so, measures nothing, exit 0).
+step "$bin" bench nccl --force
+step "$bin" bench nccl --json --force
 # The declarations and the kernel against the toolkit, where it is installed.
-for t in test_cublaslt_abi test_cuda_abi; do
+for t in test_cublaslt_abi test_cuda_abi test_nccl_abi test_nccl_real; do
   [ -x build/tests/$t ] && step build/tests/$t
 done
 step bash tests/abi/ptx_assembles.sh data/kernels/membw.ptx

@@ -2,8 +2,6 @@
 /* cuBLASLt as a dl_table (../dl_table.h); every entry is required. */
 #include "cublaslt_loader.h"
 
-#include "lib_search.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,23 +15,15 @@ static const gd_dl_sym gd_cublaslt_symbols[] = {
 static const gd_dl_table gd_cublaslt_table = {"the cuBLASLt library", gd_cublaslt_symbols,
                                               sizeof gd_cublaslt_symbols / sizeof gd_cublaslt_symbols[0]};
 
+/* The wheels a PyTorch or JAX environment installs: nvidia-cublas-cu12
+ * (nvidia/cublas/lib) and CUDA 13's nvidia-cublas (nvidia/cu13/lib). */
+static const char *const sonames[] = GD_CUBLASLT_SONAMES;
+static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib"};
+static const gd_lib_names names = {wheel_dirs, 2, sonames, sizeof sonames / sizeof sonames[0]};
+
 size_t gd_cublaslt_candidates(const gd_cublaslt_search *s, char buf[][512], size_t cap)
 {
-    static const char *const sonames[] = GD_CUBLASLT_SONAMES;
-    /* The wheels a PyTorch or JAX environment installs: nvidia-cublas-cu12
-     * (nvidia/cublas/lib) and CUDA 13's nvidia-cublas (nvidia/cu13/lib). */
-    static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib"};
-    gd_lib_search_spec spec = {.wheel_dirs = wheel_dirs,
-                               .wheel_dir_count = 2,
-                               .sonames = sonames,
-                               .soname_count = sizeof sonames / sizeof sonames[0]};
-    if (s) {
-        spec.path = s->path;
-        spec.site_packages = s->site_packages;
-        spec.site_count = s->site_count;
-        spec.toolkit = s->toolkit;
-    }
-    return gd_lib_search_candidates(&spec, buf, cap);
+    return gd_lib_search_candidates(s, &names, buf, cap);
 }
 
 int gd_cublaslt_load(struct gd_cublaslt_api *api, const gd_cublaslt_search *s, char *err, size_t errlen)
@@ -44,12 +34,7 @@ int gd_cublaslt_load(struct gd_cublaslt_api *api, const gd_cublaslt_search *s, c
         return -EINVAL;
     }
     memset(api, 0, sizeof *api);
-    char buf[GD_CUBLASLT_MAX_CANDIDATES][512];
-    const char *paths[GD_CUBLASLT_MAX_CANDIDATES];
-    size_t n = gd_cublaslt_candidates(s, buf, GD_CUBLASLT_MAX_CANDIDATES);
-    for (size_t i = 0; i < n; i++)
-        paths[i] = buf[i];
-    return gd_dl_open(&api->lib, &gd_cublaslt_table, paths, n, api, NULL, err, errlen);
+    return gd_lib_search_open(&api->lib, &gd_cublaslt_table, s, &names, api, err, errlen);
 }
 
 void gd_cublaslt_unload(struct gd_cublaslt_api *api)

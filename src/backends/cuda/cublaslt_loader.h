@@ -10,6 +10,7 @@
 
 #include "gpudoctor/abi/cublaslt_api.h"
 #include "../dl_table.h"
+#include "lib_search.h"
 
 /* The sonames tried, newest first: CUDA 13, 12 and 11 toolkits and wheels. */
 #define GD_CUBLASLT_SONAMES                                                                                            \
@@ -25,16 +26,11 @@ struct gd_cublaslt_api {
 #undef GD_CUBLASLT_SYMBOL
 };
 
-/* Where to look, in order: `path` alone when given (a user's choice or the
- * simulated library); else each site-packages directory's NVIDIA wheels
- * (nvidia/cublas/lib, nvidia/cu13/lib), the loader's search path by soname,
- * and the CUDA toolkit's lib64 directories. */
-typedef struct gd_cublaslt_search {
-    const char *path;
-    const char *const *site_packages;
-    size_t site_count;
-    const char *toolkit; /* a toolkit root ($CUDA_HOME); NULL: /usr/local/cuda only */
-} gd_cublaslt_search;
+/* Where to look (lib_search.h): the user's file alone, else each
+ * site-packages directory's NVIDIA wheels (nvidia/cublas/lib,
+ * nvidia/cu13/lib), the loader's search path by soname, and the CUDA
+ * toolkit's lib64 directories. */
+typedef gd_lib_where gd_cublaslt_search;
 
 /* The candidate paths of a search into paths[] (storage in buf); returns
  * how many (at most GD_CUBLASLT_MAX_CANDIDATES). */

@@ -9,6 +9,7 @@
 
 #include "gpudoctor/abi/nccl_api.h"
 #include "../dl_table.h"
+#include "lib_search.h"
 
 #define GD_NCCL_SONAME "libnccl.so.2"
 #define GD_NCCL_MAX_CANDIDATES 32
@@ -20,16 +21,11 @@ struct gd_nccl_api {
 #undef GD_NCCL_SYMBOL
 };
 
-/* Where to look, in order: `path` alone when given (a user's choice or the
- * simulated library); else each site-packages directory's NVIDIA wheel
- * (nvidia/nccl/lib: nvidia-nccl-cu12, nvidia-nccl-cu13), the loader's
- * search path by soname, and the CUDA toolkit's lib64 directories. */
-typedef struct gd_nccl_search {
-    const char *path;
-    const char *const *site_packages;
-    size_t site_count;
-    const char *toolkit; /* a toolkit root ($CUDA_HOME); NULL: /usr/local/cuda only */
-} gd_nccl_search;
+/* Where to look (lib_search.h): the user's file alone, else each
+ * site-packages directory's NVIDIA wheel (nvidia/nccl/lib: nvidia-nccl-cu12,
+ * nvidia-nccl-cu13), the loader's search path by soname, and the CUDA
+ * toolkit's lib64 directories. */
+typedef gd_lib_where gd_nccl_search;
 
 /* The candidate paths of a search into buf; returns how many (at most cap). */
 size_t gd_nccl_candidates(const gd_nccl_search *s, char buf[][512], size_t cap);
