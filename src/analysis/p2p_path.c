@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the path between two GPUs allows (p2p_path.h). */
 #include "analysis/p2p_path.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the path between two GPUs allows: over NVLink, the links a healthy
  * pair of this node has times one link's rate (NVML's common link speed,

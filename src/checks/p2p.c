@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GPU-to-GPU paths:
  *   p2p.unsupported: the driver does not let two GPUs reach each other's

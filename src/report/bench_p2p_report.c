@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench p2p`: the GPU-to-GPU matrix, and each kind of path with what it allows. */
 #include "analysis/p2p_path.h"
 #include "bench_gpu_report.h"
