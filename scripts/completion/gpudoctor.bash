@@ -31,7 +31,7 @@ _gpudoctor() {
         return
     fi
     if [ "$cmd" = bench ] && [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W "pcie gemm membw stress all" -- "$cur"))
+        COMPREPLY=($(compgen -W "pcie gemm membw p2p stress all" -- "$cur"))
         return
     fi
     COMPREPLY=($(compgen -W "$(printf '%s\n' "$opts" | sed 's/=$//')" -- "$cur"))

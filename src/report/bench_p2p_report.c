@@ -144,9 +144,10 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             }
         }
         char line[512];
-        snprintf(line, sizeof line, "  %s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
+        snprintf(line, sizeof line, "%s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
                  pairs == 1 ? "" : "s", lo, hi, unsupported ? " (without P2P: staged through host memory)" : "");
-        gd_wrap(out, st, 4, 0, line);
+        fputs("  ", out);
+        gd_wrap(out, st, 4, 2, line);
     }
     fputc('\n', out);
 }
