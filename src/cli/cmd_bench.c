@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|stress|all] [--json] [--sim SCENARIO]\n"
-                             "                       [--force] [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
+const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|stress|all] [--json]\n"
+                             "                       [--sim SCENARIO] [--force]\n"
+                             "                       [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
                              "                       [--seconds S] [--interval MS] [--reps N]\n"
                              "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
                              "                       [--exit-findings]\n"
