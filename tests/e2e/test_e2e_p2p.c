@@ -126,6 +126,16 @@ static void geforce_box_has_no_p2p(void **state)
         }
     }
     tool_result_free(&r);
+    /* topo shows the driver's answer as nvidia-smi topo -p2p r does. */
+    r = run_tool((const char *[]){"topo", "--json", "--sim", example("rtx4090x8-no-p2p.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    json_t *m = json_object_get(r.json, "p2p");
+    assert_string_equal(json_string_value(json_array_get(json_array_get(m, 0), 0)), "X");
+    assert_string_equal(json_string_value(json_array_get(json_array_get(m, 0), 5)), "CNS");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"topo", "--sim", example("pcie-h100x8-switches.json"), NULL}, fast);
+    assert_non_null(strstr(r.out, "P2P: OK between every pair"));
+    tool_result_free(&r);
     /* check sees the same from NVML alone, without a cost. */
     r = run_tool((const char *[]){"check", "--json", "--sim", example("rtx4090x8-no-p2p.json"), NULL}, fast);
     assert_exact_findings("check, 8x RTX 4090", &r, 0, (const char *[]){"p2p.unsupported@-1", NULL});
