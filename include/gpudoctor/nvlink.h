@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * NVLink rates by generation, shared by the topology model (what a path
  * allows) and the simulated machine (what its links carry).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU-to-GPU copies of the simulated machine: what the driver allows and how fast they go. */
 #include <math.h>
 #include <stdbool.h>

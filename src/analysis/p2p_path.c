@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the path between two GPUs allows (p2p_path.h). */
 #include "analysis/p2p_path.h"
 
@@ -122,6 +123,7 @@ static void slowest(const gd_pcie_gpu *x, size_t n, gd_p2p_path *out, const gd_p
         if (isnan(*eff) || r < *eff) {
             *eff = r;
             out->downtrained = down;
+            out->blame_gpu = k <= 1 && x->matched ? x->gpu : -1;
             *worst = h;
         }
     }
@@ -161,6 +163,7 @@ static void pcie_path(const gd_pcie_facts *p, const gd_pcie_gpu *x, const gd_pci
 int gd_p2p_path_of(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
 {
     memset(out, 0, sizeof *out);
+    out->blame_gpu = -1;
     out->level = GD_TOPO_UNKNOWN;
     out->gbps = NAN;
     if (a >= f->gpu_count || b >= f->gpu_count || a == b)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the path between two GPUs allows: over NVLink, the links a healthy
  * pair of this node has times one link's rate (NVML's common link speed,
@@ -30,6 +31,7 @@ typedef struct gd_p2p_path {
     char limit[200]; /* what sets it, in words */
     char slowest_bdf[16]; /* PCIe: the device whose link is the slowest hop ("" none) */
     bool downtrained; /* PCIe: that link runs below what it can (current < max) */
+    long blame_gpu; /* f->gpus index of the GPU whose own link that is, else -1 (a bridge above it) */
 } gd_p2p_path;
 
 /* "NVLink", "PCIe switch", "PCIe host bridge", "CPU interconnect", "unknown". */

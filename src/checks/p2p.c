@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GPU-to-GPU paths:
  *   p2p.unsupported: the driver does not let two GPUs reach each other's
@@ -167,6 +168,7 @@ typedef struct slow_group {
     double worst_ratio, worst_gbps, peer_median;
     int wa, wb;
     bool by_peers;
+    int gpu; /* the GPU whose own link is to blame, else GD_NO_GPU (a bridge, or NVLinks: the source) */
     json_t *pairs;
 } slow_group;
 
@@ -234,6 +236,9 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
             g[ng].expected = expected;
             g[ng].route = path.route;
             g[ng].worst_ratio = 2;
+            g[ng].gpu = path.route == GD_P2P_ROUTE_NVLINK ? gpu_index(f, a)
+                        : path.blame_gpu >= 0           ? gpu_index(f, path.blame_gpu)
+                                                        : GD_NO_GPU;
             g[ng].pairs = json_array();
             ng++;
         }
@@ -284,13 +289,13 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
                      x->limit, x->key);
         if (x->by_peers)
             gd_finding_add(out, "p2p.slow_pair", loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING,
-                           x->wa, ev, loss, fix,
+                           x->gpu, ev, loss, fix,
                            "GPU %d to %d copies %.1f GB/s, %.0f%% below its peers on the same path (%.1f GB/s)%s", x->wa,
                            x->wb, x->worst_gbps, loss, x->peer_median,
                            x->count > 1 ? "; more pairs through the same hop" : "");
         else
             gd_finding_add(out, "p2p.slow_pair", loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING,
-                           x->wa, ev, loss, fix,
+                           x->gpu, ev, loss, fix,
                            "GPU %d to %d copies %.1f GB/s, %.0f%% of the %.1f GB/s its path carries (%zu slow "
                            "pair%s through %s)",
                            x->wa, x->wb, x->worst_gbps, 100 * x->worst_ratio, x->expected, x->count,

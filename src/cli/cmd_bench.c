@@ -17,8 +17,8 @@
 #include <string.h>
 
 const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|stress|all] [--json]\n"
-                             "                       [--sim SCENARIO]\n"
-                             "                       [--force] [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
+                             "                       [--sim SCENARIO] [--force]\n"
+                             "                       [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
                              "                       [--seconds S] [--interval MS] [--reps N]\n"
                              "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
                              "                       [--exit-findings]\n"
@@ -40,9 +40,9 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "          PCIe hop) and its peers; pairs without P2P are staged through host\n"
                              "          memory, as NCCL would be\n"
                              "  nccl    all-reduce and all-gather bus bandwidth over all GPUs through NCCL\n"
-                             "          (libnccl.so.2), 8 MiB to 1 GiB, against what the GPUs' topology allows\n"
-                             "          (the slowest ring edge); one all-reduce checked on the host first.\n"
-                             "          With one GPU it says so and measures nothing (exit 0)\n"
+                             "          (libnccl.so.2), 8 MiB to 1 GiB, against what the GPUs' topology\n"
+                             "          allows (the slowest ring edge); one all-reduce checked on the host\n"
+                             "          first. With one GPU it says so and exits 3, as p2p does\n"
                              "  stress  GEMM on every GPU at once for --seconds (default 300) while clocks,\n"
                              "          temperature, power and throttle reasons are sampled; the thermal,\n"
                              "          power and clock checks judge that window; per-GPU curves\n"
@@ -155,7 +155,7 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     if (o->interval_ms > 0 && !stress)
         return gd_cli_error("--interval is for 'bench stress'");
     if (o->size > 0 && all)
-        return gd_cli_error("--size means MiB for pcie, membw and p2p and the matrix size for gemm: give it to one "
+        return gd_cli_error("--size means MiB for pcie, membw, p2p and nccl and the matrix size for gemm: give it to one "
                             "benchmark at a time");
     if (o->size > 0 && (stress || strcmp(o->what, "gemm") == 0) && (o->size < 16 || o->size != (long)o->size))
         return gd_cli_error("--size for a GEMM wants a whole number of at least 16, not %g", o->size);

@@ -253,7 +253,13 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     if (nccl) {
         if (all)
             fprintf(stderr, "gpudoctor: bench nccl...\n");
-        if (run_nccl(o, f, b, err, sizeof err) != 0) {
+        int nrc = run_nccl(o, f, b, err, sizeof err);
+        /* One GPU: nothing to measure, an answer as bench p2p gives it
+         * (under bench all, where NVML counts more GPUs than CUDA shows,
+         * the report says why). */
+        if (nrc == 0 && !all && b->nccl->skipped[0])
+            return gd_cli_error("bench nccl: %s", b->nccl->skipped);
+        if (nrc != 0) {
             if (!all)
                 return gd_cli_error("bench nccl: %s", err);
             /* bench all goes on without it: the other figures stand. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `bench p2p`. Method after nvbandwidth's device-to-device copy-engine
  * tests: for each ordered pair, peer access enabled both ways where

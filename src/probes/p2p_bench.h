@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor bench p2p`: the GPU-to-GPU copy bandwidth matrix, one way and
  * both ways at once, on the copy engines (cuMemcpyPeerAsync) with peer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench p2p`: the GPU-to-GPU matrix, and each kind of path with what it allows. */
 #include "analysis/p2p_path.h"
 #include "bench_gpu_report.h"
@@ -143,9 +144,10 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             }
         }
         char line[512];
-        snprintf(line, sizeof line, "  %s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
+        snprintf(line, sizeof line, "%s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
                  pairs == 1 ? "" : "s", lo, hi, unsupported ? " (without P2P: staged through host memory)" : "");
-        gd_wrap(out, st, 4, 0, line);
+        fputs("  ", out);
+        gd_wrap(out, st, 4, 2, line);
     }
     fputc('\n', out);
 }

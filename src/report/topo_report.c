@@ -76,6 +76,43 @@ static json_t *nics_json(const gd_pcie_facts *p)
     return arr;
 }
 
+/* nvidia-smi topo -p2p r's codes of an nvmlGpuP2PStatus_t (DIS: a registry
+ * key switched it off, which nvidia-smi has no code for); NULL: not read. */
+static const char *p2p_code(const gd_facts *f, size_t pa, size_t pb)
+{
+    const gd_pcie_facts *p = f->pcie;
+    if (!f->p2p_status || !p->gpus[pa].matched || !p->gpus[pb].matched)
+        return NULL;
+    size_t a = (size_t)p->gpus[pa].gpu, b = (size_t)p->gpus[pb].gpu, n = f->gpu_count;
+    if (a >= n || b >= n)
+        return NULL;
+    static const char *const codes[] = {"OK", "CNS", "GNS", "TNS", "DIS", "NS", "U"};
+    int st = f->p2p_status[a * n + b];
+    return a == b ? "X" : st >= 0 && st <= 6 ? codes[st] : "?";
+}
+
+static const char p2p_legend[] = "P2P (nvmlDeviceGetP2PStatus, read): OK, CNS chipset not supported, GNS GPU not "
+                                 "supported, TNS topology not supported, DIS disabled by a registry key, NS not "
+                                 "supported, U unknown, ? not read";
+
+static json_t *p2p_json(const gd_facts *f)
+{
+    const gd_pcie_facts *p = f->pcie;
+    size_t n = p ? p->gpu_count : 0;
+    if (!n || !f->p2p_status)
+        return json_null();
+    json_t *m = json_array();
+    for (size_t a = 0; a < n; a++) {
+        json_t *row = json_array();
+        for (size_t b = 0; b < n; b++) {
+            const char *c = p2p_code(f, a, b);
+            json_array_append_new(row, c ? json_string(c) : json_null());
+        }
+        json_array_append_new(m, row);
+    }
+    return m;
+}
+
 json_t *gd_topo_json(const gd_facts *f)
 {
     const gd_pcie_facts *p = f->pcie;
@@ -126,6 +163,8 @@ json_t *gd_topo_json(const gd_facts *f)
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
         json_object_set_new(leg, legend[i][0], json_string(legend[i][1]));
     json_object_set_new(root, "legend", leg);
+    json_object_set_new(root, "p2p", p2p_json(f));
+    json_object_set_new(root, "p2p_legend", json_string(p2p_legend));
     return root;
 }
 
@@ -178,6 +217,12 @@ static void gpu_cell(const gd_facts *f, size_t a, size_t b, char *buf, size_t le
         gd_topo_cell_label(p->matrix[a * p->gpu_count + b], buf, len);
 }
 
+static void p2p_cell(const gd_facts *f, size_t a, size_t b, char *buf, size_t len)
+{
+    const char *c = p2p_code(f, a, b);
+    snprintf(buf, len, "%s", c ? c : "?");
+}
+
 static void nic_cell(const gd_facts *f, size_t k, size_t b, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", gd_topo_level_name(nic_level(f->pcie, k, b)));
@@ -209,6 +254,21 @@ void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st)
                     gd_safe(g->bdf));
         else
             fprintf(out, "%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, node, gd_safe(g->bdf));
+    }
+    if (f->p2p_status) {
+        bool all_ok = true;
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = 0; b < n; b++) {
+                const char *c = p2p_code(f, a, b);
+                all_ok &= c && (strcmp(c, "OK") == 0 || strcmp(c, "X") == 0);
+            }
+        if (all_ok) {
+            fprintf(out, "\nP2P: OK between every pair (nvmlDeviceGetP2PStatus)\n");
+        } else {
+            fprintf(out, "\nP2P, as the driver allows it (nvidia-smi topo -p2p r):\n");
+            topo_matrix(out, f, n, "GPU", p2p_cell, per);
+            gd_wrap(out, st, 2, 0, p2p_legend);
+        }
     }
     if (p->nic_count) {
         fprintf(out, "\nNICs, as each GPU reaches them:\n");

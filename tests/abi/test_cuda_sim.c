@@ -36,8 +36,9 @@ static const char scenario_json[] =
     "      \"bandwidth_gbps\": { \"h2d_pinned\": 2.0, \"d2h_pinned\": 4.0, \"h2d_pageable\": 1.0,\n"
     "                          \"d2d\": 8.0 },\n"
     "      \"gemm_tflops\": { \"bf16\": 1.0, \"fp32\": 0.25 } },\n"
-    "    { \"name\": \"Bare GPU\", \"pci_bus_id\": \"00000000:29:00.0\", \"memory_total_mib\": 4096 },\n"
-    "    { \"name\": \"No bus id\" }\n"
+    "    { \"name\": \"Bare GPU\", \"pci_bus_id\": \"00000000:29:00.0\", \"memory_total_mib\": 4096,\n"
+    "      \"p2p\": { \"gbps\": 3.0 } },\n"
+    "    { \"name\": \"No bus id\", \"p2p\": { \"supported\": false } }\n"
     "  ] }\n";
 
 static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -246,6 +247,81 @@ static void test_copy_times_follow_bandwidth(void **state)
     free(pageable);
 }
 
+/* Peer access and peer copies: at the pair's rate with access on, staged
+ * through host memory (half the host rate) with it off or unsupported. */
+static void test_peer_copies(void **state)
+{
+    struct fixture *f = *state;
+    struct gd_cuda_api *api = &f->api;
+    enum { N = 4096 };
+    const size_t bytes = 8 * MIB;
+    int can = -1;
+    CUcontext c1, c2;
+    assert_int_equal(api->cuDeviceCanAccessPeer(&can, 0, 1), 0);
+    assert_int_equal(can, 1);
+    assert_int_equal(api->cuDeviceCanAccessPeer(&can, 2, 0), 0);
+    assert_int_equal(can, 0);
+    assert_int_equal(api->cuDeviceCanAccessPeer(&can, 0, 0), 0);
+    assert_int_equal(can, 0);
+    assert_int_equal(api->cuDeviceCanAccessPeer(&can, 0, 3), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(api->cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuDevicePrimaryCtxRetain(&f->ctx, 0), 0);
+    assert_int_equal(api->cuDevicePrimaryCtxRetain(&c1, 1), 0);
+    assert_int_equal(api->cuDevicePrimaryCtxRetain(&c2, 2), 0);
+
+    CUdeviceptr d1, d1s, d0, d0s, back;
+    unsigned char in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (unsigned char)(i * 13 + 1);
+    assert_int_equal(api->cuCtxSetCurrent(c1), 0);
+    assert_int_equal(api->cuMemAlloc(&d1, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&d1s, N), 0);
+    assert_int_equal(api->cuCtxSetCurrent(f->ctx), 0);
+    assert_int_equal(api->cuMemAlloc(&d0, bytes), 0);
+    assert_int_equal(api->cuMemAlloc(&d0s, N), 0);
+    assert_int_equal(api->cuMemAlloc(&back, N), 0);
+
+    assert_int_equal(api->cuCtxEnablePeerAccess(c1, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuCtxEnablePeerAccess(c1, 0), 0);
+    assert_int_equal(api->cuCtxEnablePeerAccess(c1, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+    assert_int_equal(api->cuCtxEnablePeerAccess(c2, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+    assert_int_equal(api->cuCtxEnablePeerAccess(f->ctx, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED); /* itself */
+
+    /* The data arrives and comes back; a buffer named with the wrong context is refused. */
+    assert_int_equal(api->cuMemcpyHtoD(d0s, in, N), 0);
+    assert_int_equal(api->cuMemcpyPeerAsync(d1s, c1, d0s, f->ctx, N, NULL), 0);
+    assert_int_equal(api->cuMemcpyPeerAsync(d1s, f->ctx, d0s, f->ctx, N, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(api->cuMemcpyPeerAsync(back, f->ctx, d1s, c1, N, NULL), 0);
+    assert_int_equal(api->cuMemcpyDtoH(out, back, N), 0);
+    assert_memory_equal(in, out, N);
+
+    float ms;
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyPeerAsync(d1, c1, d0, f->ctx, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 3.0)); /* the Bare GPU's p2p.gbps */
+    assert_int_equal(api->cuCtxDisablePeerAccess(c1), 0);
+    assert_int_equal(api->cuCtxDisablePeerAccess(c1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    /* Off: staged at half of GPU 0's d2h_pinned (the Bare GPU has no h2d figure). */
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyPeerAsync(d1, c1, d0, f->ctx, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 2.0));
+    /* Back on, from GPU 1's side: either side's access carries the copy. */
+    assert_int_equal(api->cuCtxSetCurrent(c1), 0);
+    assert_int_equal(api->cuCtxEnablePeerAccess(f->ctx, 0), 0);
+    TIME_MS(api, ms, assert_int_equal(api->cuMemcpyPeerAsync(d0, f->ctx, d1, c1, bytes, NULL), 0));
+    assert_took(ms, copy_ms(bytes, 3.0));
+    assert_int_equal(api->cuCtxDisablePeerAccess(f->ctx), 0);
+    assert_int_equal(api->cuCtxSetCurrent(f->ctx), 0);
+
+    assert_int_equal(api->cuMemFree(d0), 0);
+    assert_int_equal(api->cuMemFree(d0s), 0);
+    assert_int_equal(api->cuMemFree(back), 0);
+    assert_int_equal(api->cuCtxSetCurrent(c1), 0);
+    assert_int_equal(api->cuMemFree(d1), 0);
+    assert_int_equal(api->cuMemFree(d1s), 0);
+    assert_int_equal(api->cuDevicePrimaryCtxRelease(1), 0);
+    assert_int_equal(api->cuDevicePrimaryCtxRelease(2), 0);
+    assert_int_equal(api->cuCtxSetCurrent(f->ctx), 0);
+}
+
 static void test_missing_figure_is_not_supported(void **state)
 {
     struct gd_cuda_api *api = &((struct fixture *)*state)->api;
@@ -383,6 +459,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_data_round_trip),
         cmocka_unit_test(test_copy_times_follow_bandwidth),
         cmocka_unit_test(test_missing_figure_is_not_supported),
+        cmocka_unit_test(test_peer_copies),
         cmocka_unit_test(test_gemm_time_follows_tflops),
         cmocka_unit_test(test_virtual_time_does_not_wait),
         cmocka_unit_test(test_events_and_error_strings),

@@ -5,7 +5,8 @@
  * finding fires; NCCL_P2P_DISABLE in the environment, or a switch uplink
  * trained down, gives bench.nccl_low naming the cause; a GPU that returns a
  * wrong element is bench.nccl_failed, never a figure; one GPU measures
- * nothing and says so; bench all includes NCCL with two GPUs or more.
+ * nothing and says so (exit 3, as bench p2p); bench all includes NCCL with
+ * two GPUs or more.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,15 +209,11 @@ static void one_gpu_measures_nothing_and_says_so(void **state)
     (void)state;
     char *dir;
     char *path = variant("h100x8-idle.json", one_gpu, &dir);
-    tool_result r = run_tool((const char *[]){"bench", "nccl", "--json", "--sim", path, NULL}, fast);
-    assert_exact_findings("one GPU", &r, 0, (const char *[]){NULL});
-    json_t *n = nccl_of(&r);
-    assert_non_null(strstr(json_string_value(json_object_get(n, "skipped")), "two GPUs or more"));
-    assert_true(json_is_null(json_object_get(n, "library"))); /* not even loaded */
-    tool_result_free(&r);
-    r = run_tool((const char *[]){"bench", "nccl", "--sim", path, NULL}, fast);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "NCCL: not measured: 1 CUDA device"));
+    /* Nothing to measure: said, exit 3, as bench p2p answers. */
+    tool_result r = run_tool((const char *[]){"bench", "nccl", "--sim", path, NULL}, fast);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "bench nccl: 1 CUDA device: NCCL's collectives need two GPUs or more"));
+    assert_string_equal(r.out, "");
     tool_result_free(&r);
     /* bench all leaves NCCL (and p2p) out on one GPU. */
     r = run_tool((const char *[]){"bench", "all", "--reps", "1", "--seconds", "0.05", "--json", "--sim", path, NULL},

@@ -185,6 +185,9 @@ static const verdict scenarios[] = {
     {"pcie-a100x3-bridge-downgraded.json", NULL, 2, {"pcie.upstream_downgraded@1=critical", NULL}},
     {"pcie-a100x4-gen4-in-gen3-slot.json", NULL, 1, {"pcie.slot_limited@3=warning", NULL}},
     {"pcie-a100x4-x8.json", NULL, 2, {"pcie.link_downgraded@1=critical", NULL}},
+    /* GPU pairs: what the links say; bench p2p measures the cost (test_e2e_p2p.c). */
+    {"pcie-a100x4-slow-switch.json", NULL, 2, {"pcie.upstream_downgraded@2=critical", "pcie.upstream_downgraded@3=critical", NULL}},
+    {"rtx4090x8-no-p2p.json", NULL, 0, {"p2p.unsupported@-1=info", NULL}},
     {"pcie-h100x8-idle-gen1.json", NULL, 0, {NULL}},
     {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3=warning", NULL}},
     {"pcie-h100x8-nvlink-down.json", NULL, 1, {"nvlink.down@2=warning", NULL}},

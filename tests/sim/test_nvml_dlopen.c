@@ -67,6 +67,8 @@ static const char *scenario = J({
             } ],
             "events" : [ {"t" : 30, "nvlink" : {"link" : 0, "crc_flit" : 7, "replay" : 2}} ],
             "fabric" : {"state" : "completed", "status" : 27},
+            "nvlink_speed_mbps" : 26562,
+            "p2p" : {"status" : "disabled_by_regkey"},
             "processes" : [ {"pid" : 4242, "name" : "python", "used_mib" : 61000}, {"pid" : 77} ],
             "timeline" : [
                 {
@@ -508,6 +510,33 @@ static void test_nvlink_counters(void **state)
     assert_int_equal(fv[3].nvmlReturn, NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(fields(sparse, 1, fv), NVML_SUCCESS);
     assert_int_equal(fv[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+
+    /* The active links' common speed, as the scenario gives it; NOT_SUPPORTED without one. */
+    memset(fv, 0, sizeof fv);
+    fv[0].fieldId = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON;
+    assert_int_equal(fields(g0, 1, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[0].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+    assert_int_equal(fv[0].value.uiVal, 26562);
+    assert_int_equal(fields(sparse, 1, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+
+    /* P2P status: a GPU's "p2p" speaks for every pair it is in, either way round; other pairs
+     * are ok; the NVLink capability of a pair without NVLinks is not supported. */
+    nvml_DeviceGetP2PStatus_fn p2p = CALL(nvml_DeviceGetP2PStatus_fn, "nvmlDeviceGetP2PStatus");
+    nvmlDevice_t lost = handle(1);
+    nvmlGpuP2PStatus_t st = NVML_P2P_STATUS_UNKNOWN;
+    assert_int_equal(p2p(g0, sparse, NVML_P2P_CAPS_INDEX_READ, &st), NVML_SUCCESS);
+    assert_int_equal(st, NVML_P2P_STATUS_DISABLED_BY_REGKEY);
+    assert_int_equal(p2p(sparse, g0, NVML_P2P_CAPS_INDEX_WRITE, &st), NVML_SUCCESS);
+    assert_int_equal(st, NVML_P2P_STATUS_DISABLED_BY_REGKEY);
+    assert_int_equal(p2p(sparse, lost, NVML_P2P_CAPS_INDEX_READ, &st), NVML_SUCCESS);
+    assert_int_equal(st, NVML_P2P_STATUS_OK);
+    assert_int_equal(p2p(sparse, lost, NVML_P2P_CAPS_INDEX_NVLINK, &st), NVML_SUCCESS);
+    assert_int_equal(st, NVML_P2P_STATUS_NOT_SUPPORTED);
+    assert_int_equal(p2p(g0, sparse, NVML_P2P_CAPS_INDEX_UNKNOWN, &st), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(p2p(g0, sparse, NVML_P2P_CAPS_INDEX_READ, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(p2p(g0, NULL, NVML_P2P_CAPS_INDEX_READ, &st), NVML_ERROR_INVALID_ARGUMENT);
     shutdown_ok();
 }
 
