@@ -21,6 +21,7 @@
 
 #include "cublaslt_loader.h"
 #include "cuda_loader.h"
+#include "sim_scenario_file.h"
 
 /* GPU 0: 2 TFLOP/s bf16, 0.5 fp16, no fp8; GPU 1: wrong results. */
 static const char scenario_json[] =
@@ -33,7 +34,7 @@ static const char scenario_json[] =
     "    \"gemm_tflops\": { \"bf16\": 2.0 }, \"faults\": { \"gemm_wrong_results\": true } } ] }\n";
 
 struct fixture {
-    char dir[64], path[128];
+    sim_scenario_file sc;
     struct gd_cuda_api cu;
     struct gd_cublaslt_api lt;
     CUcontext ctx;
@@ -44,19 +45,9 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "%s/gd-lt-sim-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(f->dir))
-        return -1;
-    snprintf(f->path, sizeof f->path, "%s/scenario.json", f->dir);
-    FILE *fp = fopen(f->path, "w");
-    if (!fp || fputs(scenario_json, fp) < 0 || fclose(fp) != 0)
-        return -1;
     char err[1024];
-    if (gd_cuda_load(&f->cu, GD_SIM_CUDA_PATH, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (sim_scenario_write(&f->sc, scenario_json) != 0 || sim_cuda_open(&f->cu, GD_SIM_CUDA_PATH, &f->sc) != 0)
         return -1;
-    }
-    f->cu.gdsim_scenario_set(f->path);
     gd_cublaslt_search s = {.path = GD_SIM_CUBLASLT_PATH};
     if (gd_cublaslt_load(&f->lt, &s, err, sizeof err) != 0 || f->cu.cuInit(0) != CUDA_SUCCESS) {
         fprintf(stderr, "%s\n", err);
@@ -71,8 +62,7 @@ static int teardown(void **state)
     struct fixture *f = *state;
     gd_cublaslt_unload(&f->lt);
     gd_cuda_unload(&f->cu);
-    unlink(f->path);
-    rmdir(f->dir);
+    sim_scenario_remove(&f->sc);
     free(f);
     return 0;
 }

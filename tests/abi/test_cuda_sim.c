@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "cuda_loader.h"
+#include "sim_scenario_file.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -47,8 +48,7 @@ static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
                           ".visible .entry noop()\n{ ret; }\n";
 
 struct fixture {
-    char dir[64];
-    char path[128];
+    sim_scenario_file sc;
     struct gd_cuda_api api;
     CUcontext ctx;
 };
@@ -58,14 +58,9 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "%s/gd-cuda-sim-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(f->dir))
+    if (sim_scenario_write(&f->sc, scenario_json) != 0)
         return -1;
-    snprintf(f->path, sizeof f->path, "%s/scenario.json", f->dir);
-    FILE *fp = fopen(f->path, "w");
-    if (!fp || fputs(scenario_json, fp) < 0 || fclose(fp) != 0)
-        return -1;
-    setenv("GPUDOCTOR_SIM_SCENARIO", f->path, 1);
+    setenv("GPUDOCTOR_SIM_SCENARIO", f->sc.path, 1);
     char err[256];
     if (gd_cuda_load(&f->api, GD_SIM_CUDA_PATH, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
@@ -79,8 +74,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     gd_cuda_unload(&f->api);
-    unlink(f->path);
-    rmdir(f->dir);
+    sim_scenario_remove(&f->sc);
     free(f);
     return 0;
 }

@@ -22,6 +22,7 @@
 
 #include "cuda_loader.h"
 #include "nccl_loader.h"
+#include "sim_scenario_file.h"
 
 #define RANKS 3
 #define FLOATS ((size_t)1 << 16)
@@ -40,7 +41,7 @@ static const char scenario_json[] =
 typedef double (*edge_fn)(int a, int b, int p2p_disabled);
 
 struct fixture {
-    char dir[64], path[128];
+    sim_scenario_file sc;
     struct gd_cuda_api cu;
     struct gd_nccl_api nc;
     CUcontext ctx[RANKS];
@@ -53,19 +54,9 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "%s/gd-nccl-sim-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(f->dir))
-        return -1;
-    snprintf(f->path, sizeof f->path, "%s/scenario.json", f->dir);
-    FILE *fp = fopen(f->path, "w");
-    if (!fp || fputs(scenario_json, fp) < 0 || fclose(fp) != 0)
-        return -1;
     char err[1024];
-    if (gd_cuda_load(&f->cu, GD_SIM_CUDA_PATH, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (sim_scenario_write(&f->sc, scenario_json) != 0 || sim_cuda_open(&f->cu, GD_SIM_CUDA_PATH, &f->sc) != 0)
         return -1;
-    }
-    f->cu.gdsim_scenario_set(f->path);
     gd_nccl_search s = {.path = GD_SIM_NCCL_PATH};
     if (gd_nccl_load(&f->nc, &s, err, sizeof err) != 0 || f->cu.cuInit(0) != CUDA_SUCCESS) {
         fprintf(stderr, "%s\n", err);
@@ -88,8 +79,7 @@ static int teardown(void **state)
         f->cu.cuDevicePrimaryCtxRelease(f->dev[i]);
     gd_nccl_unload(&f->nc);
     gd_cuda_unload(&f->cu);
-    unlink(f->path);
-    rmdir(f->dir);
+    sim_scenario_remove(&f->sc);
     free(f);
     return 0;
 }
