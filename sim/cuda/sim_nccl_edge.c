@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a ring edge of the simulated NCCL carries (gdsim_nccl_edge_gbps,
  * sim_private.h): the scenario's peer-to-peer rate of the pair, or the rate

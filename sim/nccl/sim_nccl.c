@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated libnccl.so.2 (docs/scenarios.md): the NCCL calls of
  * `gpudoctor bench nccl`, on the simulated libcuda.

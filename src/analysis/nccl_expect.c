@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The expected bus bandwidth of bench nccl's ring: see nccl_expect.h. */
 #include "nccl_expect.h"
 

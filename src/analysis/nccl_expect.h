@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What `bench nccl` should measure on this node: NCCL's ring runs at the
  * pace of its slowest edge, so the expected bus bandwidth is the slowest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Judging `bench nccl`:
  *   bench.nccl_low: the peak all-reduce bus bandwidth well under what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `bench nccl`. Method after nccl-tests (PERFORMANCE.md): one communicator
  * over every CUDA device (ncclCommInitAll; each rank on its device's primary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor bench nccl`: all-reduce and all-gather bus bandwidth over every
  * GPU of the node through NCCL (libnccl.so.2), one rank per GPU in this

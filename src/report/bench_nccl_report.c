@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench nccl's section of the bench report: see bench_nccl_report.h. */
 #include "bench_nccl_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `gpudoctor bench nccl`'s part of the bench report (docs/bench.md): the
  * sweep of both collectives, the peak bus bandwidth against what the

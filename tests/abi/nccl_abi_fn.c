@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Compile-time check of every function typedef of nccl_api.h against the
  * prototype that NCCL's nccl.h gives the exported symbol. With

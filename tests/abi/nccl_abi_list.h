@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What tests/abi compares between include/gpudoctor/abi/nccl_api.h and
  * NCCL's nccl.h: every constant, every type and struct member, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NCCL side of the ABI comparison as gpudoctor declares it. */
 #include "gpudoctor/abi/nccl_api.h"
 

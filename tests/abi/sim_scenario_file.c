@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* See sim_scenario_file.h. */
 #include "sim_scenario_file.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For the tests of the simulated libraries: a scenario in a fresh temporary
  * directory, and the simulated libcuda loaded to play it. */
 #ifndef GD_TEST_SIM_SCENARIO_FILE_H

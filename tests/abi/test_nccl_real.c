@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The NCCL loader against the real libnccl.so.2: it opens, resolves every
  * symbol nccl_symbols.h declares, and answers ncclGetVersion and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The NCCL loader's search order, and the simulated libnccl.so.2 driven
  * through it on the simulated libcuda: collectives over every rank take the

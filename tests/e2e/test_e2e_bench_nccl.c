@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `bench nccl` on the simulated machine, whose libnccl runs its
  * ring at 0.85 of the slowest edge the scenario gives (sim/nccl): on healthy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench nccl's pure logic: nccl-tests' bus bandwidth formulas, the sweep's
  * sizes, the ring's expectation (its slowest edge, a downtrained one named

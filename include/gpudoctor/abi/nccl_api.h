@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subset of NVIDIA's NCCL API that `gpudoctor bench nccl` uses, declared
  * exactly as NCCL's nccl.h declares it (type names, enum values, struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The candidate list of lib_search.h. */
 #include "lib_search.h"
 

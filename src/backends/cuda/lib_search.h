@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Where the CUDA libraries that come with the toolkit and NVIDIA's Python
  * wheels (cuBLASLt, NCCL) are looked for: one candidate list, in order, and

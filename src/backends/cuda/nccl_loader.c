@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL as a dl_table (../dl_table.h); every entry is required. */
 #include "nccl_loader.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Loads NCCL (libnccl.so.2, or the simulated one) with dlopen and fills a
  * table of function pointers typed like its API.

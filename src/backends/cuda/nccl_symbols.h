@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every NCCL symbol that gpudoctor's loader resolves, with the nccl_api.h
  * typedef of its function type: GD_NCCL_SYMBOL(typedef, symbol). An X-macro

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Where no CUDA toolkit is installed, nccl.h's #include <cuda_runtime.h>
  * finds this instead (tests/abi only): the one runtime type nccl.h's
