@@ -5,7 +5,35 @@
 #include "core/pcie_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+
+double gd_probe_median_ms(float *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof ms[0], cmp_float);
+    return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2.0;
+}
+
+gd_bench_verdict gd_probe_check_words(const uint32_t *back, const uint32_t *want, size_t words, const char *wrong,
+                                      char *detail, size_t len)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < words; i++)
+        if (back[i] != want[i] && bad++ == 0)
+            first = i;
+    if (bad)
+        snprintf(detail, len, "%zu of %zu words %s (first at byte %zu: 0x%08x, expected 0x%08x)", bad, words, wrong,
+                 first * 4, back[first], want[first]);
+    else
+        snprintf(detail, len, "a %zu MiB copy read back intact", words * 4 >> 20);
+    return bad ? GD_VERIFY_WRONG : GD_VERIFY_OK;
+}
 
 int gd_probe_map_device(const struct gd_cuda_api *a, const gd_facts *f, int ordinal, char *bdf)
 {

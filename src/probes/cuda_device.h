@@ -5,9 +5,11 @@
 #define GD_PROBE_CUDA_DEVICE_H
 
 #include "backends/cuda/cuda_loader.h"
+#include "gpudoctor/bench.h"
 #include "gpudoctor/model.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The GPU index (f->gpus[].index) of CUDA device `ordinal`, matched by PCI
@@ -21,6 +23,15 @@ int gd_probe_map_device(const struct gd_cuda_api *a, const gd_facts *f, int ordi
 int gd_probe_ctx_open(const struct gd_cuda_api *a, int ordinal, CUdevice *dev, CUcontext *ctx, char *err,
                       size_t errlen);
 void gd_probe_ctx_close(const struct gd_cuda_api *a, CUdevice dev, CUcontext ctx);
+
+/* The median of n > 0 timings (sorts them). */
+double gd_probe_median_ms(float *ms, int n);
+
+/* Words read back against those written: GD_VERIFY_OK ("a N MiB copy read
+ * back intact") or GD_VERIFY_WRONG with the count and the first wrong word
+ * in detail ("... words <wrong>", e.g. "copied wrong"). */
+gd_bench_verdict gd_probe_check_words(const uint32_t *back, const uint32_t *want, size_t words, const char *wrong,
+                                      char *detail, size_t len);
 
 /* A stream with two timing events on the current context. */
 typedef struct gd_probe_stream {

@@ -50,12 +50,6 @@ static CUresult copy_engine(membw_dev *d, CUdeviceptr dst, CUdeviceptr src, size
 
 typedef CUresult (*copy_fn)(membw_dev *, CUdeviceptr, CUdeviceptr, size_t);
 
-static int cmp_float(const void *x, const void *y)
-{
-    float a = *(const float *)x, b = *(const float *)y;
-    return (a > b) - (a < b);
-}
-
 /* GB/s (read + write) of `reps` copies, median; NAN with why in err. */
 static double timed_gbps(membw_dev *d, copy_fn copy, CUdeviceptr dst, CUdeviceptr src, size_t bytes, int reps,
                          char *err, size_t errlen)
@@ -76,8 +70,7 @@ static double timed_gbps(membw_dev *d, copy_fn copy, CUdeviceptr dst, CUdevicept
         if (r >= 0)
             ms[r] = t;
     }
-    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
-    double med = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2.0;
+    double med = gd_probe_median_ms(ms, reps);
     return med > 0 ? 2.0 * (double)bytes / (med / 1e3) / 1e9 : NAN;
 }
 
@@ -99,18 +92,8 @@ static gd_bench_verdict check_copy(membw_dev *d, copy_fn copy, char *detail, siz
             (rc = a->cuMemsetD8(dst, 0, CHECK_BYTES)) == CUDA_SUCCESS &&
             (rc = copy(d, dst, src, CHECK_BYTES)) == CUDA_SUCCESS &&
             (rc = a->cuStreamSynchronize(d->s.st)) == CUDA_SUCCESS &&
-            (rc = a->cuMemcpyDtoH(back, dst, CHECK_BYTES)) == CUDA_SUCCESS) {
-            size_t wrong = 0, first = 0;
-            for (size_t i = 0; i < words; i++)
-                if (back[i] != host[i] && wrong++ == 0)
-                    first = i;
-            v = wrong ? GD_VERIFY_WRONG : GD_VERIFY_OK;
-            if (wrong)
-                snprintf(detail, len, "%zu of %zu words copied wrong (first at byte %zu: 0x%08x, expected 0x%08x)",
-                         wrong, words, first * 4, back[first], host[first]);
-            else
-                snprintf(detail, len, "a %zu MiB copy read back intact", CHECK_BYTES >> 20);
-        }
+            (rc = a->cuMemcpyDtoH(back, dst, CHECK_BYTES)) == CUDA_SUCCESS)
+            v = gd_probe_check_words(back, host, words, "copied wrong", detail, len);
     }
     if (v == GD_VERIFY_NOT_RUN)
         snprintf(detail, len, "the check could not run: %s", gd_cuda_result_name(rc));

@@ -41,12 +41,6 @@ typedef struct p2p_run {
     int reps;
 } p2p_run;
 
-static int cmp_float(const void *x, const void *y)
-{
-    float a = *(const float *)x, b = *(const float *)y;
-    return (a > b) - (a < b);
-}
-
 /* GB/s of `reps` copies src -> dst on src's stream (median), the calling
  * thread's current context src's; NAN with why in err. */
 static double timed_copy(const p2p_run *r, size_t src, size_t dst, char *err, size_t errlen)
@@ -68,8 +62,7 @@ static double timed_copy(const p2p_run *r, size_t src, size_t dst, char *err, si
         if (k >= 0)
             ms[k] = t;
     }
-    qsort(ms, (size_t)r->reps, sizeof ms[0], cmp_float);
-    double med = r->reps % 2 ? ms[r->reps / 2] : (ms[r->reps / 2 - 1] + ms[r->reps / 2]) / 2.0;
+    double med = gd_probe_median_ms(ms, r->reps);
     return med > 0 ? (double)r->bytes / (med / 1e3) / 1e9 : NAN;
 }
 
@@ -92,18 +85,8 @@ static gd_bench_verdict check_copy(const p2p_run *r, size_t src, size_t dst, cha
             (rc = a->cuMemcpyHtoD(s->check, host, CHECK_BYTES)) == CUDA_SUCCESS &&
             (rc = a->cuMemcpyPeerAsync(d->check, d->ctx, s->check, s->ctx, CHECK_BYTES, s->s.st)) == CUDA_SUCCESS &&
             (rc = a->cuStreamSynchronize(s->s.st)) == CUDA_SUCCESS && (rc = a->cuCtxSetCurrent(d->ctx)) == CUDA_SUCCESS &&
-            (rc = a->cuMemcpyDtoH(back, d->check, CHECK_BYTES)) == CUDA_SUCCESS) {
-            size_t wrong = 0, first = 0;
-            for (size_t i = 0; i < words; i++)
-                if (back[i] != host[i] && wrong++ == 0)
-                    first = i;
-            v = wrong ? GD_VERIFY_WRONG : GD_VERIFY_OK;
-            if (wrong)
-                snprintf(detail, len, "%zu of %zu words arrived wrong (first at byte %zu: 0x%08x, expected 0x%08x)",
-                         wrong, words, first * 4, back[first], host[first]);
-            else
-                snprintf(detail, len, "a %zu MiB copy read back intact", CHECK_BYTES >> 20);
-        }
+            (rc = a->cuMemcpyDtoH(back, d->check, CHECK_BYTES)) == CUDA_SUCCESS)
+            v = gd_probe_check_words(back, host, words, "arrived wrong", detail, len);
     }
     if (v == GD_VERIFY_NOT_RUN)
         snprintf(detail, len, "the check could not run: %s", gd_cuda_result_name(rc));

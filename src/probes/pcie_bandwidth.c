@@ -38,12 +38,6 @@ typedef struct worker {
     char error[200];
 } worker;
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* One figure: the median of `reps` timed copies, in GB/s; NAN on error. */
 static double measure(worker *w, CUstream st, CUevent e0, CUevent e1, CUdeviceptr dev, void *host, int dir)
 {
@@ -69,8 +63,7 @@ static double measure(worker *w, CUstream st, CUevent e0, CUevent e1, CUdevicept
         if (r >= 0)
             ms[r] = t;
     }
-    qsort(ms, (size_t)w->reps, sizeof ms[0], cmp_float);
-    double med = w->reps % 2 ? ms[w->reps / 2] : (ms[w->reps / 2 - 1] + ms[w->reps / 2]) / 2.0;
+    double med = gd_probe_median_ms(ms, w->reps);
     return med > 0 ? (double)w->bytes / (med / 1e3) / 1e9 : NAN;
 }
 
