@@ -306,6 +306,9 @@ int gd_sxid_line_parse(const char *line, size_t len, gd_sxid_event *ev)
         n--;
     if (p - n <= 0 || p - n >= (long)sizeof ev->nvswitch)
         return 0;
+    for (const char *c = n; c < p; c++)
+        if (!isgraph((unsigned char)*c))
+            return 0; /* a NUL or a control byte: no switch's name */
     snprintf(ev->nvswitch, sizeof ev->nvswitch, "%.*s", (int)(p - n), n);
     p += sizeof tag - 1;
     if (end - p >= 4 && memcmp(p, "PCI:", 4) == 0)
@@ -315,6 +318,9 @@ int gd_sxid_line_parse(const char *line, size_t len, gd_sxid_event *ev)
         pe++;
     if (pe == p || pe - p >= (long)sizeof ev->pci || pe >= end || *pe != ')')
         return 0;
+    for (const char *c = p; c < pe; c++)
+        if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.')
+            return 0; /* a PCI address is hex digits, ':' and '.' */
     snprintf(ev->pci, sizeof ev->pci, "%.*s", (int)(pe - p), p);
     if (end - pe < 3 || pe[1] != ':')
         return 0;
