@@ -129,7 +129,7 @@ static void slowest(const gd_pcie_gpu *x, size_t n, gd_p2p_path *out, const gd_p
     }
 }
 
-static void pcie_path(const gd_pcie_facts *p, const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *out)
+static void pcie_path(const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *out)
 {
     size_t nx = x->hop_count, ny = y->hop_count;
     /* Below the lowest bridge they share; without one, every hop of both. */
@@ -140,7 +140,6 @@ static void pcie_path(const gd_pcie_facts *p, const gd_pcie_gpu *x, const gd_pci
                 ny = j;
                 break;
             }
-    (void)p;
     const gd_pcie_hop *worst = NULL;
     double eff = NAN;
     slowest(x, nx, out, &worst, &eff);
@@ -181,7 +180,7 @@ int gd_p2p_path_of(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
                  : out->level == GD_TOPO_SYS                               ? GD_P2P_ROUTE_SYS
                                                                            : GD_P2P_ROUTE_UNKNOWN;
     if (x && y)
-        pcie_path(p, x, y, out);
+        pcie_path(x, y, out);
     if (isnan(out->gbps)) {
         /* No tree: the lower of the two GPUs' own links, as NVML reads their maxima. */
         const gd_gpu *ga = &f->gpus[a], *gb = &f->gpus[b];

@@ -172,18 +172,35 @@ typedef struct slow_group {
     json_t *pairs;
 } slow_group;
 
+/* Each measured pair's path, worked out once (known[i]: the pair is matched and its path known). */
+static gd_p2p_path *pair_paths(const gd_facts *f, const gd_bench_facts *b, bool **known)
+{
+    size_t n = b->p2p_pair_count ? b->p2p_pair_count : 1;
+    gd_p2p_path *paths = malloc(n * sizeof *paths);
+    *known = calloc(n, sizeof **known);
+    for (size_t i = 0; paths && *known && i < b->p2p_pair_count; i++) {
+        long a = row_gpu(f, b, b->p2p_pairs[i].src), c = row_gpu(f, b, b->p2p_pairs[i].dst);
+        (*known)[i] = a >= 0 && c >= 0 && gd_p2p_path_of(f, (size_t)a, (size_t)c, &paths[i]) == 0;
+    }
+    if (!paths || !*known) {
+        free(paths);
+        free(*known);
+        *known = NULL;
+        return NULL;
+    }
+    return paths;
+}
+
 /* The pairs' measured one-way rates with the same route and path rate (within 5 %). */
-static double peer_median(const gd_facts *f, const gd_bench_facts *b, const gd_p2p_path *ref)
+static double peer_median(const gd_bench_facts *b, const gd_p2p_path *paths, const bool *known,
+                          const gd_p2p_path *ref)
 {
     double *v = malloc(b->p2p_pair_count * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; v && i < b->p2p_pair_count; i++) {
         const gd_p2p_pair *p = &b->p2p_pairs[i];
-        long a = row_gpu(f, b, p->src), c = row_gpu(f, b, p->dst);
-        gd_p2p_path path;
-        if (a < 0 || c < 0 || isnan(p->uni_gbps) || !p->peer_enabled ||
-            gd_p2p_path_of(f, (size_t)a, (size_t)c, &path) != 0 || path.route != ref->route ||
-            fabs(path.gbps - ref->gbps) > 0.05 * ref->gbps)
+        if (!known[i] || isnan(p->uni_gbps) || !p->peer_enabled || paths[i].route != ref->route ||
+            fabs(paths[i].gbps - ref->gbps) > 0.05 * ref->gbps)
             continue;
         v[k++] = p->uni_gbps;
     }
@@ -204,16 +221,17 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
     }
     slow_group g[16];
     size_t ng = 0;
-    for (size_t i = 0; i < b->p2p_pair_count; i++) {
+    bool *known;
+    gd_p2p_path *paths = pair_paths(f, b, &known);
+    for (size_t i = 0; paths && i < b->p2p_pair_count; i++) {
         const gd_p2p_pair *p = &b->p2p_pairs[i];
         long a = row_gpu(f, b, p->src), c = row_gpu(f, b, p->dst);
-        gd_p2p_path path;
+        const gd_p2p_path path = paths[i];
         /* Pairs without P2P are p2p.unsupported's; unknown paths have nothing to be held to. */
-        if (a < 0 || c < 0 || isnan(p->uni_gbps) || !p->peer_enabled ||
-            gd_p2p_path_of(f, (size_t)a, (size_t)c, &path) != 0 || isnan(path.gbps))
+        if (!known[i] || isnan(p->uni_gbps) || !p->peer_enabled || isnan(path.gbps))
             continue;
         double expected = path.gbps * gd_p2p_route_efficiency(path.route);
-        double peers = peer_median(f, b, &path);
+        double peers = peer_median(b, paths, known, &path);
         bool slow = p->uni_gbps < P2P_SLOW_RATIO * expected;
         bool behind = !slow && !isnan(peers) && p->uni_gbps < P2P_PEER_RATIO * peers;
         if (!slow && !behind)
@@ -259,6 +277,8 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
         json_object_set_new(e, "copy_gbps", gd_json_number(round(p->uni_gbps * 10) / 10));
         json_array_append_new(x->pairs, e);
     }
+    free(paths);
+    free(known);
     for (size_t k = 0; k < ng; k++) {
         slow_group *x = &g[k];
         json_t *ev = json_object();

@@ -174,7 +174,7 @@ static void close_devices(const p2p_run *r, size_t n)
     }
 }
 
-static void measure_pair(const p2p_run *r, const gd_bench_facts *b, gd_p2p_pair *p)
+static void measure_pair(const p2p_run *r, gd_p2p_pair *p)
 {
     const struct gd_cuda_api *a = r->a;
     p2p_dev *s = &r->devs[p->src], *d = &r->devs[p->dst];
@@ -203,7 +203,6 @@ static void measure_pair(const p2p_run *r, const gd_bench_facts *b, gd_p2p_pair 
         p->bidi_gbps = bidi(r, p->src, p->dst, err, sizeof err);
     if (err[0])
         snprintf(p->error, sizeof p->error, "%s", err);
-    (void)b;
 }
 
 int gd_p2p_bench_run(const gd_p2p_bench_opts *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen)
@@ -246,7 +245,7 @@ int gd_p2p_bench_run(const gd_p2p_bench_opts *o, const gd_facts *f, gd_bench_fac
             gd_p2p_pair *p = &b->p2p_pairs[b->p2p_pair_count++];
             p->src = s;
             p->dst = d;
-            measure_pair(&r, b, p);
+            measure_pair(&r, p);
             any |= !isnan(p->uni_gbps) || p->verdict == GD_VERIFY_WRONG;
         }
     close_devices(&r, n);

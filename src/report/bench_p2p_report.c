@@ -5,6 +5,7 @@
 #include "core/json_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static json_t *num1(double v)
@@ -108,33 +109,31 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     matrix(out, f, b, false);
     fputs("Both directions at once (the two summed):\n", out);
     matrix(out, f, b, true);
-    /* Each kind of path once: what it allows, and what its pairs measured. */
+    /* Each kind of path once: what it allows, and what its pairs measured. The
+     * pairs' paths are worked out once, then grouped by what they say. */
     fputs("Paths (what each allows per direction; a healthy node measures about 80% of it):\n", out);
-    char seen[16][240];
-    size_t nseen = 0;
-    for (size_t i = 0; i < b->p2p_pair_count && nseen < 16; i++) {
-        const gd_p2p_pair *p = &b->p2p_pairs[i];
+    size_t n = b->p2p_pair_count;
+    char(*key)[240] = calloc(n ? n : 1, sizeof *key);
+    double *allows = calloc(n ? n : 1, sizeof *allows);
+    for (size_t i = 0; key && allows && i < n; i++) {
         gd_p2p_path path;
-        if (!path_of_rows(f, b, p->src, p->dst, &path))
+        if (path_of_rows(f, b, b->p2p_pairs[i].src, b->p2p_pairs[i].dst, &path)) {
+            snprintf(key[i], sizeof key[i], "%s: %s", gd_p2p_route_name(path.route), path.limit);
+            allows[i] = path.gbps;
+        }
+    }
+    for (size_t i = 0, shown = 0; key && allows && i < n && shown < 16; i++) {
+        bool first = key[i][0];
+        for (size_t k = 0; k < i && first; k++)
+            first = strcmp(key[k], key[i]) != 0;
+        if (!first)
             continue;
-        char key[240];
-        snprintf(key, sizeof key, "%s: %s", gd_p2p_route_name(path.route), path.limit);
-        bool dup = false;
-        for (size_t k = 0; k < nseen && !dup; k++)
-            dup = strcmp(seen[k], key) == 0;
-        if (dup)
-            continue;
-        snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+        shown++;
         size_t pairs = 0, unsupported = 0;
         double lo = NAN, hi = NAN;
-        for (size_t j = 0; j < b->p2p_pair_count; j++) {
-            const gd_p2p_pair *q = &b->p2p_pairs[j];
-            gd_p2p_path other;
-            char k2[240];
-            if (!path_of_rows(f, b, q->src, q->dst, &other))
-                continue;
-            snprintf(k2, sizeof k2, "%s: %s", gd_p2p_route_name(other.route), other.limit);
-            if (strcmp(k2, key) != 0)
+        for (size_t k = i; k < n; k++) {
+            const gd_p2p_pair *q = &b->p2p_pairs[k];
+            if (strcmp(key[k], key[i]) != 0)
                 continue;
             pairs++;
             unsupported += !q->peer_enabled;
@@ -144,10 +143,12 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             }
         }
         char line[512];
-        snprintf(line, sizeof line, "%s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key, path.gbps, pairs,
+        snprintf(line, sizeof line, "%s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key[i], allows[i], pairs,
                  pairs == 1 ? "" : "s", lo, hi, unsupported ? " (without P2P: staged through host memory)" : "");
         fputs("  ", out);
         gd_wrap(out, st, 4, 2, line);
     }
+    free(key);
+    free(allows);
     fputc('\n', out);
 }
