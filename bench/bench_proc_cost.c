@@ -7,7 +7,7 @@
  * window. Target: under 1 % of one core.
  * Usage: bench_proc_cost [THREADS CHILDREN]
  */
-#include "backends/source.h"
+#include "sources/source.h"
 #include "gpudoctor/job.h"
 
 #include <pthread.h>

@@ -7,7 +7,7 @@
  * is what the container search costs over reading. Mean of 10 runs each.
  * Usage: bench_scan
  */
-#include "backends/stack/stack_internal.h"
+#include "sources/stack/stack_internal.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  *   - peak RSS of that gpudoctor process
  */
 #include "analysis/trace/trace.h"
-#include "backends/trace/trace_read.h"
+#include "formats/trace/trace_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Which workload holds a GPU: the Slurm job ids a job-mapping directory
- * names for it (dcgm-exporter's hpc_job label; src/backends/host/job_map.c).
+ * names for it (dcgm-exporter's hpc_job label; src/sources/host/job_map.c).
  */
 #ifndef GPUDOCTOR_WORKLOAD_H
 #define GPUDOCTOR_WORKLOAD_H

@@ -28,7 +28,7 @@
 
 /* Every export, declared with the type of its cublaslt_api.h typedef. */
 #define GD_CUBLASLT_SYMBOL(t, sym) SIM_API __typeof__(*(t)0) sym;
-#include "cublaslt_symbols.h"
+#include "gpudoctor/abi/cublaslt_symbols.h"
 #undef GD_CUBLASLT_SYMBOL
 
 #define MAGIC_HANDLE 0x6c746821u

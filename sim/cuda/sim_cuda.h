@@ -66,7 +66,7 @@
 /* Every export, declared with the type of its cuda_api.h typedef: a
  * definition with another signature does not compile. */
 #define GD_CUDA_SYMBOL(t, sym) SIM_API __typeof__(*(t)0) sym;
-#include "cuda_symbols.h"
+#include "gpudoctor/abi/cuda_symbols.h"
 #undef GD_CUDA_SYMBOL
 
 #define SIM_MAX_BACKED_BYTES ((size_t)64 << 20) /* real memory per device buffer */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_loader.h"
+#include "gpudoctor/abi/cuda_result_names.h"
 #include "sim_cuda.h"
 
 #define SIM_SCENARIO_ENV "GPUDOCTOR_SIM_SCENARIO"

@@ -39,12 +39,12 @@
 /* The simulated driver's API, which this library calls as NCCL calls the
  * CUDA runtime's. */
 #define GD_CUDA_SYMBOL(t, sym) __typeof__(*(t)0) sym;
-#include "cuda_symbols.h"
+#include "gpudoctor/abi/cuda_symbols.h"
 #undef GD_CUDA_SYMBOL
 
 /* Every export, declared with the type of its nccl_api.h typedef. */
 #define GD_NCCL_SYMBOL(t, sym) SIM_API __typeof__(*(t)0) sym;
-#include "nccl_symbols.h"
+#include "gpudoctor/abi/nccl_symbols.h"
 #undef GD_NCCL_SYMBOL
 
 #define MAGIC_COMM 0x6e63636cu

@@ -2,7 +2,7 @@
 /*
  * `run --profile` (docs/run.md): what the job's start-up hook said about each
  * Python process, and the profiler traces it wrote, analyzed as `trace`
- * analyzes them. Filled by backends/trace/profile_read.c, judged with the
+ * analyzes them. Filled by formats/trace/profile_read.c, judged with the
  * machine's findings by checks/joined.c, shown by report/profile_report.c.
  */
 #ifndef GD_ANALYSIS_PROFILE_H

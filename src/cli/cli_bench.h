@@ -3,7 +3,7 @@
 #ifndef GD_CLI_BENCH_H
 #define GD_CLI_BENCH_H
 
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "gpudoctor/bench.h"
 
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the command line. */
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "cli.h"
 #include "core/numparse.h"
 #include "core/input.h"

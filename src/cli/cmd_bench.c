@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor bench: active measurements (docs/bench.md, docs/pcie.md). */
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "cli.h"
 #include "cli_bench.h"
 #include "gpudoctor/bench.h"

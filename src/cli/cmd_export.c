@@ -5,7 +5,7 @@
 #include "export_k8s.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/session.h"
-#include "backends/host/job_map.h"
+#include "sources/host/job_map.h"
 #include "report/prom_report.h"
 
 #include <getopt.h>

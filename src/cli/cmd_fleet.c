@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor fleet: many nodes' check reports compared (docs/fleet.md). */
 #include "analysis/fleet.h"
-#include "backends/fleet/fleet_read.h"
+#include "formats/fleet/fleet_read.h"
 #include "cli.h"
 #include "report/fleet_report.h"
 

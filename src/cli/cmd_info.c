@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor info: one snapshot, shown as a readable screen or JSON. */
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "cli.h"
 
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor topo: the GPU-to-GPU topology, NUMA placement and NICs. */
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "cli.h"
 #include "gpudoctor/pcie.h"
 #include "report/pcie_report.h"

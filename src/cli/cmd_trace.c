@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor trace: why the GPU waits, from a PyTorch profiler trace (docs/trace.md). */
 #include "analysis/trace/trace.h"
-#include "backends/trace/trace_read.h"
+#include "formats/trace/trace_read.h"
 #include "checks/trace_checks.h"
 #include "cli.h"
 #include "report/trace_report.h"

@@ -2,7 +2,7 @@
 /* gpudoctor vram: the memory a training, fine-tuning or serving run needs per GPU, and whether it fits. */
 #include "analysis/vram_config.h"
 #include "analysis/vram_plan.h"
-#include "backends/collect.h"
+#include "sources/collect.h"
 #include "cli.h"
 #include "core/data_tables.h"
 #include "report/vram_report.h"

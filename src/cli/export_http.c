@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The exporter's HTTP side (export_http.h). */
 #include "export_http.h"
-#include "mhd_loader.h"
+#include "loaders/mhd_loader.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The exporter's Kubernetes labels (export_k8s.h). */
 #include "export_k8s.h"
-#include "backends/k8s/podres_client.h"
+#include "sources/k8s/podres_client.h"
 
 #include <stdio.h>
 #include <string.h>

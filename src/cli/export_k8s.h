@@ -8,8 +8,8 @@
 #ifndef GD_CLI_EXPORT_K8S_H
 #define GD_CLI_EXPORT_K8S_H
 
-#include "backends/k8s/k8s_pods.h"
-#include "backends/k8s/podres_client.h"
+#include "sources/k8s/k8s_pods.h"
+#include "sources/k8s/podres_client.h"
 #include "gpudoctor/model.h"
 #include "report/prom_report.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `run --profile` (docs/run.md): the job's start-up hook, its traces, the joined report. */
 #include "run_profile.h"
-#include "backends/trace/profile_read.h"
+#include "formats/trace/profile_read.h"
 #include "checks/joined.h"
 #include "checks/trace_checks.h"
 #include "cli.h"

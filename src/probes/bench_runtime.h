@@ -7,8 +7,8 @@
 #ifndef GD_BENCH_RUNTIME_H
 #define GD_BENCH_RUNTIME_H
 
-#include "backends/cuda/cublaslt_loader.h"
-#include "backends/cuda/cuda_loader.h"
+#include "loaders/cublaslt_loader.h"
+#include "loaders/cuda_loader.h"
 #include "gpudoctor/bench.h"
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 #ifndef GD_PROBE_CUDA_DEVICE_H
 #define GD_PROBE_CUDA_DEVICE_H
 
-#include "backends/cuda/cuda_loader.h"
+#include "loaders/cuda_loader.h"
 #include "gpudoctor/bench.h"
 #include "gpudoctor/model.h"
 

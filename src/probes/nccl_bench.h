@@ -8,7 +8,7 @@
 #ifndef GD_NCCL_BENCH_H
 #define GD_NCCL_BENCH_H
 
-#include "backends/cuda/nccl_loader.h"
+#include "loaders/nccl_loader.h"
 #include "bench_runtime.h"
 #include "gpudoctor/bench.h"
 

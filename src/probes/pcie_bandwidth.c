@@ -12,7 +12,7 @@
  */
 #include "pcie_bandwidth.h"
 
-#include "backends/cuda/cuda_loader.h"
+#include "loaders/cuda_loader.h"
 #include "core/pcie_util.h"
 #include "cuda_device.h"
 #include "step_barrier.h"

@@ -67,5 +67,5 @@ GD_ABI_MEMBER(cublasLtMatmulHeuristicResult_t, reserved)
 /* Function types, checked at compile time against cublasLt.h's prototype
  * of each exported symbol (cublaslt_abi_fn.c). */
 #define GD_CUBLASLT_SYMBOL(t, sym) GD_ABI_FN(t, sym)
-#include "cublaslt_symbols.h"
+#include "gpudoctor/abi/cublaslt_symbols.h"
 #undef GD_CUBLASLT_SYMBOL

@@ -192,5 +192,5 @@ GD_ABI_TYPE(CUjit_option)
  * prototype of that symbol (cuda_abi_fn.c).
  */
 #define GD_CUDA_SYMBOL(t, sym) GD_ABI_FN(t, sym)
-#include "cuda_symbols.h"
+#include "gpudoctor/abi/cuda_symbols.h"
 #undef GD_CUDA_SYMBOL

@@ -37,5 +37,5 @@ GD_ABI_MEMBER(ncclUniqueId, internal)
 /* Function types, checked at compile time against nccl.h's prototype of
  * each exported symbol (nccl_abi_fn.c). */
 #define GD_NCCL_SYMBOL(t, sym) GD_ABI_FN(t, sym)
-#include "nccl_symbols.h"
+#include "gpudoctor/abi/nccl_symbols.h"
 #undef GD_NCCL_SYMBOL

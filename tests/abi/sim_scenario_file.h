@@ -4,7 +4,7 @@
 #ifndef GD_TEST_SIM_SCENARIO_FILE_H
 #define GD_TEST_SIM_SCENARIO_FILE_H
 
-#include "cuda_loader.h"
+#include "loaders/cuda_loader.h"
 
 typedef struct sim_scenario_file {
     char dir[64], path[128];

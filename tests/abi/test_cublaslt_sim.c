@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "cublaslt_loader.h"
-#include "cuda_loader.h"
+#include "loaders/cublaslt_loader.h"
+#include "loaders/cuda_loader.h"
 #include "sim_scenario_file.h"
 
 /* GPU 0: 2 TFLOP/s bf16, 0.5 fp16, no fp8; GPU 1: wrong results. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CUDA loader (src/backends/cuda/cuda_loader.c) against the simulated
+ * The CUDA loader (src/loaders/cuda_loader.c) against the simulated
  * libcuda.so.1: which library it picks, that it fills every entry, and that
  * its errors name the library or the missing symbol.
  */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cuda_loader.h"
+#include "loaders/cuda_loader.h"
 
 static const char *const sim_path = GD_SIM_CUDA_PATH;
 
@@ -50,7 +50,7 @@ static void test_sim_exports_every_listed_symbol(void **state)
     (void)state;
     static const char *const symbols[] = {
 #define GD_CUDA_SYMBOL(t, sym) #sym,
-#include "cuda_symbols.h"
+#include "gpudoctor/abi/cuda_symbols.h"
 #undef GD_CUDA_SYMBOL
     };
     void *h = dlopen(sim_path, RTLD_NOW | RTLD_LOCAL);

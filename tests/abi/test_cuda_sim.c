@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "cuda_loader.h"
+#include "loaders/cuda_loader.h"
 #include "sim_scenario_file.h"
 
 #define MIB ((size_t)1 << 20)

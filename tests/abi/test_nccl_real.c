@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "nccl_loader.h"
+#include "loaders/nccl_loader.h"
 
 /* Opens the first real library of: $GD_NCCL_REAL_LIBRARY, the one
  * install-deps.sh unpacked, the loader's own search (the loader's path,
@@ -59,7 +59,7 @@ static void loads_real_library(void **state)
     char why[4096];
     assert_int_equal(open_real(&api, why, sizeof why), 0);
 #define GD_NCCL_SYMBOL(t, sym) assert_non_null(api.sym);
-#include "nccl_symbols.h"
+#include "gpudoctor/abi/nccl_symbols.h"
 #undef GD_NCCL_SYMBOL
     int version = 0;
     assert_int_equal(api.ncclGetVersion(&version), ncclSuccess);

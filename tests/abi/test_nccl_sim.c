@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "cuda_loader.h"
-#include "nccl_loader.h"
+#include "loaders/cuda_loader.h"
+#include "loaders/nccl_loader.h"
 #include "sim_scenario_file.h"
 
 #define RANKS 3

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/fleet.h"
-#include "backends/fleet/fleet_read.h"
+#include "formats/fleet/fleet_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/import/import.h"
+#include "formats/capture/import.h"
 
 typedef int (*fuzz_parser)(const char *, const char *, size_t, gd_facts *, char *, size_t);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the job-mapping directory's parsers
- * (src/backends/host/job_map.c): any bytes as a file's text give at most
+ * (src/sources/host/job_map.c): any bytes as a file's text give at most
  * GD_MAX_GPU_JOBS ids of 1-31 safe characters (they become label values),
  * and any bytes as a file name are a GPU (and instance) or nothing.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/host/job_map.h"
+#include "sources/host/job_map.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the kubelet's pod-resources answer
- * (src/backends/k8s/podres.c): the bytes as a ListPodResourcesResponse and
+ * (src/formats/podres/podres.c): the bytes as a ListPodResourcesResponse and
  * as a gRPC body (the 5-byte prefix, then the message). None may crash, read
  * out of bounds or give an entry with an empty, unterminated or unprintable
  * field, whatever the bytes.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "backends/k8s/podres.h"
+#include "formats/podres/podres.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

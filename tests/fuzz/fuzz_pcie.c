@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the PCIe capture importers, lspci -vv and
- * nvidia-smi topo -m (src/backends/import/lspci.c, topo.c), built once per
+ * nvidia-smi topo -m (src/formats/capture/lspci.c, topo.c), built once per
  * parser with FUZZ_PARSER naming it:
  * any bytes give PCIe facts or a message, never a crash, a leak or undefined
  * behaviour. Parsed facts also go through the topology derivation and the
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "backends/import/import.h"
+#include "formats/capture/import.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/pcie.h"
 #include "analysis/topology.h"

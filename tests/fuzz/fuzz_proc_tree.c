@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the readers of a job's /proc entries
- * (src/backends/proc_tree.c): cmdline and environ (NUL-separated, the last
+ * (src/sources/proc/proc_tree.c): cmdline and environ (NUL-separated, the last
  * entry perhaps cut), maps lines and fd link targets. None may crash, read
  * out of bounds or leave a field unterminated, whatever the bytes.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/proc_tree.h"
+#include "sources/proc/proc_tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the reader of run --profile's status files (what the
- * job's start-up hook writes, src/backends/trace/profile_read.c): any bytes
+ * job's start-up hook writes, src/formats/trace/profile_read.c): any bytes
  * give a process or -1, never a crash, a leak or undefined behaviour; an
  * accepted process goes through the summary that explains the profile.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/profile.h"
-#include "backends/trace/profile_read.h"
+#include "formats/trace/profile_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "backends/stack/stack_parse.h"
+#include "formats/kernel_log/klog_parse.h"
+#include "formats/stack/fatbin.h"
+#include "formats/stack/ldcache.h"
+#include "formats/stack/version_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/trace/trace.h"
-#include "backends/trace/trace_read.h"
+#include "formats/trace/trace_read.h"
 #include "checks/trace_checks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-# Fuzzing the --from parsers (src/backends/import/): one target per parser,
+# Fuzzing the --from parsers (src/formats/capture/): one target per parser,
 # built the two ways tests/fuzz/CMakeLists.txt builds the scenario's.
 #  - fuzz_import_NAME_replay (always): the seed corpus as a ctest.
 #  - fuzz_import_NAME (GD_FUZZ=ON, clang): libFuzzer, the import sources
 #    instrumented, the rest of gdcore linked as is; run.sh runs them.
-set(gd_import_dir ${PROJECT_SOURCE_DIR}/src/backends/import)
-set(gd_import_sources
-  ${gd_import_dir}/capture.c ${gd_import_dir}/capture_set.c ${gd_import_dir}/detect.c ${gd_import_dir}/dmon.c ${gd_import_dir}/import.c ${gd_import_dir}/kernel_log.c
-  ${gd_import_dir}/merge.c ${gd_import_dir}/recording.c ${gd_import_dir}/smi_csv.c ${gd_import_dir}/smi_text.c ${gd_import_dir}/smi_xml.c
-  ${PROJECT_SOURCE_DIR}/src/core/facts_json.c
-  ${PROJECT_SOURCE_DIR}/src/core/input.c)
+# Every capture format's file (src/formats/capture/, the format table
+# included), so a new format is fuzzed without an edit here.
+file(GLOB gd_import_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/formats/capture/*.c)
+list(APPEND gd_import_sources ${PROJECT_SOURCE_DIR}/src/core/facts_json.c ${PROJECT_SOURCE_DIR}/src/core/input.c)
 foreach(name xml text csv detect klog recording)
   file(GLOB seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/import_${name}/*)
   add_executable(fuzz_import_${name}_replay fuzz_import_${name}.c fuzz_import_common.c fuzz_replay_main.c)

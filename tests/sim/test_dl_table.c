@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The table-driven loader (src/backends/dl_table.c) against a small library
+ * The table-driven loader (src/loaders/dl_table.c) against a small library
  * (dl_stub.c): candidate paths in order, names newest first and the one
  * taken recorded, optional entries may be missing, a missing required one
  * or a missing library fails and says which.
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "backends/dl_table.h"
+#include "loaders/dl_table.h"
 
 #include <string.h>
 

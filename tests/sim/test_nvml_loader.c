@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/nvml/nvml_backend.h"
+#include "sources/nvml/nvml_backend.h"
 #include "gpudoctor/checks.h"
 
 #include <stdio.h>

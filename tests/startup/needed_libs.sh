@@ -3,8 +3,8 @@
 # Start-up cost: the libraries the dynamic loader binds before main. libxml2
 # (and ICU under it), libmicrohttpd (and GnuTLS's dozen under it) and
 # libnghttp2 are only for the nvidia-smi XML importer, `export` and its pod
-# labels: they are opened with dlopen there (src/backends/import/xml_loader.c,
-# src/cli/mhd_loader.c, src/backends/k8s/nghttp2_loader.c), never linked. Then the XML import and the exporter still work through them.
+# labels: they are opened with dlopen there (src/loaders/xml_loader.c,
+# src/loaders/mhd_loader.c, src/loaders/nghttp2_loader.c), never linked. Then the XML import and the exporter still work through them.
 # Usage: needed_libs.sh GPUDOCTOR
 set -euo pipefail
 bin=$1

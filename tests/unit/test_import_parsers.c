@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "backends/import/import.h"
+#include "formats/capture/import.h"
 #include "gpudoctor/abi/nvml_api.h"
 
 static char err[1024];

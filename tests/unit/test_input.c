@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/stack/stack_internal.h"
+#include "sources/stack/stack_internal.h"
 #include "core/input.h"
 
 #include <errno.h>

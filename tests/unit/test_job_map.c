@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/host/job_map.h"
+#include "sources/host/job_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis/profile.h"
-#include "backends/trace/profile_read.h"
+#include "formats/trace/profile_read.h"
 #include "checks/joined.h"
 #include "facts_fixture.h"
 #include "trace_synth.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The kubelet's pod-resources answer (src/backends/k8s/podres.c): the
+/* The kubelet's pod-resources answer (src/formats/podres/podres.c): the
  * protobuf reader on hand-encoded messages (fields in any order, unknown
  * fields of every wire type skipped, malformed input refused), gRPC's frame,
  * and how a GPU finds its pod. */
@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/k8s/podres.h"
+#include "formats/podres/podres.h"
 
 #include <stdint.h>
 #include <stdlib.h>

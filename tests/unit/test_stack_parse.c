@@ -5,8 +5,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/stack/stack_internal.h"
-#include "backends/stack/stack_parse.h"
+#include "sources/stack/stack_internal.h"
+#include "formats/kernel_log/klog_parse.h"
+#include "formats/stack/fatbin.h"
+#include "formats/stack/ldcache.h"
+#include "formats/stack/version_files.h"
 
 #include <stdint.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/stack/stack_internal.h"
+#include "sources/stack/stack_internal.h"
 
 #include <errno.h>
 #include <limits.h>

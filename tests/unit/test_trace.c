@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "analysis/trace/trace.h"
-#include "backends/trace/trace_read.h"
+#include "formats/trace/trace_read.h"
 #include "checks/trace_checks.h"
 #include "trace_synth.h"
 

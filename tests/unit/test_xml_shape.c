@@ -5,8 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "backends/import/import.h"
-#include "backends/import/xml_shape.h"
+#include "formats/capture/import.h"
+#include "formats/capture/xml_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Synthetic Kineto traces (trace_synth.h). */
 #include "trace_synth.h"
-#include "backends/trace/trace_read.h"
+#include "formats/trace/trace_read.h"
 #include "checks/trace_checks.h"
 
 #include <stdarg.h>

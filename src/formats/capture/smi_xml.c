@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * nvidia-smi -q -x: the XML dump, every schema from nvsmi_device_v9 (2017)
+ * to v13. Parsed with libxml2: Debian ships and patches it, it keeps line
+ * numbers for messages, and its tree API lets us map element paths directly.
+ * Hostile input: the bytes are parsed as UTF-8 whatever the document
+ * declares (XML_PARSE_IGNORE_ENC), so a UTF-7 or other declaration cannot
+ * hide markup from the checks below. Before libxml2: a linear shape scan
+ * (xml_shape.h) refuses documents beyond any dump's size and any DTD
+ * internal subset, the only place entities can be declared (nvidia-smi
+ * never writes one; no external DTD is loaded: no XML_PARSE_DTDLOAD, and no
+ * network, XML_PARSE_NONET). In libxml2, an entity declaration that got
+ * there anyway stops the parser through its SAX entityDecl callback, and
+ * its default depth and text-size limits hold (no XML_PARSE_HUGE).
+ */
+#include "capture.h"
+#include "import.h"
+#include "xml_shape.h"
+
+#include "loaders/xml_loader.h"
+
+#include <limits.h>
+
+/* libxml2's functions: loaded by gd_import_smi_xml before any is called. */
+#define XML (gd_xml_api_get(NULL, 0))
+#include <string.h>
+
+#define R(bit) GD_CF_REASON, (long long)(bit), 0, 0
+#define M(metric) GD_CF_METRIC, (metric), 0, 0
+
+/* Paths below <gpu>. "throttle" spellings are rewritten to "event" first. */
+static const gd_cap_map gpu_map[] = {
+    {"product_name", GD_CF_NAME, 0, 0, 0},
+    {"uuid", GD_CF_UUID, 0, 0, 0},
+    {"serial", GD_CF_SERIAL, 0, 0, 0},
+    {"vbios_version", GD_CF_VBIOS, 0, 0, 0},
+    {"pci/pci_bus_id", GD_CF_BUS_ID, 0, 0, 0},
+    {"persistence_mode", GD_CF_PERSISTENCE, 0, 0, 0},
+    {"mig_mode/current_mig", GD_CF_MIG, 0, 0, 0},
+    {"c2c_mode", GD_CF_C2C, 0, 0, 0},
+    {"compute_mode", GD_CF_COMPUTE_MODE, 0, 0, 0},
+    /* max_link_gen is what card and slot reach together (nvmlDeviceGetMaxPcieLinkGeneration);
+     * max_device_link_gen the card's own (nvmlDeviceGetGpuMaxPcieLinkGeneration), max_host_link_gen
+     * the slot's: a Gen4 card in a Gen3 slot shows 3, 4, 3. */
+    {"pci/pci_gpu_link_info/pcie_gen/max_link_gen", GD_CF_PCIE_GEN_MAX, 0, 0, 0},
+    {"pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", GD_CF_PCIE_GEN_MAX_DEVICE, 0, 0, 0},
+    {"pci/pci_gpu_link_info/pcie_gen/max_host_link_gen", GD_CF_PCIE_GEN_MAX_HOST, 0, 0, 0},
+    {"pci/pci_gpu_link_info/pcie_gen/current_link_gen", M(GD_M_PCIE_GEN)},
+    {"pci/pci_gpu_link_info/link_widths/max_link_width", GD_CF_PCIE_WIDTH_MAX, 0, 0, 0},
+    {"pci/pci_gpu_link_info/link_widths/current_link_width", M(GD_M_PCIE_WIDTH)},
+    {"pci/replay_counter", M(GD_M_PCIE_REPLAYS)},
+    {"pci/tx_util", M(GD_M_PCIE_TX_KBPS)},
+    {"pci/rx_util", M(GD_M_PCIE_RX_KBPS)},
+    {"fan_speed", M(GD_M_FAN_PCT)},
+    {"performance_state", M(GD_M_PSTATE)},
+    {"clocks_event_reasons/clocks_event_reason_gpu_idle", R(0x1)},
+    {"clocks_event_reasons/clocks_event_reason_applications_clocks_setting", R(0x2)},
+    {"clocks_event_reasons/clocks_event_reason_sw_power_cap", R(0x4)},
+    {"clocks_event_reasons/clocks_event_reason_hw_slowdown", R(0x8)},
+    {"clocks_event_reasons/clocks_event_reason_sync_boost", R(0x10)},
+    {"clocks_event_reasons/clocks_event_reason_sw_thermal_slowdown", R(0x20)},
+    {"clocks_event_reasons/clocks_event_reason_hw_thermal_slowdown", R(0x40)},
+    {"clocks_event_reasons/clocks_event_reason_hw_power_brake_slowdown", R(0x80)},
+    {"clocks_event_reasons/clocks_event_reason_display_clocks_setting", R(0x100)},
+    /* Cumulative microseconds per reason, not the current state. */
+    {"clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_NS,
+     0, 0},
+    {"clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", GD_CF_VIOLATION_US,
+     GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", GD_CF_VIOLATION_US,
+     GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"fb_memory_usage/total", GD_CF_MEM_TOTAL, 0, 0, 0},
+    {"fb_memory_usage/used", M(GD_M_MEM_USED_MIB)},
+    {"utilization/gpu_util", M(GD_M_UTIL_GPU_PCT)},
+    {"utilization/memory_util", M(GD_M_UTIL_MEM_PCT)},
+    {"ecc_mode/current_ecc", GD_CF_ECC, 0, 0, 0},
+    {"ecc_errors/volatile/double_bit/total", GD_CF_ECC_VOL_UNC, 0, 0, 0},
+    {"ecc_errors/volatile/dram_uncorrectable", GD_CF_ECC_VOL_UNC, 0, 0, 0},
+    {"ecc_errors/volatile/sram_uncorrectable", GD_CF_ECC_VOL_UNC, 0, 0, 0},
+    {"ecc_errors/volatile/sram_uncorrectable_parity", GD_CF_ECC_VOL_UNC, 0, 0, 0},
+    {"ecc_errors/volatile/sram_uncorrectable_secded", GD_CF_ECC_VOL_UNC, 0, 0, 0},
+    {"ecc_errors/aggregate/double_bit/total", GD_CF_ECC_AGG_UNC, 0, 0, 0},
+    {"ecc_errors/aggregate/dram_uncorrectable", GD_CF_ECC_AGG_UNC, 0, 0, 0},
+    {"ecc_errors/aggregate/sram_uncorrectable", GD_CF_ECC_AGG_UNC, 0, 0, 0},
+    {"ecc_errors/aggregate/sram_uncorrectable_parity", GD_CF_ECC_AGG_UNC, 0, 0, 0},
+    {"ecc_errors/aggregate/sram_uncorrectable_secded", GD_CF_ECC_AGG_UNC, 0, 0, 0},
+    {"retired_pages/multiple_single_bit_retirement/retired_count", GD_CF_RETIRED_SBE, 0, 0, 0},
+    {"retired_pages/double_bit_retirement/retired_count", GD_CF_RETIRED_DBE, 0, 0, 0},
+    {"retired_pages/pending_retirement", GD_CF_RETIRED_PENDING, 0, 1, 0},
+    {"retired_pages/pending_blacklist", GD_CF_RETIRED_PENDING, 0, 0, 0},
+    {"remapped_rows/remapped_row_corr", GD_CF_REMAP_CORR, 0, 0, 0},
+    {"remapped_rows/remapped_row_unc", GD_CF_REMAP_UNC, 0, 0, 0},
+    {"remapped_rows/remapped_row_pending", GD_CF_REMAP_PENDING, 0, 0, 0},
+    {"remapped_rows/remapped_row_failure", GD_CF_REMAP_FAILURE, 0, 0, 0},
+    {"temperature/gpu_temp", M(GD_M_TEMP_C)},
+    {"temperature/memory_temp", M(GD_M_MEM_TEMP_C)},
+    {"temperature/gpu_temp_max_threshold", GD_CF_TEMP_SHUTDOWN, 0, 0, 0},
+    {"temperature/gpu_temp_slow_threshold", GD_CF_TEMP_SLOWDOWN, 0, 0, 0},
+    {"temperature/gpu_temp_max_gpu_threshold", GD_CF_TEMP_GPU_MAX, 0, 0, 0},
+    {"temperature/gpu_temp_max_mem_threshold", GD_CF_TEMP_MEM_MAX, 0, 0, 0},
+    /* Power: "power_readings" up to driver 530, "gpu_power_readings" after. */
+    {"power_readings/power_draw", GD_CF_METRIC, GD_M_POWER_W, 3, 0},
+    {"power_readings/enforced_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
+    {"power_readings/power_limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"power_readings/default_power_limit", GD_CF_POWER_DEFAULT, 0, 0, 0},
+    {"power_readings/min_power_limit", GD_CF_POWER_MIN, 0, 0, 0},
+    {"power_readings/max_power_limit", GD_CF_POWER_MAX, 0, 0, 0},
+    {"gpu_power_readings/power_draw", GD_CF_METRIC, GD_M_POWER_W, 3, 0},
+    {"gpu_power_readings/average_power_draw", GD_CF_METRIC, GD_M_POWER_W, 2, 0},
+    {"gpu_power_readings/instant_power_draw", GD_CF_METRIC, GD_M_POWER_W, 1, 0},
+    {"gpu_power_readings/current_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
+    {"gpu_power_readings/enforced_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
+    {"gpu_power_readings/requested_power_limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"gpu_power_readings/default_power_limit", GD_CF_POWER_DEFAULT, 0, 0, 0},
+    {"gpu_power_readings/min_power_limit", GD_CF_POWER_MIN, 0, 0, 0},
+    {"gpu_power_readings/max_power_limit", GD_CF_POWER_MAX, 0, 0, 0},
+    {"clocks/sm_clock", M(GD_M_SM_CLOCK_MHZ)},
+    {"clocks/mem_clock", M(GD_M_MEM_CLOCK_MHZ)},
+    {"max_clocks/sm_clock", GD_CF_CLOCK_MAX_SM, 0, 0, 0},
+    {"max_clocks/mem_clock", GD_CF_CLOCK_MAX_MEM, 0, 0, 0},
+    {"applications_clocks/graphics_clock", GD_CF_CLOCK_APP_SM, 0, 0, 0},
+    {"applications_clocks/mem_clock", GD_CF_CLOCK_APP_MEM, 0, 0, 0},
+    {"default_applications_clocks/graphics_clock", GD_CF_CLOCK_DEFAULT_APP_SM, 0, 0, 0},
+    {"default_applications_clocks/mem_clock", GD_CF_CLOCK_DEFAULT_APP_MEM, 0, 0, 0},
+    {"processes", GD_CF_PROCESSES, 0, 0, 0},
+    {"processes/process_info/pid", GD_CF_PROC_PID, 0, 0, 0},
+    {"processes/process_info/process_name", GD_CF_PROC_NAME, 0, 0, 0},
+    {"processes/process_info/used_memory", GD_CF_PROC_MEM, 0, 0, 0},
+};
+
+static const gd_cap_map top_map[] = {
+    {"driver_version", GD_CF_DRIVER_VERSION, 0, 0, 0},
+    {"cuda_version", GD_CF_CUDA_VERSION, 0, 0, 0},
+};
+
+#define NMAP(m) (sizeof(m) / sizeof((m)[0]))
+
+static bool is_element(const xmlNode *n)
+{
+    return n && n->type == XML_ELEMENT_NODE;
+}
+
+static bool has_element_child(const xmlNode *n)
+{
+    for (const xmlNode *c = n->children; c; c = c->next)
+        if (is_element(c))
+            return true;
+    return false;
+}
+
+/* Stores the node's text under path (text "" for a node with children). */
+static int store(gd_cap *c, const gd_cap_map *map, size_t nmap, const char *path, xmlNode *n, bool leaf)
+{
+    const gd_cap_map *m = gd_cap_lookup(map, nmap, path);
+    if (!m)
+        return 0;
+    c->line = (long)XML->GetLineNo(n);
+    if (!leaf)
+        return gd_cap_set(c, m, "", 0);
+    xmlChar *text = XML->NodeGetContent(n);
+    const char *s = text ? (const char *)text : "";
+    int rc = gd_cap_set(c, m, s, strlen(s));
+    (*XML->FreeVar)(text);
+    return rc;
+}
+
+/* Depth is bounded by libxml2 (256 without XML_PARSE_HUGE); deeper paths
+ * than the buffer are not ours and are skipped. */
+static int walk(gd_cap *c, xmlNode *parent, char *path, size_t used, size_t cap)
+{
+    for (xmlNode *n = parent->children; n; n = n->next) {
+        if (!is_element(n))
+            continue;
+        const char *name = (const char *)n->name;
+        const char *rest = name;
+        const char *prefix = "";
+        if (strncmp(name, "clocks_throttle_reason", 22) == 0) {
+            prefix = "clocks_event_reason";
+            rest = name + 22;
+        }
+        int k = snprintf(path + used, cap - used, "%s%s%s", used ? "/" : "", prefix, rest);
+        if (k < 0 || (size_t)k >= cap - used)
+            continue;
+        bool leaf = !has_element_child(n);
+        if (store(c, gpu_map, NMAP(gpu_map), path, n, leaf) != 0)
+            return -1;
+        if (!leaf && walk(c, n, path, used + (size_t)k, cap) != 0)
+            return -1;
+        path[used] = '\0';
+    }
+    return 0;
+}
+
+static int read_gpu(gd_cap *c, xmlNode *n)
+{
+    long g = gd_cap_add_gpu(c);
+    if (g < 0 || gd_cap_row_for(c, (size_t)g) != 0)
+        return -1;
+    xmlChar *id = XML->GetProp(n, (const xmlChar *)"id");
+    if (id) {
+        gd_cap_norm_bus_id((const char *)id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
+        (*XML->FreeVar)(id);
+    }
+    char path[256] = "";
+    return walk(c, n, path, 0, sizeof path);
+}
+
+static int read_log(gd_cap *c, xmlNode *root)
+{
+    long attached = -1;
+    for (xmlNode *n = root->children; n; n = n->next) {
+        if (!is_element(n))
+            continue;
+        const char *name = (const char *)n->name;
+        if (strcmp(name, "gpu") == 0) {
+            if (read_gpu(c, n) != 0)
+                return -1;
+        } else if (strcmp(name, "attached_gpus") == 0) {
+            xmlChar *t = XML->NodeGetContent(n);
+            attached = t ? strtol((const char *)t, NULL, 10) : -1;
+            (*XML->FreeVar)(t);
+        } else if (store(c, top_map, NMAP(top_map), name, n, true) != 0) {
+            return -1;
+        }
+    }
+    c->line = 0;
+    if (c->f->gpu_count == 0 && attached > 0)
+        return gd_cap_fail(c, "says %ld GPUs are attached but holds no <gpu> element", attached);
+    return 0;
+}
+
+static void xml_quiet(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+/* libxml2's SAX entityDecl callback: any entity declaration ends the parse. */
+static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id, const xmlChar *system_id,
+                          xmlChar *content)
+{
+    (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
+    xmlParserCtxtPtr ctxt = ctx;
+    *(int *)ctxt->_private = 1;
+    XML->StopParser(ctxt);
+}
+
+int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+{
+    gd_cap c;
+    gd_cap_begin(&c, f, name, err, errlen);
+    c.key_leaf = true; /* sources cite <element> */
+    c.key_map = gpu_map;
+    c.key_map_len = NMAP(gpu_map);
+    if (len > INT_MAX)
+        return gd_cap_fail(&c, "too large for an nvidia-smi XML dump");
+    char lib[700];
+    if (!gd_xml_api_get(lib, sizeof lib))
+        return gd_cap_fail(&c, "cannot read nvidia-smi XML: %s", lib);
+    char why[160];
+    if (gd_xml_shape_refusal(text, len, why, sizeof why))
+        return gd_cap_fail(&c, "refused before parsing: %s", why);
+    /* libxml2 prints some errors (input encoding) through its generic handler
+     * even with XML_PARSE_NOERROR; the library never prints: we report. */
+    XML->SetGenericErrorFunc(NULL, xml_quiet);
+    xmlParserCtxtPtr ctxt = XML->NewParserCtxt();
+    if (!ctxt)
+        return gd_cap_fail(&c, "out of memory");
+    int entity = 0;
+    ctxt->_private = &entity;
+    ctxt->sax->entityDecl = refuse_entity;
+    xmlDocPtr doc = XML->CtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
+    int rc = -1;
+    if (entity) {
+        gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused (entity expansion is a "
+                        "known attack on XML parsers)");
+        goto out;
+    }
+    if (!doc) {
+        const xmlError *e = XML->CtxtGetLastError(ctxt);
+        char msg[256] = "not well-formed XML";
+        if (e && e->message) {
+            snprintf(msg, sizeof msg, "%s", e->message);
+            msg[strcspn(msg, "\n")] = '\0';
+        }
+        c.line = e ? e->line : 0;
+        gd_cap_fail(&c, "malformed or truncated XML: %s", msg);
+        goto out;
+    }
+    xmlNode *root = XML->DocGetRootElement(doc);
+    if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
+        gd_cap_fail(&c, "XML, but not an nvidia-smi log (root element <%s>)", root ? (const char *)root->name : "none");
+        goto out;
+    }
+    if (read_log(&c, root) == 0 && gd_cap_finish(&c, true) == 0) {
+        gd_cap_note_pcie_source(&c, "<max_link_gen>,<max_device_link_gen>,<max_host_link_gen>,<max_link_width>");
+        rc = 0;
+    }
+out:
+    XML->FreeDoc(doc);
+    XML->FreeParserCtxt(ctxt);
+    gd_cap_free(&c);
+    return rc;
+}

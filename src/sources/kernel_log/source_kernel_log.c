@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The kernel log followed while a session runs: the lines written after it
+ * started (a file: the scenario's host.kernel_log or the context's log;
+ * this machine's /dev/kmsg where readable, from its end), each sample, as
+ * Xid events of the session. Bounded per sample; an unreadable log is not
+ * followed (the Xids still come from NVML's event API).
+ */
+#include "sources/source.h"
+
+#include "formats/kernel_log/klog_parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_BYTES_PER_SAMPLE (256u << 10)
+#define MAX_RECORDS_PER_SAMPLE 1024
+
+typedef struct kernel_log_source {
+    int fd; /* -1: not followed */
+    bool kmsg; /* /dev/kmsg: one record per read() */
+    char partial[4096]; /* a file's line not yet ended */
+    size_t partial_len;
+} kernel_log_source;
+
+static int klog_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
+{
+    (void)o;
+    (void)err;
+    (void)errlen;
+    kernel_log_source *k = self;
+    k->fd = -1;
+    if (roots->kernel_log[0]) {
+        k->fd = open(roots->kernel_log, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (k->fd >= 0 && lseek(k->fd, 0, SEEK_END) < 0) { /* only what is written from now on */
+            close(k->fd);
+            k->fd = -1;
+        }
+    } else if (!f->simulated && !f->captured) {
+        k->kmsg = true;
+        k->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (k->fd >= 0 && lseek(k->fd, 0, SEEK_END) < 0) {
+            close(k->fd);
+            k->fd = -1;
+        }
+    }
+    f->events.kernel_log_followed = k->fd >= 0;
+    return 0;
+}
+
+static bool klog_samples(const void *self)
+{
+    return ((const kernel_log_source *)self)->fd >= 0;
+}
+
+static void klog_clock(const void *self, const gd_session_opts *o, int *mode, double *pace)
+{
+    (void)self;
+    (void)o;
+    *mode = 0;
+    *pace = 0;
+}
+
+static void take_line(gd_facts *f, const char *line, size_t len, double t)
+{
+    gd_xid_event ev;
+    if (!gd_xid_line_parse(line, len, &ev))
+        return;
+    gd_event e = {.t = t, .gpu = -1, .kind = GD_EV_XID, .value = ev.xid};
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (gd_pci_same(ev.pci, f->gpus[g].pci_bus_id))
+            e.gpu = (int)g;
+    snprintf(e.what, sizeof e.what, "kernel log");
+    (void)gd_event_add(&f->events, &e);
+}
+
+static void klog_sample(void *self, gd_facts *f, size_t i, double t)
+{
+    (void)i;
+    kernel_log_source *k = self;
+    char buf[8192];
+    size_t taken = 0;
+    for (int records = 0; records < MAX_RECORDS_PER_SAMPLE && taken < MAX_BYTES_PER_SAMPLE; records++) {
+        ssize_t n = read(k->fd, buf, sizeof buf - 1);
+        if (n < 0 && (errno == EPIPE || errno == EINTR))
+            continue; /* /dev/kmsg: records overwritten meanwhile */
+        if (n <= 0)
+            break;
+        taken += (size_t)n;
+        if (k->kmsg) {
+            take_line(f, buf, (size_t)n, t);
+            continue;
+        }
+        for (size_t at = 0; at < (size_t)n;) {
+            const char *nl = memchr(buf + at, '\n', (size_t)n - at);
+            size_t len = nl ? (size_t)(nl - (buf + at)) : (size_t)n - at;
+            size_t room = sizeof k->partial - k->partial_len;
+            size_t copy = len < room ? len : room; /* an over-long line is cut, never overrun */
+            memcpy(k->partial + k->partial_len, buf + at, copy);
+            k->partial_len += copy;
+            if (nl) {
+                take_line(f, k->partial, k->partial_len, t);
+                k->partial_len = 0;
+            }
+            at += len + (nl ? 1 : 0);
+        }
+    }
+}
+
+static void klog_close(void *self)
+{
+    kernel_log_source *k = self;
+    if (k->fd >= 0)
+        close(k->fd);
+    k->fd = -1;
+}
+
+const gd_source_ops gd_source_kernel_log = {
+    .name = "kernel log",
+    .size = sizeof(kernel_log_source),
+    .open = klog_open,
+    .samples = klog_samples,
+    .clock = klog_clock,
+    .sample = klog_sample,
+    .close = klog_close,
+};

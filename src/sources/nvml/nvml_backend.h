@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Layer 2: reads facts and samples from NVML into the collection model.
+ * Every call goes through one helper that keeps the function name and its
+ * return code; NOT_SUPPORTED and NO_PERMISSION are data, not failures.
+ */
+#ifndef GD_NVML_BACKEND_H
+#define GD_NVML_BACKEND_H
+
+#include "gpudoctor/model.h"
+#include "loaders/nvml_loader.h"
+
+/* Where one GPU's PCIe throughput comes from between samples. */
+typedef struct gd_nvml_pcie {
+    /* The driver's byte counters (field values 197/198), when they answer:
+     * the rate is their growth between two samples, and costs nothing. */
+    bool counters;
+    double last_t; /* session seconds of the previous counter read; < 0 none */
+    unsigned long long last_tx, last_rx;
+    /* Else nvmlDeviceGetPcieThroughput, which samples for 20 ms per call:
+     * read at most once a second per GPU and one GPU per sample, its value
+     * held (with the time it was read) until the next read. */
+    double next_t; /* session seconds from which it may be read again */
+    gd_value tx, rx;
+} gd_nvml_pcie;
+
+typedef struct gd_nvml_session {
+    gd_nvml_api api;
+    bool initialised;
+    size_t count;
+    nvmlDevice_t *devices;
+    gd_nvml_pcie *pcie; /* [count] */
+    size_t pcie_next_gpu; /* round robin of the throughput reads */
+    double interval_s; /* the session's interval: picks the instant power field for short windows */
+    bool one_shot; /* a single snapshot (info, --duration 0): every GPU's throughput is read, once */
+} gd_nvml_session;
+
+/*
+ * Loads NVML (path may be NULL), initialises it and enumerates the GPUs.
+ * Returns 0; or -1 with a reason in err, the session then being closed.
+ * When the library is the simulator, its own message is used.
+ */
+int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario, char *err, size_t errlen);
+void gd_nvml_close(gd_nvml_session *s);
+
+/* Fills f's driver fields and f->gpus (static facts); process names and
+ * owners come from proc_root ("": not read). Returns 0 or -1 (allocation). */
+int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root);
+
+/*
+ * Reads every dynamic metric of every GPU into sample row i of f->series.
+ * A GPU answering NVML_ERROR_GPU_IS_LOST is marked lost (with the call and
+ * time) and is not asked again.
+ */
+void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
+
+/* NVML's text for a return code; nvmlErrorString may be missing or answer
+ * NULL (nvml.h promises neither): then "NVML error N" in buf. */
+const char *gd_nvml_error_text(const gd_nvml_session *s, nvmlReturn_t rc, char *buf, size_t len);
+/* Reads GPU g's ECC, retired-page and row-remapping counters again into
+ * *out (a copy of its gd_gpu: the caller compares, nvml_events.c). */
+void gd_nvml_reread_memory_health(gd_nvml_session *s, size_t g, gd_gpu *out, double t_s);
+
+#endif

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The session loop (include/gpudoctor/session.h): sources, clock, sinks. */
+#include "gpudoctor/session.h"
+
+#include "collect.h"
+#include "core/clock.h"
+#include "gpudoctor/job.h"
+#include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
+#include "source.h"
+#include "sources/stack/stack_collect.h"
+#include "sources/pcie/pcie_collect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+
+#define GD_PROC_SUPER_MAGIC 0x9fa0 /* statfs f_type of a mounted procfs (linux/magic.h) */
+
+/* Is the job's /proc this machine's live one (not a fixture tree)? Then its
+ * samples are real processes' CPU time per wall second. */
+static bool live_proc(const char *root)
+{
+    struct statfs st;
+    return root[0] && statfs(root, &st) == 0 && st.f_type == GD_PROC_SUPER_MAGIC;
+}
+
+#define MAX_SINKS 8
+
+struct gd_session {
+    gd_session_opts o;
+    gd_facts *f;
+    const gd_source_ops *ops;
+    void *self;
+    bool sampling;
+    bool gpus_sampled; /* the source samples GPUs (else only a live job is, on the wall clock) */
+    void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
+    void *host; /* the host's /proc (gd_source_host), or NULL */
+    void *klog; /* the kernel log followed (gd_source_kernel_log), or NULL */
+    gd_clock clock;
+    size_t k; /* samples taken */
+    gd_roots roots; /* where host facts are read (settings, never facts) */
+    gd_sink sinks[MAX_SINKS];
+    size_t nsinks;
+};
+
+/* The job's /proc beside the GPUs, with --pid on a machine or a scenario
+ * (not --from). A job that cannot be read is no error: f->job says why. */
+static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    if (o->pid <= 0 || o->from_count)
+        return 0;
+    if (o->job_live) /* a real process watched while a scenario plays the GPUs */
+        snprintf(s->roots.proc, sizeof s->roots.proc, "%s", o->ctx && o->ctx->proc_root ? o->ctx->proc_root : "/proc");
+    s->job = calloc(1, gd_source_proc.size);
+    if (!s->job) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = gd_source_proc.open(s->job, o, f, &s->roots, err, errlen);
+    if (rc >= 0 && f->job)
+        f->job->started_in_window = o->job_live; /* run started it: it begins with the window */
+    return rc < 0 ? -1 : 0;
+}
+
+gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    if (gd_stack_root_check(o->ctx ? o->ctx->fs_root : NULL, err, errlen) != 0) /* before a window is spent */
+        return NULL;
+    gd_session *s = calloc(1, sizeof *s);
+    const gd_source_ops *ops = o->from_count ? &gd_source_capture : &gd_source_nvml;
+    void *self = s ? calloc(1, ops->size) : NULL;
+    if (!self) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    *s = (gd_session){.o = *o, .f = f, .ops = ops, .self = self};
+    f->window_s = o->duration_s;
+    f->interval_s = o->interval_s;
+    f->pid = o->pid;
+    const gd_ctx *ctx = o->ctx;
+    snprintf(s->roots.sys, sizeof s->roots.sys, "%s", ctx && ctx->sys_root ? ctx->sys_root : "/sys");
+    snprintf(s->roots.proc, sizeof s->roots.proc, "%s", ctx && ctx->proc_root ? ctx->proc_root : "/proc");
+    snprintf(s->roots.kernel_log, sizeof s->roots.kernel_log, "%s", ctx && ctx->kernel_log ? ctx->kernel_log : "");
+    int rc = ops->open(self, o, f, &s->roots, err, errlen);
+    if (rc < 0) {
+        if (ops->close)
+            ops->close(self);
+        free(self);
+        free(s);
+        return NULL;
+    }
+    s->gpus_sampled = s->sampling = rc == 0 && ops->samples(self);
+    if (open_job(s, o, f, err, errlen) != 0) {
+        gd_session_close(s, NULL, 0);
+        return NULL;
+    }
+    /* `run` on a machine without GPUs still watches its job (its CPU, its threads). */
+    if (!s->sampling && o->job_live && s->job && gd_source_proc.samples(s->job))
+        s->sampling = true;
+    if (s->sampling) {
+        if (gd_series_init(&f->series, f->gpu_count) != 0) {
+            snprintf(err, errlen, "out of memory");
+            gd_session_close(s, NULL, 0);
+            return NULL;
+        }
+        /* Bounded: the window's samples, at most GD_RETENTION_S worth. */
+        double span = o->duration_s < GD_RETENTION_S ? o->duration_s : GD_RETENTION_S;
+        if (o->retain_s > 0 && o->retain_s < span)
+            span = o->retain_s;
+        gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
+        if (f->job)
+            f->job->limit = f->series.limit;
+        /* The host at one sample a second over the same span. */
+        f->host_series.limit = (size_t)(span + 2.5);
+        if (s->roots.proc[0] && (s->host = calloc(1, gd_source_host.size)) &&
+            gd_source_host.open(s->host, o, f, &s->roots, err, errlen) != 0) {
+            free(s->host);
+            s->host = NULL;
+        }
+        if ((s->klog = calloc(1, gd_source_kernel_log.size)) &&
+            (gd_source_kernel_log.open(s->klog, o, f, &s->roots, err, errlen) != 0 ||
+             !gd_source_kernel_log.samples(s->klog))) {
+            gd_source_kernel_log.close(s->klog);
+            free(s->klog);
+            s->klog = NULL;
+        }
+        int mode = GD_CLOCK_WALL;
+        double pace = 0;
+        if (s->gpus_sampled)
+            ops->clock(self, o, &mode, &pace);
+        if (mode != GD_CLOCK_WALL && f->job && f->job->read && live_proc(s->roots.proc)) {
+            /* A real process's CPU time runs on the wall clock: a scenario played
+             * faster or slower would read the job at a fraction of its CPU. */
+            if (pace != 1 && pace > 0 && ctx && ctx->log) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "the scenario plays at wall speed, not at %g scenario seconds per second: the job is a live "
+                         "process read from /proc",
+                         pace);
+                ctx->log(ctx->log_ud, msg);
+            }
+            mode = GD_CLOCK_PACED;
+            pace = 1;
+            f->job->wall_paced = true;
+        }
+        gd_clock_start(&s->clock, (gd_clock_mode)mode, pace);
+    }
+    return s;
+}
+
+const gd_roots *gd_session_roots(const gd_session *s)
+{
+    return &s->roots;
+}
+
+int gd_session_add_sink(gd_session *s, const gd_sink *sink)
+{
+    if (s->nsinks == MAX_SINKS)
+        return -1;
+    s->sinks[s->nsinks++] = *sink;
+    if (sink->on_snapshot)
+        sink->on_snapshot(sink->ud, s->f);
+    return 0;
+}
+
+int gd_session_step(gd_session *s, char *err, size_t errlen)
+{
+    const gd_session_opts *o = &s->o;
+    if (!s->sampling || (s->f->job && s->f->job->ended)) /* a job that ends ends the watch */
+        return 0;
+    double due = (double)s->k * o->interval_s;
+    bool stop = o->stop && *o->stop;
+    if (s->k > 0 && (o->duration_s <= 0 || due > o->duration_s + 1e-9 || stop))
+        return 0;
+    gd_clock_wait_until(&s->clock, due);
+    if (s->k > 0 && o->stop && *o->stop)
+        return 0;
+    /* The time the sample is read, not the time it was due: a loop that
+     * falls behind shows it in its sample times. */
+    double t = gd_clock_now(&s->clock);
+    long i = gd_series_push(&s->f->series, t);
+    if (i < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (s->gpus_sampled) {
+        s->ops->sample(s->self, s->f, (size_t)i, t);
+        if (s->ops->spent)
+            gd_clock_spend(&s->clock, s->ops->spent(s->self));
+    }
+    if (s->job && gd_source_proc.samples(s->job))
+        gd_source_proc.sample(s->job, s->f, (size_t)i, t);
+    if (s->host)
+        gd_source_host.sample(s->host, s->f, (size_t)i, t);
+    if (s->klog)
+        gd_source_kernel_log.sample(s->klog, s->f, (size_t)i, t);
+    s->k++;
+    for (size_t k = 0; k < s->nsinks; k++)
+        if (s->sinks[k].on_sample)
+            s->sinks[k].on_sample(s->sinks[k].ud, s->f, (size_t)i);
+    return 1;
+}
+
+/* The areas read from the host rather than the source: PCIe links while the
+ * GPUs are still loaded, the software stack. Captures carry their own. */
+static int host_areas(const gd_session_opts *o, const gd_roots *roots, gd_facts *f, char *err, size_t errlen)
+{
+    if (gd_pcie_collect(f, roots) != 0) {
+        snprintf(err, errlen, "cannot read the PCIe facts");
+        return -1;
+    }
+    gd_stack_opts so = {.python = o->python,
+                        .python_count = o->python_count,
+                        .root = o->ctx ? o->ctx->fs_root : NULL,
+                        .proc_root = roots->proc,
+                        .kernel_log = roots->kernel_log};
+    if (gd_stack_collect(f, &so) != 0) {
+        snprintf(err, errlen, "cannot read the software stack facts");
+        return -1;
+    }
+    return 0;
+}
+
+int gd_session_close(gd_session *s, char *err, size_t errlen)
+{
+    if (!s)
+        return 0;
+    if (s->ops->close)
+        s->ops->close(s->self);
+    if (s->job)
+        gd_source_proc.close(s->job);
+    if (s->klog)
+        gd_source_kernel_log.close(s->klog);
+    int rc = 0;
+    if (err && s->ops != &gd_source_capture)
+        rc = host_areas(&s->o, &s->roots, s->f, err, errlen);
+    for (size_t k = 0; rc == 0 && k < s->nsinks; k++)
+        if (s->sinks[k].on_end)
+            s->sinks[k].on_end(s->sinks[k].ud, s->f);
+    free(s->self);
+    free(s->job);
+    free(s->host);
+    free(s->klog);
+    free(s);
+    return rc;
+}
