@@ -285,6 +285,10 @@ long gd_ring_push(gd_ring *r, int (*grow)(void *ud, size_t cap), void *ud);
  * storage (a view: never push to it). */
 gd_ring gd_ring_window(const gd_ring *r, size_t from, size_t n);
 
+/* The most of a window the series keeps (its newest part): one hour. A
+ * day-long session keeps the memory of an hour-long one. */
+#define GD_RETENTION_S 3600.0
+
 /* The GPUs' series: one row of GD_M_COUNT values per GPU per sample. */
 typedef struct gd_series {
     size_t gpus;

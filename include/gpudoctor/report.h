@@ -7,16 +7,11 @@
 
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
+#include "gpudoctor/schema.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
-
-/* The JSON reports' schema_version (docs/interface.md). 1: sample times,
- * --duration and --interval under --sim are scenario seconds (the session
- * clock); reports without it come from builds that paced the simulated
- * machine in wall time. */
-#define GD_JSON_SCHEMA_VERSION 1
 
 /* The check report (docs/interface.md section 4). Caller owns the result. */
 json_t *gd_report_json(const gd_facts *f, const gd_findings *fs);

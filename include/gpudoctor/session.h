@@ -16,6 +16,7 @@
 
 #include "gpudoctor/context.h"
 #include "gpudoctor/model.h"
+#include "gpudoctor/sink.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -39,14 +40,6 @@ typedef struct gd_session_opts {
     const char *const *python; /* --python PATH (repeatable) */
     size_t python_count;
 } gd_session_opts;
-
-/* Sees the session's facts; every callback may be NULL. */
-typedef struct gd_sink {
-    void (*on_snapshot)(void *ud, const gd_facts *f); /* static facts read, before the first sample */
-    void (*on_sample)(void *ud, const gd_facts *f, size_t i); /* sample i of f->series is complete */
-    void (*on_end)(void *ud, const gd_facts *f); /* the window is over, host areas read */
-    void *ud;
-} gd_sink;
 
 typedef struct gd_session gd_session;
 

@@ -11,7 +11,7 @@
 #ifndef GD_RECORDER_H
 #define GD_RECORDER_H
 
-#include "gpudoctor/session.h"
+#include "gpudoctor/sink.h"
 
 #include <stdbool.h>
 

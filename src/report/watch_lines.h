@@ -8,7 +8,7 @@
 #ifndef GD_WATCH_LINES_H
 #define GD_WATCH_LINES_H
 
-#include "gpudoctor/session.h"
+#include "gpudoctor/sink.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -9,10 +9,6 @@
 #include "gpudoctor/model.h"
 #include "gpudoctor/session.h"
 
-/* The most of a window the series keeps (its newest part): one hour. A
- * day-long session keeps the memory of an hour-long one. */
-#define GD_RETENTION_S 3600.0
-
 typedef gd_session_opts gd_collect_opts;
 
 /*

@@ -7,7 +7,6 @@
  */
 #include "import.h"
 
-#include "sources/collect.h"
 #include "core/facts_json.h"
 #include "core/job_ring.h"
 

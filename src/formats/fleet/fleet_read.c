@@ -3,7 +3,7 @@
  * schema_version 0 (none) and 1 are read; keys a version lacks are unknown. */
 #include "fleet_read.h"
 #include "core/input.h"
-#include "gpudoctor/report.h"
+#include "gpudoctor/schema.h"
 
 #include <jansson.h>
 #include <math.h>
