@@ -5,6 +5,7 @@
  * looks for what the tool always prints first (a banner, a header line),
  * never for values.
  */
+#include "capture_formats.h"
 #include "import.h"
 #include "formats/kernel_log/klog_parse.h"
 
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define SCAN_LINES 64
 #define SCAN_BYTES 65536
 
 const char gd_import_formats_help[] =
@@ -21,22 +21,6 @@ const char gd_import_formats_help[] =
     "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv', 'nvidia-smi topo -m' "
     "kernel logs ('dmesg' and 'journalctl -k' in any time format, or bare driver messages) and gpudoctor's own "
     "recordings (--record)";
-
-const char *gd_import_kind_name(gd_import_kind k)
-{
-    switch (k) {
-    case GD_IMPORT_SMI_XML: return "nvidia-smi -q -x";
-    case GD_IMPORT_SMI_TEXT: return "nvidia-smi -q";
-    case GD_IMPORT_SMI_CSV: return "nvidia-smi --query-gpu csv";
-    case GD_IMPORT_DMON: return "nvidia-smi dmon";
-    case GD_IMPORT_LSPCI: return "lspci -vv";
-    case GD_IMPORT_TOPO: return "nvidia-smi topo -m";
-    case GD_IMPORT_KERNEL_LOG: return "kernel log";
-    case GD_IMPORT_RECORDING: return "gpudoctor recording";
-    case GD_IMPORT_UNKNOWN: break;
-    }
-    return "unknown";
-}
 
 /* One line, trimmed, ANSI escapes (topo underlines its header) removed. */
 static size_t clean_line(const char *p, size_t n, char *out, size_t cap)
@@ -151,73 +135,128 @@ bool gd_import_looks_binary(const char *text, size_t len)
     return false;
 }
 
-gd_import_kind gd_import_detect(const char *text, size_t len)
+/* The shape of the file and its first lines, cleaned: what every format's
+ * detector reads (capture_formats.c runs them). */
+bool gd_capture_view_init(gd_capture_view *v, const char *text, size_t len)
 {
+    memset(v, 0, sizeof *v);
     if (len > SCAN_BYTES)
         len = SCAN_BYTES;
     if (gd_import_looks_binary(text, len))
-        return GD_IMPORT_UNKNOWN;
+        return false;
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         text += 3, len -= 3;
+    v->text = text;
+    v->len = len;
     size_t lead = 0;
     while (lead < len && isspace((unsigned char)text[lead]))
         lead++;
-    if (lead < len && text[lead] == '{') {
-        /* A recording: its header line names itself first. */
-        static const char key[] = "\"gpudoctor_recording\"";
-        size_t k = lead + 1;
-        while (k < len && isspace((unsigned char)text[k]))
-            k++;
-        return len - k >= sizeof key - 1 && memcmp(text + k, key, sizeof key - 1) == 0 ? GD_IMPORT_RECORDING
-                                                                                       : GD_IMPORT_UNKNOWN;
-    }
+    v->lead = lead;
     /* "<4>[   5.1] ...": dmesg -r's level, not XML. */
     bool raw_level = lead + 2 < len && text[lead] == '<' && isdigit((unsigned char)text[lead + 1]);
-    if (lead < len && text[lead] == '<' && !raw_level) {
-        /* XML: only nvidia-smi's own root element. */
-        for (size_t i = lead; i + 15 <= len; i++)
-            if (memcmp(text + i, "<nvidia_smi_log", 15) == 0)
-                return GD_IMPORT_SMI_XML;
-        return GD_IMPORT_UNKNOWN;
-    }
-    bool first = true, gpu_header = false, driver_line = false, journal_header = false;
-    size_t lines = 0;
-    for (size_t pos = lead; pos < len && lines < SCAN_LINES;) {
+    v->shape = lead < len && text[lead] == '{'                ? GD_VIEW_JSON
+               : lead < len && text[lead] == '<' && !raw_level ? GD_VIEW_XML
+                                                               : GD_VIEW_LINES;
+    if (v->shape != GD_VIEW_LINES)
+        return true;
+    for (size_t pos = lead; pos < len && v->nlines < SCAN_LINES;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        char l[512];
         bool col0 = text[pos] != ' ' && text[pos] != '\t';
-        size_t k = clean_line(text + pos, n, l, sizeof l);
+        char *l = v->lines[v->nlines].text;
+        size_t k = clean_line(text + pos, n, l, sizeof v->lines[0].text);
         pos += n + 1;
         if (k == 0)
             continue;
-        lines++;
+        v->lines[v->nlines++].col0 = col0;
+    }
+    /* journalctl's banner line ("-- Logs begin at ...") before the first
+     * line of evidence is no evidence. */
+    while (v->first < v->nlines && strncmp(v->lines[v->first].text, "-- ", 3) == 0 &&
+           (strstr(v->lines[v->first].text, "Logs begin") || strstr(v->lines[v->first].text, "Journal begins") ||
+            strstr(v->lines[v->first].text, "No entries"))) {
+        v->journal_banner = true;
+        v->first++;
+    }
+    return true;
+}
+
+/* The first line of evidence when `rule` holds for it: its index, else -1. */
+static long first_line_is(const gd_capture_view *v, bool (*rule)(const char *))
+{
+    return v->shape == GD_VIEW_LINES && v->first < v->nlines && rule(v->lines[v->first].text) ? (long)v->first : -1;
+}
+
+long gd_detect_recording(const gd_capture_view *v)
+{
+    /* A recording: its header line names itself first. */
+    static const char key[] = "\"gpudoctor_recording\"";
+    if (v->shape != GD_VIEW_JSON)
+        return -1;
+    size_t k = v->lead + 1;
+    while (k < v->len && isspace((unsigned char)v->text[k]))
+        k++;
+    return v->len - k >= sizeof key - 1 && memcmp(v->text + k, key, sizeof key - 1) == 0 ? 0 : -1;
+}
+
+long gd_detect_smi_xml(const gd_capture_view *v)
+{
+    /* XML: only nvidia-smi's own root element. */
+    if (v->shape != GD_VIEW_XML)
+        return -1;
+    for (size_t i = v->lead; i + 15 <= v->len; i++)
+        if (memcmp(v->text + i, "<nvidia_smi_log", 15) == 0)
+            return 0;
+    return -1;
+}
+
+long gd_detect_smi_text(const gd_capture_view *v)
+{
+    bool gpu_header = false, driver_line = false;
+    for (size_t i = 0; v->shape == GD_VIEW_LINES && i < v->nlines; i++) {
+        const char *l = v->lines[i].text;
         if (strstr(l, "NVSMI LOG"))
-            return GD_IMPORT_SMI_TEXT;
-        if (col0 && strncmp(l, "GPU ", 4) == 0 && strspn(l + 4, "0123456789abcdefABCDEF") >= 4 && strchr(l + 4, ':'))
+            return (long)i;
+        if (v->lines[i].col0 && strncmp(l, "GPU ", 4) == 0 && strspn(l + 4, "0123456789abcdefABCDEF") >= 4 &&
+            strchr(l + 4, ':'))
             gpu_header = true;
         if (strncmp(l, "Driver Version", 14) == 0 && strchr(l, ':'))
             driver_line = true;
         if (gpu_header && driver_line)
-            return GD_IMPORT_SMI_TEXT; /* a paste without the banner */
-        if (strncmp(l, "GPU0", 4) == 0 && strstr(l, "Affinity"))
-            return GD_IMPORT_TOPO; /* the matrix header, after a prompt line or not */
-        if (first && strncmp(l, "-- ", 3) == 0 &&
-            (strstr(l, "Logs begin") || strstr(l, "Journal begins") || strstr(l, "No entries"))) {
-            journal_header = true; /* journalctl's banner line */
-            continue;
-        }
-        if (first) {
-            first = false;
-            if (is_kernel_log_line(l))
-                return GD_IMPORT_KERNEL_LOG;
-            if (is_dmon_header(l))
-                return GD_IMPORT_DMON;
-            if (is_csv_header(l))
-                return GD_IMPORT_SMI_CSV;
-            if (is_lspci_line(l))
-                return GD_IMPORT_LSPCI;
-        }
+            return (long)i; /* a paste without the banner */
     }
-    return journal_header && first ? GD_IMPORT_KERNEL_LOG : GD_IMPORT_UNKNOWN;
+    return -1;
+}
+
+long gd_detect_topo(const gd_capture_view *v)
+{
+    /* The matrix header, after a prompt line or not. */
+    for (size_t i = 0; v->shape == GD_VIEW_LINES && i < v->nlines; i++)
+        if (strncmp(v->lines[i].text, "GPU0", 4) == 0 && strstr(v->lines[i].text, "Affinity"))
+            return (long)i;
+    return -1;
+}
+
+long gd_detect_kernel_log(const gd_capture_view *v)
+{
+    long i = first_line_is(v, is_kernel_log_line);
+    if (i >= 0)
+        return i;
+    /* journalctl's banner alone: a log with no entries. */
+    return v->shape == GD_VIEW_LINES && v->journal_banner && v->first == v->nlines ? 0 : -1;
+}
+
+long gd_detect_dmon(const gd_capture_view *v)
+{
+    return first_line_is(v, is_dmon_header);
+}
+
+long gd_detect_smi_csv(const gd_capture_view *v)
+{
+    return first_line_is(v, is_csv_header);
+}
+
+long gd_detect_lspci(const gd_capture_view *v)
+{
+    return first_line_is(v, is_lspci_line);
 }

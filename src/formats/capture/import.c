@@ -4,6 +4,7 @@
  * it with its parser and merges everything into one gd_facts, marked as
  * captured so the checks and reports say what a capture cannot show.
  */
+#include "capture_formats.h"
 #include "import.h"
 #include "core/input.h"
 
@@ -14,8 +15,6 @@
 
 /* Far above any real capture (lspci -vvv of an 8-GPU server is ~1 MiB). */
 #define MAX_FILE_BYTES (64u << 20)
-
-typedef int (*smi_parser)(const char *, const char *, size_t, gd_facts *, char *, size_t);
 
 static void note_format(gd_facts *f, gd_import_kind k)
 {
@@ -33,32 +32,8 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         text += 3, len -= 3;
     gd_import_kind k = gd_import_detect(text, len);
-    smi_parser parse = NULL;
-    switch (k) {
-    case GD_IMPORT_SMI_XML: parse = gd_import_smi_xml; break;
-    case GD_IMPORT_SMI_TEXT: parse = gd_import_smi_text; break;
-    case GD_IMPORT_SMI_CSV: parse = gd_import_smi_csv; break;
-    case GD_IMPORT_DMON: parse = gd_import_dmon; break;
-    case GD_IMPORT_LSPCI:
-        if (gd_import_lspci(name, text, len, f, err, errlen) != 0)
-            return -1;
-        note_format(f, k);
-        return 0;
-    case GD_IMPORT_TOPO:
-        if (gd_import_topo(name, text, len, f, err, errlen) != 0)
-            return -1;
-        note_format(f, k);
-        return 0;
-    case GD_IMPORT_KERNEL_LOG:
-        if (gd_import_kernel_log(name, text, len, f, err, errlen) != 0)
-            return -1;
-        note_format(f, k);
-        return 0;
-    case GD_IMPORT_RECORDING:
-        snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)",
-                 name);
-        return -1;
-    case GD_IMPORT_UNKNOWN:
+    const gd_capture_format *c = gd_capture_format_of(k);
+    if (!c) {
         snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
                  len == 0                            ? " (an empty file)"
                  : gd_import_looks_binary(text, len) ? " (binary data)"
@@ -66,9 +41,20 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
                  gd_import_formats_help);
         return -1;
     }
+    if (!c->read) {
+        snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)",
+                 name);
+        return -1;
+    }
+    if (!c->gpus) { /* onto the GPUs already read */
+        if (c->read(name, text, len, f, err, errlen) != 0)
+            return -1;
+        note_format(f, k);
+        return 0;
+    }
     gd_facts part;
     memset(&part, 0, sizeof part);
-    if (parse(name, text, len, &part, err, errlen) != 0) {
+    if (c->read(name, text, len, &part, err, errlen) != 0) {
         gd_facts_free(&part);
         return -1;
     }
@@ -79,12 +65,12 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
     return 0;
 }
 
-/* Reading order: nvidia-smi files first, since lspci, topo and kernel logs
- * map onto the GPUs they name; topo last, since nvidia-smi's own matrix
- * beats one derived from lspci. */
+/* Reading order: the formats that bring GPUs first, since lspci, topo and
+ * kernel logs map onto the GPUs they name (capture_formats.c). */
 static int import_pass(gd_import_kind k)
 {
-    return k == GD_IMPORT_LSPCI || k == GD_IMPORT_KERNEL_LOG ? 1 : k == GD_IMPORT_TOPO ? 2 : 0;
+    const gd_capture_format *c = gd_capture_format_of(k);
+    return c ? c->pass : 0;
 }
 
 static void set_source(gd_facts *f, const char *const *paths, size_t n)

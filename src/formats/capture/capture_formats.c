@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The table of capture formats, and detection over it. */
+#include "capture_formats.h"
+
+#include <stdlib.h>
+
+/* In detection order for a tie on one line: a paste names nvidia-smi's own
+ * banner or matrix before a first line could pass for a log or a table. */
+/* clang-format off */
+const gd_capture_format gd_capture_formats[] = {
+    {GD_IMPORT_RECORDING, "gpudoctor recording", gd_detect_recording, NULL, false, 0},
+    {GD_IMPORT_SMI_XML, "nvidia-smi -q -x", gd_detect_smi_xml, gd_import_smi_xml, true, 0},
+    {GD_IMPORT_SMI_TEXT, "nvidia-smi -q", gd_detect_smi_text, gd_import_smi_text, true, 0},
+    {GD_IMPORT_TOPO, "nvidia-smi topo -m", gd_detect_topo, gd_import_topo, false, 2},
+    {GD_IMPORT_KERNEL_LOG, "kernel log", gd_detect_kernel_log, gd_import_kernel_log, false, 1},
+    {GD_IMPORT_DMON, "nvidia-smi dmon", gd_detect_dmon, gd_import_dmon, true, 0},
+    {GD_IMPORT_SMI_CSV, "nvidia-smi --query-gpu csv", gd_detect_smi_csv, gd_import_smi_csv, true, 0},
+    {GD_IMPORT_LSPCI, "lspci -vv", gd_detect_lspci, gd_import_lspci, false, 1},
+};
+/* clang-format on */
+const size_t gd_capture_format_count = sizeof gd_capture_formats / sizeof gd_capture_formats[0];
+
+const gd_capture_format *gd_capture_format_of(gd_import_kind k)
+{
+    for (size_t i = 0; i < gd_capture_format_count; i++)
+        if (gd_capture_formats[i].kind == k)
+            return &gd_capture_formats[i];
+    return NULL;
+}
+
+const char *gd_import_kind_name(gd_import_kind k)
+{
+    const gd_capture_format *c = gd_capture_format_of(k);
+    return c ? c->name : "unknown";
+}
+
+gd_import_kind gd_import_detect(const char *text, size_t len)
+{
+    gd_capture_view *v = malloc(sizeof *v);
+    if (!v || !gd_capture_view_init(v, text, len)) {
+        free(v);
+        return GD_IMPORT_UNKNOWN;
+    }
+    gd_import_kind best = GD_IMPORT_UNKNOWN;
+    long at = -1;
+    for (size_t i = 0; i < gd_capture_format_count; i++) {
+        long line = gd_capture_formats[i].detect(v);
+        if (line >= 0 && (at < 0 || line < at)) {
+            at = line;
+            best = gd_capture_formats[i].kind;
+        }
+    }
+    free(v);
+    return best;
+}
