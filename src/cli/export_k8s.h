@@ -2,7 +2,7 @@
 /*
  * The exporter's Kubernetes labels (pod, namespace, container), as
  * dcgm-exporter sets them: from the kubelet's pod-resources socket where it
- * is mounted (src/backends/k8s/), asked every GD_K8S_REFRESH_S seconds on a
+ * is mounted (src/sources/k8s/), asked every GD_K8S_REFRESH_S seconds on a
  * thread of its own, never by a scrape.
  */
 #ifndef GD_CLI_EXPORT_K8S_H

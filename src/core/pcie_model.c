@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The PCIe model (include/gpudoctor/pcie.h): storage, link rates, bus ids,
- * CPU lists. Pure: read by backends, analyses and checks alike. */
+ * CPU lists. Pure: read by sources, formats, analyses and checks alike. */
 #include "gpudoctor/pcie.h"
 #include "core/pcie_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The software-stack model (include/gpudoctor/stack.h): pure accessors,
- * read by checks and backends alike. */
+ * read by checks, formats and sources alike. */
 #include "gpudoctor/stack.h"
 #include "core/versions.h"
 

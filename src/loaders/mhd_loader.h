@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libmicrohttpd, for `gpudoctor export` only, opened with dlopen on first use
- * (the backends' dl_table): the binary does not link it, so no other command
+ * (dl_table, as every loader): the binary does not link it, so no other command
  * pays the dynamic loader for it and GnuTLS's dozen libraries at start-up.
  * The prototypes are libmicrohttpd's own (its header, at build time).
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Layer 1: NVML's functions as a dl_table over libnvidia-ml.so.1. */
+/* NVML's functions as a dl_table over libnvidia-ml.so.1. */
 #include "nvml_loader.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Layer 1: NVML's functions as a table of pointers, filled by dl_table
+ * NVML's functions as a table of pointers, filled by dl_table
  * (../dl_table.h) from the table in nvml_loader.c. A function missing from
  * the library stays NULL: the collector reports the metric as unavailable
  * instead of crashing.

@@ -27,6 +27,8 @@ static bool live_proc(const char *root)
 }
 
 #define MAX_SINKS 8
+#define GD_SIDE_SOURCES 3
+#define JOB 0 /* side_sources[JOB]: the job's /proc */
 
 struct gd_session {
     gd_session_opts o;
@@ -35,9 +37,7 @@ struct gd_session {
     void *self;
     bool sampling;
     bool gpus_sampled; /* the source samples GPUs (else only a live job is, on the wall clock) */
-    void *job; /* the job's /proc (gd_source_proc) beside the GPUs, or NULL */
-    void *host; /* the host's /proc (gd_source_host), or NULL */
-    void *klog; /* the kernel log followed (gd_source_kernel_log), or NULL */
+    void *side[GD_SIDE_SOURCES]; /* each side source's state (side_sources[]), or NULL */
     gd_clock clock;
     size_t k; /* samples taken */
     gd_roots roots; /* where host facts are read (settings, never facts) */
@@ -47,21 +47,84 @@ struct gd_session {
 
 /* The job's /proc beside the GPUs, with --pid on a machine or a scenario
  * (not --from). A job that cannot be read is no error: f->job says why. */
-static int open_job(gd_session *s, const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
+static int open_job(gd_session *s, void *self, char *err, size_t errlen)
 {
+    const gd_session_opts *o = &s->o;
     if (o->pid <= 0 || o->from_count)
-        return 0;
+        return 1;
     if (o->job_live) /* a real process watched while a scenario plays the GPUs */
         snprintf(s->roots.proc, sizeof s->roots.proc, "%s", o->ctx && o->ctx->proc_root ? o->ctx->proc_root : "/proc");
-    s->job = calloc(1, gd_source_proc.size);
-    if (!s->job) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = gd_source_proc.open(s->job, o, f, &s->roots, err, errlen);
-    if (rc >= 0 && f->job)
-        f->job->started_in_window = o->job_live; /* run started it: it begins with the window */
+    int rc = gd_source_proc.open(self, o, s->f, &s->roots, err, errlen);
+    if (rc >= 0 && s->f->job)
+        s->f->job->started_in_window = o->job_live; /* run started it: it begins with the window */
     return rc < 0 ? -1 : 0;
+}
+
+/* The host's CPU, pressure and swap, wherever a /proc is known. */
+static int open_host(gd_session *s, void *self, char *err, size_t errlen)
+{
+    if (!s->roots.proc[0])
+        return 1;
+    return gd_source_host.open(self, &s->o, s->f, &s->roots, err, errlen) != 0 ? 1 : 0;
+}
+
+/* New kernel log lines, where the log can be followed. */
+static int open_kernel_log(gd_session *s, void *self, char *err, size_t errlen)
+{
+    return gd_source_kernel_log.open(self, &s->o, s->f, &s->roots, err, errlen) != 0 ? 1 : 0;
+}
+
+/* The side sources: each samples into its own part of the facts beside the
+ * GPUs, in this order. The job is opened with the snapshot (a `run` on a
+ * machine without GPUs still samples its job, and an error opening it ends
+ * the session); the others once the series exist, and are left out when
+ * they have nothing to give. A new side source is one row here
+ * (tests/unit/test_architecture_tables.c holds every gd_source_ops to it). */
+typedef struct side_source {
+    const gd_source_ops *ops;
+    bool with_snapshot;
+    int (*open)(gd_session *s, void *self, char *err, size_t errlen); /* 0, 1 (not used), -1 */
+} side_source;
+
+static const side_source side_sources[GD_SIDE_SOURCES] = {
+    [JOB] = {&gd_source_proc, true, open_job},
+    {&gd_source_host, false, open_host},
+    {&gd_source_kernel_log, false, open_kernel_log},
+};
+
+const gd_source_ops *gd_session_side_source(size_t k)
+{
+    return k < GD_SIDE_SOURCES ? side_sources[k].ops : NULL;
+}
+
+/* Opens the side sources of one phase; -1 only for one whose error ends the session. */
+static int open_sides(gd_session *s, bool with_snapshot, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < GD_SIDE_SOURCES; k++) {
+        const side_source *x = &side_sources[k];
+        if (x->with_snapshot != with_snapshot)
+            continue;
+        void *self = calloc(1, x->ops->size);
+        if (!self) {
+            if (!with_snapshot)
+                continue;
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        int rc = x->open(s, self, err, errlen);
+        if (rc == 0 && (with_snapshot || x->ops->samples(self))) {
+            s->side[k] = self;
+            continue;
+        }
+        /* Released as its source releases what it tried: a job that failed
+         * to open, a host or kernel log left out. */
+        if (x->ops->close && (!with_snapshot || rc < 0))
+            x->ops->close(self);
+        free(self);
+        if (rc < 0 && with_snapshot)
+            return -1;
+    }
+    return 0;
 }
 
 gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, size_t errlen)
@@ -94,12 +157,12 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         return NULL;
     }
     s->gpus_sampled = s->sampling = rc == 0 && ops->samples(self);
-    if (open_job(s, o, f, err, errlen) != 0) {
+    if (open_sides(s, true, err, errlen) != 0) {
         gd_session_close(s, NULL, 0);
         return NULL;
     }
     /* `run` on a machine without GPUs still watches its job (its CPU, its threads). */
-    if (!s->sampling && o->job_live && s->job && gd_source_proc.samples(s->job))
+    if (!s->sampling && o->job_live && s->side[JOB] && gd_source_proc.samples(s->side[JOB]))
         s->sampling = true;
     if (s->sampling) {
         if (gd_series_init(&f->series, f->gpu_count) != 0) {
@@ -116,18 +179,7 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
             f->job->limit = f->series.limit;
         /* The host at one sample a second over the same span. */
         f->host_series.limit = (size_t)(span + 2.5);
-        if (s->roots.proc[0] && (s->host = calloc(1, gd_source_host.size)) &&
-            gd_source_host.open(s->host, o, f, &s->roots, err, errlen) != 0) {
-            free(s->host);
-            s->host = NULL;
-        }
-        if ((s->klog = calloc(1, gd_source_kernel_log.size)) &&
-            (gd_source_kernel_log.open(s->klog, o, f, &s->roots, err, errlen) != 0 ||
-             !gd_source_kernel_log.samples(s->klog))) {
-            gd_source_kernel_log.close(s->klog);
-            free(s->klog);
-            s->klog = NULL;
-        }
+        open_sides(s, false, err, errlen);
         int mode = GD_CLOCK_WALL;
         double pace = 0;
         if (s->gpus_sampled)
@@ -192,12 +244,9 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
         if (s->ops->spent)
             gd_clock_spend(&s->clock, s->ops->spent(s->self));
     }
-    if (s->job && gd_source_proc.samples(s->job))
-        gd_source_proc.sample(s->job, s->f, (size_t)i, t);
-    if (s->host)
-        gd_source_host.sample(s->host, s->f, (size_t)i, t);
-    if (s->klog)
-        gd_source_kernel_log.sample(s->klog, s->f, (size_t)i, t);
+    for (size_t k = 0; k < GD_SIDE_SOURCES; k++)
+        if (s->side[k] && side_sources[k].ops->samples(s->side[k]))
+            side_sources[k].ops->sample(s->side[k], s->f, (size_t)i, t);
     s->k++;
     for (size_t k = 0; k < s->nsinks; k++)
         if (s->sinks[k].on_sample)
@@ -231,10 +280,9 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         return 0;
     if (s->ops->close)
         s->ops->close(s->self);
-    if (s->job)
-        gd_source_proc.close(s->job);
-    if (s->klog)
-        gd_source_kernel_log.close(s->klog);
+    for (size_t k = 0; k < GD_SIDE_SOURCES; k++)
+        if (s->side[k] && side_sources[k].ops->close)
+            side_sources[k].ops->close(s->side[k]);
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
         rc = host_areas(&s->o, &s->roots, s->f, err, errlen);
@@ -242,9 +290,8 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         if (s->sinks[k].on_end)
             s->sinks[k].on_end(s->sinks[k].ud, s->f);
     free(s->self);
-    free(s->job);
-    free(s->host);
-    free(s->klog);
+    for (size_t k = 0; k < GD_SIDE_SOURCES; k++)
+        free(s->side[k]);
     free(s);
     return rc;
 }

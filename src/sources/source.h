@@ -39,4 +39,8 @@ extern const gd_source_ops gd_source_proc; /* source_proc.c: the job's /proc, sa
 extern const gd_source_ops gd_source_host; /* source_host.c: the host's CPU, pressure and swap */
 extern const gd_source_ops gd_source_kernel_log; /* source_kernel_log.c: new kernel log lines, as Xid events */
 
+/* The session's side sources, in the order they sample (session.c): the
+ * k-th, or NULL past the last. */
+const gd_source_ops *gd_session_side_source(size_t k);
+
 #endif

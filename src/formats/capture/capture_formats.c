@@ -8,14 +8,14 @@
  * banner or matrix before a first line could pass for a log or a table. */
 /* clang-format off */
 const gd_capture_format gd_capture_formats[] = {
-    {GD_IMPORT_RECORDING, "gpudoctor recording", gd_detect_recording, NULL, false, 0},
-    {GD_IMPORT_SMI_XML, "nvidia-smi -q -x", gd_detect_smi_xml, gd_import_smi_xml, true, 0},
-    {GD_IMPORT_SMI_TEXT, "nvidia-smi -q", gd_detect_smi_text, gd_import_smi_text, true, 0},
-    {GD_IMPORT_TOPO, "nvidia-smi topo -m", gd_detect_topo, gd_import_topo, false, 2},
-    {GD_IMPORT_KERNEL_LOG, "kernel log", gd_detect_kernel_log, gd_import_kernel_log, false, 1},
-    {GD_IMPORT_DMON, "nvidia-smi dmon", gd_detect_dmon, gd_import_dmon, true, 0},
-    {GD_IMPORT_SMI_CSV, "nvidia-smi --query-gpu csv", gd_detect_smi_csv, gd_import_smi_csv, true, 0},
-    {GD_IMPORT_LSPCI, "lspci -vv", gd_detect_lspci, gd_import_lspci, false, 1},
+    {GD_IMPORT_RECORDING, "gpudoctor recording", gd_detect_recording, gd_import_recording, GD_CAPTURE_ALONE, 0},
+    {GD_IMPORT_SMI_XML, "nvidia-smi -q -x", gd_detect_smi_xml, gd_import_smi_xml, GD_CAPTURE_GPUS, 0},
+    {GD_IMPORT_SMI_TEXT, "nvidia-smi -q", gd_detect_smi_text, gd_import_smi_text, GD_CAPTURE_GPUS, 0},
+    {GD_IMPORT_TOPO, "nvidia-smi topo -m", gd_detect_topo, gd_import_topo, GD_CAPTURE_ONTO_GPUS, 2},
+    {GD_IMPORT_KERNEL_LOG, "kernel log", gd_detect_kernel_log, gd_import_kernel_log, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_DMON, "nvidia-smi dmon", gd_detect_dmon, gd_import_dmon, GD_CAPTURE_GPUS, 0},
+    {GD_IMPORT_SMI_CSV, "nvidia-smi --query-gpu csv", gd_detect_smi_csv, gd_import_smi_csv, GD_CAPTURE_GPUS, 0},
+    {GD_IMPORT_LSPCI, "lspci -vv", gd_detect_lspci, gd_import_lspci, GD_CAPTURE_ONTO_GPUS, 1},
 };
 /* clang-format on */
 const size_t gd_capture_format_count = sizeof gd_capture_formats / sizeof gd_capture_formats[0];

@@ -3,7 +3,7 @@
  * The capture formats `--from` reads, one row each: how the bytes are
  * recognised, what they are called, when they are read and by what. A new
  * format is a detector, a reader and one row of gd_capture_formats[]
- * (capture_formats.c); tests/unit/test_capture_formats.c fails on a reader
+ * (capture_formats.c); tests/unit/test_architecture_tables.c fails on a reader
  * outside the table.
  */
 #ifndef GD_CAPTURE_FORMATS_H
@@ -43,12 +43,19 @@ typedef long (*gd_capture_detect_fn)(const gd_capture_view *v);
 typedef int (*gd_capture_read_fn)(const char *name, const char *text, size_t len, gd_facts *f, char *err,
                                   size_t errlen);
 
+/* How a format's facts join the others'. */
+typedef enum gd_capture_role {
+    GD_CAPTURE_ALONE, /* the whole run (a recording): read alone, into a zeroed f */
+    GD_CAPTURE_GPUS, /* brings GPUs: read into a part of its own, merged by bus id, UUID or index */
+    GD_CAPTURE_ONTO_GPUS, /* maps onto the GPUs already read (PCIe links, the matrix, kernel logs) */
+} gd_capture_role;
+
 typedef struct gd_capture_format {
     gd_import_kind kind;
     const char *name; /* for reports and messages: "nvidia-smi -q -x" */
     gd_capture_detect_fn detect;
-    gd_capture_read_fn read; /* NULL: read alone (a recording), by gd_import_files */
-    bool gpus; /* it brings GPUs: read into a part of its own and merged by bus id, UUID or index */
+    gd_capture_read_fn read;
+    gd_capture_role role;
     int pass; /* reading order: GPUs first (0), then what maps onto them (1), nvidia-smi's matrix last (2) */
 } gd_capture_format;
 

@@ -41,12 +41,12 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
                  gd_import_formats_help);
         return -1;
     }
-    if (!c->read) {
+    if (c->role == GD_CAPTURE_ALONE) {
         snprintf(err, errlen, "%s: a gpudoctor recording is read alone (--from FILE.jsonl, no other --from file)",
                  name);
         return -1;
     }
-    if (!c->gpus) { /* onto the GPUs already read */
+    if (c->role == GD_CAPTURE_ONTO_GPUS) {
         if (c->read(name, text, len, f, err, errlen) != 0)
             return -1;
         note_format(f, k);
@@ -106,9 +106,10 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
             rc = -1;
     }
     /* A recording holds the whole run: its facts are the live run's own. */
-    if (rc == 0 && n == 1 && gd_import_detect(text[0], len[0]) == GD_IMPORT_RECORDING) {
+    const gd_capture_format *alone = n == 1 && rc == 0 ? gd_capture_format_of(gd_import_detect(text[0], len[0])) : NULL;
+    if (alone && alone->role == GD_CAPTURE_ALONE) {
         memset(f, 0, sizeof *f);
-        rc = gd_import_recording(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
+        rc = alone->read(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
         if (rc == 0) {
             /* The live run's source ("sim:FILE" stays first: the reports read it), then the recording. */
             size_t used = strnlen(f->source, 300);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Layer 2: reads facts and samples from NVML into the collection model.
+ * The NVML source: reads facts and samples from NVML into the collection model.
  * Every call goes through one helper that keeps the function name and its
  * return code; NOT_SUPPORTED and NO_PERMISSION are data, not failures.
  */

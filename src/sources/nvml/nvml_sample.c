@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Layer 2: one sample of every GPU. The calls on this path must not block:
+ * One sample of every GPU. The calls on this path must not block:
  * nvmlDeviceGetPcieThroughput samples for 20 ms per call (NVML's
  * documentation), so on eight GPUs two calls each would spend 320 ms of a
  * 100 ms interval. The driver's PCIe byte counters (field values) are read
