@@ -2,7 +2,11 @@
 # gpudoctor: the commands a user types. CMake + Ninja do the building.
 #   make          install missing Debian packages (as root), build build/gpudoctor
 #   make run      diagnose this machine, or the bundled demo scenario without a GPU
-#   make test     every test, then again under AddressSanitizer + UBSan
+#   make test     every unit, golden, e2e and component test, then again under
+#                 AddressSanitizer + UBSan (the developer's suite, ~10 minutes)
+#   make test-all make test plus the deploy label (the .deb, a Debian root, the
+#                 OCI image): what CI runs
+#   make test-times  the per-test timing table of the last runs (docs/test-times.md)
 #   make bench    the benchmarks in bench/
 #   make fuzz     run every fuzz target for FUZZ_SECONDS each (default 60)
 #   make golden   rewrite the golden outputs in tests/golden (review the diff)
@@ -18,8 +22,11 @@ CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
 PREFIX      ?= /usr/local
 CTEST_FLAGS ?= --output-on-failure -j2
+# make test leaves out the deploy label (package and image builds); make
+# test-all runs every test.
+SUITE_FLAGS ?= -LE deploy
 
-.PHONY: all deps build run test test-plain test-asan bench fuzz golden install deb image clean
+.PHONY: all deps build run test test-all test-plain test-asan test-times bench fuzz golden install deb image clean
 
 all: build
 
@@ -45,6 +52,9 @@ run: build
 
 # Both suites run, whatever the first one says, and the end lists the failed
 # tests of each: one failure never hides the rest.
+test-all:
+	@$(MAKE) --no-print-directory test SUITE_FLAGS=
+
 test:
 	@stamp=$$(mktemp); plain=0; asan=0; \
 	$(MAKE) --no-print-directory test-plain || plain=1; \
@@ -61,7 +71,7 @@ test:
 # Each suite: ctest, then why each skipped test was skipped (ctest shows
 # Skipped, never the test's words; a skip that says nothing fails).
 test-plain: build
-	@rc=0; ctest --test-dir $(BUILD) $(CTEST_FLAGS) --output-junit $(abspath $(BUILD))/Testing/junit.xml || rc=1; \
+	@rc=0; ctest --test-dir $(BUILD) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD))/Testing/junit.xml || rc=1; \
 	python3 tests/skip_reasons.py $(BUILD)/Testing/junit.xml || rc=1; exit $$rc
 
 $(BUILD_ASAN)/build.ninja: | deps
@@ -70,8 +80,13 @@ $(BUILD_ASAN)/build.ninja: | deps
 test-asan: deps $(BUILD_ASAN)/build.ninja
 	ninja -C $(BUILD_ASAN)
 	@rc=0; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS) --output-junit $(abspath $(BUILD_ASAN))/Testing/junit.xml || rc=1; \
+	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD_ASAN))/Testing/junit.xml || rc=1; \
 	python3 tests/skip_reasons.py $(BUILD_ASAN)/Testing/junit.xml || rc=1; exit $$rc
+
+# Each test's time in the last plain and ASan runs, from ctest's own JUnit
+# output, slowest first: a slow test is seen when it lands.
+test-times:
+	python3 scripts/test-times.py $(BUILD)/Testing/junit.xml $(BUILD_ASAN)/Testing/junit.xml > docs/test-times.md
 
 bench: build
 	bash bench/run.sh $(BUILD)
