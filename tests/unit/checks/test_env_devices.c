@@ -9,6 +9,7 @@
 #include "facts_fixture.h"
 #include "gpudoctor/stack.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,10 +71,78 @@ static void visible_devices_indices_uuids_and_mig(void **state)
     }
 }
 
+/* Two GPU models whose job has the environment vars (NULL-terminated). */
+static void mixed_node(gd_facts *f, const char *const *vars)
+{
+    fx_facts(f, 2, 2);
+    snprintf(f->gpus[1].name, sizeof f->gpus[1].name, "NVIDIA A100-SXM4-80GB");
+    fx_env(f, vars);
+}
+
+/* CUDA numbers the fastest GPU first unless CUDA_DEVICE_ORDER=PCI_BUS_ID:
+ * on a node of two models its numbers are not nvidia-smi's. */
+static void device_order_on_mixed_models_without_pci_bus_id(void **state)
+{
+    (void)state;
+    gd_facts f;
+    mixed_node(&f, (const char *const[]){NULL});
+    gd_findings fs = fx_run_one(&f, "env.device_order");
+    const gd_finding *x = fx_only(&fs, "env.device_order");
+    assert_int_equal(x->severity, GD_SEV_INFO);
+    assert_int_equal(x->gpu, GD_NO_GPU);
+    assert_true(json_is_null(json_object_get(x->evidence, "CUDA_DEVICE_ORDER")));
+    assert_string_equal(json_string_value(json_object_get(x->evidence, "gpu0")), "NVIDIA H100 80GB HBM3");
+    assert_non_null(strstr(x->title, "CUDA_DEVICE_ORDER unset"));
+    assert_non_null(strstr(x->fix, "export CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    mixed_node(&f, (const char *const[]){"CUDA_DEVICE_ORDER=FASTEST_FIRST", NULL});
+    fs = fx_run_one(&f, "env.device_order");
+    x = fx_only(&fs, "env.device_order");
+    assert_string_equal(json_string_value(json_object_get(x->evidence, "CUDA_DEVICE_ORDER")), "FASTEST_FIRST");
+    assert_non_null(strstr(x->title, "CUDA_DEVICE_ORDER FASTEST_FIRST"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void device_order_quiet_with_pci_bus_id_or_one_model(void **state)
+{
+    (void)state;
+    gd_facts f;
+    mixed_node(&f, (const char *const[]){"CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL});
+    gd_findings fs = fx_run_one(&f, "env.device_order");
+    assert_int_equal(fs.n + fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    fx_facts(&f, 8, 2); /* eight H100s: any order numbers them alike */
+    fx_env(&f, (const char *const[]){NULL});
+    fs = fx_run_one(&f, "env.device_order");
+    assert_int_equal(fs.n + fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void device_order_not_checked_without_the_environment(void **state)
+{
+    (void)state;
+    gd_facts f;
+    mixed_node(&f, (const char *const[]){NULL});
+    f.stack->env_read = false;
+    snprintf(f.stack->env_error, sizeof f.stack->env_error, "/proc/4242/environ: No such process");
+    gd_findings fs = fx_run_one(&f, "env.device_order");
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "env.device_order", GD_NO_GPU, "/proc/4242/environ: No such process"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(visible_devices_indices_uuids_and_mig),
+        cmocka_unit_test(device_order_on_mixed_models_without_pci_bus_id),
+        cmocka_unit_test(device_order_quiet_with_pci_bus_id_or_one_model),
+        cmocka_unit_test(device_order_not_checked_without_the_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
