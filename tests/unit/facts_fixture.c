@@ -115,6 +115,27 @@ void fx_env(gd_facts *f, const char *const *vars)
         s->env[s->env_count] = strdup(vars[s->env_count]);
 }
 
+gd_cuda_runtime *fx_cuda_runtime(gd_facts *f, gd_runtime_kind kind, int version, const char *framework)
+{
+    if (!f->stack)
+        f->stack = calloc(1, sizeof *f->stack);
+    gd_stack_facts *s = f->stack;
+    s->system_scanned = true;
+    assert_true(s->runtime_count < GD_STACK_MAX_RUNTIMES);
+    gd_cuda_runtime *rt = &s->runtimes[s->runtime_count++];
+    memset(rt, 0, sizeof *rt);
+    rt->kind = kind;
+    rt->version = version;
+    rt->python = -1;
+    snprintf(rt->version_text, sizeof rt->version_text, "%d.%d", version / 1000, version % 1000 / 10);
+    snprintf(rt->framework, sizeof rt->framework, "%s", framework);
+    if (kind == GD_RT_TOOLKIT)
+        snprintf(rt->path, sizeof rt->path, "/usr/local/cuda-%d.%d", version / 1000, version % 1000 / 10);
+    else
+        snprintf(rt->path, sizeof rt->path, "/venv/lib/python3.12/site-packages/torch/version.py");
+    return rt;
+}
+
 bool fx_skipped(const gd_findings *fs, const char *id, int gpu, const char *why)
 {
     for (size_t i = 0; i < fs->nskips; i++)

@@ -8,6 +8,7 @@
 #include "gpudoctor/job.h"
 #include "gpudoctor/model.h"
 #include "gpudoctor/pcie.h"
+#include "gpudoctor/stack.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,6 +43,11 @@ bool fx_skipped(const gd_findings *fs, const char *id, int gpu, const char *why)
 /* The job's environment read from /proc/4242/environ: vars are NAME=VALUE
  * strings, NULL-terminated (copied). */
 void fx_env(gd_facts *f, const char *const *vars);
+
+/* Adds a CUDA runtime to f's software stack (made on first use, scanned):
+ * a toolkit, or a framework build (framework: "torch 2.7.0+cu128") of CUDA
+ * `version` (1000 * major + 10 * minor; 0 for a CPU build). */
+gd_cuda_runtime *fx_cuda_runtime(gd_facts *f, gd_runtime_kind kind, int version, const char *framework);
 
 /* A job on GPU 0 (pid 4242 in its process list), sampled n times. */
 void fx_job(gd_facts *f, size_t n, double job_cores, double host_busy);
