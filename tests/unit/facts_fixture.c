@@ -91,6 +91,16 @@ size_t fx_run_count(const gd_facts *f, const char *id)
     return n;
 }
 
+void fx_assert_silent(const gd_facts *f, const char *id)
+{
+    gd_findings fs;
+    fx_run(f, id, &fs);
+    size_t n = fs.n, nskips = fs.nskips;
+    gd_findings_free(&fs);
+    if (n || nskips)
+        fail_msg("%s: %zu findings and %zu notes, none expected", id, n, nskips);
+}
+
 const gd_finding *fx_only(const gd_findings *fs, const char *id)
 {
     assert_int_equal(fx_count(fs, id, -2), 1);

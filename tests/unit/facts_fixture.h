@@ -34,6 +34,9 @@ size_t fx_run_count(const gd_facts *f, const char *id);
 /* Number of findings with this id (and GPU, or any GPU with -2). */
 size_t fx_count(const gd_findings *fs, const char *id, int gpu);
 
+/* Runs check id and fails the test if it gives a finding or a "not checked". */
+void fx_assert_silent(const gd_facts *f, const char *id);
+
 /* The one finding with this id: fails the test unless there is exactly one. */
 const gd_finding *fx_only(const gd_findings *fs, const char *id);
 
