@@ -11,6 +11,7 @@
 #include "gpudoctor/pcie.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void downgrade_only_judged_under_load(void **state)
@@ -144,12 +145,114 @@ static void maxima_from_the_pcie_tree(void **state)
     gd_facts_free(&f);
 }
 
+/* Two GPUs behind one switch whose uplink (its upstream port 0000:17:00.0
+ * and the root port 0000:16:01.0 above) can train to Gen`gen_max` x`width_max`
+ * and runs at Gen`gen` x`width`. */
+static gd_pcie_facts *switch_uplink(gd_facts *f, int gen_max, int width_max, int gen, int width)
+{
+    fx_facts(f, 2, 10);
+    gd_pcie_facts *p = fx_pcie_switch_tree(f);
+    snprintf(p->source, sizeof p->source, "sysfs:/sys");
+    for (size_t g = 0; g < 2; g++)
+        for (size_t k = 2; k < 4; k++) {
+            gd_pcie_hop *h = &p->gpus[g].hops[k];
+            h->gen_max = gd_val(gen_max);
+            h->width_max = gd_val(width_max);
+            h->gen = gd_val(gen);
+            h->width = gd_val(width);
+        }
+    return p;
+}
+
+/* An uplink at half its lanes caps every GPU behind it: one finding per GPU. */
+static void upstream_downgraded_names_each_gpu_behind_the_link(void **state)
+{
+    (void)state;
+    gd_facts f;
+    switch_uplink(&f, 4, 16, 4, 8);
+    gd_findings fs = fx_run_one(&f, "pcie.upstream_downgraded");
+    assert_int_equal(fs.n, 2);
+    for (int g = 0; g < 2; g++) {
+        const gd_finding *x = &fs.v[g];
+        char title[160];
+        snprintf(title, sizeof title, "PCIe link above GPU %d (bridge 0000:17:00.0) at Gen4 x8, below its Gen4 x16", g);
+        assert_int_equal(x->gpu, g);
+        assert_int_equal(x->severity, GD_SEV_CRITICAL); /* half the link: at the critical fraction */
+        assert_string_equal(x->title, title);
+        assert_string_equal(json_string_value(json_object_get(x->evidence, "port_above")), "0000:16:01.0");
+        assert_float_equal(json_number_value(json_object_get(x->evidence, "link_gbps")), 15.75, 1e-9);
+        assert_float_equal(json_number_value(json_object_get(x->evidence, "link_max_gbps")), 31.51, 1e-9);
+        assert_string_equal(json_string_value(json_object_get(x->evidence, "source")), "sysfs:/sys");
+    }
+    assert_non_null(strstr(fs.v[0].fix, "Every GPU behind 0000:17:00.0 shares this link"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    /* Gen2 of Gen3 (8b/10b against 128b/130b): just over half, a warning. */
+    switch_uplink(&f, 3, 16, 2, 16);
+    fs = fx_run_one(&f, "pcie.upstream_downgraded");
+    assert_int_equal(fx_count(&fs, "pcie.upstream_downgraded", 0), 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* A slower generation on an idle GPU is power saving: said, not judged. */
+static void upstream_downgraded_idle_generation_is_not_judged(void **state)
+{
+    (void)state;
+    gd_facts f;
+    switch_uplink(&f, 4, 16, 1, 16);
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 10, 0);
+    gd_findings fs = fx_run_one(&f, "pcie.upstream_downgraded");
+    assert_int_equal(fx_count(&fs, "pcie.upstream_downgraded", 0), 1);
+    assert_int_equal(fs.n, 1);
+    assert_true(fx_skipped(&fs, "pcie.upstream_downgraded", 1,
+                           "the link 0000:17:00.0-0000:16:01.0 runs at Gen1 of Gen4 while GPU 1 is idle"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void upstream_downgraded_quiet_at_full_speed_or_unknown(void **state)
+{
+    (void)state;
+    gd_facts f;
+    switch_uplink(&f, 4, 16, 4, 16);
+    fx_assert_silent(&f, "pcie.upstream_downgraded");
+    gd_facts_free(&f);
+    fx_facts(&f, 2, 10); /* no speeds read for the switch links */
+    fx_pcie_switch_tree(&f);
+    fx_assert_silent(&f, "pcie.upstream_downgraded");
+    gd_facts_free(&f);
+}
+
+static void upstream_downgraded_not_checked_without_the_tree(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 10);
+    gd_findings fs = fx_run_one(&f, "pcie.upstream_downgraded");
+    assert_true(fx_skipped(&fs, "pcie.upstream_downgraded", GD_NO_GPU, "the PCIe tree is not known"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    gd_pcie_facts *p = switch_uplink(&f, 4, 16, 4, 8);
+    p->gpus[1].hop_count = 0; /* GPU 1 not found in the tree */
+    fs = fx_run_one(&f, "pcie.upstream_downgraded");
+    assert_int_equal(fx_count(&fs, "pcie.upstream_downgraded", 0), 1);
+    assert_true(fx_skipped(&fs, "pcie.upstream_downgraded", 1, "0000:19:00.0 is not in the sysfs tree"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(downgrade_only_judged_under_load),
         cmocka_unit_test(slot_limit_is_static_and_not_a_downgrade),
         cmocka_unit_test(maxima_from_the_pcie_tree),
+        cmocka_unit_test(upstream_downgraded_names_each_gpu_behind_the_link),
+        cmocka_unit_test(upstream_downgraded_idle_generation_is_not_judged),
+        cmocka_unit_test(upstream_downgraded_quiet_at_full_speed_or_unknown),
+        cmocka_unit_test(upstream_downgraded_not_checked_without_the_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
