@@ -344,3 +344,20 @@ gd_pcie_facts *fx_pcie_switch_tree(gd_facts *f)
     f->pcie = p;
     return p;
 }
+
+char *fx_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}

@@ -90,4 +90,7 @@ void fx_pcie_path(gd_pcie_gpu *g, const char *hb, int numa, const char *const *b
  * 0000:16:01.0 (NUMA node 0), with AER counters at zero; a PCIe-only matrix. */
 gd_pcie_facts *fx_pcie_switch_tree(gd_facts *f);
 
+/* The whole of a file, NUL-terminated (the caller frees it); NULL when unreadable. */
+char *fx_read_file(const char *path);
+
 #endif
