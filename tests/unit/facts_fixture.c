@@ -208,8 +208,8 @@ void fx_job_threads(gd_facts *f, double main_core, size_t nworkers, double worke
 
 /* A job of main_core plus nworkers at worker_core each, `cores` busy in all,
  * on `cpus` of `host_cpus`, beside GPU 0 that waits (20 % busy) or is fed. */
-void fx_job_of(gd_facts *f, bool waits, double cores, double main_core, size_t nworkers, double worker_core,
-                   int cpus, int host_cpus)
+void fx_job_of(gd_facts *f, bool waits, double cores, double main_core, size_t nworkers, double worker_core, int cpus,
+               int host_cpus)
 {
     fx_facts(f, 1, 20);
     if (waits)
@@ -265,10 +265,19 @@ void fx_set_proc(gd_job_proc *p, const char *comm, const char *prog, bool python
 void fx_add_thread(gd_job_facts *j, int pid, int tid, uint32_t running, double core, double vcsw_ps)
 {
     gd_job_thread *t = &j->threads[j->thread_count++];
-    *t = (gd_job_thread){.pid = pid, .tid = tid, .seen = 20, .running = running, .measured = 19,
-                         .busy_sum = 19 * core, .saturated = core >= 0.9 ? 19 : 0, .vcsw_first = 0,
-                         .vcsw_last = vcsw_ps * 19 * core, .vcsw_first_t = 0, .vcsw_last_t = 19,
-                         .vcsw_first_cpu_s = 0, .vcsw_last_cpu_s = 19 * core};
+    *t = (gd_job_thread){.pid = pid,
+                         .tid = tid,
+                         .seen = 20,
+                         .running = running,
+                         .measured = 19,
+                         .busy_sum = 19 * core,
+                         .saturated = core >= 0.9 ? 19 : 0,
+                         .vcsw_first = 0,
+                         .vcsw_last = vcsw_ps * 19 * core,
+                         .vcsw_first_t = 0,
+                         .vcsw_last_t = 19,
+                         .vcsw_first_cpu_s = 0,
+                         .vcsw_last_cpu_s = 19 * core};
     snprintf(t->comm, sizeof t->comm, "python3");
 }
 

@@ -61,8 +61,8 @@ void fx_job_threads(gd_facts *f, double main_core, size_t nworkers, double worke
 
 /* A job of main_core plus nworkers at worker_core each, `cores` busy in all,
  * on `cpus` of `host_cpus`, beside GPU 0 that waits (20 % busy) or is fed. */
-void fx_job_of(gd_facts *f, bool waits, double cores, double main_core, size_t nworkers, double worker_core,
-               int cpus, int host_cpus);
+void fx_job_of(gd_facts *f, bool waits, double cores, double main_core, size_t nworkers, double worker_core, int cpus,
+               int host_cpus);
 
 /* A job of nprocs processes (pids 100..), 20 samples, beside GPUs that wait
  * (20 % busy) and whose NVML lists no process: a container. */

@@ -58,12 +58,12 @@ static void topology_levels_from_paths(void **state)
     gd_pcie_gpu a, b, c, d, e, x;
     /* One switch: a and b; a second-level switch under it: c. */
     fx_pcie_path(&a, "pci0000:00", 0,
-         (const char *const[]){"0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL});
+                 (const char *const[]){"0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL});
     fx_pcie_path(&b, "pci0000:00", 0,
-         (const char *const[]){"0000:07:00.0", "0000:02:02.0", "0000:01:00.0", "0000:00:01.0", NULL});
+                 (const char *const[]){"0000:07:00.0", "0000:02:02.0", "0000:01:00.0", "0000:00:01.0", NULL});
     fx_pcie_path(&c, "pci0000:00", 0,
-         (const char *const[]){"0000:06:00.0", "0000:05:00.0", "0000:04:00.0", "0000:02:01.0", "0000:01:00.0",
-                               "0000:00:01.0", NULL});
+                 (const char *const[]){"0000:06:00.0", "0000:05:00.0", "0000:04:00.0", "0000:02:01.0", "0000:01:00.0",
+                                       "0000:00:01.0", NULL});
     /* Another root port of the same host bridge; another host bridge on the
      * same node; another node. */
     fx_pcie_path(&d, "pci0000:00", 0, (const char *const[]){"0000:41:00.0", "0000:00:03.0", NULL});

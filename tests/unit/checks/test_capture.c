@@ -55,7 +55,8 @@ static void an_untimed_log_is_said(void **state)
     f.capture_untimed = true;
     gd_findings fs = fx_run_one(&f, "capture");
     assert_int_equal(fs.nskips, 1);
-    assert_true(fx_skipped(&fs, "capture", GD_NO_GPU, "the log has no timestamps: its 10 samples are taken as 1 s apart"));
+    assert_true(
+        fx_skipped(&fs, "capture", GD_NO_GPU, "the log has no timestamps: its 10 samples are taken as 1 s apart"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }

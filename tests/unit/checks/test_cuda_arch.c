@@ -133,8 +133,8 @@ static void arch_unsupported_toolkit_that_dropped_the_gpu(void **state)
     const gd_finding *x = fx_only(&fs, "cuda.arch_unsupported");
     assert_int_equal(x->severity, GD_SEV_WARNING);
     assert_int_equal(x->gpu, 0);
-    assert_string_equal(x->title,
-                        "The CUDA 13.0 toolkit (/usr/local/cuda-13.0) dropped support for Tesla V100-SXM2-32GB (sm_70)");
+    assert_string_equal(
+        x->title, "The CUDA 13.0 toolkit (/usr/local/cuda-13.0) dropped support for Tesla V100-SXM2-32GB (sm_70)");
     assert_string_equal(json_string_value(json_object_get(x->evidence, "framework")), "toolkit");
     /* No framework build at all: the check says what it could not judge. */
     assert_true(fx_skipped(&fs, "cuda.arch_unsupported", GD_NO_GPU, "no PyTorch or TensorFlow CUDA build found"));

@@ -24,18 +24,17 @@ typedef struct env_case {
 static const env_case cases[] = {
     {"env.launch_blocking", "CUDA_LAUNCH_BLOCKING=1", "CUDA_LAUNCH_BLOCKING=0", GD_SEV_WARNING,
      "every kernel launch waits for the GPU"},
-    {"env.profiler_injection", "CUDA_INJECTION64_PATH=/opt/nsight/libToolsInjection64.so", "CUDA_INJECTION64_PATH=",
-     GD_SEV_WARNING, "a profiler, debugger or core-dump hook"},
+    {"env.profiler_injection", "CUDA_INJECTION64_PATH=/opt/nsight/libToolsInjection64.so",
+     "CUDA_INJECTION64_PATH=", GD_SEV_WARNING, "a profiler, debugger or core-dump hook"},
     {"env.nccl_p2p_disabled", "NCCL_P2P_DISABLE=1", "NCCL_P2P_DISABLE=0", GD_SEV_WARNING,
      "NCCL does not use NVLink or PCIe peer-to-peer"},
     {"env.nccl_ib_disabled", "NCCL_IB_DISABLE=1", "NCCL_IB_DISABLE=0", GD_SEV_INFO,
      "fall back to TCP sockets (no effect on a single-node job)"},
     {"env.nccl_shm_disabled", "NCCL_SHM_DISABLE=1", "NCCL_SHM_DISABLE=0", GD_SEV_WARNING,
      "NCCL does not use shared memory"},
-    {"env.tf32_disabled", "NVIDIA_TF32_OVERRIDE=0", "NVIDIA_TF32_OVERRIDE=1", GD_SEV_WARNING,
-     "lose the tensor cores"},
-    {"env.no_caching_allocator", "PYTORCH_NO_CUDA_MEMORY_CACHING=1", "PYTORCH_NO_CUDA_MEMORY_CACHING=0",
-     GD_SEV_WARNING, "caching allocator is off"},
+    {"env.tf32_disabled", "NVIDIA_TF32_OVERRIDE=0", "NVIDIA_TF32_OVERRIDE=1", GD_SEV_WARNING, "lose the tensor cores"},
+    {"env.no_caching_allocator", "PYTORCH_NO_CUDA_MEMORY_CACHING=1", "PYTORCH_NO_CUDA_MEMORY_CACHING=0", GD_SEV_WARNING,
+     "caching allocator is off"},
     {"env.force_ptx_jit", "CUDA_FORCE_PTX_JIT=1", "CUDA_FORCE_PTX_JIT=0", GD_SEV_WARNING,
      "JIT-compiles PTX for every kernel"},
     {"env.cache_disabled", "CUDA_CACHE_DISABLE=1", "CUDA_CACHE_DISABLE=0", GD_SEV_INFO, "the CUDA JIT cache is off"},
@@ -182,8 +181,9 @@ static void nccl_p2p_level_loc_or_zero_disables_p2p(void **state)
 static void profiler_injection_names_each_variable(void **state)
 {
     (void)state;
-    gd_findings fs = run_env("env.profiler_injection", (const char *const[]){"CUDA_INJECTION64_PATH=/opt/libinj.so",
-                                                                              "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1", NULL});
+    gd_findings fs =
+        run_env("env.profiler_injection", (const char *const[]){"CUDA_INJECTION64_PATH=/opt/libinj.so",
+                                                                "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1", NULL});
     assert_int_equal(fx_count(&fs, "env.profiler_injection", GD_NO_GPU), 2);
     assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "variable")), "CUDA_INJECTION64_PATH");
     assert_string_equal(json_string_value(json_object_get(fs.v[1].evidence, "variable")),

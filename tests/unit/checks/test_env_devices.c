@@ -62,7 +62,8 @@ static void visible_devices_indices_uuids_and_mig(void **state)
         if ((int)fx_count(&out, "env.visible_devices", -2) != cases[c].findings)
             fail_msg("'%s': %zu findings, want %d", cases[c].value, out.n, cases[c].findings);
         if (cases[c].findings) {
-            if (fx_only(&out, "env.visible_devices")->severity != cases[c].sev || !strstr(out.v[0].title, cases[c].says))
+            if (fx_only(&out, "env.visible_devices")->severity != cases[c].sev ||
+                !strstr(out.v[0].title, cases[c].says))
                 fail_msg("'%s': %s", cases[c].value, out.v[0].title);
             assert_non_null(json_object_get(out.v[0].evidence, "source"));
         }

@@ -145,7 +145,8 @@ static void io_wait_fires_on_io_pressure_with_host_iowait(void **state)
     }
     gd_findings fs = fx_run_one(&f, "input.io_wait");
     const gd_finding *x = fx_only(&fs, "input.io_wait");
-    assert_string_equal(x->title, "the job waits on storage: a thread in disk wait in 0% of the samples, IO pressure high");
+    assert_string_equal(x->title,
+                        "the job waits on storage: a thread in disk wait in 0% of the samples, IO pressure high");
     assert_float_equal(json_number_value(json_object_get(x->evidence, "io_pressure_some_avg10_pct")), 20.0, 1e-9);
     assert_float_equal(json_number_value(json_object_get(x->evidence, "host_iowait_share")), 0.1, 1e-9);
     gd_findings_free(&fs);

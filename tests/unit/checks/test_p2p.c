@@ -62,8 +62,8 @@ static gd_bench_facts *bench_p2p(gd_facts *f, double gbps)
     for (size_t s = 0; s < n; s++)
         for (size_t d = 0; d < n; d++)
             if (s != d)
-                b->p2p_pairs[k++] = (gd_p2p_pair){.src = s, .dst = d, .can_access = 1, .peer_enabled = true,
-                                                  .uni_gbps = gbps, .bidi_gbps = NAN};
+                b->p2p_pairs[k++] = (gd_p2p_pair){
+                    .src = s, .dst = d, .can_access = 1, .peer_enabled = true, .uni_gbps = gbps, .bidi_gbps = NAN};
     return b;
 }
 

@@ -126,7 +126,8 @@ static void bandwidth_low_not_checked_and_why(void **state)
     assert_int_equal(fs.n, 0);
     assert_true(fx_skipped(&fs, "pcie.bandwidth_low", 0,
                            "GPU 0 not measured: cuMemAllocHost failed: CUDA_ERROR_OUT_OF_MEMORY"));
-    assert_true(fx_skipped(&fs, "pcie.bandwidth_low", GD_NO_GPU, "CUDA device 3: the link it should reach is not known"));
+    assert_true(
+        fx_skipped(&fs, "pcie.bandwidth_low", GD_NO_GPU, "CUDA device 3: the link it should reach is not known"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
     b = bench_pcie(&f);

@@ -154,8 +154,8 @@ static void numa_mismatch_not_checked_and_why(void **state)
     snprintf(p->job.why, sizeof p->job.why, "/proc/4242/numa_maps: Permission denied");
     gd_findings fs = fx_run_one(&f, "topology.numa_mismatch");
     assert_int_equal(fs.n, 0);
-    assert_true(fx_skipped(&fs, "topology.numa_mismatch", GD_NO_GPU,
-                           "the job 4242: /proc/4242/numa_maps: Permission denied"));
+    assert_true(
+        fx_skipped(&fs, "topology.numa_mismatch", GD_NO_GPU, "the job 4242: /proc/4242/numa_maps: Permission denied"));
     gd_findings_free(&fs);
     p->job.readable = true;
     f.gpus[0].process_count = 0;
