@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * CUDA compatibility rules, pure and table-driven, so their edges are
- * unit-tested (tests/unit/test_cuda_rules.c). Sources: research/facts.md
+ * unit-tested (tests/unit/checks/test_cuda_rules.c). Sources: research/facts.md
  * section 1.2 (NVIDIA's CUDA compatibility guide) and 1.3.
  */
 #ifndef GD_CUDA_RULES_H

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "facts_fixture.h"
 #include "gpudoctor/checks.h"
 
 #include <ctype.h>
@@ -14,27 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
-}
-
 static void every_check_id_is_documented(void **state)
 {
     (void)state;
-    char *doc = read_all(GD_DOCS_DIR "/checks.md");
+    char *doc = fx_read_file(GD_DOCS_DIR "/checks.md");
     assert_non_null(doc);
     for (size_t i = 0; i < gd_checks_count; i++) {
         char quoted[64];
@@ -72,7 +56,7 @@ static unsigned documented_severities(const char *doc, const char *id)
 static void severity_rules_match_the_docs(void **state)
 {
     (void)state;
-    char *doc = read_all(GD_DOCS_DIR "/checks.md");
+    char *doc = fx_read_file(GD_DOCS_DIR "/checks.md");
     assert_non_null(doc);
     for (size_t i = 0; i < gd_checks_count; i++) {
         const gd_check *c = &gd_checks[i];

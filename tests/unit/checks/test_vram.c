@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gd_findings run_one(const gd_facts *f, const char *id)
-{
-    gd_findings fs;
-    fx_run(f, id, &fs);
-    return fs;
-}
-
 static size_t skips(const gd_findings *fs, const char *check, const char *says)
 {
     size_t n = 0;
@@ -87,11 +80,11 @@ static void near_full_from_95_percent_under_load(void **state)
     gd_facts f;
     fx_facts(&f, 2, 20);
     fx_set(&f, 1, GD_M_MEM_USED_MIB, 0, 20, 77481); /* 95.0 % of 81559 is 77481.05 */
-    gd_findings fs = run_one(&f, "vram.near_full");
+    gd_findings fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.n, 0);
     gd_findings_free(&fs);
     fx_set(&f, 1, GD_M_MEM_USED_MIB, 0, 20, 77482);
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fx_count(&fs, "vram.near_full", 1), 1);
     assert_int_equal(fs.n, 1);
     /* Frameworks hold memory on purpose: full is context until it presses. */
@@ -99,7 +92,7 @@ static void near_full_from_95_percent_under_load(void **state)
     assert_false(json_is_true(json_object_get(fs.v[0].evidence, "pressure")));
     gd_findings_free(&fs);
     fx_set(&f, 1, GD_M_MEM_USED_MIB, 0, 20, 80800); /* 99.1 %, flat: still the allocator's pool */
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     gd_findings_free(&fs);
     gd_facts_free(&f);
@@ -113,7 +106,7 @@ static void near_full_warns_on_pressure(void **state)
     /* Growing to the limit: 70 GiB to 80.9 GiB over the window. */
     for (size_t i = 0; i < 20; i++)
         fx_set(&f, 1, GD_M_MEM_USED_MIB, i, i + 1, 70000 + 575.0 * (double)i);
-    gd_findings fs = run_one(&f, "vram.near_full");
+    gd_findings fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fx_count(&fs, "vram.near_full", 1), 1);
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     assert_non_null(json_object_get(fs.v[0].evidence, "growing_mib_per_s"));
@@ -124,13 +117,13 @@ static void near_full_warns_on_pressure(void **state)
     f.stack->kernel_log_read = true;
     f.stack->xid_groups[0] = (gd_xid_group){.xid = 31, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
     f.stack->xid_group_count = 1;
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(fs.v[0].evidence, "oom_xids"), 0)), 31);
     gd_findings_free(&fs);
     /* The Xid on another GPU is not this one's pressure. */
     f.stack->xid_groups[0].gpu = 0;
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     gd_findings_free(&fs);
     gd_facts_free(&f);
@@ -143,17 +136,17 @@ static void near_full_needs_load_and_more_than_a_blip(void **state)
     fx_facts(&f, 1, 20);
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 0, 20, 80000);
     fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 0); /* idle: not judged */
-    gd_findings fs = run_one(&f, "vram.near_full");
+    gd_findings fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.n, 0);
     gd_findings_free(&fs);
     fx_set(&f, 0, GD_M_UTIL_GPU_PCT, 0, 20, 98);
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 0, 20, 60000);
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 5, 6, 80000); /* 1 of 20 samples: under 10 % */
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.n, 0);
     gd_findings_free(&fs);
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 6, 7, 80000); /* 2 of 20 */
-    fs = run_one(&f, "vram.near_full");
+    fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.n, 1);
     gd_findings_free(&fs);
     gd_facts_free(&f);
@@ -166,7 +159,7 @@ static void near_full_says_when_it_cannot_judge(void **state)
     fx_facts(&f, 2, 5);
     f.gpus[0].mem_total_mib = gd_missing(GD_ST_NOT_SUPPORTED);
     fx_unset(&f, 1, GD_M_MEM_USED_MIB, GD_ST_NO_PERMISSION);
-    gd_findings fs = run_one(&f, "vram.near_full");
+    gd_findings fs = fx_run_one(&f, "vram.near_full");
     assert_int_equal(fs.n, 0);
     assert_int_equal(skips(&fs, "vram.near_full", "total memory"), 1);
     assert_int_equal(skips(&fs, "vram.near_full", "not readable"), 2);
@@ -190,7 +183,7 @@ static void growing_fires_on_a_noisy_leak_with_rate_and_time_left(void **state)
     gd_facts f;
     fx_facts(&f, 2, 30);
     ramp(&f, 0, 20000, 100, noise, sizeof noise / sizeof noise[0]);
-    gd_findings fs = run_one(&f, "vram.growing");
+    gd_findings fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].gpu, 0);
     json_t *ev = fs.v[0].evidence;
@@ -200,7 +193,7 @@ static void growing_fires_on_a_noisy_leak_with_rate_and_time_left(void **state)
     assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL); /* full within 10 minutes */
     gd_findings_free(&fs);
     ramp(&f, 0, 20000, 40, noise, sizeof noise / sizeof noise[0]); /* 1160 MiB over 29 s; full in ~25 min */
-    fs = run_one(&f, "vram.growing");
+    fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
     gd_findings_free(&fs);
@@ -223,18 +216,18 @@ static void growing_stays_quiet_on_noise_steps_small_rises_and_falls(void **stat
     };
     for (size_t k = 0; k < sizeof quiet / sizeof quiet[0]; k++) {
         ramp(&f, 0, quiet[k].start, quiet[k].per_s, nz, nn);
-        gd_findings fs = run_one(&f, "vram.growing");
+        gd_findings fs = fx_run_one(&f, "vram.growing");
         if (fs.n)
             fail_msg("case %zu fired: %s", k, fs.v[0].title);
         gd_findings_free(&fs);
     }
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 0, 30, 40000); /* one allocation of 20 GB */
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 12, 30, 60000);
-    gd_findings fs = run_one(&f, "vram.growing");
+    gd_findings fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 0);
     gd_findings_free(&fs);
     fx_set(&f, 0, GD_M_MEM_USED_MIB, 2, 30, 60000); /* an early allocation step */
-    fs = run_one(&f, "vram.growing");
+    fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 0);
     gd_findings_free(&fs);
     gd_facts_free(&f);
@@ -252,7 +245,7 @@ static void growing_stays_quiet_on_one_noisy_allocation_step_anywhere(void **sta
         for (size_t shift = 0; shift < nn; shift++) {
             for (size_t i = 0; i < 30; i++)
                 fx_set(&f, 0, GD_M_MEM_USED_MIB, i, i + 1, (i < step ? 40000 : 60000) + noise[(i + shift) % nn]);
-            gd_findings fs = run_one(&f, "vram.growing");
+            gd_findings fs = fx_run_one(&f, "vram.growing");
             if (fs.n)
                 fail_msg("step at sample %zu (noise shifted by %zu) fired: %s", step, shift, fs.v[0].title);
             gd_findings_free(&fs);
@@ -260,7 +253,7 @@ static void growing_stays_quiet_on_one_noisy_allocation_step_anywhere(void **sta
     /* The same noise on a staircase of small allocations that never stops is growth. */
     for (size_t i = 0; i < 30; i++)
         fx_set(&f, 0, GD_M_MEM_USED_MIB, i, i + 1, 40000 + 500.0 * (double)(i / 3) + noise[i % nn]);
-    gd_findings fs = run_one(&f, "vram.growing");
+    gd_findings fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 1);
     gd_findings_free(&fs);
     gd_facts_free(&f);
@@ -272,7 +265,7 @@ static void growing_needs_enough_samples(void **state)
     gd_facts f;
     fx_facts(&f, 1, GD_VRAM_GROW_MIN_SAMPLES - 1);
     ramp(&f, 0, 20000, 1000, NULL, 0);
-    gd_findings fs = run_one(&f, "vram.growing");
+    gd_findings fs = fx_run_one(&f, "vram.growing");
     assert_int_equal(fs.n, 0);
     assert_int_equal(skips(&fs, "vram.growing", "longer --duration"), 1);
     gd_findings_free(&fs);
@@ -304,7 +297,7 @@ static void foreign_process_named_on_the_jobs_gpu_only(void **state)
     give_processes(&f, 0, (const unsigned[]){100}, (const double[]){60000}, 1);
     give_processes(&f, 1, (const unsigned[]){100, 200}, (const double[]){50000, 9000}, 2);
     give_processes(&f, 2, (const unsigned[]){300, 400}, (const double[]){30000, 30000}, 2); /* not the job's GPU */
-    gd_findings fs = run_one(&f, "vram.foreign_process");
+    gd_findings fs = fx_run_one(&f, "vram.foreign_process");
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].gpu, 1);
     json_t *others = json_object_get(fs.v[0].evidence, "foreign_processes");
@@ -323,7 +316,7 @@ static void foreign_process_without_pid_or_list_says_why(void **state)
     gd_facts f;
     fx_facts(&f, 3, 5);
     f.pid = -1;
-    gd_findings fs = run_one(&f, "vram.foreign_process");
+    gd_findings fs = fx_run_one(&f, "vram.foreign_process");
     assert_int_equal(fs.n, 0);
     assert_int_equal(skips(&fs, "vram.foreign_process", "--pid"), 1);
     gd_findings_free(&fs);
@@ -333,7 +326,7 @@ static void foreign_process_without_pid_or_list_says_why(void **state)
     give_processes(&f, 1, NULL, NULL, 0); /* empty list, 60000 MiB in use */
     give_processes(&f, 2, NULL, NULL, 0);
     fx_set(&f, 2, GD_M_MEM_USED_MIB, 0, 5, 2); /* empty and idle: nothing to explain */
-    fs = run_one(&f, "vram.foreign_process");
+    fs = fx_run_one(&f, "vram.foreign_process");
     assert_int_equal(fs.n, 0);
     assert_int_equal(skips(&fs, "vram.foreign_process", "container"), 3); /* every note says why */
     assert_int_equal(skips(&fs, "vram.foreign_process", "process list is not available"), 1);

@@ -3,8 +3,7 @@
  * What the path between two GPUs allows (analysis/p2p_path.c) from literal
  * facts: NVSwitch links and their rate, a GPU with a link down held to the
  * node's healthy count, PCIe pairs below a shared switch and across a
- * downtrained uplink, an idle GPU's parked link, no tree at all; and
- * p2p.unsupported's severities from NVML's P2P status.
+ * downtrained uplink, an idle GPU's parked link, no tree at all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,27 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gives GPU g `active` of `links` NVLinks to an NVSwitch, version v. */
-static void nvswitch(gd_facts *f, size_t g, size_t links, size_t active, double v)
-{
-    gd_gpu *x = &f->gpus[g];
-    x->nvlink_count = links;
-    for (size_t l = 0; l < links; l++) {
-        x->nvlink[l].link = (unsigned)l;
-        x->nvlink[l].active = gd_val(l < active);
-        x->nvlink[l].version = l < active ? gd_val(v) : gd_missing(GD_ST_NOT_SUPPORTED);
-        snprintf(x->nvlink[l].remote_pci_bus_id, sizeof x->nvlink[l].remote_pci_bus_id, "00000000:%02zX:00.0",
-                 0xc0 + l % 4);
-    }
-}
-
 static void nvswitch_pairs(void **state)
 {
     (void)state;
     gd_facts f;
     fx_facts(&f, 3, 1);
     for (size_t g = 0; g < 3; g++)
-        nvswitch(&f, g, 18, g == 2 ? 17 : 18, 6);
+        fx_nvswitch(&f, g, 18, g == 2 ? 17 : 18, 6);
     gd_p2p_path p;
     assert_int_equal(gd_p2p_path_of(&f, 0, 1, &p), 0);
     assert_int_equal(p.route, GD_P2P_ROUTE_NVLINK);
@@ -154,45 +139,12 @@ static void no_tree(void **state)
     gd_facts_free(&f);
 }
 
-static void unsupported_severity(void **state)
-{
-    (void)state;
-    gd_facts f;
-    fx_facts(&f, 3, 1);
-    gd_findings fs;
-    fx_run(&f, "p2p.unsupported", &fs);
-    assert_int_equal(fs.n, 0);
-    assert_int_equal(fs.nskips, 1); /* not read: not checked, never "ok" */
-    gd_findings_free(&fs);
-    f.p2p_status = calloc(9, sizeof *f.p2p_status);
-    for (int i = 0; i < 3; i++)
-        f.p2p_status[i * 3 + i] = -1;
-    assert_int_equal(fx_run_count(&f, "p2p.unsupported"), 0);
-    /* A registry key switched off GPU 2's: a fault to fix; a chipset without P2P: how it is built. */
-    f.p2p_status[0 * 3 + 2] = f.p2p_status[2 * 3 + 0] = 4;
-    f.p2p_status[1 * 3 + 2] = f.p2p_status[2 * 3 + 1] = 4;
-    f.p2p_status[0 * 3 + 1] = f.p2p_status[1 * 3 + 0] = 1;
-    fx_run(&f, "p2p.unsupported", &fs);
-    assert_int_equal(fs.n, 2);
-    for (size_t i = 0; i < fs.n; i++) {
-        json_t *pairs = json_object_get(fs.v[i].evidence, "pairs");
-        bool regkey = fs.v[i].severity == GD_SEV_WARNING;
-        assert_int_equal(json_array_size(pairs), regkey ? 2 : 1);
-        assert_true(regkey || fs.v[i].severity == GD_SEV_INFO);
-        assert_non_null(strstr(fs.v[i].fix, regkey ? "NVreg_RegistryDwords" : "GeForce"));
-        assert_true(isnan(fs.v[i].impact_pct)); /* no figures: no cost claimed */
-    }
-    gd_findings_free(&fs);
-    gd_facts_free(&f);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvswitch_pairs),
         cmocka_unit_test(pcie_pairs),
         cmocka_unit_test(no_tree),
-        cmocka_unit_test(unsupported_severity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

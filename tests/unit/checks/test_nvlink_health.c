@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NVLink checks from literal facts: nvlink.errors' severity edges, the
- * fabric states, SXid findings, nvlink.down's peer comparison. */
+/* nvlink.errors, nvlink.fabric and nvlink.sxid (src/checks/nvlink_health.c)
+ * from literal facts: nvlink.errors' severity edges, the fabric states, SXid
+ * findings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,31 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const gd_finding *only(const gd_findings *fs, const char *id)
-{
-    assert_int_equal(fx_count(fs, id, -2), 1);
-    for (size_t i = 0; i < fs->n; i++)
-        if (strcmp(fs->v[i].id, id) == 0)
-            return &fs->v[i];
-    return NULL;
-}
-
-/* GPUs with `links` active NVLinks each. */
-static void with_links(gd_facts *f, size_t links)
-{
-    for (size_t g = 0; g < f->gpu_count; g++) {
-        f->gpus[g].nvlink_count = links;
-        for (size_t l = 0; l < links; l++) {
-            f->gpus[g].nvlink[l].link = (unsigned)l;
-            f->gpus[g].nvlink[l].active = gd_val(1);
-            f->gpus[g].nvlink[l].replay_errors = gd_val(0);
-            f->gpus[g].nvlink[l].recovery_errors = gd_val(0);
-            f->gpus[g].nvlink[l].crc_flit_errors = gd_val(0);
-            f->gpus[g].nvlink[l].crc_data_errors = gd_val(0);
-        }
-    }
-}
 
 static void rise(gd_facts *f, double t, int gpu, const char *counter, unsigned link, long long n)
 {
@@ -89,12 +65,12 @@ static void errors_severity_by_kind_and_rate(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gd_facts f;
         fx_facts(&f, 2, 10);
-        with_links(&f, 18);
+        fx_nvlinks(&f, 18);
         rise(&f, 5, 1, cases[k].counter, 7, cases[k].n);
         gd_findings out;
         fx_run(&f, "nvlink.errors", &out);
         assert_int_equal(fx_count(&out, "nvlink.errors", 1), 1);
-        const gd_finding *x = only(&out, "nvlink.errors");
+        const gd_finding *x = fx_only(&out, "nvlink.errors");
         if (x->severity != cases[k].sev)
             fail_msg("%s +%lld: severity %d, want %d", cases[k].counter, cases[k].n, x->severity, cases[k].sev);
         json_t *l = json_array_get(json_object_get(x->evidence, "links"), 0);
@@ -111,7 +87,7 @@ static void errors_outside_the_window_or_other_counters_are_quiet(void **state)
     (void)state;
     gd_facts f;
     fx_facts(&f, 2, 10); /* samples at 0..9 s */
-    with_links(&f, 18);
+    fx_nvlinks(&f, 18);
     rise(&f, 30, 1, "crc_flit", 7, 5000); /* after the window (the live view's last minute) */
     gd_event ecc = {.t = 4, .gpu = 0, .kind = GD_EV_COUNTER, .value = 2};
     snprintf(ecc.what, sizeof ecc.what, "ecc_volatile_uncorrected");
@@ -135,7 +111,7 @@ static void errors_not_checked_only_with_nvlink_and_no_counters(void **state)
     fx_run(&f, "nvlink.errors", &out); /* no NVLink at all: nothing to judge, nothing said */
     assert_int_equal(out.n + out.nskips, 0);
     gd_findings_free(&out);
-    with_links(&f, 4);
+    fx_nvlinks(&f, 4);
     for (size_t g = 0; g < 2; g++)
         for (size_t l = 0; l < 4; l++)
             f.gpus[g].nvlink[l].replay_errors = f.gpus[g].nvlink[l].crc_flit_errors =
@@ -165,7 +141,7 @@ static void fabric_states(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gd_facts f;
         fx_facts(&f, 2, 2);
-        with_links(&f, 18);
+        fx_nvlinks(&f, 18);
         f.gpus[0].fabric_state = gd_val(cases[k].st0);
         f.gpus[0].fabric_status = cases[k].st0 == NVML_GPU_FABRIC_STATE_COMPLETED ? gd_val(cases[k].status0)
                                                                                  : gd_missing(GD_ST_UNREAD);
@@ -201,7 +177,7 @@ static void fabric_not_supported_is_not_checked(void **state)
     fx_run(&f, "nvlink.fabric", &out);
     assert_int_equal(out.n + out.nskips, 0);
     gd_findings_free(&out);
-    with_links(&f, 4);
+    fx_nvlinks(&f, 4);
     fx_run(&f, "nvlink.fabric", &out);
     assert_int_equal(out.n, 0);
     assert_int_equal(out.nskips, 1);
@@ -225,7 +201,7 @@ static void sxid_fatal_is_critical(void **state)
         f.stack->sxid_total = 4;
         gd_findings out;
         fx_run(&f, "nvlink.sxid", &out);
-        const gd_finding *x = only(&out, "nvlink.sxid");
+        const gd_finding *x = fx_only(&out, "nvlink.sxid");
         assert_int_equal(x->severity, fatal == 1 ? GD_SEV_CRITICAL : GD_SEV_WARNING);
         assert_int_equal(x->gpu, GD_NO_GPU);
         assert_int_equal(json_array_size(json_object_get(x->evidence, "sxids")), 2);
@@ -240,32 +216,6 @@ static void sxid_fatal_is_critical(void **state)
     }
 }
 
-static void down_compares_with_peers(void **state)
-{
-    (void)state;
-    gd_facts f;
-    fx_facts(&f, 8, 2);
-    with_links(&f, 18);
-    f.gpus[3].nvlink[17].active = gd_val(0);
-    gd_findings out;
-    fx_run(&f, "nvlink.down", &out);
-    const gd_finding *x = only(&out, "nvlink.down");
-    assert_int_equal(x->gpu, 3);
-    assert_int_equal(x->severity, GD_SEV_WARNING);
-    assert_int_equal(json_integer_value(json_object_get(x->evidence, "links_active")), 17);
-    assert_int_equal(json_integer_value(json_object_get(x->evidence, "peers_links_active")), 18);
-    assert_non_null(strstr(x->title, "its peers have 18 active"));
-    gd_findings_free(&out);
-    /* Every GPU with the same link down: as many as its peers, said so. */
-    for (size_t g = 0; g < 8; g++)
-        f.gpus[g].nvlink[17].active = gd_val(0);
-    fx_run(&f, "nvlink.down", &out);
-    assert_int_equal(fx_count(&out, "nvlink.down", -2), 8);
-    assert_non_null(strstr(out.v[0].title, "as many as its peers"));
-    gd_findings_free(&out);
-    gd_facts_free(&f);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,7 +226,6 @@ int main(void)
         cmocka_unit_test(fabric_states),
         cmocka_unit_test(fabric_not_supported_is_not_checked),
         cmocka_unit_test(sxid_fatal_is_critical),
-        cmocka_unit_test(down_compares_with_peers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
