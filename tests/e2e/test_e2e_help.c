@@ -153,7 +153,12 @@ static void every_named_path_exists(void **state)
     paths_exist("'gpudoctor --help'", top.out);
     tool_result_free(&top);
     /* What the reports say: the pinned outputs, and the texts they come from. */
-    static const char *const dirs[] = {"tests/golden", "src/checks", "src/report", "src/cli", "src/backends"};
+    static const char *const dirs[] = {"tests/golden",         "src/checks",         "src/report",
+                                       "src/cli",              "src/loaders",        "src/sources",
+                                       "src/sources/nvml",     "src/sources/proc",   "src/sources/host",
+                                       "src/sources/stack",    "src/sources/k8s",    "src/sources/pcie",
+                                       "src/sources/kernel_log", "src/formats/capture", "src/formats/kernel_log",
+                                       "src/formats/stack",    "src/formats/trace",  "src/formats/fleet"};
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s/%s", GD_SOURCE_DIR, dirs[d]);

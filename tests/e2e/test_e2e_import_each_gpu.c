@@ -3,7 +3,7 @@
  * End to end on real captures (../shared/realdata, see its SOURCES.md):
  * EVERY GPU of every nvidia-smi capture reads as the file says, not only
  * GPU 0. The test reads each file itself with a reader of its own, kept
- * deliberately simple and independent of src/backends/import:
+ * deliberately simple and independent of src/formats/capture:
  *   -q -x XML       XPath below each <gpu> (libxml2),
  *   -q text         label paths, one label per indentation level,
  *   --query-gpu CSV columns by header name, the last row of each GPU,
