@@ -4,7 +4,8 @@
  * definition; they follow Holistic Trace Analysis where it has one).
  */
 #include "core/stats.h"
-#include "analysis/trace/trace_internal.h"
+#include "analysis/trace/trace_intervals.h"
+#include "analysis/trace/trace_stalls.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,96 +82,10 @@ static int cmp_kept_stream_ts(const void *x, const void *y)
     return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-int gd_trace_cmp_span_ts(const void *x, const void *y)
-{
-    const gd_tspan *a = x, *b = y;
-    return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
-
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
-}
-
-/* Quantile q of sorted v (numpy's linear interpolation). */
-static double quantile(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n)
-        return v[n - 1];
-    return v[i] + (v[i + 1] - v[i]) * (pos - (double)i);
-}
-
-double gd_trace_median(double *v, size_t n)
-{
-    return gd_median(v, n); /* numpy's median: quantile 0.5, the two middles' mean */
-}
-
-/* Union of the intervals of k[0..n) (sorted by ts) that pass `want`, as HTA
- * merges: an interval joins the run when it starts at or before the run's end. */
-static size_t merge(const kept *k, size_t n, int want_cls, iv *out)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (want_cls >= 0 && k[i].cls != want_cls)
-            continue;
-        int64_t lo = k[i].ts, hi = k[i].ts + k[i].dur;
-        if (m && lo <= out[m - 1].hi) {
-            if (hi > out[m - 1].hi)
-                out[m - 1].hi = hi;
-        } else {
-            out[m++] = (iv){lo, hi};
-        }
-    }
-    return m;
-}
-
-/* Length of a union, in us. */
-static double total(const iv *v, size_t n)
-{
-    int64_t t = 0;
-    for (size_t i = 0; i < n; i++)
-        t += v[i].hi - v[i].lo;
-    return gd_trace_us(t);
-}
-
-double gd_trace_within(const iv *v, size_t n, int64_t lo, int64_t hi)
-{
-    size_t a = 0, b = n;
-    while (a < b) { /* first interval that ends after lo */
-        size_t mid = (a + b) / 2;
-        if (v[mid].hi <= lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    int64_t t = 0;
-    for (size_t i = a; i < n && v[i].lo < hi; i++) {
-        int64_t x = v[i].lo > lo ? v[i].lo : lo, y = v[i].hi < hi ? v[i].hi : hi;
-        if (y > x)
-            t += y - x;
-    }
-    return gd_trace_us(t);
-}
-
-/* |a ∩ b| of two unions, in us. */
-static double overlap(const iv *a, size_t na, const iv *b, size_t nb)
-{
-    int64_t t = 0;
-    for (size_t i = 0, j = 0; i < na && j < nb;) {
-        int64_t x = a[i].lo > b[j].lo ? a[i].lo : b[j].lo, y = a[i].hi < b[j].hi ? a[i].hi : b[j].hi;
-        if (y > x)
-            t += y - x;
-        if (a[i].hi < b[j].hi)
-            i++;
-        else
-            j++;
-    }
-    return gd_trace_us(t);
 }
 
 typedef struct name_agg {
@@ -374,21 +289,21 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     gd_sort(k, nk, sizeof *k, cmp_kept_ts);
 
     /* 2. Temporal breakdown. */
-    size_t nall = merge(k, nk, -1, u_all);
-    size_t ncomp = merge(k, nk, GD_K_COMPUTE, u_cls);
-    size_t ncomm = merge(k, nk, GD_K_COMM, u_comm);
+    size_t nall = gd_trace_union(k, nk, -1, u_all);
+    size_t ncomp = gd_trace_union(k, nk, GD_K_COMPUTE, u_cls);
+    size_t ncomm = gd_trace_union(k, nk, GD_K_COMM, u_comm);
     if (nall) {
         r->span_us = gd_trace_us(u_all[nall - 1].hi - u_all[0].lo);
-        double busy = total(u_all, nall);
+        double busy = gd_trace_union_us(u_all, nall);
         r->idle_us = r->span_us - busy;
-        r->compute_us = total(u_cls, ncomp);
+        r->compute_us = gd_trace_union_us(u_cls, ncomp);
         r->non_compute_us = r->span_us - r->compute_us - r->idle_us;
         r->idle_pct = pct(r->idle_us, r->span_us);
         r->compute_pct = pct(r->compute_us, r->span_us);
         r->non_compute_pct = pct(r->non_compute_us, r->span_us);
-        double comm = total(u_comm, ncomm);
+        double comm = gd_trace_union_us(u_comm, ncomm);
         if (comm > 0)
-            r->comm_overlap_pct = pct(overlap(u_cls, ncomp, u_comm, ncomm), comm);
+            r->comm_overlap_pct = pct(gd_trace_overlap_us(u_cls, ncomp, u_comm, ncomm), comm);
     }
 
     /* 3. Idle time per stream: kernels, copies and memsets only. */
@@ -440,13 +355,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         if (!in_window(&w, loader[i].ts))
             continue;
         r->dataloader_events++;
-        int64_t lo = loader[i].ts, hi = loader[i].ts + loader[i].dur;
-        if (nl && lo <= u_dl[nl - 1].hi) {
-            if (hi > u_dl[nl - 1].hi)
-                u_dl[nl - 1].hi = hi;
-        } else {
-            u_dl[nl++] = (iv){lo, hi};
-        }
+        nl = gd_trace_union_add(u_dl, nl, loader[i].ts, loader[i].ts + loader[i].dur);
     }
     r->steps = calloc(a->steps.n + 1, sizeof *r->steps);
     if (!r->steps) {
@@ -482,8 +391,8 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     free(u_dl);
     if (r->nsteps) {
         gd_sort(scratch, r->nsteps, sizeof *scratch, cmp_double);
-        r->step_median_us = quantile(scratch, r->nsteps, 0.5);
-        r->step_p90_us = quantile(scratch, r->nsteps, 0.9);
+        r->step_median_us = gd_trace_quantile(scratch, r->nsteps, 0.5);
+        r->step_p90_us = gd_trace_quantile(scratch, r->nsteps, 0.9);
         r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
         if (r->has_gpu) {
             r->step_idle_us = 0;
