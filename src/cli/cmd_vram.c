@@ -5,16 +5,14 @@
 #include "backends/collect.h"
 #include "cli.h"
 #include "core/data_tables.h"
+#include "core/numparse.h"
 #include "report/vram_report.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 const char gd_vram_help[] =
     "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N)\n"
@@ -79,66 +77,6 @@ typedef struct vram_opts {
     int json;
 } vram_opts;
 
-/* "7B", "350M", "7.5e9", "1.2T": a positive count. */
-static int parse_count(const char *s, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v))
-        return -1;
-    static const struct {
-        char c;
-        double mul;
-    } suffix[] = {{'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}};
-    for (size_t i = 0; *end && i < sizeof suffix / sizeof suffix[0]; i++)
-        if (tolower((unsigned char)*end) == suffix[i].c && end[1] == '\0') {
-            v *= suffix[i].mul;
-            end++;
-        }
-    if (*end || !(v >= 1) || v > 1e15)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* "80G", "80GB", "80GiB", "24576M", "85899345920": bytes. Units are binary
- * (GPU memory is sold in GiB-sized parts: an "80GB" H100 holds 79.6 GiB). */
-static int parse_size(const char *s, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v <= 0)
-        return -1;
-    static const struct {
-        const char *unit;
-        double mul;
-    } units[] = {{"", 1},
-                 {"K", 1024.0},
-                 {"KB", 1024.0},
-                 {"KiB", 1024.0},
-                 {"M", 1048576.0},
-                 {"MB", 1048576.0},
-                 {"MiB", 1048576.0},
-                 {"G", 1073741824.0},
-                 {"GB", 1073741824.0},
-                 {"GiB", 1073741824.0},
-                 {"T", 1099511627776.0},
-                 {"TB", 1099511627776.0},
-                 {"TiB", 1099511627776.0}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcasecmp(end, units[i].unit) == 0) {
-            v *= units[i].mul;
-            /* A bare small number is a forgotten unit, not a few bytes. */
-            if (v < 1048576.0 || v > 1e15)
-                return -1;
-            *out = v;
-            return 0;
-        }
-    return -1;
-}
-
 /* A whole number in [lo, hi] for option `name` into *out; 0 or exit code 3. */
 static int whole(const char *name, const char *arg, long lo, long hi, long *out)
 {
@@ -199,11 +137,30 @@ static int choice(const char *name, const char *arg, int (*parse_fn)(const char 
 
 static int margin(const char *arg, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
+    double v;
+    if (gd_parse_percent(arg, &v) != 0 || !(v >= 0 && v <= 100))
         return gd_cli_error("--margin wants a percentage from 0 to 100 like 10, not '%s'", arg);
+    *out = v;
+    return 0;
+}
+
+/* --params: a count of at least 1 (at most 1e15: no model is near it). */
+static int params(const char *arg, double *out)
+{
+    double v;
+    if (gd_parse_count(arg, &v) != 0 || v < 1 || v > 1e15)
+        return gd_cli_error("--params wants a positive count like 7B, 350M or 7.5e9, not '%s'", arg);
+    *out = v;
+    return 0;
+}
+
+/* --gpu-memory: from 1 MiB (a bare small number is a forgotten unit, not a
+ * few bytes) to 1e15 bytes. */
+static int gpu_memory(const char *arg, double *out)
+{
+    double v;
+    if (gd_parse_size(arg, &v) != 0 || v < 1048576.0 || v > 1e15)
+        return gd_cli_error("--gpu-memory wants a size with its unit like 80G, 40GiB or 24576M, not '%s'", arg);
     *out = v;
     return 0;
 }
@@ -214,10 +171,7 @@ static int option(int c, const char *arg, vram_opts *o)
     gd_vram_model *m = &o->shape;
     int v = 0;
     switch (c) {
-    case O_PARAMS:
-        if (parse_count(arg, &s->model.params) != 0)
-            return gd_cli_error("--params wants a positive count like 7B, 350M or 7.5e9, not '%s'", arg);
-        return 0;
+    case O_PARAMS: return params(arg, &s->model.params);
     case O_LAYERS: return whole("--layers", arg, 1, 100000, &m->layers);
     case O_HIDDEN: return whole("--hidden", arg, 1, 1L << 20, &m->hidden);
     case O_HEADS: return whole("--heads", arg, 1, 1L << 16, &m->heads);
@@ -297,9 +251,7 @@ static int option(int c, const char *arg, vram_opts *o)
         return 0;
     case O_MEM:
         o->memory_given = true;
-        if (parse_size(arg, &s->gpu_memory_bytes) != 0)
-            return gd_cli_error("--gpu-memory wants a size with its unit like 80G, 40GiB or 24576M, not '%s'", arg);
-        return 0;
+        return gpu_memory(arg, &s->gpu_memory_bytes);
     case O_CONFIG: o->config = arg; return 0;
     case O_SIM: o->sim = arg; return 0;
     case O_JSON: o->json = 1; return 0;
