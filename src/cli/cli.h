@@ -84,7 +84,7 @@ void gd_cli_json_error_members(json_t *report, const char *error, int code);
  */
 int gd_cli_close_stdout(int code);
 
-/* Text style for stdout: colour on a terminal unless NO_COLOR is set. */
+/* Text style for stdout: colour on a terminal unless NO_COLOR is set (cli_term.c). */
 gd_text_style gd_cli_text_style(void);
 
 /* A help text, each line wider than the terminal (80 for a file or a pipe)

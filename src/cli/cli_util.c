@@ -17,7 +17,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,24 +109,6 @@ int gd_cli_close_stdout(int code)
     if (!failed || code == GD_EXIT_ERROR) /* an error already said why */
         return code;
     return gd_cli_error("cannot write the output%s%s", saved ? ": " : "", saved ? strerror(saved) : "");
-}
-
-gd_text_style gd_cli_text_style(void)
-{
-    /* The terminal's width; COLUMNS (as ls and man read it) before it; 80 for
-     * a file or a pipe. */
-    gd_text_style st = {.color = false, .width = 80};
-    bool tty = isatty(STDOUT_FILENO);
-    const char *no_color = getenv("NO_COLOR");
-    st.color = tty && !(no_color && *no_color);
-    struct winsize ws;
-    unsigned long cols;
-    const char *columns = getenv("COLUMNS");
-    if (columns && gd_parse_uint(columns, 1000, &cols) == 0 && cols >= 40)
-        st.width = (int)cols;
-    else if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-        st.width = ws.ws_col;
-    return st;
 }
 
 int gd_cli_number(const char *s, double lo, double hi, double *out)

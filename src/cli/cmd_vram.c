@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor vram: the memory a training, fine-tuning or serving run needs per GPU, and whether it fits. */
-#include "analysis/vram_config.h"
+#include "analysis/vram_model.h"
 #include "analysis/vram_plan.h"
 #include "sources/collect.h"
 #include "cli.h"
 #include "core/data_tables.h"
+#include "core/numparse.h"
 #include "report/vram_report.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 const char gd_vram_help[] =
     "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N)\n"
@@ -73,71 +71,11 @@ const char gd_vram_help[] =
 
 typedef struct vram_opts {
     gd_vram_setup setup;
-    gd_vram_model shape; /* flags given; 0 = not given */
-    const char *config, *sim, *gpu_name, *shape_from;
-    bool gpus_given, seq_given, memory_given, attention_given, lora_given, serving_given;
+    gd_vram_model_opts model;
+    const char *sim, *gpu_name;
+    bool gpus_given, memory_given, lora_given, serving_given;
     int json;
 } vram_opts;
-
-/* "7B", "350M", "7.5e9", "1.2T": a positive count. */
-static int parse_count(const char *s, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v))
-        return -1;
-    static const struct {
-        char c;
-        double mul;
-    } suffix[] = {{'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}};
-    for (size_t i = 0; *end && i < sizeof suffix / sizeof suffix[0]; i++)
-        if (tolower((unsigned char)*end) == suffix[i].c && end[1] == '\0') {
-            v *= suffix[i].mul;
-            end++;
-        }
-    if (*end || !(v >= 1) || v > 1e15)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* "80G", "80GB", "80GiB", "24576M", "85899345920": bytes. Units are binary
- * (GPU memory is sold in GiB-sized parts: an "80GB" H100 holds 79.6 GiB). */
-static int parse_size(const char *s, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v <= 0)
-        return -1;
-    static const struct {
-        const char *unit;
-        double mul;
-    } units[] = {{"", 1},
-                 {"K", 1024.0},
-                 {"KB", 1024.0},
-                 {"KiB", 1024.0},
-                 {"M", 1048576.0},
-                 {"MB", 1048576.0},
-                 {"MiB", 1048576.0},
-                 {"G", 1073741824.0},
-                 {"GB", 1073741824.0},
-                 {"GiB", 1073741824.0},
-                 {"T", 1099511627776.0},
-                 {"TB", 1099511627776.0},
-                 {"TiB", 1099511627776.0}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcasecmp(end, units[i].unit) == 0) {
-            v *= units[i].mul;
-            /* A bare small number is a forgotten unit, not a few bytes. */
-            if (v < 1048576.0 || v > 1e15)
-                return -1;
-            *out = v;
-            return 0;
-        }
-    return -1;
-}
 
 /* A whole number in [lo, hi] for option `name` into *out; 0 or exit code 3. */
 static int whole(const char *name, const char *arg, long lo, long hi, long *out)
@@ -199,11 +137,30 @@ static int choice(const char *name, const char *arg, int (*parse_fn)(const char 
 
 static int margin(const char *arg, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
+    double v;
+    if (gd_parse_percent(arg, &v) != 0 || !(v >= 0 && v <= 100))
         return gd_cli_error("--margin wants a percentage from 0 to 100 like 10, not '%s'", arg);
+    *out = v;
+    return 0;
+}
+
+/* --params: a count of at least 1 (at most 1e15: no model is near it). */
+static int params(const char *arg, double *out)
+{
+    double v;
+    if (gd_parse_count(arg, &v) != 0 || v < 1 || v > 1e15)
+        return gd_cli_error("--params wants a positive count like 7B, 350M or 7.5e9, not '%s'", arg);
+    *out = v;
+    return 0;
+}
+
+/* --gpu-memory: from 1 MiB (a bare small number is a forgotten unit, not a
+ * few bytes) to 1e15 bytes. */
+static int gpu_memory(const char *arg, double *out)
+{
+    double v;
+    if (gd_parse_size(arg, &v) != 0 || v < 1048576.0 || v > 1e15)
+        return gd_cli_error("--gpu-memory wants a size with its unit like 80G, 40GiB or 24576M, not '%s'", arg);
     *out = v;
     return 0;
 }
@@ -211,20 +168,17 @@ static int margin(const char *arg, double *out)
 static int option(int c, const char *arg, vram_opts *o)
 {
     gd_vram_setup *s = &o->setup;
-    gd_vram_model *m = &o->shape;
+    gd_vram_model *m = &o->model.shape;
     int v = 0;
     switch (c) {
-    case O_PARAMS:
-        if (parse_count(arg, &s->model.params) != 0)
-            return gd_cli_error("--params wants a positive count like 7B, 350M or 7.5e9, not '%s'", arg);
-        return 0;
+    case O_PARAMS: return params(arg, &s->model.params);
     case O_LAYERS: return whole("--layers", arg, 1, 100000, &m->layers);
     case O_HIDDEN: return whole("--hidden", arg, 1, 1L << 20, &m->hidden);
     case O_HEADS: return whole("--heads", arg, 1, 1L << 16, &m->heads);
     case O_KV: return whole("--kv-heads", arg, 1, 1L << 16, &m->kv_heads);
     case O_FFN: return whole("--ffn", arg, 1, 1L << 24, &m->ffn);
     case O_VOCAB: return whole("--vocab", arg, 1, 1L << 27, &m->vocab);
-    case O_SEQ: o->seq_given = true; return whole("--seq", arg, 1, 1L << 24, &s->seq);
+    case O_SEQ: o->model.seq_given = true; return whole("--seq", arg, 1, 1L << 24, &s->seq);
     case O_BATCH: return whole("--batch", arg, 1, 1L << 20, &s->batch);
     case O_ACCUM: return whole("--accumulation", arg, 1, 1L << 20, &s->accum_steps);
     case O_GPUS: o->gpus_given = true; return whole("--gpus", arg, 1, 1L << 20, &s->gpus);
@@ -250,7 +204,7 @@ static int option(int c, const char *arg, vram_opts *o)
         s->sharding = (gd_vram_sharding)v;
         return 0;
     case O_ATTN:
-        o->attention_given = true;
+        o->model.attention_given = true;
         if (choice("--attention", arg, gd_vram_attention_parse, "eager, sdpa, flash", &v) != 0)
             return GD_EXIT_ERROR;
         s->attention = (gd_vram_attention)v;
@@ -289,18 +243,14 @@ static int option(int c, const char *arg, vram_opts *o)
     case O_SHAPE_FROM:
         if (strcmp(arg, "llama") != 0)
             return bad_choice("--shape-from", arg, "llama");
-        o->shape_from = arg;
+        o->model.shape_from_llama = true;
         return 0;
     case O_FLASH:
-        o->attention_given = true;
+        o->model.attention_given = true;
         s->attention = GD_ATTN_FLASH;
         return 0;
-    case O_MEM:
-        o->memory_given = true;
-        if (parse_size(arg, &s->gpu_memory_bytes) != 0)
-            return gd_cli_error("--gpu-memory wants a size with its unit like 80G, 40GiB or 24576M, not '%s'", arg);
-        return 0;
-    case O_CONFIG: o->config = arg; return 0;
+    case O_MEM: o->memory_given = true; return gpu_memory(arg, &s->gpu_memory_bytes);
+    case O_CONFIG: o->model.config = arg; return 0;
     case O_SIM: o->sim = arg; return 0;
     case O_JSON: o->json = 1; return 0;
     default: return GD_EXIT_ERROR;
@@ -378,7 +328,7 @@ static int parse(int argc, char **argv, vram_opts *o)
         return gd_cli_error("--weights and --kv-cache need --inference (they describe serving)");
     if (o->gpu_name && o->memory_given)
         return gd_cli_error("--gpu and --gpu-memory both give the GPU size: give one");
-    if (o->shape_from && !(o->setup.model.params > 0))
+    if (o->model.shape_from_llama && !(o->setup.model.params > 0))
         return gd_cli_error("--shape-from llama matches a shape to --params: give --params too");
     return 0;
 }
@@ -396,65 +346,6 @@ static int gpu_by_name(vram_opts *o)
     for (size_t i = 0; gd_gpu_board_at(i, &b) && used < sizeof known; i++)
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", b.name);
     return gd_cli_error("--gpu: unknown GPU '%s' (known: %s; or give --gpu-memory SIZE)", o->gpu_name, known);
-}
-
-/* --shape-from llama: the Llama shape nearest --params, for the fields not given. */
-static void shape_from_llama(vram_opts *o, gd_vram_plan *plan)
-{
-    gd_vram_model *m = &o->setup.model;
-    if (m->layers > 0 && m->hidden > 0) {
-        gd_vram_plan_note(plan, "--shape-from llama not used: the shape is given");
-        return;
-    }
-    gd_model_shape sh;
-    if (!gd_model_shape_nearest(m->params, &sh))
-        return;
-    long *dst[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn, &m->vocab};
-    const long src[] = {sh.layers, sh.hidden, sh.heads, sh.kv_heads, sh.ffn, sh.vocab};
-    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
-        if (*dst[i] <= 0)
-            *dst[i] = src[i];
-    m->gated_mlp = true;
-    m->tied_embeddings = sh.tied;
-    gd_vram_plan_note(plan,
-                      "shape from %s (%.2fB, the Llama shape nearest --params; data/model-shapes.tsv): "
-                      "%ld layers, hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld",
-                      sh.name, sh.params / 1e9, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab);
-}
-
-/* The config first, then every shape flag given on top of it. */
-static int build_model(vram_opts *o, gd_vram_plan *plan)
-{
-    gd_vram_model *m = &o->setup.model;
-    char err[512];
-    if (o->config && gd_vram_config_load(o->config, m, err, sizeof err) != 0)
-        return gd_cli_error("%s", err);
-    const gd_vram_model *f = &o->shape;
-    long *dst[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn, &m->vocab};
-    const long src[] = {f->layers, f->hidden, f->heads, f->kv_heads, f->ffn, f->vocab};
-    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
-        if (src[i] > 0)
-            *dst[i] = src[i];
-    if (o->shape_from)
-        shape_from_llama(o, plan);
-    if (m->hidden > 0 && m->heads <= 0)
-        gd_vram_plan_note(plan, "attention heads not given: assumed hidden/128 = %ld (head dimension 128)",
-                          m->hidden >= 128 ? m->hidden / 128 : 1);
-    gd_vram_fill_model(m);
-    if (!o->seq_given) {
-        o->setup.seq = 2048; /* a context length is what the model can take, not what a run uses */
-        if (m->layers > 0 && m->max_positions > 0)
-            gd_vram_plan_note(plan,
-                              "--seq not given: 2048, the default (the model's context length is %ld: "
-                              "--seq %ld plans for it)",
-                              m->max_positions, m->max_positions);
-        else if (m->layers > 0)
-            gd_vram_plan_note(plan, "--seq not given: 2048, the default");
-    }
-    if (!o->attention_given && m->layers > 0)
-        gd_vram_plan_note(plan, "--attention not given: sdpa (PyTorch scaled_dot_product_attention, the Hugging Face "
-                                "default), which keeps no s x s scores; --attention eager counts them");
-    return 0;
 }
 
 static void no_gpu_note(gd_vram_plan *plan, const char *why)
@@ -525,8 +416,9 @@ int gd_cmd_vram(int argc, char **argv)
         return gd_cli_error("out of memory");
     char err[512];
     int code = GD_EXIT_OK;
-    if (build_model(&o, plan) != 0 || (o.gpu_name && gpu_by_name(&o) != 0) ||
-        (!o.memory_given && !o.gpu_name && machine_gpus(&o, plan) != 0))
+    if (gd_vram_model_build(&o.model, &o.setup, plan, err, sizeof err) != 0)
+        code = gd_cli_error("%s", err);
+    else if ((o.gpu_name && gpu_by_name(&o) != 0) || (!o.memory_given && !o.gpu_name && machine_gpus(&o, plan) != 0))
         code = GD_EXIT_ERROR;
     else if (gd_vram_setup_validate(&o.setup, err, sizeof err) != 0)
         code = gd_cli_error("%s", err);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Option values are plain decimal: strtod's hex, exponent, inf and nan forms
- * are not numbers a user means ("--duration 0x10" must not run 16 s). */
+ * are not numbers a user means ("--duration 0x10" must not run 16 s). vram's
+ * counts, sizes and percentages are the exception numparse.h documents: C's
+ * notation, for "7.5e9" parameters. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -75,12 +77,80 @@ static void durations_take_a_unit(void **state)
             fail_msg("'%s' taken as %g s", bad[i], s);
 }
 
+static void counts_take_a_suffix(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        double v;
+    } good[] = {{"7", 7},        {"7B", 7e9},     {"7b", 7e9},  {"7G", 7e9},  {"7.5e9", 7.5e9}, {"1.5T", 1.5e12},
+                {"350M", 350e6}, {"350m", 350e6}, {"1k", 1e3},  {"1K", 1e3},  {".5B", 0.5e9},   {"0.5", 0.5},
+                {"1e3k", 1e6},   {"1e16", 1e16},  {"0x10", 16}, {" 7B", 7e9}, {"+7B", 7e9}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double v = 0;
+        if (gd_parse_count(good[i].s, &v) != 0 || v != good[i].v)
+            fail_msg("'%s' not %g", good[i].s, good[i].v);
+    }
+    /* C's notation (vram's --params always took it): an exponent, and so
+     * also a sign, leading space and hex; never inf or nan, nor a count
+     * below or at 0, nor a trailing space or a second suffix. */
+    double v = 0;
+    static const char *const bad[] = {"",    "abc", "0",     "-7B",    "-0", "7BB", "7 B",    "7B ",  "7Q",    "7KB",
+                                      "inf", "nan", "1e400", "1e300T", "B",  ".",   "1e-400", "7,5B", "1_000", NULL};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (gd_parse_count(bad[i], &v) == 0)
+            fail_msg("'%s' taken as %g", bad[i] ? bad[i] : "(null)", v);
+}
+
+static void sizes_take_a_binary_unit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        double v;
+    } good[] = {{"80G", 80.0 * 1073741824},   {"80GB", 80.0 * 1073741824},   {"80GiB", 80.0 * 1073741824},
+                {"80gib", 80.0 * 1073741824}, {"24576M", 24576.0 * 1048576}, {"1.5K", 1536},
+                {"85899345920", 85899345920}, {"1T", 1099511627776.0},       {"2", 2},
+                {"1e3G", 1e3 * 1073741824},   {" 80G", 80.0 * 1073741824}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double v = 0;
+        if (gd_parse_size(good[i].s, &v) != 0 || v != good[i].v)
+            fail_msg("'%s' not %g", good[i].s, good[i].v);
+    }
+    double v = 0;
+    static const char *const bad[] = {"",  "G",    "80X", "80 G", "80G ",  "80Gi", "80GBB",
+                                      "0", "-80G", "inf", "nanG", "1e400", NULL};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (gd_parse_size(bad[i], &v) == 0)
+            fail_msg("'%s' taken as %g", bad[i] ? bad[i] : "(null)", v);
+}
+
+static void percents_may_end_in_a_percent_sign(void **state)
+{
+    (void)state;
+    double v = 0;
+    assert_int_equal(gd_parse_percent("10", &v), 0);
+    assert_true(v == 10);
+    assert_int_equal(gd_parse_percent("10%", &v), 0);
+    assert_true(v == 10);
+    assert_int_equal(gd_parse_percent("5.5", &v), 0);
+    assert_true(v == 5.5);
+    assert_int_equal(gd_parse_percent("1e1", &v), 0); /* C's notation, as vram's --margin took it */
+    assert_true(v == 10);
+    assert_int_equal(gd_parse_percent("-1", &v), 0); /* a range is the caller's */
+    assert_true(v == -1);
+    static const char *const bad[] = {"", "%", "abc", "10%%", "10 %", "5 ", "inf", "nan", "1e-400", NULL};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (gd_parse_percent(bad[i], &v) == 0)
+            fail_msg("'%s' taken as %g", bad[i] ? bad[i] : "(null)", v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(integers_are_decimal_integers),
-        cmocka_unit_test(numbers_are_decimal_numbers),
-        cmocka_unit_test(durations_take_a_unit),
+        cmocka_unit_test(integers_are_decimal_integers), cmocka_unit_test(numbers_are_decimal_numbers),
+        cmocka_unit_test(durations_take_a_unit),         cmocka_unit_test(counts_take_a_suffix),
+        cmocka_unit_test(sizes_take_a_binary_unit),      cmocka_unit_test(percents_may_end_in_a_percent_sign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * definition; they follow Holistic Trace Analysis where it has one).
  */
 #include "core/stats.h"
-#include "analysis/trace/trace_internal.h"
+#include "analysis/trace/trace_intervals.h"
+#include "analysis/trace/trace_stalls.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,96 +82,10 @@ static int cmp_kept_stream_ts(const void *x, const void *y)
     return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-int gd_trace_cmp_span_ts(const void *x, const void *y)
-{
-    const gd_tspan *a = x, *b = y;
-    return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
-
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
-}
-
-/* Quantile q of sorted v (numpy's linear interpolation). */
-static double quantile(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n)
-        return v[n - 1];
-    return v[i] + (v[i + 1] - v[i]) * (pos - (double)i);
-}
-
-double gd_trace_median(double *v, size_t n)
-{
-    return gd_median(v, n); /* numpy's median: quantile 0.5, the two middles' mean */
-}
-
-/* Union of the intervals of k[0..n) (sorted by ts) that pass `want`, as HTA
- * merges: an interval joins the run when it starts at or before the run's end. */
-static size_t merge(const kept *k, size_t n, int want_cls, iv *out)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (want_cls >= 0 && k[i].cls != want_cls)
-            continue;
-        int64_t lo = k[i].ts, hi = k[i].ts + k[i].dur;
-        if (m && lo <= out[m - 1].hi) {
-            if (hi > out[m - 1].hi)
-                out[m - 1].hi = hi;
-        } else {
-            out[m++] = (iv){lo, hi};
-        }
-    }
-    return m;
-}
-
-/* Length of a union, in us. */
-static double total(const iv *v, size_t n)
-{
-    int64_t t = 0;
-    for (size_t i = 0; i < n; i++)
-        t += v[i].hi - v[i].lo;
-    return gd_trace_us(t);
-}
-
-double gd_trace_within(const iv *v, size_t n, int64_t lo, int64_t hi)
-{
-    size_t a = 0, b = n;
-    while (a < b) { /* first interval that ends after lo */
-        size_t mid = (a + b) / 2;
-        if (v[mid].hi <= lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    int64_t t = 0;
-    for (size_t i = a; i < n && v[i].lo < hi; i++) {
-        int64_t x = v[i].lo > lo ? v[i].lo : lo, y = v[i].hi < hi ? v[i].hi : hi;
-        if (y > x)
-            t += y - x;
-    }
-    return gd_trace_us(t);
-}
-
-/* |a ∩ b| of two unions, in us. */
-static double overlap(const iv *a, size_t na, const iv *b, size_t nb)
-{
-    int64_t t = 0;
-    for (size_t i = 0, j = 0; i < na && j < nb;) {
-        int64_t x = a[i].lo > b[j].lo ? a[i].lo : b[j].lo, y = a[i].hi < b[j].hi ? a[i].hi : b[j].hi;
-        if (y > x)
-            t += y - x;
-        if (a[i].hi < b[j].hi)
-            i++;
-        else
-            j++;
-    }
-    return gd_trace_us(t);
 }
 
 typedef struct name_agg {
@@ -209,21 +124,21 @@ static bool in_window(const window *w, int64_t ts)
     return ts >= w->lo && (w->hi_open ? ts < w->hi : ts <= w->hi);
 }
 
-static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result *r, window *w)
+/* Sorts the step spans by time; how many distinct step numbers they have
+ * (0 when out of memory), the last one's start and the latest end. */
+static size_t step_numbers(gd_trace_acc *a, int64_t *last_start, int64_t *last_end)
 {
-    *w = (window){INT64_MIN, INT64_MAX, false};
-    /* Distinct step numbers, the last step's start and the latest step end (any host row named so). */
     size_t distinct = 0;
     long prev = -2;
-    int64_t last_start = INT64_MIN, last_end = INT64_MIN;
+    *last_start = *last_end = INT64_MIN;
     gd_sort(a->steps.v, a->steps.n, sizeof *a->steps.v, gd_trace_cmp_span_ts);
     long *nums = malloc((a->steps.n + 1) * sizeof *nums);
     for (size_t i = 0; i < a->steps.n; i++) {
         const gd_tspan *s = &a->steps.v[i];
-        if (s->ts > last_start)
-            last_start = s->ts;
-        if (s->ts + s->dur > last_end)
-            last_end = s->ts + s->dur;
+        if (s->ts > *last_start)
+            *last_start = s->ts;
+        if (s->ts + s->dur > *last_end)
+            *last_end = s->ts + s->dur;
         if (nums)
             nums[i] = s->number;
     }
@@ -239,6 +154,12 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
                 distinct++, prev = nums[i];
         free(nums);
     }
+    return distinct;
+}
+
+/* The host steps the trace has, and the first and last step numbers. */
+static void steps_in_trace(const gd_trace_acc *a, gd_trace_result *r)
+{
     size_t host_steps = 0;
     for (size_t i = 0; i < a->steps.n; i++)
         host_steps += !a->steps.v[i].gpu_side;
@@ -253,6 +174,16 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
         if (s->number > r->step_last_in_trace)
             r->step_last_in_trace = s->number;
     }
+}
+
+/* The host window analysed: --steps A:B, else every step but the last (HTA's
+ * rule, unless --include-last-step), else the whole trace. */
+static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result *r, window *w)
+{
+    *w = (window){INT64_MIN, INT64_MAX, false};
+    int64_t last_start, last_end;
+    size_t distinct = step_numbers(a, &last_start, &last_end);
+    steps_in_trace(a, r);
     if (o->step_first >= 0) {
         w->lo = INT64_MAX;
         w->hi = INT64_MIN;
@@ -276,8 +207,26 @@ static void pick_window(gd_trace_acc *a, const gd_trace_opts *o, gd_trace_result
     }
 }
 
-int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r, char *err,
-                     size_t errlen)
+/* One rank's analysis under way: the kept GPU operations, their unions and
+ * the working arrays the stages share. */
+typedef struct analysis {
+    gd_trace_acc *a;
+    const gd_trace_opts *o;
+    gd_trace_result *r;
+    window w;
+    kept *k; /* the kept GPU operations, by time */
+    size_t nk;
+    iv *u_all, *u_cls, *u_comm; /* unions: every operation, compute kernels, communication */
+    size_t nall, ncomp, ncomm;
+    double *scratch; /* room for a value per GPU operation or step */
+    size_t nnames;
+    uint8_t *name_cls; /* each interned name's kernel class */
+    name_agg *agg; /* per name */
+    name_rank *order;
+} analysis;
+
+/* The result before any analysis: the reader's counts, every number not yet known. */
+static void result_start(const gd_trace_acc *a, const gd_trace_meta *meta, gd_trace_result *r)
 {
     memset(r, 0, sizeof *r);
     r->rank = meta->rank >= 0 ? meta->rank : 0;
@@ -299,47 +248,67 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
     r->read_blocked_pct = r->step_copy_exposed_pct = r->read_bytes_median = r->item_pct = NAN;
     r->format = meta->legacy ? "legacy" : "kineto";
     r->tf_gpu = -1;
-    {
-        int oom = 0;
-        const char *tf = gd_trace_tf_resolve(a, &r->tf_gpu, &r->tf_other_gpu_events, &oom);
-        if (oom) {
-            snprintf(err, errlen, "out of memory analyzing the trace");
-            return -1;
-        }
-        if (tf)
-            r->format = tf;
-    }
+}
 
-    window w;
-    pick_window(a, o, r, &w);
+/* A TensorFlow trace's GPU events and steps, and its format's name; 0 or -1 (out of memory). */
+static int resolve_tensorflow(gd_trace_acc *a, gd_trace_result *r)
+{
+    int oom = 0;
+    const char *tf = gd_trace_tf_resolve(a, &r->tf_gpu, &r->tf_other_gpu_events, &oom);
+    if (oom)
+        return -1;
+    if (tf)
+        r->format = tf;
+    return 0;
+}
 
-    /* 1. Keep the GPU operations launched by a kept host row (HTA's filter). */
+static int analysis_alloc(analysis *x)
+{
+    size_t ng = x->a->gpu.n;
+    x->k = malloc((ng ? ng : 1) * sizeof *x->k);
+    x->u_all = malloc((ng ? ng : 1) * sizeof *x->u_all);
+    x->u_cls = malloc((ng ? ng : 1) * sizeof *x->u_cls);
+    x->u_comm = malloc((ng ? ng : 1) * sizeof *x->u_comm);
+    x->scratch = malloc((ng + x->a->steps.n + 1) * sizeof *x->scratch);
+    if (!x->k || !x->u_all || !x->u_cls || !x->u_comm || !x->scratch)
+        return -1;
+    x->nnames = x->a->name_off.n;
+    x->name_cls = malloc(x->nnames + 1);
+    x->agg = calloc(x->nnames + 1, sizeof *x->agg);
+    x->order = malloc((x->nnames + 1) * sizeof *x->order);
+    if (!x->name_cls || !x->agg || !x->order)
+        return -1;
+    return 0;
+}
+
+static void analysis_free(analysis *x)
+{
+    free(x->k);
+    free(x->u_all);
+    free(x->u_cls);
+    free(x->u_comm);
+    free(x->scratch);
+    free(x->name_cls);
+    free(x->agg);
+    free(x->order);
+}
+
+static void classify_names(analysis *x)
+{
+    for (size_t i = 0; i < x->nnames; i++)
+        x->name_cls[i] = (uint8_t)gd_trace_kernel_class(gd_trace_name(x->a, (uint32_t)i));
+}
+
+/* The GPU operations launched by a host row in the window (HTA's filter), by time. */
+static void keep_launched_ops(analysis *x)
+{
+    gd_trace_acc *a = x->a;
     gd_sort(a->rt.v, a->rt.n, sizeof *a->rt.v, cmp_rt_corr);
-    size_t ng = a->gpu.n;
-    kept *k = malloc((ng ? ng : 1) * sizeof *k);
-    iv *u_all = malloc((ng ? ng : 1) * sizeof *u_all);
-    iv *u_cls = malloc((ng ? ng : 1) * sizeof *u_cls);
-    iv *u_comm = malloc((ng ? ng : 1) * sizeof *u_comm);
-    double *scratch = malloc((ng + a->steps.n + 1) * sizeof *scratch);
-    uint8_t *name_cls = NULL;
-    name_agg *agg = NULL;
-    name_rank *order = NULL;
-    int rc = -1;
-    if (!k || !u_all || !u_cls || !u_comm || !scratch)
-        goto out;
     size_t nk = 0;
-    size_t nnames = a->name_off.n;
-    name_cls = malloc(nnames + 1);
-    agg = calloc(nnames + 1, sizeof *agg);
-    order = malloc((nnames + 1) * sizeof *order);
-    if (!name_cls || !agg || !order)
-        goto out;
-    for (size_t i = 0; i < nnames; i++)
-        name_cls[i] = (uint8_t)gd_trace_kernel_class(gd_trace_name(a, (uint32_t)i));
-    for (size_t i = 0; i < ng; i++) {
+    for (size_t i = 0; i < a->gpu.n; i++) {
         const gd_tgpu *g = &a->gpu.v[i];
-        kept x = {g->ts, g->dur,  INT64_MIN, 0,           g->bytes,         g->stream,
-                  -1,    g->name, g->cat,    GD_RT_OTHER, name_cls[g->name]};
+        kept k = {g->ts,  g->dur,      INT64_MIN,           0, g->bytes, g->stream, -1, g->name,
+                  g->cat, GD_RT_OTHER, x->name_cls[g->name]};
         if (g->corr >= 0) {
             size_t lo = 0, hi = a->rt.n;
             while (lo < hi) {
@@ -351,276 +320,361 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
             }
             bool found = false;
             for (size_t j = lo; j < a->rt.n && a->rt.v[j].corr == g->corr; j++)
-                if (in_window(&w, a->rt.v[j].ts)) {
-                    x.rt_ts = a->rt.v[j].ts;
-                    x.rt_dur = a->rt.v[j].dur;
-                    x.rt_kind = a->rt.v[j].kind;
-                    x.rt_tid = a->rt.v[j].tid;
+                if (in_window(&x->w, a->rt.v[j].ts)) {
+                    k.rt_ts = a->rt.v[j].ts;
+                    k.rt_dur = a->rt.v[j].dur;
+                    k.rt_kind = a->rt.v[j].kind;
+                    k.rt_tid = a->rt.v[j].tid;
                     found = true;
                     break;
                 }
             if (!found)
                 continue;
-        } else if (!in_window(&w, g->ts)) {
+        } else if (!in_window(&x->w, g->ts)) {
             /* Without a correlation HTA counts the row as a host row: kept by its own time. */
             continue;
         }
-        k[nk++] = x;
+        x->k[nk++] = k;
     }
+    x->nk = nk;
+    gd_trace_result *r = x->r;
     r->gpu_events = nk;
     for (size_t i = 0; i < nk; i++)
-        r->gpu_linked += k[i].rt_ts != INT64_MIN;
+        r->gpu_linked += x->k[i].rt_ts != INT64_MIN;
     r->has_gpu = nk > 0;
-    gd_sort(k, nk, sizeof *k, cmp_kept_ts);
+    gd_sort(x->k, nk, sizeof *x->k, cmp_kept_ts);
+}
 
-    /* 2. Temporal breakdown. */
-    size_t nall = merge(k, nk, -1, u_all);
-    size_t ncomp = merge(k, nk, GD_K_COMPUTE, u_cls);
-    size_t ncomm = merge(k, nk, GD_K_COMM, u_comm);
-    if (nall) {
-        r->span_us = gd_trace_us(u_all[nall - 1].hi - u_all[0].lo);
-        double busy = total(u_all, nall);
-        r->idle_us = r->span_us - busy;
-        r->compute_us = total(u_cls, ncomp);
-        r->non_compute_us = r->span_us - r->compute_us - r->idle_us;
-        r->idle_pct = pct(r->idle_us, r->span_us);
-        r->compute_pct = pct(r->compute_us, r->span_us);
-        r->non_compute_pct = pct(r->non_compute_us, r->span_us);
-        double comm = total(u_comm, ncomm);
-        if (comm > 0)
-            r->comm_overlap_pct = pct(overlap(u_cls, ncomp, u_comm, ncomm), comm);
-    }
+/* HTA's temporal breakdown: compute, non-compute and idle time from the GPU's first operation to its last. */
+static void temporal_breakdown(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    x->nall = gd_trace_union(x->k, x->nk, -1, x->u_all);
+    x->ncomp = gd_trace_union(x->k, x->nk, GD_K_COMPUTE, x->u_cls);
+    x->ncomm = gd_trace_union(x->k, x->nk, GD_K_COMM, x->u_comm);
+    if (!x->nall)
+        return;
+    r->span_us = gd_trace_us(x->u_all[x->nall - 1].hi - x->u_all[0].lo);
+    double busy = gd_trace_union_us(x->u_all, x->nall);
+    r->idle_us = r->span_us - busy;
+    r->compute_us = gd_trace_union_us(x->u_cls, x->ncomp);
+    r->non_compute_us = r->span_us - r->compute_us - r->idle_us;
+    r->idle_pct = pct(r->idle_us, r->span_us);
+    r->compute_pct = pct(r->compute_us, r->span_us);
+    r->non_compute_pct = pct(r->non_compute_us, r->span_us);
+    double comm = gd_trace_union_us(x->u_comm, x->ncomm);
+    if (comm > 0)
+        r->comm_overlap_pct = pct(gd_trace_overlap_us(x->u_cls, x->ncomp, x->u_comm, x->ncomm), comm);
+}
 
-    /* 3. Idle time per stream: kernels, copies and memsets only. */
-    {
-        kept *s = malloc((nk ? nk : 1) * sizeof *s);
-        if (!s)
-            goto out;
-        size_t ns = 0;
-        for (size_t i = 0; i < nk; i++)
-            if (k[i].cat == GD_TCAT_KERNEL || k[i].cat == GD_TCAT_MEMCPY || k[i].cat == GD_TCAT_MEMSET)
-                s[ns++] = k[i];
-        gd_sort(s, ns, sizeof *s, cmp_kept_stream_ts);
-        for (size_t i = 0; i < ns;) {
-            size_t j = i;
-            gd_trace_stream st = {.stream = s[i].stream};
-            int64_t host = 0, kern = 0, other = 0; /* ns, summed exactly */
-            for (; j < ns && s[j].stream == s[i].stream; j++) {
-                st.events++;
-                if (j == i)
-                    continue;
-                int64_t prev_end = s[j - 1].ts + s[j - 1].dur;
-                int64_t gap = s[j].ts - prev_end;
-                if (s[j].rt_ts != INT64_MIN && s[j].rt_ts > prev_end)
-                    host += gap;
-                else if (gap < o->kernel_wait_us * 1000)
-                    kern += gap;
-                else
-                    other += gap;
-            }
-            st.host_wait_us = gd_trace_us(host);
-            st.kernel_wait_us = gd_trace_us(kern);
-            st.other_us = gd_trace_us(other);
-            st.idle_us = gd_trace_us(host + kern + other);
-            if (r->nstreams < GD_TRACE_MAX_STREAMS)
-                r->streams[r->nstreams++] = st;
-            i = j;
+/* HTA's idle time breakdown per stream (kernels, copies and memsets only):
+ * waiting for the host, for a kernel, or other. 0 or -1 (out of memory). */
+static int stream_idle(analysis *x)
+{
+    const kept *k = x->k;
+    gd_trace_result *r = x->r;
+    kept *s = malloc((x->nk ? x->nk : 1) * sizeof *s);
+    if (!s)
+        return -1;
+    size_t ns = 0;
+    for (size_t i = 0; i < x->nk; i++)
+        if (k[i].cat == GD_TCAT_KERNEL || k[i].cat == GD_TCAT_MEMCPY || k[i].cat == GD_TCAT_MEMSET)
+            s[ns++] = k[i];
+    gd_sort(s, ns, sizeof *s, cmp_kept_stream_ts);
+    for (size_t i = 0; i < ns;) {
+        size_t j = i;
+        gd_trace_stream st = {.stream = s[i].stream};
+        int64_t host = 0, kern = 0, other = 0; /* ns, summed exactly */
+        for (; j < ns && s[j].stream == s[i].stream; j++) {
+            st.events++;
+            if (j == i)
+                continue;
+            int64_t prev_end = s[j - 1].ts + s[j - 1].dur;
+            int64_t gap = s[j].ts - prev_end;
+            if (s[j].rt_ts != INT64_MIN && s[j].rt_ts > prev_end)
+                host += gap;
+            else if (gap < x->o->kernel_wait_us * 1000)
+                kern += gap;
+            else
+                other += gap;
         }
-        free(s);
+        st.host_wait_us = gd_trace_us(host);
+        st.kernel_wait_us = gd_trace_us(kern);
+        st.other_us = gd_trace_us(other);
+        st.idle_us = gd_trace_us(host + kern + other);
+        if (r->nstreams < GD_TRACE_MAX_STREAMS)
+            r->streams[r->nstreams++] = st;
+        i = j;
     }
+    free(s);
+    return 0;
+}
 
-    /* 4. Steps, DataLoader and per-step GPU time. */
-    gd_tspan *loader = a->loader.v;
+/* The union of the DataLoader's calls in the window into u_dl (room for all
+ * of them); counts them in r. Returns the union's length. */
+static size_t dataloader_union(analysis *x, iv *u_dl)
+{
+    gd_tspan *loader = x->a->loader.v;
     size_t nl = 0;
-    gd_sort(loader, a->loader.n, sizeof *loader, gd_trace_cmp_span_ts);
-    iv *u_dl = malloc((a->loader.n + 1) * sizeof *u_dl);
-    if (!u_dl)
-        goto out;
-    for (size_t i = 0; i < a->loader.n; i++) {
-        if (!in_window(&w, loader[i].ts))
+    for (size_t i = 0; i < x->a->loader.n; i++) {
+        if (!in_window(&x->w, loader[i].ts))
             continue;
-        r->dataloader_events++;
-        int64_t lo = loader[i].ts, hi = loader[i].ts + loader[i].dur;
-        if (nl && lo <= u_dl[nl - 1].hi) {
-            if (hi > u_dl[nl - 1].hi)
-                u_dl[nl - 1].hi = hi;
-        } else {
-            u_dl[nl++] = (iv){lo, hi};
-        }
+        x->r->dataloader_events++;
+        nl = gd_trace_union_add(u_dl, nl, loader[i].ts, loader[i].ts + loader[i].dur);
     }
-    r->steps = calloc(a->steps.n + 1, sizeof *r->steps);
-    if (!r->steps) {
-        free(u_dl);
-        goto out;
-    }
+    return nl;
+}
+
+/* Each analysed step's GPU time (compute, non-compute, idle) and DataLoader time. */
+static void measure_steps(analysis *x, const iv *u_dl, size_t nl)
+{
+    gd_trace_acc *a = x->a;
+    const gd_trace_opts *o = x->o;
+    gd_trace_result *r = x->r;
     for (size_t i = 0; i < a->steps.n; i++) {
         const gd_tspan *sp = &a->steps.v[i];
-        if (sp->gpu_side || !in_window(&w, sp->ts))
+        if (sp->gpu_side || !in_window(&x->w, sp->ts))
             continue;
         if (o->step_first >= 0 && (sp->number < o->step_first || sp->number > o->step_last))
             continue;
         gd_trace_step *st = &r->steps[r->nsteps++];
         int64_t lo = sp->ts, hi = sp->ts + sp->dur;
-        double busy = gd_trace_within(u_all, nall, lo, hi);
+        double busy = gd_trace_within(x->u_all, x->nall, lo, hi);
         st->number = sp->number;
         st->lo_ns = lo;
         st->hi_ns = hi;
         st->ts_us = gd_trace_us(lo);
         st->dur_us = gd_trace_us(sp->dur);
-        st->compute_us = gd_trace_within(u_cls, ncomp, lo, hi);
+        st->compute_us = gd_trace_within(x->u_cls, x->ncomp, lo, hi);
         st->non_compute_us = busy - st->compute_us;
         st->idle_us = r->has_gpu ? st->dur_us - busy : 0;
         st->dataloader_us = gd_trace_within(u_dl, nl, lo, hi);
         r->step_total_us += st->dur_us;
         r->dataloader_us += st->dataloader_us;
-        scratch[r->nsteps - 1] = st->dur_us;
+        x->scratch[r->nsteps - 1] = st->dur_us;
         if (isnan(r->step_max_us) || st->dur_us > r->step_max_us) {
             r->step_max_us = st->dur_us;
             r->step_slowest = st->number;
         }
     }
-    free(u_dl);
-    if (r->nsteps) {
-        gd_sort(scratch, r->nsteps, sizeof *scratch, cmp_double);
-        r->step_median_us = quantile(scratch, r->nsteps, 0.5);
-        r->step_p90_us = quantile(scratch, r->nsteps, 0.9);
-        r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
-        if (r->has_gpu) {
-            r->step_idle_us = 0;
-            for (size_t i = 0; i < r->nsteps; i++)
-                r->step_idle_us += r->steps[i].idle_us;
-            r->step_idle_pct = pct(r->step_idle_us, r->step_total_us);
-        }
-    }
+}
 
-    /* 5. Kernels by name and class (durations summed, as HTA's kernel breakdown). */
-    size_t nlaunch = 0;
-    for (size_t i = 0; i < nk; i++) {
-        agg[k[i].name].total += gd_trace_us(k[i].dur);
-        agg[k[i].name].count++;
-        r->class_us[k[i].cls] += gd_trace_us(k[i].dur);
-        r->class_count[k[i].cls]++;
-        if (k[i].cat == GD_TCAT_MEMCPY) {
-            gd_copy_kind ck = copy_kind(gd_trace_name(a, k[i].name));
-            gd_trace_copies *c = &r->copies[ck];
-            c->count++;
-            c->time_us += gd_trace_us(k[i].dur);
-            if (k[i].bytes > 0)
-                c->bytes += (double)k[i].bytes;
-            if (ck == GD_COPY_H2D_PAGEABLE || ck == GD_COPY_D2H_PAGEABLE)
-                for (size_t s = 0; s < r->nsteps; s++)
-                    if (k[i].ts >= r->steps[s].lo_ns && k[i].ts < r->steps[s].hi_ns) {
-                        r->pageable_in_step_us += gd_trace_us(k[i].dur);
-                        break;
-                    }
-        }
-        /* 6. Launches: HTA's launch set with a GPU partner. */
-        if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
-                                        k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
-            int64_t cpu = k[i].rt_dur, gpu = k[i].dur; /* ns: HTA's cut-offs are 50 and 100 us */
-            int64_t delay = k[i].ts - k[i].rt_ts - k[i].rt_dur;
-            if (delay < 0)
-                delay = 0;
-            nlaunch++;
-            if (cpu <= 50000 && gpu < cpu)
-                r->short_kernels++;
-            if (cpu > 50000)
-                r->runtime_outliers++;
-            if (delay > 100000)
-                r->delay_outliers++;
-        }
+/* The step times' median and p90 (their durations are in scratch), the
+ * DataLoader's and the idle time's shares. */
+static void step_statistics(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    if (!r->nsteps)
+        return;
+    gd_sort(x->scratch, r->nsteps, sizeof *x->scratch, cmp_double);
+    r->step_median_us = gd_trace_quantile(x->scratch, r->nsteps, 0.5);
+    r->step_p90_us = gd_trace_quantile(x->scratch, r->nsteps, 0.9);
+    r->dataloader_pct = pct(r->dataloader_us, r->step_total_us);
+    if (r->has_gpu) {
+        r->step_idle_us = 0;
+        for (size_t i = 0; i < r->nsteps; i++)
+            r->step_idle_us += r->steps[i].idle_us;
+        r->step_idle_pct = pct(r->step_idle_us, r->step_total_us);
+    }
+}
+
+/* The steps in the window with their GPU and DataLoader time. 0 or -1 (out of memory). */
+static int time_steps(analysis *x)
+{
+    gd_trace_acc *a = x->a;
+    gd_sort(a->loader.v, a->loader.n, sizeof *a->loader.v, gd_trace_cmp_span_ts);
+    iv *u_dl = malloc((a->loader.n + 1) * sizeof *u_dl);
+    if (!u_dl)
+        return -1;
+    size_t nl = dataloader_union(x, u_dl);
+    x->r->steps = calloc(a->steps.n + 1, sizeof *x->r->steps);
+    if (!x->r->steps) {
+        free(u_dl);
+        return -1;
+    }
+    measure_steps(x, u_dl, nl);
+    free(u_dl);
+    step_statistics(x);
+    return 0;
+}
+
+/* Kernel time by name and by class (durations summed, as HTA's kernel breakdown). */
+static void kernel_totals(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    for (size_t i = 0; i < x->nk; i++) {
+        const kept *k = &x->k[i];
+        x->agg[k->name].total += gd_trace_us(k->dur);
+        x->agg[k->name].count++;
+        r->class_us[k->cls] += gd_trace_us(k->dur);
+        r->class_count[k->cls]++;
+    }
+}
+
+/* Copies by kind, their rates, and the pageable copies' time inside the steps. */
+static void copy_totals(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    for (size_t i = 0; i < x->nk; i++) {
+        const kept *k = &x->k[i];
+        if (k->cat != GD_TCAT_MEMCPY)
+            continue;
+        gd_copy_kind ck = copy_kind(gd_trace_name(x->a, k->name));
+        gd_trace_copies *c = &r->copies[ck];
+        c->count++;
+        c->time_us += gd_trace_us(k->dur);
+        if (k->bytes > 0)
+            c->bytes += (double)k->bytes;
+        if (ck == GD_COPY_H2D_PAGEABLE || ck == GD_COPY_D2H_PAGEABLE)
+            for (size_t s = 0; s < r->nsteps; s++)
+                if (k->ts >= r->steps[s].lo_ns && k->ts < r->steps[s].hi_ns) {
+                    r->pageable_in_step_us += gd_trace_us(k->dur);
+                    break;
+                }
     }
     for (int c = 0; c < GD_COPY_NKINDS; c++)
         r->copies[c].gbps = r->copies[c].time_us > 0 ? r->copies[c].bytes / (r->copies[c].time_us * 1e3) : NAN;
-    r->launches = nlaunch;
-    if (nlaunch) {
-        size_t m = 0;
-        for (size_t i = 0; i < nk; i++)
-            if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
-                                            k[i].rt_kind == GD_RT_MEMSET_ASYNC))
-                scratch[m++] = gd_trace_us(k[i].rt_dur);
-        r->launch_cpu_median_us = gd_trace_median(scratch, m);
-        m = 0;
-        for (size_t i = 0; i < nk; i++)
-            if (k[i].rt_ts != INT64_MIN && (k[i].rt_kind == GD_RT_LAUNCH || k[i].rt_kind == GD_RT_MEMCPY_ASYNC ||
-                                            k[i].rt_kind == GD_RT_MEMSET_ASYNC)) {
-                int64_t d = k[i].ts - k[i].rt_ts - k[i].rt_dur;
-                scratch[m++] = d < 0 ? 0 : gd_trace_us(d);
-            }
-        r->launch_delay_median_us = gd_trace_median(scratch, m);
-        m = 0;
-        for (size_t i = 0; i < nk; i++)
-            if (k[i].rt_kind == GD_RT_LAUNCH && k[i].cat == GD_TCAT_KERNEL)
-                scratch[m++] = gd_trace_us(k[i].dur);
-        r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
-    }
-    for (size_t i = 0; i < nnames; i++)
-        order[i] = (name_rank){agg[i].total, (uint32_t)i};
-    gd_sort(order, nnames, sizeof *order, cmp_name_total);
-    for (size_t i = 0; i < nnames; i++) {
-        uint32_t id = order[i].id;
-        if (!agg[id].count)
+}
+
+/* Whether k is in HTA's launch set: launched by a kept launch, copy or memset call. */
+static bool hta_launch(const kept *k)
+{
+    return k->rt_ts != INT64_MIN &&
+           (k->rt_kind == GD_RT_LAUNCH || k->rt_kind == GD_RT_MEMCPY_ASYNC || k->rt_kind == GD_RT_MEMSET_ASYNC);
+}
+
+/* Launches: HTA's launch set with a GPU partner; its outliers and medians. */
+static void launch_statistics(analysis *x)
+{
+    const kept *k = x->k;
+    gd_trace_result *r = x->r;
+    size_t nlaunch = 0;
+    for (size_t i = 0; i < x->nk; i++) {
+        if (!hta_launch(&k[i]))
             continue;
-        gd_kclass c = (gd_kclass)name_cls[id];
+        int64_t cpu = k[i].rt_dur, gpu = k[i].dur; /* ns: HTA's cut-offs are 50 and 100 us */
+        int64_t delay = k[i].ts - k[i].rt_ts - k[i].rt_dur;
+        if (delay < 0)
+            delay = 0;
+        nlaunch++;
+        if (cpu <= 50000 && gpu < cpu)
+            r->short_kernels++;
+        if (cpu > 50000)
+            r->runtime_outliers++;
+        if (delay > 100000)
+            r->delay_outliers++;
+    }
+    r->launches = nlaunch;
+    if (!nlaunch)
+        return;
+    double *scratch = x->scratch;
+    size_t m = 0;
+    for (size_t i = 0; i < x->nk; i++)
+        if (hta_launch(&k[i]))
+            scratch[m++] = gd_trace_us(k[i].rt_dur);
+    r->launch_cpu_median_us = gd_trace_median(scratch, m);
+    m = 0;
+    for (size_t i = 0; i < x->nk; i++)
+        if (hta_launch(&k[i])) {
+            int64_t d = k[i].ts - k[i].rt_ts - k[i].rt_dur;
+            scratch[m++] = d < 0 ? 0 : gd_trace_us(d);
+        }
+    r->launch_delay_median_us = gd_trace_median(scratch, m);
+    m = 0;
+    for (size_t i = 0; i < x->nk; i++)
+        if (k[i].rt_kind == GD_RT_LAUNCH && k[i].cat == GD_TCAT_KERNEL)
+            scratch[m++] = gd_trace_us(k[i].dur);
+    r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
+}
+
+/* The longest kernels of each class, by their total time. */
+static void top_kernels(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    for (size_t i = 0; i < x->nnames; i++)
+        x->order[i] = (name_rank){x->agg[i].total, (uint32_t)i};
+    gd_sort(x->order, x->nnames, sizeof *x->order, cmp_name_total);
+    for (size_t i = 0; i < x->nnames; i++) {
+        uint32_t id = x->order[i].id;
+        if (!x->agg[id].count)
+            continue;
+        gd_kclass c = (gd_kclass)x->name_cls[id];
         if (r->ntop[c] >= GD_TRACE_TOP)
             continue;
         gd_trace_kernel *t = &r->top[c][r->ntop[c]++];
-        snprintf(t->name, sizeof t->name, "%s", gd_trace_name(a, id));
+        snprintf(t->name, sizeof t->name, "%s", gd_trace_name(x->a, id));
         t->cls = c;
-        t->total_us = agg[id].total;
-        t->count = agg[id].count;
-        t->share_pct = pct(agg[id].total, r->class_us[c]);
+        t->total_us = x->agg[id].total;
+        t->count = x->agg[id].count;
+        t->share_pct = pct(x->agg[id].total, r->class_us[c]);
     }
+}
 
-    /* 7. Synchronizations: blocking calls among the kept host rows. */
-    {
-        uint32_t top_id = UINT32_MAX;
-        double top_us = -1;
-        memset(agg, 0, (nnames + 1) * sizeof *agg);
-        for (size_t i = 0; i < a->rt.n; i++) {
-            const gd_trt *t = &a->rt.v[i];
-            if (t->kind != GD_RT_SYNC || !in_window(&w, t->ts))
-                continue;
-            bool in_step = r->nsteps == 0;
-            for (size_t s = 0; s < r->nsteps; s++)
-                if (t->ts >= r->steps[s].lo_ns && t->ts < r->steps[s].hi_ns) {
-                    r->steps[s].syncs++;
-                    in_step = true;
-                    break;
-                }
-            if (!in_step)
-                continue;
-            r->syncs++;
-            r->sync_us += gd_trace_us(t->dur);
-            if (t->name < nnames) {
-                agg[t->name].total += gd_trace_us(t->dur);
-                if (agg[t->name].total > top_us)
-                    top_us = agg[t->name].total, top_id = t->name;
+/* Synchronizations: blocking calls among the kept host rows, inside the steps. */
+static void synchronizations(analysis *x)
+{
+    gd_trace_acc *a = x->a;
+    gd_trace_result *r = x->r;
+    name_agg *agg = x->agg; /* reused: the sync time per name */
+    uint32_t top_id = UINT32_MAX;
+    double top_us = -1;
+    memset(agg, 0, (x->nnames + 1) * sizeof *agg);
+    for (size_t i = 0; i < a->rt.n; i++) {
+        const gd_trt *t = &a->rt.v[i];
+        if (t->kind != GD_RT_SYNC || !in_window(&x->w, t->ts))
+            continue;
+        bool in_step = r->nsteps == 0;
+        for (size_t s = 0; s < r->nsteps; s++)
+            if (t->ts >= r->steps[s].lo_ns && t->ts < r->steps[s].hi_ns) {
+                r->steps[s].syncs++;
+                in_step = true;
+                break;
             }
-        }
-        if (top_id != UINT32_MAX)
-            snprintf(r->sync_top, sizeof r->sync_top, "%s", gd_trace_name(a, top_id));
-        if (r->nsteps) {
-            r->sync_pct = pct(r->sync_us, r->step_total_us);
-            r->sync_per_step = (double)r->syncs / (double)r->nsteps;
+        if (!in_step)
+            continue;
+        r->syncs++;
+        r->sync_us += gd_trace_us(t->dur);
+        if (t->name < x->nnames) {
+            agg[t->name].total += gd_trace_us(t->dur);
+            if (agg[t->name].total > top_us)
+                top_us = agg[t->name].total, top_id = t->name;
         }
     }
+    if (top_id != UINT32_MAX)
+        snprintf(r->sync_top, sizeof r->sync_top, "%s", gd_trace_name(a, top_id));
+    if (r->nsteps) {
+        r->sync_pct = pct(r->sync_us, r->step_total_us);
+        r->sync_per_step = (double)r->syncs / (double)r->nsteps;
+    }
+}
 
-    /* 8. Host reads and exposed copies inside the steps. */
-    if (gd_trace_stalls(a, k, nk, u_cls, ncomp, r))
-        goto out;
-    rc = 0;
-out:
+int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_opts *o, gd_trace_result *r, char *err,
+                     size_t errlen)
+{
+    result_start(a, meta, r);
+    if (resolve_tensorflow(a, r) != 0) {
+        snprintf(err, errlen, "out of memory analyzing the trace");
+        return -1;
+    }
+    analysis x = {.a = a, .o = o, .r = r};
+    pick_window(a, o, r, &x.w);
+    int rc = -1;
+    if (analysis_alloc(&x) == 0) {
+        classify_names(&x);
+        keep_launched_ops(&x);
+        temporal_breakdown(&x);
+        if (stream_idle(&x) == 0 && time_steps(&x) == 0) {
+            kernel_totals(&x);
+            copy_totals(&x);
+            launch_statistics(&x);
+            top_kernels(&x);
+            synchronizations(&x);
+            rc = gd_trace_stalls(a, x.k, x.nk, x.u_cls, x.ncomp, r) ? -1 : 0;
+        }
+    }
     if (rc)
         snprintf(err, errlen, "out of memory analyzing the trace");
-    free(k);
-    free(u_all);
-    free(u_cls);
-    free(u_comm);
-    free(scratch);
-    free(name_cls);
-    free(agg);
-    free(order);
+    analysis_free(&x);
     return rc;
 }
 

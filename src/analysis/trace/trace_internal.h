@@ -116,21 +116,4 @@ typedef struct gd_tiv { /* ns */
     int64_t lo, hi;
 } gd_tiv;
 
-/* Orders spans by start (qsort's comparator). */
-int gd_trace_cmp_span_ts(const void *x, const void *y);
-/* The median of v (sorted in place; numpy's interpolation), NAN when empty. */
-double gd_trace_median(double *v, size_t n);
-
-/* Length in us of the union v (sorted, disjoint; ns) within [lo, hi) (ns). */
-double gd_trace_within(const gd_tiv *v, size_t n, int64_t lo, int64_t hi);
-
-/*
- * Host reads (.item(), .cpu()) and exposed host-to-device copies inside the
- * steps (trace_stalls.c): fills r's read_* and step_copy_* fields and the
- * steps' reads, read_blocked_us, copy_exposed_us. k: the kept GPU operations
- * by time; comp: the union of compute kernels. Returns 0 or -1 (out of memory).
- */
-int gd_trace_stalls(gd_trace_acc *a, const gd_tkept *k, size_t nk, const gd_tiv *comp, size_t ncomp,
-                    gd_trace_result *r);
-
 #endif

@@ -5,7 +5,8 @@
  * for the GPU to drain, and host-to-device copies that no compute overlaps,
  * which a prefetch on a side stream would hide.
  */
-#include "analysis/trace/trace_internal.h"
+#include "analysis/trace/trace_stalls.h"
+#include "analysis/trace/trace_intervals.h"
 #include "core/stats.h"
 
 #include <math.h>
