@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the readers of a job's /proc entries
- * (src/sources/proc/proc_tree.c): cmdline and environ (NUL-separated, the last
- * entry perhaps cut), maps lines and fd link targets. None may crash, read
+ * (src/sources/proc/proc_parse.c): cmdline and environ (NUL-separated, the last
+ * entry perhaps cut), maps lines, fd link targets, thread stat lines and CPU
+ * lists. None may crash, read
  * out of bounds or leave a field unterminated, whatever the bytes.
  */
 #include <stddef.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/proc/proc_tree.h"
+#include "sources/proc/proc_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,6 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         line[n] = '\0';
         gd_proc_parse_maps_line(line, &p);
         gd_proc_parse_fd_target(line, &p);
+        char state = 0, comm[32];
+        double ticks = 0;
+        if (gd_proc_parse_thread_stat(line, &state, &ticks, comm, sizeof comm) && strnlen(comm, sizeof comm) == sizeof comm)
+            __builtin_trap();
+        if (gd_proc_count_cpu_list(line) < 0)
+            __builtin_trap();
         i += n + 1;
     }
     free(line);

@@ -61,25 +61,6 @@ typedef struct proc_source {
     int fds[GD_JOB_MAX_THREADS]; /* thread i's stat, kept open between full scans (pread); -1 none */
 } proc_source;
 
-/* CPUs in a list like "0-3,8,10-11". */
-static int count_cpu_list(const char *s)
-{
-    int n = 0;
-    while (*s && *s != '\n') {
-        char *end;
-        long a = strtol(s, &end, 10);
-        if (end == s)
-            return 0;
-        long b = a;
-        if (*end == '-')
-            b = strtol(end + 1, &end, 10);
-        if (b >= a)
-            n += (int)(b - a + 1);
-        s = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
 /* cpu0's cpufreq file NAME (first line) into buf; false when unreadable. */
 static bool read_cpufreq(const char *sysfs_root, const char *name, char *buf, size_t len)
 {
@@ -111,7 +92,7 @@ static void read_identity(proc_source *ps, const char *status)
         a += strspn(a, " \t");
         size_t len = strcspn(a, "\n");
         snprintf(j->affinity, sizeof j->affinity, "%.*s", (int)(len < 127 ? len : 127), a);
-        j->affinity_cpus = count_cpu_list(j->affinity);
+        j->affinity_cpus = gd_proc_count_cpu_list(j->affinity);
     }
 }
 
@@ -289,34 +270,13 @@ static void rate(double *last, double now, double dt, double *acc)
     *last = now;
 }
 
-/* A thread's stat text into its state and CPU time; false when unparsable. */
-static bool parse_thread(char *buf, char *state, double *cpu_ticks, char *comm, size_t commlen);
-
 /* One thread's stat: its state and CPU time; false when gone. */
 static bool read_thread(const char *path, char *state, double *cpu_ticks, char *comm, size_t commlen)
 {
     char buf[1024];
     if (gd_proc_read_small(path, buf, sizeof buf) <= 0)
         return false;
-    return parse_thread(buf, state, cpu_ticks, comm, commlen);
-}
-
-static bool parse_thread(char *buf, char *state, double *cpu_ticks, char *comm, size_t commlen)
-{
-    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-    if (!open || !close || close < open)
-        return false;
-    snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
-    char *p = close + 2;
-    *state = *p;
-    for (int k = 0; k < 11 && p; k++) /* state ... cmajflt: utime is the 12th field after ')' */
-        p = strchr(p + 1, ' ');
-    if (!p)
-        return false;
-    char *end;
-    double ut = strtod(p + 1, &end), st = strtod(end, NULL);
-    *cpu_ticks = ut + st;
-    return true;
+    return gd_proc_parse_thread_stat(buf, state, cpu_ticks, comm, commlen);
 }
 
 /* One sighting of a thread (t NULL: beyond the table) into s. */
@@ -380,7 +340,7 @@ static void quick_sample(proc_source *ps, double dt, gd_job_sample *s)
             close(*fd);
             *fd = -1;
         }
-        if (n <= 0 || !parse_thread(buf, &state, &ticks, comm, sizeof comm) ||
+        if (n <= 0 || !gd_proc_parse_thread_stat(buf, &state, &ticks, comm, sizeof comm) ||
             (t->tid == (int)j->pid && state == 'Z')) {
             if (t->tid == (int)j->pid) {
                 j->ended = true;
