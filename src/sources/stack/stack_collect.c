@@ -16,61 +16,6 @@
 
 extern char **environ;
 
-char *gd_stack_read_file(const char *path, size_t max, size_t *len)
-{
-    /* Regular files only: a FIFO under a root would block, a directory is no file. */
-    char why[16];
-    int fd = gd_input_open(path, GD_INPUT_FILE, why, sizeof why);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf && n < max) {
-        if (n == cap) {
-            cap = cap * 2 > max ? max : cap * 2;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) { /* EIO, EISDIR...: an error, never an empty file */
-            int code = errno;
-            free(buf);
-            close(fd);
-            errno = code;
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    if (buf) {
-        buf[n] = '\0';
-        if (len)
-            *len = n;
-    }
-    return buf;
-}
-
-gd_cuda_runtime *gd_stack_add_runtime(gd_stack_facts *s, gd_runtime_kind kind, const char *path)
-{
-    if (s->runtime_count >= GD_STACK_MAX_RUNTIMES)
-        return NULL;
-    gd_cuda_runtime *rt = &s->runtimes[s->runtime_count++];
-    memset(rt, 0, sizeof *rt);
-    rt->kind = kind;
-    rt->python = -1;
-    gd_strf(rt->path, sizeof rt->path, "%s", path);
-    return rt;
-}
-
 static int env_push(gd_stack_facts *s, const char *entry, size_t *cap)
 {
     if (!strchr(entry, '='))

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared by the stack backend's files. */
+/* Shared by the software-stack scan's files: stack_collect.c calls the scans
+ * (stack_scan.c, stack_python.c), which use the root's paths and files
+ * (stack_root.c) and record runtimes (stack_runtime.c): one way. */
 #ifndef GD_STACK_INTERNAL_H
 #define GD_STACK_INTERNAL_H
 
@@ -14,10 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads at most max bytes of a file, NUL-terminated (caller frees), or NULL. */
+/* stack_root.c. Reads at most max bytes of a file, NUL-terminated (caller
+ * frees), or NULL. */
 char *gd_stack_read_file(const char *path, size_t max, size_t *len);
 
-/* A new runtime slot (zeroed, python = -1), or NULL when full. */
+/* stack_runtime.c. A new runtime slot (zeroed, python = -1), or NULL when full. */
 gd_cuda_runtime *gd_stack_add_runtime(gd_stack_facts *s, gd_runtime_kind kind, const char *path);
 
 /* stack_root.c. The real path of `path` as the machine under `root` sees it

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Paths inside GPUDOCTOR_ROOT: symbolic links resolve against the root. */
+/* Paths and files inside GPUDOCTOR_ROOT: symbolic links resolve against the
+ * root, and a file is read bounded, regular files only. */
 #include "stack_internal.h"
+#include "core/input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +99,47 @@ void gd_stack_root_path(const gd_stack_facts *s, const char *path, char *out, si
 {
     if (!s->root[0] || gd_root_realpath(s->root, path, out, len) != 0)
         gd_strf(out, len, "%s%s", s->root, path); /* as given: it fails to open */
+}
+
+char *gd_stack_read_file(const char *path, size_t max, size_t *len)
+{
+    /* Regular files only: a FIFO under a root would block, a directory is no file. */
+    char why[16];
+    int fd = gd_input_open(path, GD_INPUT_FILE, why, sizeof why);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf && n < max) {
+        if (n == cap) {
+            cap = cap * 2 > max ? max : cap * 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) { /* EIO, EISDIR...: an error, never an empty file */
+            int code = errno;
+            free(buf);
+            close(fd);
+            errno = code;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
+    }
+    return buf;
 }
