@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor bench: active measurements (docs/bench.md, docs/pcie.md). */
 #include "sources/collect.h"
+#include "sources/sim_libs.h"
 #include "cli.h"
 #include "cli_bench.h"
 #include "gpudoctor/bench.h"

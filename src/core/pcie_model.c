@@ -285,3 +285,19 @@ bool gd_pcie_bench_link(const gd_facts *f, size_t g, const gd_pcie_bench_gpu *bg
     }
     return g < f->gpu_count && gd_pcie_expected_link(f, g, gen, width);
 }
+
+void gd_pci_bus_id_norm(const char *in, char *out, size_t len)
+{
+    unsigned dom = 0, bus, dev, fn;
+    int n = 0;
+    out[0] = '\0';
+    if (sscanf(in, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 && in[n] == '\0') {
+    } else if (sscanf(in, "%x:%x.%x%n", &bus, &dev, &fn, &n) == 3 && in[n] == '\0') {
+        dom = 0;
+    } else {
+        return;
+    }
+    if (bus > 0xff || dev > 0x1f || fn > 7)
+        return;
+    snprintf(out, len, "%08X:%02X:%02X.%X", dom, bus, dev, fn);
+}

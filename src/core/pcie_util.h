@@ -15,6 +15,10 @@ gd_pcie_facts *gd_pcie_facts_get(gd_facts *f);
 /* Appends a GPU entry (zeroed, values unread); NULL when out of memory. */
 gd_pcie_gpu *gd_pcie_gpu_add(gd_pcie_facts *p);
 
+/* A PCI address in NVML's form, "00000000:3B:00.0", from "0000:3b:00.0" or
+ * "3b:00.0"; "" when it is no address. */
+void gd_pci_bus_id_norm(const char *in, char *out, size_t len);
+
 /* Parses a sysfs link speed, "8 GT/s" (kernels <= 5.6) or "8.0 GT/s PCIe",
  * also lspci's "8GT/s": GT/s, or NAN for "Unknown" and garbage. */
 double gd_pcie_parse_speed(const char *s);

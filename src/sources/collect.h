@@ -19,8 +19,4 @@ typedef gd_session_opts gd_collect_opts;
  */
 int gd_collect(const gd_collect_opts *o, gd_facts *f, char *err, size_t errlen);
 
-/* Directory holding the simulated libraries: the context's sim_dir, else the
- * directory of the running executable. Returns 0 or -1. */
-int gd_sim_dir(const gd_ctx *ctx, char *out, size_t len);
-
 #endif

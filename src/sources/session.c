@@ -2,7 +2,6 @@
 /* The session loop (include/gpudoctor/session.h): sources, clock, sinks. */
 #include "gpudoctor/session.h"
 
-#include "collect.h"
 #include "core/clock.h"
 #include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The capture builder: GPUs, samples and rows; the values are capture_set.c's. */
+/* The capture builder: GPUs, samples and rows; the values (and the messages
+ * of what cannot be read) are capture_set.c's. */
 #include "capture.h"
 
 #include <math.h>
@@ -8,20 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-int gd_cap_fail(gd_cap *c, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (c->line > 0)
-        snprintf(c->err, c->errlen, "%s:%ld: %s", c->name, c->line, msg);
-    else
-        snprintf(c->err, c->errlen, "%s: %s", c->name, msg);
-    return -1;
-}
 
 const gd_cap_map *gd_cap_lookup(const gd_cap_map *map, size_t n, const char *key)
 {
@@ -67,27 +54,11 @@ long gd_cap_add_gpu(gd_cap *c)
     return (long)g;
 }
 
-void gd_cap_norm_bus_id(const char *in, char *out, size_t len)
-{
-    unsigned dom = 0, bus, dev, fn;
-    int n = 0;
-    out[0] = '\0';
-    if (sscanf(in, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 && in[n] == '\0') {
-    } else if (sscanf(in, "%x:%x.%x%n", &bus, &dev, &fn, &n) == 3 && in[n] == '\0') {
-        dom = 0;
-    } else {
-        return;
-    }
-    if (bus > 0xff || dev > 0x1f || fn > 7)
-        return;
-    snprintf(out, len, "%08X:%02X:%02X.%X", dom, bus, dev, fn);
-}
-
 long gd_cap_find_gpu(const gd_cap *c, gd_cap_field kind, const char *key)
 {
     char want[32];
     if (kind == GD_CF_BUS_ID) {
-        gd_cap_norm_bus_id(key, want, sizeof want);
+        gd_pci_bus_id_norm(key, want, sizeof want);
         if (!want[0])
             return -1;
     }

@@ -9,6 +9,7 @@
 #ifndef GD_IMPORT_CAPTURE_H
 #define GD_IMPORT_CAPTURE_H
 
+#include "core/pcie_util.h"
 #include "gpudoctor/model.h"
 
 #include <stdbool.h>
@@ -175,10 +176,7 @@ double gd_cap_civil_seconds(int y, int mo, int d, int h, int mi, double sec);
 /* Frees what the builder holds (not f). */
 void gd_cap_free(gd_cap *c);
 
-/* Fails with "NAME:LINE: message". Always returns -1. */
+/* capture_set.c. Fails with "NAME:LINE: message". Always returns -1. */
 int gd_cap_fail(gd_cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* "00000000:1B:00.0" from "0000:1b:00.0" and friends; "" when not a bus id. */
-void gd_cap_norm_bus_id(const char *in, char *out, size_t len);
 
 #endif

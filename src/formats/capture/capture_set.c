@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static const struct {
     V(GD_CF_PROCESSES, processes_status),
 #undef V
 };
+
+int gd_cap_fail(gd_cap *c, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->line > 0)
+        snprintf(c->err, c->errlen, "%s:%ld: %s", c->name, c->line, msg);
+    else
+        snprintf(c->err, c->errlen, "%s: %s", c->name, msg);
+    return -1;
+}
 
 static gd_value *gpu_value(gd_gpu *gpu, gd_cap_field fld)
 {
@@ -306,7 +321,7 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
     case GD_CF_UUID: copy_text(gpu->uuid, sizeof gpu->uuid, s); return 0;
     case GD_CF_SERIAL: copy_text(gpu->serial, sizeof gpu->serial, s); return 0;
     case GD_CF_VBIOS: copy_text(gpu->vbios, sizeof gpu->vbios, s); return 0;
-    case GD_CF_BUS_ID: gd_cap_norm_bus_id(s, gpu->pci_bus_id, sizeof gpu->pci_bus_id); return 0;
+    case GD_CF_BUS_ID: gd_pci_bus_id_norm(s, gpu->pci_bus_id, sizeof gpu->pci_bus_id); return 0;
     case GD_CF_INDEX: {
         double v;
         if (parse_number(s, &v) == 0 && v >= 0 && v < GD_CAP_MAX_GPUS * 4)

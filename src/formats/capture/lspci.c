@@ -244,7 +244,7 @@ static int add_gpus(gd_facts *f, const dev *devs, size_t n)
         gd_gpu *gpu = &f->gpus[g];
         gpu->index = (int)g;
         gd_pcie_copy(gpu->name, sizeof gpu->name, devs[i].desc);
-        gd_cap_norm_bus_id(devs[i].bdf, gpu->pci_bus_id, sizeof gpu->pci_bus_id);
+        gd_pci_bus_id_norm(devs[i].bdf, gpu->pci_bus_id, sizeof gpu->pci_bus_id);
         gd_cap_mark_unsupported(gpu);
         gpu->pcie_width_max_device = gd_missing(GD_ST_NOT_SUPPORTED);
         gd_value *slot = gd_series_slot(&f->series, 0, g);

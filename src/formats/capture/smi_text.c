@@ -165,7 +165,7 @@ static bool gpu_header(const char *l, size_t n, char *id, size_t idlen)
         return false;
     char tmp[64];
     snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 4 < 63 ? n - 4 : 63), l + 4);
-    gd_cap_norm_bus_id(tmp, id, idlen);
+    gd_pci_bus_id_norm(tmp, id, idlen);
     return id[0] != '\0';
 }
 

@@ -198,7 +198,7 @@ static int read_gpu(gd_cap *c, xmlNode *n)
         return -1;
     xmlChar *id = XML->GetProp(n, (const xmlChar *)"id");
     if (id) {
-        gd_cap_norm_bus_id((const char *)id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
+        gd_pci_bus_id_norm((const char *)id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
         (*XML->FreeVar)(id);
     }
     char path[256] = "";

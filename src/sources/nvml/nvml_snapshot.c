@@ -3,7 +3,7 @@
  * and health, MIG devices, NVLinks, fabric) and every pair's P2P status,
  * read once when a session opens. */
 #include "nvml_read.h"
-#include "formats/capture/capture.h"
+#include "core/pcie_util.h"
 #include "sources/proc/proc_lookup.h"
 
 #include <stddef.h>
@@ -107,7 +107,7 @@ static void read_bus_id(nvmlPciInfo_t *pci, bool v1, char *out, size_t len)
 {
     char *raw = v1 ? pci->busIdLegacy : pci->busId;
     raw[(v1 ? sizeof pci->busIdLegacy : sizeof pci->busId) - 1] = '\0';
-    gd_cap_norm_bus_id(raw, out, len);
+    gd_pci_bus_id_norm(raw, out, len);
     if (!out[0]) /* not a bus id as expected: as NVML said it */
         snprintf(out, len, "%s", raw);
 }

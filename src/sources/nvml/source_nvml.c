@@ -2,7 +2,7 @@
 /* The NVML source: the machine's driver, or the simulated one under --sim. */
 #include "sources/source.h"
 
-#include "sources/collect.h"
+#include "sources/sim_libs.h"
 #include "core/clock.h"
 #include "sources/host/hostinfo.h"
 #include "nvml_backend.h"
