@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The collection model: names, series storage, cleanup. */
+/* The collection model: names, series storage. */
 #include "gpudoctor/model.h"
 #include "gpudoctor/abi/nvml_api.h"
-#include "gpudoctor/job.h"
-#include "gpudoctor/bench.h"
-#include "gpudoctor/pcie.h"
-#include "gpudoctor/stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,40 +133,6 @@ void gd_series_set_limit(gd_series *s, size_t limit)
     s->limit = limit;
 }
 
-long gd_ring_push(gd_ring *r, int (*grow)(void *ud, size_t cap), void *ud)
-{
-    if (r->limit && r->n == r->limit) {
-        /* Full ring: the oldest sample's storage takes the new one. */
-        size_t row = r->head;
-        r->head = r->head + 1 < r->cap ? r->head + 1 : 0;
-        r->dropped++;
-        return (long)row;
-    }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        if (r->limit && cap > r->limit)
-            cap = r->limit;
-        if (grow(ud, cap) != 0)
-            return -1;
-        r->cap = cap;
-    }
-    return (long)r->n++; /* not full yet: storage row i is sample i (head 0) */
-}
-
-gd_ring gd_ring_window(const gd_ring *r, size_t from, size_t n)
-{
-    gd_ring w = *r;
-    if (from > r->n)
-        from = r->n;
-    if (n > r->n - from)
-        n = r->n - from;
-    w.head = r->n ? gd_ring_row(r, from) : 0;
-    w.n = n;
-    w.limit = n; /* a view: pushing to it would overwrite the owner's rows */
-    w.dropped = r->dropped + from;
-    return w;
-}
-
 static int series_grow(void *ud, size_t cap)
 {
     gd_series *s = ud;
@@ -234,20 +196,4 @@ void gd_series_free(gd_series *s)
     free(s->t);
     free(s->values);
     memset(s, 0, sizeof *s);
-}
-
-void gd_facts_free(gd_facts *f)
-{
-    for (size_t i = 0; i < f->gpu_count; i++)
-        free(f->gpus[i].processes);
-    free(f->gpus);
-    free(f->p2p_status);
-    gd_series_free(&f->series);
-    free(f->host_series.v);
-    gd_pcie_facts_free(f->pcie);
-    gd_stack_facts_free(f->stack);
-    gd_job_facts_free(f->job);
-    gd_bench_facts_free(f->bench);
-    free(f->events.v);
-    memset(f, 0, sizeof *f);
 }
