@@ -9,6 +9,7 @@
 #  - no layer library uses a symbol of a layer it may not (nm);
 #  - formats reads bytes it is handed: no socket, process or dlopen;
 #  - sim/ (sources and build files) uses nothing of src/;
+#  - no two source files call each other, directly or round a circle;
 #  - core, analysis and checks keep no file-scope mutable state.
 # Usage: check_layers.sh SOURCE_DIR BUILD_SRC_DIR
 set -euo pipefail
@@ -146,6 +147,9 @@ done
 banned=$(grep -xE '(socket|connect|bind|accept4?|popen|system|fork|vfork|execv[pe]?|execl[pe]?|posix_spawnp?|dlopen|dlmopen)(@.*)?' \
   "$tmp/und_formats" || true)
 [ -z "$banned" ] || fail "formats calls $(echo $banned)"
+
+# No two files call each other, directly or round a circle (file_cycles.py).
+python3 "$(dirname "${BASH_SOURCE[0]}")/file_cycles.py" "$lib" || fail "files that call each other (above)"
 
 # The pure layers keep no state between calls: the ranks of a trace directory
 # are analysed on several threads at once, so a file-scope variable there is a
