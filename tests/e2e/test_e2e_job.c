@@ -214,7 +214,7 @@ static void reads_past_the_page_cache_are_io_wait(void **state)
     if (r.exit_code == 77) {
         tool_result_free(&r);
         need_component(false, "O_DIRECT on /var/tmp's file system, on a disk whose reads a cgroup can cap "
-                               "(root, the blkio or io controller)");
+                              "(root, the blkio or io controller)");
     }
     assert_non_null(r.json);
     say("O_DIRECT reader", r.json);
