@@ -44,6 +44,8 @@ void hermetic_environment(void)
         unsetenv(names[i]);
     /* Nor the caller's ~/.config/gpudoctor.conf (a test names its own). */
     setenv("XDG_CONFIG_HOME", "/nonexistent/gpudoctor-tests", 1);
+    /* The test jobs are Python scripts of the source tree: no __pycache__ there. */
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
     for (bool again = true; again;) {
         again = false;
         for (char **e = environ; *e && !again; e++)

@@ -69,7 +69,8 @@ void make_dirs(const char *path);
 void put_file(const char *dir, const char *rel, const void *data, size_t len);
 void tool_result_free(tool_result *r);
 
-/* Removes the caller's CUDA_*, NCCL_*, GPUDOCTOR_* ... variables (in a child). */
+/* Removes the caller's CUDA_*, NCCL_*, GPUDOCTOR_* ... variables and keeps Python from
+ * writing __pycache__ beside the test jobs (in a child). */
 void hermetic_environment(void);
 
 /* examples/NAME as a path. */

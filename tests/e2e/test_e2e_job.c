@@ -4,10 +4,11 @@
  * simulated GPU plays the matching scenario: a PyTorch DataLoader job
  * (tests/job/train.py; Debian's python3-torch) with num_workers=0 against
  * the same job with four persistent workers, workers respawned each epoch, a
- * job pinned to one CPU, a process blocked on O_DIRECT reads; the per-second
- * timeline in JSON and text; a job that vanishes mid-window; a job that is
- * not ours to read. Without torch (or O_DIRECT, or a way to drop to another
- * user) those tests are skipped (exit 77), and fail when CI=true.
+ * job pinned to one CPU, a process blocked on O_DIRECT reads of a disk
+ * capped by a cgroup; the per-second timeline in JSON and text; a job that
+ * vanishes mid-window; a job that is not ours to read. Without torch (or
+ * O_DIRECT and a cgroup's read cap, or a way to drop to another user) those
+ * tests are skipped (exit 77), and fail when CI=true.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,19 +199,22 @@ static void job_pinned_to_one_cpu_is_affinity_narrow(void **state)
     tool_result_free(&r);
 }
 
-/* A real process reading through O_DIRECT sits in disk wait (state D). */
+/* A real process reading through O_DIRECT from a disk capped at 8 MiB/s (a
+ * cgroup of its own, as a cloud volume's cap): each 1 MiB read waits about
+ * 125 ms in disk wait (state D), whatever the disk and the host's load. */
 static void reads_past_the_page_cache_are_io_wait(void **state)
 {
     (void)state;
     char dir[] = "/var/tmp/gpudoctor-io-XXXXXX"; /* disk-backed by convention; /tmp may be tmpfs */
     need_component(mkdtemp(dir) != NULL, "a writable /var/tmp");
     tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"), "--",
-                                                  GD_IO_READER, dir, "2.5", NULL},
+                                                  GD_IO_READER, dir, "2.5", "8", NULL},
                                  env);
     rmdir(dir);
     if (r.exit_code == 77) {
         tool_result_free(&r);
-        need_component(false, "O_DIRECT on /var/tmp's file system");
+        need_component(false, "O_DIRECT on /var/tmp's file system, on a disk whose reads a cgroup can cap "
+                              "(root, the blkio or io controller)");
     }
     assert_non_null(r.json);
     say("O_DIRECT reader", r.json);

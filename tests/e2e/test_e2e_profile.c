@@ -117,7 +117,8 @@ static void final_line(const char *text, char *buf, size_t len)
 static void plain_run(const char *script, char *buf, size_t len)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "env -u PYTHONPATH %s %s 2>&1 >/dev/null", torch_python(), script);
+    snprintf(cmd, sizeof cmd, "env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 %s %s 2>&1 >/dev/null", torch_python(),
+             script);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[8192];
