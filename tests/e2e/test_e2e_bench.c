@@ -452,6 +452,7 @@ static void text_fits_80_columns(void **state)
 
 int main(void)
 {
+    run_first_in_line(); /* timed in wall seconds beside the rest of the suite */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gemm_reproduces_the_scenario),
         cmocka_unit_test(the_slow_gpu_and_only_it_is_found),

@@ -429,6 +429,7 @@ static void a_live_job_plays_the_scenario_at_wall_speed(void **state)
 
 int main(void)
 {
+    run_first_in_line(); /* timed in wall seconds beside the rest of the suite */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(container_links_the_gpu_by_its_device_file),
         cmocka_unit_test(container_links_by_visible_devices_and_memory),

@@ -467,6 +467,7 @@ static void run_without_gpus_samples_its_job(void **state)
 
 int main(void)
 {
+    run_first_in_line(); /* timed in wall seconds beside the rest of the suite */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(run_without_gpus_samples_its_job),
         cmocka_unit_test(dataloader_bound_job_names_the_dataloader_first),
