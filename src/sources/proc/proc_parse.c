@@ -129,29 +129,36 @@ void gd_proc_parse_fd_target(const char *target, gd_job_proc *p)
         p->dev_minors |= 1ull << m;
 }
 
-/* CPUs in a list like "0-3,8,10-11". */
+/* CPUs in a list like "0-3,8,10-11". A CPU number beyond any kernel's
+ * (NR_CPUS is at most 8192) makes it malformed: 0, as for any other. */
+#define GD_MAX_CPU_NUMBER (1L << 20)
 int gd_proc_count_cpu_list(const char *s)
 {
-    int n = 0;
+    long n = 0;
     while (*s && *s != '\n') {
         char *end;
         long a = strtol(s, &end, 10);
-        if (end == s)
+        if (end == s || a < 0 || a > GD_MAX_CPU_NUMBER)
             return 0;
         long b = a;
         if (*end == '-')
             b = strtol(end + 1, &end, 10);
+        if (b < 0 || b > GD_MAX_CPU_NUMBER)
+            return 0;
         if (b >= a)
-            n += (int)(b - a + 1);
+            n += b - a + 1;
+        if (n > GD_MAX_CPU_NUMBER)
+            return 0;
         s = *end == ',' ? end + 1 : end;
     }
-    return n;
+    return (int)n;
 }
 
 bool gd_proc_parse_thread_stat(const char *buf, char *state, double *cpu_ticks, char *comm, size_t commlen)
 {
     const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-    if (!open || !close || close < open)
+    /* "PID (COMM) S ...": a state must follow the name (a cut line ends at ')'). */
+    if (!open || !close || close < open || close[1] != ' ' || close[2] == '\0')
         return false;
     snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
     const char *p = close + 2;
