@@ -6,8 +6,8 @@
  * an exporter without it (or without a kubelet) runs without pod labels.
  * The prototypes are nghttp2's own (its header, at build time).
  */
-#ifndef GD_BACKENDS_K8S_NGHTTP2_LOADER_H
-#define GD_BACKENDS_K8S_NGHTTP2_LOADER_H
+#ifndef GD_LOADERS_NGHTTP2_LOADER_H
+#define GD_LOADERS_NGHTTP2_LOADER_H
 
 #include "dl_table.h"
 

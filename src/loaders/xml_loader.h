@@ -5,8 +5,8 @@
  * XML (most) do not pay the dynamic loader for libxml2 and ICU at start-up.
  * The prototypes are libxml2's own (its headers, at build time).
  */
-#ifndef GD_IMPORT_XML_LOADER_H
-#define GD_IMPORT_XML_LOADER_H
+#ifndef GD_LOADERS_XML_LOADER_H
+#define GD_LOADERS_XML_LOADER_H
 
 #include "dl_table.h"
 

@@ -6,8 +6,8 @@
  * recordings); the host's and the job's /proc sample beside it, each into
  * its own series. A new source is one file with one of these tables.
  */
-#ifndef GD_BACKENDS_SOURCE_H
-#define GD_BACKENDS_SOURCE_H
+#ifndef GD_SOURCES_SOURCE_H
+#define GD_SOURCES_SOURCE_H
 
 #include "gpudoctor/session.h"
 

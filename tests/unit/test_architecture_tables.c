@@ -5,6 +5,7 @@
  * session's machine source or one of its side sources. A reader or a source
  * written outside its table fails here.
  */
+#include "facts_fixture.h"
 #include "formats/capture/capture_formats.h"
 #include "sources/source.h"
 
@@ -39,15 +40,8 @@ static void each_source(const char *dir, void (*fn)(const char *path, const char
         }
         if (n < 2 || strcmp(e->d_name + n - 2, ".c") != 0)
             continue;
-        FILE *fp = fopen(path, "rb");
-        assert_non_null(fp);
-        fseek(fp, 0, SEEK_END);
-        long len = ftell(fp);
-        rewind(fp);
-        char *text = calloc(1, (size_t)len + 1);
+        char *text = fx_read_file(path);
         assert_non_null(text);
-        assert_int_equal(fread(text, 1, (size_t)len, fp), (size_t)len);
-        fclose(fp);
         fn(path, text, ud);
         free(text);
     }

@@ -6,8 +6,8 @@
  * value ("43.89 W", "N/A", "[Not Supported]", "Active", "0x...") and storing
  * it into the model is done once, here, so the formats cannot drift apart.
  */
-#ifndef GD_IMPORT_CAPTURE_H
-#define GD_IMPORT_CAPTURE_H
+#ifndef GD_FORMATS_CAPTURE_CAPTURE_H
+#define GD_FORMATS_CAPTURE_CAPTURE_H
 
 #include "core/pcie_util.h"
 #include "gpudoctor/model.h"

@@ -7,8 +7,8 @@
  * caller forces UTF-8 (an encoding declaration such as UTF-7 cannot hide
  * markup from this scan).
  */
-#ifndef GD_IMPORT_XML_SHAPE_H
-#define GD_IMPORT_XML_SHAPE_H
+#ifndef GD_FORMATS_CAPTURE_XML_SHAPE_H
+#define GD_FORMATS_CAPTURE_XML_SHAPE_H
 
 #include <stddef.h>
 

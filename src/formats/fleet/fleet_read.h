@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the nodes' `check --json` reports for `gpudoctor fleet`. */
-#ifndef GD_BACKENDS_FLEET_READ_H
-#define GD_BACKENDS_FLEET_READ_H
+#ifndef GD_FORMATS_FLEET_FLEET_READ_H
+#define GD_FORMATS_FLEET_FLEET_READ_H
 
 #include "analysis/fleet.h"
 

@@ -16,8 +16,8 @@
  * from the .proto at build time (protoc-c, committed or generated code) for
  * five fields of four messages.
  */
-#ifndef GD_BACKENDS_K8S_PODRES_H
-#define GD_BACKENDS_K8S_PODRES_H
+#ifndef GD_FORMATS_PODRES_PODRES_H
+#define GD_FORMATS_PODRES_PODRES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * by its index ("3") or by index and MIG GPU instance id ("3.5"), holding
  * the ids of the jobs that use it, one per line.
  */
-#ifndef GD_BACKENDS_JOB_MAP_H
-#define GD_BACKENDS_JOB_MAP_H
+#ifndef GD_SOURCES_HOST_JOB_MAP_H
+#define GD_SOURCES_HOST_JOB_MAP_H
 
 #include "gpudoctor/workload.h"
 

@@ -6,8 +6,8 @@
  * answer clears the assignment (labels absent, never stale ones), and is
  * told once through the log callback, as is the first answer after failures.
  */
-#ifndef GD_BACKENDS_K8S_K8S_PODS_H
-#define GD_BACKENDS_K8S_K8S_PODS_H
+#ifndef GD_SOURCES_K8S_K8S_PODS_H
+#define GD_SOURCES_K8S_K8S_PODS_H
 
 #include "formats/podres/podres.h"
 

@@ -8,8 +8,8 @@
  * is not the kubelet, answers nonsense or never answers is an error, never a
  * hang or a crash.
  */
-#ifndef GD_BACKENDS_K8S_PODRES_CLIENT_H
-#define GD_BACKENDS_K8S_PODRES_CLIENT_H
+#ifndef GD_SOURCES_K8S_PODRES_CLIENT_H
+#define GD_SOURCES_K8S_PODRES_CLIENT_H
 
 #include "formats/podres/podres.h"
 

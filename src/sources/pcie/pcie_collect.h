@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the PCIe tree of this machine (or a scenario's) from sysfs. */
-#ifndef GD_BACKENDS_PCIE_COLLECT_H
-#define GD_BACKENDS_PCIE_COLLECT_H
+#ifndef GD_SOURCES_PCIE_PCIE_COLLECT_H
+#define GD_SOURCES_PCIE_PCIE_COLLECT_H
 
 #include "gpudoctor/context.h"
 #include "gpudoctor/pcie.h"

@@ -6,8 +6,8 @@
  * (environ); and the GPUs' device minors (driver/nvidia/gpus). What is
  * read is parsed by proc_parse.c.
  */
-#ifndef GD_BACKENDS_PROC_TREE_H
-#define GD_BACKENDS_PROC_TREE_H
+#ifndef GD_SOURCES_PROC_PROC_TREE_H
+#define GD_SOURCES_PROC_PROC_TREE_H
 
 #include "gpudoctor/job.h"
 #include "proc_parse.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the software stack: runtimes, frameworks, the job's environment
  * and the kernel log. */
-#ifndef GD_BACKENDS_STACK_COLLECT_H
-#define GD_BACKENDS_STACK_COLLECT_H
+#ifndef GD_SOURCES_STACK_STACK_COLLECT_H
+#define GD_SOURCES_STACK_STACK_COLLECT_H
 
 #include "gpudoctor/stack.h"
 
