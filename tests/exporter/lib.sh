@@ -31,10 +31,11 @@ start_exporter() {
     bin=$1
     scenario=$2
     shift 2
-    # The previous exporter's log goes first: the new one's redirection opens
-    # the file in the child, after this shell may already read it, and an old
-    # "serving" line would hand out a port nobody listens on any more.
-    rm -f "$tmp/export.err"
+    # The previous exporter's log is emptied first: the new one's redirection
+    # opens the file in the child, after this shell may already read it, and
+    # an old "serving" line would hand out a port nobody listens on any more.
+    # (Emptied, not removed: a read of a missing file fails the test's set -e.)
+    : >"$tmp/export.err"
     GPUDOCTOR_SIM_TIMESCALE=${GPUDOCTOR_SIM_TIMESCALE:-10} timeout 300 "$bin" export --listen 127.0.0.1:0 \
         --sim "$scenario" "$@" 2>"$tmp/export.err" &
     exporter=$!
