@@ -15,9 +15,9 @@ def times(path):
         return {}, None
     out = {}
     for case in root.iter("testcase"):
-        status = case.get("status", "run")
-        out[case.get("name")] = (float(case.get("time", "0")), status)
-    return out, root.get("timestamp") or root.find("testsuite").get("timestamp") if root.find("testsuite") is not None else root.get("timestamp")
+        out[case.get("name")] = (float(case.get("time", "0")), case.get("status", "run"))
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    return out, suite.get("timestamp") if suite is not None else None
 
 
 def main():
