@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs two builds of gpudoctor over every example scenario and real capture
-# (check, info, topo, bench, trace; text and JSON) and shows where their
+# (check, info, topo, bench, trace, fleet, vram; text and JSON) and shows where their
 # outputs differ: stdout, stderr and exit code. For a change that must not
 # change behaviour (a refactor): every output byte-identical.
 # Usage: scripts/compare-outputs.sh OLD_BUILD_DIR NEW_BUILD_DIR [OUT_DIR]
@@ -16,6 +16,13 @@ for s in "$root"/examples/*.json; do
   cases+=("$n.check|check --sim $s" "$n.check.json|check --sim $s --json" "$n.info|info --sim $s"
           "$n.topo|topo --sim $s" "$n.info.json|info --sim $s --json")
   case $n in bench-*|pcie-*|rtx*) cases+=("$n.bench|bench all --sim $s" "$n.bench.json|bench all --sim $s --json") ;; esac
+done
+for m in "$root"/examples/models/*.json; do
+  n=$(basename "$m" .json)
+  cases+=("$n.vram|vram --config $m" "$n.vram.json|vram --config $m --json")
+done
+for p in 7 7B 7e9 1.5T 70b 0.5B 350M x -1; do
+  cases+=("params-$p.vram|vram --params $p" "params-$p.vram-80|vram --params $p --gpu-memory 80GB")
 done
 if [ -d "$real" ]; then
   while IFS= read -r f; do
