@@ -498,42 +498,32 @@ static int time_steps(analysis *x)
     return 0;
 }
 
-/* Kernel time by name and by class (durations summed, as HTA's kernel breakdown). */
-static void kernel_totals(analysis *x)
+/* A kernel's time by name and by class (durations summed, as HTA's kernel breakdown). */
+static void count_kernel(analysis *x, const kept *k)
 {
     gd_trace_result *r = x->r;
-    for (size_t i = 0; i < x->nk; i++) {
-        const kept *k = &x->k[i];
-        x->agg[k->name].total += gd_trace_us(k->dur);
-        x->agg[k->name].count++;
-        r->class_us[k->cls] += gd_trace_us(k->dur);
-        r->class_count[k->cls]++;
-    }
+    x->agg[k->name].total += gd_trace_us(k->dur);
+    x->agg[k->name].count++;
+    r->class_us[k->cls] += gd_trace_us(k->dur);
+    r->class_count[k->cls]++;
 }
 
-/* Copies by kind, their rates, and the pageable copies' time inside the steps. */
-static void copy_totals(analysis *x)
+/* A copy by its kind, and a pageable copy's time inside the steps. */
+static void count_copy(analysis *x, const kept *k)
 {
     gd_trace_result *r = x->r;
-    for (size_t i = 0; i < x->nk; i++) {
-        const kept *k = &x->k[i];
-        if (k->cat != GD_TCAT_MEMCPY)
-            continue;
-        gd_copy_kind ck = copy_kind(gd_trace_name(x->a, k->name));
-        gd_trace_copies *c = &r->copies[ck];
-        c->count++;
-        c->time_us += gd_trace_us(k->dur);
-        if (k->bytes > 0)
-            c->bytes += (double)k->bytes;
-        if (ck == GD_COPY_H2D_PAGEABLE || ck == GD_COPY_D2H_PAGEABLE)
-            for (size_t s = 0; s < r->nsteps; s++)
-                if (k->ts >= r->steps[s].lo_ns && k->ts < r->steps[s].hi_ns) {
-                    r->pageable_in_step_us += gd_trace_us(k->dur);
-                    break;
-                }
-    }
-    for (int c = 0; c < GD_COPY_NKINDS; c++)
-        r->copies[c].gbps = r->copies[c].time_us > 0 ? r->copies[c].bytes / (r->copies[c].time_us * 1e3) : NAN;
+    gd_copy_kind ck = copy_kind(gd_trace_name(x->a, k->name));
+    gd_trace_copies *c = &r->copies[ck];
+    c->count++;
+    c->time_us += gd_trace_us(k->dur);
+    if (k->bytes > 0)
+        c->bytes += (double)k->bytes;
+    if (ck == GD_COPY_H2D_PAGEABLE || ck == GD_COPY_D2H_PAGEABLE)
+        for (size_t s = 0; s < r->nsteps; s++)
+            if (k->ts >= r->steps[s].lo_ns && k->ts < r->steps[s].hi_ns) {
+                r->pageable_in_step_us += gd_trace_us(k->dur);
+                break;
+            }
 }
 
 /* Whether k is in HTA's launch set: launched by a kept launch, copy or memset call. */
@@ -543,30 +533,28 @@ static bool hta_launch(const kept *k)
            (k->rt_kind == GD_RT_LAUNCH || k->rt_kind == GD_RT_MEMCPY_ASYNC || k->rt_kind == GD_RT_MEMSET_ASYNC);
 }
 
-/* Launches: HTA's launch set with a GPU partner; its outliers and medians. */
-static void launch_statistics(analysis *x)
+/* A launch of HTA's set: its short kernels and its CPU and delay outliers. */
+static void count_launch(analysis *x, const kept *k)
+{
+    gd_trace_result *r = x->r;
+    int64_t cpu = k->rt_dur, gpu = k->dur; /* ns: HTA's cut-offs are 50 and 100 us */
+    int64_t delay = k->ts - k->rt_ts - k->rt_dur;
+    if (delay < 0)
+        delay = 0;
+    r->launches++;
+    if (cpu <= 50000 && gpu < cpu)
+        r->short_kernels++;
+    if (cpu > 50000)
+        r->runtime_outliers++;
+    if (delay > 100000)
+        r->delay_outliers++;
+}
+
+/* The medians of the launch set (CPU time, delay) and of the launched kernels. */
+static void launch_medians(analysis *x)
 {
     const kept *k = x->k;
     gd_trace_result *r = x->r;
-    size_t nlaunch = 0;
-    for (size_t i = 0; i < x->nk; i++) {
-        if (!hta_launch(&k[i]))
-            continue;
-        int64_t cpu = k[i].rt_dur, gpu = k[i].dur; /* ns: HTA's cut-offs are 50 and 100 us */
-        int64_t delay = k[i].ts - k[i].rt_ts - k[i].rt_dur;
-        if (delay < 0)
-            delay = 0;
-        nlaunch++;
-        if (cpu <= 50000 && gpu < cpu)
-            r->short_kernels++;
-        if (cpu > 50000)
-            r->runtime_outliers++;
-        if (delay > 100000)
-            r->delay_outliers++;
-    }
-    r->launches = nlaunch;
-    if (!nlaunch)
-        return;
     double *scratch = x->scratch;
     size_t m = 0;
     for (size_t i = 0; i < x->nk; i++)
@@ -585,6 +573,24 @@ static void launch_statistics(analysis *x)
         if (k[i].rt_kind == GD_RT_LAUNCH && k[i].cat == GD_TCAT_KERNEL)
             scratch[m++] = gd_trace_us(k[i].dur);
     r->kernel_median_us = m ? gd_trace_median(scratch, m) : NAN;
+}
+
+/* Kernels, copies and launches: one pass over the kept operations. */
+static void operation_totals(analysis *x)
+{
+    gd_trace_result *r = x->r;
+    for (size_t i = 0; i < x->nk; i++) {
+        const kept *k = &x->k[i];
+        count_kernel(x, k);
+        if (k->cat == GD_TCAT_MEMCPY)
+            count_copy(x, k);
+        if (hta_launch(k))
+            count_launch(x, k);
+    }
+    for (int c = 0; c < GD_COPY_NKINDS; c++)
+        r->copies[c].gbps = r->copies[c].time_us > 0 ? r->copies[c].bytes / (r->copies[c].time_us * 1e3) : NAN;
+    if (r->launches)
+        launch_medians(x);
 }
 
 /* The longest kernels of each class, by their total time. */
@@ -664,9 +670,7 @@ int gd_trace_analyze(gd_trace_acc *a, const gd_trace_meta *meta, const gd_trace_
         keep_launched_ops(&x);
         temporal_breakdown(&x);
         if (stream_idle(&x) == 0 && time_steps(&x) == 0) {
-            kernel_totals(&x);
-            copy_totals(&x);
-            launch_statistics(&x);
+            operation_totals(&x);
             top_kernels(&x);
             synchronizations(&x);
             rc = gd_trace_stalls(a, x.k, x.nk, x.u_cls, x.ncomp, r) ? -1 : 0;
