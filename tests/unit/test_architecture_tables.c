@@ -58,6 +58,7 @@ static void each_format_kind_has_one_row(void **state)
                 rows++;
                 assert_non_null(gd_capture_formats[i].detect);
                 assert_non_null(gd_capture_formats[i].read);
+                assert_in_range(gd_capture_formats[i].pass, 0, GD_CAPTURE_PASSES - 1); /* else never read */
                 assert_string_not_equal(gd_import_kind_name((gd_import_kind)k), "unknown");
             }
         if (rows != 1)
@@ -68,9 +69,15 @@ static void each_format_kind_has_one_row(void **state)
 }
 
 /* A reader has the reader's signature; the dispatcher is not one. */
+/* What the reader walk keeps: the table's file, read once, and the count. */
+typedef struct readers {
+    char *table;
+    size_t found;
+} readers;
+
 static void readers_in_file(const char *path, const char *text, void *ud)
 {
-    size_t *found = ud;
+    readers *rd = ud;
     regex_t re;
     assert_int_equal(regcomp(&re,
                              "^int (gd_import_[a-z_]+)\\(const char \\*name, const char \\*text, size_t len, "
@@ -83,18 +90,11 @@ static void readers_in_file(const char *path, const char *text, void *ud)
         snprintf(name, sizeof name, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), p + m[1].rm_so);
         if (strcmp(name, "gd_import_buffer") == 0)
             continue;
-        (*found)++;
+        rd->found++;
         /* Its name in the table's file: the row that reads it. */
-        FILE *fp = fopen(SRC_DIR "/formats/capture/capture_formats.c", "rb");
-        assert_non_null(fp);
-        char line[512];
-        bool listed = false;
         char needle[160];
         snprintf(needle, sizeof needle, " %s,", name);
-        while (fgets(line, sizeof line, fp))
-            listed = listed || strstr(line, needle);
-        fclose(fp);
-        if (!listed)
+        if (!strstr(rd->table, needle))
             fail_msg("%s: reader %s is in no row of gd_capture_formats[]", path, name);
     }
     regfree(&re);
@@ -103,9 +103,11 @@ static void readers_in_file(const char *path, const char *text, void *ud)
 static void every_reader_is_a_row(void **state)
 {
     (void)state;
-    size_t found = 0;
-    each_source(SRC_DIR "/formats/capture", readers_in_file, &found);
-    assert_int_equal(found, gd_capture_format_count);
+    readers rd = {.table = fx_read_file(SRC_DIR "/formats/capture/capture_formats.c")};
+    assert_non_null(rd.table);
+    each_source(SRC_DIR "/formats/capture", readers_in_file, &rd);
+    free(rd.table);
+    assert_int_equal(rd.found, gd_capture_format_count);
 }
 
 /* Every gd_source_ops defined under src/sources is the machine's (NVML or

@@ -59,6 +59,9 @@ typedef struct gd_capture_format {
     int pass; /* reading order: GPUs first (0), then what maps onto them (1), nvidia-smi's matrix last (2) */
 } gd_capture_format;
 
+/* The reading passes: every row's pass is below it. */
+#define GD_CAPTURE_PASSES 3
+
 extern const gd_capture_format gd_capture_formats[];
 extern const size_t gd_capture_format_count;
 

@@ -25,13 +25,14 @@ static void note_format(gd_facts *f, gd_import_kind k)
     snprintf(f->capture_formats + used, sizeof f->capture_formats - used, "%s%s", used ? ", " : "", name);
 }
 
-int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+/* One file's bytes, already recognised as kind k, into f. */
+static int import_kind(const char *name, const char *text, size_t len, gd_import_kind k, gd_facts *f, char *err,
+                       size_t errlen)
 {
     /* A UTF-8 byte order mark (Windows editors add one to pasted captures)
      * would hide the first line from every line-based parser. */
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         text += 3, len -= 3;
-    gd_import_kind k = gd_import_detect(text, len);
     const gd_capture_format *c = gd_capture_format_of(k);
     if (!c) {
         snprintf(err, errlen, "%s: not a format gpudoctor understands%s; %s", name,
@@ -65,6 +66,11 @@ int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f
     return 0;
 }
 
+int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+{
+    return import_kind(name, text, len, gd_import_detect(text, len), f, err, errlen);
+}
+
 /* Reading order: the formats that bring GPUs first, since lspci, topo and
  * kernel logs map onto the GPUs they name (capture_formats.c). */
 static int import_pass(gd_import_kind k)
@@ -88,11 +94,12 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
     f->captured = true;
     f->cuda_driver_version = gd_missing(GD_ST_NOT_SUPPORTED);
     set_source(f, paths, n);
-    /* Each input is read once (a pipe or "-" cannot be read twice), then
-     * parsed in the order the formats depend on each other. */
+    /* Each input is read and recognised once (a pipe or "-" cannot be read
+     * twice), then parsed in the order the formats depend on each other. */
     char **text = calloc(n + 1, sizeof *text);
     size_t *len = calloc(n + 1, sizeof *len);
-    int rc = text && len ? 0 : -1;
+    gd_import_kind *kind = calloc(n + 1, sizeof *kind);
+    int rc = text && len && kind ? 0 : -1;
     if (rc != 0)
         snprintf(err, errlen, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -104,9 +111,11 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
                 }
         if (rc == 0 && !(text[i] = gd_input_read(paths[i], GD_INPUT_STREAM, MAX_FILE_BYTES, &len[i], err, errlen)))
             rc = -1;
+        if (rc == 0)
+            kind[i] = gd_import_detect(text[i], len[i]);
     }
     /* A recording holds the whole run: its facts are the live run's own. */
-    const gd_capture_format *alone = n == 1 && rc == 0 ? gd_capture_format_of(gd_import_detect(text[0], len[0])) : NULL;
+    const gd_capture_format *alone = n == 1 && rc == 0 ? gd_capture_format_of(kind[0]) : NULL;
     if (alone && alone->role == GD_CAPTURE_ALONE) {
         memset(f, 0, sizeof *f);
         rc = alone->read(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
@@ -122,16 +131,18 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
         free(text[0]);
         free(text);
         free(len);
+        free(kind);
         return rc;
     }
-    for (int pass = 0; rc == 0 && pass < 3; pass++)
+    for (int pass = 0; rc == 0 && pass < GD_CAPTURE_PASSES; pass++)
         for (size_t i = 0; rc == 0 && i < n; i++)
-            if (import_pass(gd_import_detect(text[i], len[i])) == pass)
-                rc = gd_import_buffer(gd_input_name(paths[i]), text[i], len[i], f, err, errlen);
+            if (import_pass(kind[i]) == pass)
+                rc = import_kind(gd_input_name(paths[i]), text[i], len[i], kind[i], f, err, errlen);
     for (size_t i = 0; text && i < n; i++)
         free(text[i]);
     free(text);
     free(len);
+    free(kind);
     if (rc != 0)
         return -1;
     if (!f->driver_loaded)
