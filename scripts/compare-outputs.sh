@@ -43,8 +43,10 @@ for c in "${cases[@]}"; do
     dir=$old; [ $side = new ] && dir=$new
     # shellcheck disable=SC2086
     (cd "$out/$side" && timeout 120 "$dir/gpudoctor" $cmd >"$name.out" 2>"$name.err"; echo $? >"$name.rc")
-    # The wall-clock times of a run are the only bytes that differ run to run.
-    sed -i -e "s|$dir|BUILD|g" -e 's/"\(started_at\|ended_at\)": "[^"]*"/"\1": "T"/' "$out/$side/$name.out" "$out/$side/$name.err"
+    # The wall-clock times of a run (its start and end, the time of day an
+    # event was first seen) are the only bytes that differ run to run.
+    sed -i -e "s|$dir|BUILD|g" -e 's/"\(started_at\|ended_at\)": "[^"]*"/"\1": "T"/' \
+      -e 's/\b[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\b/HH:MM:SS/g' "$out/$side/$name.out" "$out/$side/$name.err"
   done
   for ext in out err rc; do
     if ! cmp -s "$out/old/$name.$ext" "$out/new/$name.$ext"; then

@@ -33,15 +33,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_proc_parse_fd_target(line, &p);
         char state = 0, comm[32];
         double ticks = 0;
-        if (gd_proc_parse_thread_stat(line, &state, &ticks, comm, sizeof comm) && strnlen(comm, sizeof comm) == sizeof comm)
+        if (gd_proc_parse_thread_stat(line, &state, &ticks, comm, sizeof comm) &&
+            strnlen(comm, sizeof comm) == sizeof comm)
             __builtin_trap();
         if (gd_proc_count_cpu_list(line) < 0)
             __builtin_trap();
         i += n + 1;
     }
     free(line);
-    if (strnlen(p.prog, sizeof p.prog) == sizeof p.prog || strnlen(p.cuda_visible, sizeof p.cuda_visible) ==
-                                                                 sizeof p.cuda_visible ||
+    if (strnlen(p.prog, sizeof p.prog) == sizeof p.prog ||
+        strnlen(p.cuda_visible, sizeof p.cuda_visible) == sizeof p.cuda_visible ||
         strnlen(p.nvidia_visible, sizeof p.nvidia_visible) == sizeof p.nvidia_visible || p.rank < -1)
         __builtin_trap();
     return 0;

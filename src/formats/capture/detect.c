@@ -154,7 +154,7 @@ bool gd_capture_view_init(gd_capture_view *v, const char *text, size_t len)
     v->lead = lead;
     /* "<4>[   5.1] ...": dmesg -r's level, not XML. */
     bool raw_level = lead + 2 < len && text[lead] == '<' && isdigit((unsigned char)text[lead + 1]);
-    v->shape = lead < len && text[lead] == '{'                ? GD_VIEW_JSON
+    v->shape = lead < len && text[lead] == '{'                 ? GD_VIEW_JSON
                : lead < len && text[lead] == '<' && !raw_level ? GD_VIEW_XML
                                                                : GD_VIEW_LINES;
     if (v->shape != GD_VIEW_LINES)

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 static int gpu_of(const gd_facts *f, const char *pci)
 {
     for (size_t g = 0; pci[0] && g < f->gpu_count; g++)

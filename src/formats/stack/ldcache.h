@@ -7,7 +7,6 @@
 #ifndef GD_LDCACHE_H
 #define GD_LDCACHE_H
 
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -105,4 +105,3 @@ void gd_stack_read_kernel_log(gd_stack_facts *s, const gd_facts *f, const char *
             "'systemd-journal' group for 'journalctl -k'",
             strerror(err));
 }
-

@@ -44,6 +44,10 @@ gd_status gd_nvml_status(nvmlReturn_t rc);
 /* An unsigned getter's answer times scale. */
 gd_value gd_nvml_read_uint(gd_nvml_reader *r, const char *call, nvml_DeviceGetUInt_fn fn, nvmlDevice_t d, double scale);
 
+/* A clock getter's answer (MHz) for one clock type. */
+gd_value gd_nvml_read_clock(gd_nvml_reader *r, const char *call, nvml_DeviceGetClockInfo_fn fn, nvmlDevice_t d,
+                            nvmlClockType_t type);
+
 /* nvml_processes.c: the GPU's compute processes into g->processes. */
 void gd_nvml_read_processes(gd_nvml_reader *r, nvmlDevice_t d, gd_gpu *g);
 

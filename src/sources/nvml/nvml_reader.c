@@ -138,3 +138,11 @@ gd_value gd_nvml_read_uint(gd_nvml_reader *r, const char *call, nvml_DeviceGetUI
     nvmlReturn_t rc = fn ? fn(d, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
     return gd_nvml_take(r, call, rc, v * scale);
 }
+
+gd_value gd_nvml_read_clock(gd_nvml_reader *r, const char *call, nvml_DeviceGetClockInfo_fn fn, nvmlDevice_t d,
+                            nvmlClockType_t type)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = fn ? fn(d, type, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    return gd_nvml_take(r, call, rc, v);
+}

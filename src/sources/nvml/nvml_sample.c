@@ -16,13 +16,6 @@
 #define PCIE_THROUGHPUT_EVERY_S 1.0 /* per GPU: NVML's call blocks 20 ms */
 #define INSTANT_POWER_BELOW_S 1.0 /* intervals shorter than the 1 s average use the instant reading */
 
-static gd_value read_clock(gd_nvml_reader *r, nvmlDevice_t d, nvmlClockType_t type)
-{
-    unsigned int v = 0;
-    nvmlReturn_t rc = NVCALL(r->s, DeviceGetClockInfo, d, type, &v);
-    return gd_nvml_take(r, "nvmlDeviceGetClockInfo", rc, v);
-}
-
 /* The field values of one sample, asked in one call. */
 enum {
     F_MEM_TEMP,
@@ -147,8 +140,10 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
     nvmlFieldValue_t fv[F_COUNT];
     read_fields(r, d, fv);
     row[GD_M_TEMP_C] = gd_nvml_read_temp(r, d);
-    row[GD_M_SM_CLOCK_MHZ] = read_clock(r, d, NVML_CLOCK_SM);
-    row[GD_M_MEM_CLOCK_MHZ] = read_clock(r, d, NVML_CLOCK_MEM);
+    row[GD_M_SM_CLOCK_MHZ] =
+        gd_nvml_read_clock(r, "nvmlDeviceGetClockInfo", r->s->api.DeviceGetClockInfo, d, NVML_CLOCK_SM);
+    row[GD_M_MEM_CLOCK_MHZ] =
+        gd_nvml_read_clock(r, "nvmlDeviceGetClockInfo", r->s->api.DeviceGetClockInfo, d, NVML_CLOCK_MEM);
     sample_power(r, d, fv, row, f);
     nvmlUtilization_t util = {0, 0};
     nvmlReturn_t rc = NVCALL(s, DeviceGetUtilizationRates, d, &util);
@@ -172,9 +167,11 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
 
     row[GD_M_PCIE_GEN] =
         gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
-    row[GD_M_PCIE_WIDTH] = gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
+    row[GD_M_PCIE_WIDTH] =
+        gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
     sample_pcie(r, g, d, fv, row, may_call, f);
-    row[GD_M_PCIE_REPLAYS] = gd_nvml_read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
+    row[GD_M_PCIE_REPLAYS] =
+        gd_nvml_read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
     row[GD_M_FAN_PCT] = gd_nvml_read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
 
     nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;

@@ -23,14 +23,6 @@ static void read_string(reader *r, nvml_DeviceGetString_fn fn, nvmlDevice_t d, c
     (void)r;
 }
 
-static gd_value read_clock(reader *r, const char *call, nvml_DeviceGetClockInfo_fn fn, nvmlDevice_t d,
-                           nvmlClockType_t type)
-{
-    unsigned int v = 0;
-    nvmlReturn_t rc = fn ? fn(d, type, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
-    return take(r, call, rc, v);
-}
-
 static gd_value read_threshold(reader *r, nvmlDevice_t d, nvmlTemperatureThresholds_t which)
 {
     unsigned int v = 0;
@@ -132,24 +124,27 @@ static void read_identity(reader *r, nvmlDevice_t d, gd_gpu *g)
 static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
 {
     gd_nvml_session *s = r->s;
-    g->power_limit_w = gd_nvml_read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
-    g->power_limit_default_w =
-        gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit", s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
+    g->power_limit_w =
+        gd_nvml_read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
+    g->power_limit_default_w = gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit",
+                                                 s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
     unsigned int lo = 0, hi = 0;
     nvmlReturn_t rc = NVCALL(s, DeviceGetPowerManagementLimitConstraints, d, &lo, &hi);
     g->power_limit_min_w = take(r, "nvmlDeviceGetPowerManagementLimitConstraints", rc, lo * 1e-3);
     g->power_limit_max_w = take(r, "nvmlDeviceGetPowerManagementLimitConstraints", rc, hi * 1e-3);
 
-    g->clock_max_sm_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_SM);
-    g->clock_max_mem_mhz = read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_MEM);
+    g->clock_max_sm_mhz =
+        gd_nvml_read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_SM);
+    g->clock_max_mem_mhz =
+        gd_nvml_read_clock(r, "nvmlDeviceGetMaxClockInfo", s->api.DeviceGetMaxClockInfo, d, NVML_CLOCK_MEM);
     g->clock_app_sm_mhz =
-        read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_SM);
+        gd_nvml_read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_SM);
     g->clock_app_mem_mhz =
-        read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_MEM);
-    g->clock_default_app_sm_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
-                                             s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_SM);
-    g->clock_default_app_mem_mhz = read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
-                                              s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_MEM);
+        gd_nvml_read_clock(r, "nvmlDeviceGetApplicationsClock", s->api.DeviceGetApplicationsClock, d, NVML_CLOCK_MEM);
+    g->clock_default_app_sm_mhz = gd_nvml_read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
+                                                     s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_SM);
+    g->clock_default_app_mem_mhz = gd_nvml_read_clock(r, "nvmlDeviceGetDefaultApplicationsClock",
+                                                      s->api.DeviceGetDefaultApplicationsClock, d, NVML_CLOCK_MEM);
 
     g->temp_shutdown_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
     g->temp_slowdown_c = read_threshold(r, d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
@@ -159,7 +154,8 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
 
     /* "Max" is what card and slot reach together; GpuMax the card's own. NVML
      * has no card-only width: the GPU's max_link_width in sysfs gives it. */
-    g->pcie_gen_max = gd_nvml_read_uint(r, "nvmlDeviceGetMaxPcieLinkGeneration", s->api.DeviceGetMaxPcieLinkGeneration, d, 1);
+    g->pcie_gen_max =
+        gd_nvml_read_uint(r, "nvmlDeviceGetMaxPcieLinkGeneration", s->api.DeviceGetMaxPcieLinkGeneration, d, 1);
     g->pcie_gen_max_device =
         gd_nvml_read_uint(r, "nvmlDeviceGetGpuMaxPcieLinkGeneration", s->api.DeviceGetGpuMaxPcieLinkGeneration, d, 1);
     g->pcie_width_max = gd_nvml_read_uint(r, "nvmlDeviceGetMaxPcieLinkWidth", s->api.DeviceGetMaxPcieLinkWidth, d, 1);
@@ -210,8 +206,10 @@ static void read_mig_memory(gd_nvml_session *s, nvmlDevice_t m, gd_mig_device *m
     nvmlMemory_t mem;
     memset(&mem, 0, sizeof mem);
     nvmlReturn_t rc = NVCALL(s, DeviceGetMemoryInfo, m, &mem);
-    md->mem_total_mib = rc == NVML_SUCCESS ? gd_val((double)mem.total / (1024.0 * 1024.0)) : gd_missing(gd_nvml_status(rc));
-    md->mem_used_mib = rc == NVML_SUCCESS ? gd_val((double)mem.used / (1024.0 * 1024.0)) : gd_missing(gd_nvml_status(rc));
+    md->mem_total_mib =
+        rc == NVML_SUCCESS ? gd_val((double)mem.total / (1024.0 * 1024.0)) : gd_missing(gd_nvml_status(rc));
+    md->mem_used_mib =
+        rc == NVML_SUCCESS ? gd_val((double)mem.used / (1024.0 * 1024.0)) : gd_missing(gd_nvml_status(rc));
 }
 
 /* The MIG devices of a GPU in MIG mode, one per GPU instance (a GPU
@@ -370,9 +368,9 @@ static void read_p2p(gd_nvml_session *s, gd_facts *f)
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
             nvmlGpuP2PStatus_t st = NVML_P2P_STATUS_UNKNOWN;
-            bool read = a != b && s->devices[a] && s->devices[b] &&
-                        s->api.DeviceGetP2PStatus(s->devices[a], s->devices[b], NVML_P2P_CAPS_INDEX_READ, &st) ==
-                            NVML_SUCCESS;
+            bool read =
+                a != b && s->devices[a] && s->devices[b] &&
+                s->api.DeviceGetP2PStatus(s->devices[a], s->devices[b], NVML_P2P_CAPS_INDEX_READ, &st) == NVML_SUCCESS;
             f->p2p_status[a * n + b] = read ? (int)st : -1;
         }
 }

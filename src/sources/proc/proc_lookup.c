@@ -25,7 +25,6 @@ void gd_proc_comm(const char *proc_root, unsigned int pid, char *out, size_t len
     fclose(fp);
 }
 
-
 /* A process's owner from PROC/PID/status (real uid): a user name where this
  * host knows the uid, else "uid N"; empty when not readable. NVML's process
  * list holds host pids: inside a container they may not be in our /proc. */

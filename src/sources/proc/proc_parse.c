@@ -70,8 +70,8 @@ static const char *env_value(const char *e, const char *name)
 
 void gd_proc_parse_environ(const char *env, size_t len, gd_job_proc *p)
 {
-    static const char *const ranks[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                                        "SLURM_PROCID"};
+    static const char *const ranks[] = {"RANK",     "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
+                                        "PMI_RANK", "PMIX_RANK",  "SLURM_PROCID"};
     int best = 6; /* the first name of `ranks` found wins */
     for (size_t i = 0; i < len;) {
         size_t k = strnlen(env + i, len - i);
