@@ -30,7 +30,7 @@ done
 
 fail() {
     echo "FAIL: $*" >&2
-    for f in slurmctld.log slurmd.log hc.log; do
+    for f in slurmctld.log slurmd.log munged.log hc.log; do
         [ -f "$tmp/$f" ] && { echo "--- $f" >&2; tail -n 15 "$tmp/$f" >&2; }
     done
     exit 1
@@ -57,14 +57,29 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# Every wait below is bounded in wall-clock seconds, and every Slurm client
+# call in time: on a loaded machine an unanswered sinfo takes its whole
+# MessageTimeout, so counting tries is no bound. The whole test gives up,
+# with the daemons' logs, well before ctest's own timeout would kill it
+# without them.
+started=$(date +%s)
+budget=420
+now() { date +%s; }
+over_budget() { [ $(($(now) - started)) -ge $budget ]; }
+
+# Two distinct free ports, chosen together (two separate choices may be one).
+ports=$(python3 -c '
+import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
+ctld_port=${ports% *}
+slurmd_port=${ports#* }
 
 # munge, with a key of our own on a socket of our own.
 dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 2>/dev/null
 chmod 400 "$tmp/munge.key"
-munged --socket="$tmp/munge.sock" --key-file="$tmp/munge.key" --pid-file="$tmp/munged.pid" \
+timeout 30 munged --socket="$tmp/munge.sock" --key-file="$tmp/munge.key" --pid-file="$tmp/munged.pid" \
     --log-file="$tmp/munged.log" --seed-file="$tmp/munge.seed" || fail "munged did not start"
 
 node=$(hostname -s 2>/dev/null || uname -n | cut -d. -f1)
@@ -72,8 +87,9 @@ mkdir -p "$tmp/state" "$tmp/spool" "$tmp/reports"
 cat >"$tmp/slurm.conf" <<CONF
 ClusterName=gpudoctortest
 SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+MessageTimeout=5
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -122,17 +138,19 @@ scenario() { # the node the health check sees
 }
 scenario h100x8-training.json
 
-slurmctld -f "$tmp/slurm.conf" || fail "slurmctld did not start"
-slurmd -f "$tmp/slurm.conf" || fail "slurmd did not start"
+timeout 30 slurmctld -f "$tmp/slurm.conf" || fail "slurmctld did not start"
+timeout 30 slurmd -f "$tmp/slurm.conf" || fail "slurmd did not start"
 
-state() { sinfo -h -N -n "$node" -o '%T|%E' 2>/dev/null | head -n 1; }
+state() { timeout -k 2 10 sinfo -h -N -n "$node" -o '%T|%E' 2>/dev/null | head -n 1; }
 # wait_for PATTERN SECONDS: until the node's "state|reason" matches.
 wait_for() {
-    for _ in $(seq $(($2 * 5))); do
+    until=$(($(now) + $2))
+    while [ "$(now)" -lt "$until" ] && ! over_budget; do
+        # shellcheck disable=SC2254 # the pattern is a glob on purpose
         case $(state) in $1) return 0 ;; esac
         sleep 0.2
     done
-    fail "node $node: '$(state)' is not '$1' after $2 s"
+    fail "node $node: '$(state)' is not '$1' after $2 s ($(($(now) - started)) s into the test)"
 }
 wait_for 'idle|*' 30
 checks_done() { [ -f "$tmp/hc.done" ] && wc -l <"$tmp/hc.done" || echo 0; }
@@ -141,7 +159,8 @@ checks_done() { [ -f "$tmp/hc.done" ] && wc -l <"$tmp/hc.done" || echo 0; }
 # ran after it), on a loaded machine too; fails after SECONDS.
 after_checks() {
     target=$(($(checks_done) + $1))
-    for _ in $(seq $(($2 * 5))); do
+    until=$(($(now) + $2))
+    while [ "$(now)" -lt "$until" ] && ! over_budget; do
         [ "$(checks_done)" -ge "$target" ] && return 0
         sleep 0.2
     done
@@ -161,14 +180,14 @@ wait_for 'idle*|none' 30
 echo "resumed by the health check: $(state)"
 
 # An admin's drain is never lifted, nor rewritten, by the health check.
-scontrol update NodeName="$node" State=DRAIN Reason="admin: fan 3"
+timeout -k 2 20 scontrol update NodeName="$node" State=DRAIN Reason="admin: fan 3" || fail "scontrol drain: exit $?"
 scenario h100x8-xid.json
 after_checks 2 60
 case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain changed: $(state)" ;; esac
 scenario h100x8-training.json
 after_checks 2 60
 case $(state) in 'drain'*'|admin: fan 3') ;; *) fail "an admin's drain was lifted: $(state)" ;; esac
-scontrol update NodeName="$node" State=RESUME
+timeout -k 2 20 scontrol update NodeName="$node" State=RESUME || fail "scontrol resume: exit $?"
 wait_for 'idle*' 30
 
 # "Could not check" (a scenario that is not there) does not drain by default.
@@ -183,10 +202,10 @@ grep -q "could not check (exit 3" "$tmp/hc.log" || fail "the wrapper did not say
 scenario h100x8-training.json
 
 # The fan-out: one report per node through srun, then fleet over the folder.
-timeout 60 srun -N1 --ntasks-per-node=1 -o "$tmp/reports/%N.json" "$bin" check --sim "$examples/h100x8-training.json" \
+timeout -k 5 60 srun -N1 --ntasks-per-node=1 -o "$tmp/reports/%N.json" "$bin" check --sim "$examples/h100x8-training.json" \
     --json --duration 5 || fail "srun: exit $?"
 [ -s "$tmp/reports/$node.json" ] || fail "srun wrote no $node.json"
-"$bin" fleet "$tmp/reports" --json >"$tmp/fleet.json" || fail "fleet: exit $?"
+timeout 60 "$bin" fleet "$tmp/reports" --json >"$tmp/fleet.json" || fail "fleet: exit $?"
 python3 - "$tmp/fleet.json" "$node" <<'PY' || fail "fleet's report"
 import json, sys
 r = json.load(open(sys.argv[1]))
