@@ -104,7 +104,7 @@ grep -q '^User=\|^PrivateDevices=yes' "$unit" && fail "the unit names a user or 
 [ -L "$root/etc/systemd/system/multi-user.target.wants/gpudoctor-exporter.service" ] || fail "the unit is not enabled"
 # ExecStart as systemd expands it (${ADDRESS}:${PORT} one word, $OPTIONS split)
 # from the /etc/default file, run as nobody: the exporter answers.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 "$src/tests/common/free_ports.py")
 sed -i "s/^PORT=.*/PORT=$port/; s|^OPTIONS=.*|OPTIONS=\"--sim /tmp/demo.json --interval 500\"|" "$root/etc/default/gpudoctor-exporter"
 cmd=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/gpudoctor-exporter.service")
 argv=$(set -a && . "$root/etc/default/gpudoctor-exporter" && python3 - "$cmd" <<'PY'
@@ -143,7 +143,7 @@ diff "$tmp/before" "$tmp/after" >"$tmp/diff" || { cat "$tmp/diff"; fail "purge l
 stage "runc runs the exporter from the image"
 bundle=$tmp/bundle
 umoci unpack --image "$out/oci:$(dpkg-deb -f "$deb" Version)" "$bundle" >/dev/null || fail "umoci unpack"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 "$src/tests/common/free_ports.py")
 python3 - "$bundle/config.json" "$src/examples" "$port" <<'PY' || fail "the image's config"
 import json, sys
 path, examples, port = sys.argv[1:]

@@ -55,9 +55,10 @@ fetch() {
     python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1"
 }
 
-# free_port: a loopback port nobody listens on now.
+# free_port: a loopback port nobody listens on now, outside the ephemeral
+# range (tests/common/free_ports.py says why).
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    python3 "$(dirname "$0")/../common/free_ports.py"
 }
 
 # start_prometheus: the real Prometheus scraping the exporter ($port) every

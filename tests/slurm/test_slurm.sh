@@ -67,12 +67,8 @@ budget=420
 now() { date +%s; }
 over_budget() { [ $(($(now) - started)) -ge $budget ]; }
 
-# Two distinct free ports, chosen together (two separate choices may be one).
-ports=$(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
+# Two distinct free ports, outside the ephemeral range (the script says why).
+ports=$(python3 "$src/tests/common/free_ports.py" 2)
 ctld_port=${ports% *}
 slurmd_port=${ports#* }
 
