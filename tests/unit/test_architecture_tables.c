@@ -68,13 +68,13 @@ static void each_format_kind_has_one_row(void **state)
     assert_string_equal(gd_import_kind_name(GD_IMPORT_UNKNOWN), "unknown");
 }
 
-/* A reader has the reader's signature; the dispatcher is not one. */
 /* What the reader walk keeps: the table's file, read once, and the count. */
 typedef struct readers {
     char *table;
     size_t found;
 } readers;
 
+/* A reader has the reader's signature; the dispatcher is not one. */
 static void readers_in_file(const char *path, const char *text, void *ud)
 {
     readers *rd = ud;
