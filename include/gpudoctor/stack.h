@@ -84,12 +84,14 @@ typedef struct gd_xid_event {
 } gd_xid_event;
 
 /* Every event of one Xid on one PCI address: counted whatever the log's
- * length, with its newest events as examples. */
+ * length, with its newest events as examples. An event is one fault, which
+ * the driver may print over several lines (formats/kernel_log/klog_xid_run.h). */
 typedef struct gd_xid_group {
     int xid;
     char pci[32]; /* as in the log: "0000:3b:00" */
     int gpu; /* index in f->gpus, or -1 when the address matches none */
-    size_t count;
+    size_t count; /* events */
+    size_t lines; /* the log lines they were printed in */
     char first_seen[48]; /* the first event's timestamp as written */
     size_t example_count; /* at most GD_XID_EXAMPLES, oldest first */
     gd_xid_event examples[GD_XID_EXAMPLES];

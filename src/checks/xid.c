@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* health.xid: Xid events in the kernel log and from NVML's event API while
  * a session runs, one finding per GPU (and per address that matches no
- * GPU), with each
- * Xid's meaning and the action it calls for (data/xid.tsv). Severity
- * follows DCGM's health watch: its "fail" Xids are critical, its "warn"
- * ones warnings; others by their action. */
+ * GPU), with each Xid's meaning and the action it calls for (data/xid.tsv:
+ * NVIDIA's Xid catalog). An event is one fault, however many lines the
+ * driver printed it in. Severity follows DCGM's health watch: its "fail"
+ * Xids are critical, its "warn" ones warnings; others by their action. */
 #include "checks_internal.h"
 #include "core/data_tables.h"
 #include "gpudoctor/stack.h"
 
-/* Most serious first: the finding's fix names the first one present. */
-static const char *const actions[] = {"rma", "reboot", "reset", "hw", "app", "watch"};
+/* Most serious first: the finding's fix names the first one present.
+ * Through "remap" an Xid DCGM does not map is a warning, after it info. */
+static const char *const actions[] = {"rma",   "reboot", "reset",   "hw",  "support",
+                                      "remap", "update", "restart", "app", "watch"};
 
 static int action_rank(const char *a)
 {
@@ -39,10 +41,11 @@ static gd_severity severity_of(const gd_xid_info *in)
         return GD_SEV_CRITICAL;
     if (strcmp(in->dcgm, "warn") == 0)
         return GD_SEV_WARNING;
-    int r = action_rank(in->action);
-    return r <= action_rank("reset") ? GD_SEV_WARNING : GD_SEV_INFO;
+    return action_rank(in->action) <= action_rank("remap") ? GD_SEV_WARNING : GD_SEV_INFO;
 }
 
+/* What each action of data/xid.tsv asks of the reader (NVIDIA's resolution
+ * buckets, in the words of a fix). */
 static const char *action_fix(const char *action)
 {
     if (strcmp(action, "rma") == 0)
@@ -56,6 +59,21 @@ static const char *action_fix(const char *action)
                "'nvidia-bug-report.sh' for NVIDIA or the vendor.";
     if (strcmp(action, "hw") == 0)
         return "Check the board's power connectors, PSU and cooling; reset the GPU afterwards.";
+    if (strcmp(action, "support") == 0)
+        return "Not expected on this GPU in normal work: collect 'nvidia-bug-report.sh' and report it to NVIDIA or "
+               "the vendor; drain and reset the GPU ('sudo nvidia-smi -r -i N') if jobs fail on it.";
+    if (strcmp(action, "remap") == 0)
+        return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
+               "on the GPU is unaffected). Drain the GPU and reset it when convenient ('sudo nvidia-smi -r -i N') "
+               "so the pending row remap takes effect ('nvidia-smi -q -d ROW_REMAPPER' shows it pending); a remap "
+               "that fails (Xid 64) or errors that recur after the reset call for an RMA.";
+    if (strcmp(action, "update") == 0)
+        return "The driver or firmware is at fault: update the NVIDIA driver (and on vGPU hosts the vGPU manager "
+               "and guest driver to one release), then reset the GPU.";
+    if (strcmp(action, "restart") == 0)
+        return "The job was stopped by a fault outside its own code and the GPU recovered: restart the job. If it "
+               "recurs, check the GPU's PCIe link (gpudoctor's pcie findings, 'sudo lspci -vv') and collect "
+               "'nvidia-bug-report.sh' for NVIDIA or the vendor.";
     if (strcmp(action, "app") == 0)
         return "An application fault (illegal address, killed context): the GPU recovered. Rerun the job with "
                "compute-sanitizer or CUDA_LAUNCH_BLOCKING=1 to find the kernel; if it comes with ECC or other "
@@ -119,6 +137,8 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
         json_t *row = row_of(x, g->xid, &in);
         json_object_set_new(row, "count",
                             json_integer(json_integer_value(json_object_get(row, "count")) + (json_int_t)g->count));
+        json_object_set_new(row, "lines",
+                            json_integer(json_integer_value(json_object_get(row, "lines")) + (json_int_t)g->lines));
         json_object_set_new(row, "action", json_string(in.action));
         if (!json_object_get(row, "first_seen"))
             json_object_set_new(row, "first_seen", json_string(g->first_seen));
@@ -223,8 +243,8 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
         snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
-    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s",
-                   where, x.best_xid, x.best_meaning, repeat, others, log_read ? " in the kernel log" : " (NVML event)");
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s", where,
+                   x.best_xid, x.best_meaning, repeat, others, log_read ? " in the kernel log" : " (NVML event)");
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

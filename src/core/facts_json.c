@@ -235,7 +235,7 @@ TABLE(t_python, STR(gd_python_env, path), STR(gd_python_env, origin), STR(gd_pyt
 TABLE(t_xid, INT(gd_xid_event, xid), STR(gd_xid_event, pci), INT(gd_xid_event, gpu), STR(gd_xid_event, when),
       STR(gd_xid_event, text));
 TABLE(t_xid_group, INT(gd_xid_group, xid), STR(gd_xid_group, pci), INT(gd_xid_group, gpu), SIZE(gd_xid_group, count),
-      STR(gd_xid_group, first_seen), ARR(gd_xid_group, examples, example_count, t_xid));
+      SIZE(gd_xid_group, lines), STR(gd_xid_group, first_seen), ARR(gd_xid_group, examples, example_count, t_xid));
 TABLE(t_gpu_fatal, STR(gd_gpu_fatal, pci), INT(gd_gpu_fatal, gpu), STR(gd_gpu_fatal, kind), SIZE(gd_gpu_fatal, count),
       STR(gd_gpu_fatal, when), STR(gd_gpu_fatal, text));
 TABLE(t_aer, INT(gd_aer_event, severity), STR(gd_aer_event, dev), STR(gd_aer_event, port), STR(gd_aer_event, when),

@@ -21,16 +21,21 @@ static int gpu_of(const gd_facts *f, const char *pci)
     return -1;
 }
 
-/* Counts the event in its (Xid, address) group; the newest events stay as examples. */
-static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
+/* Counts the line in its (Xid, address) group: a new event, or one more
+ * line of the fault its address's last Xid line began (klog_xid_run.h). The
+ * newest events' first lines stay as examples. */
+static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, gd_xid_event *ev)
 {
     s->xid_total++;
     ev->gpu = gpu_of(f, ev->pci);
+    bool more = gd_xid_runs_continues(&st->xids, ev);
     size_t k = 0;
     while (k < s->xid_group_count &&
            !(s->xid_groups[k].xid == ev->xid && strcasecmp(s->xid_groups[k].pci, ev->pci) == 0))
         k++;
     if (k == s->xid_group_count) {
+        if (more)
+            return; /* a line of an event whose group did not fit: counted there */
         if (k == GD_STACK_MAX_XID_GROUPS) {
             s->xid_dropped++;
             return;
@@ -43,6 +48,9 @@ static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
         memcpy(n->first_seen, ev->when, sizeof n->first_seen);
     }
     gd_xid_group *x = &s->xid_groups[k];
+    x->lines++;
+    if (more)
+        return;
     x->count++;
     if (x->example_count == GD_XID_EXAMPLES) {
         memmove(&x->examples[0], &x->examples[1], (GD_XID_EXAMPLES - 1) * sizeof x->examples[0]);
@@ -129,7 +137,7 @@ void gd_klog_take_line(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, 
     }
     gd_xid_event ev;
     if (gd_xid_line_parse(line, len, &ev)) {
-        add_xid(s, f, &ev);
+        add_xid(s, f, st, &ev);
         return;
     }
     gd_klog_line kl;

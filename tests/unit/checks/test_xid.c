@@ -12,14 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Two GPUs (bus ids 18 and 19) and a kernel log that was read. */
+static void log_facts(gd_facts *f)
+{
+    fx_facts(f, 2, 2);
+    f->stack = calloc(1, sizeof *f->stack);
+    f->stack->kernel_log_read = true;
+    snprintf(f->stack->kernel_log_source, sizeof f->stack->kernel_log_source, "test");
+}
+
 static void xids_map_to_gpus_by_bus_id(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 2, 2); /* bus ids 18 and 19 */
-    f.stack = calloc(1, sizeof *f.stack);
-    f.stack->kernel_log_read = true;
-    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
+    log_facts(&f);
     f.stack->xid_groups[0] = (gd_xid_group){.xid = 94, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
     f.stack->xid_groups[1] = (gd_xid_group){.xid = 31, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
     f.stack->xid_groups[2] =
@@ -48,10 +54,7 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 2, 2);
-    f.stack = calloc(1, sizeof *f.stack);
-    f.stack->kernel_log_read = true;
-    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
+    log_facts(&f);
     f.stack->xid_groups[0] = (gd_xid_group){.xid = 79, .gpu = 1, .pci = "0000:19:00", .count = 2, .example_count = 1};
     f.stack->xid_groups[1] =
         (gd_xid_group){.xid = 4242, .gpu = -1, .pci = "0000:99:00", .count = 1, .example_count = 1};
@@ -93,11 +96,86 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
     gd_facts_free(&f);
 }
 
+/* One Xid alone on GPU 1: the finding's severity and what its fix asks. */
+static gd_severity xid_alone(int xid, const char *text, char *fix, size_t len)
+{
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] =
+        (gd_xid_group){.xid = xid, .gpu = 1, .pci = "0000:19:00", .count = 1, .lines = 1, .example_count = 1};
+    snprintf(f.stack->xid_groups[0].examples[0].text, sizeof f.stack->xid_groups[0].examples[0].text, "%s", text);
+    f.stack->xid_group_count = 1;
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 1);
+    gd_severity sev = out.v[0].severity;
+    snprintf(fix, len, "%s", out.v[0].fix);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+    return sev;
+}
+
+/* What the table's actions say (data/xid.tsv, NVIDIA's Xid catalog): a
+ * contained ECC error (94) is the memory's, not the application's: the GPU
+ * is drained and reset so its row remap takes effect; an Xid 45 follows a
+ * kill or another Xid; a fault the catalog does not blame on the
+ * application is not sent to compute-sanitizer. */
+static void xid_actions_in_the_fix(void **state)
+{
+    (void)state;
+    char fix[1024];
+    gd_severity x = xid_alone(94, "pid=1, name=python, Contained: SM (0x1). RST: No, D-RST: No", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING);
+    if (strstr(fix, "compute-sanitizer") || !strstr(fix, "nvidia-smi -r -i 1") || !strstr(fix, "row remap"))
+        fail_msg("Xid 94's fix: %s", fix);
+    x = xid_alone(63, "Row Remapper: New row marked for remapping, reset gpu to activate.", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING);
+    assert_non_null(strstr(fix, "row remap"));
+    x = xid_alone(45, "pid=1, Ch 00000008", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO);
+    assert_null(strstr(fix, "compute-sanitizer"));
+    x = xid_alone(32, "pid=1, Channel ID 00000010 intr0 00040000", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING); /* DCGM warns */
+    if (strstr(fix, "compute-sanitizer") || !strstr(fix, "PCIe"))
+        fail_msg("Xid 32's fix: %s", fix);
+    x = xid_alone(44, "pid=1, Graphics engine fault during context switch", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO); /* the catalog: IGNORE */
+    x = xid_alone(46, "GPU stopped processing", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING); /* the catalog: RESET_GPU */
+    assert_non_null(strstr(fix, "nvidia-smi -r -i 1"));
+    x = xid_alone(13, "pid=1, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address", fix,
+                  sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO);
+    assert_non_null(strstr(fix, "compute-sanitizer"));
+}
+
+/* A fault printed over several lines is one event: its row says both. */
+static void xid_rows_count_events_and_lines(void **state)
+{
+    (void)state;
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] =
+        (gd_xid_group){.xid = 13, .gpu = 1, .pci = "0000:19:00", .count = 2, .lines = 5, .example_count = 2};
+    f.stack->xid_group_count = 1;
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 1);
+    json_t *row = json_array_get(json_object_get(out.v[0].evidence, "xids"), 0);
+    assert_int_equal(json_integer_value(json_object_get(row, "count")), 2);
+    assert_int_equal(json_integer_value(json_object_get(row, "lines")), 5);
+    assert_non_null(strstr(out.v[0].title, "2 times"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(xids_map_to_gpus_by_bus_id),
         cmocka_unit_test(xids_from_the_log_and_nvml_count_once),
+        cmocka_unit_test(xid_actions_in_the_fix),
+        cmocka_unit_test(xid_rows_count_events_and_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
