@@ -177,7 +177,7 @@ TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(g
 TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),
       VAL(gd_pcie_hop, speed_max_gts), VAL(gd_pcie_hop, gen), VAL(gd_pcie_hop, gen_max), VAL(gd_pcie_hop, width),
       VAL(gd_pcie_hop, width_max), VAL(gd_pcie_hop, aer_cor), VAL(gd_pcie_hop, aer_nonfatal),
-      VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits));
+      VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits), INT(gd_pcie_hop, vendor));
 TABLE(t_nic, STR(gd_pcie_nic, bdf), STR(gd_pcie_nic, name), INT(gd_pcie_nic, level));
 TABLE(t_pgpu, INT(gd_pcie_gpu, gpu), BOOL(gd_pcie_gpu, matched), STR(gd_pcie_gpu, bdf), STR(gd_pcie_gpu, host_bridge),
       ARR(gd_pcie_gpu, hops, hop_count, t_hop), VAL(gd_pcie_gpu, numa_node), STR(gd_pcie_gpu, cpulist),

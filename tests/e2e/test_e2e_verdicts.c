@@ -188,6 +188,10 @@ static const verdict scenarios[] = {
     /* GPU pairs: what the links say; bench p2p measures the cost (test_e2e_p2p.c). */
     {"pcie-a100x4-slow-switch.json", NULL, 2, {"pcie.upstream_downgraded@2=critical", "pcie.upstream_downgraded@3=critical", NULL}},
     {"rtx4090x8-no-p2p.json", NULL, 0, {"p2p.unsupported@-1=info", NULL}},
+    /* Two EPYC sockets, a GPU per root port: healthy; bench p2p and nccl hold copies across the sockets to
+     * what Infinity Fabric carries (test_e2e_p2p.c, test_e2e_bench_nccl.c). */
+    {"pcie-epyc-a100x8-sys.json", NULL, 0, {NULL}},
+    {"pcie-epyc-a100x8-gpu5-x8.json", NULL, 2, {"pcie.link_downgraded@5=critical", NULL}},
     {"pcie-h100x8-idle-gen1.json", NULL, 0, {NULL}},
     {"pcie-h100x8-numa-far-job.json", "41003", 1, {"topology.numa_mismatch@3=warning", NULL}},
     {"pcie-h100x8-nvlink-down.json", NULL, 1, {"nvlink.down@2=warning", NULL}},

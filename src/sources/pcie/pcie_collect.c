@@ -87,6 +87,8 @@ static void read_hop(const char *dir, gd_pcie_hop *h)
     h->aer_cor = read_aer(dir, "aer_dev_correctable");
     h->aer_nonfatal = read_aer(dir, "aer_dev_nonfatal");
     h->aer_fatal = read_aer(dir, "aer_dev_fatal");
+    gd_value vendor = read_number(dir, "vendor"); /* "0x1022": strtod reads hex */
+    h->vendor = gd_ok(vendor) && vendor.v > 0 && vendor.v <= 0xffff ? (int)vendor.v : 0;
 }
 
 static bool is_bdf(const char *s)
