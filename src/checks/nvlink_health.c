@@ -211,9 +211,17 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         json_decref(gpus);
         return;
     }
-    const json_t *first = json_array_get(gpus, 0);
-    int gpu0 = (int)json_integer_value(json_object_get(first, "gpu"));
-    const char *state0 = json_string_value(json_object_get(first, "state"));
+    /* The title names the first GPU of the worst severity: a failed
+     * registration before one still in progress. */
+    int gpu0 = -1;
+    const char *state0 = "";
+    for (size_t g = 0; g < f->gpu_count && gpu0 < 0; g++) {
+        gd_severity sev;
+        if (fabric_bad(&f->gpus[g], &sev) && sev == worst) {
+            gpu0 = f->gpus[g].index;
+            state0 = fabric_state_name(f->gpus[g].fabric_state.v);
+        }
+    }
     bool failed = strcmp(state0, "completed") == 0;
     json_t *ev = json_object();
     json_object_set_new(ev, "gpus", gpus);

@@ -165,6 +165,35 @@ static void fabric_states(void **state)
     }
 }
 
+/* The title names the GPU of the finding's severity: with one GPU still
+ * registering (a warning) and one that never started (critical), the
+ * critical one, not the first in the list. */
+static void fabric_title_names_the_worst_gpu(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 2);
+    fx_nvlinks(&f, 18);
+    f.gpus[0].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+    f.gpus[1].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_COMPLETED);
+    f.gpus[2].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_NOT_STARTED);
+    for (size_t g = 0; g < 3; g++)
+        f.gpus[g].fabric_status = gd_val(0);
+    gd_findings out;
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n, 1);
+    assert_int_equal(out.v[0].severity, GD_SEV_CRITICAL);
+    assert_non_null(strstr(out.v[0].title, "GPU 2: state not started"));
+    gd_findings_free(&out);
+    /* All bad: the state said is the critical one's. */
+    f.gpus[1].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n, 1);
+    assert_non_null(strstr(out.v[0].title, "state not started"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 /* PCIe boards: NOT_SUPPORTED is never a finding; a note only where NVLink is up. */
 static void fabric_not_supported_is_not_checked(void **state)
 {
@@ -224,6 +253,7 @@ int main(void)
         cmocka_unit_test(errors_outside_the_window_or_other_counters_are_quiet),
         cmocka_unit_test(errors_not_checked_only_with_nvlink_and_no_counters),
         cmocka_unit_test(fabric_states),
+        cmocka_unit_test(fabric_title_names_the_worst_gpu),
         cmocka_unit_test(fabric_not_supported_is_not_checked),
         cmocka_unit_test(sxid_fatal_is_critical),
     };
