@@ -77,6 +77,16 @@ static json_t *not_checked(json_t *report, const char *check, int gpu)
     return NULL;
 }
 
+/* The report says `check` was not checked for `gpu`, with `why` in its reason. */
+static void expect_not_checked(json_t *report, const char *check, int gpu, const char *why)
+{
+    json_t *skip = not_checked(report, check, gpu);
+    if (!skip)
+        fail_msg("no 'not checked' for %s on GPU %d", check, gpu);
+    if (!strstr(str(json_object_get(skip, "reason")), why))
+        fail_msg("%s on GPU %d: '%s' has no '%s'", check, gpu, str(json_object_get(skip, "reason")), why);
+}
+
 static json_t *finding(json_t *report, const char *id, int gpu)
 {
     json_t *a = json_object_get(report, "findings"), *o;
@@ -257,6 +267,46 @@ static void deprecated_calls_use_their_successors(void **state)
     free(sc);
 }
 
+/* Issue 38, point 1: nvml.h says thermal violations are "not supported at
+ * this time" (nvmlDeviceGetViolationStatus, field 75). A GPU that throttles
+ * only between its samples (0.2-0.8 s of every second, sampled on the
+ * second) is seen through the R570 counters (fields 251/252); where none
+ * answers, thermal.throttling says what it could not see. */
+static void thermal_slowdown_between_samples_from_the_successors(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), tl[2048];
+    int used = snprintf(tl, sizeof tl, "{\"t\":0,\"temp_c\":86,\"power_w\":500," LOADED_POINT "}");
+    for (int k = 0; k < 12; k++)
+        used += snprintf(tl + used, sizeof tl - (size_t)used,
+                         ",{\"t\":%d.2,\"event_reasons\":[\"sw_thermal_slowdown\"]},{\"t\":%d.8,\"event_reasons\":[]}",
+                         k, k);
+    const char *refused = "\"errors\":{\"nvmlDeviceGetViolationStatus\":\"NVML_ERROR_NOT_SUPPORTED\"},";
+    char *sc = scenario(dir, NEW_DRIVER, 1, 0, "", refused, "9,0", tl);
+    const char *argv[] = {"check", "--json", "--duration", "10", "--interval", "1000", "--sim", sc, NULL};
+    tool_result r = run_tool(argv, fast);
+    json_t *f = finding(r.json, "thermal.throttling", 0);
+    assert_non_null(f);
+    json_t *ev = json_object_get(f, "evidence");
+    assert_int_equal(json_integer_value(json_object_get(ev, "violation_counter_pct")), 60);
+    assert_non_null(strstr(str(json_object_get(ev, "source")), "CLOCKS_EVENT_REASON_SW/HW_THERM_SLOWDOWN"));
+    assert_null(not_checked(r.json, "thermal.throttling", 0));
+    tool_result_free(&r);
+    /* A driver before the successors, with the old call refused: nothing
+     * between the samples could be seen, and the report says so. */
+    free(sc);
+    sc = scenario(dir, OLD_DRIVER, 1, 0, "", refused, "9,0", tl);
+    argv[7] = sc;
+    r = run_tool(argv, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_null(finding(r.json, "thermal.throttling", 0));
+    expect_not_checked(r.json, "thermal.throttling", 0, "between samples");
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+    free(sc);
+}
+
 /* Issue point 5: a hot H100 on a current driver (T.Limit only) warns, as it
  * did with the absolute thresholds; it must not fall to info. */
 static void hot_gpu_judged_from_its_tlimit(void **state)
@@ -297,6 +347,27 @@ static void deprecated_application_clocks_are_not_errors(void **state)
     json_t *dep = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "deprecated");
     assert_int_equal(json_array_size(dep), 4); /* application and default application clocks, SM and memory */
     assert_string_equal(json_string_value(json_array_get(dep, 0)), "clock_default_app_sm_mhz");
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+    free(sc);
+}
+
+/* Issue 38, point 5: a driver older than a temperature threshold type
+ * answers INVALID_ARGUMENT for it: not reported by that driver, not an
+ * error of the tool. */
+static void threshold_unknown_to_the_driver_is_not_an_error(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), tl[1024];
+    snprintf(tl, sizeof tl, "{\"t\":0,\"temp_c\":60,\"power_w\":500," LOADED_POINT "}");
+    const char *old = "\"temperature_thresholds_c\":{\"shutdown\":92,\"slowdown\":89,\"gpu_max\":87,\"mem_max\":95},"
+                      "\"errors\":{\"nvmlDeviceGetTemperatureThreshold\":\"NVML_ERROR_INVALID_ARGUMENT\"},";
+    char *sc = scenario(dir, OLD_DRIVER, 1, 0, "", old, "9,0", tl);
+    tool_result r = run_tool((const char *[]){"info", "--details", "--sim", sc, NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "slowdown n/a, shutdown n/a"));
+    assert_null(strstr(r.out, "(error)"));
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -416,8 +487,10 @@ int main(void)
         cmocka_unit_test(nvlinks_past_18_are_read),
         cmocka_unit_test(mig_gpu_nvlinks_are_not_judged),
         cmocka_unit_test(deprecated_calls_use_their_successors),
+        cmocka_unit_test(thermal_slowdown_between_samples_from_the_successors),
         cmocka_unit_test(hot_gpu_judged_from_its_tlimit),
         cmocka_unit_test(deprecated_application_clocks_are_not_errors),
+        cmocka_unit_test(threshold_unknown_to_the_driver_is_not_an_error),
         cmocka_unit_test(pending_page_retirement_is_read_live),
         cmocka_unit_test(mig_utilisation_explained),
         cmocka_unit_test(power_is_instant_and_memory_zero_is_unreported),

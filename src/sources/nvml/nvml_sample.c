@@ -22,13 +22,17 @@ enum {
     F_POWER_INSTANT,
     F_PCIE_TX,
     F_PCIE_RX,
+    F_SW_THERM, /* the clock event reason counters (ns) of R570 and later */
+    F_HW_THERM,
+    F_POWER_BRAKE,
     F_VIOL, /* six policies from here, in the order of `violations` */
     F_COUNT = F_VIOL + 6
 };
 
 /* Cumulative time each policy held the clocks back (catches what falls
  * between polls): field values, the successors of the deprecated
- * nvmlDeviceGetViolationStatus, which answers where they do not. */
+ * nvmlDeviceGetViolationStatus, which answers where they do not. Thermal
+ * has newer successors still (thermal_ns). */
 static const struct {
     unsigned int field;
     nvmlPerfPolicyType_t policy;
@@ -44,8 +48,13 @@ static const struct {
 
 static void read_fields(gd_nvml_reader *r, nvmlDevice_t d, nvmlFieldValue_t *fv)
 {
-    static const unsigned int ids[F_VIOL] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_INSTANT,
-                                             NVML_FI_DEV_PCIE_COUNT_TX_BYTES, NVML_FI_DEV_PCIE_COUNT_RX_BYTES};
+    static const unsigned int ids[F_VIOL] = {NVML_FI_DEV_MEMORY_TEMP,
+                                             NVML_FI_DEV_POWER_INSTANT,
+                                             NVML_FI_DEV_PCIE_COUNT_TX_BYTES,
+                                             NVML_FI_DEV_PCIE_COUNT_RX_BYTES,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN};
     memset(fv, 0, F_COUNT * sizeof *fv);
     for (int k = 0; k < F_COUNT; k++)
         fv[k].fieldId = k < F_VIOL ? ids[k] : violations[k - F_VIOL].field;
@@ -115,6 +124,34 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
     /* Until the next read the last one holds; before the first, unread. */
     row[GD_M_PCIE_TX_KBPS] = p->tx;
     row[GD_M_PCIE_RX_KBPS] = p->rx;
+}
+
+/* Thermal slowdown time (ns), newest call first. nvml.h says thermal
+ * violations are "not supported at this time" by nvmlDeviceGetViolationStatus
+ * (and its field, PERF_POLICY_THERMAL); R570 drivers count software and
+ * hardware thermal slowdown apart (fields 251, 252). Their union lies between
+ * the larger and the sum: the larger is taken, so that the share is never
+ * overstated (both flags are often set together). */
+static gd_value thermal_ns(gd_nvml_reader *r, nvmlDevice_t d, const nvmlFieldValue_t *fv, gd_facts *f)
+{
+    const nvmlFieldValue_t *sw = &fv[F_SW_THERM], *hw = &fv[F_HW_THERM];
+    if (sw->nvmlReturn == NVML_SUCCESS || hw->nvmlReturn == NVML_SUCCESS) {
+        double a = sw->nvmlReturn == NVML_SUCCESS ? gd_nvml_field_number(sw) : 0;
+        double b = hw->nvmlReturn == NVML_SUCCESS ? gd_nvml_field_number(hw) : 0;
+        snprintf(f->thermal_counter, sizeof f->thermal_counter,
+                 "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_SW/HW_THERM_SLOWDOWN)");
+        return gd_val(a > b ? a : b);
+    }
+    const nvmlFieldValue_t *v = &fv[F_VIOL + 1];
+    if (v->nvmlReturn == NVML_SUCCESS) {
+        snprintf(f->thermal_counter, sizeof f->thermal_counter, "nvmlDeviceGetFieldValues(PERF_POLICY_THERMAL)");
+        return field(r, v);
+    }
+    nvmlViolationTime_t vt = {0, 0};
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_THERMAL, &vt);
+    if (rc == NVML_SUCCESS)
+        snprintf(f->thermal_counter, sizeof f->thermal_counter, "nvmlDeviceGetViolationStatus(THERMAL)");
+    return gd_nvml_take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
 }
 
 /* NVML_FI_DEV_POWER_INSTANT where it answers and the interval is shorter
@@ -187,6 +224,10 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
     row[GD_M_ENERGY_MJ] = gd_nvml_take(r, "nvmlDeviceGetTotalEnergyConsumption", rc, (double)mj);
     for (size_t k = 0; k < sizeof violations / sizeof violations[0]; k++) {
         const nvmlFieldValue_t *v = &fv[F_VIOL + k];
+        if (violations[k].metric == GD_M_VIOL_THERMAL_NS) {
+            row[GD_M_VIOL_THERMAL_NS] = thermal_ns(r, d, fv, f);
+            continue;
+        }
         if (v->nvmlReturn == NVML_SUCCESS) {
             row[violations[k].metric] = field(r, v);
             continue;
@@ -195,6 +236,8 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
         rc = NVCALL(s, DeviceGetViolationStatus, d, violations[k].policy, &vt);
         row[violations[k].metric] = gd_nvml_take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
     }
+    /* The power brake's time has no older call than its field (R570). */
+    row[GD_M_VIOL_POWER_BRAKE_NS] = field(r, &fv[F_POWER_BRAKE]);
     /* Memory temperature only exists as a field value; 0 C means the board
      * does not report it (as nvidia-smi's N/A), never a frozen sensor. */
     row[GD_M_MEM_TEMP_C] = field(r, &fv[F_MEM_TEMP]);
