@@ -333,6 +333,11 @@ typedef struct gd_events {
     bool xid_watched; /* NVML's Xid events were registered for some GPU */
     bool kernel_log_followed; /* new kernel log lines were read while the session ran */
     double reread_s; /* the re-read cadence, 0: none */
+    /* How often the re-read counters (ECC, retired pages, remapped rows,
+     * NVLink errors) were read: 1 at the snapshot, one more for each re-read
+     * (every reread_s, and at the window's end). 1: read once, so their
+     * growth cannot be judged; 0: not known (captures, older recordings). */
+    int counter_reads;
 } gd_events;
 
 /* Appends e (the oldest makes room at GD_EVENTS_MAX). 0, or -1 (no memory). */

@@ -126,6 +126,18 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
     gd_nvml_watch_sample(&n->watch, &n->s, f, i, t);
 }
 
+/* The counters re-read at the last sample's time: their rises in the
+ * window's last seconds (after the last 5 s re-read) are events of it. */
+static void nvml_finish(void *self, gd_facts *f, double t)
+{
+    nvml_source *n = self;
+    if (!n->watching)
+        return;
+    if (n->simulated && n->s.api.SimClockSet)
+        n->s.api.SimClockSet(t);
+    gd_nvml_watch_finish(&n->watch, &n->s, f, t);
+}
+
 static double nvml_spent(void *self)
 {
     nvml_source *n = self;
@@ -151,5 +163,6 @@ const gd_source_ops gd_source_nvml = {
     .clock = nvml_clock,
     .sample = nvml_sample,
     .spent = nvml_spent,
+    .finish = nvml_finish,
     .close = nvml_close,
 };
