@@ -2,6 +2,7 @@
 /* NVML's reader core: the library opened and closed, every return code
  * turned into a value (and a lost GPU noticed) in one place, and the reads
  * the snapshot, the samples and the health re-reads share. */
+#include "nvml_pcie_poll.h"
 #include "nvml_read.h"
 
 #include <stdio.h>
@@ -104,6 +105,7 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
 
 void gd_nvml_close(gd_nvml_session *s)
 {
+    gd_nvml_pcie_stop(s); /* its thread calls NVML: stopped before the shutdown */
     close_partial(s);
 }
 

@@ -4,16 +4,17 @@
  * nvmlDeviceGetPcieThroughput samples for 20 ms per call (NVML's
  * documentation), so on eight GPUs two calls each would spend 320 ms of a
  * 100 ms interval. The driver's PCIe byte counters (field values) are read
- * instead where they answer; otherwise the throughput call is made for one
- * GPU per sample and at most once a second per GPU; a single snapshot
- * (info) asks every GPU once, and where the counters answer it has no rate.
+ * instead where they answer; otherwise the throughput call is made off
+ * this path (nvml_pcie_poll.c), so that a sample's readings of every GPU
+ * are taken together; a single snapshot (info) asks every GPU once, after
+ * the readings, and where the counters answer it has no rate.
  */
+#include "nvml_pcie_poll.h"
 #include "nvml_read.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define PCIE_THROUGHPUT_EVERY_S 1.0 /* per GPU: NVML's call blocks 20 ms */
 #define INSTANT_POWER_BELOW_S 1.0 /* intervals shorter than the 1 s average use the instant reading */
 
 /* The field values of one sample, asked in one call. */
@@ -70,9 +71,8 @@ static gd_value field(gd_nvml_reader *r, const nvmlFieldValue_t *fv)
 }
 
 /* PCIe throughput in KB/s (1000 bytes, as the byte counters are turned into
- * NVML's unit). `may_call`: this sample's one throughput read is still free. */
-static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlFieldValue_t *fv, gd_value *row,
-                        bool *may_call, gd_facts *f)
+ * NVML's unit): the counters' growth, else the throughput call's latest answer. */
+static void sample_pcie(gd_nvml_reader *r, size_t g, const nvmlFieldValue_t *fv, gd_value *row, gd_facts *f)
 {
     gd_nvml_pcie *p = &r->s->pcie[g];
     const nvmlFieldValue_t *tx = &fv[F_PCIE_TX], *rx = &fv[F_PCIE_RX];
@@ -99,31 +99,7 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
         return;
     }
     p->counters = false;
-    if (!r->s->api.DeviceGetPcieThroughput) {
-        row[GD_M_PCIE_TX_KBPS] = row[GD_M_PCIE_RX_KBPS] =
-            gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", NVML_ERROR_FUNCTION_NOT_FOUND, 0);
-        return;
-    }
-    if ((*may_call && r->t_s >= p->next_t) || r->s->one_shot) {
-        unsigned int u = 0;
-        nvmlReturn_t rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
-        p->tx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-        rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_RX_BYTES, &u);
-        p->rx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-        bool again = p->next_t > 0; /* read before */
-        if (again && (f->pcie_throughput.every_s <= 0 || r->t_s - p->last_t < f->pcie_throughput.every_s))
-            f->pcie_throughput.every_s = r->t_s - p->last_t;
-        p->last_t = r->t_s;
-        p->next_t = r->t_s + PCIE_THROUGHPUT_EVERY_S - 1e-9;
-        *may_call = false;
-        r->s->pcie_next_gpu = g + 1;
-        f->pcie_throughput.reads++;
-        snprintf(f->pcie_throughput.source, sizeof f->pcie_throughput.source,
-                 "nvml:nvmlDeviceGetPcieThroughput (20 ms per call: at most once a second per GPU)");
-    }
-    /* Until the next read the last one holds; before the first, unread. */
-    row[GD_M_PCIE_TX_KBPS] = p->tx;
-    row[GD_M_PCIE_RX_KBPS] = p->rx;
+    gd_nvml_pcie_take(r, g, row);
 }
 
 /* Thermal slowdown time (ns), newest call first. nvml.h says thermal
@@ -171,7 +147,7 @@ static void sample_power(gd_nvml_reader *r, nvmlDevice_t d, const nvmlFieldValue
                  "nvml:nvmlDeviceGetPowerUsage (a 1 s average on Ampere and newer)");
 }
 
-static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *row, bool *may_call, gd_facts *f)
+static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *row, gd_facts *f)
 {
     gd_nvml_session *s = r->s;
     nvmlFieldValue_t fv[F_COUNT];
@@ -206,7 +182,7 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
         gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
     row[GD_M_PCIE_WIDTH] =
         gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
-    sample_pcie(r, g, d, fv, row, may_call, f);
+    sample_pcie(r, g, fv, row, f);
     row[GD_M_PCIE_REPLAYS] =
         gd_nvml_read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
     row[GD_M_FAN_PCT] = gd_nvml_read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
@@ -252,10 +228,7 @@ void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
 {
     double t = gd_series_t(&f->series, i);
     size_t n = f->gpu_count < s->count ? f->gpu_count : s->count;
-    bool may_call = true; /* one GPU's PCIe throughput per sample, round robin */
-    size_t first = n ? s->pcie_next_gpu % n : 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t g = (first + k) % n;
+    for (size_t g = 0; g < n; g++) {
         gd_value *row = gd_series_slot(&f->series, i, g);
         gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost || !s->devices[g]) {
@@ -264,9 +237,10 @@ void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
             continue;
         }
         gd_nvml_reader r = {.s = s, .gpu = gpu, .t_s = t};
-        sample_gpu(&r, g, s->devices[g], row, &may_call, f);
+        sample_gpu(&r, g, s->devices[g], row, f);
         if (gpu->lost) /* answers after the loss are not trusted */
             for (int m = 0; m < GD_M_COUNT; m++)
                 row[m] = gd_missing(GD_ST_GPU_LOST);
     }
+    gd_nvml_pcie_after_sample(s, f, i);
 }

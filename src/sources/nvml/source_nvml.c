@@ -93,6 +93,9 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     n->open = true;
     n->s.interval_s = o->interval_s;
     n->s.one_shot = o->duration_s <= 0;
+    /* On the wall clock the PCIe throughput call (20 ms) gets a thread of its
+     * own; a simulated clock is the session's, read between samples. */
+    n->s.pcie_thread = !n->simulated && !n->s.one_shot;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
     if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0 || gd_nvml_watch_open(&n->watch, &n->s, f) != 0) {
