@@ -43,6 +43,9 @@ typedef struct gd_nvml_session {
     gd_pcie_poller *poller; /* that thread, once started; NULL: read between samples */
     size_t pcie_reads, pcie_reads_told; /* throughput reads made, and told to the facts */
     double pcie_every_s; /* the shortest spacing between two reads of one GPU */
+    /* What runs beside the session and calls NVML (the throughput thread)
+     * registers its stop here; gd_nvml_close calls it before the shutdown. */
+    void (*on_close)(struct gd_nvml_session *s);
     double interval_s; /* the session's interval: picks the instant power field for short windows */
     bool one_shot; /* a single snapshot (info, --duration 0): every GPU's throughput is read, once */
 } gd_nvml_session;

@@ -139,6 +139,7 @@ static bool start(gd_nvml_session *s)
     }
     p->s = s;
     s->poller = p; /* before the thread runs: lock() takes it */
+    s->on_close = gd_nvml_pcie_stop;
     if (pthread_create(&p->thread, NULL, poll_main, p) != 0) {
         s->poller = NULL;
         pthread_mutex_destroy(&p->lock);

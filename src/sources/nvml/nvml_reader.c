@@ -2,7 +2,6 @@
 /* NVML's reader core: the library opened and closed, every return code
  * turned into a value (and a lost GPU noticed) in one place, and the reads
  * the snapshot, the samples and the health re-reads share. */
-#include "nvml_pcie_poll.h"
 #include "nvml_read.h"
 
 #include <stdio.h>
@@ -105,7 +104,8 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
 
 void gd_nvml_close(gd_nvml_session *s)
 {
-    gd_nvml_pcie_stop(s); /* its thread calls NVML: stopped before the shutdown */
+    if (s->on_close) /* a thread that calls NVML (nvml_pcie_poll.c): stopped before the shutdown */
+        s->on_close(s);
     close_partial(s);
 }
 
