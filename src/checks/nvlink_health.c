@@ -97,8 +97,8 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
     window_span(f, &t0, &t1);
     double span = isfinite(t1 - t0) ? t1 - t0 : f->window_s;
     bool any_counter = counters_read(f);
-    if (f->events.counter_reads == 1) { /* a snapshot: growth needs a second reading */
-        if (any_counter && nvlink_in_use(f))
+    if (any_counter && f->events.counter_reads == 1) { /* a snapshot: growth needs a second reading */
+        if (nvlink_in_use(f))
             gd_skip_add(out, id, GD_NO_GPU,
                         "the NVLink error counters were read once (no window after the snapshot), so their growth "
                         "was not judged");
