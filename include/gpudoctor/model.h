@@ -78,7 +78,7 @@ typedef enum gd_metric {
     GD_M_EVENT_REASONS, /* bitmask of nvmlClocksThrottleReason* */
     GD_M_ENERGY_MJ,
     GD_M_VIOL_POWER_NS, /* cumulative violation time, NVML_PERF_POLICY_POWER */
-    GD_M_VIOL_THERMAL_NS, /* cumulative violation time, NVML_PERF_POLICY_THERMAL */
+    GD_M_VIOL_THERMAL_NS, /* cumulative thermal slowdown time (gd_facts.thermal_counter says which call) */
     GD_M_VIOL_SYNC_BOOST_NS, /* ... NVML_PERF_POLICY_SYNC_BOOST */
     GD_M_VIOL_BOARD_LIMIT_NS, /* ... NVML_PERF_POLICY_BOARD_LIMIT */
     GD_M_VIOL_LOW_UTIL_NS, /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
@@ -88,6 +88,7 @@ typedef enum gd_metric {
     GD_M_GR_ENGINE_ACTIVE_PCT, /* GPM (Hopper and newer): graphics/compute engine active */
     GD_M_TENSOR_ACTIVE_PCT, /* GPM: any tensor pipe active */
     GD_M_DRAM_ACTIVE_PCT, /* GPM: DRAM bandwidth used of the maximum */
+    GD_M_VIOL_POWER_BRAKE_NS, /* cumulative power brake slowdown time (field 253, R570 and later) */
     GD_M_COUNT
 } gd_metric;
 
@@ -332,6 +333,11 @@ typedef struct gd_events {
     bool xid_watched; /* NVML's Xid events were registered for some GPU */
     bool kernel_log_followed; /* new kernel log lines were read while the session ran */
     double reread_s; /* the re-read cadence, 0: none */
+    /* How often the re-read counters (ECC, retired pages, remapped rows,
+     * NVLink errors) were read: 1 at the snapshot, one more for each re-read
+     * (every reread_s, and at the window's end). 1: read once, so their
+     * growth cannot be judged; 0: not known (captures, older recordings). */
+    int counter_reads;
 } gd_events;
 
 /* Appends e (the oldest makes room at GD_EVENTS_MAX). 0, or -1 (no memory). */
@@ -392,6 +398,10 @@ typedef struct gd_facts {
     /* Which power reading the samples hold: "instant" (field value), "average"
      * (nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer), "" none. */
     char power_reading[96];
+    /* Which call gave the thermal slowdown time (GD_M_VIOL_THERMAL_NS): the
+     * clock event reason counters, PERF_POLICY_THERMAL or the violation
+     * status; "" when none answered (or a capture's counters). */
+    char thermal_counter[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */

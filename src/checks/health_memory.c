@@ -145,7 +145,12 @@ void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *ou
         json_object_set_new(ev, "remapped_rows_correctable", gd_json_value(gpu->remap_corr_rows));
         json_object_set_new(ev, "retired_pages", pages ? gd_json_number(retired) : json_null());
         json_object_set_new(ev, "retired_pages_pending", gd_json_value(gpu->retired_pages_pending));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages"));
+        /* The calls that answered: the pending retirement is a call of its own. */
+        json_object_set_new(ev, "source",
+                            json_string(gd_ok(gpu->retired_pages_pending)
+                                            ? "nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages,"
+                                              "nvmlDeviceGetRetiredPagesPendingStatus"
+                                            : "nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages"));
         bool failed = (gd_ok(gpu->remap_failure) && gpu->remap_failure.v > 0) || retired >= GD_RETIRED_PAGES_FAIL ||
                       (gd_ok(gpu->remap_unc_rows) && gpu->remap_unc_rows.v >= GD_REMAP_UNC_ROWS_FAIL);
         char fix[768];

@@ -64,6 +64,16 @@ static size_t gpu_rises(const gd_facts *f, int g, double t0, double t1, link_ris
     return n;
 }
 
+/* Whether some GPU gave its NVLink error counters. */
+static bool counters_read(const gd_facts *f)
+{
+    for (size_t g = 0; g < f->gpu_count; g++)
+        for (size_t l = 0; l < f->gpus[g].nvlink_count; l++)
+            if (gd_ok(f->gpus[g].nvlink[l].replay_errors) || gd_ok(f->gpus[g].nvlink[l].crc_flit_errors))
+                return true;
+    return false;
+}
+
 /* How bad one link's rises are (docs/checks.md, nvlink.errors). */
 static gd_severity link_severity(const link_rise *r, double span_s)
 {
@@ -86,11 +96,16 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
     double t0, t1;
     window_span(f, &t0, &t1);
     double span = isfinite(t1 - t0) ? t1 - t0 : f->window_s;
-    bool any_counter = false;
+    bool any_counter = counters_read(f);
+    if (any_counter && f->events.counter_reads == 1) { /* a snapshot: growth needs a second reading */
+        if (nvlink_in_use(f))
+            gd_skip_add(out, id, GD_NO_GPU,
+                        "the NVLink error counters were read once (no window after the snapshot), so their growth "
+                        "was not judged");
+        return;
+    }
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        for (size_t l = 0; l < gpu->nvlink_count; l++)
-            any_counter |= gd_ok(gpu->nvlink[l].replay_errors) || gd_ok(gpu->nvlink[l].crc_flit_errors);
         link_rise rises[36];
         size_t n = gpu_rises(f, gpu->index, t0, t1, rises, 36);
         if (n == 0)
@@ -211,9 +226,17 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         json_decref(gpus);
         return;
     }
-    const json_t *first = json_array_get(gpus, 0);
-    int gpu0 = (int)json_integer_value(json_object_get(first, "gpu"));
-    const char *state0 = json_string_value(json_object_get(first, "state"));
+    /* The title names the first GPU of the worst severity: a failed
+     * registration before one still in progress. */
+    int gpu0 = -1;
+    const char *state0 = "";
+    for (size_t g = 0; g < f->gpu_count && gpu0 < 0; g++) {
+        gd_severity sev;
+        if (fabric_bad(&f->gpus[g], &sev) && sev == worst) {
+            gpu0 = f->gpus[g].index;
+            state0 = fabric_state_name(f->gpus[g].fabric_state.v);
+        }
+    }
     bool failed = strcmp(state0, "completed") == 0;
     json_t *ev = json_object();
     json_object_set_new(ev, "gpus", gpus);

@@ -79,6 +79,33 @@ static const gd_p2p_pair *measured(const gd_facts *f, const gd_bench_facts *b, s
     return NULL;
 }
 
+/* What nvmlDeviceGetP2PStatus answered: nothing is not "P2P works". With
+ * no pair answered the check is not checked; a GPU none of whose pairs
+ * answered (MIG mode, a refused call) is named, unless it was lost (said
+ * elsewhere). Returns whether any pair answered. */
+static bool p2p_answered(const gd_facts *f, gd_findings *out)
+{
+    size_t n = f->gpu_count, answered = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t c = 0; c < n; c++)
+            answered += a != c && f->p2p_status[a * n + c] >= 0;
+    if (answered == 0) {
+        gd_skip_add(out, "p2p.unsupported", GD_NO_GPU,
+                    "the driver answered nvmlDeviceGetP2PStatus for no GPU pair (not supported in MIG mode, or "
+                    "refused)");
+        return false;
+    }
+    for (size_t a = 0; a < n; a++) {
+        bool any = false;
+        for (size_t c = 0; c < n && !any; c++)
+            any = a != c && (f->p2p_status[a * n + c] >= 0 || f->p2p_status[c * n + a] >= 0);
+        if (!any && !f->gpus[a].lost)
+            gd_skip_add(out, "p2p.unsupported", f->gpus[a].index,
+                        "the driver answered nvmlDeviceGetP2PStatus for none of the GPU's pairs");
+    }
+    return true;
+}
+
 void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -89,6 +116,8 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
         gd_skip_add(out, "p2p.unsupported", GD_NO_GPU, "the driver's P2P status (nvmlDeviceGetP2PStatus) was not read");
         return;
     }
+    if (!p2p_answered(f, out))
+        return;
     /* One finding per status: the pairs it holds for, and what they cost where bench p2p measured them. */
     for (int st = 1; st <= 6; st++) {
         json_t *pairs = json_array();

@@ -116,6 +116,31 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
     return x;
 }
 
+/* A brake no sample saw, which its counter (field 253) says held the GPU for
+ * a share of the window: how long, not when. */
+static void brake_between_samples(const gd_facts *f, gd_findings *out, size_t g, const gd_episode *e, size_t braked,
+                                  size_t judged, const char *fix, json_t *ev)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    const gd_series *s = &f->series;
+    double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
+    json_object_set_new(ev, "violation_counter_pct", gd_json_number(round(e->counter_share * 1000) / 10));
+    json_object_set_new(ev, "window_s", gd_json_number(window));
+    json_object_set_new(ev, "gpus_braked", json_integer((json_int_t)braked));
+    json_object_set_new(ev, "gpus_judged", json_integer((json_int_t)judged));
+    json_object_set_new(ev, "source",
+                        json_string("nvml:nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_"
+                                    "SLOWDOWN),nvmlDeviceGetCurrentClocksEventReasons"));
+    gd_finding *x =
+        gd_finding_add(out, "power.brake", gd_loss_severity(NAN, e->counter_share), gpu->index, ev, NAN, fix,
+                       "GPU %d held by the hardware power brake between samples (%.0f%% of the window)", gpu->index,
+                       100.0 * e->counter_share);
+    if (x)
+        snprintf(x->timeline, sizeof x->timeline,
+                 "between samples (violation counter): power brake slowdown for %.1f s of the %.1f s window",
+                 e->counter_share * window, window);
+}
+
 void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
@@ -124,6 +149,7 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         gd_episode e;
         double held;
         bool flag, real;
+        bool between; /* no sample saw the flag; its counter (R570 and later) did */
     } *b = calloc(f->gpu_count + 1, sizeof *b);
     size_t braked = 0, judged = 0;
     for (size_t g = 0; b && g < f->gpu_count; g++) {
@@ -131,8 +157,13 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
             continue;
         judged++;
         gd_episode_of(f, g, brake, &b[g].e);
-        if (!b[g].e.hit_any)
+        if (!b[g].e.hit_any) {
+            const gd_episode *e = &b[g].e;
+            b[g].between = e->counter && e->counter_share >= GD_COUNTER_MIN_SHARE && e->loaded > 0;
+            b[g].flag = b[g].real = b[g].between;
+            braked += b[g].between;
             continue;
+        }
         b[g].flag = true;
         b[g].held = median_during(f, g, brake, GD_M_SM_CLOCK_MHZ);
         b[g].real = !clocks_not_reduced(&f->gpus[g], b[g].held);
@@ -144,6 +175,10 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         const gd_gpu *gpu = &f->gpus[g];
         const gd_episode *e = &b[g].e;
         json_t *ev = json_object();
+        if (b[g].between) {
+            brake_between_samples(f, out, g, e, braked, judged, self->fix, ev);
+            continue;
+        }
         if (!b[g].real) {
             double held = b[g].held;
             gd_episode hw;

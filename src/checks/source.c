@@ -32,6 +32,7 @@ static const struct {
     {"nvmlDeviceGetCurrentClocksEventReasons", {METRIC(GD_M_EVENT_REASONS), END}},
     {"nvmlDeviceGetViolationStatus(POWER)", {METRIC(GD_M_VIOL_POWER_NS), END}},
     {"nvmlDeviceGetViolationStatus(THERMAL)", {METRIC(GD_M_VIOL_THERMAL_NS), END}},
+    {"nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN)", {METRIC(GD_M_VIOL_POWER_BRAKE_NS), END}},
     {"nvmlDeviceGetPowerUsage", {METRIC(GD_M_POWER_W), END}},
     {"nvmlDeviceGetEnforcedPowerLimit", {READING(power_limit_w), END}},
     {"nvmlDeviceGetPowerManagementLimit", {READING(power_limit_w), END}},

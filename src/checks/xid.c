@@ -87,6 +87,7 @@ typedef struct xid_sum {
     gd_severity worst;
     int best_rank, best_xid;
     size_t count;
+    bool from_log, from_nvml; /* where its Xids were seen: the kernel log (read or followed), NVML's events */
     char best_action[8], best_meaning[160], pci[32];
 } xid_sum;
 
@@ -129,6 +130,7 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
             continue;
         const gd_xid_event *last = &g->examples[g->example_count - 1];
         x->count += g->count;
+        x->from_log = true;
         snprintf(x->pci, sizeof x->pci, "%s", g->pci);
         gd_xid_info in;
         gd_xid_lookup(g->xid, &in);
@@ -170,7 +172,10 @@ static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
         gd_xid_lookup((int)e->value, &in);
         json_t *row = row_of(x, (int)e->value, &in);
         /* Per source: NVML's events and the followed log see the same Xid. */
-        const char *key = strcmp(e->what, "kernel log") == 0 ? "session_log_lines" : "session_nvml_events";
+        bool log_line = strcmp(e->what, "kernel log") == 0;
+        const char *key = log_line ? "session_log_lines" : "session_nvml_events";
+        x->from_log |= log_line;
+        x->from_nvml |= !log_line;
         json_object_set_new(row, key, json_integer(json_integer_value(json_object_get(row, key)) + 1));
         json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
         json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
@@ -243,8 +248,12 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
         snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
+    /* Where they were seen: an Xid only NVML's events gave is not "in the kernel log", read or not. */
+    const char *seen = x.from_log && x.from_nvml ? " in the kernel log and NVML's events"
+                       : x.from_log              ? " in the kernel log"
+                                                 : " (NVML event)";
     gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s", where,
-                   x.best_xid, x.best_meaning, repeat, others, log_read ? " in the kernel log" : " (NVML event)");
+                   x.best_xid, x.best_meaning, repeat, others, seen);
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -35,9 +35,10 @@ json_t *gd_events_to_json(const gd_events *ev)
     json_t *list = json_array();
     for (size_t i = 0; list && i < ev->n; i++)
         json_array_append_new(list, gd_event_to_json(ev, &ev->v[i]));
-    return json_pack("{s:f, s:b, s:b, s:f, s:I, s:o}", "start_unix", ev->start_unix, "xid_watched", ev->xid_watched,
-                     "kernel_log_followed", ev->kernel_log_followed, "reread_s", ev->reread_s, "dropped",
-                     (json_int_t)ev->dropped, "list", list ? list : json_array());
+    return json_pack("{s:f, s:b, s:b, s:f, s:i, s:I, s:o}", "start_unix", ev->start_unix, "xid_watched",
+                     ev->xid_watched, "kernel_log_followed", ev->kernel_log_followed, "reread_s", ev->reread_s,
+                     "counter_reads", ev->counter_reads, "dropped", (json_int_t)ev->dropped, "list",
+                     list ? list : json_array());
 }
 
 int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen)
@@ -50,6 +51,7 @@ int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen
     ev->xid_watched = json_is_true(json_object_get(j, "xid_watched"));
     ev->kernel_log_followed = json_is_true(json_object_get(j, "kernel_log_followed"));
     ev->reread_s = json_number_value(json_object_get(j, "reread_s"));
+    ev->counter_reads = (int)json_integer_value(json_object_get(j, "counter_reads")); /* absent: 0, not known */
     ev->dropped = (size_t)json_integer_value(json_object_get(j, "dropped"));
     const json_t *list = json_object_get(j, "list");
     size_t i;

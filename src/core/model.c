@@ -50,6 +50,7 @@ static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_GR_ENGINE_ACTIVE_PCT] = {"gr_engine_active_pct", "engine active (GPM)", "%"},
     [GD_M_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", "tensor pipes active (GPM)", "%"},
     [GD_M_DRAM_ACTIVE_PCT] = {"dram_active_pct", "DRAM active (GPM)", "%"},
+    [GD_M_VIOL_POWER_BRAKE_NS] = {"violation_power_brake_ns", "power brake slowdown time", "ns"},
 };
 
 const gd_metric_info *gd_metric_describe(gd_metric m)

@@ -123,6 +123,7 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
         {"board_limit", GD_M_VIOL_BOARD_LIMIT_NS},
         {"low_utilization", GD_M_VIOL_LOW_UTIL_NS},
         {"reliability", GD_M_VIOL_RELIABILITY_NS},
+        {"power_brake", GD_M_VIOL_POWER_BRAKE_NS},
     };
     json_t *viol = json_object();
     for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
@@ -261,6 +262,8 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     }
     if (f->power_reading[0])
         json_object_set_new(w, "power_reading", json_string(f->power_reading));
+    if (f->thermal_counter[0])
+        json_object_set_new(w, "thermal_counter", json_string(f->thermal_counter));
     if (f->captured) {
         json_object_set_new(w, "captured", json_true());
         json_object_set_new(w, "formats", json_string(f->capture_formats));

@@ -48,8 +48,9 @@ static const char text_dump[] = "==============NVSMI LOG==============\n"
                                 "            HW Power Brake Slowdown       : Active\n"
                                 "    Clocks Event Reasons Counters\n"
                                 "        SW Power Capping                  : 1200 us\n"
-                                "        SW Thermal Slowdown               : 0 us\n"
+                                "        SW Thermal Slowdown               : 100 us\n"
                                 "        HW Thermal Slowdown               : 300 us\n"
+                                "        HW Power Braking                  : 700 us\n"
                                 "    FB Memory Usage\n"
                                 "        Total                             : 81559 MiB\n"
                                 "        Used                              : 0 MiB\n"
@@ -85,7 +86,8 @@ static void text_reasons_counters_and_paths(void **state)
     assert_true((unsigned long long)r.v ==
                 (nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown));
     assert_true(last(&f, 0, GD_M_VIOL_POWER_NS).v == 1200e3);
-    assert_true(last(&f, 0, GD_M_VIOL_THERMAL_NS).v == 300e3);
+    assert_true(last(&f, 0, GD_M_VIOL_THERMAL_NS).v == 300e3); /* the larger of software and hardware */
+    assert_true(last(&f, 0, GD_M_VIOL_POWER_BRAKE_NS).v == 700e3);
     /* MIG device's own "FB Memory Usage" does not overwrite the GPU's. */
     assert_true(last(&f, 0, GD_M_MEM_USED_MIB).v == 0);
     /* N/A is "not supported", never 0; T.Limit margins are not thresholds:

@@ -408,8 +408,10 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
     if (m->field == GD_CF_VIOLATION_US) {
         if (gd_ok(v))
             v.v *= 1000.0;
-        if (gd_ok(v) && gd_ok(r->v[metric])) /* thermal: software + hardware */
-            v.v += r->v[metric].v;
+        /* Thermal: software and hardware, the larger, as a live run reads
+         * them (their union lies between the larger and the sum). */
+        if (gd_ok(v) && gd_ok(r->v[metric]) && r->v[metric].v > v.v)
+            v.v = r->v[metric].v;
     } else if (gd_ok(r->v[metric]) && (!gd_ok(v) || m->prio < r->prio[metric])) {
         return 0;
     }

@@ -99,6 +99,7 @@ static const gd_cap_map csv_map[] = {
     {"clocks_event_reasons_counters.sw_power_cap", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_NS, 0, 0},
     {"clocks_event_reasons_counters.sw_thermal_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
     {"clocks_event_reasons_counters.hw_thermal_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"clocks_event_reasons_counters.hw_power_brake_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_BRAKE_NS, 0, 0},
 };
 
 #define NMAP(m) (sizeof(m) / sizeof((m)[0]))

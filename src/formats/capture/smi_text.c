@@ -61,6 +61,7 @@ static const gd_cap_map gpu_map[] = {
     {"Clocks Event Reasons Counters/SW Power Capping", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_NS, 0, 0},
     {"Clocks Event Reasons Counters/SW Thermal Slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
     {"Clocks Event Reasons Counters/HW Thermal Slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"Clocks Event Reasons Counters/HW Power Braking", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_BRAKE_NS, 0, 0},
     {"FB Memory Usage/Total", S(GD_CF_MEM_TOTAL)},
     {"FB Memory Usage/Used", M(GD_M_MEM_USED_MIB)},
     {"Utilization/Gpu", M(GD_M_UTIL_GPU_PCT)},

@@ -69,6 +69,8 @@ static const gd_cap_map gpu_map[] = {
      GD_M_VIOL_THERMAL_NS, 0, 0},
     {"clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", GD_CF_VIOLATION_US,
      GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", GD_CF_VIOLATION_US,
+     GD_M_VIOL_POWER_BRAKE_NS, 0, 0},
     {"fb_memory_usage/total", GD_CF_MEM_TOTAL, 0, 0, 0},
     {"fb_memory_usage/used", M(GD_M_MEM_USED_MIB)},
     {"utilization/gpu_util", M(GD_M_UTIL_GPU_PCT)},

@@ -23,10 +23,18 @@ static void read_string(reader *r, nvml_DeviceGetString_fn fn, nvmlDevice_t d, c
     (void)r;
 }
 
+/* A driver older than a threshold type answers INVALID_ARGUMENT for it
+ * (GPU_MAX and MEM_MAX came later than SHUTDOWN and SLOWDOWN): the board's
+ * driver does not report it, which is not an error (the raw code is kept). */
 static gd_value read_threshold(reader *r, nvmlDevice_t d, nvmlTemperatureThresholds_t which)
 {
     unsigned int v = 0;
     nvmlReturn_t rc = NVCALL(r->s, DeviceGetTemperatureThreshold, d, which, &v);
+    if (rc == NVML_ERROR_INVALID_ARGUMENT) {
+        gd_value x = gd_missing(GD_ST_NOT_SUPPORTED);
+        x.raw = (int32_t)rc;
+        return x;
+    }
     return take(r, "nvmlDeviceGetTemperatureThreshold", rc, v);
 }
 

@@ -8,6 +8,8 @@
 
 #include "facts_fixture.h"
 
+#include <string.h>
+
 static void retired_pages_warn_from_15_fail_at_63(void **state)
 {
     (void)state;
@@ -48,6 +50,27 @@ static void pending_remap_is_critical_and_unreadable_is_skipped(void **state)
     gd_facts_free(&f);
 }
 
+/* A retirement pending a reset (Pascal and Volta, page retirement): critical,
+ * and its evidence names the call that said so. */
+static void pending_retirement_names_its_call(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 2);
+    f.gpus[0].retired_pages_sbe = gd_val(0);
+    f.gpus[0].retired_pages_dbe = gd_val(1);
+    f.gpus[0].retired_pages_pending = gd_val(1);
+    gd_findings out;
+    fx_run(&f, "health.row_remap", &out);
+    const gd_finding *x = fx_only(&out, "health.row_remap");
+    assert_int_equal(x->severity, GD_SEV_CRITICAL);
+    assert_non_null(strstr(x->title, "page retirement pending"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(x->evidence, "source")), "nvmlDeviceGetRetiredPagesPendingStatus"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 static void ecc_volatile_is_critical_aggregate_a_warning(void **state)
 {
     (void)state;
@@ -71,6 +94,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retired_pages_warn_from_15_fail_at_63),
         cmocka_unit_test(pending_remap_is_critical_and_unreadable_is_skipped),
+        cmocka_unit_test(pending_retirement_names_its_call),
         cmocka_unit_test(ecc_volatile_is_critical_aggregate_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

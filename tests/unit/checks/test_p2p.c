@@ -46,6 +46,36 @@ static void unsupported_severity(void **state)
     gd_facts_free(&f);
 }
 
+/* Issue 38: a status matrix with no answer in it (every call refused, or
+ * MIG mode) is "not checked", not "P2P works"; a GPU none of whose pairs
+ * answered is named; a lost GPU is left to health.gpu_lost. */
+static void unanswered_status_is_not_checked(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 1);
+    f.p2p_status = malloc(9 * sizeof *f.p2p_status);
+    for (int i = 0; i < 9; i++)
+        f.p2p_status[i] = -1;
+    gd_findings fs;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "p2p.unsupported", GD_NO_GPU, "for no GPU pair"));
+    gd_findings_free(&fs);
+    /* GPUs 0 and 1 answer for their pair; GPU 2 for none of its. */
+    f.p2p_status[0 * 3 + 1] = f.p2p_status[1 * 3 + 0] = 0;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_true(fx_skipped(&fs, "p2p.unsupported", 2, "none of the GPU's pairs"));
+    gd_findings_free(&fs);
+    f.gpus[2].lost = true;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n + fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 /* bench p2p on f's GPUs: every ordered pair (src-major) copied at gbps with peer access on. */
 static gd_bench_facts *bench_p2p(gd_facts *f, double gbps)
 {
@@ -315,6 +345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unsupported_severity),
+        cmocka_unit_test(unanswered_status_is_not_checked),
         cmocka_unit_test(slow_pair_below_what_its_path_carries),
         cmocka_unit_test(slow_pair_behind_its_peers),
         cmocka_unit_test(slow_pair_blames_a_downtrained_pcie_hop),

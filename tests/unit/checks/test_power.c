@@ -123,6 +123,30 @@ static void hw_slowdown_is_judged_by_time(void **state)
 }
 
 /* A flag the clocks contradict is reported as such, not as a slowdown. */
+/* A brake no sample saw: its counter (field 253, R570 drivers) tells how
+ * long it held the GPU; 5 % of the window is the floor, as for thermal. */
+static void power_brake_between_samples_from_its_counter(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 11); /* a 10 s window */
+    for (size_t i = 0; i < 11; i++)
+        fx_set(&f, 1, GD_M_VIOL_POWER_BRAKE_NS, i, i + 1, (double)i * 0.3e9); /* 30 % of the time */
+    gd_findings fs = fx_run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].gpu, 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL); /* 25 % or more of the window */
+    assert_non_null(strstr(fs.v[0].title, "between samples"));
+    assert_non_null(strstr(fs.v[0].timeline, "power brake slowdown for 3.0 s of the 10.0 s window"));
+    gd_findings_free(&fs);
+    for (size_t i = 0; i < 11; i++)
+        fx_set(&f, 1, GD_M_VIOL_POWER_BRAKE_NS, i, i + 1, (double)i * 0.04e9); /* 4 %: noise */
+    fs = fx_run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void power_brake_flag_with_full_clocks_is_info(void **state)
 {
     (void)state;
@@ -190,6 +214,7 @@ int main(void)
         cmocka_unit_test(unreadable_power_limits_are_not_checked),
         cmocka_unit_test(power_brake_under_load_is_critical_idle_a_warning),
         cmocka_unit_test(hw_slowdown_is_judged_by_time),
+        cmocka_unit_test(power_brake_between_samples_from_its_counter),
         cmocka_unit_test(power_brake_flag_with_full_clocks_is_info),
         cmocka_unit_test(power_brake_fix_names_the_likely_source),
         cmocka_unit_test(power_cap_near_max_clock_is_normal),

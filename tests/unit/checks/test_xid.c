@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Two GPUs (bus ids 18 and 19) and a kernel log that was read. */
+/* Two GPUs (bus ids 18 and 19) and a kernel log read ("test"), no Xid yet. */
 static void log_facts(gd_facts *f)
 {
     fx_facts(f, 2, 2);
@@ -169,6 +169,44 @@ static void xid_rows_count_events_and_lines(void **state)
     gd_facts_free(&f);
 }
 
+/* The title says where the Xids were seen: one that only NVML's events gave
+ * is not "in the kernel log", though a kernel log was read (and clean). */
+static void xid_title_names_its_source(void **state)
+{
+    (void)state;
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] = (gd_xid_group){.xid = 31, .gpu = 0, .pci = "0000:18:00", .count = 1, .example_count = 1};
+    f.stack->xid_group_count = 1;
+    f.events.xid_watched = true;
+    gd_event e = {.t = 5, .gpu = 1, .kind = GD_EV_XID, .value = 79};
+    snprintf(e.what, sizeof e.what, "nvml");
+    assert_int_equal(gd_event_add(&f.events, &e), 0);
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 2);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        if (x->gpu == 1) {
+            assert_null(strstr(x->title, "kernel log"));
+            assert_non_null(strstr(x->title, "(NVML event)"));
+        } else {
+            assert_non_null(strstr(x->title, "in the kernel log"));
+        }
+    }
+    gd_findings_free(&out);
+    /* Seen by both: both named. */
+    e.gpu = 0;
+    e.value = 31;
+    assert_int_equal(gd_event_add(&f.events, &e), 0);
+    fx_run(&f, "health.xid", &out);
+    for (size_t i = 0; i < out.n; i++)
+        if (out.v[i].gpu == 0)
+            assert_non_null(strstr(out.v[i].title, "in the kernel log and NVML's events"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +214,7 @@ int main(void)
         cmocka_unit_test(xids_from_the_log_and_nvml_count_once),
         cmocka_unit_test(xid_actions_in_the_fix),
         cmocka_unit_test(xid_rows_count_events_and_lines),
+        cmocka_unit_test(xid_title_names_its_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
