@@ -294,7 +294,7 @@ static int check_main(check_opts *op)
         return rc;
     so.ctx = &ctx;
     gd_facts f;
-    char err[1024];
+    char err[4096];
     /* check is a loop over the session; the progress line is one of its sinks. */
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     rc = s ? 0 : -1;

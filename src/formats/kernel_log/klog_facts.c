@@ -102,7 +102,15 @@ static void add_fatal(gd_stack_facts *s, const gd_facts *f, gd_fatal_kind kind, 
 
 void gd_klog_take_line(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, const char *line, size_t len)
 {
+    size_t blank = 0;
+    while (blank < len && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
+        blank++;
+    if (blank == len)
+        return; /* nothing said (a pasted gap, a shell line blanked) */
     s->kernel_log_lines++;
+    gd_klog_line stamp;
+    if (gd_klog_split(line, len, &stamp) && stamp.when_unread && s->kernel_log_times_unread++ == 0)
+        memcpy(s->kernel_log_time_unread, stamp.when, sizeof s->kernel_log_time_unread);
     gd_aer_event aer;
     if (gd_aer_line_parse(line, len, &aer)) {
         s->aer_total++;
