@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/capture/import.h"
+#include "gpudoctor/stack.h"
 #include "gpudoctor/abi/nvml_api.h"
 
 static char err[1024];
@@ -423,6 +424,32 @@ static void shell_lines_before_each_format(void **state)
     gd_facts_free(&f);
 }
 
+/* A kernel log's line is read whatever its timestamp: a month in another
+ * language, or a prefix of no known style before the driver's message; how
+ * many times were not read as dates is said. */
+static void kernel_log_times_not_read(void **state)
+{
+    (void)state;
+    static const char zh[] = "11\xe6\x9c\x88 16 04:38:20 gpu07 kernel: NVRM: loading NVIDIA UNIX x86_64\n"
+                             "11\xe6\x9c\x88 16 04:38:21 gpu07 kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=3119\n";
+    static const char odd[] = "2024/04/05 21:29:39 gpu07 NVRM: Xid (PCI:0000:a1:00): 79, pid=1, GPU has fallen off "
+                              "the bus.\n";
+    gd_facts f = {0};
+    assert_int_equal(gd_import_buffer("zh.log", zh, strlen(zh), &f, err, sizeof err), 0);
+    assert_int_equal(f.stack->xid_group_count, 1);
+    assert_string_equal(f.stack->xid_groups[0].first_seen, "11\xe6\x9c\x88 16 04:38:21");
+    assert_non_null(note_with(&f, "zh.log: the times of 2 lines not read as a date (the first: '11\xe6\x9c\x88 16 "
+                                  "04:38:20'"));
+    gd_facts_free(&f);
+    memset(&f, 0, sizeof f);
+    assert_int_equal(gd_import_buffer("odd.log", odd, strlen(odd), &f, err, sizeof err), 0);
+    assert_int_equal(f.stack->xid_group_count, 1);
+    assert_int_equal(f.stack->xid_groups[0].xid, 79);
+    assert_non_null(note_with(&f, "odd.log: the time of 1 line not read as a date (the first: '2024/04/05 21:29:39 "
+                                  "gpu07'"));
+    gd_facts_free(&f);
+}
+
 /* What is no format is refused with its line and the formats expected. */
 static void undetected_says_line_and_formats(void **state)
 {
@@ -476,6 +503,7 @@ int main(void)
         cmocka_unit_test(merge_refuses_two_machines),
         cmocka_unit_test(shell_lines_before_each_format),
         cmocka_unit_test(undetected_says_line_and_formats),
+        cmocka_unit_test(kernel_log_times_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

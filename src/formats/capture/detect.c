@@ -115,8 +115,9 @@ static bool is_lspci_line(const char *l)
 }
 
 /* A kernel log line as dmesg or journalctl -k print it, in any timestamp
- * style (klog_line.c), or a message of the NVIDIA driver or the PCI core
- * with no timestamp at all (dmesg -t, a paste of the lines that matter). */
+ * style (klog_line.c), a message of the NVIDIA driver or the PCI core
+ * with no timestamp at all (dmesg -t, a paste of the lines that matter), or
+ * the driver's message after a prefix of any other form. */
 static bool is_kernel_log_line(const char *l)
 {
     gd_klog_line kl;
@@ -126,7 +127,9 @@ static bool is_kernel_log_line(const char *l)
     for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++)
         if (strncmp(l, bare[i], strlen(bare[i])) == 0)
             return true;
-    return false;
+    /* The driver's message after a time or a host in a form no style above
+     * has ("2024/04/05 21:29:39 gpu07 NVRM: Xid ..."): an Xid whatever its timestamp. */
+    return strstr(l, " NVRM: ") || strstr(l, ": SXid (PCI:");
 }
 
 bool gd_import_looks_binary(const char *text, size_t len)

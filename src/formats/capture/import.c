@@ -122,11 +122,16 @@ static void set_source(gd_facts *f, const char *const *paths, size_t n)
     }
 }
 
-/* A file not read: named with its reason, the others still judged. */
-static void refuse(gd_facts *f, const char *why)
+/* A file not read: named with its reason (by its base name, as the report
+ * names the files it read), the others still judged. */
+static void refuse(gd_facts *f, const char *name, const char *why)
 {
+    size_t n = strlen(name);
+    const char *base = gd_import_base(name);
+    bool named = base != name && strncmp(why, name, n) == 0;
     if (f->capture_refused_count < GD_CAPTURE_REFUSED)
-        snprintf(f->capture_refused[f->capture_refused_count], sizeof f->capture_refused[0], "%s", why);
+        snprintf(f->capture_refused[f->capture_refused_count], sizeof f->capture_refused[0], "%s%s", named ? base : "",
+                 named ? why + n : why);
     f->capture_refused_count++;
 }
 
@@ -167,7 +172,7 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
         if (rc != 0)
             break;
         if (!(text[i] = gd_input_read(paths[i], GD_INPUT_STREAM, MAX_FILE_BYTES, &len[i], why, sizeof why))) {
-            refuse(f, why);
+            refuse(f, "", why); /* as the system said it: the path helps find the file */
             continue;
         }
         gd_shell_lines_blank(text[i], len[i], &shell[i]);
@@ -206,7 +211,7 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
                 rc = FATAL;
             } else if (k == REFUSED) {
                 undetected |= kind[i] == GD_IMPORT_UNKNOWN;
-                refuse(f, why);
+                refuse(f, name, why);
             } else {
                 read++;
                 note_shell(f, name, &shell[i]);

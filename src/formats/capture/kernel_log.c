@@ -32,8 +32,11 @@ int gd_import_kernel_log(const char *name, const char *text, size_t len, gd_fact
     const gd_stack_facts *s = f->stack;
     if (s->kernel_log_times_unread > unread)
         gd_import_note(f,
-                       "%s: the times of %zu lines are not read as dates ('%s': a month name in another "
-                       "language): their events are read, first and last seen as written, in the file's order",
-                       gd_import_base(name), s->kernel_log_times_unread - unread, s->kernel_log_time_unread);
+                       "%s: the time%s of %zu line%s not read as a date (the first: '%s', a month in another "
+                       "language or a form no dmesg or journalctl style has): their events are read, their times "
+                       "kept as written",
+                       gd_import_base(name), s->kernel_log_times_unread - unread == 1 ? "" : "s",
+                       s->kernel_log_times_unread - unread, s->kernel_log_times_unread - unread == 1 ? "" : "s",
+                       s->kernel_log_time_unread);
     return 0;
 }
