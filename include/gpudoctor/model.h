@@ -155,6 +155,9 @@ typedef struct gd_origin {
 #define GD_GPU_READINGS 48 /* room for gd_gpu's run of gd_value from cc_major to remap_failure */
 #define GD_CAPTURE_FILES 64 /* files whose name the origins can cite */
 #define GD_CAPTURE_NO_FILE 255
+#define GD_CAPTURE_NOTES 16 /* what readers passed over, said in the report (more are counted) */
+#define GD_CAPTURE_REFUSED 16 /* files refused whole, named in the report (more are counted) */
+#define GD_CAPTURE_NOTE_LEN 320
 
 /* Static facts of one GPU, read once. */
 typedef struct gd_gpu {
@@ -378,6 +381,16 @@ typedef struct gd_facts {
     bool capture_untimed; /* samples without timestamps: 1 s apart assumed */
     size_t capture_file_count; /* the files read, as named on the command line */
     char capture_files[GD_CAPTURE_FILES][256];
+    /* What the readers passed over in the files they read: shell prompts,
+     * lines and sections cut from a paste, times not read ("FILE:LINE: ...").
+     * capture_notes_more counts those past the array. */
+    size_t capture_note_count, capture_notes_more;
+    char capture_notes[GD_CAPTURE_NOTES][GD_CAPTURE_NOTE_LEN];
+    /* Files refused whole (not a format gpudoctor reads, or malformed), each
+     * "FILE:LINE: what was there and what was expected": their evidence is
+     * missing from the report, and `check` says so in its exit code. */
+    size_t capture_refused_count;
+    char capture_refused[GD_CAPTURE_REFUSED][GD_CAPTURE_NOTE_LEN * 2];
     uint8_t driver_file, hostname_file; /* which file gave driver_version, host.hostname */
     char driver_version[80];
     char nvml_version[80];

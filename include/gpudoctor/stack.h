@@ -172,7 +172,9 @@ typedef struct gd_stack_facts {
     bool kernel_log_read;
     char kernel_log_source[512];
     char kernel_log_error[512]; /* why it could not be read, and how to allow it */
-    size_t kernel_log_lines;
+    size_t kernel_log_lines; /* lines read, blank ones left out */
+    size_t kernel_log_times_unread; /* lines whose timestamp is not read as a date (a month in another language) */
+    char kernel_log_time_unread[48]; /* the first such timestamp, as written */
     size_t xid_total; /* every Xid line */
     size_t xid_group_count;
     gd_xid_group xid_groups[GD_STACK_MAX_XID_GROUPS];

@@ -201,9 +201,15 @@ int gd_cli_report_writable(const char *path);
  * passing under fail_on critical. */
 int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);
 
-/* `check`'s code once the findings gave `code`: a report with no warning
+/* Names on stderr each --from file that was not read (f->capture_refused):
+ * GD_EXIT_ERROR when there was one, else GD_EXIT_OK (nothing said). */
+int gd_cli_refused(const gd_facts *f);
+
+/* `check`'s code once the findings gave `code`: a --from file not read
+ * makes it 3 unless a critical finding stands (2); then a report with no warning
  * or critical finding that judged nothing of the GPUs' own state (an lspci
- * capture is some; a kernel log or a topo matrix alone, none) is not
+ * capture with links is some, a kernel log with a line too; a topo matrix
+ * alone, none) is not
  * "healthy": 3 (could not check), with a message on stderr. */
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code);
 

@@ -55,14 +55,17 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
                              "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
                              "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
-                             "                   input; pipes work\n"
+                             "                   input; pipes work. Shell prompts in a paste are skipped; a\n"
+                             "                   file that cannot be read is named, the others judged\n"
                              "\n"
                              "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
                              "the report covers what was sampled until then.\n"
                              "\n"
                              "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check\n"
-                             "(also when nothing of the GPUs' own state could be judged and nothing was\n"
-                             "found: a kernel log or a topo matrix alone is not a healthy machine).\n"
+                             "(also when a --from file could not be read and nothing critical was found,\n"
+                             "and when nothing of the GPUs' own state could be judged and nothing was\n"
+                             "found: a topo matrix alone is not a healthy machine; a clean kernel log is\n"
+                             "OK on what it shows).\n"
                              "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
                              "COLUMNS sets the width of the text report.\n";
 
@@ -294,7 +297,7 @@ static int check_main(check_opts *op)
         return rc;
     so.ctx = &ctx;
     gd_facts f;
-    char err[1024];
+    char err[4096];
     /* check is a loop over the session; the progress line is one of its sinks. */
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     rc = s ? 0 : -1;

@@ -46,6 +46,8 @@ int gd_cmd_info(int argc, char **argv)
     }
     if (code == GD_EXIT_OK && !f.driver_loaded)
         code = gd_cli_error("%s", why);
+    if (code == GD_EXIT_OK && f.capture_refused_count)
+        code = gd_cli_refused(&f); /* what was read is shown; a file not read is an error */
     gd_facts_free(&f);
     return code;
 }

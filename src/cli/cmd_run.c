@@ -316,7 +316,7 @@ int gd_cmd_run(int argc, char **argv)
         .job_live = true,
     };
     gd_facts f;
-    char err[1024];
+    char err[4096];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     w.facts = &f;
     gd_sink sink = {.on_sample = on_sample, .ud = &w};

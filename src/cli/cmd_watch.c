@@ -127,7 +127,7 @@ int gd_cmd_watch(int argc, char **argv)
     };
 
     gd_facts f;
-    char err[1024];
+    char err[4096];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     if (!s) {
         gd_facts_free(&f);

@@ -275,6 +275,12 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         gd_html_text(out, f->captured ? " not in this capture" : " not readable");
         fputs("</p>\n", out);
     }
+    for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
+        fputs("<p class=\"coverage\">", out); /* the verdict stands on the other files */
+        gd_html_text(out, "Not read: ");
+        gd_html_text(out, f->capture_refused[k]);
+        fputs("</p>\n", out);
+    }
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);

@@ -268,6 +268,14 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
         json_object_set_new(w, "captured", json_true());
         json_object_set_new(w, "formats", json_string(f->capture_formats));
         json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
+        /* Files not read, each "FILE:LINE: why", and what the readers passed over in the others. */
+        json_t *refused = json_array(), *notes = json_array();
+        for (size_t i = 0; i < f->capture_refused_count && i < GD_CAPTURE_REFUSED; i++)
+            json_array_append_new(refused, json_string(f->capture_refused[i]));
+        for (size_t i = 0; i < f->capture_note_count; i++)
+            json_array_append_new(notes, json_string(f->capture_notes[i]));
+        json_object_set_new(w, "refused", refused);
+        json_object_set_new(w, "notes", notes);
     }
     /* The window's wall clock (ISO 8601 UTC), where the session knows it:
      * null for captures that carry no time. */

@@ -85,9 +85,11 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
             word, gd_c(st, GD_ANSI_RESET));
     size_t used = 0;
     if (c + w == 0 && groups == 0)
-        used = (size_t)snprintf(
-            rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing, absent,
-            f->stack && f->stack->kernel_log_read && i == 0 ? " (the kernel log shows no Xid and no lost GPU)" : "");
+        used = (size_t)snprintf(rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing,
+                                absent,
+                                f->captured && strstr(f->capture_formats, "topo")
+                                    ? " (a topology matrix shows how the GPUs are wired, not their state)"
+                                    : "");
     else if (c + w == 0 && missing[0])
         used = (size_t)snprintf(rest, sizeof rest, "on what could be checked: %s; %s %s", judged, missing, absent);
     else if (c + w + i == 0)
@@ -105,6 +107,11 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
     gd_wrap(out, st, 4, (int)(strlen("Verdict: ") + strlen(word) + 1), rest);
     if (c + w && missing[0]) {
         snprintf(rest, sizeof rest, "Judged: %s; %s %s", judged, missing, absent);
+        gd_wrap(out, st, 4, 0, rest);
+    }
+    /* A file not read: the verdict stands on the others (docs/interface.md, exit codes). */
+    for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
+        snprintf(rest, sizeof rest, "Not read: %s", f->capture_refused[k]);
         gd_wrap(out, st, 4, 0, rest);
     }
 }

@@ -1233,8 +1233,10 @@ static void mig_load_judged_by_power(void **state)
     }
 }
 
-/* What a verdict judged: an lspci capture alone judges PCIe links only,
- * a kernel log or topo matrix alone none of the GPUs' state (exit 3). */
+/* What a verdict judged: an lspci capture alone judges PCIe links only, a
+ * kernel log alone the GPUs' own word on their state (Xids, a GPU lost:
+ * clean, exit 0); a topology matrix or an lspci hex dump without decoded
+ * links none of it (exit 3). */
 static void verdicts_say_what_was_judged(void **state)
 {
     (void)state;
@@ -1267,8 +1269,16 @@ static void verdicts_say_what_was_judged(void **state)
             fail_msg("lspci alone: checked group %s judged=%d", name, judged);
     }
     tool_result_free(&r);
-    static const char *const none[] = {"logs/peermem-noise-journalctl-short-iso-gpud.log",
-                                       "topo/p5-8xh100-nv18-gnosia93.txt"};
+    r = run_tool(
+        (const char *[]){"check", "--from", realdata("logs/peermem-noise-journalctl-short-iso-gpud.log"), NULL},
+        env_nc);
+    if (r.exit_code != 0 ||
+        !strstr(r.out, "Verdict: OK on what could be checked: the kernel log (47 lines, no Xid, no lost GPU); "
+                       "temperatures, power"))
+        fail_msg("a clean kernel log alone: exit %d, out %s, err %s", r.exit_code, r.out, r.err);
+    tool_result_free(&r);
+    static const char *const none[] = {"topo/p5-8xh100-nv18-gnosia93.txt",
+                                       "lspci/rtx2080ti-x4-lspci-v-xxx-hexdump-bugreport-toolman.txt"};
     for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
         r = run_tool((const char *[]){"check", "--from", realdata(none[k]), NULL}, env_nc);
         if (r.exit_code != 3 || !strstr(r.out, "Verdict: NOT CHECKED - nothing of the GPUs' own state") ||
@@ -1280,6 +1290,59 @@ static void verdicts_say_what_was_judged(void **state)
         assert_int_equal(r.exit_code, 3);
         tool_result_free(&r);
     }
+}
+
+/* The first finding of the JSON report `r` with this id, or NULL. */
+static json_t *finding_of(const tool_result *r, const char *id)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(r->json, "findings"), i, x)
+    {
+        if (strcmp(json_string_value(json_object_get(x, "id")), id) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+/* One --from file that cannot be read does not void the others: they are
+ * judged, the file is named with its line and what stood there, and the
+ * exit code says both: a critical finding stands (2), otherwise 3. */
+static void a_file_not_read_leaves_the_others(void **state)
+{
+    (void)state;
+    need_realdata();
+    char *dir = temp_dir();
+    char *notes = write_temp_file(dir, "notes.txt", "$ cat notes.txt\nthe GPU is slow, please help\n");
+    char *cut = write_temp_file(dir, "cut.csv", "name, temperature.gpu, power.draw [W]\nTesla T4, 40, 20 W\nTesla");
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", notes, "--from",
+                                              realdata("logs/xid79-fallen-off-bus-dmesg-T-prompt-akash209.log"), NULL},
+                             env);
+    json_t *xid = finding_of(&r, "health.xid");
+    const char *refused =
+        json_string_value(json_array_get(json_object_get(json_object_get(r.json, "window"), "refused"), 0));
+    if (r.exit_code != 2 || !xid || strcmp(json_string_value(json_object_get(xid, "severity")), "critical") != 0 ||
+        !refused || !strstr(refused, "notes.txt:2: 'the GPU is slow, please help' begins none of the formats"))
+        fail_msg("critical beside a file not read: exit %d, refused %s, out %.600s", r.exit_code, refused, r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--from", cut, "--from",
+                                  realdata("logs/a100-xid63-row-remapper-bare-nvrm-line-stas00.log"), NULL},
+                 env);
+    if (r.exit_code != 3 || !strstr(r.out, "Verdict: WARNING") || !strstr(r.out, "health.xid") ||
+        !strstr(r.out, "Not read: ") || !strstr(r.out, "cut.csv:3: 1 fields where the header has 3") ||
+        !strstr(r.err, "not read: ") || !strstr(r.err, "exit 3 (could not check), not 1"))
+        fail_msg("a warning beside a file not read: exit %d, out %.800s, err %s", r.exit_code, r.out, r.err);
+    tool_result_free(&r);
+    /* Nothing read at all: the error names each file. */
+    r = run_tool((const char *[]){"check", "--from", cut, "--from", notes, NULL}, env);
+    if (r.exit_code != 3 || !strstr(r.err, "cut.csv:3:") || !strstr(r.err, "notes.txt:2:") ||
+        !strstr(r.err, "nvidia-smi topo -m  GPU0"))
+        fail_msg("no file read: exit %d, err %s", r.exit_code, r.err);
+    tool_result_free(&r);
+    free(notes);
+    free(cut);
+    remove_tree(dir);
+    free(dir);
 }
 
 /* The file's text with every `from` replaced by `to` (caller frees). */
@@ -1399,6 +1462,7 @@ int main(void)
         cmocka_unit_test(bad_inputs_exit_3_with_a_message),
         cmocka_unit_test(mig_load_judged_by_power),
         cmocka_unit_test(verdicts_say_what_was_judged),
+        cmocka_unit_test(a_file_not_read_leaves_the_others),
         cmocka_unit_test(driver_610_layout_and_the_next_one),
         cmocka_unit_test(grace_hopper_c2c_link_not_judged),
     };

@@ -297,9 +297,17 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
     memcpy(buf, text, len);
     buf[len] = '\0';
     char *save = NULL;
+    /* A device's line starts at the capture's margin, its details are
+     * indented below it; a paste may have moved the margin (a quote, an
+     * indented block), so it is where the first device line starts. */
+    size_t margin = (size_t)-1;
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         line[strcspn(line, "\r")] = '\0';
-        if (line[0] != ' ' && line[0] != '\t') {
+        size_t indent = strspn(line, " \t");
+        dev probe;
+        if (margin == (size_t)-1 && line[indent] && parse_header(line + indent, &probe))
+            margin = indent;
+        if (margin == (size_t)-1 || indent <= margin) {
             if (n == LSPCI_MAX_DEVICES)
                 break;
             if (n == cap) {
@@ -311,7 +319,7 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
                 devs = more;
                 cap *= 2;
             }
-            if (parse_header(line, &devs[n]))
+            if (parse_header(line + indent, &devs[n]))
                 n++;
         } else if (n > 0) {
             parse_detail(line, &devs[n - 1]);
@@ -331,6 +339,16 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
         goto out;
     }
     append_source(p, "lspci", name);
+    size_t gpus = 0, linked = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpus += devs[i].gpu;
+        linked += devs[i].gpu && (gd_ok(devs[i].hop.gen) || gd_ok(devs[i].hop.gen_max));
+    }
+    if (gpus && !linked) /* what nvidia-bug-report collects: 'lspci -v -xxx' */
+        gd_import_note(f,
+                       "%s: no LnkCap or LnkSta line for its %zu GPU%s (an 'lspci -v' capture, or its hex dump): "
+                       "their PCIe links are not judged; 'sudo lspci -vv' decodes them",
+                       gd_import_base(name), gpus, gpus == 1 ? "" : "s");
     int ordinal = 0;
     for (size_t i = 0; i < n; i++) {
         split_uncorrectable(&devs[i]);

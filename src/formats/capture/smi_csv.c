@@ -112,6 +112,7 @@ typedef struct csv_state {
     char ts[64]; /* timestamp text of the current sample */
     double t0; /* seconds of the first timestamp */
     bool timed;
+    char header[1024]; /* the header line as written: a paste of two runs repeats it */
 } csv_state;
 
 /* Splits a line at commas into at most MAX_COLUMNS fields; returns the count. */
@@ -253,8 +254,12 @@ static int csv_line(void *ctx, const char *l, size_t n)
         lead++;
     if (lead >= n)
         return 0;
-    if (st->ncols == 0)
+    if (st->ncols == 0) {
+        snprintf(st->header, sizeof st->header, "%.*s", (int)(n < sizeof st->header ? n : sizeof st->header - 1), l);
         return header(st, l, n);
+    }
+    if (n < sizeof st->header && strlen(st->header) == n && memcmp(st->header, l, n) == 0)
+        return 0; /* the header again: a second run pasted after the first */
     return row(st, l, n);
 }
 
