@@ -87,6 +87,7 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
  * is not judged as one. Says so in a "not checked" note for `check` and
  * returns true. */
 bool gd_pcie_not_host_path(const gd_gpu *gpu, const char *check, gd_findings *out);
+void gd_check_pcie_width_reduced(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_upstream_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -71,6 +71,7 @@ const gd_check gd_checks[] = {
     {"clocks.low", "clocks", "SM clock near its maximum under load", 0, gd_check_clocks_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"clocks.outlier", "clocks", "no GPU runs much slower than its peers", 0, gd_check_clocks_outlier, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.link_downgraded", "pcie", "each GPU's link at its maximum generation and width under load", 0, gd_check_pcie_link_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.width_reduced", "pcie", "each idle GPU's link trained at its full width (idle links slow down, seldom narrow)", 0, gd_check_pcie_width_reduced, GD_SEVS_INFO, NULL},
     {"pcie.slot_limited", "pcie", "each card in a slot that allows its own maximum PCIe generation and width", 0, gd_check_pcie_slot_limited, GD_SEVS_WARNING, NULL},
     {"pcie.upstream_downgraded", "pcie", "every switch link above a GPU at its maximum", GD_NEED_PCIE, gd_check_pcie_upstream_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", 0, gd_check_pcie_replays, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
