@@ -171,6 +171,11 @@ typedef struct gd_gpu {
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w; /* enforced */
+    /* The limit asked for (nvidia-smi -pl, else the default): NVML's
+     * management limit, nvidia-smi's "Requested Power Limit". The enforced
+     * one is the lowest of all limiters, so a platform cap (a module budget,
+     * a BMC) shows as an enforced limit below this one. */
+    gd_value power_limit_requested_w;
     gd_value power_limit_default_w;
     gd_value power_limit_min_w, power_limit_max_w;
     gd_value clock_max_sm_mhz, clock_max_mem_mhz;

@@ -130,7 +130,7 @@ const gd_check gd_checks[] = {
     {"config.compute_mode", "config", "compute mode lets the job create its contexts", 0, gd_check_config_compute_mode, GD_SEVS_INFO | GD_SEVS_CRITICAL, NULL},
     {"config.mig_enabled", "config", "MIG off, or chosen by the job", 0, gd_check_config_mig, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
     {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc, GD_SEVS_INFO, NULL},
-    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };

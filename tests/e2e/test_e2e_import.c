@@ -192,8 +192,8 @@ static const expect cases[] = {
      1,
      NA,
      1,
-     1,
-     "health.ecc_uncorrectable"},
+     0, /* its double-bit errors' pages retired, none pending: history (info) */
+     ""},
     {"smi-xml/rtx-pro-6000-blackwell-maxq-gen4host-telegraf.xml",
      1,
      "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
@@ -814,12 +814,13 @@ static void lspci_alone_judges_its_gpus(void **state)
     tool_result_free(&r);
     free(a);
     free(b);
-    /* The same GPU under a Gen4 port, idle at Gen3 x8: load unknown, so not judged but said. */
+    /* The same GPU under a Gen4 port at Gen3 x8: load unknown, so the speed is
+     * not judged but said; the width, which idle links keep, is said as info. */
     a = replaced(lspci_slot, "PORTSPEED", "16GT/s");
     b = replaced(a, "GPUWIDTH", "x8");
     r = check_text("lspci-gen4-slot.txt", b);
-    const char *const none[] = {NULL};
-    assert_exact_findings("lspci, a Gen4 GPU under a Gen4 root port", &r, 0, none);
+    const char *const none[] = {NULL}, *const narrow[] = {"pcie.width_reduced@0", NULL};
+    assert_exact_findings("lspci, a Gen4 GPU under a Gen4 root port", &r, 0, narrow);
     char *skips = json_dumps(json_object_get(r.json, "not_checked"), 0);
     assert_non_null(strstr(skips, "Gen3 x8 of Gen4 x16, but its load is unknown"));
     assert_non_null(strstr(skips, "load unknown"));
@@ -963,7 +964,7 @@ static void captured_evidence_cites_file_and_field(void **state)
         const char *file, *id, *source;
     } want[] = {
         {"smi-xml/rtx3090-powerlimit-200w-telegraf.xml", "power.limit_lowered",
-         "capture:rtx3090-powerlimit-200w-telegraf.xml:<enforced_power_limit>,<default_power_limit>"},
+         "capture:rtx3090-powerlimit-200w-telegraf.xml:<enforced_power_limit>,<power_limit>,<default_power_limit>"},
         {"smi-xml/v100-sxm3-dbe-retired-pending-pai.xml", "health.ecc_uncorrectable",
          "capture:v100-sxm3-dbe-retired-pending-pai.xml:<volatile/double_bit/total>,<aggregate/double_bit/total>"},
         {"smi-xml/gtx1070-x1-riser-load-trimmed-pai.xml", "pcie.link_downgraded",
@@ -1013,7 +1014,8 @@ static void simulated_runs_cite_nvml(void **state)
             continue;
         seen++;
         assert_string_equal(json_string_value(json_object_get(json_object_get(x, "evidence"), "source")),
-                            "nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit");
+                            "nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementLimit,"
+                            "nvmlDeviceGetPowerManagementDefaultLimit");
     }
     assert_true(seen > 0);
     assert_null(strstr(r.out, "capture:"));
