@@ -204,7 +204,12 @@ int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);
 /* `check`'s code once the findings gave `code`: a report with no warning
  * or critical finding that judged nothing of the GPUs' own state (an lspci
  * capture is some; a kernel log or a topo matrix alone, none) is not
- * "healthy": 3 (could not check), with a message on stderr. */
+ * "healthy": 3 (could not check), with a message on stderr. So is a machine
+ * without an NVIDIA GPU, whatever was found (gd_cli_no_nvidia_gpu). */
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code);
+
+/* On a machine without an NVIDIA GPU (gd_facts_no_nvidia_gpu): says "no
+ * NVIDIA GPU on this machine" on stderr and returns 3; else returns code. */
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code);
 
 #endif

@@ -73,9 +73,20 @@ int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on)
     return code == GD_EXIT_WARNING && fail_on == GD_SEV_CRITICAL ? GD_EXIT_OK : code;
 }
 
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code)
+{
+    if (!gd_facts_no_nvidia_gpu(f))
+        return code;
+    fprintf(stderr, "gpudoctor: no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus): "
+                    "nothing to check, exit 3\n");
+    return GD_EXIT_ERROR;
+}
+
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code)
 {
     char judged[256], missing[256];
+    if (gd_facts_no_nvidia_gpu(f))
+        return gd_cli_no_nvidia_gpu(f, code);
     if (code != GD_EXIT_OK || gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing) > 0)
         return code;
     fprintf(stderr,

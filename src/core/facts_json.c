@@ -166,6 +166,7 @@ TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads)
 /* One P2P status of the pair matrix (an int: nvmlGpuP2PStatus_t or -1). */
 TABLE(t_p2p, {"status", F_INT, false, 0, 0, 0, 0, NULL});
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
+      VAL(gd_facts, pci_nvidia_gpus),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),

@@ -235,6 +235,12 @@ static bool info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
         fputc('\n', out);
     }
+    if (gd_facts_no_nvidia_gpu(f)) {
+        fputs("Driver      none needed: no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI "
+              "bus)\n",
+              out);
+        return false;
+    }
     if (!f->driver_loaded) {
         fprintf(out, "Driver      none: %s\n", gd_safe(f->driver_error));
         return false;
