@@ -61,6 +61,8 @@ void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings
 void gd_check_clocks_outlier(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* utilization.c */
 void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* job_gpu.c: a job run started that used no GPU */
+void gd_check_job_no_gpu(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* input.c: the job's /proc beside its GPUs */
 void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -95,6 +95,7 @@ const gd_check gd_checks[] = {
     {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_vram_growing},
     {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process, GD_SEVS_WARNING, gd_fix_vram_foreign},
     {"gpu.underutilized", "utilization", "a GPU whose memory a process holds is busy most of the window", 0, gd_check_gpu_underutilized, GD_SEVS_WARNING, NULL},
+    {"job.no_gpu", "utilization", "a job that 'gpudoctor run' started uses a GPU", GD_NEED_JOB, gd_check_job_no_gpu, GD_SEVS_WARNING, NULL},
     {"input.single_thread", "input", "no single thread of the job saturated while its GPUs wait", GD_NEED_JOB, gd_check_input_single_thread, GD_SEVS_WARNING, NULL},
     {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved, GD_SEVS_WARNING, NULL},
     {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait, GD_SEVS_WARNING, NULL},

@@ -201,7 +201,8 @@ TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_th
       DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
       DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
-      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
+      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda),
+      BOOL(gd_job_proc, torch_cuda), BOOL(gd_job_proc, cudart), BOOL(gd_job_proc, nvidia_ctl),
       U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
       BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible), STR(gd_job_proc, nvidia_visible),
       DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s), UINT(gd_job_proc, intervals),
