@@ -40,7 +40,9 @@ static jmp_buf bail;
 
 /* libpci's error handler must not return (it quits lspci): a malformed
  * database ends the lookup here instead of ending the process. */
-static _Noreturn void on_error(char *msg, ...)
+static void on_error(char *msg, ...) PCI_NONRET; /* the attribute of libpci's pointer type */
+
+static void on_error(char *msg, ...)
 {
     (void)msg;
     longjmp(bail, 1);
