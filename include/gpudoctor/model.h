@@ -175,6 +175,11 @@ typedef struct gd_gpu {
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w; /* enforced */
+    /* The limit asked for (nvidia-smi -pl, else the default): NVML's
+     * management limit, nvidia-smi's "Requested Power Limit". The enforced
+     * one is the lowest of all limiters, so a platform cap (a module budget,
+     * a BMC) shows as an enforced limit below this one. */
+    gd_value power_limit_requested_w;
     gd_value power_limit_default_w;
     gd_value power_limit_min_w, power_limit_max_w;
     gd_value clock_max_sm_mhz, clock_max_mem_mhz;
@@ -373,6 +378,12 @@ typedef struct gd_facts {
     gd_host host;
     bool driver_loaded; /* NVML loaded and initialised */
     char driver_error[512]; /* why not, when !driver_loaded */
+    /* NVIDIA display and 3D controllers on this machine's PCI bus (sysfs:
+     * vendor 0x10de, class 0x0300 or 0x0302), counted when the driver did not
+     * load: 0 is a machine without an NVIDIA GPU (a CPU node), which needs no
+     * driver. Not ok when not counted (a driver loaded, a capture, a
+     * scenario, no sysfs). */
+    gd_value pci_nvidia_gpus;
     bool simulated; /* --sim */
     char source[512]; /* "nvml", "sim:FILE", "capture:FILE,..." */
     /* --from: facts read from captured files (nvidia-smi, lspci...), not a machine. */
@@ -432,6 +443,11 @@ typedef struct gd_facts {
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);
+
+/* True for a machine without an NVIDIA GPU: no driver loaded and none on its
+ * PCI bus (pci_nvidia_gpus 0). `check` says "no NVIDIA GPU on this machine"
+ * and exits 3 there, rather than driver.missing (issue 38). */
+bool gd_facts_no_nvidia_gpu(const gd_facts *f);
 
 /* Series helpers. Return 0, or -1 on allocation failure. */
 int gd_series_init(gd_series *s, size_t gpus);

@@ -35,7 +35,7 @@ static const struct {
     {"nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN)", {METRIC(GD_M_VIOL_POWER_BRAKE_NS), END}},
     {"nvmlDeviceGetPowerUsage", {METRIC(GD_M_POWER_W), END}},
     {"nvmlDeviceGetEnforcedPowerLimit", {READING(power_limit_w), END}},
-    {"nvmlDeviceGetPowerManagementLimit", {READING(power_limit_w), END}},
+    {"nvmlDeviceGetPowerManagementLimit", {READING(power_limit_requested_w), END}},
     {"nvmlDeviceGetPowerManagementDefaultLimit", {READING(power_limit_default_w), END}},
     {"nvmlDeviceGetPowerManagementLimitConstraints", {READING(power_limit_min_w), READING(power_limit_max_w), END}},
     {"nvmlDeviceGetMemoryInfo", {METRIC(GD_M_MEM_USED_MIB), READING(mem_total_mib), END}},

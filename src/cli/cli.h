@@ -210,7 +210,12 @@ int gd_cli_refused(const gd_facts *f);
  * or critical finding that judged nothing of the GPUs' own state (an lspci
  * capture with links is some, a kernel log with a line too; a topo matrix
  * alone, none) is not
- * "healthy": 3 (could not check), with a message on stderr. */
+ * "healthy": 3 (could not check), with a message on stderr. So is a machine
+ * without an NVIDIA GPU, whatever was found (gd_cli_no_nvidia_gpu). */
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code);
+
+/* On a machine without an NVIDIA GPU (gd_facts_no_nvidia_gpu): says "no
+ * NVIDIA GPU on this machine" on stderr and returns 3; else returns code. */
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code);
 
 #endif

@@ -85,9 +85,20 @@ int gd_cli_refused(const gd_facts *f)
     return GD_EXIT_ERROR;
 }
 
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code)
+{
+    if (!gd_facts_no_nvidia_gpu(f))
+        return code;
+    fprintf(stderr, "gpudoctor: no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus): "
+                    "nothing to check, exit 3\n");
+    return GD_EXIT_ERROR;
+}
+
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code)
 {
     char judged[256], missing[256];
+    if (gd_facts_no_nvidia_gpu(f))
+        return gd_cli_no_nvidia_gpu(f, code);
     /* A file not read may hold what would change the verdict: only a
      * critical finding stands without it. */
     if (f->capture_refused_count && code != GD_EXIT_CRITICAL && code != GD_EXIT_ERROR) {

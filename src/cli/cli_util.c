@@ -207,7 +207,9 @@ static void cli_log(void *ud, const char *msg)
 int gd_cli_context(gd_ctx *ctx)
 {
     /* The only place the environment becomes settings. */
+    const char *sys_root = getenv("GPUDOCTOR_SYS_ROOT"); /* where /sys is (tests, a chroot); "": /sys */
     *ctx = (gd_ctx){.fs_root = getenv("GPUDOCTOR_ROOT"),
+                    .sys_root = sys_root && sys_root[0] ? sys_root : NULL,
                     .nvml_library = getenv("GPUDOCTOR_NVML_LIBRARY"),
                     .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
                     .cublaslt_library = getenv("GPUDOCTOR_CUBLASLT_LIBRARY"),

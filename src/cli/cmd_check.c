@@ -62,10 +62,10 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "the report covers what was sampled until then.\n"
                              "\n"
                              "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check\n"
-                             "(also when a --from file could not be read and nothing critical was found,\n"
-                             "and when nothing of the GPUs' own state could be judged and nothing was\n"
-                             "found: a topo matrix alone is not a healthy machine; a clean kernel log is\n"
-                             "OK on what it shows).\n"
+                             "(also when a --from file could not be read and nothing critical was found;\n"
+                             "when nothing of the GPUs' own state could be judged and nothing was found:\n"
+                             "a topo matrix alone is not a healthy machine, a clean kernel log is OK on\n"
+                             "what it shows; and on a machine without an NVIDIA GPU on its PCI bus).\n"
                              "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
                              "COLUMNS sets the width of the text report.\n";
 
@@ -103,14 +103,22 @@ typedef struct check_opts {
 enum { EXIT_MAP_NAGIOS, EXIT_MAP_NPD, EXIT_MAP_NPD_HEALTHY };
 
 const struct option gd_check_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
-    {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
-    {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
-    {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
-    {"report", required_argument, NULL, 'H'},   {"summary", no_argument, NULL, 'S'},
-    {"gpus", required_argument, NULL, 'G'},     {"exit-codes", required_argument, NULL, 'E'},
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {"python", required_argument, NULL, 'y'},
+    {"ignore", required_argument, NULL, 'x'},
+    {"config", required_argument, NULL, 'c'},
+    {"fail-on", required_argument, NULL, 'F'},
+    {"record", required_argument, NULL, 'R'},
+    {"report", required_argument, NULL, 'H'},
+    {"summary", no_argument, NULL, 'S'},
+    {"gpus", required_argument, NULL, 'G'},
+    {"exit-codes", required_argument, NULL, 'E'},
     {NULL, 0, NULL, 0},
 };
 
@@ -336,7 +344,9 @@ static int check_main(check_opts *op)
     if (o.summary) {
         char line[1024];
         printed = gd_findings_exit_code(&fs);
-        if (gd_report_summary_line(line, sizeof line, &fs, o.settings.fail_on) == 0)
+        if (gd_facts_no_nvidia_gpu(&f))
+            snprintf(line, sizeof line, "no NVIDIA GPU on this machine");
+        else if (gd_report_summary_line(line, sizeof line, &fs, o.settings.fail_on) == 0)
             snprintf(line, sizeof line, "no problem found");
         puts(line);
     } else {

@@ -147,7 +147,7 @@ TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, re
       VAL(gd_nvlink, version));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
       STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
-      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),
+      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_requested_w), VAL(gd_gpu, power_limit_default_w),
       VAL(gd_gpu, power_limit_min_w), VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz),
       VAL(gd_gpu, clock_max_mem_mhz), VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz),
       VAL(gd_gpu, clock_app_sm_mhz), VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c),
@@ -166,6 +166,7 @@ TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads)
 /* One P2P status of the pair matrix (an int: nvmlGpuP2PStatus_t or -1). */
 TABLE(t_p2p, {"status", F_INT, false, 0, 0, 0, 0, NULL});
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
+      VAL(gd_facts, pci_nvidia_gpus),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
@@ -200,7 +201,8 @@ TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_th
       DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
       DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
-      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
+      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda),
+      BOOL(gd_job_proc, torch_cuda), BOOL(gd_job_proc, cudart), BOOL(gd_job_proc, nvidia_ctl),
       U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
       BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible), STR(gd_job_proc, nvidia_visible),
       DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s), UINT(gd_job_proc, intervals),

@@ -89,6 +89,11 @@ int gd_series_init(gd_series *s, size_t gpus)
     return 0;
 }
 
+bool gd_facts_no_nvidia_gpu(const gd_facts *f)
+{
+    return !f->driver_loaded && !f->captured && !f->simulated && gd_ok(f->pci_nvidia_gpus) && f->pci_nvidia_gpus.v == 0;
+}
+
 gd_series gd_series_window(const gd_series *s, size_t from, size_t n)
 {
     gd_series w = *s;

@@ -33,7 +33,10 @@ static void header(FILE *out, const gd_facts *f)
         fputs("): read from files, not this machine.</div>\n", out);
     }
     fputs("<p class=\"meta\">", out);
-    if (!f->driver_loaded) {
+    if (gd_facts_no_nvidia_gpu(f)) {
+        fputs("No NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus): nothing to check.",
+              out);
+    } else if (!f->driver_loaded) {
         fputs("No NVIDIA driver: ", out);
         gd_html_text(out, f->driver_error);
     } else {

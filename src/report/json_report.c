@@ -26,8 +26,11 @@ json_t *gd_report_driver_json(const gd_facts *f)
     json_object_set_new(d, "version", f->driver_version[0] ? json_string(f->driver_version) : json_null());
     json_object_set_new(d, "cuda_driver_version", gd_json_value(f->cuda_driver_version));
     json_object_set_new(d, "loaded", json_boolean(f->driver_loaded));
-    if (!f->driver_loaded)
+    if (!f->driver_loaded) {
         json_object_set_new(d, "error", json_string(f->driver_error));
+        /* 0: a machine without an NVIDIA GPU, which needs no driver (check exits 3). */
+        json_object_set_new(d, "pci_nvidia_gpus", gd_json_value(f->pci_nvidia_gpus));
+    }
     return d;
 }
 
@@ -154,11 +157,10 @@ static json_t *nvlink_errors_json(const gd_gpu *gpu)
             continue;
         if (!a)
             a = json_array();
-        json_array_append_new(a, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "link", (int)k->link, "replay",
-                                           gd_json_value(k->replay_errors), "recovery",
-                                           gd_json_value(k->recovery_errors), "crc_flit",
-                                           gd_json_value(k->crc_flit_errors), "crc_data",
-                                           gd_json_value(k->crc_data_errors), "version", gd_json_value(k->version)));
+        json_array_append_new(
+            a, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "link", (int)k->link, "replay", gd_json_value(k->replay_errors),
+                         "recovery", gd_json_value(k->recovery_errors), "crc_flit", gd_json_value(k->crc_flit_errors),
+                         "crc_data", gd_json_value(k->crc_data_errors), "version", gd_json_value(k->version)));
     }
     return a;
 }

@@ -68,6 +68,7 @@ static const char text_dump[] = "==============NVSMI LOG==============\n"
                                 "        Average Power Draw                : 69.00 W\n"
                                 "        Instantaneous Power Draw          : 67.74 W\n"
                                 "        Current Power Limit               : 700.00 W\n"
+                                "        Requested Power Limit             : 900.00 W\n"
                                 "    Processes\n"
                                 "        Process ID                        : 11327\n"
                                 "            Name                          : python\n"
@@ -98,7 +99,9 @@ static void text_reasons_counters_and_paths(void **state)
     assert_int_equal(f.gpus[0].temp_shutdown_c.status, GD_ST_NOT_REPORTED);
     /* Average power wins over instantaneous. */
     assert_true(last(&f, 0, GD_M_POWER_W).v == 69.0);
+    /* The enforced limit is "Current", the one asked for "Requested": a platform cap shows between them. */
     assert_true(f.gpus[0].power_limit_w.v == 700.0);
+    assert_true(f.gpus[0].power_limit_requested_w.v == 900.0);
     assert_int_equal(f.gpus[0].process_count, 1);
     assert_int_equal(f.gpus[0].processes[0].pid, 11327);
     assert_string_equal(f.gpus[0].processes[0].name, "python");

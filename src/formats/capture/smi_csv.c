@@ -64,7 +64,7 @@ static const gd_cap_map csv_map[] = {
     {"power.draw.average", GD_CF_METRIC, GD_M_POWER_W, 2, 0},
     {"power.draw.instant", GD_CF_METRIC, GD_M_POWER_W, 1, 0},
     {"enforced.power.limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"power.limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"power.limit", GD_CF_POWER_REQUESTED, 0, 1, 0}, /* "set by software like nvidia-smi" */
     {"power.default_limit", S(GD_CF_POWER_DEFAULT)},
     {"power.min_limit", S(GD_CF_POWER_MIN)},
     {"power.max_limit", S(GD_CF_POWER_MAX)},

@@ -103,7 +103,7 @@ static const gd_cap_map gpu_map[] = {
     /* Power: "power_readings" up to driver 530, "gpu_power_readings" after. */
     {"power_readings/power_draw", GD_CF_METRIC, GD_M_POWER_W, 3, 0},
     {"power_readings/enforced_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"power_readings/power_limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"power_readings/power_limit", GD_CF_POWER_REQUESTED, 0, 1, 0},
     {"power_readings/default_power_limit", GD_CF_POWER_DEFAULT, 0, 0, 0},
     {"power_readings/min_power_limit", GD_CF_POWER_MIN, 0, 0, 0},
     {"power_readings/max_power_limit", GD_CF_POWER_MAX, 0, 0, 0},
@@ -112,7 +112,7 @@ static const gd_cap_map gpu_map[] = {
     {"gpu_power_readings/instant_power_draw", GD_CF_METRIC, GD_M_POWER_W, 1, 0},
     {"gpu_power_readings/current_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
     {"gpu_power_readings/enforced_power_limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"gpu_power_readings/requested_power_limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"gpu_power_readings/requested_power_limit", GD_CF_POWER_REQUESTED, 0, 1, 0},
     {"gpu_power_readings/default_power_limit", GD_CF_POWER_DEFAULT, 0, 0, 0},
     {"gpu_power_readings/min_power_limit", GD_CF_POWER_MIN, 0, 0, 0},
     {"gpu_power_readings/max_power_limit", GD_CF_POWER_MAX, 0, 0, 0},

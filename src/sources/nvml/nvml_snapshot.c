@@ -134,6 +134,8 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     gd_nvml_session *s = r->s;
     g->power_limit_w =
         gd_nvml_read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
+    g->power_limit_requested_w =
+        gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementLimit", s->api.DeviceGetPowerManagementLimit, d, 1e-3);
     g->power_limit_default_w = gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit",
                                                  s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
     unsigned int lo = 0, hi = 0;

@@ -5,6 +5,7 @@
 #include "sources/sim_libs.h"
 #include "core/clock.h"
 #include "sources/host/hostinfo.h"
+#include "sources/pcie/pcie_collect.h"
 #include "nvml_backend.h"
 #include "nvml_events.h"
 #include "scenario/scenario.h"
@@ -88,6 +89,8 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
         }
         f->driver_loaded = false;
         snprintf(f->driver_error, sizeof f->driver_error, "%s", why);
+        /* A machine without an NVIDIA GPU needs no driver: count them on the bus. */
+        f->pci_nvidia_gpus = gd_pcie_count_nvidia_gpus(roots->sys);
         return 1;
     }
     n->open = true;
