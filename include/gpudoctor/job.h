@@ -2,13 +2,8 @@
 /*
  * The job on the host: its process tree, threads, CPU and disk waits,
  * sampled from /proc on the session's clock beside the GPUs
-<<<<<<< HEAD
  * (src/sources/proc/source_proc.c; the host's own CPU, pressure and swap are
- * f->host_series, model.h). Bounded: a ring of the newest samples (model.h's
-=======
- * (src/backends/source_proc.c; the host's own CPU, pressure and swap are
  * f->host_series, model.h). Bounded: a ring of the newest samples (ring.h's
->>>>>>> h3
  * gd_ring) and a table of at most GD_JOB_MAX_THREADS threads; a value that
  * could not be read is NaN.
  */
