@@ -28,6 +28,8 @@ struct gd_recorder {
     size_t gpus;
     double job_t, host_t; /* times of the newest job and host samples written */
     double job_summary_t; /* time of the last job summary written */
+    size_t events_seen; /* f->events.total when the last health line was written */
+    json_t **health; /* per GPU: its health facts as last written (gd_gpu_health_to_json) */
     void (*log)(void *, const char *);
     void *log_ud;
 };
@@ -82,6 +84,76 @@ out:
     free(text);
 }
 
+static void free_health(gd_recorder *r)
+{
+    for (size_t g = 0; r->health && g < r->gpus; g++)
+        json_decref(r->health[g]);
+    free(r->health);
+    r->health = NULL;
+}
+
+/* The members of GPU g's health facts that changed since they were last
+ * written, with "gpu": g; NULL when none did. */
+static json_t *health_change(gd_recorder *r, const gd_gpu *gpu, size_t g)
+{
+    json_t *now = gd_gpu_health_to_json(gpu), *was = r->health[g], *diff = NULL;
+    if (!now)
+        return NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(now, key, v)
+    {
+        if (was && json_equal(v, json_object_get(was, key)))
+            continue;
+        if (!diff)
+            diff = json_pack("{s:I}", "gpu", (json_int_t)g);
+        json_object_set(diff, key, v);
+    }
+    json_decref(was);
+    r->health[g] = now;
+    return diff;
+}
+
+/*
+ * What happened to the GPUs' health since the last health line, as it
+ * happened, at session time t: the events (those the ring still holds), the
+ * sums they changed (every event counted, the ring's dropped ones too) and
+ * each GPU's re-read counters that changed. Never thinned: a replay, even
+ * of a recording cut short, judges what the live run judged up to there.
+ */
+static void health_line(gd_recorder *r, const gd_facts *f, double t)
+{
+    const gd_events *ev = &f->events;
+    json_t *h = json_object(), *gpus = NULL;
+    if (ev->total > r->events_seen) {
+        size_t fresh = ev->total - r->events_seen, k = fresh < ev->n ? fresh : ev->n;
+        json_t *list = json_array(), *sums = json_array();
+        for (size_t i = ev->n - k; i < ev->n; i++)
+            json_array_append_new(list, gd_event_to_json(ev, &ev->v[i]));
+        for (size_t i = 0; i < ev->sum_count; i++)
+            if (ev->sums[i].last_seq > r->events_seen)
+                json_array_append_new(sums, gd_event_sum_to_json(&ev->sums[i]));
+        json_object_set_new(h, "events", list);
+        json_object_set_new(h, "sums", sums);
+        json_object_set_new(h, "total", json_integer((json_int_t)ev->total));
+        r->events_seen = ev->total;
+    }
+    for (size_t g = 0; r->health && g < r->gpus && g < f->gpu_count; g++) {
+        json_t *one = health_change(r, &f->gpus[g], g);
+        if (one && !gpus)
+            gpus = json_array();
+        if (one)
+            json_array_append_new(gpus, one);
+    }
+    if (gpus)
+        json_object_set_new(h, "gpus", gpus);
+    if (json_object_size(h) == 0) {
+        json_decref(h);
+        return;
+    }
+    put(r, json_pack("{s:f, s:o}", "t", t, "health", h));
+}
+
 static void on_snapshot(void *ud, const gd_facts *f)
 {
     gd_recorder *r = ud;
@@ -90,8 +162,13 @@ static void on_snapshot(void *ud, const gd_facts *f)
         json_array_append_new(metrics, json_string(gd_metric_describe((gd_metric)m)->key));
     json_array_append_new(sources, json_string(f->source));
     free(r->lost);
+    free_health(r);
     r->gpus = f->gpu_count;
     r->lost = calloc(f->gpu_count + 1, sizeof *r->lost);
+    r->health = calloc(f->gpu_count + 1, sizeof *r->health);
+    for (size_t g = 0; r->health && g < f->gpu_count; g++) /* as the header's facts hold them */
+        r->health[g] = gd_gpu_health_to_json(&f->gpus[g]);
+    r->events_seen = 0;
     for (size_t g = 0; r->lost && g < f->gpu_count; g++)
         r->lost[g] = f->gpus[g].lost;
     r->job_t = r->host_t = -1;
@@ -101,6 +178,8 @@ static void on_snapshot(void *ud, const gd_facts *f)
     char utc[40];
     if (h && gd_event_utc(&f->events, 0, utc, sizeof utc)) /* the wall clock of session second 0 */
         json_object_set_new(h, "started_at", json_string(utc));
+    if (h) /* how events are watched: a recording cut short still says it */
+        json_object_set_new(h, "events", gd_events_to_json(&f->events, false));
     if (h && f->job) /* the job watched (run, check --pid): its own series follow in the samples */
         json_object_set_new(h, "job", gd_job_to_json(f->job));
     put(r, h);
@@ -159,6 +238,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         json_object_set_new(j, "job_summary", gd_job_to_json(job));
     }
     put(r, j);
+    health_line(r, f, t);
 }
 
 /* The job's environment as a recording keeps it: the variables the checks
@@ -192,6 +272,8 @@ static void keep_env(json_t *end)
 static void on_end(void *ud, const gd_facts *f)
 {
     gd_recorder *r = ud;
+    if (f->series.n)
+        health_line(r, f, gd_series_t(&f->series, f->series.n - 1));
     json_t *end = gd_facts_end_to_json(f);
     if (end)
         keep_env(end);
@@ -240,6 +322,7 @@ bool gd_recorder_close(gd_recorder *r)
     if (close(r->fd) != 0 && ok)
         ok = false, stop(r, strerror(errno));
     free(r->lost);
+    free_health(r);
     free(r);
     return ok;
 }

@@ -144,8 +144,11 @@ static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
     r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
     if (!r.json || r.exit_code < 0 || r.exit_code > 2)
         fail_msg("replay of a killed recording: exit %d, stderr: %s", r.exit_code, r.err);
-    /* No end line: the PCIe and stack facts were never read. */
+    /* No end line: the PCIe and stack facts were never read; the replay says where it ends. */
     assert_true(json_array_size(json_object_get(r.json, "gpus")) == 8);
+    const char *source = json_string_value(json_object_get(r.json, "source"));
+    if (!source || !strstr(source, "cut short after") || !strstr(source, "no end record"))
+        fail_msg("the replay of a killed recording does not say where it ends: %s", source ? source : "(none)");
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -259,6 +262,70 @@ static void a_damaged_recording_is_refused_and_an_unfinished_line_left_out(void 
     free(dir);
 }
 
+/* What the continuous session learned is in the recording as it happens:
+ * the health re-reads of seconds 25 (GPU 6's row remapping) and 40 (GPU 2's
+ * ECC errors) replay to the live run's findings, and so does a copy cut at
+ * second 45 (no end record, an incomplete last line), which says where it ends. */
+static void a_recording_keeps_what_the_session_learned(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024], live[4096], replay[4096];
+    snprintf(rec, sizeof rec, "%s/ecc.jsonl", dir);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "60", "--sim",
+                                              example("h100x8-ecc-arrives.json"), "--record", rec, NULL},
+                             env);
+    verdicts("live", &r, live, sizeof live);
+    tool_result_free(&r);
+    if (!strstr(live, "exit 2:") || !strstr(live, "health.ecc_uncorrectable@2=critical") ||
+        !strstr(live, "health.row_remap@6=critical"))
+        fail_msg("the live run misses the scenario's memory faults: %s", live);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    verdicts("replay", &r, replay, sizeof replay);
+    assert_null(strstr(json_string_value(json_object_get(r.json, "source")), "cut short"));
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("the replay's findings differ from the live run's\n live:   %s\n replay: %s", live, replay);
+    /* Cut after second 45: whole lines up to the first sample past it, half of the next. */
+    size_t len;
+    char *text = read_all(rec, &len), *at = strstr(text, "{\"t\":45.");
+    assert_non_null(at);
+    char *nl = strchr(at, '\n');
+    assert_non_null(nl);
+    size_t keep = (size_t)(nl + 1 - text) + 40;
+    char *cut = write_temp_file(dir, "cut.jsonl", "");
+    FILE *f = fopen(cut, "wb");
+    fwrite(text, 1, keep, f);
+    fclose(f);
+    free(text);
+    r = run_tool((const char *[]){"check", "--json", "--from", cut, NULL}, env);
+    verdicts("cut", &r, replay, sizeof replay);
+    const char *source = json_string_value(json_object_get(r.json, "source"));
+    if (!strstr(replay, "exit 2:") || !strstr(replay, "health.ecc_uncorrectable@2=critical") ||
+        !strstr(replay, "health.row_remap@6=critical"))
+        fail_msg("the replay of a recording cut at 45 s misses the faults of 25 s and 40 s: %s", replay);
+    if (!source || !strstr(source, "cut short after 45") || !strstr(source, "its last line incomplete"))
+        fail_msg("the cut recording's replay does not say where it ends: %s", source ? source : "(none)");
+    tool_result_free(&r);
+    free(cut);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A recording of an earlier gpudoctor (schema 1: its events only in the end
+ * record) still replays: the Xids of GPU 3 and 4 from NVML's events. */
+static void an_old_recording_still_replays(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--from", GD_FIXTURES_DIR "/recordings/v1-h100x8-xid.jsonl", NULL}, env);
+    if (r.exit_code != 2 || count_findings(r.json, "health.xid", 3) != 1 ||
+        count_findings(r.json, "health.xid", 4) != 1)
+        fail_msg("a schema 1 recording: exit %d, stderr: %s", r.exit_code, r.err);
+    assert_null(strstr(json_string_value(json_object_get(r.json, "source")), "cut short"));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +334,8 @@ int main(void)
         cmocka_unit_test(a_full_disk_ends_the_recording_not_the_check),
         cmocka_unit_test(a_recording_keeps_no_secrets),
         cmocka_unit_test(a_damaged_recording_is_refused_and_an_unfinished_line_left_out),
+        cmocka_unit_test(a_recording_keeps_what_the_session_learned),
+        cmocka_unit_test(an_old_recording_still_replays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

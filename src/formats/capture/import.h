@@ -72,6 +72,18 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
  */
 int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
+/*
+ * The same, streamed: `head` (the bytes already read to recognise it), then
+ * the rest from `rest` (formats/trace/trace_input.h; NULL: none), in bounded
+ * memory whatever the file's size (a line, the samples the live run kept).
+ * A recording without its end record is read to its last whole line and
+ * `note` says where it ends ("cut short after 312.4 s (14:07:31): no end
+ * record"); "" when whole.
+ */
+typedef struct gd_tsrc gd_tsrc;
+int gd_import_recording_stream(const char *name, const char *head, size_t head_len, gd_tsrc *rest, gd_facts *f,
+                               char *note, size_t notelen, char *err, size_t errlen);
+
 /* Merges `part` (a parsed file) into f; part is emptied. 0, or -1 (no memory). */
 int gd_import_merge(gd_facts *f, gd_facts *part, char *err, size_t errlen);
 
