@@ -645,6 +645,60 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
     return 0;
 }
 
+size_t gd_recording_full_samples(double window_s, double interval_s)
+{
+    if (!(interval_s > 0) || !(window_s >= 0))
+        return 0;
+    double span = window_s < GD_RETENTION_S ? window_s : GD_RETENTION_S;
+    return (size_t)(span / interval_s + 1.5);
+}
+
+/* Whether the members of table t are the same in a and b (for the types a
+ * health table holds). */
+static bool same_fields(const char *a, const char *b, const ftable *t)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        const field *d = &t->f[k];
+        const char *x = a + d->off, *y = b + d->off;
+        size_t n;
+        switch (d->type) {
+        case F_VAL:
+            if (memcmp(x, y, sizeof(gd_value)) != 0)
+                return false;
+            break;
+        case F_STR:
+            if (strncmp(x, y, d->size) != 0)
+                return false;
+            break;
+        case F_INT: n = sizeof(int); goto raw;
+        case F_UINT: n = sizeof(unsigned); goto raw;
+        case F_BOOL: n = sizeof(bool); goto raw;
+        case F_DBL:
+            n = sizeof(double);
+        raw:
+            if (memcmp(x, y, n) != 0)
+                return false;
+            break;
+        case F_ARR: {
+            size_t ca = *(const size_t *)(a + d->cnt), cb = *(const size_t *)(b + d->cnt);
+            if (ca != cb)
+                return false;
+            for (size_t i = 0; i < ca && i < d->max; i++)
+                if (!same_fields(x + i * d->size, y + i * d->size, d->sub))
+                    return false;
+            break;
+        }
+        default: return false; /* not in a health table: never taken as the same */
+        }
+    }
+    return true;
+}
+
+bool gd_gpu_health_same(const gd_gpu *a, const gd_gpu *b)
+{
+    return same_fields((const char *)a, (const char *)b, &t_gpu_health);
+}
+
 json_t *gd_gpu_health_to_json(const gd_gpu *g)
 {
     return dump(g, &t_gpu_health);

@@ -19,6 +19,12 @@
 /* The recording's schema; a reader refuses a newer one. */
 #define GD_RECORDING_SCHEMA 2
 
+/* The samples of a recording kept whole, the newest ones: as many as the
+ * series of its live run kept (its window, at most GD_RETENTION_S, at its
+ * interval), so that the checks of a replay judge the same samples; older
+ * ones may be thinned into buckets (docs/interface.md section 6). */
+size_t gd_recording_full_samples(double window_s, double interval_s);
+
 json_t *gd_value_to_json(gd_value v);
 /* 0, or -1 when j is no value of this form. */
 int gd_value_from_json(const json_t *j, gd_value *out);
@@ -63,5 +69,7 @@ int gd_event_sum_from_json(const json_t *j, gd_event_sum *s, char *err, size_t e
  * From JSON into g: only the members given change. */
 json_t *gd_gpu_health_to_json(const gd_gpu *g);
 int gd_gpu_health_from_json(const json_t *j, gd_gpu *g, char *err, size_t errlen);
+/* Whether a and b hold the same of those facts (cheaper than their JSON). */
+bool gd_gpu_health_same(const gd_gpu *a, const gd_gpu *b);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "core/facts_json.h"
 #include "core/job_ring.h"
+#include "core/line_reader.h"
 #include "formats/trace/trace_input.h"
 
 #include <jansson.h>
@@ -20,7 +21,6 @@
 #include <string.h>
 
 #define MAX_LINE_BYTES (16u << 20)
-#define CHUNK_BYTES (256u << 10)
 
 typedef struct reader {
     const char *name;
@@ -28,13 +28,12 @@ typedef struct reader {
     int map[GD_M_COUNT * 2]; /* column of the recording -> gd_metric, -1 unknown */
     size_t columns;
     long long schema;
-    /* The bytes: `head` first, then `rest`, through a buffer of at most a line and a chunk. */
+    /* The bytes: `head` first, then `rest`. */
     const char *head;
     size_t head_len, head_pos;
     gd_tsrc *rest;
-    char *buf;
-    size_t cap, start, end;
-    bool eof, truncated; /* truncated: compressed data that stops mid-stream */
+    bool truncated; /* compressed data that stops mid-stream */
+    gd_line_reader lines;
 } reader;
 
 static int bad(const reader *r, char *err, size_t errlen, const char *why)
@@ -74,7 +73,7 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
         return bad(r, err, errlen, "out of memory");
     /* The live session's ring: the window's samples, at most an hour's. */
     double span = f->window_s < GD_RETENTION_S ? f->window_s : GD_RETENTION_S;
-    gd_series_set_limit(&f->series, (size_t)(span / f->interval_s + 1.5));
+    gd_series_set_limit(&f->series, gd_recording_full_samples(f->window_s, f->interval_s));
     f->host_series.limit = (size_t)(span + 2.5);
     /* The wall clock of second 0: the end line's exact start replaces it, a
      * recording cut short (no end line) keeps the header's. */
@@ -245,63 +244,27 @@ static int bucket(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     return 0;
 }
 
-/* The next whole line into *line, *n: 1, 0 at the end, -1 on an error. A last
- * line without its newline (a copy taken while recording, a run killed) is
- * left out; *partial says so. */
-static int next_line(reader *r, const char **line, size_t *n, bool *partial, char *err, size_t errlen)
+/* The recording's bytes: the head, then the rest (gd_line_read_fn). */
+static long read_bytes(void *ud, char *buf, size_t cap, char *err, size_t errlen)
 {
-    for (;;) {
-        const char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
-        if (nl) {
-            *line = r->buf + r->start;
-            *n = (size_t)(nl - *line);
-            r->start += *n + 1;
-            r->line++;
-            return 1;
-        }
-        if (r->end - r->start > MAX_LINE_BYTES) {
-            r->line++;
-            return bad(r, err, errlen, "a line longer than 16 MiB");
-        }
-        if (r->eof) {
-            *partial = r->end > r->start;
-            return 0;
-        }
-        memmove(r->buf, r->buf + r->start, r->end - r->start);
-        r->end -= r->start;
-        r->start = 0;
-        if (r->cap - r->end < CHUNK_BYTES) {
-            size_t cap = r->cap ? r->cap * 2 : 2 * CHUNK_BYTES;
-            if (cap > MAX_LINE_BYTES + 2 * CHUNK_BYTES)
-                cap = MAX_LINE_BYTES + 2 * CHUNK_BYTES;
-            char *b = cap > r->cap ? realloc(r->buf, cap) : r->buf;
-            if (!b)
-                return bad(r, err, errlen, "out of memory");
-            r->buf = b;
-            r->cap = cap;
-        }
-        long got;
-        if (r->head_pos < r->head_len) {
-            size_t k = r->head_len - r->head_pos < CHUNK_BYTES ? r->head_len - r->head_pos : CHUNK_BYTES;
-            memcpy(r->buf + r->end, r->head + r->head_pos, k);
-            r->head_pos += k;
-            got = (long)k;
-        } else if (r->rest) {
-            char why[300] = "";
-            got = r->rest->read(r->rest, r->buf + r->end, CHUNK_BYTES, why, sizeof why);
-            if (got < 0 && strstr(why, "ends early")) { /* a compressed recording cut short */
-                r->truncated = true;
-                got = 0;
-            } else if (got < 0) {
-                snprintf(err, errlen, "%s: %s", r->name, why);
-                return -1;
-            }
-        } else {
-            got = 0;
-        }
-        r->end += (size_t)got;
-        r->eof = got == 0;
+    reader *r = ud;
+    if (r->head_pos < r->head_len) {
+        size_t k = r->head_len - r->head_pos < cap ? r->head_len - r->head_pos : cap;
+        memcpy(buf, r->head + r->head_pos, k);
+        r->head_pos += k;
+        return (long)k;
     }
+    if (!r->rest)
+        return 0;
+    char why[300] = "";
+    long got = r->rest->read(r->rest, buf, cap, why, sizeof why);
+    if (got < 0 && strstr(why, "ends early")) { /* a compressed recording cut short: its whole lines count */
+        r->truncated = true;
+        return 0;
+    }
+    if (got < 0)
+        snprintf(err, errlen, "%s", why);
+    return got;
 }
 
 /* Where a recording cut short ends, for the reader of its replay. */
@@ -328,7 +291,9 @@ static int read_lines(reader *r, gd_facts *f, char *note, size_t notelen, char *
     const char *line;
     size_t n;
     int more;
-    while ((more = next_line(r, &line, &n, &partial, err, errlen)) > 0) {
+    char stopped[300];
+    while ((more = gd_line_next(&r->lines, &line, &n, &partial, stopped, sizeof stopped)) > 0) {
+        r->line = r->lines.lines;
         if (n == 0 || (n == 1 && line[0] == '\r'))
             continue;
         json_error_t je;
@@ -361,8 +326,10 @@ static int read_lines(reader *r, gd_facts *f, char *note, size_t notelen, char *
         if (rc != 0)
             return -1;
     }
-    if (more < 0)
-        return -1;
+    if (more < 0) {
+        r->line = r->lines.lines + 1;
+        return bad(r, err, errlen, stopped);
+    }
     if (!have_header) {
         snprintf(err, errlen, "%s: a recording without its header line", r->name);
         return -1;
@@ -378,8 +345,9 @@ int gd_import_recording_stream(const char *name, const char *head, size_t head_l
                                char *note, size_t notelen, char *err, size_t errlen)
 {
     reader r = {.name = name, .head = head, .head_len = head_len, .rest = rest};
+    r.lines = (gd_line_reader){.read = read_bytes, .ud = &r, .max_line = MAX_LINE_BYTES};
     int rc = read_lines(&r, f, note, notelen, err, errlen);
-    free(r.buf);
+    gd_line_reader_free(&r.lines);
     return rc;
 }
 
