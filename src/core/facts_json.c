@@ -624,6 +624,24 @@ oom:
     return NULL;
 }
 
+/* A kernel log's counts as its reader makes them (stack.h): a recording that
+ * says otherwise is damaged, and a check would count what is not there. */
+static int kernel_log_counts(const gd_stack_facts *s, char *err, size_t errlen)
+{
+    if (!s->kernel_log_read && (s->xid_group_count || s->aer_device_count || s->gpu_fatal_count))
+        return fail(err, errlen, "stack", "holds events of a kernel log that was not read");
+    size_t counted = 0;
+    for (size_t i = 0; i < s->xid_group_count; i++) {
+        const gd_xid_group *g = &s->xid_groups[i];
+        if (g->example_count == 0 || g->count < g->example_count)
+            return fail(err, errlen, "stack", "holds an Xid group without its newest events");
+        counted += g->count;
+    }
+    if (counted + s->xid_dropped != s->xid_total)
+        return fail(err, errlen, "stack", "counts Xids that do not add up");
+    return 0;
+}
+
 int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen)
 {
     const json_t *p = json_object_get(j, "pcie"), *s = json_object_get(j, "stack");
@@ -636,7 +654,7 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
     if (s) {
         if (!f->stack && !(f->stack = calloc(1, sizeof *f->stack)))
             return fail(err, errlen, "stack", "does not fit in memory");
-        if (load(f->stack, &t_stack, s, err, errlen) != 0)
+        if (load(f->stack, &t_stack, s, err, errlen) != 0 || kernel_log_counts(f->stack, err, errlen) != 0)
             return -1;
     }
     const json_t *e = json_object_get(j, "events");
