@@ -312,7 +312,10 @@ gd_host_sample *gd_host_push(gd_host_series *h, double t);
  * (NVML's event API, or a kernel log line that appeared during the session),
  * a rise of an ECC, retired-page or row-remapping counter (re-read every
  * GD_HEALTH_REREAD_S), a GPU that stopped or started answering again, a
- * driver that stopped answering. Bounded: the newest GD_EVENTS_MAX are kept.
+ * driver that stopped answering. The ring keeps the newest GD_EVENTS_MAX
+ * for detail; beside it, what the events of each key add up to is kept for
+ * the whole session (gd_event_sum), and that is what checks judge: an Xid 79
+ * is never pushed out by a thousand Xid 13 that follow it.
  */
 typedef enum gd_event_kind {
     GD_EV_XID = 1, /* value: the Xid; what: its source, "nvml" or "kernel log" */
@@ -331,7 +334,24 @@ typedef struct gd_event {
     char what[64];
 } gd_event;
 
+/*
+ * The events of one key over the whole session: (gpu, kind) and, for an Xid,
+ * its number and source, for a counter, its name. A key's severity follows
+ * from the key (an Xid's number), so the worst of its events is any of them.
+ */
+typedef struct gd_event_sum {
+    int gpu, kind;
+    long long code; /* the Xid of GD_EV_XID; 0 for other kinds */
+    char what[64]; /* part of the key for an Xid and a counter; else the first event's */
+    size_t count; /* events */
+    long long total; /* their values added (a counter's increase) */
+    double first_t, last_t;
+    long long first_value, last_value;
+    size_t first_seq, last_seq; /* 1-based order among all the session's events (gd_events.total) */
+} gd_event_sum;
+
 #define GD_EVENTS_MAX 1024
+#define GD_EVENT_SUMS_MAX 16384 /* distinct keys; events of more are counted in sums_dropped */
 #define GD_HEALTH_REREAD_S 5.0 /* ECC, retired pages, row remapping: re-read this often */
 
 typedef struct gd_events {
@@ -346,10 +366,32 @@ typedef struct gd_events {
      * (every reread_s, and at the window's end). 1: read once, so their
      * growth cannot be judged; 0: not known (captures, older recordings). */
     int counter_reads;
+    size_t total; /* every event added, the ring's dropped ones too */
+    gd_event_sum *sums; /* in the order their keys first came */
+    size_t sum_count, sum_cap, sums_dropped;
+    unsigned *sum_slots; /* hash of the keys: index + 1 into sums, 0 empty */
+    size_t slot_cap;
+    /* A view of the session up to a time (a paused or replayed watch): what
+     * came after until_t is not seen. */
+    bool bounded;
+    double until_t;
 } gd_events;
 
-/* Appends e (the oldest makes room at GD_EVENTS_MAX). 0, or -1 (no memory). */
+/* Appends e to the ring (the oldest makes room at GD_EVENTS_MAX) and adds it
+ * to its key's sum (a key that cannot be kept: counted in sums_dropped). 0,
+ * or -1 (no memory for the ring). */
 int gd_event_add(gd_events *ev, const gd_event *e);
+/* Sum i (of ev->sum_count) as seen over [t0, t1] and, for a bounded view,
+ * up to until_t: into *out, false when none of its events falls there. A
+ * sum partly inside is counted again from the ring; where the ring no longer
+ * holds its older events and they may fall inside, they are counted in:
+ * a fault is never left out for being old. */
+bool gd_event_sum_get(const gd_events *ev, size_t i, double t0, double t1, gd_event_sum *out);
+/* Sets the sum of s's key to s (a recording's sums, read back). 0, or -1
+ * (no memory, or GD_EVENT_SUMS_MAX keys already). */
+int gd_event_sum_put(gd_events *ev, const gd_event_sum *s);
+/* The ring's and the sums' memory. */
+void gd_events_free(gd_events *ev);
 /* "14:02:11": the wall-clock time of session second t (local time), or
  * "t=12.0 s" when the start is unknown. */
 void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);

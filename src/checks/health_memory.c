@@ -6,7 +6,8 @@
 
 /*
  * The rises of the named counters of GPU g while the session ran (counters
- * re-read every GD_HEALTH_REREAD_S): into ev's "new_in_session", and as
+ * re-read every GD_HEALTH_REREAD_S), from the events' sums (every rise of
+ * the session): into ev's "new_in_session", one entry per counter, and as
  * "; 2 new uncorrectable errors at 14:02:11" into `said` ("" when none).
  * Of several names, the largest total counts (volatile and aggregate ECC
  * counters rise together).
@@ -19,23 +20,27 @@ static void session_rise(const gd_facts *f, size_t g, const char *const *names, 
     long long best = 0;
     double last_t = 0;
     for (size_t k = 0; names[k]; k++) {
-        long long sum = 0;
-        for (size_t i = 0; i < f->events.n; i++) {
-            const gd_event *e = &f->events.v[i];
-            if (e->kind != GD_EV_COUNTER || e->gpu != (int)g || strcmp(e->what, names[k]) != 0)
+        for (size_t i = 0; i < f->events.sum_count; i++) {
+            gd_event_sum e;
+            if (f->events.sums[i].kind != GD_EV_COUNTER || f->events.sums[i].gpu != (int)g ||
+                strcmp(f->events.sums[i].what, names[k]) != 0 ||
+                !gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e))
                 continue;
-            sum += e->value;
             char at[32];
-            gd_event_clock(&f->events, e->t, at, sizeof at);
+            gd_event_clock(&f->events, e.last_t, at, sizeof at);
             json_t *o = json_object();
-            json_object_set_new(o, "counter", json_string(e->what));
-            json_object_set_new(o, "increase", json_integer(e->value));
+            json_object_set_new(o, "counter", json_string(e.what));
+            json_object_set_new(o, "increase", json_integer(e.total));
             json_object_set_new(o, "at", json_string(at));
-            json_object_set_new(o, "t_s", json_real(e->t));
+            json_object_set_new(o, "t_s", json_real(e.last_t));
+            if (e.count > 1) { /* rose more than once: when it began */
+                json_object_set_new(o, "rises", json_integer((json_int_t)e.count));
+                json_object_set_new(o, "first_t_s", json_real(e.first_t));
+            }
             json_array_append_new(list, o);
-            if (sum > best || (sum == best && e->t > last_t)) {
-                best = sum;
-                last_t = e->t;
+            if (e.total > best || (e.total == best && e.last_t > last_t)) {
+                best = e.total;
+                last_t = e.last_t;
             }
         }
     }

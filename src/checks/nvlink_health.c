@@ -37,15 +37,20 @@ typedef struct link_rise {
     double first_t, last_t;
 } link_rise;
 
-/* The NVLink counter rises of GPU g in [t0, t1], by link (at most 36). */
+/* The NVLink counter rises of GPU g in [t0, t1], by link (at most 36),
+ * from the events' sums: every rise of the window, however many events the
+ * ring let go of. */
 static size_t gpu_rises(const gd_facts *f, int g, double t0, double t1, link_rise *out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < f->events.n; i++) {
-        const gd_event *e = &f->events.v[i];
+    for (size_t i = 0; i < f->events.sum_count; i++) {
+        const gd_event_sum *s = &f->events.sums[i];
+        gd_event key = {.gpu = s->gpu, .kind = s->kind};
+        memcpy(key.what, s->what, sizeof key.what);
         unsigned link;
         int c;
-        if (e->gpu != g || e->t < t0 || e->t > t1 || !gd_nvlink_event_parse(e, &link, &c))
+        gd_event_sum e;
+        if (s->gpu != g || !gd_nvlink_event_parse(&key, &link, &c) || !gd_event_sum_get(&f->events, i, t0, t1, &e))
             continue;
         size_t k = 0;
         while (k < n && out[k].link != link)
@@ -55,11 +60,13 @@ static size_t gpu_rises(const gd_facts *f, int g, double t0, double t1, link_ris
                 continue;
             memset(&out[n], 0, sizeof out[n]);
             out[n].link = link;
-            out[n].first_t = e->t;
+            out[n].first_t = e.first_t;
+            out[n].last_t = e.last_t;
             n++;
         }
-        out[k].n[c] += e->value;
-        out[k].last_t = e->t;
+        out[k].n[c] += e.total;
+        out[k].first_t = fmin(out[k].first_t, e.first_t);
+        out[k].last_t = fmax(out[k].last_t, e.last_t);
     }
     return n;
 }

@@ -162,8 +162,9 @@ static const char *unmet(unsigned need, const gd_facts *f)
                                              : "the kernel log was not read";
     case GD_NEED_XID_SOURCE: {
         bool events = f->events.xid_watched;
-        for (size_t i = 0; !events && i < f->events.n; i++)
-            events = f->events.v[i].kind == GD_EV_XID;
+        gd_event_sum seen;
+        for (size_t i = 0; !events && i < f->events.sum_count; i++)
+            events = f->events.sums[i].kind == GD_EV_XID && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &seen);
         if (events || (s && s->kernel_log_read))
             return NULL;
         return s && s->kernel_log_error[0] ? s->kernel_log_error

@@ -9,6 +9,8 @@
 #include "core/data_tables.h"
 #include "gpudoctor/stack.h"
 
+#include <stdlib.h>
+
 /* Most serious first: the finding's fix names the first one present.
  * Through "remap" an Xid DCGM does not map is a warning, after it info. */
 static const char *const actions[] = {"rma",   "reboot", "reset",   "hw",  "support",
@@ -158,43 +160,59 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
     }
 }
 
-/* The session's Xid events (NVML's event API, kernel log lines that
- * appeared while it ran). The same Xid reaches both the kernel log and
+static int by_last_seq(const void *a, const void *b)
+{
+    const gd_event_sum *x = a, *y = b;
+    return (x->last_seq > y->last_seq) - (x->last_seq < y->last_seq);
+}
+
+/* The session's Xid events of gpu (NVML's event API, kernel log lines that
+ * appeared while it ran), judged from their sums: every one of the session,
+ * however many others followed. The same Xid reaches both the kernel log and
  * NVML: an Xid's count is the larger of the two, never their sum. */
 static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
 {
     const gd_events *ev = &f->events;
-    for (size_t i = 0; i < ev->n; i++) {
-        const gd_event *e = &ev->v[i];
-        if (e->kind != GD_EV_XID || e->gpu != gpu)
-            continue;
+    size_t n = 0;
+    gd_event_sum *sums = calloc(ev->sum_count + 1, sizeof *sums);
+    for (size_t i = 0; sums && i < ev->sum_count; i++)
+        if (ev->sums[i].kind == GD_EV_XID && ev->sums[i].gpu == gpu &&
+            gd_event_sum_get(ev, i, -INFINITY, INFINITY, &sums[n]))
+            n++;
+    /* In the order each was last seen: the newest decides between equals. */
+    if (n > 1)
+        qsort(sums, n, sizeof *sums, by_last_seq);
+    for (size_t i = 0; i < n; i++) {
+        const gd_event_sum *e = &sums[i];
         gd_xid_info in;
-        gd_xid_lookup((int)e->value, &in);
-        json_t *row = row_of(x, (int)e->value, &in);
+        gd_xid_lookup((int)e->code, &in);
+        json_t *row = row_of(x, (int)e->code, &in);
         /* Per source: NVML's events and the followed log see the same Xid. */
         bool log_line = strcmp(e->what, "kernel log") == 0;
         const char *key = log_line ? "session_log_lines" : "session_nvml_events";
         x->from_log |= log_line;
         x->from_nvml |= !log_line;
-        json_object_set_new(row, key, json_integer(json_integer_value(json_object_get(row, key)) + 1));
+        json_object_set_new(row, key,
+                            json_integer(json_integer_value(json_object_get(row, key)) + (json_int_t)e->count));
         json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
         json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
         json_int_t seen = nv > lg ? nv : lg;
         json_object_set_new(row, "session_events", json_integer(seen));
         char at[32];
-        gd_event_clock(ev, e->t, at, sizeof at);
+        gd_event_clock(ev, e->last_t, at, sizeof at);
         json_object_set_new(row, "session_last_seen", json_string(at));
-        json_object_set_new(row, "session_last_seen_s", json_real(e->t));
+        json_object_set_new(row, "session_last_seen_s", json_real(e->last_t));
         json_object_set_new(row, "session_source", json_string(e->what));
         json_int_t count = json_integer_value(json_object_get(row, "count"));
         if (seen > count) {
             json_object_set_new(row, "count", json_integer(seen));
-            x->count++;
+            x->count += (size_t)(seen - count);
         }
         if (!json_object_get(row, "action"))
             json_object_set_new(row, "action", json_string(in.action));
-        rank(x, (int)e->value, &in);
+        rank(x, (int)e->code, &in);
     }
+    free(sums);
 }
 
 /* All Xids of one GPU; with gpu -1, those of one PCI address that matches

@@ -8,6 +8,7 @@
 #include "import.h"
 #include "core/input.h"
 #include "shell_lines.h"
+#include "formats/trace/trace_input.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -16,8 +17,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Far above any real capture (lspci -vvv of an 8-GPU server is ~1 MiB). */
+/* Far above any real capture (lspci -vvv of an 8-GPU server is ~1 MiB).
+ * A recording is streamed instead, whatever its size. */
 #define MAX_FILE_BYTES (64u << 20)
+/* What is read of an input before it is recognised (detection reads its first lines). */
+#define HEAD_BYTES (256u << 10)
+
+/* An input opened for reading, inflated when it starts as gzip; NULL with a message. */
+static gd_tsrc *open_input(const char *path, char *err, size_t errlen)
+{
+    int gz = 0;
+    gd_tsrc *src = gd_tsrc_file(path, &gz, err, errlen);
+    return src && gz ? gd_tsrc_gzip(src, 1, err, errlen) : src;
+}
+
+/* Up to `want` more bytes of src appended to buf (of capacity cap). 0, or -1 with a message. */
+static int read_into(gd_tsrc *src, char *buf, size_t *len, size_t want, const char *path, char *err, size_t errlen)
+{
+    while (want > 0) {
+        char why[400] = "";
+        long got = src->read(src, buf + *len, want, why, sizeof why);
+        if (got < 0) {
+            snprintf(err, errlen, "%s: %s", gd_input_name(path), why);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        *len += (size_t)got;
+        want -= (size_t)got;
+    }
+    return 0;
+}
+
+/* The first HEAD_BYTES of src (fewer when it is shorter), NUL-terminated. */
+static char *read_head(gd_tsrc *src, const char *path, size_t *len, char *err, size_t errlen)
+{
+    char *head = malloc(HEAD_BYTES + 1);
+    *len = 0;
+    if (!head) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (read_into(src, head, len, HEAD_BYTES, path, err, errlen) != 0) {
+        free(head);
+        return NULL;
+    }
+    head[*len] = '\0';
+    return head;
+}
+
+/* All of an input that is not streamed: its head and the rest, at most MAX_FILE_BYTES. */
+static char *read_rest(gd_tsrc *src, const char *path, char *head, size_t *len, char *err, size_t errlen)
+{
+    if (*len < HEAD_BYTES)
+        return head; /* the whole of it */
+    size_t cap = HEAD_BYTES;
+    for (;;) {
+        size_t next = cap * 2 < MAX_FILE_BYTES + 1 ? cap * 2 : MAX_FILE_BYTES + 1;
+        char *bigger = realloc(head, next + 1);
+        if (!bigger) {
+            free(head);
+            snprintf(err, errlen, "%s: out of memory", gd_input_name(path));
+            return NULL;
+        }
+        head = bigger;
+        size_t before = *len;
+        if (read_into(src, head, len, next - *len, path, err, errlen) != 0) {
+            free(head);
+            return NULL;
+        }
+        if (*len > MAX_FILE_BYTES) {
+            free(head);
+            snprintf(err, errlen, "%s: larger than %u MiB: not an input gpudoctor reads", gd_input_name(path),
+                     MAX_FILE_BYTES >> 20);
+            return NULL;
+        }
+        head[*len] = '\0';
+        if (*len - before < next - before)
+            return head; /* the end came first */
+        cap = next;
+    }
+}
 
 static void note_format(gd_facts *f, gd_import_kind k)
 {
@@ -162,6 +242,7 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
     char why[GD_CAPTURE_NOTE_LEN * 2];
     if (rc != 0)
         snprintf(err, errlen, "out of memory");
+    gd_tsrc *stream = NULL; /* a recording alone: read as it streams */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (strcmp(paths[i], "-") == 0)
             for (size_t k = 0; k < i; k++)
@@ -171,26 +252,45 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
                 }
         if (rc != 0)
             break;
-        if (!(text[i] = gd_input_read(paths[i], GD_INPUT_STREAM, MAX_FILE_BYTES, &len[i], why, sizeof why))) {
+        gd_tsrc *src = open_input(paths[i], why, sizeof why);
+        if (!src) {
             refuse(f, "", why); /* as the system said it: the path helps find the file */
+            continue;
+        }
+        /* A recording alone is streamed, whatever its size; any other input is read whole. */
+        text[i] = read_head(src, paths[i], &len[i], why, sizeof why);
+        const gd_capture_format *c = text[i] ? gd_capture_format_of(gd_import_detect(text[i], len[i])) : NULL;
+        if (n == 1 && c && c->role == GD_CAPTURE_ALONE) {
+            kind[i] = c->kind;
+            stream = src;
+            break;
+        }
+        if (text[i])
+            text[i] = read_rest(src, paths[i], text[i], &len[i], why, sizeof why);
+        src->close(src);
+        if (!text[i]) {
+            refuse(f, "", why);
             continue;
         }
         gd_shell_lines_blank(text[i], len[i], &shell[i]);
         kind[i] = gd_import_detect(text[i], len[i]);
     }
     /* A recording holds the whole run: its facts are the live run's own. */
-    const gd_capture_format *alone = n == 1 && rc == 0 && text[0] ? gd_capture_format_of(kind[0]) : NULL;
-    if (alone && alone->role == GD_CAPTURE_ALONE) {
+    if (stream) {
         memset(f, 0, sizeof *f);
-        rc = alone->read(gd_input_name(paths[0]), text[0], len[0], f, err, errlen);
+        char note[200] = "";
+        rc = gd_import_recording_stream(gd_input_name(paths[0]), text[0], len[0], stream, f, note, sizeof note, err,
+                                        errlen);
+        stream->close(stream);
         if (rc == 0) {
             /* The live run's source ("sim:FILE" stays first: the reports read it), then the recording. */
             size_t used = strnlen(f->source, 300);
             const char *slash = strrchr(paths[0], '/');
-            snprintf(f->source + used, sizeof f->source - used, ", replayed from recording:%.180s",
+            snprintf(f->source + used, sizeof f->source - used, ", replayed from recording:%.120s%s%s%s",
                      strcmp(paths[0], "-") == 0 ? "stdin"
                      : slash                    ? slash + 1
-                                                : paths[0]);
+                                                : paths[0],
+                     note[0] ? " (" : "", note, note[0] ? ")" : "");
         }
         free(text[0]);
         free(text);

@@ -77,6 +77,18 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
  */
 int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
+/*
+ * The same, streamed: `head` (the bytes already read to recognise it), then
+ * the rest from `rest` (formats/trace/trace_input.h; NULL: none), in bounded
+ * memory whatever the file's size (a line, the samples the live run kept).
+ * A recording without its end record is read to its last whole line and
+ * `note` says where it ends ("cut short after 312.4 s (14:07:31): no end
+ * record"); "" when whole.
+ */
+typedef struct gd_tsrc gd_tsrc;
+int gd_import_recording_stream(const char *name, const char *head, size_t head_len, gd_tsrc *rest, gd_facts *f,
+                               char *note, size_t notelen, char *err, size_t errlen);
+
 /* Notes what a reader passed over ("FILE:LINE: ..."), said in the report
  * (f->capture_notes; past GD_CAPTURE_NOTES, counted). */
 void gd_import_note(gd_facts *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -207,6 +207,43 @@ static void xid_title_names_its_source(void **state)
     gd_facts_free(&f);
 }
 
+/* An Xid 79 on GPU 0, then 1100 Xid 13 on GPU 1: the ring of the newest
+ * 1024 events lets the 79 go; the check judges the session's sums and keeps
+ * GPU 0 critical, with both Xids counted. */
+static void an_xid_79_stays_critical_after_a_storm(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 120);
+    f.events.xid_watched = true;
+    gd_event x79 = {.t = 1, .gpu = 0, .kind = GD_EV_XID, .value = 79};
+    snprintf(x79.what, sizeof x79.what, "nvml");
+    assert_int_equal(gd_event_add(&f.events, &x79), 0);
+    for (int k = 0; k < 1100; k++) {
+        gd_event e = {.t = 2 + k * 0.1, .gpu = 1, .kind = GD_EV_XID, .value = 13};
+        snprintf(e.what, sizeof e.what, "nvml");
+        assert_int_equal(gd_event_add(&f.events, &e), 0);
+    }
+    assert_true(f.events.dropped > 0);
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(fx_count(&out, "health.xid", 0), 1);
+    assert_int_equal(fx_count(&out, "health.xid", 1), 1);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        json_t *row = json_array_get(json_object_get(x->evidence, "xids"), 0);
+        if (x->gpu == 0) {
+            assert_int_equal(x->severity, GD_SEV_CRITICAL);
+            assert_non_null(strstr(x->title, "Xid 79"));
+            assert_float_equal(json_number_value(json_object_get(row, "session_last_seen_s")), 1, 1e-9);
+        } else if (x->gpu == 1) {
+            assert_int_equal(json_integer_value(json_object_get(row, "count")), 1100);
+        }
+    }
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +252,7 @@ int main(void)
         cmocka_unit_test(xid_actions_in_the_fix),
         cmocka_unit_test(xid_rows_count_events_and_lines),
         cmocka_unit_test(xid_title_names_its_source),
+        cmocka_unit_test(an_xid_79_stays_critical_after_a_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

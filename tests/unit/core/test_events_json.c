@@ -20,19 +20,19 @@ static void counter_reads_round_trip(void **state)
     memset(&ev, 0, sizeof ev);
     ev.reread_s = 5;
     ev.counter_reads = 3;
-    json_t *j = gd_events_to_json(&ev);
+    json_t *j = gd_events_to_json(&ev, true);
     assert_non_null(j);
     gd_events back;
     memset(&back, 0, sizeof back);
     char err[128];
     assert_int_equal(gd_events_from_json(j, &back, err, sizeof err), 0);
     assert_int_equal(back.counter_reads, 3);
-    free(back.v);
+    gd_events_free(&back);
     json_object_del(j, "counter_reads");
     memset(&back, 0, sizeof back);
     assert_int_equal(gd_events_from_json(j, &back, err, sizeof err), 0);
     assert_int_equal(back.counter_reads, 0);
-    free(back.v);
+    gd_events_free(&back);
     json_decref(j);
 }
 
