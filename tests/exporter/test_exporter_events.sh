@@ -30,12 +30,14 @@ critical='gpudoctor_finding{id="health.xid",severity="critical",gpu="0"}'
 until_series 60 'up{job="gpudoctor"}' '=1$'
 until_series 60 "$critical" 'gpu=0,.*=1$'
 
-# 5000 Xid 13 of GPU 1 (00000000:2A:00.0) in the kernel log, at once.
+# 5000 Xid 13 of GPU 1 (00000000:2A:00.0) in the kernel log, at once: 5000
+# faults, each of its own process (lines of one process within 2 s are one
+# fault's, one event).
 python3 - "$tmp/dmesg.txt" <<'PY'
 import sys
 with open(sys.argv[1], "a") as log:
     for k in range(5000):
-        log.write(f"[ {9100 + k * 0.001:.6f}] NVRM: Xid (PCI:0000:2a:00): 13, pid=4242, name=python, "
+        log.write(f"[ {9100 + k * 0.001:.6f}] NVRM: Xid (PCI:0000:2a:00): 13, pid={4242 + k}, name=python, "
                   "Graphics Exception: ESR 0x50da30=0x1000e 0x50da34=0x0 0x50da28=0x0 0x50da2c=0x0\n")
 PY
 # The exporter has taken them all: the ring of 1024 let GPU 0's Xid go.
