@@ -16,8 +16,16 @@
  * code, 10 samples a scenario second: 864 000 samples per GPU for a day,
  * counted from the exporter's last line). Its series keep its --window
  * (60 s), so the day's peak RSS must stay within 1.10 of the minute's.
+ *
+ * `bench_retention replay [MB]`: `check --from` of a recording of 8 GPUs at
+ * 10 Hz of MB megabytes (default 200: about 3.3 hours) against one of an
+ * hour (about 60 MB), both built from a minute's recording of the training
+ * scenario repeated (the header's window made a day: the replay keeps the
+ * newest hour, as the live run would). A replay is a stream: its peak RSS
+ * must stay within 1.10 of the hour's, whatever the file's size.
  * Usage: bench_retention [INTERVAL_MS]   (default 1000)
  *        bench_retention export [SECONDS] (default 86400)
+ *        bench_retention replay [MB]      (default 200)
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -41,9 +49,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Peak RSS in KiB of `check --sim SCENARIO --duration SECONDS`, and its wall
- * time; -1 on failure. */
-static long peak_kib(const char *scenario, const char *seconds, const char *interval, double *wall)
+/* Peak RSS in KiB of argv (its output discarded), and its wall time; -1 on failure. */
+static long run_peak_kib(const char *const *argv, double *wall)
 {
     double t0 = now();
     fflush(stdout); /* the child's freopen would write what is buffered again */
@@ -52,8 +59,7 @@ static long peak_kib(const char *scenario, const char *seconds, const char *inte
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             _exit(126);
         unsetenv("GPUDOCTOR_SIM_TIMESCALE"); /* the fast clock */
-        execl(GD_BINARY, GD_BINARY, "check", "--json", "--duration", seconds, "--interval", interval, "--sim", scenario,
-              (char *)NULL);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     int status;
@@ -62,6 +68,15 @@ static long peak_kib(const char *scenario, const char *seconds, const char *inte
         return -1;
     *wall = now() - t0;
     return ru.ru_maxrss;
+}
+
+/* Peak RSS in KiB of `check --sim SCENARIO --duration SECONDS`, and its wall
+ * time; -1 on failure. */
+static long peak_kib(const char *scenario, const char *seconds, const char *interval, double *wall)
+{
+    const char *const argv[] = {GD_BINARY,    "check",  "--json", "--duration", seconds,
+                                "--interval", interval, "--sim",  scenario,     NULL};
+    return run_peak_kib(argv, wall);
 }
 
 /* One exporter run, watched from outside. */
@@ -195,10 +210,93 @@ static int exporter_day(const char *seconds)
     return ratio <= 1.10 ? 0 : 1;
 }
 
+/* A recording of `copies` minutes built from a minute's (`minute`, `len`
+ * bytes): its header with a day's window, the samples repeated with their
+ * times moved on, its end record. The bytes written; 0 on failure. */
+static size_t build_recording(const char *minute, size_t len, int copies, const char *path)
+{
+    const char *first = memchr(minute, '\n', len), *end = strstr(minute, "\n{\"end\":");
+    const char *window = strstr(minute, "\"window_s\":60,");
+    FILE *out = fopen(path, "wb");
+    if (!first || !end || !window || window > first || !out) {
+        if (out)
+            fclose(out);
+        return 0;
+    }
+    first++;
+    fwrite(minute, 1, (size_t)(window - minute), out);
+    fputs("\"window_s\":86400,", out);
+    fwrite(window + strlen("\"window_s\":60,"), 1, (size_t)(first - (window + strlen("\"window_s\":60,"))), out);
+    for (int copy = 0; copy < copies; copy++)
+        for (const char *l = first; l <= end;) {
+            const char *nl = memchr(l, '\n', (size_t)(minute + len - l));
+            double t;
+            int at;
+            if (sscanf(l, "{\"t\":%lf,%n", &t, &at) == 1 && strncmp(l + at, "\"gpus\"", 6) == 0) {
+                fprintf(out, "{\"t\":%.1f,", t + 60.1 * copy);
+                fwrite(l + at, 1, (size_t)(nl + 1 - (l + at)), out);
+            }
+            l = nl + 1;
+        }
+    fputs(end + 1, out);
+    long size = ftell(out);
+    return fclose(out) == 0 && size > 0 ? (size_t)size : 0;
+}
+
+static int replay_big(const char *mb)
+{
+    char dir[] = "/tmp/bench_retention_XXXXXX", minute[256], hour[256], big[256];
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(minute, sizeof minute, "%s/minute.jsonl", dir);
+    snprintf(hour, sizeof hour, "%s/hour.jsonl", dir);
+    snprintf(big, sizeof big, "%s/big.jsonl", dir);
+    double wall;
+    const char *const rec[] = {GD_BINARY,    "check", "--json",
+                               "--duration", "60",    "--interval",
+                               "100",        "--sim", GD_EXAMPLES_DIR "/h100x8-training.json",
+                               "--record",   minute,  NULL};
+    FILE *in = run_peak_kib(rec, &wall) >= 0 ? fopen(minute, "rb") : NULL;
+    char *text = in ? malloc(64u << 20) : NULL;
+    size_t len = text ? fread(text, 1, (64u << 20) - 1, in) : 0;
+    if (in)
+        fclose(in);
+    int rc = 1;
+    if (len) {
+        text[len] = '\0';
+        size_t per_minute = len;
+        int copies = (int)(atof(mb) * 1e6 / (double)per_minute + 0.5);
+        size_t hour_bytes = build_recording(text, len, 60, hour), big_bytes = build_recording(text, len, copies, big);
+        double hour_s, big_s;
+        const char *const hour_argv[] = {GD_BINARY, "check", "--json", "--from", hour, NULL};
+        const char *const big_argv[] = {GD_BINARY, "check", "--json", "--from", big, NULL};
+        long hour_kib = hour_bytes ? run_peak_kib(hour_argv, &hour_s) : -1;
+        long big_kib = big_bytes ? run_peak_kib(big_argv, &big_s) : -1;
+        if (hour_kib > 0 && big_kib > 0) {
+            double ratio = (double)big_kib / (double)hour_kib;
+            printf("retention (replay of a recording, 8 GPUs at 10 Hz): 1 h, %.1f MB: peak RSS %ld KiB (%.2f s, %.0f "
+                   "MB/s); %d min, %.1f MB: peak RSS %ld KiB (%.2f s, %.0f MB/s); ratio %.3f (want <= 1.10)\n",
+                   hour_bytes / 1e6, hour_kib, hour_s, hour_bytes / 1e6 / hour_s, copies, big_bytes / 1e6, big_kib,
+                   big_s, big_bytes / 1e6 / big_s, ratio);
+            rc = ratio <= 1.10 ? 0 : 1;
+        } else {
+            fprintf(stderr, "bench_retention: a replay failed\n");
+        }
+    }
+    free(text);
+    unlink(minute);
+    unlink(hour);
+    unlink(big);
+    rmdir(dir);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "export") == 0)
         return exporter_day(argc > 2 ? argv[2] : "86400");
+    if (argc > 1 && strcmp(argv[1], "replay") == 0)
+        return replay_big(argc > 2 ? argv[2] : "200");
     const char *interval = argc > 1 ? argv[1] : "1000";
     static const char *const scenarios[] = {GD_EXAMPLES_DIR "/h100x8-training.json",
                                             GD_EXAMPLES_DIR "/h100x8-input-io-wait.json"};

@@ -65,8 +65,12 @@ job (\fBrun\fR, \fB\-\-pid\fR on this machine's /proc) a scenario always plays a
 .TP
 .B GPUDOCTOR_ROOT
 a directory laid out like / to read the software stack from.
+.TP
+.B GPUDOCTOR_SYS_ROOT
+a directory laid out like /sys to read the PCI bus from (else /sys).
 .SH EXIT STATUS
-\fBcheck\fR: 0 no problem, 1 warnings, 2 critical findings, 3 could not check.
+\fBcheck\fR: 0 no problem, 1 warnings, 2 critical findings, 3 could not check
+(also on a machine without an NVIDIA GPU on its PCI bus: "no NVIDIA GPU on this machine").
 \fBrun \-\-exit\-findings\fR and \fBfleet \-\-exit\-findings\fR use the codes of \fBcheck\fR.
 Other commands: 0 success, 3 error.
 TAIL

@@ -25,10 +25,11 @@ AER = {
 }
 
 
-def node(kind, bdf, gen, width, children=(), cur=None, name=None):
-    """A device: kind is root_port, usp, dsp, gpu or nic; cur = (gen, width) trained, else the maximum."""
+def node(kind, bdf, gen, width, children=(), cur=None, name=None, vendor=None):
+    """A device: kind is root_port, usp, dsp, gpu or nic; cur = (gen, width) trained, else the maximum;
+    vendor: its PCI vendor id (a root port's is the CPU's maker), else one by kind."""
     return {"kind": kind, "bdf": bdf, "max": (gen, width), "cur": cur or (gen, width), "children": list(children),
-            "name": name}
+            "name": name, "vendor": vendor}
 
 
 def switch(rp, usp, dsps, gen=5, rp_cur=None):
@@ -51,7 +52,8 @@ def emit(tree_dir, parent_dir, dev, numa, cpus, speeds, links):
     if dev["kind"] in ("root_port", "dsp") and dev["children"]:
         gen, width = dev["children"][0]["cur"]
     cls = {"gpu": "0x030200", "nic": "0x020700"}.get(dev["kind"], "0x060400")
-    files = {"class": cls, "vendor": "0x10de" if dev["kind"] == "gpu" else "0x15b3" if dev["kind"] == "nic" else "0x1000",
+    vendor = dev.get("vendor") or ("0x10de" if dev["kind"] == "gpu" else "0x15b3" if dev["kind"] == "nic" else "0x1000")
+    files = {"class": cls, "vendor": vendor,
              "current_link_speed": speeds[gen], "max_link_speed": speeds[dev["max"][0]],
              "current_link_width": str(width), "max_link_width": str(dev["max"][1]),
              "numa_node": str(numa), "local_cpulist": cpus}
@@ -250,11 +252,14 @@ RTX = ["0000:01:00.0", "0000:25:00.0", "0000:41:00.0", "0000:61:00.0",
 RTX_NODES = {0: "0-31,64-95", 1: "32-63,96-127"}
 
 
+AMD = "0x1022"  # the root ports of an EPYC (Infinity Fabric between the sockets)
+
+
 def rtx_slot(i):
     bus = int(RTX[i][5:7], 16)
     rp = "0000:%02x:01.1" % (bus - 1 if bus else 0)
     return ("pci0000:%02x" % (bus - 1 if bus else 0), 0 if i < 4 else 1,
-            [node("root_port", rp, 4, 16, [node("gpu", RTX[i], 4, 16, cur=(1, 16))])])
+            [node("root_port", rp, 4, 16, [node("gpu", RTX[i], 4, 16, cur=(1, 16))], vendor=AMD)])
 
 
 tree("rtx4090x8", [rtx_slot(i) for i in range(8)], RTX_NODES)
@@ -286,3 +291,61 @@ for i, bdf in enumerate(RTX):
         g["p2p"]["peers"] = {"0000" + RTX[k].upper(): 7.5 for k in range(4, 8)}
     sc["gpus"].append(g)
 save("rtx4090x8-no-p2p.json", sc)
+
+# 8x A100 PCIe on a dual-socket EPYC, each GPU on a root port of its own
+# (four per socket, one NUMA node per socket): peer copies reach 22.5 GB/s
+# within a socket (89 % of the 25.2 a Gen4 x16 path's healthy node
+# measures) and 15.5 GB/s across the sockets, where Infinity Fabric (xGMI)
+# carries about 16 (NCCL's AMD_BW). A healthy node: nothing to fix.
+EPYC = ["0000:01:00.0", "0000:21:00.0", "0000:41:00.0", "0000:61:00.0",
+        "0000:81:00.0", "0000:a1:00.0", "0000:c1:00.0", "0000:e1:00.0"]
+EPYC_NODES = {0: "0-63,128-191", 1: "64-127,192-255"}
+EPYC_IN, EPYC_ACROSS = 22.5, 15.5
+
+
+def epyc_slot(i, width=16):
+    hb = int(EPYC[i][5:7], 16) - 1
+    return ("pci0000:%02x" % hb, 0 if i < 4 else 1,
+            [node("root_port", "0000:%02x:01.1" % hb, 4, 16, [node("gpu", EPYC[i], 4, 16, cur=(4, width))],
+                  vendor=AMD)])
+
+
+def epyc_scenario(description, slow=None):
+    """The 8 GPUs of the EPYC node; slow: (gpu, GB/s) of a GPU whose own link trained at x8."""
+    sc = copy.deepcopy(a100)
+    sc["description"] = description
+    sc["host"] = {"sysfs": "sysfs/epyc-a100x8" + ("-x8" if slow else ""), "numa_nodes": 2}
+    sc["gpus"] = []
+    for i, bdf in enumerate(EPYC):
+        g = copy.deepcopy(a100["gpus"][i % 4])
+        g["uuid"] = "GPU-a1000000-0000-4000-8000-1000000000%02d" % i
+        g["serial"] = "16549220002%02d" % i
+        g["pci_bus_id"] = "0000" + bdf.upper()
+        g["p2p"] = {"gbps": EPYC_IN,
+                    "peers": {"0000" + EPYC[k].upper(): EPYC_ACROSS for k in range(8) if (k < 4) != (i < 4)}}
+        sc["gpus"].append(g)
+    if slow:
+        s, rate = slow
+        for i, g in enumerate(sc["gpus"]):
+            if i == s:
+                g["p2p"] = {"gbps": rate, "peers": {"0000" + EPYC[k].upper(): rate for k in range(8) if (k < 4) != (s < 4)}}
+                g["bandwidth_gbps"].update({"h2d_pinned": 12.2, "d2h_pinned": 12.4})
+                for p in g["timeline"]:
+                    if "pcie_width" in p:
+                        p["pcie_width"] = 8
+            elif (i < 4) != (s < 4):
+                g["p2p"]["peers"]["0000" + EPYC[s].upper()] = rate
+    return sc
+
+
+tree("epyc-a100x8", [epyc_slot(i) for i in range(8)], EPYC_NODES)
+save("pcie-epyc-a100x8-sys.json",
+     epyc_scenario("8x A100 PCIe on two EPYC CPUs, each GPU on a root port of its own: peer copies at 22.5 GB/s "
+                   "within a socket and 15.5 across the sockets (Infinity Fabric carries about 16): healthy "
+                   "(run bench p2p, bench nccl)"))
+# The same node with GPU 5's own link trained at x8 of x16: copies with it
+# reach 11.2 GB/s (89 % of what a Gen4 x8 link's healthy node measures).
+tree("epyc-a100x8-x8", [epyc_slot(i, width=8 if i == 5 else 16) for i in range(8)], EPYC_NODES)
+save("pcie-epyc-a100x8-gpu5-x8.json",
+     epyc_scenario("8x A100 PCIe on two EPYC CPUs; GPU 5's link trained at x8 of x16: its copies reach 11.2 GB/s "
+                   "(run bench p2p, bench nccl)", slow=(5, 11.2)))

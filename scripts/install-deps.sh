@@ -38,6 +38,8 @@ PACKAGES=(
     zlib1g-dev      # gpudoctor trace: the gzip fallback where isa-l is missing
     libmicrohttpd-dev # gpudoctor export: the HTTP server of /metrics
     libnghttp2-dev  # gpudoctor export: HTTP/2 (gRPC) to the kubelet's pod-resources socket (opened with dlopen)
+    libpci-dev      # GPU names from the PCI id database for lspci captures (libpci, opened with dlopen)
+    pci.ids         # ... the database itself (/usr/share/misc/pci.ids)
     python3-grpcio  # the exporter's pod-label test: a fake kubelet, a real gRPC server
     python3-protobuf # ... its messages
     protobuf-compiler # ... compiled by protoc from tests/exporter/k8s/podresources.proto

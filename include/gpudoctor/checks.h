@@ -75,10 +75,14 @@ typedef struct gd_coverage {
 void gd_group_coverage(const gd_facts *f, const gd_findings *fs, const char *group, gd_coverage *out);
 
 /* The groups that judge the GPUs' own state (health, thermal, power,
- * clocks, pcie, vram, utilization, config): "PCIe links and settings of 8
- * GPUs" into judged, "temperatures, power and clocks" into missing (""
- * when all were judged). Returns how many were judged: 0 means the report
- * says nothing of the GPUs' state, and `check` exits 3. */
+ * clocks, pcie, vram, utilization, config) and the kernel log, the GPUs'
+ * own word on it (Xids, a GPU lost): "PCIe links and settings of 8 GPUs
+ * and the kernel log (2362 lines, no Xid, no lost GPU)" into judged,
+ * "temperatures, power and clocks" into missing ("" when all were judged).
+ * Returns how many were judged (the kernel log counting one, when it had
+ * a line): 0 means the report says nothing of the GPUs' state, and `check`
+ * exits 3. A topology matrix (which GPU is wired to which) judges none of
+ * it. */
 size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged, size_t jlen, char *missing,
                          size_t mlen);
 

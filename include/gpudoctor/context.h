@@ -2,7 +2,7 @@
 /*
  * The context of a run: where gpudoctor reads this machine's facts from and
  * which libraries it loads. The command line fills it (from options and the
- * environment: GPUDOCTOR_ROOT, GPUDOCTOR_NVML_LIBRARY, GPUDOCTOR_CUDA_LIBRARY,
+ * environment: GPUDOCTOR_ROOT, GPUDOCTOR_SYS_ROOT, GPUDOCTOR_NVML_LIBRARY, GPUDOCTOR_CUDA_LIBRARY,
  * GPUDOCTOR_CUBLASLT_LIBRARY, GPUDOCTOR_NCCL_LIBRARY, CUDA_HOME,
  * GPUDOCTOR_SIM_DIR, GPUDOCTOR_SIM_TIMESCALE); the library reads no
  * environment variable of its own, so two sessions can differ and tests

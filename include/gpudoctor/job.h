@@ -62,6 +62,8 @@ typedef struct gd_job_proc {
     bool python; /* a Python interpreter */
     bool torch; /* maps PyTorch's libraries (PID/maps libtorch) */
     bool cuda; /* maps the CUDA driver (PID/maps libcuda.so) */
+    bool torch_cuda; /* maps PyTorch's CUDA half (libtorch_cuda.so, libc10_cuda.so): a CUDA build of torch */
+    bool cudart; /* maps the CUDA runtime (libcudart.so) */
     bool nvidia_ctl; /* held /dev/nvidiactl or /dev/nvidia-uvm open in the window */
     uint64_t dev_minors; /* bit N: held /dev/nvidiaN open in the window (N < 64) */
     int rank; /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID; -1 none */

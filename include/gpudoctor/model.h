@@ -78,7 +78,7 @@ typedef enum gd_metric {
     GD_M_EVENT_REASONS, /* bitmask of nvmlClocksThrottleReason* */
     GD_M_ENERGY_MJ,
     GD_M_VIOL_POWER_NS, /* cumulative violation time, NVML_PERF_POLICY_POWER */
-    GD_M_VIOL_THERMAL_NS, /* cumulative violation time, NVML_PERF_POLICY_THERMAL */
+    GD_M_VIOL_THERMAL_NS, /* cumulative thermal slowdown time (gd_facts.thermal_counter says which call) */
     GD_M_VIOL_SYNC_BOOST_NS, /* ... NVML_PERF_POLICY_SYNC_BOOST */
     GD_M_VIOL_BOARD_LIMIT_NS, /* ... NVML_PERF_POLICY_BOARD_LIMIT */
     GD_M_VIOL_LOW_UTIL_NS, /* ... NVML_PERF_POLICY_LOW_UTILIZATION */
@@ -88,6 +88,7 @@ typedef enum gd_metric {
     GD_M_GR_ENGINE_ACTIVE_PCT, /* GPM (Hopper and newer): graphics/compute engine active */
     GD_M_TENSOR_ACTIVE_PCT, /* GPM: any tensor pipe active */
     GD_M_DRAM_ACTIVE_PCT, /* GPM: DRAM bandwidth used of the maximum */
+    GD_M_VIOL_POWER_BRAKE_NS, /* cumulative power brake slowdown time (field 253, R570 and later) */
     GD_M_COUNT
 } gd_metric;
 
@@ -154,6 +155,9 @@ typedef struct gd_origin {
 #define GD_GPU_READINGS 48 /* room for gd_gpu's run of gd_value from cc_major to remap_failure */
 #define GD_CAPTURE_FILES 64 /* files whose name the origins can cite */
 #define GD_CAPTURE_NO_FILE 255
+#define GD_CAPTURE_NOTES 16 /* what readers passed over, said in the report (more are counted) */
+#define GD_CAPTURE_REFUSED 16 /* files refused whole, named in the report (more are counted) */
+#define GD_CAPTURE_NOTE_LEN 320
 
 /* Static facts of one GPU, read once. */
 typedef struct gd_gpu {
@@ -171,6 +175,11 @@ typedef struct gd_gpu {
     gd_value cc_major, cc_minor;
     gd_value mem_total_mib;
     gd_value power_limit_w; /* enforced */
+    /* The limit asked for (nvidia-smi -pl, else the default): NVML's
+     * management limit, nvidia-smi's "Requested Power Limit". The enforced
+     * one is the lowest of all limiters, so a platform cap (a module budget,
+     * a BMC) shows as an enforced limit below this one. */
+    gd_value power_limit_requested_w;
     gd_value power_limit_default_w;
     gd_value power_limit_min_w, power_limit_max_w;
     gd_value clock_max_sm_mhz, clock_max_mem_mhz;
@@ -303,7 +312,10 @@ gd_host_sample *gd_host_push(gd_host_series *h, double t);
  * (NVML's event API, or a kernel log line that appeared during the session),
  * a rise of an ECC, retired-page or row-remapping counter (re-read every
  * GD_HEALTH_REREAD_S), a GPU that stopped or started answering again, a
- * driver that stopped answering. Bounded: the newest GD_EVENTS_MAX are kept.
+ * driver that stopped answering. The ring keeps the newest GD_EVENTS_MAX
+ * for detail; beside it, what the events of each key add up to is kept for
+ * the whole session (gd_event_sum), and that is what checks judge: an Xid 79
+ * is never pushed out by a thousand Xid 13 that follow it.
  */
 typedef enum gd_event_kind {
     GD_EV_XID = 1, /* value: the Xid; what: its source, "nvml" or "kernel log" */
@@ -322,7 +334,24 @@ typedef struct gd_event {
     char what[64];
 } gd_event;
 
+/*
+ * The events of one key over the whole session: (gpu, kind) and, for an Xid,
+ * its number and source, for a counter, its name. A key's severity follows
+ * from the key (an Xid's number), so the worst of its events is any of them.
+ */
+typedef struct gd_event_sum {
+    int gpu, kind;
+    long long code; /* the Xid of GD_EV_XID; 0 for other kinds */
+    char what[64]; /* part of the key for an Xid and a counter; else the first event's */
+    size_t count; /* events */
+    long long total; /* their values added (a counter's increase) */
+    double first_t, last_t;
+    long long first_value, last_value;
+    size_t first_seq, last_seq; /* 1-based order among all the session's events (gd_events.total) */
+} gd_event_sum;
+
 #define GD_EVENTS_MAX 1024
+#define GD_EVENT_SUMS_MAX 16384 /* distinct keys; events of more are counted in sums_dropped */
 #define GD_HEALTH_REREAD_S 5.0 /* ECC, retired pages, row remapping: re-read this often */
 
 typedef struct gd_events {
@@ -332,10 +361,37 @@ typedef struct gd_events {
     bool xid_watched; /* NVML's Xid events were registered for some GPU */
     bool kernel_log_followed; /* new kernel log lines were read while the session ran */
     double reread_s; /* the re-read cadence, 0: none */
+    /* How often the re-read counters (ECC, retired pages, remapped rows,
+     * NVLink errors) were read: 1 at the snapshot, one more for each re-read
+     * (every reread_s, and at the window's end). 1: read once, so their
+     * growth cannot be judged; 0: not known (captures, older recordings). */
+    int counter_reads;
+    size_t total; /* every event added, the ring's dropped ones too */
+    gd_event_sum *sums; /* in the order their keys first came */
+    size_t sum_count, sum_cap, sums_dropped;
+    unsigned *sum_slots; /* hash of the keys: index + 1 into sums, 0 empty */
+    size_t slot_cap;
+    /* A view of the session up to a time (a paused or replayed watch): what
+     * came after until_t is not seen. */
+    bool bounded;
+    double until_t;
 } gd_events;
 
-/* Appends e (the oldest makes room at GD_EVENTS_MAX). 0, or -1 (no memory). */
+/* Appends e to the ring (the oldest makes room at GD_EVENTS_MAX) and adds it
+ * to its key's sum (a key that cannot be kept: counted in sums_dropped). 0,
+ * or -1 (no memory for the ring). */
 int gd_event_add(gd_events *ev, const gd_event *e);
+/* Sum i (of ev->sum_count) as seen over [t0, t1] and, for a bounded view,
+ * up to until_t: into *out, false when none of its events falls there. A
+ * sum partly inside is counted again from the ring; where the ring no longer
+ * holds its older events and they may fall inside, they are counted in:
+ * a fault is never left out for being old. */
+bool gd_event_sum_get(const gd_events *ev, size_t i, double t0, double t1, gd_event_sum *out);
+/* Sets the sum of s's key to s (a recording's sums, read back). 0, or -1
+ * (no memory, or GD_EVENT_SUMS_MAX keys already). */
+int gd_event_sum_put(gd_events *ev, const gd_event_sum *s);
+/* The ring's and the sums' memory. */
+void gd_events_free(gd_events *ev);
 /* "14:02:11": the wall-clock time of session second t (local time), or
  * "t=12.0 s" when the start is unknown. */
 void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);
@@ -364,6 +420,12 @@ typedef struct gd_facts {
     gd_host host;
     bool driver_loaded; /* NVML loaded and initialised */
     char driver_error[512]; /* why not, when !driver_loaded */
+    /* NVIDIA display and 3D controllers on this machine's PCI bus (sysfs:
+     * vendor 0x10de, class 0x0300 or 0x0302), counted when the driver did not
+     * load: 0 is a machine without an NVIDIA GPU (a CPU node), which needs no
+     * driver. Not ok when not counted (a driver loaded, a capture, a
+     * scenario, no sysfs). */
+    gd_value pci_nvidia_gpus;
     bool simulated; /* --sim */
     char source[512]; /* "nvml", "sim:FILE", "capture:FILE,..." */
     /* --from: facts read from captured files (nvidia-smi, lspci...), not a machine. */
@@ -372,6 +434,16 @@ typedef struct gd_facts {
     bool capture_untimed; /* samples without timestamps: 1 s apart assumed */
     size_t capture_file_count; /* the files read, as named on the command line */
     char capture_files[GD_CAPTURE_FILES][256];
+    /* What the readers passed over in the files they read: shell prompts,
+     * lines and sections cut from a paste, times not read ("FILE:LINE: ...").
+     * capture_notes_more counts those past the array. */
+    size_t capture_note_count, capture_notes_more;
+    char capture_notes[GD_CAPTURE_NOTES][GD_CAPTURE_NOTE_LEN];
+    /* Files refused whole (not a format gpudoctor reads, or malformed), each
+     * "FILE:LINE: what was there and what was expected": their evidence is
+     * missing from the report, and `check` says so in its exit code. */
+    size_t capture_refused_count;
+    char capture_refused[GD_CAPTURE_REFUSED][GD_CAPTURE_NOTE_LEN * 2];
     uint8_t driver_file, hostname_file; /* which file gave driver_version, host.hostname */
     char driver_version[80];
     char nvml_version[80];
@@ -392,6 +464,10 @@ typedef struct gd_facts {
     /* Which power reading the samples hold: "instant" (field value), "average"
      * (nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer), "" none. */
     char power_reading[96];
+    /* Which call gave the thermal slowdown time (GD_M_VIOL_THERMAL_NS): the
+     * clock event reason counters, PERF_POLICY_THERMAL or the violation
+     * status; "" when none answered (or a capture's counters). */
+    char thermal_counter[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */
@@ -409,6 +485,11 @@ typedef struct gd_facts {
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);
+
+/* True for a machine without an NVIDIA GPU: no driver loaded and none on its
+ * PCI bus (pci_nvidia_gpus 0). `check` says "no NVIDIA GPU on this machine"
+ * and exits 3 there, rather than driver.missing (issue 38). */
+bool gd_facts_no_nvidia_gpu(const gd_facts *f);
 
 /* Series helpers. Return 0, or -1 on allocation failure. */
 int gd_series_init(gd_series *s, size_t gpus);

@@ -32,6 +32,7 @@ typedef struct gd_pcie_hop {
      * lspci the number of error bits set in CESta / UESta (aer_bits). */
     gd_value aer_cor, aer_nonfatal, aer_fatal;
     bool aer_bits;
+    int vendor; /* PCI vendor id (sysfs vendor): a root port's names the CPU's maker; 0 unknown */
 } gd_pcie_hop;
 
 /* The topology levels of nvidia-smi topo -m, valued like nvmlGpuTopologyLevel_t. */

@@ -84,12 +84,14 @@ typedef struct gd_xid_event {
 } gd_xid_event;
 
 /* Every event of one Xid on one PCI address: counted whatever the log's
- * length, with its newest events as examples. */
+ * length, with its newest events as examples. An event is one fault, which
+ * the driver may print over several lines (formats/kernel_log/klog_xid_run.h). */
 typedef struct gd_xid_group {
     int xid;
     char pci[32]; /* as in the log: "0000:3b:00" */
     int gpu; /* index in f->gpus, or -1 when the address matches none */
-    size_t count;
+    size_t count; /* events */
+    size_t lines; /* the log lines they were printed in */
     char first_seen[48]; /* the first event's timestamp as written */
     size_t example_count; /* at most GD_XID_EXAMPLES, oldest first */
     gd_xid_event examples[GD_XID_EXAMPLES];
@@ -170,7 +172,9 @@ typedef struct gd_stack_facts {
     bool kernel_log_read;
     char kernel_log_source[512];
     char kernel_log_error[512]; /* why it could not be read, and how to allow it */
-    size_t kernel_log_lines;
+    size_t kernel_log_lines; /* lines read, blank ones left out */
+    size_t kernel_log_times_unread; /* lines whose timestamp is not read as a date (a month in another language) */
+    char kernel_log_time_unread[48]; /* the first such timestamp, as written */
     size_t xid_total; /* every Xid line */
     size_t xid_group_count;
     gd_xid_group xid_groups[GD_STACK_MAX_XID_GROUPS];

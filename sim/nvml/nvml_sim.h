@@ -61,6 +61,9 @@ unsigned long long gdsim_realtime_us(void);
 
 /* Violation time in ns for POWER and THERMAL; NOT_SUPPORTED for other policies or without event_reasons. */
 nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t policy, unsigned long long *ns);
+/* Cumulative ns the GPU spent with any clock event reason of `mask` (the
+ * scenario's timeline); NOT_SUPPORTED where the GPU has no reasons. */
+nvmlReturn_t gdsim_reason_ns(const gdsim_call *call, unsigned long long mask, unsigned long long *ns);
 
 /* Total energy in mJ; NOT_SUPPORTED when power_w is absent. */
 nvmlReturn_t gdsim_energy_mj(const gdsim_call *call, unsigned long long *mj);

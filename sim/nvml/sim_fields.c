@@ -77,6 +77,28 @@ static void nvlink_data(const gdsim_call *call, nvmlFieldValue_t *fv, bool tx)
     fill_ull(fv, NVML_SUCCESS, gdsim_to_ull(kibps * call->t / gdsim_timescale()));
 }
 
+/* The clock event reason counters (ns), one reason each, that succeed the
+ * violation status: from driver 570 (the simulator's assumption: NVML's
+ * header lists them from its R570 release; older drivers answer
+ * NOT_SUPPORTED). A refusal injected for the field values'
+ * "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON)" holds for all three. */
+static void event_reason_ns(const gdsim_call *call, nvmlFieldValue_t *fv)
+{
+    unsigned long long mask = fv->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
+                                  ? nvmlClocksThrottleReasonSwThermalSlowdown
+                              : fv->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN
+                                  ? nvmlClocksThrottleReasonHwThermalSlowdown
+                                  : nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    nvmlReturn_t rc = (nvmlReturn_t)gd_scenario_error_at(&call->gpu->errors,
+                                                         "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON)", call->t);
+    if (!rc && gdsim_driver_major() < 570)
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    unsigned long long ns = 0;
+    if (!rc)
+        rc = gdsim_reason_ns(call, mask, &ns);
+    fill_ull(fv, rc, ns);
+}
+
 static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
 {
     unsigned u = 0;
@@ -109,6 +131,9 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
             &ull);
         fill_ull(fv, rc, ull);
         break;
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: event_reason_ns(call, fv); break;
     case NVML_FI_DEV_POWER_INSTANT:
         rc = gdsim_power_mw(call, false, &u);
         fill_uint(fv, rc, u);

@@ -32,10 +32,18 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t
     return event_reasons(device, __func__, clocksThrottleReasons);
 }
 
+nvmlReturn_t gdsim_reason_ns(const gdsim_call *call, unsigned long long mask, unsigned long long *ns)
+{
+    double v;
+    if (!gd_scenario_reason_time_ns(call->gpu, mask, call->t, &v))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *ns = gdsim_to_ull(v / gdsim_timescale());
+    return NVML_SUCCESS;
+}
+
 nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t policy, unsigned long long *ns)
 {
     unsigned long long mask;
-    double v;
     switch (policy) {
     case NVML_PERF_POLICY_POWER: mask = nvmlClocksThrottleReasonSwPowerCap; break;
     case NVML_PERF_POLICY_THERMAL:
@@ -46,10 +54,7 @@ nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t pol
      * scenarios: not supported, as on boards that lack those counters. */
     default: return NVML_ERROR_NOT_SUPPORTED;
     }
-    if (!gd_scenario_reason_time_ns(call->gpu, mask, call->t, &v))
-        return NVML_ERROR_NOT_SUPPORTED;
-    *ns = gdsim_to_ull(v / gdsim_timescale());
-    return NVML_SUCCESS;
+    return gdsim_reason_ns(call, mask, ns);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,

@@ -165,7 +165,7 @@ static nvmlReturn_t watts_to_mw(gd_scenario_num w, unsigned *mw)
     return NVML_SUCCESS;
 }
 
-enum power_limit { LIMIT_ENFORCED, LIMIT_DEFAULT };
+enum power_limit { LIMIT_ENFORCED, LIMIT_REQUESTED, LIMIT_DEFAULT };
 
 static nvmlReturn_t power_limit(nvmlDevice_t device, const char *fn, enum power_limit which, unsigned *mw)
 {
@@ -175,7 +175,12 @@ static nvmlReturn_t power_limit(nvmlDevice_t device, const char *fn, enum power_
         return rc;
     if (!mw)
         return NVML_ERROR_INVALID_ARGUMENT;
-    return watts_to_mw(which == LIMIT_DEFAULT ? call.gpu->power_limit_default_w : call.gpu->power_limit_w, mw);
+    /* The requested limit is the enforced one unless the scenario caps it elsewhere (a platform limit). */
+    const gd_scenario_gpu *g = call.gpu;
+    return watts_to_mw(which == LIMIT_DEFAULT                                           ? g->power_limit_default_w
+                       : which == LIMIT_REQUESTED && g->power_limit_requested_w.present ? g->power_limit_requested_w
+                                                                                        : g->power_limit_w,
+                       mw);
 }
 
 nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw)
@@ -221,7 +226,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, u
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return power_limit(device, __func__, LIMIT_ENFORCED, limit);
+    return power_limit(device, __func__, LIMIT_REQUESTED, limit);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)

@@ -198,6 +198,7 @@ typedef struct gd_scenario_gpu {
     int compute_capability[2]; /* major, minor */
     gd_scenario_int memory_total_mib;
     gd_scenario_num power_limit_w;
+    gd_scenario_num power_limit_requested_w; /* "power_limit_requested_w", an addition: absent, the enforced limit */
     gd_scenario_num power_limit_default_w;
     gd_scenario_num power_limit_min_w;
     gd_scenario_num power_limit_max_w;

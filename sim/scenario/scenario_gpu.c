@@ -360,6 +360,7 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
         !gdp_string(p, gpu, "vbios_version", at, &g->vbios_version) || !parse_compute_capability(p, gpu, at, g) ||
         !gdp_int(p, gpu, "memory_total_mib", at, 0, U32, &g->memory_total_mib) ||
         !gdp_num(p, gpu, "power_limit_w", at, 0, max_w, &g->power_limit_w) ||
+        !gdp_num(p, gpu, "power_limit_requested_w", at, 0, max_w, &g->power_limit_requested_w) ||
         !gdp_num(p, gpu, "power_limit_default_w", at, 0, max_w, &g->power_limit_default_w) ||
         !gdp_num(p, gpu, "power_limit_min_w", at, 0, max_w, &g->power_limit_min_w) ||
         !gdp_num(p, gpu, "power_limit_max_w", at, 0, max_w, &g->power_limit_max_w) ||

@@ -42,6 +42,8 @@ static int counter_metric(unsigned long long mask)
         nvmlClocksThrottleReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown;
     if (mask == nvmlClocksThrottleReasonSwPowerCap)
         return GD_M_VIOL_POWER_NS;
+    if (mask == nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
+        return GD_M_VIOL_POWER_BRAKE_NS;
     if ((mask & ~thermal) == 0)
         return GD_M_VIOL_THERMAL_NS;
     return -1;

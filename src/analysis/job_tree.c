@@ -195,6 +195,14 @@ static bool list_names(const gd_facts *f, size_t g, const char *list, bool nvidi
     return nvidia_list && indices && entries == f->gpu_count;
 }
 
+bool gd_job_visible_names_a_gpu(const gd_facts *f, const char *cuda_visible)
+{
+    for (size_t g = 0; g < f->gpu_count; g++)
+        if (list_names(f, g, cuda_visible, false))
+            return true;
+    return false;
+}
+
 /* The process whose environment speaks for the job: a trainer's, else the job's own. */
 static const gd_job_proc *env_holder(const gd_facts *f, const gd_job_role *roles, bool nvidia)
 {

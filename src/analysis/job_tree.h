@@ -58,6 +58,10 @@ size_t gd_job_link(const gd_facts *f, gd_link_rule *rule, char *why, size_t why_
 /* The rule's stable key for JSON ("nvml_pid", "device_file", ...). */
 const char *gd_link_rule_key(gd_link_rule r);
 
+/* Whether a CUDA_VISIBLE_DEVICES value names any of f's GPUs (an index or a
+ * UUID of one): "" names none, and so hides every GPU from CUDA. */
+bool gd_job_visible_names_a_gpu(const gd_facts *f, const char *cuda_visible);
+
 /* What was tried when nothing linked the job to a GPU: one sentence. */
 void gd_job_link_none(const gd_facts *f, char *buf, size_t len);
 

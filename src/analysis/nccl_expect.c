@@ -17,15 +17,17 @@ int gd_nccl_expect_ring(const gd_nccl_edge *edges, size_t n, gd_nccl_expect *out
     out->edges = n;
     if (n == 0)
         return -1;
-    double best = INFINITY;
+    double best = INFINITY, pace = INFINITY;
     for (size_t i = 0; i < n; i++) {
         double v = edges[i].gbps * edges[i].efficiency;
         if (isnan(v)) {
             out->slowest = edges[i];
             return -1;
         }
-        if (v < best - 1e-9 || (v <= best + 1e-9 && edges[i].downtrained && !out->slowest.downtrained)) {
-            best = v;
+        double now = isnan(edges[i].now_gbps) || edges[i].now_gbps > v ? v : edges[i].now_gbps;
+        best = v < best ? v : best;
+        if (now < pace - 1e-9 || (now <= pace + 1e-9 && edges[i].downtrained && !out->slowest.downtrained)) {
+            pace = now;
             out->slowest = edges[i];
         }
     }
@@ -68,7 +70,8 @@ static double slower_link(const gd_facts *f, size_t a, size_t b, char *which, si
 
 static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
 {
-    *e = (gd_nccl_edge){.gpu_a = f->gpus[a].index, .gpu_b = f->gpus[b].index, .gbps = NAN, .efficiency = NAN};
+    *e = (gd_nccl_edge){
+        .gpu_a = f->gpus[a].index, .gpu_b = f->gpus[b].index, .gbps = NAN, .efficiency = NAN, .now_gbps = NAN};
     gd_p2p_path p;
     bool known = gd_p2p_path_of(f, a, b, &p) == 0 && !isnan(p.gbps);
     int st = p2p_status(f, a, b);
@@ -79,19 +82,26 @@ static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
         e->host_staged = true;
         e->gbps = link * GD_NCCL_HOST_STAGED_SHARE * (sys ? GD_NCCL_HOST_STAGED_SYS_SHARE : 1);
         e->efficiency = gd_p2p_route_efficiency(GD_P2P_ROUTE_HOST);
+        bool cpu = sys && !isnan(p.cpu_gbps) && p.cpu_gbps < e->gbps * e->efficiency;
+        if (cpu) { /* the CPUs' link carries less still */
+            e->gbps = p.cpu_gbps;
+            e->efficiency = 1;
+        }
         snprintf(e->limit, sizeof e->limit,
                  "the driver denies peer access between GPU %d and GPU %d (P2P status %d): NCCL stages through "
-                 "host memory, about %s of %s",
+                 "host memory, about %s of %s%s",
                  e->gpu_a, e->gpu_b, st, sys ? "a quarter (across the CPUs)" : "half",
-                 which[0] ? which : "the slower PCIe link");
+                 which[0] ? which : "the slower PCIe link", cpu ? ", capped by the CPUs' link" : "");
         return;
     }
     if (!known) {
         snprintf(e->limit, sizeof e->limit, "the path between GPU %d and GPU %d is not known", e->gpu_a, e->gpu_b);
         return;
     }
-    e->gbps = p.gbps;
-    e->efficiency = gd_p2p_route_efficiency(p.route);
+    bool cpu = gd_p2p_path_cpu_limited(&p);
+    e->gbps = cpu ? p.cpu_gbps : p.gbps; /* the CPUs' rate is what a copy reaches already */
+    e->efficiency = cpu ? 1 : gd_p2p_route_efficiency(p.route);
+    e->now_gbps = gd_p2p_path_expected(&p, true);
     e->downtrained = p.downtrained;
     snprintf(e->limit, sizeof e->limit, "%s", p.limit);
 }

@@ -2,6 +2,7 @@
 /* What the path between two GPUs allows (p2p_path.h). */
 #include "analysis/p2p_path.h"
 
+#include "analysis/cpu_link.h"
 #include "analysis/topology.h"
 #include "core/pcie_util.h"
 #include "gpudoctor/nvlink.h"
@@ -26,6 +27,17 @@ double gd_p2p_route_efficiency(gd_p2p_route r)
 {
     (void)r; /* the same share today; a route of its own when measurements say otherwise */
     return 0.8;
+}
+
+double gd_p2p_path_expected(const gd_p2p_path *p, bool now)
+{
+    double links = (now && !isnan(p->gbps_now) ? p->gbps_now : p->gbps) * gd_p2p_route_efficiency(p->route);
+    return !isnan(p->cpu_gbps) && (isnan(links) || p->cpu_gbps < links) ? p->cpu_gbps : links;
+}
+
+bool gd_p2p_path_cpu_limited(const gd_p2p_path *p)
+{
+    return !isnan(p->cpu_gbps) && !(p->gbps * gd_p2p_route_efficiency(p->route) <= p->cpu_gbps);
 }
 
 static const gd_pcie_gpu *place_of(const gd_pcie_facts *p, size_t g, size_t *pos)
@@ -76,6 +88,7 @@ static int nvlink_path(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
     bool guessed = !(r > 0);
     out->link_gbps = guessed ? 25.0 : r; /* NVLink 2.0-4.0's rate when neither says */
     out->gbps = best * out->link_gbps;
+    out->gbps_now = out->nvlinks * out->link_gbps;
     const char *v = version_of(&f->gpus[a]);
     int len = snprintf(out->limit, sizeof out->limit, "%d NVLink%s%s links x %.4g GB/s%s", best, *v ? " " : "", v,
                        out->link_gbps, guessed ? " (rate assumed: no version or speed read)" : "");
@@ -146,6 +159,7 @@ static void pcie_path(const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *o
     slowest(y, ny, out, &worst, &eff);
     if (!worst)
         return;
+    out->gbps_now = eff;
     gd_pcie_copy(out->slowest_bdf, sizeof out->slowest_bdf, worst->bdf);
     int gm = gd_ok(worst->gen_max) ? (int)worst->gen_max.v : 0, wm = gd_ok(worst->width_max) ? (int)worst->width_max.v : 0;
     if (out->downtrained)
@@ -159,12 +173,38 @@ static void pcie_path(const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *o
         snprintf(out->limit, sizeof out->limit, "Gen%d x%d PCIe links", gm, wm);
 }
 
+/* The PCI vendor of the root port above x, 0 unknown. */
+static int root_vendor(const gd_pcie_gpu *x)
+{
+    for (size_t k = x ? x->hop_count : 0; k-- > 0;)
+        if (strcmp(x->hops[k].role, "root_port") == 0)
+            return x->hops[k].vendor;
+    return 0;
+}
+
+/* Across the CPUs: their link as a hop of its own (cpu_link.h), and its
+ * words after the PCIe links'. */
+static void cpu_hop(const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *out)
+{
+    int va = root_vendor(x), vb = root_vendor(y);
+    gd_cpu_link link;
+    gd_cpu_link_of(va == vb ? va : 0, &link);
+    out->cpu_gbps = link.gbps;
+    out->cpu_assumed = link.assumed;
+    snprintf(out->cpu_link, sizeof out->cpu_link, "%s", link.name);
+    size_t used = strlen(out->limit);
+    snprintf(out->limit + used, sizeof out->limit - used, "%s%s at %.0f GB/s a copy (%s)",
+             used ? " and, across the CPUs, " : "", link.name, link.gbps, link.source);
+}
+
 int gd_p2p_path_of(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
 {
     memset(out, 0, sizeof *out);
     out->blame_gpu = -1;
     out->level = GD_TOPO_UNKNOWN;
     out->gbps = NAN;
+    out->gbps_now = NAN;
+    out->cpu_gbps = NAN;
     if (a >= f->gpu_count || b >= f->gpu_count || a == b)
         return -1;
     const gd_pcie_facts *p = f->pcie;
@@ -190,10 +230,12 @@ int gd_p2p_path_of(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
         double rb = gd_ok(gb->pcie_gen_max) && gd_ok(gb->pcie_width_max)
                         ? gd_pcie_link_gbps((int)gb->pcie_gen_max.v, (int)gb->pcie_width_max.v)
                         : NAN;
-        out->gbps = isnan(ra) ? rb : isnan(rb) ? ra : fmin(ra, rb);
+        out->gbps = out->gbps_now = isnan(ra) ? rb : isnan(rb) ? ra : fmin(ra, rb);
         if (!isnan(out->gbps))
             snprintf(out->limit, sizeof out->limit, "the GPUs' own PCIe links (%.1f GB/s; no PCIe tree was read)",
                      out->gbps);
     }
+    if (out->route == GD_P2P_ROUTE_SYS)
+        cpu_hop(x, y, out);
     return isnan(out->gbps) && out->route == GD_P2P_ROUTE_UNKNOWN ? -1 : 0;
 }

@@ -97,6 +97,22 @@ static void unmatched_links(const gd_facts *f, gd_findings *out)
                     list);
 }
 
+/* Files refused whole, and what the readers passed over in the others:
+ * evidence that is not in the report is said, never dropped silently. */
+static void passed_over(const gd_facts *f, gd_findings *out)
+{
+    size_t shown = f->capture_refused_count < GD_CAPTURE_REFUSED ? f->capture_refused_count : GD_CAPTURE_REFUSED;
+    for (size_t i = 0; i < shown; i++)
+        gd_skip_add(out, "capture", GD_NO_GPU, "not read: %s; what that file holds is not judged",
+                    f->capture_refused[i]);
+    if (f->capture_refused_count > shown)
+        gd_skip_add(out, "capture", GD_NO_GPU, "%zu more files not read", f->capture_refused_count - shown);
+    for (size_t i = 0; i < f->capture_note_count; i++)
+        gd_skip_add(out, "capture", GD_NO_GPU, "%s", f->capture_notes[i]);
+    if (f->capture_notes_more)
+        gd_skip_add(out, "capture", GD_NO_GPU, "%zu more notes of what the readers passed over", f->capture_notes_more);
+}
+
 void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -111,6 +127,7 @@ void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_finding
     load_signals(f, out); /* live under MIG too */
     if (!f->captured)
         return;
+    passed_over(f, out);
     if (s->n == 1)
         gd_skip_add(out, "capture", GD_NO_GPU,
                     "one snapshot (%s): no time series, so clock events are what was active at capture "

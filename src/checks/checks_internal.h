@@ -61,6 +61,8 @@ void gd_check_clocks_locked(const gd_check *self, const gd_facts *f, gd_findings
 void gd_check_clocks_outlier(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* utilization.c */
 void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* job_gpu.c: a job run started that used no GPU */
+void gd_check_job_no_gpu(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* input.c: the job's /proc beside its GPUs */
 void gd_check_input_starved(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_findings *out);
@@ -87,6 +89,7 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
  * is not judged as one. Says so in a "not checked" note for `check` and
  * returns true. */
 bool gd_pcie_not_host_path(const gd_gpu *gpu, const char *check, gd_findings *out);
+void gd_check_pcie_width_reduced(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_slot_limited(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_upstream_downgraded(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -46,6 +46,20 @@ static const char *lack_of(const char *group)
     return "nothing it judges";
 }
 
+/* Does a PCIe tree say anything of the GPU's path: a link's state or
+ * maximum, or an AER counter? (An 'lspci -v -xxx' capture lists the
+ * devices and their hex dump, none of that.) */
+static bool link_known(const gd_pcie_gpu *pg)
+{
+    for (size_t k = 0; pg && k < pg->hop_count; k++) {
+        const gd_pcie_hop *h = &pg->hops[k];
+        if (gd_ok(h->gen) || gd_ok(h->gen_max) || gd_ok(h->width) || gd_ok(h->width_max) || gd_ok(h->aer_cor) ||
+            gd_ok(h->aer_nonfatal) || gd_ok(h->aer_fatal))
+            return true;
+    }
+    return false;
+}
+
 /* Does GPU g's evidence hold what the group judges? */
 static bool gpu_has(const gd_facts *f, size_t g, const char *group)
 {
@@ -60,7 +74,7 @@ static bool gpu_has(const gd_facts *f, size_t g, const char *group)
         return any_sample(f, g, GD_M_SM_CLOCK_MHZ);
     if (strcmp(group, "pcie") == 0)
         return any_sample(f, g, GD_M_PCIE_GEN) || gd_ok(gpu->pcie_gen_max) || gd_ok(gpu->pcie_gen_max_device) ||
-               gd_pcie_gpu_of(f, gpu->index) != NULL;
+               link_known(gd_pcie_gpu_of(f, gpu->index));
     if (strcmp(group, "vram") == 0)
         return any_sample(f, g, GD_M_MEM_USED_MIB);
     if (strcmp(group, "utilization") == 0)
@@ -162,12 +176,21 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
             no[nn++] = gpu_groups[i].phrase;
         }
     }
-    char list[256];
+    char list[256], log[96] = "";
     join(list, sizeof list, yes, ny);
+    /* The kernel log is the GPUs' own word on their state (Xids, a GPU
+     * lost): read whole, it is judged, clean or not. */
+    const gd_stack_facts *s = f->stack;
+    if (s && s->kernel_log_read && s->kernel_log_lines > 0)
+        snprintf(log, sizeof log, "the kernel log (%zu line%s%s)", s->kernel_log_lines,
+                 s->kernel_log_lines == 1 ? "" : "s",
+                 s->xid_group_count == 0 && s->gpu_fatal_count == 0 ? ", no Xid, no lost GPU" : "");
     if (ny)
-        snprintf(judged, jlen, "%s of %zu GPU%s", list, gpus, gpus == 1 ? "" : "s");
+        snprintf(judged, jlen, "%s of %zu GPU%s%s%s", list, gpus, gpus == 1 ? "" : "s", log[0] ? " and " : "", log);
+    else if (log[0])
+        snprintf(judged, jlen, "%s", log);
     else
         snprintf(judged, jlen, "nothing of the GPUs' own state");
     join(missing, mlen, no, nn);
-    return ny;
+    return ny + (log[0] != '\0');
 }

@@ -11,9 +11,24 @@ void gd_check_driver_missing(const gd_check *self, const gd_facts *f, gd_finding
         gd_skip_add(out, "driver.missing", GD_NO_GPU, "%s", f->driver_error);
         return;
     }
+    /* A CPU node needs no driver: a fleet-wide rollout must not flag it (issue 38). */
+    if (gd_facts_no_nvidia_gpu(f)) {
+        gd_skip_add(out, "driver.missing", GD_NO_GPU,
+                    "no NVIDIA GPU on this machine: no NVIDIA display or 3D controller on its PCI bus, so it needs "
+                    "no driver");
+        return;
+    }
     json_t *ev = json_object();
     json_object_set_new(ev, "error", json_string(f->driver_error));
-    json_object_set_new(ev, "source", json_string("dlopen:libnvidia-ml.so.1"));
+    json_object_set_new(ev, "pci_nvidia_gpus", gd_json_value(f->pci_nvidia_gpus));
+    json_object_set_new(ev, "source",
+                        json_string(gd_ok(f->pci_nvidia_gpus)
+                                        ? "dlopen:libnvidia-ml.so.1; sysfs:bus/pci/devices/*/vendor,class"
+                                        : "dlopen:libnvidia-ml.so.1"));
+    char gpus[96] = "";
+    if (gd_ok(f->pci_nvidia_gpus))
+        snprintf(gpus, sizeof gpus, " on a machine with %.0f NVIDIA GPU%s on its PCI bus", f->pci_nvidia_gpus.v,
+                 f->pci_nvidia_gpus.v == 1 ? "" : "s");
     gd_finding_add(out, "driver.missing", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN,
                    "Install the NVIDIA driver for this GPU (Debian: enable non-free and run "
                    "'apt-get install nvidia-driver', or use NVIDIA's installer), reboot, and check "
@@ -21,7 +36,7 @@ void gd_check_driver_missing(const gd_check *self, const gd_facts *f, gd_finding
                    "libnvidia-ml.so.1 is on the loader path ('ldconfig -p | grep nvidia-ml'), or "
                    "point GPUDOCTOR_NVML_LIBRARY at it. In a container, start it with the NVIDIA "
                    "container toolkit ('docker run --gpus all ...').",
-                   "No NVIDIA driver could be loaded: nothing on the GPUs could be checked");
+                   "No NVIDIA driver could be loaded%s: nothing on the GPUs could be checked", gpus);
 }
 
 void gd_check_gpu_none(const gd_check *self, const gd_facts *f, gd_findings *out)

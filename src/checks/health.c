@@ -136,7 +136,7 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_EVENT_REASONS] = "nvmlDeviceGetCurrentClocksEventReasons",
     [GD_M_ENERGY_MJ] = "nvmlDeviceGetTotalEnergyConsumption",
     [GD_M_VIOL_POWER_NS] = "nvmlDeviceGetViolationStatus",
-    [GD_M_VIOL_THERMAL_NS] = "nvmlDeviceGetViolationStatus",
+    [GD_M_VIOL_THERMAL_NS] = "nvmlDeviceGetViolationStatus", /* the last of its calls tried */
     [GD_M_VIOL_SYNC_BOOST_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_VIOL_BOARD_LIMIT_NS] = "nvmlDeviceGetViolationStatus",
     [GD_M_VIOL_LOW_UTIL_NS] = "nvmlDeviceGetViolationStatus",
@@ -146,6 +146,7 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_GR_ENGINE_ACTIVE_PCT] = "nvmlGpmMetricsGet",
     [GD_M_TENSOR_ACTIVE_PCT] = "nvmlGpmMetricsGet",
     [GD_M_DRAM_ACTIVE_PCT] = "nvmlGpmMetricsGet",
+    [GD_M_VIOL_POWER_BRAKE_NS] = "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN)",
 };
 
 /* A metric that answered, then stopped: when, and what share of the samples it answered. */

@@ -6,7 +6,8 @@
 
 /*
  * The rises of the named counters of GPU g while the session ran (counters
- * re-read every GD_HEALTH_REREAD_S): into ev's "new_in_session", and as
+ * re-read every GD_HEALTH_REREAD_S), from the events' sums (every rise of
+ * the session): into ev's "new_in_session", one entry per counter, and as
  * "; 2 new uncorrectable errors at 14:02:11" into `said` ("" when none).
  * Of several names, the largest total counts (volatile and aggregate ECC
  * counters rise together).
@@ -19,23 +20,27 @@ static void session_rise(const gd_facts *f, size_t g, const char *const *names, 
     long long best = 0;
     double last_t = 0;
     for (size_t k = 0; names[k]; k++) {
-        long long sum = 0;
-        for (size_t i = 0; i < f->events.n; i++) {
-            const gd_event *e = &f->events.v[i];
-            if (e->kind != GD_EV_COUNTER || e->gpu != (int)g || strcmp(e->what, names[k]) != 0)
+        for (size_t i = 0; i < f->events.sum_count; i++) {
+            gd_event_sum e;
+            if (f->events.sums[i].kind != GD_EV_COUNTER || f->events.sums[i].gpu != (int)g ||
+                strcmp(f->events.sums[i].what, names[k]) != 0 ||
+                !gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e))
                 continue;
-            sum += e->value;
             char at[32];
-            gd_event_clock(&f->events, e->t, at, sizeof at);
+            gd_event_clock(&f->events, e.last_t, at, sizeof at);
             json_t *o = json_object();
-            json_object_set_new(o, "counter", json_string(e->what));
-            json_object_set_new(o, "increase", json_integer(e->value));
+            json_object_set_new(o, "counter", json_string(e.what));
+            json_object_set_new(o, "increase", json_integer(e.total));
             json_object_set_new(o, "at", json_string(at));
-            json_object_set_new(o, "t_s", json_real(e->t));
+            json_object_set_new(o, "t_s", json_real(e.last_t));
+            if (e.count > 1) { /* rose more than once: when it began */
+                json_object_set_new(o, "rises", json_integer((json_int_t)e.count));
+                json_object_set_new(o, "first_t_s", json_real(e.first_t));
+            }
             json_array_append_new(list, o);
-            if (sum > best || (sum == best && e->t > last_t)) {
-                best = sum;
-                last_t = e->t;
+            if (e.total > best || (e.total == best && e.last_t > last_t)) {
+                best = e.total;
+                last_t = e.last_t;
             }
         }
     }
@@ -47,6 +52,47 @@ static void session_rise(const gd_facts *f, size_t g, const char *const *names, 
     char at[32];
     gd_event_clock(&f->events, last_t, at, sizeof at);
     snprintf(said, len, "; %lld new %s%s at %s", best, noun, best == 1 ? "" : "s", at);
+}
+
+/* Memory the GPU has repaired for uncorrectable errors (rows remapped,
+ * pages retired), with no repair waiting for a reset and none failed: "" when
+ * the counters do not show that; else what was repaired ("1 row remapped"). */
+static void repaired_history(const gd_gpu *gpu, char *what, size_t len)
+{
+    what[0] = '\0';
+    bool waits = (gd_ok(gpu->remap_pending) && gpu->remap_pending.v > 0) ||
+                 (gd_ok(gpu->remap_failure) && gpu->remap_failure.v > 0) ||
+                 (gd_ok(gpu->retired_pages_pending) && gpu->retired_pages_pending.v > 0);
+    if (waits)
+        return;
+    if (gd_ok(gpu->remap_unc_rows) && gpu->remap_unc_rows.v > 0 && gd_ok(gpu->remap_pending))
+        snprintf(what, len, "%.0f row%s remapped", gpu->remap_unc_rows.v, gpu->remap_unc_rows.v == 1 ? "" : "s");
+    else if (gd_ok(gpu->retired_pages_dbe) && gpu->retired_pages_dbe.v > 0 && gd_ok(gpu->retired_pages_pending))
+        snprintf(what, len, "%.0f page%s retired", gpu->retired_pages_dbe.v, gpu->retired_pages_dbe.v == 1 ? "" : "s");
+}
+
+static void ecc_fix(const gd_gpu *gpu, bool now, const char *repaired, char *fix, size_t len)
+{
+    const char *serial = gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'";
+    if (repaired[0]) {
+        snprintf(fix, len,
+                 "History: the GPU repaired the memory behind these errors (%s) and nothing waits for a reset, "
+                 "so there is nothing to drain or reset. Monitor: no action unless it recurs. New uncorrectable "
+                 "errors since the driver loaded, a pending repair or a failed one are what call for a drain and "
+                 "reset (reported as critical); 'nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d' after "
+                 "jobs shows whether the counts move. Keep serial %s with the node's records.",
+                 repaired, gpu->index, serial);
+        return;
+    }
+    snprintf(fix, len,
+             "%sLook for Xid 48/63/94/95 in 'dmesg -T | grep -i xid' and check 'nvidia-smi -q -d "
+             "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. Drain the GPU and reset it ('nvidia-smi -r -i %d') "
+             "so pending remaps take effect; if errors come back or remapping failed, open an RMA with "
+             "serial %s.",
+             now ? "Uncorrectable errors since the driver loaded: the job on this GPU may have computed "
+                   "with bad data or been killed. "
+                 : "Uncorrectable errors in the GPU's lifetime (none since the driver loaded). ",
+             gpu->index, gpu->index, serial);
 }
 
 void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -65,21 +111,26 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
         bool now = gd_ok(vol) && vol.v > 0;
         if (!now && !(gd_ok(agg) && agg.v > 0))
             continue;
+        static const char *const ecc_names[] = {"ecc_volatile_uncorrected", "ecc_aggregate_uncorrected", NULL};
         json_t *ev = json_object();
+        char said[96], repaired[64] = "";
+        session_rise(f, g, ecc_names, "uncorrectable error", ev, said, sizeof said);
+        /* A volatile count of 0 is known only where it was read: the aggregate alone says nothing of now. */
+        if (!now && !said[0] && gd_ok(vol))
+            repaired_history(gpu, repaired, sizeof repaired);
         json_object_set_new(ev, "volatile_uncorrected", gd_json_value(vol));
         json_object_set_new(ev, "aggregate_uncorrected", gd_json_value(agg));
         json_object_set_new(ev, "remapped_rows_pending", gd_json_value(gpu->remap_pending));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetTotalEccErrors"));
+        json_object_set_new(ev, "remapped_rows_uncorrectable", gd_json_value(gpu->remap_unc_rows));
+        json_object_set_new(ev, "retired_pages_pending", gd_json_value(gpu->retired_pages_pending));
+        json_object_set_new(ev, "repaired", repaired[0] ? json_string(repaired) : json_null());
+        json_object_set_new(ev, "source",
+                            json_string(repaired[0] ? "nvml:nvmlDeviceGetTotalEccErrors,nvmlDeviceGetRemappedRows,"
+                                                      "nvmlDeviceGetRetiredPages,"
+                                                      "nvmlDeviceGetRetiredPagesPendingStatus"
+                                                    : "nvml:nvmlDeviceGetTotalEccErrors"));
         char fix[768];
-        snprintf(fix, sizeof fix,
-                 "%sLook for Xid 48/63/94/95 in 'dmesg -T | grep -i xid' and check 'nvidia-smi -q -d "
-                 "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. Drain the GPU and reset it ('nvidia-smi -r -i %d') "
-                 "so pending remaps take effect; if errors come back or remapping failed, open an RMA with "
-                 "serial %s.",
-                 now ? "Uncorrectable errors since the driver loaded: the job on this GPU may have computed "
-                       "with bad data or been killed. "
-                     : "Uncorrectable errors in the GPU's lifetime (none since the driver loaded). ",
-                 gpu->index, gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+        ecc_fix(gpu, now, repaired, fix, sizeof fix);
         /* Both counts: 1 since the driver loaded reads very differently next to 7627 in its lifetime. */
         char counts[160];
         if (gd_ok(vol) && gd_ok(agg))
@@ -92,11 +143,11 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
         else
             snprintf(counts, sizeof counts, "%.0f uncorrectable ECC error%s since the driver loaded", vol.v,
                      vol.v == 1 ? "" : "s");
-        static const char *const ecc_names[] = {"ecc_volatile_uncorrected", "ecc_aggregate_uncorrected", NULL};
-        char said[96];
-        session_rise(f, g, ecc_names, "uncorrectable error", ev, said, sizeof said);
-        gd_finding_add(out, id, now ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix, "GPU %d has %s%s",
-                       gpu->index, counts, said);
+        gd_severity sev = now ? GD_SEV_CRITICAL : repaired[0] ? GD_SEV_INFO : GD_SEV_WARNING;
+        char history[96] = "";
+        if (repaired[0])
+            snprintf(history, sizeof history, "; %s, nothing pending: history", repaired);
+        gd_finding_add(out, id, sev, gpu->index, ev, NAN, fix, "GPU %d has %s%s%s", gpu->index, counts, said, history);
     }
 }
 
@@ -145,7 +196,12 @@ void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *ou
         json_object_set_new(ev, "remapped_rows_correctable", gd_json_value(gpu->remap_corr_rows));
         json_object_set_new(ev, "retired_pages", pages ? gd_json_number(retired) : json_null());
         json_object_set_new(ev, "retired_pages_pending", gd_json_value(gpu->retired_pages_pending));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages"));
+        /* The calls that answered: the pending retirement is a call of its own. */
+        json_object_set_new(ev, "source",
+                            json_string(gd_ok(gpu->retired_pages_pending)
+                                            ? "nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages,"
+                                              "nvmlDeviceGetRetiredPagesPendingStatus"
+                                            : "nvml:nvmlDeviceGetRemappedRows,nvmlDeviceGetRetiredPages"));
         bool failed = (gd_ok(gpu->remap_failure) && gpu->remap_failure.v > 0) || retired >= GD_RETIRED_PAGES_FAIL ||
                       (gd_ok(gpu->remap_unc_rows) && gpu->remap_unc_rows.v >= GD_REMAP_UNC_ROWS_FAIL);
         char fix[768];

@@ -37,15 +37,20 @@ typedef struct link_rise {
     double first_t, last_t;
 } link_rise;
 
-/* The NVLink counter rises of GPU g in [t0, t1], by link (at most 36). */
+/* The NVLink counter rises of GPU g in [t0, t1], by link (at most 36),
+ * from the events' sums: every rise of the window, however many events the
+ * ring let go of. */
 static size_t gpu_rises(const gd_facts *f, int g, double t0, double t1, link_rise *out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < f->events.n; i++) {
-        const gd_event *e = &f->events.v[i];
+    for (size_t i = 0; i < f->events.sum_count; i++) {
+        const gd_event_sum *s = &f->events.sums[i];
+        gd_event key = {.gpu = s->gpu, .kind = s->kind};
+        memcpy(key.what, s->what, sizeof key.what);
         unsigned link;
         int c;
-        if (e->gpu != g || e->t < t0 || e->t > t1 || !gd_nvlink_event_parse(e, &link, &c))
+        gd_event_sum e;
+        if (s->gpu != g || !gd_nvlink_event_parse(&key, &link, &c) || !gd_event_sum_get(&f->events, i, t0, t1, &e))
             continue;
         size_t k = 0;
         while (k < n && out[k].link != link)
@@ -55,13 +60,25 @@ static size_t gpu_rises(const gd_facts *f, int g, double t0, double t1, link_ris
                 continue;
             memset(&out[n], 0, sizeof out[n]);
             out[n].link = link;
-            out[n].first_t = e->t;
+            out[n].first_t = e.first_t;
+            out[n].last_t = e.last_t;
             n++;
         }
-        out[k].n[c] += e->value;
-        out[k].last_t = e->t;
+        out[k].n[c] += e.total;
+        out[k].first_t = fmin(out[k].first_t, e.first_t);
+        out[k].last_t = fmax(out[k].last_t, e.last_t);
     }
     return n;
+}
+
+/* Whether some GPU gave its NVLink error counters. */
+static bool counters_read(const gd_facts *f)
+{
+    for (size_t g = 0; g < f->gpu_count; g++)
+        for (size_t l = 0; l < f->gpus[g].nvlink_count; l++)
+            if (gd_ok(f->gpus[g].nvlink[l].replay_errors) || gd_ok(f->gpus[g].nvlink[l].crc_flit_errors))
+                return true;
+    return false;
 }
 
 /* How bad one link's rises are (docs/checks.md, nvlink.errors). */
@@ -86,11 +103,16 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
     double t0, t1;
     window_span(f, &t0, &t1);
     double span = isfinite(t1 - t0) ? t1 - t0 : f->window_s;
-    bool any_counter = false;
+    bool any_counter = counters_read(f);
+    if (any_counter && f->events.counter_reads == 1) { /* a snapshot: growth needs a second reading */
+        if (nvlink_in_use(f))
+            gd_skip_add(out, id, GD_NO_GPU,
+                        "the NVLink error counters were read once (no window after the snapshot), so their growth "
+                        "was not judged");
+        return;
+    }
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        for (size_t l = 0; l < gpu->nvlink_count; l++)
-            any_counter |= gd_ok(gpu->nvlink[l].replay_errors) || gd_ok(gpu->nvlink[l].crc_flit_errors);
         link_rise rises[36];
         size_t n = gpu_rises(f, gpu->index, t0, t1, rises, 36);
         if (n == 0)
@@ -211,9 +233,17 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         json_decref(gpus);
         return;
     }
-    const json_t *first = json_array_get(gpus, 0);
-    int gpu0 = (int)json_integer_value(json_object_get(first, "gpu"));
-    const char *state0 = json_string_value(json_object_get(first, "state"));
+    /* The title names the first GPU of the worst severity: a failed
+     * registration before one still in progress. */
+    int gpu0 = -1;
+    const char *state0 = "";
+    for (size_t g = 0; g < f->gpu_count && gpu0 < 0; g++) {
+        gd_severity sev;
+        if (fabric_bad(&f->gpus[g], &sev) && sev == worst) {
+            gpu0 = f->gpus[g].index;
+            state0 = fabric_state_name(f->gpus[g].fabric_state.v);
+        }
+    }
     bool failed = strcmp(state0, "completed") == 0;
     json_t *ev = json_object();
     json_object_set_new(ev, "gpus", gpus);

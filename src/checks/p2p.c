@@ -5,8 +5,9 @@
  *     memory (nvmlDeviceGetP2PStatus), so NCCL moves their traffic through
  *     host memory; with `bench p2p` figures, what that costs;
  *   p2p.slow_pair (bench p2p): pairs whose copies fall short of what their
- *     path allows (analysis/p2p_path.h) or of their peers on the same kind
- *     of path, grouped by the link to blame;
+ *     path allows (analysis/p2p_path.h: across the sockets, the link between
+ *     the CPUs too) or of their peers on the same kind of path, grouped by
+ *     the link to blame;
  *   p2p.sys_route (bench p2p): pairs that cross the CPUs' interconnect at a
  *     fraction of what pairs within one CPU reach.
  */
@@ -20,6 +21,11 @@
 
 /* A copy below this share of what its path's healthy node measures is slow. */
 #define P2P_SLOW_RATIO 0.75
+/* ... or, where the link between the CPUs sets that (analysis/cpu_link.h),
+ * below this share: its rate is a platform's class figure (NCCL's planning
+ * rate), not a link's trained rate, and measured copies across the sockets
+ * spread wider between CPU generations than over PCIe. */
+#define P2P_CPU_SLOW_RATIO 0.5
 /* ... or below this share of the median of its peers on the same kind of path. */
 #define P2P_PEER_RATIO 0.7
 /* Cross-CPU pairs below this share of the in-CPU pairs are worth placing around. */
@@ -73,6 +79,33 @@ static const gd_p2p_pair *measured(const gd_facts *f, const gd_bench_facts *b, s
     return NULL;
 }
 
+/* What nvmlDeviceGetP2PStatus answered: nothing is not "P2P works". With
+ * no pair answered the check is not checked; a GPU none of whose pairs
+ * answered (MIG mode, a refused call) is named, unless it was lost (said
+ * elsewhere). Returns whether any pair answered. */
+static bool p2p_answered(const gd_facts *f, gd_findings *out)
+{
+    size_t n = f->gpu_count, answered = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t c = 0; c < n; c++)
+            answered += a != c && f->p2p_status[a * n + c] >= 0;
+    if (answered == 0) {
+        gd_skip_add(out, "p2p.unsupported", GD_NO_GPU,
+                    "the driver answered nvmlDeviceGetP2PStatus for no GPU pair (not supported in MIG mode, or "
+                    "refused)");
+        return false;
+    }
+    for (size_t a = 0; a < n; a++) {
+        bool any = false;
+        for (size_t c = 0; c < n && !any; c++)
+            any = a != c && (f->p2p_status[a * n + c] >= 0 || f->p2p_status[c * n + a] >= 0);
+        if (!any && !f->gpus[a].lost)
+            gd_skip_add(out, "p2p.unsupported", f->gpus[a].index,
+                        "the driver answered nvmlDeviceGetP2PStatus for none of the GPU's pairs");
+    }
+    return true;
+}
+
 void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -83,6 +116,8 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
         gd_skip_add(out, "p2p.unsupported", GD_NO_GPU, "the driver's P2P status (nvmlDeviceGetP2PStatus) was not read");
         return;
     }
+    if (!p2p_answered(f, out))
+        return;
     /* One finding per status: the pairs it holds for, and what they cost where bench p2p measured them. */
     for (int st = 1; st <= 6; st++) {
         json_t *pairs = json_array();
@@ -107,7 +142,7 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
                     json_object_set_new(e, "path_gbps", gd_json_number(round(path.gbps * 10) / 10));
                     json_object_set_new(e, "path", json_string(path.limit));
                     if (m && !isnan(m->uni_gbps)) {
-                        double expected = path.gbps * gd_p2p_route_efficiency(path.route);
+                        double expected = gd_p2p_path_expected(&path, false);
                         json_object_set_new(e, "copy_gbps", gd_json_number(round(m->uni_gbps * 10) / 10));
                         if (m->uni_gbps < expected) {
                             cost_sum += 1 - m->uni_gbps / expected;
@@ -159,8 +194,11 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
     }
 }
 
+/* The group key of pairs that the link between the CPUs slows. */
+#define CPU_KEY "cpu link"
+
 typedef struct slow_group {
-    char key[24]; /* the blamed device's bdf, or "gpuN" */
+    char key[24]; /* the blamed device's bdf, "gpuN" (its NVLinks) or CPU_KEY */
     char limit[200];
     double path_gbps, expected;
     int route;
@@ -230,14 +268,18 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
         /* Pairs without P2P are p2p.unsupported's; unknown paths have nothing to be held to. */
         if (!known[i] || isnan(p->uni_gbps) || !p->peer_enabled || isnan(path.gbps))
             continue;
-        double expected = path.gbps * gd_p2p_route_efficiency(path.route);
+        double expected = gd_p2p_path_expected(&path, false);
+        /* Across the sockets, the CPUs' link is to blame unless a PCIe link on the way trained down. */
+        bool cpu = gd_p2p_path_cpu_limited(&path) && !path.downtrained;
         double peers = peer_median(b, paths, known, &path);
-        bool slow = p->uni_gbps < P2P_SLOW_RATIO * expected;
+        bool slow = p->uni_gbps < (cpu ? P2P_CPU_SLOW_RATIO : P2P_SLOW_RATIO) * expected;
         bool behind = !slow && !isnan(peers) && p->uni_gbps < P2P_PEER_RATIO * peers;
         if (!slow && !behind)
             continue;
         char key[24];
-        if (path.route != GD_P2P_ROUTE_NVLINK && path.slowest_bdf[0])
+        if (cpu && slow)
+            snprintf(key, sizeof key, "%s", CPU_KEY);
+        else if (path.route != GD_P2P_ROUTE_NVLINK && path.slowest_bdf[0])
             snprintf(key, sizeof key, "%s", path.slowest_bdf);
         else
             snprintf(key, sizeof key, "gpu%d", gpu_index(f, a));
@@ -249,14 +291,11 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
                 continue;
             memset(&g[ng], 0, sizeof g[ng]);
             snprintf(g[ng].key, sizeof g[ng].key, "%s", key);
-            snprintf(g[ng].limit, sizeof g[ng].limit, "%s", path.limit);
-            g[ng].path_gbps = path.gbps;
-            g[ng].expected = expected;
-            g[ng].route = path.route;
-            g[ng].worst_ratio = 2;
+            g[ng].worst_ratio = 2; /* the first pair is the worst so far: it fills the rest */
             g[ng].gpu = path.route == GD_P2P_ROUTE_NVLINK ? gpu_index(f, a)
-                        : path.blame_gpu >= 0           ? gpu_index(f, path.blame_gpu)
-                                                        : GD_NO_GPU;
+                        : strcmp(key, CPU_KEY) == 0       ? GD_NO_GPU
+                        : path.blame_gpu >= 0             ? gpu_index(f, path.blame_gpu)
+                                                          : GD_NO_GPU;
             g[ng].pairs = json_array();
             ng++;
         }
@@ -270,6 +309,11 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
             x->by_peers = behind;
             x->wa = gpu_index(f, a);
             x->wb = gpu_index(f, c);
+            /* The evidence describes the worst pair's path (a hop may slow paths of several kinds). */
+            snprintf(x->limit, sizeof x->limit, "%s", path.limit);
+            x->path_gbps = path.gbps;
+            x->expected = expected;
+            x->route = path.route;
         }
         json_t *e = json_object();
         json_object_set_new(e, "from", json_integer(gpu_index(f, a)));
@@ -292,8 +336,20 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
         json_object_set_new(ev, "source", json_string("cuda:cuMemcpyPeerAsync timed by CUDA events (bench p2p); "
                                                       "the path from the PCIe tree and NVML's NVLinks"));
         double loss = 100 * (1 - x->worst_ratio);
+        bool cpu = strcmp(x->key, CPU_KEY) == 0;
+        gd_severity sev = loss >= GD_IMPACT_CRITICAL_PCT && !cpu ? GD_SEV_CRITICAL : GD_SEV_WARNING;
         char fix[1200];
-        if (x->route == GD_P2P_ROUTE_NVLINK)
+        if (cpu)
+            /* A setting of the platform, not a part to replace: never critical. */
+            snprintf(fix, sizeof fix,
+                     "Copies across the CPUs run far below what their link carries (%.200s), while the GPUs' own "
+                     "PCIe links trained fully. Check the BIOS settings of the link between the sockets: on AMD "
+                     "EPYC the xGMI link width and speed (a fixed full width rather than dynamic link width "
+                     "management), on Intel the UPI link speed and the number of links; on any, that the IOMMU is "
+                     "off or in passthrough ('iommu=pt') so peer traffic is not remapped. Jobs that exchange the "
+                     "most data belong on GPUs of one CPU ('gpudoctor topo').",
+                     x->limit);
+        else if (x->route == GD_P2P_ROUTE_NVLINK)
             snprintf(fix, sizeof fix,
                      "Look at GPU %d's NVLinks: 'nvidia-smi nvlink -s -i %d' (links down or slow), 'nvidia-smi "
                      "nvlink -e -i %d' (CRC and replay counters; gpudoctor's nvlink.errors and nvlink.down say the "
@@ -308,18 +364,19 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
                      "the most data (tensor-parallel groups) behind one switch.",
                      x->limit, x->key);
         if (x->by_peers)
-            gd_finding_add(out, "p2p.slow_pair", loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING,
-                           x->gpu, ev, loss, fix,
-                           "GPU %d to %d copies %.1f GB/s, %.0f%% below its peers on the same path (%.1f GB/s)%s", x->wa,
-                           x->wb, x->worst_gbps, loss, x->peer_median,
+            gd_finding_add(out, "p2p.slow_pair", sev, x->gpu, ev, loss, fix,
+                           "GPU %d to %d copies %.1f GB/s, %.0f%% below its peers on the same path (%.1f GB/s)%s",
+                           x->wa, x->wb, x->worst_gbps, loss, x->peer_median,
                            x->count > 1 ? "; more pairs through the same hop" : "");
         else
-            gd_finding_add(out, "p2p.slow_pair", loss >= GD_IMPACT_CRITICAL_PCT ? GD_SEV_CRITICAL : GD_SEV_WARNING,
-                           x->gpu, ev, loss, fix,
+            gd_finding_add(out, "p2p.slow_pair", sev, x->gpu, ev, loss, fix,
                            "GPU %d to %d copies %.1f GB/s, %.0f%% of the %.1f GB/s its path carries (%zu slow "
                            "pair%s through %s)",
                            x->wa, x->wb, x->worst_gbps, 100 * x->worst_ratio, x->expected, x->count,
-                           x->count == 1 ? "" : "s", x->key[0] == 'g' ? "its NVLinks" : x->key);
+                           x->count == 1 ? "" : "s",
+                           cpu                ? "the link between the CPUs"
+                           : x->key[0] == 'g' ? "its NVLinks"
+                                              : x->key);
     }
 }
 

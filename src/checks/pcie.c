@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* PCIe links: pcie.link_downgraded, pcie.slot_limited, pcie.upstream_downgraded. */
+/* PCIe links: pcie.link_downgraded, pcie.width_reduced, pcie.slot_limited, pcie.upstream_downgraded. */
 #include "checks_internal.h"
 #include "core/stats.h"
 #include "gpudoctor/pcie.h"
@@ -181,6 +181,102 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
         if ((double)w.low < GD_PCIE_DOWNGRADED_MIN_SHARE * (double)w.judged)
             continue;
         downgraded_finding(f, g, &w, mg, mw, out);
+    }
+}
+
+/* The widths of GPU g's samples: how many were read, how many sat below
+ * width_max, and the widest of those (what the link reached at best). */
+static void width_samples(const gd_facts *f, size_t g, double width_max, size_t *read, size_t *low, double *widest)
+{
+    *read = *low = 0;
+    *widest = 0;
+    for (size_t i = 0; i < f->series.n; i++) {
+        gd_value wi = gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH);
+        if (!gd_ok(wi))
+            continue;
+        (*read)++;
+        if (wi.v >= width_max)
+            continue;
+        (*low)++;
+        *widest = fmax(*widest, wi.v);
+    }
+}
+
+/* Whether pcie.link_downgraded judged GPU g: a loaded sample with its link read. */
+static bool link_judged_under_load(const gd_facts *f, size_t g)
+{
+    for (size_t i = 0; i < f->series.n; i++)
+        if (gd_loaded_at(f, i, g) && (gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_GEN)) ||
+                                      gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH))))
+            return true;
+    return false;
+}
+
+/* Whether any sample of GPU g tells its load (an lspci capture's does not). */
+static bool load_known(const gd_facts *f, size_t g)
+{
+    for (size_t i = 0; i < f->series.n; i++) {
+        gd_load_signal why;
+        gd_load_at(f, i, g, &why);
+        if (why != GD_LOAD_NONE)
+            return true;
+    }
+    return false;
+}
+
+/* A link narrower than its maximum where pcie.link_downgraded could not
+ * judge it (idle, or load unknown). GPUs lower the link's speed to save
+ * power when idle, rarely its width: a narrow idle link is most often a card
+ * not fully seated, a riser, or a slot wired narrower than the card. Info
+ * only, since it cannot be told from a power-saving link at rest; every
+ * sample must be narrow (one at full width shows the width moves). */
+void gd_check_pcie_width_reduced(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        int mg, mw;
+        if (gpu->lost || !gd_pcie_expected_link(f, g, &mg, &mw) || link_judged_under_load(f, g))
+            continue;
+        if (gd_pcie_not_host_path(gpu, self->id, out))
+            continue;
+        size_t read, low;
+        double widest;
+        width_samples(f, g, mw, &read, &low, &widest);
+        if (read == 0 || low < read)
+            continue;
+        const gd_pcie_gpu *pg = gd_pcie_gpu_of(f, gpu->index);
+        gd_value gen = gd_series_at(&f->series, f->series.n - 1, g, GD_M_PCIE_GEN);
+        double have = gd_pcie_link_gbps(mg, (int)widest), want = gd_pcie_link_gbps(mg, mw);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "pcie_width", gd_json_number(widest));
+        json_object_set_new(ev, "pcie_width_max", json_integer(mw));
+        json_object_set_new(ev, "pcie_gen", gd_json_value(gen));
+        json_object_set_new(ev, "pcie_gen_max", json_integer(mg));
+        json_object_set_new(ev, "link_max_gbps_at_this_width", gd_json_number(round(have * 100) / 100));
+        json_object_set_new(ev, "link_max_gbps", gd_json_number(round(want * 100) / 100));
+        json_object_set_new(ev, "samples", json_integer((json_int_t)read));
+        json_object_set_new(ev, "load", json_string(load_known(f, g) ? "idle" : "unknown"));
+        add_port_above(ev, slot_of(f, gpu));
+        char src[1400];
+        link_source(f, gpu, src, sizeof src);
+        json_object_set_new(ev, "source", json_string(src));
+        char fix[768];
+        snprintf(fix, sizeof fix,
+                 "NVIDIA allows an unused GPU to lower its link's generation and width, but in practice idle "
+                 "links slow down and keep their lanes: x%.0f of x%d more often means a card not fully seated, a "
+                 "riser or cable with fewer lanes, a slot wired x%.0f (the board manual's slot table) or a BIOS "
+                 "bifurcation setting; a cloud VM may be given fewer lanes by design. See whether it stays there "
+                 "under load ('gpudoctor check' while the job runs, or 'gpudoctor bench pcie'); if it does, power "
+                 "down and reseat the card, or move it to a slot wired x%d. 'sudo lspci -vv -s %s' shows LnkSta "
+                 "against LnkCap.",
+                 widest, mw, widest, mw, pg ? pg->bdf : gpu->pci_bus_id);
+        gd_finding *x = gd_finding_add(
+            out, "pcie.width_reduced", GD_SEV_INFO, gpu->index, ev, NAN, fix,
+            "GPU %d's PCIe link trained at x%.0f of x%d lanes (%.0f of %.0f GB/s at Gen%d); if it stays there under "
+            "load, reseat or move the card",
+            gpu->index, widest, mw, have, want, mg);
+        if (x)
+            snprintf(x->timeline, sizeof x->timeline, "x%.0f in all %zu samples, none at load", widest, read);
     }
 }
 

@@ -42,7 +42,13 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
         for (size_t i = 0; i < f->series.n && first < 0; i++)
             if (gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_REPLAYS)))
                 first = (long)i;
-        if (first < 0 || last <= first) {
+        if (first >= 0 && last == first) { /* one reading (a snapshot, a capture): no growth to see */
+            if (!gpu->lost)
+                gd_skip_add(out, "pcie.replays", gpu->index,
+                            "the PCIe replay counter was read once, so its growth was not judged");
+            continue;
+        }
+        if (first < 0 || last < first) {
             if (!gpu->lost && f->series.n > 1)
                 gd_skip_add(out, "pcie.replays", gpu->index, "the PCIe replay counter is not readable over the window");
             continue;

@@ -5,6 +5,45 @@
 
 #include <stdlib.h>
 
+/* The enforced limit is the lowest of every limiter. Where the limit asked
+ * for (nvidia-smi -pl, else the default) is the default or more and the
+ * enforced one lower, no software limit set on this machine holds it down:
+ * the platform does (a module's shared budget on Grace Hopper, a BMC or an
+ * out-of-band cap), and 'nvidia-smi -pl' cannot raise it. */
+static bool held_by_platform(const gd_gpu *gpu)
+{
+    gd_value req = gpu->power_limit_requested_w;
+    return gd_ok(req) && req.v >= gpu->power_limit_default_w.v - GD_POWER_LIMIT_TOLERANCE_W &&
+           gpu->power_limit_w.v < req.v - GD_POWER_LIMIT_TOLERANCE_W;
+}
+
+static void limit_fix(const gd_gpu *gpu, bool platform, char *fix, size_t len)
+{
+    double limit = gpu->power_limit_w.v, def = gpu->power_limit_default_w.v;
+    if (!platform) {
+        snprintf(fix, len,
+                 "Restore the default limit: 'sudo nvidia-smi -i %d -pl %.0f'. Then find what lowered it "
+                 "(a boot script, a DCGM or cluster power policy, a BMC or datacenter power cap; "
+                 "'nvidia-smi -q -d POWER' shows the requested limit) so it is not set again. If the "
+                 "cap is deliberate, expect the clocks to drop whenever the GPU reaches %.0f W.",
+                 gpu->index, def, limit);
+        return;
+    }
+    bool c2c = gd_ok(gpu->c2c_mode) && gpu->c2c_mode.v == 1;
+    snprintf(fix, len,
+             "The limit asked for is already %.0f W (the default): 'nvidia-smi -pl' cannot raise it, the platform "
+             "holds the GPU at %.0f W. %sLook at the platform's power configuration: the BMC's power capping "
+             "or power-steering policy ('ipmitool dcmi power get_limit', the BMC's event log), the system "
+             "firmware's GPU power setting, and the rack's power budget; 'nvidia-smi -q -d POWER' shows Requested "
+             "against Current Power Limit. If the cap is deliberate, expect the clocks to drop whenever the GPU "
+             "reaches %.0f W.",
+             gpu->power_limit_requested_w.v, limit,
+             c2c ? "On Grace Hopper the CPU and GPU share the module's power budget ('Module Power Readings' in "
+                   "'nvidia-smi -q -d POWER') and the platform sets the GPU's share of it. "
+                 : "",
+             limit);
+}
+
 void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -21,28 +60,35 @@ void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_fi
         gd_episode e;
         gd_episode_of(f, g, nvmlClocksThrottleReasonSwPowerCap, &e);
         double impact = gd_episode_impact_pct(&e, gd_reference_clock_mhz(f, g, &e));
+        bool platform = held_by_platform(gpu);
         json_t *ev = json_object();
         json_object_set_new(ev, "power_limit_w", gd_json_number(limit));
+        json_object_set_new(ev, "power_limit_requested_w", gd_json_value(gpu->power_limit_requested_w));
         json_object_set_new(ev, "power_limit_default_w", gd_json_number(def));
         json_object_set_new(ev, "power_limit_max_w", gd_json_value(gpu->power_limit_max_w));
+        json_object_set_new(ev, "held_by",
+                            json_string(platform                              ? "platform"
+                                        : gd_ok(gpu->power_limit_requested_w) ? "requested"
+                                                                              : "unknown"));
         json_object_set_new(ev, "reduction_pct", gd_json_number(round(1000.0 * (1 - limit / def)) / 10));
         json_object_set_new(ev, "power_draw_median_w", gd_json_number(round(gd_loaded_median(f, g, GD_M_POWER_W))));
         json_object_set_new(ev, "power_capped_pct", gd_json_number(round(e.share * 1000) / 10));
         json_object_set_new(ev, "sm_clock_mhz_median", gd_json_number(e.clock_median_mhz));
         json_object_set_new(ev, "sm_clock_max_mhz", gd_json_value(gpu->clock_max_sm_mhz));
-        json_object_set_new(
-            ev, "source", json_string("nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementDefaultLimit"));
-        char fix[768];
-        snprintf(fix, sizeof fix,
-                 "Restore the default limit: 'sudo nvidia-smi -i %d -pl %.0f'. Then find what lowered it "
-                 "(a boot script, a DCGM or cluster power policy, a BMC or datacenter power cap; "
-                 "'nvidia-smi -q -d POWER' shows the requested limit) so it is not set again. If the "
-                 "cap is deliberate, expect the clocks to drop whenever the GPU reaches %.0f W.",
-                 gpu->index, def, limit);
+        json_object_set_new(ev, "source",
+                            json_string("nvml:nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetPowerManagementLimit,"
+                                        "nvmlDeviceGetPowerManagementDefaultLimit"));
+        char fix[768], what[128];
+        limit_fix(gpu, platform, fix, sizeof fix);
+        if (platform)
+            snprintf(what, sizeof what, "held at %.0f W by the platform (%.0f W requested, default %.0f W)", limit,
+                     gpu->power_limit_requested_w.v, def);
+        else
+            snprintf(what, sizeof what, "lowered to %.0f W (default %.0f W)", limit, def);
         gd_severity sev = gd_loss_severity(impact, e.share);
-        gd_finding *x = gd_finding_add(out, "power.limit_lowered", sev, gpu->index, ev, impact, fix,
-                                       "GPU %d power limit lowered to %.0f W (default %.0f W)%s", gpu->index, limit,
-                                       def, e.hit ? ": clocks held back under load" : "");
+        gd_finding *x =
+            gd_finding_add(out, "power.limit_lowered", sev, gpu->index, ev, impact, fix, "GPU %d power limit %s%s",
+                           gpu->index, what, e.hit ? ": clocks held back under load" : "");
         if (x && e.hit)
             gd_episode_timeline(&e, "power cap", x->timeline, sizeof x->timeline);
     }
@@ -116,6 +162,31 @@ static gd_finding *hardware_slowdown(const gd_facts *f, gd_findings *out, size_t
     return x;
 }
 
+/* A brake no sample saw, which its counter (field 253) says held the GPU for
+ * a share of the window: how long, not when. */
+static void brake_between_samples(const gd_facts *f, gd_findings *out, size_t g, const gd_episode *e, size_t braked,
+                                  size_t judged, const char *fix, json_t *ev)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    const gd_series *s = &f->series;
+    double window = s->n > 1 ? gd_series_t(s, s->n - 1) - gd_series_t(s, 0) : 0;
+    json_object_set_new(ev, "violation_counter_pct", gd_json_number(round(e->counter_share * 1000) / 10));
+    json_object_set_new(ev, "window_s", gd_json_number(window));
+    json_object_set_new(ev, "gpus_braked", json_integer((json_int_t)braked));
+    json_object_set_new(ev, "gpus_judged", json_integer((json_int_t)judged));
+    json_object_set_new(ev, "source",
+                        json_string("nvml:nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_"
+                                    "SLOWDOWN),nvmlDeviceGetCurrentClocksEventReasons"));
+    gd_finding *x =
+        gd_finding_add(out, "power.brake", gd_loss_severity(NAN, e->counter_share), gpu->index, ev, NAN, fix,
+                       "GPU %d held by the hardware power brake between samples (%.0f%% of the window)", gpu->index,
+                       100.0 * e->counter_share);
+    if (x)
+        snprintf(x->timeline, sizeof x->timeline,
+                 "between samples (violation counter): power brake slowdown for %.1f s of the %.1f s window",
+                 e->counter_share * window, window);
+}
+
 void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const unsigned long long brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
@@ -124,6 +195,7 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         gd_episode e;
         double held;
         bool flag, real;
+        bool between; /* no sample saw the flag; its counter (R570 and later) did */
     } *b = calloc(f->gpu_count + 1, sizeof *b);
     size_t braked = 0, judged = 0;
     for (size_t g = 0; b && g < f->gpu_count; g++) {
@@ -131,8 +203,13 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
             continue;
         judged++;
         gd_episode_of(f, g, brake, &b[g].e);
-        if (!b[g].e.hit_any)
+        if (!b[g].e.hit_any) {
+            const gd_episode *e = &b[g].e;
+            b[g].between = e->counter && e->counter_share >= GD_COUNTER_MIN_SHARE && e->loaded > 0;
+            b[g].flag = b[g].real = b[g].between;
+            braked += b[g].between;
             continue;
+        }
         b[g].flag = true;
         b[g].held = median_during(f, g, brake, GD_M_SM_CLOCK_MHZ);
         b[g].real = !clocks_not_reduced(&f->gpus[g], b[g].held);
@@ -144,6 +221,10 @@ void gd_check_power_brake(const gd_check *self, const gd_facts *f, gd_findings *
         const gd_gpu *gpu = &f->gpus[g];
         const gd_episode *e = &b[g].e;
         json_t *ev = json_object();
+        if (b[g].between) {
+            brake_between_samples(f, out, g, e, braked, judged, self->fix, ev);
+            continue;
+        }
         if (!b[g].real) {
             double held = b[g].held;
             gd_episode hw;

@@ -71,6 +71,7 @@ const gd_check gd_checks[] = {
     {"clocks.low", "clocks", "SM clock near its maximum under load", 0, gd_check_clocks_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"clocks.outlier", "clocks", "no GPU runs much slower than its peers", 0, gd_check_clocks_outlier, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.link_downgraded", "pcie", "each GPU's link at its maximum generation and width under load", 0, gd_check_pcie_link_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"pcie.width_reduced", "pcie", "each idle GPU's link trained at its full width (idle links slow down, seldom narrow)", 0, gd_check_pcie_width_reduced, GD_SEVS_INFO, NULL},
     {"pcie.slot_limited", "pcie", "each card in a slot that allows its own maximum PCIe generation and width", 0, gd_check_pcie_slot_limited, GD_SEVS_WARNING, NULL},
     {"pcie.upstream_downgraded", "pcie", "every switch link above a GPU at its maximum", GD_NEED_PCIE, gd_check_pcie_upstream_downgraded, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", 0, gd_check_pcie_replays, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
@@ -94,6 +95,7 @@ const gd_check gd_checks[] = {
     {"vram.growing", "vram", "memory use does not keep rising across the window", 0, gd_check_vram_growing, GD_SEVS_WARNING | GD_SEVS_CRITICAL, gd_fix_vram_growing},
     {"vram.foreign_process", "vram", "no other process holds memory on the job's GPUs", GD_NEED_JOB, gd_check_vram_foreign_process, GD_SEVS_WARNING, gd_fix_vram_foreign},
     {"gpu.underutilized", "utilization", "a GPU whose memory a process holds is busy most of the window", 0, gd_check_gpu_underutilized, GD_SEVS_WARNING, NULL},
+    {"job.no_gpu", "utilization", "a job that 'gpudoctor run' started uses a GPU", GD_NEED_JOB, gd_check_job_no_gpu, GD_SEVS_WARNING, NULL},
     {"input.single_thread", "input", "no single thread of the job saturated while its GPUs wait", GD_NEED_JOB, gd_check_input_single_thread, GD_SEVS_WARNING, NULL},
     {"input.starved", "input", "the job's host side keeps its GPUs fed", GD_NEED_JOB, gd_check_input_starved, GD_SEVS_WARNING, NULL},
     {"input.io_wait", "input", "the job does not wait on storage", GD_NEED_JOB, gd_check_input_io_wait, GD_SEVS_WARNING, NULL},
@@ -129,7 +131,7 @@ const gd_check gd_checks[] = {
     {"config.compute_mode", "config", "compute mode lets the job create its contexts", 0, gd_check_config_compute_mode, GD_SEVS_INFO | GD_SEVS_CRITICAL, NULL},
     {"config.mig_enabled", "config", "MIG off, or chosen by the job", 0, gd_check_config_mig, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
     {"config.ecc_disabled", "config", "ECC on for data-center GPUs", 0, gd_check_config_ecc, GD_SEVS_INFO, NULL},
-    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
@@ -160,8 +162,9 @@ static const char *unmet(unsigned need, const gd_facts *f)
                                              : "the kernel log was not read";
     case GD_NEED_XID_SOURCE: {
         bool events = f->events.xid_watched;
-        for (size_t i = 0; !events && i < f->events.n; i++)
-            events = f->events.v[i].kind == GD_EV_XID;
+        gd_event_sum seen;
+        for (size_t i = 0; !events && i < f->events.sum_count; i++)
+            events = f->events.sums[i].kind == GD_EV_XID && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &seen);
         if (events || (s && s->kernel_log_read))
             return NULL;
         return s && s->kernel_log_error[0] ? s->kernel_log_error

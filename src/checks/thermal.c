@@ -64,13 +64,37 @@ static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, c
                  gd_loaded_clock_median(f, g));
 }
 
+/* A window whose thermal slowdown counter did not answer twice judged only
+ * its samples' clock event reasons: throttling between them is not seen,
+ * and the note says so (the status of the last call tried). */
+static void counter_not_read(const gd_facts *f, size_t g, gd_findings *out)
+{
+    gd_value last = gd_missing(GD_ST_UNREAD);
+    for (size_t i = 0; i < f->series.n && !gd_ok(last); i++)
+        if (gd_series_at(&f->series, i, g, GD_M_VIOL_THERMAL_NS).status != GD_ST_UNREAD)
+            last = gd_series_at(&f->series, i, g, GD_M_VIOL_THERMAL_NS);
+    if (f->captured)
+        gd_skip_add(out, "thermal.throttling", f->gpus[g].index,
+                    "throttling between samples: the capture holds no thermal slowdown counter, so only its "
+                    "samples' clock event reasons were judged");
+    else
+        gd_skip_add(out, "thermal.throttling", f->gpus[g].index,
+                    "throttling between samples: no thermal slowdown counter answered twice "
+                    "(nvmlDeviceGetFieldValues CLOCKS_EVENT_REASON_SW/HW_THERM_SLOWDOWN and PERF_POLICY_THERMAL, "
+                    "nvmlDeviceGetViolationStatus(THERMAL): %s), so only the samples' clock event reasons were judged",
+                    gd_status_name((gd_status)last.status));
+}
+
 void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         /* The violation counter alone can tell (it needs two readings). */
-        if (gd_stats_of(f, g, GD_M_VIOL_THERMAL_NS, NULL) < 2 && !gd_reasons_read(f, g, "thermal.throttling", out))
+        bool counter = gd_stats_of(f, g, GD_M_VIOL_THERMAL_NS, NULL) >= 2;
+        if (!counter && !gd_reasons_read(f, g, "thermal.throttling", out))
             continue;
+        if (!counter && f->series.n >= 2 && !gpu->lost)
+            counter_not_read(f, g, out);
         if (!gd_thermal_throttled_under_load(f, g))
             continue;
         gd_episode e, hw;
@@ -97,9 +121,10 @@ void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_fin
         if (e.counter)
             json_object_set_new(ev, "violation_counter_pct", gd_json_number(round(e.counter_share * 1000) / 10));
         add_peer_temp(ev, f, g);
-        json_object_set_new(
-            ev, "source",
-            json_string("nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetViolationStatus(THERMAL)"));
+        char source[160];
+        snprintf(source, sizeof source, "nvml:nvmlDeviceGetCurrentClocksEventReasons,%s",
+                 f->thermal_counter[0] ? f->thermal_counter : "nvmlDeviceGetViolationStatus(THERMAL)");
+        json_object_set_new(ev, "source", json_string(source));
         char fix[768];
         snprintf(fix, sizeof fix, "%s%s",
                  hbm ? "The memory (HBM) is what overheats: it sits under the same "

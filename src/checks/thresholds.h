@@ -167,6 +167,13 @@ extern gd_tunables gd_tunable;
 #define GD_UNDERUSED_MIN_SHARE 0.60
 #define GD_UNDERUSED_MIN_SAMPLES 5
 #define GD_UNDERUSED_MIN_S 5.0
+/* job.no_gpu: a job `run` started has used no GPU when its whole life of at
+ * least GD_JOB_NO_GPU_MIN_LIFE_S went by without one (a command that ends at
+ * once is not a training job), or, still running at the window's end, after
+ * GD_JOB_NO_GPU_MIN_WATCH_S: a script may load and tokenize its data for a
+ * while before it moves the model to the GPU. */
+#define GD_JOB_NO_GPU_MIN_LIFE_S 5.0
+#define GD_JOB_NO_GPU_MIN_WATCH_S 60.0
 
 /* input.*: the job's GPUs wait when their low-utilisation share (below
  * GD_LOADED_UTIL_PCT) is GD_UNDERUSED_MIN_SHARE or more, as gpu.underutilized.

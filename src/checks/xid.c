@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* health.xid: Xid events in the kernel log and from NVML's event API while
  * a session runs, one finding per GPU (and per address that matches no
- * GPU), with each
- * Xid's meaning and the action it calls for (data/xid.tsv). Severity
- * follows DCGM's health watch: its "fail" Xids are critical, its "warn"
- * ones warnings; others by their action. */
+ * GPU), with each Xid's meaning and the action it calls for (data/xid.tsv:
+ * NVIDIA's Xid catalog). An event is one fault, however many lines the
+ * driver printed it in. Severity follows DCGM's health watch: its "fail"
+ * Xids are critical, its "warn" ones warnings; others by their action. */
 #include "checks_internal.h"
 #include "core/data_tables.h"
 #include "gpudoctor/stack.h"
 
-/* Most serious first: the finding's fix names the first one present. */
-static const char *const actions[] = {"rma", "reboot", "reset", "hw", "app", "watch"};
+#include <stdlib.h>
+
+/* Most serious first: the finding's fix names the first one present.
+ * Through "remap" an Xid DCGM does not map is a warning, after it info. */
+static const char *const actions[] = {"rma",   "reboot", "reset",   "hw",  "support",
+                                      "remap", "update", "restart", "app", "watch"};
 
 static int action_rank(const char *a)
 {
@@ -39,10 +43,11 @@ static gd_severity severity_of(const gd_xid_info *in)
         return GD_SEV_CRITICAL;
     if (strcmp(in->dcgm, "warn") == 0)
         return GD_SEV_WARNING;
-    int r = action_rank(in->action);
-    return r <= action_rank("reset") ? GD_SEV_WARNING : GD_SEV_INFO;
+    return action_rank(in->action) <= action_rank("remap") ? GD_SEV_WARNING : GD_SEV_INFO;
 }
 
+/* What each action of data/xid.tsv asks of the reader (NVIDIA's resolution
+ * buckets, in the words of a fix). */
 static const char *action_fix(const char *action)
 {
     if (strcmp(action, "rma") == 0)
@@ -56,6 +61,21 @@ static const char *action_fix(const char *action)
                "'nvidia-bug-report.sh' for NVIDIA or the vendor.";
     if (strcmp(action, "hw") == 0)
         return "Check the board's power connectors, PSU and cooling; reset the GPU afterwards.";
+    if (strcmp(action, "support") == 0)
+        return "Not expected on this GPU in normal work: collect 'nvidia-bug-report.sh' and report it to NVIDIA or "
+               "the vendor; drain and reset the GPU ('sudo nvidia-smi -r -i N') if jobs fail on it.";
+    if (strcmp(action, "remap") == 0)
+        return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
+               "on the GPU is unaffected). Drain the GPU and reset it when convenient ('sudo nvidia-smi -r -i N') "
+               "so the pending row remap takes effect ('nvidia-smi -q -d ROW_REMAPPER' shows it pending); a remap "
+               "that fails (Xid 64) or errors that recur after the reset call for an RMA.";
+    if (strcmp(action, "update") == 0)
+        return "The driver or firmware is at fault: update the NVIDIA driver (and on vGPU hosts the vGPU manager "
+               "and guest driver to one release), then reset the GPU.";
+    if (strcmp(action, "restart") == 0)
+        return "The job was stopped by a fault outside its own code and the GPU recovered: restart the job. If it "
+               "recurs, check the GPU's PCIe link (gpudoctor's pcie findings, 'sudo lspci -vv') and collect "
+               "'nvidia-bug-report.sh' for NVIDIA or the vendor.";
     if (strcmp(action, "app") == 0)
         return "An application fault (illegal address, killed context): the GPU recovered. Rerun the job with "
                "compute-sanitizer or CUDA_LAUNCH_BLOCKING=1 to find the kernel; if it comes with ECC or other "
@@ -69,6 +89,7 @@ typedef struct xid_sum {
     gd_severity worst;
     int best_rank, best_xid;
     size_t count;
+    bool from_log, from_nvml; /* where its Xids were seen: the kernel log (read or followed), NVML's events */
     char best_action[8], best_meaning[160], pci[32];
 } xid_sum;
 
@@ -111,6 +132,7 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
             continue;
         const gd_xid_event *last = &g->examples[g->example_count - 1];
         x->count += g->count;
+        x->from_log = true;
         snprintf(x->pci, sizeof x->pci, "%s", g->pci);
         gd_xid_info in;
         gd_xid_lookup(g->xid, &in);
@@ -119,6 +141,8 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
         json_t *row = row_of(x, g->xid, &in);
         json_object_set_new(row, "count",
                             json_integer(json_integer_value(json_object_get(row, "count")) + (json_int_t)g->count));
+        json_object_set_new(row, "lines",
+                            json_integer(json_integer_value(json_object_get(row, "lines")) + (json_int_t)g->lines));
         json_object_set_new(row, "action", json_string(in.action));
         if (!json_object_get(row, "first_seen"))
             json_object_set_new(row, "first_seen", json_string(g->first_seen));
@@ -136,40 +160,59 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
     }
 }
 
-/* The session's Xid events (NVML's event API, kernel log lines that
- * appeared while it ran). The same Xid reaches both the kernel log and
+static int by_last_seq(const void *a, const void *b)
+{
+    const gd_event_sum *x = a, *y = b;
+    return (x->last_seq > y->last_seq) - (x->last_seq < y->last_seq);
+}
+
+/* The session's Xid events of gpu (NVML's event API, kernel log lines that
+ * appeared while it ran), judged from their sums: every one of the session,
+ * however many others followed. The same Xid reaches both the kernel log and
  * NVML: an Xid's count is the larger of the two, never their sum. */
 static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
 {
     const gd_events *ev = &f->events;
-    for (size_t i = 0; i < ev->n; i++) {
-        const gd_event *e = &ev->v[i];
-        if (e->kind != GD_EV_XID || e->gpu != gpu)
-            continue;
+    size_t n = 0;
+    gd_event_sum *sums = calloc(ev->sum_count + 1, sizeof *sums);
+    for (size_t i = 0; sums && i < ev->sum_count; i++)
+        if (ev->sums[i].kind == GD_EV_XID && ev->sums[i].gpu == gpu &&
+            gd_event_sum_get(ev, i, -INFINITY, INFINITY, &sums[n]))
+            n++;
+    /* In the order each was last seen: the newest decides between equals. */
+    if (n > 1)
+        qsort(sums, n, sizeof *sums, by_last_seq);
+    for (size_t i = 0; i < n; i++) {
+        const gd_event_sum *e = &sums[i];
         gd_xid_info in;
-        gd_xid_lookup((int)e->value, &in);
-        json_t *row = row_of(x, (int)e->value, &in);
+        gd_xid_lookup((int)e->code, &in);
+        json_t *row = row_of(x, (int)e->code, &in);
         /* Per source: NVML's events and the followed log see the same Xid. */
-        const char *key = strcmp(e->what, "kernel log") == 0 ? "session_log_lines" : "session_nvml_events";
-        json_object_set_new(row, key, json_integer(json_integer_value(json_object_get(row, key)) + 1));
+        bool log_line = strcmp(e->what, "kernel log") == 0;
+        const char *key = log_line ? "session_log_lines" : "session_nvml_events";
+        x->from_log |= log_line;
+        x->from_nvml |= !log_line;
+        json_object_set_new(row, key,
+                            json_integer(json_integer_value(json_object_get(row, key)) + (json_int_t)e->count));
         json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
         json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
         json_int_t seen = nv > lg ? nv : lg;
         json_object_set_new(row, "session_events", json_integer(seen));
         char at[32];
-        gd_event_clock(ev, e->t, at, sizeof at);
+        gd_event_clock(ev, e->last_t, at, sizeof at);
         json_object_set_new(row, "session_last_seen", json_string(at));
-        json_object_set_new(row, "session_last_seen_s", json_real(e->t));
+        json_object_set_new(row, "session_last_seen_s", json_real(e->last_t));
         json_object_set_new(row, "session_source", json_string(e->what));
         json_int_t count = json_integer_value(json_object_get(row, "count"));
         if (seen > count) {
             json_object_set_new(row, "count", json_integer(seen));
-            x->count++;
+            x->count += (size_t)(seen - count);
         }
         if (!json_object_get(row, "action"))
             json_object_set_new(row, "action", json_string(in.action));
-        rank(x, (int)e->value, &in);
+        rank(x, (int)e->code, &in);
     }
+    free(sums);
 }
 
 /* All Xids of one GPU; with gpu -1, those of one PCI address that matches
@@ -223,8 +266,12 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
     if (times > 1)
         snprintf(repeat, sizeof repeat, ", %lld times", (long long)times);
-    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s",
-                   where, x.best_xid, x.best_meaning, repeat, others, log_read ? " in the kernel log" : " (NVML event)");
+    /* Where they were seen: an Xid only NVML's events gave is not "in the kernel log", read or not. */
+    const char *seen = x.from_log && x.from_nvml ? " in the kernel log and NVML's events"
+                       : x.from_log              ? " in the kernel log"
+                                                 : " (NVML event)";
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s", where,
+                   x.best_xid, x.best_meaning, repeat, others, seen);
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -201,10 +201,21 @@ int gd_cli_report_writable(const char *path);
  * passing under fail_on critical. */
 int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on);
 
-/* `check`'s code once the findings gave `code`: a report with no warning
+/* Names on stderr each --from file that was not read (f->capture_refused):
+ * GD_EXIT_ERROR when there was one, else GD_EXIT_OK (nothing said). */
+int gd_cli_refused(const gd_facts *f);
+
+/* `check`'s code once the findings gave `code`: a --from file not read
+ * makes it 3 unless a critical finding stands (2); then a report with no warning
  * or critical finding that judged nothing of the GPUs' own state (an lspci
- * capture is some; a kernel log or a topo matrix alone, none) is not
- * "healthy": 3 (could not check), with a message on stderr. */
+ * capture with links is some, a kernel log with a line too; a topo matrix
+ * alone, none) is not
+ * "healthy": 3 (could not check), with a message on stderr. So is a machine
+ * without an NVIDIA GPU, whatever was found (gd_cli_no_nvidia_gpu). */
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code);
+
+/* On a machine without an NVIDIA GPU (gd_facts_no_nvidia_gpu): says "no
+ * NVIDIA GPU on this machine" on stderr and returns 3; else returns code. */
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code);
 
 #endif

@@ -73,15 +73,47 @@ int gd_cli_exit_code(const gd_findings *fs, gd_severity fail_on)
     return code == GD_EXIT_WARNING && fail_on == GD_SEV_CRITICAL ? GD_EXIT_OK : code;
 }
 
+int gd_cli_refused(const gd_facts *f)
+{
+    if (!f->capture_refused_count)
+        return GD_EXIT_OK;
+    for (size_t i = 0; i < f->capture_refused_count && i < GD_CAPTURE_REFUSED; i++)
+        fprintf(stderr, "gpudoctor: not read: %s\n", f->capture_refused[i]);
+    fprintf(stderr, "gpudoctor: %zu of the --from files %s not read: what %s is missing from the report\n",
+            f->capture_refused_count, f->capture_refused_count == 1 ? "was" : "were",
+            f->capture_refused_count == 1 ? "it holds" : "they hold");
+    return GD_EXIT_ERROR;
+}
+
+int gd_cli_no_nvidia_gpu(const gd_facts *f, int code)
+{
+    if (!gd_facts_no_nvidia_gpu(f))
+        return code;
+    fprintf(stderr, "gpudoctor: no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus): "
+                    "nothing to check, exit 3\n");
+    return GD_EXIT_ERROR;
+}
+
 int gd_cli_judged_exit(const gd_facts *f, const gd_findings *fs, int code)
 {
     char judged[256], missing[256];
+    if (gd_facts_no_nvidia_gpu(f))
+        return gd_cli_no_nvidia_gpu(f, code);
+    /* A file not read may hold what would change the verdict: only a
+     * critical finding stands without it. */
+    if (f->capture_refused_count && code != GD_EXIT_CRITICAL && code != GD_EXIT_ERROR) {
+        gd_cli_refused(f);
+        fprintf(stderr, "gpudoctor: exit 3 (could not check), not %d (what the files read show)\n", code);
+        return GD_EXIT_ERROR;
+    }
     if (code != GD_EXIT_OK || gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing) > 0)
         return code;
+    bool matrix = f->captured && strstr(f->capture_formats, "topo");
     fprintf(stderr,
-            "gpudoctor: nothing of the GPUs' own state could be judged (%s %s): exit 3 (could not check), "
+            "gpudoctor: nothing of the GPUs' own state could be judged (%s %s%s): exit 3 (could not check), "
             "not 0 (healthy)\n",
-            missing, f->captured ? "not in this capture" : "not readable");
+            missing, f->captured ? "not in this capture" : "not readable",
+            matrix ? "; a topology matrix shows how the GPUs are wired, not their state" : "");
     return GD_EXIT_ERROR;
 }
 

@@ -27,7 +27,7 @@
 static struct {
     bool wanted, printed, lines; /* lines: JSON Lines (watch --format jsonl), one object a line */
     const char *command;
-    char error[1024];
+    char error[2048];
 } json_errors;
 
 void gd_cli_json_errors(const char *command, int argc, char **argv)
@@ -89,11 +89,26 @@ int gd_cli_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* A message of several lines (every refused file, what was expected)
+     * keeps its lines; each is made safe on its own. */
+    bool first = !json_errors.error[0]; /* the first says why; what follows from it comes after */
+    size_t used = 0;
     fputs("gpudoctor: ", stderr);
-    gd_write_safe(stderr, msg, strlen(msg));
-    fputc('\n', stderr);
-    if (!json_errors.error[0]) /* the first says why; what follows from it comes after */
-        gd_text_safe(msg, json_errors.error, sizeof json_errors.error);
+    for (const char *p = msg;;) {
+        size_t n = strcspn(p, "\n");
+        gd_write_safe(stderr, p, n);
+        fputc('\n', stderr);
+        if (first && used < sizeof json_errors.error) {
+            char part[sizeof json_errors.error], one[sizeof json_errors.error];
+            snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
+            gd_text_safe(part, one, sizeof one);
+            used += (size_t)snprintf(json_errors.error + used, sizeof json_errors.error - used, "%s%s",
+                                     p == msg ? "" : "\n", one);
+        }
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
     return GD_EXIT_ERROR;
 }
 
@@ -192,7 +207,9 @@ static void cli_log(void *ud, const char *msg)
 int gd_cli_context(gd_ctx *ctx)
 {
     /* The only place the environment becomes settings. */
+    const char *sys_root = getenv("GPUDOCTOR_SYS_ROOT"); /* where /sys is (tests, a chroot); "": /sys */
     *ctx = (gd_ctx){.fs_root = getenv("GPUDOCTOR_ROOT"),
+                    .sys_root = sys_root && sys_root[0] ? sys_root : NULL,
                     .nvml_library = getenv("GPUDOCTOR_NVML_LIBRARY"),
                     .cuda_library = getenv("GPUDOCTOR_CUDA_LIBRARY"),
                     .cublaslt_library = getenv("GPUDOCTOR_CUBLASLT_LIBRARY"),
@@ -233,7 +250,7 @@ int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f)
                           .pid = -1,
                           .from = o->from,
                           .from_count = o->from_count};
-    char err[1024];
+    char err[4096];
     if (gd_collect(&co, f, err, sizeof err) != 0) {
         gd_facts_free(f);
         return gd_cli_error("%s", err);

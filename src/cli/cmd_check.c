@@ -39,8 +39,9 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                   critical findings fail (exit 2), warnings exit 0\n"
                              "  --report FILE    also write the report as one HTML page (plots of every GPU\n"
                              "                   over the window; self-contained, opens offline)\n"
-                             "  --record FILE    also write every sample to FILE.jsonl (replay it anywhere with\n"
-                             "                   --from FILE.jsonl: the same checks, the same findings)\n"
+                             "  --record FILE    also write the session to FILE (JSON Lines, gzip when FILE\n"
+                             "                   ends in .gz, samples older than the checks' hour thinned);\n"
+                             "                   --from FILE replays it anywhere to the same findings\n"
                              "  --summary        one line instead of the report: the findings that count, by\n"
                              "                   id with their GPUs (\"health.xid GPU 3,4; thermal.throttling\n"
                              "                   GPU 5\"), or \"no problem found\"\n"
@@ -55,14 +56,17 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "  --from FILE      diagnose captured evidence instead of this machine (repeatable):\n"
                              "                   nvidia-smi -q, -q -x, dmon, --query-gpu csv; lspci -vv; topo -m;\n"
                              "                   dmesg / journalctl -k; a --record file. '-' reads standard\n"
-                             "                   input; pipes work\n"
+                             "                   input; pipes work. Shell prompts in a paste are skipped; a\n"
+                             "                   file that cannot be read is named, the others judged\n"
                              "\n"
                              "Ctrl-C, SIGTERM (a scheduler's time limit) or SIGHUP end the window early:\n"
                              "the report covers what was sampled until then.\n"
                              "\n"
                              "Exit status: 0 no problem, 1 warnings, 2 critical findings, 3 could not check\n"
-                             "(also when nothing of the GPUs' own state could be judged and nothing was\n"
-                             "found: a kernel log or a topo matrix alone is not a healthy machine).\n"
+                             "(also when a --from file could not be read and nothing critical was found;\n"
+                             "when nothing of the GPUs' own state could be judged and nothing was found:\n"
+                             "a topo matrix alone is not a healthy machine, a clean kernel log is OK on\n"
+                             "what it shows; and on a machine without an NVIDIA GPU on its PCI bus).\n"
                              "Usable as a Slurm or cron health check as is. NO_COLOR disables colour;\n"
                              "COLUMNS sets the width of the text report.\n";
 
@@ -100,14 +104,22 @@ typedef struct check_opts {
 enum { EXIT_MAP_NAGIOS, EXIT_MAP_NPD, EXIT_MAP_NPD_HEALTHY };
 
 const struct option gd_check_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"pid", required_argument, NULL, 'p'},      {"json", no_argument, NULL, 'j'},
-    {"sim", required_argument, NULL, 's'},      {"from", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},           {"python", required_argument, NULL, 'y'},
-    {"ignore", required_argument, NULL, 'x'},   {"config", required_argument, NULL, 'c'},
-    {"fail-on", required_argument, NULL, 'F'},  {"record", required_argument, NULL, 'R'},
-    {"report", required_argument, NULL, 'H'},   {"summary", no_argument, NULL, 'S'},
-    {"gpus", required_argument, NULL, 'G'},     {"exit-codes", required_argument, NULL, 'E'},
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"from", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {"python", required_argument, NULL, 'y'},
+    {"ignore", required_argument, NULL, 'x'},
+    {"config", required_argument, NULL, 'c'},
+    {"fail-on", required_argument, NULL, 'F'},
+    {"record", required_argument, NULL, 'R'},
+    {"report", required_argument, NULL, 'H'},
+    {"summary", no_argument, NULL, 'S'},
+    {"gpus", required_argument, NULL, 'G'},
+    {"exit-codes", required_argument, NULL, 'E'},
     {NULL, 0, NULL, 0},
 };
 
@@ -294,7 +306,7 @@ static int check_main(check_opts *op)
         return rc;
     so.ctx = &ctx;
     gd_facts f;
-    char err[1024];
+    char err[4096];
     /* check is a loop over the session; the progress line is one of its sinks. */
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     rc = s ? 0 : -1;
@@ -333,7 +345,9 @@ static int check_main(check_opts *op)
     if (o.summary) {
         char line[1024];
         printed = gd_findings_exit_code(&fs);
-        if (gd_report_summary_line(line, sizeof line, &fs, o.settings.fail_on) == 0)
+        if (gd_facts_no_nvidia_gpu(&f))
+            snprintf(line, sizeof line, "no NVIDIA GPU on this machine");
+        else if (gd_report_summary_line(line, sizeof line, &fs, o.settings.fail_on) == 0)
             snprintf(line, sizeof line, "no problem found");
         puts(line);
     } else {

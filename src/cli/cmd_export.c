@@ -143,7 +143,7 @@ typedef struct exporter {
     size_t samples;
     gd_findings findings; /* the last judgement */
     double judged_t; /* session time of the last judgement; NAN before the first */
-    size_t judged_events; /* f->events.n then */
+    size_t judged_events; /* f->events.total then */
     const char *job_map_dir; /* the HPC job mapping, or NULL */
     double job_map_t; /* session time it was last read; NAN before */
     bool job_map_failed; /* said once */
@@ -210,11 +210,11 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     read_job_map(x, gd_series_t(&f->series, i));
     gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
     double t = gd_series_t(&f->series, i);
-    bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.n != x->judged_events;
+    bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.total != x->judged_events;
     if (now) {
         judge(x, &w);
         x->judged_t = t;
-        x->judged_events = f->events.n;
+        x->judged_events = f->events.total;
     }
     if (x->k8s)
         gd_export_k8s_fill(x->k8s, f, x->pods, x->counters.gpus);

@@ -32,7 +32,10 @@ int gd_cmd_info(int argc, char **argv)
         return GD_EXIT_ERROR;
     int code = GD_EXIT_OK;
     char why[1200];
-    snprintf(why, sizeof why, "%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
+    if (gd_facts_no_nvidia_gpu(&f))
+        snprintf(why, sizeof why, "no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus)");
+    else
+        snprintf(why, sizeof why, "%s: %s", f.captured ? "no nvidia-smi output" : "no NVIDIA driver", f.driver_error);
     if (o.json) {
         json_t *j = gd_info_json(&f);
         if (j && !f.driver_loaded)
@@ -46,6 +49,8 @@ int gd_cmd_info(int argc, char **argv)
     }
     if (code == GD_EXIT_OK && !f.driver_loaded)
         code = gd_cli_error("%s", why);
+    if (code == GD_EXIT_OK && f.capture_refused_count)
+        code = gd_cli_refused(&f); /* what was read is shown; a file not read is an error */
     gd_facts_free(&f);
     return code;
 }

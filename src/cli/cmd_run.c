@@ -17,50 +17,49 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char gd_run_help[] =
-    "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
-    "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
-    "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
-    "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
-    "\n"
-    "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
-    "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
-    "reports what holds the job back (input.single_thread, input.starved,\n"
-    "input.few_workers, input.io_wait, ...) with a per-second timeline of GPU\n"
-    "busy beside the job's CPU. COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
-    "The report goes to standard output, shared with COMMAND's own (written out at\n"
-    "once when the watch ends, even while COMMAND runs on); --output FILE puts it in\n"
-    "a file of its own instead.\n"
-    "\n"
-    "  --duration SEC   watch at most this long (default: until COMMAND ends); the\n"
-    "                   command runs on after the report unless --kill-at-end\n"
-    "  --interval MS    time between samples (default 100)\n"
-    "  --json           the report as JSON, as 'check --json'\n"
-    "  --output FILE    write the report (text or --json) to FILE, not standard output\n"
-    "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
-    "                   of COMMAND's own exit code\n"
-    "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
-    "  --report FILE    also write the report as one HTML page: the GPUs' plots and\n"
-    "                   the job's CPU against the GPUs' work over time\n"
-    "  --record FILE    also write every sample to FILE.jsonl (replay it with\n"
-    "                   'check --from FILE.jsonl')\n"
-    "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
-    "                   scenario time runs at wall speed, as COMMAND's own\n"
-    "  --profile        also profile a few training steps of a PyTorch COMMAND, unmodified:\n"
-    "                   a Python start-up hook (sitecustomize on a private PYTHONPATH entry)\n"
-    "                   runs torch.profiler over steps 10 to 14 (an optimizer step where\n"
-    "                   torch has a global hook, else a DataLoader batch; one trace per\n"
-    "                   rank); then ONE report ranks the GPUs', the job's and the trace's\n"
-    "                   causes by the time each could win back (docs/run.md)\n"
-    "  --profile-steps A:B  profile steps A to B instead (implies --profile)\n"
-    "  --profile-dir DIR    keep the traces and the hook's notes in DIR (implies --profile)\n"
-    "\n"
-    "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
-    "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
-    "the watch: the report covers what was seen. gpudoctor then waits for COMMAND.\n"
-    "\n"
-    "Exit status: COMMAND's own (128+N when killed by signal N; 127 when it cannot\n"
-    "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
+const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
+                           "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
+                           "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
+                           "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
+                           "\n"
+                           "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
+                           "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
+                           "reports what holds the job back (input.single_thread, input.starved,\n"
+                           "input.few_workers, input.io_wait, ...) with a per-second timeline of GPU\n"
+                           "busy beside the job's CPU. COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
+                           "The report goes to standard output, shared with COMMAND's own (written out at\n"
+                           "once when the watch ends, even while COMMAND runs on); --output FILE puts it in\n"
+                           "a file of its own instead.\n"
+                           "\n"
+                           "  --duration SEC   watch at most this long (default: until COMMAND ends); the\n"
+                           "                   command runs on after the report unless --kill-at-end\n"
+                           "  --interval MS    time between samples (default 100)\n"
+                           "  --json           the report as JSON, as 'check --json'\n"
+                           "  --output FILE    write the report (text or --json) to FILE, not standard output\n"
+                           "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
+                           "                   of COMMAND's own exit code\n"
+                           "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
+                           "  --report FILE    also write the report as one HTML page: the GPUs' plots and\n"
+                           "                   the job's CPU against the GPUs' work over time\n"
+                           "  --record FILE    also write the session to FILE (gzip when it ends in .gz;\n"
+                           "                   replay it with 'check --from FILE')\n"
+                           "  --sim SCENARIO   simulated GPUs (examples/*.json) beside the real COMMAND;\n"
+                           "                   scenario time runs at wall speed, as COMMAND's own\n"
+                           "  --profile        also profile a few training steps of a PyTorch COMMAND, unmodified:\n"
+                           "                   a Python start-up hook (sitecustomize on a private PYTHONPATH entry)\n"
+                           "                   runs torch.profiler over steps 10 to 14 (an optimizer step where\n"
+                           "                   torch has a global hook, else a DataLoader batch; one trace per\n"
+                           "                   rank); then ONE report ranks the GPUs', the job's and the trace's\n"
+                           "                   causes by the time each could win back (docs/run.md)\n"
+                           "  --profile-steps A:B  profile steps A to B instead (implies --profile)\n"
+                           "  --profile-dir DIR    keep the traces and the hook's notes in DIR (implies --profile)\n"
+                           "\n"
+                           "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
+                           "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
+                           "the watch: the report covers what was seen. gpudoctor then waits for COMMAND.\n"
+                           "\n"
+                           "Exit status: COMMAND's own (128+N when killed by signal N; 127 when it cannot\n"
+                           "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
 
 static volatile pid_t child_pid;
 
@@ -90,12 +89,18 @@ typedef struct run_opts {
 } run_opts;
 
 const struct option gd_run_options[] = {
-    {"duration", required_argument, NULL, 'd'}, {"interval", required_argument, NULL, 'i'},
-    {"json", no_argument, NULL, 'j'},           {"sim", required_argument, NULL, 's'},
-    {"exit-findings", no_argument, NULL, 'e'},  {"kill-at-end", no_argument, NULL, 'k'},
-    {"record", required_argument, NULL, 'R'},   {"report", required_argument, NULL, 'H'},
-    {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
-    {"profile", no_argument, NULL, 'P'},        {"profile-dir", required_argument, NULL, 'D'},
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"json", no_argument, NULL, 'j'},
+    {"sim", required_argument, NULL, 's'},
+    {"exit-findings", no_argument, NULL, 'e'},
+    {"kill-at-end", no_argument, NULL, 'k'},
+    {"record", required_argument, NULL, 'R'},
+    {"report", required_argument, NULL, 'H'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {"profile", no_argument, NULL, 'P'},
+    {"profile-dir", required_argument, NULL, 'D'},
     {"profile-steps", required_argument, NULL, 'S'},
     {NULL, 0, NULL, 0},
 };
@@ -316,7 +321,7 @@ int gd_cmd_run(int argc, char **argv)
         .job_live = true,
     };
     gd_facts f;
-    char err[1024];
+    char err[4096];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     w.facts = &f;
     gd_sink sink = {.on_sample = on_sample, .ud = &w};
@@ -344,6 +349,8 @@ int gd_cmd_run(int argc, char **argv)
             code = write_report(&o, &f, &fs);
         if (code == GD_EXIT_ERROR || report_failed)
             code = report_failed = GD_EXIT_ERROR;
+        else
+            code = gd_cli_no_nvidia_gpu(&f, code); /* said whatever the exit: --exit-findings makes it 3 */
         if (!o.profile.on && o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
             code = report_failed = GD_EXIT_ERROR;
         gd_findings_free(&fs);

@@ -59,6 +59,8 @@ int gd_cmd_topo(int argc, char **argv)
     }
     if (code == GD_EXIT_OK && no_driver)
         code = gd_cli_error("%s", why);
+    if (code == GD_EXIT_OK && f.capture_refused_count)
+        code = gd_cli_refused(&f); /* what was read is shown; a file not read is an error */
     gd_facts_free(&f);
     return code;
 }

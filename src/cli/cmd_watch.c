@@ -28,8 +28,8 @@ const char gd_watch_help[] = "usage: gpudoctor watch [--interval MS] [--count N]
                              "  --count N        stop after N samples (default: until q, Ctrl-C or SIGTERM)\n"
                              "  --format F       table (the view; needs a terminal), csv (header first)\n"
                              "                   or jsonl\n"
-                             "  --record FILE    also write every sample to FILE.jsonl ('check --from FILE'\n"
-                             "                   replays it to the same findings)\n"
+                             "  --record FILE    also write every sample to FILE (gzip when it ends in .gz;\n"
+                             "                   'check --from FILE' replays it to the same findings)\n"
                              "  --sim SCENARIO   watch a simulated machine (examples/*.json), one scenario\n"
                              "                   second per second unless GPUDOCTOR_SIM_TIMESCALE says\n"
                              "                   otherwise (with --count off a terminal: as fast as it runs)\n"
@@ -127,7 +127,7 @@ int gd_cmd_watch(int argc, char **argv)
     };
 
     gd_facts f;
-    char err[1024];
+    char err[4096];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     if (!s) {
         gd_facts_free(&f);

@@ -108,8 +108,8 @@ static void judge(gd_watch_view *v)
     gd_findings_free(&v->findings);
     memset(&v->findings, 0, sizeof v->findings);
     double t = gd_series_t(&f->series, v->last);
-    while (w.events.n && w.events.v[w.events.n - 1].t > t + 1e-9) /* a paused view: not yet */
-        w.events.n--;
+    w.events.bounded = true; /* a paused view: what came later is not seen yet */
+    w.events.until_t = t;
     gd_checks_run_all(&w, &v->findings);
     gd_findings_sort(&v->findings);
     for (size_t k = 0; k < v->findings.n; k++) {

@@ -30,7 +30,7 @@ int gd_cuda_release_newest(void);
 typedef struct gd_xid_info {
     int xid;
     char dcgm[8]; /* "fail", "warn" or "-" */
-    char action[8]; /* app, reset, reboot, rma, hw, watch */
+    char action[8]; /* rma, reboot, reset, hw, support, remap, update, restart, app, watch (data/xid.tsv) */
     char meaning[160];
 } gd_xid_info;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The session's health events (model.h). */
-#include "gpudoctor/model.h"
+#include "event_sums.h"
 
 #include <math.h>
 #include <ctype.h>
@@ -11,6 +11,8 @@
 
 int gd_event_add(gd_events *ev, const gd_event *e)
 {
+    ev->total++;
+    (void)gd_event_sum_add(ev, e, ev->total); /* a key it cannot keep is counted in sums_dropped */
     if (!ev->v) {
         ev->v = calloc(GD_EVENTS_MAX, sizeof *ev->v);
         if (!ev->v)

@@ -30,14 +30,34 @@ json_t *gd_event_to_json(const gd_events *ev, const gd_event *e)
                      e->what);
 }
 
-json_t *gd_events_to_json(const gd_events *ev)
+json_t *gd_events_to_json(const gd_events *ev, bool with_list)
 {
+    json_t *j = json_pack("{s:f, s:b, s:b, s:f, s:i, s:I}", "start_unix", ev->start_unix, "xid_watched",
+                          ev->xid_watched, "kernel_log_followed", ev->kernel_log_followed, "reread_s", ev->reread_s,
+                          "counter_reads", ev->counter_reads, "dropped", (json_int_t)ev->dropped);
+    if (!j || !with_list)
+        return j;
     json_t *list = json_array();
     for (size_t i = 0; list && i < ev->n; i++)
         json_array_append_new(list, gd_event_to_json(ev, &ev->v[i]));
-    return json_pack("{s:f, s:b, s:b, s:f, s:I, s:o}", "start_unix", ev->start_unix, "xid_watched", ev->xid_watched,
-                     "kernel_log_followed", ev->kernel_log_followed, "reread_s", ev->reread_s, "dropped",
-                     (json_int_t)ev->dropped, "list", list ? list : json_array());
+    json_object_set_new(j, "list", list ? list : json_array());
+    return j;
+}
+
+int gd_event_from_json(const json_t *o, gd_event *e)
+{
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    const json_t *t = json_object_get(o, "t"), *gpu = json_object_get(o, "gpu");
+    *e = (gd_event){.t = json_number_value(t),
+                    .gpu = json_is_integer(gpu) ? (int)json_integer_value(gpu) : -1,
+                    .value = json_integer_value(json_object_get(o, "value"))};
+    for (size_t k = 1; kind && k < KINDS; k++)
+        if (strcmp(kind, kind_names[k]) == 0)
+            e->kind = (int)k;
+    if (!e->kind || !json_is_number(t) || !isfinite(e->t) || e->gpu < -1 || e->gpu > 4096)
+        return -1;
+    snprintf(e->what, sizeof e->what, "%s", json_string_value(json_object_get(o, "what")) ?: "");
+    return 0;
 }
 
 int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen)
@@ -50,28 +70,25 @@ int gd_events_from_json(const json_t *j, gd_events *ev, char *err, size_t errlen
     ev->xid_watched = json_is_true(json_object_get(j, "xid_watched"));
     ev->kernel_log_followed = json_is_true(json_object_get(j, "kernel_log_followed"));
     ev->reread_s = json_number_value(json_object_get(j, "reread_s"));
-    ev->dropped = (size_t)json_integer_value(json_object_get(j, "dropped"));
+    ev->counter_reads = (int)json_integer_value(json_object_get(j, "counter_reads")); /* absent: 0, not known */
     const json_t *list = json_object_get(j, "list");
     size_t i;
     const json_t *o;
     json_array_foreach(list, i, o)
     {
-        const char *kind = json_string_value(json_object_get(o, "kind"));
-        const json_t *t = json_object_get(o, "t"), *gpu = json_object_get(o, "gpu");
-        gd_event e = {.t = json_number_value(t), .gpu = json_is_integer(gpu) ? (int)json_integer_value(gpu) : -1,
-                      .value = json_integer_value(json_object_get(o, "value"))};
-        for (size_t k = 1; kind && k < KINDS; k++)
-            if (strcmp(kind, kind_names[k]) == 0)
-                e.kind = (int)k;
-        if (!e.kind || !json_is_number(t) || !isfinite(e.t) || e.gpu < -1 || e.gpu > 4096) {
+        gd_event e;
+        if (gd_event_from_json(o, &e) != 0) {
             snprintf(err, errlen, "events.list[%zu]: expected {t, kind, gpu, value, what}", i);
             return -1;
         }
-        snprintf(e.what, sizeof e.what, "%s", json_string_value(json_object_get(o, "what")) ?: "");
         if (gd_event_add(ev, &e) != 0) {
             snprintf(err, errlen, "events: does not fit in memory");
             return -1;
         }
     }
+    /* The live run's count of events the ring let go of (a list holds only the ring's). */
+    size_t dropped = (size_t)json_integer_value(json_object_get(j, "dropped"));
+    if (dropped > ev->dropped)
+        ev->dropped = dropped;
     return 0;
 }

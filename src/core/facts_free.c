@@ -23,6 +23,6 @@ void gd_facts_free(gd_facts *f)
     gd_stack_facts_free(f->stack);
     gd_job_facts_free(f->job);
     gd_bench_facts_free(f->bench);
-    free(f->events.v);
+    gd_events_free(&f->events);
     memset(f, 0, sizeof *f);
 }

@@ -22,6 +22,7 @@ typedef enum {
     F_INT,
     F_UINT,
     F_LONG,
+    F_LLONG,
     F_SIZE,
     F_BOOL,
     F_DBL,
@@ -74,6 +75,10 @@ struct ftable {
 #define LONG(T, m)                                                                                                     \
     {                                                                                                                  \
 #m, F_LONG, false, offsetof(T, m), 0, 0, 0, NULL                                                               \
+    }
+#define LLONG(T, m)                                                                                                    \
+    {                                                                                                                  \
+#m, F_LLONG, false, offsetof(T, m), 0, 0, 0, NULL                                                              \
     }
 #define SIZE(T, m)                                                                                                     \
     {                                                                                                                  \
@@ -144,10 +149,25 @@ _Static_assert(sizeof(gd_runtime_kind) == sizeof(int) && sizeof(gd_aer_severity)
 TABLE(t_host, STR(gd_host, hostname), STR(gd_host, kernel), INT(gd_host, cpus), INT(gd_host, numa_nodes));
 TABLE(t_process, UINT(gd_process, pid), VAL(gd_process, used_mib), STR(gd_process, name), STR(gd_process, user));
 TABLE(t_nvlink, UINT(gd_nvlink, link), VAL(gd_nvlink, active), STR(gd_nvlink, remote_pci_bus_id),
-      VAL(gd_nvlink, version));
+      VAL(gd_nvlink, version), VAL(gd_nvlink, replay_errors), VAL(gd_nvlink, recovery_errors),
+      VAL(gd_nvlink, crc_flit_errors), VAL(gd_nvlink, crc_data_errors));
+/* What of a GPU changes while a session runs: the counters re-read every
+ * GD_HEALTH_REREAD_S, and whether it answers. */
+TABLE(t_nvlink_health, UINT(gd_nvlink, link), VAL(gd_nvlink, replay_errors), VAL(gd_nvlink, recovery_errors),
+      VAL(gd_nvlink, crc_flit_errors), VAL(gd_nvlink, crc_data_errors));
+TABLE(t_gpu_health, VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
+      VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
+      VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),
+      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink_health), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
+      STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
+/* One sum of the session's events (model.h). */
+TABLE(t_event_sum, INT(gd_event_sum, gpu), INT(gd_event_sum, kind), LLONG(gd_event_sum, code), STR(gd_event_sum, what),
+      SIZE(gd_event_sum, count), LLONG(gd_event_sum, total), DBL(gd_event_sum, first_t), DBL(gd_event_sum, last_t),
+      LLONG(gd_event_sum, first_value), LLONG(gd_event_sum, last_value), SIZE(gd_event_sum, first_seq),
+      SIZE(gd_event_sum, last_seq));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
       STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
-      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_default_w),
+      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_requested_w), VAL(gd_gpu, power_limit_default_w),
       VAL(gd_gpu, power_limit_min_w), VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz),
       VAL(gd_gpu, clock_max_mem_mhz), VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz),
       VAL(gd_gpu, clock_app_sm_mhz), VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c),
@@ -166,18 +186,19 @@ TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads)
 /* One P2P status of the pair matrix (an int: nvmlGpuP2PStatus_t or -1). */
 TABLE(t_p2p, {"status", F_INT, false, 0, 0, 0, 0, NULL});
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
+      VAL(gd_facts, pci_nvidia_gpus),
       BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
       BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
-      MATRIX(gd_facts, p2p_status, gpu_count, t_p2p, 1024),
-      ARR(gd_facts, denied, denied_count, t_denied), DBL(gd_facts, window_s), DBL(gd_facts, interval_s),
-      SUB(gd_facts, pcie_throughput, t_tput), STR(gd_facts, power_reading), LONG(gd_facts, pid));
+      MATRIX(gd_facts, p2p_status, gpu_count, t_p2p, 1024), ARR(gd_facts, denied, denied_count, t_denied),
+      DBL(gd_facts, window_s), DBL(gd_facts, interval_s), SUB(gd_facts, pcie_throughput, t_tput),
+      STR(gd_facts, power_reading), STR(gd_facts, thermal_counter), LONG(gd_facts, pid));
 
 /* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
 TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),
       VAL(gd_pcie_hop, speed_max_gts), VAL(gd_pcie_hop, gen), VAL(gd_pcie_hop, gen_max), VAL(gd_pcie_hop, width),
       VAL(gd_pcie_hop, width_max), VAL(gd_pcie_hop, aer_cor), VAL(gd_pcie_hop, aer_nonfatal),
-      VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits));
+      VAL(gd_pcie_hop, aer_fatal), BOOL(gd_pcie_hop, aer_bits), INT(gd_pcie_hop, vendor));
 TABLE(t_nic, STR(gd_pcie_nic, bdf), STR(gd_pcie_nic, name), INT(gd_pcie_nic, level));
 TABLE(t_pgpu, INT(gd_pcie_gpu, gpu), BOOL(gd_pcie_gpu, matched), STR(gd_pcie_gpu, bdf), STR(gd_pcie_gpu, host_bridge),
       ARR(gd_pcie_gpu, hops, hop_count, t_hop), VAL(gd_pcie_gpu, numa_node), STR(gd_pcie_gpu, cpulist),
@@ -200,7 +221,8 @@ TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_th
       DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
       DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
-      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, nvidia_ctl),
+      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda),
+      BOOL(gd_job_proc, torch_cuda), BOOL(gd_job_proc, cudart), BOOL(gd_job_proc, nvidia_ctl),
       U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
       BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible), STR(gd_job_proc, nvidia_visible),
       DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s), UINT(gd_job_proc, intervals),
@@ -235,7 +257,7 @@ TABLE(t_python, STR(gd_python_env, path), STR(gd_python_env, origin), STR(gd_pyt
 TABLE(t_xid, INT(gd_xid_event, xid), STR(gd_xid_event, pci), INT(gd_xid_event, gpu), STR(gd_xid_event, when),
       STR(gd_xid_event, text));
 TABLE(t_xid_group, INT(gd_xid_group, xid), STR(gd_xid_group, pci), INT(gd_xid_group, gpu), SIZE(gd_xid_group, count),
-      STR(gd_xid_group, first_seen), ARR(gd_xid_group, examples, example_count, t_xid));
+      SIZE(gd_xid_group, lines), STR(gd_xid_group, first_seen), ARR(gd_xid_group, examples, example_count, t_xid));
 TABLE(t_gpu_fatal, STR(gd_gpu_fatal, pci), INT(gd_gpu_fatal, gpu), STR(gd_gpu_fatal, kind), SIZE(gd_gpu_fatal, count),
       STR(gd_gpu_fatal, when), STR(gd_gpu_fatal, text));
 TABLE(t_aer, INT(gd_aer_event, severity), STR(gd_aer_event, dev), STR(gd_aer_event, port), STR(gd_aer_event, when),
@@ -251,7 +273,8 @@ TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), 
       BOOL(gd_stack_facts, env_read), STR(gd_stack_facts, env_source), STR(gd_stack_facts, env_error),
       STRV(gd_stack_facts, env, env_count, 65536), BOOL(gd_stack_facts, kernel_log_read),
       STR(gd_stack_facts, kernel_log_source), STR(gd_stack_facts, kernel_log_error),
-      SIZE(gd_stack_facts, kernel_log_lines), SIZE(gd_stack_facts, xid_total),
+      SIZE(gd_stack_facts, kernel_log_lines), SIZE(gd_stack_facts, kernel_log_times_unread),
+      STR(gd_stack_facts, kernel_log_time_unread), SIZE(gd_stack_facts, xid_total),
       ARR(gd_stack_facts, xid_groups, xid_group_count, t_xid_group), SIZE(gd_stack_facts, xid_dropped),
       ARR(gd_stack_facts, gpu_fatal, gpu_fatal_count, t_gpu_fatal), SIZE(gd_stack_facts, aer_total),
       ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev), SIZE(gd_stack_facts, sxid_total),
@@ -373,6 +396,7 @@ static json_t *dump(const void *obj, const ftable *t)
         case F_INT: v = json_integer(*(const int *)m); break;
         case F_UINT: v = json_integer(*(const unsigned int *)m); break;
         case F_LONG: v = json_integer(*(const long *)m); break;
+        case F_LLONG: v = json_integer(*(const long long *)m); break;
         case F_SIZE: v = json_integer((json_int_t) * (const size_t *)m); break;
         case F_BOOL: v = json_boolean(*(const bool *)m); break;
         case F_DBL: v = number(*(const double *)m); break;
@@ -472,6 +496,11 @@ static int load_field(char *o, const field *d, const json_t *v, char *err, size_
         if (integer(v, -(1LL << 53), 1LL << 53, &x) != 0)
             return fail(err, errlen, d->key, "is not an integer");
         *(long *)m = (long)x;
+        return 0;
+    case F_LLONG:
+        if (!json_is_integer(v))
+            return fail(err, errlen, d->key, "is not an integer");
+        *(long long *)m = json_integer_value(v);
         return 0;
     case F_SIZE:
         if (integer(v, 0, 1LL << 53, &x) != 0)
@@ -590,12 +619,30 @@ json_t *gd_facts_end_to_json(const gd_facts *f)
     if (j && f->stack && json_object_set_new(j, "stack", dump(f->stack, &t_stack)) != 0)
         goto oom;
     if (j && (f->events.n || f->events.start_unix > 0) &&
-        json_object_set_new(j, "events", gd_events_to_json(&f->events)) != 0)
+        json_object_set_new(j, "events", gd_events_to_json(&f->events, false)) != 0)
         goto oom;
     return j;
 oom:
     json_decref(j);
     return NULL;
+}
+
+/* A kernel log's counts as its reader makes them (stack.h): a recording that
+ * says otherwise is damaged, and a check would count what is not there. */
+static int kernel_log_counts(const gd_stack_facts *s, char *err, size_t errlen)
+{
+    if (!s->kernel_log_read && (s->xid_group_count || s->aer_device_count || s->gpu_fatal_count))
+        return fail(err, errlen, "stack", "holds events of a kernel log that was not read");
+    size_t counted = 0;
+    for (size_t i = 0; i < s->xid_group_count; i++) {
+        const gd_xid_group *g = &s->xid_groups[i];
+        if (g->example_count == 0 || g->count < g->example_count)
+            return fail(err, errlen, "stack", "holds an Xid group without its newest events");
+        counted += g->count;
+    }
+    if (counted + s->xid_dropped != s->xid_total)
+        return fail(err, errlen, "stack", "counts Xids that do not add up");
+    return 0;
 }
 
 int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen)
@@ -610,12 +657,92 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
     if (s) {
         if (!f->stack && !(f->stack = calloc(1, sizeof *f->stack)))
             return fail(err, errlen, "stack", "does not fit in memory");
-        if (load(f->stack, &t_stack, s, err, errlen) != 0)
+        if (load(f->stack, &t_stack, s, err, errlen) != 0 || kernel_log_counts(f->stack, err, errlen) != 0)
             return -1;
     }
     const json_t *e = json_object_get(j, "events");
     if (e && gd_events_from_json(e, &f->events, err, errlen) != 0)
         return -1;
+    return 0;
+}
+
+size_t gd_recording_full_samples(double window_s, double interval_s)
+{
+    if (!(interval_s > 0) || !(window_s >= 0))
+        return 0;
+    double span = window_s < GD_RETENTION_S ? window_s : GD_RETENTION_S;
+    return (size_t)(span / interval_s + 1.5);
+}
+
+/* Whether the members of table t are the same in a and b (for the types a
+ * health table holds). */
+static bool same_fields(const char *a, const char *b, const ftable *t)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        const field *d = &t->f[k];
+        const char *x = a + d->off, *y = b + d->off;
+        size_t n;
+        switch (d->type) {
+        case F_VAL:
+            if (memcmp(x, y, sizeof(gd_value)) != 0)
+                return false;
+            break;
+        case F_STR:
+            if (strncmp(x, y, d->size) != 0)
+                return false;
+            break;
+        case F_INT: n = sizeof(int); goto raw;
+        case F_UINT: n = sizeof(unsigned); goto raw;
+        case F_BOOL: n = sizeof(bool); goto raw;
+        case F_DBL:
+            n = sizeof(double);
+        raw:
+            if (memcmp(x, y, n) != 0)
+                return false;
+            break;
+        case F_ARR: {
+            size_t ca = *(const size_t *)(a + d->cnt), cb = *(const size_t *)(b + d->cnt);
+            if (ca != cb)
+                return false;
+            for (size_t i = 0; i < ca && i < d->max; i++)
+                if (!same_fields(x + i * d->size, y + i * d->size, d->sub))
+                    return false;
+            break;
+        }
+        default: return false; /* not in a health table: never taken as the same */
+        }
+    }
+    return true;
+}
+
+bool gd_gpu_health_same(const gd_gpu *a, const gd_gpu *b)
+{
+    return same_fields((const char *)a, (const char *)b, &t_gpu_health);
+}
+
+json_t *gd_gpu_health_to_json(const gd_gpu *g)
+{
+    return dump(g, &t_gpu_health);
+}
+
+int gd_gpu_health_from_json(const json_t *j, gd_gpu *g, char *err, size_t errlen)
+{
+    return load(g, &t_gpu_health, j, err, errlen);
+}
+
+json_t *gd_event_sum_to_json(const gd_event_sum *s)
+{
+    return dump(s, &t_event_sum);
+}
+
+int gd_event_sum_from_json(const json_t *j, gd_event_sum *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (load(s, &t_event_sum, j, err, errlen) != 0)
+        return -1;
+    if (s->kind < GD_EV_XID || s->kind > GD_EV_DRIVER_BACK || s->gpu < -1 || s->gpu > 4096 || s->count == 0 ||
+        !isfinite(s->first_t) || !isfinite(s->last_t))
+        return fail(err, errlen, "sums", "holds a sum that is not one of events");
     return 0;
 }
 

@@ -50,6 +50,7 @@ static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_GR_ENGINE_ACTIVE_PCT] = {"gr_engine_active_pct", "engine active (GPM)", "%"},
     [GD_M_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", "tensor pipes active (GPM)", "%"},
     [GD_M_DRAM_ACTIVE_PCT] = {"dram_active_pct", "DRAM active (GPM)", "%"},
+    [GD_M_VIOL_POWER_BRAKE_NS] = {"violation_power_brake_ns", "power brake slowdown time", "ns"},
 };
 
 const gd_metric_info *gd_metric_describe(gd_metric m)
@@ -86,6 +87,11 @@ int gd_series_init(gd_series *s, size_t gpus)
     memset(s, 0, sizeof *s);
     s->gpus = gpus;
     return 0;
+}
+
+bool gd_facts_no_nvidia_gpu(const gd_facts *f)
+{
+    return !f->driver_loaded && !f->captured && !f->simulated && gd_ok(f->pci_nvidia_gpus) && f->pci_nvidia_gpus.v == 0;
 }
 
 gd_series gd_series_window(const gd_series *s, size_t from, size_t n)

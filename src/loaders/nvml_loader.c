@@ -38,6 +38,7 @@ static const gd_dl_sym syms[] = {
     {AT(DeviceGetDefaultApplicationsClock), false, {"nvmlDeviceGetDefaultApplicationsClock", NULL}},
     {AT(DeviceGetPowerUsage), false, {"nvmlDeviceGetPowerUsage", NULL}},
     {AT(DeviceGetEnforcedPowerLimit), false, {"nvmlDeviceGetEnforcedPowerLimit", NULL}},
+    {AT(DeviceGetPowerManagementLimit), false, {"nvmlDeviceGetPowerManagementLimit", NULL}},
     {AT(DeviceGetPowerManagementDefaultLimit), false, {"nvmlDeviceGetPowerManagementDefaultLimit", NULL}},
     {AT(DeviceGetPowerManagementLimitConstraints), false, {"nvmlDeviceGetPowerManagementLimitConstraints", NULL}},
     {AT(DeviceGetTotalEnergyConsumption), false, {"nvmlDeviceGetTotalEnergyConsumption", NULL}},

@@ -53,6 +53,7 @@ typedef struct gd_nvml_api {
     nvml_DeviceGetClockInfo_fn DeviceGetDefaultApplicationsClock;
     nvml_DeviceGetUInt_fn DeviceGetPowerUsage;
     nvml_DeviceGetUInt_fn DeviceGetEnforcedPowerLimit;
+    nvml_DeviceGetUInt_fn DeviceGetPowerManagementLimit;
     nvml_DeviceGetUInt_fn DeviceGetPowerManagementDefaultLimit;
     nvml_DeviceGetPowerManagementLimitConstraints_fn DeviceGetPowerManagementLimitConstraints;
     nvml_DeviceGetULongLong_fn DeviceGetTotalEnergyConsumption;

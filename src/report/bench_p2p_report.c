@@ -59,7 +59,9 @@ json_t *gd_bench_p2p_json(const gd_facts *f)
             json_object_set_new(x, "route", json_string(gd_p2p_route_name(path.route)));
             json_object_set_new(x, "nvlinks", json_integer(path.nvlinks));
             json_object_set_new(x, "allows_gbps", num1(path.gbps));
-            json_object_set_new(x, "expected_gbps", num1(path.gbps * gd_p2p_route_efficiency(path.route)));
+            json_object_set_new(x, "expected_gbps", num1(gd_p2p_path_expected(&path, false)));
+            json_object_set_new(x, "cpu_link", path.cpu_link[0] ? json_string(path.cpu_link) : json_null());
+            json_object_set_new(x, "cpu_link_gbps", num1(path.cpu_gbps));
             json_object_set_new(x, "limit", json_string(path.limit));
             json_object_set_new(o, "path", x);
         } else {

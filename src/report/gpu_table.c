@@ -2,6 +2,7 @@
 /* The per-GPU table (gpu_table.h). */
 #include "gpu_table.h"
 #include "core/text_safe.h"
+#include "gpudoctor/pcie.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -82,6 +83,26 @@ static void short_name(const char *name, int w, char *buf, size_t len)
     }
 }
 
+/* "Gen4 x16", "x16" or "-": GPU g's link in sample i; a width below what
+ * card and slot allow gets its maximum ("Gen1 x8/16"): an idle link slows
+ * down on purpose, it seldom narrows. */
+static void link_text(const gd_facts *f, size_t g, size_t i, char *buf, size_t len)
+{
+    const gd_series *s = &f->series;
+    gd_value gen = i < s->n ? gd_series_at(s, i, g, GD_M_PCIE_GEN) : gd_missing(GD_ST_UNREAD);
+    gd_value lanes = i < s->n ? gd_series_at(s, i, g, GD_M_PCIE_WIDTH) : gd_missing(GD_ST_UNREAD);
+    char max[16] = "";
+    int mg, mw;
+    if (gd_ok(lanes) && gd_pcie_expected_link(f, g, &mg, &mw) && lanes.v < mw)
+        snprintf(max, sizeof max, "/%d", mw);
+    if (gd_ok(gen) && gd_ok(lanes))
+        snprintf(buf, len, "Gen%.0f x%.0f%s", gen.v, lanes.v, max);
+    else if (gd_ok(lanes))
+        snprintf(buf, len, "x%.0f%s", lanes.v, max);
+    else
+        snprintf(buf, len, "-");
+}
+
 void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style *st)
 {
     if (f->gpu_count == 0)
@@ -103,8 +124,15 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     size_t n = f->series.n;
     if (from >= n)
         from = n ? n - 1 : 0;
-    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-8s %s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
-            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", "PCIe", "Notes", gd_c(st, GD_ANSI_RESET));
+    /* The PCIe column widens for a link shown against its maximum width. */
+    int link_w = 8;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        char link[24];
+        link_text(f, g, n ? n - 1 : 0, link, sizeof link);
+        link_w = (int)strlen(link) > link_w ? (int)strlen(link) : link_w;
+    }
+    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s %s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
+            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", link_w, "PCIe", "Notes", gd_c(st, GD_ANSI_RESET));
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         char name[64], temp[16] = "-", power[32], sm[32], mem[40], util[16] = "-", link[24] = "-", note[256];
@@ -117,17 +145,12 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
         pair(median(f, g, GD_M_POWER_W, from, buf), gpu->power_limit_w, power, sizeof power);
         pair(median(f, g, GD_M_SM_CLOCK_MHZ, from, buf), gpu->clock_max_sm_mhz, sm, sizeof sm);
         pair(median(f, g, GD_M_MEM_USED_MIB, from, buf), gpu->mem_total_mib, mem, sizeof mem);
-        gd_value gen = n ? gd_series_at(&f->series, n - 1, g, GD_M_PCIE_GEN) : gd_missing(GD_ST_UNREAD);
-        gd_value lanes = n ? gd_series_at(&f->series, n - 1, g, GD_M_PCIE_WIDTH) : gd_missing(GD_ST_UNREAD);
-        if (gd_ok(gen) && gd_ok(lanes))
-            snprintf(link, sizeof link, "Gen%.0f x%.0f", gen.v, lanes.v);
-        else if (gd_ok(lanes))
-            snprintf(link, sizeof link, "x%.0f", lanes.v);
+        link_text(f, g, n ? n - 1 : 0, link, sizeof link);
         notes(gpu, n ? gd_series_at(&f->series, n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD), note,
               sizeof note);
         char line[512];
-        int used = snprintf(line, sizeof line, "%3d  %-*s %4s %-9s %-9s %-11s %4s %-8s", gpu->index, name_w, name, temp,
-                            power, sm, mem, util, link);
+        int used = snprintf(line, sizeof line, "%3d  %-*s %4s %-9s %-9s %-11s %4s %-*s", gpu->index, name_w, name, temp,
+                            power, sm, mem, util, link_w, link);
         if (used < 0)
             continue;
         /* Notes that do not fit after the columns go on the lines below. */

@@ -33,7 +33,10 @@ static void header(FILE *out, const gd_facts *f)
         fputs("): read from files, not this machine.</div>\n", out);
     }
     fputs("<p class=\"meta\">", out);
-    if (!f->driver_loaded) {
+    if (gd_facts_no_nvidia_gpu(f)) {
+        fputs("No NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI bus): nothing to check.",
+              out);
+    } else if (!f->driver_loaded) {
         fputs("No NVIDIA driver: ", out);
         gd_html_text(out, f->driver_error);
     } else {
@@ -273,6 +276,12 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         }
         gd_html_text(out, missing);
         gd_html_text(out, f->captured ? " not in this capture" : " not readable");
+        fputs("</p>\n", out);
+    }
+    for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
+        fputs("<p class=\"coverage\">", out); /* the verdict stands on the other files */
+        gd_html_text(out, "Not read: ");
+        gd_html_text(out, f->capture_refused[k]);
         fputs("</p>\n", out);
     }
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);

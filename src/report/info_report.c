@@ -106,8 +106,13 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
             vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
             vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
-    fprintf(out, "  Power       %s of %s limit (default %s, range %s), fan %s\n",
-            vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a), vtext(gpu->power_limit_w, "W", b, sizeof b),
+    /* A requested limit the enforced one does not reach: something beyond the driver caps it. */
+    char asked[64] = "";
+    if (gd_ok(gpu->power_limit_requested_w) && gd_ok(gpu->power_limit_w) &&
+        gpu->power_limit_requested_w.v != gpu->power_limit_w.v)
+        snprintf(asked, sizeof asked, "requested %s, ", vtext(gpu->power_limit_requested_w, "W", e, sizeof e));
+    fprintf(out, "  Power       %s of %s limit (%sdefault %s, range %s), fan %s\n",
+            vtext(last(f, g, GD_M_POWER_W), "W", a, sizeof a), vtext(gpu->power_limit_w, "W", b, sizeof b), asked,
             vtext(gpu->power_limit_default_w, "W", c, sizeof c),
             pair_text(gpu->power_limit_min_w, gpu->power_limit_max_w, "-", "W", d, sizeof d),
             vtext(last(f, g, GD_M_FAN_PCT), "%", g1, sizeof g1));
@@ -230,6 +235,12 @@ static bool info_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             fprintf(out, ", %d NUMA node%s", f->host.numa_nodes, f->host.numa_nodes == 1 ? "" : "s");
         fputc('\n', out);
     }
+    if (gd_facts_no_nvidia_gpu(f)) {
+        fputs("Driver      none needed: no NVIDIA GPU on this machine (no NVIDIA display or 3D controller on its PCI "
+              "bus)\n",
+              out);
+        return false;
+    }
     if (!f->driver_loaded) {
         fprintf(out, "Driver      none: %s\n", gd_safe(f->driver_error));
         return false;
@@ -271,6 +282,7 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
 #define F(name) {#name, offsetof(gd_gpu, name)}
         F(mem_total_mib),
         F(power_limit_w),
+        F(power_limit_requested_w),
         F(power_limit_default_w),
         F(power_limit_min_w),
         F(power_limit_max_w),

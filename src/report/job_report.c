@@ -282,12 +282,13 @@ static void job_tree_json(json_t *o, const gd_facts *f)
         for (int m = 0; m < 64; m++)
             if (p->dev_minors & (1ull << m))
                 json_array_append_new(devs, json_integer(m));
-        json_array_append_new(
-            procs, json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:b, s:b, s:b, s:o, s:o}", "pid", p->pid, "ppid", p->ppid,
-                             "comm", p->comm, "program", p->prog, "role", gd_job_role_name(roles[i]), "rank",
-                             p->rank >= 0 ? json_integer(p->rank) : json_null(), "python", p->python, "torch", p->torch,
-                             "cuda_driver", p->cuda, "nvidia_devices", devs, "cores_mean",
-                             p->intervals ? num(p->busy_sum / p->intervals, 100) : json_null()));
+        json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:b, s:b, s:b, s:b, s:b, s:o, s:o}",
+                                               "pid", p->pid, "ppid", p->ppid, "comm", p->comm, "program", p->prog,
+                                               "role", gd_job_role_name(roles[i]), "rank",
+                                               p->rank >= 0 ? json_integer(p->rank) : json_null(), "python", p->python,
+                                               "torch", p->torch, "torch_cuda", p->torch_cuda, "cuda_runtime",
+                                               p->cudart, "cuda_driver", p->cuda, "nvidia_devices", devs, "cores_mean",
+                                               p->intervals ? num(p->busy_sum / p->intervals, 100) : json_null()));
     }
     json_object_set_new(o, "processes", procs);
     size_t linked = v.linked;

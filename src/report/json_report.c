@@ -26,8 +26,11 @@ json_t *gd_report_driver_json(const gd_facts *f)
     json_object_set_new(d, "version", f->driver_version[0] ? json_string(f->driver_version) : json_null());
     json_object_set_new(d, "cuda_driver_version", gd_json_value(f->cuda_driver_version));
     json_object_set_new(d, "loaded", json_boolean(f->driver_loaded));
-    if (!f->driver_loaded)
+    if (!f->driver_loaded) {
         json_object_set_new(d, "error", json_string(f->driver_error));
+        /* 0: a machine without an NVIDIA GPU, which needs no driver (check exits 3). */
+        json_object_set_new(d, "pci_nvidia_gpus", gd_json_value(f->pci_nvidia_gpus));
+    }
     return d;
 }
 
@@ -123,6 +126,7 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
         {"board_limit", GD_M_VIOL_BOARD_LIMIT_NS},
         {"low_utilization", GD_M_VIOL_LOW_UTIL_NS},
         {"reliability", GD_M_VIOL_RELIABILITY_NS},
+        {"power_brake", GD_M_VIOL_POWER_BRAKE_NS},
     };
     json_t *viol = json_object();
     for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
@@ -153,11 +157,10 @@ static json_t *nvlink_errors_json(const gd_gpu *gpu)
             continue;
         if (!a)
             a = json_array();
-        json_array_append_new(a, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "link", (int)k->link, "replay",
-                                           gd_json_value(k->replay_errors), "recovery",
-                                           gd_json_value(k->recovery_errors), "crc_flit",
-                                           gd_json_value(k->crc_flit_errors), "crc_data",
-                                           gd_json_value(k->crc_data_errors), "version", gd_json_value(k->version)));
+        json_array_append_new(
+            a, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "link", (int)k->link, "replay", gd_json_value(k->replay_errors),
+                         "recovery", gd_json_value(k->recovery_errors), "crc_flit", gd_json_value(k->crc_flit_errors),
+                         "crc_data", gd_json_value(k->crc_data_errors), "version", gd_json_value(k->version)));
     }
     return a;
 }
@@ -261,10 +264,20 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     }
     if (f->power_reading[0])
         json_object_set_new(w, "power_reading", json_string(f->power_reading));
+    if (f->thermal_counter[0])
+        json_object_set_new(w, "thermal_counter", json_string(f->thermal_counter));
     if (f->captured) {
         json_object_set_new(w, "captured", json_true());
         json_object_set_new(w, "formats", json_string(f->capture_formats));
         json_object_set_new(w, "timestamps", json_boolean(!f->capture_untimed));
+        /* Files not read, each "FILE:LINE: why", and what the readers passed over in the others. */
+        json_t *refused = json_array(), *notes = json_array();
+        for (size_t i = 0; i < f->capture_refused_count && i < GD_CAPTURE_REFUSED; i++)
+            json_array_append_new(refused, json_string(f->capture_refused[i]));
+        for (size_t i = 0; i < f->capture_note_count; i++)
+            json_array_append_new(notes, json_string(f->capture_notes[i]));
+        json_object_set_new(w, "refused", refused);
+        json_object_set_new(w, "notes", notes);
     }
     /* The window's wall clock (ISO 8601 UTC), where the session knows it:
      * null for captures that carry no time. */

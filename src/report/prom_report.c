@@ -351,10 +351,15 @@ static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counte
     header(o, "DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.");
     for (size_t x = 0; x < es->n; x++) {
         size_t g = es->v[x].g;
-        long long last = 0;
-        for (size_t i = 0; i < f->events.n; i++)
-            if (f->events.v[i].kind == GD_EV_XID && f->events.v[i].gpu == (int)g)
-                last = f->events.v[i].value;
+        long long last = 0; /* of the Xid seen last, however many events came since */
+        size_t last_seq = 0;
+        for (size_t i = 0; i < f->events.sum_count; i++) {
+            const gd_event_sum *s = &f->events.sums[i];
+            if (s->kind == GD_EV_XID && s->gpu == (int)g && s->last_seq > last_seq) {
+                last_seq = s->last_seq;
+                last = s->code;
+            }
+        }
         fprintf(o, "DCGM_FI_DEV_XID_ERRORS{%s} %lld\n", es->v[x].labels, last);
     }
     for (size_t k = 0; k < sizeof health_metrics / sizeof health_metrics[0]; k++) {

@@ -4,82 +4,131 @@
 
 #include "core/facts_json.h"
 #include "gpudoctor/stack.h"
+#include "record_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /* The job's threads and processes are written whole this often (seconds of
  * the session), and at the end: a recording killed mid-window keeps them. */
 #define GD_RECORD_JOB_SUMMARY_S 5.0
+/* Older samples are thinned into buckets of this much session time (or ten
+ * samples, at a longer interval). */
+#define GD_RECORD_BUCKET_S 60.0
 
 struct gd_recorder {
-    int fd;
+    gd_record_file *file;
     char path[512];
     bool failed;
-    off_t size; /* bytes of whole lines written */
-    double synced_at; /* monotonic seconds of the last sync */
     bool *lost; /* GPUs whose loss is already written */
     size_t gpus;
     double job_t, host_t; /* times of the newest job and host samples written */
     double job_summary_t; /* time of the last job summary written */
+    size_t events_seen; /* f->events.total when the last health line was written */
+    json_t **health; /* per GPU: its health facts as last written (gd_gpu_health_to_json) */
+    gd_gpu *seen; /* per GPU: the facts last written from (only the health members are read) */
     void (*log)(void *, const char *);
     void *log_ud;
 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void stop(gd_recorder *r, const char *why)
 {
-    char msg[800];
+    char msg[1200];
     snprintf(msg, sizeof msg, "recording to %s stopped: %s; the session goes on", r->path, why);
     r->failed = true;
     if (r->log)
         r->log(r->log_ud, msg);
 }
 
-/* One line, one write: a reader never sees half of it. */
-static void put(gd_recorder *r, json_t *j)
+/* One line of session time t: a sample (which may be thinned once old) or
+ * a line kept as it is. */
+static void put(gd_recorder *r, json_t *j, double t, gd_record_line kind)
 {
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
-    if (r->failed)
-        goto out;
-    if (!text) {
+    char why[300];
+    if (!r->failed && !text)
         stop(r, "out of memory");
-        goto out;
-    }
-    size_t n = strlen(text);
-    text[n] = '\n'; /* json_dumps's terminator becomes the newline */
-    ssize_t w;
-    do
-        w = write(r->fd, text, n + 1);
-    while (w < 0 && errno == EINTR);
-    if (w != (ssize_t)(n + 1)) {
-        int e = w < 0 ? errno : ENOSPC;
-        if (w > 0 && ftruncate(r->fd, r->size) != 0) { /* keep whole lines only */
-        }
-        stop(r, strerror(e));
-        goto out;
-    }
-    r->size += (off_t)(n + 1);
-    double now = mono_s();
-    if (now - r->synced_at >= 1.0) {
-        fdatasync(r->fd);
-        r->synced_at = now;
-    }
-out:
+    else if (!r->failed && gd_record_file_put(r->file, text, strlen(text), t, kind, why, sizeof why) != 0)
+        stop(r, why);
     free(text);
+}
+
+static void free_health(gd_recorder *r)
+{
+    for (size_t g = 0; r->health && g < r->gpus; g++)
+        json_decref(r->health[g]);
+    free(r->health);
+    free(r->seen);
+    r->health = NULL;
+    r->seen = NULL;
+}
+
+/* The members of GPU g's health facts that changed since they were last
+ * written, with "gpu": g; NULL when none did. */
+static json_t *health_change(gd_recorder *r, const gd_gpu *gpu, size_t g)
+{
+    if (gd_gpu_health_same(&r->seen[g], gpu)) /* most samples: nothing was re-read or lost */
+        return NULL;
+    r->seen[g] = *gpu;
+    json_t *now = gd_gpu_health_to_json(gpu), *was = r->health[g], *diff = NULL;
+    if (!now)
+        return NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(now, key, v)
+    {
+        if (was && json_equal(v, json_object_get(was, key)))
+            continue;
+        if (!diff)
+            diff = json_pack("{s:I}", "gpu", (json_int_t)g);
+        json_object_set(diff, key, v);
+    }
+    json_decref(was);
+    r->health[g] = now;
+    return diff;
+}
+
+/*
+ * What happened to the GPUs' health since the last health line, as it
+ * happened, at session time t: the events (those the ring still holds), the
+ * sums they changed (every event counted, the ring's dropped ones too) and
+ * each GPU's re-read counters that changed. Never thinned: a replay, even
+ * of a recording cut short, judges what the live run judged up to there.
+ */
+static void health_line(gd_recorder *r, const gd_facts *f, double t)
+{
+    const gd_events *ev = &f->events;
+    json_t *h = json_object(), *gpus = NULL;
+    if (ev->total > r->events_seen) {
+        size_t fresh = ev->total - r->events_seen, k = fresh < ev->n ? fresh : ev->n;
+        json_t *list = json_array(), *sums = json_array();
+        for (size_t i = ev->n - k; i < ev->n; i++)
+            json_array_append_new(list, gd_event_to_json(ev, &ev->v[i]));
+        for (size_t i = 0; i < ev->sum_count; i++)
+            if (ev->sums[i].last_seq > r->events_seen)
+                json_array_append_new(sums, gd_event_sum_to_json(&ev->sums[i]));
+        json_object_set_new(h, "events", list);
+        json_object_set_new(h, "sums", sums);
+        json_object_set_new(h, "total", json_integer((json_int_t)ev->total));
+        r->events_seen = ev->total;
+    }
+    for (size_t g = 0; r->health && g < r->gpus && g < f->gpu_count; g++) {
+        json_t *one = health_change(r, &f->gpus[g], g);
+        if (one && !gpus)
+            gpus = json_array();
+        if (one)
+            json_array_append_new(gpus, one);
+    }
+    if (gpus)
+        json_object_set_new(h, "gpus", gpus);
+    if (json_object_size(h) == 0) {
+        json_decref(h);
+        return;
+    }
+    put(r, json_pack("{s:f, s:o}", "t", t, "health", h), t, GD_RECORD_KEEP);
 }
 
 static void on_snapshot(void *ud, const gd_facts *f)
@@ -90,8 +139,20 @@ static void on_snapshot(void *ud, const gd_facts *f)
         json_array_append_new(metrics, json_string(gd_metric_describe((gd_metric)m)->key));
     json_array_append_new(sources, json_string(f->source));
     free(r->lost);
+    free_health(r);
     r->gpus = f->gpu_count;
     r->lost = calloc(f->gpu_count + 1, sizeof *r->lost);
+    r->health = calloc(f->gpu_count + 1, sizeof *r->health);
+    r->seen = calloc(f->gpu_count + 1, sizeof *r->seen);
+    if (!r->seen) {
+        free(r->health);
+        r->health = NULL;
+    }
+    for (size_t g = 0; r->health && g < f->gpu_count; g++) { /* as the header's facts hold them */
+        r->health[g] = gd_gpu_health_to_json(&f->gpus[g]);
+        r->seen[g] = f->gpus[g];
+    }
+    r->events_seen = 0;
     for (size_t g = 0; r->lost && g < f->gpu_count; g++)
         r->lost[g] = f->gpus[g].lost;
     r->job_t = r->host_t = -1;
@@ -101,9 +162,14 @@ static void on_snapshot(void *ud, const gd_facts *f)
     char utc[40];
     if (h && gd_event_utc(&f->events, 0, utc, sizeof utc)) /* the wall clock of session second 0 */
         json_object_set_new(h, "started_at", json_string(utc));
+    if (h) /* how events are watched: a recording cut short still says it */
+        json_object_set_new(h, "events", gd_events_to_json(&f->events, false));
     if (h && f->job) /* the job watched (run, check --pid): its own series follow in the samples */
         json_object_set_new(h, "job", gd_job_to_json(f->job));
-    put(r, h);
+    put(r, h, 0, GD_RECORD_KEEP);
+    /* What the checks of a replay judge stays whole: the samples the live run keeps. */
+    double bucket_s = f->interval_s * 10 > GD_RECORD_BUCKET_S ? f->interval_s * 10 : GD_RECORD_BUCKET_S;
+    gd_record_file_thin(r->file, gd_recording_full_samples(f->window_s, f->interval_s), bucket_s);
 }
 
 static void on_sample(void *ud, const gd_facts *f, size_t i)
@@ -158,7 +224,8 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
         r->job_summary_t = t;
         json_object_set_new(j, "job_summary", gd_job_to_json(job));
     }
-    put(r, j);
+    put(r, j, t, GD_RECORD_SAMPLE);
+    health_line(r, f, t);
 }
 
 /* The job's environment as a recording keeps it: the variables the checks
@@ -192,12 +259,15 @@ static void keep_env(json_t *end)
 static void on_end(void *ud, const gd_facts *f)
 {
     gd_recorder *r = ud;
+    double t = f->series.n ? gd_series_t(&f->series, f->series.n - 1) : 0;
+    if (f->series.n)
+        health_line(r, f, t);
     json_t *end = gd_facts_end_to_json(f);
     if (end)
         keep_env(end);
     if (end && f->job) /* the job's threads and processes over the whole window */
         json_object_set_new(end, "job", gd_job_to_json(f->job));
-    put(r, json_pack("{s:o*}", "end", end));
+    put(r, json_pack("{s:o*}", "end", end), t, GD_RECORD_KEEP);
 }
 
 gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *), void *log_ud, char *err,
@@ -208,20 +278,13 @@ gd_recorder *gd_recorder_open(const char *path, void (*log)(void *, const char *
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    /* O_NONBLOCK: a FIFO without a reader is refused, not waited on for ever. */
-    r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-    if (r->fd < 0) {
-        snprintf(err, errlen, "--record %s: %s", path, errno == ENXIO ? "a FIFO nobody reads" : strerror(errno));
-        free(r);
-        return NULL;
-    }
-    int fl = fcntl(r->fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK);
     snprintf(r->path, sizeof r->path, "%s", path);
     r->log = log;
     r->log_ud = log_ud;
-    r->synced_at = mono_s();
+    if (!(r->file = gd_record_file_open(path, log, log_ud, err, errlen))) {
+        free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -235,11 +298,11 @@ bool gd_recorder_close(gd_recorder *r)
     if (!r)
         return true;
     bool ok = !r->failed;
-    if (!r->failed && fsync(r->fd) != 0 && errno != EINVAL && errno != EROFS)
-        ok = false, stop(r, strerror(errno));
-    if (close(r->fd) != 0 && ok)
-        ok = false, stop(r, strerror(errno));
+    char why[300];
+    if (gd_record_file_close(r->file, why, sizeof why) != 0 && ok)
+        ok = false, stop(r, why);
     free(r->lost);
+    free_health(r);
     free(r);
     return ok;
 }

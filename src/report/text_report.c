@@ -40,8 +40,10 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
         /* A capture without nvidia-smi output says nothing of the driver. */
-        fprintf(out, "%s\n", f->captured ? "no nvidia-smi output in the capture (driver and GPUs' state unknown)"
-                                         : "no NVIDIA driver");
+        fprintf(out, "%s\n",
+                f->captured                 ? "no nvidia-smi output in the capture (driver and GPUs' state unknown)"
+                : gd_facts_no_nvidia_gpu(f) ? "no NVIDIA GPU"
+                                            : "no NVIDIA driver");
         return;
     }
     fprintf(out, "%zu GPU%s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
@@ -64,8 +66,9 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     /* Without the driver's byte counters PCIe throughput is a 20 ms call:
      * read about once a second per GPU, which the reader should know. */
     if (s->n > 1 && strstr(f->pcie_throughput.source, "nvmlDeviceGetPcieThroughput") && f->pcie_throughput.every_s > 0)
-        fprintf(out, "PCIe throughput read every %.1f s per GPU (the driver has no byte counters; each read takes "
-                     "20 ms)\n",
+        fprintf(out,
+                "PCIe throughput read every %.1f s per GPU (the driver has no byte counters; each read takes "
+                "20 ms)\n",
                 f->pcie_throughput.every_s);
 }
 
@@ -76,7 +79,11 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
     char judged[256], missing[256], rest[1024];
     size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
     const char *absent = f->captured ? "not in this capture" : "not readable";
-    const char *word = c ? "CRITICAL" : w ? "WARNING" : groups == 0 ? "NOT CHECKED" : "OK";
+    const char *word = gd_facts_no_nvidia_gpu(f) ? "NOT CHECKED"
+                       : c                       ? "CRITICAL"
+                       : w                       ? "WARNING"
+                       : groups == 0             ? "NOT CHECKED"
+                                                 : "OK";
     fputc('\n', out);
     fprintf(out, "%sVerdict: %s%s",
             gd_c(st, c                  ? GD_ANSI_RED
@@ -84,10 +91,16 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
                                         : GD_ANSI_GREEN),
             word, gd_c(st, GD_ANSI_RESET));
     size_t used = 0;
-    if (c + w == 0 && groups == 0)
-        used = (size_t)snprintf(
-            rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing, absent,
-            f->stack && f->stack->kernel_log_read && i == 0 ? " (the kernel log shows no Xid and no lost GPU)" : "");
+    if (gd_facts_no_nvidia_gpu(f))
+        used = (size_t)snprintf(rest, sizeof rest,
+                                "- no NVIDIA GPU on this machine: no NVIDIA display or 3D controller on its PCI bus, "
+                                "so there is nothing to check (exit 3)");
+    else if (c + w == 0 && groups == 0)
+        used = (size_t)snprintf(rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing,
+                                absent,
+                                f->captured && strstr(f->capture_formats, "topo")
+                                    ? " (a topology matrix shows how the GPUs are wired, not their state)"
+                                    : "");
     else if (c + w == 0 && missing[0])
         used = (size_t)snprintf(rest, sizeof rest, "on what could be checked: %s; %s %s", judged, missing, absent);
     else if (c + w + i == 0)
@@ -105,6 +118,11 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
     gd_wrap(out, st, 4, (int)(strlen("Verdict: ") + strlen(word) + 1), rest);
     if (c + w && missing[0]) {
         snprintf(rest, sizeof rest, "Judged: %s; %s %s", judged, missing, absent);
+        gd_wrap(out, st, 4, 0, rest);
+    }
+    /* A file not read: the verdict stands on the others (docs/interface.md, exit codes). */
+    for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
+        snprintf(rest, sizeof rest, "Not read: %s", f->capture_refused[k]);
         gd_wrap(out, st, 4, 0, rest);
     }
 }

@@ -205,8 +205,8 @@ static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
     gd_series upto = gd_series_window(&f->series, 0, i + 1);
     gd_facts win = gd_facts_window(f, gd_series_last(&upto, GD_WATCH_FINDINGS_SPAN_S));
     double t = gd_series_t(&f->series, i);
-    while (win.events.n && win.events.v[win.events.n - 1].t > t + 1e-9)
-        win.events.n--;
+    win.events.bounded = true; /* a replay's later events are not judged before their time */
+    win.events.until_t = t;
     gd_findings fs = {0};
     gd_checks_run_all(&win, &fs);
     gd_findings_sort(&fs);

@@ -277,6 +277,8 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
 {
     if (!s)
         return 0;
+    if (s->gpus_sampled && s->f->series.n && s->ops->finish)
+        s->ops->finish(s->self, s->f, gd_series_t(&s->f->series, s->f->series.n - 1));
     if (s->ops->close)
         s->ops->close(s->self);
     for (size_t k = 0; k < GD_SIDE_SOURCES; k++)

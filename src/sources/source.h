@@ -30,6 +30,10 @@ typedef struct gd_source_ops {
     /* Optional: scenario seconds the last sample's calls took on a simulated
      * machine (its clock is virtual, so the session moves it on). */
     double (*spent)(void *self);
+    /* Optional: the window's end, after its last sample (taken at session
+     * time t): what is read only now and then is read once more, so that
+     * what changed in the window's last seconds is seen. */
+    void (*finish)(void *self, gd_facts *f, double t);
     void (*close)(void *self);
 } gd_source_ops;
 

@@ -35,9 +35,12 @@ while IFS= read -r line; do
 done <"$CONF"
 exit 0
 NHC
-mkdir -p "$tmp/scripts" "$tmp/nodev" "$tmp/dev" "$tmp/sys/bus/pci/devices"
+mkdir -p "$tmp/scripts" "$tmp/nodev" "$tmp/dev" "$tmp/sys/bus/pci/devices" "$tmp/sys-gpu/bus/pci/devices/0000:1b:00.0"
 cp "$src/scripts/nhc/gpudoctor.nhc" "$tmp/scripts/"
 : >"$tmp/dev/nvidia0"
+# The node's GPU as sysfs shows it (gpudoctor tells a GPU node from a CPU node by it).
+echo 0x10de >"$tmp/sys-gpu/bus/pci/devices/0000:1b:00.0/vendor"
+echo 0x030200 >"$tmp/sys-gpu/bus/pci/devices/0000:1b:00.0/class"
 
 # nhc CHECK-ARGS [VAR=value...]: the shipped nhc.conf with its binary and
 # arguments replaced, run on a simulated node.
@@ -64,7 +67,8 @@ nhc "-w -a '--sim $ex/pcie-h100x8-nvlink-down.json --duration 5'" && fail "warni
 # A node without an NVIDIA GPU passes, even where the check would fail.
 nhc "-a '--sim $ex/h100x8-xid.json'" GPUDOCTOR_DEV_ROOT="$tmp/nodev" || fail "a node without GPU failed: $(failed)"
 # The driver does not answer: no library (driver.missing), or a hang past -t.
-nhc "-a '--duration 0'" GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 && fail "no driver passed"
+nhc "-a '--duration 0'" GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 GPUDOCTOR_SYS_ROOT="$tmp/sys-gpu" &&
+    fail "no driver passed"
 [ "$(failed)" = "gpudoctor: driver.missing" ] || fail "no driver: '$(failed)'"
 printf '#!/bin/sh\ntrap "" TERM\nsleep 600\n' >"$tmp/hang" && chmod +x "$tmp/hang"
 use_bin=$tmp/hang nhc "-t 1" && fail "a hang passed"

@@ -31,11 +31,11 @@ def seconds(text):
     return float(text[:-1])
 
 
-def run_rule(rule, extra):
+def run_rule(rule, extra, env=None):
     """NPD's plugin.run: status and message of one invocation."""
     cmd = [binary] + rule["args"] + extra
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                            timeout=seconds(rule.get("timeout", glob["timeout"])))
     except subprocess.TimeoutExpired:
         return "Unknown", "timeout"
@@ -89,4 +89,13 @@ assert run_rule(event, sim("h100x8-memory-errors.json")) == (
     "NonOK", "health.ecc_uncorrectable GPU 4; health.row_remap GPU 5,6")
 # Warnings do not turn GPUHealthy false (--fail-on critical).
 assert run_rule(permanent[0], sim("pcie-h100x8-nvlink-down.json"))[0] == "NonOK"
-print("ok: GPUHealthy true on a healthy node, false on a critical one, unknown when it cannot check")
+# A CPU node (no NVIDIA GPU on its PCI bus, no driver): unknown, never a problem;
+# a GPU node whose driver does not load: a problem (driver.missing).
+with tempfile.TemporaryDirectory() as tmp:
+    os.makedirs(os.path.join(tmp, "bus/pci/devices"))
+    env = dict(os.environ, GPUDOCTOR_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1", GPUDOCTOR_SYS_ROOT=tmp)
+    assert run_rule(permanent[0], [], env) == ("Unknown", "no NVIDIA GPU on this machine")
+    assert run_rule(event, [], env) == ("Unknown", "no NVIDIA GPU on this machine")
+    env["GPUDOCTOR_SYS_ROOT"] = os.path.join(src, "examples/sysfs/hgx-h100x8")
+    assert run_rule(event, [], env) == ("NonOK", "driver.missing")
+print("ok: GPUHealthy true on a healthy node, false on a critical one, unknown when it cannot check or has no GPU")

@@ -223,27 +223,6 @@ const char *realdata(const char *rel)
     return joined(GD_REALDATA_DIR, rel);
 }
 
-bool realdata_pending(const char *rel)
-{
-    FILE *fp = fopen(GD_SOURCE_DIR "/tests/e2e/realdata_pending.txt", "r");
-    assert_non_null(fp);
-    char line[512];
-    bool pending = false;
-    while (!pending && fgets(line, sizeof line, fp)) {
-        line[strcspn(line, "\n")] = '\0';
-        pending = line[0] != '#' && strcmp(line, rel) == 0;
-    }
-    fclose(fp);
-    if (!pending)
-        return false;
-    tool_result r = run_tool((const char *[]){"check", "--from", realdata(rel), NULL}, NULL);
-    if (r.exit_code < 0 || r.exit_code > 3 || (r.exit_code == 3 && !r.err[0]))
-        fail_msg("%s: exit %d without a reason: %s", rel, r.exit_code, r.err);
-    tool_result_free(&r);
-    print_message("%s: pending (tests/e2e/realdata_pending.txt): read without a crash\n", rel);
-    return true;
-}
-
 void run_first_in_line(void)
 {
     (void)setsid(); /* fails only for a session or group leader, which keeps its own */

@@ -101,10 +101,6 @@ const char *example(const char *name);
 void run_first_in_line(void);
 const char *realdata(const char *rel);
 void need_realdata(void);
-/* True for a capture of tests/e2e/realdata_pending.txt (REL as listed:
- * "smi-text/x.txt"), once `check --from` has read it without a crash: the
- * caller skips its own assertions. False for any other file. */
-bool realdata_pending(const char *rel);
 /* The same for any other component a test needs (a browser, torch,
  * O_DIRECT, root): returns when `have`; otherwise skips the test (the test
  * reports Skipped through realdata_exit), or fails it under CI=true naming

@@ -170,6 +170,34 @@ static void a_link_trained_down_on_the_ring_is_named(void **state)
     tool_result_free(&r);
 }
 
+/* Two EPYC sockets: the ring crosses Infinity Fabric twice, and is held to
+ * what it carries (16 GB/s), not to a PCIe edge within a socket; with GPU 5
+ * at x8 the ring's shortfall is put on that GPU's edge. */
+static void a_ring_across_two_sockets_is_held_to_their_link(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "nccl", "--json", "--exit-findings", "--sim",
+                                              example("pcie-epyc-a100x8-sys.json"), NULL},
+                             fast);
+    assert_exact_findings("dual EPYC", &r, 0, (const char *[]){NULL});
+    json_t *x = json_object_get(nccl_of(&r), "expected");
+    assert_true(fabs(num(x, "busbw_gbps") - 16) < 0.05);
+    assert_non_null(strstr(json_string_value(json_object_get(x, "limit")), "AMD Infinity Fabric"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "nccl", "--json", "--exit-findings", "--sim",
+                                  example("pcie-epyc-a100x8-gpu5-x8.json"), NULL},
+                 fast);
+    assert_exact_findings("dual EPYC, GPU 5 at x8", &r, 1, (const char *[]){"bench.nccl_low@-1", NULL});
+    json_t *ev = json_object_get(finding(&r, "bench.nccl_low"), "evidence");
+    assert_true(json_is_true(json_object_get(ev, "downtrained")));
+    json_t *edge = json_object_get(ev, "slowest_edge");
+    assert_int_equal(json_integer_value(json_array_get(edge, 0)), 4);
+    assert_int_equal(json_integer_value(json_array_get(edge, 1)), 5);
+    assert_non_null(strstr(json_string_value(json_object_get(ev, "limit")), "0000:a1:00.0, trained at Gen4 x8"));
+    assert_non_null(strstr(json_string_value(json_object_get(finding(&r, "bench.nccl_low"), "fix")), "Reseat"));
+    tool_result_free(&r);
+}
+
 static void wrong_gpu(json_t *root)
 {
     json_t *g = json_array_get(json_object_get(root, "gpus"), 5);
@@ -319,6 +347,7 @@ int main(void)
         cmocka_unit_test(paced_figures_hold),
         cmocka_unit_test(p2p_disabled_by_the_environment_is_found),
         cmocka_unit_test(a_link_trained_down_on_the_ring_is_named),
+        cmocka_unit_test(a_ring_across_two_sockets_is_held_to_their_link),
         cmocka_unit_test(wrong_data_is_a_failure_never_a_figure),
         cmocka_unit_test(one_gpu_measures_nothing_and_says_so),
         cmocka_unit_test(all_includes_nccl_with_two_gpus_or_more),

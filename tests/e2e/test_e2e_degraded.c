@@ -251,7 +251,9 @@ static void library_without_optional_functions_is_read_as_unavailable(void **sta
 static void without_a_driver_the_gpu_checks_are_not_called_ok(void **state)
 {
     (void)state;
-    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
+    /* NVIDIA GPUs on the bus (a sysfs tree of eight), no driver. */
+    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                         "GPUDOCTOR_SYS_ROOT=" GD_EXAMPLES_DIR "/sysfs/hgx-h100x8", NULL};
     tool_result r = run_tool((const char *[]){"check", NULL}, env);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.out, "thermal         not checked: no GPU was read"));

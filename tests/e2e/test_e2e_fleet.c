@@ -299,7 +299,8 @@ static void squeeze(char *s)
 static void nothing_compared_is_never_no_outlier(void **state)
 {
     (void)state;
-    static const char *const no_driver[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
+    static const char *const no_driver[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                                            "GPUDOCTOR_SYS_ROOT=" GD_EXAMPLES_DIR "/sysfs/hgx-h100x8", NULL};
     char *dir = temp_dir();
     write_report(dir, "idle-a.json", "h100x8-idle.json", NULL);
     write_report(dir, "idle-b.json", "h100x8-idle.json", NULL);

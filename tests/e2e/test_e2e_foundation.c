@@ -8,6 +8,8 @@
 #include "run_tool.h"
 
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,14 +24,20 @@ static json_t *gpu_state(json_t *report, size_t g, const char *key)
     return json_object_get(json_object_get(json_array_get(json_object_get(report, "gpus"), g), "state"), key);
 }
 
+/* A machine with NVIDIA GPUs on its PCI bus (a sysfs tree of eight) whose driver does not load. */
+static const char *const gpus_no_driver[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                                             "GPUDOCTOR_SYS_ROOT=" GD_EXAMPLES_DIR "/sysfs/hgx-h100x8",
+                                             "NO_COLOR=", NULL};
+
 static void check_without_driver_reports_driver_missing(void **state)
 {
     (void)state;
-    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
-    tool_result r = run_tool((const char *[]){"check", "--json", NULL}, env);
+    tool_result r = run_tool((const char *[]){"check", "--json", NULL}, gpus_no_driver);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(r.json);
     assert_int_equal(count_findings(r.json, "driver.missing", -2), 1);
+    json_t *ev = json_object_get(json_array_get(json_object_get(r.json, "findings"), 0), "evidence");
+    assert_int_equal(json_integer_value(json_object_get(ev, "pci_nvidia_gpus")), 8);
     assert_true(json_is_null(json_object_get(json_array_get(json_object_get(r.json, "findings"), 0), "gpu")));
     assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "summary"), "critical")), 1);
     tool_result_free(&r);
@@ -38,13 +46,95 @@ static void check_without_driver_reports_driver_missing(void **state)
 static void check_without_driver_text_says_so(void **state)
 {
     (void)state;
-    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", NULL};
-    tool_result r = run_tool((const char *[]){"check", NULL}, env);
+    tool_result r = run_tool((const char *[]){"check", NULL}, gpus_no_driver);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.out, "driver.missing"));
     assert_non_null(strstr(r.out, "Verdict: CRITICAL"));
     assert_null(strstr(r.out, "\033[")); /* no colour off a terminal */
     tool_result_free(&r);
+}
+
+/* A sysfs tree at root: a NIC and an NVIDIA bridge (an NVSwitch's class,
+ * 0x0680), no NVIDIA display or 3D controller; `gpu` adds one (0x0302). */
+static char *sysfs_tree(bool gpu)
+{
+    char *root = temp_dir(), path[1200];
+    static const char *const devs[][3] = {{"0000:01:00.0", "0x15b3", "0x020700"},
+                                          {"0000:02:00.0", "0x10de", "0x068000"},
+                                          {"0000:1b:00.0", "0x10de", "0x030200"}};
+    for (size_t i = 0; i < (gpu ? 3u : 2u); i++) {
+        snprintf(path, sizeof path, "%s/bus", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/bus/pci", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/bus/pci/devices", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/bus/pci/devices/%s", root, devs[i][0]);
+        mkdir(path, 0755);
+        free(write_temp_file(path, "vendor", devs[i][1]));
+        free(write_temp_file(path, "class", devs[i][2]));
+    }
+    return root;
+}
+
+/* A CPU node (no NVIDIA GPU on its PCI bus) is not a broken GPU node: "no
+ * NVIDIA GPU on this machine", exit 3, never driver.missing (issue 38); a
+ * fleet-wide health check must not drain it. With a GPU on the bus, or where
+ * the bus cannot be read, a driver that does not load stays critical. */
+static void a_machine_without_an_nvidia_gpu_is_not_a_missing_driver(void **state)
+{
+    (void)state;
+    char *cpu_node = sysfs_tree(false), *gpu_node = sysfs_tree(true), *no_bus = temp_dir();
+    char sys[1400];
+    snprintf(sys, sizeof sys, "GPUDOCTOR_SYS_ROOT=%s", cpu_node);
+    const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", sys, "NO_COLOR=", NULL};
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "0.2", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(r.json);
+    assert_int_equal(count_findings(r.json, "driver.missing", -2), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "driver"), "pci_nvidia_gpus")), 0);
+    assert_non_null(strstr(r.err, "no NVIDIA GPU on this machine"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--duration", "0.2", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.out, "Verdict: NOT CHECKED - no NVIDIA GPU on this machine"));
+    assert_null(strstr(r.out, "critical host"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--summary", "--duration", "0.2", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_string_equal(r.out, "no NVIDIA GPU on this machine\n");
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--exit-codes", "npd", "--duration", "0.2", NULL}, env);
+    assert_int_equal(r.exit_code, 2); /* node-problem-detector's "unknown", never "problem" */
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "no NVIDIA GPU on this machine"));
+    tool_result_free(&r);
+    /* run: the command's own code, the machine said; --exit-findings: check's 3. */
+    r = run_tool((const char *[]){"run", "--", "true", NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "no NVIDIA GPU on this machine"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"run", "--exit-findings", "--", "true", NULL}, env);
+    assert_int_equal(r.exit_code, 3);
+    tool_result_free(&r);
+    /* An NVIDIA 3D controller on the bus, or a bus that cannot be read: driver.missing, critical. */
+    const char *const roots[] = {gpu_node, no_bus};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(sys, sizeof sys, "GPUDOCTOR_SYS_ROOT=%s", roots[i]);
+        r = run_tool((const char *[]){"check", "--json", "--duration", "0.2", NULL}, env);
+        assert_int_equal(r.exit_code, 2);
+        assert_int_equal(count_findings(r.json, "driver.missing", -2), 1);
+        assert_null(strstr(r.err, "no NVIDIA GPU"));
+        tool_result_free(&r);
+    }
+    remove_tree(cpu_node);
+    remove_tree(gpu_node);
+    remove_tree(no_bus);
+    free(cpu_node);
+    free(gpu_node);
+    free(no_bus);
 }
 
 static void info_lists_the_eight_simulated_gpus(void **state)
@@ -339,6 +429,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_without_driver_reports_driver_missing),
         cmocka_unit_test(check_without_driver_text_says_so),
+        cmocka_unit_test(a_machine_without_an_nvidia_gpu_is_not_a_missing_driver),
         cmocka_unit_test(info_lists_the_eight_simulated_gpus),
         cmocka_unit_test(healthy_training_node_passes),
         cmocka_unit_test(idle_node_passes),

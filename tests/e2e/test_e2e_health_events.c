@@ -423,6 +423,96 @@ static void a_bad_event_is_refused(void **state)
     free(dir);
 }
 
+/* The training scenario with a fault (`fault` applied to it), then 1100
+ * Xid 13 on GPU 1 through NVML's events from second 30: more than the ring
+ * of 1024 events holds. Written into dir as name. */
+static char *with_a_storm_after(char *dir, const char *name, void (*fault)(json_t *sc))
+{
+    FILE *in = fopen(example("h100x8-training.json"), "r");
+    json_t *sc = json_loadf(in, 0, NULL);
+    fclose(in);
+    assert_non_null(sc);
+    fault(sc);
+    json_t *storm = json_array();
+    for (int k = 0; k < 1100; k++)
+        json_array_append_new(storm, json_pack("{s:f, s:i}", "t", 30 + k * 0.01, "xid", 13));
+    json_object_set_new(json_array_get(json_object_get(sc, "gpus"), 1), "events", storm);
+    char *text = json_dumps(sc, 0);
+    json_decref(sc);
+    char *path = write_temp_file(dir, name, text);
+    free(text);
+    return path;
+}
+
+static void xid_79_on_gpu_0(json_t *sc)
+{
+    json_object_set_new(json_array_get(json_object_get(sc, "gpus"), 0), "events",
+                        json_pack("[{s:i, s:i}]", "t", 2, "xid", 79));
+}
+
+/* `set` (an error for every call, or NVML_SUCCESS) from `after` seconds past the timeline's last point. */
+static void calls_answer(json_t *gpu, double after, const char *set)
+{
+    json_t *tl = json_object_get(gpu, "timeline");
+    double last = json_number_value(json_object_get(json_array_get(tl, json_array_size(tl) - 1), "t"));
+    json_array_append_new(tl, json_pack("{s:f, s:{s:s}}", "t", last + after, "errors", "*", set));
+}
+
+static void gpu_3_lost_and_back(json_t *sc)
+{
+    json_t *gpu = json_array_get(json_object_get(sc, "gpus"), 3);
+    calls_answer(gpu, 3, "NVML_ERROR_GPU_IS_LOST");
+    calls_answer(gpu, 6, "NVML_SUCCESS");
+}
+
+static void driver_silent_for_5_s(json_t *sc)
+{
+    size_t g;
+    json_t *gpu;
+    json_array_foreach(json_object_get(sc, "gpus"), g, gpu)
+    {
+        calls_answer(gpu, 3, "NVML_ERROR_UNKNOWN");
+        calls_answer(gpu, 5, "NVML_SUCCESS");
+    }
+}
+
+/* A critical event is never forgotten: an Xid 79, a GPU that fell off the
+ * bus and came back, a driver that stopped answering, each followed by 1100
+ * Xid 13 on another GPU, stay critical findings (exit 2), and so do the
+ * replays of their recordings. */
+static void a_critical_event_outlives_an_xid_storm(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    static const struct {
+        const char *name, *id;
+        void (*fault)(json_t *);
+        int gpu;
+    } cases[] = {
+        {"xid79.json", "health.xid", xid_79_on_gpu_0, 0},
+        {"lost.json", "health.gpu_lost", gpu_3_lost_and_back, 3},
+        {"driver.json", "health.driver_unresponsive", driver_silent_for_5_s, -1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *path = with_a_storm_after(dir, cases[c].name, cases[c].fault);
+        char rec[1024];
+        snprintf(rec, sizeof rec, "%s/%s.jsonl", dir, cases[c].name);
+        tool_result r = run_tool(
+            (const char *[]){"check", "--sim", path, "--duration", "60", "--json", "--record", rec, NULL}, env);
+        if (r.exit_code != 2 || count_findings(r.json, cases[c].id, cases[c].gpu < 0 ? -2 : cases[c].gpu) != 1)
+            fail_msg("%s: exit %d, no %s after the storm: %s", cases[c].name, r.exit_code, cases[c].id, r.out);
+        assert_int_equal(count_findings(r.json, "health.xid", 1), 1); /* the storm itself is seen */
+        tool_result_free(&r);
+        r = run_tool((const char *[]){"check", "--from", rec, "--json", NULL}, env);
+        if (r.exit_code != 2 || count_findings(r.json, cases[c].id, cases[c].gpu < 0 ? -2 : cases[c].gpu) != 1)
+            fail_msg("%s replayed: exit %d, no %s: %s", cases[c].name, r.exit_code, cases[c].id, r.out);
+        tool_result_free(&r);
+        free(path);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +527,7 @@ int main(void)
         cmocka_unit_test(a_silent_driver_is_a_finding_with_its_time),
         cmocka_unit_test(a_lost_gpu_comes_back_on_a_cuda_14_driver),
         cmocka_unit_test(a_bad_event_is_refused),
+        cmocka_unit_test(a_critical_event_outlives_an_xid_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

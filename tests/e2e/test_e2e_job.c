@@ -147,6 +147,29 @@ static void dataloader_without_workers_is_single_threaded(void **state)
     tool_result_free(&r);
 }
 
+/* A PyTorch job on the CPU build (Debian's python3-torch) beside eight idle
+ * GPUs: job.no_gpu, naming the CPU-only build from the job's own maps. */
+static void cpu_only_torch_is_named_as_why_no_gpu_was_used(void **state)
+{
+    (void)state;
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-idle.json"), "--",
+                                                  torch_python(), "-c", "import time, torch; time.sleep(5.5)", NULL},
+                                 env);
+    if (!r.json)
+        fail_msg("no JSON report: exit %d, stderr: %s", r.exit_code, r.err);
+    json_t *ev = evidence_of(r.json, "job.no_gpu");
+    if (!ev)
+        fail_msg("no job.no_gpu: %s", r.out);
+    assert_true(json_is_true(json_object_get(ev, "torch_loaded")));
+    if (json_is_false(json_object_get(ev, "torch_cuda_build"))) { /* Debian's build; a CUDA wheel maps libtorch_cuda */
+        char *causes = json_dumps(json_object_get(ev, "causes"), 0);
+        assert_non_null(strstr(causes, "CPU-only build"));
+        free(causes);
+    }
+    tool_result_free(&r);
+}
+
 /* Four persistent workers beside a GPU that is fed: no input finding. */
 static void dataloader_with_four_persistent_workers_is_quiet(void **state)
 {
@@ -517,6 +540,7 @@ int main(void)
         cmocka_unit_test(one_busy_worker_on_two_cpus_is_few_workers),
         cmocka_unit_test(governor_is_judged_with_its_driver),
         cmocka_unit_test(numa_mismatch_follows_the_job_tree),
+        cmocka_unit_test(cpu_only_torch_is_named_as_why_no_gpu_was_used),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A machine with NVIDIA GPUs on its PCI bus (a sysfs tree of eight) whose driver does not load. */
 static const char *const no_driver[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                                        "GPUDOCTOR_SYS_ROOT=" GD_EXAMPLES_DIR "/sysfs/hgx-h100x8",
                                         "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
 
 /* r's stdout is one JSON object {"error", "exit_code", "command", ...}

@@ -434,6 +434,55 @@ static void gpu_lost_without_an_xid(void **state)
     free(dir);
 }
 
+/* The row of Xid `xid` in the health.xid finding of the only address of a log alone; NULL when none. */
+static json_t *xid_row(json_t *report, int xid)
+{
+    json_t *x = finding(report, "health.xid", -1), *row;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(x, "evidence"), "xids"), i, row)
+    {
+        if (json_integer_value(json_object_get(row, "xid")) == xid)
+            return row;
+    }
+    return NULL;
+}
+
+/* Real captures count faults, not lines: the driver prints one Xid 13 over
+ * one to three lines per SM it hit, an Xid 94 over its contained line and
+ * one line per channel, an Xid 45 once per channel torn down. */
+static void xids_count_faults_not_lines(void **state)
+{
+    (void)state;
+    need_realdata();
+    static const struct {
+        const char *log;
+        int xid;
+        json_int_t events, lines;
+    } cases[] = {
+        /* Nine bursts of Xid 13 (R550, pid '<unknown>'), seven closed by an Xid 43. */
+        {"logs/xid13-xid43-app-fault-flood-dmesg-decode-iso-gpud.log", 13, 9, 629},
+        {"logs/xid13-xid43-app-fault-flood-dmesg-decode-iso-gpud.log", 43, 7, 7},
+        /* A DBE, its row remap, and the contained error with its eight channels. */
+        {"logs/xid48-dbe-xid63-remap-xid94-contained-dmesg-iso-gpud.log", 94, 1, 9},
+        {"logs/xid48-dbe-xid63-remap-xid94-contained-dmesg-iso-gpud.log", 48, 1, 1},
+        /* R430 in syslog: three faults of three processes over 361 lines; the teardowns after them, per process. */
+        {"logs/rtx2080ti-x4-xid13-31-32-45-62-kernlog-syslog-bugreport-toolman.log", 13, 3, 361},
+        {"logs/rtx2080ti-x4-xid13-31-32-45-62-kernlog-syslog-bugreport-toolman.log", 45, 4, 29},
+        {"logs/rtx2080ti-x4-xid13-31-32-45-62-kernlog-syslog-bugreport-toolman.log", 32, 2, 6},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tool_result r = run_tool((const char *[]){"check", "--json", "--from", realdata(cases[c].log), NULL}, env);
+        json_t *row = r.json ? xid_row(r.json, cases[c].xid) : NULL;
+        if (!row || json_integer_value(json_object_get(row, "count")) != cases[c].events ||
+            json_integer_value(json_object_get(row, "lines")) != cases[c].lines)
+            fail_msg("%s: Xid %d counts %lld events in %lld lines, want %lld in %lld", cases[c].log, cases[c].xid,
+                     row ? (long long)json_integer_value(json_object_get(row, "count")) : -1LL,
+                     row ? (long long)json_integer_value(json_object_get(row, "lines")) : -1LL,
+                     (long long)cases[c].events, (long long)cases[c].lines);
+        tool_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +493,7 @@ int main(void)
         cmocka_unit_test(every_timestamp_style_reads_the_same),
         cmocka_unit_test(every_xid_counted_however_long_the_log),
         cmocka_unit_test(gpu_lost_without_an_xid),
+        cmocka_unit_test(xids_count_faults_not_lines),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

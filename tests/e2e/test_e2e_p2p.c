@@ -122,7 +122,8 @@ static void geforce_box_has_no_p2p(void **state)
         if (strcmp(json_string_value(json_object_get(f, "id")), "p2p.unsupported") == 0) {
             assert_string_equal(json_string_value(json_object_get(ev, "status")), "chipset not supported");
             assert_int_equal(json_array_size(json_object_get(ev, "pairs")), 28);
-            assert_near("P2P would carry", num(ev, "p2p_expected_gbps"), 25.2);
+            /* 12 pairs within a CPU at 25.2, 16 across the EPYCs' Infinity Fabric at 16 (NCCL's AMD_BW). */
+            assert_near("P2P would carry", num(ev, "p2p_expected_gbps"), (12 * 25.2 + 16 * 16) / 28);
             assert_true(num(f, "impact_pct") > 50);
         } else {
             assert_near("across", num(ev, "cross_cpu_gbps"), 7.5);
@@ -158,6 +159,63 @@ static void link_down_is_not_a_slow_pair(void **state)
     assert_near("its peers", num(pair(&r, 0, 1), "gbps"), 0.86 * 18 * 25);
     json_t *path = json_object_get(pair(&r, 3, 0), "path");
     assert_non_null(strstr(json_string_value(json_object_get(path, "limit")), "17 of them active"));
+    tool_result_free(&r);
+}
+
+/* Two EPYC sockets, a GPU per root port: copies across the sockets at 15.5
+ * GB/s are what Infinity Fabric carries (NCCL's AMD_BW, 16), not eight
+ * GPUs' links to reseat; a health check (--exit-findings) keeps the node. */
+static void dual_socket_epyc_is_healthy(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "p2p", "--json", "--exit-findings", "--sim",
+                                              example("pcie-epyc-a100x8-sys.json"), NULL},
+                             fast);
+    assert_exact_findings("bench p2p, dual EPYC", &r, 0, (const char *[]){"p2p.sys_route@-1", NULL});
+    json_t *within = json_object_get(pair(&r, 0, 1), "path"), *across = json_object_get(pair(&r, 0, 4), "path");
+    assert_string_equal(json_string_value(json_object_get(within, "route")), "PCIe host bridge");
+    assert_near("within a socket", num(within, "expected_gbps"), 25.2);
+    assert_true(json_is_null(json_object_get(within, "cpu_link")));
+    assert_string_equal(json_string_value(json_object_get(across, "route")), "CPU interconnect");
+    assert_string_equal(json_string_value(json_object_get(across, "cpu_link")), "AMD Infinity Fabric (xGMI)");
+    assert_near("across the sockets", num(across, "expected_gbps"), 16);
+    assert_near("measured across", num(pair(&r, 5, 2), "gbps"), 15.5);
+    assert_non_null(strstr(json_string_value(json_object_get(across, "limit")), "NCCL AMD_BW"));
+    tool_result_free(&r);
+}
+
+/* The same node with GPU 5's link at x8: that GPU's link is named, once,
+ * and nothing blames the CPUs or the other GPUs. */
+static void a_gpu_at_x8_on_two_sockets_is_named(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "p2p", "--json", "--exit-findings", "--sim",
+                                              example("pcie-epyc-a100x8-gpu5-x8.json"), NULL},
+                             fast);
+    assert_exact_findings("bench p2p, GPU 5 at x8", &r, 2,
+                          (const char *[]){"p2p.slow_pair@5", "p2p.sys_route@-1", NULL});
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(r.json, "findings"), i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "id")), "p2p.slow_pair") != 0)
+            continue;
+        json_t *ev = json_object_get(f, "evidence");
+        assert_string_equal(json_string_value(json_object_get(f, "severity")), "critical");
+        assert_non_null(strstr(json_string_value(json_object_get(ev, "path")), "0000:a1:00.0, trained at Gen4 x8"));
+        assert_near("held to", num(ev, "expected_gbps"), 25.2);
+        /* Every pair with GPU 5 within its socket, and those across it that fall short of the CPUs' link. */
+        json_t *p;
+        size_t k;
+        json_array_foreach(json_object_get(ev, "pairs"), k, p)
+        {
+            int from = (int)json_integer_value(json_object_get(p, "from")),
+                to = (int)json_integer_value(json_object_get(p, "to"));
+            if (from != 5 && to != 5)
+                fail_msg("pair %d -> %d blamed on GPU 5's link", from, to);
+        }
+        assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "reseat the card"));
+    }
     tool_result_free(&r);
 }
 
@@ -206,9 +264,14 @@ static void bench_all_includes_p2p(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(healthy_nvswitch_node_is_quiet), cmocka_unit_test(slow_switch_uplink_is_named),
-        cmocka_unit_test(geforce_box_has_no_p2p),         cmocka_unit_test(link_down_is_not_a_slow_pair),
-        cmocka_unit_test(one_gpu_is_an_error),            cmocka_unit_test(bench_all_includes_p2p),
+        cmocka_unit_test(healthy_nvswitch_node_is_quiet),
+        cmocka_unit_test(slow_switch_uplink_is_named),
+        cmocka_unit_test(geforce_box_has_no_p2p),
+        cmocka_unit_test(link_down_is_not_a_slow_pair),
+        cmocka_unit_test(one_gpu_is_an_error),
+        cmocka_unit_test(bench_all_includes_p2p),
+        cmocka_unit_test(dual_socket_epyc_is_healthy),
+        cmocka_unit_test(a_gpu_at_x8_on_two_sockets_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

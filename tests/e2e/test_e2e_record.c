@@ -144,8 +144,11 @@ static void a_killed_recording_ends_on_a_whole_line_and_replays(void **state)
     r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
     if (!r.json || r.exit_code < 0 || r.exit_code > 2)
         fail_msg("replay of a killed recording: exit %d, stderr: %s", r.exit_code, r.err);
-    /* No end line: the PCIe and stack facts were never read. */
+    /* No end line: the PCIe and stack facts were never read; the replay says where it ends. */
     assert_true(json_array_size(json_object_get(r.json, "gpus")) == 8);
+    const char *source = json_string_value(json_object_get(r.json, "source"));
+    if (!source || !strstr(source, "cut short after") || !strstr(source, "no end record"))
+        fail_msg("the replay of a killed recording does not say where it ends: %s", source ? source : "(none)");
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
@@ -259,6 +262,181 @@ static void a_damaged_recording_is_refused_and_an_unfinished_line_left_out(void 
     free(dir);
 }
 
+/* What the continuous session learned is in the recording as it happens:
+ * the health re-reads of seconds 25 (GPU 6's row remapping) and 40 (GPU 2's
+ * ECC errors) replay to the live run's findings, and so does a copy cut at
+ * second 45 (no end record, an incomplete last line), which says where it ends. */
+static void a_recording_keeps_what_the_session_learned(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024], live[4096], replay[4096];
+    snprintf(rec, sizeof rec, "%s/ecc.jsonl", dir);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "60", "--sim",
+                                              example("h100x8-ecc-arrives.json"), "--record", rec, NULL},
+                             env);
+    verdicts("live", &r, live, sizeof live);
+    tool_result_free(&r);
+    if (!strstr(live, "exit 2:") || !strstr(live, "health.ecc_uncorrectable@2=critical") ||
+        !strstr(live, "health.row_remap@6=critical"))
+        fail_msg("the live run misses the scenario's memory faults: %s", live);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    verdicts("replay", &r, replay, sizeof replay);
+    assert_null(strstr(json_string_value(json_object_get(r.json, "source")), "cut short"));
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("the replay's findings differ from the live run's\n live:   %s\n replay: %s", live, replay);
+    /* Cut after second 45: whole lines up to the first sample past it, half of the next. */
+    size_t len;
+    char *text = read_all(rec, &len), *at = strstr(text, "{\"t\":45.");
+    assert_non_null(at);
+    char *nl = strchr(at, '\n');
+    assert_non_null(nl);
+    size_t keep = (size_t)(nl + 1 - text) + 40;
+    char *cut = write_temp_file(dir, "cut.jsonl", "");
+    FILE *f = fopen(cut, "wb");
+    fwrite(text, 1, keep, f);
+    fclose(f);
+    free(text);
+    r = run_tool((const char *[]){"check", "--json", "--from", cut, NULL}, env);
+    verdicts("cut", &r, replay, sizeof replay);
+    const char *source = json_string_value(json_object_get(r.json, "source"));
+    if (!strstr(replay, "exit 2:") || !strstr(replay, "health.ecc_uncorrectable@2=critical") ||
+        !strstr(replay, "health.row_remap@6=critical"))
+        fail_msg("the replay of a recording cut at 45 s misses the faults of 25 s and 40 s: %s", replay);
+    if (!source || !strstr(source, "cut short after 45") || !strstr(source, "its last line incomplete"))
+        fail_msg("the cut recording's replay does not say where it ends: %s", source ? source : "(none)");
+    tool_result_free(&r);
+    free(cut);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A recording of an earlier gpudoctor (schema 1: its events only in the end
+ * record) still replays: the Xids of GPU 3 and 4 from NVML's events. */
+static void an_old_recording_still_replays(void **state)
+{
+    (void)state;
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--from", GD_FIXTURES_DIR "/recordings/v1-h100x8-xid.jsonl", NULL}, env);
+    if (r.exit_code != 2 || count_findings(r.json, "health.xid", 3) != 1 ||
+        count_findings(r.json, "health.xid", 4) != 1)
+        fail_msg("a schema 1 recording: exit %d, stderr: %s", r.exit_code, r.err);
+    assert_null(strstr(json_string_value(json_object_get(r.json, "source")), "cut short"));
+    tool_result_free(&r);
+}
+
+/* Lines of a recording that are samples, and buckets of thinned ones. */
+static void count_lines(const char *text, size_t *samples, size_t *buckets)
+{
+    *samples = *buckets = 0;
+    for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        if (strncmp(l, "{\"t\":", 5) != 0)
+            continue;
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        if (memmem(l, n, "\"samples\":", 10))
+            ++*buckets;
+        else if (memmem(l, n, "\"gpus\":", 7) && !memmem(l, n, "\"health\":", 9))
+            ++*samples;
+    }
+}
+
+/* A 3-hour session at 1 s: the samples older than the hour the checks keep
+ * are folded into minute buckets; the replay still finds what the live run
+ * found, and so does the same recording compressed (FILE.jsonl.gz). */
+static void a_long_recording_is_thinned_and_replays(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    size_t sizes[2] = {0};
+    static const char *const names[] = {"long.jsonl", "long.jsonl.gz"};
+    for (int k = 0; k < 2; k++) {
+        char rec[1024], live[4096], replay[4096];
+        snprintf(rec, sizeof rec, "%s/%s", dir, names[k]);
+        tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "10800", "--interval", "1000",
+                                                  "--sim", example("h100x8-ecc-arrives.json"), "--record", rec, NULL},
+                                 env);
+        verdicts("live", &r, live, sizeof live);
+        tool_result_free(&r);
+        r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+        verdicts("replay", &r, replay, sizeof replay);
+        json_t *w = json_object_get(r.json, "window");
+        assert_int_equal(json_integer_value(json_object_get(w, "samples")), 3601); /* the hour the live run kept */
+        assert_int_equal(json_integer_value(json_object_get(w, "samples_dropped")), 7200);
+        tool_result_free(&r);
+        if (strcmp(live, replay) != 0 || !strstr(live, "health.ecc_uncorrectable@2=critical"))
+            fail_msg("%s: the replay's findings differ from the live run's\n live:   %s\n replay: %s", names[k], live,
+                     replay);
+        struct stat st;
+        assert_int_equal(stat(rec, &st), 0);
+        sizes[k] = (size_t)st.st_size;
+    }
+    /* The plain one: every sample older than the kept hour (and half an hour since) is in a bucket. */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/long.jsonl", dir);
+    size_t len, samples, buckets;
+    char *text = read_all(path, &len);
+    count_lines(text, &samples, &buckets);
+    free(text);
+    if (samples < 3601 || samples > 3601 + 1800 + 60 || buckets < 60)
+        fail_msg("not thinned: %zu samples whole, %zu buckets", samples, buckets);
+    /* Compressed: starts as gzip, a fraction of the plain one's size. */
+    assert_true(sizes[1] * 4 < sizes[0]);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A recording of more than 64 MiB (the cap of a captured file) replays, read
+ * as a stream: a 60 s recording's samples repeated for 70 minutes. */
+static void a_recording_larger_than_64_mib_replays(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char rec[1024], big[1024], live[4096], replay[4096];
+    snprintf(rec, sizeof rec, "%s/minute.jsonl", dir);
+    snprintf(big, sizeof big, "%s/big.jsonl", dir);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "60", "--sim",
+                                              example("h100x8-ecc-arrives.json"), "--record", rec, NULL},
+                             env);
+    verdicts("live", &r, live, sizeof live);
+    tool_result_free(&r);
+    size_t len;
+    char *text = read_all(rec, &len);
+    FILE *out = fopen(big, "wb");
+    assert_non_null(out);
+    char *end = strstr(text, "\n{\"end\":");
+    assert_non_null(end);
+    char *first = strchr(text, '\n') + 1;
+    fwrite(text, 1, (size_t)(first - text), out); /* the header */
+    size_t written = 0;
+    for (int copy = 0; copy < 70; copy++)
+        for (char *l = first; l < end + 1;) {
+            char *nl = strchr(l, '\n');
+            double t;
+            int at;
+            if (sscanf(l, "{\"t\":%lf,%n", &t, &at) == 1 &&
+                (copy == 0 || !memmem(l, (size_t)(nl - l), "\"health\"", 8))) {
+                fprintf(out, "{\"t\":%.1f,", t + 60.1 * copy);
+                fwrite(l + at, 1, (size_t)(nl + 1 - (l + at)), out);
+                written += (size_t)(nl + 1 - l);
+            }
+            l = nl + 1;
+        }
+    fputs(end + 1, out); /* the end record */
+    fclose(out);
+    free(text);
+    assert_true(written > (64u << 20));
+    r = run_tool((const char *[]){"check", "--json", "--from", big, NULL}, env);
+    verdicts("replay", &r, replay, sizeof replay);
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("a 70 MiB recording: the replay's findings differ from the live run's\n live:   %s\n replay: %s", live,
+                 replay);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +445,10 @@ int main(void)
         cmocka_unit_test(a_full_disk_ends_the_recording_not_the_check),
         cmocka_unit_test(a_recording_keeps_no_secrets),
         cmocka_unit_test(a_damaged_recording_is_refused_and_an_unfinished_line_left_out),
+        cmocka_unit_test(a_recording_keeps_what_the_session_learned),
+        cmocka_unit_test(an_old_recording_still_replays),
+        cmocka_unit_test(a_long_recording_is_thinned_and_replays),
+        cmocka_unit_test(a_recording_larger_than_64_mib_replays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,6 +122,53 @@ static void stdout_is_the_commands(void **state)
     tool_result_free(&r);
 }
 
+/* The evidence of the job.no_gpu finding of a report, or NULL. */
+static json_t *no_gpu_evidence(json_t *report)
+{
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "id")), "job.no_gpu") == 0)
+            return json_object_get(f, "evidence");
+    }
+    return NULL;
+}
+
+/* A job that never opened a GPU on a machine with eight idle ones: run says
+ * so, with the cause it can see (here a CUDA_VISIBLE_DEVICES that hides them
+ * all), and keeps the command's exit code. Beside GPUs whose processes may be
+ * the job's (a scenario's stand for it), or a job too short to tell: quiet. */
+static void a_job_that_used_no_gpu_is_said(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"run", "--json", "--sim", example("h100x8-idle.json"), "--", "env",
+                                              "CUDA_VISIBLE_DEVICES=", "sh", "-c", "sleep 5.5", NULL},
+                             env);
+    assert_non_null(r.json);
+    assert_int_equal(r.exit_code, 0);
+    json_t *ev = no_gpu_evidence(r.json);
+    if (!ev)
+        fail_msg("no job.no_gpu: %s", r.out);
+    assert_true(json_is_true(json_object_get(ev, "job_ended")));
+    assert_string_equal(json_string_value(json_object_get(ev, "cuda_visible_devices")), "");
+    char *causes = json_dumps(json_object_get(ev, "causes"), 0);
+    assert_non_null(strstr(causes, "hides every GPU"));
+    free(causes);
+    tool_result_free(&r);
+    /* The training scenario's GPUs list processes, which stand for the job. */
+    r = run_tool(
+        (const char *[]){"run", "--json", "--sim", example("h100x8-training.json"), "--", "sleep", "5.5", NULL}, env);
+    assert_non_null(r.json);
+    assert_null(no_gpu_evidence(r.json));
+    tool_result_free(&r);
+    /* A command that ends at once is not a training job. */
+    r = run_tool((const char *[]){"run", "--json", "--sim", example("h100x8-idle.json"), "--", "true", NULL}, env);
+    assert_non_null(r.json);
+    assert_null(no_gpu_evidence(r.json));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     run_first_in_line(); /* CPU shares are judged: the machine may be busy */
@@ -131,6 +178,7 @@ int main(void)
         cmocka_unit_test(sleeping_job_gives_no_input_finding),
         cmocka_unit_test(exit_code_is_the_commands_own),
         cmocka_unit_test(stdout_is_the_commands),
+        cmocka_unit_test(a_job_that_used_no_gpu_is_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,7 @@ static const char *scenario = J({
             "compute_capability" : [ 9, 0 ],
             "memory_total_mib" : 81559,
             "power_limit_w" : 700,
+            "power_limit_requested_w" : 800,
             "power_limit_default_w" : 700,
             "power_limit_min_w" : 200,
             "power_limit_max_w" : 700,
@@ -283,6 +284,9 @@ static void test_sensors(void **state)
     assert_int_equal(power(g1, &u), NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetEnforcedPowerLimit")(g0, &u), NVML_SUCCESS);
     assert_int_equal(u, 700000);
+    /* The limit asked for, above the enforced one: a platform cap. */
+    assert_int_equal(CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetPowerManagementLimit")(g0, &u), NVML_SUCCESS);
+    assert_int_equal(u, 800000);
     assert_int_equal(CALL(nvml_DeviceGetPowerManagementLimitConstraints_fn,
                           "nvmlDeviceGetPowerManagementLimitConstraints")(g0, &lo, &hi),
                      NVML_SUCCESS);

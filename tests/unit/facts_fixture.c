@@ -48,6 +48,7 @@ void fx_facts(gd_facts *f, size_t gpus, size_t samples)
             row[GD_M_UTIL_GPU_PCT] = gd_val(98);
             row[GD_M_POWER_W] = gd_val(550);
             row[GD_M_EVENT_REASONS] = gd_val(0);
+            row[GD_M_VIOL_THERMAL_NS] = gd_val(0); /* the thermal slowdown counter answers, still */
             row[GD_M_MEM_USED_MIB] = gd_val(60000);
         }
     }

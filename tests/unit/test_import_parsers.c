@@ -8,9 +8,11 @@
 
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "formats/capture/import.h"
+#include "gpudoctor/stack.h"
 #include "gpudoctor/abi/nvml_api.h"
 
 static char err[1024];
@@ -48,8 +50,9 @@ static const char text_dump[] = "==============NVSMI LOG==============\n"
                                 "            HW Power Brake Slowdown       : Active\n"
                                 "    Clocks Event Reasons Counters\n"
                                 "        SW Power Capping                  : 1200 us\n"
-                                "        SW Thermal Slowdown               : 0 us\n"
+                                "        SW Thermal Slowdown               : 100 us\n"
                                 "        HW Thermal Slowdown               : 300 us\n"
+                                "        HW Power Braking                  : 700 us\n"
                                 "    FB Memory Usage\n"
                                 "        Total                             : 81559 MiB\n"
                                 "        Used                              : 0 MiB\n"
@@ -65,6 +68,7 @@ static const char text_dump[] = "==============NVSMI LOG==============\n"
                                 "        Average Power Draw                : 69.00 W\n"
                                 "        Instantaneous Power Draw          : 67.74 W\n"
                                 "        Current Power Limit               : 700.00 W\n"
+                                "        Requested Power Limit             : 900.00 W\n"
                                 "    Processes\n"
                                 "        Process ID                        : 11327\n"
                                 "            Name                          : python\n"
@@ -85,7 +89,8 @@ static void text_reasons_counters_and_paths(void **state)
     assert_true((unsigned long long)r.v ==
                 (nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown));
     assert_true(last(&f, 0, GD_M_VIOL_POWER_NS).v == 1200e3);
-    assert_true(last(&f, 0, GD_M_VIOL_THERMAL_NS).v == 300e3);
+    assert_true(last(&f, 0, GD_M_VIOL_THERMAL_NS).v == 300e3); /* the larger of software and hardware */
+    assert_true(last(&f, 0, GD_M_VIOL_POWER_BRAKE_NS).v == 700e3);
     /* MIG device's own "FB Memory Usage" does not overwrite the GPU's. */
     assert_true(last(&f, 0, GD_M_MEM_USED_MIB).v == 0);
     /* N/A is "not supported", never 0; T.Limit margins are not thresholds:
@@ -94,7 +99,9 @@ static void text_reasons_counters_and_paths(void **state)
     assert_int_equal(f.gpus[0].temp_shutdown_c.status, GD_ST_NOT_REPORTED);
     /* Average power wins over instantaneous. */
     assert_true(last(&f, 0, GD_M_POWER_W).v == 69.0);
+    /* The enforced limit is "Current", the one asked for "Requested": a platform cap shows between them. */
     assert_true(f.gpus[0].power_limit_w.v == 700.0);
+    assert_true(f.gpus[0].power_limit_requested_w.v == 900.0);
     assert_int_equal(f.gpus[0].process_count, 1);
     assert_int_equal(f.gpus[0].processes[0].pid, 11327);
     assert_string_equal(f.gpus[0].processes[0].name, "python");
@@ -102,6 +109,16 @@ static void text_reasons_counters_and_paths(void **state)
     gd_facts_free(&f);
 }
 
+/* The note of f that holds `what`, or NULL. */
+static const char *note_with(const gd_facts *f, const char *what)
+{
+    for (size_t i = 0; i < f->capture_note_count; i++)
+        if (strstr(f->capture_notes[i], what))
+            return f->capture_notes[i];
+    return NULL;
+}
+
+/* A dump cut short is read for what it holds; the note says where it ends. */
 static void text_truncated(void **state)
 {
     (void)state;
@@ -109,8 +126,37 @@ static void text_truncated(void **state)
     char cut[sizeof text_dump];
     memcpy(cut, text_dump, sizeof text_dump);
     *strstr(cut, "    Processes") = '\0';
-    assert_int_equal(parse(GD_IMPORT_SMI_TEXT, cut, &f), -1);
-    assert_non_null(strstr(err, "truncated"));
+    assert_int_equal(parse(GD_IMPORT_SMI_TEXT, cut, &f), 0);
+    assert_int_equal(f.gpu_count, 1);
+    assert_true(last(&f, 0, GD_M_POWER_W).v == 69.0);
+    const char *note = note_with(&f, "GPU 00000000:19:00.0 ends here, before its Processes section");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "t.txt:"));
+    gd_facts_free(&f);
+}
+
+/* A paste trimmed by hand ("[...]" lines, seven of eight GPUs left out):
+ * what is there is read, a pending remap included, and what was cut is said. */
+static void text_trimmed_by_hand(void **state)
+{
+    (void)state;
+    static const char trimmed[] = "Driver Version                            : 510.73.08\n"
+                                  "Attached GPUs                             : 8\n"
+                                  "GPU 00000000:10:1C.0\n"
+                                  "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+                                  "    [...]\n"
+                                  "    Remapped Rows\n"
+                                  "        Correctable Error                 : 1\n"
+                                  "        Pending                           : Yes\n"
+                                  "[...]\n";
+    gd_facts f;
+    assert_int_equal(parse(GD_IMPORT_SMI_TEXT, trimmed, &f), 0);
+    assert_int_equal(f.gpu_count, 1);
+    assert_true(gd_ok(f.gpus[0].remap_pending) && f.gpus[0].remap_pending.v == 1);
+    assert_int_equal(f.gpus[0].temp_slowdown_c.status, GD_ST_NOT_REPORTED); /* cut, never a value */
+    assert_non_null(note_with(&f, "t.txt:5: 2 '[...]' lines"));
+    assert_non_null(note_with(&f, "t.txt:8: GPU 00000000:10:1C.0 ends here"));
+    assert_non_null(note_with(&f, "8 GPUs attached, 1 shown"));
     gd_facts_free(&f);
 }
 
@@ -332,6 +378,100 @@ static void readings_remember_their_key(void **state)
     gd_facts_free(&f);
 }
 
+/* A terminal paste: the prompt and command line before (and between) each
+ * format's output are skipped, and counted in a note. */
+static void shell_lines_before_each_format(void **state)
+{
+    (void)state;
+    char text_paste[sizeof text_dump + 64], xml_paste[sizeof xml_dump + 64];
+    snprintf(text_paste, sizeof text_paste, "user@gpu01:~$ nvidia-smi -q\n%s", text_dump);
+    snprintf(xml_paste, sizeof xml_paste, "$ nvidia-smi -q -x\n%sroot@gpu01:~# \n", xml_dump);
+    const struct {
+        const char *name, *text;
+        size_t skipped;
+    } pastes[] = {
+        {"a.csv",
+         "$ nvidia-smi --query-gpu=name,temperature.gpu --format=csv -l 1\nname, temperature.gpu\nT4, 40\n"
+         "^C\n$ nvidia-smi --query-gpu=name,temperature.gpu --format=csv\nname, temperature.gpu\nT4, 41\n",
+         3},
+        {"b.log", "# nvidia-smi dmon -c 1\n# gpu   pwr gtemp\n# Idx     W     C\n    0    60    40\n", 1},
+        {"c.txt",
+         "$ sonata@coyote2:~$ sudo lspci -vvv -s 01:00.0\n[sudo] password for sonata:\n"
+         "01:00.0 VGA compatible controller: NVIDIA Corporation AD102GL\n        LnkSta: Speed 2.5GT/s, Width x16\n",
+         2},
+        {"d.txt",
+         "$ nvidia-smi topo -m\n\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\t0-31\t0\n"
+         "GPU1\tSYS\t X \t32-63\t1\n",
+         1},
+        {"e.log",
+         "root@node1:~# dmesg -T | grep NVRM\n[Fri Apr  5 21:29:39 2024] NVRM: Xid (PCI:0000:a1:00): 79, pid=1, "
+         "GPU has fallen off the bus.\nroot@node1:~# journalctl -k | grep NVRM\n"
+         "Apr 05 21:29:40 node1 kernel: NVRM: Xid (PCI:0000:a1:00): 79, pid=1, GPU has fallen off the bus.\n",
+         2},
+        {"f.txt", text_paste, 1},
+        {"g.xml", xml_paste, 2},
+    };
+    for (size_t i = 0; i < sizeof pastes / sizeof pastes[0]; i++) {
+        gd_facts f = {0};
+        if (gd_import_buffer(pastes[i].name, pastes[i].text, strlen(pastes[i].text), &f, err, sizeof err) != 0)
+            fail_msg("%s: refused: %s", pastes[i].name, err);
+        char want[64];
+        snprintf(want, sizeof want, "%s:1: %zu shell line%s skipped", pastes[i].name, pastes[i].skipped,
+                 pastes[i].skipped == 1 ? "" : "s");
+        if (!note_with(&f, want))
+            fail_msg("%s: no note '%s' (%zu notes)", pastes[i].name, want, f.capture_note_count);
+        gd_facts_free(&f);
+    }
+    /* Both runs of the CSV paste are read: two samples. */
+    gd_facts f = {0};
+    assert_int_equal(gd_import_buffer("a.csv", pastes[0].text, strlen(pastes[0].text), &f, err, sizeof err), 0);
+    assert_int_equal(f.series.n, 2);
+    gd_facts_free(&f);
+}
+
+/* A kernel log's line is read whatever its timestamp: a month in another
+ * language, or a prefix of no known style before the driver's message; how
+ * many times were not read as dates is said. */
+static void kernel_log_times_not_read(void **state)
+{
+    (void)state;
+    static const char zh[] = "11\xe6\x9c\x88 16 04:38:20 gpu07 kernel: NVRM: loading NVIDIA UNIX x86_64\n"
+                             "11\xe6\x9c\x88 16 04:38:21 gpu07 kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=3119\n";
+    static const char odd[] = "2024/04/05 21:29:39 gpu07 NVRM: Xid (PCI:0000:a1:00): 79, pid=1, GPU has fallen off "
+                              "the bus.\n";
+    gd_facts f = {0};
+    assert_int_equal(gd_import_buffer("zh.log", zh, strlen(zh), &f, err, sizeof err), 0);
+    assert_int_equal(f.stack->xid_group_count, 1);
+    assert_string_equal(f.stack->xid_groups[0].first_seen, "11\xe6\x9c\x88 16 04:38:21");
+    assert_non_null(note_with(&f, "zh.log: the times of 2 lines not read as a date (the first: '11\xe6\x9c\x88 16 "
+                                  "04:38:20'"));
+    gd_facts_free(&f);
+    memset(&f, 0, sizeof f);
+    assert_int_equal(gd_import_buffer("odd.log", odd, strlen(odd), &f, err, sizeof err), 0);
+    assert_int_equal(f.stack->xid_group_count, 1);
+    assert_int_equal(f.stack->xid_groups[0].xid, 79);
+    assert_non_null(note_with(&f, "odd.log: the time of 1 line not read as a date (the first: '2024/04/05 21:29:39 "
+                                  "gpu07'"));
+    gd_facts_free(&f);
+}
+
+/* What is no format is refused with its line and the formats expected. */
+static void undetected_says_line_and_formats(void **state)
+{
+    (void)state;
+    static const char notes[] = "\n$ cat notes.txt\n\nthe GPU is slow, please help\n";
+    gd_facts f = {0};
+    assert_int_equal(gd_import_buffer("n.txt", notes, strlen(notes), &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n.txt:4: 'the GPU is slow, please help' begins none of the formats"));
+    gd_facts_free(&f);
+    char why[256];
+    gd_import_undetected("e.txt", "", 0, why, sizeof why);
+    assert_string_equal(why, "e.txt: an empty file");
+    gd_import_undetected("x.xml", "<?xml version=\"1.0\"?><svg/>", 26, why, sizeof why);
+    assert_non_null(strstr(why, "without nvidia-smi's root element"));
+    assert_non_null(strstr(gd_import_formats_help, "lspci -vv           3b:00.0 3D controller"));
+}
+
 /* Files of two machines: refused, naming both files and what differs. */
 static void merge_refuses_two_machines(void **state)
 {
@@ -357,6 +497,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_reasons_counters_and_paths),
         cmocka_unit_test(text_truncated),
+        cmocka_unit_test(text_trimmed_by_hand),
         cmocka_unit_test(xml_old_schema),
         cmocka_unit_test(xml_hostile),
         cmocka_unit_test(csv_series),
@@ -365,6 +506,9 @@ int main(void)
         cmocka_unit_test(merge_by_bus_id_and_index),
         cmocka_unit_test(readings_remember_their_key),
         cmocka_unit_test(merge_refuses_two_machines),
+        cmocka_unit_test(shell_lines_before_each_format),
+        cmocka_unit_test(undetected_says_line_and_formats),
+        cmocka_unit_test(kernel_log_times_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,50 @@ static void xid_lines_of_every_format(void **state)
     }
 }
 
+/* journalctl in another language writes the month as its locale does: the
+ * line is a kernel line, its Xid an Xid, its time kept as text and marked
+ * not read as a date. English months are read as before. */
+static void localised_months_are_text(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *when;
+        bool unread;
+    } cases[] = {
+        {"11\xe6\x9c\x88 16 04:38:20 sdu-dpai-turing-1 kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=3119",
+         "11\xe6\x9c\x88 16 04:38:20", true},
+        {"Dez 16 04:38:20 node kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=3119", "Dez 16 04:38:20", true},
+        {"d\xc3\xa9"
+         "c. 16 04:38:20 node kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=1",
+         "d\xc3\xa9"
+         "c. 16 04:38:20",
+         true},
+        {"dic 16 04:38:20.123456 node kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=1", "dic 16 04:38:20.123456", true},
+        {"\xd0\xbd\xd0\xbe\xd1\x8f 16 04:38:20 node kernel: NVRM: Xid (PCI:0000:03:00): 62, x",
+         "\xd0\xbd\xd0\xbe\xd1\x8f 16 04:38:20", true},
+        {"Nov 16 04:38:20 node kernel: NVRM: Xid (PCI:0000:03:00): 62, pid=3119", "Nov 16 04:38:20", false},
+        {"Tue 2024-03-05 10:00:00 UTC node7 kernel: NVRM: Xid (PCI:0000:03:00): 62, x", "Tue 2024-03-05 10:00:00 UTC",
+         false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gd_klog_line kl;
+        if (!gd_klog_split(cases[i].line, strlen(cases[i].line), &kl))
+            fail_msg("not a kernel line: %s", cases[i].line);
+        assert_int_equal(kl.style, GD_KLOG_JOURNAL);
+        assert_string_equal(kl.when, cases[i].when);
+        assert_int_equal(kl.when_unread, cases[i].unread);
+        assert_memory_equal(kl.msg, "NVRM: Xid", 9);
+        gd_xid_event ev;
+        assert_true(gd_xid_line_parse(cases[i].line, strlen(cases[i].line), &ev));
+        assert_int_equal(ev.xid, 62);
+        assert_string_equal(ev.when, cases[i].when);
+    }
+    /* A word before a day and a time is no journal line without its host's "kernel:". */
+    gd_klog_line kl;
+    static const char other[] = "Dez 16 04:38:20 node sudo[4422]: duan : TTY=pts/4";
+    assert_false(gd_klog_split(other, strlen(other), &kl));
+}
+
 /* NVSwitch SXid lines in each log form: the event line, and its detail lines. */
 static void sxid_lines_of_every_format(void **state)
 {
@@ -390,6 +434,7 @@ int main(void)
         cmocka_unit_test(tf_build_info),
         cmocka_unit_test(toolkit_and_metadata_versions),
         cmocka_unit_test(xid_lines_of_every_format),
+        cmocka_unit_test(localised_months_are_text),
         cmocka_unit_test(sxid_lines_of_every_format),
         cmocka_unit_test(aer_lines_of_every_format),
         cmocka_unit_test(pci_ids_match_nvml_bus_ids),

@@ -36,6 +36,7 @@ typedef enum gd_cap_field {
     /* GPU static numbers (gd_gpu fields). */
     GD_CF_MEM_TOTAL,
     GD_CF_POWER_LIMIT,
+    GD_CF_POWER_REQUESTED, /* also the enforced limit's last resort */
     GD_CF_POWER_DEFAULT,
     GD_CF_POWER_MIN,
     GD_CF_POWER_MAX,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The table of capture formats, and detection over it. */
 #include "capture_formats.h"
+#include "core/text_safe.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* In detection order for a tie on one line: a paste names nvidia-smi's own
  * banner or matrix before a first line could pass for a log or a table. */
@@ -52,4 +55,33 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
     }
     free(v);
     return best;
+}
+
+/* What stands where a format should have begun: "NAME:LINE: ...". */
+void gd_import_undetected(const char *name, const char *text, size_t len, char *out, size_t olen)
+{
+    gd_capture_view *v = malloc(sizeof *v);
+    if (!v) {
+        snprintf(out, olen, "%s: out of memory", name);
+        return;
+    }
+    if (len == 0) {
+        snprintf(out, olen, "%s: an empty file", name);
+    } else if (!gd_capture_view_init(v, text, len)) {
+        snprintf(out, olen, "%s: binary data, not a text capture", name);
+    } else if (v->shape == GD_VIEW_XML) {
+        snprintf(out, olen, "%s: an XML document without nvidia-smi's root element <nvidia_smi_log>", name);
+    } else if (v->shape == GD_VIEW_JSON) {
+        snprintf(out, olen, "%s: JSON that is not a gpudoctor recording (its first key is not \"gpudoctor_recording\")",
+                 name);
+    } else if (v->first >= v->nlines) {
+        snprintf(out, olen, "%s: only blank lines%s", name, v->journal_banner ? " and journalctl's banner" : "");
+    } else {
+        const char *l = v->lines[v->first].text;
+        char safe[64]; /* the line as it can be shown: cut, no control or stray bytes */
+        gd_text_safe(l, safe, sizeof safe);
+        snprintf(out, olen, "%s:%ld: '%s%s' begins none of the formats gpudoctor reads", name,
+                 v->lines[v->first].number, safe, strlen(l) >= sizeof safe ? "..." : "");
+    }
+    free(v);
 }

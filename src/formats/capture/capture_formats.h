@@ -25,6 +25,7 @@ typedef struct gd_capture_view {
     struct {
         char text[512]; /* trimmed, tabs as blanks, ANSI escapes removed */
         bool col0; /* the line began at its first column */
+        long number; /* its line number in the file (1-based) */
     } lines[SCAN_LINES]; /* the first non-empty lines */
     size_t nlines;
     size_t first; /* the first line of evidence: after journalctl's banner (nlines: none) */

@@ -29,6 +29,7 @@ static const struct {
     }
     V(GD_CF_MEM_TOTAL, mem_total_mib),
     V(GD_CF_POWER_LIMIT, power_limit_w),
+    V(GD_CF_POWER_REQUESTED, power_limit_requested_w),
     V(GD_CF_POWER_DEFAULT, power_limit_default_w),
     V(GD_CF_POWER_MIN, power_limit_min_w),
     V(GD_CF_POWER_MAX, power_limit_max_w),
@@ -349,17 +350,27 @@ static int set_gpu(gd_cap *c, const gd_cap_map *m, const char *s)
     case GD_CF_PROC_MEM: return set_process(c, gpu, m, s);
     default: break;
     }
+    if (m->field == GD_CF_POWER_REQUESTED) {
+        /* Where a dump names no enforced limit, the requested one stands in, as the least of its keys. */
+        gd_cap_map enforced = *m;
+        enforced.field = GD_CF_POWER_LIMIT;
+        enforced.prio = 1;
+        if (set_gpu(c, &enforced, s) != 0)
+            return -1;
+    }
     gd_value *dst = gpu_value(gpu, m->field), v;
     if (!dst || read_value(c, m, s, &v) != 0)
         return dst ? -1 : 0;
     unsigned char *prio = &c->gprio[c->cur->gpu][m->field];
     if (m->field == GD_CF_ECC_VOL_UNC || m->field == GD_CF_ECC_AGG_UNC) {
-        /* One total from its parts (DRAM + SRAM, or parity + SEC-DED). */
+        /* One total from its parts (DRAM + SRAM, or parity + SEC-DED); it
+         * cites the first part that holds errors, else the first part read. */
+        bool first_errors = gd_ok(v) && v.v > 0 && !(gd_ok(*dst) && dst->v > 0);
         if (gd_ok(v) && gd_ok(*dst))
             dst->v += v.v;
         else if (gd_ok(v) || dst->status == GD_ST_UNREAD)
             *dst = v;
-        set_origin(c, gpu, dst, m, false);
+        set_origin(c, gpu, dst, m, first_errors);
         return 0;
     }
     if (gd_ok(*dst) && !gd_ok(v))
@@ -408,8 +419,10 @@ static int set_row(gd_cap *c, const gd_cap_map *m, const char *s)
     if (m->field == GD_CF_VIOLATION_US) {
         if (gd_ok(v))
             v.v *= 1000.0;
-        if (gd_ok(v) && gd_ok(r->v[metric])) /* thermal: software + hardware */
-            v.v += r->v[metric].v;
+        /* Thermal: software and hardware, the larger, as a live run reads
+         * them (their union lies between the larger and the sum). */
+        if (gd_ok(v) && gd_ok(r->v[metric]) && r->v[metric].v > v.v)
+            v.v = r->v[metric].v;
     } else if (gd_ok(r->v[metric]) && (!gd_ok(v) || m->prio < r->prio[metric])) {
         return 0;
     }

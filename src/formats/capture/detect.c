@@ -16,11 +16,18 @@
 
 #define SCAN_BYTES 65536
 
+/* One format a line, by what its first line of output looks like. */
 const char gd_import_formats_help[] =
-    "gpudoctor reads the output of 'nvidia-smi -q -x' (XML), 'nvidia-smi -q' (text), 'nvidia-smi dmon', "
-    "'nvidia-smi --query-gpu=... --format=csv' (with its header line), 'lspci -vv', 'nvidia-smi topo -m' "
-    "kernel logs ('dmesg' and 'journalctl -k' in any time format, or bare driver messages) and gpudoctor's own "
-    "recordings (--record)";
+    "gpudoctor reads these, each known by its first line of output (shell prompts before it are skipped):\n"
+    "  nvidia-smi -q -x    <?xml ...?> with <nvidia_smi_log>\n"
+    "  nvidia-smi -q       ==============NVSMI LOG==============, or GPU 00000000:3B:00.0 with Driver Version\n"
+    "  nvidia-smi dmon     # gpu   pwr  gtemp ...\n"
+    "  --query-gpu csv     its header line: timestamp, name, pci.bus_id, ... (--format=csv, header kept)\n"
+    "  lspci -vv           3b:00.0 3D controller: NVIDIA Corporation ...\n"
+    "  nvidia-smi topo -m  GPU0  GPU1 ... CPU Affinity\n"
+    "  kernel log          dmesg or journalctl -k in any time format ([    5.123456] ...,\n"
+    "                      [Tue Mar  5 10:00:00 2024] ..., Mar  5 10:00:00 host kernel: ...), or NVRM: lines\n"
+    "  recording           gpudoctor's own (check --record FILE.jsonl)";
 
 /* One line, trimmed, ANSI escapes (topo underlines its header) removed. */
 static size_t clean_line(const char *p, size_t n, char *out, size_t cap)
@@ -108,8 +115,9 @@ static bool is_lspci_line(const char *l)
 }
 
 /* A kernel log line as dmesg or journalctl -k print it, in any timestamp
- * style (klog_line.c), or a message of the NVIDIA driver or the PCI core
- * with no timestamp at all (dmesg -t, a paste of the lines that matter). */
+ * style (klog_line.c), a message of the NVIDIA driver or the PCI core
+ * with no timestamp at all (dmesg -t, a paste of the lines that matter), or
+ * the driver's message after a prefix of any other form. */
 static bool is_kernel_log_line(const char *l)
 {
     gd_klog_line kl;
@@ -119,7 +127,9 @@ static bool is_kernel_log_line(const char *l)
     for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++)
         if (strncmp(l, bare[i], strlen(bare[i])) == 0)
             return true;
-    return false;
+    /* The driver's message after a time or a host in a form no style above
+     * has ("2024/04/05 21:29:39 gpu07 NVRM: Xid ..."): an Xid whatever its timestamp. */
+    return strstr(l, " NVRM: ") || strstr(l, ": SXid (PCI:");
 }
 
 bool gd_import_looks_binary(const char *text, size_t len)
@@ -159,6 +169,9 @@ bool gd_capture_view_init(gd_capture_view *v, const char *text, size_t len)
                                                                : GD_VIEW_LINES;
     if (v->shape != GD_VIEW_LINES)
         return true;
+    long number = 0;
+    for (size_t p = 0; p < lead; p++)
+        number += text[p] == '\n';
     for (size_t pos = lead; pos < len && v->nlines < SCAN_LINES;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -166,8 +179,10 @@ bool gd_capture_view_init(gd_capture_view *v, const char *text, size_t len)
         char *l = v->lines[v->nlines].text;
         size_t k = clean_line(text + pos, n, l, sizeof v->lines[0].text);
         pos += n + 1;
+        number++;
         if (k == 0)
             continue;
+        v->lines[v->nlines].number = number;
         v->lines[v->nlines++].col0 = col0;
     }
     /* journalctl's banner line ("-- Logs begin at ...") before the first

@@ -28,13 +28,18 @@ typedef enum gd_import_kind {
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
 gd_import_kind gd_import_detect(const char *text, size_t len);
 
+/* Why text is no format (detection gave GD_IMPORT_UNKNOWN), as "NAME:LINE:
+ * 'the line' begins none of the formats gpudoctor reads" or "NAME: an
+ * empty file"; gd_import_formats_help lists what was expected. */
+void gd_import_undetected(const char *name, const char *text, size_t len, char *out, size_t olen);
+
 /* True when the first bytes hold control characters no text capture has. */
 bool gd_import_looks_binary(const char *text, size_t len);
 
 /* "nvidia-smi -q -x" and so on. */
 const char *gd_import_kind_name(gd_import_kind k);
 
-/* The sentence naming every understood format, for error messages. */
+/* Every understood format with its first line, one a line, for error messages. */
 extern const char gd_import_formats_help[];
 
 /*
@@ -72,7 +77,29 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
  */
 int gd_import_recording(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
-/* Merges `part` (a parsed file) into f; part is emptied. 0, or -1 (no memory). */
+/*
+ * The same, streamed: `head` (the bytes already read to recognise it), then
+ * the rest from `rest` (formats/trace/trace_input.h; NULL: none), in bounded
+ * memory whatever the file's size (a line, the samples the live run kept).
+ * A recording without its end record is read to its last whole line and
+ * `note` says where it ends ("cut short after 312.4 s (14:07:31): no end
+ * record"); "" when whole.
+ */
+typedef struct gd_tsrc gd_tsrc;
+int gd_import_recording_stream(const char *name, const char *head, size_t head_len, gd_tsrc *rest, gd_facts *f,
+                               char *note, size_t notelen, char *err, size_t errlen);
+
+/* Notes what a reader passed over ("FILE:LINE: ..."), said in the report
+ * (f->capture_notes; past GD_CAPTURE_NOTES, counted). */
+void gd_import_note(gd_facts *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A file's name without its folders, as notes cite it. */
+const char *gd_import_base(const char *name);
+
+/* f takes part's notes (a file read into a part of its own). */
+void gd_import_notes_take(gd_facts *f, const gd_facts *part);
+
+/* Merges `part` (a parsed file) into f, its notes too; part is emptied. 0, or -1 (no memory). */
 int gd_import_merge(gd_facts *f, gd_facts *part, char *err, size_t errlen);
 
 /*

@@ -5,10 +5,14 @@
  * their "Bus: primary=, secondary=" lines, AER status bits (UESta, CESta,
  * UESvrt), the NUMA node, and the NICs. GPUs are matched to f->gpus by bus
  * id; without any nvidia-smi capture, the NVIDIA devices become the GPUs,
- * with their link as the only thing known (one sample, load unknown).
+ * with their link as the only thing known (one sample, load unknown), named
+ * from the PCI id database where the capture gives their device id
+ * (lspci_name.h).
  */
 #include "capture.h"
 #include "import.h"
+#include "lspci_name.h"
+#include "loaders/pci_ids.h"
 
 #include "gpudoctor/pcie.h"
 #include "analysis/topology.h"
@@ -29,6 +33,7 @@ typedef struct dev {
     bool gpu, bridge, nic;
     int secondary; /* -1 unless a bridge */
     char desc[96]; /* "NVIDIA Corporation GP100GL [Tesla P100 PCIe 12GB]", without "(rev a1)" */
+    long device_id; /* NVIDIA's device id where the capture gives it (lspci -nn, -x, "Device 2330"), else -1 */
     char express[24];
     gd_pcie_hop hop;
     gd_value numa;
@@ -67,6 +72,7 @@ static bool parse_header(const char *line, dev *d)
             len--;
         snprintf(d->desc, sizeof d->desc, "%.*s", (int)(len < sizeof d->desc ? len : sizeof d->desc - 1), colon);
     }
+    d->device_id = gd_lspci_device_id(d->desc);
     gd_value unread = gd_missing(GD_ST_NOT_SUPPORTED);
     d->hop = (gd_pcie_hop){.speed_gts = unread,
                            .speed_max_gts = unread,
@@ -243,7 +249,10 @@ static int add_gpus(gd_facts *f, const dev *devs, size_t n)
         size_t g = f->gpu_count++;
         gd_gpu *gpu = &f->gpus[g];
         gpu->index = (int)g;
-        gd_pcie_copy(gpu->name, sizeof gpu->name, devs[i].desc);
+        char db[128] = "";
+        if (devs[i].device_id >= 0)
+            gd_pci_ids_device_name(GD_PCI_VENDOR_NVIDIA, (unsigned)devs[i].device_id, db, sizeof db);
+        gd_lspci_gpu_name(devs[i].desc, devs[i].device_id, db, gpu->name, sizeof gpu->name);
         gd_pci_bus_id_norm(devs[i].bdf, gpu->pci_bus_id, sizeof gpu->pci_bus_id);
         gd_cap_mark_unsupported(gpu);
         gpu->pcie_width_max_device = gd_missing(GD_ST_NOT_SUPPORTED);
@@ -297,9 +306,17 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
     memcpy(buf, text, len);
     buf[len] = '\0';
     char *save = NULL;
+    /* A device's line starts at the capture's margin, its details are
+     * indented below it; a paste may have moved the margin (a quote, an
+     * indented block), so it is where the first device line starts. */
+    size_t margin = (size_t)-1;
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         line[strcspn(line, "\r")] = '\0';
-        if (line[0] != ' ' && line[0] != '\t') {
+        size_t indent = strspn(line, " \t");
+        dev probe;
+        if (margin == (size_t)-1 && line[indent] && parse_header(line + indent, &probe))
+            margin = indent;
+        if (margin == (size_t)-1 || indent <= margin) {
             if (n == LSPCI_MAX_DEVICES)
                 break;
             if (n == cap) {
@@ -311,8 +328,11 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
                 devs = more;
                 cap *= 2;
             }
-            if (parse_header(line, &devs[n]))
+            long id;
+            if (parse_header(line + indent, &devs[n]))
                 n++;
+            else if (n > 0 && (id = gd_lspci_dump_device_id(line + indent)) >= 0)
+                devs[n - 1].device_id = id; /* lspci -x: the configuration space's first bytes */
         } else if (n > 0) {
             parse_detail(line, &devs[n - 1]);
         }
@@ -331,6 +351,16 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
         goto out;
     }
     append_source(p, "lspci", name);
+    size_t gpus = 0, linked = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpus += devs[i].gpu;
+        linked += devs[i].gpu && (gd_ok(devs[i].hop.gen) || gd_ok(devs[i].hop.gen_max));
+    }
+    if (gpus && !linked) /* what nvidia-bug-report collects: 'lspci -v -xxx' */
+        gd_import_note(f,
+                       "%s: no LnkCap or LnkSta line for its %zu GPU%s (an 'lspci -v' capture, or its hex dump): "
+                       "their PCIe links are not judged; 'sudo lspci -vv' decodes them",
+                       gd_import_base(name), gpus, gpus == 1 ? "" : "s");
     int ordinal = 0;
     for (size_t i = 0; i < n; i++) {
         split_uncorrectable(&devs[i]);

@@ -230,6 +230,7 @@ int gd_import_merge(gd_facts *f, gd_facts *part, char *err, size_t errlen)
     }
     uint8_t file = add_file(f, part);
     renumber_files(part, file);
+    gd_import_notes_take(f, part);
     if (!f->driver_version[0] && part->driver_version[0])
         f->driver_file = file;
     if (!f->host.hostname[0] && part->host.hostname[0])

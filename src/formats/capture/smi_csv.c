@@ -64,7 +64,7 @@ static const gd_cap_map csv_map[] = {
     {"power.draw.average", GD_CF_METRIC, GD_M_POWER_W, 2, 0},
     {"power.draw.instant", GD_CF_METRIC, GD_M_POWER_W, 1, 0},
     {"enforced.power.limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"power.limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"power.limit", GD_CF_POWER_REQUESTED, 0, 1, 0}, /* "set by software like nvidia-smi" */
     {"power.default_limit", S(GD_CF_POWER_DEFAULT)},
     {"power.min_limit", S(GD_CF_POWER_MIN)},
     {"power.max_limit", S(GD_CF_POWER_MAX)},
@@ -99,6 +99,7 @@ static const gd_cap_map csv_map[] = {
     {"clocks_event_reasons_counters.sw_power_cap", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_NS, 0, 0},
     {"clocks_event_reasons_counters.sw_thermal_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
     {"clocks_event_reasons_counters.hw_thermal_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"clocks_event_reasons_counters.hw_power_brake_slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_BRAKE_NS, 0, 0},
 };
 
 #define NMAP(m) (sizeof(m) / sizeof((m)[0]))
@@ -111,6 +112,7 @@ typedef struct csv_state {
     char ts[64]; /* timestamp text of the current sample */
     double t0; /* seconds of the first timestamp */
     bool timed;
+    char header[1024]; /* the header line as written: a paste of two runs repeats it */
 } csv_state;
 
 /* Splits a line at commas into at most MAX_COLUMNS fields; returns the count. */
@@ -252,8 +254,12 @@ static int csv_line(void *ctx, const char *l, size_t n)
         lead++;
     if (lead >= n)
         return 0;
-    if (st->ncols == 0)
+    if (st->ncols == 0) {
+        snprintf(st->header, sizeof st->header, "%.*s", (int)(n < sizeof st->header ? n : sizeof st->header - 1), l);
         return header(st, l, n);
+    }
+    if (n < sizeof st->header && strlen(st->header) == n && memcmp(st->header, l, n) == 0)
+        return 0; /* the header again: a second run pasted after the first */
     return row(st, l, n);
 }
 

@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -61,6 +62,7 @@ static const gd_cap_map gpu_map[] = {
     {"Clocks Event Reasons Counters/SW Power Capping", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_NS, 0, 0},
     {"Clocks Event Reasons Counters/SW Thermal Slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
     {"Clocks Event Reasons Counters/HW Thermal Slowdown", GD_CF_VIOLATION_US, GD_M_VIOL_THERMAL_NS, 0, 0},
+    {"Clocks Event Reasons Counters/HW Power Braking", GD_CF_VIOLATION_US, GD_M_VIOL_POWER_BRAKE_NS, 0, 0},
     {"FB Memory Usage/Total", S(GD_CF_MEM_TOTAL)},
     {"FB Memory Usage/Used", M(GD_M_MEM_USED_MIB)},
     {"Utilization/Gpu", M(GD_M_UTIL_GPU_PCT)},
@@ -94,7 +96,7 @@ static const gd_cap_map gpu_map[] = {
     {"Temperature/Memory Max Operating Temp", S(GD_CF_TEMP_MEM_MAX)},
     {"Power Readings/Power Draw", GD_CF_METRIC, GD_M_POWER_W, 3, 0},
     {"Power Readings/Enforced Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"Power Readings/Power Limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"Power Readings/Power Limit", GD_CF_POWER_REQUESTED, 0, 1, 0},
     {"Power Readings/Current Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
     {"Power Readings/Default Power Limit", S(GD_CF_POWER_DEFAULT)},
     {"Power Readings/Min Power Limit", S(GD_CF_POWER_MIN)},
@@ -104,7 +106,7 @@ static const gd_cap_map gpu_map[] = {
     {"GPU Power Readings/Instantaneous Power Draw", GD_CF_METRIC, GD_M_POWER_W, 1, 0},
     {"GPU Power Readings/Current Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
     {"GPU Power Readings/Enforced Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"GPU Power Readings/Requested Power Limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"GPU Power Readings/Requested Power Limit", GD_CF_POWER_REQUESTED, 0, 1, 0},
     {"GPU Power Readings/Default Power Limit", S(GD_CF_POWER_DEFAULT)},
     {"GPU Power Readings/Min Power Limit", S(GD_CF_POWER_MIN)},
     {"GPU Power Readings/Max Power Limit", S(GD_CF_POWER_MAX)},
@@ -112,7 +114,7 @@ static const gd_cap_map gpu_map[] = {
      * "GPU Base Power" that is not a limit: not mapped). */
     {"GPU Power Readings/GPU Ceiling Power Limit/Current Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
     {"GPU Power Readings/GPU Ceiling Power Limit/Enforced Power Limit", GD_CF_POWER_LIMIT, 0, 3, 0},
-    {"GPU Power Readings/GPU Ceiling Power Limit/Requested Power Limit", GD_CF_POWER_LIMIT, 0, 1, 0},
+    {"GPU Power Readings/GPU Ceiling Power Limit/Requested Power Limit", GD_CF_POWER_REQUESTED, 0, 1, 0},
     {"GPU Power Readings/GPU Ceiling Power Limit/Default Power Limit", S(GD_CF_POWER_DEFAULT)},
     {"GPU Power Readings/GPU Ceiling Power Limit/Min Power Limit", S(GD_CF_POWER_MIN)},
     {"GPU Power Readings/GPU Ceiling Power Limit/Max Power Limit", S(GD_CF_POWER_MAX)},
@@ -156,6 +158,11 @@ typedef struct text_state {
      * processes last: a section with the one and not the other was cut. */
     bool saw_name, saw_processes;
     char gpu_id[32];
+    /* A paste trimmed by hand: its "[...]" lines, and "Attached GPUs" against the sections shown. */
+    size_t cut_lines;
+    long first_cut;
+    long attached;
+    long last_line; /* the last line that said something */
 } text_state;
 
 /* "GPU 00000000:07:00.0" at column 0 opens a GPU's section. */
@@ -169,19 +176,31 @@ static bool gpu_header(const char *l, size_t n, char *id, size_t idlen)
     return id[0] != '\0';
 }
 
-static int end_gpu(text_state *st)
+/* A section with its name and without its processes was cut (a trimmed
+ * paste): what it shows is read, what it lost is not reported. */
+static void end_gpu(text_state *st)
 {
-    if (!st->in_gpu)
-        return 0;
-    if (st->saw_name && !st->saw_processes)
-        return gd_cap_fail(st->c, "GPU %s ends before its Processes section: the capture looks truncated", st->gpu_id);
-    return 0;
+    if (st->in_gpu && st->saw_name && !st->saw_processes)
+        gd_import_note(st->c->f,
+                       "%s:%ld: GPU %s ends here, before its Processes section: the capture was cut, and what it "
+                       "lost is not judged",
+                       gd_import_base(st->c->name), st->last_line, st->gpu_id);
+}
+
+/* "[...]", "...": a paste's mark of lines left out. */
+static bool cut_mark(const char *l, size_t n)
+{
+    static const char *const marks[] = {"[...]", "...",   "[..]",   "[\u2026]", "\u2026",
+                                        "(...)", "<...>", "<snip>", "[snip]",   "[truncated]"};
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (strlen(marks[i]) == n && strncasecmp(l, marks[i], n) == 0)
+            return true;
+    return false;
 }
 
 static int open_gpu(text_state *st, const char *id)
 {
-    if (end_gpu(st) != 0)
-        return -1;
+    end_gpu(st);
     long g = gd_cap_add_gpu(st->c);
     if (g < 0 || gd_cap_row_for(st->c, (size_t)g) != 0)
         return -1;
@@ -228,6 +247,14 @@ static int text_line(void *ctx, const char *l, size_t n)
         n--;
     if (n == indent || l[indent] == '=')
         return 0; /* blank, or the "=====NVSMI LOG=====" banner */
+    long this_line = st->last_line;
+    st->last_line = st->c->line;
+    if (cut_mark(l + indent, n - indent)) {
+        st->last_line = this_line; /* a cut mark does not end what it cuts */
+        if (st->cut_lines++ == 0)
+            st->first_cut = st->c->line;
+        return 0;
+    }
     char id[32];
     if (indent == 0 && gpu_header(l, n, id, sizeof id))
         return open_gpu(st, id);
@@ -252,9 +279,13 @@ static int text_line(void *ctx, const char *l, size_t n)
     const char *value = sep ? sep + 1 : "";
     size_t vlen = sep ? (size_t)(l + n - value) : 0;
     if (indent == 0) {
-        if (end_gpu(st) != 0)
-            return -1;
+        end_gpu(st);
         st->in_gpu = false;
+        if (sep && strcasecmp(label, "Attached GPUs") == 0) {
+            char *end;
+            long n_att = strtol(value, &end, 10);
+            st->attached = end > value && n_att > 0 && n_att <= GD_CAP_MAX_GPUS ? n_att : 0;
+        }
         const gd_cap_map *m = sep ? gd_cap_lookup(top_map, NMAP(top_map), label) : NULL;
         return m ? gd_cap_set(st->c, m, value, vlen) : 0;
     }
@@ -271,8 +302,17 @@ int gd_import_smi_text(const char *name, const char *text, size_t len, gd_facts 
     int rc = -1;
     if (gd_cap_each_line(&c, text, len, "an nvidia-smi -q text dump", text_line, &st) != 0)
         goto out;
-    if (end_gpu(&st) != 0)
-        goto out;
+    end_gpu(&st);
+    if (st.cut_lines)
+        gd_import_note(f,
+                       "%s:%ld: %zu '[...]' line%s: whoever pasted the capture left lines out there, and what "
+                       "they held is not judged",
+                       gd_import_base(name), st.first_cut, st.cut_lines, st.cut_lines == 1 ? "" : "s");
+    if (st.attached > 0 && (size_t)st.attached > f->gpu_count)
+        gd_import_note(f,
+                       "%s: %ld GPUs attached, %zu shown ('nvidia-smi -q -i', or a paste cut short): the others are "
+                       "not judged",
+                       gd_import_base(name), st.attached, f->gpu_count);
     if (f->gpu_count == 0 && !f->driver_version[0]) {
         gd_cap_fail(&c, "no GPU section and no driver version: not an nvidia-smi -q dump");
         goto out;

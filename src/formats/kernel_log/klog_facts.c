@@ -6,6 +6,7 @@
  * (sources/kernel_log/klog_read.c). */
 #include "klog_facts.h"
 #include "core/strf.h"
+#include "core/text_safe.h"
 #include "klog_parse.h"
 
 #include <stdio.h>
@@ -21,16 +22,21 @@ static int gpu_of(const gd_facts *f, const char *pci)
     return -1;
 }
 
-/* Counts the event in its (Xid, address) group; the newest events stay as examples. */
-static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
+/* Counts the line in its (Xid, address) group: a new event, or one more
+ * line of the fault its address's last Xid line began (klog_xid_run.h). The
+ * newest events' first lines stay as examples. */
+static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, gd_xid_event *ev)
 {
     s->xid_total++;
     ev->gpu = gpu_of(f, ev->pci);
+    bool more = gd_xid_runs_continues(&st->xids, ev);
     size_t k = 0;
     while (k < s->xid_group_count &&
            !(s->xid_groups[k].xid == ev->xid && strcasecmp(s->xid_groups[k].pci, ev->pci) == 0))
         k++;
     if (k == s->xid_group_count) {
+        if (more)
+            return; /* a line of an event whose group did not fit: counted there */
         if (k == GD_STACK_MAX_XID_GROUPS) {
             s->xid_dropped++;
             return;
@@ -43,6 +49,9 @@ static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_xid_event *ev)
         memcpy(n->first_seen, ev->when, sizeof n->first_seen);
     }
     gd_xid_group *x = &s->xid_groups[k];
+    x->lines++;
+    if (more)
+        return;
     x->count++;
     if (x->example_count == GD_XID_EXAMPLES) {
         memmove(&x->examples[0], &x->examples[1], (GD_XID_EXAMPLES - 1) * sizeof x->examples[0]);
@@ -100,9 +109,48 @@ static void add_fatal(gd_stack_facts *s, const gd_facts *f, gd_fatal_kind kind, 
     gd_strf(e->text, sizeof e->text, "%s", text);
 }
 
+/* A driver message after a prefix in no style klog_line.c knows ("2024/04/05
+ * 21:29:39 gpu07 NVRM: Xid ..."): read for what it says, its time counted
+ * as not read, the prefix kept as the example. */
+static void unread_prefix(gd_stack_facts *s, const char *line, size_t len)
+{
+    static const char *const tags[] = {"NVRM: ", "nvidia-nvswitch", "pcieport "};
+    const char *at = NULL;
+    for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+        size_t n = strlen(tags[t]);
+        for (const char *p = line; p + n <= line + len && (!at || p < at); p++)
+            if (memcmp(p, tags[t], n) == 0) {
+                at = p;
+                break;
+            }
+    }
+    if (!at || at == line)
+        return; /* no driver message, or one without any prefix (dmesg -t) */
+    size_t n = (size_t)(at - line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+        n--;
+    if (s->kernel_log_times_unread++ == 0) {
+        char raw[sizeof s->kernel_log_time_unread];
+        gd_strf(raw, sizeof raw, "%.*s", (int)(n < sizeof raw - 1 ? n : sizeof raw - 1), line);
+        gd_text_safe(raw, s->kernel_log_time_unread, sizeof s->kernel_log_time_unread);
+    }
+}
+
 void gd_klog_take_line(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, const char *line, size_t len)
 {
+    size_t blank = 0;
+    while (blank < len && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
+        blank++;
+    if (blank == len)
+        return; /* nothing said (a pasted gap, a shell line blanked) */
     s->kernel_log_lines++;
+    gd_klog_line stamp;
+    if (gd_klog_split(line, len, &stamp)) {
+        if (stamp.when_unread && s->kernel_log_times_unread++ == 0)
+            memcpy(s->kernel_log_time_unread, stamp.when, sizeof s->kernel_log_time_unread);
+    } else {
+        unread_prefix(s, line + blank, len - blank);
+    }
     gd_aer_event aer;
     if (gd_aer_line_parse(line, len, &aer)) {
         s->aer_total++;
@@ -129,7 +177,7 @@ void gd_klog_take_line(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, 
     }
     gd_xid_event ev;
     if (gd_xid_line_parse(line, len, &ev)) {
-        add_xid(s, f, &ev);
+        add_xid(s, f, st, &ev);
         return;
     }
     gd_klog_line kl;

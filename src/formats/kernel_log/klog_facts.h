@@ -5,16 +5,20 @@
 
 #include "gpudoctor/model.h"
 #include "gpudoctor/stack.h"
+#include "klog_xid_run.h"
 
 #include <stddef.h>
 
 /* What a line leaves for the next ones: the address of "The NVIDIA GPU
- * 0000:b3:00.0", whose message goes on over the next lines. */
+ * 0000:b3:00.0", whose message goes on over the next lines, and each
+ * address and Xid's last line, which the next may continue (one fault,
+ * several lines: klog_xid_run.h). */
 typedef struct gd_klog_state {
     char pci[32];
     char when[48];
     char text[200];
     int left; /* lines the pending address still applies to */
+    gd_xid_runs xids;
 } gd_klog_state;
 
 /* One line (any timestamp style, no newline needed) into s; the state

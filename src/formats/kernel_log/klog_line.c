@@ -13,6 +13,7 @@
  *   <4>[    5.123456] msg                       dmesg -r (raw)
  *   Mar 05 10:00:00 host kernel: msg            journalctl -k (short, syslog)
  *   Mar 05 10:00:00.123456 host kernel: msg     journalctl -k -o short-precise
+ *   11月 05 10:00:00 host kernel: msg           the same in another language: the time kept as text
  *   2024-03-05T10:00:00+0000 host kernel: msg   journalctl -k -o short-iso (-precise)
  *   [    5.123456] host kernel: msg             journalctl -k -o short-monotonic
  *   Tue 2024-03-05 10:00:00 UTC host kernel: m  journalctl -k -o short-full
@@ -20,6 +21,7 @@
  *   4,1234,5678901,-;msg                        /dev/kmsg
  */
 #include "klog_parse.h"
+#include "core/text_safe.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -260,8 +262,32 @@ static bool decode_prefix(cur *c)
     return true;
 }
 
-/* The timestamp styles, after any --decode or raw prefix. */
-static bool stamp(cur *c, gd_klog_style *style)
+/* The month of a syslog or journal line: English ("Mar"), or a word in
+ * another language (journalctl writes strftime's %b in the locale: "11月",
+ * "Dez", "nov.", "ноя"), which is read as text only (*foreign). */
+static bool syslog_month(cur *c, bool *foreign)
+{
+    cur t = *c;
+    if (month(&t) && (t.p == t.end || *t.p == ' ')) {
+        *c = t;
+        return true;
+    }
+    size_t n = 0;
+    bool word = false;
+    while (c->p + n < c->end && c->p[n] != ' ' && n <= 16) {
+        unsigned char b = (unsigned char)c->p[n++];
+        word |= b >= 0x80 || isalpha(b);
+    }
+    if (n == 0 || n > 16 || !word)
+        return false;
+    c->p += n;
+    *foreign = true;
+    return true;
+}
+
+/* The timestamp styles, after any --decode or raw prefix; *unread when the
+ * time is there but not one gpudoctor reads as a date. */
+static bool stamp(cur *c, gd_klog_style *style, bool *unread)
 {
     cur s = *c;
     if (bracket(&s, style)) {
@@ -287,8 +313,10 @@ static bool stamp(cur *c, gd_klog_style *style)
         return true;
     }
     s = *c;
-    /* short, short-precise, syslog: "Mar 05 10:00:00[.123456] host kernel:" */
-    if (month(&s) && lit(&s, " ")) {
+    /* short, short-precise, syslog: "Mar 05 10:00:00[.123456] host kernel:",
+     * the month as the locale writes it ("11月", "Dez", "nov.", "ноя") */
+    bool foreign = false;
+    if (syslog_month(&s, &foreign) && lit(&s, " ")) {
         skip_spaces(&s);
         size_t n = digits(&s);
         if (n >= 1 && n <= 2) {
@@ -297,12 +325,14 @@ static bool stamp(cur *c, gd_klog_style *style)
                 fraction(&s);
                 if (journal_host(&s)) {
                     *style = GD_KLOG_JOURNAL;
+                    *unread = foreign;
                     *c = s;
                     return true;
                 }
             }
         }
-        return false;
+        if (!foreign)
+            return false;
     }
     s = *c;
     /* short-full: "Tue 2024-03-05 10:00:00 UTC host kernel:" */
@@ -359,8 +389,10 @@ bool gd_klog_split(const char *line, size_t len, gd_klog_line *out)
     bool decoded = decode_prefix(&c);
     const char *ts = c.p;
     gd_klog_style style = GD_KLOG_NONE;
-    if (stamp(&c, &style)) {
+    bool unread = false;
+    if (stamp(&c, &style, &unread)) {
         out->style = style;
+        out->when_unread = unread;
         const char *te = c.p;
         if (style == GD_KLOG_JOURNAL) {
             /* The time only: up to the host name. */
@@ -390,7 +422,9 @@ bool gd_klog_split(const char *line, size_t len, gd_klog_line *out)
                 b--;
             while (a < b && (*a == '[' || *a == ' '))
                 a++;
-            snprintf(out->when, sizeof out->when, "%.*s", (int)(b - a), a);
+            char raw[sizeof out->when];
+            snprintf(raw, sizeof raw, "%.*s", (int)(b - a), a);
+            gd_text_safe(raw, out->when, sizeof out->when); /* a locale's month may be any bytes */
         }
     } else if (decoded) {
         out->style = GD_KLOG_DECODE;

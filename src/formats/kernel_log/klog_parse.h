@@ -30,6 +30,7 @@ typedef enum gd_klog_style {
 typedef struct gd_klog_line {
     gd_klog_style style;
     char when[48]; /* the timestamp as written (journal: without the host), "" when none */
+    bool when_unread; /* a timestamp, but not one read as a date (a month in another language: "11月 16") */
     const char *msg; /* the message, inside the line */
     size_t msg_len;
 } gd_klog_line;

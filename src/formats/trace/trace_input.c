@@ -96,7 +96,7 @@ gd_tsrc *gd_tsrc_file(const char *path, int *gzip, char *err, size_t errlen)
     }
     f->base = (gd_tsrc){file_read, file_close};
     f->fd = fd;
-    snprintf(f->path, sizeof f->path, "%s", path);
+    snprintf(f->path, sizeof f->path, "%s", gd_input_name(path)); /* "-": standard input */
     /* The first two bytes tell gzip; they stay in the stream (a pipe cannot be read twice). */
     while (f->peek_len < 2) {
         long n = read_some(fd, f->path, f->peek + f->peek_len, 2 - f->peek_len, err, errlen);

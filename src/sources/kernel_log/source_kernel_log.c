@@ -3,12 +3,15 @@
  * The kernel log followed while a session runs: the lines written after it
  * started (a file: the scenario's host.kernel_log or the context's log;
  * this machine's /dev/kmsg where readable, from its end), each sample, as
- * Xid events of the session. Bounded per sample; an unreadable log is not
- * followed (the Xids still come from NVML's event API).
+ * Xid events of the session, one per fault however many lines the driver
+ * printed it in (formats/kernel_log/klog_xid_run.h). Bounded per sample; an
+ * unreadable log is not followed (the Xids still come from NVML's event
+ * API).
  */
 #include "sources/source.h"
 
 #include "formats/kernel_log/klog_parse.h"
+#include "formats/kernel_log/klog_xid_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@ typedef struct kernel_log_source {
     bool kmsg; /* /dev/kmsg: one record per read() */
     char partial[4096]; /* a file's line not yet ended */
     size_t partial_len;
+    gd_xid_runs xids; /* each address and Xid's last line, which the next may continue */
 } kernel_log_source;
 
 static int klog_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
@@ -64,10 +68,10 @@ static void klog_clock(const void *self, const gd_session_opts *o, int *mode, do
     *pace = 0;
 }
 
-static void take_line(gd_facts *f, const char *line, size_t len, double t)
+static void take_line(kernel_log_source *k, gd_facts *f, const char *line, size_t len, double t)
 {
     gd_xid_event ev;
-    if (!gd_xid_line_parse(line, len, &ev))
+    if (!gd_xid_line_parse(line, len, &ev) || gd_xid_runs_continues(&k->xids, &ev))
         return;
     gd_event e = {.t = t, .gpu = -1, .kind = GD_EV_XID, .value = ev.xid};
     for (size_t g = 0; g < f->gpu_count; g++)
@@ -91,7 +95,7 @@ static void klog_sample(void *self, gd_facts *f, size_t i, double t)
             break;
         taken += (size_t)n;
         if (k->kmsg) {
-            take_line(f, buf, (size_t)n, t);
+            take_line(k, f, buf, (size_t)n, t);
             continue;
         }
         for (size_t at = 0; at < (size_t)n;) {
@@ -102,7 +106,7 @@ static void klog_sample(void *self, gd_facts *f, size_t i, double t)
             memcpy(k->partial + k->partial_len, buf + at, copy);
             k->partial_len += copy;
             if (nl) {
-                take_line(f, k->partial, k->partial_len, t);
+                take_line(k, f, k->partial, k->partial_len, t);
                 k->partial_len = 0;
             }
             at += len + (nl ? 1 : 0);

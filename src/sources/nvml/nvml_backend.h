@@ -18,11 +18,19 @@ typedef struct gd_nvml_pcie {
     double last_t; /* session seconds of the previous counter read; < 0 none */
     unsigned long long last_tx, last_rx;
     /* Else nvmlDeviceGetPcieThroughput, which samples for 20 ms per call:
-     * read at most once a second per GPU and one GPU per sample, its value
-     * held (with the time it was read) until the next read. */
-    double next_t; /* session seconds from which it may be read again */
-    gd_value tx, rx;
+     * read off the sampling path at most once a second per GPU
+     * (nvml_pcie_poll.c), its answers held until the next read. With a
+     * thread, these are under its lock; times are on the reader's clock
+     * (the thread's monotonic one, else session seconds). */
+    bool wanted; /* the byte counters do not answer: the call is needed */
+    bool read; /* read at least once */
+    double next_t; /* from when it may be read again */
+    double read_t; /* when it was last read */
+    nvmlReturn_t rc_tx, rc_rx;
+    unsigned tx, rx;
 } gd_nvml_pcie;
+
+typedef struct gd_pcie_poller gd_pcie_poller;
 
 typedef struct gd_nvml_session {
     gd_nvml_api api;
@@ -31,6 +39,13 @@ typedef struct gd_nvml_session {
     nvmlDevice_t *devices;
     gd_nvml_pcie *pcie; /* [count] */
     size_t pcie_next_gpu; /* round robin of the throughput reads */
+    bool pcie_thread; /* read the throughput on a thread of its own (a machine's wall clock) */
+    gd_pcie_poller *poller; /* that thread, once started; NULL: read between samples */
+    size_t pcie_reads, pcie_reads_told; /* throughput reads made, and told to the facts */
+    double pcie_every_s; /* the shortest spacing between two reads of one GPU */
+    /* What runs beside the session and calls NVML (the throughput thread)
+     * registers its stop here; gd_nvml_close calls it before the shutdown. */
+    void (*on_close)(struct gd_nvml_session *s);
     double interval_s; /* the session's interval: picks the instant power field for short windows */
     bool one_shot; /* a single snapshot (info, --duration 0): every GPU's throughput is read, once */
 } gd_nvml_session;

@@ -54,6 +54,7 @@ int gd_nvml_watch_open(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f)
     clock_gettime(CLOCK_REALTIME, &now);
     f->events.start_unix = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
     f->events.reread_s = GD_HEALTH_REREAD_S;
+    f->events.counter_reads = 1; /* the snapshot's */
     w->next_reread_s = GD_HEALTH_REREAD_S;
     if (NVCALL(s, EventSetCreate, &w->set) != NVML_SUCCESS)
         w->set = NULL;
@@ -110,6 +111,8 @@ static void nvlink_rises(gd_facts *f, double t, int g, const gd_nvlink *before, 
 
 static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
 {
+    w->last_read_s = t;
+    f->events.counter_reads++;
     for (size_t g = 0; g < w->gpus; g++) {
         gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost) {
@@ -274,6 +277,12 @@ void gd_nvml_watch_sample(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, siz
     }
     gpm_sample(w, s, f, i);
     nvlink_data(w, s, f, t);
+}
+
+void gd_nvml_watch_finish(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
+{
+    if (t > w->last_read_s + 1e-9) /* a snapshot (one sample at 0) or a re-read at the last sample: nothing new */
+        reread(w, s, f, t);
 }
 
 void gd_nvml_watch_close(gd_nvml_watch *w, gd_nvml_session *s)

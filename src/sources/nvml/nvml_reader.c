@@ -104,6 +104,8 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
 
 void gd_nvml_close(gd_nvml_session *s)
 {
+    if (s->on_close) /* a thread that calls NVML (nvml_pcie_poll.c): stopped before the shutdown */
+        s->on_close(s);
     close_partial(s);
 }
 

@@ -4,16 +4,17 @@
  * nvmlDeviceGetPcieThroughput samples for 20 ms per call (NVML's
  * documentation), so on eight GPUs two calls each would spend 320 ms of a
  * 100 ms interval. The driver's PCIe byte counters (field values) are read
- * instead where they answer; otherwise the throughput call is made for one
- * GPU per sample and at most once a second per GPU; a single snapshot
- * (info) asks every GPU once, and where the counters answer it has no rate.
+ * instead where they answer; otherwise the throughput call is made off
+ * this path (nvml_pcie_poll.c), so that a sample's readings of every GPU
+ * are taken together; a single snapshot (info) asks every GPU once, after
+ * the readings, and where the counters answer it has no rate.
  */
+#include "nvml_pcie_poll.h"
 #include "nvml_read.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define PCIE_THROUGHPUT_EVERY_S 1.0 /* per GPU: NVML's call blocks 20 ms */
 #define INSTANT_POWER_BELOW_S 1.0 /* intervals shorter than the 1 s average use the instant reading */
 
 /* The field values of one sample, asked in one call. */
@@ -22,13 +23,17 @@ enum {
     F_POWER_INSTANT,
     F_PCIE_TX,
     F_PCIE_RX,
+    F_SW_THERM, /* the clock event reason counters (ns) of R570 and later */
+    F_HW_THERM,
+    F_POWER_BRAKE,
     F_VIOL, /* six policies from here, in the order of `violations` */
     F_COUNT = F_VIOL + 6
 };
 
 /* Cumulative time each policy held the clocks back (catches what falls
  * between polls): field values, the successors of the deprecated
- * nvmlDeviceGetViolationStatus, which answers where they do not. */
+ * nvmlDeviceGetViolationStatus, which answers where they do not. Thermal
+ * has newer successors still (thermal_ns). */
 static const struct {
     unsigned int field;
     nvmlPerfPolicyType_t policy;
@@ -44,8 +49,13 @@ static const struct {
 
 static void read_fields(gd_nvml_reader *r, nvmlDevice_t d, nvmlFieldValue_t *fv)
 {
-    static const unsigned int ids[F_VIOL] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_INSTANT,
-                                             NVML_FI_DEV_PCIE_COUNT_TX_BYTES, NVML_FI_DEV_PCIE_COUNT_RX_BYTES};
+    static const unsigned int ids[F_VIOL] = {NVML_FI_DEV_MEMORY_TEMP,
+                                             NVML_FI_DEV_POWER_INSTANT,
+                                             NVML_FI_DEV_PCIE_COUNT_TX_BYTES,
+                                             NVML_FI_DEV_PCIE_COUNT_RX_BYTES,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
+                                             NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN};
     memset(fv, 0, F_COUNT * sizeof *fv);
     for (int k = 0; k < F_COUNT; k++)
         fv[k].fieldId = k < F_VIOL ? ids[k] : violations[k - F_VIOL].field;
@@ -61,9 +71,8 @@ static gd_value field(gd_nvml_reader *r, const nvmlFieldValue_t *fv)
 }
 
 /* PCIe throughput in KB/s (1000 bytes, as the byte counters are turned into
- * NVML's unit). `may_call`: this sample's one throughput read is still free. */
-static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlFieldValue_t *fv, gd_value *row,
-                        bool *may_call, gd_facts *f)
+ * NVML's unit): the counters' growth, else the throughput call's latest answer. */
+static void sample_pcie(gd_nvml_reader *r, size_t g, const nvmlFieldValue_t *fv, gd_value *row, gd_facts *f)
 {
     gd_nvml_pcie *p = &r->s->pcie[g];
     const nvmlFieldValue_t *tx = &fv[F_PCIE_TX], *rx = &fv[F_PCIE_RX];
@@ -90,31 +99,35 @@ static void sample_pcie(gd_nvml_reader *r, size_t g, nvmlDevice_t d, const nvmlF
         return;
     }
     p->counters = false;
-    if (!r->s->api.DeviceGetPcieThroughput) {
-        row[GD_M_PCIE_TX_KBPS] = row[GD_M_PCIE_RX_KBPS] =
-            gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", NVML_ERROR_FUNCTION_NOT_FOUND, 0);
-        return;
+    gd_nvml_pcie_take(r, g, row);
+}
+
+/* Thermal slowdown time (ns), newest call first. nvml.h says thermal
+ * violations are "not supported at this time" by nvmlDeviceGetViolationStatus
+ * (and its field, PERF_POLICY_THERMAL); R570 drivers count software and
+ * hardware thermal slowdown apart (fields 251, 252). Their union lies between
+ * the larger and the sum: the larger is taken, so that the share is never
+ * overstated (both flags are often set together). */
+static gd_value thermal_ns(gd_nvml_reader *r, nvmlDevice_t d, const nvmlFieldValue_t *fv, gd_facts *f)
+{
+    const nvmlFieldValue_t *sw = &fv[F_SW_THERM], *hw = &fv[F_HW_THERM];
+    if (sw->nvmlReturn == NVML_SUCCESS || hw->nvmlReturn == NVML_SUCCESS) {
+        double a = sw->nvmlReturn == NVML_SUCCESS ? gd_nvml_field_number(sw) : 0;
+        double b = hw->nvmlReturn == NVML_SUCCESS ? gd_nvml_field_number(hw) : 0;
+        snprintf(f->thermal_counter, sizeof f->thermal_counter,
+                 "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_SW/HW_THERM_SLOWDOWN)");
+        return gd_val(a > b ? a : b);
     }
-    if ((*may_call && r->t_s >= p->next_t) || r->s->one_shot) {
-        unsigned int u = 0;
-        nvmlReturn_t rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_TX_BYTES, &u);
-        p->tx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-        rc = NVCALL(r->s, DeviceGetPcieThroughput, d, NVML_PCIE_UTIL_RX_BYTES, &u);
-        p->rx = gd_nvml_take(r, "nvmlDeviceGetPcieThroughput", rc, u);
-        bool again = p->next_t > 0; /* read before */
-        if (again && (f->pcie_throughput.every_s <= 0 || r->t_s - p->last_t < f->pcie_throughput.every_s))
-            f->pcie_throughput.every_s = r->t_s - p->last_t;
-        p->last_t = r->t_s;
-        p->next_t = r->t_s + PCIE_THROUGHPUT_EVERY_S - 1e-9;
-        *may_call = false;
-        r->s->pcie_next_gpu = g + 1;
-        f->pcie_throughput.reads++;
-        snprintf(f->pcie_throughput.source, sizeof f->pcie_throughput.source,
-                 "nvml:nvmlDeviceGetPcieThroughput (20 ms per call: at most once a second per GPU)");
+    const nvmlFieldValue_t *v = &fv[F_VIOL + 1];
+    if (v->nvmlReturn == NVML_SUCCESS) {
+        snprintf(f->thermal_counter, sizeof f->thermal_counter, "nvmlDeviceGetFieldValues(PERF_POLICY_THERMAL)");
+        return field(r, v);
     }
-    /* Until the next read the last one holds; before the first, unread. */
-    row[GD_M_PCIE_TX_KBPS] = p->tx;
-    row[GD_M_PCIE_RX_KBPS] = p->rx;
+    nvmlViolationTime_t vt = {0, 0};
+    nvmlReturn_t rc = NVCALL(r->s, DeviceGetViolationStatus, d, NVML_PERF_POLICY_THERMAL, &vt);
+    if (rc == NVML_SUCCESS)
+        snprintf(f->thermal_counter, sizeof f->thermal_counter, "nvmlDeviceGetViolationStatus(THERMAL)");
+    return gd_nvml_take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
 }
 
 /* NVML_FI_DEV_POWER_INSTANT where it answers and the interval is shorter
@@ -134,7 +147,7 @@ static void sample_power(gd_nvml_reader *r, nvmlDevice_t d, const nvmlFieldValue
                  "nvml:nvmlDeviceGetPowerUsage (a 1 s average on Ampere and newer)");
 }
 
-static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *row, bool *may_call, gd_facts *f)
+static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *row, gd_facts *f)
 {
     gd_nvml_session *s = r->s;
     nvmlFieldValue_t fv[F_COUNT];
@@ -169,7 +182,7 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
         gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkGeneration", s->api.DeviceGetCurrPcieLinkGeneration, d, 1);
     row[GD_M_PCIE_WIDTH] =
         gd_nvml_read_uint(r, "nvmlDeviceGetCurrPcieLinkWidth", s->api.DeviceGetCurrPcieLinkWidth, d, 1);
-    sample_pcie(r, g, d, fv, row, may_call, f);
+    sample_pcie(r, g, fv, row, f);
     row[GD_M_PCIE_REPLAYS] =
         gd_nvml_read_uint(r, "nvmlDeviceGetPcieReplayCounter", s->api.DeviceGetPcieReplayCounter, d, 1);
     row[GD_M_FAN_PCT] = gd_nvml_read_uint(r, "nvmlDeviceGetFanSpeed", s->api.DeviceGetFanSpeed, d, 1);
@@ -187,6 +200,10 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
     row[GD_M_ENERGY_MJ] = gd_nvml_take(r, "nvmlDeviceGetTotalEnergyConsumption", rc, (double)mj);
     for (size_t k = 0; k < sizeof violations / sizeof violations[0]; k++) {
         const nvmlFieldValue_t *v = &fv[F_VIOL + k];
+        if (violations[k].metric == GD_M_VIOL_THERMAL_NS) {
+            row[GD_M_VIOL_THERMAL_NS] = thermal_ns(r, d, fv, f);
+            continue;
+        }
         if (v->nvmlReturn == NVML_SUCCESS) {
             row[violations[k].metric] = field(r, v);
             continue;
@@ -195,6 +212,8 @@ static void sample_gpu(gd_nvml_reader *r, size_t g, nvmlDevice_t d, gd_value *ro
         rc = NVCALL(s, DeviceGetViolationStatus, d, violations[k].policy, &vt);
         row[violations[k].metric] = gd_nvml_take(r, "nvmlDeviceGetViolationStatus", rc, (double)vt.violationTime);
     }
+    /* The power brake's time has no older call than its field (R570). */
+    row[GD_M_VIOL_POWER_BRAKE_NS] = field(r, &fv[F_POWER_BRAKE]);
     /* Memory temperature only exists as a field value; 0 C means the board
      * does not report it (as nvidia-smi's N/A), never a frozen sensor. */
     row[GD_M_MEM_TEMP_C] = field(r, &fv[F_MEM_TEMP]);
@@ -209,10 +228,7 @@ void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
 {
     double t = gd_series_t(&f->series, i);
     size_t n = f->gpu_count < s->count ? f->gpu_count : s->count;
-    bool may_call = true; /* one GPU's PCIe throughput per sample, round robin */
-    size_t first = n ? s->pcie_next_gpu % n : 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t g = (first + k) % n;
+    for (size_t g = 0; g < n; g++) {
         gd_value *row = gd_series_slot(&f->series, i, g);
         gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost || !s->devices[g]) {
@@ -221,9 +237,10 @@ void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i)
             continue;
         }
         gd_nvml_reader r = {.s = s, .gpu = gpu, .t_s = t};
-        sample_gpu(&r, g, s->devices[g], row, &may_call, f);
+        sample_gpu(&r, g, s->devices[g], row, f);
         if (gpu->lost) /* answers after the loss are not trusted */
             for (int m = 0; m < GD_M_COUNT; m++)
                 row[m] = gd_missing(GD_ST_GPU_LOST);
     }
+    gd_nvml_pcie_after_sample(s, f, i);
 }

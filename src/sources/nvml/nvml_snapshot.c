@@ -23,10 +23,18 @@ static void read_string(reader *r, nvml_DeviceGetString_fn fn, nvmlDevice_t d, c
     (void)r;
 }
 
+/* A driver older than a threshold type answers INVALID_ARGUMENT for it
+ * (GPU_MAX and MEM_MAX came later than SHUTDOWN and SLOWDOWN): the board's
+ * driver does not report it, which is not an error (the raw code is kept). */
 static gd_value read_threshold(reader *r, nvmlDevice_t d, nvmlTemperatureThresholds_t which)
 {
     unsigned int v = 0;
     nvmlReturn_t rc = NVCALL(r->s, DeviceGetTemperatureThreshold, d, which, &v);
+    if (rc == NVML_ERROR_INVALID_ARGUMENT) {
+        gd_value x = gd_missing(GD_ST_NOT_SUPPORTED);
+        x.raw = (int32_t)rc;
+        return x;
+    }
     return take(r, "nvmlDeviceGetTemperatureThreshold", rc, v);
 }
 
@@ -126,6 +134,8 @@ static void read_limits(reader *r, nvmlDevice_t d, gd_gpu *g)
     gd_nvml_session *s = r->s;
     g->power_limit_w =
         gd_nvml_read_uint(r, "nvmlDeviceGetEnforcedPowerLimit", s->api.DeviceGetEnforcedPowerLimit, d, 1e-3);
+    g->power_limit_requested_w =
+        gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementLimit", s->api.DeviceGetPowerManagementLimit, d, 1e-3);
     g->power_limit_default_w = gd_nvml_read_uint(r, "nvmlDeviceGetPowerManagementDefaultLimit",
                                                  s->api.DeviceGetPowerManagementDefaultLimit, d, 1e-3);
     unsigned int lo = 0, hi = 0;

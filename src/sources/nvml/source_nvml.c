@@ -5,6 +5,7 @@
 #include "sources/sim_libs.h"
 #include "core/clock.h"
 #include "sources/host/hostinfo.h"
+#include "sources/pcie/pcie_collect.h"
 #include "nvml_backend.h"
 #include "nvml_events.h"
 #include "scenario/scenario.h"
@@ -88,11 +89,16 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
         }
         f->driver_loaded = false;
         snprintf(f->driver_error, sizeof f->driver_error, "%s", why);
+        /* A machine without an NVIDIA GPU needs no driver: count them on the bus. */
+        f->pci_nvidia_gpus = gd_pcie_count_nvidia_gpus(roots->sys);
         return 1;
     }
     n->open = true;
     n->s.interval_s = o->interval_s;
     n->s.one_shot = o->duration_s <= 0;
+    /* On the wall clock the PCIe throughput call (20 ms) gets a thread of its
+     * own; a simulated clock is the session's, read between samples. */
+    n->s.pcie_thread = !n->simulated && !n->s.one_shot;
     if (n->simulated && n->s.api.SimClockSet)
         n->s.api.SimClockSet(0); /* the snapshot is taken at scenario time 0 */
     if (gd_nvml_snapshot(&n->s, f, roots->proc) != 0 || gd_nvml_watch_open(&n->watch, &n->s, f) != 0) {
@@ -126,6 +132,18 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
     gd_nvml_watch_sample(&n->watch, &n->s, f, i, t);
 }
 
+/* The counters re-read at the last sample's time: their rises in the
+ * window's last seconds (after the last 5 s re-read) are events of it. */
+static void nvml_finish(void *self, gd_facts *f, double t)
+{
+    nvml_source *n = self;
+    if (!n->watching)
+        return;
+    if (n->simulated && n->s.api.SimClockSet)
+        n->s.api.SimClockSet(t);
+    gd_nvml_watch_finish(&n->watch, &n->s, f, t);
+}
+
 static double nvml_spent(void *self)
 {
     nvml_source *n = self;
@@ -151,5 +169,6 @@ const gd_source_ops gd_source_nvml = {
     .clock = nvml_clock,
     .sample = nvml_sample,
     .spent = nvml_spent,
+    .finish = nvml_finish,
     .close = nvml_close,
 };

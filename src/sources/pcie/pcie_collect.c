@@ -87,6 +87,8 @@ static void read_hop(const char *dir, gd_pcie_hop *h)
     h->aer_cor = read_aer(dir, "aer_dev_correctable");
     h->aer_nonfatal = read_aer(dir, "aer_dev_nonfatal");
     h->aer_fatal = read_aer(dir, "aer_dev_fatal");
+    gd_value vendor = read_number(dir, "vendor"); /* "0x1022": strtod reads hex */
+    h->vendor = gd_ok(vendor) && vendor.v > 0 && vendor.v <= 0xffff ? (int)vendor.v : 0;
 }
 
 static bool is_bdf(const char *s)
@@ -229,6 +231,29 @@ static int find_nics(const char *root, gd_pcie_facts *p)
     }
     closedir(d);
     return rc;
+}
+
+gd_value gd_pcie_count_nvidia_gpus(const char *sys_root)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/bus/pci/devices", sys_root);
+    DIR *d = sys_root[0] ? opendir(dir) : NULL;
+    if (!d)
+        return gd_missing(GD_ST_NOT_SUPPORTED);
+    struct dirent *e;
+    double n = 0;
+    while ((e = readdir(d))) {
+        if (!is_bdf(e->d_name))
+            continue;
+        char dev[PATH_MAX + 300], vendor[32], cls[32];
+        snprintf(dev, sizeof dev, "%s/%s", dir, e->d_name);
+        if (read_text(dev, "vendor", vendor, sizeof vendor) && strcmp(vendor, "0x10de") == 0 &&
+            read_text(dev, "class", cls, sizeof cls) &&
+            (strncmp(cls, "0x0300", 6) == 0 || strncmp(cls, "0x0302", 6) == 0))
+            n++;
+    }
+    closedir(d);
+    return gd_val(n);
 }
 
 /* The job's allowed CPUs and memory nodes, and where its pages are. */

@@ -14,4 +14,10 @@
  * is not available) or -1 when out of memory. */
 int gd_pcie_collect(gd_facts *f, const gd_roots *roots);
 
+/* NVIDIA GPUs on the PCI bus under sys_root: devices of vendor 0x10de and
+ * class 0x0300 (VGA) or 0x0302 (3D controller), driver or not; an NVSwitch
+ * (a bridge, 0x0680) is not one. Not ok when sys_root/bus/pci/devices
+ * cannot be read. */
+gd_value gd_pcie_count_nvidia_gpus(const char *sys_root);
+
 #endif

@@ -110,6 +110,10 @@ void gd_proc_parse_maps_line(const char *line, gd_job_proc *p)
         p->cuda = true;
     if (strncmp(b, "libtorch", 8) == 0)
         p->torch = true;
+    if (strncmp(b, "libtorch_cuda", 13) == 0 || strncmp(b, "libc10_cuda", 11) == 0)
+        p->torch_cuda = true;
+    if (strncmp(b, "libcudart.so", 12) == 0)
+        p->cudart = true;
 }
 
 void gd_proc_parse_fd_target(const char *target, gd_job_proc *p)

@@ -19,7 +19,7 @@ void gd_proc_parse_cmdline(const char *cmdline, size_t len, gd_job_proc *p);
 /* A NUL-separated environment into p's rank and visible devices. */
 void gd_proc_parse_environ(const char *env, size_t len, gd_job_proc *p);
 
-/* One line of PID/maps into p->torch and p->cuda. */
+/* One line of PID/maps into p->torch, p->cuda, p->torch_cuda and p->cudart. */
 void gd_proc_parse_maps_line(const char *line, gd_job_proc *p);
 
 /* An fd's link target ("/dev/nvidia0") into p's device minors and nvidia_ctl. */

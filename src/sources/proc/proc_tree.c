@@ -39,7 +39,7 @@ void gd_proc_read_maps(const char *root, gd_job_proc *p)
         return;
     }
     char line[1024];
-    for (int k = 0; k < 100000 && fgets(line, sizeof line, f) && !(p->torch && p->cuda); k++)
+    for (int k = 0; k < 100000 && fgets(line, sizeof line, f) && !(p->torch && p->cuda && p->torch_cuda); k++)
         gd_proc_parse_maps_line(line, p);
     fclose(f);
 }

@@ -453,7 +453,7 @@ static void identify(proc_source *ps, proc_entry *p, bool fresh)
     if (exec) {
         snprintf(p->comm, sizeof p->comm, "%s", jp->comm);
         p->scans = 0;
-        jp->torch = jp->cuda = false;
+        jp->torch = jp->cuda = jp->torch_cuda = jp->cudart = false;
     }
     gd_proc_identify(ps->root, jp, exec, false);
     for (size_t k = 0; fresh && k < ps->nprocs; k++) { /* a forked worker maps what its parent mapped */
@@ -462,6 +462,8 @@ static void identify(proc_source *ps, proc_entry *p, bool fresh)
             strcmp(parent->comm, jp->comm) == 0) {
             jp->torch = true;
             jp->cuda = parent->cuda;
+            jp->torch_cuda = parent->torch_cuda;
+            jp->cudart = parent->cudart;
             p->scans = GD_PROC_MAPS_SCANS;
         }
     }

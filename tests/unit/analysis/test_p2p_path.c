@@ -3,7 +3,8 @@
  * What the path between two GPUs allows (analysis/p2p_path.c) from literal
  * facts: NVSwitch links and their rate, a GPU with a link down held to the
  * node's healthy count, PCIe pairs below a shared switch and across a
- * downtrained uplink, an idle GPU's parked link, no tree at all.
+ * downtrained uplink, an idle GPU's parked link, no tree at all, and pairs
+ * across two sockets, where the link between the CPUs is a hop of its own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,12 +140,92 @@ static void no_tree(void **state)
     gd_facts_free(&f);
 }
 
+/* Two sockets, a GPU per root port (Gen4 x16): GPUs 0 and 1 on host bridges
+ * of NUMA node 0, 2 and 3 on node 1; the root ports' PCI vendor `vendor`. */
+static void two_sockets(gd_facts *f, int vendor)
+{
+    static const char *const gpu[] = {"0000:01:00.0", "0000:21:00.0", "0000:81:00.0", "0000:a1:00.0"};
+    static const char *const port[] = {"0000:00:01.1", "0000:20:01.1", "0000:80:01.1", "0000:a0:01.1"};
+    static const char *const hb[] = {"pci0000:00", "pci0000:20", "pci0000:80", "pci0000:a0"};
+    fx_facts(f, 4, 1);
+    gd_pcie_facts *p = calloc(1, sizeof *p);
+    p->gpu_count = 4;
+    p->gpus = calloc(4, sizeof *p->gpus);
+    for (size_t g = 0; g < 4; g++) {
+        gd_pcie_gpu *pg = &p->gpus[g];
+        fx_pcie_path(pg, hb[g], g < 2 ? 0 : 1, (const char *const[]){gpu[g], port[g], NULL});
+        pg->gpu = (int)g;
+        pg->matched = true;
+        pg->hops[1].vendor = vendor;
+        for (size_t k = 0; k < pg->hop_count; k++) {
+            pg->hops[k].gen = pg->hops[k].gen_max = gd_val(4);
+            pg->hops[k].width = pg->hops[k].width_max = gd_val(16);
+        }
+    }
+    f->pcie = p;
+}
+
+static void across_two_sockets(void **state)
+{
+    (void)state;
+    gd_facts f;
+    two_sockets(&f, 0x1022);
+    gd_p2p_path p;
+    /* Within a socket: the PCIe links alone. */
+    assert_int_equal(gd_p2p_path_of(&f, 0, 1, &p), 0);
+    assert_int_equal(p.route, GD_P2P_ROUTE_HOST);
+    assert_true(isnan(p.cpu_gbps));
+    assert_false(gd_p2p_path_cpu_limited(&p));
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 0.8 * 31.5077) < 1e-3);
+    /* Across: EPYC's Infinity Fabric carries 16 GB/s of a copy (NCCL's AMD_BW), less than the links. */
+    assert_int_equal(gd_p2p_path_of(&f, 0, 2, &p), 0);
+    assert_int_equal(p.route, GD_P2P_ROUTE_SYS);
+    assert_true(fabs(p.gbps - 31.5077) < 1e-3); /* the PCIe links, as before */
+    assert_true(fabs(p.cpu_gbps - 16) < 1e-9);
+    assert_string_equal(p.cpu_link, "AMD Infinity Fabric (xGMI)");
+    assert_false(p.cpu_assumed);
+    assert_true(gd_p2p_path_cpu_limited(&p));
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 16) < 1e-9);
+    assert_non_null(strstr(p.limit, "NCCL AMD_BW"));
+    /* GPU 2 trained at x8: the path is held to what it can, the link blamed; as it runs, 0.8 of Gen4 x8. */
+    f.pcie->gpus[2].hops[0].width = f.pcie->gpus[2].hops[1].width = gd_val(8);
+    assert_int_equal(gd_p2p_path_of(&f, 0, 2, &p), 0);
+    assert_true(p.downtrained);
+    assert_int_equal(p.blame_gpu, 2);
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 16) < 1e-9);
+    assert_true(fabs(gd_p2p_path_expected(&p, true) - 0.8 * 15.7538) < 1e-3);
+    gd_facts_free(&f);
+    /* Intel's UPI (Skylake-SP and later): 10 GB/s (SKL_QPI_BW). */
+    two_sockets(&f, 0x8086);
+    assert_int_equal(gd_p2p_path_of(&f, 1, 3, &p), 0);
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 10) < 1e-9);
+    assert_string_equal(p.cpu_link, "Intel UPI");
+    gd_facts_free(&f);
+    /* POWER9's X-Bus carries more than the Gen4 links: they set it. */
+    two_sockets(&f, 0x1014);
+    assert_int_equal(gd_p2p_path_of(&f, 1, 3, &p), 0);
+    assert_false(gd_p2p_path_cpu_limited(&p));
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 0.8 * 31.5077) < 1e-3);
+    gd_facts_free(&f);
+    /* A platform not known (a fixture tree, a VM's ports, two makers): the least of any CPU link. */
+    two_sockets(&f, 0);
+    assert_int_equal(gd_p2p_path_of(&f, 1, 3, &p), 0);
+    assert_true(p.cpu_assumed);
+    assert_true(fabs(gd_p2p_path_expected(&p, false) - 6) < 1e-9);
+    f.pcie->gpus[1].hops[1].vendor = 0x1022;
+    f.pcie->gpus[3].hops[1].vendor = 0x8086;
+    assert_int_equal(gd_p2p_path_of(&f, 1, 3, &p), 0);
+    assert_true(p.cpu_assumed);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvswitch_pairs),
         cmocka_unit_test(pcie_pairs),
         cmocka_unit_test(no_tree),
+        cmocka_unit_test(across_two_sockets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

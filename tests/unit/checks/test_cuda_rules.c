@@ -107,8 +107,11 @@ static void arch_coverage(void **state)
     assert_int_equal(gd_toolkit_max_sm(12080), 120);
 }
 
-/* What each common Xid calls for (data/xid.tsv): NVIDIA's Xid catalog and
- * DCGM's health watch. A wrong row sends a technician to the wrong fix. */
+/* What each common Xid calls for (data/xid.tsv): the immediate action of
+ * NVIDIA's Xid catalog and DCGM's health watch. A wrong row sends a
+ * technician to the wrong fix: Xid 94 once read as an application's bug
+ * ("rerun with compute-sanitizer") where the GPU needs a reset for its row
+ * remap. */
 static void xid_actions(void **state)
 {
     (void)state;
@@ -116,10 +119,16 @@ static void xid_actions(void **state)
         int xid;
         const char *action, *dcgm;
     } rows[] = {
-        {13, "app", "-"},      {31, "app", "warn"},   {43, "app", "warn"},    {45, "app", "-"},
-        {48, "reset", "fail"}, {61, "reset", "warn"}, {62, "reset", "warn"},  {63, "reset", "warn"},
-        {64, "rma", "fail"},   {74, "reset", "fail"}, {79, "reboot", "fail"}, {92, "watch", "-"},
-        {94, "app", "warn"},   {95, "reset", "fail"}, {119, "reset", "fail"}, {120, "reset", "fail"},
+        {8, "app", "-"},         {13, "app", "-"},        {31, "app", "warn"},     {32, "restart", "warn"},
+        {38, "watch", "warn"},   {39, "restart", "warn"}, {42, "support", "warn"}, {43, "app", "warn"},
+        {44, "watch", "-"},      {45, "watch", "-"},      {46, "reset", "-"},      {48, "reset", "fail"},
+        {54, "hw", "warn"},      {56, "support", "warn"}, {57, "rma", "warn"},     {58, "rma", "warn"},
+        {60, "restart", "warn"}, {61, "support", "warn"}, {62, "reset", "warn"},   {63, "remap", "warn"},
+        {64, "rma", "fail"},     {67, "watch", "warn"},   {73, "support", "warn"}, {74, "reset", "fail"},
+        {78, "update", "warn"},  {79, "reboot", "fail"},  {92, "watch", "-"},      {94, "remap", "warn"},
+        {95, "reset", "fail"},   {109, "reset", "-"},     {119, "reset", "fail"},  {120, "reset", "fail"},
+        {121, "watch", "warn"},  {137, "watch", "warn"},  {140, "reset", "fail"},  {143, "reset", "-"},
+        {154, "reset", "-"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         gd_xid_info x;

@@ -92,6 +92,56 @@ static void driver_unresponsive_quiet_without_a_driver_event(void **state)
     gd_facts_free(&f);
 }
 
+/* 1100 Xid events after the fault: the ring no longer holds it. */
+static void storm(gd_facts *f, double from)
+{
+    for (int k = 0; k < 1100; k++) {
+        gd_event e = {.t = from + k * 0.01, .gpu = 1, .kind = GD_EV_XID, .value = 13};
+        snprintf(e.what, sizeof e.what, "nvml");
+        assert_int_equal(gd_event_add(&f->events, &e), 0);
+    }
+    assert_true(f->events.dropped > 0);
+}
+
+/* A GPU lost twice and back, then an Xid storm: one finding, both times and
+ * how often, judged from the session's sums. */
+static void a_lost_gpu_outlives_the_ring(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 4, 30);
+    double at[] = {10, 20, 25, 27};
+    for (int k = 0; k < 4; k++) {
+        gd_event e = {.t = at[k], .gpu = 2, .kind = k % 2 ? GD_EV_GPU_BACK : GD_EV_GPU_LOST, .value = k % 2 ? 0 : 15};
+        snprintf(e.what, sizeof e.what, "nvmlDeviceGetTemperature");
+        assert_int_equal(gd_event_add(&f.events, &e), 0);
+    }
+    storm(&f, 28);
+    gd_findings fs = fx_run_one(&f, "health.gpu_lost");
+    const gd_finding *x = fx_only(&fs, "health.gpu_lost");
+    assert_int_equal(x->severity, GD_SEV_CRITICAL);
+    assert_int_equal(x->gpu, 2);
+    assert_string_equal(x->title, "GPU 2 stopped answering at t=10.0 s (10.0 s) and answered again at t=20.0 s, 2 "
+                                  "times (the last at t=25.0 s)");
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "times")), 2);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void a_silent_driver_outlives_the_ring(void **state)
+{
+    (void)state;
+    gd_facts f;
+    driver_stops(&f, 12, 21);
+    storm(&f, 22);
+    gd_findings fs = fx_run_one(&f, "health.driver_unresponsive");
+    const gd_finding *x = fx_only(&fs, "health.driver_unresponsive");
+    assert_string_equal(x->title, "The driver stopped answering for every GPU at t=12.0 s (12.0 s, NVML return code "
+                                  "15); it answered again at t=21.0 s");
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -99,6 +149,8 @@ int main(void)
         cmocka_unit_test(driver_unresponsive_gives_both_times),
         cmocka_unit_test(driver_unresponsive_to_the_end),
         cmocka_unit_test(driver_unresponsive_quiet_without_a_driver_event),
+        cmocka_unit_test(a_lost_gpu_outlives_the_ring),
+        cmocka_unit_test(a_silent_driver_outlives_the_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

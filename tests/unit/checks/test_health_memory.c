@@ -8,6 +8,8 @@
 
 #include "facts_fixture.h"
 
+#include <string.h>
+
 static void retired_pages_warn_from_15_fail_at_63(void **state)
 {
     (void)state;
@@ -48,15 +50,41 @@ static void pending_remap_is_critical_and_unreadable_is_skipped(void **state)
     gd_facts_free(&f);
 }
 
+/* A retirement pending a reset (Pascal and Volta, page retirement): critical,
+ * and its evidence names the call that said so. */
+static void pending_retirement_names_its_call(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 2);
+    f.gpus[0].retired_pages_sbe = gd_val(0);
+    f.gpus[0].retired_pages_dbe = gd_val(1);
+    f.gpus[0].retired_pages_pending = gd_val(1);
+    gd_findings out;
+    fx_run(&f, "health.row_remap", &out);
+    const gd_finding *x = fx_only(&out, "health.row_remap");
+    assert_int_equal(x->severity, GD_SEV_CRITICAL);
+    assert_non_null(strstr(x->title, "page retirement pending"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(x->evidence, "source")), "nvmlDeviceGetRetiredPagesPendingStatus"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+/* GPU g's uncorrectable ECC counts: since the driver loaded, and in its lifetime. */
+static void ecc_counts(gd_facts *f, size_t g, double volatile_count, double aggregate_count)
+{
+    f->gpus[g].ecc_volatile_uncorrected = gd_val(volatile_count);
+    f->gpus[g].ecc_aggregate_uncorrected = gd_val(aggregate_count);
+}
+
 static void ecc_volatile_is_critical_aggregate_a_warning(void **state)
 {
     (void)state;
     gd_facts f;
     fx_facts(&f, 2, 2);
-    f.gpus[0].ecc_volatile_uncorrected = gd_val(1);
-    f.gpus[0].ecc_aggregate_uncorrected = gd_val(1);
-    f.gpus[1].ecc_volatile_uncorrected = gd_val(0);
-    f.gpus[1].ecc_aggregate_uncorrected = gd_val(3);
+    ecc_counts(&f, 0, 1, 1);
+    ecc_counts(&f, 1, 0, 3);
     gd_findings out;
     fx_run(&f, "health.ecc_uncorrectable", &out);
     assert_int_equal(out.n, 2);
@@ -66,12 +94,59 @@ static void ecc_volatile_is_critical_aggregate_a_warning(void **state)
     gd_facts_free(&f);
 }
 
+/* Lifetime errors whose memory the GPU has repaired, nothing pending or
+ * failed: history (info, "no action unless it recurs"), never drain and
+ * reset. A pending repair, errors since the driver loaded, or a volatile
+ * count not read keep the warning or critical. */
+static void repaired_lifetime_errors_are_history(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 2);
+    for (size_t g = 0; g < 3; g++)
+        ecc_counts(&f, g, 0, 1);
+    /* GPU 0: Hopper, its row remapped; GPU 1: a page retired before Ampere; GPU 2: a remap pending. */
+    f.gpus[0].remap_unc_rows = gd_val(1);
+    f.gpus[0].remap_pending = gd_val(0);
+    f.gpus[0].remap_failure = gd_val(0);
+    f.gpus[1].retired_pages_dbe = gd_val(1);
+    f.gpus[1].retired_pages_pending = gd_val(0);
+    f.gpus[2].remap_unc_rows = gd_val(1);
+    f.gpus[2].remap_pending = gd_val(1);
+    gd_findings out;
+    fx_run(&f, "health.ecc_uncorrectable", &out);
+    assert_int_equal(out.n, 3);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        if (x->gpu == 2) {
+            assert_int_equal(x->severity, GD_SEV_WARNING);
+            assert_non_null(strstr(x->fix, "Drain the GPU and reset it"));
+            continue;
+        }
+        assert_int_equal(x->severity, GD_SEV_INFO);
+        assert_non_null(strstr(x->title, "nothing pending: history"));
+        assert_non_null(strstr(x->fix, "no action unless it recurs"));
+        assert_null(strstr(x->fix, "nvidia-smi -r"));
+    }
+    gd_findings_free(&out);
+    /* The volatile count not read: "none since the driver loaded" is not known. */
+    f.gpus[0].ecc_volatile_uncorrected = gd_missing(GD_ST_NOT_SUPPORTED);
+    fx_run(&f, "health.ecc_uncorrectable", &out);
+    for (size_t i = 0; i < out.n; i++)
+        if (out.v[i].gpu == 0)
+            assert_int_equal(out.v[i].severity, GD_SEV_WARNING);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retired_pages_warn_from_15_fail_at_63),
         cmocka_unit_test(pending_remap_is_critical_and_unreadable_is_skipped),
+        cmocka_unit_test(pending_retirement_names_its_call),
         cmocka_unit_test(ecc_volatile_is_critical_aggregate_a_warning),
+        cmocka_unit_test(repaired_lifetime_errors_are_history),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,29 @@ static void errors_not_checked_only_with_nvlink_and_no_counters(void **state)
     gd_facts_free(&f);
 }
 
+/* Counters read once (a snapshot) show no growth: "not judged", never "ok";
+ * read twice or more, or not known how often (a capture), judged. */
+static void errors_read_once_are_not_judged(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 1);
+    fx_nvlinks(&f, 4);
+    f.events.counter_reads = 1;
+    gd_findings out;
+    fx_run(&f, "nvlink.errors", &out);
+    assert_int_equal(out.n, 0);
+    assert_true(fx_skipped(&out, "nvlink.errors", GD_NO_GPU, "read once"));
+    gd_findings_free(&out);
+    for (int reads = 0; reads <= 2; reads += 2) {
+        f.events.counter_reads = reads;
+        fx_run(&f, "nvlink.errors", &out);
+        assert_int_equal(out.n + out.nskips, 0);
+        gd_findings_free(&out);
+    }
+    gd_facts_free(&f);
+}
+
 static void fabric_states(void **state)
 {
     (void)state;
@@ -163,6 +186,35 @@ static void fabric_states(void **state)
         gd_findings_free(&out);
         gd_facts_free(&f);
     }
+}
+
+/* The title names the GPU of the finding's severity: with one GPU still
+ * registering (a warning) and one that never started (critical), the
+ * critical one, not the first in the list. */
+static void fabric_title_names_the_worst_gpu(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 2);
+    fx_nvlinks(&f, 18);
+    f.gpus[0].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+    f.gpus[1].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_COMPLETED);
+    f.gpus[2].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_NOT_STARTED);
+    for (size_t g = 0; g < 3; g++)
+        f.gpus[g].fabric_status = gd_val(0);
+    gd_findings out;
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n, 1);
+    assert_int_equal(out.v[0].severity, GD_SEV_CRITICAL);
+    assert_non_null(strstr(out.v[0].title, "GPU 2: state not started"));
+    gd_findings_free(&out);
+    /* All bad: the state said is the critical one's. */
+    f.gpus[1].fabric_state = gd_val(NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+    fx_run(&f, "nvlink.fabric", &out);
+    assert_int_equal(out.n, 1);
+    assert_non_null(strstr(out.v[0].title, "state not started"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
 }
 
 /* PCIe boards: NOT_SUPPORTED is never a finding; a note only where NVLink is up. */
@@ -223,7 +275,9 @@ int main(void)
         cmocka_unit_test(errors_severity_by_kind_and_rate),
         cmocka_unit_test(errors_outside_the_window_or_other_counters_are_quiet),
         cmocka_unit_test(errors_not_checked_only_with_nvlink_and_no_counters),
+        cmocka_unit_test(errors_read_once_are_not_judged),
         cmocka_unit_test(fabric_states),
+        cmocka_unit_test(fabric_title_names_the_worst_gpu),
         cmocka_unit_test(fabric_not_supported_is_not_checked),
         cmocka_unit_test(sxid_fatal_is_critical),
     };

@@ -46,6 +46,36 @@ static void unsupported_severity(void **state)
     gd_facts_free(&f);
 }
 
+/* Issue 38: a status matrix with no answer in it (every call refused, or
+ * MIG mode) is "not checked", not "P2P works"; a GPU none of whose pairs
+ * answered is named; a lost GPU is left to health.gpu_lost. */
+static void unanswered_status_is_not_checked(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 1);
+    f.p2p_status = malloc(9 * sizeof *f.p2p_status);
+    for (int i = 0; i < 9; i++)
+        f.p2p_status[i] = -1;
+    gd_findings fs;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "p2p.unsupported", GD_NO_GPU, "for no GPU pair"));
+    gd_findings_free(&fs);
+    /* GPUs 0 and 1 answer for their pair; GPU 2 for none of its. */
+    f.p2p_status[0 * 3 + 1] = f.p2p_status[1 * 3 + 0] = 0;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_true(fx_skipped(&fs, "p2p.unsupported", 2, "none of the GPU's pairs"));
+    gd_findings_free(&fs);
+    f.gpus[2].lost = true;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_int_equal(fs.n + fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 /* bench p2p on f's GPUs: every ordered pair (src-major) copied at gbps with peer access on. */
 static gd_bench_facts *bench_p2p(gd_facts *f, double gbps)
 {
@@ -183,6 +213,60 @@ static void slow_pair_blames_a_downtrained_pcie_hop(void **state)
     gd_facts_free(&f);
 }
 
+/* The root ports of two_cpus' host bridges made by `vendor` (the CPUs' maker); bench p2p at `within`
+ * GB/s within a CPU and `across` between them. */
+static gd_bench_facts *two_cpus_measured(gd_facts *f, int vendor, double within, double across)
+{
+    gd_pcie_facts *p = two_cpus(f);
+    for (size_t g = 0; g < 4; g++)
+        p->gpus[g].hops[p->gpus[g].hop_count - 1].vendor = vendor;
+    gd_bench_facts *b = bench_p2p(f, across);
+    pair(b, 0, 1)->uni_gbps = pair(b, 1, 0)->uni_gbps = within;
+    pair(b, 2, 3)->uni_gbps = pair(b, 3, 2)->uni_gbps = within;
+    return b;
+}
+
+/* Copies across two EPYC sockets at 15.5 GB/s, 22.5 within: what Infinity
+ * Fabric carries (16, NCCL's AMD_BW), not every GPU's link to reseat; on
+ * Intel, 9 of UPI's 10; on a platform not known, anything above the least
+ * CPU link (6). */
+static void copies_across_the_sockets_are_held_to_the_cpus_link(void **state)
+{
+    (void)state;
+    gd_facts f;
+    two_cpus_measured(&f, 0x1022, 22.5, 15.5);
+    fx_assert_silent(&f, "p2p.slow_pair");
+    gd_facts_free(&f);
+    two_cpus_measured(&f, 0x8086, 22.5, 9);
+    fx_assert_silent(&f, "p2p.slow_pair");
+    gd_facts_free(&f);
+    two_cpus_measured(&f, 0, 22.5, 7);
+    fx_assert_silent(&f, "p2p.slow_pair");
+    gd_facts_free(&f);
+}
+
+/* Far below what the CPUs' link carries, with every PCIe link trained
+ * fully: the host's link between the sockets, a warning (a setting, not a
+ * part to replace), never a GPU's. */
+static void a_slow_cpu_link_is_the_hosts(void **state)
+{
+    (void)state;
+    gd_facts f;
+    two_cpus_measured(&f, 0x1022, 22.5, 6);
+    gd_findings fs = fx_run_one(&f, "p2p.slow_pair");
+    const gd_finding *x = fx_only(&fs, "p2p.slow_pair");
+    assert_int_equal(x->gpu, GD_NO_GPU);
+    assert_int_equal(x->severity, GD_SEV_WARNING);
+    assert_string_equal(x->title, "GPU 0 to 2 copies 6.0 GB/s, 38% of the 16.0 GB/s its path carries (8 slow pairs "
+                                  "through the link between the CPUs)");
+    assert_string_equal(json_string_value(json_object_get(x->evidence, "route")), "CPU interconnect");
+    assert_non_null(strstr(json_string_value(json_object_get(x->evidence, "path")), "AMD Infinity Fabric (xGMI)"));
+    assert_non_null(strstr(x->fix, "xGMI link width"));
+    assert_null(strstr(x->fix, "reseat"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 /* Pairs near their path, pairs without peer access (p2p.unsupported's), pairs not measured: quiet. */
 static void slow_pair_quiet_otherwise(void **state)
 {
@@ -261,10 +345,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unsupported_severity),
+        cmocka_unit_test(unanswered_status_is_not_checked),
         cmocka_unit_test(slow_pair_below_what_its_path_carries),
         cmocka_unit_test(slow_pair_behind_its_peers),
         cmocka_unit_test(slow_pair_blames_a_downtrained_pcie_hop),
         cmocka_unit_test(slow_pair_quiet_otherwise),
+        cmocka_unit_test(copies_across_the_sockets_are_held_to_the_cpus_link),
+        cmocka_unit_test(a_slow_cpu_link_is_the_hosts),
         cmocka_unit_test(p2p_checks_need_bench_p2p),
         cmocka_unit_test(sys_route_fires_when_crossing_cpus_is_far_slower),
         cmocka_unit_test(sys_route_quiet_otherwise),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* pcie.link_downgraded, pcie.slot_limited and pcie.upstream_downgraded
+/* pcie.link_downgraded, pcie.width_reduced, pcie.slot_limited and pcie.upstream_downgraded
  * (src/checks/pcie.c): each GPU's link, its slot, and the links above it. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,17 +14,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/* n GPUs, 10 samples, each link at Gen`gen` x16 of Gen`gen_max` x16. */
+static void links(gd_facts *f, size_t n, int gen_max, int gen)
+{
+    fx_facts(f, n, 10);
+    for (size_t g = 0; g < n; g++) {
+        f->gpus[g].pcie_gen_max = gd_val(gen_max);
+        f->gpus[g].pcie_width_max = gd_val(16);
+        fx_set(f, g, GD_M_PCIE_GEN, 0, 10, gen);
+        fx_set(f, g, GD_M_PCIE_WIDTH, 0, 10, 16);
+    }
+}
+
 static void downgrade_only_judged_under_load(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 2, 10);
-    for (size_t g = 0; g < 2; g++) {
-        f.gpus[g].pcie_gen_max = gd_val(5);
-        f.gpus[g].pcie_width_max = gd_val(16);
-        fx_set(&f, g, GD_M_PCIE_GEN, 0, 10, 5);
-        fx_set(&f, g, GD_M_PCIE_WIDTH, 0, 10, 16);
-    }
+    links(&f, 2, 5, 5);
     fx_set(&f, 1, GD_M_PCIE_WIDTH, 0, 10, 8);
     gd_findings fs;
     fx_run(&f, "pcie.link_downgraded", &fs);
@@ -243,10 +249,53 @@ static void upstream_downgraded_not_checked_without_the_tree(void **state)
     gd_facts_free(&f);
 }
 
+/* An idle link narrower than its maximum: info, since idle links slow down
+ * but seldom narrow; judged only where pcie.link_downgraded could not. */
+static void idle_narrow_link_is_said(void **state)
+{
+    (void)state;
+    gd_facts f;
+    links(&f, 3, 4, 1); /* idle power saving: Gen1 is not a finding */
+    for (size_t g = 0; g < 3; g++)
+        fx_set(&f, g, GD_M_UTIL_GPU_PCT, 0, 10, 0);
+    fx_set(&f, 1, GD_M_PCIE_WIDTH, 0, 10, 8);
+    fx_set(&f, 2, GD_M_PCIE_WIDTH, 0, 5, 8); /* back to x16 at rest: the width moves, not judged */
+    gd_findings fs = fx_run_one(&f, "pcie.width_reduced");
+    assert_int_equal(fs.n, 1);
+    const gd_finding *x = fx_only(&fs, "pcie.width_reduced");
+    assert_int_equal(x->gpu, 1);
+    assert_int_equal(x->severity, GD_SEV_INFO);
+    assert_non_null(strstr(x->title, "x8 of x16"));
+    assert_non_null(strstr(x->fix, "reseat"));
+    assert_string_equal(json_string_value(json_object_get(x->evidence, "load")), "idle");
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "pcie_width_max")), 16);
+    gd_findings_free(&fs);
+    /* Loaded: pcie.link_downgraded judges it (a warning or worse), not this. */
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 10, 98);
+    want_run(&f, "pcie.width_reduced", 0, 0);
+    /* Load unknown (an lspci capture): said, as such. */
+    fx_unset(&f, 1, GD_M_UTIL_GPU_PCT, GD_ST_NOT_SUPPORTED);
+    fx_unset(&f, 1, GD_M_POWER_W, GD_ST_NOT_SUPPORTED);
+    fx_unset(&f, 1, GD_M_SM_CLOCK_MHZ, GD_ST_NOT_SUPPORTED);
+    fs = fx_run_one(&f, "pcie.width_reduced");
+    assert_string_equal(json_string_value(json_object_get(fx_only(&fs, "pcie.width_reduced")->evidence, "load")),
+                        "unknown");
+    gd_findings_free(&fs);
+    /* A slot wired x8 (its LnkCap): x8 is the link's maximum, nothing to say here. */
+    f.gpus[1].pcie_width_max = gd_val(8);
+    want_run(&f, "pcie.width_reduced", 0, 0);
+    /* Grace Hopper over NVLink-C2C: its PCIe link is not the host path. */
+    f.gpus[1].pcie_width_max = gd_val(16);
+    f.gpus[1].c2c_mode = gd_val(1);
+    want_run(&f, "pcie.width_reduced", 0, 1);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(downgrade_only_judged_under_load),
+        cmocka_unit_test(idle_narrow_link_is_said),
         cmocka_unit_test(slot_limit_is_static_and_not_a_downgrade),
         cmocka_unit_test(maxima_from_the_pcie_tree),
         cmocka_unit_test(upstream_downgraded_names_each_gpu_behind_the_link),

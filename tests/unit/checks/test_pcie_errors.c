@@ -37,6 +37,21 @@ static size_t replay_findings(int gen, double per_min)
     return replay_findings_on(gen, 16, per_min, 60);
 }
 
+/* One reading of the counter (a snapshot, a capture) has no growth to judge: said so. */
+static void replays_read_once_are_not_judged(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 1);
+    fx_set(&f, 0, GD_M_PCIE_REPLAYS, 0, 1, 12345);
+    gd_findings fs;
+    fx_run(&f, "pcie.replays", &fs);
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "pcie.replays", 0, "read once"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void replay_rate_follows_dcgm(void **state)
 {
     (void)state;
@@ -250,6 +265,7 @@ static void aer_counters_take_the_kernel_log_messages(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(replays_read_once_are_not_judged),
         cmocka_unit_test(replay_rate_follows_dcgm),
         cmocka_unit_test(replay_allowance_from_the_loaded_link),
         cmocka_unit_test(aer_messages_of_the_kernel_log),

@@ -50,6 +50,42 @@ static void power_limit_that_caps_clocks_has_an_impact(void **state)
     gd_facts_free(&f);
 }
 
+/* The limit asked for is the default, the enforced one lower: the platform
+ * holds it (a module budget, a BMC), and 'nvidia-smi -pl' is not the fix. A
+ * requested limit below the default is this machine's own setting: -pl is. */
+static void power_limit_held_by_the_platform_is_not_fixed_by_pl(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 5);
+    for (size_t g = 0; g < 2; g++) {
+        f.gpus[g].power_limit_w = gd_val(700);
+        f.gpus[g].power_limit_default_w = gd_val(900);
+        f.gpus[g].power_limit_max_w = gd_val(900);
+    }
+    f.gpus[0].power_limit_requested_w = gd_val(900);
+    f.gpus[0].c2c_mode = gd_val(1);
+    f.gpus[1].power_limit_requested_w = gd_val(700);
+    gd_findings fs = fx_run_one(&f, "power.limit_lowered");
+    assert_int_equal(fs.n, 2);
+    for (size_t i = 0; i < fs.n; i++) {
+        const gd_finding *x = &fs.v[i];
+        const char *held = json_string_value(json_object_get(x->evidence, "held_by"));
+        if (x->gpu == 0) {
+            assert_string_equal(held, "platform");
+            assert_non_null(strstr(x->title, "held at 700 W by the platform (900 W requested, default 900 W)"));
+            assert_null(strstr(x->fix, "-pl 900"));
+            assert_non_null(strstr(x->fix, "cannot raise it"));
+            assert_non_null(strstr(x->fix, "Module Power Readings"));
+        } else {
+            assert_string_equal(held, "requested");
+            assert_non_null(strstr(x->fix, "nvidia-smi -i 1 -pl 900"));
+        }
+    }
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void unreadable_power_limits_are_not_checked(void **state)
 {
     (void)state;
@@ -123,6 +159,30 @@ static void hw_slowdown_is_judged_by_time(void **state)
 }
 
 /* A flag the clocks contradict is reported as such, not as a slowdown. */
+/* A brake no sample saw: its counter (field 253, R570 drivers) tells how
+ * long it held the GPU; 5 % of the window is the floor, as for thermal. */
+static void power_brake_between_samples_from_its_counter(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 11); /* a 10 s window */
+    for (size_t i = 0; i < 11; i++)
+        fx_set(&f, 1, GD_M_VIOL_POWER_BRAKE_NS, i, i + 1, (double)i * 0.3e9); /* 30 % of the time */
+    gd_findings fs = fx_run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.v[0].gpu, 1);
+    assert_int_equal(fs.v[0].severity, GD_SEV_CRITICAL); /* 25 % or more of the window */
+    assert_non_null(strstr(fs.v[0].title, "between samples"));
+    assert_non_null(strstr(fs.v[0].timeline, "power brake slowdown for 3.0 s of the 10.0 s window"));
+    gd_findings_free(&fs);
+    for (size_t i = 0; i < 11; i++)
+        fx_set(&f, 1, GD_M_VIOL_POWER_BRAKE_NS, i, i + 1, (double)i * 0.04e9); /* 4 %: noise */
+    fs = fx_run_one(&f, "power.brake");
+    assert_int_equal(fs.n, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void power_brake_flag_with_full_clocks_is_info(void **state)
 {
     (void)state;
@@ -188,8 +248,10 @@ int main(void)
         cmocka_unit_test(power_limit_tolerance_is_one_watt),
         cmocka_unit_test(power_limit_that_caps_clocks_has_an_impact),
         cmocka_unit_test(unreadable_power_limits_are_not_checked),
+        cmocka_unit_test(power_limit_held_by_the_platform_is_not_fixed_by_pl),
         cmocka_unit_test(power_brake_under_load_is_critical_idle_a_warning),
         cmocka_unit_test(hw_slowdown_is_judged_by_time),
+        cmocka_unit_test(power_brake_between_samples_from_its_counter),
         cmocka_unit_test(power_brake_flag_with_full_clocks_is_info),
         cmocka_unit_test(power_brake_fix_names_the_likely_source),
         cmocka_unit_test(power_cap_near_max_clock_is_normal),

@@ -258,6 +258,42 @@ static void violation_counter_catches_slowdowns_between_samples(void **state)
     gd_facts_free(&f);
 }
 
+/* A window whose thermal slowdown counter never answered judged its samples
+ * only: what fell between them is "not checked", said with the calls tried;
+ * a snapshot (one sample) has no "between" to miss. The source names the
+ * call that gave the counter. */
+static void unread_thermal_counter_is_not_checked_between_samples(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 10);
+    fx_unset(&f, 1, GD_M_VIOL_THERMAL_NS, GD_ST_NOT_SUPPORTED);
+    gd_findings fs = fx_run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.n, 0);
+    assert_int_equal(fs.nskips, 1);
+    assert_true(fx_skipped(&fs, "thermal.throttling", 1, "between samples"));
+    assert_true(fx_skipped(&fs, "thermal.throttling", 1, "CLOCKS_EVENT_REASON_SW/HW_THERM_SLOWDOWN"));
+    assert_true(fx_skipped(&fs, "thermal.throttling", 1, "not supported"));
+    gd_findings_free(&fs);
+    /* Throttled in the samples: found, and the note stays. */
+    fx_set(&f, 1, GD_M_EVENT_REASONS, 0, 10, SW_THERMAL);
+    fx_set(&f, 1, GD_M_SM_CLOCK_MHZ, 0, 10, 1400);
+    snprintf(f.thermal_counter, sizeof f.thermal_counter, "nvmlDeviceGetFieldValues(PERF_POLICY_THERMAL)");
+    fs = fx_run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.n, 1);
+    assert_int_equal(fs.nskips, 1);
+    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "source")),
+                        "nvml:nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetFieldValues(PERF_POLICY_THERMAL)");
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    fx_facts(&f, 1, 1);
+    fx_unset(&f, 0, GD_M_VIOL_THERMAL_NS, GD_ST_NOT_SUPPORTED);
+    fs = fx_run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.n + fs.nskips, 0);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void hotter_peer_is_named_with_the_gap(void **state)
 {
     (void)state;
@@ -297,6 +333,7 @@ static void unreadable_event_reasons_are_not_checked_not_passed(void **state)
     gd_facts f;
     fx_facts(&f, 2, 10);
     fx_unset(&f, 1, GD_M_EVENT_REASONS, GD_ST_NO_PERMISSION);
+    fx_unset(&f, 1, GD_M_VIOL_THERMAL_NS, GD_ST_NO_PERMISSION);
     for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
         gd_findings fs = fx_run_one(&f, ids[k]);
         assert_int_equal(fs.n, 0);
@@ -347,6 +384,7 @@ int main(void)
         cmocka_unit_test(hardware_thermal_slowdown_is_critical),
         cmocka_unit_test(thermal_reason_while_idle_is_not_throttling),
         cmocka_unit_test(violation_counter_catches_slowdowns_between_samples),
+        cmocka_unit_test(unread_thermal_counter_is_not_checked_between_samples),
         cmocka_unit_test(hotter_peer_is_named_with_the_gap),
         cmocka_unit_test(peers_need_three_loaded_gpus),
         cmocka_unit_test(unreadable_event_reasons_are_not_checked_not_passed),

@@ -12,14 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Two GPUs (bus ids 18 and 19) and a kernel log read ("test"), no Xid yet. */
+static void log_facts(gd_facts *f)
+{
+    fx_facts(f, 2, 2);
+    f->stack = calloc(1, sizeof *f->stack);
+    f->stack->kernel_log_read = true;
+    snprintf(f->stack->kernel_log_source, sizeof f->stack->kernel_log_source, "test");
+}
+
 static void xids_map_to_gpus_by_bus_id(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 2, 2); /* bus ids 18 and 19 */
-    f.stack = calloc(1, sizeof *f.stack);
-    f.stack->kernel_log_read = true;
-    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
+    log_facts(&f);
     f.stack->xid_groups[0] = (gd_xid_group){.xid = 94, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
     f.stack->xid_groups[1] = (gd_xid_group){.xid = 31, .gpu = 1, .pci = "0000:19:00", .count = 1, .example_count = 1};
     f.stack->xid_groups[2] =
@@ -48,10 +54,7 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
 {
     (void)state;
     gd_facts f;
-    fx_facts(&f, 2, 2);
-    f.stack = calloc(1, sizeof *f.stack);
-    f.stack->kernel_log_read = true;
-    snprintf(f.stack->kernel_log_source, sizeof f.stack->kernel_log_source, "test");
+    log_facts(&f);
     f.stack->xid_groups[0] = (gd_xid_group){.xid = 79, .gpu = 1, .pci = "0000:19:00", .count = 2, .example_count = 1};
     f.stack->xid_groups[1] =
         (gd_xid_group){.xid = 4242, .gpu = -1, .pci = "0000:99:00", .count = 1, .example_count = 1};
@@ -93,11 +96,163 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
     gd_facts_free(&f);
 }
 
+/* One Xid alone on GPU 1: the finding's severity and what its fix asks. */
+static gd_severity xid_alone(int xid, const char *text, char *fix, size_t len)
+{
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] =
+        (gd_xid_group){.xid = xid, .gpu = 1, .pci = "0000:19:00", .count = 1, .lines = 1, .example_count = 1};
+    snprintf(f.stack->xid_groups[0].examples[0].text, sizeof f.stack->xid_groups[0].examples[0].text, "%s", text);
+    f.stack->xid_group_count = 1;
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 1);
+    gd_severity sev = out.v[0].severity;
+    snprintf(fix, len, "%s", out.v[0].fix);
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+    return sev;
+}
+
+/* What the table's actions say (data/xid.tsv, NVIDIA's Xid catalog): a
+ * contained ECC error (94) is the memory's, not the application's: the GPU
+ * is drained and reset so its row remap takes effect; an Xid 45 follows a
+ * kill or another Xid; a fault the catalog does not blame on the
+ * application is not sent to compute-sanitizer. */
+static void xid_actions_in_the_fix(void **state)
+{
+    (void)state;
+    char fix[1024];
+    gd_severity x = xid_alone(94, "pid=1, name=python, Contained: SM (0x1). RST: No, D-RST: No", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING);
+    if (strstr(fix, "compute-sanitizer") || !strstr(fix, "nvidia-smi -r -i 1") || !strstr(fix, "row remap"))
+        fail_msg("Xid 94's fix: %s", fix);
+    x = xid_alone(63, "Row Remapper: New row marked for remapping, reset gpu to activate.", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING);
+    assert_non_null(strstr(fix, "row remap"));
+    x = xid_alone(45, "pid=1, Ch 00000008", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO);
+    assert_null(strstr(fix, "compute-sanitizer"));
+    x = xid_alone(32, "pid=1, Channel ID 00000010 intr0 00040000", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING); /* DCGM warns */
+    if (strstr(fix, "compute-sanitizer") || !strstr(fix, "PCIe"))
+        fail_msg("Xid 32's fix: %s", fix);
+    x = xid_alone(44, "pid=1, Graphics engine fault during context switch", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO); /* the catalog: IGNORE */
+    x = xid_alone(46, "GPU stopped processing", fix, sizeof fix);
+    assert_int_equal(x, GD_SEV_WARNING); /* the catalog: RESET_GPU */
+    assert_non_null(strstr(fix, "nvidia-smi -r -i 1"));
+    x = xid_alone(13, "pid=1, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address", fix,
+                  sizeof fix);
+    assert_int_equal(x, GD_SEV_INFO);
+    assert_non_null(strstr(fix, "compute-sanitizer"));
+}
+
+/* A fault printed over several lines is one event: its row says both. */
+static void xid_rows_count_events_and_lines(void **state)
+{
+    (void)state;
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] =
+        (gd_xid_group){.xid = 13, .gpu = 1, .pci = "0000:19:00", .count = 2, .lines = 5, .example_count = 2};
+    f.stack->xid_group_count = 1;
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 1);
+    json_t *row = json_array_get(json_object_get(out.v[0].evidence, "xids"), 0);
+    assert_int_equal(json_integer_value(json_object_get(row, "count")), 2);
+    assert_int_equal(json_integer_value(json_object_get(row, "lines")), 5);
+    assert_non_null(strstr(out.v[0].title, "2 times"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+/* The title says where the Xids were seen: one that only NVML's events gave
+ * is not "in the kernel log", though a kernel log was read (and clean). */
+static void xid_title_names_its_source(void **state)
+{
+    (void)state;
+    gd_facts f;
+    log_facts(&f);
+    f.stack->xid_groups[0] = (gd_xid_group){.xid = 31, .gpu = 0, .pci = "0000:18:00", .count = 1, .example_count = 1};
+    f.stack->xid_group_count = 1;
+    f.events.xid_watched = true;
+    gd_event e = {.t = 5, .gpu = 1, .kind = GD_EV_XID, .value = 79};
+    snprintf(e.what, sizeof e.what, "nvml");
+    assert_int_equal(gd_event_add(&f.events, &e), 0);
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(out.n, 2);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        if (x->gpu == 1) {
+            assert_null(strstr(x->title, "kernel log"));
+            assert_non_null(strstr(x->title, "(NVML event)"));
+        } else {
+            assert_non_null(strstr(x->title, "in the kernel log"));
+        }
+    }
+    gd_findings_free(&out);
+    /* Seen by both: both named. */
+    e.gpu = 0;
+    e.value = 31;
+    assert_int_equal(gd_event_add(&f.events, &e), 0);
+    fx_run(&f, "health.xid", &out);
+    for (size_t i = 0; i < out.n; i++)
+        if (out.v[i].gpu == 0)
+            assert_non_null(strstr(out.v[i].title, "in the kernel log and NVML's events"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
+/* An Xid 79 on GPU 0, then 1100 Xid 13 on GPU 1: the ring of the newest
+ * 1024 events lets the 79 go; the check judges the session's sums and keeps
+ * GPU 0 critical, with both Xids counted. */
+static void an_xid_79_stays_critical_after_a_storm(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 120);
+    f.events.xid_watched = true;
+    gd_event x79 = {.t = 1, .gpu = 0, .kind = GD_EV_XID, .value = 79};
+    snprintf(x79.what, sizeof x79.what, "nvml");
+    assert_int_equal(gd_event_add(&f.events, &x79), 0);
+    for (int k = 0; k < 1100; k++) {
+        gd_event e = {.t = 2 + k * 0.1, .gpu = 1, .kind = GD_EV_XID, .value = 13};
+        snprintf(e.what, sizeof e.what, "nvml");
+        assert_int_equal(gd_event_add(&f.events, &e), 0);
+    }
+    assert_true(f.events.dropped > 0);
+    gd_findings out;
+    fx_run(&f, "health.xid", &out);
+    assert_int_equal(fx_count(&out, "health.xid", 0), 1);
+    assert_int_equal(fx_count(&out, "health.xid", 1), 1);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        json_t *row = json_array_get(json_object_get(x->evidence, "xids"), 0);
+        if (x->gpu == 0) {
+            assert_int_equal(x->severity, GD_SEV_CRITICAL);
+            assert_non_null(strstr(x->title, "Xid 79"));
+            assert_float_equal(json_number_value(json_object_get(row, "session_last_seen_s")), 1, 1e-9);
+        } else if (x->gpu == 1) {
+            assert_int_equal(json_integer_value(json_object_get(row, "count")), 1100);
+        }
+    }
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(xids_map_to_gpus_by_bus_id),
         cmocka_unit_test(xids_from_the_log_and_nvml_count_once),
+        cmocka_unit_test(xid_actions_in_the_fix),
+        cmocka_unit_test(xid_rows_count_events_and_lines),
+        cmocka_unit_test(xid_title_names_its_source),
+        cmocka_unit_test(an_xid_79_stays_critical_after_a_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

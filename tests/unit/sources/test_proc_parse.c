@@ -47,12 +47,38 @@ static void cpu_lists_count_their_cpus(void **state)
     assert_int_equal(gd_proc_count_cpu_list("0-4294967297"), 0);
 }
 
+/* PID/maps: torch, its CUDA half (a CUDA build), the CUDA runtime and the driver. */
+static void maps_tell_a_cuda_build_from_a_cpu_one(void **state)
+{
+    (void)state;
+    static const char *const cpu_build[] = {
+        "7f3a1000-7f3a2000 r-xp 00000000 08:01 123 /usr/lib/python3/dist-packages/torch/lib/libtorch_cpu.so",
+        "7f3a3000-7f3a4000 r-xp 00000000 08:01 124 /usr/lib/python3/dist-packages/torch/lib/libtorch.so", NULL};
+    gd_job_proc p = {0};
+    for (size_t i = 0; cpu_build[i]; i++)
+        gd_proc_parse_maps_line(cpu_build[i], &p);
+    assert_true(p.torch);
+    assert_false(p.torch_cuda || p.cudart || p.cuda);
+    static const char *const cuda_build[] = {
+        "7f00-7f01 r-xp 0 08:01 1 /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so",
+        "7f02-7f03 r-xp 0 08:01 2 /venv/lib/python3.11/site-packages/torch/lib/libc10_cuda.so",
+        "7f04-7f05 r-xp 0 08:01 3 /venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12", NULL};
+    p = (gd_job_proc){0};
+    for (size_t i = 0; cuda_build[i]; i++)
+        gd_proc_parse_maps_line(cuda_build[i], &p);
+    assert_true(p.torch && p.torch_cuda && p.cudart);
+    assert_false(p.cuda); /* the driver comes with the first device call */
+    gd_proc_parse_maps_line("7f06-7f07 r-xp 0 08:01 4 /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", &p);
+    assert_true(p.cuda);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_stat_gives_state_ticks_and_name),
         cmocka_unit_test(thread_stat_cut_after_the_name_is_refused),
         cmocka_unit_test(cpu_lists_count_their_cpus),
+        cmocka_unit_test(maps_tell_a_cuda_build_from_a_cpu_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
