@@ -303,7 +303,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
 
 int gd_json_print(FILE *out, json_t *j)
 {
-    if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+    if (gd_json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
         return -1;
     fputc('\n', out);
     return 0;

@@ -3,6 +3,7 @@
 #include "recorder.h"
 
 #include "core/facts_json.h"
+#include "core/json_util.h"
 #include "gpudoctor/stack.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static void stop(gd_recorder *r, const char *why)
 /* One line, one write: a reader never sees half of it. */
 static void put(gd_recorder *r, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? gd_json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (r->failed)
         goto out;
