@@ -33,6 +33,7 @@ static json_t *span_json(const gd_events *ev, const gd_event *from, int kind_bac
     json_object_set_new(e, key, back ? gd_json_number(back->t) : json_null());
     json_object_set_new(e, back_key, back ? json_string(again) : json_null());
     json_object_set_new(e, "nvml_return", json_integer(from->value));
+    json_object_set_new(e, "nvml_error", json_string(gd_nvml_return_name((int)from->value)));
     return e;
 }
 

@@ -256,8 +256,8 @@ static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
             json_integer_value(json_object_get(x, "gpu")) == 3) {
             json_t *row = json_array_get(json_object_get(json_object_get(x, "evidence"), "xids"), 0);
             assert_int_equal(json_integer_value(json_object_get(row, "xid")), 79);
-            assert_true(json_number_value(json_object_get(row, "session_last_seen_s")) >= 0.5);
-            assert_true(is_clock(json_string_value(json_object_get(row, "session_last_seen"))));
+            assert_true(json_number_value(json_object_get(row, "last_in_window_s")) >= 0.5);
+            assert_true(is_clock(json_string_value(json_object_get(row, "last_in_window"))));
         }
     }
     tool_result_free(&r);

@@ -197,7 +197,7 @@ static void nvlinks_past_18_are_read(void **state)
     r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--interval", "500", "--sim", sc, NULL}, fast);
     json_t *f = finding(r.json, "nvlink.down", 1);
     assert_non_null(f);
-    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_object_get(f, "evidence"), "links_down"), 0)),
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_object_get(f, "evidence"), "down_link_indices"), 0)),
                      35);
     tool_result_free(&r);
     remove_tree(dir);
