@@ -377,7 +377,7 @@ static void hot_gpu_judged_from_its_tlimit(void **state)
     assert_non_null(f);
     assert_string_equal(json_string_value(json_object_get(f, "severity")), "warning");
     json_t *ev = json_object_get(f, "evidence");
-    assert_int_equal(json_integer_value(json_object_get(ev, "slowdown_c")), 89); /* 87 - (-2) */
+    assert_int_equal(json_integer_value(json_object_get(ev, "gpu_slowdown_c")), 89); /* 87 - (-2) */
     assert_non_null(strstr(str(json_object_get(ev, "limits_source")), "nvmlDeviceGetMarginTemperature"));
     tool_result_free(&r);
     remove_tree(dir);

@@ -61,7 +61,7 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     assert_int_equal(json_integer_value(json_object_get(ev, "sm_clock_max_mhz")), 1980);
     double impact = json_number_value(json_object_get(f, "impact_pct"));
     assert_true(impact > 10 && impact < 25); /* ~60 % of the time x 29 % clock deficit */
-    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown at 87 C"));
+    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown with the GPU at 87 C"));
     /* Time in state per GPU: from the samples and from the violation counters. */
     json_t *w2 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 2), "window");
     double sampled =
@@ -107,12 +107,12 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
         const char *scenario, *line;
     } slowdowns[] = {
         {"h100x8-thermal-throttling.json", "timeline from 4.0 s"}, /* the scenario's t=4 */
-        {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown at 9"},
-        {"h100x8-hbm-hot.json", ": thermal slowdown at "},
-        {"h100x8-power-brake.json", ": power brake slowdown at "},
-        {"h100x8-hw-slowdown.json", ": hardware slowdown at "},
-        {"h100x8-power-limit-lowered.json", ": power cap at "},
-        {"h100x8-clocks-locked.json", ": application clock limit at "},
+        {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown with the GPU at 9"},
+        {"h100x8-hbm-hot.json", ": thermal slowdown driven by the memory (HBM, up to 96 C) with the GPU at 78 C"},
+        {"h100x8-power-brake.json", ": power brake slowdown with the GPU at "},
+        {"h100x8-hw-slowdown.json", ": hardware slowdown with the GPU at "},
+        {"h100x8-power-limit-lowered.json", ": power cap with the GPU at "},
+        {"h100x8-clocks-locked.json", ": application clock limit with the GPU at "},
         {"h100x8-clocks-low.json", "with no event reason"},
     };
     for (size_t c = 0; c < sizeof slowdowns / sizeof slowdowns[0]; c++) {
