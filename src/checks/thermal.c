@@ -61,7 +61,8 @@ static double mem_limit_c(const gd_gpu *gpu, double mem_temp_c, bool *typical)
     *typical = false;
     if (gd_ok(gpu->temp_mem_max_c))
         return gpu->temp_mem_max_c.v;
-    if (isnan(mem_temp_c))
+    /* A typical figure only where the memory came near it: elsewhere it says nothing of this board. */
+    if (isnan(mem_temp_c) || mem_temp_c < GD_HBM_MEM_MAX_TYPICAL_C - GD_HBM_NEAR_C)
         return NAN;
     *typical = true;
     return GD_HBM_MEM_MAX_TYPICAL_C;
@@ -84,7 +85,7 @@ static void limits_words(const gd_gpu *gpu, double mem_c, bool mem_typical, char
         PUT("%s%.0f C shutdown", used ? ", " : "GPU ", gpu->temp_shutdown_c.v);
     if (!isnan(mem_c))
         PUT("%smemory %.0f C max operating (software slowdown%s)", used ? "; " : "", mem_c,
-            mem_typical ? "; typical of HBM boards, the driver gives none" : "");
+            mem_typical ? "; typical of HBM boards: the driver gives none" : "");
 #undef PUT
 }
 
@@ -95,8 +96,6 @@ static void add_limits(json_t *ev, const gd_gpu *gpu, double mem_c, bool mem_typ
     json_object_set_new(ev, "gpu_slowdown_c", gd_json_value(gpu->temp_slowdown_c));
     json_object_set_new(ev, "gpu_shutdown_c", gd_json_value(gpu->temp_shutdown_c));
     json_object_set_new(ev, "mem_max_operating_c", gd_json_number(mem_c));
-    if (mem_typical)
-        json_object_set_new(ev, "mem_max_operating_typical", json_true());
     char words[400];
     limits_words(gpu, mem_c, mem_typical, words, sizeof words);
     if (words[0])
@@ -114,6 +113,12 @@ static const char *driving_sensor(const gd_gpu *gpu, const gd_episode *e, bool h
     bool core = !isnan(e->temp_max_c) && gd_ok(core_limit) && e->temp_max_c >= core_limit.v - GD_THERMAL_AT_LIMIT_C;
     bool mem = !isnan(e->mem_temp_max_c) && !isnan(mem_c) && e->mem_temp_max_c >= mem_c - GD_THERMAL_AT_LIMIT_C;
     return core && mem ? "GPU and memory" : core ? "GPU" : mem ? "memory" : NULL;
+}
+
+/* A reading against its limit: "over", "at" or "near" (within GD_THERMAL_AT_LIMIT_C). */
+static const char *where_to(double reading, double limit)
+{
+    return reading > limit + 0.5 ? "over" : reading >= limit - 0.5 ? "at" : "near";
 }
 
 /* Throttling that only the violation counter saw: how long, not when. */
@@ -210,15 +215,16 @@ void gd_check_thermal_throttling(const gd_check *self, const gd_facts *f, gd_fin
             snprintf(when, sizeof when, "%s", f->captured ? "at capture time" : "in the snapshot");
         else
             snprintf(when, sizeof when, "for %.0f%% of the loaded time", 100.0 * share);
+        gd_value core_limit = hw.hit && gd_ok(gpu->temp_slowdown_c) ? gpu->temp_slowdown_c : gpu->temp_gpu_max_c;
         char cause[200] = "";
         if (hbm)
             snprintf(cause, sizeof cause,
                      ": its memory (HBM) reached %.0f C, %s its %.0f C limit, while the GPU core "
                      "stayed at %.0f C",
-                     e.mem_temp_max_c, e.mem_temp_max_c > mem_c ? "over" : "near", mem_c, e.temp_max_c);
+                     e.mem_temp_max_c, where_to(e.mem_temp_max_c, mem_c), mem_c, e.temp_max_c);
         else if (sensor && strcmp(sensor, "GPU") == 0)
-            snprintf(cause, sizeof cause, ": the GPU core reached %.0f C, near its %.0f C %s", e.temp_max_c,
-                     hw.hit && gd_ok(gpu->temp_slowdown_c) ? gpu->temp_slowdown_c.v : gpu->temp_gpu_max_c.v,
+            snprintf(cause, sizeof cause, ": the GPU core reached %.0f C, %s its %.0f C %s", e.temp_max_c,
+                     where_to(e.temp_max_c, core_limit.v), core_limit.v,
                      hw.hit && gd_ok(gpu->temp_slowdown_c) ? "slowdown temperature" : "maximum operating temperature");
         else if (sensor)
             snprintf(cause, sizeof cause, ": the GPU core (%.0f C) and its memory (%.0f C) both at their limits",

@@ -32,6 +32,8 @@ extern gd_tunables gd_tunable;
  * SXM; research/facts.md 6.2), and only boards with HBM report a memory
  * temperature (GDDR boards say N/A). Said as typical, never as read. */
 #define GD_HBM_MEM_MAX_TYPICAL_C 95.0
+/* ...shown only for a memory that came within this of it. */
+#define GD_HBM_NEAR_C 10.0
 /* A sensor within this of its limit during a thermal slowdown is the one
  * that drives it (samples are a second apart, limits whole degrees). */
 #define GD_THERMAL_AT_LIMIT_C 2.0
