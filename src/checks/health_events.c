@@ -49,7 +49,7 @@ void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out)
         char at[32], again[32];
         json_t *e = span_json(ev, lost, GD_EV_GPU_BACK, "lost_at", "back_at", at, again, sizeof at);
         json_object_set_new(e, "call", json_string(lost->what));
-        json_object_set_new(e, "source", json_string("nvml: the session's samples"));
+        json_object_set_new(e, "source", json_string("nvml: the window's samples"));
         char fix[512];
         snprintf(fix, sizeof fix,
                  "A GPU that drops off and comes back is failing: what ran on it then is suspect. Look for Xid 79 "
