@@ -49,6 +49,7 @@ static void datasheet_rows_match_whole_words(void **state)
     assert_string_equal(p.label, "H100 NVL");
     assert_true(gd_gpu_peak_find("NVIDIA H100 PCIe", &p));
     assert_string_equal(p.label, "H100 PCIe");
+    assert_true(fabs(p.tflops[GD_GEMM_BF16] - 756.5) < 1e-9); /* 1,513 with sparsity, halved */
     assert_true(gd_gpu_peak_find("NVIDIA A100-SXM4-40GB", &p));
     assert_string_equal(p.label, "A100 40GB");
     assert_true(gd_gpu_peak_find("NVIDIA A100-SXM4-80GB", &p));
