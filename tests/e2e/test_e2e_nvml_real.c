@@ -420,7 +420,7 @@ static void threshold_unknown_to_the_driver_is_not_an_error(void **state)
     char *sc = scenario(dir, OLD_DRIVER, 1, 0, "", old, "9,0", tl);
     tool_result r = run_tool((const char *[]){"info", "--details", "--sim", sc, NULL}, fast);
     assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "slowdown n/a, shutdown n/a"));
+    assert_non_null(strstr(r.out, "n/a hardware slowdown, n/a shutdown"));
     assert_null(strstr(r.out, "(error)"));
     tool_result_free(&r);
     remove_tree(dir);
