@@ -105,11 +105,17 @@ static void judge_low(const gd_facts *f, gd_findings *out, const char *id, figur
         json_object_set_new(ev, "mode", json_string(mode_names[mode_worst]));
         if (is_gemm)
             json_object_set_new(ev, "dtype", json_string(gd_gemm_dtype_name(b->dtype)));
-        json_object_set_new(ev, "best_peer",
-                            isnan(best_worst) ? json_null() : gd_json_number(round(best_worst * 10) / 10));
-        json_object_set_new(ev, "datasheet", isnan(sheet) ? json_null() : gd_json_number(sheet));
-        json_object_set_new(ev, "expected", isnan(expected) ? json_null() : gd_json_number(round(expected * 10) / 10));
-        json_object_set_new(ev, "sku_floor", isnan(floor) ? json_null() : gd_json_number(round(floor * 10) / 10));
+        /* Each figure with its unit in its name. */
+        char key[32];
+        const char *u = is_gemm ? "tflops" : "gbps";
+        snprintf(key, sizeof key, "best_peer_%s", u);
+        json_object_set_new(ev, key, isnan(best_worst) ? json_null() : gd_json_number(round(best_worst * 10) / 10));
+        snprintf(key, sizeof key, "datasheet_%s", u);
+        json_object_set_new(ev, key, isnan(sheet) ? json_null() : gd_json_number(sheet));
+        snprintf(key, sizeof key, "expected_%s", u);
+        json_object_set_new(ev, key, isnan(expected) ? json_null() : gd_json_number(round(expected * 10) / 10));
+        snprintf(key, sizeof key, "sku_floor_%s", u);
+        json_object_set_new(ev, key, isnan(floor) ? json_null() : gd_json_number(round(floor * 10) / 10));
         json_object_set_new(ev, "sku", have_peak ? json_string(peak.label) : json_null());
         json_object_set_new(ev, "source",
                             json_string(is_gemm ? "cublasLt:cublasLtMatmul timed by CUDA events"
@@ -147,6 +153,73 @@ void gd_check_bench_membw_low(const gd_check *self, const gd_facts *f, gd_findin
 {
     (void)self;
     judge_low(f, out, "bench.membw_low", membw_figure, false);
+}
+
+/* The best figure of a GPU's table: GEMM over its modes, memory bandwidth. */
+static double best_figure(const gd_bench_gpu *g, bool is_gemm)
+{
+    double best = NAN;
+    for (int mode = 0; mode < 3; mode++) {
+        double v = is_gemm ? gemm_figure(g, mode) : membw_figure(g, mode);
+        best = !isnan(v) && (isnan(best) || v > best) ? v : best;
+    }
+    return best;
+}
+
+/* A GPU cannot beat its datasheet: a figure above it says the timing is
+ * wrong (a clock, a copy that did not happen) or the GPU is not the SKU
+ * whose row matched, never that the GPU is fast. */
+static void judge_above(const gd_facts *f, gd_findings *out, bool is_gemm)
+{
+    const gd_bench_facts *b = f->bench;
+    const char *what = is_gemm ? "GEMM" : "memory bandwidth", *unit = is_gemm ? "TFLOP/s" : "GB/s";
+    for (size_t i = 0; i < b->gpu_count; i++) {
+        const gd_bench_gpu *g = &b->gpus[i];
+        int gpu = g->gpu >= 0 ? g->gpu : GD_NO_GPU;
+        double v = best_figure(g, is_gemm);
+        if (isnan(v))
+            continue;
+        const char *name = gd_bench_product(f, g);
+        gd_gpu_peak peak;
+        double sheet = !gd_gpu_peak_find(name, &peak) ? NAN : is_gemm ? peak.tflops[b->dtype] : peak.membw_gbps;
+        if (isnan(sheet)) {
+            gd_skip_add(out, "bench.above_datasheet", gpu, "GPU %d's %s: no datasheet figure for %s%s%s", gpu, what,
+                        name[0] ? name : "this GPU", is_gemm ? " in " : "",
+                        is_gemm ? gd_gemm_dtype_name(b->dtype) : "");
+            continue;
+        }
+        if (v <= sheet)
+            continue;
+        json_t *ev = json_object();
+        json_object_set_new(ev, "what", json_string(what));
+        json_object_set_new(ev, is_gemm ? "tflops" : "gbps", gd_json_number(round(v * 10) / 10));
+        if (is_gemm)
+            json_object_set_new(ev, "dtype", json_string(gd_gemm_dtype_name(b->dtype)));
+        json_object_set_new(ev, is_gemm ? "datasheet_tflops" : "datasheet_gbps", gd_json_number(sheet));
+        json_object_set_new(ev, "of_datasheet_pct", gd_json_number(round(1000 * v / sheet) / 10));
+        json_object_set_new(ev, "sku", json_string(peak.label));
+        json_object_set_new(ev, "product", json_string(name));
+        json_object_set_new(ev, "source",
+                            json_string("data/gpu-peaks.tsv (the datasheet row matched by the product "
+                                        "name); the figure timed by CUDA events"));
+        gd_finding_add(out, "bench.above_datasheet", GD_SEV_WARNING, gpu, ev, NAN, NULL,
+                       "GPU %d %s %.1f %s is %.0f%% of the %s's datasheet (%.4g %s): no GPU beats its datasheet, so "
+                       "the measurement or the GPU's identification is wrong",
+                       gpu, is_gemm ? gd_gemm_dtype_name(b->dtype) : "memory bandwidth", v, unit, 100 * v / sheet,
+                       peak.label, sheet, unit);
+    }
+}
+
+void gd_check_bench_above_datasheet(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const gd_bench_facts *b = f->bench;
+    if (!b)
+        return; /* check: the report says the group was not run (report/checked.c) */
+    if (b->gemm || b->stress)
+        judge_above(f, out, true);
+    if (b->membw)
+        judge_above(f, out, false);
 }
 
 static void add_failure(gd_findings *out, const gd_bench_gpu *g, const char *what, const char *why)

@@ -98,6 +98,7 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
 void gd_check_bench_gemm_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_membw_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_bench_above_datasheet(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -39,7 +39,9 @@ static void kernel_lost(const gd_facts *f, const char *pci, gd_findings *out)
         json_t *m = json_object();
         json_object_set_new(m, "kind", json_string(e->kind));
         json_object_set_new(m, "count", json_integer((json_int_t)e->count));
-        json_object_set_new(m, "last_seen", json_string(e->when));
+        char when[80];
+        gd_log_when(e->when, when, sizeof when);
+        json_object_set_new(m, "last_seen", json_string(when));
         json_object_set_new(m, "last_message", json_string(e->text));
         json_array_append_new(msgs, m);
         size_t used = strlen(kinds);
@@ -98,6 +100,7 @@ void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out
         json_object_set_new(ev, "lost_at_s", gd_json_number(gpu->lost_at_s));
         json_object_set_new(ev, "call", json_string(gpu->lost_call));
         json_object_set_new(ev, "nvml_return", json_integer(gpu->lost_code));
+        json_object_set_new(ev, "nvml_error", json_string(gd_nvml_return_name(gpu->lost_code)));
         json_object_set_new(ev, "pci_bus_id", json_string(gpu->pci_bus_id));
         char src[96];
         snprintf(src, sizeof src, "nvml:%s", gpu->lost_call);

@@ -183,8 +183,8 @@ static json_t *job_cpu(const gd_facts *f)
                             gd_json_number(round(100 * top->busy_sum / top->measured) / 100));
         json_object_set_new(ev, "top_thread_is_main", json_boolean(top->tid == top->pid && top->pid == j->pid));
         /* Runnable (R) while below a full core: the host's other work held it back, not a wait. */
-        json_object_set_new(ev, "top_thread_runnable_share",
-                            top->seen ? gd_json_number(round(100.0 * top->running / top->seen) / 100) : json_null());
+        json_object_set_new(ev, "top_thread_runnable_pct",
+                            top->seen ? gd_json_number(round(1000.0 * top->running / top->seen) / 10) : json_null());
     }
     json_object_set_new(ev, "samples", json_integer((json_int_t)j->n));
     return ev;
@@ -370,7 +370,7 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates"));
         json_object_set_new(ev, "gpus", json_integer((json_int_t)w.gpus));
         json_object_set_new(ev, "busy_mean_pct", gd_json_number(r1(w.busy_pct)));
-        json_object_set_new(ev, "low_share", gd_json_number(round(100 * w.low_share) / 100));
+        json_object_set_new(ev, "low_pct", gd_json_number(round(1000 * w.low_share) / 10));
         add_evidence(idle_cause, "gpus", NULL, ev);
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_cause);

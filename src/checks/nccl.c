@@ -89,10 +89,14 @@ void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_finding
                             ? json_null()
                             : gd_json_number(round(n->peak_busbw_gbps[GD_NCCL_ALL_GATHER] * 10) / 10));
     json_object_set_new(ev, "expected_gbps", gd_json_number(round(e.busbw_gbps * 10) / 10));
-    json_object_set_new(ev, "ratio", gd_json_number(round(ratio * 1000) / 1000));
+    json_object_set_new(ev, "of_expected_pct", gd_json_number(round(ratio * 1000) / 10));
     json_object_set_new(ev, "ranks", json_integer(n->ranks));
     json_object_set_new(ev, "slowest_edge", json_pack("[i,i]", e.slowest.gpu_a, e.slowest.gpu_b));
-    json_object_set_new(ev, "edge_gbps", gd_json_number(round(e.slowest.gbps * 10) / 10));
+    /* The edge's rate is its slowest hop as it runs; what the expectation counts (every link trained fully)
+     * beside it where that differs. */
+    json_object_set_new(ev, "edge_gbps", gd_json_number(round(e.slowest.rate_gbps * 10) / 10));
+    if (fabs(e.slowest.rate_gbps - e.slowest.gbps) > 0.05)
+        json_object_set_new(ev, "edge_full_gbps", gd_json_number(round(e.slowest.gbps * 10) / 10));
     json_object_set_new(ev, "efficiency", gd_json_number(e.slowest.efficiency));
     json_object_set_new(ev, "limit", json_string(e.slowest.limit));
     json_object_set_new(ev, "downtrained", json_boolean(e.slowest.downtrained));

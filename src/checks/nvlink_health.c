@@ -97,9 +97,10 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
 {
     (void)self;
     static const char id[] = "nvlink.errors";
-    static const char *const nouns[GD_NVLINK_COUNTERS][2] = {
-        {"replay", "replays"}, {"recovery", "recoveries"}, {"CRC flit error", "CRC flit errors"},
-        {"CRC data error", "CRC data errors"}};
+    static const char *const nouns[GD_NVLINK_COUNTERS][2] = {{"replay", "replays"},
+                                                             {"recovery", "recoveries"},
+                                                             {"CRC flit error", "CRC flit errors"},
+                                                             {"CRC data error", "CRC data errors"}};
     double t0, t1;
     window_span(f, &t0, &t1);
     double span = isfinite(t1 - t0) ? t1 - t0 : f->window_s;
@@ -146,8 +147,8 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
             json_object_set_new(o, "last_seen_s", gd_json_number(r->last_t));
             json_array_append_new(links, o);
             if (used < sizeof said)
-                used += (size_t)snprintf(said + used, sizeof said - used, "%slink %u: %s", used ? "; " : "", r->link,
-                                         part);
+                used +=
+                    (size_t)snprintf(said + used, sizeof said - used, "%slink %u: %s", used ? "; " : "", r->link, part);
         }
         json_t *ev = json_object();
         json_object_set_new(ev, "links", links);
@@ -163,12 +164,13 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
                  "collect 'nvidia-bug-report.sh' first. If the counters still grow after that, open an RMA for the "
                  "GPU or baseboard (serial %s).",
                  gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
-        gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix, "GPU %d NVLink errors grew during the %.0f s window (%s)",
-                       gpu->index, span, said);
+        gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix,
+                       "GPU %d NVLink errors grew during the %.0f s window (%s)", gpu->index, span, said);
     }
     if (!any_counter && nvlink_in_use(f))
-        gd_skip_add(out, id, GD_NO_GPU, "no GPU gives its NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: "
-                                        "not supported in MIG mode or by this driver)");
+        gd_skip_add(out, id, GD_NO_GPU,
+                    "no GPU gives its NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: "
+                    "not supported in MIG mode or by this driver)");
 }
 
 static const char *fabric_state_name(double state)
@@ -187,8 +189,8 @@ static bool fabric_bad(const gd_gpu *gpu, gd_severity *sev)
     if (!gd_ok(gpu->fabric_state))
         return false;
     int st = (int)gpu->fabric_state.v;
-    if (st == NVML_GPU_FABRIC_STATE_NOT_STARTED || (st == NVML_GPU_FABRIC_STATE_COMPLETED &&
-                                                    gd_ok(gpu->fabric_status) && gpu->fabric_status.v != 0)) {
+    if (st == NVML_GPU_FABRIC_STATE_NOT_STARTED ||
+        (st == NVML_GPU_FABRIC_STATE_COMPLETED && gd_ok(gpu->fabric_status) && gpu->fabric_status.v != 0)) {
         *sev = GD_SEV_CRITICAL;
         return true;
     }
@@ -224,7 +226,7 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         json_decref(gpus);
         if (nvlink_in_use(f))
             gd_skip_add(out, id, GD_NO_GPU,
-                    "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): NVLink "
+                        "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): NVLink "
                         "bridges and systems without NVSwitches have none; on an NVSwitch system (HGX) a driver "
                         "without the call cannot tell");
         return;
@@ -263,10 +265,9 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         if (f->gpus[g].index == gpu0)
             snprintf(what, sizeof what, "registration failed, status %.0f", f->gpus[g].fabric_status.v);
     if (bad == reported && bad > 1)
-        gd_finding_add(out, id, worst, GD_NO_GPU, ev, NAN, fix,
-                       "NVLink fabric not ready on all %zu GPUs (%s): %s", bad, what,
-                       worst == GD_SEV_CRITICAL ? "Fabric Manager is not running or failed"
-                                                : "registration still in progress");
+        gd_finding_add(
+            out, id, worst, GD_NO_GPU, ev, NAN, fix, "NVLink fabric not ready on all %zu GPUs (%s): %s", bad, what,
+            worst == GD_SEV_CRITICAL ? "Fabric Manager is not running or failed" : "registration still in progress");
     else
         gd_finding_add(out, id, worst, bad == 1 ? gpu0 : GD_NO_GPU, ev, NAN, fix,
                        "NVLink fabric not ready on %zu of %zu GPUs (GPU %d: %s)", bad, reported, gpu0, what);
@@ -300,8 +301,11 @@ void gd_check_nvlink_sxid(const gd_check *self, const gd_facts *f, gd_findings *
         json_object_set_new(o, "pci", json_string(g->pci));
         json_object_set_new(o, "fatal", g->fatal < 0 ? json_null() : json_boolean(g->fatal == 1));
         json_object_set_new(o, "count", json_integer((json_int_t)g->count));
-        json_object_set_new(o, "first_seen", json_string(g->first_seen));
-        json_object_set_new(o, "last_seen", json_string(g->last.when));
+        char when[80];
+        gd_log_when(g->first_seen, when, sizeof when);
+        json_object_set_new(o, "first_seen", json_string(when));
+        gd_log_when(g->last.when, when, sizeof when);
+        json_object_set_new(o, "last_seen", json_string(when));
         json_object_set_new(o, "text", json_string(g->last.text));
         json_array_append_new(list, o);
         if (!strstr(switches, g->nvswitch) && used < sizeof switches)

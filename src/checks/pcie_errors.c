@@ -138,7 +138,9 @@ static void aer_log_evidence(json_t *ev, const aer_log *l)
     json_object_set_new(o, "nonfatal", json_integer((json_int_t)l->d->count[GD_AER_NONFATAL]));
     json_object_set_new(o, "fatal", json_integer((json_int_t)l->d->count[GD_AER_FATAL]));
     json_object_set_new(o, "reported_by", json_string(l->d->last.port));
-    json_object_set_new(o, "last_seen", json_string(l->d->last.when));
+    char when[80];
+    gd_log_when(l->d->last.when, when, sizeof when);
+    json_object_set_new(o, "last_seen", json_string(when));
     json_object_set_new(o, "last_message", json_string(l->d->last.text));
     json_object_set_new(ev, "kernel_log_messages", o);
 }

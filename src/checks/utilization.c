@@ -91,7 +91,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         json_t *ev = json_object();
         if (by_job) {
             json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
-            json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+            json_object_set_new(ev, "low_pct", gd_json_number(round(low_share * 1000) / 10));
             json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
             json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
             json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));
@@ -110,7 +110,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         }
         const gd_process *p = main_holder(gpu);
         json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
-        json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+        json_object_set_new(ev, "low_pct", gd_json_number(round(low_share * 1000) / 10));
         json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
         json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
         json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));

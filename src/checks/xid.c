@@ -103,7 +103,8 @@ static json_t *row_of(xid_sum *x, int xid, const gd_xid_info *in)
     json_object_set_new(r, "xid", json_integer(xid));
     json_object_set_new(r, "count", json_integer(0));
     json_object_set_new(r, "meaning", json_string(in->meaning));
-    json_object_set_new(r, "dcgm", json_string(in->dcgm));
+    /* DCGM's health watch on it: "fail", "warn", or null where DCGM does not watch it. */
+    json_object_set_new(r, "dcgm_health", strcmp(in->dcgm, "-") == 0 ? json_null() : json_string(in->dcgm));
     json_array_append_new(x->list, r);
     return r;
 }
@@ -144,14 +145,19 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
         json_object_set_new(row, "lines",
                             json_integer(json_integer_value(json_object_get(row, "lines")) + (json_int_t)g->lines));
         json_object_set_new(row, "action", json_string(in.action));
-        if (!json_object_get(row, "first_seen"))
-            json_object_set_new(row, "first_seen", json_string(g->first_seen));
-        json_object_set_new(row, "last_seen", json_string(last->when));
+        char when[80];
+        if (!json_object_get(row, "first_seen")) {
+            gd_log_when(g->first_seen, when, sizeof when);
+            json_object_set_new(row, "first_seen", json_string(when));
+        }
+        gd_log_when(last->when, when, sizeof when);
+        json_object_set_new(row, "last_seen", json_string(when));
         json_object_set_new(row, "last_message", json_string(last->text));
         json_t *ex = json_array();
         for (size_t k = g->example_count; k-- > 0;) {
             json_t *e = json_object();
-            json_object_set_new(e, "when", json_string(g->examples[k].when));
+            gd_log_when(g->examples[k].when, when, sizeof when);
+            json_object_set_new(e, "when", json_string(when));
             json_object_set_new(e, "message", json_string(g->examples[k].text));
             json_array_append_new(ex, e);
         }
@@ -187,22 +193,23 @@ static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
         gd_xid_info in;
         gd_xid_lookup((int)e->code, &in);
         json_t *row = row_of(x, (int)e->code, &in);
-        /* Per source: NVML's events and the followed log see the same Xid. */
+        /* Per source: NVML's events and the followed log see the same Xid.
+         * Keys in the reader's words: what this window saw, and by what. */
         bool log_line = strcmp(e->what, "kernel log") == 0;
-        const char *key = log_line ? "session_log_lines" : "session_nvml_events";
+        const char *key = log_line ? "log_lines_in_window" : "nvml_events_in_window";
         x->from_log |= log_line;
         x->from_nvml |= !log_line;
         json_object_set_new(row, key,
                             json_integer(json_integer_value(json_object_get(row, key)) + (json_int_t)e->count));
-        json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
-        json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
+        json_int_t nv = json_integer_value(json_object_get(row, "nvml_events_in_window"));
+        json_int_t lg = json_integer_value(json_object_get(row, "log_lines_in_window"));
         json_int_t seen = nv > lg ? nv : lg;
-        json_object_set_new(row, "session_events", json_integer(seen));
+        json_object_set_new(row, "in_window", json_integer(seen));
         char at[32];
         gd_event_clock(ev, e->last_t, at, sizeof at);
-        json_object_set_new(row, "session_last_seen", json_string(at));
-        json_object_set_new(row, "session_last_seen_s", json_real(e->last_t));
-        json_object_set_new(row, "session_source", json_string(e->what));
+        json_object_set_new(row, "last_in_window", json_string(at));
+        json_object_set_new(row, "last_in_window_s", json_real(e->last_t));
+        json_object_set_new(row, "seen_by", json_string(log_line ? "the kernel log, followed" : "NVML's Xid events"));
         json_int_t count = json_integer_value(json_object_get(row, "count"));
         if (seen > count) {
             json_object_set_new(row, "count", json_integer(seen));

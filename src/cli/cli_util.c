@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "core/numparse.h"
 #include "core/input.h"
+#include "core/json_util.h"
 #include "core/text_safe.h"
 
 #include <getopt.h>
@@ -74,7 +75,7 @@ int gd_cli_json_error_exit(int code)
     json_object_set_new(tool, "version", json_string(GD_VERSION));
     json_object_set_new(o, "tool", tool);
     json_errors.printed = true; /* once */
-    if (json_errors.lines ? json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
+    if (json_errors.lines ? gd_json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
                           : gd_json_print(stdout, o) != 0)
         code = GD_EXIT_ERROR;
     json_decref(o);

@@ -279,6 +279,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     }
     if (gemm || membw || p2p)
         gd_check_run(gd_check_find("bench.failed"), f, &fs);
+    if (gemm || membw)
+        gd_check_run(gd_check_find("bench.above_datasheet"), f, &fs);
     if (gemm)
         gd_check_run(gd_check_find("bench.gemm_low"), f, &fs);
     if (membw)
@@ -348,6 +350,7 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
     judge(&win, &fs, groups, sizeof groups / sizeof groups[0]);
     gd_check_run(gd_check_find("bench.failed"), &win, &fs);
     gd_check_run(gd_check_find("bench.gemm_low"), &win, &fs);
+    gd_check_run(gd_check_find("bench.above_datasheet"), &win, &fs);
     gd_findings_sort(&fs);
     int code = finish(o, &win, &fs);
     gd_findings_free(&fs);

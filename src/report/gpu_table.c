@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The per-GPU table (gpu_table.h). */
 #include "gpu_table.h"
+#include "core/json_util.h"
 #include "core/text_safe.h"
 #include "gpudoctor/pcie.h"
 #include "text_util.h"
@@ -29,6 +30,23 @@ static gd_value median(const gd_facts *f, size_t g, gd_metric m, size_t from, do
         return gd_missing(GD_ST_UNREAD);
     qsort(buf, k, sizeof *buf, by_value);
     return gd_val(k % 2 ? buf[k / 2] : (buf[k / 2 - 1] + buf[k / 2]) / 2);
+}
+
+/* The table's columns of readings, in its order. */
+static const gd_metric table_metrics[] = {GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ, GD_M_MEM_USED_MIB,
+                                          GD_M_UTIL_GPU_PCT};
+
+json_t *gd_gpu_table_median_json(const gd_facts *f, size_t g, size_t from)
+{
+    json_t *o = json_object();
+    double *buf = malloc((f->series.n + 1) * sizeof *buf);
+    for (size_t k = 0; buf && k < sizeof table_metrics / sizeof table_metrics[0]; k++) {
+        gd_value v = median(f, g, table_metrics[k], from, buf);
+        json_object_set_new(o, gd_metric_describe(table_metrics[k])->key,
+                            gd_ok(v) ? gd_json_number(round(v.v * 10) / 10) : json_null());
+    }
+    free(buf);
+    return o;
 }
 
 /* "520/700", "520", "-/700" or "-": a reading and its ceiling. */
@@ -169,6 +187,6 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     }
     free(buf);
     if (n > 1 && from + 1 < n)
-        fprintf(out, "%s(medians over the window; Power, SM and Memory as reading/limit)%s\n", gd_c(st, GD_ANSI_DIM),
-                gd_c(st, GD_ANSI_RESET));
+        fprintf(out, "%s(medians over the window, the JSON's window.median; PCIe: the last sample)%s\n",
+                gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
 }

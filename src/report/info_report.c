@@ -102,10 +102,13 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     if (gd_ok(gpu->cc_major))
         fprintf(out, ", compute %d.%d", (int)gpu->cc_major.v, (int)gpu->cc_minor.v);
     fputc('\n', out);
-    fprintf(out, "  Temperature GPU %s, memory %s; slowdown %s, shutdown %s, GPU max %s, memory max %s\n",
+    /* Each limit with what happens there (docs/checks.md, thermal). */
+    fprintf(out,
+            "  Temperature GPU %s, memory %s; limits: GPU %s max operating (software slowdown), %s hardware "
+            "slowdown, %s shutdown; memory %s max operating (software slowdown)\n",
             vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
-            vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
-            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
+            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_slowdown_c, "C", c, sizeof c),
+            vtext(gpu->temp_shutdown_c, "C", d, sizeof d), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
     /* A requested limit the enforced one does not reach: something beyond the driver caps it. */
     char asked[64] = "";
     if (gd_ok(gpu->power_limit_requested_w) && gd_ok(gpu->power_limit_w) &&

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
+#include "gpu_table.h"
 #include "analysis/episodes.h"
 #include "analysis/window.h"
 #include "core/json_util.h"
@@ -141,6 +142,8 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
     json_object_set_new(med, "temp_c", loaded_median_json(f, g, GD_M_TEMP_C));
     json_object_set_new(med, "power_w", loaded_median_json(f, g, GD_M_POWER_W));
     json_object_set_new(w, "loaded_median", med);
+    /* The text table's statistic, under its name: medians over every sample of the window. */
+    json_object_set_new(w, "median", gd_gpu_table_median_json(f, g, 0));
     return w;
 }
 
@@ -303,7 +306,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
 
 int gd_json_print(FILE *out, json_t *j)
 {
-    if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+    if (gd_json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
         return -1;
     fputc('\n', out);
     return 0;

@@ -53,10 +53,10 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
     double core = json_number_value(json_object_get(ev, "top_thread_core_share_mean"));
     double cores = json_number_value(json_object_get(ev, "job_cores_mean"));
     long procs = (long)json_integer_value(json_object_get(ev, "processes_max"));
-    const json_t *runnable = json_object_get(ev, "top_thread_runnable_share");
+    const json_t *runnable = json_object_get(ev, "top_thread_runnable_pct");
     char wants[96] = "";
     if (json_is_number(runnable))
-        snprintf(wants, sizeof wants, " and was runnable in %.0f%% of the samples", json_number_value(runnable) * 100);
+        snprintf(wants, sizeof wants, " and was runnable in %.0f%% of the samples", json_number_value(runnable));
     if (comm)
         snprintf(buf, len,
                  "its busiest thread (%s, tid %lld%s) ran at %.0f%% of a core%s; the job used %.2f cores in %ld "

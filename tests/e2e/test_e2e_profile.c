@@ -159,8 +159,7 @@ static void dataloader_bound_job_names_the_dataloader_first(void **state)
     assert_true(share >= 50);
     assert_true(core > 0);
     /* The loader's thread wants the CPU all along (R): a busy host may give it less than a core. */
-    assert_true(json_number_value(json_object_get(json_object_get(jb, "evidence"), "top_thread_runnable_share")) >=
-                0.5);
+    assert_true(json_number_value(json_object_get(json_object_get(jb, "evidence"), "top_thread_runnable_pct")) >= 50);
     assert_true(json_is_number(json_object_get(p, "overhead_pct")));
     /* trace's numbers: the same as `gpudoctor trace DIR --json` gives on the kept traces. */
     json_t *rank0 = json_array_get(json_object_get(json_object_get(p, "trace"), "ranks"), 0);

@@ -272,10 +272,32 @@ static void page_escapes_outside_names(void **state)
     gd_facts_free(&f);
 }
 
+/* Evidence in the page reads as the text writes it, in words, never JSON
+ * ("[{\"gpus\":[0,1]..." was dumped as is). */
+static void page_evidence_is_words(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 30);
+    gd_findings fs = {0};
+    json_t *ev =
+        json_pack("{s:[{s:[i,i],s:f}], s:[i]}", "pairs", "gpus", 0, 1, "path_gbps", 31.5, "down_link_indices", 17);
+    gd_finding_add(&fs, "p2p.unsupported", GD_SEV_INFO, GD_NO_GPU, ev, NAN, "fix", "No P2P between 1 GPU pair");
+    char *buf = NULL;
+    CAPTURE(buf, gd_report_html(out, &f, &fs));
+    assert_non_null(strstr(buf, "<b>pairs</b> gpus (0, 1), path_gbps 31.5</span>"));
+    assert_non_null(strstr(buf, "<b>down_link_indices</b> 17</span>"));
+    assert_null(strstr(buf, "&quot;gpus&quot;"));
+    free(buf);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(escape_markup_quotes_and_controls),
+        cmocka_unit_test(page_evidence_is_words),
         cmocka_unit_test(downsample_short_series_keeps_every_sample),
         cmocka_unit_test(downsample_flat_runs_keep_their_ends),
         cmocka_unit_test(downsample_keeps_a_one_sample_spike),

@@ -28,6 +28,8 @@ static void gpu_lost_names_the_gpu_and_the_call(void **state)
     assert_int_equal(fs.v[0].gpu, 3);
     assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "call")), "nvmlDeviceGetTemperature");
     assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "lost_at_s")), 6);
+    /* The return code by NVML's name, which a reader can look up (not only "15"). */
+    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "nvml_error")), "NVML_ERROR_GPU_IS_LOST");
     assert_non_null(strstr(fs.v[0].fix, "nvidia-smi -r -i 3"));
     gd_findings_free(&fs);
     gd_facts_free(&f);

@@ -55,7 +55,10 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
     (void)state;
     gd_facts f;
     log_facts(&f);
-    f.stack->xid_groups[0] = (gd_xid_group){.xid = 79, .gpu = 1, .pci = "0000:19:00", .count = 2, .example_count = 1};
+    f.stack->xid_groups[0] = (gd_xid_group){
+        .xid = 79, .gpu = 1, .pci = "0000:19:00", .count = 2, .example_count = 1, .first_seen = "8734.551035"};
+    snprintf(f.stack->xid_groups[0].examples[0].when, sizeof f.stack->xid_groups[0].examples[0].when,
+             "Tue Mar  5 10:12:41 2024");
     f.stack->xid_groups[1] =
         (gd_xid_group){.xid = 4242, .gpu = -1, .pci = "0000:99:00", .count = 1, .example_count = 1};
     f.stack->xid_group_count = 2;
@@ -79,7 +82,15 @@ static void xids_from_the_log_and_nvml_count_once(void **state)
             assert_int_equal(json_array_size(rows), 1);
             json_t *row = json_array_get(rows, 0);
             assert_int_equal(json_integer_value(json_object_get(row, "count")), 3); /* max(2, 3), not 5 */
-            assert_int_equal(json_integer_value(json_object_get(row, "session_nvml_events")), 3);
+            assert_int_equal(json_integer_value(json_object_get(row, "nvml_events_in_window")), 3);
+            /* Times say what they count from; no internal name reaches the reader (issue 39). */
+            assert_string_equal(json_string_value(json_object_get(row, "first_seen")), "8734.551035 s after boot");
+            assert_string_equal(json_string_value(json_object_get(row, "last_seen")), "Tue Mar  5 10:12:41 2024");
+            assert_string_equal(json_string_value(json_object_get(row, "seen_by")), "NVML's Xid events");
+            assert_string_equal(json_string_value(json_object_get(row, "dcgm_health")), "fail");
+            const char *key;
+            json_t *v;
+            json_object_foreach(row, key, v) assert_null(strstr(key, "session"));
             assert_non_null(strstr(x->title, "Xid 79"));
             assert_non_null(strstr(x->title, "3 times"));
             assert_string_equal(json_string_value(json_object_get(x->evidence, "source")),
@@ -235,7 +246,7 @@ static void an_xid_79_stays_critical_after_a_storm(void **state)
         if (x->gpu == 0) {
             assert_int_equal(x->severity, GD_SEV_CRITICAL);
             assert_non_null(strstr(x->title, "Xid 79"));
-            assert_float_equal(json_number_value(json_object_get(row, "session_last_seen_s")), 1, 1e-9);
+            assert_float_equal(json_number_value(json_object_get(row, "last_in_window_s")), 1, 1e-9);
         } else if (x->gpu == 1) {
             assert_int_equal(json_integer_value(json_object_get(row, "count")), 1100);
         }
@@ -247,10 +258,8 @@ static void an_xid_79_stays_critical_after_a_storm(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(xids_map_to_gpus_by_bus_id),
-        cmocka_unit_test(xids_from_the_log_and_nvml_count_once),
-        cmocka_unit_test(xid_actions_in_the_fix),
-        cmocka_unit_test(xid_rows_count_events_and_lines),
+        cmocka_unit_test(xids_map_to_gpus_by_bus_id), cmocka_unit_test(xids_from_the_log_and_nvml_count_once),
+        cmocka_unit_test(xid_actions_in_the_fix),     cmocka_unit_test(xid_rows_count_events_and_lines),
         cmocka_unit_test(xid_title_names_its_source),
         cmocka_unit_test(an_xid_79_stays_critical_after_a_storm),
     };
