@@ -341,7 +341,7 @@ int gd_cmd_run(int argc, char **argv)
     if (rc != 0) {
         gd_cli_error("%s", err);
     } else {
-        gd_findings fs = {0};
+        gd_findings fs = {.where = o.profile.on ? GD_AT_PROFILE : GD_AT_RUN};
         gd_checks_run_all(&f, &fs);
         if (o.profile.on)
             code = profile_report(&o, &f, &fs, &report_failed);

@@ -283,7 +283,7 @@ int gd_cmd_trace(int argc, char **argv)
     int rc = list_files(path, &files, &nfiles, &found);
     job *jobs = rc ? NULL : calloc(nfiles, sizeof *jobs);
     gd_trace_result *ranks = rc ? NULL : calloc(nfiles, sizeof *ranks);
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_TRACE};
     if (!rc && (!jobs || !ranks))
         rc = gd_cli_error("out of memory");
     if (!rc) {

@@ -207,7 +207,7 @@ static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
     double t = gd_series_t(&f->series, i);
     while (win.events.n && win.events.v[win.events.n - 1].t > t + 1e-9)
         win.events.n--;
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_WATCH};
     gd_checks_run_all(&win, &fs);
     gd_findings_sort(&fs);
     size_t held = 0;
