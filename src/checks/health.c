@@ -88,9 +88,14 @@ gd_gone_answer gd_gone_but_answering(const gd_facts *f, int index, int xid, json
     } else if (!isnan(fault_t)) {
         a = GD_GONE_ANSWERED_AFTER;
         snprintf(said, len, "it answered after it%s: stale readings, or it came back", busy);
-    } else if (isnan(fault_t) && (f->events.xid_watched || f->events.kernel_log_followed)) {
+    } else if (isnan(fault_t) && (f->events.xid_watched || f->events.kernel_log_followed) &&
+               last - first >= GD_HEALTH_REREAD_S) {
+        /* A window long enough to have seen the fault, had it come in it. */
         a = GD_GONE_BEFORE;
         snprintf(said, len, "before this window: it answered all of it%s, so it came back", busy);
+    } else if (last - first < GD_HEALTH_REREAD_S) {
+        a = GD_GONE_ORDER_UNKNOWN; /* a snapshot: too short to say it came back */
+        snprintf(said, len, "it still answers%s: the fault came before", busy);
     } else {
         a = GD_GONE_ORDER_UNKNOWN;
         snprintf(said, len, "it answered all of this window%s: the fault came before", busy);

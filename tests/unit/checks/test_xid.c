@@ -204,8 +204,18 @@ static void fallen_off_the_bus_says_when_beside_its_readings(void **state)
         gd_findings_free(&out);
         gd_facts_free(&f);
     }
-    /* Lost by NVML too: both findings give the one instruction. */
+    /* A snapshot (--duration 0) is too short to say the GPU came back: still critical. */
     gd_facts f;
+    off_bus_answering(&f, -1, true);
+    f.series.n = 1;
+    gd_findings snap;
+    fx_run(&f, "health.xid", &snap);
+    const gd_finding *s1 = fx_only(&snap, "health.xid");
+    if (s1->severity != GD_SEV_CRITICAL || !strstr(s1->title, "it still answers"))
+        fail_msg("a snapshot: %s (%s)", s1->title, gd_severity_name(s1->severity));
+    gd_findings_free(&snap);
+    gd_facts_free(&f);
+    /* Lost by NVML too: both findings give the one instruction. */
     off_bus_answering(&f, 5, true);
     f.gpus[1].lost = true;
     f.gpus[1].lost_at_s = 5;
