@@ -52,9 +52,9 @@ static const gd_process *main_holder(const gd_gpu *gpu)
     "larger prefetch_factor, faster storage."
 static const gd_fix_case fixes[] = {
     {GD_AT_BIT(GD_AT_PROFILE), 0,
-     WAITS "The causes ranked under the verdict, from the job's threads and its profiled steps, say which, each with "
-           "its fix; where none is named, the profiled steps' trace ('--profile-dir DIR', then 'gpudoctor trace "
-           "DIR') shows where each step's time goes." COMMON_FIXES},
+     WAITS "Where the job's threads or its profiled steps showed the wait, another cause ranked under the verdict "
+           "names it, with its fix; where none does, keep the profiled steps' trace ('--profile-dir DIR') and read it "
+           "with 'gpudoctor trace DIR': it shows where each step's time goes." COMMON_FIXES},
     {GD_AT_JOB, 0,
      WAITS "The job's own findings in this report (input.*: its threads, disk waits and DataLoader workers) name an "
            "input bottleneck where there is one; where none does, profile a few steps: 'gpudoctor run --profile -- "

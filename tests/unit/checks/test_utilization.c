@@ -126,7 +126,10 @@ static void fix_fits_where_it_is_read(void **state)
         {-1, GD_AT_WATCH, "'gpudoctor check --pid PID'", {NULL}},
         {4242, GD_AT_CHECK, "input.*", {"check --pid", "gpudoctor run -- python", NULL}},
         {4242, GD_AT_RUN, "input.*", {"check --pid", "gpudoctor run -- python", NULL}},
-        {4242, GD_AT_PROFILE, "causes ranked under the verdict", {"check --pid", "gpudoctor run", "--profile --"}},
+        {4242,
+         GD_AT_PROFILE,
+         "another cause ranked under the verdict",
+         {"check --pid", "gpudoctor run", "--profile --"}},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         f.pid = cases[k].pid;
