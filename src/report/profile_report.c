@@ -134,7 +134,7 @@ void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_s
                  "Not profiled: %s. The job ran unprofiled; the causes below are the GPUs' and "
                  "the job's.",
                  gd_safe(p->not_profiled));
-        gd_wrap(out, st, 0, 0, line);
+        gd_wrap(out, st, 4, 0, line);
     }
     if (c->n == 0) {
         fprintf(out, "%sNo cause%s: nothing in %s holds the job back.\n", gd_c(st, GD_ANSI_GREEN),
