@@ -41,6 +41,17 @@ typedef struct gd_text_style {
 /* Human report of `check`: verdict first, then findings by severity. */
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
 
+/* What a command adds to that report: a section right under the verdict
+ * (`run`'s causes ranked: the answer first) and one at its end (what
+ * `run --profile` profiled). Either may be NULL. */
+typedef struct gd_text_extra {
+    void (*under_verdict)(FILE *out, const gd_text_style *st, const void *ud);
+    void (*at_end)(FILE *out, const gd_text_style *st, const void *ud);
+    const void *ud;
+} gd_text_extra;
+void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st,
+                         const gd_text_extra *x);
+
 /* The job of `run` and `check --pid` (what was sampled, a per-second timeline
  * of GPU busy beside the job's and the host's CPU); nothing without a job. */
 void gd_report_job_text(FILE *out, const gd_facts *f, const gd_text_style *st);

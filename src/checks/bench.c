@@ -222,7 +222,36 @@ void gd_check_bench_above_datasheet(const gd_check *self, const gd_facts *f, gd_
         judge_above(f, out, false);
 }
 
-static void add_failure(gd_findings *out, const gd_bench_gpu *g, const char *what, const char *why)
+/* CUresult and cuBLAS names of a kernel the driver could not load for this
+ * GPU: the driver's PTX JIT or the build's architectures, not the GPU. */
+static bool not_loaded(const char *why)
+{
+    static const char *const names[] = {
+        "CUDA_ERROR_INVALID_PTX",       "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+        "CUDA_ERROR_NO_BINARY_FOR_GPU", "CUDA_ERROR_INVALID_IMAGE",           "CUBLAS_STATUS_ARCH_MISMATCH"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strstr(why, names[i]))
+            return true;
+    return false;
+}
+
+/* Wrong results are the GPU's (the registry's template says what to do);
+ * a kernel that did not load is the driver's; another failure is told by
+ * what else the GPU shows. */
+static const char fix_not_loaded[] =
+    "The driver could not load the benchmark's kernel for this GPU: a software fault, not the GPU's. gpudoctor's "
+    "memory kernel is PTX that the driver's JIT compiler (libnvidia-ptxjitcompiler, part of the driver) compiles "
+    "for the GPU: INVALID_PTX or UNSUPPORTED_PTX_VERSION means a JIT that is missing or older than the PTX. Check "
+    "that the driver's libraries match its kernel module ('cat /proc/driver/nvidia/version' against libcuda.so's "
+    "version; in a container the NVIDIA container toolkit mounts them) and update the driver. A job's own kernels "
+    "need no JIT when built for the GPU's architecture (TORCH_CUDA_ARCH_LIST, nvcc -gencode).";
+static const char fix_run_failed[] =
+    "The GPU's work failed to run (the error above). Where 'gpudoctor check' shows a fault on this GPU "
+    "(health.xid, health.ecc_uncorrectable, health.gpu_lost), treat it as that; out of memory means another "
+    "process holds the GPU ('nvidia-smi'), a refused context a compute mode or MIG setting (config.compute_mode, "
+    "config.mig_enabled). Where nothing explains it, run 'dcgmi diag -r 3' before the GPU takes jobs again.";
+
+static void add_failure(gd_findings *out, const gd_bench_gpu *g, const char *what, const char *why, bool wrong)
 {
     int gpu = g->gpu >= 0 ? g->gpu : GD_NO_GPU;
     json_t *ev = json_object();
@@ -230,7 +259,8 @@ static void add_failure(gd_findings *out, const gd_bench_gpu *g, const char *wha
     json_object_set_new(ev, "detail", json_string(why));
     json_object_set_new(ev, "cuda_device", json_integer(g->cuda_device));
     json_object_set_new(ev, "source", json_string("gpudoctor bench: results read back and compared on the host"));
-    gd_finding_add(out, "bench.failed", GD_SEV_CRITICAL, gpu, ev, NAN, NULL, "GPU %d: %s: %s", gpu, what, why);
+    const char *fix = wrong ? NULL : not_loaded(why) ? fix_not_loaded : fix_run_failed;
+    gd_finding_add(out, "bench.failed", GD_SEV_CRITICAL, gpu, ev, NAN, fix, "GPU %d: %s: %s", gpu, what, why);
 }
 
 void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -242,12 +272,12 @@ void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings 
     for (size_t i = 0; i < b->gpu_count; i++) {
         const gd_bench_gpu *g = &b->gpus[i];
         if (g->gemm_verdict == GD_VERIFY_WRONG)
-            add_failure(out, g, "the GEMM returned wrong results", g->gemm_detail);
+            add_failure(out, g, "the GEMM returned wrong results", g->gemm_detail, true);
         else if (g->gemm_failed)
-            add_failure(out, g, "the GEMM failed to run", g->gemm_error);
+            add_failure(out, g, "the GEMM failed to run", g->gemm_error, false);
         if (g->membw_verdict == GD_VERIFY_WRONG)
-            add_failure(out, g, "a device memory copy returned wrong bytes", g->membw_detail);
+            add_failure(out, g, "a device memory copy returned wrong bytes", g->membw_detail, true);
         else if (g->membw_failed)
-            add_failure(out, g, "the memory kernel failed", g->membw_error);
+            add_failure(out, g, "the memory kernel failed", g->membw_error, false);
     }
 }

@@ -101,15 +101,37 @@ static void ecc_fix(const gd_gpu *gpu, bool now, const char *repaired, char *fix
                  repaired, gpu->index, serial);
         return;
     }
+    /* A reset is asked for what it does: a pending repair takes effect at the
+     * next reset; with none pending there is nothing for it to apply. */
+    bool pending = (gd_ok(gpu->remap_pending) && gpu->remap_pending.v > 0) ||
+                   (gd_ok(gpu->retired_pages_pending) && gpu->retired_pages_pending.v > 0);
+    bool none_pending = !pending && (gd_ok(gpu->remap_pending) || gd_ok(gpu->retired_pages_pending));
+    char reset[400];
+    if (pending)
+        snprintf(reset, sizeof reset,
+                 "Drain the GPU and reset it ('nvidia-smi -r -i %d') so the pending repair takes effect", gpu->index);
+    else if (none_pending && now)
+        snprintf(reset, sizeof reset,
+                 "No repair waits for a reset (0 rows or pages pending): Xid 94 (contained) needs only the job "
+                 "restarted; Xid 48 or 95 (uncontained) needs the GPU drained and reset ('nvidia-smi -r -i %d') "
+                 "before the next job",
+                 gpu->index);
+    else if (none_pending)
+        snprintf(reset, sizeof reset,
+                 "No repair waits for a reset (0 rows or pages pending), so there is nothing to drain now; the "
+                 "counts after each job show whether errors come back");
+    else
+        snprintf(reset, sizeof reset,
+                 "Drain the GPU and reset it ('nvidia-smi -r -i %d') so a pending repair, if any, takes effect",
+                 gpu->index);
     snprintf(fix, len,
              "%sLook for Xid 48/63/94/95 in 'dmesg -T | grep -i xid' and check 'nvidia-smi -q -d "
-             "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. Drain the GPU and reset it ('nvidia-smi -r -i %d') "
-             "so pending remaps take effect; if errors come back or remapping failed, open an RMA with "
-             "serial %s.",
+             "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. %s. If errors come back or remapping failed, open an RMA "
+             "with serial %s.",
              now ? "Uncorrectable errors since the driver loaded: the job on this GPU may have computed "
                    "with bad data or been killed. "
                  : "Uncorrectable errors in the GPU's lifetime (none since the driver loaded). ",
-             gpu->index, gpu->index, serial);
+             gpu->index, reset, serial);
 }
 
 void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -93,6 +93,29 @@ static gd_severity link_severity(const link_rise *r, double span_s)
     return GD_SEV_INFO;
 }
 
+/* The fix scales with what the link did (link_severity): a few replays the
+ * link resent and went on are a note; CRC errors a link to watch and look
+ * at when the node is next down; recoveries or a CRC storm drain and RMA.
+ * Each names the GPU (-i N) and its serial (<serial>). */
+static const gd_fix_case errors_fixes[] = {
+    {GD_AT_ANY, GD_SEVS_INFO,
+     "A few replays: the link resent what it got wrong and carried on, which NVLink does by design; nothing to do "
+     "now. Watch whether they keep coming ('nvidia-smi nvlink -e -i N' after jobs): replays every window, CRC "
+     "errors or a recovery mean a marginal link (GPU serial <serial>)."},
+    {GD_AT_ANY, GD_SEVS_WARNING,
+     "Errors that grow while the GPU works mean a marginal link: each replay stalls its traffic, and NCCL's "
+     "all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e -i N' over the next jobs and "
+     "look for Xid 74 in the kernel log; when the node is next down, reseat or check the NVLink bridge (PCIe "
+     "boards) or have the HGX baseboard and GPU tray checked. If the counters keep growing, treat it as a failing "
+     "link: drain the node and open an RMA for the GPU or baseboard (serial <serial>)."},
+    {GD_AT_ANY, 0,
+     "Errors that grow while the GPU works mean a marginal link: each replay or recovery stalls its traffic, and "
+     "NCCL's all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e -i N' and look for Xid "
+     "74 in the kernel log. Drain the node, then reseat or check the NVLink bridge (PCIe boards) or have the HGX "
+     "baseboard and GPU tray checked (seating, connectors); collect 'nvidia-bug-report.sh' first. If the counters "
+     "still grow after that, open an RMA for the GPU or baseboard (serial <serial>)."},
+};
+
 void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -155,17 +178,13 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
         json_object_set_new(ev, "window_s", gd_json_number(span));
         json_object_set_new(ev, "reread_s", gd_json_number(f->events.reread_s));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetNvLinkErrorCounter"));
-        char fix[900];
-        snprintf(fix, sizeof fix,
-                 "Errors that grow while the GPU works mean a marginal link: each replay or recovery stalls its "
-                 "traffic, and NCCL's all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e "
-                 "-i %d' and look for Xid 74 in the kernel log. Drain the node, then reseat or check the NVLink "
-                 "bridge (PCIe boards) or have the HGX baseboard and GPU tray checked (seating, connectors); "
-                 "collect 'nvidia-bug-report.sh' first. If the counters still grow after that, open an RMA for the "
-                 "GPU or baseboard (serial %s).",
-                 gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
-        gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix,
-                       "GPU %d NVLink errors grew during the %.0f s window (%s)", gpu->index, span, said);
+        char fix[900], dev[16], with_dev[900];
+        snprintf(dev, sizeof dev, "-i %d", gpu->index);
+        gd_fill_placeholder(with_dev, sizeof with_dev, GD_FIX_PICK(errors_fixes, f, out, worst), "-i N", dev);
+        gd_fill_placeholder(fix, sizeof fix, with_dev, "<serial>",
+                            gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+        gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix, "GPU %d NVLink errors grew during the %.0f s window (%s)",
+                       gpu->index, span, said);
     }
     if (!any_counter && nvlink_in_use(f))
         gd_skip_add(out, id, GD_NO_GPU,

@@ -203,8 +203,8 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
         snprintf(fix, sizeof fix,
                  "Without P2P, NCCL moves GPU-to-GPU traffic through host memory (its SHM transport), at a "
                  "fraction of the PCIe path's rate and with CPU memory bandwidth in the loop. %s Check with "
-                 "'nvidia-smi topo -p2p r' and measure with 'gpudoctor bench p2p'; NCCL_P2P_DISABLE=1 in the "
-                 "environment forces the same fallback for NCCL alone.",
+                 "'nvidia-smi topo -p2p r' and %s; NCCL_P2P_DISABLE=1 in the environment forces the same fallback "
+                 "for NCCL alone.",
                  st == 4   ? "A driver registry key switched it off: remove the NVreg_RegistryDwords entry that "
                              "disables peer-to-peer (modprobe.d, kernel command line) and reload the driver."
                  : st == 3 ? "The I/O hub between these GPUs does not forward peer traffic: put GPUs that work "
@@ -212,7 +212,10 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
                              "switches ('sudo lspci -vvv | grep ACSCtl') and the IOMMU in passthrough."
                            : "This board or platform has no P2P (GeForce cards, and platforms whose chipset "
                              "does not route it): multi-GPU training here is bound by host memory; NVLink-bridged "
-                             "or data-center GPUs, or fewer GPUs per job, avoid it.");
+                             "or data-center GPUs, or fewer GPUs per job, avoid it.",
+                 /* Inside `bench p2p` (or `bench all`) the copies are this report's own. */
+                 f->bench && f->bench->p2p ? "compare the copies this report measured"
+                                           : "measure the copies with 'gpudoctor bench p2p'");
         char cost[320] = "";
         if (costed) {
             /* Each pair's own figure: the least and the most, with the pairs that measured them. */

@@ -46,9 +46,23 @@ static gd_severity severity_of(const gd_xid_info *in)
     return action_rank(in->action) <= action_rank("remap") ? GD_SEV_WARNING : GD_SEV_INFO;
 }
 
+/* Xid 79: "GPU has fallen off the bus" (health.gpu_lost tells the same GPU). */
+#define GD_XID_OFF_BUS 79
+
+/* Whether GPU index reports its row remapping with nothing pending: then an
+ * Xid's "reset so the pending remap takes effect" has nothing to apply. */
+static bool remap_none_pending(const gd_facts *f, int index)
+{
+    for (size_t g = 0; index >= 0 && g < f->gpu_count; g++)
+        if (f->gpus[g].index == index)
+            return gd_ok(f->gpus[g].remap_pending) && f->gpus[g].remap_pending.v == 0 &&
+                   !(gd_ok(f->gpus[g].remap_failure) && f->gpus[g].remap_failure.v > 0);
+    return false;
+}
+
 /* What each action of data/xid.tsv asks of the reader (NVIDIA's resolution
  * buckets, in the words of a fix). */
-static const char *action_fix(const char *action)
+static const char *action_fix(const char *action, bool remap_none_pending)
 {
     if (strcmp(action, "rma") == 0)
         return "Hardware fault: drain the GPU, collect 'nvidia-bug-report.sh', and open an RMA if it recurs after a "
@@ -64,6 +78,10 @@ static const char *action_fix(const char *action)
     if (strcmp(action, "support") == 0)
         return "Not expected on this GPU in normal work: collect 'nvidia-bug-report.sh' and report it to NVIDIA or "
                "the vendor; drain and reset the GPU ('sudo nvidia-smi -r -i N') if jobs fail on it.";
+    if (strcmp(action, "remap") == 0 && remap_none_pending)
+        return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
+               "on the GPU is unaffected). No row remap waits for a reset now (the GPU reports 0 pending), so there "
+               "is nothing to drain for it; a remap that fails (Xid 64) or errors that recur call for an RMA.";
     if (strcmp(action, "remap") == 0)
         return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
                "on the GPU is unaffected). Drain the GPU and reset it when convenient ('sudo nvidia-smi -r -i N') "
@@ -267,7 +285,27 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
     /* The fix names this GPU, not a placeholder. */
     char fix[768], dev[16];
     snprintf(dev, sizeof dev, "-i %d", gpu);
-    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
+    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action, remap_none_pending(f, gpu)), "-i N",
+                        gpu >= 0 ? dev : "-i <index>");
+    /* Fallen off the bus: health.gpu_lost's instruction, word for word, and
+     * whether the GPU's readings agree that it is gone. */
+    char answered[320] = "";
+    gd_gone_answer gone = GD_GONE_CONSISTENT;
+    if (x.best_xid == GD_XID_OFF_BUS) {
+        const gd_gpu *own = NULL;
+        for (size_t g = 0; gpu >= 0 && g < f->gpu_count; g++)
+            if (f->gpus[g].index == gpu)
+                own = &f->gpus[g];
+        if (gpu >= 0)
+            gone = gd_gone_but_answering(f, gpu, GD_XID_OFF_BUS, ev, answered, sizeof answered);
+        if (gone == GD_GONE_BEFORE) {
+            gd_off_bus_back_fix(own, "", fix, sizeof fix);
+            if (x.worst == GD_SEV_CRITICAL && kinds == 1)
+                x.worst = GD_SEV_WARNING; /* back and answering: no loss now */
+        } else {
+            gd_off_bus_fix(own, "", fix, sizeof fix);
+        }
+    }
     char others[48] = "", repeat[32] = "";
     if (kinds > 1)
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
@@ -277,8 +315,8 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
     const char *seen = x.from_log && x.from_nvml ? " in the kernel log and NVML's events"
                        : x.from_log              ? " in the kernel log"
                                                  : " (NVML event)";
-    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s", where,
-                   x.best_xid, x.best_meaning, repeat, others, seen);
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s%s%s",
+                   where, x.best_xid, x.best_meaning, repeat, others, seen, answered[0] ? "; " : "", answered);
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

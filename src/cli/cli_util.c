@@ -280,16 +280,15 @@ int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json,
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
-        if (j && more)
+        if (j && more && more->json)
             more->json(j, more->ud);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
-        gd_report_text(stdout, f, fs, &st);
-        if (more)
-            more->text(stdout, &st, more->ud);
+        gd_text_extra x = {more ? more->top : NULL, more ? more->text : NULL, more ? more->ud : NULL};
+        gd_report_text_with(stdout, f, fs, &st, &x);
     }
     return code;
 }

@@ -269,7 +269,7 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
             nccl = false;
         }
     }
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_BENCH};
     if (pcie)
         gd_check_run(gd_check_find("pcie.bandwidth_low"), f, &fs);
     if (p2p) {
@@ -346,7 +346,7 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
     }
     /* The window under load, judged as check judges any window. */
     static const char *const groups[] = {"thermal", "power", "clocks", "health"};
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_BENCH};
     judge(&win, &fs, groups, sizeof groups / sizeof groups[0]);
     gd_check_run(gd_check_find("bench.failed"), &win, &fs);
     gd_check_run(gd_check_find("bench.gemm_low"), &win, &fs);

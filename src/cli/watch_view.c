@@ -106,7 +106,7 @@ static void judge(gd_watch_view *v)
     gd_series upto = gd_series_window(&f->series, 0, v->last + 1); /* a paused view judges what it shows */
     gd_facts w = gd_facts_window(f, gd_series_last(&upto, FINDINGS_SPAN_S));
     gd_findings_free(&v->findings);
-    memset(&v->findings, 0, sizeof v->findings);
+    v->findings = (gd_findings){.where = GD_AT_WATCH};
     double t = gd_series_t(&f->series, v->last);
     w.events.bounded = true; /* a paused view: what came later is not seen yet */
     w.events.until_t = t;

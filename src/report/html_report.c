@@ -284,11 +284,11 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         gd_html_text(out, f->capture_refused[k]);
         fputs("</p>\n", out);
     }
+    if (x && x->section) /* run's causes ranked: the answer, right under the verdict */
+        x->section(out, x->ud);
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
-    if (x && x->section)
-        x->section(out, x->ud);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);
     topology(out, f);
     checked(out, f, fs);

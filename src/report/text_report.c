@@ -273,8 +273,16 @@ static void print_ignored(FILE *out, const gd_text_style *st, const gd_findings 
 
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
+    gd_report_text_with(out, f, fs, st, NULL);
+}
+
+void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st,
+                         const gd_text_extra *x)
+{
     print_header(out, f, st);
     print_verdict(out, f, fs, st);
+    if (x && x->under_verdict)
+        x->under_verdict(out, st, x->ud);
     if (f->gpu_count && f->series.n) { /* the GPUs at a glance, under the verdict */
         fputc('\n', out);
         gd_gpu_table(out, f, 0, st);
@@ -306,4 +314,6 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
         print_skips(out, st, fs);
     }
+    if (x && x->at_end)
+        x->at_end(out, st, x->ud);
 }

@@ -70,7 +70,8 @@ static void verdict(FILE *out, const gd_trace_run *run, const gd_text_style *st)
     fprintf(out, "%sVerdict:%s %s", gd_c(st, crit ? GD_ANSI_RED : GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
             gd_safe(top->title));
     if (!isnan(top->impact_pct))
-        fprintf(out, " (about %.0f%% of the step to gain)", top->impact_pct);
+        fprintf(out, " (about %.0f%% of the step to gain%s)", top->impact_pct,
+                json_object_get(top->evidence, GD_TRACE_TOO_SHORT) ? ", in the steps it holds" : "");
     fputc('\n', out);
 }
 

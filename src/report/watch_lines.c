@@ -221,7 +221,7 @@ static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
     double t = gd_series_t(&f->series, i);
     win.events.bounded = true; /* a replay's later events are not judged before their time */
     win.events.until_t = t;
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_WATCH};
     gd_checks_run_all(&win, &fs);
     gd_findings_sort(&fs);
     size_t held = 0;

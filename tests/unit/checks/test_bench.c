@@ -194,6 +194,25 @@ static void wrong_results_and_failed_kernels_are_failures(void **state)
     assert_int_equal(fx_count(&fs, "bench.failed", 2), 1);
     for (size_t i = 0; i < fs.n; i++)
         assert_int_equal(fs.v[i].severity, GD_SEV_CRITICAL);
+    /* Wrong results are the GPU's: out of service. A kernel the driver could
+     * not load (CUDA_ERROR_INVALID_PTX) is the driver's PTX JIT: never
+     * "have it replaced" (issue 39). Another failure: what else the GPU shows. */
+    for (size_t i = 0; i < fs.n; i++) {
+        const gd_finding *x = &fs.v[i];
+        if (x->gpu == 1 && !strstr(x->fix, "out of service"))
+            fail_msg("wrong results: %s", x->fix);
+        if (x->gpu == 2 && (strstr(x->fix, "replaced") || strstr(x->fix, "out of service") ||
+                            !strstr(x->fix, "update the driver") || !strstr(x->fix, "architecture")))
+            fail_msg("a kernel that did not load: %s", x->fix);
+        assert_null(strstr(x->fix, "driver.cuda_mismatch")); /* no such check */
+    }
+    gd_findings_free(&fs);
+    snprintf(f.bench->gpus[2].membw_error, sizeof f.bench->gpus[2].membw_error,
+             "cuMemAlloc of 2 x 8192 MiB failed: CUDA_ERROR_OUT_OF_MEMORY");
+    fx_run(&f, "bench.failed", &fs);
+    for (size_t i = 0; i < fs.n; i++)
+        if (fs.v[i].gpu == 2 && (!strstr(fs.v[i].fix, "out of memory") || strstr(fs.v[i].fix, "replaced")))
+            fail_msg("a run that failed: %s", fs.v[i].fix);
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }

@@ -145,6 +145,29 @@ static gd_pcie_facts *two_cpus(gd_facts *f)
 }
 
 /* 200 GB/s where the path carries 360: critical, blamed on the source's NVLinks. */
+/* Inside bench p2p the fix does not send the reader to bench p2p: the
+ * copies are the report's own (issue 39); outside it, it does. */
+static void unsupported_fix_fits_where_it_is_read(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 1);
+    f.p2p_status = calloc(4, sizeof *f.p2p_status);
+    f.p2p_status[0] = f.p2p_status[3] = -1;
+    f.p2p_status[1] = f.p2p_status[2] = 4;
+    gd_findings fs;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_non_null(strstr(fx_only(&fs, "p2p.unsupported")->fix, "measure the copies with 'gpudoctor bench p2p'"));
+    gd_findings_free(&fs);
+    bench_p2p(&f, 6.0);
+    fx_run_at(&f, "p2p.unsupported", GD_AT_BENCH, &fs);
+    const char *fix = fx_only(&fs, "p2p.unsupported")->fix;
+    assert_null(strstr(fix, "gpudoctor bench p2p"));
+    assert_non_null(strstr(fix, "the copies this report measured"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void slow_pair_below_what_its_path_carries(void **state)
 {
     (void)state;
@@ -354,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unsupported_severity),
         cmocka_unit_test(unanswered_status_is_not_checked),
+        cmocka_unit_test(unsupported_fix_fits_where_it_is_read),
         cmocka_unit_test(slow_pair_below_what_its_path_carries),
         cmocka_unit_test(slow_pair_behind_its_peers),
         cmocka_unit_test(slow_pair_blames_a_downtrained_pcie_hop),
