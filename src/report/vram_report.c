@@ -177,8 +177,15 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
 {
     const gd_vram_setup *s = &p->setup;
     const gd_vram_model *m = &s->model;
-    fprintf(out, "%s%s%s: %.2fB parameters%s", gd_c(st, GD_ANSI_BOLD), plan_title(s), gd_c(st, GD_ANSI_RESET),
-            m->params / 1e9, m->params_estimated ? " (estimated from the shape)" : "");
+    char count[32]; /* 7.00B; a small count as it is (a bare "--params 7" read "0.00B") */
+    if (m->params >= 1e8)
+        snprintf(count, sizeof count, "%.2fB", m->params / 1e9);
+    else if (m->params >= 1e6)
+        snprintf(count, sizeof count, "%.1fM", m->params / 1e6);
+    else
+        snprintf(count, sizeof count, "%.0f", m->params);
+    fprintf(out, "%s%s%s: %s parameters%s", gd_c(st, GD_ANSI_BOLD), plan_title(s), gd_c(st, GD_ANSI_RESET), count,
+            m->params_estimated ? " (estimated from the shape)" : "");
     if (m->layers > 0)
         fprintf(out, ", %ld layers, hidden %ld, %ld heads", m->layers, m->hidden, m->heads);
     if (m->layers > 0 && m->kv_heads > 0 && m->kv_heads != m->heads)
