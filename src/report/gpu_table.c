@@ -108,16 +108,6 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     if (f->gpu_count == 0)
         return;
     int width = st && st->width > 0 ? st->width : 80;
-    /* Fixed columns take 56; the name takes what the longest needs (at most
-     * 40, and 14 at 80 columns), leaving the rest to the notes. */
-    int longest = 4;
-    for (size_t g = 0; g < f->gpu_count; g++) {
-        const char *nm = f->gpus[g].name;
-        int len = (int)strlen(strncmp(nm, "NVIDIA ", 7) == 0 ? nm + 7 : nm);
-        longest = len > longest ? len : longest;
-    }
-    int room = width - 66 < 14 ? 14 : width - 66;
-    int name_w = longest < room ? longest : room > 40 ? 40 : room;
     double *buf = malloc((f->series.n + 1) * sizeof *buf);
     if (!buf)
         return;
@@ -131,6 +121,18 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
         link_text(f, g, n ? n - 1 : 0, link, sizeof link);
         link_w = (int)strlen(link) > link_w ? (int)strlen(link) : link_w;
     }
+    /* The other columns take 48 and the link's; the name takes what the
+     * longest needs of the rest (at least 14, at most 40): notes that do
+     * not fit beside it go on the line below ("GeForce RTX 4090" was cut to
+     * 14 columns at 80 for notes' sake, with 10 of them left empty). */
+    int longest = 4;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const char *nm = f->gpus[g].name;
+        int len = (int)strlen(strncmp(nm, "NVIDIA ", 7) == 0 ? nm + 7 : nm);
+        longest = len > longest ? len : longest;
+    }
+    int room = width - 48 - link_w < 14 ? 14 : width - 48 - link_w;
+    int name_w = longest < room ? longest : room > 40 ? 40 : room;
     fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s %s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
             "Temp", "Power W", "SM MHz", "Memory MiB", "Util", link_w, "PCIe", "Notes", gd_c(st, GD_ANSI_RESET));
     for (size_t g = 0; g < f->gpu_count; g++) {
