@@ -57,7 +57,11 @@ static void notes(const gd_gpu *gpu, gd_value reasons, char *buf, size_t len)
     NOTE(gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0, "MIG");
     NOTE(gd_ok(gpu->ecc_enabled) && gpu->ecc_enabled.v == 0, "ECC off");
     NOTE(gd_ok(gpu->persistence_mode) && gpu->persistence_mode.v == 0, "persistence off");
-    NOTE(gd_ok(gpu->compute_mode) && gpu->compute_mode.v != 0, "compute mode not default");
+    /* nvml.h's nvmlComputeMode_t: 1 exclusive thread, 2 prohibited, 3 exclusive process */
+    static const char *const modes[] = {"", "compute mode exclusive thread", "compute mode prohibited",
+                                        "compute mode exclusive process"};
+    int mode = gd_ok(gpu->compute_mode) ? (int)gpu->compute_mode.v : 0;
+    NOTE(mode > 0, mode < 4 ? modes[mode] : "compute mode not default");
     if (gd_ok(reasons))
         for (size_t i = 0; i < gd_reason_names_count; i++) {
             unsigned long long bit = gd_reason_names[i].bit;

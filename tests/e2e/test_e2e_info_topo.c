@@ -35,10 +35,72 @@ static void names_take_the_room_the_width_has(void **state)
     tool_result_free(&r);
 }
 
+/* info's "MIG devices" table, failing the test where there is none. */
+static const char *mig_table(const tool_result *r)
+{
+    assert_int_equal(r->exit_code, 0);
+    const char *mig = strstr(r->out, "MIG devices");
+    if (!mig)
+        fail_msg("no MIG devices table: %s", r->out);
+    return mig;
+}
+
+/* info lists a MIG GPU's instances as nvidia-smi's "MIG devices" table does,
+ * says its NVLinks are not reported in MIG mode (not "0 of 18 links
+ * active"), and names a compute mode that is not the default. */
+static void info_lists_mig_instances(void **state)
+{
+    (void)state;
+    const char *sc = example("h100x8-misconfigured.json");
+    tool_result r = run_tool((const char *[]){"info", "--sim", sc, NULL}, plain);
+    const char *mig = mig_table(&r);
+    assert_non_null(strstr(mig, "GPU  GI  Profile"));
+    assert_non_null(strstr(mig, "  0   1  3g.40gb"));
+    assert_non_null(strstr(mig, "30208/40192"));
+    assert_non_null(strstr(mig, "  0  13  1g.10gb"));
+    assert_non_null(strstr(mig, "MIG-5e1d1f3a-0005-4000-8000-000000000005"));
+    assert_non_null(strstr(r.out, "compute mode prohibited"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--details", "--sim", sc, NULL}, plain);
+    const char *gpu0 = strstr(r.out, "\nGPU 0  "), *gpu1 = strstr(r.out, "\nGPU 1  ");
+    assert_true(gpu0 && gpu1 && gpu0 < gpu1);
+    const char *nvlink = strstr(gpu0, "  NVLink ");
+    assert_true(nvlink && nvlink < gpu1);
+    assert_true(strncmp(nvlink, "  NVLink      not reported in MIG mode", 38) == 0);
+    assert_non_null(strstr(gpu1, "  NVLink      18 of 18 links active"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--json", "--sim", sc, NULL}, plain);
+    json_t *devs = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 0), "mig_devices");
+    assert_int_equal(json_array_size(devs), 3);
+    json_t *d0 = json_array_get(devs, 0);
+    assert_int_equal(json_integer_value(json_object_get(d0, "gpu_instance_id")), 1);
+    assert_string_equal(json_string_value(json_object_get(d0, "profile")), "3g.40gb");
+    assert_int_equal(json_integer_value(json_object_get(d0, "memory_total_mib")), 40192);
+    assert_int_equal(
+        json_array_size(json_object_get(json_array_get(json_object_get(r.json, "gpus"), 1), "mig_devices")), 0);
+    tool_result_free(&r);
+}
+
+/* An nvidia-smi -q -x capture of a MIG GPU lists its instances too. */
+static void a_captured_mig_gpu_lists_its_instances(void **state)
+{
+    (void)state;
+    need_realdata();
+    tool_result r = run_tool(
+        (const char *[]){"info", "--from", realdata("smi-xml/a100-sxm4-40gb-mig-gcp-netdata.xml"), NULL}, plain);
+    const char *mig = mig_table(&r);
+    assert_non_null(strstr(mig, "  0   1"));
+    assert_non_null(strstr(mig, "  0   2"));
+    assert_non_null(strstr(mig, "19/19968"));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_take_the_room_the_width_has),
+        cmocka_unit_test(info_lists_mig_instances),
+        cmocka_unit_test(a_captured_mig_gpu_lists_its_instances),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
