@@ -29,14 +29,7 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
 
 static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
-    fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
-    if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
-                gd_safe(f->source + 4));
-    if (f->captured)
-        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
-    fputc('\n', out);
+    gd_text_banner(out, f, "", st);
     fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
         /* A capture without nvidia-smi output says nothing of the driver. */

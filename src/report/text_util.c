@@ -279,8 +279,7 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
             snprintf(buf, len, "%.0f", x);
         else
             snprintf(buf, len, "%.4g", x);
-    }
-    else if (json_is_string(v))
+    } else if (json_is_string(v))
         gd_text_safe(json_string_value(v), buf, len);
     else if (json_is_true(v))
         snprintf(buf, len, "yes");
@@ -316,4 +315,16 @@ void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len)
                                : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
         i = j + 1;
     }
+}
+
+void gd_text_banner(FILE *out, const gd_facts *f, const char *what, const gd_text_style *st)
+{
+    fprintf(out, "%sgpudoctor %s%s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, what, gd_c(st, GD_ANSI_RESET));
+    if (f->simulated)
+        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(f->source + 4));
+    if (f->captured)
+        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
+                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
+    fputc('\n', out);
 }

@@ -95,12 +95,60 @@ static void a_captured_mig_gpu_lists_its_instances(void **state)
     tool_result_free(&r);
 }
 
+/* topo says where its matrix comes from, as check does (SIMULATION or
+ * CAPTURE, first line), and shows each GPU's PCIe link (generation and width,
+ * now and at most) and the slowest link on its way to the CPU. */
+static void topo_has_the_banner_and_the_links(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"topo", "--sim", example("pcie-h100x8-switches.json"), NULL}, plain);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(strncmp(r.out, "gpudoctor ", 10) == 0);
+    assert_true(strstr(r.out, "SIMULATION of ") && strstr(r.out, "SIMULATION of ") < strchr(r.out, '\n'));
+    const char *links = strstr(r.out, "PCIe links");
+    if (!links)
+        fail_msg("no PCIe links table: %s", r.out);
+    assert_non_null(strstr(links, "GPU0    Gen5 x16  Gen5 x16"));
+    tool_result_free(&r);
+    /* A slot slower than its card: the narrowest link is named. */
+    r = run_tool((const char *[]){"topo", "--sim", example("pcie-a100x3-bridge-downgraded.json"), NULL}, plain);
+    links = strstr(r.out, "PCIe links");
+    assert_non_null(links);
+    assert_non_null(strstr(links, "slowest "));
+    tool_result_free(&r);
+}
+
+/* A topo -m capture: the banner says CAPTURE, a bus id it does not give is
+ * "n/a" (it was blank), and the links it does not give are "n/a"; lspci
+ * gives them. */
+static void topo_of_captures(void **state)
+{
+    (void)state;
+    need_realdata();
+    tool_result r =
+        run_tool((const char *[]){"topo", "--from", realdata("topo/h100-8gpu-nv18-stas00.txt"), NULL}, plain);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(strstr(r.out, "CAPTURE ") && strstr(r.out, "CAPTURE ") < strchr(r.out, '\n'));
+    assert_non_null(strstr(r.out, "GPU0    0-51,104-155    0              n/a\n"));
+    assert_non_null(strstr(r.out, "PCIe links: not in this capture"));
+    for (const char *p = r.out; (p = strstr(p, " \n")); p++)
+        fail_msg("a line ends in a blank: %.40s", p > r.out + 40 ? p - 40 : r.out);
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"topo", "--from", realdata("lspci/h100x8-dell-lspci-vvv-gpud.txt"), NULL}, plain);
+    const char *links = strstr(r.out, "PCIe links");
+    assert_non_null(links);
+    assert_non_null(strstr(links, "GPU0    Gen5 x16  Gen5 x16"));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_take_the_room_the_width_has),
         cmocka_unit_test(info_lists_mig_instances),
         cmocka_unit_test(a_captured_mig_gpu_lists_its_instances),
+        cmocka_unit_test(topo_has_the_banner_and_the_links),
+        cmocka_unit_test(topo_of_captures),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
