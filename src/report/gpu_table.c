@@ -32,7 +32,7 @@ static gd_value median(const gd_facts *f, size_t g, gd_metric m, size_t from, do
 }
 
 /* "520/700", "520", "-/700" or "-": a reading and its ceiling. */
-static const char *pair(gd_value x, gd_value y, char *buf, size_t len)
+const char *gd_reading_pair(gd_value x, gd_value y, char *buf, size_t len)
 {
     char a[24] = "-", b[24] = "";
     if (gd_ok(x))
@@ -137,8 +137,12 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     }
     int room = width - 48 - link_w < 14 ? 14 : width - 48 - link_w;
     int name_w = longest < room ? longest : room > 40 ? 40 : room;
-    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s %s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
-            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", link_w, "PCIe", "Notes", gd_c(st, GD_ANSI_RESET));
+    /* "Notes" where a note can stand beside the columns; a long name leaves
+     * none, and the notes go on the line below. */
+    bool notes_col = 48 + link_w + name_w + 6 <= width;
+    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s%s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
+            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", notes_col ? link_w : 0, "PCIe",
+            notes_col ? " Notes" : "", gd_c(st, GD_ANSI_RESET));
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         char name[64], temp[16] = "-", power[32], sm[32], mem[40], util[16] = "-", link[24] = "-", note[256];
@@ -148,9 +152,9 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
             snprintf(temp, sizeof temp, "%.0f C", t.v);
         if (gd_ok(u))
             snprintf(util, sizeof util, "%.0f%%", u.v);
-        pair(median(f, g, GD_M_POWER_W, from, buf), gpu->power_limit_w, power, sizeof power);
-        pair(median(f, g, GD_M_SM_CLOCK_MHZ, from, buf), gpu->clock_max_sm_mhz, sm, sizeof sm);
-        pair(median(f, g, GD_M_MEM_USED_MIB, from, buf), gpu->mem_total_mib, mem, sizeof mem);
+        gd_reading_pair(median(f, g, GD_M_POWER_W, from, buf), gpu->power_limit_w, power, sizeof power);
+        gd_reading_pair(median(f, g, GD_M_SM_CLOCK_MHZ, from, buf), gpu->clock_max_sm_mhz, sm, sizeof sm);
+        gd_reading_pair(median(f, g, GD_M_MEM_USED_MIB, from, buf), gpu->mem_total_mib, mem, sizeof mem);
         link_text(f, g, n ? n - 1 : 0, link, sizeof link);
         notes(gpu, n ? gd_series_at(&f->series, n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD), note,
               sizeof note);

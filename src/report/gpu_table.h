@@ -16,4 +16,8 @@
  * Fits st->width (80 when unset); a wider terminal gets longer names. */
 void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style *st);
 
+/* "520/700", "520", "-/700" or "-": a reading and its ceiling (as the
+ * table and watch's view write them). */
+const char *gd_reading_pair(gd_value x, gd_value y, char *buf, size_t len);
+
 #endif

@@ -158,7 +158,11 @@ static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
 
     r = vram((const char *[]){SEVEN_B, "--gpus", "1", "--gpu-memory", "80G", NULL});
     assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "Does NOT fit"));
+    /* Exit 0: a plan is an answer, not a finding (docs/interface.md, "One vocabulary"); its
+     * GB beside the MiB that NVML, check and info give for the same board. */
+    assert_non_null(strstr(r.out, "Does not fit"));
+    assert_non_null(strstr(r.out, "the GPU has 85.9 GB (81920 MiB)"));
+    assert_non_null(strstr(r.out, "1 GPU of 85.9 GB (81920 MiB)"));
     assert_non_null(strstr(r.out, "Cheapest changes that make it fit"));
     assert_non_null(strstr(r.out, "the model states alone need 112.0 GB"));
     tool_result_free(&r);
@@ -393,6 +397,10 @@ static void unknown_activations_never_fit(void **state)
 static void gpu_by_name_uses_what_nvml_reports(void **state)
 {
     (void)state;
+    /* An H100 is 85.5 GB as plans count, 81559 MiB as check and info say it: both said. */
+    tool_result h = vram((const char *[]){"--params", "70B", "--gpu", "h100", NULL});
+    assert_non_null(strstr(h.out, "1 GPU of 85.5 GB (81559 MiB)"));
+    tool_result_free(&h);
     static const struct {
         const char *name;
         long long mib;
