@@ -169,10 +169,29 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "%.0f %s", v, unit);
 }
 
+/* The columns a name column takes: its longest name's, at least `least`,
+ * at most what the width leaves beside the `rest` columns of the line (a
+ * name was cut at 24 whatever the width). */
+static int name_columns(const gd_fleet_run *run, bool models, int least, int rest, const gd_text_style *st)
+{
+    int longest = 0, width = st && st->width > 0 ? st->width : 80;
+    size_t n = models ? run->result->ngroups : run->fleet->n;
+    for (size_t i = 0; i < n; i++) {
+        char safe[256];
+        gd_text_safe(models ? run->result->groups[i].model : run->fleet->nodes[i].name, safe, sizeof safe);
+        int c = text_columns(safe);
+        longest = c > longest ? c : longest;
+    }
+    int most = width - rest > least ? width - rest : least;
+    return longest < least ? least : longest > most ? most : longest;
+}
+
 void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
 {
     const gd_fleet_result *r = run->result;
     const gd_findings *fs = &r->findings;
+    /* Models beside 56 columns of figures; nodes beside 40 of finding ids. */
+    int model_w = name_columns(run, true, 24, 56, st), node_w = name_columns(run, false, 24, 40, st);
     fprintf(out, "%sgpudoctor %s fleet%s: %zu report%s read", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
             gd_c(st, GD_ANSI_RESET), run->fleet->n, run->fleet->n == 1 ? "" : "s");
     if (run->nunread)
@@ -189,9 +208,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fmt_num(g->median[1], "C", t, sizeof t);
         fmt_num(g->median[2], "W", p, sizeof p);
         /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
-        cut_name(g->model, model, sizeof model, 24);
-        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "", g->gpus,
-                g->nodes, c, t, p, g->compared ? "" : "  not compared");
+        cut_name(g->model, model, sizeof model, (size_t)model_w);
+        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, model_w - text_columns(model), "",
+                g->gpus, g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
     gd_wrapped_close(&w, st);
     if (fs->n)
@@ -251,9 +270,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
                 used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
             }
         }
-        cut_name(n->name, name, sizeof name, 24);
-        fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
-        gd_wrap(out, st, 27, 27, ids);
+        cut_name(n->name, name, sizeof name, (size_t)node_w);
+        fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
+        gd_wrap(out, st, node_w + 3, node_w + 3, ids);
     }
     fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
     char unjudged[800];
@@ -262,9 +281,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         for (size_t k = 0; k < run->fleet->n; k++)
             if (pick_unjudged(run, k)) {
                 char name[300];
-                cut_name(run->fleet->nodes[k].name, name, sizeof name, 24);
-                fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
-                gd_wrap(out, st, 27, 27, run->result->nodes[k].why);
+                cut_name(run->fleet->nodes[k].name, name, sizeof name, (size_t)node_w);
+                fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
+                gd_wrap(out, st, node_w + 3, node_w + 3, run->result->nodes[k].why);
             }
     }
     if (run->nduplicates) {

@@ -28,6 +28,11 @@ static void names_take_the_room_the_width_has(void **state)
     assert_null(strstr(r.out, "~"));
     assert_non_null(strstr(r.out, "  0  GeForce RTX 4090 "));
     tool_result_free(&r);
+    /* fleet's node names too: whole where the line has room ("h100x8-thermal-throttli..." at 24 before). */
+    r = run_tool((const char *[]){"fleet", GD_FIXTURES_DIR "/fleet", NULL}, plain);
+    assert_non_null(strstr(r.out, "\n  h100x8-thermal-throttling  thermal.throttling\n"));
+    assert_null(strstr(r.out, "\u2026"));
+    tool_result_free(&r);
     /* At 40 columns there is no room: cut, and said with the mark. */
     r = run_tool((const char *[]){"info", "--sim", example("rtx4090x8-no-p2p.json"), NULL},
                  (const char *[]){"NO_COLOR=1", "COLUMNS=40", NULL});
