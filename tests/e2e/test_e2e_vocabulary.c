@@ -216,6 +216,20 @@ static void trace_and_fleet_say_the_same_words(void **state)
     /* The fleet's findings counted by severity, not "11 fleet findings" for 11 warnings. */
     assert_non_null(strstr(r.out, "Verdict: CRITICAL - 0 critical, 11 warnings across the fleet"));
     tool_result_free(&r);
+    /* Its page says the same verdict, one of it (the fleet's findings alone said WARNING there). */
+    char *pages = temp_dir(), page[1200];
+    snprintf(page, sizeof page, "%s/fleet.html", pages);
+    r = run_tool((const char *[]){"fleet", GD_FIXTURES_DIR "/fleet", "--report", page, NULL}, env);
+    tool_result_free(&r);
+    FILE *f = fopen(page, "r");
+    assert_non_null(f);
+    static char html[1 << 20];
+    html[fread(html, 1, sizeof html - 1, f)] = '\0';
+    fclose(f);
+    assert_non_null(strstr(html, "Verdict: CRITICAL &ndash; 0 critical, 11 warnings across the fleet"));
+    assert_null(strstr(html, "Verdict: WARNING"));
+    remove_tree(pages);
+    free(pages);
     /* Nothing compared (one idle node): NOT CHECKED, never CRITICAL; --exit-findings 3. */
     char *dir = temp_dir();
     r = run_tool((const char *[]){"check", "--json", "--sim", example("h100x8-idle.json"), NULL}, env);
