@@ -138,9 +138,11 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
         json_decref(j);
     } else if (pcie_only) {
         gd_text_style st = gd_cli_text_style();
+        gd_bench_verdict_text(stdout, f, fs, o->what, &st);
         gd_bench_pcie_text(stdout, f, fs, &st);
     } else {
         gd_text_style st = gd_cli_text_style();
+        gd_bench_verdict_text(stdout, f, fs, o->what, &st);
         gd_bench_gpu_text(stdout, f, fs, o->what, &st);
     }
     if (code == GD_EXIT_OK && o->report && gd_cli_html_report(o->report, f, fs) != 0)

@@ -27,7 +27,7 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                   ms, s, m or h may follow (500ms, 2m)\n"
                              "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
                              "  --pid PID        the training process, for the checks that look at the job\n"
-                             "  --python PATH    a Python environment or interpreter whose frameworks to\n"
+                             "  --python PATH    a Python (an environment or an interpreter) whose frameworks to\n"
                              "                   check (repeatable)\n"
                              "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
                              "                   evidence, impact_pct, fix) and what was not checked\n"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench pcie`: measured bandwidth against the link's rate. */
 #include "pcie_report.h"
+#include "text_finding.h"
+#include "verdict_text.h"
 #include "text_util.h"
 #include "gpudoctor/report.h"
 
@@ -10,6 +12,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const dir_names[2] = {"h2d", "d2h"};
@@ -127,19 +131,40 @@ static void cell(FILE *out, double v, double theo)
     fprintf(out, " %12s", buf);
 }
 
+void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what,
+                           const gd_text_style *st)
+{
+    char head[64], rest[256];
+    snprintf(head, sizeof head, " bench %s", what);
+    gd_wrapped w;
+    gd_text_banner(gd_wrapped_open(&w, out), f, head, st);
+    gd_wrapped_close(&w, st);
+    const char *word = gd_verdict_word(fs, true);
+    if (strcmp(word, "OK") == 0 && gd_findings_count(fs, GD_SEV_INFO) == 0)
+        snprintf(rest, sizeof rest, "no problem found in what was measured on %zu GPU%s", f->gpu_count,
+                 f->gpu_count == 1 ? "" : "s");
+    else
+        gd_verdict_counts(fs, rest, sizeof rest);
+    gd_text_verdict_line(out, st, word, rest);
+    fputc('\n', out);
+}
+
+/* The findings in check's layout (text_finding.h): one vocabulary. Each
+ * block opens with a blank line, and the bench's sections end with one:
+ * the first is dropped, not doubled. */
 void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
 {
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        char head[64];
-        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
-        fputs(head, out);
-        gd_wrap(out, st, 2, col, fs->v[i].title);
-        fputs("  fix: ", out);
-        gd_wrap(out, st, 7, 7, fs->v[i].fix);
-        fputc('\n', out);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) {
+        gd_text_findings(out, st, fs, &(gd_text_finding_how){.series = false});
+        return;
     }
+    gd_text_findings(mem, st, fs, &(gd_text_finding_how){.series = false});
+    fclose(mem);
+    fputs(buf && buf[0] == '\n' ? buf + 1 : buf ? buf : "", out);
+    free(buf);
 }
 
 /* The link column: the link that carried the copies (gd_pcie_bench_link),

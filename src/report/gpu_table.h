@@ -22,4 +22,8 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
  * gpus[].window.median, so text and JSON show the same statistic. */
 json_t *gd_gpu_table_median_json(const gd_facts *f, size_t g, size_t from);
 
+/* "520/700", "520", "-/700" or "-": a reading and its ceiling (as the
+ * table and watch's view write them). */
+const char *gd_reading_pair(gd_value x, gd_value y, char *buf, size_t len);
+
 #endif

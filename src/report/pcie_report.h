@@ -21,9 +21,14 @@ void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
 
-/* Findings of a bench run as text ("severity [id] title", "fix: ..."),
+/* Findings of a bench run as text, in check's layout (text_finding.h),
  * wrapped to st's width. */
 void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st);
+
+/* What a bench report opens with: check's first line ("gpudoctor VERSION
+ * bench WHAT", SIMULATION ...) and the verdict on what was measured. */
+void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what,
+                           const gd_text_style *st);
 
 /* Sets root's "findings" and "not_checked" as the check report writes them
  * (every bench JSON ends with them). */

@@ -3,6 +3,7 @@
 #include "checked.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/stack.h"
+#include "text_finding.h"
 #include "text_group.h"
 #include "gpu_table.h"
 #include "text_util.h"
@@ -29,14 +30,7 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
 
 static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
-    fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
-    if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
-                gd_safe(f->source + 4));
-    if (f->captured)
-        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
-    fputc('\n', out);
+    gd_text_banner(out, f, "", st);
     fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
         /* A capture without nvidia-smi output says nothing of the driver. */
@@ -127,7 +121,15 @@ static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, c
     }
 }
 
-static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
+static bool hidden(const char *key, const char *const *hide)
+{
+    for (size_t i = 0; hide && hide[i]; i++)
+        if (strcmp(key, hide[i]) == 0)
+            return true;
+    return false;
+}
+
+static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev, const char *const *hide)
 {
     char line[1024] = "";
     size_t used = 0;
@@ -135,7 +137,7 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
     json_t *v;
     json_object_foreach((json_t *)ev, key, v)
     {
-        if (strcmp(key, "source") == 0)
+        if (strcmp(key, "source") == 0 || hidden(key, hide))
             continue;
         char val[400]; /* a structured value's first words (the JSON report has all) */
         gd_json_scalar_text(v, val, sizeof val);
@@ -151,24 +153,37 @@ static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
     gd_print_source(out, st, json_object_get(ev, "source"));
 }
 
-static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
+void gd_text_finding(FILE *out, const gd_text_style *st, const gd_finding *x, const gd_text_finding_how *how)
 {
-    char where[16] = "host";
-    if (x->gpu != GD_NO_GPU)
+    static const gd_text_finding_how check_how = {.series = true};
+    how = how ? how : &check_how;
+    bool series = how->series;
+    char where[300] = "host";
+    if (how->at)
+        snprintf(where, sizeof where, "%s", how->at);
+    else if (how->where)
+        how->where(x, where, sizeof where);
+    else if (x->gpu != GD_NO_GPU)
         snprintf(where, sizeof where, "GPU %d", x->gpu);
     fprintf(out, "\n%s%-8s%s %-6s %s%s%s\n", gd_c(st, sev_color(x->severity)), gd_severity_name(x->severity),
-            gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), gd_safe(x->id), gd_c(st, GD_ANSI_RESET));
+            gd_c(st, GD_ANSI_RESET), gd_safe(where), gd_c(st, GD_ANSI_DIM), gd_safe(x->id), gd_c(st, GD_ANSI_RESET));
     fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
     gd_wrap(out, st, 4, 4, x->title);
     fputs(gd_c(st, GD_ANSI_RESET), out);
-    print_evidence(out, st, x->evidence);
+    print_evidence(out, st, x->evidence, how->hide);
     if (x->timeline[0] && series) { /* one sample has no timeline to tell */
         fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, x->timeline);
     }
-    if (!isnan(x->impact_pct))
-        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
-                gd_c(st, GD_ANSI_RESET), x->impact_pct);
+    if (!isnan(x->impact_pct)) {
+        char impact[400];
+        if (how->impact)
+            how->impact(x, impact, sizeof impact);
+        else
+            snprintf(impact, sizeof impact, "~%.0f%% of training throughput", x->impact_pct);
+        fprintf(out, "    %simpact%s   ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
+        gd_wrap(out, st, 13, 13, impact);
+    }
     if (x->fix[0]) {
         fprintf(out, "    %sfix%s      ", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, x->fix);
@@ -271,6 +286,30 @@ static void print_ignored(FILE *out, const gd_text_style *st, const gd_findings 
     }
 }
 
+void gd_text_findings(FILE *out, const gd_text_style *st, const gd_findings *fs, const gd_text_finding_how *how)
+{
+    bool *used = calloc(fs->n + 1, sizeof *used);
+    size_t *members = calloc(fs->n + 1, sizeof *members);
+    for (size_t i = 0; used && i < fs->n; i++) /* shown in one line each, below */
+        used[i] = fs->v[i].ignored;
+    for (size_t i = 0; i < fs->n; i++) {
+        if (fs->v[i].ignored)
+            continue;
+        if (used && used[i])
+            continue;
+        size_t n = used && members && !(how && (how->where || how->at)) ? gd_text_group_of(fs, i, used, members) : 1;
+        if (n > 1) {
+            gd_text_group_print(out, st, fs, members, n, how ? how->series : true);
+            for (size_t k = 0; k < n; k++)
+                used[members[k]] = true;
+        } else {
+            gd_text_finding(out, st, &fs->v[i], how);
+        }
+    }
+    free(used);
+    free(members);
+}
+
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
     gd_report_text_with(out, f, fs, st, NULL);
@@ -287,26 +326,7 @@ void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         fputc('\n', out);
         gd_gpu_table(out, f, 0, st);
     }
-    bool *used = calloc(fs->n + 1, sizeof *used);
-    size_t *members = calloc(fs->n + 1, sizeof *members);
-    for (size_t i = 0; used && i < fs->n; i++) /* shown in one line each, below */
-        used[i] = fs->v[i].ignored;
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        if (used && used[i])
-            continue;
-        size_t n = used && members ? gd_text_group_of(fs, i, used, members) : 1;
-        if (n > 1) {
-            gd_text_group_print(out, st, fs, members, n, f->series.n > 1);
-            for (size_t k = 0; k < n; k++)
-                used[members[k]] = true;
-        } else {
-            print_finding(out, st, &fs->v[i], f->series.n > 1);
-        }
-    }
-    free(used);
-    free(members);
+    gd_text_findings(out, st, fs, &(gd_text_finding_how){.series = f->series.n > 1});
     gd_report_job_text(out, f, st);
     print_ignored(out, st, fs);
     gd_report_checked_text(out, f, fs, st);

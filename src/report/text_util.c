@@ -343,3 +343,15 @@ void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len)
         i = j + 1;
     }
 }
+
+void gd_text_banner(FILE *out, const gd_facts *f, const char *what, const gd_text_style *st)
+{
+    fprintf(out, "%sgpudoctor %s%s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, what, gd_c(st, GD_ANSI_RESET));
+    if (f->simulated)
+        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(f->source + 4));
+    if (f->captured)
+        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
+                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
+    fputc('\n', out);
+}
