@@ -2,6 +2,7 @@
 /* One block for one cause across GPUs (text_group.h). */
 #include "text_group.h"
 #include "text_util.h"
+#include "checks/causes.h"
 #include "core/stats.h"
 
 #include <ctype.h>
@@ -9,34 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* text with its own GPU taken out: "GPU 3" -> "GPU #", "-i 3" -> "-i #",
- * so that the same sentence about two GPUs compares equal. */
+/* text with its own GPU taken out ("GPU 3" -> "GPU #"): causes.c's rule. */
 static void generic(const char *text, int gpu, char *buf, size_t len)
 {
-    char own[2][24];
-    snprintf(own[0], sizeof own[0], "GPU %d", gpu);
-    snprintf(own[1], sizeof own[1], "-i %d", gpu);
-    size_t used = 0;
-    while (*text && used + 1 < len) {
-        size_t k = 0;
-        for (; k < 2; k++) {
-            size_t n = strlen(own[k]);
-            if (strncmp(text, own[k], n) == 0 && !isdigit((unsigned char)text[n]))
-                break;
-        }
-        if (k < 2) {
-            const char *rep = k == 0 ? "GPU #" : "-i #";
-            size_t r = strlen(rep);
-            if (used + r >= len)
-                break;
-            memcpy(buf + used, rep, r);
-            used += r;
-            text += strlen(own[k]);
-        } else {
-            buf[used++] = *text++;
-        }
-    }
-    buf[used] = '\0';
+    gd_cause_generic_text(text, gpu, buf, len);
 }
 
 static bool same_cause(const gd_finding *a, const gd_finding *b)
