@@ -151,7 +151,7 @@ void gd_cause_generic_text(const char *text, int gpu, char *buf, size_t len)
 
 /* The GPUs a finding is on: its own, and those of its evidence's pairs
  * (p2p.slow_pair names each pair's "from" and "to"). */
-static size_t finding_gpus(const gd_finding *x, int *g, size_t cap)
+size_t gd_finding_gpus(const gd_finding *x, int *g, size_t cap)
 {
     size_t n = 0;
     if (x->gpu != GD_NO_GPU && n < cap)
@@ -181,7 +181,7 @@ static size_t finding_gpus(const gd_finding *x, int *g, size_t cap)
 static bool share_gpu(const gd_finding *a, const gd_finding *b)
 {
     int ga[MAX_TOUCH], gb[MAX_TOUCH];
-    size_t na = finding_gpus(a, ga, MAX_TOUCH), nb = finding_gpus(b, gb, MAX_TOUCH);
+    size_t na = gd_finding_gpus(a, ga, MAX_TOUCH), nb = gd_finding_gpus(b, gb, MAX_TOUCH);
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++)
             if (ga[i] == gb[j])
@@ -344,7 +344,7 @@ static int cmp_int(const void *a, const void *b)
 static void add_gpus(const gd_finding *x, int *g, size_t *n, size_t cap, size_t *total, bool *host)
 {
     int mine[MAX_TOUCH];
-    size_t k = finding_gpus(x, mine, MAX_TOUCH);
+    size_t k = gd_finding_gpus(x, mine, MAX_TOUCH);
     if (k == 0 && host)
         *host = true;
     for (size_t i = 0; i < k; i++) {

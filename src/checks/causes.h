@@ -99,6 +99,11 @@ size_t gd_grouped_cause_gpus(const gd_findings *fs, const gd_grouped_cause *c, i
 size_t gd_grouped_causes_gpus(const gd_findings *fs, const gd_grouped_causes *c, gd_severity min, int *gpus, size_t cap,
                               bool *host);
 
+/* The GPUs a finding is on: its own, and those of its evidence's pairs
+ * (p2p.slow_pair names each pair's "from" and "to"), first seen first, at
+ * most cap; returns how many were put in g. */
+size_t gd_finding_gpus(const gd_finding *x, int *g, size_t cap);
+
 /* text with a GPU's own number made generic ("GPU 3" -> "GPU #", "-i 3" ->
  * "-i #"), so that the same sentence about two GPUs compares equal. */
 void gd_cause_generic_text(const char *text, int gpu, char *buf, size_t len);

@@ -279,16 +279,17 @@ int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json,
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
-        if (j && more)
+        if (j && more && more->json)
             more->json(j, more->ud);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
-        gd_report_text(stdout, f, fs, &st);
-        if (more)
-            more->text(stdout, &st, more->ud);
+        st.details = more && more->details;
+        gd_text_extra x = {
+            .causes = more ? more->causes : NULL, .tail = more ? more->text : NULL, .ud = more ? more->ud : NULL};
+        gd_report_text_with(stdout, f, fs, &st, &x);
     }
     return code;
 }

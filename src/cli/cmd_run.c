@@ -17,10 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
-                           "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
-                           "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
-                           "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
+const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--details]\n"
+                           "                     [--output FILE] [--exit-findings] [--kill-at-end]\n"
+                           "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
+                           "                     [--profile] [--profile-steps A:B] [--profile-dir DIR]\n"
+                           "                     -- COMMAND [ARGS...]\n"
                            "\n"
                            "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
                            "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -35,6 +36,7 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "                   command runs on after the report unless --kill-at-end\n"
                            "  --interval MS    time between samples (default 100)\n"
                            "  --json           the report as JSON, as 'check --json'\n"
+                           "  --details        also every check in the text report, as 'check --details'\n"
                            "  --output FILE    write the report (text or --json) to FILE, not standard output\n"
                            "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
                            "                   of COMMAND's own exit code\n"
@@ -102,6 +104,7 @@ const struct option gd_run_options[] = {
     {"profile", no_argument, NULL, 'P'},
     {"profile-dir", required_argument, NULL, 'D'},
     {"profile-steps", required_argument, NULL, 'S'},
+    {"details", no_argument, NULL, 'T'},
     {NULL, 0, NULL, 0},
 };
 
@@ -136,6 +139,7 @@ static int parse(int argc, char **argv, run_opts *o)
             if (gd_run_profile_option(&o->profile, c, optarg) != 0)
                 return GD_EXIT_ERROR;
             break;
+        case 'T': o->profile.details = true; break;
         case 'h': gd_cli_help_print(stdout, gd_run_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -157,6 +161,7 @@ typedef struct run_report {
     const gd_findings *fs;
     int json;
     int *failed;
+    bool details;
 } run_report;
 
 static void render_report(FILE *out, const void *ud)
@@ -170,7 +175,7 @@ static void render_report(FILE *out, const void *ud)
             gd_cli_json_printed(); /* the report, not an error object, answers --json */
         json_decref(j);
     } else {
-        gd_text_style st = {.color = false, .width = gd_cli_text_style().width};
+        gd_text_style st = {.color = false, .width = gd_cli_text_style().width, .details = r->details};
         gd_report_text(out, r->f, r->fs, &st);
     }
 }
@@ -182,12 +187,13 @@ static int write_report(const run_opts *o, const gd_facts *f, const gd_findings 
 {
     if (o->output) {
         int failed = 0;
-        run_report r = {f, fs, o->json, &failed};
+        run_report r = {f, fs, o->json, &failed, o->profile.details};
         if (gd_cli_write_report(o->output, render_report, &r) != 0 || failed)
             return GD_EXIT_ERROR;
         return gd_findings_exit_code(fs);
     }
-    int code = gd_cli_print_report(f, fs, o->json);
+    gd_cli_report_more more = {.details = o->profile.details};
+    int code = gd_cli_print_report_more(f, fs, o->json, &more);
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));
     return code;

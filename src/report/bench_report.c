@@ -2,6 +2,7 @@
 /* `gpudoctor bench pcie`: measured bandwidth against the link's rate. */
 #include "pcie_report.h"
 #include "text_util.h"
+#include "text_causes.h"
 #include "gpudoctor/report.h"
 
 #include "core/json_util.h"
@@ -108,9 +109,10 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
 
 void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *fs)
 {
-    /* The findings as the check report writes them. */
+    /* The findings as the check report writes them, and the causes that group them. */
     json_t *rep = gd_report_json(f, fs);
     json_object_set(root, "findings", json_object_get(rep, "findings"));
+    json_object_set(root, "causes", json_object_get(rep, "causes"));
     json_object_set(root, "not_checked", json_object_get(rep, "not_checked"));
     json_decref(rep);
 }
@@ -129,17 +131,52 @@ static void cell(FILE *out, double v, double theo)
 
 void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
 {
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        char head[64];
-        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
-        fputs(head, out);
-        gd_wrap(out, st, 2, col, fs->v[i].title);
-        fputs("  fix: ", out);
-        gd_wrap(out, st, 7, 7, fs->v[i].fix);
-        fputc('\n', out);
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return;
+    if (c.n) {
+        fprintf(out, "\n%sFindings%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+        gd_text_causes_list(out, st, fs, &c, true);
     }
+    gd_grouped_causes_free(&c);
+}
+
+void gd_bench_answer_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return;
+    size_t crit = gd_grouped_causes_count(&c, GD_SEV_CRITICAL), warn = gd_grouped_causes_count(&c, GD_SEV_WARNING),
+           info = gd_grouped_causes_count(&c, GD_SEV_INFO);
+    char rest[600] = "- no finding: every figure within what its peers and datasheet allow";
+    if (crit + warn) {
+        char phrase[400];
+        gd_causes_phrase(fs, &c, phrase, sizeof phrase);
+        snprintf(rest, sizeof rest, "- %s", phrase);
+    }
+    if (info) {
+        size_t used = strlen(rest);
+        snprintf(rest + used, sizeof rest - used, "; %zu info", gd_findings_count(fs, GD_SEV_INFO));
+    }
+    const char *word = crit ? "CRITICAL" : warn ? "WARNING" : "OK";
+    fprintf(out, "%sVerdict: %s%s ",
+            gd_c(st, crit   ? GD_ANSI_RED
+                     : warn ? GD_ANSI_YELLOW
+                            : GD_ANSI_GREEN),
+            word, gd_c(st, GD_ANSI_RESET));
+    gd_wrap(out, st, 4, (int)strlen("Verdict: ") + (int)strlen(word) + 1, rest);
+    gd_text_causes_list(out, st, fs, &c, true);
+    gd_grouped_causes_free(&c);
+    fputc('\n', out);
+}
+
+void gd_bench_details_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return;
+    gd_text_causes_details(out, st, fs, &c, false, true);
+    gd_grouped_causes_free(&c);
 }
 
 /* The link column: the link that carried the copies (gd_pcie_bench_link),
@@ -164,7 +201,15 @@ static void link_cell(const gd_facts *f, const gd_pcie_bench_gpu *bg, char *buf,
     snprintf(buf, len, "Gen%d x%d%c", gen, width, *mark == ' ' ? '\0' : *mark);
 }
 
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings);
+
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    pcie_body(out, f, fs, st, true);
+}
+
+/* The tables and their legend; with `findings`, the findings after them. */
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings)
 {
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b)
@@ -228,9 +273,15 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, con
              "Gen5 63 GB/s per direction).",
              100 * HEALTHY_RATIO);
     gd_wrap(out, st, 0, 0, healthy);
+    if (!findings)
+        return;
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
-    else
-        fputc('\n', out);
     gd_bench_findings_text(out, fs, st);
+}
+
+void gd_bench_pcie_tables_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_findings none = {0};
+    pcie_body(out, f, &none, st, false);
 }

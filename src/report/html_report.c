@@ -7,6 +7,7 @@
 #include "html_escape.h"
 #include "html_page.h"
 #include "html_plots.h"
+#include "verdict.h"
 
 #include "analysis/topology.h"
 #include "analysis/window.h"
@@ -227,16 +228,21 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
     json_array_foreach(groups, i, g)
     {
         json_int_t nf = json_integer_value(json_object_get(g, "findings")),
-                   nskip = json_integer_value(json_object_get(g, "not_checked"));
+                   judged = json_integer_value(json_object_get(g, "checks_judged")),
+                   applicable = json_integer_value(json_object_get(g, "checks_applicable"));
         const char *reason = json_string_value(json_object_get(g, "reason"));
-        char outcome[256];
+        const char *state = json_string_value(json_object_get(g, "state"));
+        char outcome[256], part[64] = "";
+        if (state && strcmp(state, "in part") == 0)
+            snprintf(part, sizeof part, " on %lld of %lld checks", (long long)judged, (long long)applicable);
         if (reason)
-            snprintf(outcome, sizeof outcome, "%s: %s", nf ? "findings" : "not checked", reason);
+            snprintf(outcome, sizeof outcome, "%s", reason);
         else if (nf)
-            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s",
-                     nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s", part);
         else
-            snprintf(outcome, sizeof outcome, "ok%s", nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "ok%s", part);
+        if (reason && state && strcmp(state, "not judged") == 0)
+            snprintf(outcome, sizeof outcome, "not judged: %s", reason);
         char ids[2048] = "";
         size_t used = 0, k;
         json_t *id;
@@ -263,20 +269,19 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
     snprintf(title, sizeof title, "gpudoctor: %s", f->host.hostname[0] ? f->host.hostname : "report");
     gd_html_begin(out, title);
     header(out, f);
-    gd_html_verdict(out, fs, f->gpu_count);
-    char judged[256], missing[256];
-    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
-    if (groups == 0 || missing[0]) {
-        /* The verdict covers what was judged: say what that was. */
+    /* The verdict and what was judged, as the text report says them. */
+    gd_grouped_causes causes;
+    if (gd_group_causes(fs, &causes) != 0)
+        causes = (gd_grouped_causes){0};
+    char rest[1024], line[900];
+    const char *word = gd_report_verdict(f, fs, &causes, rest, sizeof rest);
+    gd_grouped_causes_free(&causes);
+    gd_html_verdict_line(out, word, rest);
+    if (!gd_facts_no_nvidia_gpu(f)) {
+        gd_coverage_line(f, fs, line, sizeof line);
         fputs("<p class=\"coverage\">", out);
-        gd_html_text(out, groups ? "Judged: " : "NOT CHECKED: nothing of the GPUs' own state could be judged. ");
-        if (groups) {
-            gd_html_text(out, judged);
-            gd_html_text(out, "; ");
-        }
-        gd_html_text(out, missing);
-        gd_html_text(out, f->captured ? " not in this capture" : " not readable");
-        fputs("</p>\n", out);
+        gd_html_text(out, line);
+        fputs(" (<a href=\"#checked\">every check</a>)</p>\n", out);
     }
     for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
         fputs("<p class=\"coverage\">", out); /* the verdict stands on the other files */

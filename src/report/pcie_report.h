@@ -21,9 +21,20 @@ void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs);
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
 
-/* Findings of a bench run as text ("severity [id] title", "fix: ..."),
- * wrapped to st's width. */
+/* bench pcie's tables and legend alone (bench all's first part). */
+void gd_bench_pcie_tables_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+
+/* The findings of a bench run, after every table: by cause
+ * (checks/causes.h), each with what it explains and its fix once. */
 void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st);
+
+/* bench all's answer, before its tables: a verdict counting causes and the
+ * causes ranked with what to do. */
+void gd_bench_answer_text(FILE *out, const gd_findings *fs, const gd_text_style *st);
+
+/* The findings' evidence by cause, after bench all's tables (the answer
+ * above said the fixes). */
+void gd_bench_details_text(FILE *out, const gd_findings *fs, const gd_text_style *st);
 
 /* Sets root's "findings" and "not_checked" as the check report writes them
  * (every bench JSON ends with them). */

@@ -107,17 +107,27 @@ static void proc_text(FILE *out, const gd_profile *p)
                 gd_safe(p->dir));
 }
 
-void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
+void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
 {
     const gd_profile *p = v->p;
+    if (p->not_profiled[0])
+        return; /* said with the causes */
     fputc('\n', out);
+    gd_wrapped w; /* long lines wrapped at the terminal's width */
+    proc_text(gd_wrapped_open(&w, out), p);
+    gd_wrapped_close(&w, st);
+}
+
+void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
+{
+    const gd_profile *p = v->p;
     if (p->not_profiled[0]) {
-        fprintf(out, "%sNot profiled%s: %s. The job ran unprofiled; the causes below are the GPUs' and the job's.\n",
-                gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET), gd_safe(p->not_profiled));
-    } else {
-        gd_wrapped w; /* long lines wrapped at the terminal's width */
-        proc_text(gd_wrapped_open(&w, out), p);
-        gd_wrapped_close(&w, st);
+        char line[1024];
+        snprintf(line, sizeof line,
+                 "Not profiled: %s. The job ran unprofiled; the causes below are the GPUs' and the job's.",
+                 p->not_profiled);
+        fputc('\n', out);
+        gd_wrap(out, st, 4, 0, line);
     }
     const gd_causes *c = v->causes;
     if (c->n == 0) {

@@ -19,8 +19,13 @@ typedef struct gd_profile_view {
     const gd_causes *causes;
 } gd_profile_view;
 
-/* What was profiled, the trace's numbers per rank, the cost, then the causes ranked. */
-void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
+/* The causes ranked by the time each could win back (under the report's
+ * verdict), after why nothing was profiled where that is so. */
+void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
+
+/* What was profiled: the steps, the trace's numbers per rank, the cost
+ * (at the report's end). */
+void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
 
 /* The report's "profile" object (docs/run.md). Caller owns it. */
 json_t *gd_profile_report_json(const gd_profile_view *v);
