@@ -132,14 +132,14 @@ static void gpu_table(FILE *out, const gd_facts *f)
         char idx[16], temp[96], slow[48], clk[96], clkmax[48], pw[96], lim[48], util[96], mem[96], tot[48], link[48],
             linkmax[48], reasons[256];
         snprintf(idx, sizeof idx, "%d%s", gpu->index, gpu->lost ? " (lost)" : "");
-        range_text(f, g, GD_M_TEMP_C, 1, "C", false, temp, sizeof temp);
+        range_text(f, g, GD_M_TEMP_C, 1, "C", true, temp, sizeof temp);
         limit_text(gpu->temp_slowdown_c, "C", slow, sizeof slow);
         range_text(f, g, GD_M_SM_CLOCK_MHZ, 1, "MHz", true, clk, sizeof clk);
         limit_text(gpu->clock_max_sm_mhz, "MHz", clkmax, sizeof clkmax);
         range_text(f, g, GD_M_POWER_W, 1, "W", true, pw, sizeof pw);
         limit_text(gpu->power_limit_w, "W", lim, sizeof lim);
         range_text(f, g, GD_M_UTIL_GPU_PCT, 1, "%", true, util, sizeof util);
-        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", false, mem, sizeof mem);
+        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", true, mem, sizeof mem);
         limit_text(gpu->mem_total_mib, "", tot, sizeof tot);
         long last_gen = gd_last_valid(f, g, GD_M_PCIE_GEN), last_w = gd_last_valid(f, g, GD_M_PCIE_WIDTH);
         if (last_gen >= 0 && last_w >= 0)
@@ -289,11 +289,12 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         gd_html_text(out, f->capture_refused[k]);
         fputs("</p>\n", out);
     }
+    /* A command's own causes (run --profile's, ranked) right under the verdict. */
+    if (x && x->section)
+        x->section(out, x->ud);
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
-    if (x && x->section)
-        x->section(out, x->ud);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);
     topology(out, f);
     checked(out, f, fs);

@@ -144,6 +144,25 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
     json_object_set_new(med, "temp_c", loaded_median_json(f, g, GD_M_TEMP_C));
     json_object_set_new(med, "power_w", loaded_median_json(f, g, GD_M_POWER_W));
     json_object_set_new(w, "loaded_median", med);
+    /* The whole window's medians: the numbers the text and HTML tables show. */
+    static const struct {
+        const char *key;
+        gd_metric m;
+    } shown[] = {
+        {"temp_c", GD_M_TEMP_C},
+        {"power_w", GD_M_POWER_W},
+        {"sm_clock_mhz", GD_M_SM_CLOCK_MHZ},
+        {"mem_used_mib", GD_M_MEM_USED_MIB},
+        {"util_gpu_pct", GD_M_UTIL_GPU_PCT},
+    };
+    json_t *all = json_object();
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
+        gd_stats st;
+        json_object_set_new(all, shown[k].key,
+                            gd_stats_of(f, g, shown[k].m, &st) ? gd_json_number(st.median)
+                                                               : json_null());
+    }
+    json_object_set_new(w, "median", all);
     return w;
 }
 
