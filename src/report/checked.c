@@ -216,8 +216,10 @@ static void json_group(void *ud, const char *g)
     json_object_set_new(o, "checks_judged", json_integer((json_int_t)cov.judged_checks));
     if (cov.state == GD_CHECK_NOT_APPLICABLE && !notes)
         json_object_set_new(o, "reason", json_string(not_applicable(c->f, g)));
-    else if (cov.state == GD_CHECK_NOT_JUDGED)
+    else if (cov.state == GD_CHECK_NOT_JUDGED) {
         json_object_set_new(o, "reason", json_string(cov.why[0] ? cov.why : cov.brief));
+        json_object_set_new(o, "brief", json_string(cov.brief)); /* as the text says it */
+    }
     const gd_stack_facts *s = c->f->stack;
     if (strcmp(g, "stack") == 0 && s) {
         json_t *rts = json_array();

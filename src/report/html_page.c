@@ -84,25 +84,15 @@ void gd_html_verdict(FILE *out, const gd_findings *fs, size_t gpus)
 {
     size_t c = gd_findings_count(fs, GD_SEV_CRITICAL), w = gd_findings_count(fs, GD_SEV_WARNING),
            i = gd_findings_count(fs, GD_SEV_INFO), ig = gd_findings_ignored(fs);
-    char rest[600];
-    size_t used;
-    if (c + w + i == 0) {
-        used = (size_t)snprintf(rest, sizeof rest, "- no problem found on %zu GPU%s", gpus, gpus == 1 ? "" : "s");
-    } else if (c + w == 0) {
-        used = (size_t)snprintf(rest, sizeof rest, "- no problem found; %zu info", i);
-    } else {
-        gd_grouped_causes causes;
-        char phrase[400] = "";
-        if (gd_group_causes(fs, &causes) == 0)
-            gd_causes_phrase(fs, &causes, phrase, sizeof phrase);
-        gd_grouped_causes_free(&causes);
-        used = (size_t)snprintf(rest, sizeof rest, "- %s", phrase);
-        if (i && used < sizeof rest)
-            used += (size_t)snprintf(rest + used, sizeof rest - used, "; %zu info", i);
-    }
-    if (ig && used < sizeof rest)
-        snprintf(rest + used, sizeof rest - used, ", %zu ignored", ig);
-    gd_html_verdict_line(out, c ? "CRITICAL" : w ? "WARNING" : "OK", rest);
+    const char *cls = c ? "critical" : w ? "warning" : "ok";
+    fprintf(out, "<div class=\"verdict %s\" id=\"verdict\">Verdict: %s", cls, c ? "CRITICAL" : w ? "WARNING" : "OK");
+    if (c + w + i == 0)
+        fprintf(out, " &ndash; no problem found on %zu GPU%s", gpus, gpus == 1 ? "" : "s");
+    else
+        fprintf(out, " &ndash; %zu critical, %zu warning%s, %zu info", c, w, w == 1 ? "" : "s", i);
+    if (ig)
+        fprintf(out, ", %zu ignored", ig);
+    fputs("</div>\n", out);
 }
 
 void gd_html_verdict_line(FILE *out, const char *word, const char *rest)
@@ -276,11 +266,18 @@ static void blocks(FILE *out, const gd_findings *fs, const size_t *set, size_t n
     gd_text_group_each(fs, set, nset, one_block, &c);
 }
 
-void gd_html_findings(FILE *out, const gd_findings *fs, bool timeline, bool gpu_links)
+void gd_html_findings(FILE *out, const gd_findings *fs, bool timeline, bool gpu_links, bool by_cause)
 {
     fputs("<h2 id=\"findings\">Findings</h2>\n", out);
     if (fs->n == 0)
         fputs("<p>None.</p>\n", out);
+    if (!by_cause) { /* a fleet's or a trace's: each finding its own card */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < fs->n; i++)
+                if (fs->v[i].ignored == (pass == 1))
+                    block(out, fs, &i, 1, timeline, gpu_links, fs->v[i].fix, NULL);
+        return;
+    }
     gd_grouped_causes c;
     if (gd_group_causes(fs, &c) != 0)
         c = (gd_grouped_causes){0};

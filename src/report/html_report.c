@@ -230,7 +230,9 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
         json_int_t nf = json_integer_value(json_object_get(g, "findings")),
                    judged = json_integer_value(json_object_get(g, "checks_judged")),
                    applicable = json_integer_value(json_object_get(g, "checks_applicable"));
-        const char *reason = json_string_value(json_object_get(g, "reason"));
+        const char *reason = json_string_value(json_object_get(g, "brief"));
+        if (!reason)
+            reason = json_string_value(json_object_get(g, "reason"));
         const char *state = json_string_value(json_object_get(g, "state"));
         char outcome[256], part[64] = "";
         if (state && strcmp(state, "in part") == 0)
@@ -243,6 +245,8 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
             snprintf(outcome, sizeof outcome, "ok%s", part);
         if (reason && state && strcmp(state, "not judged") == 0)
             snprintf(outcome, sizeof outcome, "not judged: %s", reason);
+        if (state && strcmp(state, "notes") == 0) /* a capture's: under Not checked */
+            snprintf(outcome, sizeof outcome, "notes on what the files could not show");
         char ids[2048] = "";
         size_t used = 0, k;
         json_t *id;
@@ -292,7 +296,7 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
     /* A command's own causes (run --profile's, ranked) right under the verdict. */
     if (x && x->section)
         x->section(out, x->ud);
-    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
+    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0, true);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);
