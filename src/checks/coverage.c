@@ -551,7 +551,7 @@ size_t gd_coverage_line(const gd_facts *f, const gd_findings *fs, char *buf, siz
     c->fs = fs;
     gd_coverage_each_group(line_group, c);
     size_t used = (size_t)snprintf(buf, len, "Judged %zu of %zu groups", c->judged, c->applicable);
-    if (c->part && c->part <= 3) {
+    if (c->part && c->part <= 5) {
         for (size_t i = 0; i < c->part && used < len; i++)
             used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : " (in part: ", c->in_part[i].label);
         if (used < len)
