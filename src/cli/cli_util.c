@@ -287,7 +287,9 @@ int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json,
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
-        gd_text_extra x = {more ? more->top : NULL, more ? more->text : NULL, more ? more->ud : NULL};
+        st.details = more && more->details;
+        gd_text_extra x = {
+            .under_verdict = more ? more->top : NULL, .at_end = more ? more->text : NULL, .ud = more ? more->ud : NULL};
         gd_report_text_with(stdout, f, fs, &st, &x);
     }
     return code;

@@ -19,10 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
-                           "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
-                           "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
-                           "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
+const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--details]\n"
+                           "                     [--output FILE] [--exit-findings] [--kill-at-end]\n"
+                           "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
+                           "                     [--profile] [--profile-steps A:B] [--profile-dir DIR]\n"
+                           "                     -- COMMAND [ARGS...]\n"
                            "\n"
                            "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
                            "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
@@ -38,6 +39,7 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "                   command runs on after the report unless --kill-at-end\n"
                            "  --interval MS    time between samples (default 100)\n"
                            "  --json           the report as JSON, as 'check --json'\n"
+                           "  --details        also every check in the text report, as 'check --details'\n"
                            "  --output FILE    write the report (text or --json) to FILE, not to stdout\n"
                            "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
                            "                   of COMMAND's own exit code\n"
@@ -106,6 +108,7 @@ const struct option gd_run_options[] = {
     {"profile", no_argument, NULL, 'P'},
     {"profile-dir", required_argument, NULL, 'D'},
     {"profile-steps", required_argument, NULL, 'S'},
+    {"details", no_argument, NULL, 'T'},
     {NULL, 0, NULL, 0},
 };
 
@@ -140,6 +143,7 @@ static int parse(int argc, char **argv, run_opts *o)
             if (gd_run_profile_option(&o->profile, c, optarg) != 0)
                 return GD_EXIT_ERROR;
             break;
+        case 'T': o->profile.details = true; break;
         case 'h': gd_cli_help_print(stdout, gd_run_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -162,6 +166,7 @@ typedef struct run_report {
     const gd_profile_view *v; /* the causes ranked, right under the verdict */
     int json;
     int *failed;
+    bool details;
 } run_report;
 
 static void causes_top(FILE *out, const gd_text_style *st, const void *ud)
@@ -185,7 +190,7 @@ static void render_report(FILE *out, const void *ud)
             gd_cli_json_printed(); /* the report, not an error object, answers --json */
         json_decref(j);
     } else {
-        gd_text_style st = {.color = false, .width = gd_cli_text_style().width};
+        gd_text_style st = {.color = false, .width = gd_cli_text_style().width, .details = r->details};
         gd_text_extra x = {.under_verdict = causes_top, .ud = r->v};
         gd_report_text_with(out, r->f, r->fs, &st, &x);
     }
@@ -198,12 +203,12 @@ static int write_report(const run_opts *o, const gd_facts *f, const gd_findings 
 {
     if (o->output) {
         int failed = 0;
-        run_report r = {f, fs, v, o->json, &failed};
+        run_report r = {f, fs, v, o->json, &failed, o->profile.details};
         if (gd_cli_write_report(o->output, render_report, &r) != 0 || failed)
             return GD_EXIT_ERROR;
         return gd_findings_exit_code(fs);
     }
-    gd_cli_report_more more = {.ud = v, .top = causes_top};
+    gd_cli_report_more more = {.ud = v, .top = causes_top, .details = o->profile.details};
     int code = gd_cli_print_report_more(f, fs, o->json, &more);
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));

@@ -301,9 +301,9 @@ static void stress_curves(FILE *out, const gd_facts *f, const gd_bench_gpu *g)
 void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what, const gd_text_style *st)
 {
     const gd_bench_facts *b = f->bench;
-    if (f->pcie && f->pcie->bench && strcmp(what, "all") == 0) {
-        gd_findings none = {0};
-        gd_bench_pcie_text(out, f, &none, st);
+    bool all = strcmp(what, "all") == 0; /* its answer came with the verdict (gd_bench_verdict_text) */
+    if (f->pcie && f->pcie->bench && all) {
+        gd_bench_pcie_tables_text(out, f, st);
         fputc('\n', out);
     }
     const char *sim = f->simulated ? "  [SIMULATION]" : "";
@@ -380,6 +380,10 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
     size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++)
         shown += !fs->v[i].ignored;
+    if (all) {
+        gd_bench_details_text(out, fs, st);
+        return;
+    }
     gd_bench_findings_text(out, fs, st);
     gd_nccl_expect e;
     if (!shown && strcmp(what, "nccl") == 0)

@@ -4,6 +4,7 @@
 #include "text_finding.h"
 #include "verdict_text.h"
 #include "text_util.h"
+#include "text_causes.h"
 #include "gpudoctor/report.h"
 
 #include "core/json_util.h"
@@ -112,9 +113,10 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
 
 void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *fs)
 {
-    /* The findings as the check report writes them. */
+    /* The findings as the check report writes them, and the causes that group them. */
     json_t *rep = gd_report_json(f, fs);
     json_object_set(root, "findings", json_object_get(rep, "findings"));
+    json_object_set(root, "causes", json_object_get(rep, "causes"));
     json_object_set(root, "not_checked", json_object_get(rep, "not_checked"));
     json_decref(rep);
 }
@@ -134,37 +136,65 @@ static void cell(FILE *out, double v, double theo)
 void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what,
                            const gd_text_style *st)
 {
-    char head[64], rest[256];
+    char head[64], rest[600];
     snprintf(head, sizeof head, " bench %s", what);
     gd_wrapped w;
     gd_text_banner(gd_wrapped_open(&w, out), f, head, st);
     gd_wrapped_close(&w, st);
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        c = (gd_grouped_causes){0}; /* out of memory: the counts of findings say it */
+    size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING),
+           info = gd_findings_count(fs, GD_SEV_INFO), ignored = gd_findings_ignored(fs);
     const char *word = gd_verdict_word(fs, true);
-    if (strcmp(word, "OK") == 0 && gd_findings_count(fs, GD_SEV_INFO) == 0)
+    size_t used = 0;
+    if (crit + warn && c.n)
+        gd_causes_phrase(fs, &c, rest, sizeof rest); /* one cause counted once */
+    else if (crit + warn)
+        gd_verdict_counts(fs, rest, sizeof rest);
+    else
         snprintf(rest, sizeof rest, "no problem found in what was measured on %zu GPU%s", f->gpu_count,
                  f->gpu_count == 1 ? "" : "s");
-    else
-        gd_verdict_counts(fs, rest, sizeof rest);
+    used = strlen(rest);
+    if (info && used < sizeof rest)
+        used += (size_t)snprintf(rest + used, sizeof rest - used, "; %zu info", info);
+    if (ignored && used < sizeof rest)
+        snprintf(rest + used, sizeof rest - used, ", %zu ignored", ignored);
     gd_text_verdict_line(out, st, word, rest);
+    if (strcmp(what, "all") == 0) /* the answer first: its tables are long */
+        gd_text_causes_list(out, st, fs, &c, true);
+    gd_grouped_causes_free(&c);
     fputc('\n', out);
 }
 
-/* The findings in check's layout (text_finding.h): one vocabulary. Each
- * block opens with a blank line, and the bench's sections end with one:
- * the first is dropped, not doubled. */
-void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+/* "Findings, by cause" in check's layout (text_finding.h): one vocabulary.
+ * The bench's sections end with a blank line: the section's own first is
+ * dropped, not doubled. */
+static void findings_section(FILE *out, const gd_findings *fs, const gd_text_style *st, bool ranked)
 {
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return;
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    if (!mem) {
-        gd_text_findings(out, st, fs, &(gd_text_finding_how){.series = false});
+    gd_text_causes_details(mem ? mem : out, st, fs, &c, &(gd_text_finding_how){.series = false, .ranked = ranked});
+    gd_grouped_causes_free(&c);
+    if (!mem)
         return;
-    }
-    gd_text_findings(mem, st, fs, &(gd_text_finding_how){.series = false});
     fclose(mem);
     fputs(buf && buf[0] == '\n' ? buf + 1 : buf ? buf : "", out);
     free(buf);
+}
+
+void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    findings_section(out, fs, st, false);
+}
+
+void gd_bench_details_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    findings_section(out, fs, st, true);
 }
 
 /* The link column: the link that carried the copies (gd_pcie_bench_link),
@@ -189,7 +219,15 @@ static void link_cell(const gd_facts *f, const gd_pcie_bench_gpu *bg, char *buf,
     snprintf(buf, len, "Gen%d x%d%c", gen, width, *mark == ' ' ? '\0' : *mark);
 }
 
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings);
+
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    pcie_body(out, f, fs, st, true);
+}
+
+/* The tables and their legend; with `findings`, the findings after them. */
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings)
 {
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b)
@@ -253,9 +291,17 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, con
              "Gen5 63 GB/s per direction).",
              100 * HEALTHY_RATIO);
     gd_wrap(out, st, 0, 0, healthy);
+    if (!findings)
+        return;
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
     else
         fputc('\n', out);
     gd_bench_findings_text(out, fs, st);
+}
+
+void gd_bench_pcie_tables_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_findings none = {0};
+    pcie_body(out, f, &none, st, false);
 }

@@ -447,7 +447,7 @@ void gd_fleet_report_html(FILE *out, const gd_fleet_run *run)
             word);
     gd_html_text(out, line);
     fputs("</div>\n", out);
-    gd_html_findings(out, &r->findings, false, false);
+    gd_html_findings(out, &r->findings, false, false, false);
     fputs("<h2>Groups</h2>\n<table>\n", out);
     static const char *const head[] = {"model",       "GPUs",  "nodes",   "SM clock (median under load)",
                                        "temperature", "power", "compared"};

@@ -7,6 +7,7 @@
 #include "html_escape.h"
 #include "html_page.h"
 #include "html_plots.h"
+#include "verdict.h"
 
 #include "analysis/topology.h"
 #include "analysis/window.h"
@@ -139,7 +140,7 @@ static void gpu_table(FILE *out, const gd_facts *f)
         char idx[16], a[96], b[48], temp[160], clk[160], pw[160], util[96], mem[160], link[48], linkmax[48], pcie[112],
             reasons[256];
         snprintf(idx, sizeof idx, "%d%s", gpu->index, gpu->lost ? " (lost)" : "");
-        range_text(f, g, GD_M_TEMP_C, 1, "C", false, a, sizeof a);
+        range_text(f, g, GD_M_TEMP_C, 1, "C", true, a, sizeof a);
         limit_text(gpu->temp_slowdown_c, "C", b, sizeof b);
         snprintf(temp, sizeof temp, "%s; slowdown %s", a, b);
         range_text(f, g, GD_M_SM_CLOCK_MHZ, 1, "MHz", true, a, sizeof a);
@@ -149,7 +150,7 @@ static void gpu_table(FILE *out, const gd_facts *f)
         limit_text(gpu->power_limit_w, "W", b, sizeof b);
         snprintf(pw, sizeof pw, "%s; limit %s", a, b);
         range_text(f, g, GD_M_UTIL_GPU_PCT, 1, "%", true, util, sizeof util);
-        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", false, a, sizeof a);
+        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", true, a, sizeof a);
         limit_text(gpu->mem_total_mib, "", b, sizeof b);
         snprintf(mem, sizeof mem, "%s of %s", a, b);
         long last_gen = gd_last_valid(f, g, GD_M_PCIE_GEN), last_w = gd_last_valid(f, g, GD_M_PCIE_WIDTH);
@@ -239,16 +240,25 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
     json_array_foreach(groups, i, g)
     {
         json_int_t nf = json_integer_value(json_object_get(g, "findings")),
-                   nskip = json_integer_value(json_object_get(g, "not_checked"));
-        const char *reason = json_string_value(json_object_get(g, "reason"));
-        char outcome[256];
+                   judged = json_integer_value(json_object_get(g, "checks_judged")),
+                   applicable = json_integer_value(json_object_get(g, "checks_applicable"));
+        const char *reason = json_string_value(json_object_get(g, "brief"));
+        if (!reason)
+            reason = json_string_value(json_object_get(g, "reason"));
+        const char *state = json_string_value(json_object_get(g, "state"));
+        char outcome[256], part[64] = "";
+        if (state && strcmp(state, "in part") == 0)
+            snprintf(part, sizeof part, " on %lld of %lld checks", (long long)judged, (long long)applicable);
         if (reason)
-            snprintf(outcome, sizeof outcome, "%s: %s", nf ? "findings" : "not checked", reason);
+            snprintf(outcome, sizeof outcome, "%s", reason);
         else if (nf)
-            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s",
-                     nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s", part);
         else
-            snprintf(outcome, sizeof outcome, "ok%s", nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "ok%s", part);
+        if (reason && state && strcmp(state, "not judged") == 0)
+            snprintf(outcome, sizeof outcome, "not judged: %s", reason);
+        if (state && strcmp(state, "notes") == 0) /* a capture's: under Not checked */
+            snprintf(outcome, sizeof outcome, "notes on what the files could not show");
         char ids[2048] = "";
         size_t used = 0, k;
         json_t *id;
@@ -276,20 +286,19 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
     snprintf(title, sizeof title, "gpudoctor: %s", about);
     gd_html_begin(out, title);
     header(out, f);
-    gd_html_verdict(out, fs, f->gpu_count);
-    char judged[256], missing[256];
-    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
-    if (groups == 0 || missing[0]) {
-        /* The verdict covers what was judged: say what that was. */
+    /* The verdict and what was judged, as the text report says them. */
+    gd_grouped_causes causes;
+    if (gd_group_causes(fs, &causes) != 0)
+        causes = (gd_grouped_causes){0};
+    char rest[1024], line[900];
+    const char *word = gd_report_verdict(f, fs, &causes, rest, sizeof rest);
+    gd_grouped_causes_free(&causes);
+    gd_html_verdict_line(out, word, rest);
+    if (!gd_facts_no_nvidia_gpu(f)) {
+        gd_coverage_line(f, fs, line, sizeof line);
         fputs("<p class=\"coverage\">", out);
-        gd_html_text(out, groups ? "Judged: " : "NOT CHECKED: nothing of the GPUs' own state could be judged. ");
-        if (groups) {
-            gd_html_text(out, judged);
-            gd_html_text(out, "; ");
-        }
-        gd_html_text(out, missing);
-        gd_html_text(out, f->captured ? " not in this capture" : " not readable");
-        fputs("</p>\n", out);
+        gd_html_text(out, line);
+        fputs(" (<a href=\"#checked\">every check</a>)</p>\n", out);
     }
     for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
         fputs("<p class=\"coverage\">", out); /* the verdict stands on the other files */
@@ -297,9 +306,10 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         gd_html_text(out, f->capture_refused[k]);
         fputs("</p>\n", out);
     }
-    if (x && x->section) /* run's causes ranked: the answer, right under the verdict */
+    /* A command's own causes (run --profile's, ranked) right under the verdict. */
+    if (x && x->section)
         x->section(out, x->ud);
-    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
+    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0, true);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);

@@ -110,7 +110,7 @@ static void proc_text(FILE *out, const gd_profile *p)
                 gd_safe(p->dir));
 }
 
-void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
+void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
 {
     const gd_profile *p = v->p;
     if (!p || p->not_profiled[0])

@@ -20,12 +20,13 @@ typedef struct gd_profile_view {
 } gd_profile_view;
 
 /* Right under the verdict (the answer first): why nothing was profiled,
- * when that was asked, then the causes ranked; nothing for a run without
- * --profile and without a cause. */
+ * when that was asked, then the causes ranked by the time each could win
+ * back; nothing for a run without --profile and without a cause. */
 void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
 
-/* At the report's end: what was profiled, the trace's numbers per rank, the cost. */
-void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
+/* What was profiled: the steps, the trace's numbers per rank, the cost
+ * (at the report's end); nothing where nothing was profiled. */
+void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
 
 /* The report's "profile" object (docs/run.md). Caller owns it. */
 json_t *gd_profile_report_json(const gd_profile_view *v);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One layout for a finding in every text report (check, run, bench,
- * trace, fleet): docs/interface.md, "One vocabulary".
+ * trace, fleet): docs/interface.md, "One vocabulary"; the findings of a
+ * report grouped by cause, each cause's symptoms under it (checks/causes.h).
  *
- *     SEVERITY WHERE  ID
+ *     SEVERITY WHERE  ID  (cause 1)
  *         TITLE
  *         evidence key=value ...
  *         source   ...
@@ -26,13 +27,23 @@ typedef struct gd_text_finding_how {
     /* The impact line's text ("~29% of training throughput" when NULL). */
     void (*impact)(const gd_finding *x, char *buf, size_t len);
     const char *const *hide; /* evidence keys not shown (NULL-terminated), or NULL */
+    const char *mark; /* after the id ("  (cause 1)", "  (symptom of cause 1)"), or NULL */
+    bool no_fix; /* the fix was said with its cause: not again */
+    /* gd_text_findings: the causes were ranked above with their fixes (each
+     * block says its cause's rank and leaves out a fix said there). */
+    bool ranked;
 } gd_text_finding_how;
 
 /* One finding in the layout above; how NULL: check's defaults. */
 void gd_text_finding(FILE *out, const gd_text_style *st, const gd_finding *x, const gd_text_finding_how *how);
 
-/* Every finding that is not ignored, one cause on several GPUs as one block
- * (text_group.h), in the layout above. */
+/* "host", "GPU 2", "GPUs 0-3": where a finding is (a pair's on both its GPUs). */
+void gd_text_finding_where(const gd_finding *x, char *buf, size_t len);
+
+/* Every finding that is not ignored, by cause (checks/causes.h): each
+ * cause's findings, one cause on several GPUs as one block (text_group.h),
+ * then the symptoms it explains, in the layout above. A caller that says
+ * where (how->where, how->at) gets its findings alone, one block each. */
 void gd_text_findings(FILE *out, const gd_text_style *st, const gd_findings *fs, const gd_text_finding_how *how);
 
 #endif

@@ -104,8 +104,8 @@ static void foreign_process_names_pid_name_memory_and_the_container_caveat(void 
     free(skips);
     tool_result_free(&r);
     /* The text report lists each GPU's memory and how many processes NVML names. */
-    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"),
-                          "--pid", "41000",      NULL};
+    const char *argv[] = {"check", "--details", "--duration", "0", "--sim", example("vram-foreign-process.json"),
+                          "--pid", "41000",     NULL};
     r = run_tool(argv, fast);
     assert_non_null(strstr(r.out, "memory used (MiB, last sample): GPU 0 61000/81559 (1 process)"));
     assert_non_null(strstr(r.out, "GPU 2 73000/81559 (2 processes)"));
