@@ -54,6 +54,9 @@ void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const g
 typedef struct gd_text_extra {
     void (*under_verdict)(FILE *out, const gd_text_style *st, const void *ud);
     void (*at_end)(FILE *out, const gd_text_style *st, const void *ud);
+    /* Whether the section under the verdict said finding x's fix (the
+     * findings below then leave it out), or NULL: none. */
+    bool (*said)(const gd_finding *x, const void *ud);
     const void *ud;
 } gd_text_extra;
 void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st,

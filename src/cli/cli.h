@@ -38,6 +38,7 @@ typedef struct gd_cli_report_more {
     const void *ud;
     void (*top)(FILE *out, const gd_text_style *st, const void *ud);
     bool details;
+    bool (*said)(const gd_finding *x, const void *ud); /* top said x's fix (gd_text_extra) */
 } gd_cli_report_more;
 int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json, const gd_cli_report_more *more);
 int gd_cmd_trace(int argc, char **argv);

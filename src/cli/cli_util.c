@@ -288,8 +288,10 @@ int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json,
     } else {
         gd_text_style st = gd_cli_text_style();
         st.details = more && more->details;
-        gd_text_extra x = {
-            .under_verdict = more ? more->top : NULL, .at_end = more ? more->text : NULL, .ud = more ? more->ud : NULL};
+        gd_text_extra x = {.under_verdict = more ? more->top : NULL,
+                           .at_end = more ? more->text : NULL,
+                           .ud = more ? more->ud : NULL,
+                           .said = more ? more->said : NULL};
         gd_report_text_with(stdout, f, fs, &st, &x);
     }
     return code;

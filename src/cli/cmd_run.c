@@ -191,7 +191,7 @@ static void render_report(FILE *out, const void *ud)
         json_decref(j);
     } else {
         gd_text_style st = {.color = false, .width = gd_cli_text_style().width, .details = r->details};
-        gd_text_extra x = {.under_verdict = causes_top, .ud = r->v};
+        gd_text_extra x = {.under_verdict = causes_top, .ud = r->v, .said = gd_profile_cause_said};
         gd_report_text_with(out, r->f, r->fs, &st, &x);
     }
 }
@@ -208,7 +208,8 @@ static int write_report(const run_opts *o, const gd_facts *f, const gd_findings 
             return GD_EXIT_ERROR;
         return gd_findings_exit_code(fs);
     }
-    gd_cli_report_more more = {.ud = v, .top = causes_top, .details = o->profile.details};
+    gd_cli_report_more more = {
+        .ud = v, .top = causes_top, .details = o->profile.details, .said = gd_profile_cause_said};
     int code = gd_cli_print_report_more(f, fs, o->json, &more);
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));

@@ -121,6 +121,16 @@ void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_st
     gd_wrapped_close(&w, st);
 }
 
+bool gd_profile_cause_said(const gd_finding *x, const void *ud)
+{
+    const gd_causes *c = ((const gd_profile_view *)ud)->causes;
+    for (size_t i = 0; c && i < c->n; i++)
+        for (size_t k = 0; k < c->v[i].nids; k++)
+            if (strcmp(c->v[i].ids[k], x->id) == 0)
+                return true;
+    return false;
+}
+
 void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
 {
     const gd_profile *p = v->p;

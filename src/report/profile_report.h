@@ -24,6 +24,10 @@ typedef struct gd_profile_view {
  * back; nothing for a run without --profile and without a cause. */
 void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);
 
+/* Whether gd_profile_causes_text said finding x's fix: x is one of a
+ * ranked cause's findings (v: a gd_profile_view). */
+bool gd_profile_cause_said(const gd_finding *x, const void *v);
+
 /* What was profiled: the steps, the trace's numbers per rank, the cost
  * (at the report's end); nothing where nothing was profiled. */
 void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st);

@@ -140,7 +140,8 @@ static void block(const size_t *m, size_t n, size_t first, void *ud)
 {
     (void)first;
     const block_ctx *c = ud;
-    bool fix = !c->symptoms && (!c->cause_fix || own_fix(c->fs, m, n, c->cause_fix));
+    bool fix = !c->symptoms && (!c->cause_fix || own_fix(c->fs, m, n, c->cause_fix)) &&
+               !(c->how->said && c->how->said(&c->fs->v[m[0]], c->how->said_ud));
     /* A caller that says where each finding is (a rank, a node) shows them alone. */
     if (n == 1 || c->how->where || c->how->at) {
         gd_text_finding_how h = *c->how;

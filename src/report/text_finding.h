@@ -32,6 +32,10 @@ typedef struct gd_text_finding_how {
     /* gd_text_findings: the causes were ranked above with their fixes (each
      * block says its cause's rank and leaves out a fix said there). */
     bool ranked;
+    /* gd_text_findings: whether a list above said x's fix (said_ud its
+     * argument), or NULL. */
+    bool (*said)(const gd_finding *x, const void *ud);
+    const void *said_ud;
 } gd_text_finding_how;
 
 /* One finding in the layout above; how NULL: check's defaults. */

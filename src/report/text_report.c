@@ -211,7 +211,10 @@ void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         fputc('\n', out);
         gd_gpu_table(out, f, 0, st);
     }
-    gd_text_causes_details(out, st, fs, &causes, &(gd_text_finding_how){.series = f->series.n > 1, .ranked = !own});
+    gd_text_causes_details(
+        out, st, fs, &causes,
+        &(gd_text_finding_how){
+            .series = f->series.n > 1, .ranked = !own, .said = own ? x->said : NULL, .said_ud = own ? x->ud : NULL});
     gd_grouped_causes_free(&causes);
     gd_report_job_text(out, f, st);
     print_ignored(out, st, fs);

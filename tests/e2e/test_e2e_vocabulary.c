@@ -42,7 +42,8 @@ static int verdict_of(const char *what, const char *text)
     if (!line)
         fail_msg("%s: no verdict line:\n%s", what, text);
     regex_t re;
-    assert_int_equal(regcomp(&re, "^Verdict: (OK|WARNING|CRITICAL|NOT CHECKED)( - [^ ]| on what [^ ])", REG_EXTENDED), 0);
+    assert_int_equal(regcomp(&re, "^Verdict: (OK|WARNING|CRITICAL|NOT CHECKED)( - [^ ]| on what [^ ])", REG_EXTENDED),
+                     0);
     char first[512];
     snprintf(first, sizeof first, "%.*s", (int)strcspn(line, "\n"), line);
     if (regexec(&re, first, 0, NULL, 0) != 0)
