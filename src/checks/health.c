@@ -172,7 +172,7 @@ static void kernel_lost(const gd_facts *f, const char *pci, gd_findings *out)
     char src[600];
     snprintf(src, sizeof src, "kernel log: %s", s->kernel_log_source);
     json_object_set_new(ev, "source", json_string(src));
-    char lead[200], fix[768], answered[320] = "", also[330] = "";
+    char lead[448], fix[1024], answered[320] = "", also[330] = "";
     snprintf(lead, sizeof lead, "The NVIDIA driver says the GPU%s%s is gone (%s). ", pci[0] ? " at " : "", pci, kinds);
     const gd_gpu *own = NULL;
     for (size_t g = 0; gpu >= 0 && g < f->gpu_count; g++)
