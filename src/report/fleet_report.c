@@ -239,8 +239,7 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         const char *rest = strstr(f->title, ": ");
         if (ng > 1 && rest) {
             gd_gpu_ranges(gpus, ng, true, list, sizeof list);
-            int n = snprintf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng,
-                             rest);
+            int n = snprintf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
             (void)n; /* a long title is cut at the title's size, as every title is */
             snprintf(at, sizeof at, "%s GPUs %s", node ? node : "fleet", list);
         } else if (node && f->gpu != GD_NO_GPU) {
