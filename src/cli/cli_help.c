@@ -123,11 +123,13 @@ void gd_cli_help_print(FILE *out, const char *text)
             para[plen++] = ' ';
             memcpy(para + plen, p + lead, n - lead);
             plen += n - lead;
+            para[plen] = '\0'; /* wrap_line reads it as a string too (never longer than text) */
         } else {
             if (plen)
                 wrap_line(out, para, plen, width);
             memcpy(para, p, n);
             plen = n;
+            para[plen] = '\0';
             if (n == 0)
                 fputc('\n', out);
         }
