@@ -61,12 +61,39 @@ void gd_check_run(const gd_check *c, const gd_facts *f, gd_findings *out);
 /* Runs every check over f, then sorts the findings. */
 void gd_checks_run_all(const gd_facts *f, gd_findings *out);
 
+/* What one check judged (coverage.c): a check is judged only for what the
+ * evidence held (a dmon capture has no clock event reasons: throttling is
+ * not judged there, however quiet it is). */
+typedef enum gd_check_state {
+    GD_CHECK_NOT_APPLICABLE = 0, /* could not have applied here: a job's check on a capture, a
+                                    benchmark's in check, the capture's notes */
+    GD_CHECK_NOT_JUDGED, /* it could have, and did not: why says why */
+    GD_CHECK_PART, /* judged for some GPUs, not others */
+    GD_CHECK_JUDGED,
+} gd_check_state;
+
+/* The state of check c after the checks ran, and why (when not judged, or
+ * judged in part: the first reason; "" otherwise). */
+gd_check_state gd_check_coverage(const gd_check *c, const gd_facts *f, const gd_findings *fs, char *why, size_t len);
+
+/* Whether a "not checked" note could have applied here: a job's, its
+ * environment's or the software stack's check says nothing of a capture
+ * (never "no --pid" on one). */
+bool gd_skip_applies(const gd_facts *f, const gd_skip *k);
+
 /* What one group of checks judged (coverage.c). */
 typedef struct gd_coverage {
     bool judged; /* a finding, or a check that ran on facts the evidence holds */
     bool gpu_state; /* it judged GPUs' own readings (not only a kernel log) */
     size_t gpus; /* GPUs whose evidence holds what the group judges */
     char why[256]; /* when !judged: why not */
+    /* Its checks, one by one (gd_check_coverage): the group's state is
+     * not applicable when none applies, judged when every one that applies
+     * was, not judged when none was, else in part. */
+    gd_check_state state;
+    size_t checks, applicable, judged_checks; /* judged_checks: judged or in part */
+    char label[32]; /* "software stack", "PCIe", "job" */
+    char brief[64]; /* when not judged: a few words ("no --pid", "not in this capture") */
 } gd_coverage;
 
 /* Fills out for a group of the registry ("thermal", "input", ...) after
@@ -85,6 +112,19 @@ void gd_group_coverage(const gd_facts *f, const gd_findings *fs, const char *gro
  * it. */
 size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged, size_t jlen, char *missing,
                          size_t mlen);
+
+/* The groups of the registry in report order, one call each: fn(ud, group). */
+void gd_coverage_each_group(void (*fn)(void *ud, const char *group), void *ud);
+
+/* Coverage in a line or two, what a report says by default: "judged 11 of
+ * 13 groups (3 in part); not judged: job (no --pid), topology (no PCIe
+ * tree)". Only groups that could have applied are counted (no job on a
+ * capture, no benchmark in check). Returns the groups judged. */
+size_t gd_coverage_line(const gd_facts *f, const gd_findings *fs, char *buf, size_t len);
+
+/* Whether no GPU was under load in any sample of a window (idle GPUs lower
+ * their clocks and links: the checks that need load judged nothing). */
+bool gd_coverage_all_idle(const gd_facts *f);
 
 /* The thresholds a user may change, by name ("thermal.hot.from_c"): 0, -1
  * for a name that is not one, -2 for a value outside [lo, hi] (with *lo and

@@ -38,11 +38,27 @@ typedef struct gd_skip {
     char reason[256];
 } gd_skip;
 
+/* Where the findings are read: the command whose report prints them. Its
+ * caller says so before the checks run, so that each fix names the next step
+ * from there, never the command the reader just ran (docs/checks.md, "A fix
+ * fits where it is read"). Whether a job is watched (--pid) and whether the
+ * facts are a capture are facts of their own (gd_facts' pid, captured). */
+typedef enum gd_where {
+    GD_AT_CHECK = 0, /* check (and a caller that does not say) */
+    GD_AT_RUN, /* run: the job started and watched */
+    GD_AT_PROFILE, /* run --profile: watched and profiled */
+    GD_AT_BENCH, /* bench KIND: which ran is in the facts (gd_bench_facts) */
+    GD_AT_TRACE, /* trace: a profiler trace alone */
+    GD_AT_WATCH, /* watch: the live view's and lines' last minute */
+    GD_AT_EXPORT, /* export: the exporter's metrics */
+} gd_where;
+
 typedef struct gd_findings {
     size_t n, cap;
     gd_finding *v;
     size_t nskips, skipcap;
     gd_skip *skips;
+    gd_where where; /* set by the caller before the checks run */
 } gd_findings;
 
 /*

@@ -51,6 +51,9 @@ static inline gd_value gd_missing(gd_status st)
 }
 
 const char *gd_status_name(gd_status st);
+/* NVML's name of a return code ("NVML_ERROR_GPU_IS_LOST" for 15), for
+ * evidence that a reader can look up; "NVML_ERROR_UNKNOWN" for one it does not know. */
+const char *gd_nvml_return_name(int rc);
 
 /* True when the board or driver does not report the reading at all (not
  * supported, or the call retired by the driver): data, not an error. */
@@ -395,6 +398,11 @@ void gd_events_free(gd_events *ev);
 /* "14:02:11": the wall-clock time of session second t (local time), or
  * "t=12.0 s" when the start is unknown. */
 void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len);
+/* A kernel log line's timestamp as written, said as a time: a bare count of
+ * seconds ("8734.551035", dmesg's default) is since boot and reads
+ * "8734.551035 s after boot"; a date or clock ("Tue Mar  5 10:12:41 2024",
+ * "2024-03-05T10:12:41+00:00") as written; "" stays "". */
+void gd_log_when(const char *when, char *buf, size_t len);
 /* "2026-03-14T14:02:11.250Z": the wall-clock time of session second t as
  * ISO 8601 UTC with milliseconds; false (and buf "") when the start is unknown. */
 bool gd_event_utc(const gd_events *ev, double t, char *buf, size_t len);

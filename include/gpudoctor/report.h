@@ -36,10 +36,31 @@ size_t gd_report_summary_line(char *buf, size_t len, const gd_findings *fs, gd_s
 typedef struct gd_text_style {
     bool color; /* ANSI colours (a terminal, and NO_COLOR unset) */
     int width; /* columns to wrap prose at */
+    bool details; /* --details: every check, what each judged and why some did not */
 } gd_text_style;
 
-/* Human report of `check`: verdict first, then findings by severity. */
+/*
+ * Human report of `check`: the answer first (the verdict counting causes,
+ * what was judged in a line or two, the causes ranked with what to do),
+ * then the GPUs, each cause's evidence with its symptoms nested, the job;
+ * with st->details, every check ("Checked", "Not checked").
+ */
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st);
+
+/* What a command adds to that report: a section right under the verdict in
+ * place of the findings' ranked causes (`run`'s causes, ranked by the time
+ * each could win back: the answer first, said once), and one after the job
+ * (what `run --profile` profiled). Either may be NULL. */
+typedef struct gd_text_extra {
+    void (*under_verdict)(FILE *out, const gd_text_style *st, const void *ud);
+    void (*at_end)(FILE *out, const gd_text_style *st, const void *ud);
+    /* Whether the section under the verdict said finding x's fix (the
+     * findings below then leave it out), or NULL: none. */
+    bool (*said)(const gd_finding *x, const void *ud);
+    const void *ud;
+} gd_text_extra;
+void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st,
+                         const gd_text_extra *x);
 
 /* The job of `run` and `check --pid` (what was sampled, a per-second timeline
  * of GPU busy beside the job's and the host's CPU); nothing without a job. */
@@ -52,6 +73,11 @@ json_t *gd_report_job_json(const gd_facts *f);
  * tell, one readable block per GPU. */
 void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st, bool details);
 json_t *gd_info_json(const gd_facts *f);
+
+/* The causes[] array of a JSON report: the findings that count grouped
+ * into causes, each naming its findings and symptoms by their index in
+ * findings[] (docs/interface.md). Caller owns it. */
+json_t *gd_report_causes_json(const gd_findings *fs);
 
 /* The findings[] array of a JSON report (series: say each finding's timeline). */
 json_t *gd_report_findings_json(const gd_findings *fs, bool series);

@@ -7,8 +7,9 @@ module imports `sitecustomize`). It first runs the `sitecustomize` that was
 there before (the system's or a virtual environment's), then waits: nothing
 happens until the job imports torch. Once torch is imported it counts the
 job's steps, an optimizer step through torch's global hook (PyTorch 2.x,
-torch.optim.optimizer.register_optimizer_step_post_hook) or else a DataLoader
-batch, and profiles steps A to B (plus one that the analysis leaves out, as
+torch.optim.optimizer.register_optimizer_step_post_hook; in torch 1.13 the
+entry point its profiler calls after every optimizer step,
+Optimizer._optimizer_step_code) or else a DataLoader batch, and profiles steps A to B (plus one that the analysis leaves out, as
 Holistic Trace Analysis leaves out the last profiler step) with torch.profiler.
 The trace goes to GPUDOCTOR_PROFILE_DIR, one file per process (per rank under
 torchrun), with a small status file that says what happened and what the
@@ -60,6 +61,8 @@ class _Hook:
             "torch": None,
             "tensorflow": False,
             "mode": None,
+            "step_asked": mode,
+            "optimizer_hook": None,
             "steps": 0,
             "profiled_first": first,
             "profiled_last": last,
@@ -84,6 +87,10 @@ class _Hook:
             if self.mode_wanted != "batch" and post is not None:
                 post(self._on_optimizer_step)
                 self.status["mode"] = "optimizer"
+                self.status["optimizer_hook"] = "register_optimizer_step_post_hook"
+            elif self.mode_wanted != "batch" and self._patch_step_code(torch):
+                self.status["mode"] = "optimizer"
+                self.status["optimizer_hook"] = "_optimizer_step_code"
             elif self.mode_wanted == "optimizer":
                 self.status["error"] = "this torch (%s) has no global optimizer step hook" % self.status["torch"]
             else:
@@ -106,6 +113,25 @@ class _Hook:
 
         __next__.__wrapped__ = orig
         cls.__next__ = __next__
+
+    def _patch_step_code(self, torch):
+        """torch 1.13 has no global step hook, but every optimizer's step()
+        (wrapped by Optimizer._hook_for_profile) calls the empty
+        Optimizer._optimizer_step_code after it: the entry point its profiler
+        uses, here a step boundary. False where torch has none (< 1.13)."""
+        cls = getattr(getattr(torch, "optim", None), "Optimizer", None)  # 1.13 deletes torch.optim.optimizer
+        orig = getattr(cls, "_optimizer_step_code", None)
+        if orig is None:
+            return False
+        hook = self
+
+        def _optimizer_step_code(optimizer):
+            hook._on_optimizer_step(optimizer, (), {})  # boundary() catches its own errors
+            return orig(optimizer)
+
+        _optimizer_step_code.__wrapped__ = orig
+        cls._optimizer_step_code = _optimizer_step_code
+        return True
 
     def _on_optimizer_step(self, optimizer, args, kwargs):
         if self.optimizer is None:

@@ -191,7 +191,7 @@ void gd_episode_timeline(const gd_episode *e, const char *what, char *buf, size_
         return;
     size_t used = (size_t)n;
     if (!isnan(e->temp_first_c))
-        used += (size_t)snprintf(buf + used, len - used, " at %.0f C", e->temp_first_c);
+        used += (size_t)snprintf(buf + used, len - used, " with the GPU at %.0f C", e->temp_first_c);
     if (used < len && !isnan(e->clock_median_mhz))
         used += (size_t)snprintf(buf + used, len - used, ", SM %.0f MHz", e->clock_median_mhz);
     if (used < len && !isnan(e->clock_free_mhz))

@@ -66,7 +66,9 @@ double gd_loaded_clock_median(const gd_facts *f, size_t g);
 /* Median of metric m of GPU g over its loaded samples (NAN if none). */
 double gd_loaded_median(const gd_facts *f, size_t g, gd_metric m);
 
-/* "12.0 s: sw_thermal_slowdown at 86 C, SM 1410 MHz for 18.0 s (62% of load)". */
+/* "from 12.0 s: thermal slowdown with the GPU at 86 C, SM 1410 MHz (1980 MHz
+ * before), for 18.0 s (62% of the loaded time)": the temperature is the GPU
+ * core's at the first sample in the state. */
 void gd_episode_timeline(const gd_episode *e, const char *what, char *buf, size_t len);
 
 #endif

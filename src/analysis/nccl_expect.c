@@ -71,7 +71,12 @@ static double slower_link(const gd_facts *f, size_t a, size_t b, char *which, si
 static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
 {
     *e = (gd_nccl_edge){
-        .gpu_a = f->gpus[a].index, .gpu_b = f->gpus[b].index, .gbps = NAN, .efficiency = NAN, .now_gbps = NAN};
+        .gpu_a = f->gpus[a].index,
+        .gpu_b = f->gpus[b].index,
+        .gbps = NAN,
+        .efficiency = NAN,
+        .now_gbps = NAN,
+        .rate_gbps = NAN};
     gd_p2p_path p;
     bool known = gd_p2p_path_of(f, a, b, &p) == 0 && !isnan(p.gbps);
     int st = p2p_status(f, a, b);
@@ -87,6 +92,7 @@ static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
             e->gbps = p.cpu_gbps;
             e->efficiency = 1;
         }
+        e->rate_gbps = e->gbps;
         snprintf(e->limit, sizeof e->limit,
                  "the driver denies peer access between GPU %d and GPU %d (P2P status %d): NCCL stages through "
                  "host memory, about %s of %s%s",
@@ -102,6 +108,7 @@ static void edge_of(const gd_facts *f, size_t a, size_t b, gd_nccl_edge *e)
     e->gbps = cpu ? p.cpu_gbps : p.gbps; /* the CPUs' rate is what a copy reaches already */
     e->efficiency = cpu ? 1 : gd_p2p_route_efficiency(p.route);
     e->now_gbps = gd_p2p_path_expected(&p, true);
+    e->rate_gbps = gd_p2p_path_rate(&p, true);
     e->downtrained = p.downtrained;
     snprintf(e->limit, sizeof e->limit, "%s", p.limit);
 }

@@ -35,6 +35,12 @@ double gd_p2p_path_expected(const gd_p2p_path *p, bool now)
     return !isnan(p->cpu_gbps) && (isnan(links) || p->cpu_gbps < links) ? p->cpu_gbps : links;
 }
 
+double gd_p2p_path_rate(const gd_p2p_path *p, bool now)
+{
+    double links = now && !isnan(p->gbps_now) ? p->gbps_now : p->gbps;
+    return !isnan(p->cpu_gbps) && (isnan(links) || p->cpu_gbps < links) ? p->cpu_gbps : links;
+}
+
 bool gd_p2p_path_cpu_limited(const gd_p2p_path *p)
 {
     return !isnan(p->cpu_gbps) && !(p->gbps * gd_p2p_route_efficiency(p->route) <= p->cpu_gbps);
@@ -90,11 +96,15 @@ static int nvlink_path(const gd_facts *f, size_t a, size_t b, gd_p2p_path *out)
     out->gbps = best * out->link_gbps;
     out->gbps_now = out->nvlinks * out->link_gbps;
     const char *v = version_of(&f->gpus[a]);
-    int len = snprintf(out->limit, sizeof out->limit, "%d NVLink%s%s links x %.4g GB/s%s", best, *v ? " " : "", v,
-                       out->link_gbps, guessed ? " (rate assumed: no version or speed read)" : "");
-    if (out->nvlinks < best && len > 0 && (size_t)len < sizeof out->limit)
-        snprintf(out->limit + len, sizeof out->limit - (size_t)len, "; %d of them active on this pair",
-                 out->nvlinks);
+    /* The rate is the active links' (17 x 25 = 425), the healthy pair's beside it. */
+    if (out->nvlinks < best)
+        snprintf(out->limit, sizeof out->limit,
+                 "%d of %d NVLink%s%s links active on this pair x %.4g GB/s = %.1f GB/s (%.1f with all %d)%s",
+                 out->nvlinks, best, *v ? " " : "", v, out->link_gbps, out->gbps_now, out->gbps, best,
+                 guessed ? "; rate assumed: no version or speed read" : "");
+    else
+        snprintf(out->limit, sizeof out->limit, "%d NVLink%s%s links x %.4g GB/s = %.1f GB/s%s", best, *v ? " " : "",
+                 v, out->link_gbps, out->gbps, guessed ? " (rate assumed: no version or speed read)" : "");
     return 0;
 }
 
@@ -163,14 +173,15 @@ static void pcie_path(const gd_pcie_gpu *x, const gd_pcie_gpu *y, gd_p2p_path *o
     gd_pcie_copy(out->slowest_bdf, sizeof out->slowest_bdf, worst->bdf);
     int gm = gd_ok(worst->gen_max) ? (int)worst->gen_max.v : 0, wm = gd_ok(worst->width_max) ? (int)worst->width_max.v : 0;
     if (out->downtrained)
-        snprintf(out->limit, sizeof out->limit, "the link of %s %s, trained at Gen%d x%d of Gen%d x%d (%.1f GB/s)",
+        snprintf(out->limit, sizeof out->limit,
+                 "the link of %s %s, trained at Gen%d x%d of Gen%d x%d (%.1f GB/s; %.1f when trained fully)",
                  hop_role(worst), worst->bdf,
                  worst == &x->hops[0] || worst == &y->hops[0] || worst == &x->hops[1] || worst == &y->hops[1]
                      ? gm
                      : (int)worst->gen.v,
-                 (int)worst->width.v, gm, wm, eff);
+                 (int)worst->width.v, gm, wm, eff, out->gbps);
     else
-        snprintf(out->limit, sizeof out->limit, "Gen%d x%d PCIe links", gm, wm);
+        snprintf(out->limit, sizeof out->limit, "Gen%d x%d PCIe links (%.1f GB/s)", gm, wm, out->gbps);
 }
 
 /* The PCI vendor of the root port above x, 0 unknown. */

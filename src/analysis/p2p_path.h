@@ -58,6 +58,12 @@ double gd_p2p_route_efficiency(gd_p2p_route r);
  * the links as they run now (gbps_now) instead of what they can. */
 double gd_p2p_path_expected(const gd_p2p_path *p, bool now);
 
+/* The path's rate, GB/s per direction: its slowest hop (a path is as fast
+ * as that): the links at what they can train to, or (`now`) as they run
+ * now, and across the CPUs their link at what a copy over it carries. NAN
+ * unknown. What `limit` says and evidence shows as the path's rate. */
+double gd_p2p_path_rate(const gd_p2p_path *p, bool now);
+
 /* True when the link between the CPUs, not the PCIe links, sets what a
  * healthy copy on p reaches. */
 bool gd_p2p_path_cpu_limited(const gd_p2p_path *p);

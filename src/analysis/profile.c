@@ -73,11 +73,30 @@ void gd_profile_explain(gd_profile *p)
                  "trace')");
     else if (!torch)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the job never imported torch");
+    else if (steps == 0 && strcmp(torch->mode, "batch") == 0 && strcmp(torch->step_asked, "batch") == 0)
+        snprintf(p->not_profiled, sizeof p->not_profiled,
+                 "the job iterated no DataLoader, and GPUDOCTOR_PROFILE_STEP=batch counts a step per DataLoader "
+                 "batch only (unset it to count optimizer steps, torch %s)",
+                 torch->torch);
+    else if (steps == 0 && strcmp(torch->mode, "batch") == 0)
+        /* Its optimizer may well have stepped: without a global hook no step of it can be counted. */
+        snprintf(p->not_profiled, sizeof p->not_profiled,
+                 "the job never stepped as the hook counts steps: torch %s has no global optimizer step hook "
+                 "(torch 2.0 added one; 1.13 has its profiler's step entry), so a step is a DataLoader batch, and "
+                 "this job iterated no DataLoader: feed its batches through a torch.utils.data.DataLoader, or run "
+                 "it with torch 1.13 or newer",
+                 torch->torch);
     else if (steps == 0)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the job never stepped (torch %s: no %s counted)",
                  torch->torch, strcmp(torch->mode, "optimizer") == 0 ? "optimizer step" : "DataLoader batch");
+    else if (steps >= 2) /* the step after the last profiled one ends it: steps A..steps-1 fit */
+        snprintf(p->not_profiled, sizeof p->not_profiled,
+                 "the job ended after %ld steps, before step %ld where profiling starts: --profile-steps %ld:%ld "
+                 "fits it",
+                 steps, p->first, steps >= 4 ? 2L : 1L, steps - 1);
     else
         snprintf(p->not_profiled, sizeof p->not_profiled,
-                 "the job ended after %ld steps, before step %ld where profiling starts (--profile-steps)", steps,
-                 p->first);
+                 "the job ended after %ld step, before step %ld where profiling starts: a profile needs two steps "
+                 "(the last one ends the profiled step)",
+                 steps, p->first);
 }

@@ -30,6 +30,10 @@ typedef struct gd_profile_proc {
     char torch[32]; /* torch.__version__, "" when the process never imported torch */
     bool tensorflow; /* it imported TensorFlow */
     char mode[16]; /* "optimizer" (the global optimizer step hook), "batch" (DataLoader batches), "" */
+    char step_asked[16]; /* GPUDOCTOR_PROFILE_STEP: "auto", "optimizer", "batch"; "" from an older hook */
+    /* What counts an optimizer step: "register_optimizer_step_post_hook" (torch 2.x), "_optimizer_step_code"
+     * (torch 1.13, its profiler's entry), "" */
+    char optimizer_hook[40];
     long steps; /* steps it counted */
     char trace[256]; /* its trace file's name in the folder, "" when none */
     char error[256]; /* what went wrong in the hook, "" */

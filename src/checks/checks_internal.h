@@ -26,6 +26,24 @@ static inline gd_severity gd_loss_severity(double impact_pct, double loaded_shar
     return loaded_share >= GD_THROTTLE_CRITICAL_SHARE ? GD_SEV_CRITICAL : GD_SEV_WARNING;
 }
 
+/* advice.c: a fix chosen for where it is read and for the finding's
+ * severity. A check with more than one place or severity keeps its texts as
+ * cases, most particular first, the last fitting everywhere. */
+#define GD_AT_BIT(w) (1u << (unsigned)(w)) /* a command (gd_where) */
+#define GD_AT_JOB (1u << 16) /* a job is watched: check --pid, run */
+#define GD_AT_CAPTURE (1u << 17) /* the facts are a capture (--from) */
+#define GD_AT_ANY 0u
+typedef struct gd_fix_case {
+    unsigned at; /* where it fits: any of these GD_AT_* bits; GD_AT_ANY everywhere */
+    unsigned severities; /* GD_SEVS_* bits; 0 any severity */
+    const char *text;
+} gd_fix_case;
+/* Where out is read: its command's bit, GD_AT_JOB and GD_AT_CAPTURE. */
+unsigned gd_where_bits(const gd_facts *f, const gd_findings *out);
+/* The text of the first case that fits where out is read and sev; NULL when none does. */
+const char *gd_fix_pick(const gd_fix_case *cases, size_t n, const gd_facts *f, const gd_findings *out, gd_severity sev);
+#define GD_FIX_PICK(cases, f, out, sev) gd_fix_pick((cases), sizeof(cases) / sizeof((cases)[0]), (f), (out), (sev))
+
 /* driver.c */
 void gd_check_driver_missing(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_gpu_none(const gd_check *self, const gd_facts *f, gd_findings *out);
@@ -34,6 +52,22 @@ void gd_check_capture_limits(const gd_check *self, const gd_facts *f, gd_finding
 /* health.c */
 void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out);
+/* health.c: a GPU that fell off the bus, one instruction whichever finding
+ * tells it (lead: what said so, ending in ". "; gpu may be NULL). */
+void gd_off_bus_fix(const gd_gpu *gpu, const char *lead, char *fix, size_t len);
+/* The same GPU back: it answered a whole window after it fell off. */
+void gd_off_bus_back_fix(const gd_gpu *gpu, const char *lead, char *fix, size_t len);
+/* A fault that says GPU index is gone (Xid xid, or 0 for the kernel log's
+ * words) beside NVML's readings of it: whether they agree, and when they do
+ * not, a clause for the title (said) and ev's "gpu_answered". */
+typedef enum gd_gone_answer {
+    GD_GONE_CONSISTENT = 0, /* lost, or no reading of it: nothing to say */
+    GD_GONE_ANSWERED_AFTER, /* the session saw the fault, then readings: stale, or it came back */
+    GD_GONE_BEFORE, /* every reading of the window, no fault seen in it: the fault predates it */
+    GD_GONE_READ_BEFORE, /* the readings end before the session saw the fault */
+    GD_GONE_ORDER_UNKNOWN, /* a capture, or nothing watched: which came first is not known */
+} gd_gone_answer;
+gd_gone_answer gd_gone_but_answering(const gd_facts *f, int index, int xid, json_t *ev, char *said, size_t len);
 /* health_events.c */
 void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out);
 void gd_check_driver_unresponsive(const gd_check *self, const gd_facts *f, gd_findings *out);
@@ -98,6 +132,7 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
 void gd_check_bench_gemm_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_membw_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_bench_above_datasheet(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out);

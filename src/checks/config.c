@@ -75,10 +75,27 @@ void gd_check_config_compute_mode(const gd_check *self, const gd_facts *f, gd_fi
     static const char id[] = "config.compute_mode";
     json_t *prohibited =
         gpus_where(f, out, id, offsetof(gd_gpu, compute_mode), NVML_COMPUTEMODE_PROHIBITED, "compute mode");
+    /* Prohibited refuses new contexts; one made before it was set runs on.
+     * A busy GPU is said so, not "no process can use it" beside its load. */
+    double busy = -1;
+    for (size_t i = 0; i < json_array_size(prohibited); i++)
+        for (size_t g = 0; g < f->gpu_count; g++)
+            if (f->gpus[g].index == json_integer_value(json_array_get(prohibited, i)))
+                for (size_t k = 0; k < f->series.n; k++) {
+                    gd_value u = gd_series_at(&f->series, k, g, GD_M_UTIL_GPU_PCT);
+                    busy = gd_ok(u) && u.v > busy ? u.v : busy;
+                }
+    char what[200] = "compute mode Prohibited: no new CUDA context can be created on it";
+    if (busy >= 1)
+        snprintf(what, sizeof what,
+                 "compute mode Prohibited: no new CUDA context can be created; the processes already on it keep "
+                 "running (up to %.0f %% busy)",
+                 busy);
     add_setting(out, id, GD_SEV_CRITICAL, prohibited, "nvml:nvmlDeviceGetComputeMode",
-                "Compute mode Prohibited allows no CUDA context: 'sudo nvidia-smi -i N -c DEFAULT'. Find out "
-                "who set it (a maintenance drain, a scheduler prolog) before changing it back.",
-                "compute mode Prohibited: no CUDA process can use it");
+                "Compute mode Prohibited refuses every new CUDA context: the processes already on the GPU run on, "
+                "the next job fails to start. 'sudo nvidia-smi -i N -c DEFAULT'. Find out who set it (a "
+                "maintenance drain, a scheduler prolog) before changing it back.",
+                what);
     /* Exclusive modes are deliberate on shared clusters; they block a
      * second process (DataLoader workers touching CUDA, MPS, a monitor). */
     json_t *excl = json_array();

@@ -4,6 +4,120 @@
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
+/* One instruction for a GPU that fell off the bus, whichever finding tells
+ * it (health.gpu_lost from NVML or the kernel log, health.xid's Xid 79):
+ * NVIDIA's Xid catalog files Xid 79 under a reboot, since a GPU reset does
+ * not reach a GPU the bus lost (data/xid.tsv). */
+void gd_off_bus_fix(const gd_gpu *gpu, const char *lead, char *fix, size_t len)
+{
+    snprintf(fix, len,
+             "%sIt stays unusable until the node reboots: a GPU reset ('nvidia-smi -r') does not reach a GPU the "
+             "bus lost. Stop the jobs on the node, collect 'nvidia-bug-report.sh', and reboot it, with a cold power "
+             "cycle ('ipmitool chassis power cycle') if the GPU is still missing after. If it falls off again: "
+             "reseat the card and its power cables, check the riser or baseboard, PSU capacity and temperatures, "
+             "then open an RMA with the serial %s.",
+             lead, gpu && gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+}
+
+/* The instruction for a GPU that fell off the bus before the window and
+ * answered all of it: it came back (a re-scan of the bus, a reset, a
+ * reboot); what is left to do is what a second time would call for. */
+void gd_off_bus_back_fix(const gd_gpu *gpu, const char *lead, char *fix, size_t len)
+{
+    snprintf(fix, len,
+             "%sIt answers now, so it came back since (a re-scan of the bus, a reset or a reboot): nothing to reboot "
+             "for it today. Keep the kernel log's lines with the node's records and watch for a repeat ('dmesg -T | "
+             "grep -i xid'); if it falls off again: reseat the card and its power cables, check the riser or "
+             "baseboard, PSU capacity and temperatures, then open an RMA with the serial %s.",
+             lead, gpu && gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+}
+
+/* The span of the window in which GPU g answered NVML (any of its readings). */
+static bool answered_span(const gd_facts *f, size_t g, double *first, double *last, gd_value *util_last)
+{
+    static const gd_metric ms[] = {GD_M_UTIL_GPU_PCT, GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ};
+    *first = *last = NAN;
+    *util_last = (gd_value){.status = GD_ST_NOT_SUPPORTED};
+    for (size_t i = 0; i < f->series.n; i++) {
+        bool ok = false;
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+            ok |= gd_ok(gd_series_at(&f->series, i, g, ms[k]));
+        if (!ok)
+            continue;
+        if (isnan(*first))
+            *first = gd_series_t(&f->series, i);
+        *last = gd_series_t(&f->series, i);
+        gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
+        if (gd_ok(u))
+            *util_last = u;
+    }
+    return !isnan(*first);
+}
+
+gd_gone_answer gd_gone_but_answering(const gd_facts *f, int index, int xid, json_t *ev, char *said, size_t len)
+{
+    said[0] = '\0';
+    size_t g = 0;
+    while (g < f->gpu_count && f->gpus[g].index != index)
+        g++;
+    double first, last;
+    gd_value util;
+    if (g == f->gpu_count || f->gpus[g].lost || !answered_span(f, g, &first, &last, &util))
+        return GD_GONE_CONSISTENT;
+    /* The fault's own time, where the session saw it: from the session's
+     * sums, which keep it however many events came after (the ring of the
+     * newest would let it go). */
+    double fault_t = NAN;
+    for (size_t i = 0; xid && i < f->events.sum_count; i++) {
+        gd_event_sum e;
+        if (f->events.sums[i].kind == GD_EV_XID && f->events.sums[i].gpu == (int)g &&
+            f->events.sums[i].code == xid && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e) &&
+            (isnan(fault_t) || e.first_t < fault_t))
+            fault_t = e.first_t;
+    }
+    /* Short: it ends a title (the evidence has the times). */
+    char busy[48] = "";
+    if (gd_ok(util))
+        snprintf(busy, sizeof busy, " (%.0f%% busy at %.1f s)", util.v, last);
+    else
+        snprintf(busy, sizeof busy, " (to %.1f s)", last);
+    gd_gone_answer a;
+    if (f->captured) {
+        a = GD_GONE_ORDER_UNKNOWN;
+        snprintf(said, len, "the capture still reads it%s: taken before the fault, or after it came back",
+                 gd_ok(util) ? busy : "");
+    } else if (!isnan(fault_t) && last <= fault_t) {
+        a = GD_GONE_READ_BEFORE;
+        snprintf(said, len, "its readings (to %.1f s) came before the fault (at %.1f s)", last, fault_t);
+    } else if (!isnan(fault_t)) {
+        a = GD_GONE_ANSWERED_AFTER;
+        snprintf(said, len, "it answered after it%s: stale readings, or it came back", busy);
+    } else if (isnan(fault_t) && (f->events.xid_watched || f->events.kernel_log_followed) &&
+               last - first >= GD_HEALTH_REREAD_S) {
+        /* A window long enough to have seen the fault, had it come in it. */
+        a = GD_GONE_BEFORE;
+        snprintf(said, len, "before this window: it answered all of it%s, so it came back", busy);
+    } else if (last - first < GD_HEALTH_REREAD_S) {
+        a = GD_GONE_ORDER_UNKNOWN; /* a snapshot: too short to say it came back */
+        snprintf(said, len, "it still answers%s: the fault came before", busy);
+    } else {
+        a = GD_GONE_ORDER_UNKNOWN;
+        snprintf(said, len, "it answered all of this window%s: the fault came before", busy);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "first_s", gd_json_number(first));
+    json_object_set_new(o, "last_s", gd_json_number(last));
+    json_object_set_new(o, "util_pct_last", gd_json_value(util));
+    json_object_set_new(o, "fault_s", isnan(fault_t) ? json_null() : gd_json_number(fault_t));
+    json_object_set_new(o, "readings",
+                        json_string(a == GD_GONE_BEFORE           ? "after the fault: the GPU came back"
+                                    : a == GD_GONE_ANSWERED_AFTER ? "after the fault: stale, or the GPU came back"
+                                    : a == GD_GONE_READ_BEFORE    ? "before the fault"
+                                                                  : "order not known"));
+    json_object_set_new(ev, "gpu_answered", o);
+    return a;
+}
+
 static bool nvml_lost(const gd_facts *f, int index)
 {
     for (size_t g = 0; g < f->gpu_count; g++)
@@ -39,7 +153,9 @@ static void kernel_lost(const gd_facts *f, const char *pci, gd_findings *out)
         json_t *m = json_object();
         json_object_set_new(m, "kind", json_string(e->kind));
         json_object_set_new(m, "count", json_integer((json_int_t)e->count));
-        json_object_set_new(m, "last_seen", json_string(e->when));
+        char when[80];
+        gd_log_when(e->when, when, sizeof when);
+        json_object_set_new(m, "last_seen", json_string(when));
         json_object_set_new(m, "last_message", json_string(e->text));
         json_array_append_new(msgs, m);
         size_t used = strlen(kinds);
@@ -56,22 +172,30 @@ static void kernel_lost(const gd_facts *f, const char *pci, gd_findings *out)
     char src[600];
     snprintf(src, sizeof src, "kernel log: %s", s->kernel_log_source);
     json_object_set_new(ev, "source", json_string(src));
-    char fix[768];
-    snprintf(fix, sizeof fix,
-             "The NVIDIA driver says the GPU%s%s is gone: it is not usable until it comes back. "
-             "Stop the jobs on the node; try a GPU reset ('nvidia-smi -r' as root) or a reboot, with a cold power "
-             "cycle if it does not come back. If it recurs: reseat the card and its power cables, check the riser "
-             "or baseboard, PSU capacity and temperatures ('lspci -vv -s %s' shows whether the device still "
-             "answers), then open an RMA.",
-             pci[0] ? " at " : "", pci, pci[0] ? pci : "<address>");
+    char lead[448], fix[1024], answered[320] = "", also[330] = "";
+    snprintf(lead, sizeof lead, "The NVIDIA driver says the GPU%s%s is gone (%s). ", pci[0] ? " at " : "", pci, kinds);
+    const gd_gpu *own = NULL;
+    for (size_t g = 0; gpu >= 0 && g < f->gpu_count; g++)
+        if (f->gpus[g].index == gpu)
+            own = &f->gpus[g];
+    gd_gone_answer a = gpu >= 0 ? gd_gone_but_answering(f, gpu, 0, ev, answered, sizeof answered) : GD_GONE_CONSISTENT;
+    if (a == GD_GONE_BEFORE)
+        gd_off_bus_back_fix(own, lead, fix, sizeof fix);
+    else
+        gd_off_bus_fix(own, lead, fix, sizeof fix);
+    if (answered[0])
+        snprintf(also, sizeof also, "; %s", answered);
+    /* Back and answering: a warning with no loss now; gone: the GPU's whole share. */
+    gd_severity sev = a == GD_GONE_BEFORE ? GD_SEV_WARNING : GD_SEV_CRITICAL;
+    double impact = a == GD_GONE_BEFORE ? NAN : 100.0;
     if (gpu >= 0)
-        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, gpu, ev, 100.0, fix,
-                       "GPU %d (PCI %s) %s, says the driver in the kernel log", gpu, pci, kinds);
+        gd_finding_add(out, "health.gpu_lost", sev, gpu, ev, impact, fix,
+                       "GPU %d (PCI %s) %s, says the driver in the kernel log%s", gpu, pci, kinds, also);
     else if (!pci[0])
-        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, GD_NO_GPU, ev, 100.0, fix,
+        gd_finding_add(out, "health.gpu_lost", sev, GD_NO_GPU, ev, impact, fix,
                        "An NVIDIA GPU %s, says the driver in the kernel log (no address given)", kinds);
     else
-        gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, GD_NO_GPU, ev, 100.0, fix,
+        gd_finding_add(out, "health.gpu_lost", sev, GD_NO_GPU, ev, impact, fix,
                        "The NVIDIA GPU at PCI %s %s, says the driver in the kernel log (%s)", pci, kinds,
                        f->gpu_count ? "no GPU of this report has that address" : "the capture has no GPU list");
 }
@@ -98,18 +222,16 @@ void gd_check_gpu_lost(const gd_check *self, const gd_facts *f, gd_findings *out
         json_object_set_new(ev, "lost_at_s", gd_json_number(gpu->lost_at_s));
         json_object_set_new(ev, "call", json_string(gpu->lost_call));
         json_object_set_new(ev, "nvml_return", json_integer(gpu->lost_code));
+        json_object_set_new(ev, "nvml_error", json_string(gd_nvml_return_name(gpu->lost_code)));
         json_object_set_new(ev, "pci_bus_id", json_string(gpu->pci_bus_id));
         char src[96];
         snprintf(src, sizeof src, "nvml:%s", gpu->lost_call);
         json_object_set_new(ev, "source", json_string(src));
         char fix[768];
-        snprintf(fix, sizeof fix,
-                 "The GPU has fallen off the bus. Look for Xid 79 (or 48, 74, 94, 95) in "
-                 "'dmesg -T | grep -i xid'. Stop the jobs on it, then try 'nvidia-smi -r -i %d' "
-                 "(GPU reset, as root); if that fails, reboot. If it happens again: reseat the "
-                 "card and its power cables, check the riser or baseboard, PSU capacity and "
-                 "temperatures, and open an RMA with the serial %s.",
-                 gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+        gd_off_bus_fix(gpu,
+                       "NVML lost the GPU: it has fallen off the bus ('dmesg -T | grep -i xid' shows the Xid, 79 for "
+                       "off the bus). ",
+                       fix, sizeof fix);
         gd_finding_add(out, "health.gpu_lost", GD_SEV_CRITICAL, gpu->index, ev, 100.0, fix,
                        "GPU %d (%s) stopped answering at %.1f s of the window", gpu->index,
                        gpu->pci_bus_id[0] ? gpu->pci_bus_id : "unknown bus id", gpu->lost_at_s);

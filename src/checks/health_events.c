@@ -37,6 +37,7 @@ static json_t *span_json(const gd_events *ev, const gd_event_sum *from, const gd
     json_object_set_new(e, key, ended ? gd_json_number(back_t) : json_null());
     json_object_set_new(e, back_key, ended ? json_string(again) : json_null());
     json_object_set_new(e, "nvml_return", json_integer(from->first_value));
+    json_object_set_new(e, "nvml_error", json_string(gd_nvml_return_name((int)from->first_value)));
     if (from->count > 1) {
         char last[32];
         gd_event_clock(ev, from->last_t, last, sizeof last);
@@ -59,7 +60,7 @@ void gd_check_gpu_came_back(const gd_facts *f, gd_findings *out)
         char at[64], again[64], times[64];
         json_t *e = span_json(ev, &lost, has_back ? &back : NULL, "lost_at", "back_at", at, again, times, sizeof at);
         json_object_set_new(e, "call", json_string(lost.what));
-        json_object_set_new(e, "source", json_string("nvml: the session's samples"));
+        json_object_set_new(e, "source", json_string("nvml: the window's samples"));
         char fix[512];
         snprintf(fix, sizeof fix,
                  "A GPU that drops off and comes back is failing: what ran on it then is suspect. Look for Xid 79 "

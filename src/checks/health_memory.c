@@ -4,10 +4,27 @@
  * (common/DcgmGPUHardwareLimits.h), see thresholds.h. */
 #include "checks_internal.h"
 
+/* A counter's name as the evidence's other keys say it (the events' names are the sampler's). */
+static const char *counter_words(const char *what)
+{
+    static const char *const names[][2] = {
+        {"ecc_volatile_uncorrected", "volatile_uncorrected"},
+        {"ecc_aggregate_uncorrected", "aggregate_uncorrected"},
+        {"retired_pages_dbe", "retired_pages (double-bit errors)"},
+        {"retired_pages_sbe", "retired_pages (single-bit errors)"},
+        {"remap_unc_rows", "remapped_rows_uncorrectable"},
+        {"remap_corr_rows", "remapped_rows_correctable"},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(what, names[k][0]) == 0)
+            return names[k][1];
+    return what;
+}
+
 /*
  * The rises of the named counters of GPU g while the session ran (counters
  * re-read every GD_HEALTH_REREAD_S), from the events' sums (every rise of
- * the session): into ev's "new_in_session", one entry per counter, and as
+ * the session): into ev's "new_in_window", one entry per counter, and as
  * "; 2 new uncorrectable errors at 14:02:11" into `said` ("" when none).
  * Of several names, the largest total counts (volatile and aggregate ECC
  * counters rise together).
@@ -29,13 +46,13 @@ static void session_rise(const gd_facts *f, size_t g, const char *const *names, 
             char at[32];
             gd_event_clock(&f->events, e.last_t, at, sizeof at);
             json_t *o = json_object();
-            json_object_set_new(o, "counter", json_string(e.what));
+            json_object_set_new(o, "counter", json_string(counter_words(e.what)));
             json_object_set_new(o, "increase", json_integer(e.total));
             json_object_set_new(o, "at", json_string(at));
-            json_object_set_new(o, "t_s", json_real(e.last_t));
+            json_object_set_new(o, "at_s", json_real(e.last_t));
             if (e.count > 1) { /* rose more than once: when it began */
                 json_object_set_new(o, "rises", json_integer((json_int_t)e.count));
-                json_object_set_new(o, "first_t_s", json_real(e.first_t));
+                json_object_set_new(o, "first_at_s", json_real(e.first_t));
             }
             json_array_append_new(list, o);
             if (e.total > best || (e.total == best && e.last_t > last_t)) {
@@ -48,7 +65,7 @@ static void session_rise(const gd_facts *f, size_t g, const char *const *names, 
         json_decref(list);
         return;
     }
-    json_object_set_new(ev, "new_in_session", list);
+    json_object_set_new(ev, "new_in_window", list);
     char at[32];
     gd_event_clock(&f->events, last_t, at, sizeof at);
     snprintf(said, len, "; %lld new %s%s at %s", best, noun, best == 1 ? "" : "s", at);
@@ -84,15 +101,37 @@ static void ecc_fix(const gd_gpu *gpu, bool now, const char *repaired, char *fix
                  repaired, gpu->index, serial);
         return;
     }
+    /* A reset is asked for what it does: a pending repair takes effect at the
+     * next reset; with none pending there is nothing for it to apply. */
+    bool pending = (gd_ok(gpu->remap_pending) && gpu->remap_pending.v > 0) ||
+                   (gd_ok(gpu->retired_pages_pending) && gpu->retired_pages_pending.v > 0);
+    bool none_pending = !pending && (gd_ok(gpu->remap_pending) || gd_ok(gpu->retired_pages_pending));
+    char reset[400];
+    if (pending)
+        snprintf(reset, sizeof reset,
+                 "Drain the GPU and reset it ('nvidia-smi -r -i %d') so the pending repair takes effect", gpu->index);
+    else if (none_pending && now)
+        snprintf(reset, sizeof reset,
+                 "No repair waits for a reset (0 rows or pages pending): Xid 94 (contained) needs only the job "
+                 "restarted; Xid 48 or 95 (uncontained) needs the GPU drained and reset ('nvidia-smi -r -i %d') "
+                 "before the next job",
+                 gpu->index);
+    else if (none_pending)
+        snprintf(reset, sizeof reset,
+                 "No repair waits for a reset (0 rows or pages pending), so there is nothing to drain now; the "
+                 "counts after each job show whether errors come back");
+    else
+        snprintf(reset, sizeof reset,
+                 "Drain the GPU and reset it ('nvidia-smi -r -i %d') so a pending repair, if any, takes effect",
+                 gpu->index);
     snprintf(fix, len,
              "%sLook for Xid 48/63/94/95 in 'dmesg -T | grep -i xid' and check 'nvidia-smi -q -d "
-             "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. Drain the GPU and reset it ('nvidia-smi -r -i %d') "
-             "so pending remaps take effect; if errors come back or remapping failed, open an RMA with "
-             "serial %s.",
+             "ECC,ROW_REMAPPER,PAGE_RETIREMENT -i %d'. %s. If errors come back or remapping failed, open an RMA "
+             "with serial %s.",
              now ? "Uncorrectable errors since the driver loaded: the job on this GPU may have computed "
                    "with bad data or been killed. "
                  : "Uncorrectable errors in the GPU's lifetime (none since the driver loaded). ",
-             gpu->index, gpu->index, serial);
+             gpu->index, reset, serial);
 }
 
 void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -179,9 +179,9 @@ json_t *gd_input_evidence(const gd_facts *f, const gpu_wait *w, const host_side 
     json_object_set_new(ev, "gpus_found_by", json_string(gd_link_rule_key(w->rule)));
     json_object_set_new(ev, "gpus_linked", json_string(w->why));
     json_object_set_new(ev, "gpu_busy_pct_mean", gd_json_number(round(w->busy_pct * 10) / 10));
-    json_object_set_new(ev, "gpu_low_share", gd_json_number(round(w->low_share * 100) / 100));
+    json_object_set_new(ev, "gpu_low_pct", gd_json_number(round(w->low_share * 1000) / 10));
     json_object_set_new(ev, "job_cores_mean", gd_json_number(round(h->cores * 100) / 100));
-    json_object_set_new(ev, "host_busy_share", gd_json_number(round(h->host_busy * 100) / 100));
+    json_object_set_new(ev, "host_busy_pct", gd_json_number(round(h->host_busy * 1000) / 10));
     json_object_set_new(ev, "processes_max", json_integer((json_int_t)j->procs_max));
     json_object_set_new(ev, "job_samples", json_integer((json_int_t)h->n));
     json_object_set_new(ev, "source",
@@ -245,11 +245,11 @@ void gd_check_input_single_thread(const gd_check *self, const gd_facts *f, gd_fi
     json_object_set_new(ev, "thread_comm", json_string(top->comm));
     json_object_set_new(ev, "thread_process", json_string(who));
     json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
-    json_object_set_new(ev, "thread_saturated_share",
-                        gd_json_number(round(100.0 * top->saturated / top->measured) / 100));
+    json_object_set_new(ev, "thread_saturated_pct",
+                        gd_json_number(round(1000.0 * top->saturated / top->measured) / 10));
     double runnable = top->seen ? (double)top->running / top->seen : 0;
     bool starved = core < GD_INPUT_RUNNABLE_MIN_CORE; /* it wants a core and gets less: other work holds it */
-    json_object_set_new(ev, "thread_runnable_share", gd_json_number(round(runnable * 100) / 100));
+    json_object_set_new(ev, "thread_runnable_pct", gd_json_number(round(runnable * 1000) / 10));
     json_object_set_new(ev, "cause", json_string(starved ? "cpu_starved" : "one_thread"));
     if (starved)
         gd_finding_add(out, "input.single_thread", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, single_fix,
@@ -317,10 +317,10 @@ void gd_check_input_io_wait(const gd_check *self, const gd_facts *f, gd_findings
         return;
     gpu_wait w = gd_input_gpu_wait(f);
     json_t *ev = gd_input_evidence(f, &w, &h);
-    json_object_set_new(ev, "disk_wait_share", gd_json_number(round(d_share * 100) / 100));
+    json_object_set_new(ev, "disk_wait_pct", gd_json_number(round(d_share * 1000) / 10));
     json_object_set_new(ev, "io_pressure_some_avg10_pct", isnan(h.psi_io) ? json_null() : gd_json_number(h.psi_io));
-    json_object_set_new(ev, "host_iowait_share",
-                        isnan(h.iowait) ? json_null() : gd_json_number(round(h.iowait * 100) / 100));
+    json_object_set_new(ev, "host_iowait_pct",
+                        isnan(h.iowait) ? json_null() : gd_json_number(round(h.iowait * 1000) / 10));
     gd_finding_add(out, "input.io_wait", GD_SEV_WARNING, GD_NO_GPU, ev, NAN, io_fix,
                    "the job waits on storage: a thread in disk wait in %.0f%% of the samples%s", d_share * 100,
                    pressure ? ", IO pressure high" : "");
@@ -358,7 +358,7 @@ void gd_check_input_swapping(const gd_check *self, const gd_facts *f, gd_finding
     if (share < GD_SWAP_MIN_SHARE)
         return;
     json_t *ev = json_object();
-    json_object_set_new(ev, "swapping_share", gd_json_number(round(share * 100) / 100));
+    json_object_set_new(ev, "swapping_pct", gd_json_number(round(share * 1000) / 10));
     json_object_set_new(ev, "swap_pages_per_s_peak", gd_json_number(round(peak)));
     json_object_set_new(ev, "source", json_string("proc:vmstat pswpin,pswpout"));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, swap_fix,

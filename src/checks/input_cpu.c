@@ -145,7 +145,7 @@ void gd_check_input_affinity_narrow(const gd_check *self, const gd_facts *f, gd_
     json_object_set_new(ev, "host_cpus", json_integer(j->host_cpus));
     json_object_set_new(ev, "threads_runnable_mean", gd_json_number(round(h.running * 10) / 10));
     json_object_set_new(ev, "threads_active", json_integer((json_int_t)active));
-    json_object_set_new(ev, "full_share", gd_json_number(round(full * 100) / 100));
+    json_object_set_new(ev, "full_pct", gd_json_number(round(full * 1000) / 10));
     json_object_set_new(ev, "source",
                         json_string("proc:PID/status Cpus_allowed_list, /proc/stat cpuN, "
                                     "PID/task/TID/stat; nvml:nvmlDeviceGetUtilizationRates"));

@@ -92,15 +92,15 @@ void gd_check_input_gil_contention(const gd_check *self, const gd_facts *f, gd_f
     json_object_set_new(ev, "process_pid", json_integer(best->pid));
     json_object_set_new(ev, "process", json_string(who));
     json_object_set_new(ev, "threads_taking_turns", json_integer((json_int_t)best_threads));
-    json_object_set_new(ev, "one_runnable_share", gd_json_number(round(100.0 * best->one_running / samples) / 100));
-    json_object_set_new(ev, "several_runnable_share",
-                        gd_json_number(round(100.0 * best->many_running / samples) / 100));
+    json_object_set_new(ev, "one_runnable_pct", gd_json_number(round(1000.0 * best->one_running / samples) / 10));
+    json_object_set_new(ev, "several_runnable_pct", gd_json_number(round(1000.0 * best->many_running / samples) / 10));
     json_object_set_new(ev, "process_cores_mean", gd_json_number(round(mean * 100) / 100));
     json_object_set_new(ev, "process_cores_max", gd_json_number(round(best->busy_max * 100) / 100));
     json_object_set_new(ev, "voluntary_switches_per_cpu_s_min", gd_json_number(round(vcsw)));
-    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state, utime, stime), PID/task/TID/status "
-                                                  "voluntary_ctxt_switches; "
-                                                  "nvml:nvmlDeviceGetUtilizationRates"));
+    json_object_set_new(ev, "source",
+                        json_string("proc:PID/task/TID/stat (state, utime, stime), PID/task/TID/status "
+                                    "voluntary_ctxt_switches; "
+                                    "nvml:nvmlDeviceGetUtilizationRates"));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, gil_fix,
                    "%zu threads of %s take turns on one core (%.2f cores on average, each waiting on a lock %.0f "
                    "times per CPU second) while its GPUs are busy %.0f%%: GIL contention",
@@ -145,19 +145,21 @@ void gd_check_input_cpu_starved(const gd_check *self, const gd_facts *f, gd_find
         snprintf(cause, sizeof cause, "the host's CPUs %.0f%% busy, the job holding %.1f of them", h.host_busy * 100,
                  isnan(h.cores) ? 0.0 : h.cores);
     else
-        snprintf(cause, sizeof cause, "its CPUs (%s) held by other work or a quota", j->affinity[0] ? j->affinity : "?");
+        snprintf(cause, sizeof cause, "its CPUs (%s) held by other work or a quota",
+                 j->affinity[0] ? j->affinity : "?");
     json_t *ev = gd_input_evidence(f, &w, &h);
     json_object_set_new(ev, "thread_tid", json_integer(top->tid));
     json_object_set_new(ev, "thread_pid", json_integer(top->pid));
     json_object_set_new(ev, "thread_comm", json_string(top->comm));
     json_object_set_new(ev, "thread_process", json_string(who));
-    json_object_set_new(ev, "thread_runnable_share", gd_json_number(round(runnable * 100) / 100));
+    json_object_set_new(ev, "thread_runnable_pct", gd_json_number(round(runnable * 1000) / 10));
     json_object_set_new(ev, "thread_core_share_mean", gd_json_number(round(core * 100) / 100));
     json_object_set_new(ev, "threads_starved", json_integer((json_int_t)starved));
     json_object_set_new(ev, "cause", json_string(host_busy ? "host_load" : "cpus_held"));
     json_object_set_new(ev, "affinity_cpus", j->affinity_cpus ? json_integer(j->affinity_cpus) : json_null());
-    json_object_set_new(ev, "source", json_string("proc:PID/task/TID/stat (state R, utime, stime), /proc/stat; "
-                                                  "nvml:nvmlDeviceGetUtilizationRates"));
+    json_object_set_new(ev, "source",
+                        json_string("proc:PID/task/TID/stat (state R, utime, stime), /proc/stat; "
+                                    "nvml:nvmlDeviceGetUtilizationRates"));
     json_object_set_new(ev, "cause_text", json_string(cause));
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, starved_cpu_fix,
                    "bottleneck: %s, thread %d wants a CPU in %.0f%% of the samples, gets %.0f%% of a core; cause: %s",

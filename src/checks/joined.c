@@ -11,38 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Findings that are one cause seen by several sources. in_idle: the cause
- * makes the GPU wait, so it lives in the GPU's idle time and shares it. */
-typedef struct rule {
-    const char *id, *key;
-    gd_cause_kind kind;
-    bool in_idle;
-    const char *title;
-} rule;
-
-static const rule rules[] = {
-    {"trace.dataloader", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.single_thread", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.starved", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.few_workers", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.workers_respawned", "dataloader", GD_CAUSE_JOB, true, "the DataLoader: each step waits for its next batch"},
-    {"input.io_wait", "io_wait", GD_CAUSE_JOB, true, "the job waits for storage"},
-    {"trace.item_sync", "host_reads", GD_CAUSE_TRACE, true,
-     "host reads of tensor values (.item(), .cpu()) hold the step"},
-    {"trace.sync", "host_sync", GD_CAUSE_TRACE, true, "synchronizations block the host"},
-    {"trace.small_kernels", "small_kernels", GD_CAUSE_TRACE, true,
-     "kernels shorter than their launch: the GPU waits for the host to launch"},
-    {"trace.step_memcpy", "copies", GD_CAUSE_TRACE, false, "host-to-device copies with no compute beside them"},
-    {"trace.pageable_memcpy", "copies", GD_CAUSE_TRACE, false, "host-to-device copies with no compute beside them"},
-    {"trace.comm_overlap", "communication", GD_CAUSE_TRACE, false, "communication that compute does not hide"},
-    {"trace.straggler", "straggler", GD_CAUSE_TRACE, false, "one rank is slower than the others"},
-    {"trace.fp32_gemm", "fp32_gemm", GD_CAUSE_TRACE, false, "FP32 matrix multiplies without tensor cores"},
-};
-
-/* Symptoms, not causes: the idle time the causes explain. */
+/* Symptoms, not causes: the idle time the causes explain (causes.c's
+ * table, its rules of the GPU's idle time). Which ids are one cause seen by
+ * several sources is causes.c's table too (gd_cause_rule_of). */
 static bool symptom(const char *id)
 {
-    return strcmp(id, "trace.gpu_idle") == 0 || strcmp(id, "gpu.underutilized") == 0;
+    const gd_symptom_rule *r = gd_symptom_rule_of(id);
+    return r && r->idle;
 }
 
 /* What gpudoctor says about itself or the machine's lack of GPUs: no cause of a wait. */
@@ -74,19 +49,14 @@ static const char *source_of(const char *id)
     return "gpus";
 }
 
-static const rule *rule_of(const char *id)
-{
-    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
-        if (strcmp(rules[i].id, id) == 0)
-            return &rules[i];
-    return NULL;
-}
-
+/* Whether a cause's key is one of the table's causes of GPU idle time. */
 static bool in_idle(const gd_cause *c)
 {
-    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
-        if (strcmp(rules[i].key, c->key) == 0)
-            return rules[i].in_idle;
+    for (size_t i = 0; i < c->nids; i++) {
+        const gd_cause_rule *r = gd_cause_rule_of(c->ids[i]);
+        if (r && strcmp(r->key, c->key) == 0)
+            return r->in_idle;
+    }
     return false;
 }
 
@@ -132,7 +102,7 @@ static void join_finding(gd_causes *out, const gd_finding *x)
 {
     if (x->ignored || x->severity == GD_SEV_INFO || no_cause(x->id) || symptom(x->id))
         return;
-    const rule *r = rule_of(x->id);
+    const gd_cause_rule *r = gd_cause_rule_of(x->id);
     const char *src = source_of(x->id);
     gd_cause_kind kind = r ? r->kind : strcmp(src, "job") == 0 ? GD_CAUSE_JOB : GD_CAUSE_HARDWARE;
     gd_cause *c = cause_for(out, r ? r->key : x->id, kind, r ? r->title : x->title, x->fix);
@@ -183,8 +153,8 @@ static json_t *job_cpu(const gd_facts *f)
                             gd_json_number(round(100 * top->busy_sum / top->measured) / 100));
         json_object_set_new(ev, "top_thread_is_main", json_boolean(top->tid == top->pid && top->pid == j->pid));
         /* Runnable (R) while below a full core: the host's other work held it back, not a wait. */
-        json_object_set_new(ev, "top_thread_runnable_share",
-                            top->seen ? gd_json_number(round(100.0 * top->running / top->seen) / 100) : json_null());
+        json_object_set_new(ev, "top_thread_runnable_pct",
+                            top->seen ? gd_json_number(round(1000.0 * top->running / top->seen) / 10) : json_null());
     }
     json_object_set_new(ev, "samples", json_integer((json_int_t)j->n));
     return ev;
@@ -370,7 +340,7 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates"));
         json_object_set_new(ev, "gpus", json_integer((json_int_t)w.gpus));
         json_object_set_new(ev, "busy_mean_pct", gd_json_number(r1(w.busy_pct)));
-        json_object_set_new(ev, "low_share", gd_json_number(round(100 * w.low_share) / 100));
+        json_object_set_new(ev, "low_pct", gd_json_number(round(1000 * w.low_share) / 10));
         add_evidence(idle_cause, "gpus", NULL, ev);
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_cause);

@@ -10,17 +10,12 @@
 #define GD_CHECKS_JOINED_H
 
 #include "analysis/profile.h"
+#include "checks/causes.h"
 #include "gpudoctor/findings.h"
 #include "gpudoctor/model.h"
 
 #define GD_CAUSE_MAX 32
 #define GD_CAUSE_MAX_IDS 6
-
-typedef enum gd_cause_kind {
-    GD_CAUSE_HARDWARE = 0, /* the GPUs, PCIe, the host's hardware */
-    GD_CAUSE_JOB, /* the job's input side and set-up: loader, GIL, I/O, environment */
-    GD_CAUSE_TRACE, /* what the trace shows in the step: host waits, syncs, small kernels, copies */
-} gd_cause_kind;
 
 const char *gd_cause_kind_name(gd_cause_kind k);
 

@@ -31,8 +31,19 @@ static const gd_nccl_bench *ran(const gd_facts *f, gd_findings *out, const char 
     return b->nccl;
 }
 
+/* Where the pairs a slow edge holds back are measured: in this report
+ * (`bench all` measured the copies too), or by `bench p2p`, which names
+ * each pair's path with its links' speeds ('gpudoctor topo' shows the
+ * wiring, not the speeds). */
+static const char *pairs_where(const gd_facts *f)
+{
+    return f->bench && f->bench->p2p ? "the GPU-to-GPU copies of this report measure the pairs it slows"
+                                     : "'gpudoctor bench p2p' measures the pairs it slows and names each pair's "
+                                       "path with its links' speeds";
+}
+
 /* The fix for a ring slower than its topology: the settings first. */
-static void low_fix(const gd_nccl_bench *n, const gd_nccl_expect *e, char *fix, size_t len)
+static void low_fix(const gd_facts *f, const gd_nccl_bench *n, const gd_nccl_expect *e, char *fix, size_t len)
 {
     if (n->env[0]) {
         snprintf(fix, len,
@@ -47,17 +58,18 @@ static void low_fix(const gd_nccl_bench *n, const gd_nccl_expect *e, char *fix, 
         snprintf(fix, len,
                  "NCCL's ring runs at the pace of its slowest edge, and the edge GPU %d - GPU %d goes through %s. "
                  "Reseat the card or riser, or move it to a slot (or switch) that trains at full width and "
-                 "generation; 'gpudoctor topo' shows the path and 'gpudoctor bench p2p' the pairs it slows. "
+                 "generation; 'sudo lspci -vv' on that port shows the link (LnkSta against LnkCap), and %s. "
                  "Then run 'gpudoctor bench nccl' again.",
-                 e->slowest.gpu_a, e->slowest.gpu_b, e->slowest.limit);
+                 e->slowest.gpu_a, e->slowest.gpu_b, e->slowest.limit, pairs_where(f));
         return;
     }
     snprintf(fix, len,
              "Find the transport NCCL chose: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH and look for "
-             "'via SHM' or 'via NET' where the topology offers P2P. Then 'gpudoctor bench p2p' for the pair that "
-             "is slow, 'gpudoctor check' for NVLink links down or erroring (nvlink.down, nvlink.errors) and the "
+             "'via SHM' or 'via NET' where the topology offers P2P. Then %s for the pair that is slow, "
+             "'gpudoctor check' for NVLink links down or erroring (nvlink.down, nvlink.errors) and the "
              "Fabric Manager (nvlink.fabric), and, over PCIe, ACS or an IOMMU that redirects peer traffic "
              "(topology.iommu_p2p: 'iommu=pt', ACS disabled on the switches). The slowest edge: %s.",
+             f->bench && f->bench->p2p ? "the GPU-to-GPU copies of this report" : "'gpudoctor bench p2p'",
              e->slowest.limit[0] ? e->slowest.limit : "unknown");
 }
 
@@ -89,10 +101,14 @@ void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_finding
                             ? json_null()
                             : gd_json_number(round(n->peak_busbw_gbps[GD_NCCL_ALL_GATHER] * 10) / 10));
     json_object_set_new(ev, "expected_gbps", gd_json_number(round(e.busbw_gbps * 10) / 10));
-    json_object_set_new(ev, "ratio", gd_json_number(round(ratio * 1000) / 1000));
+    json_object_set_new(ev, "of_expected_pct", gd_json_number(round(ratio * 1000) / 10));
     json_object_set_new(ev, "ranks", json_integer(n->ranks));
     json_object_set_new(ev, "slowest_edge", json_pack("[i,i]", e.slowest.gpu_a, e.slowest.gpu_b));
-    json_object_set_new(ev, "edge_gbps", gd_json_number(round(e.slowest.gbps * 10) / 10));
+    /* The edge's rate is its slowest hop as it runs; what the expectation counts (every link trained fully)
+     * beside it where that differs. */
+    json_object_set_new(ev, "edge_gbps", gd_json_number(round(e.slowest.rate_gbps * 10) / 10));
+    if (fabs(e.slowest.rate_gbps - e.slowest.gbps) > 0.05)
+        json_object_set_new(ev, "edge_full_gbps", gd_json_number(round(e.slowest.gbps * 10) / 10));
     json_object_set_new(ev, "efficiency", gd_json_number(e.slowest.efficiency));
     json_object_set_new(ev, "limit", json_string(e.slowest.limit));
     json_object_set_new(ev, "downtrained", json_boolean(e.slowest.downtrained));
@@ -102,7 +118,7 @@ void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_finding
     json_object_set_new(ev, "source", json_string("nccl:ncclAllReduce over all GPUs timed by CUDA events; "
                                                   "expected: the topology's slowest ring edge"));
     char fix[1024];
-    low_fix(n, &e, fix, sizeof fix);
+    low_fix(f, n, &e, fix, sizeof fix);
     double loss = 100 * (1 - ratio);
     gd_finding_add(out, id, ratio < GD_NCCL_CRITICAL_RATIO ? GD_SEV_CRITICAL : GD_SEV_WARNING, GD_NO_GPU, ev, loss,
                    fix,
@@ -129,13 +145,18 @@ void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_find
     json_object_set_new(ev, "source", json_string("gpudoctor bench nccl: an all-reduce of known values read "
                                                   "back from every GPU and compared on the host"));
     const char *fix =
-        wrong ? "An all-reduce that returns wrong data corrupts every gradient it averages: take the node out of "
-                "service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' and "
-                "'gpudoctor bench p2p' to find the GPU or link at fault, and 'gpudoctor check' for NVLink and "
-                "PCIe errors (nvlink.errors, pcie.aer_errors)."
-              : "Rerun with NCCL_DEBUG=INFO to see where NCCL fails. A version mismatch between NCCL and the "
-                "driver, a Fabric Manager that is not running on an NVSwitch node (nvlink.fabric), or peer "
-                "access the driver refuses (topology.iommu_p2p) are the usual causes; 'gpudoctor check' shows them.";
+        wrong && f->bench->p2p
+            ? "An all-reduce that returns wrong data corrupts every gradient it averages: take the node out of "
+              "service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' and read the "
+              "GPU-to-GPU copies of this report (a pair that copies wrong bytes is the GPU or link at fault), and "
+              "'gpudoctor check' for NVLink and PCIe errors (nvlink.errors, pcie.aer_errors)."
+        : wrong ? "An all-reduce that returns wrong data corrupts every gradient it averages: take the node out of "
+                  "service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' and "
+                  "'gpudoctor bench p2p' to find the GPU or link at fault, and 'gpudoctor check' for NVLink and "
+                  "PCIe errors (nvlink.errors, pcie.aer_errors)."
+                : "Rerun with NCCL_DEBUG=INFO to see where NCCL fails. A version mismatch between NCCL and the "
+                  "driver, a Fabric Manager that is not running on an NVSwitch node (nvlink.fabric), or peer "
+                  "access the driver refuses (topology.iommu_p2p) are the usual causes; 'gpudoctor check' shows them.";
     gd_finding_add(out, id, GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, fix, "NCCL over %d GPUs: %s: %s", n->ranks,
                    wrong ? "the all-reduce returned wrong data" : "the run failed", wrong ? n->detail : n->error);
 }

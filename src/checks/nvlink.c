@@ -71,7 +71,9 @@ void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *
         }
         size_t up = active_links(gpu);
         json_t *ev = json_object();
-        json_object_set_new(ev, "links_down", down);
+        /* A link's number is an index (nvidia-smi's "Link 17"), never a count: named so. */
+        json_object_set_new(ev, "links_down", json_integer((json_int_t)n));
+        json_object_set_new(ev, "down_link_indices", down);
         json_object_set_new(ev, "links_active", json_integer((json_int_t)up));
         json_object_set_new(ev, "links_reported", json_integer((json_int_t)known));
         /* Peers compared explicitly: one GPU with 17 of 18 while the others have 18 is a fault of that
@@ -92,8 +94,19 @@ void gd_check_nvlink_down(const gd_check *self, const gd_facts *f, gd_findings *
                  "systems that nvidia-fabricmanager runs ('systemctl status nvidia-fabricmanager'). A GPU reset "
                  "or reboot may retrain it; a link that stays down needs the baseboard or bridge serviced.",
                  n, known, gpu->index, gpu->index);
+        char which[48] = "";
+        if (n <= 3) {
+            size_t used = 0, i;
+            json_t *l;
+            json_array_foreach(down, i, l) used += (size_t)snprintf(which + used, sizeof which - used, "%s%lld",
+                                                                    i        ? ", "
+                                                                    : n == 1 ? "link "
+                                                                             : "links ",
+                                                                    (long long)json_integer_value(l));
+            snprintf(which + used, sizeof which - used, "; ");
+        }
         gd_finding_add(out, "nvlink.down", up == 0 ? GD_SEV_CRITICAL : GD_SEV_WARNING, gpu->index, ev, NAN, fix,
-                       "GPU %d has %zu NVLink link%s down (%zu of %zu active%s)", gpu->index, n, n == 1 ? "" : "s",
-                       up, known, vs);
+                       "GPU %d has %zu NVLink link%s down (%s%zu of %zu active%s)", gpu->index, n, n == 1 ? "" : "s",
+                       which, up, known, vs);
     }
 }

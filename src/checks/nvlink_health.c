@@ -93,13 +93,37 @@ static gd_severity link_severity(const link_rise *r, double span_s)
     return GD_SEV_INFO;
 }
 
+/* The fix scales with what the link did (link_severity): a few replays the
+ * link resent and went on are a note; CRC errors a link to watch and look
+ * at when the node is next down; recoveries or a CRC storm drain and RMA.
+ * Each names the GPU (-i N) and its serial (<serial>). */
+static const gd_fix_case errors_fixes[] = {
+    {GD_AT_ANY, GD_SEVS_INFO,
+     "A few replays: the link resent what it got wrong and carried on, which NVLink does by design; nothing to do "
+     "now. Watch whether they keep coming ('nvidia-smi nvlink -e -i N' after jobs): replays every window, CRC "
+     "errors or a recovery mean a marginal link (GPU serial <serial>)."},
+    {GD_AT_ANY, GD_SEVS_WARNING,
+     "Errors that grow while the GPU works mean a marginal link: each replay stalls its traffic, and NCCL's "
+     "all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e -i N' over the next jobs and "
+     "look for Xid 74 in the kernel log; when the node is next down, reseat or check the NVLink bridge (PCIe "
+     "boards) or have the HGX baseboard and GPU tray checked. If the counters keep growing, treat it as a failing "
+     "link: drain the node and open an RMA for the GPU or baseboard (serial <serial>)."},
+    {GD_AT_ANY, 0,
+     "Errors that grow while the GPU works mean a marginal link: each replay or recovery stalls its traffic, and "
+     "NCCL's all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e -i N' and look for Xid "
+     "74 in the kernel log. Drain the node, then reseat or check the NVLink bridge (PCIe boards) or have the HGX "
+     "baseboard and GPU tray checked (seating, connectors); collect 'nvidia-bug-report.sh' first. If the counters "
+     "still grow after that, open an RMA for the GPU or baseboard (serial <serial>)."},
+};
+
 void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
     static const char id[] = "nvlink.errors";
-    static const char *const nouns[GD_NVLINK_COUNTERS][2] = {
-        {"replay", "replays"}, {"recovery", "recoveries"}, {"CRC flit error", "CRC flit errors"},
-        {"CRC data error", "CRC data errors"}};
+    static const char *const nouns[GD_NVLINK_COUNTERS][2] = {{"replay", "replays"},
+                                                             {"recovery", "recoveries"},
+                                                             {"CRC flit error", "CRC flit errors"},
+                                                             {"CRC data error", "CRC data errors"}};
     double t0, t1;
     window_span(f, &t0, &t1);
     double span = isfinite(t1 - t0) ? t1 - t0 : f->window_s;
@@ -146,29 +170,26 @@ void gd_check_nvlink_errors(const gd_check *self, const gd_facts *f, gd_findings
             json_object_set_new(o, "last_seen_s", gd_json_number(r->last_t));
             json_array_append_new(links, o);
             if (used < sizeof said)
-                used += (size_t)snprintf(said + used, sizeof said - used, "%slink %u: %s", used ? "; " : "", r->link,
-                                         part);
+                used +=
+                    (size_t)snprintf(said + used, sizeof said - used, "%slink %u: %s", used ? "; " : "", r->link, part);
         }
         json_t *ev = json_object();
         json_object_set_new(ev, "links", links);
         json_object_set_new(ev, "window_s", gd_json_number(span));
         json_object_set_new(ev, "reread_s", gd_json_number(f->events.reread_s));
         json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetNvLinkErrorCounter"));
-        char fix[900];
-        snprintf(fix, sizeof fix,
-                 "Errors that grow while the GPU works mean a marginal link: each replay or recovery stalls its "
-                 "traffic, and NCCL's all-reduce runs at the pace of the slowest link. Watch 'nvidia-smi nvlink -e "
-                 "-i %d' and look for Xid 74 in the kernel log. Drain the node, then reseat or check the NVLink "
-                 "bridge (PCIe boards) or have the HGX baseboard and GPU tray checked (seating, connectors); "
-                 "collect 'nvidia-bug-report.sh' first. If the counters still grow after that, open an RMA for the "
-                 "GPU or baseboard (serial %s).",
-                 gpu->index, gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
+        char fix[900], dev[16], with_dev[900];
+        snprintf(dev, sizeof dev, "-i %d", gpu->index);
+        gd_fill_placeholder(with_dev, sizeof with_dev, GD_FIX_PICK(errors_fixes, f, out, worst), "-i N", dev);
+        gd_fill_placeholder(fix, sizeof fix, with_dev, "<serial>",
+                            gpu->serial[0] ? gpu->serial : "from 'nvidia-smi -q'");
         gd_finding_add(out, id, worst, gpu->index, ev, NAN, fix, "GPU %d NVLink errors grew during the %.0f s window (%s)",
                        gpu->index, span, said);
     }
     if (!any_counter && nvlink_in_use(f))
-        gd_skip_add(out, id, GD_NO_GPU, "no GPU gives its NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: "
-                                        "not supported in MIG mode or by this driver)");
+        gd_skip_add(out, id, GD_NO_GPU,
+                    "no GPU gives its NVLink error counters (nvmlDeviceGetNvLinkErrorCounter: "
+                    "not supported in MIG mode or by this driver)");
 }
 
 static const char *fabric_state_name(double state)
@@ -187,8 +208,8 @@ static bool fabric_bad(const gd_gpu *gpu, gd_severity *sev)
     if (!gd_ok(gpu->fabric_state))
         return false;
     int st = (int)gpu->fabric_state.v;
-    if (st == NVML_GPU_FABRIC_STATE_NOT_STARTED || (st == NVML_GPU_FABRIC_STATE_COMPLETED &&
-                                                    gd_ok(gpu->fabric_status) && gpu->fabric_status.v != 0)) {
+    if (st == NVML_GPU_FABRIC_STATE_NOT_STARTED ||
+        (st == NVML_GPU_FABRIC_STATE_COMPLETED && gd_ok(gpu->fabric_status) && gpu->fabric_status.v != 0)) {
         *sev = GD_SEV_CRITICAL;
         return true;
     }
@@ -224,7 +245,7 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         json_decref(gpus);
         if (nvlink_in_use(f))
             gd_skip_add(out, id, GD_NO_GPU,
-                    "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): NVLink "
+                        "no GPU reports an NVLink fabric (nvmlDeviceGetGpuFabricInfo not supported): NVLink "
                         "bridges and systems without NVSwitches have none; on an NVSwitch system (HGX) a driver "
                         "without the call cannot tell");
         return;
@@ -263,10 +284,9 @@ void gd_check_nvlink_fabric(const gd_check *self, const gd_facts *f, gd_findings
         if (f->gpus[g].index == gpu0)
             snprintf(what, sizeof what, "registration failed, status %.0f", f->gpus[g].fabric_status.v);
     if (bad == reported && bad > 1)
-        gd_finding_add(out, id, worst, GD_NO_GPU, ev, NAN, fix,
-                       "NVLink fabric not ready on all %zu GPUs (%s): %s", bad, what,
-                       worst == GD_SEV_CRITICAL ? "Fabric Manager is not running or failed"
-                                                : "registration still in progress");
+        gd_finding_add(
+            out, id, worst, GD_NO_GPU, ev, NAN, fix, "NVLink fabric not ready on all %zu GPUs (%s): %s", bad, what,
+            worst == GD_SEV_CRITICAL ? "Fabric Manager is not running or failed" : "registration still in progress");
     else
         gd_finding_add(out, id, worst, bad == 1 ? gpu0 : GD_NO_GPU, ev, NAN, fix,
                        "NVLink fabric not ready on %zu of %zu GPUs (GPU %d: %s)", bad, reported, gpu0, what);
@@ -300,8 +320,11 @@ void gd_check_nvlink_sxid(const gd_check *self, const gd_facts *f, gd_findings *
         json_object_set_new(o, "pci", json_string(g->pci));
         json_object_set_new(o, "fatal", g->fatal < 0 ? json_null() : json_boolean(g->fatal == 1));
         json_object_set_new(o, "count", json_integer((json_int_t)g->count));
-        json_object_set_new(o, "first_seen", json_string(g->first_seen));
-        json_object_set_new(o, "last_seen", json_string(g->last.when));
+        char when[80];
+        gd_log_when(g->first_seen, when, sizeof when);
+        json_object_set_new(o, "first_seen", json_string(when));
+        gd_log_when(g->last.when, when, sizeof when);
+        json_object_set_new(o, "last_seen", json_string(when));
         json_object_set_new(o, "text", json_string(g->last.text));
         json_array_append_new(list, o);
         if (!strstr(switches, g->nvswitch) && used < sizeof switches)

@@ -79,6 +79,37 @@ static const gd_p2p_pair *measured(const gd_facts *f, const gd_bench_facts *b, s
     return NULL;
 }
 
+/* The least and the most a pair measured, and which pair: what a title can
+ * say of figures that differ (never their mean, which no pair measured). */
+typedef struct span {
+    double lo, hi;
+    int lo_a, lo_b, hi_a, hi_b;
+} span;
+
+static void span_add(span *s, double v, int a, int b)
+{
+    if (isnan(s->lo) || v < s->lo) {
+        s->lo = v;
+        s->lo_a = a;
+        s->lo_b = b;
+    }
+    if (isnan(s->hi) || v > s->hi) {
+        s->hi = v;
+        s->hi_a = a;
+        s->hi_b = b;
+    }
+}
+
+/* "7.5 GB/s (GPU 0 and 4) to 12.8 GB/s (GPU 0 and 1)", or one figure when they agree. */
+static void span_words(const span *s, char *buf, size_t len)
+{
+    if (s->hi - s->lo < 0.05)
+        snprintf(buf, len, "%.1f GB/s", s->lo);
+    else
+        snprintf(buf, len, "%.1f GB/s (GPU %d and %d) to %.1f GB/s (GPU %d and %d)", s->lo, s->lo_a, s->lo_b, s->hi,
+                 s->hi_a, s->hi_b);
+}
+
 /* What nvmlDeviceGetP2PStatus answered: nothing is not "P2P works". With
  * no pair answered the check is not checked; a GPU none of whose pairs
  * answered (MIG mode, a refused call) is named, unless it was lost (said
@@ -122,7 +153,8 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
     for (int st = 1; st <= 6; st++) {
         json_t *pairs = json_array();
         size_t count = 0, costed = 0;
-        double cost_sum = 0, staged_sum = 0, path_sum = 0;
+        double cost_sum = 0;
+        span staged = {NAN, NAN, 0, 0, 0, 0}, would = {NAN, NAN, 0, 0, 0, 0};
         int first_a = -1, first_b = -1;
         for (size_t a = 0; a < n; a++)
             for (size_t c = a + 1; c < n; c++) {
@@ -139,15 +171,16 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
                 gd_p2p_path path;
                 const gd_p2p_pair *m = measured(f, f->bench, a, c);
                 if (gd_p2p_path_of(f, a, c, &path) == 0 && !isnan(path.gbps)) {
-                    json_object_set_new(e, "path_gbps", gd_json_number(round(path.gbps * 10) / 10));
+                    /* The path's rate: its slowest hop (across the CPUs, their link). */
+                    json_object_set_new(e, "path_gbps", gd_json_number(round(gd_p2p_path_rate(&path, true) * 10) / 10));
                     json_object_set_new(e, "path", json_string(path.limit));
                     if (m && !isnan(m->uni_gbps)) {
                         double expected = gd_p2p_path_expected(&path, false);
                         json_object_set_new(e, "copy_gbps", gd_json_number(round(m->uni_gbps * 10) / 10));
                         if (m->uni_gbps < expected) {
                             cost_sum += 1 - m->uni_gbps / expected;
-                            staged_sum += m->uni_gbps;
-                            path_sum += expected;
+                            span_add(&staged, m->uni_gbps, f->gpus[a].index, f->gpus[c].index);
+                            span_add(&would, expected, f->gpus[a].index, f->gpus[c].index);
                             costed++;
                         }
                     }
@@ -170,8 +203,8 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
         snprintf(fix, sizeof fix,
                  "Without P2P, NCCL moves GPU-to-GPU traffic through host memory (its SHM transport), at a "
                  "fraction of the PCIe path's rate and with CPU memory bandwidth in the loop. %s Check with "
-                 "'nvidia-smi topo -p2p r' and measure with 'gpudoctor bench p2p'; NCCL_P2P_DISABLE=1 in the "
-                 "environment forces the same fallback for NCCL alone.",
+                 "'nvidia-smi topo -p2p r' and %s; NCCL_P2P_DISABLE=1 in the environment forces the same fallback "
+                 "for NCCL alone.",
                  st == 4   ? "A driver registry key switched it off: remove the NVreg_RegistryDwords entry that "
                              "disables peer-to-peer (modprobe.d, kernel command line) and reload the driver."
                  : st == 3 ? "The I/O hub between these GPUs does not forward peer traffic: put GPUs that work "
@@ -179,14 +212,26 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
                              "switches ('sudo lspci -vvv | grep ACSCtl') and the IOMMU in passthrough."
                            : "This board or platform has no P2P (GeForce cards, and platforms whose chipset "
                              "does not route it): multi-GPU training here is bound by host memory; NVLink-bridged "
-                             "or data-center GPUs, or fewer GPUs per job, avoid it.");
-        char cost[160] = "";
+                             "or data-center GPUs, or fewer GPUs per job, avoid it.",
+                 /* Inside `bench p2p` (or `bench all`) the copies are this report's own. */
+                 f->bench && f->bench->p2p ? "compare the copies this report measured"
+                                           : "measure the copies with 'gpudoctor bench p2p'");
+        char cost[320] = "";
         if (costed) {
-            double staged = staged_sum / (double)costed, p2p = path_sum / (double)costed;
-            json_object_set_new(ev, "staged_copy_gbps", gd_json_number(round(staged * 10) / 10));
-            json_object_set_new(ev, "p2p_expected_gbps", gd_json_number(round(p2p * 10) / 10));
-            snprintf(cost, sizeof cost, ": copies go through host memory at %.1f GB/s where P2P would carry %.1f",
-                     staged, p2p);
+            /* Each pair's own figure: the least and the most, with the pairs that measured them. */
+            json_object_set_new(ev, "staged_copy_min_gbps", gd_json_number(round(staged.lo * 10) / 10));
+            json_object_set_new(ev, "staged_copy_min_pair", json_pack("[ii]", staged.lo_a, staged.lo_b));
+            json_object_set_new(ev, "staged_copy_max_gbps", gd_json_number(round(staged.hi * 10) / 10));
+            json_object_set_new(ev, "staged_copy_max_pair", json_pack("[ii]", staged.hi_a, staged.hi_b));
+            json_object_set_new(ev, "p2p_expected_min_gbps", gd_json_number(round(would.lo * 10) / 10));
+            json_object_set_new(ev, "p2p_expected_max_gbps", gd_json_number(round(would.hi * 10) / 10));
+            char a[120], b[120];
+            span_words(&staged, a, sizeof a);
+            if (would.hi - would.lo < 0.05)
+                snprintf(b, sizeof b, "%.1f GB/s", would.lo);
+            else
+                snprintf(b, sizeof b, "%.1f to %.1f GB/s", would.lo, would.hi);
+            snprintf(cost, sizeof cost, ": copies go through host memory at %s, where P2P would carry %s", a, b);
         }
         gd_finding_add(out, "p2p.unsupported", sev, GD_NO_GPU, ev, loss, fix,
                        "No P2P between %zu GPU pair%s (GPU %d and %d%s), %s%s", count, count == 1 ? "" : "s", first_a,
@@ -200,7 +245,7 @@ void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findin
 typedef struct slow_group {
     char key[24]; /* the blamed device's bdf, "gpuN" (its NVLinks) or CPU_KEY */
     char limit[200];
-    double path_gbps, expected;
+    double path_gbps, path_full_gbps, expected;
     int route;
     size_t count;
     double worst_ratio, worst_gbps, peer_median;
@@ -209,6 +254,27 @@ typedef struct slow_group {
     int gpu; /* the GPU whose own link is to blame, else GD_NO_GPU (a bridge, or NVLinks: the source) */
     json_t *pairs;
 } slow_group;
+
+/* The pairs (two GPUs either way) among a list of copies {from, to}. */
+static size_t pair_count(const json_t *copies)
+{
+    size_t n = 0, i, k;
+    json_t *c, *d;
+    json_array_foreach((json_t *)copies, i, c)
+    {
+        json_int_t a = json_integer_value(json_object_get(c, "from")), b = json_integer_value(json_object_get(c, "to"));
+        bool seen = false;
+        json_array_foreach((json_t *)copies, k, d)
+        {
+            if (k >= i)
+                break;
+            seen |= json_integer_value(json_object_get(d, "from")) == b &&
+                    json_integer_value(json_object_get(d, "to")) == a;
+        }
+        n += !seen;
+    }
+    return n;
+}
 
 /* Each measured pair's path, worked out once (known[i]: the pair is matched and its path known). */
 static gd_p2p_path *pair_paths(const gd_facts *f, const gd_bench_facts *b, bool **known)
@@ -230,8 +296,7 @@ static gd_p2p_path *pair_paths(const gd_facts *f, const gd_bench_facts *b, bool 
 }
 
 /* The pairs' measured one-way rates with the same route and path rate (within 5 %). */
-static double peer_median(const gd_bench_facts *b, const gd_p2p_path *paths, const bool *known,
-                          const gd_p2p_path *ref)
+static double peer_median(const gd_bench_facts *b, const gd_p2p_path *paths, const bool *known, const gd_p2p_path *ref)
 {
     double *v = malloc(b->p2p_pair_count * sizeof *v);
     size_t k = 0;
@@ -311,7 +376,8 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
             x->wb = gpu_index(f, c);
             /* The evidence describes the worst pair's path (a hop may slow paths of several kinds). */
             snprintf(x->limit, sizeof x->limit, "%s", path.limit);
-            x->path_gbps = path.gbps;
+            x->path_gbps = gd_p2p_path_rate(&path, true);
+            x->path_full_gbps = gd_p2p_path_rate(&path, false);
             x->expected = expected;
             x->route = path.route;
         }
@@ -328,13 +394,20 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
         json_t *ev = json_object();
         json_object_set_new(ev, "route", json_string(gd_p2p_route_name((gd_p2p_route)x->route)));
         json_object_set_new(ev, "path", json_string(x->limit));
+        /* The path's rate is its slowest hop as it runs (a link trained down: its rate); trained fully beside it. */
         json_object_set_new(ev, "path_gbps", gd_json_number(round(x->path_gbps * 10) / 10));
+        if (fabs(x->path_full_gbps - x->path_gbps) > 0.05)
+            json_object_set_new(ev, "path_full_gbps", gd_json_number(round(x->path_full_gbps * 10) / 10));
         json_object_set_new(ev, "expected_gbps", gd_json_number(round(x->expected * 10) / 10));
         json_object_set_new(ev, "peer_median_gbps",
                             isnan(x->peer_median) ? json_null() : gd_json_number(round(x->peer_median * 10) / 10));
-        json_object_set_new(ev, "pairs", x->pairs);
-        json_object_set_new(ev, "source", json_string("cuda:cuMemcpyPeerAsync timed by CUDA events (bench p2p); "
-                                                      "the path from the PCIe tree and NVML's NVLinks"));
+        /* A pair is two GPUs; each copy one direction of one. */
+        size_t npairs = pair_count(x->pairs);
+        json_object_set_new(ev, "pair_count", json_integer((json_int_t)npairs));
+        json_object_set_new(ev, "copies", x->pairs);
+        json_object_set_new(ev, "source",
+                            json_string("cuda:cuMemcpyPeerAsync timed by CUDA events (bench p2p); "
+                                        "the path from the PCIe tree and NVML's NVLinks"));
         double loss = 100 * (1 - x->worst_ratio);
         bool cpu = strcmp(x->key, CPU_KEY) == 0;
         gd_severity sev = loss >= GD_IMPACT_CRITICAL_PCT && !cpu ? GD_SEV_CRITICAL : GD_SEV_WARNING;
@@ -357,26 +430,34 @@ void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings
                      "that stays down after a reset needs the board serviced.",
                      x->wa, x->wa, x->wa);
         else
-            snprintf(fix, sizeof fix,
-                     "The pairs share one slow hop, %.200s: reseat the card or the switch's cable/riser, check the slot "
-                     "and the BIOS's PCIe speed settings, and 'sudo lspci -vv -s %.24s' (LnkSta against LnkCap). A "
-                     "switch with a narrow or older uplink belongs to the board's design: keep GPUs that exchange "
-                     "the most data (tensor-parallel groups) behind one switch.",
-                     x->limit, x->key);
+            snprintf(
+                fix, sizeof fix,
+                "The pairs share one slow hop, %.200s: reseat the card or the switch's cable/riser, check the slot "
+                "and the BIOS's PCIe speed settings, and 'sudo lspci -vv -s %.24s' (LnkSta against LnkCap). A "
+                "switch with a narrow or older uplink belongs to the board's design: keep GPUs that exchange "
+                "the most data (tensor-parallel groups) behind one switch.",
+                x->limit, x->key);
         if (x->by_peers)
             gd_finding_add(out, "p2p.slow_pair", sev, x->gpu, ev, loss, fix,
                            "GPU %d to %d copies %.1f GB/s, %.0f%% below its peers on the same path (%.1f GB/s)%s",
                            x->wa, x->wb, x->worst_gbps, loss, x->peer_median,
                            x->count > 1 ? "; more pairs through the same hop" : "");
-        else
+        else {
+            char which[64];
+            if (x->count == 2 * npairs)
+                snprintf(which, sizeof which, "%zu pair%s, both ways,", npairs, npairs == 1 ? "" : "s");
+            else if (x->count == npairs)
+                snprintf(which, sizeof which, "%zu pair%s, one way,", npairs, npairs == 1 ? "" : "s");
+            else
+                snprintf(which, sizeof which, "%zu pairs, %zu of their %zu copies,", npairs, x->count, 2 * npairs);
             gd_finding_add(out, "p2p.slow_pair", sev, x->gpu, ev, loss, fix,
-                           "GPU %d to %d copies %.1f GB/s, %.0f%% of the %.1f GB/s its path carries (%zu slow "
-                           "pair%s through %s)",
-                           x->wa, x->wb, x->worst_gbps, 100 * x->worst_ratio, x->expected, x->count,
-                           x->count == 1 ? "" : "s",
+                           "GPU %d to %d copies %.1f GB/s, %.0f%% of the %.1f GB/s a healthy node copies on its path "
+                           "(%s slow through %s)",
+                           x->wa, x->wb, x->worst_gbps, 100 * x->worst_ratio, x->expected, which,
                            cpu                ? "the link between the CPUs"
                            : x->key[0] == 'g' ? "its NVLinks"
                                               : x->key);
+        }
     }
 }
 
@@ -419,8 +500,9 @@ void gd_check_p2p_sys_route(const gd_check *self, const gd_facts *f, gd_findings
     json_object_set_new(ev, "cross_cpu_gbps", gd_json_number(round(ms * 10) / 10));
     json_object_set_new(ev, "within_cpu_gbps", gd_json_number(round(mn * 10) / 10));
     json_object_set_new(ev, "pairs", pairs);
-    json_object_set_new(ev, "source", json_string("cuda:cuMemcpyPeerAsync timed by CUDA events (bench p2p); the "
-                                                  "topology level from the PCIe tree and NUMA nodes"));
+    json_object_set_new(ev, "source",
+                        json_string("cuda:cuMemcpyPeerAsync timed by CUDA events (bench p2p); the "
+                                    "topology level from the PCIe tree and NUMA nodes"));
     double loss = 100 * (1 - ms / mn);
     gd_finding_add(out, "p2p.sys_route", GD_SEV_INFO, GD_NO_GPU, ev, loss,
                    "Give a job GPUs of one CPU: set CUDA_VISIBLE_DEVICES (or Slurm's --gres-flags=enforce-binding, "

@@ -47,7 +47,7 @@ void gd_check_pcie_bandwidth_low(const gd_check *self, const gd_facts *f, gd_fin
         json_object_set_new(ev, "d2h_pinned_gbps", gd_json_number(bg->single_gbps[GD_BW_D2H][GD_BW_PINNED]));
         json_object_set_new(ev, "theoretical_gbps", gd_json_number(round(theo * 100) / 100));
         json_object_set_new(ev, "healthy_gbps", gd_json_number(round(GD_PCIE_BW_HEALTHY_RATIO * theo * 100) / 100));
-        json_object_set_new(ev, "ratio", gd_json_number(round(worst / theo * 1000) / 1000));
+        json_object_set_new(ev, "of_theoretical_pct", gd_json_number(round(worst / theo * 1000) / 10));
         json_object_set_new(ev, "link_gen", json_integer(gen));
         json_object_set_new(ev, "link_width", json_integer(width));
         json_object_set_new(ev, "source", json_string("cuda:cuMemcpyHtoD,cuMemcpyDtoH from cuMemAllocHost memory"));

@@ -138,7 +138,9 @@ static void aer_log_evidence(json_t *ev, const aer_log *l)
     json_object_set_new(o, "nonfatal", json_integer((json_int_t)l->d->count[GD_AER_NONFATAL]));
     json_object_set_new(o, "fatal", json_integer((json_int_t)l->d->count[GD_AER_FATAL]));
     json_object_set_new(o, "reported_by", json_string(l->d->last.port));
-    json_object_set_new(o, "last_seen", json_string(l->d->last.when));
+    char when[80];
+    gd_log_when(l->d->last.when, when, sizeof when);
+    json_object_set_new(o, "last_seen", json_string(when));
     json_object_set_new(o, "last_message", json_string(l->d->last.text));
     json_object_set_new(ev, "kernel_log_messages", o);
 }
@@ -164,6 +166,11 @@ static const char aer_fix_fmt[] =
     "may report Xid 79 or reset the GPU); many correctable ones mean a marginal link. Check the "
     "kernel log ('journalctl -k | grep -i aer'), reseat the card and riser, update BIOS and GPU "
     "firmware, and watch whether the counters keep rising: 'cat /sys/bus/pci/devices/%s/aer_dev_*'.";
+/* The info finding's: a few corrected errors, or a device on no GPU's path. */
+static const char aer_note_fmt[] =
+    "AER counts link errors since boot; a few correctable ones are the link repairing itself and cost nothing "
+    "that matters. Nothing to do unless they keep rising: compare 'cat /sys/bus/pci/devices/%s/aer_dev_*' "
+    "after jobs, and look for uncorrectable ones in 'journalctl -k | grep -i aer'.";
 
 /* A device that only the kernel log's messages tell about. Uncorrectable
  * messages are judged like the counters; correctable ones warn at the same
@@ -187,7 +194,10 @@ static void aer_log_report(const gd_facts *f, gd_findings *out, const aer_log *l
     snprintf(src, sizeof src, "kernel log: %s", f->stack->kernel_log_source);
     json_object_set_new(ev, "source", json_string(src));
     char fix[768], where[64];
-    snprintf(fix, sizeof fix, aer_fix_fmt, l->dev);
+    if (sev == GD_SEV_INFO)
+        snprintf(fix, sizeof fix, aer_note_fmt, l->dev);
+    else
+        snprintf(fix, sizeof fix, aer_fix_fmt, l->dev);
     if (gpu != GD_NO_GPU)
         snprintf(where, sizeof where, "GPU %d", gpu);
     else

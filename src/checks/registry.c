@@ -54,7 +54,7 @@ const gd_check gd_checks[] = {
     {"driver.missing", "driver", "an NVIDIA driver (NVML) can be loaded", 0, gd_check_driver_missing, GD_SEVS_CRITICAL, NULL},
     {"gpu.none", "driver", "the driver reports at least one GPU", 0, gd_check_gpu_none, GD_SEVS_CRITICAL, NULL},
     {"capture", "capture", "what the evidence could not show: captures (--from), windows longer than kept", 0, gd_check_capture_limits, GD_SEVS_NONE, NULL},
-    {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost, GD_SEVS_CRITICAL, NULL},
+    {"health.gpu_lost", "health", "every GPU answers for the whole window", 0, gd_check_gpu_lost, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.driver_unresponsive", "health", "the driver answers for the whole window", 0, gd_check_driver_unresponsive, GD_SEVS_CRITICAL,
      "The NVIDIA driver stopped answering for every GPU (a hung GPU, a driver reload, a full kernel log of NVRM "
      "errors): look at 'dmesg -T' for NVRM and Xid lines at that time and 'nvidia-smi'; a driver that does not "
@@ -77,8 +77,9 @@ const gd_check gd_checks[] = {
     {"pcie.replays", "pcie", "PCIe replays within what the link's bit error rate allows", 0, gd_check_pcie_replays, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.aer_errors", "pcie", "no uncorrectable and few correctable AER errors on a GPU's path", 0, gd_check_pcie_aer_errors, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"pcie.bandwidth_low", "pcie", "measured host-device bandwidth near what the link allows", 0, gd_check_pcie_bandwidth_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
-    {"bench.failed", "bench", "every GPU's benchmark work ran and returned the right results", 0, gd_check_bench_failed, GD_SEVS_CRITICAL, "A GPU that computes or copies wrong results corrupts training silently (NaN losses, diverging runs): take it out of service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' or NVIDIA's field diagnostic, and have it replaced if it fails again. A kernel that does not load points at the driver instead: compare 'gpudoctor check' (driver.cuda_mismatch)."},
+    {"bench.failed", "bench", "every GPU's benchmark work ran and returned the right results", 0, gd_check_bench_failed, GD_SEVS_CRITICAL, "A GPU that computes or copies wrong results corrupts training silently (NaN losses, diverging runs): take it out of service ('scontrol update nodename=N state=drain reason=...'), run 'dcgmi diag -r 3' or NVIDIA's field diagnostic, and have it replaced if it fails again."},
     {"bench.gemm_low", "bench", "GEMM throughput near the node's peers and the SKU's datasheet", 0, gd_check_bench_gemm_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"bench.above_datasheet", "bench", "no measured figure above the SKU's datasheet (a measurement or identification error)", 0, gd_check_bench_above_datasheet, GD_SEVS_WARNING, "A figure above the datasheet cannot be the GPU's: check that the product name NVML reports is the card installed ('nvidia-smi -q': Product Name, Board Part Number) and that gpudoctor matched the right datasheet row (the evidence's sku; data/gpu-peaks.tsv); under a simulation, the scenario's figures. Then measure again ('gpudoctor bench gemm', 'gpudoctor bench membw'): a figure that stays above it is a timing fault to report. Until then, do not compare this GPU's figures with others'."},
     {"p2p.slow_pair", "bench", "GPU-to-GPU copies as fast as their path allows and as their peers", 0, gd_check_p2p_slow_pair, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"p2p.sys_route", "bench", "GPU pairs across CPUs not far slower than pairs within one", 0, gd_check_p2p_sys_route, GD_SEVS_INFO, NULL},
     {"bench.membw_low", "bench", "device memory bandwidth near the node's peers and the SKU's datasheet", 0, gd_check_bench_membw_low, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},

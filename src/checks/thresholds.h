@@ -25,6 +25,18 @@ extern gd_tunables gd_tunable;
 #define GD_HOT_MARGIN_C (gd_tunable.hot_margin_c)
 /* ...in at least this share of the valid samples, so one spike is not a finding. */
 #define GD_HOT_MIN_SHARE 0.10
+/* The memory's maximum operating temperature (software slowdown from there)
+ * where the driver does not give it (current drivers give the limits
+ * relative to T.Limit, which has no memory offset): 95 C in every
+ * 'nvidia-smi -q' of an HBM board found (A100 40GB/80GB SXM4 and PCIe, H100
+ * SXM; research/facts.md 6.2), and only boards with HBM report a memory
+ * temperature (GDDR boards say N/A). Said as typical, never as read. */
+#define GD_HBM_MEM_MAX_TYPICAL_C 95.0
+/* ...shown only for a memory that came within this of it. */
+#define GD_HBM_NEAR_C 10.0
+/* A sensor within this of its limit during a thermal slowdown is the one
+ * that drives it (samples are a second apart, limits whole degrees). */
+#define GD_THERMAL_AT_LIMIT_C 2.0
 
 /* Slowdown episodes. DCGM fails a diagnostic on any HW_SLOWDOWN, SW_THERMAL,
  * HW_THERMAL or HW_POWER_BRAKE sample under load (DcgmRecorder::CheckForClocksEvent);

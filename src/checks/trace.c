@@ -557,11 +557,45 @@ void gd_trace_mark_shared_gains(gd_findings *fs)
     }
 }
 
+bool gd_trace_too_short(const gd_trace_result *r, char *why, size_t len)
+{
+    if (r->step_first_in_trace < 0 || r->nsteps >= GD_TRACE_MIN_STEPS)
+        return false; /* no step markers: judged over the GPU's span, as HTA does */
+    snprintf(why, len, "%zu step%s: too short to judge the job (warm-up, compilation or a pause may fill it)",
+             r->nsteps, r->nsteps == 1 ? "" : "s");
+    return true;
+}
+
+/* The findings of a rank too short to judge say so, in their title and
+ * evidence, and are warnings at most: what one step shows may be its
+ * warm-up, not the job. */
+static void mark_too_short(const gd_trace_result *ranks, size_t n, gd_findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        gd_finding *f = &fs->v[i];
+        int rank = finding_rank(f);
+        const gd_trace_result *r = NULL;
+        for (size_t k = 0; k < n && !r; k++)
+            if (ranks[k].rank == rank)
+                r = &ranks[k];
+        char why[160];
+        if (!r || !gd_trace_too_short(r, why, sizeof why))
+            continue;
+        json_object_set_new(f->evidence, GD_TRACE_TOO_SHORT, json_string(why));
+        if (f->severity == GD_SEV_CRITICAL)
+            f->severity = GD_SEV_WARNING;
+        size_t used = strlen(f->title);
+        snprintf(f->title + used, sizeof f->title - used, "; from %zu step%s, too short to judge", r->nsteps,
+                 r->nsteps == 1 ? "" : "s");
+    }
+}
+
 void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < gd_trace_checks_count; c++)
             gd_trace_checks[c].run(ranks, n, i, out);
     gd_trace_mark_shared_gains(out);
+    mark_too_short(ranks, n, out);
     gd_findings_sort(out);
 }

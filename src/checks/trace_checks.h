@@ -50,9 +50,16 @@ extern const size_t gd_trace_checks_count;
  * step: a prefetch on a side stream hides them. */
 #define GD_TRACE_STEP_MEMCPY_PCT 2.0
 #define GD_TRACE_CRITICAL_IMPACT 15.0 /* docs/checks.md: the severity rule */
+/* A rank's trace of fewer steps than this (with step markers) is too short
+ * to judge the job by: a run's and a profile's first steps hold its warm-up
+ * (the caching allocator's growth, cuDNN's autotuning, torch.compile's
+ * compilation), and one step says nothing of the next. Its findings say so
+ * and are warnings at most (docs/trace.md). */
+#define GD_TRACE_MIN_STEPS 3
+#define GD_TRACE_TOO_SHORT "too_short" /* the evidence key that says so */
 
-/* Runs every trace check over the ranks, marks the gains that share time,
- * then sorts the findings. */
+/* Runs every trace check over the ranks, marks the gains that share time
+ * and the findings of ranks too short to judge, then sorts the findings. */
 void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *out);
 
 /*
@@ -64,5 +71,9 @@ void gd_trace_checks_run(const gd_trace_result *ranks, size_t n, gd_findings *ou
  */
 #define GD_TRACE_GAIN_SHARED "gain_shared_with"
 void gd_trace_mark_shared_gains(gd_findings *fs);
+
+/* Whether rank r's trace is too short to judge the job by (GD_TRACE_MIN_STEPS);
+ * why into buf ("1 step: warm-up, compilation or a pause may fill it"). */
+bool gd_trace_too_short(const gd_trace_result *r, char *why, size_t len);
 
 #endif

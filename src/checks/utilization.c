@@ -41,17 +41,35 @@ static const gd_process *main_holder(const gd_gpu *gpu)
     return best;
 }
 
-static const char fix_text[] =
-    "A process holds this GPU's memory but keeps it busy only part of the time: the GPU waits for its input, "
-    "for the host, or for other ranks. Find out which: 'gpudoctor check --pid PID' (the pid above) or "
-    "'gpudoctor run -- python train.py' watch the job's threads, disk waits and data loader workers beside "
-    "the GPU and name an input bottleneck; a PyTorch profiler trace ('torch.profiler', then 'gpudoctor trace "
-    "DIR') shows where each step's time goes. Common fixes: DataLoader num_workers near the cores per GPU, "
-    "pin_memory=True, persistent_workers=True, a larger prefetch_factor, faster storage.";
+/* What to do depends on where it is read: inside `run --profile` the causes
+ * ranked above name the wait; inside `run` or `check --pid` the job's own
+ * findings do, or a profile must; elsewhere the job is not watched yet. */
+#define WAITS                                                                                                          \
+    "A process holds this GPU's memory but keeps it busy only part of the time: the GPU waits for its input, for "     \
+    "the host, or for other ranks. "
+#define COMMON_FIXES                                                                                                   \
+    " Common fixes: DataLoader num_workers near the cores per GPU, pin_memory=True, persistent_workers=True, a "       \
+    "larger prefetch_factor, faster storage."
+static const gd_fix_case fixes[] = {
+    {GD_AT_BIT(GD_AT_PROFILE), 0,
+     WAITS "Where the job's threads or its profiled steps showed the wait, another cause ranked under the verdict "
+           "names it, with its fix; where none does, keep the profiled steps' trace ('--profile-dir DIR') and read it "
+           "with 'gpudoctor trace DIR': it shows where each step's time goes." COMMON_FIXES},
+    {GD_AT_JOB, 0,
+     WAITS "The job's own findings in this report (input.*: its threads, disk waits and DataLoader workers) name an "
+           "input bottleneck where there is one; where none does, profile a few steps: 'gpudoctor run --profile -- "
+           "COMMAND' for a PyTorch job, or a torch.profiler trace and 'gpudoctor trace DIR'." COMMON_FIXES},
+    {GD_AT_ANY, 0,
+     WAITS "Find out which: 'gpudoctor check --pid PID' (the pid above) or 'gpudoctor run -- python train.py' watch "
+           "the job's threads, disk waits and data loader workers beside the GPU and name an input bottleneck; a "
+           "PyTorch profiler trace ('torch.profiler', then 'gpudoctor trace DIR') shows where each step's time "
+           "goes." COMMON_FIXES},
+};
 
 void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    const char *fix_text = GD_FIX_PICK(fixes, f, out, GD_SEV_WARNING);
     /* In a container NVML lists no process: a GPU linked to the job by other
      * evidence (its device file, visible devices, its memory) is held by the job. */
     gd_link_rule *rule = f->job ? calloc(f->gpu_count + 1, sizeof *rule) : NULL;
@@ -91,7 +109,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         json_t *ev = json_object();
         if (by_job) {
             json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
-            json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+            json_object_set_new(ev, "low_pct", gd_json_number(round(low_share * 1000) / 10));
             json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
             json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
             json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));
@@ -110,7 +128,7 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
         }
         const gd_process *p = main_holder(gpu);
         json_object_set_new(ev, "busy_pct_mean", gd_json_number(round(busy_pct * 10) / 10));
-        json_object_set_new(ev, "low_share", gd_json_number(round(low_share * 100) / 100));
+        json_object_set_new(ev, "low_pct", gd_json_number(round(low_share * 1000) / 10));
         json_object_set_new(ev, "low_below_pct", gd_json_number(GD_LOADED_UTIL_PCT));
         json_object_set_new(ev, "samples", json_integer((json_int_t)b.valid));
         json_object_set_new(ev, "mem_used_mib_max", gd_json_number(b.max_used_mib));

@@ -46,9 +46,23 @@ static gd_severity severity_of(const gd_xid_info *in)
     return action_rank(in->action) <= action_rank("remap") ? GD_SEV_WARNING : GD_SEV_INFO;
 }
 
+/* Xid 79: "GPU has fallen off the bus" (health.gpu_lost tells the same GPU). */
+#define GD_XID_OFF_BUS 79
+
+/* Whether GPU index reports its row remapping with nothing pending: then an
+ * Xid's "reset so the pending remap takes effect" has nothing to apply. */
+static bool remap_none_pending(const gd_facts *f, int index)
+{
+    for (size_t g = 0; index >= 0 && g < f->gpu_count; g++)
+        if (f->gpus[g].index == index)
+            return gd_ok(f->gpus[g].remap_pending) && f->gpus[g].remap_pending.v == 0 &&
+                   !(gd_ok(f->gpus[g].remap_failure) && f->gpus[g].remap_failure.v > 0);
+    return false;
+}
+
 /* What each action of data/xid.tsv asks of the reader (NVIDIA's resolution
  * buckets, in the words of a fix). */
-static const char *action_fix(const char *action)
+static const char *action_fix(const char *action, bool remap_none_pending)
 {
     if (strcmp(action, "rma") == 0)
         return "Hardware fault: drain the GPU, collect 'nvidia-bug-report.sh', and open an RMA if it recurs after a "
@@ -64,6 +78,10 @@ static const char *action_fix(const char *action)
     if (strcmp(action, "support") == 0)
         return "Not expected on this GPU in normal work: collect 'nvidia-bug-report.sh' and report it to NVIDIA or "
                "the vendor; drain and reset the GPU ('sudo nvidia-smi -r -i N') if jobs fail on it.";
+    if (strcmp(action, "remap") == 0 && remap_none_pending)
+        return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
+               "on the GPU is unaffected). No row remap waits for a reset now (the GPU reports 0 pending), so there "
+               "is nothing to drain for it; a remap that fails (Xid 64) or errors that recur call for an RMA.";
     if (strcmp(action, "remap") == 0)
         return "A memory error the GPU contained: the application that hit it was stopped (restart it; other work "
                "on the GPU is unaffected). Drain the GPU and reset it when convenient ('sudo nvidia-smi -r -i N') "
@@ -103,7 +121,8 @@ static json_t *row_of(xid_sum *x, int xid, const gd_xid_info *in)
     json_object_set_new(r, "xid", json_integer(xid));
     json_object_set_new(r, "count", json_integer(0));
     json_object_set_new(r, "meaning", json_string(in->meaning));
-    json_object_set_new(r, "dcgm", json_string(in->dcgm));
+    /* DCGM's health watch on it: "fail", "warn", or null where DCGM does not watch it. */
+    json_object_set_new(r, "dcgm_health", strcmp(in->dcgm, "-") == 0 ? json_null() : json_string(in->dcgm));
     json_array_append_new(x->list, r);
     return r;
 }
@@ -144,14 +163,19 @@ static void add_kernel_log(xid_sum *x, const gd_stack_facts *s, int gpu, const c
         json_object_set_new(row, "lines",
                             json_integer(json_integer_value(json_object_get(row, "lines")) + (json_int_t)g->lines));
         json_object_set_new(row, "action", json_string(in.action));
-        if (!json_object_get(row, "first_seen"))
-            json_object_set_new(row, "first_seen", json_string(g->first_seen));
-        json_object_set_new(row, "last_seen", json_string(last->when));
+        char when[80];
+        if (!json_object_get(row, "first_seen")) {
+            gd_log_when(g->first_seen, when, sizeof when);
+            json_object_set_new(row, "first_seen", json_string(when));
+        }
+        gd_log_when(last->when, when, sizeof when);
+        json_object_set_new(row, "last_seen", json_string(when));
         json_object_set_new(row, "last_message", json_string(last->text));
         json_t *ex = json_array();
         for (size_t k = g->example_count; k-- > 0;) {
             json_t *e = json_object();
-            json_object_set_new(e, "when", json_string(g->examples[k].when));
+            gd_log_when(g->examples[k].when, when, sizeof when);
+            json_object_set_new(e, "when", json_string(when));
             json_object_set_new(e, "message", json_string(g->examples[k].text));
             json_array_append_new(ex, e);
         }
@@ -187,22 +211,23 @@ static void add_session_events(xid_sum *x, const gd_facts *f, int gpu)
         gd_xid_info in;
         gd_xid_lookup((int)e->code, &in);
         json_t *row = row_of(x, (int)e->code, &in);
-        /* Per source: NVML's events and the followed log see the same Xid. */
+        /* Per source: NVML's events and the followed log see the same Xid.
+         * Keys in the reader's words: what this window saw, and by what. */
         bool log_line = strcmp(e->what, "kernel log") == 0;
-        const char *key = log_line ? "session_log_lines" : "session_nvml_events";
+        const char *key = log_line ? "log_lines_in_window" : "nvml_events_in_window";
         x->from_log |= log_line;
         x->from_nvml |= !log_line;
         json_object_set_new(row, key,
                             json_integer(json_integer_value(json_object_get(row, key)) + (json_int_t)e->count));
-        json_int_t nv = json_integer_value(json_object_get(row, "session_nvml_events"));
-        json_int_t lg = json_integer_value(json_object_get(row, "session_log_lines"));
+        json_int_t nv = json_integer_value(json_object_get(row, "nvml_events_in_window"));
+        json_int_t lg = json_integer_value(json_object_get(row, "log_lines_in_window"));
         json_int_t seen = nv > lg ? nv : lg;
-        json_object_set_new(row, "session_events", json_integer(seen));
+        json_object_set_new(row, "in_window", json_integer(seen));
         char at[32];
         gd_event_clock(ev, e->last_t, at, sizeof at);
-        json_object_set_new(row, "session_last_seen", json_string(at));
-        json_object_set_new(row, "session_last_seen_s", json_real(e->last_t));
-        json_object_set_new(row, "session_source", json_string(e->what));
+        json_object_set_new(row, "last_in_window", json_string(at));
+        json_object_set_new(row, "last_in_window_s", json_real(e->last_t));
+        json_object_set_new(row, "seen_by", json_string(log_line ? "the kernel log, followed" : "NVML's Xid events"));
         json_int_t count = json_integer_value(json_object_get(row, "count"));
         if (seen > count) {
             json_object_set_new(row, "count", json_integer(seen));
@@ -260,7 +285,27 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
     /* The fix names this GPU, not a placeholder. */
     char fix[768], dev[16];
     snprintf(dev, sizeof dev, "-i %d", gpu);
-    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action), "-i N", gpu >= 0 ? dev : "-i <index>");
+    gd_fill_placeholder(fix, sizeof fix, action_fix(x.best_action, remap_none_pending(f, gpu)), "-i N",
+                        gpu >= 0 ? dev : "-i <index>");
+    /* Fallen off the bus: health.gpu_lost's instruction, word for word, and
+     * whether the GPU's readings agree that it is gone. */
+    char answered[320] = "";
+    gd_gone_answer gone = GD_GONE_CONSISTENT;
+    if (x.best_xid == GD_XID_OFF_BUS) {
+        const gd_gpu *own = NULL;
+        for (size_t g = 0; gpu >= 0 && g < f->gpu_count; g++)
+            if (f->gpus[g].index == gpu)
+                own = &f->gpus[g];
+        if (gpu >= 0)
+            gone = gd_gone_but_answering(f, gpu, GD_XID_OFF_BUS, ev, answered, sizeof answered);
+        if (gone == GD_GONE_BEFORE) {
+            gd_off_bus_back_fix(own, "", fix, sizeof fix);
+            if (x.worst == GD_SEV_CRITICAL && kinds == 1)
+                x.worst = GD_SEV_WARNING; /* back and answering: no loss now */
+        } else {
+            gd_off_bus_fix(own, "", fix, sizeof fix);
+        }
+    }
     char others[48] = "", repeat[32] = "";
     if (kinds > 1)
         snprintf(others, sizeof others, " and %zu other Xid%s", kinds - 1, kinds > 2 ? "s" : "");
@@ -270,8 +315,8 @@ static void report_gpu(const gd_facts *f, gd_findings *out, int gpu, const char 
     const char *seen = x.from_log && x.from_nvml ? " in the kernel log and NVML's events"
                        : x.from_log              ? " in the kernel log"
                                                  : " (NVML event)";
-    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s", where,
-                   x.best_xid, x.best_meaning, repeat, others, seen);
+    gd_finding_add(out, "health.xid", x.worst, gpu >= 0 ? gpu : GD_NO_GPU, ev, NAN, fix, "%s: Xid %d (%s)%s%s%s%s%s",
+                   where, x.best_xid, x.best_meaning, repeat, others, seen, answered[0] ? "; " : "", answered);
 }
 
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)

@@ -28,12 +28,17 @@ int gd_cli_print_report(const gd_facts *f, const gd_findings *fs, int json);
 /* j (may be NULL: out of memory) as JSON on stdout, flushed: 0, or
  * GD_EXIT_ERROR after a message saying why it could not be written. */
 int gd_cli_print_json(json_t *j);
-/* What a command adds to that report (run --profile): members of the JSON
- * object, a section after the text. */
+/* What a command adds to that report (run): members of the JSON object, a
+ * section of the text right under the verdict in place of the findings'
+ * causes (top) and one after the job (text), each may be NULL; and whether
+ * the text lists every check (--details). */
 typedef struct gd_cli_report_more {
     void (*json)(json_t *report, const void *ud);
     void (*text)(FILE *out, const gd_text_style *st, const void *ud);
     const void *ud;
+    void (*top)(FILE *out, const gd_text_style *st, const void *ud);
+    bool details;
+    bool (*said)(const gd_finding *x, const void *ud); /* top said x's fix (gd_text_extra) */
 } gd_cli_report_more;
 int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json, const gd_cli_report_more *more);
 int gd_cmd_trace(int argc, char **argv);

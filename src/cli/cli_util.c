@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "core/numparse.h"
 #include "core/input.h"
+#include "core/json_util.h"
 #include "core/text_safe.h"
 
 #include <getopt.h>
@@ -74,7 +75,7 @@ int gd_cli_json_error_exit(int code)
     json_object_set_new(tool, "version", json_string(GD_VERSION));
     json_object_set_new(o, "tool", tool);
     json_errors.printed = true; /* once */
-    if (json_errors.lines ? json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
+    if (json_errors.lines ? gd_json_dumpf(o, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF
                           : gd_json_print(stdout, o) != 0)
         code = GD_EXIT_ERROR;
     json_decref(o);
@@ -279,16 +280,19 @@ int gd_cli_print_report_more(const gd_facts *f, const gd_findings *fs, int json,
     int code = gd_findings_exit_code(fs);
     if (json) {
         json_t *j = gd_report_json(f, fs);
-        if (j && more)
+        if (j && more && more->json)
             more->json(j, more->ud);
         if (gd_cli_print_json(j) != 0)
             code = GD_EXIT_ERROR;
         json_decref(j);
     } else {
         gd_text_style st = gd_cli_text_style();
-        gd_report_text(stdout, f, fs, &st);
-        if (more)
-            more->text(stdout, &st, more->ud);
+        st.details = more && more->details;
+        gd_text_extra x = {.under_verdict = more ? more->top : NULL,
+                           .at_end = more ? more->text : NULL,
+                           .ud = more ? more->ud : NULL,
+                           .said = more ? more->said : NULL};
+        gd_report_text_with(stdout, f, fs, &st, &x);
     }
     return code;
 }

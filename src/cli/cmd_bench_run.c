@@ -138,9 +138,11 @@ static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
         json_decref(j);
     } else if (pcie_only) {
         gd_text_style st = gd_cli_text_style();
+        gd_bench_verdict_text(stdout, f, fs, o->what, &st);
         gd_bench_pcie_text(stdout, f, fs, &st);
     } else {
         gd_text_style st = gd_cli_text_style();
+        gd_bench_verdict_text(stdout, f, fs, o->what, &st);
         gd_bench_gpu_text(stdout, f, fs, o->what, &st);
     }
     if (code == GD_EXIT_OK && o->report && gd_cli_html_report(o->report, f, fs) != 0)
@@ -269,7 +271,7 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
             nccl = false;
         }
     }
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_BENCH};
     if (pcie)
         gd_check_run(gd_check_find("pcie.bandwidth_low"), f, &fs);
     if (p2p) {
@@ -279,6 +281,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     }
     if (gemm || membw || p2p)
         gd_check_run(gd_check_find("bench.failed"), f, &fs);
+    if (gemm || membw)
+        gd_check_run(gd_check_find("bench.above_datasheet"), f, &fs);
     if (gemm)
         gd_check_run(gd_check_find("bench.gemm_low"), f, &fs);
     if (membw)
@@ -344,10 +348,11 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
     }
     /* The window under load, judged as check judges any window. */
     static const char *const groups[] = {"thermal", "power", "clocks", "health"};
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_BENCH};
     judge(&win, &fs, groups, sizeof groups / sizeof groups[0]);
     gd_check_run(gd_check_find("bench.failed"), &win, &fs);
     gd_check_run(gd_check_find("bench.gemm_low"), &win, &fs);
+    gd_check_run(gd_check_find("bench.above_datasheet"), &win, &fs);
     gd_findings_sort(&fs);
     int code = finish(o, &win, &fs);
     gd_findings_free(&fs);

@@ -16,7 +16,7 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                       [--python PATH]... [--ignore ID[@GPU]]... [--config FILE]\n"
                              "                       [--fail-on warning|critical] [--record FILE.jsonl]\n"
                              "                       [--report FILE.html] [--summary] [--gpus LIST]\n"
-                             "                       [--exit-codes nagios|npd|npd-healthy]\n"
+                             "                       [--exit-codes nagios|npd|npd-healthy] [--details]\n"
                              "                       [--sim SCENARIO | --from FILE...]\n"
                              "\n"
                              "Samples every GPU for a window, then judges what it saw: throttling, heat,\n"
@@ -27,7 +27,7 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "                   ms, s, m or h may follow (500ms, 2m)\n"
                              "  --interval MS    time between samples (default 100; 250ms, 1s also work)\n"
                              "  --pid PID        the training process, for the checks that look at the job\n"
-                             "  --python PATH    a Python environment or interpreter whose frameworks to\n"
+                             "  --python PATH    a Python (an environment or an interpreter) whose frameworks to\n"
                              "                   check (repeatable)\n"
                              "  --json           the report as JSON: GPUs, findings (id, severity, gpu,\n"
                              "                   evidence, impact_pct, fix) and what was not checked\n"
@@ -42,6 +42,9 @@ const char gd_check_help[] = "usage: gpudoctor check [--duration SEC] [--interva
                              "  --record FILE    also write the session to FILE (JSON Lines, gzip when FILE\n"
                              "                   ends in .gz, samples older than the checks' hour thinned);\n"
                              "                   --from FILE replays it anywhere to the same findings\n"
+                             "  --details        also every check: what each group judged, and why some\n"
+                             "                   checks could not (\"Checked\", \"Not checked\"); by default the\n"
+                             "                   report says what was judged in a line or two\n"
                              "  --summary        one line instead of the report: the findings that count, by\n"
                              "                   id with their GPUs (\"health.xid GPU 3,4; thermal.throttling\n"
                              "                   GPU 5\"), or \"no problem found\"\n"
@@ -85,6 +88,7 @@ typedef struct check_opts {
     double duration_s, interval_ms;
     long pid;
     int json;
+    bool details; /* --details: every check in the text */
     const char *sim;
     const char *record;
     const char *report; /* --report FILE.html, or NULL */
@@ -103,6 +107,8 @@ typedef struct check_opts {
 
 enum { EXIT_MAP_NAGIOS, EXIT_MAP_NPD, EXIT_MAP_NPD_HEALTHY };
 
+/* One option a line, as the other commands' tables. */
+/* clang-format off */
 const struct option gd_check_options[] = {
     {"duration", required_argument, NULL, 'd'},
     {"interval", required_argument, NULL, 'i'},
@@ -120,8 +126,10 @@ const struct option gd_check_options[] = {
     {"summary", no_argument, NULL, 'S'},
     {"gpus", required_argument, NULL, 'G'},
     {"exit-codes", required_argument, NULL, 'E'},
+    {"details", no_argument, NULL, 'D'},
     {NULL, 0, NULL, 0},
 };
+/* clang-format on */
 
 static int parse(int argc, char **argv, check_opts *o)
 {
@@ -172,6 +180,7 @@ static int parse(int argc, char **argv, check_opts *o)
         case 'R': o->record = optarg; break;
         case 'H': o->report = optarg; break;
         case 'S': o->summary = true; break;
+        case 'D': o->details = true; break;
         case 'G': o->gpus = optarg; break;
         case 'E':
             if (strcmp(optarg, "nagios") == 0)
@@ -351,7 +360,8 @@ static int check_main(check_opts *op)
             snprintf(line, sizeof line, "no problem found");
         puts(line);
     } else {
-        printed = gd_cli_print_report(&f, &fs, o.json);
+        gd_cli_report_more more = {.details = o.details};
+        printed = gd_cli_print_report_more(&f, &fs, o.json, &more);
     }
     int code = printed == GD_EXIT_ERROR || !recorded ? GD_EXIT_ERROR : gd_cli_exit_code(&fs, o.settings.fail_on);
     if (code != GD_EXIT_ERROR)

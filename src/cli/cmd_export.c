@@ -198,7 +198,7 @@ static void publish(exporter *x, const gd_facts *f, const gd_facts *judged, bool
 static void judge(exporter *x, const gd_facts *judged)
 {
     gd_findings_free(&x->findings);
-    memset(&x->findings, 0, sizeof x->findings);
+    x->findings = (gd_findings){.where = GD_AT_EXPORT};
     gd_checks_run_all(judged, &x->findings);
 }
 

@@ -19,7 +19,7 @@ const char gd_info_help[] = "usage: gpudoctor info [-q|--details] [--json] [--si
                             "                   NVLink ('n/a' there: not reported)\n"
                             "  --json           everything, as JSON; unreadable values are null\n"
                             "  --sim SCENARIO   read a simulated machine (examples/*.json)\n"
-                            "  --from FILE      read captured nvidia-smi / lspci / topo output instead (repeatable)\n";
+                            "  --from FILE      read captured nvidia-smi / lspci / topo output instead of this machine (repeatable)\n";
 
 int gd_cmd_info(int argc, char **argv)
 {

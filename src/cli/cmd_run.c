@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor run: start a training command, watch it and its GPUs, report. */
+#include "checks/joined.h"
 #include "cli.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/job.h"
 #include "gpudoctor/session.h"
+#include "report/profile_report.h"
 #include "report/recorder.h"
 #include "run_profile.h"
 
@@ -17,16 +19,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--output FILE]\n"
-                           "                     [--exit-findings] [--kill-at-end] [--record FILE.jsonl]\n"
-                           "                     [--report FILE.html] [--sim SCENARIO] [--profile]\n"
-                           "                     [--profile-steps A:B] [--profile-dir DIR] -- COMMAND [ARGS...]\n"
+const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS] [--json] [--details]\n"
+                           "                     [--output FILE] [--exit-findings] [--kill-at-end]\n"
+                           "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
+                           "                     [--profile] [--profile-steps A:B] [--profile-dir DIR]\n"
+                           "                     -- COMMAND [ARGS...]\n"
                            "\n"
                            "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
                            "its process tree and threads from /proc beside the GPUs' utilisation, then\n"
                            "reports what holds the job back (input.single_thread, input.starved,\n"
-                           "input.few_workers, input.io_wait, ...) with a per-second timeline of GPU\n"
-                           "busy beside the job's CPU. COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
+                           "input.few_workers, input.io_wait, ...), its causes ranked right under the\n"
+                           "verdict, with a per-second timeline of GPU busy beside the job's CPU.\n"
+                           "COMMAND keeps gpudoctor's stdin, stdout and stderr.\n"
                            "The report goes to standard output, shared with COMMAND's own (written out at\n"
                            "once when the watch ends, even while COMMAND runs on); --output FILE puts it in\n"
                            "a file of its own instead.\n"
@@ -35,7 +39,8 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "                   command runs on after the report unless --kill-at-end\n"
                            "  --interval MS    time between samples (default 100)\n"
                            "  --json           the report as JSON, as 'check --json'\n"
-                           "  --output FILE    write the report (text or --json) to FILE, not standard output\n"
+                           "  --details        also every check in the text report, as 'check --details'\n"
+                           "  --output FILE    write the report (text or --json) to FILE, not to stdout\n"
                            "  --exit-findings  exit with check's codes (0, 1 warnings, 2 critical) instead\n"
                            "                   of COMMAND's own exit code\n"
                            "  --kill-at-end    send COMMAND SIGTERM when --duration ends the watch\n"
@@ -48,11 +53,12 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "  --profile        also profile a few training steps of a PyTorch COMMAND, unmodified:\n"
                            "                   a Python start-up hook (sitecustomize on a private PYTHONPATH entry)\n"
                            "                   runs torch.profiler over steps 10 to 14 (an optimizer step where\n"
-                           "                   torch has a global hook, else a DataLoader batch; one trace per\n"
-                           "                   rank); then ONE report ranks the GPUs', the job's and the trace's\n"
-                           "                   causes by the time each could win back (docs/run.md)\n"
+                           "                   torch lets it count them, 1.13 and newer, else a DataLoader batch;\n"
+                           "                   one trace per rank); then ONE report ranks the GPUs', the job's\n"
+                           "                   and the trace's causes by the time each could win back, right\n"
+                           "                   under the verdict (docs/run.md)\n"
                            "  --profile-steps A:B  profile steps A to B instead (implies --profile)\n"
-                           "  --profile-dir DIR    keep the traces and the hook's notes in DIR (implies --profile)\n"
+                           "  --profile-dir DIR    keep the traces and hook notes in DIR (implies --profile)\n"
                            "\n"
                            "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
                            "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
@@ -102,6 +108,7 @@ const struct option gd_run_options[] = {
     {"profile", no_argument, NULL, 'P'},
     {"profile-dir", required_argument, NULL, 'D'},
     {"profile-steps", required_argument, NULL, 'S'},
+    {"details", no_argument, NULL, 'T'},
     {NULL, 0, NULL, 0},
 };
 
@@ -136,6 +143,7 @@ static int parse(int argc, char **argv, run_opts *o)
             if (gd_run_profile_option(&o->profile, c, optarg) != 0)
                 return GD_EXIT_ERROR;
             break;
+        case 'T': o->profile.details = true; break;
         case 'h': gd_cli_help_print(stdout, gd_run_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -155,9 +163,21 @@ static int parse(int argc, char **argv, run_opts *o)
 typedef struct run_report {
     const gd_facts *f;
     const gd_findings *fs;
+    const gd_profile_view *v; /* the causes ranked, right under the verdict */
     int json;
     int *failed;
+    bool details;
 } run_report;
+
+static void causes_top(FILE *out, const gd_text_style *st, const void *ud)
+{
+    gd_profile_causes_text(out, ud, st);
+}
+
+static void render_page(FILE *out, const void *ud)
+{
+    gd_profile_report_html(out, ud);
+}
 
 static void render_report(FILE *out, const void *ud)
 {
@@ -170,24 +190,27 @@ static void render_report(FILE *out, const void *ud)
             gd_cli_json_printed(); /* the report, not an error object, answers --json */
         json_decref(j);
     } else {
-        gd_text_style st = {.color = false, .width = gd_cli_text_style().width};
-        gd_report_text(out, r->f, r->fs, &st);
+        gd_text_style st = {.color = false, .width = gd_cli_text_style().width, .details = r->details};
+        gd_text_extra x = {.under_verdict = causes_top, .ud = r->v, .said = gd_profile_cause_said};
+        gd_report_text_with(out, r->f, r->fs, &st, &x);
     }
 }
 
 /* The report: into --output FILE, or onto stdout and out of stdio's buffer
  * at once (a COMMAND that runs on and is killed must not take it along).
  * The findings' exit code, or GD_EXIT_ERROR after a message. */
-static int write_report(const run_opts *o, const gd_facts *f, const gd_findings *fs)
+static int write_report(const run_opts *o, const gd_facts *f, const gd_findings *fs, const gd_profile_view *v)
 {
     if (o->output) {
         int failed = 0;
-        run_report r = {f, fs, o->json, &failed};
+        run_report r = {f, fs, v, o->json, &failed, o->profile.details};
         if (gd_cli_write_report(o->output, render_report, &r) != 0 || failed)
             return GD_EXIT_ERROR;
         return gd_findings_exit_code(fs);
     }
-    int code = gd_cli_print_report(f, fs, o->json);
+    gd_cli_report_more more = {
+        .ud = v, .top = causes_top, .details = o->profile.details, .said = gd_profile_cause_said};
+    int code = gd_cli_print_report_more(f, fs, o->json, &more);
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_cli_error("cannot write the report: %s", strerror(errno ? errno : EIO));
     return code;
@@ -341,18 +364,24 @@ int gd_cmd_run(int argc, char **argv)
     if (rc != 0) {
         gd_cli_error("%s", err);
     } else {
-        gd_findings fs = {0};
+        gd_findings fs = {.where = o.profile.on ? GD_AT_PROFILE : GD_AT_RUN};
         gd_checks_run_all(&f, &fs);
+        /* Without --profile the causes come from the GPUs' and the job's findings alone. */
+        gd_findings no_trace = {.where = GD_AT_RUN};
+        gd_causes causes;
+        gd_join_causes(&f, &fs, NULL, &no_trace, &causes);
+        gd_profile_view v = {&f, &fs, NULL, &no_trace, &causes};
         if (o.profile.on)
             code = profile_report(&o, &f, &fs, &report_failed);
         else
-            code = write_report(&o, &f, &fs);
+            code = write_report(&o, &f, &fs, &v);
         if (code == GD_EXIT_ERROR || report_failed)
             code = report_failed = GD_EXIT_ERROR;
         else
             code = gd_cli_no_nvidia_gpu(&f, code); /* said whatever the exit: --exit-findings makes it 3 */
-        if (!o.profile.on && o.report && gd_cli_html_report(o.report, &f, &fs) != 0)
+        if (!o.profile.on && o.report && gd_cli_write_report(o.report, render_page, &v) != 0)
             code = report_failed = GD_EXIT_ERROR;
+        gd_causes_free(&causes);
         gd_findings_free(&fs);
     }
     gd_facts_free(&f);

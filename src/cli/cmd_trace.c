@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json] [--report FILE.html] [--rank N]\n"
-                             "                       [--steps A:B]\n"
+                             "                       [--steps A:B] [--exit-findings]\n"
                              "\n"
                              "Why the GPU waits, from a PyTorch profiler trace (torch.profiler / Kineto\n"
                              "Chrome trace JSON, plain or gzip, or the legacy format of builds without\n"
@@ -33,15 +33,18 @@ const char gd_trace_help[] = "usage: gpudoctor trace FILE.json[.gz]|DIR [--json]
                              "  --rank N        only rank N (of a directory, or the file's own rank)\n"
                              "  --steps A:B     only ProfilerStep#A to #B (inclusive)\n"
                              "  --include-last-step  keep the last profiler step (HTA leaves it out)\n"
+                             "  --exit-findings  exit 1 on warnings, 2 on critical findings (check's codes;\n"
+                             "                   a rank of fewer than 3 steps is too short to judge: its\n"
+                             "                   findings are warnings at most)\n"
                              "  --max-memory MIB  what the ranks analysed at once may keep in all (default 1024;\n"
-                             "                  each of N at once gets 1/N): a rank that reaches its share\n"
-                             "                  is analysed up to there, and the report says so\n"
+                             "                    each of N at once gets 1/N): a rank that reaches its share\n"
+                             "                    is analysed up to there, and the report says so\n"
                              "\n"
                              "A directory of more than 1024 traces: the first 1024 by name are analysed, the\n"
                              "report says how many were left out.\n"
                              "\n"
-                             "Exit: 0 analyzed (whatever was found), 3 the trace could not be read, or --steps\n"
-                             "names no step it has.\n";
+                             "Exit: 0 analyzed (whatever was found; with --exit-findings 0, 1, 2 as the\n"
+                             "verdict says), 3 the trace could not be read, or --steps names no step it has.\n";
 
 #define MAX_FILES 1024
 
@@ -237,6 +240,7 @@ const struct option gd_trace_options[] = {
     {"help", no_argument, NULL, 'h'},
     {"report", required_argument, NULL, 'H'},
     {"max-memory", required_argument, NULL, 'm'},
+    {"exit-findings", no_argument, NULL, 'x'},
     {NULL, 0, NULL, 0},
 };
 
@@ -245,6 +249,8 @@ int gd_cmd_trace(int argc, char **argv)
     gd_trace_opts opts;
     gd_trace_opts_default(&opts);
     int json = 0;
+    bool exit_findings = false;
+    int code = GD_EXIT_OK;
     long rank = -1, max_mib = 1024;
     const char *report = NULL;
     optind = 1;
@@ -266,6 +272,7 @@ int gd_cmd_trace(int argc, char **argv)
                 return gd_cli_error("--max-memory takes MiB (a whole number, 1 or more), not '%s'", optarg);
             break;
         case 'H': report = optarg; break;
+        case 'x': exit_findings = true; break;
         case 'h': gd_cli_help_print(stdout, gd_trace_help); return GD_EXIT_OK;
         default: gd_cli_help_print(stderr, gd_trace_help); return GD_EXIT_ERROR;
         }
@@ -283,7 +290,7 @@ int gd_cmd_trace(int argc, char **argv)
     int rc = list_files(path, &files, &nfiles, &found);
     job *jobs = rc ? NULL : calloc(nfiles, sizeof *jobs);
     gd_trace_result *ranks = rc ? NULL : calloc(nfiles, sizeof *ranks);
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_TRACE};
     if (!rc && (!jobs || !ranks))
         rc = gd_cli_error("out of memory");
     if (!rc) {
@@ -344,6 +351,9 @@ int gd_cmd_trace(int argc, char **argv)
         }
         if (report && gd_cli_write_report(report, render_html, &run) != 0)
             rc = GD_EXIT_ERROR;
+        /* check's codes, as bench, run and fleet give them with the flag. */
+        if (!rc && exit_findings)
+            code = gd_cli_exit_code(&fs, GD_SEV_WARNING);
     }
     for (size_t i = 0; i < nr; i++)
         gd_trace_result_free(&ranks[i]);
@@ -355,5 +365,5 @@ int gd_cmd_trace(int argc, char **argv)
     free(jobs);
     free(ranks);
     gd_findings_free(&fs);
-    return rc ? GD_EXIT_ERROR : GD_EXIT_OK;
+    return rc ? GD_EXIT_ERROR : code;
 }

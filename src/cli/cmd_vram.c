@@ -14,65 +14,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char gd_vram_help[] =
-    "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N)\n"
-    "                      [OPTIONS] [--json]\n"
-    "\n"
-    "How much memory training, fine-tuning (LoRA, QLoRA) or serving needs on each\n"
-    "GPU: weights, gradients, optimizer states, activations, KV cache, overhead;\n"
-    "whether it fits with a safety margin, the largest micro-batch that fits, the\n"
-    "cheapest changes that make it fit. Without a GPU size it plans anyway and\n"
-    "shows on which common boards (24 to 192 GB) it fits.\n"
-    "\n"
-    "Model:\n"
-    "  --params N        parameters: 7B, 350M, 7.5e9 (else estimated from the shape)\n"
-    "  --config FILE     a Hugging Face config.json (hidden_size, num_hidden_layers, ...)\n"
-    "  --layers N --hidden N --heads N --kv-heads N --ffn N --vocab N\n"
-    "                    the shape, for activations (override the config's values)\n"
-    "  --shape-from llama  with --params alone: take the shape of the Llama model\n"
-    "                    nearest in size (never done unless asked)\n"
-    "Training:\n"
-    "  --seq N           sequence length (default 2048, whatever the config's context)\n"
-    "  --batch N         micro-batch per GPU (default 1); serving: sequences at once\n"
-    "  --accumulation N  gradient accumulation steps (default 1)\n"
-    "  --precision P     fp32 | mixed (default) | bf16 (pure bf16, no fp32 master copy)\n"
-    "  --optimizer O     adam (default) | adamw | sgd | adam8bit\n"
-    "  --checkpointing C none (default) | selective | full\n"
-    "  --attention A     sdpa (default: memory-efficient, no s x s scores kept) |\n"
-    "                    flash | eager (keeps the scores)\n"
-    "  --flash-attention the same as --attention flash\n"
-    "  --offload O       none (default) | optimizer (ZeRO-Offload) | all (FSDP CPU offload)\n"
-    "Fine-tuning:\n"
-    "  --method M        full (default) | lora | qlora (4-bit NF4 base, bf16 adapters)\n"
-    "  --lora-rank R     adapter rank (default 8)\n"
-    "  --lora-targets T  q,k,v,o (default: the attention projections) | all | any of\n"
-    "                    q,k,v,o,gate,up,down\n"
-    "Serving:\n"
-    "  --inference       weights + KV cache (+ prefill working set), no training state\n"
-    "  --weights W       fp16 (default) | fp8 | int8 | int4\n"
-    "  --kv-cache K      fp16 (default) | fp8\n"
-    "GPUs:\n"
-    "  --gpus N          GPUs in all (default: this machine's, else 1)\n"
-    "  --gpu NAME        a board by name: 4090, 5090, a100-40g, a100, l40s, a6000,\n"
-    "                    h100, h100-nvl, h200, b200, ... (the memory NVML reports)\n"
-    "  --gpu-memory SIZE memory per GPU: 80G, 40GiB, 24576M (default: this machine's)\n"
-    "  --margin PCT      fits only when the estimate plus PCT % fits (default 10)\n"
-    "  --sharding S      none (default) | zero1 | zero2 | zero3 | fsdp\n"
-    "  --tp N            tensor-parallel degree (default 1)\n"
-    "  --sim SCENARIO    take the GPUs from a simulated machine (examples/*.json)\n"
-    "  --json            the plan as JSON, bytes per GPU (docs/vram.md)\n"
-    "\n"
-    "Examples:\n"
-    "  gpudoctor vram --params 7B --shape-from llama      # no GPU: the fits-on table\n"
-    "  gpudoctor vram --config config.json --method qlora --lora-targets all \\\n"
-    "      --gpu 4090\n"
-    "  gpudoctor vram --params 70B --shape-from llama --inference --seq 4096 \\\n"
-    "      --gpus 2 --tp 2 --gpu h100\n";
+const char gd_vram_help[] = "usage: gpudoctor vram (--params N | --config FILE | --layers N --hidden N)\n"
+                            "                      [OPTIONS] [--json]\n"
+                            "\n"
+                            "How much memory training, fine-tuning (LoRA, QLoRA) or serving needs on each\n"
+                            "GPU: weights, gradients, optimizer states, activations, KV cache, overhead;\n"
+                            "whether it fits with a safety margin, the largest micro-batch that fits, the\n"
+                            "cheapest changes that make it fit. Without a GPU size it plans anyway and\n"
+                            "shows on which common boards (24 to 192 GB) it fits.\n"
+                            "\n"
+                            "Model:\n"
+                            "  --params N        parameters: 7B, 350M, 7.5e9 (else estimated from the shape)\n"
+                            "  --config FILE     a Hugging Face config.json (hidden_size, layers, heads ...)\n"
+                            "  --layers N --hidden N --heads N --kv-heads N --ffn N --vocab N\n"
+                            "                    the shape, for activations (override the config's values)\n"
+                            "  --shape-from llama  with --params alone: take the shape of the Llama model\n"
+                            "                    nearest in size (never done unless asked)\n"
+                            "Training:\n"
+                            "  --seq N           sequence length (default 2048, not the config's context)\n"
+                            "  --batch N         micro-batch per GPU (default 1); serving: sequences at once\n"
+                            "  --accumulation N  gradient accumulation steps (default 1)\n"
+                            "  --precision P     fp32 | mixed (default) | bf16 (pure: no fp32 master copy)\n"
+                            "  --optimizer O     adam (default) | adamw | sgd | adam8bit\n"
+                            "  --checkpointing C none (default) | selective | full\n"
+                            "  --attention A     sdpa (default: memory-efficient, no s x s scores kept) |\n"
+                            "                    flash | eager (keeps the scores)\n"
+                            "  --flash-attention the same as --attention flash\n"
+                            "  --offload O       none (default) | optimizer (ZeRO-Offload: the optimizer states) | all "
+                            "(the weights too: FSDP CPU offload)\n"
+                            "Fine-tuning:\n"
+                            "  --method M        full (default) | lora | qlora (NF4 base, bf16 adapters)\n"
+                            "  --lora-rank R     adapter rank (default 8)\n"
+                            "  --lora-targets T  q,k,v,o (default: the attention projections) | all | a list\n"
+                            "                    of the projections q,k,v,o,gate,up,down\n"
+                            "Serving:\n"
+                            "  --inference       weights + KV cache (+ prefill work space), no training state\n"
+                            "  --weights W       fp16 (default) | fp8 | int8 | int4\n"
+                            "  --kv-cache K      fp16 (default) | fp8\n"
+                            "GPUs:\n"
+                            "  --gpus N          GPUs in all (default: this machine's, else 1)\n"
+                            "  --gpu NAME        a board by name: 4090, 5090, a100-40g, a100, l40s, a6000,\n"
+                            "                    h100, h100-nvl, h200, b200, ... (the memory NVML reports)\n"
+                            "  --gpu-memory SIZE memory per GPU: 80G, 40GiB, 24576M (default: this machine's)\n"
+                            "  --margin PCT      fits only when the estimate plus PCT % fits (default 10)\n"
+                            "  --sharding S      none (default) | zero1 | zero2 | zero3 | fsdp\n"
+                            "  --tp N            tensor-parallel degree (default 1)\n"
+                            "  --sim SCENARIO    take the GPUs from a simulated machine (examples/*.json)\n"
+                            "  --json            the plan as JSON, bytes per GPU (docs/vram.md)\n"
+                            "\n"
+                            "Examples:\n"
+                            "  gpudoctor vram --params 7B --shape-from llama      # no GPU: the fits-on table\n"
+                            "  gpudoctor vram --config config.json --method qlora --lora-targets all \\\n"
+                            "      --gpu 4090\n"
+                            "  gpudoctor vram --params 70B --shape-from llama --inference --seq 4096 \\\n"
+                            "      --gpus 2 --tp 2 --gpu h100\n";
 
 typedef struct vram_opts {
     gd_vram_setup setup;
     gd_vram_model_opts model;
     const char *sim, *gpu_name;
+    const char *params_bare; /* --params as a bare count below a million: a unit forgotten? */
     bool gpus_given, memory_given, lora_given, serving_given;
     int json;
 } vram_opts;
@@ -171,7 +172,10 @@ static int option(int c, const char *arg, vram_opts *o)
     gd_vram_model *m = &o->model.shape;
     int v = 0;
     switch (c) {
-    case O_PARAMS: return params(arg, &s->model.params);
+    case O_PARAMS:
+        /* "7" plans 7 parameters: said, since the user most likely meant 7B. */
+        o->params_bare = arg[strspn(arg, "0123456789.")] == '\0' && atof(arg) < 1e6 ? arg : NULL;
+        return params(arg, &s->model.params);
     case O_LAYERS: return whole("--layers", arg, 1, 100000, &m->layers);
     case O_HIDDEN: return whole("--hidden", arg, 1, 1L << 20, &m->hidden);
     case O_HEADS: return whole("--heads", arg, 1, 1L << 16, &m->heads);
@@ -425,6 +429,16 @@ int gd_cmd_vram(int argc, char **argv)
     if (code != GD_EXIT_OK) {
         free(plan);
         return code;
+    }
+    if (o.params_bare) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "--params %s reads as %s parameters (a count without a unit); %s billion is written %sB or %se9, "
+                 "%s million %sM",
+                 o.params_bare, o.params_bare, o.params_bare, o.params_bare, o.params_bare, o.params_bare,
+                 o.params_bare);
+        fprintf(stderr, "gpudoctor: note: %s\n", why);
+        gd_vram_plan_note(plan, "%s", why);
     }
     gd_vram_plan_make(&o.setup, plan);
     if (o.json) {

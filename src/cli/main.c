@@ -19,17 +19,17 @@ static const gd_cli_command commands[] = {
      "the GPUs live (a full-screen view, or dmon-like lines in a pipe), the\n"
      "           diagnosis running; --record FILE.jsonl keeps it for 'check --from'",
      gd_watch_help, gd_watch_options, gd_cmd_watch, true},
-    {"vram", "the memory a training run needs per GPU, whether it fits, what to change", gd_vram_help, gd_vram_options,
-     gd_cmd_vram, false},
-    {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA nodes) and their NICs", gd_topo_help,
-     gd_snapshot_options, gd_cmd_topo, false},
+    {"vram", "the memory a training run needs per GPU and whether it fits", gd_vram_help, gd_vram_options, gd_cmd_vram,
+     false},
+    {"topo", "how the GPUs connect (NVLink, PCIe switches, NUMA) and their NICs", gd_topo_help, gd_snapshot_options,
+     gd_cmd_topo, false},
     {"bench", "measure: 'bench pcie' copies between host and each GPU", gd_bench_help, gd_bench_options, gd_cmd_bench,
      true},
     {"trace", "why the GPU waits, from a PyTorch profiler trace (file or directory)", gd_trace_help, gd_trace_options,
      gd_cmd_trace, false},
-    {"run", "run a command (a training job) and watch it: input starvation, loaders", gd_run_help, gd_run_options,
-     gd_cmd_run, true},
-    {"export", "Prometheus metrics (dcgm-exporter's names) and the findings, on /metrics", gd_export_help,
+    {"run", "run a training job and watch it: input starvation, loaders, ...", gd_run_help, gd_run_options, gd_cmd_run,
+     true},
+    {"export", "Prometheus metrics (dcgm-exporter's names) and findings, on /metrics", gd_export_help,
      gd_export_options, gd_cmd_export, false},
     {"fleet", "compare many nodes' check reports: outlier GPUs and causes they share", gd_fleet_help, gd_fleet_options,
      gd_cmd_fleet, false},
@@ -44,8 +44,7 @@ static const char help_help[] = "usage: gpudoctor help [COMMAND | findings]\n"
                                 "finding id with its group and what it looks at: the ids --ignore and the\n"
                                 "config file take (docs/checks.md has the rules).\n"
                                 "\n"
-                                "  --commands         the command names, one per line (for scripts and\n"
-                                "                     completion)\n"
+                                "  --commands         the command names, one per line (for scripts, completion)\n"
                                 "  --options COMMAND  COMMAND's options, one per line, '=' after those that\n"
                                 "                     take a value (the parser's own table)\n"
                                 "  --values OPTION    the values OPTION takes, one per line, for completion:\n"

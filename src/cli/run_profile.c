@@ -166,7 +166,12 @@ static void more_json(json_t *report, const void *ud)
 
 static void more_text(FILE *out, const gd_text_style *st, const void *ud)
 {
-    gd_profile_report_text(out, ud, st);
+    gd_profile_steps_text(out, ud, st);
+}
+
+static void more_top(FILE *out, const gd_text_style *st, const void *ud)
+{
+    gd_profile_causes_text(out, ud, st);
 }
 
 static void render_html(FILE *out, const void *ud)
@@ -191,7 +196,7 @@ int gd_run_profile_report(gd_run_profile *rp, const gd_facts *f, const gd_findin
     int code = gd_findings_exit_code(fs), tcode = gd_findings_exit_code(&trace);
     if (tcode > code)
         code = tcode;
-    gd_cli_report_more more = {more_json, more_text, &v};
+    gd_cli_report_more more = {more_json, more_text, &v, more_top, rp->details, gd_profile_cause_said};
     if (gd_cli_print_report_more(f, fs, json, &more) == GD_EXIT_ERROR)
         code = GD_EXIT_ERROR;
     if (html_path && gd_cli_write_report(html_path, render_html, &v) != 0)

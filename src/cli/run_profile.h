@@ -21,6 +21,7 @@ typedef struct gd_run_profile {
     char hook_dir[4096]; /* the folder of the hook's sitecustomize.py */
     char *saved_pythonpath; /* the user's PYTHONPATH while the job's is set, NULL */
     bool had_pythonpath;
+    bool details; /* run --details: every check in the text */
     gd_profile prof;
 } gd_run_profile;
 

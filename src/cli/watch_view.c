@@ -4,6 +4,7 @@
 
 #include "gpudoctor/checks.h"
 #include "report/text_util.h"
+#include "report/watch_cells.h"
 #include "report/watch_scale.h"
 
 #include <curses.h>
@@ -26,22 +27,6 @@ static const struct plot {
     {GD_M_UTIL_GPU_PCT, "utilisation"}, {GD_M_MEM_USED_MIB, "memory used"}, {GD_M_PCIE_RX_KBPS, "PCIe rx"},
 };
 #define NPLOTS (int)(sizeof plots / sizeof plots[0])
-
-/* Short names of the clock-event reasons; `slow` ones are drawn as alarms. */
-static const struct reason {
-    const char *name, *shown;
-    bool slow;
-} reasons[] = {
-    {"gpu_idle", "idle", false},
-    {"applications_clocks_setting", "app-clocks", false},
-    {"sw_power_cap", "power-cap", true},
-    {"hw_slowdown", "hw-slowdown", true},
-    {"sync_boost", "sync-boost", false},
-    {"sw_thermal_slowdown", "sw-thermal", true},
-    {"hw_thermal_slowdown", "hw-thermal", true},
-    {"hw_power_brake_slowdown", "power-brake", true},
-    {"display_clock_setting", "display", false},
-};
 
 enum { C_HEAD = 1, C_WARN, C_CRIT };
 
@@ -66,10 +51,10 @@ static const struct col {
     const char *head;
     int width, drop;
 } cols[NCOLS] = {
-    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 10},      [COL_TEMP] = {"TEMP", 4, 1},
-    [COL_MTEMP] = {"MEMT", 4, 8},       [COL_SM] = {"SM MHz/MAX", 10, 2},   [COL_POWER] = {"POWER W", 9, 3},
-    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {"MEM GiB", 9, 6},      [COL_LINK] = {"LINK", 5, 9},
-    [COL_PCIE] = {"PCIe MB/s", 11, 11}, [COL_REASONS] = {"REASONS", 16, 0}, [COL_HIST] = {"HISTORY", 16, 7},
+    [COL_GPU] = {"GPU", 3, 0},          [COL_NAME] = {"NAME", 14, 10},          [COL_TEMP] = {"TEMP", 4, 1},
+    [COL_MTEMP] = {"MEMT", 4, 8},       [COL_SM] = {"SM MHz/MAX", 10, 2},       [COL_POWER] = {"POWER W", 9, 3},
+    [COL_UTIL] = {"UTIL", 4, 4},        [COL_MEM] = {gd_watch_mem_head, 11, 6}, [COL_LINK] = {"LINK", 5, 9},
+    [COL_PCIE] = {"PCIe MB/s", 11, 11}, [COL_REASONS] = {"REASONS", 19, 0},     [COL_HIST] = {"HISTORY", 11, 7},
 };
 
 struct gd_watch_view {
@@ -106,7 +91,7 @@ static void judge(gd_watch_view *v)
     gd_series upto = gd_series_window(&f->series, 0, v->last + 1); /* a paused view judges what it shows */
     gd_facts w = gd_facts_window(f, gd_series_last(&upto, FINDINGS_SPAN_S));
     gd_findings_free(&v->findings);
-    memset(&v->findings, 0, sizeof v->findings);
+    v->findings = (gd_findings){.where = GD_AT_WATCH};
     double t = gd_series_t(&f->series, v->last);
     w.events.bounded = true; /* a paused view: what came later is not seen yet */
     w.events.until_t = t;
@@ -206,19 +191,6 @@ static void scale_text(const gd_watch_scale *sc, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, ", %s %.0f %s in bold", sc->limit_name, sc->limit * k, unit);
 }
 
-static int reasons_text(unsigned long long mask, char *buf, size_t len)
-{
-    int slow = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++)
-        if (mask & gd_reason_bit(reasons[k].name)) {
-            size_t used = strlen(buf);
-            snprintf(buf + used, len - used, "%s%s", used ? "," : "", reasons[k].shown);
-            slow |= reasons[k].slow;
-        }
-    return slow;
-}
-
 /* Which columns fit in COLS (the least useful go first, never a wrap);
  * returns the history's width, 0 when it does not fit. */
 static int layout(bool shown[NCOLS])
@@ -264,7 +236,9 @@ static void fmt_cell(gd_watch_view *v, int c, size_t g, const gd_value *at, char
     char a[32], b[32];
     switch (c) {
     case COL_GPU: snprintf(cell, len, "%3d", gpu->index); break;
-    case COL_NAME: snprintf(cell, len, "%.14s", strncmp(gpu->name, "NVIDIA ", 7) == 0 ? gpu->name + 7 : gpu->name); break;
+    case COL_NAME:
+        snprintf(cell, len, "%.14s", strncmp(gpu->name, "NVIDIA ", 7) == 0 ? gpu->name + 7 : gpu->name);
+        break;
     case COL_TEMP:
     case COL_MTEMP: fmt_value(cell, len, at[c == COL_TEMP ? GD_M_TEMP_C : GD_M_MEM_TEMP_C], "", 0, "C", 1); break;
     case COL_SM:
@@ -278,11 +252,7 @@ static void fmt_cell(gd_watch_view *v, int c, size_t g, const gd_value *at, char
         snprintf(cell, len, "%s/%s", a, b);
         break;
     case COL_UTIL: fmt_value(cell, len, at[GD_M_UTIL_GPU_PCT], "", 0, "%", 1); break;
-    case COL_MEM:
-        fmt_value(a, sizeof a, at[GD_M_MEM_USED_MIB], "", 1, "", 1.0 / 1024);
-        fmt_value(b, sizeof b, gpu->mem_total_mib, "", 0, "", 1.0 / 1024);
-        snprintf(cell, len, "%s/%s", a, b);
-        break;
+    case COL_MEM: gd_watch_mem_cell(at[GD_M_MEM_USED_MIB], gpu->mem_total_mib, cell, len); break;
     case COL_LINK:
         fmt_value(a, sizeof a, at[GD_M_PCIE_GEN], "G", 0, "", 1);
         fmt_value(b, sizeof b, at[GD_M_PCIE_WIDTH], "x", 0, "", 1);
@@ -298,7 +268,7 @@ static void fmt_cell(gd_watch_view *v, int c, size_t g, const gd_value *at, char
             snprintf(cell, len, "GPU LOST");
             *attr = v->color ? COLOR_PAIR(C_CRIT) | A_BOLD : A_BOLD;
         } else if (gd_ok(at[GD_M_EVENT_REASONS]) &&
-                   reasons_text((unsigned long long)at[GD_M_EVENT_REASONS].v, cell, len)) {
+                   gd_watch_reasons_cell((unsigned long long)at[GD_M_EVENT_REASONS].v, cols[c].width, cell, len)) {
             *attr = v->color ? COLOR_PAIR(C_WARN) | A_BOLD : A_BOLD;
         }
         break;

@@ -39,6 +39,21 @@ void gd_event_clock(const gd_events *ev, double t, char *buf, size_t len)
         snprintf(buf, len, "t=%.1f s", t);
 }
 
+void gd_log_when(const char *when, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    const char *p = when + strspn(when, " [");
+    size_t digits = strspn(p, "0123456789"), n = digits;
+    if (digits && p[n] == '.')
+        n += 1 + strspn(p + n + 1, "0123456789");
+    bool since_boot = digits && p[n + strspn(p + n, " ]")] == '\0';
+    if (since_boot)
+        snprintf(buf, len, "%.*s s after boot", (int)n, p);
+    else
+        snprintf(buf, len, "%s", when);
+}
+
 bool gd_event_utc(const gd_events *ev, double t, char *buf, size_t len)
 {
     if (len)

@@ -22,6 +22,43 @@ const char *gd_status_name(gd_status st)
     return "?";
 }
 
+const char *gd_nvml_return_name(int rc)
+{
+    static const char *const names[] = {
+        "NVML_SUCCESS",
+        "NVML_ERROR_UNINITIALIZED",
+        "NVML_ERROR_INVALID_ARGUMENT",
+        "NVML_ERROR_NOT_SUPPORTED",
+        "NVML_ERROR_NO_PERMISSION",
+        "NVML_ERROR_ALREADY_INITIALIZED",
+        "NVML_ERROR_NOT_FOUND",
+        "NVML_ERROR_INSUFFICIENT_SIZE",
+        "NVML_ERROR_INSUFFICIENT_POWER",
+        "NVML_ERROR_DRIVER_NOT_LOADED",
+        "NVML_ERROR_TIMEOUT",
+        "NVML_ERROR_IRQ_ISSUE",
+        "NVML_ERROR_LIBRARY_NOT_FOUND",
+        "NVML_ERROR_FUNCTION_NOT_FOUND",
+        "NVML_ERROR_CORRUPTED_INFOROM",
+        "NVML_ERROR_GPU_IS_LOST",
+        "NVML_ERROR_RESET_REQUIRED",
+        "NVML_ERROR_OPERATING_SYSTEM",
+        "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+        "NVML_ERROR_IN_USE",
+        "NVML_ERROR_MEMORY",
+        "NVML_ERROR_NO_DATA",
+        "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
+        "NVML_ERROR_INSUFFICIENT_RESOURCES",
+        "NVML_ERROR_FREQ_NOT_SUPPORTED",
+        "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
+        "NVML_ERROR_DEPRECATED",
+        "NVML_ERROR_NOT_READY",
+        "NVML_ERROR_GPU_NOT_FOUND",
+        "NVML_ERROR_INVALID_STATE",
+    };
+    return rc >= 0 && (size_t)rc < sizeof names / sizeof names[0] ? names[rc] : "NVML_ERROR_UNKNOWN";
+}
+
 static const gd_metric_info metric_info[GD_M_COUNT] = {
     [GD_M_TEMP_C] = {"temp_c", "GPU temperature", "C"},
     [GD_M_MEM_TEMP_C] = {"mem_temp_c", "memory temperature", "C"},

@@ -176,6 +176,10 @@ static bool finding_of(const gd_finding *x, const char *table)
         bool gemm = what && strstr(what, "GEMM");
         return strcmp(table, "gemm") == 0 ? gemm : !gemm;
     }
+    if (strcmp(x->id, "bench.above_datasheet") == 0) {
+        const char *what = json_string_value(json_object_get(x->evidence, "what"));
+        return what && (strcmp(what, "GEMM") == 0) == (strcmp(table, "gemm") == 0);
+    }
     return strcmp(x->id, strcmp(table, "gemm") == 0 ? "bench.gemm_low" : "bench.membw_low") == 0;
 }
 
@@ -297,9 +301,9 @@ static void stress_curves(FILE *out, const gd_facts *f, const gd_bench_gpu *g)
 void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what, const gd_text_style *st)
 {
     const gd_bench_facts *b = f->bench;
-    if (f->pcie && f->pcie->bench && strcmp(what, "all") == 0) {
-        gd_findings none = {0};
-        gd_bench_pcie_text(out, f, &none, st);
+    bool all = strcmp(what, "all") == 0; /* its answer came with the verdict (gd_bench_verdict_text) */
+    if (f->pcie && f->pcie->bench && all) {
+        gd_bench_pcie_tables_text(out, f, st);
         fputc('\n', out);
     }
     const char *sim = f->simulated ? "  [SIMULATION]" : "";
@@ -322,7 +326,8 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
                "alone: TFLOP/s of the GPU by itself; together: of each GPU while all multiply at once; datasheet: "
                "the SKU's dense peak for the type; of sheet: alone over datasheet; correct: the multiply's results "
                "checked on the host (yes, WRONG; FAILED: it did not run); finding: the worst finding below on the "
-               "GPU's multiplies (none: within 10% of its peers and above its SKU's floor).");
+               "GPU's multiplies (none: within 10% of its peers, above its SKU's floor and not above its datasheet, "
+               "which no GPU beats).");
     }
     if (b && b->membw) {
         char head[256];
@@ -343,7 +348,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
                "engine: GB/s of a copy-engine copy; kernel: of a read/write kernel; datasheet: the SKU's memory "
                "bandwidth; of sheet: the better of the two over datasheet; correct: the copied bytes checked (yes, "
                "WRONG; FAILED: it did not run); finding: the worst finding below on the GPU's memory bandwidth "
-               "(none: within 10% of its peers and above its SKU's floor).");
+               "(none: within 10% of its peers, above its SKU's floor and not above its datasheet).");
     }
     if (b && b->p2p)
         gd_bench_p2p_text(out, f, st);
@@ -375,6 +380,10 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
     size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++)
         shown += !fs->v[i].ignored;
+    if (all) {
+        gd_bench_details_text(out, fs, st);
+        return;
+    }
     gd_bench_findings_text(out, fs, st);
     gd_nccl_expect e;
     if (!shown && strcmp(what, "nccl") == 0)

@@ -74,7 +74,8 @@ json_t *gd_bench_nccl_json(const gd_facts *f)
     bool known = !n->skipped[0] && gd_nccl_expect_of(f, n, &e) == 0;
     json_object_set_new(x, "busbw_gbps", known ? num(e.busbw_gbps, 10) : json_null());
     json_object_set_new(x, "edge", known ? json_pack("[i,i]", e.slowest.gpu_a, e.slowest.gpu_b) : json_null());
-    json_object_set_new(x, "edge_gbps", known ? num(e.slowest.gbps, 10) : json_null());
+    json_object_set_new(x, "edge_gbps", known ? num(e.slowest.rate_gbps, 10) : json_null());
+    json_object_set_new(x, "edge_full_gbps", known ? num(e.slowest.gbps, 10) : json_null());
     json_object_set_new(x, "efficiency", known ? num(e.slowest.efficiency, 100) : json_null());
     json_object_set_new(x, "host_staged", json_boolean(known && e.slowest.host_staged));
     json_object_set_new(x, "limit", !n->skipped[0] && e.slowest.limit[0] ? json_string(e.slowest.limit) : json_null());
@@ -146,7 +147,7 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         if (gd_nccl_expect_of(f, n, &e) == 0)
             snprintf(line, sizeof line,
                      "Peak bus bandwidth: all-reduce %.1f GB/s, all-gather %.1f GB/s; expected %.0f GB/s (%.2f x "
-                     "%.0f GB/s of the slowest ring edge, GPU %d - GPU %d: %s): %.0f%%",
+                     "%.1f GB/s, the slowest ring edge with every link trained fully, GPU %d - GPU %d: %s): %.0f%%",
                      peak, n->peak_busbw_gbps[GD_NCCL_ALL_GATHER], e.busbw_gbps, e.slowest.efficiency,
                      e.slowest.gbps, e.slowest.gpu_a, e.slowest.gpu_b, e.slowest.limit, 100 * peak / e.busbw_gbps);
         else

@@ -58,7 +58,9 @@ json_t *gd_bench_p2p_json(const gd_facts *f)
             json_t *x = json_object();
             json_object_set_new(x, "route", json_string(gd_p2p_route_name(path.route)));
             json_object_set_new(x, "nvlinks", json_integer(path.nvlinks));
-            json_object_set_new(x, "allows_gbps", num1(path.gbps));
+            /* The path's rate is its slowest hop as it runs; what it carries trained fully beside it. */
+            json_object_set_new(x, "allows_gbps", num1(gd_p2p_path_rate(&path, true)));
+            json_object_set_new(x, "allows_full_gbps", num1(gd_p2p_path_rate(&path, false)));
             json_object_set_new(x, "expected_gbps", num1(gd_p2p_path_expected(&path, false)));
             json_object_set_new(x, "cpu_link", path.cpu_link[0] ? json_string(path.cpu_link) : json_null());
             json_object_set_new(x, "cpu_link_gbps", num1(path.cpu_gbps));
@@ -67,9 +69,10 @@ json_t *gd_bench_p2p_json(const gd_facts *f)
         } else {
             json_object_set_new(o, "path", json_null());
         }
-        json_object_set_new(o, "verified", json_string(p->verdict == GD_VERIFY_OK      ? "ok"
-                                                       : p->verdict == GD_VERIFY_WRONG ? "wrong"
-                                                                                       : "not run"));
+        json_object_set_new(o, "verified",
+                            json_string(p->verdict == GD_VERIFY_OK      ? "ok"
+                                        : p->verdict == GD_VERIFY_WRONG ? "wrong"
+                                                                        : "not run"));
         json_object_set_new(o, "check", p->detail[0] ? json_string(p->detail) : json_null());
         json_object_set_new(o, "error", p->error[0] ? json_string(p->error) : json_null());
         json_array_append_new(pairs, o);
@@ -105,15 +108,20 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
     const gd_bench_facts *b = f->bench;
     char head[256];
-    snprintf(head, sizeof head, "GPU-to-GPU copies, GB/s per direction: %zu MiB copies on the copy engines, median "
-             "of %d%s", b->p2p_bytes >> 20, b->p2p_reps, f->simulated ? "  [SIMULATION]" : "");
+    snprintf(head, sizeof head,
+             "GPU-to-GPU copies, GB/s per direction: %zu MiB copies on the copy engines, median "
+             "of %d%s",
+             b->p2p_bytes >> 20, b->p2p_reps, f->simulated ? "  [SIMULATION]" : "");
     gd_wrap(out, st, 0, 0, head);
     matrix(out, f, b, false);
     fputs("Both directions at once (the two summed):\n", out);
     matrix(out, f, b, true);
-    /* Each kind of path once: what it allows, and what its pairs measured. The
-     * pairs' paths are worked out once, then grouped by what they say. */
-    fputs("Paths (what each allows per direction; a healthy node measures about 80% of it):\n", out);
+    /* Each kind of path once: its rate, and what its pairs measured. A pair
+     * is two GPUs, measured each way (the matrix's two cells). The pairs'
+     * paths are worked out once, then grouped by what they say. */
+    gd_wrap(out, st, 0, 0,
+            "Paths (a pair is two GPUs, copied each way; a path runs at its slowest hop's rate, of which a healthy "
+            "node copies about 80%):");
     size_t n = b->p2p_pair_count;
     char(*key)[240] = calloc(n ? n : 1, sizeof *key);
     double *allows = calloc(n ? n : 1, sizeof *allows);
@@ -121,7 +129,7 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         gd_p2p_path path;
         if (path_of_rows(f, b, b->p2p_pairs[i].src, b->p2p_pairs[i].dst, &path)) {
             snprintf(key[i], sizeof key[i], "%s: %s", gd_p2p_route_name(path.route), path.limit);
-            allows[i] = path.gbps;
+            allows[i] = gd_p2p_path_expected(&path, false);
         }
     }
     for (size_t i = 0, shown = 0; key && allows && i < n && shown < 16; i++) {
@@ -137,16 +145,25 @@ void gd_bench_p2p_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             const gd_p2p_pair *q = &b->p2p_pairs[k];
             if (strcmp(key[k], key[i]) != 0)
                 continue;
-            pairs++;
-            unsupported += !q->peer_enabled;
+            /* Each pair once: its other direction, when measured on the same path, is not another pair. */
+            const gd_p2p_pair *back = pair_of(b, q->dst, q->src);
+            bool counted = back && back < q && strcmp(key[back - b->p2p_pairs], key[i]) == 0;
+            pairs += !counted;
+            unsupported += !counted && !q->peer_enabled;
             if (!isnan(q->uni_gbps)) {
                 lo = isnan(lo) || q->uni_gbps < lo ? q->uni_gbps : lo;
                 hi = isnan(hi) || q->uni_gbps > hi ? q->uni_gbps : hi;
             }
         }
+        char measured[64] = "not measured";
+        if (!isnan(lo) && hi - lo < 0.05)
+            snprintf(measured, sizeof measured, "%.1f GB/s", lo);
+        else if (!isnan(lo))
+            snprintf(measured, sizeof measured, "%.1f to %.1f GB/s", lo, hi);
         char line[512];
-        snprintf(line, sizeof line, "%s, %.1f GB/s: %zu pair%s measured %.1f-%.1f GB/s%s", key[i], allows[i], pairs,
-                 pairs == 1 ? "" : "s", lo, hi, unsupported ? " (without P2P: staged through host memory)" : "");
+        snprintf(line, sizeof line, "%s: %zu pair%s copied %s each way%s; a healthy node copies about %.1f GB/s",
+                 key[i], pairs, pairs == 1 ? "" : "s", measured,
+                 unsupported ? " without P2P (staged through host memory)" : "", allows[i]);
         fputs("  ", out);
         gd_wrap(out, st, 4, 2, line);
     }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `gpudoctor bench pcie`: measured bandwidth against the link's rate. */
 #include "pcie_report.h"
+#include "text_finding.h"
+#include "verdict_text.h"
 #include "text_util.h"
+#include "text_causes.h"
 #include "gpudoctor/report.h"
 
 #include "core/json_util.h"
@@ -10,6 +13,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const dir_names[2] = {"h2d", "d2h"};
@@ -108,9 +113,10 @@ json_t *gd_bench_pcie_json(const gd_facts *f, const gd_findings *fs)
 
 void gd_bench_add_findings(json_t *root, const gd_facts *f, const gd_findings *fs)
 {
-    /* The findings as the check report writes them. */
+    /* The findings as the check report writes them, and the causes that group them. */
     json_t *rep = gd_report_json(f, fs);
     json_object_set(root, "findings", json_object_get(rep, "findings"));
+    json_object_set(root, "causes", json_object_get(rep, "causes"));
     json_object_set(root, "not_checked", json_object_get(rep, "not_checked"));
     json_decref(rep);
 }
@@ -127,19 +133,68 @@ static void cell(FILE *out, double v, double theo)
     fprintf(out, " %12s", buf);
 }
 
+void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, const char *what,
+                           const gd_text_style *st)
+{
+    char head[64], rest[600];
+    snprintf(head, sizeof head, " bench %s", what);
+    gd_wrapped w;
+    gd_text_banner(gd_wrapped_open(&w, out), f, head, st);
+    gd_wrapped_close(&w, st);
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        c = (gd_grouped_causes){0}; /* out of memory: the counts of findings say it */
+    size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING),
+           info = gd_findings_count(fs, GD_SEV_INFO), ignored = gd_findings_ignored(fs);
+    const char *word = gd_verdict_word(fs, true);
+    size_t used = 0;
+    if (crit + warn && c.n)
+        gd_causes_phrase(fs, &c, rest, sizeof rest); /* one cause counted once */
+    else if (crit + warn)
+        gd_verdict_counts(fs, rest, sizeof rest);
+    else
+        snprintf(rest, sizeof rest, "no problem found in what was measured on %zu GPU%s", f->gpu_count,
+                 f->gpu_count == 1 ? "" : "s");
+    used = strlen(rest);
+    if (info && used < sizeof rest)
+        used += (size_t)snprintf(rest + used, sizeof rest - used, "; %zu info", info);
+    if (ignored && used < sizeof rest)
+        snprintf(rest + used, sizeof rest - used, ", %zu ignored", ignored);
+    gd_text_verdict_line(out, st, word, rest);
+    if (strcmp(what, "all") == 0) /* the answer first: its tables are long */
+        gd_text_causes_list(out, st, fs, &c, true);
+    gd_grouped_causes_free(&c);
+    fputc('\n', out);
+}
+
+/* "Findings, by cause" in check's layout (text_finding.h): one vocabulary.
+ * The bench's sections end with a blank line: the section's own first is
+ * dropped, not doubled. */
+static void findings_section(FILE *out, const gd_findings *fs, const gd_text_style *st, bool ranked)
+{
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    gd_text_causes_details(mem ? mem : out, st, fs, &c, &(gd_text_finding_how){.series = false, .ranked = ranked});
+    gd_grouped_causes_free(&c);
+    if (!mem)
+        return;
+    fclose(mem);
+    fputs(buf && buf[0] == '\n' ? buf + 1 : buf ? buf : "", out);
+    free(buf);
+}
+
 void gd_bench_findings_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
 {
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        char head[64];
-        int col = snprintf(head, sizeof head, "%s [%s] ", gd_severity_name(fs->v[i].severity), fs->v[i].id);
-        fputs(head, out);
-        gd_wrap(out, st, 2, col, fs->v[i].title);
-        fputs("  fix: ", out);
-        gd_wrap(out, st, 7, 7, fs->v[i].fix);
-        fputc('\n', out);
-    }
+    findings_section(out, fs, st, false);
+}
+
+void gd_bench_details_text(FILE *out, const gd_findings *fs, const gd_text_style *st)
+{
+    findings_section(out, fs, st, true);
 }
 
 /* The link column: the link that carried the copies (gd_pcie_bench_link),
@@ -164,7 +219,15 @@ static void link_cell(const gd_facts *f, const gd_pcie_bench_gpu *bg, char *buf,
     snprintf(buf, len, "Gen%d x%d%c", gen, width, *mark == ' ' ? '\0' : *mark);
 }
 
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings);
+
 void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+{
+    pcie_body(out, f, fs, st, true);
+}
+
+/* The tables and their legend; with `findings`, the findings after them. */
+static void pcie_body(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st, bool findings)
 {
     const gd_pcie_bench *b = f->pcie ? f->pcie->bench : NULL;
     if (!b)
@@ -228,9 +291,17 @@ void gd_bench_pcie_text(FILE *out, const gd_facts *f, const gd_findings *fs, con
              "Gen5 63 GB/s per direction).",
              100 * HEALTHY_RATIO);
     gd_wrap(out, st, 0, 0, healthy);
+    if (!findings)
+        return;
     if (fs->n == 0)
         fprintf(out, "No finding.\n");
     else
         fputc('\n', out);
     gd_bench_findings_text(out, fs, st);
+}
+
+void gd_bench_pcie_tables_text(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    gd_findings none = {0};
+    pcie_body(out, f, &none, st, false);
 }

@@ -10,23 +10,6 @@
 
 #include <string.h>
 
-static const struct {
-    const char *group, *label;
-} labels[] = {
-    {"stack", "software stack"},
-    {"config", "configuration"},
-    {"health", "health"},
-    {"bench", "benchmarks"},
-};
-
-static const char *group_label(const char *g)
-{
-    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
-        if (strcmp(labels[i].group, g) == 0)
-            return labels[i].label;
-    return g;
-}
-
 static const char *group_of(const char *id)
 {
     for (size_t i = 0; i < gd_checks_count; i++)
@@ -55,18 +38,6 @@ static group_count count_group(const gd_findings *fs, const char *g)
         c.skips += fg && strcmp(fg, g) == 0;
     }
     return c;
-}
-
-/* Calls fn for each distinct group, in registry order. */
-static void each_group(void (*fn)(void *ud, const char *g), void *ud)
-{
-    for (size_t i = 0; i < gd_checks_count; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i; j++)
-            seen |= strcmp(gd_checks[j].group, gd_checks[i].group) == 0;
-        if (!seen)
-            fn(ud, gd_checks[i].group);
-    }
 }
 
 /* What the stack group looked at, in words. */
@@ -118,18 +89,6 @@ static void vram_scope(const gd_facts *f, char *buf, size_t len)
     }
 }
 
-/* With no GPU read (no driver, or none found), the groups that judge only
- * what GPUs report looked at nothing: that is "not checked", not "ok". */
-static bool nothing_to_judge(const gd_facts *f, const char *g)
-{
-    static const char *const gpu_only[] = {"thermal", "power", "clocks",      "pcie",  "topology",
-                                           "nvlink",  "vram",  "utilization", "config"};
-    for (size_t i = 0; f->gpu_count == 0 && i < sizeof gpu_only / sizeof gpu_only[0]; i++)
-        if (strcmp(gpu_only[i], g) == 0)
-            return true;
-    return false;
-}
-
 typedef struct text_ctx {
     FILE *out;
     const gd_facts *f;
@@ -137,67 +96,84 @@ typedef struct text_ctx {
     const gd_text_style *st;
 } text_ctx;
 
+/* Why a group could not have applied here. */
+static const char *not_applicable(const gd_facts *f, const char *g)
+{
+    if (strcmp(g, "capture") == 0)
+        return strstr(f->source, "replayed from recording:") ? "not used: a recording of a live run is replayed"
+                                                             : "not used: no --from capture";
+    if (strcmp(g, "bench") == 0)
+        return "not run: 'gpudoctor bench' measures them";
+    if (f->captured)
+        return "not applicable: a capture holds no job, environment or software stack";
+    return "not applicable";
+}
+
+/* What the health group looked at, in words: only what it judged. */
+static void health_scope(const gd_facts *f, const gd_findings *fs, char *buf, size_t len)
+{
+    char why[256];
+    gd_check_state ecc = gd_check_coverage(gd_check_find("health.ecc_uncorrectable"), f, fs, why, sizeof why);
+    const gd_stack_facts *s = f->stack;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (ecc >= GD_CHECK_PART)
+        used = (size_t)snprintf(buf, len, "ECC, row remapping, retired pages");
+    else
+        used = (size_t)snprintf(buf, len, "ECC, row remapping, retired pages: %s",
+                                f->captured ? "not in this capture" : why);
+    if (used < len)
+        snprintf(buf + used, len - used, "; kernel log: %s",
+                 s && s->kernel_log_read ? s->kernel_log_source : "not read");
+}
+
 static void text_group(void *ud, const char *g)
 {
     text_ctx *c = ud;
     group_count n = count_group(c->fs, g);
-    char status[64];
-    if (nothing_to_judge(c->f, g) && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
-        fprintf(c->out, "    %-15s not checked: no GPU was read (%zu check%s)\n", group_label(g), n.checks,
-                n.checks == 1 ? "" : "s");
-        return;
-    }
-    if (strcmp(g, "capture") == 0 && !c->f->captured) {
-        /* A recording replayed with --from is a live run's facts, not a capture. */
-        fprintf(c->out, "    %-15s %s\n", group_label(g),
-                strstr(c->f->source, "replayed from recording:") ? "not used: a recording of a live run is replayed"
-                                                                 : "not used: no --from capture");
-        return;
-    }
-    if (strcmp(g, "bench") == 0 && !c->f->bench) {
-        fprintf(c->out, "    %-15s not run: 'gpudoctor bench' measures them\n", group_label(g));
-        return;
-    }
-    /* Without GPUs, health judged the kernel log at most: ECC and remapping are GPU counters. */
-    bool log_only = c->f->gpu_count == 0 && strcmp(g, "health") == 0;
-    if (log_only && n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0) {
-        bool log = c->f->stack && c->f->stack->kernel_log_read;
-        fprintf(c->out, "    %-15s %s: no GPU was read (%zu checks)\n", group_label(g),
-                log ? "kernel log only" : "not checked", n.checks);
-        if (log) {
-            char scope[600];
-            snprintf(scope, sizeof scope, "no Xid in %s; ECC, row remapping, retired pages not checked",
-                     c->f->stack->kernel_log_source);
-            fprintf(c->out, "%*s", 20, "");
-            gd_wrap(c->out, c->st, 20, 20, scope);
-        }
-        return;
-    }
     gd_coverage cov;
     gd_group_coverage(c->f, c->fs, g, &cov);
-    if (!cov.judged && strcmp(g, "capture") != 0) {
-        fprintf(c->out, "    %-15s not checked (%zu check%s)\n", group_label(g), n.checks, n.checks == 1 ? "" : "s");
-        fprintf(c->out, "%*s", 20, "");
-        gd_wrap(c->out, c->st, 20, 20, cov.why);
+    size_t found = n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO];
+    char status[160], counted[64];
+    if (strcmp(g, "capture") == 0 && c->f->captured) {
+        if (n.skips)
+            fprintf(c->out, "    %-15s notes on what the files could not show (%zu, under Not checked)\n", cov.label,
+                    n.skips);
+        else
+            fprintf(c->out, "    %-15s read whole: no note\n", cov.label);
         return;
     }
-    if (n.sev[GD_SEV_CRITICAL] + n.sev[GD_SEV_WARNING] + n.sev[GD_SEV_INFO] == 0)
-        snprintf(status, sizeof status, "%sok%s", gd_c(c->st, GD_ANSI_GREEN), gd_c(c->st, GD_ANSI_RESET));
+    if (cov.state == GD_CHECK_NOT_APPLICABLE) {
+        fprintf(c->out, "    %-15s %s\n", cov.label, not_applicable(c->f, g));
+        return;
+    }
+    if (cov.state == GD_CHECK_NOT_JUDGED) {
+        fprintf(c->out, "    %-15s not judged (%zu check%s): ", cov.label, cov.applicable,
+                cov.applicable == 1 ? "" : "s");
+        gd_wrap(c->out, c->st, 20, 34, cov.brief);
+        return;
+    }
+    if (found == 0)
+        snprintf(status, sizeof status, "ok");
     else
-        snprintf(status, sizeof status, "%s%zu critical, %zu warning, %zu info%s",
-                 gd_c(c->st, n.sev[GD_SEV_CRITICAL] ? GD_ANSI_RED : GD_ANSI_YELLOW), n.sev[GD_SEV_CRITICAL],
-                 n.sev[GD_SEV_WARNING], n.sev[GD_SEV_INFO], gd_c(c->st, GD_ANSI_RESET));
-    fprintf(c->out, "    %-15s %s (%zu check%s%s", group_label(g), status, n.checks, n.checks == 1 ? "" : "s",
-            n.skips ? ", some not checked" : "");
-    fputs(")\n", c->out);
+        snprintf(status, sizeof status, "%zu critical, %zu warning, %zu info", n.sev[GD_SEV_CRITICAL],
+                 n.sev[GD_SEV_WARNING], n.sev[GD_SEV_INFO]);
+    const char *color = found == 0 ? GD_ANSI_GREEN : n.sev[GD_SEV_CRITICAL] ? GD_ANSI_RED : GD_ANSI_YELLOW;
+    /* A group is ok only for what it judged: "ok on 4 of 21 checks". */
+    if (cov.state == GD_CHECK_JUDGED)
+        snprintf(counted, sizeof counted, "(%zu check%s)", cov.applicable, cov.applicable == 1 ? "" : "s");
+    else
+        snprintf(counted, sizeof counted, "on %zu of %zu checks (the others under Not checked)", cov.judged_checks,
+                 cov.applicable);
+    fprintf(c->out, "    %-15s %s%s%s ", cov.label, gd_c(c->st, color), status, gd_c(c->st, GD_ANSI_RESET));
+    gd_wrap(c->out, c->st, 20, 20 + (int)strlen(status) + 1, counted);
     char scope[1200] = "";
     if (strcmp(g, "stack") == 0)
         stack_scope(c->f, scope, sizeof scope);
     else if (strcmp(g, "vram") == 0 && c->f->gpu_count)
         vram_scope(c->f, scope, sizeof scope);
-    else if (strcmp(g, "health") == 0 && c->f->stack)
-        snprintf(scope, sizeof scope, "ECC, row remapping, retired pages; kernel log: %s",
-                 c->f->stack->kernel_log_read ? c->f->stack->kernel_log_source : "not read");
+    else if (strcmp(g, "health") == 0)
+        health_scope(c->f, c->fs, scope, sizeof scope);
     if (scope[0]) {
         fprintf(c->out, "%*s", 20, "");
         gd_wrap(c->out, c->st, 20, 20, scope);
@@ -208,7 +184,7 @@ void gd_report_checked_text(FILE *out, const gd_facts *f, const gd_findings *fs,
 {
     fprintf(out, "\n%sChecked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
     text_ctx c = {out, f, fs, st};
-    each_group(text_group, &c);
+    gd_coverage_each_group(text_group, &c);
 }
 
 typedef struct json_ctx {
@@ -226,21 +202,24 @@ static void json_group(void *ud, const char *g)
         if (strcmp(gd_checks[i].group, g) == 0)
             json_array_append_new(ids, json_string(gd_checks[i].id));
     json_object_set_new(o, "group", json_string(g));
-    json_object_set_new(o, "label", json_string(group_label(g)));
     json_object_set_new(o, "checks", ids);
     json_object_set_new(o, "findings", json_integer((json_int_t)(n.sev[0] + n.sev[1] + n.sev[2])));
     json_object_set_new(o, "not_checked", json_integer((json_int_t)n.skips));
-    if (nothing_to_judge(c->f, g))
-        json_object_set_new(o, "reason", json_string("no GPU was read"));
-    else if (strcmp(g, "bench") == 0 && !c->f->bench)
-        json_object_set_new(o, "reason", json_string("measured by 'gpudoctor bench', not by check"));
-    else if (c->f->gpu_count == 0 && strcmp(g, "health") == 0)
-        json_object_set_new(o, "reason", json_string("no GPU was read: only the kernel log was judged"));
     gd_coverage cov;
     gd_group_coverage(c->f, c->fs, g, &cov);
-    json_object_set_new(o, "judged", json_boolean(cov.judged || strcmp(g, "capture") == 0));
-    if (!cov.judged && strcmp(g, "capture") != 0 && !json_object_get(o, "reason"))
-        json_object_set_new(o, "reason", json_string(cov.why));
+    static const char *const states[] = {"not applicable", "not judged", "in part", "judged"};
+    json_object_set_new(o, "label", json_string(cov.label));
+    bool notes = strcmp(g, "capture") == 0 && c->f->captured; /* what the files could not show */
+    json_object_set_new(o, "state", json_string(notes ? "notes" : states[cov.state]));
+    json_object_set_new(o, "judged", json_boolean(cov.state >= GD_CHECK_PART));
+    json_object_set_new(o, "checks_applicable", json_integer((json_int_t)cov.applicable));
+    json_object_set_new(o, "checks_judged", json_integer((json_int_t)cov.judged_checks));
+    if (cov.state == GD_CHECK_NOT_APPLICABLE && !notes)
+        json_object_set_new(o, "reason", json_string(not_applicable(c->f, g)));
+    else if (cov.state == GD_CHECK_NOT_JUDGED) {
+        json_object_set_new(o, "reason", json_string(cov.why[0] ? cov.why : cov.brief));
+        json_object_set_new(o, "brief", json_string(cov.brief)); /* as the text says it */
+    }
     const gd_stack_facts *s = c->f->stack;
     if (strcmp(g, "stack") == 0 && s) {
         json_t *rts = json_array();
@@ -265,6 +244,6 @@ static void json_group(void *ud, const char *g)
 json_t *gd_report_checked_json(const gd_facts *f, const gd_findings *fs)
 {
     json_ctx c = {json_array(), f, fs};
-    each_group(json_group, &c);
+    gd_coverage_each_group(json_group, &c);
     return c.a;
 }

@@ -7,7 +7,9 @@
 #include "report/html_escape.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
+#include "report/text_finding.h"
 #include "report/text_util.h"
+#include "report/verdict_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,20 +94,19 @@ static size_t compared_groups(const gd_fleet_result *r)
  * not be judged at all (no GPU, none under load). "No outlier" is said only
  * of the nodes that were compared.
  */
-static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len, const char **colour);
+static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len);
 
 static void text_verdict(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
 {
     char line[2400];
-    const char *col, *word = verdict_line(run, line, sizeof line, &col);
-    char head[64];
-    int hc = snprintf(head, sizeof head, "Verdict: %s: ", word);
-    fprintf(out, "%sVerdict: %s%s: ", gd_c(st, col), word, gd_c(st, GD_ANSI_RESET));
-    gd_wrap(out, st, 4, hc, line);
+    const char *word = verdict_line(run, line, sizeof line);
+    gd_text_verdict_line(out, st, word, line);
 }
 
-/* The verdict's word, and what it rests on into line. */
-static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len, const char **colour)
+/* The verdict's word (docs/interface.md, "One vocabulary": the word that
+ * --exit-findings turns into check's code), and what it rests on into line,
+ * the fleet's own findings counted in severity words. */
+static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len)
 {
     const gd_findings *fs = &run->result->findings;
     size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
@@ -114,13 +115,12 @@ static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len,
     size_t nwarn = node_names(run, pick_warning, false, warn_nodes, sizeof warn_nodes);
     size_t nun = node_names(run, pick_unjudged, true, unjudged, sizeof unjudged);
     size_t nodes = run->fleet->n, judged = nodes - nun;
-    const char *word = crit || ncrit ? "CRITICAL" : warn || nwarn ? "WARNING" : nun ? "NOT JUDGED" : "OK";
-    const char *col = crit || ncrit ? GD_ANSI_RED : warn || nwarn || nun ? GD_ANSI_YELLOW : GD_ANSI_GREEN;
+    const char *word = crit || ncrit ? "CRITICAL" : warn || nwarn ? "WARNING" : nun ? "NOT CHECKED" : "OK";
     size_t used = 0;
 #define ADD(...) used += (size_t)snprintf(line + used, used < len ? len - used : 0, __VA_ARGS__)
     if (crit + warn)
-        ADD("%zu fleet finding%s; outliers on %zu of %zu nodes", crit + warn, crit + warn == 1 ? "" : "s",
-            outlier_nodes(run), nodes);
+        ADD("%zu critical, %zu warning%s across the fleet: outliers on %zu of %zu nodes", crit, warn,
+            warn == 1 ? "" : "s", outlier_nodes(run), nodes);
     else if (compared_groups(run->result) && judged)
         ADD("no outlier and no shared cause among the %zu node%s compared", judged, judged == 1 ? "" : "s");
     else
@@ -133,7 +133,6 @@ static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len,
     if (nun)
         ADD("; not judged: %zu of %zu node%s: %s", nun, nodes, nodes == 1 ? "" : "s", unjudged);
 #undef ADD
-    *colour = col;
     return word;
 }
 
@@ -170,10 +169,29 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "%.0f %s", v, unit);
 }
 
+/* The columns a name column takes: its longest name's, at least `least`,
+ * at most what the width leaves beside the `rest` columns of the line (a
+ * name was cut at 24 whatever the width). */
+static int name_columns(const gd_fleet_run *run, bool models, int least, int rest, const gd_text_style *st)
+{
+    int longest = 0, width = st && st->width > 0 ? st->width : 80;
+    size_t n = models ? run->result->ngroups : run->fleet->n;
+    for (size_t i = 0; i < n; i++) {
+        char safe[256];
+        gd_text_safe(models ? run->result->groups[i].model : run->fleet->nodes[i].name, safe, sizeof safe);
+        int c = text_columns(safe);
+        longest = c > longest ? c : longest;
+    }
+    int most = width - rest > least ? width - rest : least;
+    return longest < least ? least : longest > most ? most : longest;
+}
+
 void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
 {
     const gd_fleet_result *r = run->result;
     const gd_findings *fs = &r->findings;
+    /* Models beside 56 columns of figures; nodes beside 40 of finding ids. */
+    int model_w = name_columns(run, true, 24, 56, st), node_w = name_columns(run, false, 24, 40, st);
     fprintf(out, "%sgpudoctor %s fleet%s: %zu report%s read", gd_c(st, GD_ANSI_BOLD), GD_VERSION,
             gd_c(st, GD_ANSI_RESET), run->fleet->n, run->fleet->n == 1 ? "" : "s");
     if (run->nunread)
@@ -190,9 +208,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         fmt_num(g->median[1], "C", t, sizeof t);
         fmt_num(g->median[2], "W", p, sizeof p);
         /* Names from reports are anyone's: no control or bidi character reaches the terminal. */
-        cut_name(g->model, model, sizeof model, 24);
-        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, 24 - text_columns(model), "", g->gpus,
-                g->nodes, c, t, p, g->compared ? "" : "  not compared");
+        cut_name(g->model, model, sizeof model, (size_t)model_w);
+        fprintf(gout, "  %s%*s %3zu GPUs %3zu nodes  %-8s %-4s %-5s%s\n", model, model_w - text_columns(model), "",
+                g->gpus, g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
     gd_wrapped_close(&w, st);
     if (fs->n)
@@ -215,22 +233,21 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
             }
         }
         done[i] = true;
-        const char *col = f->severity == GD_SEV_CRITICAL ? GD_ANSI_RED : GD_ANSI_YELLOW;
-        fprintf(out, "  %s%-8s%s %s\n", gd_c(st, col), f->severity == GD_SEV_CRITICAL ? "CRITICAL" : "WARNING",
-                gd_c(st, GD_ANSI_RESET), f->id);
-        char line[600];
+        /* check's layout (text_finding.h), at the node and its GPUs. */
+        gd_finding shown = *f;
+        char at[300], list[200] = "";
         const char *rest = strstr(f->title, ": ");
         if (ng > 1 && rest) {
-            char list[200];
             gd_gpu_ranges(gpus, ng, true, list, sizeof list);
-            snprintf(line, sizeof line, "%s GPUs %s (%zu)%s", node, list, ng, rest);
+            int n = snprintf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
+            (void)n; /* a long title is cut at the title's size, as every title is */
+            snprintf(at, sizeof at, "%s GPUs %s", node ? node : "fleet", list);
+        } else if (node && f->gpu != GD_NO_GPU) {
+            snprintf(at, sizeof at, "%s GPU %d", node, f->gpu);
         } else {
-            snprintf(line, sizeof line, "%s", f->title);
+            snprintf(at, sizeof at, "%s", node ? node : "fleet");
         }
-        fputs("           ", out);
-        gd_wrap(out, st, 11, 11, line);
-        fprintf(out, "           %sfix:%s ", gd_c(st, GD_ANSI_CYAN), gd_c(st, GD_ANSI_RESET));
-        gd_wrap(out, st, 16, 16, f->fix);
+        gd_text_finding(out, st, &shown, &(gd_text_finding_how){.series = false, .at = at});
     }
     free(done);
     free(gpus);
@@ -254,9 +271,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
                 used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
             }
         }
-        cut_name(n->name, name, sizeof name, 24);
-        fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
-        gd_wrap(out, st, 27, 27, ids);
+        cut_name(n->name, name, sizeof name, (size_t)node_w);
+        fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
+        gd_wrap(out, st, node_w + 3, node_w + 3, ids);
     }
     fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
     char unjudged[800];
@@ -265,9 +282,9 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         for (size_t k = 0; k < run->fleet->n; k++)
             if (pick_unjudged(run, k)) {
                 char name[300];
-                cut_name(run->fleet->nodes[k].name, name, sizeof name, 24);
-                fprintf(out, "  %s%*s ", name, 24 - text_columns(name), "");
-                gd_wrap(out, st, 27, 27, run->result->nodes[k].why);
+                cut_name(run->fleet->nodes[k].name, name, sizeof name, (size_t)node_w);
+                fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
+                gd_wrap(out, st, node_w + 3, node_w + 3, run->result->nodes[k].why);
             }
     }
     if (run->nduplicates) {
@@ -420,13 +437,18 @@ void gd_fleet_report_html(FILE *out, const gd_fleet_run *run)
     const gd_fleet_result *r = run->result;
     gd_html_begin(out, "gpudoctor fleet");
     fprintf(out, "<h1>Fleet: %zu node%s</h1>\n", run->fleet->n, run->fleet->n == 1 ? "" : "s");
-    gd_html_verdict(out, &r->findings, 0);
+    /* One verdict, the text's: the nodes' own reports count (the fleet's
+     * findings alone said WARNING beside the text's CRITICAL). */
     char line[2400];
-    const char *col, *word = verdict_line(run, line, sizeof line, &col);
-    fprintf(out, "<p id=\"fleet-verdict\">%s: ", word);
+    const char *word = verdict_line(run, line, sizeof line);
+    fprintf(out, "<div class=\"verdict %s\" id=\"verdict\">Verdict: %s &ndash; ",
+            strcmp(word, "CRITICAL") == 0 ? "critical"
+            : strcmp(word, "OK") == 0     ? "ok"
+                                          : "warning",
+            word);
     gd_html_text(out, line);
-    fputs("</p>\n", out);
-    gd_html_findings(out, &r->findings, false, false);
+    fputs("</div>\n", out);
+    gd_html_findings(out, &r->findings, false, false, false);
     fputs("<h2>Groups</h2>\n<table>\n", out);
     static const char *const head[] = {"model",       "GPUs",  "nodes",   "SM clock (median under load)",
                                        "temperature", "power", "compared"};

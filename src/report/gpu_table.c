@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The per-GPU table (gpu_table.h). */
 #include "gpu_table.h"
+#include "core/json_util.h"
 #include "core/text_safe.h"
 #include "gpudoctor/pcie.h"
 #include "text_util.h"
@@ -31,8 +32,25 @@ static gd_value median(const gd_facts *f, size_t g, gd_metric m, size_t from, do
     return gd_val(k % 2 ? buf[k / 2] : (buf[k / 2 - 1] + buf[k / 2]) / 2);
 }
 
+/* The table's columns of readings, in its order. */
+static const gd_metric table_metrics[] = {GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ, GD_M_MEM_USED_MIB,
+                                          GD_M_UTIL_GPU_PCT};
+
+json_t *gd_gpu_table_median_json(const gd_facts *f, size_t g, size_t from)
+{
+    json_t *o = json_object();
+    double *buf = malloc((f->series.n + 1) * sizeof *buf);
+    for (size_t k = 0; buf && k < sizeof table_metrics / sizeof table_metrics[0]; k++) {
+        gd_value v = median(f, g, table_metrics[k], from, buf);
+        json_object_set_new(o, gd_metric_describe(table_metrics[k])->key,
+                            gd_ok(v) ? gd_json_number(round(v.v * 10) / 10) : json_null());
+    }
+    free(buf);
+    return o;
+}
+
 /* "520/700", "520", "-/700" or "-": a reading and its ceiling. */
-static const char *pair(gd_value x, gd_value y, char *buf, size_t len)
+const char *gd_reading_pair(gd_value x, gd_value y, char *buf, size_t len)
 {
     char a[24] = "-", b[24] = "";
     if (gd_ok(x))
@@ -57,7 +75,11 @@ static void notes(const gd_gpu *gpu, gd_value reasons, char *buf, size_t len)
     NOTE(gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0, "MIG");
     NOTE(gd_ok(gpu->ecc_enabled) && gpu->ecc_enabled.v == 0, "ECC off");
     NOTE(gd_ok(gpu->persistence_mode) && gpu->persistence_mode.v == 0, "persistence off");
-    NOTE(gd_ok(gpu->compute_mode) && gpu->compute_mode.v != 0, "compute mode not default");
+    /* nvml.h's nvmlComputeMode_t: 1 exclusive thread, 2 prohibited, 3 exclusive process */
+    static const char *const modes[] = {"", "compute mode exclusive thread", "compute mode prohibited",
+                                        "compute mode exclusive process"};
+    int mode = gd_ok(gpu->compute_mode) ? (int)gpu->compute_mode.v : 0;
+    NOTE(mode > 0, mode < 4 ? modes[mode] : "compute mode not default");
     if (gd_ok(reasons))
         for (size_t i = 0; i < gd_reason_names_count; i++) {
             unsigned long long bit = gd_reason_names[i].bit;
@@ -108,16 +130,6 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     if (f->gpu_count == 0)
         return;
     int width = st && st->width > 0 ? st->width : 80;
-    /* Fixed columns take 56; the name takes what the longest needs (at most
-     * 40, and 14 at 80 columns), leaving the rest to the notes. */
-    int longest = 4;
-    for (size_t g = 0; g < f->gpu_count; g++) {
-        const char *nm = f->gpus[g].name;
-        int len = (int)strlen(strncmp(nm, "NVIDIA ", 7) == 0 ? nm + 7 : nm);
-        longest = len > longest ? len : longest;
-    }
-    int room = width - 66 < 14 ? 14 : width - 66;
-    int name_w = longest < room ? longest : room > 40 ? 40 : room;
     double *buf = malloc((f->series.n + 1) * sizeof *buf);
     if (!buf)
         return;
@@ -131,8 +143,24 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
         link_text(f, g, n ? n - 1 : 0, link, sizeof link);
         link_w = (int)strlen(link) > link_w ? (int)strlen(link) : link_w;
     }
-    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s %s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
-            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", link_w, "PCIe", "Notes", gd_c(st, GD_ANSI_RESET));
+    /* The other columns take 48 and the link's; the name takes what the
+     * longest needs of the rest (at least 14, at most 40): notes that do
+     * not fit beside it go on the line below ("GeForce RTX 4090" was cut to
+     * 14 columns at 80 for notes' sake, with 10 of them left empty). */
+    int longest = 4;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const char *nm = f->gpus[g].name;
+        int len = (int)strlen(strncmp(nm, "NVIDIA ", 7) == 0 ? nm + 7 : nm);
+        longest = len > longest ? len : longest;
+    }
+    int room = width - 48 - link_w < 14 ? 14 : width - 48 - link_w;
+    int name_w = longest < room ? longest : room > 40 ? 40 : room;
+    /* "Notes" where a note can stand beside the columns; a long name leaves
+     * none, and the notes go on the line below. */
+    bool notes_col = 48 + link_w + name_w + 6 <= width;
+    fprintf(out, "%s%-3s  %-*s %4s %-9s %-9s %-11s %4s %-*s%s%s\n", gd_c(st, GD_ANSI_DIM), "GPU", name_w, "Name",
+            "Temp", "Power W", "SM MHz", "Memory MiB", "Util", notes_col ? link_w : 0, "PCIe",
+            notes_col ? " Notes" : "", gd_c(st, GD_ANSI_RESET));
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         char name[64], temp[16] = "-", power[32], sm[32], mem[40], util[16] = "-", link[24] = "-", note[256];
@@ -142,9 +170,9 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
             snprintf(temp, sizeof temp, "%.0f C", t.v);
         if (gd_ok(u))
             snprintf(util, sizeof util, "%.0f%%", u.v);
-        pair(median(f, g, GD_M_POWER_W, from, buf), gpu->power_limit_w, power, sizeof power);
-        pair(median(f, g, GD_M_SM_CLOCK_MHZ, from, buf), gpu->clock_max_sm_mhz, sm, sizeof sm);
-        pair(median(f, g, GD_M_MEM_USED_MIB, from, buf), gpu->mem_total_mib, mem, sizeof mem);
+        gd_reading_pair(median(f, g, GD_M_POWER_W, from, buf), gpu->power_limit_w, power, sizeof power);
+        gd_reading_pair(median(f, g, GD_M_SM_CLOCK_MHZ, from, buf), gpu->clock_max_sm_mhz, sm, sizeof sm);
+        gd_reading_pair(median(f, g, GD_M_MEM_USED_MIB, from, buf), gpu->mem_total_mib, mem, sizeof mem);
         link_text(f, g, n ? n - 1 : 0, link, sizeof link);
         notes(gpu, n ? gd_series_at(&f->series, n - 1, g, GD_M_EVENT_REASONS) : gd_missing(GD_ST_UNREAD), note,
               sizeof note);
@@ -169,6 +197,6 @@ void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style
     }
     free(buf);
     if (n > 1 && from + 1 < n)
-        fprintf(out, "%s(medians over the window; Power, SM and Memory as reading/limit)%s\n", gd_c(st, GD_ANSI_DIM),
-                gd_c(st, GD_ANSI_RESET));
+        fprintf(out, "%s(medians over the window, the JSON's window.median; PCIe: the last sample)%s\n",
+                gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
 }

@@ -16,4 +16,14 @@
  * Fits st->width (80 when unset); a wider terminal gets longer names. */
 void gd_gpu_table(FILE *out, const gd_facts *f, size_t from, const gd_text_style *st);
 
+/* The table's readings of GPU g over samples [from, n) as JSON, each under
+ * its metric's name (temp_c, power_w, sm_clock_mhz, mem_used_mib,
+ * util_gpu_pct; null where no sample has it): the JSON report's
+ * gpus[].window.median, so text and JSON show the same statistic. */
+json_t *gd_gpu_table_median_json(const gd_facts *f, size_t g, size_t from);
+
+/* "520/700", "520", "-/700" or "-": a reading and its ceiling (as the
+ * table and watch's view write them). */
+const char *gd_reading_pair(gd_value x, gd_value y, char *buf, size_t len);
+
 #endif

@@ -3,6 +3,7 @@
  * and the session's health events, for pollers that do not speak
  * Prometheus (gpud and node-problem-detector style). */
 #include "core/facts_json.h"
+#include "core/json_util.h"
 #include "gpudoctor/report.h"
 #include "prom_report.h"
 
@@ -22,7 +23,7 @@ char *gd_health_json(const gd_facts *f, const gd_findings *fs, size_t *len)
                           "warning", (json_int_t)warn, "info", (json_int_t)gd_findings_count(fs, GD_SEV_INFO),
                           "findings", gd_report_findings_json(fs, false), "events", events ? events : json_array(),
                           "events_dropped", (json_int_t)f->events.dropped);
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? gd_json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (text)
         *len = strlen(text);

@@ -2,7 +2,10 @@
 /* The shared parts of the HTML pages: head, style, verdict, findings. */
 #include "html_page.h"
 
+#include "checks/causes.h"
 #include "html_escape.h"
+#include "text_causes.h"
+#include "text_group.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -28,13 +31,15 @@ static const char style[] =
     ".finding{background:var(--card);border-left:5px solid var(--info);border-radius:4px;padding:8px 12px;"
     "margin:10px 0;break-inside:avoid}.finding.critical{border-left-color:var(--crit)}"
     ".finding.warning{border-left-color:var(--warn)}.finding.ignored{opacity:.7}\n"
+    ".symptoms{margin-left:28px}.cause{margin:6px 0 14px}\n"
     ".sev{font-weight:700;text-transform:uppercase;font-size:12px;margin-right:8px}.ftitle{font-weight:600}"
     ".finding dl{display:grid;grid-template-columns:7em 1fr;gap:2px 10px;margin:6px 0 0}"
     ".finding dt{color:var(--muted)}.finding dd{margin:0}\n"
     "table{border-collapse:collapse;margin:6px "
     "0;font-size:13px;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid var(--edge);"
     "padding:3px 7px;text-align:left;vertical-align:top}th{background:var(--card)}td.num{text-align:right;"
-    "font-variant-numeric:tabular-nums}td{white-space:nowrap}td:last-child{white-space:normal}\n"
+    "font-variant-numeric:tabular-nums}td{white-space:nowrap}td:last-child{white-space:normal}"
+    "#gpu-table td{white-space:normal;min-width:5em}\n"
     ".ev span{display:inline-block;margin-right:14px}.ev b{font-weight:600;color:var(--muted)}\n"
     ".plots{display:flex;flex-wrap:wrap;gap:6px}.gpu{break-inside:avoid}\n"
     "svg.plot{background:var(--bg);border:1px solid var(--edge);border-radius:4px}"
@@ -91,6 +96,14 @@ void gd_html_verdict(FILE *out, const gd_findings *fs, size_t gpus)
     fputs("</div>\n", out);
 }
 
+void gd_html_verdict_line(FILE *out, const char *word, const char *rest)
+{
+    const char *cls = strcmp(word, "CRITICAL") == 0 ? "critical" : strcmp(word, "OK") == 0 ? "ok" : "warning";
+    fprintf(out, "<div class=\"verdict %s\" id=\"verdict\">Verdict: %s ", cls, word);
+    gd_html_text(out, rest);
+    fputs("</div>\n", out);
+}
+
 void gd_html_row(FILE *out, const char *tag, const char *const *cells, size_t n)
 {
     fputs("<tr>", out);
@@ -114,18 +127,14 @@ static void evidence(FILE *out, const json_t *ev)
         if (!any)
             fputs("<dt>evidence</dt><dd class=\"ev\">", out);
         any = true;
-        char buf[512];
-        char *dump = NULL;
-        if (json_is_array(v) || json_is_object(v))
-            dump = json_dumps(v, JSON_COMPACT);
-        else
-            gd_json_scalar_text(v, buf, sizeof buf);
+        /* In words, as the text report writes it (never JSON): the JSON report has every structure. */
+        char buf[8192];
+        gd_json_scalar_text(v, buf, sizeof buf);
         fputs("<span><b>", out);
         gd_html_text(out, key);
         fputs("</b> ", out);
-        gd_html_text(out, dump ? dump : buf);
+        gd_html_text(out, buf);
         fputs("</span> ", out);
-        free(dump);
     }
     if (any)
         fputs("</dd>\n", out);
@@ -137,48 +146,163 @@ static void evidence(FILE *out, const json_t *ev)
     }
 }
 
-static void finding(FILE *out, const gd_finding *x, bool timeline, bool gpu_links)
+/* One block: one finding, or one cause on several GPUs (text_group.h),
+ * with each GPU's evidence in a table. fix: the fix to show, or NULL. */
+static void block(FILE *out, const gd_findings *fs, const size_t *m, size_t n, bool timeline, bool gpu_links,
+                  const char *fix, const char *mark)
 {
+    const gd_finding *x = &fs->v[m[0]];
     const char *sev = gd_severity_name(x->severity);
     fprintf(out, "<article class=\"finding %s%s\" data-id=\"", sev, x->ignored ? " ignored" : "");
     gd_html_text(out, x->id);
     fprintf(out, "\"><span class=\"sev\">%s%s</span>", sev, x->ignored ? " (ignored)" : "");
-    if (x->gpu == GD_NO_GPU)
-        fputs("host", out);
-    else if (gpu_links)
+    char where[300];
+    gd_text_group_where(fs, m, n, where, sizeof where);
+    if (n == 1 && x->gpu != GD_NO_GPU && gpu_links)
         fprintf(out, "<a href=\"#gpu-%d\">GPU %d</a>", x->gpu, x->gpu);
     else
-        fprintf(out, "GPU %d", x->gpu);
+        gd_html_text(out, where);
     fputs(" &middot; <code>", out);
     gd_html_text(out, x->id);
-    fputs("</code><div class=\"ftitle\">", out);
-    gd_html_text(out, x->title);
+    fputs("</code>", out);
+    if (mark)
+        gd_html_text(out, mark);
+    fputs("<div class=\"ftitle\">", out);
+    char head[sizeof x->title + 400];
+    gd_text_group_headline(fs, m, n, head, sizeof head);
+    gd_html_text(out, head);
     fputs("</div>\n<dl>\n", out);
-    evidence(out, x->evidence);
+    if (n == 1) {
+        evidence(out, x->evidence);
+    } else {
+        /* Every GPU's evidence, one row each: the numbers the JSON holds. */
+        fputs("<dt>evidence</dt><dd><table><tr><th>GPU</th>", out);
+        const char *key;
+        json_t *v;
+        json_object_foreach(x->evidence, key, v)
+        {
+            if (strcmp(key, "source") == 0)
+                continue;
+            fputs("<th>", out);
+            gd_html_text(out, key);
+            fputs("</th>", out);
+        }
+        fputs("</tr>\n", out);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(out, "<tr><td>%d</td>", fs->v[m[i]].gpu);
+            json_object_foreach(x->evidence, key, v)
+            {
+                if (strcmp(key, "source") == 0)
+                    continue;
+                char buf[512];
+                gd_json_scalar_text(json_object_get(fs->v[m[i]].evidence, key), buf, sizeof buf);
+                fputs("<td>", out);
+                gd_html_text(out, buf);
+                fputs("</td>", out);
+            }
+            fputs("</tr>\n", out);
+        }
+        fputs("</table></dd>\n", out);
+        const json_t *src = json_object_get(x->evidence, "source");
+        if (json_is_string(src)) {
+            fputs("<dt>source</dt><dd><code>", out);
+            gd_html_text(out, json_string_value(src));
+            fputs("</code></dd>\n", out);
+        }
+    }
     if (timeline && x->timeline[0]) {
         fputs("<dt>timeline</dt><dd>", out);
+        if (n > 1)
+            fprintf(out, "GPU %d: ", x->gpu);
         gd_html_text(out, x->timeline);
         fputs("</dd>\n", out);
     }
-    if (!isnan(x->impact_pct))
-        fprintf(out, "<dt>impact</dt><dd>~%.0f%% of training throughput</dd>\n", x->impact_pct);
-    if (x->fix[0]) {
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(fs->v[m[i]].impact_pct)) {
+            fputs("<dt>impact</dt><dd>", out);
+            for (size_t k = 0, shown = 0; k < n; k++)
+                if (!isnan(fs->v[m[k]].impact_pct)) {
+                    if (n > 1)
+                        fprintf(out, "%sGPU %d ", shown++ ? ", " : "", fs->v[m[k]].gpu);
+                    fprintf(out, "~%.0f%%", fs->v[m[k]].impact_pct);
+                }
+            fputs(" of training throughput</dd>\n", out);
+            break;
+        }
+    if (fix && fix[0]) {
         fputs("<dt>fix</dt><dd>", out);
-        gd_html_text(out, x->fix);
+        gd_html_text(out, fix);
         fputs("</dd>\n", out);
     }
     fputs("</dl></article>\n", out);
 }
 
-void gd_html_findings(FILE *out, const gd_findings *fs, bool timeline, bool gpu_links)
+typedef struct blocks_ctx {
+    FILE *out;
+    const gd_findings *fs;
+    bool timeline, gpu_links, fixes;
+    const char *cause_fix, *mark;
+} blocks_ctx;
+
+static void one_block(const size_t *m, size_t n, size_t first, void *ud)
+{
+    const blocks_ctx *c = ud;
+    char fix[sizeof c->fs->v[0].fix + 256];
+    gd_text_group_fix(c->fs, m, n, fix, sizeof fix);
+    /* The cause's first block carries its fix; another, only a fix of its own. */
+    bool show = c->fixes && (!c->cause_fix || strcmp(fix, c->cause_fix) != 0 || first == 0);
+    block(c->out, c->fs, m, n, c->timeline, c->gpu_links, show ? fix : NULL, c->mark);
+}
+
+/* The blocks of set[0..nset), one per group of one id, severity and fix;
+ * a fix shown where it is not the cause's (cause_fix, already said). */
+static void blocks(FILE *out, const gd_findings *fs, const size_t *set, size_t nset, bool timeline, bool gpu_links,
+                   const char *cause_fix, bool fixes, const char *mark)
+{
+    blocks_ctx c = {out, fs, timeline, gpu_links, fixes, cause_fix, mark};
+    gd_text_group_each(fs, set, nset, one_block, &c);
+}
+
+void gd_html_findings(FILE *out, const gd_findings *fs, bool timeline, bool gpu_links, bool by_cause)
 {
     fputs("<h2 id=\"findings\">Findings</h2>\n", out);
     if (fs->n == 0)
         fputs("<p>None.</p>\n", out);
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < fs->n; i++)
-            if (fs->v[i].ignored == (pass == 1))
-                finding(out, &fs->v[i], timeline, gpu_links);
+    if (!by_cause) { /* a fleet's or a trace's: each finding its own card */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < fs->n; i++)
+                if (fs->v[i].ignored == (pass == 1))
+                    block(out, fs, &i, 1, timeline, gpu_links, fs->v[i].fix, NULL);
+        return;
+    }
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        c = (gd_grouped_causes){0};
+    /* Each cause once, ranked, its symptoms nested under it. */
+    size_t *m = malloc((fs->n + 1) * sizeof *m);
+    for (size_t k = 0; m && k < c.n; k++) {
+        const gd_grouped_cause *x = &c.v[k];
+        size_t n = 0;
+        for (size_t i = 0; i < x->nmembers; i++)
+            if (strcmp(fs->v[x->members[i]].id, fs->v[x->members[0]].id) == 0)
+                m[n++] = x->members[i];
+        char fix[sizeof fs->v[0].fix + 256];
+        gd_text_group_fix(fs, m, n, fix, sizeof fix);
+        fprintf(out, "<section class=\"cause\" id=\"cause-%zu\">\n", k + 1);
+        blocks(out, fs, x->members, x->nmembers, timeline, gpu_links, fix, true, NULL);
+        if (x->nsymptoms) {
+            fputs("<div class=\"symptoms\"><p class=\"meta\">What this cause explains:</p>\n", out);
+            blocks(out, fs, x->symptoms, x->nsymptoms, timeline, gpu_links, NULL, false, " (a symptom)");
+            fputs("</div>\n", out);
+        }
+        fputs("</section>\n", out);
+    }
+    free(m);
+    gd_grouped_causes_free(&c);
+    /* The ignored ones last, each on its own. */
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].ignored)
+            block(out, fs, &i, 1, timeline, gpu_links, fs->v[i].fix, NULL);
 }
 
 void gd_html_skips(FILE *out, const gd_findings *fs)

@@ -24,8 +24,9 @@ void gd_html_job_plot(FILE *out, const gd_facts *f);
 struct gd_svg_span;
 void gd_html_job_plot_spans(FILE *out, const gd_facts *f, const struct gd_svg_span *spans, size_t nspans);
 
-/* What a command adds to the page of `run` (run --profile): a section before
- * the job's timeline, and spans on it. */
+/* What a command adds to the page of `run`: a section right under the
+ * verdict (the causes ranked), and spans on the job's timeline (the
+ * profiled steps of run --profile). */
 typedef struct gd_html_extra {
     void (*section)(FILE *out, const void *ud);
     const void *ud;

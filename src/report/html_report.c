@@ -7,6 +7,7 @@
 #include "html_escape.h"
 #include "html_page.h"
 #include "html_plots.h"
+#include "verdict.h"
 
 #include "analysis/topology.h"
 #include "analysis/window.h"
@@ -15,10 +16,29 @@
 #include <math.h>
 #include <string.h>
 
+/* What the page is about, from what is known: the host name, else the
+ * scenario's or the capture's file name, else "this machine". */
+static void subject(const gd_facts *f, char *buf, size_t len)
+{
+    const char *src = f->simulated && strncmp(f->source, "sim:", 4) == 0      ? f->source + 4
+                      : f->captured && strncmp(f->source, "capture:", 8) == 0 ? f->source + 8
+                                                                              : "";
+    const char *base = strrchr(src, '/');
+    base = base ? base + 1 : src;
+    if (f->host.hostname[0])
+        snprintf(buf, len, "%s", f->host.hostname);
+    else if (base[0])
+        snprintf(buf, len, "%s %s", f->simulated ? "simulation of" : "capture", base);
+    else
+        snprintf(buf, len, "this machine");
+}
+
 static void header(FILE *out, const gd_facts *f)
 {
+    char about[300];
+    subject(f, about, sizeof about);
     fputs("<h1>gpudoctor report: ", out);
-    gd_html_text(out, f->host.hostname[0] ? f->host.hostname : "unknown host");
+    gd_html_text(out, about);
     fputs("</h1>\n", out);
     if (f->simulated) {
         fputs("<div class=\"banner\">SIMULATION of <code>", out);
@@ -109,37 +129,30 @@ static void gpu_table(FILE *out, const gd_facts *f)
 {
     if (f->gpu_count == 0)
         return;
-    fputs("<h2 id=\"gpus\">GPUs</h2>\n<table>\n", out);
-    const char *head[] = {"GPU",
-                          "name",
-                          "bus id",
-                          "temperature",
-                          "slowdown",
-                          "SM clock",
-                          "max",
-                          "power",
-                          "limit",
-                          "utilisation",
-                          "memory used (MiB)",
-                          "total",
-                          "PCIe (last)",
-                          "PCIe (max)",
-                          "clock event reasons seen"};
+    /* Ten columns, each reading beside its limit, cells that wrap: it fits the
+     * page (fifteen columns of unbroken cells took 1744 pixels of 1180). */
+    fputs("<h2 id=\"gpus\">GPUs</h2>\n<table id=\"gpu-table\">\n", out);
+    const char *head[] = {"GPU",   "name",        "bus id",       "temperature", "SM clock",
+                          "power", "utilisation", "memory (MiB)", "PCIe",        "clock event reasons seen"};
     gd_html_row(out, "th", head, sizeof head / sizeof head[0]);
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        char idx[16], temp[96], slow[48], clk[96], clkmax[48], pw[96], lim[48], util[96], mem[96], tot[48], link[48],
-            linkmax[48], reasons[256];
+        char idx[16], a[96], b[48], temp[160], clk[160], pw[160], util[96], mem[160], link[48], linkmax[48], pcie[112],
+            reasons[256];
         snprintf(idx, sizeof idx, "%d%s", gpu->index, gpu->lost ? " (lost)" : "");
-        range_text(f, g, GD_M_TEMP_C, 1, "C", false, temp, sizeof temp);
-        limit_text(gpu->temp_slowdown_c, "C", slow, sizeof slow);
-        range_text(f, g, GD_M_SM_CLOCK_MHZ, 1, "MHz", true, clk, sizeof clk);
-        limit_text(gpu->clock_max_sm_mhz, "MHz", clkmax, sizeof clkmax);
-        range_text(f, g, GD_M_POWER_W, 1, "W", true, pw, sizeof pw);
-        limit_text(gpu->power_limit_w, "W", lim, sizeof lim);
+        range_text(f, g, GD_M_TEMP_C, 1, "C", true, a, sizeof a);
+        limit_text(gpu->temp_slowdown_c, "C", b, sizeof b);
+        snprintf(temp, sizeof temp, "%s; slowdown %s", a, b);
+        range_text(f, g, GD_M_SM_CLOCK_MHZ, 1, "MHz", true, a, sizeof a);
+        limit_text(gpu->clock_max_sm_mhz, "MHz", b, sizeof b);
+        snprintf(clk, sizeof clk, "%s; max %s", a, b);
+        range_text(f, g, GD_M_POWER_W, 1, "W", true, a, sizeof a);
+        limit_text(gpu->power_limit_w, "W", b, sizeof b);
+        snprintf(pw, sizeof pw, "%s; limit %s", a, b);
         range_text(f, g, GD_M_UTIL_GPU_PCT, 1, "%", true, util, sizeof util);
-        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", false, mem, sizeof mem);
-        limit_text(gpu->mem_total_mib, "", tot, sizeof tot);
+        range_text(f, g, GD_M_MEM_USED_MIB, 1, "", true, a, sizeof a);
+        limit_text(gpu->mem_total_mib, "", b, sizeof b);
+        snprintf(mem, sizeof mem, "%s of %s", a, b);
         long last_gen = gd_last_valid(f, g, GD_M_PCIE_GEN), last_w = gd_last_valid(f, g, GD_M_PCIE_WIDTH);
         if (last_gen >= 0 && last_w >= 0)
             snprintf(link, sizeof link, "Gen%.0f x%.0f", gd_series_at(&f->series, (size_t)last_gen, g, GD_M_PCIE_GEN).v,
@@ -150,9 +163,9 @@ static void gpu_table(FILE *out, const gd_facts *f)
             snprintf(linkmax, sizeof linkmax, "Gen%.0f x%.0f", gpu->pcie_gen_max.v, gpu->pcie_width_max.v);
         else
             snprintf(linkmax, sizeof linkmax, "n/a");
+        snprintf(pcie, sizeof pcie, "%s (last); max %s", link, linkmax);
         reasons_seen(f, g, reasons, sizeof reasons);
-        const char *cells[] = {idx, gpu->name, gpu->pci_bus_id, temp,   slow, clk, clkmax, pw, lim, util, mem,
-                               tot, link,      linkmax,         reasons};
+        const char *cells[] = {idx, gpu->name, gpu->pci_bus_id, temp, clk, pw, util, mem, pcie, reasons};
         gd_html_row(out, "td", cells, sizeof cells / sizeof cells[0]);
     }
     fputs("</table>\n", out);
@@ -227,16 +240,25 @@ static void checked(FILE *out, const gd_facts *f, const gd_findings *fs)
     json_array_foreach(groups, i, g)
     {
         json_int_t nf = json_integer_value(json_object_get(g, "findings")),
-                   nskip = json_integer_value(json_object_get(g, "not_checked"));
-        const char *reason = json_string_value(json_object_get(g, "reason"));
-        char outcome[256];
+                   judged = json_integer_value(json_object_get(g, "checks_judged")),
+                   applicable = json_integer_value(json_object_get(g, "checks_applicable"));
+        const char *reason = json_string_value(json_object_get(g, "brief"));
+        if (!reason)
+            reason = json_string_value(json_object_get(g, "reason"));
+        const char *state = json_string_value(json_object_get(g, "state"));
+        char outcome[256], part[64] = "";
+        if (state && strcmp(state, "in part") == 0)
+            snprintf(part, sizeof part, " on %lld of %lld checks", (long long)judged, (long long)applicable);
         if (reason)
-            snprintf(outcome, sizeof outcome, "%s: %s", nf ? "findings" : "not checked", reason);
+            snprintf(outcome, sizeof outcome, "%s", reason);
         else if (nf)
-            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s",
-                     nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "%lld finding%s%s", (long long)nf, nf == 1 ? "" : "s", part);
         else
-            snprintf(outcome, sizeof outcome, "ok%s", nskip ? ", some not checked" : "");
+            snprintf(outcome, sizeof outcome, "ok%s", part);
+        if (reason && state && strcmp(state, "not judged") == 0)
+            snprintf(outcome, sizeof outcome, "not judged: %s", reason);
+        if (state && strcmp(state, "notes") == 0) /* a capture's: under Not checked */
+            snprintf(outcome, sizeof outcome, "notes on what the files could not show");
         char ids[2048] = "";
         size_t used = 0, k;
         json_t *id;
@@ -259,24 +281,24 @@ void gd_report_html(FILE *out, const gd_facts *f, const gd_findings *fs)
 
 void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_html_extra *x)
 {
-    char title[320];
-    snprintf(title, sizeof title, "gpudoctor: %s", f->host.hostname[0] ? f->host.hostname : "report");
+    char title[320], about[300];
+    subject(f, about, sizeof about);
+    snprintf(title, sizeof title, "gpudoctor: %s", about);
     gd_html_begin(out, title);
     header(out, f);
-    gd_html_verdict(out, fs, f->gpu_count);
-    char judged[256], missing[256];
-    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
-    if (groups == 0 || missing[0]) {
-        /* The verdict covers what was judged: say what that was. */
+    /* The verdict and what was judged, as the text report says them. */
+    gd_grouped_causes causes;
+    if (gd_group_causes(fs, &causes) != 0)
+        causes = (gd_grouped_causes){0};
+    char rest[1024], line[900];
+    const char *word = gd_report_verdict(f, fs, &causes, rest, sizeof rest);
+    gd_grouped_causes_free(&causes);
+    gd_html_verdict_line(out, word, rest);
+    if (!gd_facts_no_nvidia_gpu(f)) {
+        gd_coverage_line(f, fs, line, sizeof line);
         fputs("<p class=\"coverage\">", out);
-        gd_html_text(out, groups ? "Judged: " : "NOT CHECKED: nothing of the GPUs' own state could be judged. ");
-        if (groups) {
-            gd_html_text(out, judged);
-            gd_html_text(out, "; ");
-        }
-        gd_html_text(out, missing);
-        gd_html_text(out, f->captured ? " not in this capture" : " not readable");
-        fputs("</p>\n", out);
+        gd_html_text(out, line);
+        fputs(" (<a href=\"#checked\">every check</a>)</p>\n", out);
     }
     for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
         fputs("<p class=\"coverage\">", out); /* the verdict stands on the other files */
@@ -284,11 +306,12 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         gd_html_text(out, f->capture_refused[k]);
         fputs("</p>\n", out);
     }
-    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0);
-    gd_html_gpu_plots(out, f, fs);
-    gpu_table(out, f);
+    /* A command's own causes (run --profile's, ranked) right under the verdict. */
     if (x && x->section)
         x->section(out, x->ud);
+    gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0, true);
+    gd_html_gpu_plots(out, f, fs);
+    gpu_table(out, f);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);
     topology(out, f);
     checked(out, f, fs);

@@ -215,7 +215,7 @@ void gd_trace_report_html(FILE *out, const gd_trace_run *run)
                 "out.</p>\n",
                 run->files_found, run->files, run->files_found - run->files);
     gd_html_verdict(out, run->findings, run->nranks);
-    gd_html_findings(out, run->findings, false, false);
+    gd_html_findings(out, run->findings, false, false, false);
     ranks_table(out, run);
     for (size_t i = 0; i < run->nranks; i++)
         rank_section(out, &run->ranks[i]);

@@ -102,10 +102,13 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
     if (gd_ok(gpu->cc_major))
         fprintf(out, ", compute %d.%d", (int)gpu->cc_major.v, (int)gpu->cc_minor.v);
     fputc('\n', out);
-    fprintf(out, "  Temperature GPU %s, memory %s; slowdown %s, shutdown %s, GPU max %s, memory max %s\n",
+    /* Each limit with what happens there (docs/checks.md, thermal). */
+    fprintf(out,
+            "  Temperature GPU %s, memory %s; limits: GPU %s max operating (software slowdown), %s hardware "
+            "slowdown, %s shutdown; memory %s max operating (software slowdown)\n",
             vtext(last(f, g, GD_M_TEMP_C), "C", a, sizeof a), vtext(last(f, g, GD_M_MEM_TEMP_C), "C", b, sizeof b),
-            vtext(gpu->temp_slowdown_c, "C", c, sizeof c), vtext(gpu->temp_shutdown_c, "C", d, sizeof d),
-            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
+            vtext(gpu->temp_gpu_max_c, "C", e, sizeof e), vtext(gpu->temp_slowdown_c, "C", c, sizeof c),
+            vtext(gpu->temp_shutdown_c, "C", d, sizeof d), vtext(gpu->temp_mem_max_c, "C", g1, sizeof g1));
     /* A requested limit the enforced one does not reach: something beyond the driver caps it. */
     char asked[64] = "";
     if (gd_ok(gpu->power_limit_requested_w) && gd_ok(gpu->power_limit_w) &&
@@ -150,7 +153,13 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
             : gpu->remap_pending.v != 0 ? "PENDING"
                                         : "none pending",
             gd_ok(gpu->remap_failure) && gpu->remap_failure.v != 0 ? ", FAILED" : "");
-    if (gpu->nvlink_count) {
+    if (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0 && gpu->nvlink_count) {
+        /* NVML reports every NVLink of a MIG GPU as down: a count of them says nothing. */
+        fprintf(out,
+                "  NVLink      not reported in MIG mode (%zu links; NVML gives every link of a MIG GPU as "
+                "down)\n",
+                gpu->nvlink_count);
+    } else if (gpu->nvlink_count) {
         size_t active = 0;
         for (size_t l = 0; l < gpu->nvlink_count; l++)
             active += gd_ok(gpu->nvlink[l].active) && gpu->nvlink[l].active.v != 0;
@@ -166,6 +175,35 @@ static void gpu_text(FILE *out, const gd_facts *f, size_t g, const gd_text_style
                     gpu->processes[p].name[0] ? gd_safe(gpu->processes[p].name) : "(name not visible)",
                     gpu->processes[p].user[0] ? " by " : "", gd_safe(gpu->processes[p].user),
                     vtext(gpu->processes[p].used_mib, "MiB", a, sizeof a));
+    }
+}
+
+/* The MIG devices of the GPUs in MIG mode, as nvidia-smi's "MIG devices"
+ * table: GPU, GPU instance, profile, memory used/total (MiB), UUID. */
+static void mig_table(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    bool any = false;
+    for (size_t g = 0; g < f->gpu_count; g++) {
+        const gd_gpu *gpu = &f->gpus[g];
+        if (!gd_ok(gpu->mig_mode) || gpu->mig_mode.v == 0)
+            continue;
+        if (!any)
+            fprintf(out, "\nMIG devices\n%sGPU  GI  Profile    Memory MiB    UUID%s\n", gd_c(st, GD_ANSI_DIM),
+                    gd_c(st, GD_ANSI_RESET));
+        any = true;
+        if (gpu->mig_device_count == 0)
+            fprintf(out, "%3d  none listed: no GPU instance created, or the driver did not list them\n", gpu->index);
+        for (size_t m = 0; m < gpu->mig_device_count && m < GD_MAX_MIG_DEVICES; m++) {
+            const gd_mig_device *d = &gpu->mig_devices[m];
+            char used[24] = "-", total[24] = "-", mem[48];
+            if (gd_ok(d->mem_used_mib))
+                snprintf(used, sizeof used, "%.0f", d->mem_used_mib.v);
+            if (gd_ok(d->mem_total_mib))
+                snprintf(total, sizeof total, "%.0f", d->mem_total_mib.v);
+            snprintf(mem, sizeof mem, "%s/%s", used, total);
+            fprintf(out, "%3d %3u  %-10s %-13s %s\n", gpu->index, d->gpu_instance_id,
+                    d->profile[0] ? gd_safe(d->profile) : "-", mem, d->uuid[0] ? gd_safe(d->uuid) : "-");
+        }
     }
 }
 
@@ -204,6 +242,7 @@ void gd_info_text(FILE *out, const gd_facts *f, const gd_text_style *st, bool de
         return;
     fputc('\n', out);
     gd_gpu_table(out, f, 0, st);
+    mig_table(out, f, st);
     process_lines(out, f, st);
     if (!details) {
         fprintf(out, "\n%s'gpudoctor info --details' adds each GPU's limits, configuration and health%s\n",
@@ -336,6 +375,15 @@ static json_t *gpu_static_json(const gd_gpu *gpu)
                              gd_ok(gpu->nvlink[l].active) ? json_boolean(gpu->nvlink[l].active.v != 0) : json_null(),
                              "remote_pci_bus_id", gpu->nvlink[l].remote_pci_bus_id));
     json_object_set_new(o, "nvlink", links);
+    json_t *mig = json_array();
+    for (size_t m = 0; m < gpu->mig_device_count && m < GD_MAX_MIG_DEVICES; m++) {
+        const gd_mig_device *d = &gpu->mig_devices[m];
+        json_array_append_new(mig, json_pack("{s:i,s:o,s:o,s:o,s:o}", "gpu_instance_id", (int)d->gpu_instance_id,
+                                             "profile", gd_json_text(d->profile), "uuid", gd_json_text(d->uuid),
+                                             "memory_total_mib", gd_json_value(d->mem_total_mib), "memory_used_mib",
+                                             gd_json_value(d->mem_used_mib)));
+    }
+    json_object_set_new(o, "mig_devices", mig);
     json_t *procs = gd_ok(gpu->processes_status) ? json_array() : json_null();
     for (size_t p = 0; procs && p < gpu->process_count; p++)
         json_array_append_new(

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
+#include "gpu_table.h"
+#include "checks/causes.h"
+#include "text_group.h"
 #include "analysis/episodes.h"
 #include "analysis/window.h"
 #include "core/json_util.h"
@@ -9,6 +12,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 json_t *gd_report_host_json(const gd_facts *f)
 {
@@ -141,6 +145,8 @@ static json_t *gpu_window_json(const gd_facts *f, size_t g)
     json_object_set_new(med, "temp_c", loaded_median_json(f, g, GD_M_TEMP_C));
     json_object_set_new(med, "power_w", loaded_median_json(f, g, GD_M_POWER_W));
     json_object_set_new(w, "loaded_median", med);
+    /* The text table's statistic, under its name: medians over every sample of the window. */
+    json_object_set_new(w, "median", gd_gpu_table_median_json(f, g, 0));
     return w;
 }
 
@@ -207,6 +213,76 @@ json_t *gd_report_findings_json(const gd_findings *fs, bool series)
         json_array_append_new(a, o);
     }
     return a;
+}
+
+/* The causes that group the findings (checks/causes.h): each names its
+ * findings and symptoms by their index in findings[], so that a script
+ * that reads one finding per GPU keeps working and one that counts
+ * problems counts these. */
+json_t *gd_report_causes_json(const gd_findings *fs)
+{
+    json_t *a = json_array();
+    gd_grouped_causes c;
+    if (gd_group_causes(fs, &c) != 0)
+        return a;
+    size_t *m = malloc((fs->n + 1) * sizeof *m);
+    for (size_t k = 0; m && k < c.n; k++) {
+        const gd_grouped_cause *x = &c.v[k];
+        const gd_finding *lead = &fs->v[x->members[0]];
+        json_t *o = json_object(), *ids = json_array(), *members = json_array(), *symptoms = json_array(),
+               *gpus = json_array();
+        size_t n = 0;
+        for (size_t i = 0; i < x->nmembers; i++) {
+            const char *id = fs->v[x->members[i]].id;
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = strcmp(fs->v[x->members[j]].id, id) == 0;
+            if (!seen)
+                json_array_append_new(ids, json_string(id));
+            if (strcmp(id, lead->id) == 0)
+                m[n++] = x->members[i];
+            json_array_append_new(members, json_integer((json_int_t)x->members[i]));
+        }
+        for (size_t i = 0; i < x->nsymptoms; i++)
+            json_array_append_new(symptoms, json_integer((json_int_t)x->symptoms[i]));
+        int g[256];
+        bool host;
+        size_t ng = gd_grouped_cause_gpus(fs, x, g, 256, &host);
+        for (size_t i = 0; i < ng && i < 256; i++)
+            json_array_append_new(gpus, json_integer(g[i]));
+        char head[sizeof lead->title + 400], fix[sizeof lead->fix + 256];
+        gd_text_group_headline(fs, m, n, head, sizeof head);
+        gd_text_group_fix(fs, m, n, fix, sizeof fix);
+        json_object_set_new(o, "rank", json_integer((json_int_t)k + 1));
+        json_object_set_new(o, "id", json_string(lead->id));
+        json_object_set_new(o, "severity", json_string(gd_severity_name(x->severity)));
+        json_object_set_new(o, "title", json_string(head));
+        json_object_set_new(o, "ids", ids);
+        json_object_set_new(o, "gpus", gpus);
+        json_object_set_new(o, "host", json_boolean(host));
+        json_object_set_new(o, "findings", members);
+        json_object_set_new(o, "symptoms", symptoms);
+        json_object_set_new(o, "impact_pct",
+                            isnan(x->impact_pct) ? json_null() : gd_json_number(round(x->impact_pct * 10) / 10));
+        json_object_set_new(o, "fix", json_string(fix));
+        json_array_append_new(a, o);
+    }
+    free(m);
+    gd_grouped_causes_free(&c);
+    return a;
+}
+
+static json_t *causes_summary_json(const gd_findings *fs)
+{
+    gd_grouped_causes c;
+    json_t *o = json_object();
+    if (gd_group_causes(fs, &c) != 0)
+        return o;
+    for (int s = GD_SEV_CRITICAL; s >= GD_SEV_INFO; s--)
+        json_object_set_new(o, gd_severity_name((gd_severity)s),
+                            json_integer((json_int_t)gd_grouped_causes_count(&c, (gd_severity)s)));
+    gd_grouped_causes_free(&c);
+    return o;
 }
 
 static json_t *skips_json(const gd_findings *fs)
@@ -290,6 +366,7 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     if (job) /* run, check --pid */
         json_object_set_new(root, "job", job);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
+    json_object_set_new(root, "causes", gd_report_causes_json(fs));
     json_object_set_new(root, "not_checked", skips_json(fs));
     json_object_set_new(root, "checked", gd_report_checked_json(f, fs));
     json_t *sum = json_object();
@@ -297,13 +374,14 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_WARNING)));
     json_object_set_new(sum, "info", json_integer((json_int_t)gd_findings_count(fs, GD_SEV_INFO)));
     json_object_set_new(sum, "ignored", json_integer((json_int_t)gd_findings_ignored(fs)));
+    json_object_set_new(sum, "causes", causes_summary_json(fs));
     json_object_set_new(root, "summary", sum);
     return root;
 }
 
 int gd_json_print(FILE *out, json_t *j)
 {
-    if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+    if (gd_json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
         return -1;
     fputc('\n', out);
     return 0;

@@ -24,8 +24,11 @@ static const gd_profile_proc *main_proc(const gd_profile *p)
     return best;
 }
 
-static const char *mode_text(const char *mode)
+static const char *mode_text(const gd_profile_proc *m)
 {
+    const char *mode = m->mode;
+    if (strcmp(mode, "optimizer") == 0 && strcmp(m->optimizer_hook, "_optimizer_step_code") == 0)
+        return "a step = an optimizer step (the step entry of torch 1.13's profiler)";
     if (strcmp(mode, "optimizer") == 0)
         return "a step = an optimizer step (torch's global optimizer hook)";
     if (strcmp(mode, "batch") == 0)
@@ -53,10 +56,10 @@ static void evidence_line(const json_t *e, char *buf, size_t len)
     double core = json_number_value(json_object_get(ev, "top_thread_core_share_mean"));
     double cores = json_number_value(json_object_get(ev, "job_cores_mean"));
     long procs = (long)json_integer_value(json_object_get(ev, "processes_max"));
-    const json_t *runnable = json_object_get(ev, "top_thread_runnable_share");
+    const json_t *runnable = json_object_get(ev, "top_thread_runnable_pct");
     char wants[96] = "";
     if (json_is_number(runnable))
-        snprintf(wants, sizeof wants, " and was runnable in %.0f%% of the samples", json_number_value(runnable) * 100);
+        snprintf(wants, sizeof wants, " and was runnable in %.0f%% of the samples", json_number_value(runnable));
     if (comm)
         snprintf(buf, len,
                  "its busiest thread (%s, tid %lld%s) ran at %.0f%% of a core%s; the job used %.2f cores in %ld "
@@ -76,7 +79,7 @@ static void proc_text(FILE *out, const gd_profile *p)
         traced += p->procs[i].trace[0] != 0;
     fprintf(out, "Profiled (run --profile): steps %ld to %ld", p->first, p->last);
     if (m)
-        fprintf(out, ", torch %s, %s", gd_safe(m->torch), mode_text(m->mode));
+        fprintf(out, ", torch %s, %s", gd_safe(m->torch), mode_text(m));
     fprintf(out, "; %zu trace%s from %zu Python process%s\n", traced, traced == 1 ? "" : "s", p->nprocs,
             p->nprocs == 1 ? "" : "es");
     for (size_t r = 0; r < p->nranks; r++) {
@@ -107,27 +110,50 @@ static void proc_text(FILE *out, const gd_profile *p)
                 gd_safe(p->dir));
 }
 
-void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
+void gd_profile_steps_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
 {
     const gd_profile *p = v->p;
+    if (!p || p->not_profiled[0])
+        return; /* said under the verdict, with the causes */
     fputc('\n', out);
-    if (p->not_profiled[0]) {
-        fprintf(out, "%sNot profiled%s: %s. The job ran unprofiled; the causes below are the GPUs' and the job's.\n",
-                gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET), gd_safe(p->not_profiled));
-    } else {
-        gd_wrapped w; /* long lines wrapped at the terminal's width */
-        proc_text(gd_wrapped_open(&w, out), p);
-        gd_wrapped_close(&w, st);
-    }
+    gd_wrapped w; /* long lines wrapped at the terminal's width */
+    proc_text(gd_wrapped_open(&w, out), p);
+    gd_wrapped_close(&w, st);
+}
+
+bool gd_profile_cause_said(const gd_finding *x, const void *ud)
+{
+    const gd_causes *c = ((const gd_profile_view *)ud)->causes;
+    for (size_t i = 0; c && i < c->n; i++)
+        for (size_t k = 0; k < c->v[i].nids; k++)
+            if (strcmp(c->v[i].ids[k], x->id) == 0)
+                return true;
+    return false;
+}
+
+void gd_profile_causes_text(FILE *out, const gd_profile_view *v, const gd_text_style *st)
+{
+    const gd_profile *p = v->p;
     const gd_causes *c = v->causes;
+    if (!p && c->n == 0)
+        return; /* a run without --profile and nothing holding it back: the verdict says it */
+    fputc('\n', out);
+    if (p && p->not_profiled[0]) {
+        char line[1024];
+        snprintf(line, sizeof line,
+                 "Not profiled: %s. The job ran unprofiled; the causes below are the GPUs' and "
+                 "the job's.",
+                 gd_safe(p->not_profiled));
+        gd_wrap(out, st, 4, 0, line);
+    }
     if (c->n == 0) {
-        fprintf(out, "\n%sNo cause%s: nothing in %s holds the job back.\n", gd_c(st, GD_ANSI_GREEN),
+        fprintf(out, "%sNo cause%s: nothing in %s holds the job back.\n", gd_c(st, GD_ANSI_GREEN),
                 gd_c(st, GD_ANSI_RESET),
                 p->not_profiled[0] ? "the GPUs or the job" : "the GPUs, the job or the profiled steps");
         return;
     }
-    fprintf(out, "\n%sCauses, ranked by the time each could win back%s (of the step, each once)\n",
-            gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
+    fprintf(out, "%sCauses, ranked by the time each could win back%s (of the %s, each once)\n", gd_c(st, GD_ANSI_BOLD),
+            gd_c(st, GD_ANSI_RESET), p && p->nranks ? "step" : "job's time");
     for (size_t i = 0; i < c->n; i++) {
         const gd_cause *x = &c->v[i];
         char win[32];
@@ -135,12 +161,16 @@ void gd_profile_report_text(FILE *out, const gd_profile_view *v, const gd_text_s
             snprintf(win, sizeof win, "   ?  ");
         else
             snprintf(win, sizeof win, "%5.1f%%", x->win_pct);
-        fprintf(out, "%2zu. %s%s%s  %-8s %s [", i + 1,
+        fprintf(out, "%2zu. %s%s%s  %-8s ", i + 1,
                 gd_c(st, x->severity == GD_SEV_CRITICAL ? GD_ANSI_RED : GD_ANSI_YELLOW), win, gd_c(st, GD_ANSI_RESET),
-                gd_cause_kind_name(x->kind), gd_safe(x->title));
-        for (size_t k = 0; k < x->nids; k++)
-            fprintf(out, "%s%s", k ? ", " : "", x->ids[k]);
-        fputs("]\n", out);
+                gd_cause_kind_name(x->kind));
+        char head[640];
+        size_t used = (size_t)snprintf(head, sizeof head, "%s [", gd_safe(x->title));
+        for (size_t k = 0; k < x->nids && used < sizeof head; k++)
+            used += (size_t)snprintf(head + used, sizeof head - used, "%s%s", k ? ", " : "", x->ids[k]);
+        if (used < sizeof head)
+            snprintf(head + used, sizeof head - used, "]");
+        gd_wrap(out, st, 6, 21, head); /* after " 1.  79.2%  job      ": column 21 */
         json_t *e;
         size_t k;
         json_array_foreach(x->evidence, k, e)
@@ -248,19 +278,21 @@ static void html_section(FILE *out, const void *ud)
 {
     const gd_profile_view *v = ud;
     const gd_profile *p = v->p;
-    fputs("<h2 id=\"profile\">Why the GPU waits: the causes ranked (run --profile)</h2>\n<p class=\"meta\">", out);
-    if (p->not_profiled[0]) {
-        fputs("Not profiled: ", out);
+    if (!p && v->causes->n == 0)
+        return; /* a run without --profile and nothing holding it back: the verdict says it */
+    fprintf(out, "<h2 id=\"profile\">Why the GPU waits: the causes ranked%s</h2>\n", p ? " (run --profile)" : "");
+    if (p && p->not_profiled[0]) {
+        fputs("<p class=\"meta\">Not profiled: ", out);
         gd_html_text(out, p->not_profiled);
         fputs(". The job ran unprofiled.</p>\n", out);
-    } else {
+    } else if (p) {
         const gd_profile_proc *m = main_proc(p);
-        fprintf(out, "Steps %ld to %ld profiled with torch.profiler", p->first, p->last);
+        fprintf(out, "<p class=\"meta\">Steps %ld to %ld profiled with torch.profiler", p->first, p->last);
         if (m) {
             fputs(" (torch ", out);
             gd_html_text(out, m->torch);
             fputs("; ", out);
-            gd_html_text(out, mode_text(m->mode));
+            gd_html_text(out, mode_text(m));
             fputs(")", out);
         }
         if (!isnan(p->overhead_pct))
@@ -268,7 +300,7 @@ static void html_section(FILE *out, const void *ud)
         fputs(". The shaded spans of the job's timeline below are the profiled steps.</p>\n", out);
     }
     const gd_causes *c = v->causes;
-    if (c->n == 0) {
+    if (c->n == 0) { /* run --profile's own (a plain run without a cause has no section) */
         fprintf(out, "<p>No cause: nothing in %s holds the job back.</p>\n",
                 p->not_profiled[0] ? "the GPUs or the job" : "the GPUs, the job or the profiled steps");
         return;
@@ -280,7 +312,7 @@ static void html_section(FILE *out, const void *ud)
         if (isnan(x->win_pct))
             fputs("win not estimated", out);
         else
-            fprintf(out, "%.1f %% of the step to win back", x->win_pct);
+            fprintf(out, "%.1f %% of the %s to win back", x->win_pct, p && p->nranks ? "step" : "job's time");
         fprintf(out, "</b> (%s): ", gd_cause_kind_name(x->kind));
         gd_html_text(out, x->title);
         fputs("</p>\n<ul>\n", out);
@@ -314,7 +346,7 @@ void gd_profile_report_html(FILE *out, const gd_profile_view *v)
     gd_svg_span spans[GD_PROFILE_MAX_STEPS];
     char labels[GD_PROFILE_MAX_STEPS][32];
     size_t n = 0;
-    const gd_profile_proc *m = main_proc(p);
+    const gd_profile_proc *m = p ? main_proc(p) : NULL;
     for (size_t i = 0; m && i < m->nsteps && n < GD_PROFILE_MAX_STEPS; i++) {
         const gd_profile_step *s = &m->steps_wall[i];
         snprintf(labels[n], sizeof labels[n], "profiled step %ld", s->number);

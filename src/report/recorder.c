@@ -3,6 +3,7 @@
 #include "recorder.h"
 
 #include "core/facts_json.h"
+#include "core/json_util.h"
 #include "gpudoctor/stack.h"
 #include "record_file.h"
 
@@ -46,7 +47,7 @@ static void stop(gd_recorder *r, const char *why)
  * a line kept as it is. */
 static void put(gd_recorder *r, json_t *j, double t, gd_record_line kind)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? gd_json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     char why[300];
     if (!r->failed && !text)

@@ -69,10 +69,14 @@ size_t gd_svg_ticks(double *lo, double *hi, int target, double *ticks, size_t ca
         *lo = *hi;
         *hi = x;
     }
-    if (*hi == *lo) {
-        double d = fabs(*lo) > 0 ? fabs(*lo) * 0.1 : 1;
-        *lo -= d;
-        *hi += d;
+    /* Flat, or flat but for float noise or a last digit (4200 +- 1e-9, a
+     * rate's rounding): one value, drawn as a line at mid-height on round
+     * ticks. Scaled to its noise, it gave five "4200.000000" labels and a
+     * zig-zag across the whole plot. */
+    if (*hi - *lo <= fmax(fabs(*lo), fabs(*hi)) * 1e-4 || *hi - *lo < 1e-5) { /* 1e-5: labels keep 6 decimals */
+        double mid = (*lo + *hi) / 2, d = fabs(mid) > 0 ? fabs(mid) * 0.1 : 1;
+        *lo = mid - d;
+        *hi = mid + d;
     }
     if (target < 1)
         target = 1;

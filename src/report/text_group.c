@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One block for one cause across GPUs (text_group.h). */
 #include "text_group.h"
+#include "text_finding.h"
 #include "text_util.h"
+#include "checks/causes.h"
 #include "core/stats.h"
 
 #include <ctype.h>
@@ -9,34 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* text with its own GPU taken out: "GPU 3" -> "GPU #", "-i 3" -> "-i #",
- * so that the same sentence about two GPUs compares equal. */
+/* text with its own GPU taken out ("GPU 3" -> "GPU #"): causes.c's rule. */
 static void generic(const char *text, int gpu, char *buf, size_t len)
 {
-    char own[2][24];
-    snprintf(own[0], sizeof own[0], "GPU %d", gpu);
-    snprintf(own[1], sizeof own[1], "-i %d", gpu);
-    size_t used = 0;
-    while (*text && used + 1 < len) {
-        size_t k = 0;
-        for (; k < 2; k++) {
-            size_t n = strlen(own[k]);
-            if (strncmp(text, own[k], n) == 0 && !isdigit((unsigned char)text[n]))
-                break;
-        }
-        if (k < 2) {
-            const char *rep = k == 0 ? "GPU #" : "-i #";
-            size_t r = strlen(rep);
-            if (used + r >= len)
-                break;
-            memcpy(buf + used, rep, r);
-            used += r;
-            text += strlen(own[k]);
-        } else {
-            buf[used++] = *text++;
-        }
-    }
-    buf[used] = '\0';
+    gd_cause_generic_text(text, gpu, buf, len);
 }
 
 static bool same_cause(const gd_finding *a, const gd_finding *b)
@@ -49,14 +27,30 @@ static bool same_cause(const gd_finding *a, const gd_finding *b)
     return strcmp(fa, fb) == 0;
 }
 
-size_t gd_text_group_of(const gd_findings *fs, size_t i, const bool *used, size_t *members)
+size_t gd_text_group_within(const gd_findings *fs, const size_t *set, size_t nset, size_t start, bool *used,
+                            size_t *members)
 {
     size_t n = 0;
-    members[n++] = i;
-    for (size_t j = i + 1; j < fs->n; j++)
-        if (!used[j] && same_cause(&fs->v[i], &fs->v[j]))
-            members[n++] = j;
+    members[n++] = set[start];
+    used[start] = true;
+    for (size_t j = start + 1; j < nset; j++)
+        if (!used[j] && same_cause(&fs->v[set[start]], &fs->v[set[j]])) {
+            members[n++] = set[j];
+            used[j] = true;
+        }
     return n;
+}
+
+void gd_text_group_each(const gd_findings *fs, const size_t *set, size_t nset,
+                        void (*fn)(const size_t *m, size_t n, size_t first, void *ud), void *ud)
+{
+    bool *used = calloc(nset + 1, sizeof *used);
+    size_t *m = malloc((nset + 1) * sizeof *m);
+    for (size_t i = 0; used && m && i < nset; i++)
+        if (!used[i])
+            fn(m, gd_text_group_within(fs, set, nset, i, used, m), i, ud);
+    free(used);
+    free(m);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -140,24 +134,62 @@ static void print_table(FILE *out, const gd_text_style *st, const gd_findings *f
     }
 }
 
-void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *fs, const size_t *m, size_t n,
-                         bool series)
+/* Adds x's GPUs, its pairs' too (a slow pair is on both its GPUs), to g[0..*k). */
+static void add_gpus(const gd_finding *x, int *g, size_t cap, size_t *k)
+{
+    int one[64];
+    size_t got = gd_finding_gpus(x, one, 64);
+    for (size_t j = 0; j < got; j++) {
+        bool seen = false;
+        for (size_t q = 0; q < *k && !seen; q++)
+            seen = g[q] == one[j];
+        if (!seen && *k < cap)
+            g[(*k)++] = one[j];
+    }
+}
+
+static void where_of(int *g, size_t k, char *buf, size_t len)
+{
+    gd_sort(g, k, sizeof *g, cmp_int);
+    char ranges[256] = "";
+    gd_gpu_ranges(g, k, true, ranges, sizeof ranges);
+    if (k == 0)
+        snprintf(buf, len, "host");
+    else
+        snprintf(buf, len, "GPU%s %s", k == 1 ? "" : "s", ranges);
+}
+
+/* "GPUs 0-3", "GPU 2", "host": where findings m[0..n) are. */
+void gd_text_group_where(const gd_findings *fs, const size_t *m, size_t n, char *buf, size_t len)
+{
+    int g[256] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        add_gpus(&fs->v[m[i]], g, 256, &k);
+    where_of(g, k, buf, len);
+}
+
+void gd_text_finding_where(const gd_finding *x, char *buf, size_t len)
+{
+    int g[64] = {0};
+    size_t k = 0;
+    add_gpus(x, g, 64, &k);
+    where_of(g, k, buf, len);
+}
+
+void gd_text_group_headline(const gd_findings *fs, const size_t *m, size_t n, char *buf, size_t len)
 {
     const gd_finding *x = &fs->v[m[0]];
-    char ranges[256] = "", list[256] = "", where[300];
+    if (n == 1) {
+        snprintf(buf, len, "%s", x->title);
+        return;
+    }
+    char ranges[256] = "";
     int *g = member_gpus(fs, m, n);
     if (g) {
         gd_gpu_ranges(g, n, true, ranges, sizeof ranges);
-        gd_gpu_ranges(g, n, false, list, sizeof list);
         free(g);
     }
-    snprintf(where, sizeof where, "GPUs %s", ranges);
-    fprintf(out, "\n%s%-8s%s %s  %s%s%s\n",
-            gd_c(st, x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED
-                     : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
-                                                     : GD_ANSI_CYAN),
-            gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id,
-            gd_c(st, GD_ANSI_RESET));
     /* The headline: the first GPU's, said of all when the sentences agree. */
     char title[sizeof x->title + 64], other[sizeof x->title + 64], head[sizeof x->title + 400];
     generic(x->title, x->gpu, title, sizeof title);
@@ -166,20 +198,53 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
         generic(fs->v[m[i]].title, fs->v[m[i]].gpu, other, sizeof other);
         alike &= strcmp(title, other) == 0;
     }
-    char nth[40];
-    snprintf(nth, sizeof nth, "GPU %d", x->gpu);
     if (alike) {
         gd_fill_placeholder(head, sizeof head, title, "GPU #", "");
         /* "GPU # runs hot" -> "8 GPUs: runs hot" reads better than an empty subject. */
         char *lead = head;
         while (*lead == ' ' || *lead == ':')
             lead++;
-        char tmp[sizeof head];
-        snprintf(tmp, sizeof tmp, "%s", lead);
-        snprintf(head, sizeof head, "%zu GPUs (%.200s): %.300s", n, ranges, tmp);
+        snprintf(buf, len, "%zu GPUs (%.200s): %.300s", n, ranges, lead);
     } else {
-        snprintf(head, sizeof head, "%zu GPUs (%.200s), %s first: %.190s", n, ranges, nth, x->title);
+        snprintf(buf, len, "%zu GPUs (%.200s), GPU %d first: %.190s", n, ranges, x->gpu, x->title);
     }
+}
+
+void gd_text_group_fix(const gd_findings *fs, const size_t *m, size_t n, char *buf, size_t len)
+{
+    const gd_finding *x = &fs->v[m[0]];
+    if (n == 1) {
+        snprintf(buf, len, "%s", x->fix);
+        return;
+    }
+    /* The fix of one GPU, made to name them all (nvidia-smi -i takes a list). */
+    char list[256] = "", fix[sizeof x->fix], fix_all[sizeof x->fix + 256], sel[300];
+    int *g = member_gpus(fs, m, n);
+    if (g) {
+        gd_gpu_ranges(g, n, false, list, sizeof list);
+        free(g);
+    }
+    generic(x->fix, x->gpu, fix, sizeof fix);
+    snprintf(sel, sizeof sel, "-i %s", list);
+    gd_fill_placeholder(fix_all, sizeof fix_all, fix, "-i #", sel);
+    gd_fill_placeholder(buf, len, fix_all, "GPU #", "each GPU");
+}
+
+void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *fs, const size_t *m, size_t n,
+                         const gd_text_group_opts *o)
+{
+    const gd_finding *x = &fs->v[m[0]];
+    char where[300];
+    gd_text_group_where(fs, m, n, where, sizeof where);
+    fprintf(out, "\n%s%-8s%s %s  %s%s%s%s\n",
+            gd_c(st, x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED
+                     : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
+                                                     : GD_ANSI_CYAN),
+            gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), x->id,
+            o && o->mark ? o->mark : "", gd_c(st, GD_ANSI_RESET));
+    char head[sizeof x->title + 400], nth[40];
+    gd_text_group_headline(fs, m, n, head, sizeof head);
+    snprintf(nth, sizeof nth, "GPU %d", x->gpu);
     fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
     gd_wrap(out, st, 4, 4, head);
     fputs(gd_c(st, GD_ANSI_RESET), out);
@@ -203,7 +268,7 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
     }
     print_table(out, st, fs, m, n, cols, nc);
     gd_print_source(out, st, json_object_get(x->evidence, "source"));
-    if (x->timeline[0] && series) {
+    if (x->timeline[0] && o && o->series) {
         char tl[sizeof x->timeline + 48];
         snprintf(tl, sizeof tl, "%s: %s", nth, x->timeline);
         fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
@@ -218,18 +283,14 @@ void gd_text_group_print(FILE *out, const gd_text_style *st, const gd_findings *
         hi = isnan(hi) || v > hi ? v : hi;
     }
     if (!isnan(lo) && round(lo) == round(hi))
-        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput on each\n", gd_c(st, GD_ANSI_DIM),
-                gd_c(st, GD_ANSI_RESET), lo);
+        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput%s\n", gd_c(st, GD_ANSI_DIM),
+                gd_c(st, GD_ANSI_RESET), lo, n > 1 ? " on each" : "");
     else if (!isnan(lo))
         fprintf(out, "    %simpact%s   ~%.0f-%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
                 gd_c(st, GD_ANSI_RESET), lo, hi);
-    if (x->fix[0]) {
-        /* The fix of one GPU, made to name them all (nvidia-smi -i takes a list). */
-        char fix[sizeof x->fix], fix_all[sizeof x->fix + 256], sel[300];
-        generic(x->fix, x->gpu, fix, sizeof fix);
-        snprintf(sel, sizeof sel, "-i %s", list);
-        gd_fill_placeholder(fix_all, sizeof fix_all, fix, "-i #", sel);
-        gd_fill_placeholder(fix, sizeof fix, fix_all, "GPU #", "each GPU");
+    if (x->fix[0] && o && o->fix) {
+        char fix[sizeof x->fix + 256];
+        gd_text_group_fix(fs, m, n, fix, sizeof fix);
         fprintf(out, "    %sfix%s      ", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
         gd_wrap(out, st, 13, 13, fix);
     }

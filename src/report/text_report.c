@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The human report of `check`: verdict first, then findings by severity. */
+/* The human report of `check`: the answer first, then the findings by cause. */
 #include "checked.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/stack.h"
+#include "text_causes.h"
+#include "text_finding.h"
+#include "verdict.h"
 #include "text_group.h"
 #include "gpu_table.h"
 #include "text_util.h"
@@ -11,11 +14,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *sev_color(gd_severity s)
-{
-    return s == GD_SEV_CRITICAL ? GD_ANSI_RED : s == GD_SEV_WARNING ? GD_ANSI_YELLOW : GD_ANSI_CYAN;
-}
 
 static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st);
 
@@ -29,14 +27,7 @@ static void print_header(FILE *out, const gd_facts *f, const gd_text_style *st)
 
 static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
-    fprintf(out, "%sgpudoctor %s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, gd_c(st, GD_ANSI_RESET));
-    if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
-                gd_safe(f->source + 4));
-    if (f->captured)
-        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
-    fputc('\n', out);
+    gd_text_banner(out, f, "", st);
     fprintf(out, "host %s, ", f->host.hostname[0] ? gd_safe(f->host.hostname) : "unknown");
     if (!f->driver_loaded) {
         /* A capture without nvidia-smi output says nothing of the driver. */
@@ -72,106 +63,31 @@ static void header_text(FILE *out, const gd_facts *f, const gd_text_style *st)
                 f->pcie_throughput.every_s);
 }
 
-static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
+/* The verdict: the causes counted once, what was judged in a line or two. */
+static void print_verdict(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_grouped_causes *causes,
+                          const gd_text_style *st)
 {
-    size_t c = gd_findings_count(fs, GD_SEV_CRITICAL), w = gd_findings_count(fs, GD_SEV_WARNING),
-           i = gd_findings_count(fs, GD_SEV_INFO);
-    char judged[256], missing[256], rest[1024];
-    size_t groups = gd_judged_summary(f, fs, judged, sizeof judged, missing, sizeof missing);
-    const char *absent = f->captured ? "not in this capture" : "not readable";
-    const char *word = gd_facts_no_nvidia_gpu(f) ? "NOT CHECKED"
-                       : c                       ? "CRITICAL"
-                       : w                       ? "WARNING"
-                       : groups == 0             ? "NOT CHECKED"
-                                                 : "OK";
+    char rest[1024];
+    const char *word = gd_report_verdict(f, fs, causes, rest, sizeof rest);
     fputc('\n', out);
     fprintf(out, "%sVerdict: %s%s",
-            gd_c(st, c                  ? GD_ANSI_RED
-                     : w || groups == 0 ? GD_ANSI_YELLOW
-                                        : GD_ANSI_GREEN),
+            gd_c(st, strcmp(word, "CRITICAL") == 0 ? GD_ANSI_RED
+                     : strcmp(word, "OK") == 0     ? GD_ANSI_GREEN
+                                                   : GD_ANSI_YELLOW),
             word, gd_c(st, GD_ANSI_RESET));
-    size_t used = 0;
-    if (gd_facts_no_nvidia_gpu(f))
-        used = (size_t)snprintf(rest, sizeof rest,
-                                "- no NVIDIA GPU on this machine: no NVIDIA display or 3D controller on its PCI bus, "
-                                "so there is nothing to check (exit 3)");
-    else if (c + w == 0 && groups == 0)
-        used = (size_t)snprintf(rest, sizeof rest, "- nothing of the GPUs' own state could be judged: %s %s%s", missing,
-                                absent,
-                                f->captured && strstr(f->capture_formats, "topo")
-                                    ? " (a topology matrix shows how the GPUs are wired, not their state)"
-                                    : "");
-    else if (c + w == 0 && missing[0])
-        used = (size_t)snprintf(rest, sizeof rest, "on what could be checked: %s; %s %s", judged, missing, absent);
-    else if (c + w + i == 0)
-        used = (size_t)snprintf(rest, sizeof rest, "- no problem found on %zu GPU%s", f->gpu_count,
-                                f->gpu_count == 1 ? "" : "s");
-    else
-        used =
-            (size_t)snprintf(rest, sizeof rest, "- %zu critical, %zu warning%s, %zu info", c, w, w == 1 ? "" : "s", i);
-    if (c + w == 0 && (groups == 0 || missing[0]) && i && used < sizeof rest)
-        used += (size_t)snprintf(rest + used, sizeof rest - used, "; %zu info", i);
-    size_t ignored = gd_findings_ignored(fs);
-    if (ignored && used < sizeof rest)
-        snprintf(rest + used, sizeof rest - used, ", %zu ignored", ignored);
     fputc(' ', out);
     gd_wrap(out, st, 4, (int)(strlen("Verdict: ") + strlen(word) + 1), rest);
-    if (c + w && missing[0]) {
-        snprintf(rest, sizeof rest, "Judged: %s; %s %s", judged, missing, absent);
-        gd_wrap(out, st, 4, 0, rest);
+    if (!gd_facts_no_nvidia_gpu(f)) {
+        char line[900];
+        gd_coverage_line(f, fs, line, sizeof line);
+        snprintf(rest, sizeof rest, "%s%s", line, st->details ? "" : "; each check: --details");
+        fputs("    ", out);
+        gd_wrap(out, st, 4, 4, rest);
     }
     /* A file not read: the verdict stands on the others (docs/interface.md, exit codes). */
     for (size_t k = 0; k < f->capture_refused_count && k < GD_CAPTURE_REFUSED; k++) {
         snprintf(rest, sizeof rest, "Not read: %s", f->capture_refused[k]);
         gd_wrap(out, st, 4, 0, rest);
-    }
-}
-
-static void print_evidence(FILE *out, const gd_text_style *st, const json_t *ev)
-{
-    char line[1024] = "";
-    size_t used = 0;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)ev, key, v)
-    {
-        if (strcmp(key, "source") == 0)
-            continue;
-        char val[400]; /* a structured value's first words (the JSON report has all) */
-        gd_json_scalar_text(v, val, sizeof val);
-        int n = snprintf(line + used, sizeof line - used, "%s%s=%s", used ? "  " : "", key, val);
-        if (n < 0 || (size_t)n >= sizeof line - used)
-            break;
-        used += (size_t)n;
-    }
-    if (used) {
-        fprintf(out, "    %sevidence%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
-        gd_wrap(out, st, 13, 13, line);
-    }
-    gd_print_source(out, st, json_object_get(ev, "source"));
-}
-
-static void print_finding(FILE *out, const gd_text_style *st, const gd_finding *x, bool series)
-{
-    char where[16] = "host";
-    if (x->gpu != GD_NO_GPU)
-        snprintf(where, sizeof where, "GPU %d", x->gpu);
-    fprintf(out, "\n%s%-8s%s %-6s %s%s%s\n", gd_c(st, sev_color(x->severity)), gd_severity_name(x->severity),
-            gd_c(st, GD_ANSI_RESET), where, gd_c(st, GD_ANSI_DIM), gd_safe(x->id), gd_c(st, GD_ANSI_RESET));
-    fprintf(out, "    %s", gd_c(st, GD_ANSI_BOLD));
-    gd_wrap(out, st, 4, 4, x->title);
-    fputs(gd_c(st, GD_ANSI_RESET), out);
-    print_evidence(out, st, x->evidence);
-    if (x->timeline[0] && series) { /* one sample has no timeline to tell */
-        fprintf(out, "    %stimeline%s ", gd_c(st, GD_ANSI_DIM), gd_c(st, GD_ANSI_RESET));
-        gd_wrap(out, st, 13, 13, x->timeline);
-    }
-    if (!isnan(x->impact_pct))
-        fprintf(out, "    %simpact%s   ~%.0f%% of training throughput\n", gd_c(st, GD_ANSI_DIM),
-                gd_c(st, GD_ANSI_RESET), x->impact_pct);
-    if (x->fix[0]) {
-        fprintf(out, "    %sfix%s      ", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
-        gd_wrap(out, st, 13, 13, x->fix);
     }
 }
 
@@ -197,16 +113,16 @@ typedef struct skip_line {
 } skip_line;
 
 /* "Not checked": one line per reason, naming the checks and GPUs it applies to. */
-static void print_skips(FILE *out, const gd_text_style *st, const gd_findings *fs)
+static void print_skips(FILE *out, const gd_text_style *st, const gd_facts *f, const gd_findings *fs)
 {
     skip_line *lines = calloc(fs->nskips, sizeof *lines);
     bool *done = calloc(fs->nskips, sizeof *done);
     int *gpus = calloc(fs->nskips, sizeof *gpus);
     size_t nlines = 0;
     for (size_t i = 0; lines && done && gpus && i < fs->nskips; i++) {
-        if (done[i])
-            continue;
         const gd_skip *k = &fs->skips[i];
+        if (done[i] || !gd_skip_applies(f, k))
+            continue;
         char reason[sizeof k->reason + 16], other[sizeof k->reason + 16];
         generic_reason(k, reason, sizeof reason);
         size_t ngpus = 0;
@@ -273,37 +189,42 @@ static void print_ignored(FILE *out, const gd_text_style *st, const gd_findings 
 
 void gd_report_text(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st)
 {
+    gd_report_text_with(out, f, fs, st, NULL);
+}
+
+void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, const gd_text_style *st,
+                         const gd_text_extra *x)
+{
+    gd_grouped_causes causes;
+    if (gd_group_causes(fs, &causes) != 0)
+        causes = (gd_grouped_causes){0}; /* out of memory: the findings below still say it */
     print_header(out, f, st);
-    print_verdict(out, f, fs, st);
-    if (f->gpu_count && f->series.n) { /* the GPUs at a glance, under the verdict */
+    print_verdict(out, f, fs, &causes, st);
+    /* The answer first: the causes ranked, with what to do (a command's own
+     * ranking in their place: said once); then the GPUs. */
+    bool own = x && x->under_verdict;
+    if (own)
+        x->under_verdict(out, st, x->ud);
+    else
+        gd_text_causes_list(out, st, fs, &causes, false);
+    if (f->gpu_count && f->series.n) {
         fputc('\n', out);
         gd_gpu_table(out, f, 0, st);
     }
-    bool *used = calloc(fs->n + 1, sizeof *used);
-    size_t *members = calloc(fs->n + 1, sizeof *members);
-    for (size_t i = 0; used && i < fs->n; i++) /* shown in one line each, below */
-        used[i] = fs->v[i].ignored;
-    for (size_t i = 0; i < fs->n; i++) {
-        if (fs->v[i].ignored)
-            continue;
-        if (used && used[i])
-            continue;
-        size_t n = used && members ? gd_text_group_of(fs, i, used, members) : 1;
-        if (n > 1) {
-            gd_text_group_print(out, st, fs, members, n, f->series.n > 1);
-            for (size_t k = 0; k < n; k++)
-                used[members[k]] = true;
-        } else {
-            print_finding(out, st, &fs->v[i], f->series.n > 1);
-        }
-    }
-    free(used);
-    free(members);
+    gd_text_causes_details(
+        out, st, fs, &causes,
+        &(gd_text_finding_how){
+            .series = f->series.n > 1, .ranked = !own, .said = own ? x->said : NULL, .said_ud = own ? x->ud : NULL});
+    gd_grouped_causes_free(&causes);
     gd_report_job_text(out, f, st);
     print_ignored(out, st, fs);
+    if (x && x->at_end) /* before --details' long lists */
+        x->at_end(out, st, x->ud);
+    if (!st->details)
+        return;
     gd_report_checked_text(out, f, fs, st);
     if (fs->nskips) {
         fprintf(out, "\n%sNot checked%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
-        print_skips(out, st, fs);
+        print_skips(out, st, f, fs);
     }
 }

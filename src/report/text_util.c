@@ -226,20 +226,41 @@ static bool put(char *buf, size_t len, size_t *used, const char *text)
     return true;
 }
 
+static bool is_scalar(const json_t *v)
+{
+    return !json_is_object(v) && !json_is_array(v);
+}
+
+/* A structure two levels down is the JSON report's to show (the newest
+ * messages of each Xid): text leaves it out rather than say "2 items". A
+ * list of plain values is shown at any depth. */
+static bool shown(const json_t *v, int depth)
+{
+    if (depth < 2 || is_scalar(v))
+        return true;
+    if (json_is_object(v))
+        return false;
+    size_t i;
+    json_t *x;
+    json_array_foreach((json_t *)v, i, x) if (!is_scalar(x)) return false;
+    return true;
+}
+
 /* v in words: an object as "key value, key value", an array as its items
- * joined by ", " (objects by "; "), nested ones two levels down as a count.
- * False when it did not fit. */
+ * joined by ", " (objects by "; "); a list of plain values inside another
+ * value in parentheses, "gpus (0, 1)", so that its commas are not the
+ * outer ones. False when it did not fit. */
 static bool words(const json_t *v, int depth, char *buf, size_t len, size_t *used)
 {
     char item[512];
     if (json_is_object(v)) {
-        if (depth >= 2)
-            return snprintf(item, sizeof item, "%zu fields", json_object_size(v)) > 0 && put(buf, len, used, item);
         const char *key;
         json_t *x;
         bool first = true;
         json_object_foreach((json_t *)v, key, x)
         {
+            if (!shown(x, depth + 1))
+                continue;
             gd_text_safe(key, item, sizeof item);
             if ((!first && !put(buf, len, used, ", ")) || !put(buf, len, used, item) || !put(buf, len, used, " ") ||
                 !words(x, depth + 1, buf, len, used))
@@ -252,14 +273,20 @@ static bool words(const json_t *v, int depth, char *buf, size_t len, size_t *use
         size_t n = json_array_size(v);
         if (n == 0)
             return put(buf, len, used, "none");
-        if (depth >= 2)
-            return snprintf(item, sizeof item, "%zu items", n) > 0 && put(buf, len, used, item);
+        bool inner = depth > 0 && shown(v, 2); /* plain values inside another value */
+        if (inner && !put(buf, len, used, "("))
+            return false;
+        bool first = true;
         for (size_t i = 0; i < n; i++) {
             const json_t *x = json_array_get(v, i);
-            if ((i && !put(buf, len, used, json_is_object(x) ? "; " : ", ")) || !words(x, depth + 1, buf, len, used))
+            if (!shown(x, depth + 1))
+                continue;
+            if ((!first && !put(buf, len, used, json_is_object(x) ? "; " : ", ")) ||
+                !words(x, depth + 1, buf, len, used))
                 return false;
+            first = false;
         }
-        return true;
+        return !inner || put(buf, len, used, ")");
     }
     gd_json_scalar_text(v, item, sizeof item);
     return put(buf, len, used, item);
@@ -279,8 +306,7 @@ void gd_json_scalar_text(const json_t *v, char *buf, size_t len)
             snprintf(buf, len, "%.0f", x);
         else
             snprintf(buf, len, "%.4g", x);
-    }
-    else if (json_is_string(v))
+    } else if (json_is_string(v))
         gd_text_safe(json_string_value(v), buf, len);
     else if (json_is_true(v))
         snprintf(buf, len, "yes");
@@ -316,4 +342,16 @@ void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len)
                                : snprintf(buf + used, len - used, "%s%d", i ? "," : "", g[i]));
         i = j + 1;
     }
+}
+
+void gd_text_banner(FILE *out, const gd_facts *f, const char *what, const gd_text_style *st)
+{
+    fprintf(out, "%sgpudoctor %s%s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, what, gd_c(st, GD_ANSI_RESET));
+    if (f->simulated)
+        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(f->source + 4));
+    if (f->captured)
+        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
+                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
+    fputc('\n', out);
 }

@@ -48,6 +48,13 @@ typedef struct gd_wrapped {
 FILE *gd_wrapped_open(gd_wrapped *w, FILE *out); /* the stream to write to (out itself on failure) */
 void gd_wrapped_close(gd_wrapped *w, const gd_text_style *st);
 
+/* The first line of a report of a machine: "gpudoctor VERSION", what
+ * (" trace: ...", or ""), and where the facts come from when not this
+ * machine: "SIMULATION of FILE: no real GPU was read" or "CAPTURE FILE
+ * (formats): read from files, not this machine". Not wrapped: the caller
+ * writes it through gd_wrapped or gd_wrap_block. */
+void gd_text_banner(FILE *out, const gd_facts *f, const char *what, const gd_text_style *st);
+
 /* The "    source   a, b, c" line of a finding (evidence.source, listed
  * with ", " so that it wraps between items); nothing when src is no string. */
 void gd_print_source(FILE *out, const gd_text_style *st, const json_t *src);

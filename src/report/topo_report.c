@@ -6,6 +6,9 @@
 #include "core/json_util.h"
 #include "gpudoctor/pcie.h"
 #include "analysis/topology.h"
+#include "core/pcie_util.h"
+
+#include <math.h>
 
 #include <string.h>
 
@@ -228,8 +231,105 @@ static void nic_cell(const gd_facts *f, size_t k, size_t b, char *buf, size_t le
     snprintf(buf, len, "%s", gd_topo_level_name(nic_level(f->pcie, k, b)));
 }
 
+/* "Gen5 x16", "x8", or "n/a". */
+static void link_words(gd_value gen, gd_value width, char *buf, size_t len)
+{
+    if (gd_ok(gen) && gd_ok(width))
+        snprintf(buf, len, "Gen%.0f x%.0f", gen.v, width.v);
+    else if (gd_ok(width))
+        snprintf(buf, len, "x%.0f", width.v);
+    else if (gd_ok(gen))
+        snprintf(buf, len, "Gen%.0f", gen.v);
+    else
+        snprintf(buf, len, "n/a");
+}
+
+/* Each GPU's own PCIe link now and at most (the tree's, else the driver's),
+ * and the slowest link of the bridges on its way to the CPU where one is
+ * slower than the GPU's own: what a 'bench pcie' or NCCL figure is held to. */
+static void links_table(FILE *out, const gd_facts *f, const gd_text_style *st)
+{
+    const gd_pcie_facts *p = f->pcie;
+    bool below = false, known = false;
+    for (size_t a = 0; a < p->gpu_count; a++) {
+        const gd_pcie_gpu *g = &p->gpus[a];
+        const gd_series *sr = &f->series;
+        known |= (g->hop_count && gd_ok(g->hops[0].width)) ||
+                 (g->matched && (size_t)g->gpu < f->gpu_count && sr->n &&
+                  gd_ok(gd_series_at(sr, sr->n - 1, (size_t)g->gpu, GD_M_PCIE_WIDTH)));
+    }
+    if (!known) {
+        fputc('\n', out);
+        gd_wrap(out, st, 0, 0,
+                "PCIe links: not in this capture ('nvidia-smi topo -m' shows no link speed; add 'lspci -vv' or "
+                "'nvidia-smi -q' output with --from)");
+        return;
+    }
+    fputc('\n', out);
+    gd_wrap(out, st, 0, 0, "PCIe links of each GPU, now and at most; the slowest on its way to the CPU:");
+    fprintf(out, "%-*s%-10s%-10s%s\n", TOPO_LABEL, "", "now", "max", "path to the CPU");
+    for (size_t a = 0; a < p->gpu_count; a++) {
+        const gd_pcie_gpu *g = &p->gpus[a];
+        gd_value gen = gd_missing(GD_ST_UNREAD), width = gen, gen_max = gen, width_max = gen;
+        if (g->hop_count) {
+            gen = g->hops[0].gen, width = g->hops[0].width;
+            gen_max = g->hops[0].gen_max, width_max = g->hops[0].width_max;
+        }
+        if (g->matched && (size_t)g->gpu < f->gpu_count) { /* the driver's word where the tree has none */
+            const gd_gpu *d = &f->gpus[g->gpu];
+            const gd_series *sr = &f->series;
+            if (!gd_ok(gen) && sr->n)
+                gen = gd_series_at(sr, sr->n - 1, (size_t)g->gpu, GD_M_PCIE_GEN);
+            if (!gd_ok(width) && sr->n)
+                width = gd_series_at(sr, sr->n - 1, (size_t)g->gpu, GD_M_PCIE_WIDTH);
+            if (!gd_ok(gen_max))
+                gen_max = d->pcie_gen_max;
+            if (!gd_ok(width_max))
+                width_max = d->pcie_width_max;
+        }
+        char now[24], max[24], path[160] = "n/a", label[16];
+        link_words(gen, width, now, sizeof now);
+        link_words(gen_max, width_max, max, sizeof max);
+        below |= gd_ok(gen) && gd_ok(gen_max) && gen.v < gen_max.v;
+        if (g->hop_count > 1) {
+            /* The bridges' links, slowest first by what each carries. */
+            double own = gd_ok(gen) && gd_ok(width) ? gd_pcie_link_gbps((int)gen.v, (int)width.v) : NAN;
+            const gd_pcie_hop *slow = NULL;
+            double slow_gbps = NAN;
+            for (size_t k = 1; k < g->hop_count; k++) {
+                const gd_pcie_hop *h = &g->hops[k];
+                double r = gd_ok(h->gen) && gd_ok(h->width) ? gd_pcie_link_gbps((int)h->gen.v, (int)h->width.v) : NAN;
+                if (!isnan(r) && (isnan(slow_gbps) || r < slow_gbps))
+                    slow = h, slow_gbps = r;
+            }
+            if (!slow)
+                snprintf(path, sizeof path, "%zu bridge%s, links n/a", g->hop_count - 1, g->hop_count == 2 ? "" : "s");
+            else if (!isnan(own) && slow_gbps < own) {
+                char l[24];
+                link_words(slow->gen, slow->width, l, sizeof l);
+                char role[16];
+                snprintf(role, sizeof role, "%s", slow->role);
+                for (char *u = strchr(role, '_'); u; u = strchr(u, '_'))
+                    *u = ' '; /* "switch port" */
+                snprintf(path, sizeof path, "slowest %s at %s (%s)", l, slow->bdf, role);
+            } else
+                snprintf(path, sizeof path, "%zu bridge%s, none slower", g->hop_count - 1,
+                         g->hop_count == 2 ? "" : "s");
+        }
+        snprintf(label, sizeof label, "GPU%d", g->gpu);
+        fprintf(out, "%-*s%-10s%-10s%s\n", TOPO_LABEL, label, now, max, path);
+    }
+    if (below)
+        gd_wrap(out, st, 0, 0,
+                "An idle GPU's link trains down (to Gen1) and rises under load: 'gpudoctor bench pcie' loads it.");
+}
+
 void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st)
 {
+    gd_wrapped w;
+    gd_text_banner(gd_wrapped_open(&w, out), f, "", st);
+    gd_wrapped_close(&w, st);
+    fputc('\n', out);
     const gd_pcie_facts *p = f->pcie;
     size_t n = p ? p->gpu_count : 0;
     if (n == 0) {
@@ -249,12 +349,13 @@ void gd_topo_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             snprintf(node, sizeof node, "%.0f", g->numa_node.v);
         char cpus[160];
         snprintf(cpus, sizeof cpus, "%s", g->cpulist[0] ? gd_safe(g->cpulist) : "N/A");
+        const char *bdf = g->bdf[0] ? gd_safe(g->bdf) : "n/a"; /* a topo -m capture gives none */
         if (strlen(cpus) > 15) /* a long CPU list on its own line */
-            fprintf(out, "%-*s%s\n%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, TOPO_LABEL, "", "", node,
-                    gd_safe(g->bdf));
+            fprintf(out, "%-*s%s\n%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, TOPO_LABEL, "", "", node, bdf);
         else
-            fprintf(out, "%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, node, gd_safe(g->bdf));
+            fprintf(out, "%-*s%-16s%-15s%s\n", TOPO_LABEL, label, cpus, node, bdf);
     }
+    links_table(out, f, st);
     if (f->p2p_status) {
         bool all_ok = true;
         for (size_t a = 0; a < n; a++)

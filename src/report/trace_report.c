@@ -3,7 +3,9 @@
 #include "report/trace_report.h"
 #include "checks/trace_checks.h"
 #include "core/json_util.h"
+#include "report/text_finding.h"
 #include "report/text_util.h"
+#include "report/verdict_text.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,20 +60,44 @@ static void verdict(FILE *out, const gd_trace_run *run, const gd_text_style *st)
         for (size_t i = 0; i < run->nranks; i++)
             if (run->ranks[i].has_gpu)
                 idle += steps ? run->ranks[i].step_idle_pct : run->ranks[i].idle_pct, k++;
-        fprintf(out, "%sVerdict: no bottleneck found%s", gd_c(st, GD_ANSI_GREEN), gd_c(st, GD_ANSI_RESET));
+        char rest[256];
         if (k)
-            fprintf(out, ": the GPU is busy %.1f%% of the %s\n", 100 - idle / (double)k,
-                    steps ? "step time" : "time from its first operation to its last");
+            snprintf(rest, sizeof rest, "no bottleneck found: the GPU is busy %.1f%% of the %s", 100 - idle / (double)k,
+                     steps ? "step time" : "time from its first operation to its last");
         else
-            fprintf(out, " (no GPU operations in the trace: a CPU-only run)\n");
+            snprintf(rest, sizeof rest, "no bottleneck found (no GPU operations in the trace: a CPU-only run)");
+        gd_text_verdict_line(out, st, "OK", rest);
         return;
     }
+    /* The word of the findings, then the first of them: what to look at. */
     const gd_finding *top = &fs->v[0];
-    fprintf(out, "%sVerdict:%s %s", gd_c(st, crit ? GD_ANSI_RED : GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
-            gd_safe(top->title));
-    if (!isnan(top->impact_pct))
-        fprintf(out, " (about %.0f%% of the step to gain)", top->impact_pct);
-    fputc('\n', out);
+    char rest[sizeof top->title + 160];
+    int n = snprintf(rest, sizeof rest, "%s", top->title);
+    if (!isnan(top->impact_pct) && n > 0 && (size_t)n < sizeof rest)
+        snprintf(rest + n, sizeof rest - (size_t)n, " (about %.0f%% of the step to gain%s)", top->impact_pct,
+                 json_object_get(top->evidence, GD_TRACE_TOO_SHORT) ? ", in the steps it holds" : "");
+    gd_text_verdict_line(out, st, gd_verdict_word(fs, true), rest);
+    (void)crit;
+}
+
+/* A trace finding's place: its rank ("rank 0"), else the trace. */
+static void trace_where(const gd_finding *x, char *buf, size_t len)
+{
+    const json_t *r = json_object_get(x->evidence, "rank");
+    if (json_is_integer(r))
+        snprintf(buf, len, "rank %lld", (long long)json_integer_value(r));
+    else
+        snprintf(buf, len, "trace");
+}
+
+/* A trace's gain is of the step, and says when it shares its time with another's. */
+static void trace_impact(const gd_finding *x, char *buf, size_t len)
+{
+    const json_t *shared = json_object_get(x->evidence, GD_TRACE_GAIN_SHARED);
+    int n = snprintf(buf, len, "about %.1f%% of the step", x->impact_pct);
+    if (json_is_string(shared) && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", out of the same time as %s (these gains overlap: do not add them)",
+                 json_string_value(shared));
 }
 
 /* One step: its GPU bar (none when the trace has no GPU operation: nothing to draw, not
@@ -247,35 +273,10 @@ static void report_text(FILE *out, const gd_trace_run *run, const gd_text_style 
     fprintf(out, "\n%sFindings%s\n", gd_c(st, GD_ANSI_BOLD), gd_c(st, GD_ANSI_RESET));
     if (!fs->n)
         fprintf(out, "  none\n");
-    for (size_t i = 0; i < fs->n; i++) {
-        const gd_finding *x = &fs->v[i];
-        const char *col = x->severity == GD_SEV_CRITICAL  ? GD_ANSI_RED
-                          : x->severity == GD_SEV_WARNING ? GD_ANSI_YELLOW
-                                                          : GD_ANSI_CYAN;
-        fprintf(out, "  %s%-8s%s %s  %s\n", gd_c(st, col), gd_severity_name(x->severity), gd_c(st, GD_ANSI_RESET),
-                x->id, gd_safe(x->title));
-        const char *key;
-        json_t *v;
-        fprintf(out, "           evidence:");
-        json_object_foreach(x->evidence, key, v)
-        {
-            if (strcmp(key, "source") == 0 || strcmp(key, GD_TRACE_GAIN_SHARED) == 0)
-                continue;
-            char buf[256];
-            gd_json_scalar_text(v, buf, sizeof buf);
-            fprintf(out, " %s=%s", key, gd_safe(buf));
-        }
-        fputc('\n', out);
-        if (!isnan(x->impact_pct)) {
-            const json_t *shared = json_object_get(x->evidence, GD_TRACE_GAIN_SHARED);
-            fprintf(out, "           gain: about %.1f%% of the step", x->impact_pct);
-            if (json_is_string(shared))
-                fprintf(out, ", out of the same time as %s (these gains overlap: do not add them)",
-                        json_string_value(shared));
-            fputc('\n', out);
-        }
-        fprintf(out, "           fix: %s\n", gd_safe(x->fix));
-    }
+    static const char *const hide[] = {GD_TRACE_GAIN_SHARED, NULL};
+    gd_text_findings(
+        out, st, fs,
+        &(gd_text_finding_how){.series = false, .where = trace_where, .impact = trace_impact, .hide = hide});
 }
 
 static json_t *num(double v)

@@ -177,8 +177,15 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
 {
     const gd_vram_setup *s = &p->setup;
     const gd_vram_model *m = &s->model;
-    fprintf(out, "%s%s%s: %.2fB parameters%s", gd_c(st, GD_ANSI_BOLD), plan_title(s), gd_c(st, GD_ANSI_RESET),
-            m->params / 1e9, m->params_estimated ? " (estimated from the shape)" : "");
+    char count[32]; /* 7.00B; a small count as it is (a bare "--params 7" read "0.00B") */
+    if (m->params >= 1e8)
+        snprintf(count, sizeof count, "%.2fB", m->params / 1e9);
+    else if (m->params >= 1e6)
+        snprintf(count, sizeof count, "%.1fM", m->params / 1e6);
+    else
+        snprintf(count, sizeof count, "%.0f", m->params);
+    fprintf(out, "%s%s%s: %s parameters%s", gd_c(st, GD_ANSI_BOLD), plan_title(s), gd_c(st, GD_ANSI_RESET), count,
+            m->params_estimated ? " (estimated from the shape)" : "");
     if (m->layers > 0)
         fprintf(out, ", %ld layers, hidden %ld, %ld heads", m->layers, m->hidden, m->heads);
     if (m->layers > 0 && m->kv_heads > 0 && m->kv_heads != m->heads)
@@ -197,7 +204,9 @@ static void print_setup(FILE *out, const gd_vram_plan *p, const gd_text_style *s
                 optimizer_words[s->optimizer], s->method == GD_METHOD_QLORA ? " (32-bit states)" : "");
     }
     if (s->gpu_memory_bytes > 0)
-        fprintf(out, "  %ld GPU%s of %.1f GB", s->gpus, s->gpus == 1 ? "" : "s", s->gpu_memory_bytes / GB);
+        /* GB (10^9) as plans and boards are quoted, beside the MiB that NVML, check and info report. */
+        fprintf(out, "  %ld GPU%s of %.1f GB (%.0f MiB)", s->gpus, s->gpus == 1 ? "" : "s", s->gpu_memory_bytes / GB,
+                s->gpu_memory_bytes / 1048576.0);
     else
         fprintf(out, "  %ld GPU%s, size not given", s->gpus, s->gpus == 1 ? "" : "s");
     if (!s->inference)
@@ -320,10 +329,10 @@ static void print_verdict(FILE *out, const gd_vram_plan *p, const gd_text_style 
         break;
     case GD_FIT_NO:
         fprintf(out,
-                "%sDoes NOT fit%s with a %g%% margin: needs %.1f GB per GPU (%.1f GB with the margin), the GPU "
-                "has %.1f GB.\n",
+                "%sDoes not fit%s with a %g%% margin: needs %.1f GB per GPU (%.1f GB with the margin), the GPU "
+                "has %.1f GB (%.0f MiB).\n",
                 gd_c(st, GD_ANSI_RED), gd_c(st, GD_ANSI_RESET), s->margin_pct, p->bytes.total / GB,
-                p->bytes.total * (1 + s->margin_pct / 100) / GB, mem / GB);
+                p->bytes.total * (1 + s->margin_pct / 100) / GB, mem / GB, mem / 1048576.0);
         break;
     case GD_FIT_STATES:
         fprintf(out, "%sStates fit; %s not counted%s: %.1f GB of %.1f GB per GPU is a lower bound, not a yes.\n",

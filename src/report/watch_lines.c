@@ -3,6 +3,7 @@
 #include "watch_lines.h"
 
 #include "core/facts_json.h"
+#include "core/json_util.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/report.h"
 
@@ -87,7 +88,8 @@ static const char *why_not(gd_value v, char *buf, size_t len)
 static const char *gpu_state(const gd_facts *f, size_t i, size_t g)
 {
     for (size_t c = 0; c < NCOLS; c++)
-        if (columns[c].metric >= 0 && gd_series_at(&f->series, i, g, (gd_metric)columns[c].metric).status == GD_ST_GPU_LOST)
+        if (columns[c].metric >= 0 &&
+            gd_series_at(&f->series, i, g, (gd_metric)columns[c].metric).status == GD_ST_GPU_LOST)
             return "lost";
     return "ok";
 }
@@ -130,8 +132,14 @@ static void csv_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
 static json_t *number_or_null(json_t *status, const char *key, gd_value v)
 {
     char why[48];
-    if (!why_not(v, why, sizeof why))
+    if (!why_not(v, why, sizeof why)) {
+        /* The CSV's ten significant digits: a rate worked out from byte
+         * counters reads 1800000 in both, not 1800000.0000000005. */
+        char ten[32];
+        snprintf(ten, sizeof ten, "%.10g", v.v);
+        v.v = strtod(ten, NULL);
         return gd_value_to_json(v);
+    }
     json_object_set_new(status, key, json_string(why));
     return json_null();
 }
@@ -142,12 +150,18 @@ static json_t *time_utc(const gd_facts *f, double t)
     return gd_event_utc(&f->events, t, utc, sizeof utc) ? json_string(utc) : json_null();
 }
 
+/* A sample's time to the microsecond: a sum of intervals is 0.8999999999999999 s in binary. */
+static double time_us(double t)
+{
+    return round(t * 1e6) / 1e6;
+}
+
 static void jsonl_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
 {
     double t = gd_series_t(&f->series, i);
     json_t *status = json_object();
-    json_t *j = json_pack("{s:f, s:o, s:i, s:s}", "time_s", t, "time_utc", time_utc(f, t), "gpu", f->gpus[g].index,
-                          "gpu_state", gpu_state(f, i, g));
+    json_t *j = json_pack("{s:f, s:o, s:i, s:s}", "time_s", time_us(t), "time_utc", time_utc(f, t), "gpu",
+                          f->gpus[g].index, "gpu_state", gpu_state(f, i, g));
     for (size_t c = 0; j && c < NCOLS; c++)
         json_object_set_new(j, columns[c].key, number_or_null(status, columns[c].key, value_of(f, i, g, &columns[c])));
     gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
@@ -158,7 +172,7 @@ static void jsonl_line(gd_watch_lines *w, const gd_facts *f, size_t i, size_t g)
     if (j)
         json_object_set(j, "status", status);
     json_decref(status);
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? gd_json_dumps(j, JSON_COMPACT) : NULL;
     if (!text || fprintf(w->out, "%s\n", text) < 0)
         w->failed = true;
     free(text);
@@ -183,11 +197,11 @@ static void new_finding(gd_watch_lines *w, const gd_facts *f, double t, const gd
     char at[32];
     gd_event_clock(&f->events, t, at, sizeof at);
     if (w->format == GD_WATCH_JSONL) {
-        json_t *j = json_pack("{s:f, s:o, s:s, s:{s:s, s:s, s:o, s:s}}", "time_s", t, "time_utc", time_utc(f, t),
-                              "at", at, "finding", "id", x->id,
-                              "severity", gd_severity_name(x->severity), "gpu",
-                              x->gpu >= 0 ? json_integer(x->gpu) : json_null(), "title", x->title);
-        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        json_t *j =
+            json_pack("{s:f, s:o, s:s, s:{s:s, s:s, s:o, s:s}}", "time_s", time_us(t), "time_utc", time_utc(f, t), "at",
+                      at, "finding", "id", x->id, "severity", gd_severity_name(x->severity), "gpu",
+                      x->gpu >= 0 ? json_integer(x->gpu) : json_null(), "title", x->title);
+        char *text = j ? gd_json_dumps(j, JSON_COMPACT) : NULL;
         if (!text || fprintf(w->out, "%s\n", text) < 0)
             w->failed = true;
         free(text);
@@ -207,7 +221,7 @@ static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
     double t = gd_series_t(&f->series, i);
     win.events.bounded = true; /* a replay's later events are not judged before their time */
     win.events.until_t = t;
-    gd_findings fs = {0};
+    gd_findings fs = {.where = GD_AT_WATCH};
     gd_checks_run_all(&win, &fs);
     gd_findings_sort(&fs);
     size_t held = 0;

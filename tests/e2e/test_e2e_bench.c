@@ -115,6 +115,27 @@ static void membw_reproduces_the_scenario(void **state)
     tool_result_free(&r);
 }
 
+/* A scenario whose A100 80GB PCIe multiplies at 720 TFLOP/s (231 % of its
+ * 312) and copies at 2900 GB/s (150 % of its 1935): never "none", a
+ * warning that the figure is wrong; the membw table has the SKU's figure. */
+static void above_the_datasheet_is_said(void **state)
+{
+    (void)state;
+    const char *sc = example("a100x4-pcie-no-fan-no-memtemp.json");
+    tool_result r = run_tool(
+        (const char *[]){"bench", "gemm", "--no-concurrent", "--seconds", "0.1", "--json", "--sim", sc, NULL}, fast);
+    assert_exact_findings("bench gemm, A100 PCIe at 231 %", &r, 0,
+                          (const char *[]){"bench.above_datasheet@0", "bench.above_datasheet@1",
+                                           "bench.above_datasheet@2", "bench.above_datasheet@3", NULL});
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "membw", "--json", "--sim", sc, NULL}, fast);
+    assert_near("datasheet", field(gpu_at(&r, 0), "datasheet", "membw_gbps"), 1935);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "id")), "bench.above_datasheet");
+    assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "memory bandwidth"));
+    tool_result_free(&r);
+}
+
 static void wrong_results_and_a_kernel_that_does_not_load_fail(void **state)
 {
     (void)state;
@@ -457,6 +478,7 @@ int main(void)
         cmocka_unit_test(gemm_reproduces_the_scenario),
         cmocka_unit_test(the_slow_gpu_and_only_it_is_found),
         cmocka_unit_test(membw_reproduces_the_scenario),
+        cmocka_unit_test(above_the_datasheet_is_said),
         cmocka_unit_test(wrong_results_and_a_kernel_that_does_not_load_fail),
         cmocka_unit_test(stress_window_is_judged_by_the_thermal_checks),
         cmocka_unit_test(stress_plays_fast_and_shows_its_progress),

@@ -73,7 +73,7 @@ static void refused_calls_are_null_and_not_checked(void **state)
     assert_false(not_checked(r.json, "thermal.throttling", 0, ""));
     tool_result_free(&r);
 
-    r = run_tool((const char *[]){"check", "--duration", "5", "--sim", path, NULL}, fast);
+    r = run_tool((const char *[]){"check", "--details", "--duration", "5", "--sim", path, NULL}, fast);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "clock event reasons not readable (no permission)"));
     tool_result_free(&r);
@@ -254,12 +254,14 @@ static void without_a_driver_the_gpu_checks_are_not_called_ok(void **state)
     /* NVIDIA GPUs on the bus (a sysfs tree of eight), no driver. */
     const char *env[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
                          "GPUDOCTOR_SYS_ROOT=" GD_EXAMPLES_DIR "/sysfs/hgx-h100x8", NULL};
-    tool_result r = run_tool((const char *[]){"check", NULL}, env);
+    tool_result r = run_tool((const char *[]){"check", "--details", NULL}, env);
     assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.out, "thermal         not checked: no GPU was read"));
-    /* Nothing on a GPU was judged: no group may say "ok" for it. */
-    assert_null(strstr(r.out, "health          ok"));
-    assert_null(strstr(r.out, "pcie            ok"));
+    assert_non_null(strstr(r.out, "thermal         not judged (3 checks): no GPU was read"));
+    /* Nothing on a GPU was judged: no group may say "ok" for it; health is
+     * ok at most for the kernel log it read, never for ECC counters. */
+    assert_null(strstr(r.out, "health          ok ("));
+    assert_null(strstr(r.out, "ECC, row remapping, retired pages;"));
+    assert_null(strstr(r.out, "PCIe            ok"));
     assert_null(strstr(r.out, "capture         ok"));
     assert_null(strstr(r.out, "thermal         ok"));
     assert_null(strstr(r.out, "power           ok"));

@@ -84,8 +84,7 @@ static void watch_writes_the_xids_with_their_time(void **state)
     assert_true(json_number_value(json_object_get(gpu3, "time_s")) == 5.0);
     assert_true(json_number_value(json_object_get(gpu4, "time_s")) == 8.0);
     assert_true(is_clock(json_string_value(json_object_get(gpu3, "at"))));
-    assert_string_equal(json_string_value(json_object_get(json_object_get(gpu3, "finding"), "severity")),
-                        "critical");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(gpu3, "finding"), "severity")), "critical");
     json_decref(gpu3);
     json_decref(gpu4);
     /* CSV stays samples; the new findings go to stderr with their time. */
@@ -156,8 +155,9 @@ static void check_reports_the_rise_with_its_time(void **state)
             continue;
         assert_int_equal(json_integer_value(json_object_get(x, "gpu")), 2);
         assert_non_null(strstr(json_string_value(json_object_get(x, "title")), "2 new uncorrectable errors at "));
-        json_t *rise = json_array_get(json_object_get(json_object_get(x, "evidence"), "new_in_session"), 0);
-        assert_true(json_number_value(json_object_get(rise, "t_s")) == 40.0);
+        json_t *rise = json_array_get(json_object_get(json_object_get(x, "evidence"), "new_in_window"), 0);
+        assert_true(json_number_value(json_object_get(rise, "at_s")) == 40.0);
+        assert_string_equal(json_string_value(json_object_get(rise, "counter")), "volatile_uncorrected");
         assert_int_equal(json_integer_value(json_object_get(rise, "increase")), 2);
         assert_true(is_clock(json_string_value(json_object_get(rise, "at"))));
         seen = true;
@@ -218,17 +218,17 @@ static void check_reports_the_nvlink_error_counters(void **state)
     }
     tool_result_free(&r);
     /* Each link's version where NVML gives one: none for the link that is down. */
-    r = run_tool((const char *[]){"check", "--sim", example("h100x8-nvlink-degraded.json"), "--duration", "2", "--json",
-                                  NULL},
-                 env);
+    r = run_tool(
+        (const char *[]){"check", "--sim", example("h100x8-nvlink-degraded.json"), "--duration", "2", "--json", NULL},
+        env);
     assert_non_null(r.json);
     json_t *g3 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 3), "nvlink");
     assert_int_equal(json_array_size(g3), 18);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(g3, 0), "version")), 6);
     assert_true(json_is_null(json_object_get(json_array_get(g3, 17), "version")));
     tool_result_free(&r);
-    r = run_tool(
-        (const char *[]){"check", "--sim", example("h100x8-training.json"), "--duration", "5", "--json", NULL}, env);
+    r = run_tool((const char *[]){"check", "--sim", example("h100x8-training.json"), "--duration", "5", "--json", NULL},
+                 env);
     assert_non_null(r.json);
     json_array_foreach(json_object_get(r.json, "gpus"), g, gpu) assert_null(json_object_get(gpu, "nvlink"));
     tool_result_free(&r);
@@ -256,8 +256,8 @@ static void run_reports_nvml_xids_and_a_recording_keeps_them(void **state)
             json_integer_value(json_object_get(x, "gpu")) == 3) {
             json_t *row = json_array_get(json_object_get(json_object_get(x, "evidence"), "xids"), 0);
             assert_int_equal(json_integer_value(json_object_get(row, "xid")), 79);
-            assert_true(json_number_value(json_object_get(row, "session_last_seen_s")) >= 0.5);
-            assert_true(is_clock(json_string_value(json_object_get(row, "session_last_seen"))));
+            assert_true(json_number_value(json_object_get(row, "last_in_window_s")) >= 0.5);
+            assert_true(is_clock(json_string_value(json_object_get(row, "last_in_window"))));
         }
     }
     tool_result_free(&r);
@@ -304,8 +304,8 @@ static void the_kernel_log_is_followed(void **state)
     char *log = write_temp_file(dir, "dmesg.txt", "[    1.000000] Linux version 6.1.0\n");
     /* 20 scenario seconds per second: 60 samples take 3 s; the line comes at about 1 s. */
     const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
-    tool_proc p = run_tool_start(
-        (const char *[]){"watch", "--sim", path, "--count", "60", "--format", "jsonl", NULL}, paced, NULL);
+    tool_proc p = run_tool_start((const char *[]){"watch", "--sim", path, "--count", "60", "--format", "jsonl", NULL},
+                                 paced, NULL);
     usleep(1000 * 1000);
     FILE *a = fopen(log, "a");
     assert_non_null(a);
@@ -337,9 +337,8 @@ static void a_silent_driver_is_a_finding_with_its_time(void **state)
     fclose(in);
     size_t g;
     json_t *gpu;
-    json_array_foreach(json_object_get(sc, "gpus"), g, gpu)
-        json_array_append_new(json_object_get(gpu, "timeline"),
-                              json_pack("{s:i, s:{s:s}}", "t", 20, "errors", "*", "NVML_ERROR_UNKNOWN"));
+    json_array_foreach(json_object_get(sc, "gpus"), g, gpu) json_array_append_new(
+        json_object_get(gpu, "timeline"), json_pack("{s:i, s:{s:s}}", "t", 20, "errors", "*", "NVML_ERROR_UNKNOWN"));
     char *text = json_dumps(sc, 0);
     json_decref(sc);
     char *path = write_temp_file(dir, "silent.json", text);
@@ -376,8 +375,8 @@ static void a_lost_gpu_comes_back_on_a_cuda_14_driver(void **state)
     json_int_t last = (json_int_t)json_number_value(json_object_get(json_array_get(tl, json_array_size(tl) - 1), "t"));
     json_array_append_new(tl, json_pack("{s:I, s:{s:s}}", "t", last + 6, "errors", "nvmlDeviceGetTemperatureV",
                                         "NVML_ERROR_GPU_IS_LOST"));
-    json_array_append_new(tl, json_pack("{s:I, s:{s:s}}", "t", last + 12, "errors", "nvmlDeviceGetTemperatureV",
-                                        "NVML_SUCCESS"));
+    json_array_append_new(
+        tl, json_pack("{s:I, s:{s:s}}", "t", last + 12, "errors", "nvmlDeviceGetTemperatureV", "NVML_SUCCESS"));
     char *text = json_dumps(sc, 0);
     json_decref(sc);
     char *path = write_temp_file(dir, "back.json", text);

@@ -182,6 +182,40 @@ static void every_named_path_exists(void **state)
     paths_exist_under(GD_SOURCE_DIR "/src");
 }
 
+/* judge(command, its help text, width) over every command's help, 'help' and
+ * '--help' ("-"), at each of the nw widths (env NULL: a pipe's 80 columns). */
+static void each_help(const char *const *env, const int *width, size_t nw,
+                      void (*judge)(const char *c, char *text, int width))
+{
+    tool_result cmds = run_tool((const char *[]){"help", "--commands", NULL}, NULL);
+    assert_int_equal(cmds.exit_code, 0);
+    for (size_t w = 0; w < nw; w++) {
+        char list[4096];
+        snprintf(list, sizeof list, "%s\nhelp\n-", cmds.out);
+        for (char *save = NULL, *c = strtok_r(list, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+            tool_result r = strcmp(c, "-") == 0
+                                ? run_tool((const char *[]){"--help", NULL}, (const char *[]){env[w], NULL})
+                                : run_tool((const char *[]){"help", c, NULL}, (const char *[]){env[w], NULL});
+            judge(c, r.out, width[w]);
+            tool_result_free(&r);
+        }
+    }
+    tool_result_free(&cmds);
+}
+
+static void lines_fit(const char *c, char *text, int width)
+{
+    size_t n;
+    char **v = lines(text, &n);
+    for (size_t i = 0; i < n; i++) {
+        size_t lead = strspn(v[i], " ");
+        bool one_word = strchr(v[i] + lead, ' ') == NULL;
+        if ((int)strlen(v[i]) > width && !one_word)
+            fail_msg("help %s at %d columns: a line of %zu: %s", c, width, strlen(v[i]), v[i]);
+    }
+    free(v);
+}
+
 /* Help fits the terminal as the reports do: every command's help (and the
  * command list) within 80 columns in a pipe and within COLUMNS=120 and 60
  * (help lines of 83-101 columns before); the man page within 80 columns
@@ -189,30 +223,8 @@ static void every_named_path_exists(void **state)
 static void help_and_man_page_fit(void **state)
 {
     (void)state;
-    tool_result cmds = run_tool((const char *[]){"help", "--commands", NULL}, NULL);
-    assert_int_equal(cmds.exit_code, 0);
     static const char *const widths[] = {NULL, "COLUMNS=120", "COLUMNS=60"};
-    static const int width[] = {80, 120, 60};
-    for (size_t w = 0; w < 3; w++) {
-        char list[4096];
-        snprintf(list, sizeof list, "%s\nhelp\n-", cmds.out);
-        for (char *save = NULL, *c = strtok_r(list, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
-            tool_result r = strcmp(c, "-") == 0
-                                ? run_tool((const char *[]){"--help", NULL}, (const char *[]){widths[w], NULL})
-                                : run_tool((const char *[]){"help", c, NULL}, (const char *[]){widths[w], NULL});
-            size_t n;
-            char **v = lines(r.out, &n);
-            for (size_t i = 0; i < n; i++) {
-                size_t lead = strspn(v[i], " ");
-                bool one_word = strchr(v[i] + lead, ' ') == NULL;
-                if ((int)strlen(v[i]) > width[w] && !one_word)
-                    fail_msg("help %s at %d columns: a line of %zu: %s", c, width[w], strlen(v[i]), v[i]);
-            }
-            free(v);
-            tool_result_free(&r);
-        }
-    }
-    tool_result_free(&cmds);
+    each_help(widths, (const int[]){80, 120, 60}, 3, lines_fit);
     char man[600], cmd[1400];
     snprintf(man, sizeof man, "%s", GD_BINARY);
     char *slash = strrchr(man, '/');
@@ -229,12 +241,84 @@ static void help_and_man_page_fit(void **state)
         fail_msg("the man page has %d lines over 80 columns", over);
 }
 
+/* Where an option line's description starts (after its gap of two spaces), 0: none. */
+static size_t description_column(const char *line)
+{
+    size_t lead = strspn(line, " ");
+    if (lead < 1 || lead > 4 || line[lead] != '-')
+        return 0;
+    const char *gap = strstr(line + lead, "  ");
+    return gap ? (size_t)(gap - line) + strspn(gap, " ") : 0;
+}
+
+/* Whether the line after prev continues its paragraph: a description that
+ * hangs under its option's, or prose after prose (issue 39: "--record FILE
+ * ... anywhere with" left "with" alone on a line, a paragraph at 120
+ * columns kept its 80-column breaks). */
+static bool continues(const char *prev, size_t prev_hang, const char *cur)
+{
+    size_t lead = strspn(cur, " ");
+    if (!*prev || !cur[lead])
+        return false;
+    if (lead >= 5)
+        return lead <= prev_hang;
+    size_t plen = strlen(prev);
+    bool heading = prev[plen - 1] == ':' && plen < 50;
+    return lead == 0 && prev[0] != ' ' && strncmp(prev, "usage:", 6) != 0 && !heading && strncmp(cur, "Exit", 4) != 0;
+}
+
+/* Help wraps a paragraph at words to the width: no line of a paragraph
+ * ends where the next line's first word would still have fitted. */
+static void paragraphs_fill(const char *c, char *text, int width)
+{
+    /* Lines with the blank ones kept: a blank line ends a paragraph. */
+    size_t hang = 0;
+    bool usage = false; /* the usage's lines keep their groups of options */
+    const char *prev = "";
+    for (char *l = text; *l;) {
+        char *nl = strchr(l, '\n');
+        if (nl)
+            *nl = '\0';
+        size_t lead = strspn(l, " ");
+        usage = strncmp(l, "usage:", 6) == 0 || (usage && *l);
+        if (!usage && continues(prev, hang, l)) {
+            size_t word = strcspn(l + lead, " ");
+            if ((int)(strlen(prev) + 1 + word) <= width)
+                fail_msg("help %s at %d columns: '%s' ends early: '%.*s' fits after it", c, width, prev, (int)word,
+                         l + lead);
+        }
+        /* A description of one line at 80 columns that wraps a last word alone
+         * ("  topo  how the GPUs connect ... and their" / "NICs") is one word too long. */
+        char *next = nl ? nl + 1 : NULL;
+        size_t dc = description_column(l);
+        if (width == 80 && dc && next && strspn(next, " ") == dc && !strchr(next + dc, ' ')) {
+            char *after = strchr(next, '\n');
+            if (!after || strspn(after + 1, " ") != dc)
+                fail_msg("help %s at 80 columns: '%s' wraps one word: '%.*s'", c, l, (int)strcspn(next + dc, "\n"),
+                         next + dc);
+        }
+        hang = dc ? dc : lead >= 5 ? lead : 0;
+        prev = l;
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+}
+
+static void help_wraps_paragraphs_to_the_width(void **state)
+{
+    (void)state;
+    static const char *const widths[] = {NULL, "COLUMNS=120"};
+    each_help(widths, (const int[]){80, 120}, 2, paragraphs_fill);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_names_every_command_and_option),
         cmocka_unit_test(every_named_path_exists),
         cmocka_unit_test(help_and_man_page_fit),
+        cmocka_unit_test(help_wraps_paragraphs_to_the_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

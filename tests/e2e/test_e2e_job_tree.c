@@ -201,7 +201,7 @@ static void container_links_by_visible_devices_and_memory(void **state)
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
     tool_result r = run_tool(
-        (const char *[]){"check", "--duration", "2", "--pid", pid, "--sim", scenario, NULL}, env);
+        (const char *[]){"check", "--details", "--duration", "2", "--pid", pid, "--sim", scenario, NULL}, env);
     kill(child, SIGTERM);
     waitpid(child, NULL, 0);
     if (!strstr(r.out, "no GPU is linked to the job"))

@@ -197,7 +197,7 @@ static void nvlinks_past_18_are_read(void **state)
     r = run_tool((const char *[]){"check", "--json", "--duration", "2", "--interval", "500", "--sim", sc, NULL}, fast);
     json_t *f = finding(r.json, "nvlink.down", 1);
     assert_non_null(f);
-    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_object_get(f, "evidence"), "links_down"), 0)),
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_object_get(f, "evidence"), "down_link_indices"), 0)),
                      35);
     tool_result_free(&r);
     remove_tree(dir);
@@ -377,7 +377,7 @@ static void hot_gpu_judged_from_its_tlimit(void **state)
     assert_non_null(f);
     assert_string_equal(json_string_value(json_object_get(f, "severity")), "warning");
     json_t *ev = json_object_get(f, "evidence");
-    assert_int_equal(json_integer_value(json_object_get(ev, "slowdown_c")), 89); /* 87 - (-2) */
+    assert_int_equal(json_integer_value(json_object_get(ev, "gpu_slowdown_c")), 89); /* 87 - (-2) */
     assert_non_null(strstr(str(json_object_get(ev, "limits_source")), "nvmlDeviceGetMarginTemperature"));
     tool_result_free(&r);
     remove_tree(dir);
@@ -420,7 +420,7 @@ static void threshold_unknown_to_the_driver_is_not_an_error(void **state)
     char *sc = scenario(dir, OLD_DRIVER, 1, 0, "", old, "9,0", tl);
     tool_result r = run_tool((const char *[]){"info", "--details", "--sim", sc, NULL}, fast);
     assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "slowdown n/a, shutdown n/a"));
+    assert_non_null(strstr(r.out, "n/a hardware slowdown, n/a shutdown"));
     assert_null(strstr(r.out, "(error)"));
     tool_result_free(&r);
     remove_tree(dir);

@@ -35,7 +35,8 @@ static json_t *pair(const tool_result *r, int from, int to)
     size_t i;
     json_array_foreach(pairs, i, p)
     {
-        if (json_integer_value(json_object_get(p, "from")) == from && json_integer_value(json_object_get(p, "to")) == to)
+        if (json_integer_value(json_object_get(p, "from")) == from &&
+            json_integer_value(json_object_get(p, "to")) == to)
             return p;
     }
     fail_msg("no pair %d -> %d", from, to);
@@ -93,8 +94,11 @@ static void slow_switch_uplink_is_named(void **state)
     assert_string_equal(json_string_value(json_object_get(x, "severity")), "critical");
     assert_non_null(strstr(json_string_value(json_object_get(ev, "path")), "0000:38:00.0"));
     assert_non_null(strstr(json_string_value(json_object_get(ev, "path")), "Gen3 x8 of Gen4 x16"));
-    assert_int_equal(json_array_size(json_object_get(ev, "pairs")), 8); /* every copy across the uplink, no other */
-    assert_near("path", num(ev, "path_gbps"), 31.5);
+    assert_int_equal(json_array_size(json_object_get(ev, "copies")), 8); /* every copy across the uplink, no other */
+    assert_int_equal(json_integer_value(json_object_get(ev, "pair_count")), 4); /* each pair once, both ways */
+    /* The path runs at its slowest hop: the uplink at Gen3 x8 (issue 39: listed as 31.5 with a 7.9 hop). */
+    assert_near("path", num(ev, "path_gbps"), 7.88);
+    assert_near("path trained fully", num(ev, "path_full_gbps"), 31.5);
     tool_result_free(&r);
     /* A GPU's own link trained at x8: that GPU's finding. */
     r = run_tool((const char *[]){"bench", "p2p", "--json", "--sim", example("pcie-a100x4-x8.json"), NULL}, fast);
@@ -123,7 +127,14 @@ static void geforce_box_has_no_p2p(void **state)
             assert_string_equal(json_string_value(json_object_get(ev, "status")), "chipset not supported");
             assert_int_equal(json_array_size(json_object_get(ev, "pairs")), 28);
             /* 12 pairs within a CPU at 25.2, 16 across the EPYCs' Infinity Fabric at 16 (NCCL's AMD_BW). */
-            assert_near("P2P would carry", num(ev, "p2p_expected_gbps"), (12 * 25.2 + 16 * 16) / 28);
+            /* Each pair's own figure, never their mean (issue 39: "9.8 GB/s", which no pair measured). */
+            assert_near("staged, least", num(ev, "staged_copy_min_gbps"), 7.5);
+            assert_near("staged, most", num(ev, "staged_copy_max_gbps"), 12.75);
+            assert_near("P2P would carry, least", num(ev, "p2p_expected_min_gbps"), 16);
+            assert_near("P2P would carry, most", num(ev, "p2p_expected_max_gbps"), 25.2);
+            const char *title = json_string_value(json_object_get(f, "title"));
+            assert_non_null(strstr(title, "at 7.5 GB/s (GPU 0 and 4) to 12.8 GB/s (GPU 0 and 1)"));
+            assert_null(strstr(title, "9.8"));
             assert_true(num(f, "impact_pct") > 50);
         } else {
             assert_near("across", num(ev, "cross_cpu_gbps"), 7.5);
@@ -151,14 +162,49 @@ static void geforce_box_has_no_p2p(void **state)
 static void link_down_is_not_a_slow_pair(void **state)
 {
     (void)state;
-    tool_result r = run_tool((const char *[]){"bench", "p2p", "--json", "--force", "--sim",
-                                              example("h100x8-nvlink-degraded.json"), NULL},
-                             fast);
+    tool_result r = run_tool(
+        (const char *[]){"bench", "p2p", "--json", "--force", "--sim", example("h100x8-nvlink-degraded.json"), NULL},
+        fast);
     assert_exact_findings("bench p2p, one link down", &r, 0, (const char *[]){NULL});
     assert_near("GPU 3's pairs", num(pair(&r, 3, 0), "gbps"), 0.86 * 17 * 25);
     assert_near("its peers", num(pair(&r, 0, 1), "gbps"), 0.86 * 18 * 25);
     json_t *path = json_object_get(pair(&r, 3, 0), "path");
-    assert_non_null(strstr(json_string_value(json_object_get(path, "limit")), "17 of them active"));
+    /* The path's rate is the active links' (17 x 25), the healthy pair's beside it. */
+    assert_non_null(strstr(json_string_value(json_object_get(path, "limit")), "17 of 18 NVLink"));
+    assert_near("path as it runs", num(path, "allows_gbps"), 425);
+    assert_near("path with all links", num(path, "allows_full_gbps"), 450);
+    tool_result_free(&r);
+}
+
+/* The text's counts agree: a pair is two GPUs (each copied both ways), in
+ * the paths, p2p.unsupported and p2p.sys_route alike (issue 39: "24
+ * pairs", "32 pairs" and "16 pairs cross" of 28); each path at its slowest
+ * hop's rate. */
+static void pairs_are_counted_one_way(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"bench", "p2p", "--sim", example("rtx4090x8-no-p2p.json"), NULL}, fast);
+    assert_int_equal(r.exit_code, 0);
+    char *text = r.out, *w = text;
+    for (const char *p = text; *p; p++) { /* unwrap: a line break and its indent read as one space */
+        if (*p == '\n' && p[1] == ' ') {
+            *w++ = ' ';
+            while (p[1] == ' ')
+                p++;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    assert_non_null(strstr(text, "Gen4 x16 PCIe links (31.5 GB/s): 12 pairs copied 12.8 GB/s each way"));
+    assert_non_null(strstr(text, "(NCCL AMD_BW): 16 pairs copied 7.5"));
+    assert_non_null(strstr(text, "No P2P between 28 GPU pairs"));
+    assert_non_null(strstr(text, "(16 pairs cross)"));
+    assert_null(strstr(text, "24 pairs"));
+    assert_null(strstr(text, "32 pairs"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"bench", "p2p", "--sim", example("pcie-a100x4-slow-switch.json"), NULL}, fast);
+    assert_non_null(strstr(r.out, "(7.9 GB/s; 31.5 when trained fully): 4 pairs"));
     tool_result_free(&r);
 }
 
@@ -268,6 +314,7 @@ int main(void)
         cmocka_unit_test(slow_switch_uplink_is_named),
         cmocka_unit_test(geforce_box_has_no_p2p),
         cmocka_unit_test(link_down_is_not_a_slow_pair),
+        cmocka_unit_test(pairs_are_counted_one_way),
         cmocka_unit_test(one_gpu_is_an_error),
         cmocka_unit_test(bench_all_includes_p2p),
         cmocka_unit_test(dual_socket_epyc_is_healthy),

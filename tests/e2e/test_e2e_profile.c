@@ -27,13 +27,15 @@
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", "PYTHONPATH=", NULL};
 
-/* Does this torch have the global optimizer step hook (PyTorch 2.x)? */
+/* Can the hook count this torch's optimizer steps: the global step hook
+ * (PyTorch 2.x), or the entry its profiler calls after each step (1.13)? */
 static bool torch_has_optimizer_hook(void)
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "%s -c 'import torch.optim.optimizer as o; raise SystemExit(0 if hasattr(o, "
-             "\"register_optimizer_step_post_hook\") else 1)' >/dev/null 2>&1",
+             "%s -c 'import torch, torch.optim.optimizer as o; raise SystemExit(0 if hasattr(o, "
+             "\"register_optimizer_step_post_hook\") or hasattr(torch.optim.Optimizer, "
+             "\"_optimizer_step_code\") else 1)' >/dev/null 2>&1",
              torch_python());
     return system(cmd) == 0;
 }
@@ -159,8 +161,7 @@ static void dataloader_bound_job_names_the_dataloader_first(void **state)
     assert_true(share >= 50);
     assert_true(core > 0);
     /* The loader's thread wants the CPU all along (R): a busy host may give it less than a core. */
-    assert_true(json_number_value(json_object_get(json_object_get(jb, "evidence"), "top_thread_runnable_share")) >=
-                0.5);
+    assert_true(json_number_value(json_object_get(json_object_get(jb, "evidence"), "top_thread_runnable_pct")) >= 50);
     assert_true(json_is_number(json_object_get(p, "overhead_pct")));
     /* trace's numbers: the same as `gpudoctor trace DIR --json` gives on the kept traces. */
     json_t *rank0 = json_array_get(json_object_get(json_object_get(p, "trace"), "ranks"), 0);
@@ -204,6 +205,15 @@ static void dataloader_bound_job_in_text(void **state)
     assert_true(!second || (dl < second && trace < second && jobline < second));
     assert_non_null(strstr(r.out, "profiling cost:"));
     assert_non_null(strstr(r.out, "a step = ")); /* how steps were counted: said */
+    /* The answer first (issue 39): the causes right under the verdict, what was profiled at the end. */
+    const char *verdict = strstr(r.out, "Verdict:"), *checked = strstr(r.out, "\nChecked");
+    assert_non_null(verdict);
+    size_t lines = 0;
+    for (const char *p = verdict; p < causes; p++)
+        lines += *p == '\n';
+    if (lines > 5 || (checked && checked < causes)) /* the verdict, what was judged in a line or two */
+        fail_msg("the causes are not under the verdict: %s", r.out);
+    assert_true(strstr(r.out, "Profiled (run --profile)") > causes);
     tool_result_free(&r);
 }
 
@@ -292,6 +302,41 @@ static void step_counting_falls_back_to_batches(void **state)
         assert_non_null(strstr(str(profile_of(&r), "not_profiled"), "no global optimizer step hook"));
         assert_int_equal(r.exit_code, 0); /* the job ran on, unprofiled */
     }
+    tool_result_free(&r);
+}
+
+/* A job of 5 optimizer steps and no DataLoader (issue 39: torch 1.13 said
+ * "the job never stepped"): its steps are counted where torch lets the hook
+ * count optimizer steps (2.x's global hook, 1.13's profiler entry), the
+ * report says which --profile-steps fit, and those profile it; counting
+ * DataLoader batches only, the report says why nothing was counted. */
+static void a_job_without_a_loader_counts_its_optimizer_steps(void **state)
+{
+    (void)state;
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    const char *const cmd[] = {torch_python(), job("no_loader.py"), "5", NULL};
+    tool_result r = profile_run(NULL, cmd, NULL);
+    assert_int_equal(r.exit_code, 0);
+    json_t *p = profile_of(&r);
+    assert_false(json_is_true(json_object_get(p, "profiled")));
+    const char *why = str(p, "not_profiled");
+    if (torch_has_optimizer_hook()) {
+        if (!strstr(why, "ended after 5 steps") || !strstr(why, "--profile-steps 2:4"))
+            fail_msg("not_profiled: %s", why);
+        tool_result_free(&r);
+        r = profile_run((const char *[]){"--profile-steps", "2:4", NULL}, cmd, NULL);
+        p = profile_of(&r);
+        assert_true(json_is_true(json_object_get(p, "profiled")));
+        assert_string_equal(str(json_array_get(json_object_get(p, "processes"), 0), "step"), "optimizer");
+    } else if (!strstr(why, "no global optimizer step hook") || !strstr(why, "DataLoader")) {
+        fail_msg("not_profiled: %s", why);
+    }
+    tool_result_free(&r);
+    r = profile_run(NULL, cmd, (const char *[]){"GPUDOCTOR_PROFILE_STEP=batch", NULL});
+    why = str(profile_of(&r), "not_profiled");
+    if (!strstr(why, "iterated no DataLoader") || !strstr(why, "GPUDOCTOR_PROFILE_STEP=batch"))
+        fail_msg("batches asked for: %s", why);
+    assert_null(strstr(why, "never stepped (")); /* the old words, which a 5-step job belied */
     tool_result_free(&r);
 }
 
@@ -475,6 +520,7 @@ int main(void)
         cmocka_unit_test(item_bound_job_names_the_host_reads),
         cmocka_unit_test(healthy_job_gets_no_finding),
         cmocka_unit_test(step_counting_falls_back_to_batches),
+        cmocka_unit_test(a_job_without_a_loader_counts_its_optimizer_steps),
         cmocka_unit_test(unprofiled_jobs_say_why),
         cmocka_unit_test(existing_sitecustomize_still_runs),
         cmocka_unit_test(two_ranks_two_traces),

@@ -193,7 +193,7 @@ static void a_recording_keeps_no_secrets(void **state)
     if (strcmp(live, replay) != 0)
         fail_msg("the replay's findings differ from the live run's\n live:   %s\n replay: %s", live, replay);
     /* Its text does not say no --from was given: a recording was. */
-    r = run_tool((const char *[]){"check", "--from", rec, NULL}, env);
+    r = run_tool((const char *[]){"check", "--details", "--from", rec, NULL}, env);
     if (strstr(r.out, "no --from capture") || !strstr(r.out, "a recording of a live run is replayed"))
         fail_msg("the replay's text misreads its --from: %s", r.out);
     tool_result_free(&r);

@@ -258,13 +258,51 @@ static void run_page_has_the_job_timeline(void **state)
     free(dir);
 }
 
+/* The page that argv (with --report page) writes; the caller frees. */
+static char *page_by(const char *const *argv, const char *page)
+{
+    tool_result r = run_tool(argv, env);
+    tool_result_free(&r);
+    char *html = slurp(page, NULL);
+    assert_non_null(html);
+    assert_null(strstr(html, "unknown host"));
+    return html;
+}
+
+/* The page is named after what is known of its machine: the host name,
+ * else the scenario or the capture file, never "unknown host" (issue 39);
+ * the flat PCIe series of a scenario gets round, distinct y ticks. */
+static void page_is_named_after_what_is_known(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), page[1200];
+    snprintf(page, sizeof page, "%s/t.html", dir);
+    char *html = page_by((const char *[]){"check", "--sim", example("h100x8-thermal-throttling.json"), "--duration",
+                                          "10", "--report", page, NULL},
+                         page);
+    assert_non_null(strstr(html, "<title>gpudoctor: simulation of h100x8-thermal-throttling.json</title>"));
+    assert_non_null(strstr(html, "<h1>gpudoctor report: simulation of h100x8-thermal-throttling.json</h1>"));
+    assert_null(strstr(html, ".000000<"));
+    free(html);
+    /* A capture without a host name: its file names it. */
+    char *csv = write_temp_file(dir, "node7.csv",
+                                "driver_version, name, uuid, pci.bus_id, temperature.gpu\n"
+                                "550.54.15, Tesla T4, GPU-a, 00000000:01:00.0, 40\n");
+    html = page_by((const char *[]){"check", "--from", csv, "--report", page, NULL}, page);
+    assert_non_null(strstr(html, "<title>gpudoctor: capture node7.csv</title>"));
+    free(html);
+    free(csv);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(demo_page_has_every_part),      cmocka_unit_test(eight_gpus_ten_minutes_stay_small),
         cmocka_unit_test(hostile_names_stay_text),       cmocka_unit_test(snapshot_page_says_no_curves),
         cmocka_unit_test(unwritable_path_is_exit_3),     cmocka_unit_test(trace_page_has_steps_kernels_and_ranks),
-        cmocka_unit_test(run_page_has_the_job_timeline),
+        cmocka_unit_test(run_page_has_the_job_timeline), cmocka_unit_test(page_is_named_after_what_is_known),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

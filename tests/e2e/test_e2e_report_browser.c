@@ -215,13 +215,80 @@ static void hostile_process_name_stays_text(void **state)
     free(dir);
 }
 
+/*
+ * The page laid out at width px: a copy of it with a measuring script (the
+ * page itself has none, and its Content-Security-Policy would refuse one),
+ * whose report Chromium's DOM carries. Returns "doc W win W" and one
+ * "table I id ID sw W cw W" line per table (scrollWidth, clientWidth); the
+ * caller frees.
+ */
+static char *layout_of(const char *dir, const char *page, int px)
+{
+    char *html = slurp(page, NULL);
+    assert_non_null(html);
+    char *csp = strstr(html, "<meta http-equiv=\"Content-Security-Policy\"");
+    assert_non_null(csp);
+    memset(csp, ' ', (size_t)(strchr(csp, '>') + 1 - csp));
+    char *end = strstr(html, "</body>");
+    assert_non_null(end);
+    *end = '\0';
+    char copy[1300], out[1300], profile[1300], size[64];
+    snprintf(copy, sizeof copy, "%s/measured.html", dir);
+    FILE *f = fopen(copy, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "%s<script>const o=['doc '+document.documentElement.scrollWidth+' win '+innerWidth];"
+            "document.querySelectorAll('table').forEach((t,i)=>o.push('table '+i+' id '+(t.id||'-')+' sw '+"
+            "t.scrollWidth+' cw '+t.clientWidth));const p=document.createElement('pre');p.id='layout';"
+            "p.textContent=o.join('\\n');document.body.appendChild(p);</script></body></html>\n",
+            html);
+    fclose(f);
+    free(html);
+    snprintf(out, sizeof out, "%s/layout.html", dir);
+    snprintf(profile, sizeof profile, "%s/profile-layout", dir);
+    snprintf(size, sizeof size, "--window-size=%d,900", px);
+    const char *args[] = {offline[0], offline[1], size, "--dump-dom", NULL};
+    assert_int_equal(chromium_run(copy, args, out, profile), 0);
+    char *dom = slurp(out, NULL);
+    assert_non_null(dom);
+    char *at = strstr(dom, "<pre id=\"layout\">");
+    assert_non_null(at);
+    char *res = strdup(at + strlen("<pre id=\"layout\">"));
+    res[strcspn(res, "<")] = '\0';
+    free(dom);
+    return res;
+}
+
+/* The GPU table of 8 GPUs fits a 1400-pixel window, no scrolling (issue 39:
+ * 1744 pixels of table in a 1180-pixel box), nor does the page overflow. */
+static void gpu_table_fits_the_page(void **state)
+{
+    (void)state;
+    need_chromium();
+    char *dir = temp_dir(), page[1200];
+    write_page(dir, "t.html", example("h100x8-thermal-throttling.json"), "10", "100", page, sizeof page);
+    char *lay = layout_of(dir, page, 1400);
+    print_message("layout at 1400 px:\n%s\n", lay);
+    int doc = 0, win = 0;
+    assert_int_equal(sscanf(lay, "doc %d win %d", &doc, &win), 2);
+    assert_true(doc <= win);
+    const char *t = strstr(lay, " id gpu-table ");
+    assert_non_null(t);
+    int sw = 0, cw = 0;
+    assert_int_equal(sscanf(t, " id gpu-table sw %d cw %d", &sw, &cw), 2);
+    if (sw > cw)
+        fail_msg("the GPU table is %d pixels wide in a box of %d", sw, cw);
+    free(lay);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(demo_screenshot_shows_the_plots),
-        cmocka_unit_test(renders_whole_with_every_request_refused),
-        cmocka_unit_test(svg_series_match_the_scenario),
-        cmocka_unit_test(hostile_process_name_stays_text),
+        cmocka_unit_test(demo_screenshot_shows_the_plots), cmocka_unit_test(renders_whole_with_every_request_refused),
+        cmocka_unit_test(svg_series_match_the_scenario),   cmocka_unit_test(hostile_process_name_stays_text),
+        cmocka_unit_test(gpu_table_fits_the_page),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -19,6 +19,18 @@
 
 static const char *const env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
 
+/* The whole of a file written by the tool (the caller frees it). */
+static char *read_page(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char *page = calloc(1, 1 << 22);
+    size_t len = fread(page, 1, (1 << 22) - 1, f);
+    page[len] = 0;
+    fclose(f);
+    return page;
+}
+
 static size_t input_findings(json_t *report)
 {
     return count_findings(report, "input.single_thread", -2) + count_findings(report, "input.starved", -2) +
@@ -42,9 +54,52 @@ static void busy_single_thread_on_a_starved_gpu_is_named(void **state)
     assert_string_equal(json_string_value(json_object_get(ev, "thread_comm")), "sh");
     /* A whole core, or (on a loaded host) runnable in nearly every sample: it wants one. */
     assert_true(json_number_value(json_object_get(ev, "thread_core_share_mean")) >= 0.9 ||
-                json_number_value(json_object_get(ev, "thread_runnable_share")) >= 0.9);
+                json_number_value(json_object_get(ev, "thread_runnable_pct")) >= 90);
     assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "num_workers"));
     tool_result_free(&r);
+}
+
+/* The answer first (issue 39): the causes ranked come right under the
+ * verdict, before the GPU table and the findings, in the text and the HTML
+ * page; a run without a cause adds nothing there. */
+static void causes_come_right_under_the_verdict(void **state)
+{
+    (void)state;
+    char *dir = temp_dir();
+    char html[1100];
+    snprintf(html, sizeof html, "%s/run.html", dir);
+    tool_result r =
+        run_tool((const char *[]){"run", "--duration", "1.5", "--kill-at-end", "--report", html, "--sim",
+                                  example("h100x8-underutilized.json"), "--", "sh", "-c", "while :; do :; done", NULL},
+                 env);
+    const char *verdict = strstr(r.out, "Verdict:"), *causes = strstr(r.out, "Causes, ranked"),
+               *table = strstr(r.out, "GPU  Name");
+    if (!verdict || !causes || !table || causes > table)
+        fail_msg("the causes are not under the verdict: %s", r.out);
+    size_t lines = 0;
+    for (const char *p = verdict; p < causes; p++)
+        lines += *p == '\n';
+    if (lines > 5) /* the verdict, what was judged in a line or two (wrapped), a blank line */
+        fail_msg("%zu lines between the verdict and the causes: %s", lines, r.out);
+    assert_non_null(strstr(causes, "[input.single_thread]"));
+    /* The cause and its fix said once: the findings below leave the fix out. */
+    const char *fix = "One thread does the host-side work";
+    const char *once = strstr(r.out, fix);
+    assert_non_null(once);
+    assert_null(strstr(once + 1, fix));
+    tool_result_free(&r);
+    char *page = read_page(html);
+    const char *h_causes = strstr(page, "<h2 id=\"profile\">"), *h_findings = strstr(page, "<h2 id=\"findings\">");
+    assert_non_null(h_causes);
+    assert_non_null(h_findings);
+    assert_true(h_causes < h_findings);
+    free(page);
+    /* A job that holds nothing back: no causes block. */
+    r = run_tool((const char *[]){"run", "--sim", example("h100x8-training.json"), "--", "true", NULL}, env);
+    assert_null(strstr(r.out, "Causes, ranked"));
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
 }
 
 static void sleeping_job_gives_no_input_finding(void **state)
@@ -174,6 +229,7 @@ int main(void)
     run_first_in_line(); /* CPU shares are judged: the machine may be busy */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(busy_single_thread_on_a_starved_gpu_is_named),
+        cmocka_unit_test(causes_come_right_under_the_verdict),
         cmocka_unit_test(run_records_what_it_watched),
         cmocka_unit_test(sleeping_job_gives_no_input_finding),
         cmocka_unit_test(exit_code_is_the_commands_own),

@@ -105,7 +105,8 @@ static void every_capture_fits(void **state)
 
 /* info fits one screen: the 8-GPU machine in one table (a line per GPU,
  * notes for what the columns cannot say), the details behind --details;
- * check shows the same table, medians over its window, under the verdict. */
+ * check shows the same table, medians over its window, under the verdict
+ * and its causes. */
 static void info_is_one_screen_and_check_has_the_table(void **state)
 {
     (void)state;
@@ -131,9 +132,12 @@ static void info_is_one_screen_and_check_has_the_table(void **state)
     r = run_tool(
         (const char *[]){"check", "--duration", "20", "--sim", GD_EXAMPLES_DIR "/h100x8-thermal-throttling.json", NULL},
         NULL);
+    /* The answer first: the verdict, the cause with what to do, then the
+     * table, then the findings' evidence. */
     const char *verdict = strstr(r.out, "Verdict:"), *table = strstr(r.out, "GPU  Name"),
-               *finding = strstr(r.out, "thermal.throttling");
-    assert_true(verdict && table && finding && verdict < table && table < finding);
+               *cause = strstr(r.out, "1. critical GPU 2  thermal.throttling"),
+               *finding = strstr(r.out, "\nFindings, by cause");
+    assert_true(verdict && table && cause && finding && verdict < cause && cause < table && table < finding);
     assert_non_null(strstr(table, "  2  H100 80GB HBM3 84 C 480/700   1410/1980"));
     assert_non_null(strstr(table, "sw_thermal_slowdown"));
     assert_non_null(strstr(table, "(medians over the window"));

@@ -61,7 +61,7 @@ static void throttling_report_carries_evidence_and_timeline(void **state)
     assert_int_equal(json_integer_value(json_object_get(ev, "sm_clock_max_mhz")), 1980);
     double impact = json_number_value(json_object_get(f, "impact_pct"));
     assert_true(impact > 10 && impact < 25); /* ~60 % of the time x 29 % clock deficit */
-    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown at 87 C"));
+    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "thermal slowdown with the GPU at 87 C"));
     /* Time in state per GPU: from the samples and from the violation counters. */
     json_t *w2 = json_object_get(json_array_get(json_object_get(r.json, "gpus"), 2), "window");
     double sampled =
@@ -107,12 +107,12 @@ static void each_slowdown_has_a_timeline_in_the_text_report(void **state)
         const char *scenario, *line;
     } slowdowns[] = {
         {"h100x8-thermal-throttling.json", "timeline from 4.0 s"}, /* the scenario's t=4 */
-        {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown at 9"},
-        {"h100x8-hbm-hot.json", ": thermal slowdown at "},
-        {"h100x8-power-brake.json", ": power brake slowdown at "},
-        {"h100x8-hw-slowdown.json", ": hardware slowdown at "},
-        {"h100x8-power-limit-lowered.json", ": power cap at "},
-        {"h100x8-clocks-locked.json", ": application clock limit at "},
+        {"h100x8-hw-thermal-slowdown.json", ": hardware thermal slowdown with the GPU at 9"},
+        {"h100x8-hbm-hot.json", ": thermal slowdown driven by the memory (HBM, up to 96 C) with the GPU at 78 C"},
+        {"h100x8-power-brake.json", ": power brake slowdown with the GPU at "},
+        {"h100x8-hw-slowdown.json", ": hardware slowdown with the GPU at "},
+        {"h100x8-power-limit-lowered.json", ": power cap with the GPU at "},
+        {"h100x8-clocks-locked.json", ": application clock limit with the GPU at "},
         {"h100x8-clocks-low.json", "with no event reason"},
     };
     for (size_t c = 0; c < sizeof slowdowns / sizeof slowdowns[0]; c++) {
@@ -157,6 +157,30 @@ static void absent_fan_and_memory_temperature_are_null_not_zero(void **state)
     tool_result_free(&r);
 }
 
+/* The HBM-hot scenario (issue 39: read as "thermal slowdown at 78 C" with
+ * generic fan advice): the memory is named as the cause with its own
+ * limit, and info says what each limit does. */
+static void hbm_heat_is_named_as_the_memory(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"check", "--json", "--sim", example("h100x8-hbm-hot.json"), NULL}, fast);
+    assert_int_equal(count_findings(r.json, "thermal.throttling", 3), 1);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "id")), "thermal.throttling");
+    json_t *ev = json_object_get(f, "evidence");
+    assert_string_equal(json_string_value(json_object_get(ev, "driven_by")), "memory");
+    assert_int_equal(json_integer_value(json_object_get(ev, "max_mem_temp_c")), 96);
+    assert_int_equal(json_integer_value(json_object_get(ev, "mem_max_operating_c")), 95);
+    assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "its memory (HBM) reached 96 C"));
+    assert_non_null(strstr(json_string_value(json_object_get(f, "timeline")), "driven by the memory (HBM"));
+    assert_non_null(strstr(json_string_value(json_object_get(f, "fix")), "HBM"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"info", "--details", "--sim", example("h100x8-hbm-hot.json"), NULL}, fast);
+    unwrap(r.out);
+    assert_non_null(strstr(r.out, "limits: GPU 87 C max operating (software slowdown), 89 C hardware slowdown"));
+    tool_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +189,7 @@ int main(void)
         cmocka_unit_test(each_slowdown_has_a_timeline_in_the_text_report),
         cmocka_unit_test(power_limit_fix_names_the_command),
         cmocka_unit_test(absent_fan_and_memory_temperature_are_null_not_zero),
+        cmocka_unit_test(hbm_heat_is_named_as_the_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,6 +178,39 @@ static void triton_trace_is_idle_not_busy(void **state)
     tool_result_free(&r);
 }
 
+/* One 13.3 s step with two kernels (a compiled model's first call): too
+ * short to judge, said on the verdict line, a warning at most; with
+ * --exit-findings the exit follows check's codes (issue 39). */
+static void one_step_is_too_short_to_judge(void **state)
+{
+    (void)state;
+    need_realdata();
+    tool_result r = run_tool((const char *[]){"trace", TRITON, "--json", NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    json_t *f = json_array_get(json_object_get(r.json, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "severity")), "warning");
+    assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "from 1 step, too short to judge"));
+    assert_non_null(json_object_get(json_object_get(f, "evidence"), "too_short"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"trace", TRITON, NULL}, env);
+    char *verdict = strstr(r.out, "Verdict:");
+    assert_non_null(verdict);
+    assert_non_null(strstr(verdict, "too short to judge"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"trace", "--exit-findings", TRITON, NULL}, env);
+    assert_int_equal(r.exit_code, 1);
+    tool_result_free(&r);
+    /* Five steps and a critical finding: judged, exit 2 with --exit-findings, 0 without. */
+    const char *control = realdata("traces/hta/trace_diff/control/control.json.gz");
+    r = run_tool((const char *[]){"trace", "--exit-findings", control, NULL}, env);
+    assert_int_equal(r.exit_code, 2);
+    assert_null(strstr(r.out, "too short"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"trace", control, NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    tool_result_free(&r);
+}
+
 /* --steps beyond the trace's steps is an error that names the steps it has,
  * not an empty "CPU-only run". */
 static void steps_beyond_the_trace_are_an_error(void **state)
@@ -395,6 +428,7 @@ int main(void)
         cmocka_unit_test(ns_resolution_trace_keeps_its_resolution),
         cmocka_unit_test(every_real_trace_is_read),
         cmocka_unit_test(triton_trace_is_idle_not_busy),
+        cmocka_unit_test(one_step_is_too_short_to_judge),
         cmocka_unit_test(steps_beyond_the_trace_are_an_error),
         cmocka_unit_test(gains_are_bounded_by_the_idle_time_and_overlaps_are_said),
         cmocka_unit_test(cpu_only_steps_have_no_idle_gpu_bar),

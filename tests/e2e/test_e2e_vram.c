@@ -104,8 +104,8 @@ static void foreign_process_names_pid_name_memory_and_the_container_caveat(void 
     free(skips);
     tool_result_free(&r);
     /* The text report lists each GPU's memory and how many processes NVML names. */
-    const char *argv[] = {"check", "--duration", "0", "--sim", example("vram-foreign-process.json"),
-                          "--pid", "41000",      NULL};
+    const char *argv[] = {"check", "--details", "--duration", "0", "--sim", example("vram-foreign-process.json"),
+                          "--pid", "41000",     NULL};
     r = run_tool(argv, fast);
     assert_non_null(strstr(r.out, "memory used (MiB, last sample): GPU 0 61000/81559 (1 process)"));
     assert_non_null(strstr(r.out, "GPU 2 73000/81559 (2 processes)"));
@@ -158,7 +158,11 @@ static void seven_b_one_gpu_does_not_fit_eight_with_zero3_does(void **state)
 
     r = vram((const char *[]){SEVEN_B, "--gpus", "1", "--gpu-memory", "80G", NULL});
     assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "Does NOT fit"));
+    /* Exit 0: a plan is an answer, not a finding (docs/interface.md, "One vocabulary"); its
+     * GB beside the MiB that NVML, check and info give for the same board. */
+    assert_non_null(strstr(r.out, "Does not fit"));
+    assert_non_null(strstr(r.out, "the GPU has 85.9 GB (81920 MiB)"));
+    assert_non_null(strstr(r.out, "1 GPU of 85.9 GB (81920 MiB)"));
     assert_non_null(strstr(r.out, "Cheapest changes that make it fit"));
     assert_non_null(strstr(r.out, "the model states alone need 112.0 GB"));
     tool_result_free(&r);
@@ -393,6 +397,10 @@ static void unknown_activations_never_fit(void **state)
 static void gpu_by_name_uses_what_nvml_reports(void **state)
 {
     (void)state;
+    /* An H100 is 85.5 GB as plans count, 81559 MiB as check and info say it: both said. */
+    tool_result h = vram((const char *[]){"--params", "70B", "--gpu", "h100", NULL});
+    assert_non_null(strstr(h.out, "1 GPU of 85.5 GB (81559 MiB)"));
+    tool_result_free(&h);
     static const struct {
         const char *name;
         long long mib;
@@ -410,6 +418,34 @@ static void gpu_by_name_uses_what_nvml_reports(void **state)
     assert_non_null(strstr(r.err, "h300"));
     assert_non_null(strstr(r.err, "a100-40g"));
     assert_non_null(strstr(r.err, "b200"));
+    tool_result_free(&r);
+}
+
+/* --params 7 plans 7 parameters, as asked, and says so: 7 billion is 7B or 7e9 (issue 39). */
+static void a_bare_small_count_says_how_it_reads(void **state)
+{
+    (void)state;
+    tool_result r = vram((const char *[]){"--params", "7", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "plan: 7 parameters"));
+    assert_non_null(strstr(r.err, "--params 7 reads as 7 parameters"));
+    assert_non_null(strstr(r.err, "7 billion is written 7B or 7e9"));
+    tool_result_free(&r);
+    r = vram((const char *[]){"--params", "7", "--json", NULL});
+    char *notes = json_dumps(json_object_get(r.json, "notes"), 0);
+    assert_non_null(strstr(notes, "7B or 7e9"));
+    free(notes);
+    tool_result_free(&r);
+    /* A count with its unit, or a large bare one, is planned without a word. */
+    static const char *const fine[] = {"7B", "7e9", "7000000000", "350M"};
+    for (size_t i = 0; i < 4; i++) {
+        r = vram((const char *[]){"--params", fine[i], NULL});
+        assert_int_equal(r.exit_code, 0);
+        assert_null(strstr(r.err, "reads as"));
+        tool_result_free(&r);
+    }
+    r = vram((const char *[]){"--params", "7B", NULL});
+    assert_non_null(strstr(r.out, "plan: 7.00B parameters"));
     tool_result_free(&r);
 }
 
@@ -570,6 +606,7 @@ int main(void)
         cmocka_unit_test(unknown_activations_never_fit),
         cmocka_unit_test(gpu_by_name_uses_what_nvml_reports),
         cmocka_unit_test(defaults_are_stated),
+        cmocka_unit_test(a_bare_small_count_says_how_it_reads),
         cmocka_unit_test(seventy_b_needs_the_margin_and_gets_scale_out),
         cmocka_unit_test(fine_tuning_methods),
         cmocka_unit_test(serving_a_70b_model),

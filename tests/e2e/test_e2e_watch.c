@@ -197,6 +197,42 @@ static void a_recording_plays_back_as_lines(void **state)
     free(dir);
 }
 
+/* The digits of each real in text, outside strings: at most 15 significant
+ * ones (a reading written with 17, "627.30000000000007", fails). */
+static void reals_are_short(const char *text)
+{
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' && (p == text || p[-1] != '\\'))
+            in_string = !in_string;
+        if (in_string || !(*p >= '0' && *p <= '9') || (p > text && (p[-1] >= '0' && p[-1] <= '9')))
+            continue;
+        size_t k = strspn(p, "0123456789.");
+        if (!memchr(p, '.', k))
+            continue;
+        size_t digits = 0;
+        for (size_t i = 0; i < k; i++)
+            digits += p[i] != '.';
+        if (digits > 15)
+            fail_msg("a real written long: %.*s", (int)k, p);
+    }
+}
+
+/* A reading is written in its shortest form that reads back the same:
+ * 0.3 s, not 0.29999999999999999 (jansson's default "%.17g"). */
+static void jsonl_reals_are_shortest(void **state)
+{
+    (void)state;
+    tool_result r = run_tool((const char *[]){"watch", "--sim", example("h100x8-training.json"), "--count", "4",
+                                              "--interval", "300", "--format", "jsonl", NULL},
+                             env);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "\"time_s\":0.3,"));
+    assert_non_null(strstr(r.out, "\"time_s\":0.9,"));
+    reals_are_short(r.out);
+    tool_result_free(&r);
+}
+
 static void table_wants_a_terminal(void **state)
 {
     (void)state;
@@ -218,7 +254,7 @@ static void without_a_driver_it_says_why(void **state)
     (void)state;
     const char *nodrv[] = {"GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "GPUDOCTOR_SIM_TIMESCALE=", NULL};
     const char *formats[] = {"csv", "jsonl", NULL};
-    for (const char **fmt = formats; ; fmt++) {
+    for (const char **fmt = formats;; fmt++) {
         tool_result r = *fmt ? run_tool((const char *[]){"watch", "--count", "2", "--format", *fmt, NULL}, nodrv)
                              : run_tool((const char *[]){"watch", "--count", "2", NULL}, nodrv);
         assert_int_equal(r.exit_code, 3);
@@ -275,8 +311,8 @@ static void a_lost_gpu_says_so(void **state)
     assert_true(findings >= 1);
     tool_result_free(&r);
 
-    r = run_tool((const char *[]){"watch", "--sim", example("h100x8-gpu-lost.json"), "--count", "6", "--interval",
-                                  "5s", "--format", "csv", NULL},
+    r = run_tool((const char *[]){"watch", "--sim", example("h100x8-gpu-lost.json"), "--count", "6", "--interval", "5s",
+                                  "--format", "csv", NULL},
                  env);
     assert_int_equal(r.exit_code, 0);
     n = split_lines(r.out, lines, 256);
@@ -296,6 +332,7 @@ int main(void)
         cmocka_unit_test(csv_is_a_header_then_one_line_per_gpu_per_sample),
         cmocka_unit_test(jsonl_lines_parse_and_keep_statuses),
         cmocka_unit_test(a_recording_plays_back_as_lines),
+        cmocka_unit_test(jsonl_reals_are_shortest),
         cmocka_unit_test(table_wants_a_terminal),
         cmocka_unit_test(without_a_driver_it_says_why),
         cmocka_unit_test(a_lost_gpu_says_so),

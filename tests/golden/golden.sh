@@ -49,14 +49,25 @@ run() {
     args=${args//@REALDATA@/$realdata}
     local -a argv envs=()
     read -r -a argv <<<"$args"
-    # Leading NAME=value words are the case's environment (COLUMNS=120).
+    # Leading NAME=value words are the case's environment (COLUMNS=120);
+    # SCREEN=N is not: it keeps the output's first N lines (the first
+    # screen of a terminal, where the answer must be).
+    local screen=
     while [[ ${#argv[@]} -gt 0 && ${argv[0]} =~ ^[A-Z_]+= ]]; do
-        envs+=("${argv[0]}")
+        if [[ ${argv[0]} == SCREEN=* ]]; then
+            screen=${argv[0]#SCREEN=}
+        else
+            envs+=("${argv[0]}")
+        fi
         argv=("${argv[@]:1}")
     done
     (cd "$src" && env -i PATH=/usr/bin:/bin "${envs[@]}" "$bin" "${argv[@]}" >"$2.raw" 2>/dev/null)
     local rc=$?
-    normalise <"$2.raw" >"$2"
+    if [ -n "$screen" ]; then
+        normalise <"$2.raw" | head -n "$screen" >"$2"
+    else
+        normalise <"$2.raw" >"$2"
+    fi
     rm -f "$2.raw"
     echo "$rc"
 }

@@ -21,6 +21,7 @@ void fx_facts(gd_facts *f, size_t gpus, size_t samples)
     snprintf(f->driver_version, sizeof f->driver_version, "550.54.15");
     f->cuda_driver_version = gd_val(12040);
     snprintf(f->source, sizeof f->source, "test");
+    f->pid = -1; /* no job unless a test gives one (fx_job), as a session without --pid */
     f->gpu_count = gpus;
     f->gpus = calloc(gpus, sizeof *f->gpus);
     for (size_t g = 0; g < gpus; g++) {
@@ -68,7 +69,12 @@ void fx_unset(gd_facts *f, size_t g, gd_metric m, gd_status st)
 
 void fx_run(const gd_facts *f, const char *id, gd_findings *out)
 {
-    memset(out, 0, sizeof *out);
+    fx_run_at(f, id, GD_AT_CHECK, out);
+}
+
+void fx_run_at(const gd_facts *f, const char *id, gd_where where, gd_findings *out)
+{
+    *out = (gd_findings){.where = where};
     const gd_check *c = gd_check_find(id);
     if (!c)
         fail_msg("no check %s", id);

@@ -25,6 +25,9 @@ void fx_unset(gd_facts *f, size_t g, gd_metric m, gd_status st);
 /* Runs one registered check by id into out (which it initialises). */
 void fx_run(const gd_facts *f, const char *id, gd_findings *out);
 
+/* The same, for a report read where `where` says (run, bench, ...). */
+void fx_run_at(const gd_facts *f, const char *id, gd_where where, gd_findings *out);
+
 /* Runs one registered check by id: its findings, for the caller to free. */
 gd_findings fx_run_one(const gd_facts *f, const char *id);
 

@@ -35,7 +35,7 @@ static void structures_read_as_words(void **state)
     json_t *v = json_pack("[{s:i,s:i,s:s},{s:i,s:i,s:[i,i,i]}]", "xid", 79, "count", 2, "meaning", "fallen off the bus",
                           "xid", 13, "count", 1, "newest", 1, 2, 3);
     gd_json_scalar_text(v, buf, sizeof buf);
-    assert_string_equal(buf, "xid 79, count 2, meaning fallen off the bus; xid 13, count 1, newest 3 items");
+    assert_string_equal(buf, "xid 79, count 2, meaning fallen off the bus; xid 13, count 1, newest (1, 2, 3)");
     assert_null(strpbrk(buf, "{}[]\""));
     char small[40];
     gd_json_scalar_text(v, small, sizeof small);
@@ -50,11 +50,39 @@ static void structures_read_as_words(void **state)
     json_decref(v);
 }
 
+/* A list of plain values inside another value is shown, in parentheses
+ * (issue 39: "pairs=gpus 2 items, path_gbps 31.5" named no pair); a
+ * structure two levels down is left to the JSON report, never "N items". */
+static void nested_lists_name_their_items(void **state)
+{
+    (void)state;
+    char buf[256];
+    json_t *v =
+        json_pack("[{s:[i,i],s:f},{s:[i,i],s:f}]", "gpus", 0, 1, "path_gbps", 31.5, "gpus", 0, 4, "path_gbps", 16.0);
+    gd_json_scalar_text(v, buf, sizeof buf);
+    assert_string_equal(buf, "gpus (0, 1), path_gbps 31.5; gpus (0, 4), path_gbps 16");
+    json_decref(v);
+    v = json_pack("[[i,i],[i,i]]", 0, 4, 1, 5);
+    gd_json_scalar_text(v, buf, sizeof buf);
+    assert_string_equal(buf, "(0, 4), (1, 5)");
+    json_decref(v);
+    v = json_pack("[i,i,i]", 0, 1, 2); /* a value's own list needs no parentheses */
+    gd_json_scalar_text(v, buf, sizeof buf);
+    assert_string_equal(buf, "0, 1, 2");
+    json_decref(v);
+    v = json_pack("[{s:i,s:[{s:s}],s:s}]", "xid", 79, "newest", "when", "8734.5", "action", "reboot");
+    gd_json_scalar_text(v, buf, sizeof buf);
+    assert_string_equal(buf, "xid 79, action reboot");
+    assert_null(strstr(buf, "items"));
+    json_decref(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numbers_read_as_numbers),
         cmocka_unit_test(structures_read_as_words),
+        cmocka_unit_test(nested_lists_name_their_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

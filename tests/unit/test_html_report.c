@@ -148,6 +148,47 @@ static void ticks_are_round(void **state)
     assert_string_equal(buf, "1980");
 }
 
+/* A series flat but for float noise (4200 +- 1e-9) gets the axis of a flat
+ * one: distinct round labels, not "4200.000000" five times, and a straight
+ * line, not noise drawn across the whole height (issue 39). */
+static void near_flat_series_is_drawn_flat(void **state)
+{
+    (void)state;
+    double lo = 4200 - 1e-9, hi = 4200 + 2e-9, t[16], step;
+    size_t n = gd_svg_ticks(&lo, &hi, 4, t, 16, &step);
+    assert_true(n >= 2);
+    assert_true(hi - lo >= 1);
+    char prev[32] = "", buf[32];
+    for (size_t i = 0; i < n; i++) {
+        gd_svg_number(t[i], step, buf, sizeof buf);
+        assert_null(strchr(buf, '.'));
+        assert_string_not_equal(buf, prev);
+        snprintf(prev, sizeof prev, "%s", buf);
+    }
+    double tt[] = {0, 1, 2, 3, 4, 5}, v[] = {4200, 4200 + 1e-9, 4200 - 1e-9, 4200 + 2e-9, 4200, 4200 - 2e-9};
+    gd_svg_series sr = {.label = "rate", .cls = "c0", .t = tt, .v = v, .n = 6};
+    gd_svg_plot p = {
+        .title = "flat", .unit = "KB/s", .t0 = 0, .t1 = 5, .ymin = NAN, .ymax = NAN, .series = &sr, .nseries = 1};
+    char *svg = NULL;
+    CAPTURE(svg, gd_svg_plot_write(out, &p));
+    const char *d = strstr(svg, "class=\"line c0\" d=\"M");
+    assert_non_null(d);
+    /* Every point of the path at one height. */
+    double y0 = NAN;
+    for (const char *q = d + strlen("class=\"line c0\" d=\"M"); *q && *q != '"';) {
+        double x, y;
+        int used = 0;
+        if (sscanf(q, " %lf %lf%n", &x, &y, &used) != 2)
+            break;
+        if (isnan(y0))
+            y0 = y;
+        assert_true(fabs(y - y0) < 0.5);
+        q += used;
+    }
+    assert_false(isnan(y0));
+    free(svg);
+}
+
 static void plot_writes_points_attributes_and_escaped_text(void **state)
 {
     (void)state;
@@ -272,15 +313,38 @@ static void page_escapes_outside_names(void **state)
     gd_facts_free(&f);
 }
 
+/* Evidence in the page reads as the text writes it, in words, never JSON
+ * ("[{\"gpus\":[0,1]..." was dumped as is). */
+static void page_evidence_is_words(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 30);
+    gd_findings fs = {0};
+    json_t *ev =
+        json_pack("{s:[{s:[i,i],s:f}], s:[i]}", "pairs", "gpus", 0, 1, "path_gbps", 31.5, "down_link_indices", 17);
+    gd_finding_add(&fs, "p2p.unsupported", GD_SEV_INFO, GD_NO_GPU, ev, NAN, "fix", "No P2P between 1 GPU pair");
+    char *buf = NULL;
+    CAPTURE(buf, gd_report_html(out, &f, &fs));
+    assert_non_null(strstr(buf, "<b>pairs</b> gpus (0, 1), path_gbps 31.5</span>"));
+    assert_non_null(strstr(buf, "<b>down_link_indices</b> 17</span>"));
+    assert_null(strstr(buf, "&quot;gpus&quot;"));
+    free(buf);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(escape_markup_quotes_and_controls),
+        cmocka_unit_test(page_evidence_is_words),
         cmocka_unit_test(downsample_short_series_keeps_every_sample),
         cmocka_unit_test(downsample_flat_runs_keep_their_ends),
         cmocka_unit_test(downsample_keeps_a_one_sample_spike),
         cmocka_unit_test(downsample_marks_gaps),
         cmocka_unit_test(ticks_are_round),
+        cmocka_unit_test(near_flat_series_is_drawn_flat),
         cmocka_unit_test(plot_writes_points_attributes_and_escaped_text),
         cmocka_unit_test(bars_stack_segments),
         cmocka_unit_test(spans_follow_the_reasons),

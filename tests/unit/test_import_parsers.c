@@ -472,6 +472,32 @@ static void undetected_says_line_and_formats(void **state)
     assert_non_null(strstr(gd_import_formats_help, "lspci -vv           3b:00.0 3D controller"));
 }
 
+/* JSON that gpudoctor reads elsewhere is named, with the command that reads
+ * it: a scenario given to --from is a simulated machine (--sim), a check
+ * report is fleet's, a profiler trace is trace's (issue 39). */
+static void undetected_json_says_what_it_is(void **state)
+{
+    (void)state;
+    char why[512];
+    static const char scenario[] = "{\"description\": \"8x H100\", \"driver_version\": \"550.54.15\",\n"
+                                   " \"gpus\": [{\"name\": \"NVIDIA H100\", \"timeline\": [{\"t\": 0}]}]}\n";
+    gd_import_undetected("demo.json", scenario, strlen(scenario), why, sizeof why);
+    assert_non_null(strstr(why, "demo.json: a gpudoctor scenario (a simulated machine), not a capture"));
+    assert_non_null(strstr(why, "--sim demo.json"));
+    static const char report[] = "{\"schema_version\": 1, \"tool\": {\"name\": \"gpudoctor\"}, \"gpus\": [],"
+                                 " \"findings\": []}";
+    gd_import_undetected("node1.json", report, strlen(report), why, sizeof why);
+    assert_non_null(strstr(why, "node1.json: a gpudoctor report"));
+    assert_non_null(strstr(why, "gpudoctor fleet"));
+    static const char trace[] = "{\"traceEvents\": [{\"ph\": \"X\"}]}";
+    gd_import_undetected("t.json", trace, strlen(trace), why, sizeof why);
+    assert_non_null(strstr(why, "t.json: a profiler trace"));
+    assert_non_null(strstr(why, "gpudoctor trace t.json"));
+    static const char other[] = "{\"a\": 1}";
+    gd_import_undetected("o.json", other, strlen(other), why, sizeof why);
+    assert_non_null(strstr(why, "JSON that is not a gpudoctor recording"));
+}
+
 /* Files of two machines: refused, naming both files and what differs. */
 static void merge_refuses_two_machines(void **state)
 {
@@ -508,6 +534,7 @@ int main(void)
         cmocka_unit_test(merge_refuses_two_machines),
         cmocka_unit_test(shell_lines_before_each_format),
         cmocka_unit_test(undetected_says_line_and_formats),
+        cmocka_unit_test(undetected_json_says_what_it_is),
         cmocka_unit_test(kernel_log_times_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

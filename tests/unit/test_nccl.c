@@ -51,25 +51,25 @@ static void sweep_sizes(void **state)
 static void ring_takes_its_slowest_edge(void **state)
 {
     (void)state;
-    gd_nccl_edge e[3] = {{0, 1, 450, 0.8, false, false, "NVLink", NAN},
-                         {1, 2, 425, 0.8, false, false, "17 links", NAN},
-                         {2, 0, 450, 0.8, false, false, "NVLink", NAN}};
+    gd_nccl_edge e[3] = {{0, 1, 450, 0.8, false, false, "NVLink", NAN, NAN},
+                         {1, 2, 425, 0.8, false, false, "17 links", NAN, NAN},
+                         {2, 0, 450, 0.8, false, false, "NVLink", NAN, NAN}};
     gd_nccl_expect x;
     assert_int_equal(gd_nccl_expect_ring(e, 3, &x), 0);
     assert_true(fabs(x.busbw_gbps - 340) < 1e-9);
     assert_int_equal(x.slowest.gpu_a, 1);
     assert_string_equal(x.slowest.limit, "17 links");
     /* Among equal edges, the one with a link trained down is the one to blame. */
-    gd_nccl_edge p[3] = {{0, 1, 32, 0.8, false, false, "Gen4 x16", NAN},
-                         {1, 2, 32, 0.8, false, true, "switch port trained at Gen3 x8", NAN},
-                         {2, 0, 32, 0.8, false, false, "Gen4 x16", NAN}};
+    gd_nccl_edge p[3] = {{0, 1, 32, 0.8, false, false, "Gen4 x16", NAN, NAN},
+                         {1, 2, 32, 0.8, false, true, "switch port trained at Gen3 x8", NAN, NAN},
+                         {2, 0, 32, 0.8, false, false, "Gen4 x16", NAN, NAN}};
     assert_int_equal(gd_nccl_expect_ring(p, 3, &x), 0);
     assert_string_equal(x.slowest.limit, "switch port trained at Gen3 x8");
     /* Two sockets: the ring is held to what the CPUs' link carries (16, already what a copy reaches); a
      * link trained down within a socket slows it below that now, and is the one named. */
-    gd_nccl_edge s[3] = {{0, 1, 31.5, 0.8, false, false, "Gen4 x16", NAN},
-                         {1, 2, 16, 1, false, false, "AMD Infinity Fabric (xGMI)", NAN},
-                         {2, 0, 31.5, 0.8, false, true, "GPU 0 trained at Gen4 x8", 0.8 * 15.75}};
+    gd_nccl_edge s[3] = {{0, 1, 31.5, 0.8, false, false, "Gen4 x16", NAN, NAN},
+                         {1, 2, 16, 1, false, false, "AMD Infinity Fabric (xGMI)", NAN, NAN},
+                         {2, 0, 31.5, 0.8, false, true, "GPU 0 trained at Gen4 x8", 0.8 * 15.75, NAN}};
     assert_int_equal(gd_nccl_expect_ring(s, 3, &x), 0);
     assert_true(fabs(x.busbw_gbps - 16) < 1e-9);
     assert_string_equal(x.slowest.limit, "GPU 0 trained at Gen4 x8");

@@ -208,6 +208,30 @@ static void gpu_idle_fires(void **state)
     ta_done(a);
 }
 
+/* A rank of fewer than GD_TRACE_MIN_STEPS steps is too short to judge: its
+ * findings say so and are warnings at most; from 3 steps it is judged. */
+static void too_short_a_trace_is_said_and_not_critical(void **state)
+{
+    (void)state;
+    for (int steps = 2; steps <= 4; steps++) {
+        synth s = synth_healthy();
+        s.kernels = 10; /* the GPU idles most of the step */
+        s.steps = steps; /* the last one left out: 1 to 3 analyzed */
+        analyzed *a = ta_run_synth(&s);
+        const gd_finding *f = ta_finding(a, "trace.gpu_idle");
+        assert_non_null(f);
+        bool short_ = a->r.nsteps < GD_TRACE_MIN_STEPS;
+        assert_int_equal(a->r.nsteps, (size_t)steps - 1);
+        assert_int_equal(json_object_get(f->evidence, GD_TRACE_TOO_SHORT) != NULL, short_);
+        assert_int_equal(strstr(f->title, "too short to judge") != NULL, short_);
+        if (short_)
+            assert_true(f->severity <= GD_SEV_WARNING);
+        else
+            assert_int_equal(f->severity, GD_SEV_CRITICAL);
+        ta_done(a);
+    }
+}
+
 static void dataloader_fires_and_stays_quiet(void **state)
 {
     (void)state;
@@ -510,6 +534,7 @@ int main(void)
         cmocka_unit_test(legacy_array_gives_the_dataloader_share),
         cmocka_unit_test(healthy_loop_is_quiet),
         cmocka_unit_test(gpu_idle_fires),
+        cmocka_unit_test(too_short_a_trace_is_said_and_not_critical),
         cmocka_unit_test(dataloader_fires_and_stays_quiet),
         cmocka_unit_test(pageable_memcpy_fires_and_stays_quiet),
         cmocka_unit_test(sync_fires_and_stays_quiet),

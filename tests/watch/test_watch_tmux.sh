@@ -62,8 +62,11 @@ for g in 0 1 2 3 4 5 6 7; do
     grep -Eq "^ +$g H100" "$dir/screen" || fail "no row for GPU $g"
 done
 grep -q 'SM MHz/MAX' "$dir/screen" || fail "no column header"
+# Memory in MiB and the reasons by NVML's names, as every other output says them.
+grep -q 'MEM MiB' "$dir/screen" || fail "memory is not in MiB"
+grep -Eq '^ +0 .* 61000/81559 ' "$dir/screen" || fail "GPU 0's memory is not 61000/81559 MiB"
 grep -Eq '^host  CPU (n/a|[0-9]+%) busy, iowait (n/a|[0-9]+%)' "$dir/screen" || fail "no host line"
-wait_for '^ +2 .*sw-thermal' || fail "GPU 2 does not show its thermal slowdown"
+wait_for '^ +2 .*sw_thermal_slowdown' || fail "GPU 2 does not show its thermal slowdown"
 wait_for 'critical +thermal.throttling +GPU 2' || fail "the throttling finding does not appear"
 
 # One scale for every GPU, up to the slowdown limit: the hot GPU's history is
@@ -100,7 +103,7 @@ done
 tmux -L "$sock" resize-window -t w -x 64 -y 24
 wait_for '^GPU TEMP' || fail "no redraw after the resize to 64 columns"
 fits 64 || fail "a line is wider than the terminal"
-wait_for '^ +2 .*sw-thermal' || fail "the reason is gone at 64 columns"
+wait_for '^ +2 .*sw_thermal_slowdown' || fail "the reason is gone at 64 columns"
 # Every row is repainted whole: tmux reflows the old 80-column lines into the
 # new width, and cells curses believed unchanged kept the old history's blocks
 # in front of a row's index (a bug CI caught).
@@ -120,7 +123,7 @@ rows_whole || fail "a row keeps what was on the screen before the resize"
 # every key; any key closes it, h/l change the plot, p pauses.
 tmux -L "$sock" send-keys -t w '?'
 wait_for 'pause / resume' || fail "? shows no help"
-grep -Eq '^ +2 .*sw-thermal|^GPU TEMP' "$dir/screen" && fail "the help is drawn over the table"
+grep -Eq '^ +2 .*sw_thermal_slowdown|^GPU TEMP' "$dir/screen" && fail "the help is drawn over the table"
 for k in 'Up, k' 'Down, j' '0-9' 'Esc' 'Left' 'Right'; do
     grep -q -- "$k" "$dir/screen" || fail "the help does not list $k"
 done

@@ -3,6 +3,8 @@
 #include "capture_formats.h"
 #include "core/text_safe.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,30 @@ gd_import_kind gd_import_detect(const char *text, size_t len)
     return best;
 }
 
+/* JSON that gpudoctor reads, but not through --from: named, with the
+ * command that reads it (a scenario handed to --from read "not a format"). */
+static void json_kind(const char *name, const char *text, size_t len, char *out, size_t olen)
+{
+    json_t *j = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, NULL);
+    const json_t *gpus = json_object_get(j, "gpus");
+    if (json_object_get(j, "traceEvents"))
+        snprintf(out, olen, "%s: a profiler trace, not a capture: 'gpudoctor trace %s' reads it", name, name);
+    else if (json_is_array(gpus) && json_object_get(j, "tool") && json_object_get(j, "findings"))
+        snprintf(out, olen,
+                 "%s: a gpudoctor report, not a capture: 'gpudoctor fleet %s ...' compares reports; "
+                 "'check --record FILE.jsonl' writes what --from replays",
+                 name, name);
+    else if (json_is_array(gpus) && !json_object_get(j, "tool") &&
+             (json_object_get(j, "driver_version") || json_object_get(j, "description") ||
+              json_object_get(j, "timescale") || json_object_get(json_array_get(gpus, 0), "timeline")))
+        snprintf(out, olen, "%s: a gpudoctor scenario (a simulated machine), not a capture: run it with --sim %s", name,
+                 name);
+    else
+        snprintf(out, olen, "%s: JSON that is not a gpudoctor recording (its first key is not \"gpudoctor_recording\")",
+                 name);
+    json_decref(j);
+}
+
 /* What stands where a format should have begun: "NAME:LINE: ...". */
 void gd_import_undetected(const char *name, const char *text, size_t len, char *out, size_t olen)
 {
@@ -72,8 +98,7 @@ void gd_import_undetected(const char *name, const char *text, size_t len, char *
     } else if (v->shape == GD_VIEW_XML) {
         snprintf(out, olen, "%s: an XML document without nvidia-smi's root element <nvidia_smi_log>", name);
     } else if (v->shape == GD_VIEW_JSON) {
-        snprintf(out, olen, "%s: JSON that is not a gpudoctor recording (its first key is not \"gpudoctor_recording\")",
-                 name);
+        json_kind(name, text, len, out, olen);
     } else if (v->first >= v->nlines) {
         snprintf(out, olen, "%s: only blank lines%s", name, v->journal_banner ? " and journalctl's banner" : "");
     } else {

@@ -193,6 +193,51 @@ static int walk(gd_cap *c, xmlNode *parent, char *path, size_t used, size_t cap)
     return 0;
 }
 
+/* The element child of n named name, or NULL. */
+static xmlNode *child(xmlNode *n, const char *name)
+{
+    for (xmlNode *k = n ? n->children : NULL; k; k = k->next)
+        if (is_element(k) && strcmp((const char *)k->name, name) == 0)
+            return k;
+    return NULL;
+}
+
+/* An element's number ("19968 MiB": 19968), not ok when absent or no number. */
+static gd_value number_of(xmlNode *n)
+{
+    xmlChar *t = n ? XML->NodeGetContent(n) : NULL;
+    char *end = NULL;
+    double v = t ? strtod((const char *)t, &end) : 0;
+    bool ok = t && end != (char *)t;
+    (*XML->FreeVar)(t);
+    return ok ? gd_val(v) : gd_missing(GD_ST_NOT_REPORTED);
+}
+
+/* <mig_devices>: one MIG device per GPU instance (as NVML's are read: the
+ * first compute instance of each), with its memory. The dump names no
+ * profile. */
+static void read_mig(xmlNode *gpu, gd_gpu *g)
+{
+    for (xmlNode *m = child(child(gpu, "mig_devices"), "mig_device"); m; m = m->next) {
+        if (!is_element(m) || strcmp((const char *)m->name, "mig_device") != 0)
+            continue;
+        gd_value gi = number_of(child(m, "gpu_instance_id"));
+        if (!gd_ok(gi) || gi.v < 0 || g->mig_device_count >= GD_MAX_MIG_DEVICES)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < g->mig_device_count; k++)
+            seen |= g->mig_devices[k].gpu_instance_id == (unsigned int)gi.v;
+        if (seen)
+            continue;
+        gd_mig_device *d = &g->mig_devices[g->mig_device_count++];
+        memset(d, 0, sizeof *d);
+        d->gpu_instance_id = (unsigned int)gi.v;
+        xmlNode *fb = child(m, "fb_memory_usage");
+        d->mem_total_mib = number_of(child(fb, "total"));
+        d->mem_used_mib = number_of(child(fb, "used"));
+    }
+}
+
 static int read_gpu(gd_cap *c, xmlNode *n)
 {
     long g = gd_cap_add_gpu(c);
@@ -204,7 +249,10 @@ static int read_gpu(gd_cap *c, xmlNode *n)
         (*XML->FreeVar)(id);
     }
     char path[256] = "";
-    return walk(c, n, path, 0, sizeof path);
+    if (walk(c, n, path, 0, sizeof path) != 0)
+        return -1;
+    read_mig(n, &c->f->gpus[g]);
+    return 0;
 }
 
 static int read_log(gd_cap *c, xmlNode *root)
@@ -271,8 +319,9 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
     int entity = 0;
     ctxt->_private = &entity;
     ctxt->sax->entityDecl = refuse_entity;
-    xmlDocPtr doc = XML->CtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
+    xmlDocPtr doc =
+        XML->CtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
     int rc = -1;
     if (entity) {
         gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused (entity expansion is a "

@@ -46,6 +46,8 @@ int gd_profile_parse_status(const char *text, size_t len, gd_profile_proc *q)
     str_into(o, "torch", q->torch, sizeof q->torch);
     q->tensorflow = json_is_true(json_object_get(o, "tensorflow"));
     str_into(o, "mode", q->mode, sizeof q->mode);
+    str_into(o, "step_asked", q->step_asked, sizeof q->step_asked);
+    str_into(o, "optimizer_hook", q->optimizer_hook, sizeof q->optimizer_hook);
     q->steps = int_or(o, "steps", 0);
     str_into(o, "trace", q->trace, sizeof q->trace);
     if (strchr(q->trace, '/') || strcmp(q->trace, "..") == 0)

@@ -87,6 +87,33 @@ class DataLoader:
 """,
 }
 
+# torch 1.13's optimizer: no global step hook, but its profiler's entry
+# point, called after every step (issue 39: a 1.13 job of 5 optimizer steps
+# and no DataLoader "never stepped"); and one of torch 1.12, with neither.
+OPTIMIZER_1_13 = """
+class Optimizer:
+    def _optimizer_step_code(self):
+        pass
+    def step(self):
+        self._optimizer_step_code()
+"""
+OPTIMIZER_1_12 = """
+class Optimizer:
+    def step(self):
+        pass
+"""
+
+
+def stand_in(root, optimizer_py=None):
+    """The stand-in torch under root, with another optimizer.py if given."""
+    for rel, text in FAKE.items():
+        if rel == "torch/optim/optimizer.py" and optimizer_py is not None:
+            text = optimizer_py
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(text)
+
+
 # A training loop over the stand-in: `steps` optimizer steps of `batches` batches.
 JOB = """
 import time, torch, sys
@@ -131,10 +158,7 @@ def main():
     hook_dir, gpudoctor = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         fake = os.path.join(tmp, "fake")
-        for rel, text in FAKE.items():
-            os.makedirs(os.path.dirname(os.path.join(fake, rel)), exist_ok=True)
-            with open(os.path.join(fake, rel), "w") as f:
-                f.write(text)
+        stand_in(fake)
         marker = os.path.join(tmp, "chained")
         with open(os.path.join(fake, "sitecustomize.py"), "w") as f:
             f.write("open(%r, 'w').write('ran')\n" % marker)
@@ -159,6 +183,23 @@ def main():
         check("optimizer: profiled steps timed", [w[0] for w in s.get("profiled_steps", [])] == [3, 4, 5, 6], s)
         check("optimizer: overhead measured", s.get("step_s_unprofiled") and s.get("step_s_profiled"), s)
         check("chained: the hidden sitecustomize ran", os.path.exists(marker))
+
+        # 1b. torch 1.13: optimizer steps through its profiler's entry; torch 1.12: DataLoader batches.
+        fake_113 = os.path.join(tmp, "fake113")
+        stand_in(fake_113, OPTIMIZER_1_13)
+        out = fresh("optimizer113")
+        p, st = run_job(hook_dir, fake_113, out, 15)
+        s = st[0] if st else {}
+        check("1.13: mode", s.get("mode") == "optimizer" and s.get("optimizer_hook") == "_optimizer_step_code", s)
+        check("1.13: steps counted", s.get("steps") == 15, s)
+        check("1.13: job unchanged", p.returncode == 0 and "trained 15" in p.stderr, p.stderr)
+        fake_112 = os.path.join(tmp, "fake112")
+        stand_in(fake_112, OPTIMIZER_1_12)
+        out = fresh("batch112")
+        p, st = run_job(hook_dir, fake_112, out, 12)
+        s = st[0] if st else {}
+        check("1.12: mode", s.get("mode") == "batch" and s.get("optimizer_hook") is None, s)
+        check("1.12: step asked", s.get("step_asked") == "auto", s)
 
         # 2. The switch: DataLoader batches even where the optimizer hook exists.
         out = fresh("batch")

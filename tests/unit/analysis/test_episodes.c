@@ -45,7 +45,7 @@ static void episode_measures_share_start_and_clocks(void **state)
     assert_float_equal(e.temp_first_c, 87, 1e-9);
     char line[256];
     gd_episode_timeline(&e, "thermal slowdown", line, sizeof line);
-    assert_non_null(strstr(line, "from 6.0 s: thermal slowdown at 87 C, SM 1400 MHz"));
+    assert_non_null(strstr(line, "from 6.0 s: thermal slowdown with the GPU at 87 C, SM 1400 MHz"));
     gd_facts_free(&f);
 }
 

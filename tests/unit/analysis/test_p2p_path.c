@@ -38,7 +38,12 @@ static void nvswitch_pairs(void **state)
     assert_int_equal(p.nvlinks, 17);
     assert_int_equal(p.nvlinks_healthy, 18);
     assert_true(fabs(p.gbps - 450) < 1e-9);
-    assert_non_null(strstr(p.limit, "17 of them active"));
+    /* Its rate is the active links' (17 x 25 = 425), the healthy pair's beside it (issue 39: "17 of them
+     * active, 450.0 GB/s"). */
+    assert_non_null(strstr(p.limit, "17 of 18 NVLink 4.0 links active on this pair x 25 GB/s = 425.0 GB/s (450.0 "
+                                    "with all 18)"));
+    assert_true(fabs(gd_p2p_path_rate(&p, true) - 425) < 1e-9);
+    assert_true(fabs(gd_p2p_path_rate(&p, false) - 450) < 1e-9);
     /* NVML's common speed, where read, is the link's rate. */
     f.gpus[0].nvlink_speed_mbps = f.gpus[1].nvlink_speed_mbps = gd_val(26562);
     assert_int_equal(gd_p2p_path_of(&f, 0, 1, &p), 0);

@@ -40,6 +40,36 @@ static void configuration_severities(void **state)
     gd_facts_free(&f);
 }
 
+/* Prohibited blocks new CUDA contexts; a process that holds one already
+ * runs on. A busy GPU in Prohibited mode is said so, not "no CUDA process
+ * can use it" beside its 98 % utilisation (issue 39). */
+static void prohibited_says_what_it_blocks(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 4);
+    for (size_t g = 0; g < 2; g++)
+        f.gpus[g].compute_mode = gd_val(NVML_COMPUTEMODE_DEFAULT);
+    f.gpus[1].compute_mode = gd_val(NVML_COMPUTEMODE_PROHIBITED);
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 4, 0);
+    gd_findings out;
+    fx_run(&f, "config.compute_mode", &out);
+    const gd_finding *x = fx_only(&out, "config.compute_mode");
+    assert_non_null(strstr(x->title, "no new CUDA context"));
+    assert_null(strstr(x->title, "keep running"));
+    gd_findings_free(&out);
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 0, 4, 98);
+    fx_run(&f, "config.compute_mode", &out);
+    x = fx_only(&out, "config.compute_mode");
+    assert_null(strstr(x->title, "no CUDA process can use it"));
+    assert_non_null(strstr(x->title, "no new CUDA context"));
+    assert_non_null(strstr(x->title, "98 % busy"));
+    assert_non_null(strstr(x->title, "keep running"));
+    assert_non_null(strstr(x->fix, "next job"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 /* n data-center GPUs with ECC on, but those of `off` (-1 ends the list). */
 static void ecc_node(gd_facts *f, size_t n, const int *off)
 {
@@ -111,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(configuration_severities),
+        cmocka_unit_test(prohibited_says_what_it_blocks),
         cmocka_unit_test(ecc_disabled_names_the_gpus_in_the_fix),
         cmocka_unit_test(ecc_disabled_quiet_on_ecc_and_consumer_boards),
         cmocka_unit_test(ecc_disabled_unreadable_is_not_checked),

@@ -99,12 +99,100 @@ static void a_matrix_alone_is_not(void **state)
     gd_facts_free(&f);
 }
 
+static gd_check_state state_of(const gd_facts *f, const gd_findings *fs, const char *id, char *why, size_t len)
+{
+    return gd_check_coverage(gd_check_find(id), f, fs, why, len);
+}
+
+/* A group is ok only for what it judged: without clock event reasons
+ * throttling is not judged, however quiet (a dmon capture); the group is
+ * judged in part. */
+static void a_check_is_judged_only_on_what_it_reads(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 20);
+    f.captured = true;
+    for (size_t g = 0; g < 2; g++) {
+        fx_unset(&f, g, GD_M_EVENT_REASONS, GD_ST_NOT_REPORTED);
+        fx_unset(&f, g, GD_M_VIOL_THERMAL_NS, GD_ST_NOT_REPORTED);
+        fx_unset(&f, g, GD_M_VIOL_POWER_BRAKE_NS, GD_ST_NOT_REPORTED);
+    }
+    gd_findings fs = {0};
+    gd_checks_run_all(&f, &fs);
+    char why[256];
+    assert_int_equal(state_of(&f, &fs, "thermal.throttling", why, sizeof why), GD_CHECK_NOT_JUDGED);
+    assert_int_equal(state_of(&f, &fs, "thermal.hot", why, sizeof why), GD_CHECK_JUDGED);
+    gd_coverage cov;
+    gd_group_coverage(&f, &fs, "thermal", &cov);
+    assert_int_equal(cov.state, GD_CHECK_PART);
+    assert_int_equal(cov.applicable, 3);
+    assert_int_equal(cov.judged_checks, 2);
+    /* A capture holds no job, environment or stack: not applicable, never "no --pid". */
+    assert_int_equal(state_of(&f, &fs, "input.single_thread", why, sizeof why), GD_CHECK_NOT_APPLICABLE);
+    assert_int_equal(state_of(&f, &fs, "env.launch_blocking", why, sizeof why), GD_CHECK_NOT_APPLICABLE);
+    gd_group_coverage(&f, &fs, "input", &cov);
+    assert_int_equal(cov.state, GD_CHECK_NOT_APPLICABLE);
+    for (size_t i = 0; i < fs.nskips; i++)
+        if (strncmp(fs.skips[i].check, "input.", 6) == 0)
+            assert_false(gd_skip_applies(&f, &fs.skips[i]));
+    char line[900];
+    gd_coverage_line(&f, &fs, line, sizeof line);
+    assert_null(strstr(line, "no --pid"));
+    assert_non_null(strstr(line, "in part"));
+    assert_null(strstr(line, "not judged: thermal"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* Live, healthy, without --pid: the job is the one group not judged. */
+static void the_line_names_what_was_not_judged(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 8, 20);
+    f.pid = -1;
+    gd_findings fs = {0};
+    gd_checks_run_all(&f, &fs);
+    char line[900];
+    size_t judged = gd_coverage_line(&f, &fs, line, sizeof line);
+    assert_true(judged > 0);
+    assert_non_null(strstr(line, "Judged "));
+    assert_non_null(strstr(line, "job (no --pid)"));
+    assert_null(strstr(line, "benchmarks")); /* measured by bench: not counted in check */
+    gd_coverage cov;
+    gd_group_coverage(&f, &fs, "bench", &cov);
+    assert_int_equal(cov.state, GD_CHECK_NOT_APPLICABLE);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* Idle: no GPU under load in any sample; an unread utilisation is not idle. */
+static void all_idle(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 10);
+    assert_false(gd_coverage_all_idle(&f));
+    for (size_t g = 0; g < 2; g++)
+        fx_set(&f, g, GD_M_UTIL_GPU_PCT, 0, 10, 0);
+    assert_true(gd_coverage_all_idle(&f));
+    fx_set(&f, 1, GD_M_UTIL_GPU_PCT, 9, 10, 90);
+    assert_false(gd_coverage_all_idle(&f));
+    fx_unset(&f, 1, GD_M_UTIL_GPU_PCT, GD_ST_NOT_SUPPORTED);
+    assert_false(gd_coverage_all_idle(&f));
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_kernel_log_alone_is_judged),
         cmocka_unit_test(a_pcie_tree_without_links_is_not),
         cmocka_unit_test(a_matrix_alone_is_not),
+        cmocka_unit_test(a_check_is_judged_only_on_what_it_reads),
+        cmocka_unit_test(the_line_names_what_was_not_judged),
+        cmocka_unit_test(all_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

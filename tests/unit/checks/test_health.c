@@ -19,6 +19,7 @@ static void gpu_lost_names_the_gpu_and_the_call(void **state)
     f.gpus[3].lost = true;
     f.gpus[3].lost_at_s = 6.0;
     f.gpus[3].lost_code = 15;
+    snprintf(f.gpus[3].serial, sizeof f.gpus[3].serial, "1654922000103");
     snprintf(f.gpus[3].lost_call, sizeof f.gpus[3].lost_call, "nvmlDeviceGetTemperature");
     fx_unset(&f, 3, GD_M_TEMP_C, GD_ST_GPU_LOST);
     gd_findings fs = {0};
@@ -28,7 +29,12 @@ static void gpu_lost_names_the_gpu_and_the_call(void **state)
     assert_int_equal(fs.v[0].gpu, 3);
     assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "call")), "nvmlDeviceGetTemperature");
     assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "lost_at_s")), 6);
-    assert_non_null(strstr(fs.v[0].fix, "nvidia-smi -r -i 3"));
+    /* The return code by NVML's name, which a reader can look up (not only "15"). */
+    assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "nvml_error")), "NVML_ERROR_GPU_IS_LOST");
+    /* Fallen off the bus: a reboot, as health.xid says of Xid 79, never "try a GPU reset" (issue 39). */
+    assert_non_null(strstr(fs.v[0].fix, "until the node reboots"));
+    assert_null(strstr(fs.v[0].fix, "try 'nvidia-smi -r"));
+    assert_non_null(strstr(fs.v[0].fix, "1654922000"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }

@@ -139,6 +139,36 @@ static void repaired_lifetime_errors_are_history(void **state)
     gd_facts_free(&f);
 }
 
+/* The reset an ECC fix asks for is for what waits for it: with 0 rows or
+ * pages pending it never says "so pending remaps take effect" (issue 39). */
+static void ecc_fix_asks_a_reset_only_for_a_pending_repair(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 3, 2);
+    for (size_t g = 0; g < 3; g++)
+        ecc_counts(&f, g, 2, 2); /* since the driver loaded: critical */
+    f.gpus[0].remap_pending = gd_val(0); /* nothing pending */
+    f.gpus[1].remap_pending = gd_val(1); /* a remap waits */
+    /* GPU 2: the remapper not reported */
+    gd_findings out;
+    fx_run(&f, "health.ecc_uncorrectable", &out);
+    assert_int_equal(out.n, 3);
+    for (size_t i = 0; i < out.n; i++) {
+        const gd_finding *x = &out.v[i];
+        bool says_pending = strstr(x->fix, "pending repair takes effect") != NULL;
+        if (x->gpu == 0 && (says_pending || !strstr(x->fix, "No repair waits for a reset")))
+            fail_msg("GPU 0, nothing pending: %s", x->fix);
+        if (x->gpu == 1 && (!says_pending || !strstr(x->fix, "nvidia-smi -r -i 1")))
+            fail_msg("GPU 1, a remap pending: %s", x->fix);
+        if (x->gpu == 2 && !strstr(x->fix, "if any"))
+            fail_msg("GPU 2, not known: %s", x->fix);
+        assert_null(strstr(x->fix, "so pending remaps take effect"));
+    }
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +177,7 @@ int main(void)
         cmocka_unit_test(pending_retirement_names_its_call),
         cmocka_unit_test(ecc_volatile_is_critical_aggregate_a_warning),
         cmocka_unit_test(repaired_lifetime_errors_are_history),
+        cmocka_unit_test(ecc_fix_asks_a_reset_only_for_a_pending_repair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

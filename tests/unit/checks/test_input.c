@@ -122,7 +122,7 @@ static void io_wait_fires_from_30_percent_in_disk_wait(void **state)
     assert_int_equal(x->severity, GD_SEV_WARNING);
     assert_int_equal(x->gpu, GD_NO_GPU);
     assert_string_equal(x->title, "the job waits on storage: a thread in disk wait in 30% of the samples");
-    assert_float_equal(json_number_value(json_object_get(x->evidence, "disk_wait_share")), 0.3, 1e-9);
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "disk_wait_pct")), 30, 1e-9);
     assert_int_equal(json_integer_value(json_object_get(x->evidence, "pid")), 4242);
     assert_float_equal(json_number_value(json_object_get(x->evidence, "gpu_busy_pct_mean")), 20.0, 1e-9);
     assert_non_null(strstr(x->fix, "faster local storage"));
@@ -148,7 +148,7 @@ static void io_wait_fires_on_io_pressure_with_host_iowait(void **state)
     assert_string_equal(x->title,
                         "the job waits on storage: a thread in disk wait in 0% of the samples, IO pressure high");
     assert_float_equal(json_number_value(json_object_get(x->evidence, "io_pressure_some_avg10_pct")), 20.0, 1e-9);
-    assert_float_equal(json_number_value(json_object_get(x->evidence, "host_iowait_share")), 0.1, 1e-9);
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "host_iowait_pct")), 10, 1e-9);
     gd_findings_free(&fs);
     /* Pressure without iowait (a slow device of other tenants): quiet. */
     for (size_t i = 0; i < f.host_series.n; i++)

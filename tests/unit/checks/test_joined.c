@@ -239,6 +239,17 @@ static void hook_status_parses(void **state)
     assert_int_equal(gd_profile_parse_status("{", 1, &q), -1);
 }
 
+/* A process of torch `torch` that counted no step (mode, GPUDOCTOR_PROFILE_STEP asked): why, in words. */
+static void never_stepped(gd_profile *p, const char *torch, const char *mode, const char *asked, const char *says)
+{
+    snprintf(p->procs[0].torch, sizeof p->procs[0].torch, "%s", torch);
+    snprintf(p->procs[0].mode, sizeof p->procs[0].mode, "%s", mode);
+    snprintf(p->procs[0].step_asked, sizeof p->procs[0].step_asked, "%s", asked);
+    gd_profile_explain(p);
+    if (!strstr(p->not_profiled, says))
+        fail_msg("torch %s, %s, asked %s: %s", torch, mode, asked, p->not_profiled);
+}
+
 /* Why nothing was profiled, from what the processes said. */
 static void not_profiled_says_why(void **state)
 {
@@ -253,14 +264,18 @@ static void not_profiled_says_why(void **state)
     p.procs[0].tensorflow = true;
     gd_profile_explain(&p);
     assert_non_null(strstr(p.not_profiled, "TensorFlow"));
-    snprintf(p.procs[0].torch, sizeof p.procs[0].torch, "2.3.0");
-    snprintf(p.procs[0].mode, sizeof p.procs[0].mode, "optimizer");
-    gd_profile_explain(&p);
-    assert_non_null(strstr(p.not_profiled, "never stepped"));
-    assert_non_null(strstr(p.not_profiled, "optimizer step"));
+    never_stepped(&p, "2.3.0", "optimizer", "auto", "never stepped (torch 2.3.0: no optimizer step counted)");
+    /* No global optimizer hook (torch < 1.13): steps are DataLoader batches, and a job without one has none. */
+    never_stepped(&p, "1.12.1", "batch", "auto", "torch 1.12.1 has no global optimizer step hook");
+    never_stepped(&p, "1.12.1", "batch", "batch", "GPUDOCTOR_PROFILE_STEP=batch");
     p.procs[0].steps = 6;
     gd_profile_explain(&p);
     assert_non_null(strstr(p.not_profiled, "ended after 6 steps"));
+    assert_non_null(strstr(p.not_profiled, "--profile-steps 2:5")); /* steps that fit */
+    p.procs[0].steps = 1;
+    gd_profile_explain(&p);
+    assert_non_null(strstr(p.not_profiled, "needs two steps"));
+    p.procs[0].steps = 6;
     snprintf(p.procs[0].error, sizeof p.procs[0].error, "boom");
     gd_profile_explain(&p);
     assert_non_null(strstr(p.not_profiled, "boom"));

@@ -114,6 +114,36 @@ static void low_names_the_settings(void **state)
     gd_facts_free(&f);
 }
 
+/* Where the slow pair is measured: by 'gpudoctor bench p2p', or (bench all,
+ * the copies measured beside the ring) in this very report; never 'gpudoctor
+ * topo', which shows the wiring and not the links' speeds (issue 39). */
+static void fix_points_at_what_measures_the_pairs(void **state)
+{
+    (void)state;
+    gd_facts f;
+    nccl_facts(&f, 4, 6.0);
+    gd_findings fs = judge(&f);
+    const gd_finding *x = fx_only(&fs, "bench.nccl_low");
+    assert_non_null(strstr(x->fix, "'gpudoctor bench p2p'"));
+    assert_null(strstr(x->fix, "gpudoctor topo"));
+    gd_findings_free(&fs);
+    f.bench->p2p = true; /* bench all */
+    fs = judge(&f);
+    x = fx_only(&fs, "bench.nccl_low");
+    assert_non_null(strstr(x->fix, "GPU-to-GPU copies of this report"));
+    assert_null(strstr(x->fix, "gpudoctor bench p2p"));
+    gd_findings_free(&fs);
+    /* Wrong data, the copies measured beside it: read them, do not run them again. */
+    f.bench->nccl->verdict = GD_VERIFY_WRONG;
+    f.bench->nccl->failed = true;
+    fs = judge(&f);
+    x = fx_only(&fs, "bench.nccl_failed");
+    assert_non_null(strstr(x->fix, "GPU-to-GPU copies of this report"));
+    assert_null(strstr(x->fix, "gpudoctor bench p2p"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void failures_and_notes(void **state)
 {
     (void)state;
@@ -158,6 +188,7 @@ int main(void)
         cmocka_unit_test(quiet_near_the_expectation),
         cmocka_unit_test(low_names_the_settings),
         cmocka_unit_test(failures_and_notes),
+        cmocka_unit_test(fix_points_at_what_measures_the_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,10 @@ static void down_compares_with_peers(void **state)
     assert_int_equal(x->gpu, 3);
     assert_int_equal(x->severity, GD_SEV_WARNING);
     assert_int_equal(json_integer_value(json_object_get(x->evidence, "links_active")), 17);
+    /* 17 is the down link's index, named so; the count is a count (issue 39: "links_down=17"). */
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "links_down")), 1);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(x->evidence, "down_link_indices"), 0)), 17);
+    assert_non_null(strstr(x->title, "(link 17; 17 of 18 active"));
     assert_int_equal(json_integer_value(json_object_get(x->evidence, "peers_links_active")), 18);
     assert_non_null(strstr(x->title, "its peers have 18 active"));
     gd_findings_free(&out);

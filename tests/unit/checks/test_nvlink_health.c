@@ -82,6 +82,41 @@ static void errors_severity_by_kind_and_rate(void **state)
     }
 }
 
+/* The fix scales with the severity: a few replays are a note (watch), CRC
+ * errors a link to look at when the node is next down, a recovery or a CRC
+ * storm a drain and an RMA (issue 39: one replay got the CRC storm's fix). */
+static void errors_fix_scales_with_severity(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *counter;
+        long long n;
+        const char *has, *lacks;
+    } cases[] = {
+        {"replay", 1, "nothing to do now", "Drain"},
+        {"crc_flit", 1, "when the node is next down", "Drain the node, then"},
+        {"recovery", 1, "Drain the node, then", "nothing to do now"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gd_facts f;
+        fx_facts(&f, 2, 10);
+        fx_nvlinks(&f, 18);
+        snprintf(f.gpus[1].serial, sizeof f.gpus[1].serial, "1654922000101");
+        rise(&f, 5, 1, cases[k].counter, 7, cases[k].n);
+        gd_findings out;
+        fx_run(&f, "nvlink.errors", &out);
+        const gd_finding *x = fx_only(&out, "nvlink.errors");
+        if (!strstr(x->fix, cases[k].has) || strstr(x->fix, cases[k].lacks))
+            fail_msg("%s +%lld (%s): %s", cases[k].counter, cases[k].n, gd_severity_name(x->severity), x->fix);
+        if (x->severity == GD_SEV_INFO && (strstr(x->fix, "RMA") || strstr(x->fix, "drain")))
+            fail_msg("a note asks for an RMA or a drain: %s", x->fix);
+        assert_non_null(strstr(x->fix, "-i 1"));
+        assert_non_null(strstr(x->fix, "1654922000101"));
+        gd_findings_free(&out);
+        gd_facts_free(&f);
+    }
+}
+
 static void errors_outside_the_window_or_other_counters_are_quiet(void **state)
 {
     (void)state;
@@ -273,6 +308,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(event_names_parse_back),
         cmocka_unit_test(errors_severity_by_kind_and_rate),
+        cmocka_unit_test(errors_fix_scales_with_severity),
         cmocka_unit_test(errors_outside_the_window_or_other_counters_are_quiet),
         cmocka_unit_test(errors_not_checked_only_with_nvlink_and_no_counters),
         cmocka_unit_test(errors_read_once_are_not_judged),

@@ -145,6 +145,29 @@ static gd_pcie_facts *two_cpus(gd_facts *f)
 }
 
 /* 200 GB/s where the path carries 360: critical, blamed on the source's NVLinks. */
+/* Inside bench p2p the fix does not send the reader to bench p2p: the
+ * copies are the report's own (issue 39); outside it, it does. */
+static void unsupported_fix_fits_where_it_is_read(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 1);
+    f.p2p_status = calloc(4, sizeof *f.p2p_status);
+    f.p2p_status[0] = f.p2p_status[3] = -1;
+    f.p2p_status[1] = f.p2p_status[2] = 4;
+    gd_findings fs;
+    fx_run(&f, "p2p.unsupported", &fs);
+    assert_non_null(strstr(fx_only(&fs, "p2p.unsupported")->fix, "measure the copies with 'gpudoctor bench p2p'"));
+    gd_findings_free(&fs);
+    bench_p2p(&f, 6.0);
+    fx_run_at(&f, "p2p.unsupported", GD_AT_BENCH, &fs);
+    const char *fix = fx_only(&fs, "p2p.unsupported")->fix;
+    assert_null(strstr(fix, "gpudoctor bench p2p"));
+    assert_non_null(strstr(fix, "the copies this report measured"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 static void slow_pair_below_what_its_path_carries(void **state)
 {
     (void)state;
@@ -156,13 +179,14 @@ static void slow_pair_below_what_its_path_carries(void **state)
     assert_int_equal(x->severity, GD_SEV_CRITICAL);
     assert_int_equal(x->gpu, 0);
     assert_float_equal(x->impact_pct, 100 * (1 - 200.0 / 360), 1e-9);
-    assert_string_equal(x->title, "GPU 0 to 1 copies 200.0 GB/s, 56% of the 360.0 GB/s its path carries (1 slow pair "
-                                  "through its NVLinks)");
+    assert_string_equal(x->title, "GPU 0 to 1 copies 200.0 GB/s, 56% of the 360.0 GB/s a healthy node copies on its "
+                                  "path (1 pair, one way, slow through its NVLinks)");
     assert_string_equal(json_string_value(json_object_get(x->evidence, "route")), "NVLink");
-    assert_string_equal(json_string_value(json_object_get(x->evidence, "path")), "18 NVLink 4.0 links x 25 GB/s");
+    assert_string_equal(json_string_value(json_object_get(x->evidence, "path")),
+                        "18 NVLink 4.0 links x 25 GB/s = 450.0 GB/s");
     assert_float_equal(json_number_value(json_object_get(x->evidence, "expected_gbps")), 360, 1e-9);
     assert_float_equal(json_number_value(json_object_get(x->evidence, "peer_median_gbps")), 380, 1e-9);
-    json_t *p = json_array_get(json_object_get(x->evidence, "pairs"), 0);
+    json_t *p = json_array_get(json_object_get(x->evidence, "copies"), 0);
     assert_int_equal(json_integer_value(json_object_get(p, "to")), 1);
     assert_float_equal(json_number_value(json_object_get(p, "copy_gbps")), 200, 1e-9);
     assert_non_null(strstr(x->fix, "'nvidia-smi nvlink -s -i 0'"));
@@ -170,7 +194,7 @@ static void slow_pair_below_what_its_path_carries(void **state)
     /* A second slow pair from the same GPU joins its finding. */
     pair(b, 0, 2)->uni_gbps = 250;
     fs = fx_run_one(&f, "p2p.slow_pair");
-    assert_non_null(strstr(fx_only(&fs, "p2p.slow_pair")->title, "(2 slow pairs through its NVLinks)"));
+    assert_non_null(strstr(fx_only(&fs, "p2p.slow_pair")->title, "(2 pairs, one way, slow through its NVLinks)"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }
@@ -205,8 +229,13 @@ static void slow_pair_blames_a_downtrained_pcie_hop(void **state)
     gd_findings fs = fx_run_one(&f, "p2p.slow_pair");
     const gd_finding *x = fx_only(&fs, "p2p.slow_pair");
     assert_int_equal(x->gpu, 3);
-    assert_string_equal(x->title, "GPU 2 to 3 copies 12.0 GB/s, 48% of the 25.2 GB/s its path carries (2 slow pairs "
-                                  "through 0000:99:00.0)");
+    /* One pair, slow both ways: counted once (issue 39 mixed ordered and unordered pairs). */
+    assert_string_equal(x->title, "GPU 2 to 3 copies 12.0 GB/s, 48% of the 25.2 GB/s a healthy node copies on its "
+                                  "path (1 pair, both ways, slow through 0000:99:00.0)");
+    assert_int_equal(json_integer_value(json_object_get(x->evidence, "pair_count")), 1);
+    /* The path's rate is its slowest hop as it runs: the x8 link's 15.75, the full rate beside it. */
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "path_gbps")), 15.8, 1e-9);
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "path_full_gbps")), 31.5, 1e-9);
     assert_string_equal(json_string_value(json_object_get(x->evidence, "route")), "PCIe switch");
     assert_non_null(strstr(x->fix, "'sudo lspci -vv -s 0000:99:00.0'"));
     gd_findings_free(&fs);
@@ -257,8 +286,10 @@ static void a_slow_cpu_link_is_the_hosts(void **state)
     const gd_finding *x = fx_only(&fs, "p2p.slow_pair");
     assert_int_equal(x->gpu, GD_NO_GPU);
     assert_int_equal(x->severity, GD_SEV_WARNING);
-    assert_string_equal(x->title, "GPU 0 to 2 copies 6.0 GB/s, 38% of the 16.0 GB/s its path carries (8 slow pairs "
-                                  "through the link between the CPUs)");
+    assert_string_equal(x->title, "GPU 0 to 2 copies 6.0 GB/s, 38% of the 16.0 GB/s a healthy node copies on its path "
+                                  "(4 pairs, both ways, slow through the link between the CPUs)");
+    /* Across the CPUs the path runs at their link's 16, not the PCIe links' 31.5. */
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "path_gbps")), 16, 1e-9);
     assert_string_equal(json_string_value(json_object_get(x->evidence, "route")), "CPU interconnect");
     assert_non_null(strstr(json_string_value(json_object_get(x->evidence, "path")), "AMD Infinity Fabric (xGMI)"));
     assert_non_null(strstr(x->fix, "xGMI link width"));
@@ -346,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unsupported_severity),
         cmocka_unit_test(unanswered_status_is_not_checked),
+        cmocka_unit_test(unsupported_fix_fits_where_it_is_read),
         cmocka_unit_test(slow_pair_below_what_its_path_carries),
         cmocka_unit_test(slow_pair_behind_its_peers),
         cmocka_unit_test(slow_pair_blames_a_downtrained_pcie_hop),

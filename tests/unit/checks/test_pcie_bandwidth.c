@@ -48,7 +48,7 @@ static void bandwidth_low_warns_under_60_percent(void **state)
     assert_int_equal(x->severity, GD_SEV_WARNING);
     assert_int_equal(x->gpu, 1);
     assert_string_equal(x->title, "GPU 1 h2d bandwidth 15.0 GB/s, 48% of the 31.5 GB/s a Gen4 x16 link allows");
-    assert_float_equal(json_number_value(json_object_get(x->evidence, "ratio")), 0.476, 1e-9);
+    assert_float_equal(json_number_value(json_object_get(x->evidence, "of_theoretical_pct")), 47.6, 1e-9);
     assert_float_equal(json_number_value(json_object_get(x->evidence, "theoretical_gbps")), 31.51, 1e-9);
     assert_float_equal(json_number_value(json_object_get(x->evidence, "healthy_gbps")), 25.21, 1e-9);
     assert_int_equal(json_integer_value(json_object_get(x->evidence, "link_width")), 16);

@@ -145,6 +145,9 @@ static void aer_messages_of_the_kernel_log(void **state)
     assert_int_equal(fs.n, 1);
     assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     assert_non_null(strstr(fs.v[0].title, "479 correctable"));
+    /* A note's fix is a note's: watch, no reseating (issue 39: a fix scales with its severity). */
+    assert_non_null(strstr(fs.v[0].fix, "Nothing to do unless they keep rising"));
+    assert_null(strstr(fs.v[0].fix, "reseat"));
     gd_findings_free(&fs);
 
     add_aer(f.stack, GD_AER_CORRECTED, "0000:18:00.0", 1); /* 480: warns */
@@ -158,6 +161,7 @@ static void aer_messages_of_the_kernel_log(void **state)
         if (x->gpu == GD_NO_GPU)
             assert_non_null(strstr(x->title, "0000:99:00.0"));
         assert_int_equal(x->severity, want);
+        assert_true((strstr(x->fix, "reseat") != NULL) == (x->severity != GD_SEV_INFO));
     }
     gd_findings_free(&fs);
     f.stack->aer_device_count = 0;

@@ -36,12 +36,13 @@ static void thermal_hot_fires_at_80(void **state)
     /* 80 C, 9 C below this board's 89 C slowdown and under its 87 C operating max: context. */
     assert_int_equal(fs.v[0].severity, GD_SEV_INFO);
     assert_int_equal(json_integer_value(json_object_get(fs.v[0].evidence, "max_temp_c")), 80);
-    assert_non_null(strstr(fs.v[0].title, "9 C below its 89 C slowdown threshold"));
+    /* The nearest limit left: the 87 C where software slowdown begins (issue 39: say which limit). */
+    assert_non_null(strstr(fs.v[0].title, "7 C below its 87 C maximum operating temperature"));
     gd_findings_free(&fs);
     fx_set(&f, 5, GD_M_TEMP_C, 5, 20, 84); /* within 5 C of the slowdown */
     fx_run(&f, "thermal.hot", &fs);
     assert_int_equal(fs.v[0].severity, GD_SEV_WARNING);
-    assert_non_null(strstr(fs.v[0].title, "close to its 89 C slowdown threshold"));
+    assert_non_null(strstr(fs.v[0].title, "3 C below its 87 C maximum operating temperature"));
     gd_findings_free(&fs);
     f.gpus[5].temp_slowdown_c = gd_val(98);
     f.gpus[5].temp_gpu_max_c = gd_val(84); /* at the max operating temperature */
@@ -132,6 +133,74 @@ static void thermal_hot_fires_on_hbm_temperature(void **state)
     fx_run(&f, "thermal.hot", &fs);
     assert_int_equal(fs.n, 1);
     assert_non_null(strstr(fs.v[0].title, "memory"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* The memory's limit is its maximum operating temperature, where its
+ * software slowdown begins: never called a "slowdown threshold" (issue 39). */
+static void thermal_hot_memory_names_its_own_limit(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 10);
+    fx_set(&f, 0, GD_M_MEM_TEMP_C, 0, 10, 92); /* the fixture's memory limit: 95 C */
+    gd_findings fs;
+    fx_run(&f, "thermal.hot", &fs);
+    assert_int_equal(fs.n, 1);
+    assert_non_null(strstr(fs.v[0].title, "memory runs hot: 92 C, 3 C below its 95 C maximum operating temperature"));
+    assert_null(strstr(fs.v[0].title, "slowdown threshold"));
+    json_t *ev = fs.v[0].evidence;
+    assert_int_equal(json_integer_value(json_object_get(ev, "mem_max_operating_c")), 95);
+    assert_int_equal(json_integer_value(json_object_get(ev, "gpu_max_operating_c")), 87);
+    assert_int_equal(json_integer_value(json_object_get(ev, "gpu_slowdown_c")), 89);
+    const char *limits = json_string_value(json_object_get(ev, "limits"));
+    assert_non_null(limits);
+    assert_non_null(strstr(limits, "GPU 87 C max operating (software slowdown), 89 C hardware slowdown"));
+    assert_non_null(strstr(limits, "memory 95 C max operating (software slowdown)"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+/* An HBM that overheats while the core stays cool (issue 39: "thermal
+ * slowdown at 78 C" with the cause only in max_mem_temp_c): the memory is
+ * named as the driver, with its own limit (typical where the driver gives
+ * none), and the fix is about the memory, not generic fans. */
+static void throttling_names_the_sensor_that_drives_it(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 2, 20);
+    f.gpus[1].temp_mem_max_c = gd_missing(GD_ST_NOT_SUPPORTED); /* T.Limit drivers give no memory limit */
+    fx_set(&f, 1, GD_M_TEMP_C, 5, 20, 78);
+    fx_set(&f, 1, GD_M_MEM_TEMP_C, 5, 20, 96);
+    fx_set(&f, 1, GD_M_EVENT_REASONS, 5, 20, SW_THERMAL);
+    fx_set(&f, 1, GD_M_SM_CLOCK_MHZ, 5, 20, 1500);
+    gd_findings fs = fx_run_one(&f, "thermal.throttling");
+    assert_int_equal(fs.n, 1);
+    json_t *ev = fs.v[0].evidence;
+    assert_string_equal(json_string_value(json_object_get(ev, "driven_by")), "memory");
+    assert_int_equal(json_integer_value(json_object_get(ev, "mem_max_operating_c")), 95);
+    assert_non_null(strstr(json_string_value(json_object_get(ev, "limits")), "typical of HBM boards"));
+    assert_non_null(strstr(fs.v[0].title, "its memory (HBM) reached 96 C, over its 95 C limit, while the GPU core "
+                                          "stayed at 78 C"));
+    assert_non_null(strstr(fs.v[0].timeline, "driven by the memory (HBM, up to 96 C) with the GPU at 78 C"));
+    assert_non_null(strstr(fs.v[0].fix, "HBM"));
+    assert_null(strstr(fs.v[0].fix, "Improve cooling"));
+    gd_findings_free(&fs);
+    /* The core at its 87 C maximum operating temperature, the memory cool: the GPU drives it. */
+    fx_set(&f, 1, GD_M_TEMP_C, 5, 20, 87);
+    fx_set(&f, 1, GD_M_MEM_TEMP_C, 5, 20, 70);
+    fs = fx_run_one(&f, "thermal.throttling");
+    ev = fs.v[0].evidence;
+    assert_string_equal(json_string_value(json_object_get(ev, "driven_by")), "GPU");
+    assert_non_null(strstr(fs.v[0].title, "the GPU core reached 87 C, at its 87 C maximum operating temperature"));
+    assert_non_null(strstr(fs.v[0].fix, "Improve cooling"));
+    gd_findings_free(&fs);
+    /* Neither at its limit in the samples: not guessed. */
+    fx_set(&f, 1, GD_M_TEMP_C, 5, 20, 70);
+    fs = fx_run_one(&f, "thermal.throttling");
+    assert_true(json_is_null(json_object_get(fs.v[0].evidence, "driven_by")));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }
@@ -377,6 +446,8 @@ int main(void)
         cmocka_unit_test(thermal_hot_quiet_at_79_and_on_one_spike),
         cmocka_unit_test(thermal_hot_uses_a_low_slowdown_threshold),
         cmocka_unit_test(thermal_hot_fires_on_hbm_temperature),
+        cmocka_unit_test(thermal_hot_memory_names_its_own_limit),
+        cmocka_unit_test(throttling_names_the_sensor_that_drives_it),
         cmocka_unit_test(thermal_hot_leaves_throttling_to_its_own_check),
         cmocka_unit_test(thermal_hot_says_when_temperature_is_unreadable),
         cmocka_unit_test(throttling_one_loaded_sample_is_a_warning),

@@ -107,6 +107,46 @@ static void a_snapshot_judges_nothing(void **state)
     gd_facts_free(&f);
 }
 
+/* The fix fits where it is read: inside `run` or `check --pid` it never
+ * sends the reader to the command that printed it, inside `run --profile`
+ * it points at the causes ranked above (issue 39). */
+static void fix_fits_where_it_is_read(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 20);
+    hold(&f, 0, 4242, 61000);
+    alternate(&f, 0, 35, 5);
+    static const struct {
+        long pid;
+        gd_where where;
+        const char *has, *lacks[3];
+    } cases[] = {
+        {-1, GD_AT_CHECK, "'gpudoctor check --pid PID'", {NULL}},
+        {-1, GD_AT_WATCH, "'gpudoctor check --pid PID'", {NULL}},
+        {4242, GD_AT_CHECK, "input.*", {"check --pid", "gpudoctor run -- python", NULL}},
+        {4242, GD_AT_RUN, "input.*", {"check --pid", "gpudoctor run -- python", NULL}},
+        {4242,
+         GD_AT_PROFILE,
+         "another cause ranked under the verdict",
+         {"check --pid", "gpudoctor run", "--profile --"}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        f.pid = cases[k].pid;
+        gd_findings fs;
+        fx_run_at(&f, "gpu.underutilized", cases[k].where, &fs);
+        const gd_finding *x = fx_only(&fs, "gpu.underutilized");
+        if (!strstr(x->fix, cases[k].has))
+            fail_msg("case %zu: no '%s' in: %s", k, cases[k].has, x->fix);
+        for (size_t i = 0; i < 3 && cases[k].lacks[i]; i++)
+            if (strstr(x->fix, cases[k].lacks[i]))
+                fail_msg("case %zu: '%s' in: %s", k, cases[k].lacks[i], x->fix);
+        assert_true(strlen(x->fix) + 1 < sizeof x->fix); /* whole, not cut */
+        gd_findings_free(&fs);
+    }
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +154,7 @@ int main(void)
         cmocka_unit_test(idle_without_process_or_with_a_context_only_is_quiet),
         cmocka_unit_test(idle_less_than_most_of_the_window_is_quiet),
         cmocka_unit_test(a_snapshot_judges_nothing),
+        cmocka_unit_test(fix_fits_where_it_is_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
