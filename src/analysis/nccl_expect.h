@@ -34,7 +34,7 @@ typedef struct gd_nccl_edge {
     double efficiency; /* the share of it NCCL reaches on a healthy node (1: gbps is already that, the CPUs' link) */
     bool host_staged; /* peer access denied: through host memory */
     bool downtrained; /* a PCIe link on the path runs below what it can (p2p_path.h) */
-    char limit[200]; /* what sets it, in words */
+    char limit[256]; /* what sets it, in words */
     double now_gbps; /* gbps x efficiency with the links as they run now; NAN: the same */
     double rate_gbps; /* the edge's path as it runs now: its slowest hop (p2p_path.h), NAN unknown */
 } gd_nccl_edge;

@@ -12,6 +12,7 @@
  * known bug).
  */
 #include "membw_bench.h"
+#include "core/strf.h"
 
 #include "cuda_device.h"
 
@@ -124,8 +125,8 @@ static CUresult load_kernel(const struct gd_cuda_api *a, CUmodule *mod, CUfuncti
         for (char *p = log; *p; p++)
             if (*p == '\n')
                 *p = ' ';
-        snprintf(err, errlen, "the read/write kernel did not load: %s%s%s", gd_cuda_result_name(rc), log[0] ? ": " : "",
-                 log);
+        gd_strf(err, errlen, "the read/write kernel did not load: %s%s%s", gd_cuda_result_name(rc), log[0] ? ": " : "",
+                log); /* the JIT log, cut to what fits */
     }
     return rc;
 }

@@ -103,7 +103,7 @@ static void *run_worker(void *arg)
     /* Completions are timed on the GPU's own clock (events): the host's
      * clock would count its own scheduling delays as the GPU's. */
     CUevent began = NULL, done = NULL;
-    CUresult rc;
+    CUresult rc = CUDA_SUCCESS;
     if (!w->error[0] && ((rc = a->cuEventCreate(&began, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
                          (rc = a->cuEventCreate(&done, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
                          (rc = a->cuEventRecord(began, st)) != CUDA_SUCCESS)) {

@@ -2,6 +2,7 @@
 /* `gpudoctor fleet`: verdict, the groups' baselines, the outliers and shared
  * causes with their fixes, the nodes, what was not compared or read. */
 #include "report/fleet_report.h"
+#include "core/strf.h"
 #include "core/json_util.h"
 #include "core/text_safe.h"
 #include "report/html_escape.h"
@@ -235,12 +236,12 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
         done[i] = true;
         /* check's layout (text_finding.h), at the node and its GPUs. */
         gd_finding shown = *f;
-        char at[300], list[200] = "";
+        char at[420], list[200] = "";
         const char *rest = strstr(f->title, ": ");
         if (ng > 1 && rest) {
             gd_gpu_ranges(gpus, ng, true, list, sizeof list);
-            int n = snprintf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
-            (void)n; /* a long title is cut at the title's size, as every title is */
+            /* a long title is cut at the title's size, as every title is */
+            gd_strf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
             snprintf(at, sizeof at, "%s GPUs %s", node ? node : "fleet", list);
         } else if (node && f->gpu != GD_NO_GPU) {
             snprintf(at, sizeof at, "%s GPU %d", node, f->gpu);
