@@ -178,7 +178,7 @@ typedef struct gd_stack_facts {
     size_t xid_total; /* every Xid line */
     size_t xid_group_count;
     gd_xid_group xid_groups[GD_STACK_MAX_XID_GROUPS];
-    size_t xid_dropped; /* events of pairs past the array: counted in xid_total only */
+    size_t xid_dropped; /* lines of pairs past the array: counted in xid_total only */
     size_t gpu_fatal_count;
     gd_gpu_fatal gpu_fatal[GD_STACK_MAX_GPU_FATAL];
     size_t sxid_total; /* every SXid event (not its detail lines), even of groups past the array */

@@ -341,6 +341,6 @@ void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out)
     report_gpu(f, out, -1, NULL); /* the session's Xids on no GPU's address */
     if (s && s->xid_dropped)
         gd_skip_add(out, "health.xid", GD_NO_GPU,
-                    "%zu Xid events of more than %d distinct Xid and address pairs are counted in the total only",
+                    "%zu Xid lines of more than %d distinct Xid and address pairs are counted in the total only",
                     s->xid_dropped, GD_STACK_MAX_XID_GROUPS);
 }

@@ -437,6 +437,41 @@ static void a_recording_larger_than_64_mib_replays(void **state)
     free(dir);
 }
 
+/* A kernel log alone, one Xid fault printed on two lines (the driver
+ * repeats an Xid's line for one fault, klog_xid_run.h): its recording
+ * replays to the same findings. The reader counted Xid events against a
+ * total of lines and refused such a recording as "counts Xids that do not
+ * add up"; and a recording of evidence without samples (interval 0) was
+ * refused by its header. */
+static void a_recorded_kernel_log_with_a_fault_on_two_lines_replays(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gd-record-klog-XXXXXX", log[1200], rec[1200], live[4096], replay[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(log, sizeof log, "%s/dmesg.txt", dir);
+    snprintf(rec, sizeof rec, "%s/dmesg.jsonl", dir);
+    FILE *fp = fopen(log, "w");
+    assert_non_null(fp);
+    fputs("[Mar 5 10:00:01 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+          "[Mar 5 10:00:01 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+          "[Mar 5 10:00:02 2024] NVRM: Xid (PCI:0000:db:00): 48, pid=1, An uncorrectable double bit error (DBE) "
+          "has been detected on GPU in the framebuffer at partition 6, subpartition 0.\n",
+          fp);
+    assert_int_equal(fclose(fp), 0);
+    tool_result r = run_tool((const char *[]){"check", "--json", "--from", log, "--record", rec, NULL}, env);
+    verdicts(log, &r, live, sizeof live);
+    assert_non_null(strstr(live, "health.xid"));
+    tool_result_free(&r);
+    r = run_tool((const char *[]){"check", "--json", "--from", rec, NULL}, env);
+    verdicts(rec, &r, replay, sizeof replay);
+    tool_result_free(&r);
+    if (strcmp(live, replay) != 0)
+        fail_msg("the replay's findings differ from the capture's\n capture: %s\n replay:  %s", live, replay);
+    unlink(log);
+    unlink(rec);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +482,7 @@ int main(void)
         cmocka_unit_test(a_damaged_recording_is_refused_and_an_unfinished_line_left_out),
         cmocka_unit_test(a_recording_keeps_what_the_session_learned),
         cmocka_unit_test(an_old_recording_still_replays),
+        cmocka_unit_test(a_recorded_kernel_log_with_a_fault_on_two_lines_replays),
         cmocka_unit_test(a_long_recording_is_thinned_and_replays),
         cmocka_unit_test(a_recording_larger_than_64_mib_replays),
     };

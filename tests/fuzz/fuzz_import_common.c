@@ -34,10 +34,12 @@ void fuzz_import_check(const gd_facts *f)
         if (s->xid_groups[i].example_count > GD_XID_EXAMPLES || s->xid_groups[i].example_count == 0 ||
             s->xid_groups[i].count < s->xid_groups[i].example_count)
             __builtin_trap(); /* every pair keeps its newest events */
-        counted += s->xid_groups[i].count;
+        if (s->xid_groups[i].lines < s->xid_groups[i].count)
+            __builtin_trap(); /* an event is at least one line */
+        counted += s->xid_groups[i].lines;
     }
     if (s && counted + s->xid_dropped != s->xid_total)
-        __builtin_trap(); /* every Xid event counted once */
+        __builtin_trap(); /* every Xid line counted once */
 }
 
 void fuzz_import_run(fuzz_parser parse, const uint8_t *data, size_t size)

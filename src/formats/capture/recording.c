@@ -67,8 +67,9 @@ static int header(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     }
     if (gd_facts_static_from_json(json_object_get(j, "facts"), f, why, sizeof why) != 0)
         return bad(r, err, errlen, why);
-    if (f->interval_s <= 0 || f->window_s < 0)
-        return bad(r, err, errlen, "the header's interval_s must be above 0");
+    /* interval_s 0: a recording of evidence without samples (a kernel log alone). */
+    if (!(f->interval_s > 0 || (f->interval_s == 0 && f->window_s == 0)) || !(f->window_s >= 0))
+        return bad(r, err, errlen, "the header's interval_s must be above 0 (or 0 with no window)");
     if (gd_series_init(&f->series, f->gpu_count) != 0)
         return bad(r, err, errlen, "out of memory");
     /* The live session's ring: the window's samples, at most an hour's. */
@@ -156,6 +157,8 @@ static int sample(reader *r, const json_t *j, gd_facts *f, char *err, size_t err
     const json_t *t = json_object_get(j, "t"), *gpus = json_object_get(j, "gpus");
     if (!json_is_number(t) || !json_is_array(gpus) || json_array_size(gpus) > f->gpu_count)
         return bad(r, err, errlen, "a sample without its time 't' and one list of values per GPU");
+    if (!(f->interval_s > 0))
+        return bad(r, err, errlen, "a sample in a recording whose header says it holds none (interval_s 0)");
     double at = json_number_value(t);
     if (!isfinite(at) || at < 0 || (f->series.n && at < gd_series_t(&f->series, f->series.n - 1)))
         return bad(r, err, errlen, "a sample's time 't' runs backwards");

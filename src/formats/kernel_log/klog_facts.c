@@ -35,8 +35,10 @@ static void add_xid(gd_stack_facts *s, const gd_facts *f, gd_klog_state *st, gd_
            !(s->xid_groups[k].xid == ev->xid && strcasecmp(s->xid_groups[k].pci, ev->pci) == 0))
         k++;
     if (k == s->xid_group_count) {
-        if (more)
-            return; /* a line of an event whose group did not fit: counted there */
+        if (more) {
+            s->xid_dropped++; /* a line of an event whose group did not fit */
+            return;
+        }
         if (k == GD_STACK_MAX_XID_GROUPS) {
             s->xid_dropped++;
             return;
