@@ -490,6 +490,12 @@ typedef struct gd_facts {
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */
     struct gd_bench_facts *bench; /* include/gpudoctor/bench.h: bench gemm / membw / stress */
+    /* The window's running statistics (src/analysis/window_acc.h), kept by
+     * the session as samples arrive and leave, so judging costs the same at
+     * every tick; NULL: the checks build one from the series. Freed by
+     * gd_facts_free through acc_free (its layer's own function). */
+    struct gd_window_acc *acc;
+    void (*acc_free)(struct gd_window_acc *acc);
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

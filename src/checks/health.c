@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* health.gpu_lost: a GPU that stopped answering during the window, or that
  * the kernel log says fell off the bus or failed to initialise. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
@@ -70,9 +71,8 @@ gd_gone_answer gd_gone_but_answering(const gd_facts *f, int index, int xid, json
     double fault_t = NAN;
     for (size_t i = 0; xid && i < f->events.sum_count; i++) {
         gd_event_sum e;
-        if (f->events.sums[i].kind == GD_EV_XID && f->events.sums[i].gpu == (int)g &&
-            f->events.sums[i].code == xid && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e) &&
-            (isnan(fault_t) || e.first_t < fault_t))
+        if (f->events.sums[i].kind == GD_EV_XID && f->events.sums[i].gpu == (int)g && f->events.sums[i].code == xid &&
+            gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e) && (isnan(fault_t) || e.first_t < fault_t))
             fault_t = e.first_t;
     }
     /* Short: it ends a title (the evidence has the times). */
@@ -271,40 +271,20 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_VIOL_POWER_BRAKE_NS] = "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN)",
 };
 
-/* A metric that answered, then stopped: when, and what share of the samples it answered. */
-static bool stopped_answering(const gd_facts *f, size_t g, gd_metric m, double *from_s, double *answered)
-{
-    const gd_series *s = &f->series;
-    size_t ok = 0;
-    bool seen_ok = false;
-    *from_s = NAN;
-    for (size_t i = 0; i < s->n; i++) {
-        gd_value v = gd_series_at(s, i, g, m);
-        if (gd_ok(v)) {
-            ok++;
-            seen_ok = true;
-            *from_s = NAN; /* it answered again: a gap, not an end */
-        } else if (seen_ok && (v.status == GD_ST_ERROR || v.status == GD_ST_NO_PERMISSION) && isnan(*from_s)) {
-            /* Errors only: a capture's N/A or a board's "not supported" is no failure. */
-            *from_s = gd_series_t(s, i);
-        }
-    }
-    *answered = s->n ? (double)ok / (double)s->n : 1;
-    return !isnan(*from_s);
-}
-
 void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost)
             continue; /* health.gpu_lost tells */
         json_t *calls = json_array();
         double first = NAN, least = 1;
-        for (int m = 0; m < GD_M_COUNT; m++) {
+        for (int m = 0; acc && m < GD_M_COUNT; m++) {
             double from, answered;
-            if (!stopped_answering(f, g, (gd_metric)m, &from, &answered))
+            if (!gd_window_acc_stopped(acc, f, g, (gd_metric)m, &from, &answered))
                 continue;
             bool listed = false;
             size_t k;
@@ -351,4 +331,5 @@ void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findin
                        "what followed was not judged",
                        gpu->index, n, n == 1 ? "" : "s", first, 100 * least);
     }
+    gd_window_acc_free(tmp);
 }
