@@ -13,7 +13,7 @@
 
 typedef struct gd_stats {
     size_t n; /* valid samples */
-    double min, max, mean;
+    double min, max, mean, sum;
     double median; /* NAN for a metric whose median the window does not keep (window_acc.c) */
     double last; /* last valid value */
 } gd_stats;

@@ -41,8 +41,17 @@ static const gd_metric loaded_median_metrics[] = {GD_M_SM_CLOCK_MHZ, GD_M_POWER_
 #define NMED (sizeof median_metrics / sizeof median_metrics[0])
 #define NLMED (sizeof loaded_median_metrics / sizeof loaded_median_metrics[0])
 
-/* Per sample and GPU: loaded, the load signal, the masks' hits, the runs' states. */
-enum { F_LOADED = 1u, F_SIGNAL_SHIFT = 1, F_HIT_SHIFT = 3, F_IN_SHIFT = F_HIT_SHIFT + (int)NMASKS };
+/* Per sample and GPU: loaded, the load signal, the masks' hits, the runs'
+ * states, the streams' picks, the link's key. */
+enum {
+    F_LOADED = 1u,
+    F_SIGNAL_SHIFT = 1,
+    F_HIT_SHIFT = 3,
+    F_IN_SHIFT = F_HIT_SHIFT + (int)NMASKS,
+    F_PICK_SHIFT = F_IN_SHIFT + (int)NRUNS,
+    F_LINK_SHIFT = F_PICK_SHIFT + GD_WINDOW_STREAMS,
+};
+#define LINK_KEYS 64 /* distinct (generation, width) readings in a window: a flapping link has a few */
 
 /* A sliding extreme: sample numbers and values, monotonic from the front. */
 typedef struct mono {
@@ -103,8 +112,28 @@ typedef struct mem_acc {
     gd_vram_trend fit;
 } mem_acc;
 
+/* The samples a stream picks (window_acc.h): count, sum, largest, first. */
+typedef struct stream_acc {
+    size_t n;
+    double sum;
+    mono max;
+    uint64_t first;
+} stream_acc;
+
+/* One (generation, width) reading of the link, as read (unread parts kept). */
+typedef struct link_key {
+    gd_value gen, width;
+    size_t n_all, n_loaded;
+    uint64_t first_all, first_loaded;
+} link_key;
+
 typedef struct gpu_acc {
     size_t loaded;
+    size_t by_signal[4];
+    stream_acc st[GD_WINDOW_STREAMS];
+    gd_ostat mem_loaded; /* the values of GD_WS_MEM_LOADED, counted against any share */
+    link_key link[LINK_KEYS];
+    size_t nlink;
     double loaded_pair_s; /* dt over consecutive samples both loaded */
     metric_acc m[GD_M_COUNT];
     gd_ostat med[NMED], lmed[NLMED];
@@ -278,6 +307,65 @@ static void mem_drop(mem_acc *q, uint64_t no, double t, double y)
     }
 }
 
+/* Whether sample i of GPU g is in stream k, and its value there. Facts
+ * read here (the clock maximum, the memory size, the tunables) are the
+ * snapshot's: they do not change while the window runs. */
+static bool pick(const gd_facts *f, size_t i, size_t g, bool loaded, int k, double *x)
+{
+    const gd_gpu *gpu = &f->gpus[g];
+    const gd_series *s = &f->series;
+    switch ((gd_window_stream)k) {
+    case GD_WS_UTIL_LOW: {
+        gd_value u = gd_series_at(s, i, g, GD_M_UTIL_GPU_PCT);
+        *x = u.v;
+        return gd_ok(u) && u.v < GD_LOADED_UTIL_PCT;
+    }
+    case GD_WS_CLOCK_LOW: {
+        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS), c = gd_series_at(s, i, g, GD_M_SM_CLOCK_MHZ);
+        *x = c.v;
+        return loaded && gd_ok(r) && r.v == 0 && gd_ok(c) && gd_ok(gpu->clock_max_sm_mhz) &&
+               c.v < GD_WINDOW_CLOCK_LOW_FRACTION * gpu->clock_max_sm_mhz.v;
+    }
+    case GD_WS_MEM_LOADED: {
+        gd_value u = gd_series_at(s, i, g, GD_M_MEM_USED_MIB);
+        *x = u.v;
+        return loaded && gd_ok(u);
+    }
+    case GD_WS_ANSWERED: {
+        static const gd_metric ms[] = {GD_M_UTIL_GPU_PCT, GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ};
+        *x = 0;
+        for (size_t m = 0; m < sizeof ms / sizeof ms[0]; m++)
+            if (gd_ok(gd_series_at(s, i, g, ms[m])))
+                return true;
+        return false;
+    }
+    }
+    return false;
+}
+
+static bool same_reading(gd_value a, gd_value b)
+{
+    return gd_ok(a) == gd_ok(b) && (!gd_ok(a) || a.v == b.v);
+}
+
+/* The key of a link reading, made when new; LINK_KEYS: none left. */
+static size_t link_key_of(gpu_acc *ga, gd_value gen, gd_value width)
+{
+    size_t free_slot = LINK_KEYS;
+    for (size_t k = 0; k < ga->nlink; k++) {
+        link_key *l = &ga->link[k];
+        if (l->n_all && same_reading(l->gen, gen) && same_reading(l->width, width))
+            return k;
+        if (!l->n_all && free_slot == LINK_KEYS)
+            free_slot = k;
+    }
+    if (free_slot == LINK_KEYS && ga->nlink < LINK_KEYS)
+        free_slot = ga->nlink++;
+    if (free_slot < LINK_KEYS)
+        ga->link[free_slot] = (link_key){.gen = gen, .width = width, .first_all = NONE, .first_loaded = NONE};
+    return free_slot;
+}
+
 /* ---- samples ---- */
 
 static bool in_window(const gd_window_acc *a, uint64_t no)
@@ -365,8 +453,37 @@ static int enter(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t prev
     bool loaded = fl & F_LOADED;
     int rc = 0;
     ga->loaded += loaded;
+    ga->by_signal[(fl >> F_SIGNAL_SHIFT) & 3u]++;
     if (loaded && (pfl & F_LOADED))
         ga->loaded_pair_s += dt;
+    for (int k = 0; k < GD_WINDOW_STREAMS; k++) {
+        double x;
+        if (!pick(f, i, g, loaded, k, &x))
+            continue;
+        stream_acc *st = &ga->st[k];
+        flags_of(a, no)[g] |= 1u << (F_PICK_SHIFT + k);
+        st->n++;
+        st->sum += x;
+        rc |= mono_push(&st->max, no, x, true);
+        if (st->first == NONE)
+            st->first = no;
+        if (k == GD_WS_MEM_LOADED)
+            rc |= gd_ostat_insert(&ga->mem_loaded, x);
+    }
+    size_t lk = link_key_of(ga, gd_series_at(&f->series, i, g, GD_M_PCIE_GEN),
+                            gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH));
+    if (lk == LINK_KEYS) {
+        a->misses++; /* more distinct link readings than kept: judged without this one */
+    } else {
+        link_key *l = &ga->link[lk];
+        l->n_all++;
+        l->n_loaded += loaded;
+        if (l->first_all == NONE)
+            l->first_all = no;
+        if (loaded && l->first_loaded == NONE)
+            l->first_loaded = no;
+    }
+    flags_of(a, no)[g] |= (uint32_t)lk << F_LINK_SHIFT;
     for (int m = 0; m < GD_M_COUNT; m++) {
         gd_value v = gd_series_at(&f->series, i, g, (gd_metric)m);
         metric_acc *ma = &ga->m[m];
@@ -453,8 +570,53 @@ static void leave(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t nex
     double dt = next != NONE ? t_of(f, next) - t_of(f, no) : 0;
     bool loaded = fl & F_LOADED;
     ga->loaded -= loaded;
+    ga->by_signal[(fl >> F_SIGNAL_SHIFT) & 3u]--;
     if (loaded && (nfl & F_LOADED))
         ga->loaded_pair_s -= dt;
+    for (int k = 0; k < GD_WINDOW_STREAMS; k++) {
+        stream_acc *st = &ga->st[k];
+        mono_expire(&st->max, no + 1);
+        if (!(fl & (1u << (F_PICK_SHIFT + k))))
+            continue;
+        double x;
+        pick(f, i, g, loaded, k, &x);
+        st->n--;
+        st->sum -= x;
+        if (k == GD_WS_MEM_LOADED)
+            gd_ostat_remove(&ga->mem_loaded, x);
+        if (st->first == no) { /* the next pick: each sample passed once */
+            st->first = NONE;
+            for (uint64_t k2 = no + 1; k2 < a->end && st->n; k2++)
+                if (flags_of(a, k2)[g] & (1u << (F_PICK_SHIFT + k))) {
+                    st->first = k2;
+                    break;
+                }
+        }
+    }
+    size_t lk = fl >> F_LINK_SHIFT;
+    if (lk < LINK_KEYS) {
+        link_key *l = &ga->link[lk];
+        l->n_all--;
+        l->n_loaded -= loaded;
+        if (l->first_all == no || (loaded && l->first_loaded == no)) {
+            bool all = l->first_all == no, ld = loaded && l->first_loaded == no;
+            if (all)
+                l->first_all = NONE;
+            if (ld)
+                l->first_loaded = NONE;
+            for (uint64_t k2 = no + 1; k2 < a->end && ((all && l->n_all) || (ld && l->n_loaded)); k2++) {
+                uint32_t f2 = flags_of(a, k2)[g];
+                if ((f2 >> F_LINK_SHIFT) != lk)
+                    continue;
+                if (all && l->first_all == NONE)
+                    l->first_all = k2;
+                if (ld && l->first_loaded == NONE && (f2 & F_LOADED))
+                    l->first_loaded = k2;
+                if ((!all || l->first_all != NONE) && (!ld || l->first_loaded != NONE))
+                    break;
+            }
+        }
+    }
     for (int m = 0; m < GD_M_COUNT; m++) {
         metric_acc *ma = &ga->m[m];
         gd_value v = gd_series_at(&f->series, i, g, (gd_metric)m);
@@ -552,6 +714,9 @@ gd_window_acc *gd_window_acc_new(size_t gpus, double span_s)
         gpu_acc *ga = &a->g[g];
         for (int m = 0; m < GD_M_COUNT; m++)
             ga->m[m].first_valid = ga->m[m].last_valid = ga->m[m].failing_from = NONE;
+        for (int k = 0; k < GD_WINDOW_STREAMS; k++)
+            ga->st[k].first = NONE;
+        gd_ostat_init(&ga->mem_loaded);
         for (size_t k = 0; k < NMED; k++)
             gd_ostat_init(&ga->med[k]);
         for (size_t k = 0; k < NLMED; k++)
@@ -594,6 +759,9 @@ void gd_window_acc_free(gd_window_acc *a)
             mono_free(&ga->rn[k].longest);
         }
         free(ga->mem.q);
+        for (int k = 0; k < GD_WINDOW_STREAMS; k++)
+            mono_free(&ga->st[k].max);
+        gd_ostat_free(&ga->mem_loaded);
     }
     free(a->g);
     free(a->flags);
@@ -719,6 +887,7 @@ size_t gd_window_acc_stats(const gd_window_acc *a, const gd_facts *f, size_t g, 
         st.n = ma->n;
         st.min = mono_front(&ma->min);
         st.max = mono_front(&ma->max);
+        st.sum = ma->sum;
         st.mean = ma->sum / (double)ma->n;
         st.last = value_of(f, ma->last_valid, g, m).v;
         st.median = NAN;
@@ -886,6 +1055,92 @@ int gd_window_acc_memory_trend(const gd_window_acc *a, size_t g, gd_vram_trend *
         return -1;
     *out = q->fit;
     return 0;
+}
+
+size_t gd_window_acc_mem_at_least(const gd_window_acc *a, size_t g, double mib)
+{
+    const gd_ostat *o = &a->g[g].mem_loaded;
+    return o->n - gd_ostat_count_below(o, mib);
+}
+
+size_t gd_window_acc_by_signal(const gd_window_acc *a, size_t g, gd_load_signal why)
+{
+    return a->g[g].by_signal[why & 3];
+}
+
+void gd_window_acc_stream(const gd_window_acc *a, const gd_facts *f, size_t g, gd_window_stream k,
+                          gd_window_picks *out)
+{
+    const stream_acc *st = &a->g[g].st[k];
+    *out = (gd_window_picks){.n = st->n, .sum = st->sum, .max = mono_front(&st->max), .first_s = NAN};
+    if (st->first != NONE)
+        out->first_s = t_of(f, st->first);
+}
+
+/* Median of a multiset given as (value, count) pairs, as gd_median says. */
+static double counted_median(double *v, size_t *c, size_t k, size_t total)
+{
+    if (!total)
+        return NAN;
+    for (size_t x = 1; x < k; x++) /* insertion sort: a few values */
+        for (size_t y = x; y > 0 && v[y - 1] > v[y]; y--) {
+            double tv = v[y];
+            v[y] = v[y - 1];
+            v[y - 1] = tv;
+            size_t tc = c[y];
+            c[y] = c[y - 1];
+            c[y - 1] = tc;
+        }
+    size_t lo = (total - 1) / 2, hi = total % 2 ? lo : lo + 1, seen = 0;
+    double a = NAN, b = NAN;
+    for (size_t x = 0; x < k; x++) {
+        if (isnan(a) && lo < seen + c[x])
+            a = v[x];
+        if (hi < seen + c[x]) {
+            b = v[x];
+            break;
+        }
+        seen += c[x];
+    }
+    return total % 2 ? a : (a + b) / 2;
+}
+
+void gd_window_acc_link(const gd_window_acc *a, const gd_facts *f, size_t g, double gen_max, double width_max,
+                        bool loaded_only, gd_window_link *out)
+{
+    const gpu_acc *ga = &a->g[g];
+    double gv[LINK_KEYS], wv[LINK_KEYS];
+    size_t gc[LINK_KEYS], wc[LINK_KEYS], k = 0;
+    uint64_t first = NONE;
+    *out = (gd_window_link){.gen = NAN, .width = NAN, .first_s = NAN, .widest_low = 0};
+    out->samples = loaded_only ? ga->loaded : (size_t)(a->end - a->first);
+    for (size_t x = 0; x < ga->nlink; x++) {
+        const link_key *l = &ga->link[x];
+        size_t n = loaded_only ? l->n_loaded : l->n_all;
+        if (!n)
+            continue;
+        bool ge = gd_ok(l->gen), wi = gd_ok(l->width);
+        if (wi && l->width.v < width_max) {
+            out->width_low += l->n_all;
+            out->widest_low = fmax(out->widest_low, l->width.v);
+        }
+        if (!ge && !wi)
+            continue;
+        out->judged += n;
+        if (!((ge && l->gen.v < gen_max) || (wi && l->width.v < width_max)))
+            continue;
+        out->low += n;
+        gv[k] = ge ? l->gen.v : gen_max;
+        wv[k] = wi ? l->width.v : width_max;
+        gc[k] = wc[k] = n;
+        k++;
+        uint64_t at = loaded_only ? l->first_loaded : l->first_all;
+        first = at < first ? at : first;
+    }
+    out->gen = counted_median(gv, gc, k, out->low);
+    out->width = counted_median(wv, wc, k, out->low);
+    if (first != NONE)
+        out->first_s = t_of(f, first);
 }
 
 size_t gd_window_acc_misses(const gd_window_acc *a)

@@ -28,6 +28,38 @@
 
 typedef struct gd_window_acc gd_window_acc;
 
+/* Samples the checks count by a rule of their own, kept as streams: the
+ * rule is decided once per sample, when it comes (window_acc.c, pick). */
+typedef enum gd_window_stream {
+    GD_WS_UTIL_LOW, /* utilisation read and below GD_LOADED_UTIL_PCT; value: the utilisation */
+    GD_WS_CLOCK_LOW, /* loaded, no clock event reason, SM clock below GD_WINDOW_CLOCK_LOW_FRACTION of its maximum */
+    GD_WS_MEM_LOADED, /* loaded with its memory read; value: MiB used (gd_window_acc_mem_at_least counts them) */
+    GD_WS_ANSWERED, /* any of utilisation, temperature, power, SM clock read */
+} gd_window_stream;
+#define GD_WINDOW_STREAMS 4
+
+/* A loaded GPU without a clock event reason runs its SM clock below this
+ * share of its maximum: clocks.low (checks/thresholds.h names it). */
+#define GD_WINDOW_CLOCK_LOW_FRACTION 0.80
+
+typedef struct gd_window_picks {
+    size_t n;
+    double sum, max; /* of the values (max NAN when none) */
+    double first_s; /* window time of the first pick, NAN when none */
+} gd_window_picks;
+
+/* The link's samples against a (gen_max, width_max): those considered (all,
+ * or the loaded ones), those with a generation or width read, those below
+ * (with the medians of their generation and width, an unread one counted at
+ * its maximum, and the first's time); and of every sample, widths below
+ * width_max: how many and the widest. */
+typedef struct gd_window_link {
+    size_t samples, judged, low;
+    double gen, width, first_s;
+    size_t width_low;
+    double widest_low;
+} gd_window_link;
+
 /* Keeps the samples of the last span_s seconds (as gd_series_last does);
  * span_s <= 0: every sample added until it is forgotten. NULL: no memory. */
 gd_window_acc *gd_window_acc_new(size_t gpus, double span_s);
@@ -99,6 +131,14 @@ bool gd_window_acc_stopped(const gd_window_acc *a, const gd_facts *f, size_t g, 
  * means of at most 64 buckets of consecutive samples, refitted only when a
  * bucket is completed or leaves. -1: fewer than 4 buckets. */
 int gd_window_acc_memory_trend(const gd_window_acc *a, size_t g, gd_vram_trend *out);
+
+/* Loaded samples of GPU g using at least `mib` of its memory. */
+size_t gd_window_acc_mem_at_least(const gd_window_acc *a, size_t g, double mib);
+size_t gd_window_acc_by_signal(const gd_window_acc *a, size_t g, gd_load_signal why);
+void gd_window_acc_stream(const gd_window_acc *a, const gd_facts *f, size_t g, gd_window_stream k,
+                          gd_window_picks *out);
+void gd_window_acc_link(const gd_window_acc *a, const gd_facts *f, size_t g, double gen_max, double width_max,
+                        bool loaded_only, gd_window_link *out);
 
 /* Queries that asked for what the accumulator does not keep (a mask or a
  * median outside its tables): a test holds every check to 0. */

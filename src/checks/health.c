@@ -39,19 +39,23 @@ static bool answered_span(const gd_facts *f, size_t g, double *first, double *la
     static const gd_metric ms[] = {GD_M_UTIL_GPU_PCT, GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ};
     *first = *last = NAN;
     *util_last = (gd_value){.status = GD_ST_NOT_SUPPORTED};
-    for (size_t i = 0; i < f->series.n; i++) {
-        bool ok = false;
-        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-            ok |= gd_ok(gd_series_at(&f->series, i, g, ms[k]));
-        if (!ok)
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_window_picks p = {.first_s = NAN};
+    if (acc)
+        gd_window_acc_stream(acc, f, g, GD_WS_ANSWERED, &p);
+    *first = p.first_s;
+    for (size_t k = 0; acc && k < sizeof ms / sizeof ms[0]; k++) {
+        uint64_t a, b;
+        if (!gd_window_acc_valid_span(acc, g, ms[k], &a, &b))
             continue;
-        if (isnan(*first))
-            *first = gd_series_t(&f->series, i);
-        *last = gd_series_t(&f->series, i);
-        gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-        if (gd_ok(u))
-            *util_last = u;
+        double t = gd_series_t(&f->series, (size_t)(b - f->series.dropped));
+        *last = isnan(*last) || t > *last ? t : *last;
     }
+    gd_stats u;
+    if (acc && gd_window_acc_stats(acc, f, g, GD_M_UTIL_GPU_PCT, &u) > 0)
+        *util_last = gd_val(u.last);
+    gd_window_acc_free(tmp);
     return !isnan(*first);
 }
 

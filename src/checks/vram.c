@@ -38,18 +38,18 @@ typedef struct fullness {
 static fullness measure_full(const gd_facts *f, size_t g, double total_mib)
 {
     fullness x = {0};
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value used = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
-        if (!gd_ok(used))
-            continue;
-        x.valid++;
-        if (!gd_loaded_at(f, i, g))
-            continue;
-        x.loaded++;
-        x.max_mib = used.v > x.max_mib ? used.v : x.max_mib;
-        x.full += used.v >= GD_VRAM_FULL_FRACTION * total_mib;
-        x.critical += used.v >= GD_VRAM_FULL_CRITICAL_FRACTION * total_mib;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_window_picks loaded;
+    if (acc) {
+        x.valid = gd_stats_of(f, g, GD_M_MEM_USED_MIB, NULL);
+        gd_window_acc_stream(acc, f, g, GD_WS_MEM_LOADED, &loaded);
+        x.loaded = loaded.n;
+        x.max_mib = loaded.n && loaded.max > 0 ? loaded.max : 0;
+        x.full = gd_window_acc_mem_at_least(acc, g, GD_VRAM_FULL_FRACTION * total_mib);
+        x.critical = gd_window_acc_mem_at_least(acc, g, GD_VRAM_FULL_CRITICAL_FRACTION * total_mib);
     }
+    gd_window_acc_free(tmp);
     return x;
 }
 

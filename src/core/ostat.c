@@ -210,6 +210,22 @@ double gd_ostat_kth(const gd_ostat *o, size_t k)
     return NAN;
 }
 
+size_t gd_ostat_count_below(const gd_ostat *o, double v)
+{
+    size_t below = 0;
+    uint32_t x = o->root;
+    while (x) {
+        const gd_ostat_node *n = &o->nodes[x];
+        if (v <= n->v) {
+            x = n->left;
+        } else {
+            below += size_of(o, n->left) + n->count;
+            x = n->right;
+        }
+    }
+    return below;
+}
+
 double gd_ostat_median(const gd_ostat *o)
 {
     if (o->n == 0)

@@ -39,6 +39,9 @@ bool gd_ostat_remove(gd_ostat *o, double v);
 /* The k-th smallest value, k from 0; NAN when k >= n. */
 double gd_ostat_kth(const gd_ostat *o, size_t k);
 
+/* How many values are below v. */
+size_t gd_ostat_count_below(const gd_ostat *o, double v);
+
 /* What gd_median (core/stats.h) says of the same values: the middle value,
  * or the mean of the two middle values when n is even; NAN when empty. */
 double gd_ostat_median(const gd_ostat *o);
