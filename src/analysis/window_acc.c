@@ -35,7 +35,8 @@ static const struct {
 
 /* Metrics whose median over every sample, and over the loaded samples, the
  * checks read. */
-static const gd_metric median_metrics[] = {GD_M_UTIL_GPU_PCT, GD_M_PCIE_GEN, GD_M_PCIE_WIDTH};
+static const gd_metric median_metrics[] = {GD_M_UTIL_GPU_PCT, GD_M_PCIE_GEN, GD_M_PCIE_WIDTH, GD_M_TEMP_C,
+                                           GD_M_MEM_TEMP_C};
 static const gd_metric loaded_median_metrics[] = {GD_M_SM_CLOCK_MHZ, GD_M_POWER_W, GD_M_TEMP_C, GD_M_PCIE_GEN,
                                                   GD_M_PCIE_WIDTH};
 #define NMED (sizeof median_metrics / sizeof median_metrics[0])
@@ -66,6 +67,7 @@ typedef struct metric_acc {
     mono min, max;
     uint64_t first_valid, last_valid;
     uint64_t failing_from; /* the first error after the newest valid value (NONE: none) */
+    uint64_t last_tried; /* the newest sample whose call answered anything but "not read" */
 } metric_acc;
 
 typedef struct episode_acc {
@@ -74,6 +76,7 @@ typedef struct episode_acc {
     double span_s; /* dt to the next sample, summed over the hits that have one */
     mono temp_max, mem_temp_max;
     gd_ostat clk, free_clk, pw;
+    gd_ostat hit_clk, hit_pstate; /* every hit, loaded or not */
 } episode_acc;
 
 /* A run of consecutive samples in a state: sample numbers of its ends. */
@@ -470,8 +473,8 @@ static int enter(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t prev
         if (k == GD_WS_MEM_LOADED)
             rc |= gd_ostat_insert(&ga->mem_loaded, x);
     }
-    size_t lk = link_key_of(ga, gd_series_at(&f->series, i, g, GD_M_PCIE_GEN),
-                            gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH));
+    size_t lk =
+        link_key_of(ga, gd_series_at(&f->series, i, g, GD_M_PCIE_GEN), gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH));
     if (lk == LINK_KEYS) {
         a->misses++; /* more distinct link readings than kept: judged without this one */
     } else {
@@ -487,6 +490,8 @@ static int enter(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t prev
     for (int m = 0; m < GD_M_COUNT; m++) {
         gd_value v = gd_series_at(&f->series, i, g, (gd_metric)m);
         metric_acc *ma = &ga->m[m];
+        if (v.status != GD_ST_UNREAD)
+            ma->last_tried = no;
         if (!gd_ok(v)) {
             /* Errors only: a capture's N/A or a board's "not supported" is no failure. */
             if ((v.status == GD_ST_ERROR || v.status == GD_ST_NO_PERMISSION) && ma->last_valid != NONE &&
@@ -529,6 +534,8 @@ static int enter(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t prev
             rc |= mono_push(&e->temp_max, no, t.v, true);
         if (gd_ok(mt))
             rc |= mono_push(&e->mem_temp_max, no, mt.v, true);
+        rc |= ostat_add(&e->hit_clk, clock);
+        rc |= ostat_add(&e->hit_pstate, gd_series_at(&f->series, i, g, GD_M_PSTATE));
         if (!loaded)
             continue;
         e->hit++;
@@ -626,6 +633,8 @@ static void leave(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t nex
         }
         mono_expire(&ma->min, no + 1);
         mono_expire(&ma->max, no + 1);
+        if (ma->last_tried == no)
+            ma->last_tried = NONE; /* the newest left: every older one too */
         if (ma->first_valid == no) { /* the next valid one: each sample passed once */
             ma->first_valid = NONE;
             for (uint64_t k = no + 1; k < a->end && ma->n; k++)
@@ -658,6 +667,8 @@ static void leave(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t nex
         if (next != NONE)
             e->span_s -= dt;
         e->hit_any--;
+        ostat_drop(&e->hit_clk, clock);
+        ostat_drop(&e->hit_pstate, gd_series_at(&f->series, i, g, GD_M_PSTATE));
         if (e->first_hit == no) {
             e->first_hit = NONE;
             for (uint64_t k2 = no + 1; k2 < a->end && e->hit_any; k2++)
@@ -713,7 +724,7 @@ gd_window_acc *gd_window_acc_new(size_t gpus, double span_s)
     for (size_t g = 0; g < gpus; g++) {
         gpu_acc *ga = &a->g[g];
         for (int m = 0; m < GD_M_COUNT; m++)
-            ga->m[m].first_valid = ga->m[m].last_valid = ga->m[m].failing_from = NONE;
+            ga->m[m].first_valid = ga->m[m].last_valid = ga->m[m].failing_from = ga->m[m].last_tried = NONE;
         for (int k = 0; k < GD_WINDOW_STREAMS; k++)
             ga->st[k].first = NONE;
         gd_ostat_init(&ga->mem_loaded);
@@ -727,6 +738,8 @@ gd_window_acc *gd_window_acc_new(size_t gpus, double span_s)
             gd_ostat_init(&e->clk);
             gd_ostat_init(&e->free_clk);
             gd_ostat_init(&e->pw);
+            gd_ostat_init(&e->hit_clk);
+            gd_ostat_init(&e->hit_pstate);
         }
     }
     return a;
@@ -753,6 +766,8 @@ void gd_window_acc_free(gd_window_acc *a)
             gd_ostat_free(&e->clk);
             gd_ostat_free(&e->free_clk);
             gd_ostat_free(&e->pw);
+            gd_ostat_free(&e->hit_clk);
+            gd_ostat_free(&e->hit_pstate);
         }
         for (size_t k = 0; k < NRUNS; k++) {
             free(ga->rn[k].q);
@@ -1063,13 +1078,41 @@ size_t gd_window_acc_mem_at_least(const gd_window_acc *a, size_t g, double mib)
     return o->n - gd_ostat_count_below(o, mib);
 }
 
+double gd_window_acc_hit_median(const gd_window_acc *a, size_t g, unsigned long long mask, gd_metric m)
+{
+    int k = mask_slot(a, mask);
+    if (k < 0 || (m != GD_M_SM_CLOCK_MHZ && m != GD_M_PSTATE)) {
+        if (k >= 0)
+            ((gd_window_acc *)a)->misses++;
+        return NAN;
+    }
+    const episode_acc *e = &a->g[g].ep[k];
+    return gd_ostat_median(m == GD_M_SM_CLOCK_MHZ ? &e->hit_clk : &e->hit_pstate);
+}
+
+gd_value gd_window_acc_tried(const gd_window_acc *a, const gd_facts *f, size_t g, gd_metric m)
+{
+    const metric_acc *ma = &a->g[g].m[m];
+    if (ma->first_valid != NONE)
+        return value_of(f, ma->first_valid, g, m);
+    return ma->last_tried != NONE ? value_of(f, ma->last_tried, g, m) : gd_missing(GD_ST_UNREAD);
+}
+
+size_t gd_window_acc_at_least(const gd_window_acc *a, size_t g, gd_metric m, double v)
+{
+    for (size_t k = 0; k < NMED; k++)
+        if (median_metrics[k] == m)
+            return a->g[g].med[k].n - gd_ostat_count_below(&a->g[g].med[k], v);
+    ((gd_window_acc *)a)->misses++;
+    return 0;
+}
+
 size_t gd_window_acc_by_signal(const gd_window_acc *a, size_t g, gd_load_signal why)
 {
     return a->g[g].by_signal[why & 3];
 }
 
-void gd_window_acc_stream(const gd_window_acc *a, const gd_facts *f, size_t g, gd_window_stream k,
-                          gd_window_picks *out)
+void gd_window_acc_stream(const gd_window_acc *a, const gd_facts *f, size_t g, gd_window_stream k, gd_window_picks *out)
 {
     const stream_acc *st = &a->g[g].st[k];
     *out = (gd_window_picks){.n = st->n, .sum = st->sum, .max = mono_front(&st->max), .first_s = NAN};

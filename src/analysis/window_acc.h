@@ -132,6 +132,17 @@ bool gd_window_acc_stopped(const gd_window_acc *a, const gd_facts *f, size_t g, 
  * bucket is completed or leaves. -1: fewer than 4 buckets. */
 int gd_window_acc_memory_trend(const gd_window_acc *a, size_t g, gd_vram_trend *out);
 
+/* The median of the SM clock or the performance state over every sample
+ * with a reason of `mask`, loaded or not; NAN when none. */
+double gd_window_acc_hit_median(const gd_window_acc *a, size_t g, unsigned long long mask, gd_metric m);
+
+/* What metric m's call answered in the window: its first valid value, else
+ * the newest answer that was not "not read" (a status), else unread. */
+gd_value gd_window_acc_tried(const gd_window_acc *a, const gd_facts *f, size_t g, gd_metric m);
+
+/* Samples of GPU g whose metric m reads at least v (a metric whose median
+ * the window keeps; another is a miss). */
+size_t gd_window_acc_at_least(const gd_window_acc *a, size_t g, gd_metric m, double v);
 /* Loaded samples of GPU g using at least `mib` of its memory. */
 size_t gd_window_acc_mem_at_least(const gd_window_acc *a, size_t g, double mib);
 size_t gd_window_acc_by_signal(const gd_window_acc *a, size_t g, gd_load_signal why);

@@ -24,7 +24,11 @@ static void link_below(const gd_facts *f, size_t g, double gen_max, double width
     if (acc) {
         gd_window_link l;
         gd_window_acc_link(acc, f, g, gen_max, width_max, loaded_only, &l);
-        *w = (link_window){.loaded = l.samples, .judged = l.judged, .low = l.low, .gen = l.gen, .width = l.width,
+        *w = (link_window){.loaded = l.samples,
+                           .judged = l.judged,
+                           .low = l.low,
+                           .gen = l.gen,
+                           .width = l.width,
                            .first_s = l.first_s};
     }
     gd_window_acc_free(tmp);

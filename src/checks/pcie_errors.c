@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe errors: pcie.replays (NVML replay counter), pcie.aer_errors (AER
  * counters of sysfs or lspci, and the kernel log's AER messages). */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
@@ -38,10 +39,15 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
     (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        long first = -1, last = gd_last_valid(f, g, GD_M_PCIE_REPLAYS);
-        for (size_t i = 0; i < f->series.n && first < 0; i++)
-            if (gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_REPLAYS)))
-                first = (long)i;
+        long first = -1, last = -1;
+        gd_window_acc *tmp;
+        const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+        uint64_t a, b;
+        if (acc && gd_window_acc_valid_span(acc, g, GD_M_PCIE_REPLAYS, &a, &b)) {
+            first = (long)(a - f->series.dropped);
+            last = (long)(b - f->series.dropped);
+        }
+        gd_window_acc_free(tmp);
         if (first >= 0 && last == first) { /* one reading (a snapshot, a capture): no growth to see */
             if (!gpu->lost)
                 gd_skip_add(out, "pcie.replays", gpu->index,

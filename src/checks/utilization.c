@@ -122,8 +122,9 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
             json_object_set_new(ev, "processes", json_integer(0));
             json_object_set_new(ev, "linked_by", json_string(gd_link_rule_key(rule[g])));
             json_object_set_new(ev, "linked", json_string(why + g * GD_LINK_WHY_LEN));
-            json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
-                                                          "nvmlDeviceGetMemoryInfo; the job's /proc"));
+            json_object_set_new(ev, "source",
+                                json_string("nvml:nvmlDeviceGetUtilizationRates, "
+                                            "nvmlDeviceGetMemoryInfo; the job's /proc"));
             gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,
                            "GPU %d busy %.0f%% on average, below %.0f%% in %.0f%% of the window, while the job (pid "
                            "%ld) holds %.0f MiB; NVML lists no process (%s)",

@@ -136,11 +136,56 @@ static void same_as_fresh(const gd_window_acc *a, const gd_facts *w, uint64_t at
             same_double(gd_window_acc_loaded_median(a, g, kept[k]), gd_window_acc_loaded_median(b, g, kept[k]),
                         "loaded median", at, g);
         assert_int_equal(gd_window_acc_loaded(a, g), gd_window_acc_loaded(b, g));
+        for (int k = 0; k < 4; k++)
+            assert_int_equal(gd_window_acc_by_signal(a, g, (gd_load_signal)k),
+                             gd_window_acc_by_signal(b, g, (gd_load_signal)k));
+        for (int k = 0; k < GD_WINDOW_STREAMS; k++) {
+            gd_window_picks x, y;
+            gd_window_acc_stream(a, w, g, (gd_window_stream)k, &x);
+            gd_window_acc_stream(b, w, g, (gd_window_stream)k, &y);
+            assert_int_equal(x.n, y.n);
+            same_double(x.sum, y.sum, "stream sum", at, g);
+            same_double(x.max, y.max, "stream max", at, g);
+            same_double(x.first_s, y.first_s, "stream first", at, g);
+        }
+        for (double mib = 1000; mib < 20000; mib += 3000)
+            assert_int_equal(gd_window_acc_mem_at_least(a, g, mib), gd_window_acc_mem_at_least(b, g, mib));
+        for (double c = 60; c < 100; c += 7) {
+            assert_int_equal(gd_window_acc_at_least(a, g, GD_M_TEMP_C, c),
+                             gd_window_acc_at_least(b, g, GD_M_TEMP_C, c));
+            assert_int_equal(gd_window_acc_at_least(a, g, GD_M_MEM_TEMP_C, c),
+                             gd_window_acc_at_least(b, g, GD_M_MEM_TEMP_C, c));
+        }
+        static const double maxima[][2] = {{5, 16}, {4, 16}, {5, 8}, {INFINITY, INFINITY}, {6, 32}};
+        for (size_t k = 0; k < sizeof maxima / sizeof maxima[0]; k++)
+            for (int loaded_only = 0; loaded_only < 2; loaded_only++) {
+                gd_window_link x, y;
+                gd_window_acc_link(a, w, g, maxima[k][0], maxima[k][1], loaded_only, &x);
+                gd_window_acc_link(b, w, g, maxima[k][0], maxima[k][1], loaded_only, &y);
+                assert_int_equal(x.samples, y.samples);
+                assert_int_equal(x.judged, y.judged);
+                assert_int_equal(x.low, y.low);
+                assert_int_equal(x.width_low, y.width_low);
+                same_double(x.gen, y.gen, "link gen", at, g);
+                same_double(x.width, y.width, "link width", at, g);
+                same_double(x.first_s, y.first_s, "link first", at, g);
+                same_double(x.widest_low, y.widest_low, "link widest", at, g);
+            }
+        for (int m = 0; m < GD_M_COUNT; m++) {
+            gd_value x = gd_window_acc_tried(a, w, g, (gd_metric)m), y = gd_window_acc_tried(b, w, g, (gd_metric)m);
+            assert_int_equal(x.status, y.status);
+            same_double(x.v, y.v, "tried", at, g);
+        }
         for (size_t k = 0; k < gd_window_episode_mask_count; k++) {
             gd_episode x, y;
             assert_int_equal(gd_window_acc_episode(a, w, g, gd_window_episode_masks[k], &x), 0);
             assert_int_equal(gd_window_acc_episode(b, w, g, gd_window_episode_masks[k], &y), 0);
             same_episode(&x, &y, at, g);
+            same_double(gd_window_acc_hit_median(a, g, gd_window_episode_masks[k], GD_M_SM_CLOCK_MHZ),
+                        gd_window_acc_hit_median(b, g, gd_window_episode_masks[k], GD_M_SM_CLOCK_MHZ), "hit clock", at,
+                        g);
+            same_double(gd_window_acc_hit_median(a, g, gd_window_episode_masks[k], GD_M_PSTATE),
+                        gd_window_acc_hit_median(b, g, gd_window_episode_masks[k], GD_M_PSTATE), "hit pstate", at, g);
         }
         gd_runs r1, r2;
         const unsigned long long explained =
