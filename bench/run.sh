@@ -13,4 +13,5 @@ build=${1:-build}
 "$build/bench_retention" replay "${BENCH_REPLAY_MB:-200}"
 "$build/bench_proc_cost"
 "$build/bench_fleet"
+"$build/bench_tick_cost" "${BENCH_DAY_SECONDS:-86400}"
 "$build/bench_trace" --big "${BENCH_TRACE_MB:-512}"
