@@ -9,6 +9,19 @@
 #include "exports.h"
 #include "scenario.h"
 
+/* Counts a call of the exported NVML function fn (sim_count.c); slot is
+ * the function's own static index into the table. Every exported NVML
+ * function starts with GDSIM_COUNTED(). */
+void gdsim_count(unsigned *slot, const char *fn);
+#define GDSIM_COUNTED()                                                                                                \
+    do {                                                                                                               \
+        static unsigned gdsim_slot_;                                                                                   \
+        gdsim_count(&gdsim_slot_, __func__);                                                                           \
+    } while (0)
+/* Writes the counts to $GPUDOCTOR_SIM_NVML_COUNT, if set ("CALLS NAME" a
+ * line, most called first): the last nvmlShutdown calls it. */
+void gdsim_count_write(void);
+
 /* A device handle points into a fixed table, so handles stay valid across re-inits. */
 struct nvmlDevice_st {
     unsigned index;

@@ -160,6 +160,7 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
