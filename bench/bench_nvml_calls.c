@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define BUDGET 10.0
+#define BUDGET 10.0 /* NVML calls per GPU per sample */
+#define BUDGET_INTERVAL_S 0.1 /* at check's interval */
 
 static int one(const char *scenario, double seconds, double interval_s)
 {
@@ -29,8 +30,14 @@ static int one(const char *scenario, double seconds, double interval_s)
     double gs = (double)c.gpus * (double)c.samples;
     printf("%s, %zu GPUs, every %.0f ms for %.0f s (%zu samples):\n", scenario, c.gpus, interval_s * 1e3, seconds,
            c.samples);
-    printf("  %6.2f NVML calls per GPU per sample (budget <= %.0f: %s; before: 22 through NVIDIA's injection NVML)\n",
-           c.per_gpu_sample, BUDGET, c.per_gpu_sample <= BUDGET ? "within" : "OVER");
+    if (interval_s < BUDGET_INTERVAL_S + 1e-9)
+        printf("  %6.2f NVML calls per GPU per sample: %s the budget of %.0f (before: 22 through NVIDIA's injection "
+               "NVML)\n",
+               c.per_gpu_sample, c.per_gpu_sample <= BUDGET ? "within" : "OVER", BUDGET);
+    else
+        printf("  %6.2f NVML calls per GPU per sample, %.2f per GPU per second (the budget is for check's %.0f ms: "
+               "what is re-tried every 5 s weighs more per sample here)\n",
+               c.per_gpu_sample, c.per_gpu_sample / interval_s, BUDGET_INTERVAL_S * 1e3);
     printf("  %6.2f calls per GPU per health re-read (%d re-reads); %.2f per GPU per sample, re-reads included\n",
            c.reread_per_gpu, c.rereads, c.all_per_gpu_sample);
     for (size_t i = 0; i < c.n; i++)
@@ -47,7 +54,7 @@ int main(int argc, char **argv)
         return 2;
     }
     static const char *const scenarios[] = {"h100x8-training.json", "a100x4-pcie-no-fan-no-memtemp.json"};
-    static const double intervals[] = {0.1, 1.0};
+    static const double intervals[] = {BUDGET_INTERVAL_S, 1.0};
     printf("NVML calls per GPU per sample, counted by the simulated NVML (by function: per GPU per sample)\n");
     for (size_t s = 0; s < 2; s++)
         for (size_t i = 0; i < 2; i++)

@@ -89,6 +89,10 @@ double gdsim_timescale(void);
  * second; NOT_SUPPORTED when absent. */
 nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw);
 
+/* Whether the GPU's power reading is a 1 s average (Ampere but GA100, and
+ * newer: compute capability above 8.0); older boards give the instant draw. */
+bool gdsim_power_averaged(const gd_scenario_gpu *g);
+
 /* The major number of the scenario's driver_version (0 when absent). */
 int gdsim_driver_major(void);
 

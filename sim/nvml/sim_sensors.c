@@ -209,7 +209,7 @@ nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw)
 /* Ampere (except GA100, compute capability 8.0) and newer average over a
  * second (NVML's documentation of nvmlDeviceGetPowerUsage and of
  * NVML_FI_DEV_POWER_AVERAGE); older boards give the instant draw. */
-static bool power_averaged(const gd_scenario_gpu *g)
+bool gdsim_power_averaged(const gd_scenario_gpu *g)
 {
     return g->has_compute_capability &&
            (g->compute_capability[0] > 8 || (g->compute_capability[0] == 8 && g->compute_capability[1] > 0));
@@ -224,7 +224,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned 
         return rc;
     if (!power)
         return NVML_ERROR_INVALID_ARGUMENT;
-    return gdsim_power_mw(&call, power_averaged(call.gpu), power);
+    return gdsim_power_mw(&call, gdsim_power_averaged(call.gpu), power);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
