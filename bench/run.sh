@@ -4,6 +4,7 @@
 set -euo pipefail
 build=${1:-build}
 "$build/bench_cost" "${BENCH_SECONDS:-60}"
+"$build/bench_nvml_calls" "${BENCH_SECONDS:-60}"
 "$build/bench_watch" "${BENCH_SECONDS:-30}"
 "$build/bench_scan"
 "$build/bench_sim_names"

@@ -476,6 +476,10 @@ typedef struct gd_facts {
      * clock event reason counters, PERF_POLICY_THERMAL or the violation
      * status; "" when none answered (or a capture's counters). */
     char thermal_counter[96];
+    /* Which call gave the PCIe replay counter (GD_M_PCIE_REPLAYS): the field
+     * value or nvmlDeviceGetPcieReplayCounter ("nvml:..."); "" when neither
+     * answered (or a capture's counter). */
+    char replay_counter[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */

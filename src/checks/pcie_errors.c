@@ -81,7 +81,9 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
         json_object_set_new(ev, "pcie_width", json_integer(width));
         json_object_set_new(ev, "counter_total", gd_json_number(c1));
         json_object_set_new(ev, "rule", json_string("DCGM health: ceil(1e-12 x line rate x 60 x lanes) per minute"));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetPcieReplayCounter"));
+        json_object_set_new(
+            ev, "source",
+            json_string(f->replay_counter[0] ? f->replay_counter : "nvml:nvmlDeviceGetPcieReplayCounter"));
         char fix[768];
         snprintf(fix, sizeof fix,
                  "Replays are packets the link had to resend: bad signal integrity between the GPU and its port. Each "
