@@ -476,6 +476,10 @@ typedef struct gd_facts {
      * clock event reason counters, PERF_POLICY_THERMAL or the violation
      * status; "" when none answered (or a capture's counters). */
     char thermal_counter[96];
+    /* Which call gave the PCIe replay counter (GD_M_PCIE_REPLAYS): the field
+     * value or nvmlDeviceGetPcieReplayCounter ("nvml:..."); "" when neither
+     * answered (or a capture's counter). */
+    char replay_counter[96];
     /* The job examined (--pid, run), or -1: the subject of the diagnosis,
      * kept with the facts so that a replay judges the same job. Where host
      * facts were read is a setting of the session (gd_roots), not a fact. */
@@ -490,6 +494,12 @@ typedef struct gd_facts {
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */
     struct gd_bench_facts *bench; /* include/gpudoctor/bench.h: bench gemm / membw / stress */
+    /* The window's running statistics (src/analysis/window_acc.h), kept by
+     * the session as samples arrive and leave, so judging costs the same at
+     * every tick; NULL: the checks build one from the series. Freed by
+     * gd_facts_free through acc_free (its layer's own function). */
+    struct gd_window_acc *acc;
+    void (*acc_free)(struct gd_window_acc *acc);
 } gd_facts;
 
 void gd_facts_free(gd_facts *f);

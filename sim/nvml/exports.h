@@ -10,6 +10,8 @@
 
 #include "gpudoctor/abi/nvml_api.h"
 
+#include <stddef.h>
+
 #define GDSIM_EXPORT __attribute__((visibility("default")))
 
 /* Not NVML: the full message behind nvmlInit's last failure ("" if none). */
@@ -24,6 +26,9 @@ GDSIM_EXPORT double gdsim_clock_spent(void);
 /* The scenario file to play, before nvmlInit (the caller's context); without
  * it, $GPUDOCTOR_SIM_SCENARIO. */
 GDSIM_EXPORT void gdsim_scenario_set(const char *path);
+/* Not NVML: the i-th NVML function called so far in this process (NULL past
+ * the last) and, in *calls, how many times it was called (sim_count.c). */
+GDSIM_EXPORT const char *gdsim_nvml_calls(size_t i, unsigned long long *calls);
 
 GDSIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 GDSIM_EXPORT nvmlReturn_t nvmlInit(void);
@@ -51,8 +56,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMe
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
                                                    unsigned int *temp);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature);
-GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
-                                                         nvmlMarginTemperature_t *marginTempInfo);
+GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
                                                             nvmlTemperatureThresholds_t thresholdType,

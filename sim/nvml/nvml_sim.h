@@ -9,6 +9,19 @@
 #include "exports.h"
 #include "scenario.h"
 
+/* Counts a call of the exported NVML function fn (sim_count.c); slot is
+ * the function's own static index into the table. Every exported NVML
+ * function starts with GDSIM_COUNTED(). */
+void gdsim_count(unsigned *slot, const char *fn);
+#define GDSIM_COUNTED()                                                                                                \
+    do {                                                                                                               \
+        static unsigned gdsim_slot_;                                                                                   \
+        gdsim_count(&gdsim_slot_, __func__);                                                                           \
+    } while (0)
+/* Writes the counts to $GPUDOCTOR_SIM_NVML_COUNT, if set ("CALLS NAME" a
+ * line, most called first): the last nvmlShutdown calls it. */
+void gdsim_count_write(void);
+
 /* A device handle points into a fixed table, so handles stay valid across re-inits. */
 struct nvmlDevice_st {
     unsigned index;
@@ -75,6 +88,10 @@ double gdsim_timescale(void);
 /* power_w at the call's time in mW, or (average) its mean over the last
  * second; NOT_SUPPORTED when absent. */
 nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw);
+
+/* Whether the GPU's power reading is a 1 s average (Ampere but GA100, and
+ * newer: compute capability above 8.0); older boards give the instant draw. */
+bool gdsim_power_averaged(const gd_scenario_gpu *g);
 
 /* The major number of the scenario's driver_version (0 when absent). */
 int gdsim_driver_major(void);

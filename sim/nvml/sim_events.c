@@ -14,6 +14,7 @@ struct nvmlEventSet_st {
 
 GDSIM_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 {
+    GDSIM_COUNTED();
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter_system(__func__, &sc);
     if (rc)
@@ -26,6 +27,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 
 GDSIM_EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 {
+    GDSIM_COUNTED();
     if (!set)
         return NVML_ERROR_INVALID_ARGUMENT;
     free(set);
@@ -34,6 +36,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -47,6 +50,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
                                                    nvmlEventSet_t set)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -68,6 +72,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned
  * first, without waiting (the scenario's clock is the caller's). */
 GDSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
 {
+    GDSIM_COUNTED();
     (void)timeoutms;
     if (!set || !data)
         return NVML_ERROR_INVALID_ARGUMENT;
@@ -119,6 +124,7 @@ static bool gpm_supported(const gd_scenario_gpu *gpu)
 
 GDSIM_EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -133,6 +139,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpm
 
 GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
 {
+    GDSIM_COUNTED();
     if (!gpmSample)
         return NVML_ERROR_INVALID_ARGUMENT;
     *gpmSample = calloc(1, sizeof **gpmSample);
@@ -141,6 +148,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
 
 GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
 {
+    GDSIM_COUNTED();
     if (!gpmSample)
         return NVML_ERROR_INVALID_ARGUMENT;
     free(gpmSample);
@@ -149,6 +157,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
 
 GDSIM_EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -194,6 +203,7 @@ static void gpm_metric(const gd_scenario_gpu *gpu, double t, nvmlGpmMetric_t *m)
 
 GDSIM_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
 {
+    GDSIM_COUNTED();
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter_system(__func__, &sc);
     if (rc)

@@ -99,6 +99,15 @@ static void event_reason_ns(const gdsim_call *call, nvmlFieldValue_t *fv)
     fill_ull(fv, rc, ns);
 }
 
+/* A field value that carries a getter's counter is that counter: what a
+ * scenario injects for the getter (a refusal, an error) holds for the field
+ * too, but a getter the driver retired (DEPRECATED) still has its field. */
+static nvmlReturn_t getter_refusal(const gdsim_call *call, const char *getter)
+{
+    nvmlReturn_t rc = (nvmlReturn_t)gd_scenario_error_at(&call->gpu->errors, getter, call->t);
+    return rc == NVML_ERROR_DEPRECATED ? NVML_SUCCESS : rc;
+}
+
 static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
 {
     unsigned u = 0;
@@ -110,25 +119,30 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
         fill_uint(fv, rc, u);
         break;
     case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
-        rc = gdsim_energy_mj(call, &ull);
+        rc = getter_refusal(call, "nvmlDeviceGetTotalEnergyConsumption");
+        if (!rc)
+            rc = gdsim_energy_mj(call, &ull);
         fill_ull(fv, rc, ull);
         break;
     case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
-        rc = gdsim_field_uint(call, GD_SCENARIO_PCIE_REPLAYS, &u);
+        rc = getter_refusal(call, "nvmlDeviceGetPcieReplayCounter");
+        if (!rc)
+            rc = gdsim_field_uint(call, GD_SCENARIO_PCIE_REPLAYS, &u);
         fill_ull(fv, rc, u);
         break;
     case NVML_FI_DEV_PERF_POLICY_POWER:
     case NVML_FI_DEV_PERF_POLICY_THERMAL:
-        /* The counters nvmlDeviceGetViolationStatus reads: what a scenario
-         * injects for it (a refusal) holds here too. */
-        rc = (nvmlReturn_t)gd_scenario_error_at(&call->gpu->errors, "nvmlDeviceGetViolationStatus", call->t);
-        if (rc && rc != NVML_ERROR_DEPRECATED) {
-            fv->nvmlReturn = rc;
-            break;
-        }
-        rc = gdsim_violation_ns(
-            call, fv->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_PERF_POLICY_POWER : NVML_PERF_POLICY_THERMAL,
-            &ull);
+    case NVML_FI_DEV_PERF_POLICY_SYNC_BOOST:
+    case NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT:
+    case NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION:
+    case NVML_FI_DEV_PERF_POLICY_RELIABILITY:
+        /* The counters nvmlDeviceGetViolationStatus reads, one per policy
+         * in nvmlPerfPolicyType_t's order. */
+        rc = getter_refusal(call, "nvmlDeviceGetViolationStatus");
+        if (!rc)
+            rc = gdsim_violation_ns(
+                call, (nvmlPerfPolicyType_t)(NVML_PERF_POLICY_POWER + (fv->fieldId - NVML_FI_DEV_PERF_POLICY_POWER)),
+                &ull);
         fill_ull(fv, rc, ull);
         break;
     case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN:
@@ -139,7 +153,13 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
         fill_uint(fv, rc, u);
         break;
     case NVML_FI_DEV_POWER_AVERAGE:
-        rc = gdsim_power_mw(call, true, &u);
+        /* nvmlDeviceGetPowerUsage's average, "supported on Ampere (except
+         * GA100) or newer architectures" (nvml.h); the same sensor. */
+        rc = getter_refusal(call, "nvmlDeviceGetPowerUsage");
+        if (!rc && !gdsim_power_averaged(call->gpu))
+            rc = NVML_ERROR_NOT_SUPPORTED;
+        if (!rc)
+            rc = gdsim_power_mw(call, true, &u);
         fill_uint(fv, rc, u);
         break;
     case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: tlimit(fv, call->gpu->temperature_tlimit_c.shutdown); break;
@@ -160,6 +180,7 @@ static void field_value(const gdsim_call *call, nvmlFieldValue_t *fv)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)

@@ -23,12 +23,14 @@ static nvmlReturn_t event_reasons(nvmlDevice_t device, const char *fn, unsigned 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
                                                                  unsigned long long *clocksEventReasons)
 {
+    GDSIM_COUNTED();
     return event_reasons(device, __func__, clocksEventReasons);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
                                                                     unsigned long long *clocksThrottleReasons)
 {
+    GDSIM_COUNTED();
     return event_reasons(device, __func__, clocksThrottleReasons);
 }
 
@@ -60,6 +62,7 @@ nvmlReturn_t gdsim_violation_ns(const gdsim_call *call, nvmlPerfPolicyType_t pol
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
                                                        nvmlViolationTime_t *violTime)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     unsigned long long ns;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
@@ -78,6 +81,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvml
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current,
                                                nvmlEnableState_t *pending)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -94,6 +98,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableSt
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
                                                       nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -115,6 +120,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlM
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
                                                     unsigned int *pageCount, unsigned long long *addresses)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -140,6 +146,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPag
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
                                                     unsigned int *isPending, unsigned int *failureOccurred)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -185,6 +192,7 @@ static nvmlReturn_t nvlink(nvmlDevice_t device, const char *fn, unsigned link, c
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
+    GDSIM_COUNTED();
     const gd_scenario_nvlink *l;
     bool mig = false;
     nvmlReturn_t rc = nvlink(device, __func__, link, isActive, &l, &mig, NULL);
@@ -201,6 +209,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
                                                               nvmlPciInfo_t *pci)
 {
+    GDSIM_COUNTED();
     const gd_scenario_nvlink *l;
     bool mig = false;
     nvmlReturn_t rc = nvlink(device, __func__, link, pci, &l, &mig, NULL);
@@ -216,6 +225,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, u
                                                           nvmlNvLinkErrorCounter_t counter,
                                                           unsigned long long *counterValue)
 {
+    GDSIM_COUNTED();
     const gd_scenario_nvlink *l;
     bool mig = false;
     gdsim_call call;
@@ -235,6 +245,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, u
  * NOT_SUPPORTED (as on PCIe boards and NVLink systems without NVSwitches). */
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -255,6 +266,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGp
  * in MIG mode (its links are down). */
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
 {
+    GDSIM_COUNTED();
     const gd_scenario_nvlink *l;
     bool mig = false;
     nvmlReturn_t rc = nvlink(device, __func__, link, version, &l, &mig, NULL);
@@ -270,6 +282,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsign
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
                                                  nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
 {
+    GDSIM_COUNTED();
     gdsim_call c1, c2;
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter(device1, __func__, &c1);

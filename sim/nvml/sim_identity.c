@@ -100,21 +100,25 @@ static nvmlReturn_t device_string(nvmlDevice_t device, const char *fn, enum devi
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
+    GDSIM_COUNTED();
     return device_string(device, __func__, TEXT_NAME, name, length);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
+    GDSIM_COUNTED();
     return device_string(device, __func__, TEXT_UUID, uuid, length);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
 {
+    GDSIM_COUNTED();
     return device_string(device, __func__, TEXT_SERIAL, serial, length);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)
 {
+    GDSIM_COUNTED();
     return device_string(device, __func__, TEXT_VBIOS, version, length);
 }
 
@@ -131,21 +135,25 @@ static nvmlReturn_t pci_info(nvmlDevice_t device, const char *fn, nvmlPciInfo_t 
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+    GDSIM_COUNTED();
     return pci_info(device, __func__, pci);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+    GDSIM_COUNTED();
     return pci_info(device, __func__, pci);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+    GDSIM_COUNTED();
     return pci_info(device, __func__, pci);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -174,16 +182,19 @@ static nvmlReturn_t device_index(nvmlDevice_t device, const char *fn, unsigned *
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
+    GDSIM_COUNTED();
     return device_index(device, __func__, index);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
 {
+    GDSIM_COUNTED();
     return device_index(device, __func__, minorNumber);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -198,6 +209,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvml
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -216,6 +228,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComp
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode,
                                                unsigned int *pendingMode)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -232,6 +245,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -246,6 +260,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, un
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
                                                               nvmlDevice_t *migDevice)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -274,16 +289,19 @@ static nvmlReturn_t instance_id(nvmlDevice_t device, const char *fn, bool comput
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
 {
+    GDSIM_COUNTED();
     return instance_id(device, __func__, false, id);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
 {
+    GDSIM_COUNTED();
     return instance_id(device, __func__, true, id);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)

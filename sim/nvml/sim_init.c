@@ -101,7 +101,7 @@ static nvmlReturn_t load_locked(void)
     return NVML_SUCCESS;
 }
 
-GDSIM_EXPORT nvmlReturn_t nvmlInit_v2(void)
+static nvmlReturn_t init(void)
 {
     nvmlReturn_t rc = NVML_SUCCESS;
     pthread_mutex_lock(&sim.lock);
@@ -113,13 +113,21 @@ GDSIM_EXPORT nvmlReturn_t nvmlInit_v2(void)
     return rc;
 }
 
+GDSIM_EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    GDSIM_COUNTED();
+    return init();
+}
+
 GDSIM_EXPORT nvmlReturn_t nvmlInit(void)
 {
-    return nvmlInit_v2();
+    GDSIM_COUNTED();
+    return init();
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlShutdown(void)
 {
+    GDSIM_COUNTED();
     nvmlReturn_t rc = NVML_SUCCESS;
     pthread_mutex_lock(&sim.lock);
     if (sim.init_count == 0) {
@@ -128,7 +136,10 @@ GDSIM_EXPORT nvmlReturn_t nvmlShutdown(void)
         gd_scenario_free(sim.scenario);
         sim.scenario = NULL;
     }
+    bool last = rc == NVML_SUCCESS && sim.init_count == 0;
     pthread_mutex_unlock(&sim.lock);
+    if (last)
+        gdsim_count_write();
     return rc;
 }
 
@@ -309,6 +320,7 @@ static bool error_string_fails(void)
 
 GDSIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 {
+    GDSIM_COUNTED();
     if (error_string_fails())
         return NULL;
     switch (result) {

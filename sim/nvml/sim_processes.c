@@ -42,24 +42,28 @@ static nvmlReturn_t processes(nvmlDevice_t device, const char *fn, enum layout l
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
                                                                nvmlProcessInfo_v1_t *infos)
 {
+    GDSIM_COUNTED();
     return processes(device, __func__, LAYOUT_V1, infoCount, infos);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
                                                                   nvmlProcessInfo_v2_t *infos)
 {
+    GDSIM_COUNTED();
     return processes(device, __func__, LAYOUT_V2, infoCount, infos);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
                                                                   nvmlProcessInfo_t *infos)
 {
+    GDSIM_COUNTED();
     return processes(device, __func__, LAYOUT_V3, infoCount, infos);
 }
 
 /* Process names come from the scenario, as the real library reads them from /proc. */
 GDSIM_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
 {
+    GDSIM_COUNTED();
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter_system(__func__, &sc);
     if (rc)

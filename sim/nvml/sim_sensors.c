@@ -34,6 +34,7 @@ static nvmlReturn_t static_uint(nvmlDevice_t device, const char *fn, gd_scenario
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
                                                    unsigned int *temp)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -47,6 +48,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
                                                             nvmlTemperatureThresholds_t thresholdType,
                                                             unsigned int *temp)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -116,29 +118,34 @@ static nvmlReturn_t clock_of(nvmlDevice_t device, const char *fn, enum clock_kin
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
+    GDSIM_COUNTED();
     return clock_of(device, __func__, CLOCK_CURRENT, type, clock);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
+    GDSIM_COUNTED();
     return clock_of(device, __func__, CLOCK_MAX, type, clock);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
                                                          unsigned int *clockMHz)
 {
+    GDSIM_COUNTED();
     return clock_of(device, __func__, CLOCK_APP, clockType, clockMHz);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
                                                                 unsigned int *clockMHz)
 {
+    GDSIM_COUNTED();
     return clock_of(device, __func__, CLOCK_DEFAULT_APP, clockType, clockMHz);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId,
                                              unsigned int *clockMHz)
 {
+    GDSIM_COUNTED();
     switch (clockId) {
     case NVML_CLOCK_ID_CURRENT: return clock_of(device, __func__, CLOCK_CURRENT, clockType, clockMHz);
     case NVML_CLOCK_ID_APP_CLOCK_TARGET: return clock_of(device, __func__, CLOCK_APP, clockType, clockMHz);
@@ -202,7 +209,7 @@ nvmlReturn_t gdsim_power_mw(const gdsim_call *call, bool average, unsigned *mw)
 /* Ampere (except GA100, compute capability 8.0) and newer average over a
  * second (NVML's documentation of nvmlDeviceGetPowerUsage and of
  * NVML_FI_DEV_POWER_AVERAGE); older boards give the instant draw. */
-static bool power_averaged(const gd_scenario_gpu *g)
+bool gdsim_power_averaged(const gd_scenario_gpu *g)
 {
     return g->has_compute_capability &&
            (g->compute_capability[0] > 8 || (g->compute_capability[0] == 8 && g->compute_capability[1] > 0));
@@ -210,33 +217,38 @@ static bool power_averaged(const gd_scenario_gpu *g)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
         return rc;
     if (!power)
         return NVML_ERROR_INVALID_ARGUMENT;
-    return gdsim_power_mw(&call, power_averaged(call.gpu), power);
+    return gdsim_power_mw(&call, gdsim_power_averaged(call.gpu), power);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
 {
+    GDSIM_COUNTED();
     return power_limit(device, __func__, LIMIT_ENFORCED, limit);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
 {
+    GDSIM_COUNTED();
     return power_limit(device, __func__, LIMIT_REQUESTED, limit);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)
 {
+    GDSIM_COUNTED();
     return power_limit(device, __func__, LIMIT_DEFAULT, defaultLimit);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
                                                                        unsigned int *maxLimit)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -260,6 +272,7 @@ nvmlReturn_t gdsim_energy_mj(const gdsim_call *call, unsigned long long *mj)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -273,6 +286,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t devic
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -293,12 +307,14 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvm
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)
 {
+    GDSIM_COUNTED();
     return timeline_uint(device, __func__, GD_SCENARIO_FAN_PCT, speed);
 }
 
 /* P0 while the GPU works, P8 (idle) otherwise. */
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)
 {
+    GDSIM_COUNTED();
     unsigned util;
     nvmlReturn_t rc = timeline_uint(device, __func__, GD_SCENARIO_UTIL_GPU_PCT, pState ? &util : NULL);
     if (rc)
@@ -335,26 +351,31 @@ static gd_scenario_int pcie_gpu_max_gen(const gd_scenario_gpu *gpu)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
 {
+    GDSIM_COUNTED();
     return timeline_uint(device, __func__, GD_SCENARIO_PCIE_GEN, currLinkGen);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
 {
+    GDSIM_COUNTED();
     return timeline_uint(device, __func__, GD_SCENARIO_PCIE_WIDTH, currLinkWidth);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
 {
+    GDSIM_COUNTED();
     return static_uint(device, __func__, pcie_max_gen, maxLinkGen);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
 {
+    GDSIM_COUNTED();
     return static_uint(device, __func__, pcie_max_width, maxLinkWidth);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
 {
+    GDSIM_COUNTED();
     return static_uint(device, __func__, pcie_gpu_max_gen, maxLinkGenDevice);
 }
 
@@ -363,6 +384,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t dev
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
                                                       unsigned int *value)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -384,6 +406,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlP
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)
 {
+    GDSIM_COUNTED();
     return timeline_uint(device, __func__, GD_SCENARIO_PCIE_REPLAYS, value);
 }
 
@@ -416,6 +439,7 @@ static nvmlReturn_t memory_bytes(nvmlDevice_t device, const char *fn, const void
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+    GDSIM_COUNTED();
     unsigned long long total, used;
     nvmlReturn_t rc = memory_bytes(device, __func__, memory, &total, &used);
     if (rc)
@@ -428,6 +452,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemor
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
+    GDSIM_COUNTED();
     unsigned long long total, used;
     nvmlReturn_t rc = memory_bytes(device, __func__, memory, &total, &used);
     if (rc)

@@ -6,6 +6,7 @@
 
 GDSIM_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
+    GDSIM_COUNTED();
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter_system(__func__, &sc);
     if (rc)
@@ -18,6 +19,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int
 /* The NVML library's version is "<CUDA major>.<driver version>", e.g. "12.550.54.15". */
 GDSIM_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
+    GDSIM_COUNTED();
     const gd_scenario *sc;
     nvmlReturn_t rc = gdsim_enter_system(__func__, &sc);
     if (rc)
@@ -48,11 +50,13 @@ static nvmlReturn_t cuda_version(const char *fn, int *out)
 
 GDSIM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
+    GDSIM_COUNTED();
     return cuda_version(__func__, cudaDriverVersion);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
+    GDSIM_COUNTED();
     return cuda_version(__func__, cudaDriverVersion);
 }
 
@@ -70,11 +74,13 @@ static nvmlReturn_t device_count(const char *fn, unsigned int *count)
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
 {
+    GDSIM_COUNTED();
     return device_count(__func__, deviceCount);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
+    GDSIM_COUNTED();
     return device_count(__func__, deviceCount);
 }
 
@@ -93,10 +99,12 @@ static nvmlReturn_t handle_by_index(const char *fn, unsigned int index, nvmlDevi
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
 {
+    GDSIM_COUNTED();
     return handle_by_index(__func__, index, device);
 }
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+    GDSIM_COUNTED();
     return handle_by_index(__func__, index, device);
 }

@@ -8,6 +8,7 @@
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -31,6 +32,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTem
 /* T.Limit minus the temperature; NOT_SUPPORTED without "temperature_limit_c". */
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)
@@ -48,6 +50,7 @@ GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nv
 
 GDSIM_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
 {
+    GDSIM_COUNTED();
     gdsim_call call;
     nvmlReturn_t rc = gdsim_enter(device, __func__, &call);
     if (rc)

@@ -4,6 +4,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,37 +57,88 @@ static bool outlier(int m, double x, double med, double mad, double *dev)
     return far && *dev < -(m == M_CLOCK ? GD_FLEET_CLOCK_DROP : GD_FLEET_POWER_DROP);
 }
 
-static size_t group_of(gd_fleet_result *r, const char *model)
+/* A GPU of the fleet and where it is. */
+typedef struct gpu_ref {
+    const char *model;
+    size_t node, gpu;
+} gpu_ref;
+
+/* A group's GPUs: refs[from, to), by node and GPU; place: its first GPU's
+ * place in the fleet's order (node, then GPU), the order groups are shown in. */
+typedef struct group_span {
+    size_t from, to, place;
+} group_span;
+
+/* Every GPU by its group, found by sorting by model: a fleet of many models
+ * is not a model compared with every GPU. */
+typedef struct fleet_index {
+    gpu_ref *refs; /* by model, then node and GPU */
+    group_span *spans; /* by group */
+    size_t *group; /* by GPU in the fleet's order: its group */
+    size_t *first; /* by node: its first GPU's place in that order */
+} fleet_index;
+
+static int by_model_then_place(const void *a, const void *b)
 {
-    for (size_t i = 0; i < r->ngroups; i++)
-        if (strcmp(r->groups[i].model, model) == 0)
-            return i;
-    return r->ngroups;
+    const gpu_ref *x = a, *y = b;
+    int c = strcmp(x->model, y->model);
+    if (c)
+        return c;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
-static int build_groups(const gd_fleet *in, gd_fleet_result *r)
+static int by_place(const void *a, const void *b)
+{
+    const group_span *x = a, *y = b;
+    return (x->place > y->place) - (x->place < y->place);
+}
+
+static void index_free(fleet_index *ix)
+{
+    free(ix->refs);
+    free(ix->spans);
+    free(ix->group);
+    free(ix->first);
+}
+
+static int build_groups(const gd_fleet *in, gd_fleet_result *r, fleet_index *ix)
 {
     size_t total = 0;
-    for (size_t n = 0; n < in->n; n++)
+    ix->first = calloc(in->n + 1, sizeof *ix->first);
+    for (size_t n = 0; ix->first && n < in->n; n++) {
+        ix->first[n] = total;
         total += in->nodes[n].ngpus;
+    }
     r->groups = calloc(total + 1, sizeof *r->groups);
-    if (!r->groups)
+    ix->refs = calloc(total + 1, sizeof *ix->refs);
+    ix->spans = calloc(total + 1, sizeof *ix->spans);
+    ix->group = calloc(total + 1, sizeof *ix->group);
+    if (!ix->first || !r->groups || !ix->refs || !ix->spans || !ix->group)
         return -1;
+    size_t k = 0;
     for (size_t n = 0; n < in->n; n++)
-        for (size_t k = 0; k < in->nodes[n].ngpus; k++) {
-            const gd_fleet_gpu *g = &in->nodes[n].gpus[k];
-            size_t i = group_of(r, g->model);
-            if (i == r->ngroups)
-                snprintf(r->groups[r->ngroups++].model, sizeof r->groups[0].model, "%s", g->model);
-            r->groups[i].gpus++;
+        for (size_t g = 0; g < in->nodes[n].ngpus; g++)
+            ix->refs[k++] = (gpu_ref){in->nodes[n].gpus[g].model, n, g};
+    qsort(ix->refs, total, sizeof *ix->refs, by_model_then_place);
+    for (size_t i = 0; i < total; i++) {
+        const gpu_ref *x = &ix->refs[i];
+        if (i == 0 || strcmp(x->model, ix->refs[i - 1].model) != 0)
+            ix->spans[r->ngroups++] = (group_span){i, i, ix->first[x->node] + x->gpu};
+        ix->spans[r->ngroups - 1].to = i + 1;
+    }
+    qsort(ix->spans, r->ngroups, sizeof *ix->spans, by_place);
+    for (size_t i = 0; i < r->ngroups; i++) {
+        gd_fleet_group *grp = &r->groups[i];
+        const group_span *s = &ix->spans[i];
+        snprintf(grp->model, sizeof grp->model, "%s", ix->refs[s->from].model);
+        grp->gpus = s->to - s->from;
+        for (size_t j = s->from; j < s->to; j++) {
+            grp->nodes += j == s->from || ix->refs[j].node != ix->refs[j - 1].node;
+            ix->group[ix->first[ix->refs[j].node] + ix->refs[j].gpu] = i;
         }
-    for (size_t i = 0; i < r->ngroups; i++)
-        for (size_t n = 0; n < in->n; n++)
-            for (size_t k = 0; k < in->nodes[n].ngpus; k++)
-                if (strcmp(in->nodes[n].gpus[k].model, r->groups[i].model) == 0) {
-                    r->groups[i].nodes++;
-                    break;
-                }
+    }
     return 0;
 }
 
@@ -124,7 +176,7 @@ static void add_outlier(gd_fleet_result *r, const gd_fleet *in, size_t n, size_t
                        rules[m].unit);
 }
 
-static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
+static int compare_groups(const gd_fleet *in, gd_fleet_result *r, const fleet_index *ix)
 {
     size_t total = 0;
     for (size_t n = 0; n < in->n; n++)
@@ -134,15 +186,18 @@ static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
         return -1;
     for (size_t i = 0; i < r->ngroups; i++) {
         gd_fleet_group *grp = &r->groups[i];
+        const group_span *s = &ix->spans[i];
         grp->compared = grp->gpus >= GD_FLEET_MIN_GPUS && grp->nodes >= GD_FLEET_MIN_NODES;
         for (int m = 0; m < M_COUNT; m++) {
-            size_t nv = 0, nodes = 0;
-            for (size_t n = 0; n < in->n; n++) {
-                size_t before = nv;
-                for (size_t k = 0; k < in->nodes[n].ngpus; k++)
-                    if (strcmp(in->nodes[n].gpus[k].model, grp->model) == 0 && !isnan(metric(&in->nodes[n].gpus[k], m)))
-                        v[nv++] = metric(&in->nodes[n].gpus[k], m);
-                nodes += nv > before;
+            size_t nv = 0, nodes = 0, last = SIZE_MAX;
+            for (size_t j = s->from; j < s->to; j++) {
+                const gpu_ref *x = &ix->refs[j];
+                double val = metric(&in->nodes[x->node].gpus[x->gpu], m);
+                if (isnan(val))
+                    continue;
+                v[nv++] = val;
+                nodes += x->node != last;
+                last = x->node;
             }
             grp->median[m] = grp->mad[m] = NAN;
             /* A median of one node's GPUs holds that node to itself: loaded GPUs on two nodes at least. */
@@ -167,23 +222,21 @@ static int compare_groups(const gd_fleet *in, gd_fleet_result *r)
                         GD_FLEET_MIN_NODES);
             continue;
         }
-        for (size_t n = 0; n < in->n; n++)
-            for (size_t k = 0; k < in->nodes[n].ngpus; k++) {
-                const gd_fleet_gpu *g = &in->nodes[n].gpus[k];
-                if (strcmp(g->model, grp->model) != 0)
+        for (size_t j = s->from; j < s->to; j++) { /* by node and GPU, as the reports were read */
+            const gpu_ref *x = &ix->refs[j];
+            const gd_fleet_gpu *g = &in->nodes[x->node].gpus[x->gpu];
+            bool slow = false;
+            for (int m = 0; m < M_COUNT; m++) {
+                double dev = 0, val = metric(g, m);
+                /* Less power from a GPU already flagged slow is the same cause, said once. */
+                if (m == M_POWER && slow)
                     continue;
-                bool slow = false;
-                for (int m = 0; m < M_COUNT; m++) {
-                    double dev = 0, x = metric(g, m);
-                    /* Less power from a GPU already flagged slow is the same cause, said once. */
-                    if (m == M_POWER && slow)
-                        continue;
-                    if (outlier(m, x, grp->median[m], grp->mad[m], &dev)) {
-                        add_outlier(r, in, n, k, m, grp, x, dev);
-                        slow |= m == M_CLOCK;
-                    }
+                if (outlier(m, val, grp->median[m], grp->mad[m], &dev)) {
+                    add_outlier(r, in, x->node, x->gpu, m, grp, val, dev);
+                    slow |= m == M_CLOCK;
                 }
             }
+        }
     }
     free(v);
     return 0;
@@ -284,27 +337,26 @@ static int shared_findings(const gd_fleet *in, gd_fleet_result *r)
     return 0;
 }
 
-/* Whether a node was judged: one of its GPUs held to a median of its group. */
-static bool node_judged(const gd_fleet_node *node, const gd_fleet_result *r, bool *loaded)
+/* Whether node n was judged: one of its GPUs held to a median of its group. */
+static bool node_judged(const gd_fleet *in, size_t n, const gd_fleet_result *r, const fleet_index *ix, bool *loaded)
 {
+    const gd_fleet_node *node = &in->nodes[n];
     *loaded = false;
     for (size_t k = 0; k < node->ngpus; k++) {
         const gd_fleet_gpu *g = &node->gpus[k];
-        size_t i = 0;
-        while (i < r->ngroups && strcmp(r->groups[i].model, g->model) != 0)
-            i++;
+        const gd_fleet_group *grp = &r->groups[ix->group[ix->first[n] + k]];
         for (int m = 0; m < M_COUNT; m++) {
             if (isnan(metric(g, m)))
                 continue;
             *loaded = true;
-            if (i < r->ngroups && r->groups[i].compared && !isnan(r->groups[i].median[m]))
+            if (grp->compared && !isnan(grp->median[m]))
                 return true;
         }
     }
     return false;
 }
 
-static int judge_nodes(const gd_fleet *in, gd_fleet_result *r)
+static int judge_nodes(const gd_fleet *in, gd_fleet_result *r, const fleet_index *ix)
 {
     r->nnodes = in->n;
     r->nodes = calloc(in->n + 1, sizeof *r->nodes);
@@ -316,7 +368,7 @@ static int judge_nodes(const gd_fleet *in, gd_fleet_result *r)
         bool loaded, no_driver = false;
         for (size_t i = 0; i < node->nfindings; i++)
             no_driver |= strcmp(node->findings[i].id, "driver.missing") == 0;
-        v->judged = node_judged(node, r, &loaded);
+        v->judged = node_judged(in, n, r, ix, &loaded);
         if (v->judged)
             continue;
         snprintf(v->why, sizeof v->why, "%s",
@@ -330,11 +382,15 @@ static int judge_nodes(const gd_fleet *in, gd_fleet_result *r)
 int gd_fleet_analyze(const gd_fleet *in, gd_fleet_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (build_groups(in, out) != 0 || compare_groups(in, out) != 0 || shared_findings(in, out) != 0 ||
-        judge_nodes(in, out) != 0)
-        return -1;
-    gd_findings_sort(&out->findings);
-    return 0;
+    fleet_index ix = {0};
+    int rc = build_groups(in, out, &ix) != 0 || compare_groups(in, out, &ix) != 0 || shared_findings(in, out) != 0 ||
+                     judge_nodes(in, out, &ix) != 0
+                 ? -1
+                 : 0;
+    index_free(&ix);
+    if (rc == 0)
+        gd_findings_sort(&out->findings);
+    return rc;
 }
 
 int gd_fleet_exit_code(const gd_fleet *in, const gd_fleet_result *r)

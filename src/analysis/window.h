@@ -13,12 +13,18 @@
 
 typedef struct gd_stats {
     size_t n; /* valid samples */
-    double min, max, mean, median;
+    double min, max, mean, sum;
+    double median; /* NAN for a metric whose median the window does not keep (window_acc.c) */
     double last; /* last valid value */
 } gd_stats;
 
-/* Statistics of metric m of GPU g over the window; returns n (0: no valid sample). */
+/* Statistics of metric m of GPU g over the window, from its running
+ * statistics (window_acc.h); returns n (0: no valid sample). */
 size_t gd_stats_of(const gd_facts *f, size_t g, gd_metric m, gd_stats *out);
+
+/* The median of any metric over the window: kept, or computed from the
+ * samples (a report's table, once; never a check at every tick). */
+double gd_window_median(const gd_facts *f, size_t g, gd_metric m);
 
 /* Where the utilisation is not readable (MIG mode, some boards' CSV): a
  * GPU draws at least this share of its enforced power limit only under

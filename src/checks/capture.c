@@ -4,6 +4,7 @@
  * instant, a dmon log has no limits, an idle GPU hides what only load
  * reveals: said here once, so no check passes silently on a capture.
  */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
 
@@ -18,12 +19,12 @@ static void add_index(char *list, size_t len, int index)
 static void load_signals(const gd_facts *f, gd_findings *out)
 {
     for (size_t g = 0; g < f->gpu_count; g++) {
-        size_t by[4] = {0}, loaded = 0;
-        for (size_t i = 0; i < f->series.n; i++) {
-            gd_load_signal s;
-            loaded += gd_load_at(f, i, g, &s);
-            by[s]++;
-        }
+        gd_window_acc *tmp;
+        const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+        size_t by[4] = {0}, loaded = acc ? gd_window_acc_loaded(acc, g) : 0;
+        for (int s = 0; acc && s < 4; s++)
+            by[s] = gd_window_acc_by_signal(acc, g, (gd_load_signal)s);
+        gd_window_acc_free(tmp);
         gd_load_signal s = by[GD_LOAD_POWER] ? GD_LOAD_POWER : by[GD_LOAD_CLOCKS] ? GD_LOAD_CLOCKS : GD_LOAD_NONE;
         if (s == GD_LOAD_NONE)
             continue;

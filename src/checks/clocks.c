@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks: clocks.low, clocks.locked, clocks.outlier. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 
 void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -15,23 +16,17 @@ void gd_check_clocks_low(const gd_check *self, const gd_facts *f, gd_findings *o
         }
         if (!gd_reasons_read(f, g, "clocks.low", out))
             continue;
-        double floor_mhz = GD_CLOCK_LOW_FRACTION * gpu->clock_max_sm_mhz.v;
-        /* Loaded samples with no event reason at all, and a low clock. */
-        size_t loaded = 0, low = 0;
-        double first = NAN, sum = 0;
-        for (size_t i = 0; i < f->series.n; i++) {
-            if (!gd_loaded_at(f, i, g))
-                continue;
-            loaded++;
-            gd_value r = gd_series_at(&f->series, i, g, GD_M_EVENT_REASONS);
-            gd_value c = gd_series_at(&f->series, i, g, GD_M_SM_CLOCK_MHZ);
-            if (!gd_ok(r) || r.v != 0 || !gd_ok(c) || c.v >= floor_mhz)
-                continue;
-            low++;
-            sum += c.v;
-            if (isnan(first))
-                first = gd_series_t(&f->series, i);
-        }
+        /* Loaded samples with no event reason at all, and a low clock
+         * (below GD_CLOCK_LOW_FRACTION of the maximum): the window's stream. */
+        gd_window_acc *tmp;
+        const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+        gd_window_picks p = {0};
+        size_t loaded = acc ? gd_window_acc_loaded(acc, g) : 0;
+        if (acc)
+            gd_window_acc_stream(acc, f, g, GD_WS_CLOCK_LOW, &p);
+        gd_window_acc_free(tmp);
+        size_t low = p.n;
+        double first = p.first_s, sum = p.sum;
         if (low == 0 || (double)low < GD_CLOCK_LOW_MIN_SHARE * (double)loaded)
             continue;
         double mean = sum / (double)low, share = (double)low / (double)loaded;

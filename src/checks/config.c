@@ -80,11 +80,11 @@ void gd_check_config_compute_mode(const gd_check *self, const gd_facts *f, gd_fi
     double busy = -1;
     for (size_t i = 0; i < json_array_size(prohibited); i++)
         for (size_t g = 0; g < f->gpu_count; g++)
-            if (f->gpus[g].index == json_integer_value(json_array_get(prohibited, i)))
-                for (size_t k = 0; k < f->series.n; k++) {
-                    gd_value u = gd_series_at(&f->series, k, g, GD_M_UTIL_GPU_PCT);
-                    busy = gd_ok(u) && u.v > busy ? u.v : busy;
-                }
+            if (f->gpus[g].index == json_integer_value(json_array_get(prohibited, i))) {
+                gd_stats u;
+                if (gd_stats_of(f, g, GD_M_UTIL_GPU_PCT, &u) > 0 && u.max > busy)
+                    busy = u.max;
+            }
     char what[200] = "compute mode Prohibited: no new CUDA context can be created on it";
     if (busy >= 1)
         snprintf(what, sizeof what,

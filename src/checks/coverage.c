@@ -24,10 +24,7 @@ static const struct {
 
 static bool any_sample(const gd_facts *f, size_t g, gd_metric m)
 {
-    for (size_t i = 0; i < f->series.n; i++)
-        if (gd_ok(gd_series_at(&f->series, i, g, m)))
-            return true;
-    return false;
+    return gd_stats_of(f, g, m, NULL) > 0;
 }
 
 /* What a group lacks when no GPU's evidence holds what it judges. */
@@ -586,9 +583,8 @@ bool gd_coverage_all_idle(const gd_facts *f)
     for (size_t g = 0; g < f->gpu_count; g++) {
         if (f->gpus[g].lost || !gpu_has(f, g, "utilization"))
             return false; /* an unread utilisation is not idle */
-        for (size_t i = 0; i < f->series.n; i++)
-            if (gd_loaded_at(f, i, g))
-                return false;
+        if (gd_loaded_samples(f, g) > 0)
+            return false;
     }
     return true;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* health.gpu_lost: a GPU that stopped answering during the window, or that
  * the kernel log says fell off the bus or failed to initialise. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
@@ -38,19 +39,23 @@ static bool answered_span(const gd_facts *f, size_t g, double *first, double *la
     static const gd_metric ms[] = {GD_M_UTIL_GPU_PCT, GD_M_TEMP_C, GD_M_POWER_W, GD_M_SM_CLOCK_MHZ};
     *first = *last = NAN;
     *util_last = (gd_value){.status = GD_ST_NOT_SUPPORTED};
-    for (size_t i = 0; i < f->series.n; i++) {
-        bool ok = false;
-        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-            ok |= gd_ok(gd_series_at(&f->series, i, g, ms[k]));
-        if (!ok)
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_window_picks p = {.first_s = NAN};
+    if (acc)
+        gd_window_acc_stream(acc, f, g, GD_WS_ANSWERED, &p);
+    *first = p.first_s;
+    for (size_t k = 0; acc && k < sizeof ms / sizeof ms[0]; k++) {
+        uint64_t a, b;
+        if (!gd_window_acc_valid_span(acc, g, ms[k], &a, &b))
             continue;
-        if (isnan(*first))
-            *first = gd_series_t(&f->series, i);
-        *last = gd_series_t(&f->series, i);
-        gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-        if (gd_ok(u))
-            *util_last = u;
+        double t = gd_series_t(&f->series, (size_t)(b - f->series.dropped));
+        *last = isnan(*last) || t > *last ? t : *last;
     }
+    gd_stats u;
+    if (acc && gd_window_acc_stats(acc, f, g, GD_M_UTIL_GPU_PCT, &u) > 0)
+        *util_last = gd_val(u.last);
+    gd_window_acc_free(tmp);
     return !isnan(*first);
 }
 
@@ -70,9 +75,8 @@ gd_gone_answer gd_gone_but_answering(const gd_facts *f, int index, int xid, json
     double fault_t = NAN;
     for (size_t i = 0; xid && i < f->events.sum_count; i++) {
         gd_event_sum e;
-        if (f->events.sums[i].kind == GD_EV_XID && f->events.sums[i].gpu == (int)g &&
-            f->events.sums[i].code == xid && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e) &&
-            (isnan(fault_t) || e.first_t < fault_t))
+        if (f->events.sums[i].kind == GD_EV_XID && f->events.sums[i].gpu == (int)g && f->events.sums[i].code == xid &&
+            gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &e) && (isnan(fault_t) || e.first_t < fault_t))
             fault_t = e.first_t;
     }
     /* Short: it ends a title (the evidence has the times). */
@@ -271,40 +275,20 @@ static const char *const metric_calls[GD_M_COUNT] = {
     [GD_M_VIOL_POWER_BRAKE_NS] = "nvmlDeviceGetFieldValues(CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN)",
 };
 
-/* A metric that answered, then stopped: when, and what share of the samples it answered. */
-static bool stopped_answering(const gd_facts *f, size_t g, gd_metric m, double *from_s, double *answered)
-{
-    const gd_series *s = &f->series;
-    size_t ok = 0;
-    bool seen_ok = false;
-    *from_s = NAN;
-    for (size_t i = 0; i < s->n; i++) {
-        gd_value v = gd_series_at(s, i, g, m);
-        if (gd_ok(v)) {
-            ok++;
-            seen_ok = true;
-            *from_s = NAN; /* it answered again: a gap, not an end */
-        } else if (seen_ok && (v.status == GD_ST_ERROR || v.status == GD_ST_NO_PERMISSION) && isnan(*from_s)) {
-            /* Errors only: a capture's N/A or a board's "not supported" is no failure. */
-            *from_s = gd_series_t(s, i);
-        }
-    }
-    *answered = s->n ? (double)ok / (double)s->n : 1;
-    return !isnan(*from_s);
-}
-
 void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
         if (gpu->lost)
             continue; /* health.gpu_lost tells */
         json_t *calls = json_array();
         double first = NAN, least = 1;
-        for (int m = 0; m < GD_M_COUNT; m++) {
+        for (int m = 0; acc && m < GD_M_COUNT; m++) {
             double from, answered;
-            if (!stopped_answering(f, g, (gd_metric)m, &from, &answered))
+            if (!gd_window_acc_stopped(acc, f, g, (gd_metric)m, &from, &answered))
                 continue;
             bool listed = false;
             size_t k;
@@ -351,4 +335,5 @@ void gd_check_sensors_failing(const gd_check *self, const gd_facts *f, gd_findin
                        "what followed was not judged",
                        gpu->index, n, n == 1 ? "" : "s", first, 100 * least);
     }
+    gd_window_acc_free(tmp);
 }

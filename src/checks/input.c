@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The job's input side: input.starved, input.single_thread, input.io_wait. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "input_job.h"
 
@@ -24,16 +25,15 @@ gpu_wait gd_input_gpu_wait(const gd_facts *f)
             w.rule = rule[g];
             snprintf(w.why, sizeof w.why, "%s", why + g * GD_LINK_WHY_LEN);
         }
-        size_t n = 0, low = 0;
-        double sum = 0;
-        for (size_t i = 0; i < f->series.n; i++) {
-            gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-            if (!gd_ok(u))
-                continue;
-            n++;
-            sum += u.v;
-            low += u.v < GD_LOADED_UTIL_PCT;
-        }
+        gd_window_acc *tmp;
+        const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+        gd_stats u = {0};
+        gd_window_picks lows = {0};
+        if (acc && gd_window_acc_stats(acc, f, g, GD_M_UTIL_GPU_PCT, &u) > 0)
+            gd_window_acc_stream(acc, f, g, GD_WS_UTIL_LOW, &lows);
+        gd_window_acc_free(tmp);
+        size_t n = u.n, low = lows.n;
+        double sum = u.sum;
         if (n == 0)
             continue;
         w.gpus++;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe links: pcie.link_downgraded, pcie.width_reduced, pcie.slot_limited, pcie.upstream_downgraded. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "core/stats.h"
 #include "gpudoctor/pcie.h"
@@ -18,34 +19,19 @@ typedef struct link_window {
 static void link_below(const gd_facts *f, size_t g, double gen_max, double width_max, bool loaded_only, link_window *w)
 {
     *w = (link_window){.gen = NAN, .width = NAN, .first_s = NAN};
-    size_t n = f->series.n;
-    double *gens = malloc((n + 1) * sizeof *gens), *widths = malloc((n + 1) * sizeof *widths);
-    if (!gens || !widths) {
-        free(gens);
-        free(widths);
-        return;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    if (acc) {
+        gd_window_link l;
+        gd_window_acc_link(acc, f, g, gen_max, width_max, loaded_only, &l);
+        *w = (link_window){.loaded = l.samples,
+                           .judged = l.judged,
+                           .low = l.low,
+                           .gen = l.gen,
+                           .width = l.width,
+                           .first_s = l.first_s};
     }
-    for (size_t i = 0; i < n; i++) {
-        if (loaded_only && !gd_loaded_at(f, i, g))
-            continue;
-        w->loaded++;
-        gd_value ge = gd_series_at(&f->series, i, g, GD_M_PCIE_GEN);
-        gd_value wi = gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH);
-        if (!gd_ok(ge) && !gd_ok(wi))
-            continue;
-        w->judged++;
-        bool low = (gd_ok(ge) && ge.v < gen_max) || (gd_ok(wi) && wi.v < width_max);
-        if (!low)
-            continue;
-        gens[w->low] = gd_ok(ge) ? ge.v : gen_max;
-        widths[w->low] = gd_ok(wi) ? wi.v : width_max;
-        if (w->low++ == 0)
-            w->first_s = gd_series_t(&f->series, i);
-    }
-    w->gen = gd_median(gens, w->low);
-    w->width = gd_median(widths, w->low);
-    free(gens);
-    free(widths);
+    gd_window_acc_free(tmp);
 }
 
 /* Where the maxima and the sampled link of GPU g were read. */
@@ -188,40 +174,33 @@ void gd_check_pcie_link_downgraded(const gd_check *self, const gd_facts *f, gd_f
  * width_max, and the widest of those (what the link reached at best). */
 static void width_samples(const gd_facts *f, size_t g, double width_max, size_t *read, size_t *low, double *widest)
 {
-    *read = *low = 0;
-    *widest = 0;
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value wi = gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH);
-        if (!gd_ok(wi))
-            continue;
-        (*read)++;
-        if (wi.v >= width_max)
-            continue;
-        (*low)++;
-        *widest = fmax(*widest, wi.v);
-    }
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_window_link l = {0};
+    if (acc)
+        gd_window_acc_link(acc, f, g, INFINITY, width_max, false, &l);
+    *read = gd_stats_of(f, g, GD_M_PCIE_WIDTH, NULL);
+    *low = l.width_low;
+    *widest = l.widest_low;
+    gd_window_acc_free(tmp);
 }
 
 /* Whether pcie.link_downgraded judged GPU g: a loaded sample with its link read. */
 static bool link_judged_under_load(const gd_facts *f, size_t g)
 {
-    for (size_t i = 0; i < f->series.n; i++)
-        if (gd_loaded_at(f, i, g) && (gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_GEN)) ||
-                                      gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_WIDTH))))
-            return true;
-    return false;
+    link_window w;
+    link_below(f, g, INFINITY, INFINITY, true, &w);
+    return w.judged > 0;
 }
 
 /* Whether any sample of GPU g tells its load (an lspci capture's does not). */
 static bool load_known(const gd_facts *f, size_t g)
 {
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_load_signal why;
-        gd_load_at(f, i, g, &why);
-        if (why != GD_LOAD_NONE)
-            return true;
-    }
-    return false;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    bool known = acc && gd_window_acc_by_signal(acc, g, GD_LOAD_NONE) < f->series.n;
+    gd_window_acc_free(tmp);
+    return known;
 }
 
 /* A link narrower than its maximum where pcie.link_downgraded could not

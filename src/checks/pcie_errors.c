@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe errors: pcie.replays (NVML replay counter), pcie.aer_errors (AER
  * counters of sysfs or lspci, and the kernel log's AER messages). */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
@@ -38,10 +39,15 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
     (void)self;
     for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        long first = -1, last = gd_last_valid(f, g, GD_M_PCIE_REPLAYS);
-        for (size_t i = 0; i < f->series.n && first < 0; i++)
-            if (gd_ok(gd_series_at(&f->series, i, g, GD_M_PCIE_REPLAYS)))
-                first = (long)i;
+        long first = -1, last = -1;
+        gd_window_acc *tmp;
+        const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+        uint64_t a, b;
+        if (acc && gd_window_acc_valid_span(acc, g, GD_M_PCIE_REPLAYS, &a, &b)) {
+            first = (long)(a - f->series.dropped);
+            last = (long)(b - f->series.dropped);
+        }
+        gd_window_acc_free(tmp);
         if (first >= 0 && last == first) { /* one reading (a snapshot, a capture): no growth to see */
             if (!gpu->lost)
                 gd_skip_add(out, "pcie.replays", gpu->index,
@@ -75,7 +81,9 @@ void gd_check_pcie_replays(const gd_check *self, const gd_facts *f, gd_findings 
         json_object_set_new(ev, "pcie_width", json_integer(width));
         json_object_set_new(ev, "counter_total", gd_json_number(c1));
         json_object_set_new(ev, "rule", json_string("DCGM health: ceil(1e-12 x line rate x 60 x lanes) per minute"));
-        json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetPcieReplayCounter"));
+        json_object_set_new(
+            ev, "source",
+            json_string(f->replay_counter[0] ? f->replay_counter : "nvml:nvmlDeviceGetPcieReplayCounter"));
         char fix[768];
         snprintf(fix, sizeof fix,
                  "Replays are packets the link had to resend: bad signal integrity between the GPU and its port. Each "

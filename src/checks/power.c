@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Power: power.limit_lowered, power.brake, power.hw_slowdown, power.capped. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "core/stats.h"
 
@@ -98,16 +99,10 @@ void gd_check_power_limit_lowered(const gd_check *self, const gd_facts *f, gd_fi
  * not (an idle capture's only sample counts); NAN when none. */
 static double median_during(const gd_facts *f, size_t g, unsigned long long mask, gd_metric m)
 {
-    const gd_series *s = &f->series;
-    double *v = malloc((s->n + 1) * sizeof *v);
-    size_t n = 0;
-    for (size_t i = 0; v && i < s->n; i++) {
-        gd_value r = gd_series_at(s, i, g, GD_M_EVENT_REASONS), c = gd_series_at(s, i, g, m);
-        if (gd_ok(r) && ((unsigned long long)r.v & mask) && gd_ok(c))
-            v[n++] = c.v;
-    }
-    double med = v ? gd_median(v, n) : NAN;
-    free(v);
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    double med = acc ? gd_window_acc_hit_median(acc, g, mask, m) : NAN;
+    gd_window_acc_free(tmp);
     return med;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The check registry: an explicit table, in report order. Checks that look
  * at other findings (clocks.outlier) come after the ones they defer to. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
@@ -168,8 +169,7 @@ static const char *unmet(unsigned need, const gd_facts *f)
             events = f->events.sums[i].kind == GD_EV_XID && gd_event_sum_get(&f->events, i, -INFINITY, INFINITY, &seen);
         if (events || (s && s->kernel_log_read))
             return NULL;
-        return s && s->kernel_log_error[0] ? s->kernel_log_error
-                                           : "the kernel log was not read";
+        return s && s->kernel_log_error[0] ? s->kernel_log_error : "the kernel log was not read";
     }
     }
     return NULL;
@@ -198,8 +198,17 @@ void gd_check_run(const gd_check *c, const gd_facts *f, gd_findings *out)
 
 void gd_checks_run_all(const gd_facts *f, gd_findings *out)
 {
+    /* Every check reads the window's running statistics: the session's, or
+     * built here once from the series (window_acc.h). */
+    gd_window_acc *tmp = NULL;
+    gd_facts with = *f;
+    if (!gd_window_acc_of(f) && (tmp = gd_window_acc_build(f))) {
+        with.acc = tmp;
+        with.acc_free = NULL;
+    }
     for (size_t i = 0; i < gd_checks_count; i++)
-        gd_check_run(&gd_checks[i], f, out);
-    gd_sources_of_capture(f, out);
+        gd_check_run(&gd_checks[i], &with, out);
+    gd_sources_of_capture(&with, out);
     gd_findings_sort(out);
+    gd_window_acc_free(tmp);
 }

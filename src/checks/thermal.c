@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Heat: thermal.throttling, thermal.hot and thermal.outlier. */
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 
 #include <string.h>
@@ -139,10 +140,10 @@ static void counter_timeline(const gd_facts *f, size_t g, const gd_episode *e, c
  * and the note says so (the status of the last call tried). */
 static void counter_not_read(const gd_facts *f, size_t g, gd_findings *out)
 {
-    gd_value last = gd_missing(GD_ST_UNREAD);
-    for (size_t i = 0; i < f->series.n && !gd_ok(last); i++)
-        if (gd_series_at(&f->series, i, g, GD_M_VIOL_THERMAL_NS).status != GD_ST_UNREAD)
-            last = gd_series_at(&f->series, i, g, GD_M_VIOL_THERMAL_NS);
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_value last = acc ? gd_window_acc_tried(acc, f, g, GD_M_VIOL_THERMAL_NS) : gd_missing(GD_ST_UNREAD);
+    gd_window_acc_free(tmp);
     if (f->captured)
         gd_skip_add(out, "thermal.throttling", f->gpus[g].index,
                     "throttling between samples: the capture holds no thermal slowdown counter, so only its "
@@ -253,15 +254,15 @@ typedef struct hot_reading {
 static hot_reading measure(const gd_facts *f, size_t g, gd_metric m, gd_value limit)
 {
     hot_reading h = {.threshold = gd_hot_threshold_c(limit)};
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value v = gd_series_at(&f->series, i, g, m);
-        if (!gd_ok(v))
-            continue;
-        h.samples++;
-        h.above += v.v >= h.threshold;
-        if (h.samples == 1 || v.v > h.max)
-            h.max = v.v;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_stats st;
+    if (acc && gd_window_acc_stats(acc, f, g, m, &st) > 0) {
+        h.samples = st.n;
+        h.max = st.max;
+        h.above = isnan(h.threshold) ? 0 : gd_window_acc_at_least(acc, g, m, h.threshold);
     }
+    gd_window_acc_free(tmp);
     return h;
 }
 

@@ -4,6 +4,7 @@
  * (What counts as "under load" is GD_LOADED_UTIL_PCT in analysis/window.h.)
  */
 #ifndef GD_THRESHOLDS_H
+#include "analysis/window_acc.h"
 #define GD_THRESHOLDS_H
 
 /* The thresholds a user may change (config file, [thresholds]: docs/checks.md,
@@ -91,7 +92,7 @@ extern gd_tunables gd_tunable;
 
 /* clocks.low: loaded, no event reason, SM clock under this fraction of max,
  * in at least this share of the loaded samples. */
-#define GD_CLOCK_LOW_FRACTION 0.80
+#define GD_CLOCK_LOW_FRACTION GD_WINDOW_CLOCK_LOW_FRACTION /* 0.80: the window's stream applies it (analysis/window_acc.h) */
 #define GD_CLOCK_LOW_MIN_SHARE 0.20
 /* clocks.locked: application-clock limit with the clock under this fraction. */
 #define GD_CLOCK_LOCKED_FRACTION 0.95

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpu.underutilized: memory held by a process, the GPU mostly idle. */
+#include "analysis/window_acc.h"
 #include "analysis/job_tree.h"
 #include "checks_internal.h"
 
@@ -13,19 +14,23 @@ typedef struct busy {
 static busy measure_busy(const gd_facts *f, size_t g)
 {
     busy b = {.first_t = NAN, .last_t = NAN};
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value u = gd_series_at(&f->series, i, g, GD_M_UTIL_GPU_PCT);
-        gd_value m = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
-        if (gd_ok(m) && m.v > b.max_used_mib)
-            b.max_used_mib = m.v;
-        if (!gd_ok(u))
-            continue;
-        if (b.valid++ == 0)
-            b.first_t = gd_series_t(&f->series, i);
-        b.last_t = gd_series_t(&f->series, i);
-        b.sum_pct += u.v;
-        b.low += u.v < GD_LOADED_UTIL_PCT;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_stats u, m;
+    uint64_t first, last;
+    if (acc && gd_window_acc_stats(acc, f, g, GD_M_UTIL_GPU_PCT, &u) > 0 &&
+        gd_window_acc_valid_span(acc, g, GD_M_UTIL_GPU_PCT, &first, &last)) {
+        gd_window_picks low;
+        gd_window_acc_stream(acc, f, g, GD_WS_UTIL_LOW, &low);
+        b.valid = u.n;
+        b.sum_pct = u.sum;
+        b.low = low.n;
+        b.first_t = gd_series_t(&f->series, (size_t)(first - f->series.dropped));
+        b.last_t = gd_series_t(&f->series, (size_t)(last - f->series.dropped));
     }
+    if (acc && gd_window_acc_stats(acc, f, g, GD_M_MEM_USED_MIB, &m) > 0 && m.max > 0)
+        b.max_used_mib = m.max;
+    gd_window_acc_free(tmp);
     return b;
 }
 
@@ -117,8 +122,9 @@ void gd_check_gpu_underutilized(const gd_check *self, const gd_facts *f, gd_find
             json_object_set_new(ev, "processes", json_integer(0));
             json_object_set_new(ev, "linked_by", json_string(gd_link_rule_key(rule[g])));
             json_object_set_new(ev, "linked", json_string(why + g * GD_LINK_WHY_LEN));
-            json_object_set_new(ev, "source", json_string("nvml:nvmlDeviceGetUtilizationRates, "
-                                                          "nvmlDeviceGetMemoryInfo; the job's /proc"));
+            json_object_set_new(ev, "source",
+                                json_string("nvml:nvmlDeviceGetUtilizationRates, "
+                                            "nvmlDeviceGetMemoryInfo; the job's /proc"));
             gd_finding_add(out, "gpu.underutilized", GD_SEV_WARNING, gpu->index, ev, NAN, fix_text,
                            "GPU %d busy %.0f%% on average, below %.0f%% in %.0f%% of the window, while the job (pid "
                            "%ld) holds %.0f MiB; NVML lists no process (%s)",

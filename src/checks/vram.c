@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* GPU memory: vram.near_full, vram.growing and vram.foreign_process. */
 #include "analysis/vram_trend.h"
+#include "analysis/window_acc.h"
 #include "checks_internal.h"
 #include "gpudoctor/stack.h"
 
@@ -37,18 +38,18 @@ typedef struct fullness {
 static fullness measure_full(const gd_facts *f, size_t g, double total_mib)
 {
     fullness x = {0};
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value used = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
-        if (!gd_ok(used))
-            continue;
-        x.valid++;
-        if (!gd_loaded_at(f, i, g))
-            continue;
-        x.loaded++;
-        x.max_mib = used.v > x.max_mib ? used.v : x.max_mib;
-        x.full += used.v >= GD_VRAM_FULL_FRACTION * total_mib;
-        x.critical += used.v >= GD_VRAM_FULL_CRITICAL_FRACTION * total_mib;
+    gd_window_acc *tmp;
+    const gd_window_acc *acc = gd_window_acc_get(f, &tmp);
+    gd_window_picks loaded;
+    if (acc) {
+        x.valid = gd_stats_of(f, g, GD_M_MEM_USED_MIB, NULL);
+        gd_window_acc_stream(acc, f, g, GD_WS_MEM_LOADED, &loaded);
+        x.loaded = loaded.n;
+        x.max_mib = loaded.n && loaded.max > 0 ? loaded.max : 0;
+        x.full = gd_window_acc_mem_at_least(acc, g, GD_VRAM_FULL_FRACTION * total_mib);
+        x.critical = gd_window_acc_mem_at_least(acc, g, GD_VRAM_FULL_CRITICAL_FRACTION * total_mib);
     }
+    gd_window_acc_free(tmp);
     return x;
 }
 
@@ -71,7 +72,18 @@ static const char held_fix[] =
     "allocator retries appear (torch.cuda.memory_stats()['num_alloc_retries']): then lower the micro-batch or "
     "use activation checkpointing. 'gpudoctor vram' tells what fits.";
 
-static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y);
+/* GPU g's memory trend over the window (the window's running statistics);
+ * false with fewer memory samples than a trend needs. */
+static bool memory_trend(const gd_facts *f, size_t g, gd_vram_trend *tr)
+{
+    gd_window_acc *tmp;
+    const gd_window_acc *a = gd_window_acc_get(f, &tmp);
+    gd_stats st;
+    bool ok = a && gd_window_acc_stats(a, f, g, GD_M_MEM_USED_MIB, &st) >= GD_VRAM_GROW_MIN_SAMPLES &&
+              gd_window_acc_memory_trend(a, g, tr) == 0;
+    gd_window_acc_free(tmp);
+    return ok;
+}
 
 /* Evidence that a full GPU is short of memory, not just holding it: the
  * use rising to the limit over the window, or an Xid the driver logs when a
@@ -80,16 +92,11 @@ static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y);
 static bool memory_pressure(const gd_facts *f, size_t g, json_t *ev)
 {
     bool found = false;
-    double *t = malloc((f->series.n + 1) * sizeof *t), *y = malloc((f->series.n + 1) * sizeof *y);
     gd_vram_trend tr;
-    size_t n = t && y ? memory_series(f, g, t, y) : 0;
-    if (n >= GD_VRAM_GROW_MIN_SAMPLES && gd_vram_trend_fit(t, y, n, &tr) == 0 &&
-        gd_vram_is_growing(&tr, f->gpus[g].mem_total_mib.v)) {
+    if (memory_trend(f, g, &tr) && gd_vram_is_growing(&tr, f->gpus[g].mem_total_mib.v)) {
         json_object_set_new(ev, "growing_mib_per_s", gd_json_number(round(tr.slope * 10) / 10));
         found = true;
     }
-    free(t);
-    free(y);
     const struct gd_stack_facts *st = f->stack;
     json_t *xids = json_array();
     for (size_t i = 0; st && i < st->xid_group_count; i++)
@@ -142,20 +149,6 @@ void gd_check_vram_near_full(const gd_check *self, const gd_facts *f, gd_finding
     }
 }
 
-/* The valid memory samples of GPU g; returns how many (arrays owned by the caller). */
-static size_t memory_series(const gd_facts *f, size_t g, double *t, double *y)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < f->series.n; i++) {
-        gd_value v = gd_series_at(&f->series, i, g, GD_M_MEM_USED_MIB);
-        if (gd_ok(v)) {
-            t[n] = gd_series_t(&f->series, i);
-            y[n++] = v.v;
-        }
-    }
-    return n;
-}
-
 bool gd_vram_is_growing(const gd_vram_trend *tr, double total_mib)
 {
     double min_rise = fmax(GD_VRAM_GROW_MIN_RISE_MIB, GD_VRAM_GROW_MIN_RISE_SHARE * total_mib);
@@ -187,10 +180,10 @@ static void report_growth(const gd_gpu *gpu, const gd_vram_trend *tr, double las
 void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
-    double *t = malloc((f->series.n + 1) * sizeof *t), *y = malloc((f->series.n + 1) * sizeof *y);
-    for (size_t g = 0; t && y && g < f->gpu_count; g++) {
+    for (size_t g = 0; g < f->gpu_count; g++) {
         const gd_gpu *gpu = &f->gpus[g];
-        size_t n = memory_series(f, g, t, y);
+        gd_stats used;
+        size_t n = gd_stats_of(f, g, GD_M_MEM_USED_MIB, &used);
         gd_vram_trend tr;
         if (n < GD_VRAM_GROW_MIN_SAMPLES || !gd_ok(gpu->mem_total_mib)) {
             if (!gpu->lost)
@@ -199,11 +192,9 @@ void gd_check_vram_growing(const gd_check *self, const gd_facts *f, gd_findings 
                             gd_ok(gpu->mem_total_mib) ? ": use a longer --duration" : ", total memory unknown");
             continue;
         }
-        if (gd_vram_trend_fit(t, y, n, &tr) == 0 && gd_vram_is_growing(&tr, gpu->mem_total_mib.v))
-            report_growth(gpu, &tr, y[n - 1], out);
+        if (memory_trend(f, g, &tr) && gd_vram_is_growing(&tr, gpu->mem_total_mib.v))
+            report_growth(gpu, &tr, used.last, out);
     }
-    free(t);
-    free(y);
 }
 
 static bool holds_job(const gd_gpu *gpu, long pid)

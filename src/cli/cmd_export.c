@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor export: a Prometheus exporter that dcgm-exporter users can drop in. */
+#include "analysis/window_acc.h"
 #include "cli.h"
 #include "export_http.h"
 #include "export_k8s.h"
@@ -208,7 +209,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     x->samples++;
     gd_prom_counters_add(&x->counters, f, i);
     read_job_map(x, gd_series_t(&f->series, i));
-    gd_facts w = gd_facts_window(f, gd_series_last(&f->series, x->window_s));
+    gd_facts w = gd_window_acc_upto(f, i, x->window_s);
     double t = gd_series_t(&f->series, i);
     bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.total != x->judged_events;
     if (now) {
@@ -218,7 +219,12 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     }
     if (x->k8s)
         gd_export_k8s_fill(x->k8s, f, x->pods, x->counters.gpus);
-    publish(x, f, &w, now); /* /health changes with the judgement */
+    /* /metrics and /health are rendered with each judgement: at most once a
+     * second of samples (and at once on a health event), so a scrape sees
+     * data at most a second old while a 10 Hz exporter renders a tenth of
+     * its samples (issue 40: the rendering cost more than all the rest). */
+    if (now)
+        publish(x, f, &w, true);
 }
 
 int gd_cmd_export(int argc, char **argv)
@@ -248,6 +254,7 @@ int gd_cmd_export(int argc, char **argv)
          * memory stays flat at any interval (dcgm-exporter keeps the latest
          * values only). */
         .retain_s = o.window_s + interval_s,
+        .judge_s = o.window_s,
         .stop = &stop_requested,
         .pid = -1,
     };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor fleet: many nodes' check reports compared (docs/fleet.md). */
 #include "analysis/fleet.h"
+#include "analysis/fleet_dedup.h"
 #include "formats/fleet/fleet_read.h"
 #include "cli.h"
 #include "report/fleet_report.h"
@@ -11,11 +12,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
 /* More reports than any fleet sends to one command: beyond, say so. */
 #define MAX_REPORTS 100000
+/* Reports given twice or not read said on stderr one by one; the rest counted. */
+#define STDERR_FEW 5
 
 const char gd_fleet_help[] =
     "usage: gpudoctor fleet REPORT.json...|DIR [--json] [--report FILE.html] [--exit-findings]\n"
@@ -34,9 +38,10 @@ const char gd_fleet_help[] =
     "                   was found but a node could not be judged\n"
     "\n"
     "A report that cannot be read (truncated, not a check report, a newer schema) is\n"
-    "named under 'Not read' and the others are compared; none readable is exit 3.\n"
-    "A node not judged (no GPU, none under load, too few of its model) is named\n"
+    "counted under 'Not read' and the others are compared; none readable is exit 3.\n"
+    "A node not judged (no GPU, none under load, too few of its model) is counted\n"
     "under 'Not judged'; a report given twice (a file, or a node's name) is read once.\n"
+    "The text names the first 5 of each list and counts the rest; --json lists all.\n"
     "Exit: 0, or with --exit-findings 0, 1, 2, 3; 3 could not compare.\n"
     "\n"
     "Example, a Slurm cluster (docs/slurm.md):\n"
@@ -107,29 +112,6 @@ static int add_path(paths *p, const char *path)
     return rc;
 }
 
-/* The path before i that names the same file as files->v[i] (the same
- * device and inode), or NULL. */
-static const char *same_file(const paths *files, size_t i)
-{
-    struct stat a, b;
-    if (stat(files->v[i], &a) != 0 || !S_ISREG(a.st_mode))
-        return NULL;
-    for (size_t j = 0; j < i; j++)
-        if (stat(files->v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-            return files->v[j];
-    return NULL;
-}
-
-/* The file of a node read before node k under the same name (its report's
- * host name, else its file's name): the same node's report twice. */
-static const char *same_node(const gd_fleet *fl, size_t k)
-{
-    for (size_t j = 0; j < k; j++)
-        if (strcmp(fl->nodes[j].name, fl->nodes[k].name) == 0)
-            return fl->nodes[j].file;
-    return NULL;
-}
-
 static int note_duplicate(char **dups, size_t *n, const char *file, const char *first, const char *how)
 {
     size_t len = strlen(file) + strlen(first) + strlen(how) + 32;
@@ -139,6 +121,90 @@ static int note_duplicate(char **dups, size_t *n, const char *file, const char *
     snprintf(msg, len, "%s: %s %s, read once", file, how, first);
     dups[(*n)++] = msg;
     return 0;
+}
+
+/* What a file is, stat'ed once: a file that cannot be, or is not a regular
+ * file, is never the same as another (the reader says what is wrong with it). */
+static gd_fleet_file_key file_key(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return (gd_fleet_file_key){0};
+    return (gd_fleet_file_key){(uint64_t)sb.st_dev, (uint64_t)sb.st_ino, true};
+}
+
+/* Reads each report once into fleet (its nodes sized for every file): one
+ * given twice (the same file, or a second report of a node's name; the
+ * first counts) is noted in dups, one that cannot be read in unread, each
+ * in the order given. 0, or an exit code. */
+static int read_reports(const paths *files, gd_fleet *fleet, char **unread, size_t *nunread, char **dups, size_t *ndups)
+{
+    size_t n = files->n;
+    gd_fleet_file_key *keys = calloc(n + 1, sizeof *keys);
+    size_t *same_file = calloc(n + 1, sizeof *same_file), *same_node = calloc(n + 1, sizeof *same_node);
+    size_t *file_of = calloc(n + 1, sizeof *file_of); /* a node's index in files */
+    int rc = 0;
+    if (!keys || !same_file || !same_node || !file_of)
+        rc = gd_cli_error("out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        keys[i] = file_key(files->v[i]);
+    if (!rc && gd_fleet_first_same_file(keys, n, same_file) != 0)
+        rc = gd_cli_error("out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        char err[1024];
+        if (same_file[i] != GD_FLEET_FIRST)
+            continue;
+        if (gd_fleet_read_report(files->v[i], &fleet->nodes[fleet->n], err, sizeof err) != 0) {
+            if (!(unread[(*nunread)++] = strdup(err)))
+                rc = gd_cli_error("out of memory");
+            continue;
+        }
+        file_of[fleet->n++] = i;
+    }
+    bool named = !rc && gd_fleet_first_same_node(fleet, same_node) == 0;
+    if (!rc && !named)
+        rc = gd_cli_error("out of memory");
+    /* Every node is kept or freed, even when a note fails: the fleet stays whole to free. */
+    size_t k = 0, kept = 0;
+    for (size_t i = 0; named && i < n; i++) {
+        if (same_file[i] != GD_FLEET_FIRST) { /* a file and its directory, a link: counts once */
+            if (!rc)
+                rc = note_duplicate(dups, ndups, files->v[i], files->v[same_file[i]], "the same file as");
+            continue;
+        }
+        if (k == fleet->n || file_of[k] != i)
+            continue; /* not read */
+        gd_fleet_node *node = &fleet->nodes[k];
+        if (same_node[k] != GD_FLEET_FIRST) { /* one node, two reports: the first counts */
+            char how[200];
+            snprintf(how, sizeof how, "the same node (%.120s) as", node->name);
+            if (!rc)
+                rc = note_duplicate(dups, ndups, files->v[i], files->v[file_of[same_node[k]]], how);
+            free(node->gpus);
+            free(node->findings);
+        } else {
+            fleet->nodes[kept++] = *node;
+        }
+        k++;
+    }
+    if (named) {
+        memset(fleet->nodes + kept, 0, (fleet->n - kept) * sizeof *fleet->nodes);
+        fleet->n = kept;
+    }
+    free(keys);
+    free(same_file);
+    free(same_node);
+    free(file_of);
+    return rc;
+}
+
+/* The first messages on stderr, the others counted: a fleet's 10 000 are no message. */
+static void say_few(const char *const *msgs, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n && i < STDERR_FEW; i++)
+        fprintf(stderr, "gpudoctor: %s\n", msgs[i]);
+    if (n > STDERR_FEW)
+        fprintf(stderr, "gpudoctor: and %zu more %s\n", n - STDERR_FEW, what);
 }
 
 static void render_html(FILE *out, const void *ud)
@@ -183,34 +249,11 @@ int gd_cmd_fleet(int argc, char **argv)
     size_t ndups = 0;
     if (!rc && !dups)
         rc = gd_cli_error("out of memory");
-    for (size_t i = 0; !rc && i < files.n; i++) {
-        char err[1024];
-        const char *same = same_file(&files, i);
-        if (same) { /* one report given twice (a file and its directory, a link) counts once */
-            rc = note_duplicate(dups, &ndups, files.v[i], same, "the same file as");
-            continue;
-        }
-        if (gd_fleet_read_report(files.v[i], &fleet.nodes[fleet.n], err, sizeof err) != 0) {
-            if (!(unread[nunread++] = strdup(err)))
-                rc = gd_cli_error("out of memory");
-            continue;
-        }
-        if ((same = same_node(&fleet, fleet.n))) { /* one node, two reports: the first counts */
-            char how[200];
-            snprintf(how, sizeof how, "the same node (%.120s) as", fleet.nodes[fleet.n].name);
-            rc = note_duplicate(dups, &ndups, files.v[i], same, how);
-            free(fleet.nodes[fleet.n].gpus);
-            free(fleet.nodes[fleet.n].findings);
-            memset(&fleet.nodes[fleet.n], 0, sizeof fleet.nodes[fleet.n]);
-            continue;
-        }
-        fleet.n++;
-    }
-    for (size_t i = 0; i < ndups; i++)
-        fprintf(stderr, "gpudoctor: %s\n", dups[i]);
+    if (!rc)
+        rc = read_reports(&files, &fleet, unread, &nunread, dups, &ndups);
+    say_few((const char *const *)dups, ndups, "given twice, read once (the JSON's duplicates[])");
     if (!rc && fleet.n == 0) {
-        for (size_t i = 0; i < nunread; i++)
-            fprintf(stderr, "gpudoctor: %s\n", unread[i]);
+        say_few((const char *const *)unread, nunread, "that could not be read");
         rc = gd_cli_error("no report could be read (%s%s): nothing to compare", nunread ? unread[0] : "none given",
                           nunread > 1 ? ", ..." : "");
     }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpudoctor watch: the live view on a terminal, dmon-like lines elsewhere. */
+#include "analysis/window_acc.h"
 #include "cli.h"
 #include "gpudoctor/session.h"
 #include "report/recorder.h"
@@ -122,6 +123,7 @@ int gd_cmd_watch(int argc, char **argv)
         .interval_s = interval_s,
         /* What the view draws: the findings' last minute, a screen of history. */
         .retain_s = GD_WATCH_FINDINGS_SPAN_S > 300 * interval_s ? GD_WATCH_FINDINGS_SPAN_S : 300 * interval_s,
+        .judge_s = GD_WATCH_FINDINGS_SPAN_S,
         .stop = &gd_cli_stop,
         .pid = -1,
     };
@@ -166,10 +168,21 @@ int gd_cmd_watch(int argc, char **argv)
         rc = -1;
     int step = 0;
     if (rc == 0 && o.from) {
-        /* A capture brings its own samples: the sinks see them in turn. */
+        /* A capture brings its own samples: the sinks see them in turn,
+         * with the last minute's running statistics as the session keeps them. */
+        gd_window_acc *acc = gd_window_acc_new(f.gpu_count, GD_WATCH_FINDINGS_SPAN_S);
+        gd_facts played = f;
+        played.acc = acc;
+        played.acc_free = NULL;
         for (size_t i = 0; i < f.series.n && !gd_cli_stop && !lines.failed && (o.count == 0 || i < (size_t)o.count);
-             i++)
-            sink.on_sample(sink.ud, &f, i);
+             i++) {
+            if (acc && gd_window_acc_add(acc, &f, i) != 0) {
+                gd_window_acc_free(acc); /* judged from the series instead */
+                played.acc = acc = NULL;
+            }
+            sink.on_sample(sink.ud, &played, i);
+        }
+        gd_window_acc_free(acc);
     } else {
         while (rc == 0 && !lines.failed && (step = gd_session_step(s, err, sizeof err)) > 0)
             ;

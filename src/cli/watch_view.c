@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The live view of `gpudoctor watch` (watch_view.h). */
+#include "analysis/window_acc.h"
+#include "report/watch_lines.h"
 #include "watch_view.h"
 
 #include "gpudoctor/checks.h"
@@ -16,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#define FINDINGS_SPAN_S 60.0
+#define FINDINGS_SPAN_S GD_WATCH_FINDINGS_SPAN_S
 
 /* The metrics the sparkline can plot (h/l cycles through them). */
 static const struct plot {
@@ -88,8 +90,7 @@ static double mono_s(void)
 static void judge(gd_watch_view *v)
 {
     const gd_facts *f = v->f;
-    gd_series upto = gd_series_window(&f->series, 0, v->last + 1); /* a paused view judges what it shows */
-    gd_facts w = gd_facts_window(f, gd_series_last(&upto, FINDINGS_SPAN_S));
+    gd_facts w = gd_window_acc_upto(f, v->last, FINDINGS_SPAN_S); /* a paused view judges what it shows */
     gd_findings_free(&v->findings);
     v->findings = (gd_findings){.where = GD_AT_WATCH};
     double t = gd_series_t(&f->series, v->last);

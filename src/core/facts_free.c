@@ -17,6 +17,8 @@ void gd_facts_free(gd_facts *f)
         free(f->gpus[i].processes);
     free(f->gpus);
     free(f->p2p_status);
+    if (f->acc && f->acc_free)
+        f->acc_free(f->acc);
     gd_series_free(&f->series);
     free(f->host_series.v);
     gd_pcie_facts_free(f->pcie);

@@ -192,7 +192,8 @@ TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(g
       VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
       MATRIX(gd_facts, p2p_status, gpu_count, t_p2p, 1024), ARR(gd_facts, denied, denied_count, t_denied),
       DBL(gd_facts, window_s), DBL(gd_facts, interval_s), SUB(gd_facts, pcie_throughput, t_tput),
-      STR(gd_facts, power_reading), STR(gd_facts, thermal_counter), LONG(gd_facts, pid));
+      STR(gd_facts, power_reading), STR(gd_facts, thermal_counter), STR(gd_facts, replay_counter),
+      LONG(gd_facts, pid));
 
 /* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
 TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),

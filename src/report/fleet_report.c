@@ -18,20 +18,34 @@
 
 static const char *const metric_keys[3] = {"sm_clock_mhz", "temp_c", "power_w"};
 
-/* Nodes that an outlier finding names. */
+/* What grows with the fleet (nodes not judged, with findings of their own,
+ * given twice, not read; the fleet's finding blocks) the text lists a few
+ * of, then counts: 10 000 idle reports were 10 000 lines. The JSON has all. */
+#define LIST_FEW 5
+#define FINDING_BLOCKS 10
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Nodes that an outlier finding names: its findings' node names, sorted and counted once each. */
 static size_t outlier_nodes(const gd_fleet_run *run)
 {
-    size_t n = 0;
     const gd_findings *fs = &run->result->findings;
-    for (size_t k = 0; k < run->fleet->n; k++)
-        for (size_t i = 0; i < fs->n; i++) {
-            const json_t *node = json_object_get(fs->v[i].evidence, "node");
-            if (strcmp(fs->v[i].id, "fleet.common_finding") != 0 && json_is_string(node) &&
-                strcmp(json_string_value(node), run->fleet->nodes[k].name) == 0) {
-                n++;
-                break;
-            }
-        }
+    const char **names = malloc((fs->n + 1) * sizeof *names);
+    if (!names)
+        return 0;
+    size_t m = 0, n = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const json_t *node = json_object_get(fs->v[i].evidence, "node");
+        if (strcmp(fs->v[i].id, "fleet.common_finding") != 0 && json_is_string(node))
+            names[m++] = json_string_value(node);
+    }
+    qsort(names, m, sizeof *names, by_name);
+    for (size_t i = 0; i < m; i++)
+        n += i == 0 || strcmp(names[i], names[i - 1]) != 0;
+    free(names);
     return n;
 }
 
@@ -44,26 +58,58 @@ static gd_severity node_worst(const gd_fleet_node *n)
     return w;
 }
 
-/* Names of the nodes for which pick() holds, ", "-joined into buf; their count. */
-static size_t node_names(const gd_fleet_run *run, bool (*pick)(const gd_fleet_run *, size_t), bool why, char *buf,
-                         size_t len)
+/* The names of the first LIST_FEW nodes for which pick() holds (and
+ * reason, where given, is theirs), ", "-joined after buf's first `used`
+ * bytes, then "and N more"; how many there are. */
+static size_t node_names(const gd_fleet_run *run, bool (*pick)(const gd_fleet_run *, size_t), const char *reason,
+                         char *buf, size_t len, size_t used)
 {
-    size_t n = 0, used = 0;
-    buf[0] = '\0';
+    size_t n = 0, from = used;
+    if (used < len)
+        buf[used] = '\0';
     for (size_t k = 0; k < run->fleet->n; k++) {
-        if (!pick(run, k))
+        if (!pick(run, k) || (reason && strcmp(run->result->nodes[k].why, reason) != 0))
             continue;
-        n++;
-        if (used + 1 >= len)
+        if (n++ >= LIST_FEW || used + 1 >= len)
             continue;
         char name[128];
         gd_text_safe(run->fleet->nodes[k].name, name, sizeof name);
-        int w = n > 8 ? snprintf(buf + used, len - used, n == 9 ? ", ..." : "")
-                : why ? snprintf(buf + used, len - used, "%s%s (%s)", used ? ", " : "", name, run->result->nodes[k].why)
-                      : snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+        int w = snprintf(buf + used, len - used, "%s%s", used > from ? ", " : "", name);
         used = w > 0 && used + (size_t)w < len ? used + (size_t)w : len - 1;
     }
+    if (n > LIST_FEW && used + 1 < len)
+        snprintf(buf + used, len - used, " and %zu more", n - LIST_FEW);
     return n;
+}
+
+/* The count of nodes for which pick() holds. */
+static size_t node_count(const gd_fleet_run *run, bool (*pick)(const gd_fleet_run *, size_t))
+{
+    size_t n = 0;
+    for (size_t k = 0; k < run->fleet->n; k++)
+        n += pick(run, k);
+    return n;
+}
+
+/* A few distinct strings counted (finding ids, reasons not judged), in
+ * the order first seen; more than TALLY_MAX are counted as others. */
+#define TALLY_MAX 16
+typedef struct tally {
+    const char *key[TALLY_MAX];
+    size_t count[TALLY_MAX], n, other;
+} tally;
+
+static void tally_add(tally *t, const char *key)
+{
+    size_t j = 0;
+    while (j < t->n && strcmp(t->key[j], key) != 0)
+        j++;
+    if (j == t->n && t->n < TALLY_MAX)
+        t->key[t->n++] = key;
+    if (j < t->n)
+        t->count[j]++;
+    else
+        t->other++;
 }
 
 static bool pick_critical(const gd_fleet_run *run, size_t k)
@@ -79,6 +125,34 @@ static bool pick_warning(const gd_fleet_run *run, size_t k)
 static bool pick_unjudged(const gd_fleet_run *run, size_t k)
 {
     return k < run->result->nnodes && !run->result->nodes[k].judged;
+}
+
+/* The nodes not judged, by reason in the order first seen, a few names of
+ * each: "a, b (no GPU under load in its window), c (no GPU in its
+ * report)", "a, b, c, d, e and 2395 more (...)"; how many there are. */
+static size_t unjudged_names(const gd_fleet_run *run, char *buf, size_t len)
+{
+    tally whys = {0};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < run->fleet->n; k++)
+        if (pick_unjudged(run, k))
+            tally_add(&whys, run->result->nodes[k].why);
+    for (size_t j = 0; j < whys.n && used + 1 < len; j++) {
+        size_t from = used ? used + 2 : 0;
+        if (used)
+            used += (size_t)snprintf(buf + used, len - used, ", ");
+        if (used + 1 >= len)
+            break;
+        node_names(run, pick_unjudged, whys.key[j], buf, len, from);
+        used = strlen(buf);
+        if (used + 1 < len)
+            used += (size_t)snprintf(buf + used, len - used, " (%s)", whys.key[j]);
+    }
+    size_t total = whys.other;
+    for (size_t j = 0; j < whys.n; j++)
+        total += whys.count[j];
+    return total;
 }
 
 static size_t compared_groups(const gd_fleet_result *r)
@@ -111,10 +185,10 @@ static const char *verdict_line(const gd_fleet_run *run, char *line, size_t len)
 {
     const gd_findings *fs = &run->result->findings;
     size_t crit = gd_findings_count(fs, GD_SEV_CRITICAL), warn = gd_findings_count(fs, GD_SEV_WARNING);
-    char crit_nodes[600], warn_nodes[600], unjudged[800];
-    size_t ncrit = node_names(run, pick_critical, false, crit_nodes, sizeof crit_nodes);
-    size_t nwarn = node_names(run, pick_warning, false, warn_nodes, sizeof warn_nodes);
-    size_t nun = node_names(run, pick_unjudged, true, unjudged, sizeof unjudged);
+    char crit_nodes[800], warn_nodes[800], unjudged[1200];
+    size_t ncrit = node_names(run, pick_critical, NULL, crit_nodes, sizeof crit_nodes, 0);
+    size_t nwarn = node_names(run, pick_warning, NULL, warn_nodes, sizeof warn_nodes, 0);
+    size_t nun = unjudged_names(run, unjudged, sizeof unjudged);
     size_t nodes = run->fleet->n, judged = nodes - nun;
     const char *word = crit || ncrit ? "CRITICAL" : warn || nwarn ? "WARNING" : nun ? "NOT CHECKED" : "OK";
     size_t used = 0;
@@ -187,6 +261,203 @@ static int name_columns(const gd_fleet_run *run, bool models, int least, int res
     return longest < least ? least : longest > most ? most : longest;
 }
 
+/* A fleet finding and the block it is shown in: one per cause and node
+ * (the same finding on several GPUs of a node), a finding of no node alone. */
+typedef struct block_ref {
+    const char *id, *node;
+    gd_severity severity;
+    size_t at; /* in the findings' order */
+} block_ref;
+
+static int by_block_then_at(const void *a, const void *b)
+{
+    const block_ref *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    if (!c && (x->node || y->node))
+        c = !x->node ? -1 : !y->node ? 1 : strcmp(x->node, y->node);
+    if (!c && x->severity != y->severity)
+        c = x->severity < y->severity ? -1 : 1;
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static bool same_block(const block_ref *x, const block_ref *y)
+{
+    return x->node && y->node && x->severity == y->severity && strcmp(x->id, y->id) == 0 &&
+           strcmp(x->node, y->node) == 0;
+}
+
+/* A block: refs[from, to), shown where its first finding is. */
+typedef struct block_span {
+    size_t from, to, first;
+} block_span;
+
+static int by_first(const void *a, const void *b)
+{
+    const block_span *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* One finding block at its node and GPUs, check's layout (text_finding.h). */
+static void text_block(FILE *out, const gd_fleet_run *run, const gd_text_style *st, const block_ref *refs,
+                       const block_span *b)
+{
+    const gd_finding *f = &run->result->findings.v[refs[b->from].at];
+    const char *node = refs[b->from].node;
+    size_t ng = b->to - b->from;
+    int gpus[256];
+    size_t listed = 0;
+    for (size_t j = b->from; j < b->to && listed < sizeof gpus / sizeof *gpus; j++)
+        gpus[listed++] = run->result->findings.v[refs[j].at].gpu;
+    gd_finding shown = *f;
+    char at[420], list[200] = "";
+    const char *rest = strstr(f->title, ": ");
+    if (ng > 1 && rest) {
+        gd_gpu_ranges(gpus, listed, true, list, sizeof list);
+        /* a long title is cut at the title's size, as every title is */
+        gd_strf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
+        snprintf(at, sizeof at, "%s GPUs %s", node ? node : "fleet", list);
+    } else if (node && f->gpu != GD_NO_GPU) {
+        snprintf(at, sizeof at, "%s GPU %d", node, f->gpu);
+    } else {
+        snprintf(at, sizeof at, "%s", node ? node : "fleet");
+    }
+    gd_text_finding(out, st, &shown, &(gd_text_finding_how){.series = false, .at = at});
+}
+
+/* The fleet's findings, one block per cause and node, sorted into blocks
+ * (a fleet of thousands of outliers is not each compared with each); the
+ * first FINDING_BLOCKS shown, the others counted by id. */
+static void text_findings(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
+{
+    const gd_findings *fs = &run->result->findings;
+    if (!fs->n)
+        return;
+    fputs("\nFindings:\n", out);
+    block_ref *refs = malloc(fs->n * sizeof *refs);
+    block_span *blocks = malloc(fs->n * sizeof *blocks);
+    if (!refs || !blocks) {
+        free(refs);
+        free(blocks);
+        return;
+    }
+    for (size_t i = 0; i < fs->n; i++)
+        refs[i] = (block_ref){fs->v[i].id, json_string_value(json_object_get(fs->v[i].evidence, "node")),
+                              fs->v[i].severity, i};
+    qsort(refs, fs->n, sizeof *refs, by_block_then_at);
+    size_t nb = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        if (i == 0 || !same_block(&refs[i - 1], &refs[i]))
+            blocks[nb++] = (block_span){i, i, refs[i].at};
+        blocks[nb - 1].to = i + 1;
+    }
+    qsort(blocks, nb, sizeof *blocks, by_first);
+    for (size_t b = 0; b < nb && b < FINDING_BLOCKS; b++)
+        text_block(out, run, st, refs, &blocks[b]);
+    if (nb > FINDING_BLOCKS) {
+        tally ids = {0}; /* the rest by id: a few ids, however many nodes */
+        for (size_t b = FINDING_BLOCKS; b < nb; b++)
+            tally_add(&ids, refs[blocks[b].from].id);
+        char line[1024];
+        size_t used = (size_t)snprintf(line, sizeof line, "and %zu more (", nb - FINDING_BLOCKS);
+        for (size_t j = 0; j < ids.n && used < sizeof line; j++)
+            used +=
+                (size_t)snprintf(line + used, sizeof line - used, "%s%s %zu", j ? ", " : "", ids.key[j], ids.count[j]);
+        if (ids.other && used < sizeof line)
+            used += (size_t)snprintf(line + used, sizeof line - used, ", others %zu", ids.other);
+        if (used < sizeof line)
+            snprintf(line + used, sizeof line - used, "), one per cause and node: see --json");
+        fputs("\n  ", out);
+        gd_wrap(out, st, 4, 2, line);
+    }
+    free(refs);
+    free(blocks);
+}
+
+/* A node's name in its column, then text wrapped under it. */
+static void text_node_line(FILE *out, const gd_text_style *st, const char *node_name, int node_w, const char *text)
+{
+    char name[300];
+    cut_name(node_name, name, sizeof name, (size_t)node_w);
+    fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
+    gd_wrap(out, st, node_w + 3, node_w + 3, text);
+}
+
+/* The first LIST_FEW nodes with findings of their own, their ids; the others counted. */
+static void text_nodes(FILE *out, const gd_fleet_run *run, const gd_text_style *st, int node_w)
+{
+    size_t quiet = 0, listed = 0;
+    fputs("\nNodes (their own reports' warning and critical findings):\n", out);
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        const gd_fleet_node *n = &run->fleet->nodes[k];
+        if (!n->nfindings) {
+            quiet++;
+            continue;
+        }
+        if (listed++ >= LIST_FEW)
+            continue;
+        char ids[400] = "";
+        size_t used = 0, nlisted = 0;
+        const char *seen[64]; /* what ids holds: a report of 300k findings is not compared with itself */
+        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1 && nlisted < 64; i++) {
+            bool dup = false;
+            for (size_t j = 0; j < nlisted && !dup; j++)
+                dup = strcmp(seen[j], n->findings[i].id) == 0;
+            if (!dup) {
+                seen[nlisted++] = n->findings[i].id;
+                used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
+            }
+        }
+        text_node_line(out, st, n->name, node_w, ids);
+    }
+    if (listed > LIST_FEW)
+        fprintf(out, "  and %zu more with findings: see --json\n", listed - LIST_FEW);
+    fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
+}
+
+/* The first LIST_FEW nodes not judged and why; the others counted by why. */
+static void text_unjudged(FILE *out, const gd_fleet_run *run, const gd_text_style *st, int node_w)
+{
+    tally whys = {0}; /* a few reasons (fleet.c), however many nodes */
+    size_t listed = 0;
+    for (size_t k = 0; k < run->fleet->n; k++) {
+        if (!pick_unjudged(run, k))
+            continue;
+        const char *why = run->result->nodes[k].why;
+        if (listed++ == 0)
+            fputs("\nNot judged (no GPU held to a group's median):\n", out);
+        if (listed <= LIST_FEW)
+            text_node_line(out, st, run->fleet->nodes[k].name, node_w, why);
+        else
+            tally_add(&whys, why);
+    }
+    if (listed <= LIST_FEW)
+        return;
+    char line[1024];
+    size_t used = (size_t)snprintf(line, sizeof line, "and %zu more (", listed - LIST_FEW);
+    for (size_t j = 0; j < whys.n && used < sizeof line; j++)
+        used +=
+            (size_t)snprintf(line + used, sizeof line - used, "%s%zu: %s", j ? "; " : "", whys.count[j], whys.key[j]);
+    if (used < sizeof line)
+        snprintf(line + used, sizeof line - used, "): see --json");
+    fputs("  ", out);
+    gd_wrap(out, st, 4, 2, line);
+}
+
+/* A section of messages (given twice, not read): the first LIST_FEW, the others counted. */
+static void text_messages(FILE *out, const gd_text_style *st, const char *title, const char *const *msgs, size_t n,
+                          int indent)
+{
+    if (!n)
+        return;
+    fprintf(out, "\n%s:\n", title);
+    for (size_t i = 0; i < n && i < LIST_FEW; i++) {
+        fputs("  ", out);
+        gd_wrap(out, st, indent, 2, msgs[i]);
+    }
+    if (n > LIST_FEW)
+        fprintf(out, "  and %zu more: see --json\n", n - LIST_FEW);
+}
+
 void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_style *st)
 {
     const gd_fleet_result *r = run->result;
@@ -214,87 +485,10 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
                 g->gpus, g->nodes, c, t, p, g->compared ? "" : "  not compared");
     }
     gd_wrapped_close(&w, st);
-    if (fs->n)
-        fputs("\nFindings:\n", out);
-    bool *done = calloc(fs->n + 1, sizeof *done);
-    int *gpus = calloc(fs->n + 1, sizeof *gpus);
-    for (size_t i = 0; done && gpus && i < fs->n; i++) {
-        if (done[i])
-            continue;
-        const gd_finding *f = &fs->v[i];
-        /* One block per cause and node: the same finding on several GPUs of a node. */
-        const char *node = json_string_value(json_object_get(f->evidence, "node"));
-        size_t ng = 0;
-        for (size_t j = i; j < fs->n; j++) {
-            const char *nj = json_string_value(json_object_get(fs->v[j].evidence, "node"));
-            if (!done[j] && strcmp(fs->v[j].id, f->id) == 0 && node && nj && strcmp(nj, node) == 0 &&
-                fs->v[j].severity == f->severity) {
-                done[j] = true;
-                gpus[ng++] = fs->v[j].gpu;
-            }
-        }
-        done[i] = true;
-        /* check's layout (text_finding.h), at the node and its GPUs. */
-        gd_finding shown = *f;
-        char at[420], list[200] = "";
-        const char *rest = strstr(f->title, ": ");
-        if (ng > 1 && rest) {
-            gd_gpu_ranges(gpus, ng, true, list, sizeof list);
-            /* a long title is cut at the title's size, as every title is */
-            gd_strf(shown.title, sizeof shown.title, "%s GPUs %s (%zu)%s", node ? node : "?", list, ng, rest);
-            snprintf(at, sizeof at, "%s GPUs %s", node ? node : "fleet", list);
-        } else if (node && f->gpu != GD_NO_GPU) {
-            snprintf(at, sizeof at, "%s GPU %d", node, f->gpu);
-        } else {
-            snprintf(at, sizeof at, "%s", node ? node : "fleet");
-        }
-        gd_text_finding(out, st, &shown, &(gd_text_finding_how){.series = false, .at = at});
-    }
-    free(done);
-    free(gpus);
-    size_t quiet = 0;
-    fputs("\nNodes (their own reports' warning and critical findings):\n", out);
-    for (size_t k = 0; k < run->fleet->n; k++) {
-        const gd_fleet_node *n = &run->fleet->nodes[k];
-        if (!n->nfindings) {
-            quiet++;
-            continue;
-        }
-        char ids[400] = "", name[300];
-        size_t used = 0, nlisted = 0;
-        const char *listed[64]; /* what ids holds: a report of 300k findings is not compared with itself */
-        for (size_t i = 0; i < n->nfindings && used < sizeof ids - 1 && nlisted < 64; i++) {
-            bool dup = false;
-            for (size_t j = 0; j < nlisted && !dup; j++)
-                dup = strcmp(listed[j], n->findings[i].id) == 0;
-            if (!dup) {
-                listed[nlisted++] = n->findings[i].id;
-                used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", used ? ", " : "", n->findings[i].id);
-            }
-        }
-        cut_name(n->name, name, sizeof name, (size_t)node_w);
-        fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
-        gd_wrap(out, st, node_w + 3, node_w + 3, ids);
-    }
-    fprintf(out, "  %zu node%s: none\n", quiet, quiet == 1 ? "" : "s");
-    char unjudged[800];
-    if (node_names(run, pick_unjudged, true, unjudged, sizeof unjudged)) {
-        fputs("\nNot judged (no GPU held to a group's median):\n", out);
-        for (size_t k = 0; k < run->fleet->n; k++)
-            if (pick_unjudged(run, k)) {
-                char name[300];
-                cut_name(run->fleet->nodes[k].name, name, sizeof name, (size_t)node_w);
-                fprintf(out, "  %s%*s ", name, node_w - text_columns(name), "");
-                gd_wrap(out, st, node_w + 3, node_w + 3, run->result->nodes[k].why);
-            }
-    }
-    if (run->nduplicates) {
-        fputs("\nGiven twice (read once):\n", out);
-        for (size_t i = 0; i < run->nduplicates; i++) {
-            fputs("  ", out);
-            gd_wrap(out, st, 4, 2, run->duplicates[i]);
-        }
-    }
+    text_findings(out, run, st);
+    text_nodes(out, run, st, node_w);
+    text_unjudged(out, run, st, node_w);
+    text_messages(out, st, "Given twice (read once)", run->duplicates, run->nduplicates, 4);
     if (fs->nskips) {
         fputs("\nNot compared:\n", out);
         for (size_t i = 0; i < fs->nskips; i++) {
@@ -302,13 +496,7 @@ void gd_fleet_report_text(FILE *out, const gd_fleet_run *run, const gd_text_styl
             gd_wrap(out, st, 2, 2, fs->skips[i].reason);
         }
     }
-    if (run->nunread) {
-        fputs("\nNot read:\n", out);
-        for (size_t i = 0; i < run->nunread; i++) {
-            fputs("  ", out);
-            gd_wrap(out, st, 2, 2, run->unread[i]);
-        }
-    }
+    text_messages(out, st, "Not read", run->unread, run->nunread, 2);
 }
 
 json_t *gd_fleet_report_json(const gd_fleet_run *run)
@@ -372,13 +560,9 @@ json_t *gd_fleet_report_json(const gd_fleet_run *run)
     json_object_set_new(sum, "critical", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_CRITICAL)));
     json_object_set_new(sum, "warning", json_integer((json_int_t)gd_findings_count(&r->findings, GD_SEV_WARNING)));
     json_object_set_new(sum, "outlier_nodes", json_integer((json_int_t)outlier_nodes(run)));
-    char scratch[8];
-    json_object_set_new(sum, "nodes_critical",
-                        json_integer((json_int_t)node_names(run, pick_critical, false, scratch, sizeof scratch)));
-    json_object_set_new(sum, "nodes_warning",
-                        json_integer((json_int_t)node_names(run, pick_warning, false, scratch, sizeof scratch)));
-    json_object_set_new(sum, "not_judged_nodes",
-                        json_integer((json_int_t)node_names(run, pick_unjudged, false, scratch, sizeof scratch)));
+    json_object_set_new(sum, "nodes_critical", json_integer((json_int_t)node_count(run, pick_critical)));
+    json_object_set_new(sum, "nodes_warning", json_integer((json_int_t)node_count(run, pick_warning)));
+    json_object_set_new(sum, "not_judged_nodes", json_integer((json_int_t)node_count(run, pick_unjudged)));
     json_object_set_new(root, "summary", sum);
     json_t *dups = json_array();
     for (size_t i = 0; i < run->nduplicates; i++)

@@ -95,7 +95,8 @@ static void range_text(const gd_facts *f, size_t g, gd_metric m, double scale, c
     else if (st.min == st.max)
         snprintf(buf, len, "%.10g %s", st.min * scale, unit);
     else if (median)
-        snprintf(buf, len, "%.10g to %.10g %s (median %.10g)", st.min * scale, st.max * scale, unit, st.median * scale);
+        snprintf(buf, len, "%.10g to %.10g %s (median %.10g)", st.min * scale, st.max * scale, unit,
+                 gd_window_median(f, g, m) * scale);
     else
         snprintf(buf, len, "%.10g to %.10g %s", st.min * scale, st.max * scale, unit);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* watch's line formats (watch_lines.h). */
+#include "analysis/window_acc.h"
 #include "watch_lines.h"
 
 #include "core/facts_json.h"
@@ -216,8 +217,7 @@ static void new_finding(gd_watch_lines *w, const gd_facts *f, double t, const gd
  * too: they are not judged before their time). */
 static void judge(gd_watch_lines *w, const gd_facts *f, size_t i)
 {
-    gd_series upto = gd_series_window(&f->series, 0, i + 1);
-    gd_facts win = gd_facts_window(f, gd_series_last(&upto, GD_WATCH_FINDINGS_SPAN_S));
+    gd_facts win = gd_window_acc_upto(f, i, GD_WATCH_FINDINGS_SPAN_S);
     double t = gd_series_t(&f->series, i);
     win.events.bounded = true; /* a replay's later events are not judged before their time */
     win.events.until_t = t;

@@ -2,6 +2,7 @@
 /* The session loop (include/gpudoctor/session.h): sources, clock, sinks. */
 #include "gpudoctor/session.h"
 
+#include "analysis/window_acc.h"
 #include "core/clock.h"
 #include "gpudoctor/job.h"
 #include "gpudoctor/pcie.h"
@@ -174,6 +175,13 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         if (o->retain_s > 0 && o->retain_s < span)
             span = o->retain_s;
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
+        /* The judged window's running statistics, beside the series. */
+        if (!(f->acc = gd_window_acc_new(f->gpu_count, o->judge_s > 0 && o->judge_s < span ? o->judge_s : 0))) {
+            snprintf(err, errlen, "out of memory");
+            gd_session_close(s, NULL, 0);
+            return NULL;
+        }
+        f->acc_free = gd_window_acc_free;
         if (f->job)
             f->job->limit = f->series.limit;
         /* The host at one sample a second over the same span. */
@@ -233,7 +241,10 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
     /* The time the sample is read, not the time it was due: a loop that
      * falls behind shows it in its sample times. */
     double t = gd_clock_now(&s->clock);
-    long i = gd_series_push(&s->f->series, t);
+    gd_series *series = &s->f->series;
+    if (series->limit && series->n == series->limit) /* the ring drops its oldest: so does the window */
+        gd_window_acc_forget(s->f->acc, s->f, (uint64_t)series->dropped + 1);
+    long i = gd_series_push(series, t);
     if (i < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -247,6 +258,10 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
         if (s->side[k] && side_sources[k].ops->samples(s->side[k]))
             side_sources[k].ops->sample(s->side[k], s->f, (size_t)i, t);
     s->k++;
+    if (s->f->acc && gd_window_acc_add(s->f->acc, s->f, (size_t)i) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (size_t k = 0; k < s->nsinks; k++)
         if (s->sinks[k].on_sample)
             s->sinks[k].on_sample(s->sinks[k].ud, s->f, (size_t)i);
@@ -287,6 +302,12 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
     int rc = 0;
     if (err && s->ops != &gd_source_capture)
         rc = host_areas(&s->o, &s->roots, s->f, err, errlen);
+    /* What is judged at the end is the whole series: a capture's, or a
+     * live one kept for a shorter window at every tick. */
+    if (rc == 0 && err && gd_window_acc_attach(s->f) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     for (size_t k = 0; rc == 0 && k < s->nsinks; k++)
         if (s->sinks[k].on_end)
             s->sinks[k].on_end(s->sinks[k].ud, s->f);

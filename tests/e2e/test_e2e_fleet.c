@@ -426,6 +426,118 @@ static void a_report_given_twice_counts_once(void **state)
     free(dir);
 }
 
+/* dir/NAME.json: report (a check report, parsed) under another host name. */
+static void write_as(const char *dir, const json_t *report, const char *name)
+{
+    json_t *copy = json_deep_copy(report);
+    json_object_set_new(json_object_get(copy, "host"), "hostname", json_string(name));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    assert_int_equal(json_dump_file(copy, path, JSON_INDENT(2)), 0);
+    json_decref(copy);
+}
+
+static size_t occurrences(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+static size_t lines_of(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* 300 idle nodes beside 6 under load, 7 reports that cannot be read, 7 of
+ * a node given again: the text counts them and names a few, in a bounded
+ * number of lines (it was one line per node: 10 000 lines for 10 000 idle
+ * reports); the JSON lists every one; stderr names a few. */
+static void hundreds_of_idle_nodes_are_counted_not_listed(void **state)
+{
+    (void)state;
+    static const char *const argv_idle[] = {"check", "--json", "--duration", "10", "--sim", NULL, NULL};
+    const char *argv[7];
+    memcpy(argv, argv_idle, sizeof argv);
+    argv[5] = example("h100x8-idle.json");
+    tool_result idle = run_tool(argv, env);
+    argv[5] = example("h100x8-training.json");
+    tool_result loaded = run_tool(argv, env);
+    assert_non_null(idle.json);
+    assert_non_null(loaded.json);
+    char *dir = temp_dir(), name[64];
+    for (int k = 0; k < 300; k++) {
+        snprintf(name, sizeof name, "idle-%03d", k);
+        write_as(dir, idle.json, name);
+    }
+    for (int k = 0; k < 6; k++) {
+        snprintf(name, sizeof name, "busy-%d", k);
+        write_as(dir, loaded.json, name);
+    }
+    for (int k = 0; k < 7; k++) {
+        snprintf(name, sizeof name, "zz-again-%d", k); /* file name: after the first; host name: a node read */
+        json_t *copy = json_deep_copy(idle.json);
+        json_object_set_new(json_object_get(copy, "host"), "hostname", json_string("idle-000"));
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s.json", dir, name);
+        assert_int_equal(json_dump_file(copy, path, 0), 0);
+        json_decref(copy);
+        snprintf(name, sizeof name, "zz-bad-%d.json", k);
+        free(write_temp_file(dir, name, "{\"truncated\": "));
+    }
+    tool_result_free(&idle);
+    tool_result_free(&loaded);
+
+    const char *text[] = {"fleet", dir, NULL};
+    tool_result r = run_tool(text, env);
+    assert_int_equal(r.exit_code, 0);
+    if (lines_of(r.out) > 100)
+        fail_msg("%zu lines for 306 nodes:\n%s", lines_of(r.out), r.out);
+    char screen[4096]; /* the first screen: the verdict and the groups */
+    size_t cut = 0;
+    for (size_t n = 0; r.out[cut] && n < 24; cut++)
+        n += r.out[cut] == '\n';
+    snprintf(screen, sizeof screen, "%.*s", (int)cut, r.out);
+    assert_non_null(strstr(screen, "Verdict: NOT CHECKED"));
+    assert_non_null(strstr(screen, "Groups"));
+    squeeze(screen);
+    assert_non_null(strstr(screen, "not judged: 300 of 306 nodes: idle-000, idle-001, idle-002, idle-003, "
+                                   "idle-004 and 295 more (no GPU under load in its window)"));
+    assert_null(strstr(r.out, "idle-005"));
+    squeeze(r.out);
+    assert_non_null(strstr(r.out, "and 295 more (295: no GPU under load in its window): see --json"));
+    assert_non_null(strstr(r.out, "Given twice (read once):"));
+    assert_non_null(strstr(r.out, "Not read:"));
+    assert_int_equal(occurrences(r.out, "and 2 more: see --json"), 2); /* 7 given twice, 7 not read: 5 each shown */
+    if (lines_of(r.err) > 8)
+        fail_msg("stderr of %zu lines: %s", lines_of(r.err), r.err);
+    assert_non_null(strstr(r.err, "and 2 more given twice"));
+    tool_result_free(&r);
+
+    r = fleet(dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    json_t *nodes = json_object_get(r.json, "nodes"), *node;
+    assert_int_equal(json_array_size(nodes), 306);
+    size_t i, unjudged = 0;
+    json_array_foreach(nodes, i, node)
+    {
+        const char *why = json_string_value(json_object_get(node, "not_judged"));
+        unjudged += why && strcmp(why, "no GPU under load in its window") == 0;
+    }
+    assert_int_equal(unjudged, 300);
+    json_t *sum = json_object_get(r.json, "summary");
+    assert_int_equal(json_integer_value(json_object_get(sum, "not_judged_nodes")), 300);
+    assert_int_equal(json_array_size(json_object_get(r.json, "not_read")), 7);
+    assert_int_equal(json_array_size(json_object_get(r.json, "duplicates")), 7);
+    tool_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +550,7 @@ int main(void)
         cmocka_unit_test(a_node_with_its_own_critical_finding_counts),
         cmocka_unit_test(long_node_names_are_cut_with_a_mark),
         cmocka_unit_test(a_report_given_twice_counts_once),
+        cmocka_unit_test(hundreds_of_idle_nodes_are_counted_not_listed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

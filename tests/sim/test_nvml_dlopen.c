@@ -544,13 +544,138 @@ static void test_nvlink_counters(void **state)
     shutdown_ok();
 }
 
+/* A field value that carries a getter's counter answers as the getter
+ * does: the same reading at the same scenario time, the same injected
+ * refusal; the average power only where nvmlDeviceGetPowerUsage averages
+ * (Ampere but GA100, and newer). GPU 0 an H100, GPU 1 an A100 (GA100),
+ * GPU 2 an H100 whose getters are refused. */
+static const char *counters = J({
+    "driver_version" : "550.54.15",
+    "gpus" : [
+        {
+            "name" : "NVIDIA H100 80GB HBM3",
+            "compute_capability" : [ 9, 0 ],
+            "timeline" : [
+                {"t" : 0, "power_w" : 500, "pcie_replays" : 3, "event_reasons" : []},
+                {"t" : 10, "power_w" : 600, "pcie_replays" : 5, "event_reasons" : ["sync_boost"]}
+            ]
+        },
+        {
+            "name" : "NVIDIA A100 80GB PCIe",
+            "compute_capability" : [ 8, 0 ],
+            "timeline" : [ {"t" : 0, "power_w" : 250} ]
+        },
+        {
+            "name" : "NVIDIA H100 80GB HBM3",
+            "compute_capability" : [ 9, 0 ],
+            "errors" : {
+                "nvmlDeviceGetPcieReplayCounter" : "NVML_ERROR_UNKNOWN",
+                "nvmlDeviceGetTotalEnergyConsumption" : "NVML_ERROR_NO_PERMISSION",
+                "nvmlDeviceGetPowerUsage" : "NVML_ERROR_UNKNOWN"
+            },
+            "timeline" : [ {"t" : 0, "power_w" : 500, "pcie_replays" : 3} ]
+        }
+    ]
+});
+
+enum { AVG, REPLAYS, ENERGY, SYNC_BOOST, BOARD_LIMIT, NFIELDS };
+
+static void read_counters(nvmlDevice_t d, nvmlFieldValue_t *fv)
+{
+    static const unsigned ids[NFIELDS] = {NVML_FI_DEV_POWER_AVERAGE, NVML_FI_DEV_PCIE_REPLAY_COUNTER,
+                                          NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, NVML_FI_DEV_PERF_POLICY_SYNC_BOOST,
+                                          NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT};
+    memset(fv, 0, NFIELDS * sizeof *fv);
+    for (int k = 0; k < NFIELDS; k++)
+        fv[k].fieldId = ids[k];
+    assert_int_equal(CALL(nvml_DeviceGetFieldValues_fn, "nvmlDeviceGetFieldValues")(d, NFIELDS, fv), NVML_SUCCESS);
+}
+
+/* Last: it sets the caller's clock, which holds for the process. */
+static void test_fields_carry_their_getters_counters(void **state)
+{
+    (void)state;
+    char *saved = strdup(getenv("GPUDOCTOR_SIM_SCENARIO"));
+    char *path = simt_write(dir, "counters.json", counters);
+    setenv("GPUDOCTOR_SIM_SCENARIO", path, 1);
+    assert_int_equal(init(), NVML_SUCCESS);
+    CALL(void (*)(double), "gdsim_clock_set")(20);
+    nvml_DeviceGetUInt_fn power = CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetPowerUsage");
+    nvml_DeviceGetUInt_fn replays = CALL(nvml_DeviceGetUInt_fn, "nvmlDeviceGetPcieReplayCounter");
+    nvml_DeviceGetULongLong_fn energy = CALL(nvml_DeviceGetULongLong_fn, "nvmlDeviceGetTotalEnergyConsumption");
+    nvml_DeviceGetViolationStatus_fn viol = CALL(nvml_DeviceGetViolationStatus_fn, "nvmlDeviceGetViolationStatus");
+    nvmlFieldValue_t fv[NFIELDS];
+    unsigned u;
+    unsigned long long mj;
+    nvmlViolationTime_t vt;
+
+    read_counters(handle(0), fv);
+    assert_int_equal(power(handle(0), &u), NVML_SUCCESS);
+    assert_int_equal(fv[AVG].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[AVG].value.uiVal, u);
+    assert_int_equal(replays(handle(0), &u), NVML_SUCCESS);
+    assert_int_equal(fv[REPLAYS].value.ullVal, u);
+    assert_int_equal(energy(handle(0), &mj), NVML_SUCCESS);
+    assert_int_equal(fv[ENERGY].value.ullVal, mj);
+    assert_int_equal(viol(handle(0), NVML_PERF_POLICY_SYNC_BOOST, &vt), NVML_SUCCESS);
+    assert_int_equal(fv[SYNC_BOOST].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(fv[SYNC_BOOST].value.ullVal, vt.violationTime);
+    assert_true(vt.violationTime > 0); /* 10 s of sync boost */
+    assert_int_equal(viol(handle(0), NVML_PERF_POLICY_BOARD_LIMIT, &vt), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(fv[BOARD_LIMIT].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+
+    read_counters(handle(1), fv);
+    assert_int_equal(fv[AVG].nvmlReturn, NVML_ERROR_NOT_SUPPORTED); /* GA100: the call gives the instant draw */
+    assert_int_equal(power(handle(1), &u), NVML_SUCCESS);
+    assert_int_equal(u, 250000);
+
+    read_counters(handle(2), fv);
+    assert_int_equal(fv[AVG].nvmlReturn, NVML_ERROR_UNKNOWN);
+    assert_int_equal(fv[REPLAYS].nvmlReturn, NVML_ERROR_UNKNOWN);
+    assert_int_equal(fv[ENERGY].nvmlReturn, NVML_ERROR_NO_PERMISSION);
+    shutdown_ok();
+    setenv("GPUDOCTOR_SIM_SCENARIO", saved, 1);
+    free(saved);
+    free(path);
+}
+
+/* Every NVML function counts its calls (gdsim_nvml_calls); a wrapper such
+ * as nvmlInit counts once, not as nvmlInit_v2 too. */
+static void test_calls_are_counted(void **state)
+{
+    (void)state;
+    const char *(*calls)(size_t, unsigned long long *) = sym("gdsim_nvml_calls");
+    unsigned long long before[2] = {0, 0}, after[2] = {0, 0}, n;
+    static const char *const names[] = {"nvmlInit", "nvmlInit_v2"};
+    const char *name;
+    for (size_t i = 0; (name = calls(i, &n)) != NULL; i++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(name, names[k]) == 0)
+                before[k] = n;
+    assert_int_equal(CALL(nvml_Init_fn, "nvmlInit")(), NVML_SUCCESS);
+    shutdown_ok();
+    for (size_t i = 0; (name = calls(i, &n)) != NULL; i++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(name, names[k]) == 0)
+                after[k] = n;
+    assert_int_equal(after[0], before[0] + 1);
+    assert_int_equal(after[1], before[1]);
+    assert_true(before[1] > 0); /* init() calls nvmlInit_v2 */
+    assert_null(calls(1000, &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_lost_from_t50),   cmocka_unit_test(test_init_and_errors),
-        cmocka_unit_test(test_system_and_strings),  cmocka_unit_test(test_sensors),
-        cmocka_unit_test(test_health_and_counters), cmocka_unit_test(test_processes),
+        cmocka_unit_test(test_gpu_lost_from_t50),
+        cmocka_unit_test(test_init_and_errors),
+        cmocka_unit_test(test_system_and_strings),
+        cmocka_unit_test(test_sensors),
+        cmocka_unit_test(test_health_and_counters),
+        cmocka_unit_test(test_processes),
         cmocka_unit_test(test_nvlink_counters),
+        cmocka_unit_test(test_calls_are_counted),
+        cmocka_unit_test(test_fields_carry_their_getters_counters),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -152,6 +152,51 @@ static void unjudged_nodes_and_their_own_findings_count(void **state)
     gd_fleet_free(&f);
 }
 
+/* Groups come in the order their models were first seen, whatever their
+ * names' order, each GPU held to its own model's group (found by sorting:
+ * a fleet of as many models as GPUs is not each model against every GPU). */
+static void groups_in_the_order_seen_and_many_models(void **state)
+{
+    (void)state;
+    gd_fleet f = make(4, 4, "NVIDIA H100");
+    for (size_t n = 0; n < 4; n++) /* GPU 0 of each node an A100: seen before the H100s */
+        snprintf(f.nodes[n].gpus[0].model, sizeof f.nodes[n].gpus[0].model, "A100");
+    snprintf(f.nodes[3].gpus[3].model, sizeof f.nodes[3].gpus[3].model, "L4"); /* alone: not compared */
+    f.nodes[2].gpus[2].sm_clock_mhz = 1500;
+    gd_fleet_result r;
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    assert_int_equal(r.ngroups, 3);
+    assert_string_equal(r.groups[0].model, "A100");
+    assert_string_equal(r.groups[1].model, "NVIDIA H100");
+    assert_string_equal(r.groups[2].model, "L4");
+    assert_int_equal(r.groups[0].gpus, 4);
+    assert_int_equal(r.groups[0].nodes, 4);
+    assert_int_equal(r.groups[1].gpus, 11);
+    assert_int_equal(r.groups[1].nodes, 4);
+    assert_int_equal(r.groups[2].gpus, 1);
+    assert_false(r.groups[2].compared);
+    assert_int_equal(count(&r, "fleet.clocks_low"), 1);
+    assert_string_equal(json_string_value(json_object_get(r.findings.v[0].evidence, "node")), "n2");
+    assert_int_equal(r.findings.v[0].gpu, 2);
+    for (size_t n = 0; n < 4; n++)
+        assert_true(r.nodes[n].judged);
+    gd_fleet_result_free(&r);
+    gd_fleet_free(&f);
+    /* 3000 nodes of one GPU each, every one its own model: 3000 groups, none compared, none judged. */
+    f = make(3000, 1, "");
+    for (size_t n = 0; n < 3000; n++)
+        snprintf(f.nodes[n].gpus[0].model, sizeof f.nodes[n].gpus[0].model, "model-%04zu", 2999 - n);
+    assert_int_equal(gd_fleet_analyze(&f, &r), 0);
+    assert_int_equal(r.ngroups, 3000);
+    assert_string_equal(r.groups[0].model, "model-2999");
+    assert_string_equal(r.groups[2999].model, "model-0000");
+    assert_int_equal(r.findings.nskips, 3000);
+    assert_false(r.nodes[1234].judged);
+    assert_string_equal(r.nodes[1234].why, "too few GPUs of its model to compare");
+    gd_fleet_result_free(&r);
+    gd_fleet_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +204,7 @@ int main(void)
         cmocka_unit_test(small_groups_and_unknowns),
         cmocka_unit_test(models_are_not_mixed_and_shared_findings_are_fleet_wide),
         cmocka_unit_test(unjudged_nodes_and_their_own_findings_count),
+        cmocka_unit_test(groups_in_the_order_seen_and_many_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,12 +32,40 @@ typedef struct gd_nvml_pcie {
 
 typedef struct gd_pcie_poller gd_pcie_poller;
 
+/* A getter of the samples, whatever its type: the key of what a GPU cannot answer. */
+typedef void (*gd_nvml_fn)(void);
+
+/* A getter that answered "cannot" (NOT_SUPPORTED, DEPRECATED,
+ * FUNCTION_NOT_FOUND, ARGUMENT_VERSION_MISMATCH): the answer stands until
+ * `until`, and the getter is not asked before (nvml_reader.c's gd_nvml_ask). */
+typedef struct gd_nvml_cannot {
+    gd_nvml_fn fn; /* its entry in the API table */
+    int arg; /* the argument that picks the reading: a clock, a policy; else 0 */
+    nvmlReturn_t rc;
+    double until; /* session seconds */
+} gd_nvml_cannot;
+
+#define GD_NVML_CANNOT_MAX 24 /* more than the samples' getters */
+
+/* What the samples remember of one GPU between two of them (nvml_sample.c). */
+typedef struct gd_nvml_memo {
+    gd_nvml_cannot cannot[GD_NVML_CANNOT_MAX];
+    size_t cannot_count;
+    /* The readings that move with the performance state (the memory clock,
+     * the PCIe link's generation and width), as last read, with the P-state
+     * and the idle clock event reason seen then. */
+    bool slow_read;
+    double slow_t; /* session seconds of that read */
+    gd_value pstate, idle, mem_clock, pcie_gen, pcie_width;
+} gd_nvml_memo;
+
 typedef struct gd_nvml_session {
     gd_nvml_api api;
     bool initialised;
     size_t count;
     nvmlDevice_t *devices;
     gd_nvml_pcie *pcie; /* [count] */
+    gd_nvml_memo *memo; /* [count] */
     size_t pcie_next_gpu; /* round robin of the throughput reads */
     bool pcie_thread; /* read the throughput on a thread of its own (a machine's wall clock) */
     gd_pcie_poller *poller; /* that thread, once started; NULL: read between samples */
@@ -63,9 +91,11 @@ void gd_nvml_close(gd_nvml_session *s);
 int gd_nvml_snapshot(gd_nvml_session *s, gd_facts *f, const char *proc_root);
 
 /*
- * Reads every dynamic metric of every GPU into sample row i of f->series.
- * A GPU answering NVML_ERROR_GPU_IS_LOST is marked lost (with the call and
- * time) and is not asked again.
+ * Reads every dynamic metric of every GPU into sample row i of f->series,
+ * and the NVLink data counters with them. A GPU answering
+ * NVML_ERROR_GPU_IS_LOST is marked lost (with the call and time) and is not
+ * asked again; a getter it cannot answer is asked again only every
+ * GD_HEALTH_REREAD_S.
  */
 void gd_nvml_sample(gd_nvml_session *s, gd_facts *f, size_t i);
 

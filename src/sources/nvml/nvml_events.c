@@ -3,7 +3,6 @@
 #include "nvml_events.h"
 #include "nvml_read.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +131,7 @@ static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
         if (now.lost)
             continue; /* the sampler notices it */
         rise(f, t, (int)g, "ecc_volatile_uncorrected", gpu->ecc_volatile_uncorrected, now.ecc_volatile_uncorrected);
-        rise(f, t, (int)g, "ecc_aggregate_uncorrected", gpu->ecc_aggregate_uncorrected,
-             now.ecc_aggregate_uncorrected);
+        rise(f, t, (int)g, "ecc_aggregate_uncorrected", gpu->ecc_aggregate_uncorrected, now.ecc_aggregate_uncorrected);
         rise(f, t, (int)g, "retired_pages_sbe", gpu->retired_pages_sbe, now.retired_pages_sbe);
         rise(f, t, (int)g, "retired_pages_dbe", gpu->retired_pages_dbe, now.retired_pages_dbe);
         rise(f, t, (int)g, "remap_unc_rows", gpu->remap_unc_rows, now.remap_unc_rows);
@@ -156,40 +154,6 @@ static void reread(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
             gpu->nvlink[l].crc_flit_errors = now.nvlink[l].crc_flit_errors;
             gpu->nvlink[l].crc_data_errors = now.nvlink[l].crc_data_errors;
         }
-    }
-}
-
-/* NVLink data through all links of each GPU that has a link and is not in
- * MIG mode, every sample: one nvmlDeviceGetFieldValues call of the TX and RX
- * counters (cumulative KiB, scopeId UINT_MAX: summed over the links), and
- * the rate since the previous read. A counter that is not supported, or that
- * went back (a reset), leaves the rate unread until two reads agree. */
-static void nvlink_data(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)
-{
-    for (size_t g = 0; g < w->gpus && s->api.DeviceGetFieldValues; g++) {
-        gd_gpu *gpu = &f->gpus[g];
-        if (!s->devices[g] || gpu->lost || gpu->nvlink_count == 0 || (gd_ok(gpu->mig_mode) && gpu->mig_mode.v != 0) ||
-            gpu->nvlink_data_kib.status == GD_ST_NOT_SUPPORTED) /* asked once: this driver or board lacks it */
-            continue;
-        nvmlFieldValue_t fv[2];
-        memset(fv, 0, sizeof fv);
-        fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
-        fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
-        fv[0].scopeId = fv[1].scopeId = UINT_MAX;
-        nvmlReturn_t rc = s->api.DeviceGetFieldValues(s->devices[g], 2, fv);
-        if (rc == NVML_SUCCESS)
-            rc = fv[0].nvmlReturn != NVML_SUCCESS ? fv[0].nvmlReturn : fv[1].nvmlReturn;
-        gd_value kib = rc == NVML_SUCCESS ? gd_val(gd_nvml_field_number(&fv[0]) + gd_nvml_field_number(&fv[1]))
-                       : rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT
-                           ? gd_missing(GD_ST_NOT_SUPPORTED)
-                           : gd_missing(GD_ST_ERROR); /* asked again next sample */
-        gd_value before = gpu->nvlink_data_kib;
-        double dt = t - gpu->nvlink_data_t;
-        gpu->nvlink_data_kibps = gd_ok(before) && gd_ok(kib) && dt > 0 && kib.v >= before.v
-                                     ? gd_val((kib.v - before.v) / dt)
-                                     : gd_missing(gd_ok(kib) ? GD_ST_UNREAD : kib.status);
-        gpu->nvlink_data_kib = kib;
-        gpu->nvlink_data_t = t;
     }
 }
 
@@ -276,7 +240,6 @@ void gd_nvml_watch_sample(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, siz
             w->next_reread_s += GD_HEALTH_REREAD_S;
     }
     gpm_sample(w, s, f, i);
-    nvlink_data(w, s, f, t);
 }
 
 void gd_nvml_watch_finish(gd_nvml_watch *w, gd_nvml_session *s, gd_facts *f, double t)

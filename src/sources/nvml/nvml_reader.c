@@ -51,6 +51,7 @@ static void close_partial(gd_nvml_session *s)
         s->api.Shutdown();
     free(s->devices);
     free(s->pcie);
+    free(s->memo);
     gd_nvml_unload(&s->api);
     memset(s, 0, sizeof *s);
 }
@@ -94,7 +95,8 @@ int gd_nvml_open(gd_nvml_session *s, const char *path, const char *sim_scenario,
     s->count = n;
     s->devices = calloc(n ? n : 1, sizeof *s->devices);
     s->pcie = calloc(n ? n : 1, sizeof *s->pcie);
-    if (!s->devices || !s->pcie) {
+    s->memo = calloc(n ? n : 1, sizeof *s->memo);
+    if (!s->devices || !s->pcie || !s->memo) {
         snprintf(err, errlen, "out of memory");
         close_partial(s);
         return -1;
@@ -120,24 +122,67 @@ double gd_nvml_field_number(const nvmlFieldValue_t *fv)
     }
 }
 
+/* Answers that stand for the session: this board or driver does not do it. */
+static bool cannot(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_DEPRECATED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+           rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
+static gd_nvml_cannot *find(gd_nvml_memo *m, gd_nvml_fn fn, int arg)
+{
+    for (size_t k = 0; k < m->cannot_count; k++)
+        if (m->cannot[k].fn == fn && m->cannot[k].arg == arg)
+            return &m->cannot[k];
+    return NULL;
+}
+
+bool gd_nvml_ask(gd_nvml_reader *r, gd_nvml_fn fn, int arg, nvmlReturn_t *rc)
+{
+    const gd_nvml_cannot *c = r->memo && fn ? find(r->memo, fn, arg) : NULL;
+    if (!c || r->t_s >= c->until - 1e-9)
+        return true;
+    *rc = c->rc;
+    return false;
+}
+
+nvmlReturn_t gd_nvml_answered(gd_nvml_reader *r, gd_nvml_fn fn, int arg, nvmlReturn_t rc)
+{
+    if (!r->memo || !fn)
+        return rc;
+    gd_nvml_cannot *c = find(r->memo, fn, arg);
+    if (!cannot(rc)) {
+        if (c) /* it answers now: forgotten (the last entry takes its place) */
+            *c = r->memo->cannot[--r->memo->cannot_count];
+        return rc;
+    }
+    if (!c && r->memo->cannot_count < GD_NVML_CANNOT_MAX) /* a full table: asked every sample, as before */
+        c = &r->memo->cannot[r->memo->cannot_count++];
+    if (c)
+        *c = (gd_nvml_cannot){.fn = fn, .arg = arg, .rc = rc, .until = r->t_s + GD_HEALTH_REREAD_S};
+    return rc;
+}
+
 gd_value gd_nvml_read_temp(gd_nvml_reader *r, nvmlDevice_t d)
 {
     nvmlTemperature_t tv;
     memset(&tv, 0, sizeof tv);
     tv.version = nvmlTemperature_v1;
     tv.sensorType = NVML_TEMPERATURE_GPU;
-    nvmlReturn_t rc = NVCALL(r->s, DeviceGetTemperatureV, d, &tv);
+    nvmlReturn_t rc = NVASK(r, DeviceGetTemperatureV, 0, d, &tv);
     if (!gd_nvml_try_older(rc))
         return gd_nvml_take(r, "nvmlDeviceGetTemperatureV", rc, tv.temperature);
     unsigned int u = 0;
-    rc = NVCALL(r->s, DeviceGetTemperature, d, NVML_TEMPERATURE_GPU, &u);
+    rc = NVASK(r, DeviceGetTemperature, NVML_TEMPERATURE_GPU, d, NVML_TEMPERATURE_GPU, &u);
     return gd_nvml_take(r, "nvmlDeviceGetTemperature", rc, u);
 }
 
 gd_value gd_nvml_read_uint(gd_nvml_reader *r, const char *call, nvml_DeviceGetUInt_fn fn, nvmlDevice_t d, double scale)
 {
     unsigned int v = 0;
-    nvmlReturn_t rc = fn ? fn(d, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (gd_nvml_ask(r, (gd_nvml_fn)fn, 0, &rc))
+        rc = gd_nvml_answered(r, (gd_nvml_fn)fn, 0, fn ? fn(d, &v) : NVML_ERROR_FUNCTION_NOT_FOUND);
     return gd_nvml_take(r, call, rc, v * scale);
 }
 
@@ -145,6 +190,8 @@ gd_value gd_nvml_read_clock(gd_nvml_reader *r, const char *call, nvml_DeviceGetC
                             nvmlClockType_t type)
 {
     unsigned int v = 0;
-    nvmlReturn_t rc = fn ? fn(d, type, &v) : NVML_ERROR_FUNCTION_NOT_FOUND;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (gd_nvml_ask(r, (gd_nvml_fn)fn, (int)type, &rc))
+        rc = gd_nvml_answered(r, (gd_nvml_fn)fn, (int)type, fn ? fn(d, type, &v) : NVML_ERROR_FUNCTION_NOT_FOUND);
     return gd_nvml_take(r, call, rc, v);
 }

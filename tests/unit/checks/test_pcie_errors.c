@@ -75,6 +75,32 @@ static void replay_rate_follows_dcgm(void **state)
     assert_int_equal(replay_findings_on(4, 16, 18, 600), 1);
 }
 
+/* The evidence names the call that gave the counter: the samples' field
+ * value where it answered, nvmlDeviceGetPcieReplayCounter by default (a
+ * capture's counter, facts that do not say). */
+static void replay_evidence_names_the_call_that_read_it(void **state)
+{
+    (void)state;
+    static const char *const said[] = {"", "nvml:nvmlDeviceGetFieldValues(PCIE_REPLAY_COUNTER)"};
+    static const char *const source[] = {"nvml:nvmlDeviceGetPcieReplayCounter",
+                                         "nvml:nvmlDeviceGetFieldValues(PCIE_REPLAY_COUNTER)"};
+    for (size_t k = 0; k < 2; k++) {
+        gd_facts f;
+        fx_facts(&f, 1, 61);
+        fx_set(&f, 0, GD_M_PCIE_GEN, 0, 61, 4);
+        fx_set(&f, 0, GD_M_PCIE_WIDTH, 0, 61, 16);
+        for (size_t i = 0; i < 61; i++)
+            fx_set(&f, 0, GD_M_PCIE_REPLAYS, i, i + 1, 100.0 * (double)i);
+        snprintf(f.replay_counter, sizeof f.replay_counter, "%s", said[k]);
+        gd_findings fs;
+        fx_run(&f, "pcie.replays", &fs);
+        assert_int_equal(fx_count(&fs, "pcie.replays", 0), 1);
+        assert_string_equal(json_string_value(json_object_get(fs.v[0].evidence, "source")), source[k]);
+        gd_findings_free(&fs);
+        gd_facts_free(&f);
+    }
+}
+
 /* The allowance is the loaded link's: idle samples at Gen1 do not make it stricter. */
 static void replay_allowance_from_the_loaded_link(void **state)
 {
@@ -272,6 +298,7 @@ int main(void)
         cmocka_unit_test(replays_read_once_are_not_judged),
         cmocka_unit_test(replay_rate_follows_dcgm),
         cmocka_unit_test(replay_allowance_from_the_loaded_link),
+        cmocka_unit_test(replay_evidence_names_the_call_that_read_it),
         cmocka_unit_test(aer_messages_of_the_kernel_log),
         cmocka_unit_test(aer_counters_at_the_dcgm_threshold),
         cmocka_unit_test(aer_counters_take_the_kernel_log_messages),
