@@ -34,10 +34,11 @@ typedef struct gd_session_opts {
      * exporter's --window, the live view's span). 0: the whole window, at
      * most GD_RETENTION_S. */
     double retain_s;
-    /* Seconds of samples the window's running statistics keep (f->acc,
-     * src/analysis/window_acc.h): what the command judges at every tick
-     * (the exporter's --window, the live view's last minute). 0: every
-     * sample the series keeps. At most retain_s. */
+    /* Seconds of samples the window's running statistics keep as samples
+     * come (f->acc, src/analysis/window_acc.h): what the command judges at
+     * every tick (the exporter's --window, the live view's last minute).
+     * 0: none kept live; the whole series' are built at close, for a
+     * command that judges once at the end. */
     double judge_s;
     volatile sig_atomic_t *stop; /* set asynchronously (a signal) to end the window early; may be NULL */
     long pid; /* the job (--pid), or -1 */

@@ -175,13 +175,18 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         if (o->retain_s > 0 && o->retain_s < span)
             span = o->retain_s;
         gd_series_set_limit(&f->series, (size_t)(span / o->interval_s + 1.5));
-        /* The judged window's running statistics, beside the series. */
-        if (!(f->acc = gd_window_acc_new(f->gpu_count, o->judge_s > 0 && o->judge_s < span ? o->judge_s : 0))) {
-            snprintf(err, errlen, "out of memory");
-            gd_session_close(s, NULL, 0);
-            return NULL;
+        /* The judged window's running statistics, beside the series, for a
+         * command that judges at every tick; one judged once at the end
+         * (check, run) gets them built then, from the series (close): its
+         * ticks pay for the sampling alone. */
+        if (o->judge_s > 0) {
+            if (!(f->acc = gd_window_acc_new(f->gpu_count, o->judge_s < span ? o->judge_s : 0))) {
+                snprintf(err, errlen, "out of memory");
+                gd_session_close(s, NULL, 0);
+                return NULL;
+            }
+            f->acc_free = gd_window_acc_free;
         }
-        f->acc_free = gd_window_acc_free;
         if (f->job)
             f->job->limit = f->series.limit;
         /* The host at one sample a second over the same span. */
