@@ -64,7 +64,8 @@ done
 grep -q 'SM MHz/MAX' "$dir/screen" || fail "no column header"
 # Memory in MiB and the reasons by NVML's names, as every other output says them.
 grep -q 'MEM MiB' "$dir/screen" || fail "memory is not in MiB"
-grep -Eq '^ +0 .* 61000/81559 ' "$dir/screen" || fail "GPU 0's memory is not 61000/81559 MiB"
+# The rows are drawn from the snapshot before the first sample: wait for its values.
+wait_for '^ +0 .* 61000/81559 ' || fail "GPU 0's memory is not 61000/81559 MiB"
 grep -Eq '^host  CPU (n/a|[0-9]+%) busy, iowait (n/a|[0-9]+%)' "$dir/screen" || fail "no host line"
 wait_for '^ +2 .*sw_thermal_slowdown' || fail "GPU 2 does not show its thermal slowdown"
 wait_for 'critical +thermal.throttling +GPU 2' || fail "the throttling finding does not appear"
