@@ -54,12 +54,19 @@ enum {
 };
 #define LINK_KEYS 64 /* distinct (generation, width) readings in a window: a flapping link has a few */
 
+/* A ring of fixed-size entries, oldest first, that doubles when full: the
+ * sliding extremes, the runs and the memory buckets are each one. */
+typedef struct deque {
+    unsigned char *v;
+    size_t size, cap, head, n; /* size: bytes an entry */
+} deque;
+
 /* A sliding extreme: sample numbers and values, monotonic from the front. */
-typedef struct mono {
-    uint64_t *no;
-    double *v;
-    size_t cap, head, n;
-} mono;
+typedef struct extreme {
+    uint64_t no;
+    double v;
+} extreme;
+typedef deque mono;
 
 typedef struct metric_acc {
     size_t n;
@@ -87,8 +94,7 @@ typedef struct run {
 typedef struct runs_acc {
     size_t runs;
     double total_s, loaded_s;
-    run *q; /* the window's runs, oldest first */
-    size_t cap, head, n;
+    deque q; /* the window's runs (run), oldest first */
     bool open; /* the newest run reaches the newest sample */
     mono longest; /* closed runs after the first: their durations, by run number */
     uint64_t first_run_no; /* the run number of q's front */
@@ -106,8 +112,7 @@ typedef struct mem_bucket {
 } mem_bucket;
 
 typedef struct mem_acc {
-    mem_bucket *q; /* oldest first */
-    size_t cap, head, n;
+    deque q; /* mem_bucket, oldest first */
     uint64_t size;
     /* The last fit and the buckets it was made of. */
     bool fitted, fit_ok;
@@ -158,93 +163,85 @@ struct gd_window_acc {
 
 /* ---- the rings ---- */
 
-static int mono_grow(mono *q)
+static void *dq_at(const deque *q, size_t k)
 {
-    size_t cap = q->cap ? q->cap * 2 : 16;
-    uint64_t *no = malloc(cap * sizeof *no);
-    double *v = malloc(cap * sizeof *v);
-    if (!no || !v) {
-        free(no);
-        free(v);
-        return -1;
-    }
-    for (size_t k = 0; k < q->n; k++) {
-        size_t r = (q->head + k) % q->cap;
-        no[k] = q->no[r];
-        v[k] = q->v[r];
-    }
-    free(q->no);
-    free(q->v);
-    q->no = no;
-    q->v = v;
-    q->cap = cap;
-    q->head = 0;
-    return 0;
+    return q->v + ((q->head + k) % q->cap) * q->size;
 }
 
-static size_t mono_row(const mono *q, size_t k)
+/* A new newest entry, uninitialised; NULL when out of memory. */
+static void *dq_push(deque *q, size_t size)
 {
-    return (q->head + k) % q->cap;
+    q->size = size;
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 16;
+        unsigned char *v = malloc(cap * size);
+        if (!v)
+            return NULL;
+        for (size_t k = 0; k < q->n; k++)
+            memcpy(v + k * size, dq_at(q, k), size);
+        free(q->v);
+        q->v = v;
+        q->cap = cap;
+        q->head = 0;
+    }
+    return dq_at(q, q->n++);
+}
+
+static void dq_pop_front(deque *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+}
+
+static void dq_free(deque *q)
+{
+    free(q->v);
 }
 
 /* Adds (no, v): drops the newer entries it outdoes (max: not above v). */
 static int mono_push(mono *q, uint64_t no, double v, bool max)
 {
-    while (q->n && (max ? q->v[mono_row(q, q->n - 1)] <= v : q->v[mono_row(q, q->n - 1)] >= v))
+    while (q->n) {
+        const extreme *back = dq_at(q, q->n - 1);
+        if (max ? back->v > v : back->v < v)
+            break;
         q->n--;
-    if (q->n == q->cap && mono_grow(q) != 0)
+    }
+    extreme *e = dq_push(q, sizeof *e);
+    if (!e)
         return -1;
-    size_t r = mono_row(q, q->n++);
-    q->no[r] = no;
-    q->v[r] = v;
+    *e = (extreme){no, v};
     return 0;
 }
 
 static void mono_expire(mono *q, uint64_t first)
 {
-    while (q->n && q->no[q->head] < first) {
-        q->head = (q->head + 1) % q->cap;
-        q->n--;
-    }
+    while (q->n && ((const extreme *)dq_at(q, 0))->no < first)
+        dq_pop_front(q);
 }
 
 static double mono_front(const mono *q)
 {
-    return q->n ? q->v[q->head] : NAN;
-}
-
-static void mono_free(mono *q)
-{
-    free(q->no);
-    free(q->v);
+    return q->n ? ((const extreme *)dq_at(q, 0))->v : NAN;
 }
 
 static run *runs_at(runs_acc *r, size_t k)
 {
-    return &r->q[(r->head + k) % r->cap];
+    return dq_at(&r->q, k);
 }
 
 static int runs_push(runs_acc *r, uint64_t no)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 8;
-        run *q = malloc(cap * sizeof *q);
-        if (!q)
-            return -1;
-        for (size_t k = 0; k < r->n; k++)
-            q[k] = *runs_at(r, k);
-        free(r->q);
-        r->q = q;
-        r->cap = cap;
-        r->head = 0;
-    }
-    *runs_at(r, r->n++) = (run){no, no};
+    run *x = dq_push(&r->q, sizeof *x);
+    if (!x)
+        return -1;
+    *x = (run){no, no};
     return 0;
 }
 
 static mem_bucket *mem_at(mem_acc *q, size_t k)
 {
-    return &q->q[(q->head + k) % q->cap];
+    return dq_at(&q->q, k);
 }
 
 /* Pairs of buckets become one of twice the size. */
@@ -252,7 +249,7 @@ static void mem_merge(mem_acc *q)
 {
     q->size *= 2;
     size_t out = 0;
-    for (size_t k = 0; k < q->n; k++) {
+    for (size_t k = 0; k < q->q.n; k++) {
         mem_bucket b = *mem_at(q, k);
         b.id /= 2;
         if (out && mem_at(q, out - 1)->id == b.id) {
@@ -264,7 +261,7 @@ static void mem_merge(mem_acc *q)
             *mem_at(q, out++) = b;
         }
     }
-    q->n = out;
+    q->q.n = out;
 }
 
 static int mem_add(mem_acc *q, uint64_t no, double t, double y, uint64_t window_samples)
@@ -274,22 +271,13 @@ static int mem_add(mem_acc *q, uint64_t no, double t, double y, uint64_t window_
     while (window_samples > (uint64_t)MEM_BUCKETS * q->size)
         mem_merge(q);
     uint64_t id = no / q->size;
-    if (!q->n || mem_at(q, q->n - 1)->id != id) {
-        if (q->n == q->cap) {
-            size_t cap = q->cap ? q->cap * 2 : 16;
-            mem_bucket *nq = malloc(cap * sizeof *nq);
-            if (!nq)
-                return -1;
-            for (size_t k = 0; k < q->n; k++)
-                nq[k] = *mem_at(q, k);
-            free(q->q);
-            q->q = nq;
-            q->cap = cap;
-            q->head = 0;
-        }
-        *mem_at(q, q->n++) = (mem_bucket){.id = id};
+    if (!q->q.n || mem_at(q, q->q.n - 1)->id != id) {
+        mem_bucket *nb = dq_push(&q->q, sizeof *nb);
+        if (!nb)
+            return -1;
+        *nb = (mem_bucket){.id = id};
     }
-    mem_bucket *b = mem_at(q, q->n - 1);
+    mem_bucket *b = mem_at(q, q->q.n - 1);
     b->n++;
     b->st += t;
     b->sy += y;
@@ -298,16 +286,14 @@ static int mem_add(mem_acc *q, uint64_t no, double t, double y, uint64_t window_
 
 static void mem_drop(mem_acc *q, uint64_t no, double t, double y)
 {
-    if (!q->n || mem_at(q, 0)->id != no / q->size)
+    if (!q->q.n || mem_at(q, 0)->id != no / q->size)
         return;
     mem_bucket *b = mem_at(q, 0);
     b->n--;
     b->st -= t;
     b->sy -= y;
-    if (b->n == 0) {
-        q->head = (q->head + 1) % q->cap;
-        q->n--;
-    }
+    if (b->n == 0)
+        dq_pop_front(&q->q);
 }
 
 /* Whether sample i of GPU g is in stream k, and its value there. Facts
@@ -546,15 +532,15 @@ static int enter(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t prev
         runs_acc *r = &ga->rn[k];
         uint32_t bit = 1u << (F_IN_SHIFT + k);
         bool in = fl & bit, was = prev != NONE && (pfl & bit);
-        if (was && !in && r->n > 1) { /* the newest run closes; the front run is measured apart */
-            run *last = runs_at(r, r->n - 1);
-            rc |= mono_push(&r->longest, r->first_run_no + r->n - 1, t_of(f, last->to) - t_of(f, last->from), true);
+        if (was && !in && r->q.n > 1) { /* the newest run closes; the front run is measured apart */
+            run *last = runs_at(r, r->q.n - 1);
+            rc |= mono_push(&r->longest, r->first_run_no + r->q.n - 1, t_of(f, last->to) - t_of(f, last->from), true);
         }
         r->open = in;
         if (!in)
             continue;
         if (was) {
-            runs_at(r, r->n - 1)->to = no;
+            runs_at(r, r->q.n - 1)->to = no;
             r->total_s += dt;
             if (loaded && (pfl & F_LOADED))
                 r->loaded_s += dt;
@@ -688,18 +674,17 @@ static void leave(gd_window_acc *a, const gd_facts *f, uint64_t no, uint64_t nex
     for (size_t k = 0; k < NRUNS; k++) {
         runs_acc *r = &ga->rn[k];
         uint32_t bit = 1u << (F_IN_SHIFT + k);
-        if (!(fl & bit) || r->n == 0)
+        if (!(fl & bit) || r->q.n == 0)
             continue;
         run *front = runs_at(r, 0);
         if (front->from != no)
             continue;
         if (front->to == no) { /* the whole run leaves */
-            r->head = (r->head + 1) % r->cap;
-            r->n--;
+            dq_pop_front(&r->q);
             r->runs--;
             r->first_run_no++;
             mono_expire(&r->longest, r->first_run_no + 1); /* the new front is measured apart */
-            if (r->n == 0)
+            if (r->q.n == 0)
                 r->open = false;
             continue;
         }
@@ -752,8 +737,8 @@ void gd_window_acc_free(gd_window_acc *a)
     for (size_t g = 0; g < a->gpus; g++) {
         gpu_acc *ga = &a->g[g];
         for (int m = 0; m < GD_M_COUNT; m++) {
-            mono_free(&ga->m[m].min);
-            mono_free(&ga->m[m].max);
+            dq_free(&ga->m[m].min);
+            dq_free(&ga->m[m].max);
         }
         for (size_t k = 0; k < NMED; k++)
             gd_ostat_free(&ga->med[k]);
@@ -761,8 +746,8 @@ void gd_window_acc_free(gd_window_acc *a)
             gd_ostat_free(&ga->lmed[k]);
         for (size_t k = 0; k < NMASKS; k++) {
             episode_acc *e = &ga->ep[k];
-            mono_free(&e->temp_max);
-            mono_free(&e->mem_temp_max);
+            dq_free(&e->temp_max);
+            dq_free(&e->mem_temp_max);
             gd_ostat_free(&e->clk);
             gd_ostat_free(&e->free_clk);
             gd_ostat_free(&e->pw);
@@ -770,12 +755,12 @@ void gd_window_acc_free(gd_window_acc *a)
             gd_ostat_free(&e->hit_pstate);
         }
         for (size_t k = 0; k < NRUNS; k++) {
-            free(ga->rn[k].q);
-            mono_free(&ga->rn[k].longest);
+            dq_free(&ga->rn[k].q);
+            dq_free(&ga->rn[k].longest);
         }
-        free(ga->mem.q);
+        dq_free(&ga->mem.q);
         for (int k = 0; k < GD_WINDOW_STREAMS; k++)
-            mono_free(&ga->st[k].max);
+            dq_free(&ga->st[k].max);
         gd_ostat_free(&ga->mem_loaded);
     }
     free(a->g);
@@ -1010,11 +995,11 @@ int gd_window_acc_runs(const gd_window_acc *a, const gd_facts *f, size_t g, unsi
     const runs_acc *r = &a->g[g].rn[k];
     gd_runs o = {
         .runs = r->runs, .total_s = r->total_s, .loaded_s = r->loaded_s, .window_loaded_s = a->g[g].loaded_pair_s};
-    if (r->n) {
-        const run *front = &r->q[r->head], *last = &r->q[(r->head + r->n - 1) % r->cap];
+    if (r->q.n) {
+        const run *front = dq_at(&r->q, 0), *last = dq_at(&r->q, r->q.n - 1);
         double d = t_of(f, front->to) - t_of(f, front->from);
         o.longest_s = d;
-        if (r->n > 1) {
+        if (r->q.n > 1) {
             double dl = t_of(f, last->to) - t_of(f, last->from);
             o.longest_s = dl > o.longest_s ? dl : o.longest_s;
         }
@@ -1041,7 +1026,7 @@ int gd_window_acc_memory_trend(const gd_window_acc *a, size_t g, gd_vram_trend *
     mem_acc *q = &((gd_window_acc *)a)->g[g].mem; /* the fit is cached */
     uint64_t newest = a->end - 1;
     /* The whole buckets: every slot of theirs was in the window. */
-    size_t from = 0, to = q->n;
+    size_t from = 0, to = q->q.n;
     while (from < to && mem_at(q, from)->id * q->size < a->first)
         from++;
     while (to > from && (mem_at(q, to - 1)->id + 1) * q->size - 1 > newest)
