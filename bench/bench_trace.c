@@ -160,7 +160,7 @@ static void bench_file(const char *gz, const char *label)
 /* The big trace: the events of src replicated with ts and correlation shifted, gzipped fast. */
 static void build_big(const char *src, size_t mb, const char *out_gz)
 {
-    size_t n;
+    size_t n = 0;
     char *json = gunzip_file(src, &n);
     char *open = strstr(json, "\"traceEvents\"");
     char *first = open ? strchr(open, '[') : NULL;

@@ -357,7 +357,7 @@ static void nothing_it_opens_can_hang_it(void **state)
             const char *a = refused[i].argv[k];
             argv[k] = a && strcmp(a, "@FIFO") == 0 ? fifo : a && strcmp(a, "@SIM") == 0 ? scenario : a;
         }
-        char what[256];
+        char what[3 * 4096 + 8]; /* three arguments, each a path at most */
         snprintf(what, sizeof what, "%s %s %s", argv[0], argv[1], argv[2]);
         tool_result r = run_bounded(argv, env, what);
         if (r.exit_code != 3 || !strstr(r.err, refused[i].says))

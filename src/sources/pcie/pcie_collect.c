@@ -32,7 +32,8 @@
 static bool read_text(const char *dir, const char *name, char *buf, size_t len)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return false; /* a path cut short names another file */
     FILE *fp = gd_input_fopen(path);
     if (!fp)
         return false;
