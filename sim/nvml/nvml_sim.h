@@ -22,6 +22,11 @@ void gdsim_count(unsigned *slot, const char *fn);
  * line, most called first): the last nvmlShutdown calls it. */
 void gdsim_count_write(void);
 
+/* Notes the process's CPU time at the scenario times of
+ * $GPUDOCTOR_SIM_CPU_MARKS into $GPUDOCTOR_SIM_CPU_FILE (sim_cpu_marks.c):
+ * called with the caller's clock at every sample. */
+void gdsim_cpu_marks_at(double scenario_s);
+
 /* A device handle points into a fixed table, so handles stay valid across re-inits. */
 struct nvmlDevice_st {
     unsigned index;

@@ -161,6 +161,7 @@ GDSIM_EXPORT void gdsim_clock_set(double scenario_s)
     sim.external_s = scenario_s;
     sim.spent_s = 0;
     pthread_mutex_unlock(&sim.lock);
+    gdsim_cpu_marks_at(scenario_s);
 }
 
 GDSIM_EXPORT double gdsim_clock_spent(void)

@@ -68,6 +68,15 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "be started), or with --exit-findings 0, 1, 2; 3 could not check.\n";
 
 static volatile pid_t child_pid;
+/* A child ended since the last look: waitpid is asked then, not at every
+ * sample (a syscall a tick, 10 a second, for a command that runs for days). */
+static volatile sig_atomic_t child_ended = 1;
+
+static void on_child(int sig)
+{
+    (void)sig;
+    child_ended = 1;
+}
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 #define FORWARDED (sizeof forwarded / sizeof forwarded[0])
@@ -281,7 +290,10 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     (void)f;
     (void)i;
     watch *w = ud;
-    if (!w->reaped && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+    if (w->reaped || !child_ended)
+        return;
+    child_ended = 0; /* before waitpid: an end after it is seen at the next sample */
+    if (waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
         w->reaped = true;
         gd_cli_stop = 1;
         gd_job_facts *j = w->facts ? w->facts->job : NULL;
@@ -330,6 +342,10 @@ int gd_cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &sa, &old[i]);
+    struct sigaction sc = {.sa_handler = on_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP}, old_chld;
+    sigemptyset(&sc.sa_mask);
+    sigaction(SIGCHLD, &sc, &old_chld);
+    child_ended = 1; /* it may have ended before the handler was there */
     /* A stop that came while the command started (main caught it) is the command's too. */
     if (gd_cli_stop_signal)
         kill(pid, gd_cli_stop_signal);
@@ -395,6 +411,7 @@ int gd_cmd_run(int argc, char **argv)
     }
     for (size_t i = 0; i < FORWARDED; i++)
         sigaction(forwarded[i], &old[i], NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
     gd_run_profile_end(&o.profile);
     if (o.exit_findings || !w.reaped || report_failed) /* a report asked for and not written: an error */
         return code;

@@ -414,6 +414,36 @@ static void progress_shows_on_a_terminal_only(void **state)
     tool_result_free(&r);
 }
 
+/* The simulated NVML notes the process's CPU time where the scenario clock
+ * reaches each mark of GPUDOCTOR_SIM_CPU_MARKS, once, in order; a mark past
+ * the window is never written (bench_tick_cost reads a day's run this way). */
+static void the_simulation_notes_cpu_time_at_marks(void **state)
+{
+    (void)state;
+    char file[] = "/tmp/gd-cpu-marks-XXXXXX", var[64];
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(var, sizeof var, "GPUDOCTOR_SIM_CPU_FILE=%s", file);
+    const char *env[] = {"GPUDOCTOR_SIM_TIMESCALE=", "GPUDOCTOR_SIM_CPU_MARKS=1,0.5,90", var, NULL};
+    tool_result r = run_tool(
+        (const char *[]){"check", "--json", "--duration", "2", "--sim", example("h100x8-training.json"), NULL}, env);
+    assert_int_equal(r.exit_code, 0);
+    tool_result_free(&r);
+    FILE *f = fopen(file, "r");
+    assert_non_null(f);
+    double mark[3] = {0}, cpu[3] = {0};
+    int n = 0;
+    while (n < 3 && fscanf(f, "%lf %lf", &mark[n], &cpu[n]) == 2)
+        n++;
+    fclose(f);
+    unlink(file);
+    assert_int_equal(n, 2);
+    assert_float_equal(mark[0], 0.5, 1e-9);
+    assert_float_equal(mark[1], 1.0, 1e-9);
+    assert_true(cpu[0] > 0 && cpu[1] >= cpu[0]);
+}
+
 static void help_teaches(void **state)
 {
     (void)state;
@@ -428,6 +458,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_without_driver_reports_driver_missing),
+        cmocka_unit_test(the_simulation_notes_cpu_time_at_marks),
         cmocka_unit_test(check_without_driver_text_says_so),
         cmocka_unit_test(a_machine_without_an_nvidia_gpu_is_not_a_missing_driver),
         cmocka_unit_test(info_lists_the_eight_simulated_gpus),

@@ -2,6 +2,7 @@
 /* Host facts from uname, sysconf and sysfs; small /proc readers. */
 #include "hostinfo.h"
 #include "core/input.h"
+#include "core/strf.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -43,17 +46,11 @@ void gd_host_read(const char *sysfs_root, gd_host *h)
     h->numa_nodes = count_numa_nodes(sysfs_root);
 }
 
-bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t)
+bool gd_cpu_times_parse(const char *text, gd_cpu_times *t)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/stat", proc_root);
-    FILE *fp = gd_input_fopen(path);
     unsigned long long x[8] = {0};
-    int n = fp ? fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
-                        &x[6], &x[7])
-               : 0;
-    if (fp)
-        fclose(fp);
+    int n = sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5], &x[6],
+                   &x[7]);
     if (n < 5)
         return false;
     unsigned long long total = 0;
@@ -63,6 +60,42 @@ bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t)
     t->iowait = (double)x[4];
     t->busy = (double)(total - x[3] - x[4]);
     return true;
+}
+
+void gd_proc_file_init(gd_proc_file *pf, const char *root, const char *name)
+{
+    pf->fd = -1;
+    gd_strf(pf->path, sizeof pf->path, "%s/%s", root, name);
+}
+
+long gd_proc_file_read(gd_proc_file *pf, char *buf, size_t cap)
+{
+    if (pf->fd < 0) {
+        pf->fd = open(pf->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct statfs fs;
+        if (pf->fd >= 0 && (fstatfs(pf->fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)) {
+            ssize_t n = read(pf->fd, buf, cap - 1);
+            gd_proc_file_close(pf); /* not procfs: read once, as it is now */
+            if (n < 0)
+                return -1;
+            buf[n] = '\0';
+            return (long)n;
+        }
+    }
+    ssize_t n = pf->fd >= 0 ? pread(pf->fd, buf, cap - 1, 0) : -1;
+    if (n < 0) {
+        gd_proc_file_close(pf); /* opened again next time */
+        return -1;
+    }
+    buf[n] = '\0';
+    return (long)n;
+}
+
+void gd_proc_file_close(gd_proc_file *pf)
+{
+    if (pf->fd >= 0)
+        close(pf->fd);
+    pf->fd = -1;
 }
 
 long gd_proc_read_small(const char *path, char *buf, size_t cap)

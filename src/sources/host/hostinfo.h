@@ -18,13 +18,26 @@ typedef struct gd_cpu_times {
     double total, busy, iowait;
 } gd_cpu_times;
 
-/* Reads ROOT/stat (proc_root: "/proc" or a fixture tree); false when it has no
- * "cpu" line with at least 5 fields. A FIFO there cannot hang (gd_input_fopen). */
-bool gd_cpu_times_read(const char *proc_root, gd_cpu_times *t);
+/* Parses the text of /proc/stat; false when it starts with no "cpu" line of
+ * at least 5 fields. */
+bool gd_cpu_times_parse(const char *text, gd_cpu_times *t);
 
 /* A small /proc file into buf (NUL-terminated); its length, or -1. O_NONBLOCK:
  * a FIFO in a fixture tree cannot hang. */
 long gd_proc_read_small(const char *path, char *buf, size_t cap);
+
+/* A /proc file read again and again (a sampler's, once a second): kept
+ * open where it is procfs, whose files are made afresh by each pread from 0
+ * (one syscall where open, read, close were three); opened for each read
+ * elsewhere (a fixture tree, whose files a test may replace). */
+typedef struct gd_proc_file {
+    int fd; /* -1: closed */
+    char path[600];
+} gd_proc_file;
+void gd_proc_file_init(gd_proc_file *pf, const char *root, const char *name);
+/* Into buf (NUL-terminated) as gd_proc_read_small; -1 when unreadable. */
+long gd_proc_file_read(gd_proc_file *pf, char *buf, size_t cap);
+void gd_proc_file_close(gd_proc_file *pf);
 
 /* The number after "key" at the start of a line of text (a status or vmstat
  * line), or NaN. */

@@ -28,7 +28,11 @@ typedef struct host_source {
     char root[512];
     double last_t; /* NAN before the first sample */
     host_counters was;
+    gd_proc_file stat, vmstat, psi[3]; /* psi: cpu, io, memory */
+    bool files; /* initialised (open ran): closed at close */
 } host_source;
+
+static const char *const psi_names[3] = {"pressure/cpu", "pressure/io", "pressure/memory"};
 
 static int host_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
 {
@@ -39,6 +43,11 @@ static int host_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     host_source *h = self;
     snprintf(h->root, sizeof h->root, "%s", roots->proc);
     h->last_t = NAN;
+    gd_proc_file_init(&h->stat, h->root, "stat");
+    gd_proc_file_init(&h->vmstat, h->root, "vmstat");
+    for (size_t k = 0; k < 3; k++)
+        gd_proc_file_init(&h->psi[k], h->root, psi_names[k]);
+    h->files = true;
     return h->root[0] ? 0 : 1;
 }
 
@@ -55,11 +64,10 @@ static void host_clock(const void *self, const gd_session_opts *o, int *mode, do
     *pace = 0;
 }
 
-static double psi_some_avg10(const char *root, const char *name)
+static double psi_some_avg10(gd_proc_file *pf)
 {
-    char path[768], buf[512];
-    snprintf(path, sizeof path, "%s/pressure/%s", root, name);
-    if (gd_proc_read_small(path, buf, sizeof buf) <= 0)
+    char buf[512];
+    if (gd_proc_file_read(pf, buf, sizeof buf) <= 0)
         return NAN;
     const char *p = strstr(buf, "some avg10=");
     return p ? strtod(p + strlen("some avg10="), NULL) : NAN;
@@ -77,11 +85,10 @@ static void host_sample(void *self, gd_facts *f, size_t i, double t)
     if (!s)
         return;
     s->busy = s->iowait = s->swap_in_ps = s->swap_out_ps = NAN;
-    char path[768], buf[8192];
+    char buf[8192];
     host_counters now = {0};
-    now.ok = gd_cpu_times_read(h->root, &now.cpu);
-    snprintf(path, sizeof path, "%s/vmstat", h->root);
-    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
+    now.ok = gd_proc_file_read(&h->stat, buf, sizeof buf) > 0 && gd_cpu_times_parse(buf, &now.cpu);
+    if (gd_proc_file_read(&h->vmstat, buf, sizeof buf) > 0) {
         now.pswpin = gd_proc_field_after(buf, "pswpin ");
         now.pswpout = gd_proc_field_after(buf, "pswpout ");
         now.vm_ok = !isnan(now.pswpin) && !isnan(now.pswpout);
@@ -97,9 +104,20 @@ static void host_sample(void *self, gd_facts *f, size_t i, double t)
         s->swap_out_ps = (now.pswpout - was->pswpout) / dt;
     }
     h->was = now;
-    s->psi_cpu = psi_some_avg10(h->root, "cpu");
-    s->psi_io = psi_some_avg10(h->root, "io");
-    s->psi_mem = psi_some_avg10(h->root, "memory");
+    s->psi_cpu = psi_some_avg10(&h->psi[0]);
+    s->psi_io = psi_some_avg10(&h->psi[1]);
+    s->psi_mem = psi_some_avg10(&h->psi[2]);
+}
+
+static void host_close(void *self)
+{
+    host_source *h = self;
+    if (!h->files)
+        return;
+    gd_proc_file_close(&h->stat);
+    gd_proc_file_close(&h->vmstat);
+    for (size_t k = 0; k < 3; k++)
+        gd_proc_file_close(&h->psi[k]);
 }
 
 const gd_source_ops gd_source_host = {
@@ -109,4 +127,5 @@ const gd_source_ops gd_source_host = {
     .samples = host_samples,
     .clock = host_clock,
     .sample = host_sample,
+    .close = host_close,
 };

@@ -68,24 +68,23 @@ static void read_fds(const char *root, gd_job_proc *p)
     closedir(d);
 }
 
-void gd_proc_identify(const char *root, gd_job_proc *p, bool env, bool maps)
+void gd_proc_identify(const char *root, gd_job_proc *p, unsigned parts)
 {
     char path[600];
     static const size_t cap = 64 * 1024;
-    char *buf = malloc(cap);
-    if (!buf)
-        return;
+    char *buf = parts & (GD_PROC_CMDLINE | GD_PROC_ENVIRON) ? malloc(cap) : NULL;
+    size_t n;
     snprintf(path, sizeof path, "%s/%d/cmdline", root, p->pid);
-    size_t n = read_whole(path, buf, cap);
-    if (n > 0)
+    if (buf && (parts & GD_PROC_CMDLINE) && (n = read_whole(path, buf, cap)) > 0)
         gd_proc_parse_cmdline(buf, n, p);
     snprintf(path, sizeof path, "%s/%d/environ", root, p->pid);
-    if (env && (n = read_whole(path, buf, cap)) > 0)
+    if (buf && (parts & GD_PROC_ENVIRON) && (n = read_whole(path, buf, cap)) > 0)
         gd_proc_parse_environ(buf, n, p);
     free(buf);
-    if (maps)
+    if (parts & GD_PROC_MAPS)
         gd_proc_read_maps(root, p);
-    read_fds(root, p);
+    if (parts & GD_PROC_FDS)
+        read_fds(root, p);
 }
 
 int gd_proc_gpu_minor(const char *root, const char *pci_bus_id)

@@ -14,9 +14,17 @@
 
 #include <stddef.h>
 
-/* Reads ROOT/PID's cmdline, environ (when env), maps (when maps) and fds
- * into p; a part that cannot be read leaves p's fields as they were. */
-void gd_proc_identify(const char *root, gd_job_proc *p, bool env, bool maps);
+/* The parts of a process gd_proc_identify reads. */
+enum {
+    GD_PROC_CMDLINE = 1,
+    GD_PROC_ENVIRON = 2,
+    GD_PROC_MAPS = 4,
+    GD_PROC_FDS = 8, /* the device files it holds: held at any time, they stay in p */
+};
+
+/* Reads the parts of ROOT/PID named in `parts` into p; a part that cannot be
+ * read leaves p's fields as they were. */
+void gd_proc_identify(const char *root, gd_job_proc *p, unsigned parts);
 
 /* Reads ROOT/PID/maps into p->torch and p->cuda (until both show). */
 void gd_proc_read_maps(const char *root, gd_job_proc *p);

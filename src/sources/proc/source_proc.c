@@ -34,12 +34,20 @@ typedef struct proc_entry {
     uint32_t stamp; /* the sample it was last seen in */
     double read_bytes, vcsw, ivcsw; /* cumulative, NaN unknown */
     uint32_t scans; /* full scans that read its maps */
+    uint32_t idents; /* full scans since it was first seen or exec'd */
     char comm[20]; /* at the last identification: a new one means an exec */
 } proc_entry;
 
 /* Its maps are read at most this many full scans, until it shows torch and
  * the CUDA driver: a trainer imports torch in its first seconds. */
 #define GD_PROC_MAPS_SCANS 30
+/* Its command line is read in its first full scans after it starts or
+ * execs (a spawned worker's settles within them), not every second after. */
+#define GD_PROC_CMDLINE_SCANS 5
+/* Its open files (the GPUs' device files it holds) at every full scan for
+ * as long as the maps, then at every tenth: a job opens its GPUs when it
+ * starts CUDA, and a trainer holds hundreds of files, a readlink each. */
+#define GD_PROC_FDS_EVERY 10
 
 typedef struct proc_source {
     gd_job_facts *j;
@@ -55,10 +63,18 @@ typedef struct proc_source {
     int stack[GD_JOB_MAX_PROCS], stack_ppid[GD_JOB_MAX_PROCS]; /* processes still to visit this sample */
     size_t depth;
     /* This sample, per process (the index of j->procs): CPU and threads runnable. */
-    double acc_cores[GD_JOB_MAX_PROCS];
+    double acc_cores[GD_JOB_MAX_PROCS], acc_core_sum[GD_JOB_MAX_PROCS]; /* rate; sum (see count_thread) */
     uint16_t acc_running[GD_JOB_MAX_PROCS], acc_measured[GD_JOB_MAX_PROCS], acc_seen[GD_JOB_MAX_PROCS];
     int16_t thread_proc[GD_JOB_MAX_THREADS]; /* thread i's process (index of j->procs), -1 none */
     int fds[GD_JOB_MAX_THREADS]; /* thread i's stat, kept open between full scans (pread); -1 none */
+    /* Quiet threads: asleep with no CPU time since the full scan before,
+     * read again at the next full scan only (a trainer's threads are mostly
+     * asleep; each stat is a syscall, the dearest part of a tick). Between
+     * full scans they count as read and found unchanged. */
+    bool quiet[GD_JOB_MAX_THREADS];
+    char state[GD_JOB_MAX_THREADS]; /* at the last read */
+    double full_cpu_s[GD_JOB_MAX_THREADS]; /* CPU seconds at the last full scan, NaN before */
+    double span; /* seconds since the full scan before this one (this one's) */
 } proc_source;
 
 /* cpu0's cpufreq file NAME (first line) into buf; false when unreadable. */
@@ -75,17 +91,12 @@ static bool read_cpufreq(const char *sysfs_root, const char *name, char *buf, si
     return true;
 }
 
-/* The job's name and CPU affinity: read again at every full scan, since the
- * command started may exec (a shell, taskset, a launcher) after the first. */
-static void read_identity(proc_source *ps, const char *status)
+/* The job's CPU affinity from its status: read again at every full scan,
+ * since the command started may exec (a shell, taskset, a launcher) after
+ * the first, or be pinned later. */
+static void read_affinity(proc_source *ps, const char *status)
 {
     gd_job_facts *j = ps->j;
-    char path[768], buf[64];
-    snprintf(path, sizeof path, "%s/%ld/comm", ps->root, j->pid);
-    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
-        buf[strcspn(buf, "\n")] = '\0';
-        snprintf(j->comm, sizeof j->comm, "%.31s", buf);
-    }
     const char *a = status ? strstr(status, "\nCpus_allowed_list:") : NULL;
     if (a) {
         a += strlen("\nCpus_allowed_list:");
@@ -135,8 +146,13 @@ static void read_static(proc_source *ps)
 {
     gd_job_facts *j = ps->j;
     char path[768], buf[8192];
+    snprintf(path, sizeof path, "%s/%ld/comm", ps->root, j->pid);
+    if (gd_proc_read_small(path, buf, sizeof buf) > 0) {
+        buf[strcspn(buf, "\n")] = '\0';
+        snprintf(j->comm, sizeof j->comm, "%.31s", buf);
+    }
     snprintf(path, sizeof path, "%s/%ld/status", ps->root, j->pid);
-    read_identity(ps, gd_proc_read_small(path, buf, sizeof buf) > 0 ? buf : NULL);
+    read_affinity(ps, gd_proc_read_small(path, buf, sizeof buf) > 0 ? buf : NULL);
     snprintf(path, sizeof path, "%s/stat", ps->root);
     if (gd_proc_read_small(path, buf, sizeof buf) > 0)
         for (const char *p = buf; (p = strstr(p, "\ncpu")); p++)
@@ -165,8 +181,8 @@ static void read_gpu_minors(proc_source *ps, const gd_facts *f)
     }
     snprintf(j->gpu_minor_source, sizeof j->gpu_minor_source, "%s",
              found && found == j->gpu_minor_count ? "proc:driver/nvidia/gpus/BUS/information Device Minor"
-             : found ? "proc:driver/nvidia/gpus/BUS/information, else the GPU's index"
-                     : "the GPU's index (proc:driver/nvidia/gpus not readable)");
+             : found                              ? "proc:driver/nvidia/gpus/BUS/information, else the GPU's index"
+                                                  : "the GPU's index (proc:driver/nvidia/gpus not readable)");
 }
 
 static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
@@ -192,7 +208,7 @@ static int proc_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     ps->tick_s = 1.0 / (double)(hz > 0 ? hz : 100);
     ps->last_t = ps->last_full = NAN;
     for (size_t i = 0; i < GD_JOB_MAX_THREADS; i++)
-        ps->fds[i] = -1, ps->thread_proc[i] = -1;
+        ps->fds[i] = -1, ps->thread_proc[i] = -1, ps->full_cpu_s[i] = NAN;
     if (!ps->root[0]) {
         snprintf(j->error, sizeof j->error, "the scenario has no host.proc: the job's /proc is not known");
         return 1;
@@ -279,9 +295,14 @@ static bool read_thread(const char *path, char *state, double *cpu_ticks, char *
     return gd_proc_parse_thread_stat(buf, state, cpu_ticks, comm, commlen);
 }
 
-/* One sighting of a thread (t NULL: beyond the table) into s. */
+/* One sighting of a thread (t NULL: beyond the table) into s. Its CPU time
+ * grew over `since` seconds (dt, the sample's interval, but for a quiet
+ * thread read again at a full scan: since the one before). The sample's
+ * rates (the job's cores, the busiest thread) take the growth's average over
+ * `since`; the sums the means come from take all of it, as if each skipped
+ * sample had seen its part: a mean over the window stays exact. */
 static void count_thread(proc_source *ps, gd_job_thread *t, char state, double ticks, const char *comm, double dt,
-                         gd_job_sample *s)
+                         double since, gd_job_sample *s)
 {
     s->threads++;
     s->running += state == 'R';
@@ -289,6 +310,7 @@ static void count_thread(proc_source *ps, gd_job_thread *t, char state, double t
     if (!t)
         return;
     int proc = ps->thread_proc[t - ps->j->threads];
+    ps->state[t - ps->j->threads] = state;
     if (proc >= 0) {
         ps->acc_seen[proc]++;
         ps->acc_running[proc] += state == 'R';
@@ -298,15 +320,16 @@ static void count_thread(proc_source *ps, gd_job_thread *t, char state, double t
     t->seen++;
     t->running += state == 'R';
     t->disk_wait += state == 'D';
-    if (!isnan(t->cpu_s) && t->stamp + 1 == ps->stamp && dt > 0) {
-        double share = (cpu - t->cpu_s) / dt;
+    if (!isnan(t->cpu_s) && t->stamp + 1 == ps->stamp && dt > 0 && since >= dt) {
+        double share = (cpu - t->cpu_s) / since, sum = (cpu - t->cpu_s) / dt;
         s->job_cores += share;
         if (proc >= 0) {
             ps->acc_cores[proc] += share;
+            ps->acc_core_sum[proc] += sum;
             ps->acc_measured[proc]++;
         }
         t->measured++;
-        t->busy_sum += share;
+        t->busy_sum += sum;
         t->saturated += share >= GD_THREAD_SATURATED_CORE;
         if (share > s->top_thread_core) {
             s->top_thread_core = share;
@@ -317,38 +340,61 @@ static void count_thread(proc_source *ps, gd_job_thread *t, char state, double t
     t->stamp = ps->stamp;
 }
 
+/* Thread i's stat through its file kept open (pread: one syscall); false
+ * when gone. */
+static bool read_followed(proc_source *ps, size_t i, char *state, double *ticks, char *comm, size_t commlen)
+{
+    const gd_job_thread *t = &ps->j->threads[i];
+    int *fd = &ps->fds[i];
+    if (*fd < 0) {
+        char path[768];
+        snprintf(path, sizeof path, "%s/%d/task/%d/stat", ps->root, t->pid, t->tid);
+        *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    }
+    char buf[1024];
+    ssize_t n = *fd >= 0 ? pread(*fd, buf, sizeof buf - 1, 0) : -1;
+    if (n > 0)
+        buf[n] = '\0';
+    else if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return n > 0 && gd_proc_parse_thread_stat(buf, state, ticks, comm, commlen);
+}
+
+/* The slot of thread tid of process pid, -1 when not followed. */
+static long followed(const proc_source *ps, int pid, int tid)
+{
+    for (size_t i = ps->j->thread_count; i-- > 0;)
+        if (ps->j->threads[i].tid == tid && ps->j->threads[i].pid == pid)
+            return (long)i;
+    return -1;
+}
+
 /* Between full scans: the threads seen last time, their stat only. */
 static void quick_sample(proc_source *ps, double dt, gd_job_sample *s)
 {
     gd_job_facts *j = ps->j;
-    char path[768], state, comm[20];
+    char state, comm[20];
     double ticks;
     for (size_t i = 0; i < j->thread_count; i++) {
         gd_job_thread *t = &j->threads[i];
         if (t->stamp + 1 != ps->stamp)
             continue;
-        int *fd = &ps->fds[i];
-        if (*fd < 0) {
-            snprintf(path, sizeof path, "%s/%d/task/%d/stat", ps->root, t->pid, t->tid);
-            *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (ps->quiet[i]) {
+            char name[sizeof t->comm];
+            snprintf(name, sizeof name, "%s", t->comm);
+            count_thread(ps, t, ps->state[i], t->cpu_s / ps->tick_s, name, dt, dt, s);
+            continue;
         }
-        char buf[1024];
-        ssize_t n = *fd >= 0 ? pread(*fd, buf, sizeof buf - 1, 0) : -1;
-        if (n > 0)
-            buf[n] = '\0';
-        else if (*fd >= 0) {
-            close(*fd);
-            *fd = -1;
-        }
-        if (n <= 0 || !gd_proc_parse_thread_stat(buf, &state, &ticks, comm, sizeof comm) ||
-            (t->tid == (int)j->pid && state == 'Z')) {
+        if (!read_followed(ps, i, &state, &ticks, comm, sizeof comm) || (t->tid == (int)j->pid && state == 'Z')) {
             if (t->tid == (int)j->pid) {
                 j->ended = true;
                 j->ended_at_s = s->t;
             }
             continue;
         }
-        count_thread(ps, t, state, ticks, comm, dt, s);
+        count_thread(ps, t, state, ticks, comm, dt, dt, s);
     }
 }
 
@@ -370,8 +416,10 @@ static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job
         int tid = atoi(e->d_name);
         char state, comm[20];
         double ticks;
+        long slot = followed(ps, pid, tid);
         snprintf(path, sizeof path, "%s/%d/task/%d/stat", ps->root, pid, tid);
-        if (!read_thread(path, &state, &ticks, comm, sizeof comm))
+        if (!(slot >= 0 && read_followed(ps, (size_t)slot, &state, &ticks, comm, sizeof comm)) &&
+            !read_thread(path, &state, &ticks, comm, sizeof comm))
             continue;
         if (tid == pid && state == 'Z')
             break; /* a zombie: the process has ended */
@@ -379,7 +427,14 @@ static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job
         if (tid == pid && proc >= 0)
             snprintf(j->procs[proc].comm, sizeof j->procs[proc].comm, "%s", comm);
         gd_job_thread *t = thread_slot(ps, pid, tid, proc);
-        count_thread(ps, t, state, ticks, comm, dt, s);
+        size_t i = t ? (size_t)(t - j->threads) : 0;
+        /* A quiet thread's CPU time grew, if at all, since the last full scan. */
+        count_thread(ps, t, state, ticks, comm, dt, t && ps->quiet[i] ? ps->span : dt, s);
+        if (t) {
+            double cpu = ticks * ps->tick_s;
+            ps->quiet[i] = (state == 'S' || state == 'I') && cpu == ps->full_cpu_s[i];
+            ps->full_cpu_s[i] = cpu;
+        }
         snprintf(path, sizeof path, "%s/%d/task/%d/status", ps->root, pid, tid);
         double v = t && gd_proc_read_small(path, buf, sizeof buf) > 0
                        ? gd_proc_field_after(buf, "voluntary_ctxt_switches:")
@@ -420,10 +475,8 @@ static void sample_counters(proc_source *ps, proc_entry *p, double dt, gd_job_sa
     rate(&p->read_bytes, rb, dt, &s->read_bps);
     snprintf(path, sizeof path, "%s/%d/status", ps->root, p->pid);
     bool ok = gd_proc_read_small(path, buf, sizeof buf) > 0;
-    if (ok && p->pid == (int)ps->j->pid) {
-        read_identity(ps, buf);
-        keep_environ(ps);
-    }
+    if (ok && p->pid == (int)ps->j->pid)
+        read_affinity(ps, buf);
     rate(&p->vcsw, ok ? gd_proc_field_after(buf, "voluntary_ctxt_switches:") : NAN, dt, &s->vcsw_ps);
     rate(&p->ivcsw, ok ? gd_proc_field_after(buf, "nonvoluntary_ctxt_switches:") : NAN, dt, &s->ivcsw_ps);
 }
@@ -452,10 +505,20 @@ static void identify(proc_source *ps, proc_entry *p, bool fresh)
     bool exec = fresh || strcmp(p->comm, jp->comm) != 0;
     if (exec) {
         snprintf(p->comm, sizeof p->comm, "%s", jp->comm);
-        p->scans = 0;
+        p->scans = p->idents = 0;
         jp->torch = jp->cuda = jp->torch_cuda = jp->cudart = false;
+        if (p->pid == (int)ps->j->pid) {
+            snprintf(ps->j->comm, sizeof ps->j->comm, "%.31s", jp->comm);
+            keep_environ(ps);
+        }
     }
-    gd_proc_identify(ps->root, jp, exec, false);
+    unsigned parts = exec ? GD_PROC_ENVIRON : 0;
+    if (p->idents < GD_PROC_CMDLINE_SCANS)
+        parts |= GD_PROC_CMDLINE;
+    if (p->idents < GD_PROC_MAPS_SCANS || p->idents % GD_PROC_FDS_EVERY == 0)
+        parts |= GD_PROC_FDS;
+    p->idents++;
+    gd_proc_identify(ps->root, jp, parts);
     for (size_t k = 0; fresh && k < ps->nprocs; k++) { /* a forked worker maps what its parent mapped */
         const gd_job_proc *parent = &ps->j->procs[k];
         if (parent->pid == jp->ppid && parent->torch && strcmp(parent->prog, jp->prog) == 0 &&
@@ -488,10 +551,10 @@ static void commit_procs(proc_source *ps, double t)
         }
         if (ps->acc_measured[k]) {
             p->intervals++;
-            p->busy_sum += ps->acc_cores[k];
+            p->busy_sum += ps->acc_core_sum[k];
             p->busy_max = ps->acc_cores[k] > p->busy_max ? ps->acc_cores[k] : p->busy_max;
         }
-        ps->acc_cores[k] = 0;
+        ps->acc_cores[k] = ps->acc_core_sum[k] = 0;
         ps->acc_running[k] = ps->acc_measured[k] = ps->acc_seen[k] = 0;
     }
 }
@@ -523,6 +586,7 @@ static void proc_sample(void *self, gd_facts *f, size_t i, double t)
     }
     double span = isnan(ps->last_full) ? 0 : t - ps->last_full;
     ps->last_full = t;
+    ps->span = span;
     ps->depth = 0;
     ps->stack_ppid[ps->depth] = 0;
     ps->stack[ps->depth++] = (int)j->pid;
