@@ -92,6 +92,14 @@ took=$(($(date +%s) - start))
 [ "$(reason)" = "gpudoctor: no answer from the NVIDIA driver in 2s" ] || fail "hang: reason '$(reason)'"
 [ "$took" -le 20 ] || fail "hang: the wrapper took ${took}s (bound: 2 s + 5 s to kill)"
 echo "a hung driver: drained after ${took}s (limit 2 s, SIGKILL 5 s later)"
+# ... and with the shipped default, well inside slurmd's 60 s kill of a HealthCheckProgram.
+rm -f "$tmp/reason"
+start=$(date +%s)
+run GPUDOCTOR="$tmp/bin/gpudoctor-hangs" || fail "hang, defaults: exit $?"
+took=$(($(date +%s) - start))
+[ "$(reason)" = "gpudoctor: no answer from the NVIDIA driver in 25s" ] || fail "hang, defaults: reason '$(reason)'"
+[ "$took" -le 40 ] || fail "hang, defaults: the wrapper took ${took}s (slurmd kills it at 60 s)"
+echo "a hung driver, shipped defaults: drained after ${took}s"
 
 # 3b. No writable temporary folder (a bad TMPDIR; a read-only root is the
 # same to the wrapper, which writes no file): a sick node is still drained.

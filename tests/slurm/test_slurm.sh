@@ -118,9 +118,11 @@ export SLURM_CONF="$tmp/slurm.conf"
 
 # slurmd gives its HealthCheckProgram an empty environment: the wrapper
 # reads its settings from a file, as it would from /etc/default.
-# Each finished run adds a line to hc.done, which the waits below count.
+# Each run adds a line to hc.started, and once finished to hc.done, which
+# the waits below count.
 cat >"$tmp/healthcheck" <<HC
 #!/bin/sh
+echo start >>$tmp/hc.started
 SLURM_CONF=$tmp/slurm.conf GPUDOCTOR_HEALTHCHECK_CONF=$tmp/healthcheck.conf sh $wrapper >>$tmp/hc.log 2>&1
 rc=\$?
 echo "\$rc" >>$tmp/hc.done
@@ -209,9 +211,20 @@ hang_start=$(now)
 wait_for 'drain*|gpudoctor: no answer from the NVIDIA driver in *s' 120
 echo "a hung driver, shipped defaults: drained $(($(now) - hang_start)) s after the change: $(state)"
 ! grep -q "health_check poll timeout" "$tmp/slurmd.log" || fail "slurmd killed the health check (its 60 s limit)"
+# slurmctld asks for a health check every 2 s while one hangs for 30 s, so
+# several were started with the hanging driver: each drains the node when
+# it ends. All of them end before the clean ones are waited for.
 scenario h100x8-training.json
-wait_for 'idle*|none' 120
+begun=$(wc -l <"$tmp/hc.started")
+until=$(($(now) + 90))
+while [ "$(checks_done)" -lt "$begun" ] && [ "$(now)" -lt "$until" ]; do sleep 0.2; done
+[ "$(checks_done)" -ge "$begun" ] || fail "the health checks with the hanging driver did not all end within 90 s"
+wait_for 'idle*|none' 60
 ! grep -q "health_check poll timeout" "$tmp/slurmd.log" || fail "slurmd killed the health check (its 60 s limit)"
+echo "resumed once the driver answers: $(state)"
+# While the hung checks ran, slurmctld marked the node not responding now
+# and then ("idle*", "drained*"): responding again ("idle") before srun.
+wait_for 'idle|none' 60
 
 # The fan-out: one report per node through srun, then fleet over the folder.
 timeout -k 5 60 srun -N1 --ntasks-per-node=1 -o "$tmp/reports/%N.json" "$bin" check --sim "$examples/h100x8-training.json" \
