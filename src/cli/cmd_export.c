@@ -52,8 +52,11 @@ const char gd_export_help[] = "usage: gpudoctor export [--listen ADDR:PORT] [--i
                               "  --kubernetes-socket PATH  the same from the socket at PATH\n"
                               "  --kubernetes-refresh SEC  ask the kubelet every SEC seconds (default 10)\n"
                               "\n"
-                              "Other routes: / (a short page), /healthz (200 while samples keep coming) and\n"
-                              "/health (the current findings and the session's health events, as JSON).\n"
+                              "Other routes: / (a short page), /healthz (liveness: 200 while the exporter\n"
+                              "answers), /readyz (readiness: 200 once there are metrics to serve),\n"
+                              "/health/driver (200 while samples keep coming from the driver; also the metric\n"
+                              "gpudoctor_driver_answering) and /health (the current findings and the session's\n"
+                              "health events, as JSON).\n"
                               "Hostname is $NODE_NAME where set (the Kubernetes DaemonSet passes the node's name).\n"
                               "A GPU in MIG mode gives its series once per MIG device, with GPU_I_PROFILE and\n"
                               "GPU_I_ID (its memory is the instance's), as dcgm-exporter does.\n";
@@ -178,14 +181,15 @@ static void read_job_map(exporter *x, double t)
     x->counters.job_count = n;
 }
 
-/* Publishes the exposition of f with the last judgement's findings. */
-static void publish(exporter *x, const gd_facts *f, const gd_facts *judged, bool health_too)
+/* Publishes the exposition of f with the last judgement's findings;
+ * sampled: f holds a new sample of the driver. */
+static void publish(exporter *x, const gd_facts *f, const gd_facts *judged, bool health_too, bool sampled)
 {
     size_t len;
     char *text = gd_prom_render(f, &x->findings, &x->counters, &len);
     size_t hlen = 0;
     char *health = health_too ? gd_health_json(judged, &x->findings, &hlen) : NULL;
-    bool ok = text && (!health_too || health) && gd_export_http_publish(x->http, text, len) == 0 &&
+    bool ok = text && (!health_too || health) && gd_export_http_publish(x->http, text, len, sampled) == 0 &&
               (!health_too || gd_export_http_publish_health(x->http, health, hlen) == 0);
     free(health);
     if (!ok) {
@@ -224,7 +228,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
      * data at most a second old while a 10 Hz exporter renders a tenth of
      * its samples (issue 40: the rendering cost more than all the rest). */
     if (now)
-        publish(x, f, &w, true);
+        publish(x, f, &w, true, true);
 }
 
 int gd_cmd_export(int argc, char **argv)
@@ -300,7 +304,7 @@ int gd_cmd_export(int argc, char **argv)
         /* No samples (no driver): serve the snapshot's findings until stopped. */
         read_job_map(&x, 0);
         judge(&x, &f);
-        publish(&x, &f, &f, true);
+        publish(&x, &f, &f, true, false);
         for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)
             usleep(100000);
     }

@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -56,7 +55,8 @@ struct gd_export_http {
     pthread_mutex_t lock;
     char *text; /* the newest exposition */
     size_t len;
-    double published; /* monotonic seconds, 0 before the first */
+    double published; /* monotonic seconds of the last sample, 0 before the first */
+    bool served; /* an exposition was published: something to scrape (/readyz) */
     char *health; /* the newest JSON health document (/health) */
     size_t health_len;
     atomic_ulong scrapes;
@@ -72,8 +72,10 @@ struct gd_export_http {
 static const char index_page[] =
     "<!doctype html><html><head><title>gpudoctor exporter</title></head><body>"
     "<h1>gpudoctor exporter</h1><p><a href=\"/metrics\">/metrics</a>: dcgm-exporter's GPU metrics and "
-    "gpudoctor's findings (Prometheus text format). <a href=\"/healthz\">/healthz</a>: whether samples keep "
-    "coming. <a href=\"/health\">/health</a>: the current findings as JSON.</p></body></html>\n";
+    "gpudoctor's findings (Prometheus text format). <a href=\"/healthz\">/healthz</a>: the exporter works "
+    "(liveness). <a href=\"/readyz\">/readyz</a>: it has metrics to serve. <a href=\"/health/driver\">"
+    "/health/driver</a>: samples keep coming from the driver. <a href=\"/health\">/health</a>: the current "
+    "findings as JSON.</p></body></html>\n";
 
 static double mono_s(void)
 {
@@ -94,6 +96,52 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
     enum MHD_Result ok = MHD->queue_response(c, status, r);
     MHD->destroy_response(r);
     return ok;
+}
+
+/* Whether samples keep coming from the driver, and that in words. */
+static bool sampling_state(gd_export_http *h, char *text, size_t len)
+{
+    pthread_mutex_lock(&h->lock);
+    double age = h->published > 0 ? mono_s() - h->published : -1;
+    bool served = h->served;
+    pthread_mutex_unlock(&h->lock);
+    if (age < 0)
+        snprintf(text, len,
+                 served ? "no sample: no driver to sample (the findings say why)" : "starting: no sample yet");
+    else if (age > h->stale_s)
+        snprintf(text, len, "stale: the last sample is %.0f s old: the driver does not answer", age);
+    else
+        snprintf(text, len, "ok: the last sample is %.1f s old", age);
+    return age >= 0 && age <= h->stale_s;
+}
+
+/* The exposition and, computed at the scrape, whether the driver answers
+ * (the exposition itself is as old as the last sample, and a hung driver
+ * brings none). Malloc'd; NULL when out of memory. The caller holds lock. */
+static char *with_sampling(gd_export_http *h, const char *text, size_t len)
+{
+    double age = h->published > 0 ? mono_s() - h->published : -1;
+    char tail[768];
+    int n = snprintf(tail, sizeof tail,
+                     "# HELP gpudoctor_driver_answering 1 while samples from the NVIDIA driver keep coming (the last "
+                     "within %g s), 0 when none did (no driver, or it hangs).\n"
+                     "# TYPE gpudoctor_driver_answering gauge\n"
+                     "gpudoctor_driver_answering %d\n",
+                     h->stale_s, age >= 0 && age <= h->stale_s);
+    if (age >= 0 && n > 0 && (size_t)n < sizeof tail)
+        n += snprintf(tail + n, sizeof tail - (size_t)n,
+                      "# HELP gpudoctor_last_sample_age_seconds Seconds since the exporter last sampled the GPUs.\n"
+                      "# TYPE gpudoctor_last_sample_age_seconds gauge\n"
+                      "gpudoctor_last_sample_age_seconds %.3f\n",
+                      age);
+    if (n < 0 || (size_t)n >= sizeof tail)
+        return NULL;
+    char *body = malloc(len + (size_t)n + 1);
+    if (!body)
+        return NULL;
+    memcpy(body, text, len);
+    memcpy(body + len, tail, (size_t)n + 1);
+    return body;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -124,38 +172,63 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (strcmp(url, "/metrics") == 0) {
         pthread_mutex_lock(&h->lock);
         /* A copy taken under the lock: a scrape never waits for a sample. */
-        enum MHD_Result ok =
-            h->text ? reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", h->text, h->len,
-                            MHD_RESPMEM_MUST_COPY)
-                    : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14, MHD_RESPMEM_PERSISTENT);
+        enum MHD_Result ok;
+        if (h->text) {
+            char *body = with_sampling(h, h->text, h->len);
+            ok = body ? reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, strlen(body),
+                              MHD_RESPMEM_MUST_FREE)
+                      : reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text_type, "out of memory\n", 14,
+                              MHD_RESPMEM_PERSISTENT);
+        } else {
+            ok = reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14, MHD_RESPMEM_PERSISTENT);
+        }
         pthread_mutex_unlock(&h->lock);
         atomic_fetch_add(&h->scrapes, 1);
         return ok;
     }
+    /* Liveness: this answer is the proof that the exporter works. The GPUs'
+     * state never restarts it: a node without a driver or with a hung one
+     * would restart in a loop and its findings flap (/health/driver and
+     * gpudoctor_driver_answering say that). */
     if (strcmp(url, "/healthz") == 0) {
+        char words[128], body[160];
+        sampling_state(h, words, sizeof words);
+        int n = snprintf(body, sizeof body, "ok: serving; %s\n", words);
+        return reply(c, MHD_HTTP_OK, text_type, body, (size_t)n, MHD_RESPMEM_MUST_COPY);
+    }
+    /* Readiness: there are metrics to serve (the first sample, or on a node
+     * without a driver the findings that say so). */
+    if (strcmp(url, "/readyz") == 0) {
         pthread_mutex_lock(&h->lock);
-        double age = h->published > 0 ? mono_s() - h->published : -1;
+        bool served = h->served;
         pthread_mutex_unlock(&h->lock);
-        char body[128];
-        int n = age < 0            ? snprintf(body, sizeof body, "starting: no sample yet\n")
-                : age > h->stale_s ? snprintf(body, sizeof body, "stale: the last sample is %.0f s old\n", age)
-                                   : snprintf(body, sizeof body, "ok: the last sample is %.1f s old\n", age);
-        return reply(c, age >= 0 && age <= h->stale_s ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, text_type, body,
-                     (size_t)n, MHD_RESPMEM_MUST_COPY);
+        return served ? reply(c, MHD_HTTP_OK, text_type, "ready: /metrics is served\n", 26, MHD_RESPMEM_PERSISTENT)
+                      : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "starting: nothing to serve yet\n", 31,
+                              MHD_RESPMEM_PERSISTENT);
+    }
+    /* The driver: 200 while samples keep coming, 503 when none came within
+     * the stale limit (a hung driver) or none can (no driver). */
+    if (strcmp(url, "/health/driver") == 0) {
+        char words[128], body[160];
+        bool up = sampling_state(h, words, sizeof words);
+        int n = snprintf(body, sizeof body, "%s\n", words);
+        return reply(c, up ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, text_type, body, (size_t)n,
+                     MHD_RESPMEM_MUST_COPY);
     }
     if (strcmp(url, "/health") == 0) {
         pthread_mutex_lock(&h->lock);
-        enum MHD_Result ok = h->health ? reply(c, MHD_HTTP_OK, "application/json", h->health, h->health_len,
-                                               MHD_RESPMEM_MUST_COPY)
-                                       : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14,
-                                               MHD_RESPMEM_PERSISTENT);
+        enum MHD_Result ok =
+            h->health
+                ? reply(c, MHD_HTTP_OK, "application/json", h->health, h->health_len, MHD_RESPMEM_MUST_COPY)
+                : reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, text_type, "no sample yet\n", 14, MHD_RESPMEM_PERSISTENT);
         pthread_mutex_unlock(&h->lock);
         return ok;
     }
     if (strcmp(url, "/") == 0)
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page, sizeof index_page - 1,
                      MHD_RESPMEM_PERSISTENT);
-    return reply(c, MHD_HTTP_NOT_FOUND, text_type, "not found: /metrics, /health, /healthz or /\n", 44, MHD_RESPMEM_PERSISTENT);
+    static const char not_found[] = "not found: /metrics, /health, /health/driver, /healthz, /readyz or /\n";
+    return reply(c, MHD_HTTP_NOT_FOUND, text_type, not_found, sizeof not_found - 1, MHD_RESPMEM_PERSISTENT);
 }
 
 /* Shuts t down once (the caller holds conn_lock). */
@@ -310,11 +383,11 @@ gd_export_http *gd_export_http_start(const char *addr, double stale_s, char *err
     pthread_mutex_init(&h->conn_lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     h->d = MHD->start_daemon(flags, 0, on_accept, h, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_HARD_CONNECTIONS,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_EXPORT_PER_IP_CONNECTIONS,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-                            h, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)GD_EXPORT_HARD_CONNECTIONS,
+                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_EXPORT_PER_IP_CONNECTIONS,
+                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_EXPORT_CONNECTION_TIMEOUT_S,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                             h, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
     if (h->d)
         h->sweeping = pthread_create(&h->sweeper, NULL, sweep, h) == 0;
     if (!h->d || !h->sweeping) {
@@ -336,8 +409,10 @@ unsigned gd_export_http_port(const gd_export_http *h)
     return h->port;
 }
 
-/* Replaces *slot (of *slot_len bytes) with a copy of text under the lock. */
-static int replace(gd_export_http *h, char **slot, size_t *slot_len, const char *text, size_t len, bool sample)
+/* Replaces *slot (of *slot_len bytes) with a copy of text under the lock;
+ * sample: it comes from a new sample of the driver. */
+static int replace(gd_export_http *h, char **slot, size_t *slot_len, const char *text, size_t len, bool sample,
+                   bool exposition)
 {
     char *copy = malloc(len + 1);
     if (!copy)
@@ -350,19 +425,21 @@ static int replace(gd_export_http *h, char **slot, size_t *slot_len, const char 
     *slot_len = len;
     if (sample)
         h->published = mono_s();
+    if (exposition)
+        h->served = true;
     pthread_mutex_unlock(&h->lock);
     free(old);
     return 0;
 }
 
-int gd_export_http_publish(gd_export_http *h, const char *text, size_t len)
+int gd_export_http_publish(gd_export_http *h, const char *text, size_t len, bool sampled)
 {
-    return replace(h, &h->text, &h->len, text, len, true);
+    return replace(h, &h->text, &h->len, text, len, sampled, true);
 }
 
 int gd_export_http_publish_health(gd_export_http *h, const char *json, size_t len)
 {
-    return replace(h, &h->health, &h->health_len, json, len, false);
+    return replace(h, &h->health, &h->health_len, json, len, false, false);
 }
 
 unsigned long gd_export_http_scrapes(const gd_export_http *h)

@@ -3,8 +3,9 @@
 # The NHC check (scripts/nhc/gpudoctor.nhc) run as LBNL NHC runs checks:
 # every scripts/*.nhc sourced into one bash, then each nhc.conf line
 # "HOSTMASK || CHECK" whose mask matches eval'ed, with NHC's die, log and dbg
-# (die records the message NHC marks the node offline with). Debian has no
-# nhc package, so this harness stands in for it.
+# (die records the message NHC marks the node offline with), with NHC's
+# TIMEOUT where a case sets it. Debian has no nhc package, so this harness
+# stands in for it.
 # Usage: test_nhc.sh GPUDOCTOR SOURCE_DIR
 set -u
 bin=$1 src=$2 ex=$2/examples
@@ -47,6 +48,8 @@ echo 0x030200 >"$tmp/sys-gpu/bus/pci/devices/0000:1b:00.0/class"
 nhc() {
     local a=$1
     shift
+    # shipped: the check's line as shipped (its -t and -a)
+    if [ "$a" = shipped ]; then a=$(sed -n 's/^\* || check_gpudoctor //p' "$src/scripts/nhc/nhc.conf"); fi
     sed -e "s|export GPUDOCTOR=.*|export GPUDOCTOR=${use_bin:-$bin}|" -e "s|check_gpudoctor .*|check_gpudoctor $a|" \
         "$src/scripts/nhc/nhc.conf" >"$tmp/nhc.conf"
     grep -q '^\* || check_gpudoctor' "$tmp/nhc.conf" || fail "nhc.conf has no check_gpudoctor line"
@@ -73,6 +76,25 @@ nhc "-a '--duration 0'" GPUDOCTOR_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 GP
 printf '#!/bin/sh\ntrap "" TERM\nsleep 600\n' >"$tmp/hang" && chmod +x "$tmp/hang"
 use_bin=$tmp/hang nhc "-t 1" && fail "a hang passed"
 [ "$(failed)" = "gpudoctor: no answer from the NVIDIA driver in 1s" ] || fail "hang: '$(failed)'"
+# The shipped line inside NHC's own default TIMEOUT=30 (its watchdog kills
+# the whole run then, with its own message): a hang fails the node with our
+# message, in time. Under slurmd, NHC itself must end within slurmd's 60 s.
+t0=$(date +%s)
+TIMEOUT=30 use_bin=$tmp/hang nhc shipped && fail "a hang passed with the shipped line"
+took=$(($(date +%s) - t0))
+case $(failed) in "gpudoctor: no answer from the NVIDIA driver in "*s) ;; *) fail "shipped hang: '$(failed)'" ;; esac
+[ "$took" -lt 28 ] || fail "the shipped line took ${took}s on a hang: NHC's watchdog (TIMEOUT=30) would end it first"
+echo "a hang under the shipped line: failed in ${took}s with '$(failed)' (NHC's TIMEOUT: 30 s)"
+# A lower NHC TIMEOUT lowers the check's limit; too little left is said as such.
+TIMEOUT=12 use_bin=$tmp/hang nhc "-t 20" && fail "a hang passed under TIMEOUT=12"
+[ "$(failed)" = "gpudoctor: no answer from the NVIDIA driver in 7s" ] || fail "TIMEOUT=12: '$(failed)'"
+TIMEOUT=8 nhc "-a '--sim $ex/h100x8-training.json'" && fail "TIMEOUT=8 passed unchecked"
+case $(failed) in "gpudoctor: not checked: 3s left of NHC's TIMEOUT=8s"*) ;; *) fail "TIMEOUT=8: '$(failed)'" ;; esac
+TIMEOUT=0 nhc "-t 1 -a '--sim $ex/h100x8-training.json --duration 0'" || fail "TIMEOUT=0 (no watchdog): $(failed)"
+nhc "-t 1x" && fail "a bad -t passed"
+# No writable temporary folder (a bad TMPDIR): an Xid still fails the node.
+nhc "-a '--sim $ex/h100x8-xid.json --duration 5'" TMPDIR=/nonexistent/tmp && fail "an Xid passed with a bad TMPDIR"
+[ "$(failed)" = "gpudoctor: health.xid GPU 3,4" ] || fail "bad TMPDIR: '$(failed)'"
 # Could not check: logged, passes unless -e.
 nhc "-a '--sim $tmp/none.json'" || fail "exit 3 failed without -e: $(failed)"
 grep -q "could not check (exit 3)" "$tmp/log" || fail "exit 3 not logged"

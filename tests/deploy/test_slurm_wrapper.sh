@@ -3,10 +3,11 @@
 # The Slurm wrapper (scripts/slurm/gpudoctor-healthcheck) against stand-in
 # sinfo and scontrol and fixture /dev and /sys trees: a node without an NVIDIA
 # GPU is left alone, a node whose NVIDIA GPU exists but whose driver does not
-# answer (no library, or a hang) is drained, the reason names the GPUs within
+# answer (no library, or a hang) is drained, a node without a writable
+# temporary folder is judged all the same, the reason names the GPUs within
 # GPUDOCTOR_REASON_MAX, the wrapper ends within its bound, and the job mode
-# (Prolog/Epilog) judges only the job's GPUs in one snapshot and resumes
-# nothing. tests/slurm/test_slurm.sh runs it under a real slurmd.
+# (Prolog/Epilog) judges only the job's GPUs in one snapshot, takes only a
+# list of GPU ids from SLURM_JOB_GPUS, and resumes nothing. tests/slurm/test_slurm.sh runs it under a real slurmd.
 # Usage: test_slurm_wrapper.sh GPUDOCTOR SOURCE_DIR
 set -u
 bin=$1 src=$2
@@ -91,6 +92,41 @@ took=$(($(date +%s) - start))
 [ "$(reason)" = "gpudoctor: no answer from the NVIDIA driver in 2s" ] || fail "hang: reason '$(reason)'"
 [ "$took" -le 20 ] || fail "hang: the wrapper took ${took}s (bound: 2 s + 5 s to kill)"
 echo "a hung driver: drained after ${took}s (limit 2 s, SIGKILL 5 s later)"
+# ... and with the shipped default, well inside slurmd's 60 s kill of a HealthCheckProgram.
+rm -f "$tmp/reason"
+start=$(date +%s)
+run GPUDOCTOR="$tmp/bin/gpudoctor-hangs" || fail "hang, defaults: exit $?"
+took=$(($(date +%s) - start))
+[ "$(reason)" = "gpudoctor: no answer from the NVIDIA driver in 25s" ] || fail "hang, defaults: reason '$(reason)'"
+[ "$took" -le 40 ] || fail "hang, defaults: the wrapper took ${took}s (slurmd kills it at 60 s)"
+echo "a hung driver, shipped defaults: drained after ${took}s"
+
+# 3b. No writable temporary folder (a bad TMPDIR; a read-only root is the
+# same to the wrapper, which writes no file): a sick node is still drained.
+run "$(sim h100x8-xid.json)" TMPDIR=/nonexistent/tmp || fail "bad TMPDIR: exit $?"
+[ "$(reason)" = "gpudoctor: health.xid GPU 3,4" ] || fail "bad TMPDIR: reason '$(reason)'"
+rm -f "$tmp/reason"
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
+    unshare -m sh -c 'mount -o bind,ro /tmp /tmp' 2>/dev/null; then
+    # /tmp read-only as well, in a mount namespace of its own; the stand-ins
+    # there write nothing (their words go to the log, opened outside).
+    mkdir -p "$tmp/bin-ro"
+    printf '#!/bin/sh\n' >"$tmp/bin-ro/sinfo"
+    printf '#!/bin/sh\necho "scontrol $*" >&2\n' >"$tmp/bin-ro/scontrol"
+    chmod +x "$tmp/bin-ro/"*
+    unshare -m sh -c 'mount -o bind,ro /tmp /tmp && exec "$@"' _ \
+        env -i PATH="$tmp/bin-ro:/usr/bin:/bin" GPUDOCTOR_HEALTHCHECK_CONF=/nonexistent GPUDOCTOR_NODE=gpu017 \
+        GPUDOCTOR_DEV_ROOT="$tmp/dev" GPUDOCTOR="$bin" "$(sim h100x8-xid.json)" sh "$wrapper" >"$tmp/out" 2>&1 ||
+        fail "read-only /tmp: exit $?"
+    grep -q "^scontrol update NodeName=gpu017 State=DRAIN Reason=gpudoctor: health.xid GPU 3,4\$" "$tmp/out" ||
+        fail "read-only /tmp: not drained"
+    echo "a read-only /tmp: drained all the same"
+fi
+
+# 3c. The check's exit code and line come through intact; exit 3 is logged with what it said.
+run "GPUDOCTOR_CHECK_ARGS=--sim $tmp/none.json" || fail "exit 3: exit $?"
+grep -q "could not check (exit 3: .*none.json" "$tmp/out" || fail "exit 3: the log does not say why"
+[ -z "$(reason)" ] || fail "exit 3 drained: '$(reason)'"
 
 # 4. The reason names the GPUs; a clean node check resumes our own drain.
 run "$(sim h100x8-xid.json)" || fail "xid: exit $?"
@@ -132,6 +168,22 @@ run CUDA_VISIBLE_DEVICES=GPU-5e1d1f3a-0000-4000-8000-000000000004 SLURM_JOB_ID=4
 flag=
 [ "$(reason)" = "gpudoctor: health.xid GPU 4 (prolog of job 44)" ] || fail "--job by UUID: reason '$(reason)'"
 rm -f "$tmp/reason"
+# SLURM_JOB_GPUS is a list of GPU ids, never words handed to check as options.
+for bad in "3 --record $tmp/written" "3,--record=$tmp/written" "0;1" '$(id)' "0,,1" "0,1," "../x"; do
+    run SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=47 SLURM_JOB_GPUS="$bad" "$(jsim h100x8-xid.json)" ||
+        fail "SLURM_JOB_GPUS='$bad': exit $?"
+    [ ! -f "$tmp/args" ] && [ ! -e "$tmp/written" ] && [ -z "$(reason)" ] ||
+        fail "SLURM_JOB_GPUS='$bad' reached check: $(cat "$tmp/args" 2>/dev/null)"
+    grep -q "not a list of GPU ids" "$tmp/out" || fail "SLURM_JOB_GPUS='$bad': the log does not say so"
+done
+run SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=48 SLURM_JOB_GPUS="$(printf '3\n--record\n%s' "$tmp/written")" \
+    "$(jsim h100x8-xid.json)" || fail "a GPU list with newlines: exit $?"
+[ ! -f "$tmp/args" ] && [ ! -e "$tmp/written" ] || fail "a GPU list with newlines reached check"
+run SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=49 SLURM_JOB_GPUS=2,3 "$(jsim h100x8-xid.json)" ||
+    fail "job on GPUs 2,3: exit $?"
+[ "$(reason)" = "gpudoctor: health.xid GPU 3 (prolog of job 49)" ] || fail "GPUs 2,3: reason '$(reason)'"
+rm -f "$tmp/reason"
+
 # A job without GPUs on this node: nothing to check.
 run SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=45 "$(jsim h100x8-xid.json)" || fail "no GPUs: exit $?"
 [ ! -f "$tmp/args" ] && [ -z "$(reason)" ] || fail "a job without GPUs was checked"

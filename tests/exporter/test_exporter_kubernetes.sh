@@ -40,6 +40,10 @@ assert ports["metrics"] == port, "containerPort = --listen port"
 for probe in ("livenessProbe", "readinessProbe"):
     g = c[probe]["httpGet"]
     assert g["port"] in ("metrics", port), probe
+# Liveness is the exporter's own (/healthz), never the GPUs' state: a node
+# without a driver would restart the pod in a loop (test_exporter_probes.sh).
+assert c["livenessProbe"]["httpGet"]["path"] == "/healthz", c["livenessProbe"]
+assert c["readinessProbe"]["httpGet"]["path"] == "/readyz", c["readinessProbe"]
 sc = c["securityContext"]
 assert sc["readOnlyRootFilesystem"] and not sc["allowPrivilegeEscalation"] and not sc.get("privileged", False)
 tol = tpl["spec"]["tolerations"]

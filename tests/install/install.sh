@@ -17,6 +17,17 @@ for f in bin/gpudoctor libexec/gpudoctor/libnvidia-ml.so.1 libexec/gpudoctor/lib
     [ -f "$root/$f" ] || fail "$f not installed"
 done
 [ -e "$root/bin/libnvidia-ml.so.1" ] && fail "the simulated NVML is in bin/"
+# NHC's line and node-problem-detector's config run this prefix's binary, not /usr/bin's.
+grep -qx '\* || export GPUDOCTOR=/opt/gd/bin/gpudoctor' "$root/share/gpudoctor/nhc/nhc.conf" ||
+    fail "nhc.conf does not name /opt/gd/bin/gpudoctor: $(grep GPUDOCTOR= "$root/share/gpudoctor/nhc/nhc.conf")"
+paths=$(grep -o '"path": *"[^"]*"' "$root/share/gpudoctor/node-problem-detector/gpudoctor-monitor.json" |
+    sed 's/.*: *"//; s/"$//' | sort -u | tr '\n' ' ')
+paths=${paths% }
+[ "$paths" = /opt/gd/bin/gpudoctor ] || fail "node-problem-detector's rules run '$paths', not /opt/gd/bin/gpudoctor"
+grep -rq /usr/bin/gpudoctor "$root/share/gpudoctor/nhc" "$root/share/gpudoctor/node-problem-detector" &&
+    fail "an installed NHC or node-problem-detector file names /usr/bin/gpudoctor"
+grep -q "share/gpudoctor/nhc/nhc.conf" "$build/install_manifest.txt" 2>/dev/null ||
+    fail "nhc.conf is not in install_manifest.txt"
 bin=$root/bin/gpudoctor
 # The staged binary runs a simulated machine with no environment to help it.
 rc=0

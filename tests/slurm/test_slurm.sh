@@ -5,7 +5,9 @@
 # gpudoctor-healthcheck as its HealthCheckProgram every 2 s; a critical
 # simulated node is drained with the finding id in the reason, an admin's
 # drain is left alone, a clean check resumes our own drain; then the srun
-# fan-out writes one report per node and `gpudoctor fleet` reads them.
+# fan-out writes one report per node and `gpudoctor fleet` reads them. A
+# driver that hangs, with the wrapper's shipped defaults, drains the node
+# within slurmd's 60 s limit for its health check.
 # Needs root (slurmd and munged run as root here). Missing components skip
 # (77), and fail under CI=true.
 # Usage: test_slurm.sh GPUDOCTOR SOURCE_DIR
@@ -63,7 +65,7 @@ trap cleanup EXIT INT TERM
 # with the daemons' logs, well before ctest's own timeout would kill it
 # without them.
 started=$(date +%s)
-budget=420
+budget=480
 now() { date +%s; }
 over_budget() { [ $(($(now) - started)) -ge $budget ]; }
 
@@ -116,9 +118,11 @@ export SLURM_CONF="$tmp/slurm.conf"
 
 # slurmd gives its HealthCheckProgram an empty environment: the wrapper
 # reads its settings from a file, as it would from /etc/default.
-# Each finished run adds a line to hc.done, which the waits below count.
+# Each run adds a line to hc.started, and once finished to hc.done, which
+# the waits below count.
 cat >"$tmp/healthcheck" <<HC
 #!/bin/sh
+echo start >>$tmp/hc.started
 SLURM_CONF=$tmp/slurm.conf GPUDOCTOR_HEALTHCHECK_CONF=$tmp/healthcheck.conf sh $wrapper >>$tmp/hc.log 2>&1
 rc=\$?
 echo "\$rc" >>$tmp/hc.done
@@ -197,6 +201,31 @@ case $(state) in 'idle'*) ;; *) fail "exit 3 drained the node: $(state)" ;; esac
 grep -q "could not check (exit 3" "$tmp/hc.log" || fail "the wrapper did not say why it could not check"
 scenario h100x8-training.json
 
+# A driver that hangs, with the shipped defaults (no GPUDOCTOR_TIMEOUT):
+# slurmd kills its HealthCheckProgram at 60 s ("health_check poll timeout"),
+# so the wrapper must have drained the node well before. The stand-in for
+# gpudoctor ignores SIGTERM, as a process stuck in the driver does.
+printf '#!/bin/sh\ntrap "" TERM\nsleep 600\n' >"$tmp/gpudoctor-hangs" && chmod +x "$tmp/gpudoctor-hangs"
+printf 'GPUDOCTOR=%s\nGPUDOCTOR_DEV_ROOT=%s\n' "$tmp/gpudoctor-hangs" "$tmp/dev" >"$tmp/healthcheck.conf"
+hang_start=$(now)
+wait_for 'drain*|gpudoctor: no answer from the NVIDIA driver in *s' 120
+echo "a hung driver, shipped defaults: drained $(($(now) - hang_start)) s after the change: $(state)"
+! grep -q "health_check poll timeout" "$tmp/slurmd.log" || fail "slurmd killed the health check (its 60 s limit)"
+# slurmctld asks for a health check every 2 s while one hangs for 30 s, so
+# several were started with the hanging driver: each drains the node when
+# it ends. All of them end before the clean ones are waited for.
+scenario h100x8-training.json
+begun=$(wc -l <"$tmp/hc.started")
+until=$(($(now) + 90))
+while [ "$(checks_done)" -lt "$begun" ] && [ "$(now)" -lt "$until" ]; do sleep 0.2; done
+[ "$(checks_done)" -ge "$begun" ] || fail "the health checks with the hanging driver did not all end within 90 s"
+wait_for 'idle*|none' 60
+! grep -q "health_check poll timeout" "$tmp/slurmd.log" || fail "slurmd killed the health check (its 60 s limit)"
+echo "resumed once the driver answers: $(state)"
+# While the hung checks ran, slurmctld marked the node not responding now
+# and then ("idle*", "drained*"): responding again ("idle") before srun.
+wait_for 'idle|none' 60
+
 # The fan-out: one report per node through srun, then fleet over the folder.
 timeout -k 5 60 srun -N1 --ntasks-per-node=1 -o "$tmp/reports/%N.json" "$bin" check --sim "$examples/h100x8-training.json" \
     --json --duration 5 || fail "srun: exit $?"
@@ -210,4 +239,4 @@ assert names == [sys.argv[2]], names
 assert r["findings"] == [], r["findings"]
 assert r["groups"][0]["gpus"] == 8
 PY
-echo "ok: drained with the finding id, resumed, admin drains kept, the fan-out read by fleet"
+echo "ok: drained with the finding id, resumed, admin drains kept, a hang drained in time, the fan-out read by fleet"
