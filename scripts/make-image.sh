@@ -129,6 +129,7 @@ EOF
 find "$root/usr/share/locale" "$root/usr/share/man" "$root/usr/share/info" -mindepth 1 -delete 2>/dev/null || true
 find "$root/usr/share/doc" -type f ! -name copyright -delete
 cp "$deb" "$root/tmp/gpudoctor.deb"
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" # this machine's, as debootstrap's was
 # The exporter's libraries are the package's Recommends (export and its pod
 # labels); the XML import's libxml2 (and ICU with it) is left out.
 { in_root "$root" apt-get -q update &&
