@@ -131,7 +131,7 @@ find "$root/usr/share/doc" -type f ! -name copyright -delete
 cp "$deb" "$root/tmp/gpudoctor.deb"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" # this machine's, as debootstrap's was
 # The exporter's libraries are the package's Recommends (export and its pod
-# labels); the XML import's libxml2 (and ICU with it) is left out.
+# labels); the XML import's libexpat is left out.
 { in_root "$root" apt-get -q update &&
     in_root "$root" apt-get -y -q --no-install-recommends dist-upgrade &&
     in_root "$root" apt-get install -y -q --no-install-recommends /tmp/gpudoctor.deb libmicrohttpd12 libnghttp2-14 &&

@@ -59,7 +59,7 @@ dpkg-deb -f "$deb" Depends | grep -q python3 && fail "the package depends on pyt
 # contrib; the libraries that only some commands dlopen are Recommends.
 field() { dpkg-deb -f "$deb" "$1" | tr -d '\n'; }
 [ "$(field Section)" = contrib/utils ] || fail "Section is '$(field Section)', not contrib/utils"
-for lib in libmicrohttpd12 libnghttp2-14 libxml2; do
+for lib in libmicrohttpd12 libnghttp2-14 libexpat1; do
     field Depends | grep -q "$lib" && fail "$lib (dlopened by some commands only) is in Depends"
     field Recommends | grep -q "$lib" || fail "$lib is not in Recommends"
 done
@@ -72,13 +72,30 @@ stage "make-image.sh (debootstrap once, then the image)"
 bash "$src/scripts/make-image.sh" "$out" >/dev/null || fail "make-image.sh failed"
 
 tmp=$(mktemp -d "$out/test.XXXXXX")
+# Stops a background in_root by its pid: unshare ignores SIGTERM while it
+# waits, and its child, having changed user (--userspec), keeps no
+# parent-death signal: the child (the exporter, pid 1 of its namespace,
+# which handles SIGTERM) is stopped, then unshare is waited for.
+stop_in_root() {
+    local kids
+    kids=$(cat /proc/"$1"/task/*/children 2>/dev/null)
+    # shellcheck disable=SC2086 # one pid a word
+    [ -z "$kids" ] || kill $kids 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    # shellcheck disable=SC2086
+    [ -z "$kids" ] || kill -KILL $kids 2>/dev/null
+    wait "$1" 2>/dev/null
+    for k in $kids; do kill -0 "$k" 2>/dev/null && fail "process $k outlived its stop"; done
+    return 0
+}
+exporter=
 cleanup() {
+    [ -z "$exporter" ] || stop_in_root "$exporter"
     runc delete --force gpudoctor-test-$$ >/dev/null 2>&1
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-in_root() { # in_root [chroot options] COMMAND...: /proc mounted, a clean environment;
-    # what it started dies with it (a background exporter killed by its pid)
+in_root() { # in_root [chroot options] COMMAND...: /proc mounted, a clean environment
     unshare --mount --pid --kill-child --mount-proc="$tmp/root/proc" chroot "$@"
 }
 root=$tmp/root
@@ -143,16 +160,18 @@ sed -i "s/^PORT=.*/PORT=$port/; s|^OPTIONS=.*|OPTIONS=\"--sim demo --interval 50
 argv=$(python3 "$src/tests/deploy/unit_execstart.py" "$unit" "$root/etc/default/gpudoctor-exporter" | tr '\n' ' ')
 case $argv in "/usr/bin/gpudoctor export --listen 127.0.0.1:$port --sim demo --interval 500 ") ;;
 *) fail "ExecStart expands to '$argv'" ;; esac
+# exec: $! is unshare's own pid (stop_in_root), not a subshell's.
 # shellcheck disable=SC2086 # the words as systemd splits them
-in_root --userspec=65534:65534 "$root" env -i PATH=/usr/bin:/bin $argv >"$tmp/exporter.log" 2>&1 &
+(exec unshare --mount --pid --kill-child --mount-proc="$tmp/root/proc" chroot --userspec=65534:65534 "$root" \
+    env -i PATH=/usr/bin:/bin $argv) >"$tmp/exporter.log" 2>&1 &
 exporter=$!
 ok=0
 for _ in $(seq 100); do
     curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics" 2>/dev/null && grep -q DCGM_FI_DEV_GPU_TEMP "$tmp/metrics" && ok=1 && break
     sleep 0.2
 done
-kill "$exporter" 2>/dev/null
-wait "$exporter" 2>/dev/null
+stop_in_root "$exporter"
+exporter=
 [ $ok = 1 ] || { cat "$tmp/exporter.log"; fail "the service's command served no metrics"; }
 
 stage "dpkg --purge gpudoctor"
