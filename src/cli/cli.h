@@ -116,6 +116,15 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
  * (f is then freed). */
 int gd_cli_snapshot(const gd_snapshot_opts *o, gd_facts *f);
 
+/*
+ * --sim SCENARIO as given when it is a path (it has a '/') or a file here;
+ * otherwise an installed example by name: "demo" is the examples folder's
+ * demo.json (PREFIX/share/gpudoctor/examples, found from the binary as its
+ * libexec folder is; examples/ beside the binary in the build tree). arg
+ * itself when no example has that name (opening it then says so).
+ */
+const char *gd_cli_scenario(const char *arg);
+
 /* The run's context from the environment (GPUDOCTOR_ROOT, _NVML_LIBRARY,
  * _CUDA_LIBRARY, _SIM_DIR, _SIM_TIMESCALE). 0, or exit code 3 after a message. */
 int gd_cli_context(gd_ctx *ctx);

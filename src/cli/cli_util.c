@@ -180,7 +180,7 @@ int gd_cli_parse_snapshot(int argc, char **argv, const char *cmd, const char *he
         switch (c) {
         case 'j': o->json = 1; break;
         case 'q': o->details = 1; break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'f':
             if (o->from_count == sizeof o->from / sizeof o->from[0])
                 return gd_cli_error("at most %zu --from files", sizeof o->from / sizeof o->from[0]);

@@ -104,7 +104,7 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     while ((c = getopt_long(argc, argv, ":h", gd_bench_options, NULL)) != -1) {
         switch (c) {
         case 'j': o->json = 1; break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'b':
             if (gd_cli_number(optarg, 1, 65536, &o->size) != 0)
                 return gd_cli_error("--size wants a number between 1 and 65536, not '%s'", optarg);

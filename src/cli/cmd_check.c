@@ -155,7 +155,7 @@ static int parse(int argc, char **argv, check_opts *o)
                 return gd_cli_error("--pid wants a process id (a whole number), not '%s'", optarg);
             break;
         case 'j': o->json = 1; break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'f':
             if (o->from_count == MAX_FILES)
                 return gd_cli_error("at most %d --from files", MAX_FILES);

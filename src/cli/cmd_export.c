@@ -113,7 +113,7 @@ static int parse(int argc, char **argv, export_opts *o)
             if (gd_cli_duration(optarg, 1, 0.001, 1e9, &o->duration_s) != 0)
                 return gd_cli_error("--duration wants seconds (30, 10m, 2h), not '%s'", optarg);
             break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'j': o->job_map_dir = optarg; break;
         case 'k': o->k8s = true; break;
         case 'K': o->k8s_socket = optarg; break;

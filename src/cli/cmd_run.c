@@ -140,7 +140,7 @@ static int parse(int argc, char **argv, run_opts *o)
             o->interval_ms = v * 1000;
             break;
         case 'j': o->json = 1; break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'e': o->exit_findings = 1; break;
         case 'k': o->kill_at_end = 1; break;
         case 'R': o->record = optarg; break;

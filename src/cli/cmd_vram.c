@@ -255,7 +255,7 @@ static int option(int c, const char *arg, vram_opts *o)
         return 0;
     case O_MEM: o->memory_given = true; return gpu_memory(arg, &s->gpu_memory_bytes);
     case O_CONFIG: o->model.config = arg; return 0;
-    case O_SIM: o->sim = arg; return 0;
+    case O_SIM: o->sim = gd_cli_scenario(arg); return 0;
     case O_JSON: o->json = 1; return 0;
     default: return GD_EXIT_ERROR;
     }

@@ -75,7 +75,7 @@ static int parse(int argc, char **argv, watch_opts *o)
                 return gd_cli_error("--format wants table, csv or jsonl, not '%s'", optarg);
             o->format = optarg;
             break;
-        case 's': o->sim = optarg; break;
+        case 's': o->sim = gd_cli_scenario(optarg); break;
         case 'f':
             if (o->from)
                 return gd_cli_error("watch plays one --from file back");

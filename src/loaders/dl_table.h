@@ -58,7 +58,7 @@ const char *gd_dl_choose_path(const char *path, const char *def);
 void gd_dl_close(gd_dl_lib *lib);
 
 /*
- * A library that only some commands need (libxml2, libmicrohttpd), opened on
+ * A library that only some commands need (Expat, libmicrohttpd), opened on
  * first use, once per process, and never closed: a static gd_dl_lazy per
  * library, GD_DL_LAZY(table, paths, lib, fns).
  */

@@ -143,7 +143,7 @@ for layer in $libs; do
 done
 
 # formats turns bytes into facts: it opens no connection, starts no process
-# and loads no library itself (libxml2 comes through a loader).
+# and loads no library itself (Expat comes through a loader).
 banned=$(grep -xE '(socket|connect|bind|accept4?|popen|system|fork|vfork|execv[pe]?|execl[pe]?|posix_spawnp?|dlopen|dlmopen)(@.*)?' \
   "$tmp/und_formats" || true)
 [ -z "$banned" ] || fail "formats calls $(echo $banned)"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Start-up cost: the libraries the dynamic loader binds before main. libxml2
-# (and ICU under it), libmicrohttpd (and GnuTLS's dozen under it) and
+# Start-up cost: the libraries the dynamic loader binds before main. Expat,
+# libmicrohttpd (and GnuTLS's dozen under it) and
 # libnghttp2 are only for the nvidia-smi XML importer, `export` and its pod
-# labels: they are opened with dlopen there (src/loaders/xml_loader.c,
+# labels: they are opened with dlopen there (src/loaders/expat_loader.c,
 # src/loaders/mhd_loader.c, src/loaders/nghttp2_loader.c), never linked. Then the XML import and the exporter still work through them.
 # Usage: needed_libs.sh GPUDOCTOR
 set -euo pipefail
@@ -12,7 +12,7 @@ command -v readelf >/dev/null || { echo "readelf missing (binutils): skipped"; e
 needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 echo "NEEDED: $(echo $needed)"
 fail=0
-for lib in libxml2 libmicrohttpd libgnutls libicuuc libnghttp2; do
+for lib in libxml2 libexpat libmicrohttpd libgnutls libicuuc libnghttp2; do
     if grep -q "^$lib" <<<"$needed"; then
         echo "FAIL: $bin links $lib at start-up"
         fail=1

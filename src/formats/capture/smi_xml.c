@@ -1,28 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi -q -x: the XML dump, every schema from nvsmi_device_v9 (2017)
- * to v13. Parsed with libxml2: Debian ships and patches it, it keeps line
- * numbers for messages, and its tree API lets us map element paths directly.
- * Hostile input: the bytes are parsed as UTF-8 whatever the document
- * declares (XML_PARSE_IGNORE_ENC), so a UTF-7 or other declaration cannot
- * hide markup from the checks below. Before libxml2: a linear shape scan
- * (xml_shape.h) refuses documents beyond any dump's size and any DTD
- * internal subset, the only place entities can be declared (nvidia-smi
- * never writes one; no external DTD is loaded: no XML_PARSE_DTDLOAD, and no
- * network, XML_PARSE_NONET). In libxml2, an entity declaration that got
- * there anyway stops the parser through its SAX entityDecl callback, and
- * its default depth and text-size limits hold (no XML_PARSE_HUGE).
+ * to v13. Parsed with Expat (Debian's small XML parser; the dump needs
+ * elements, one attribute and text) into an element tree (xml_tree.h), whose
+ * element paths map directly; line numbers are kept for messages. Hostile
+ * input: the bytes are parsed as UTF-8 whatever the document declares, so a
+ * UTF-7 or other declaration cannot hide markup from the checks below.
+ * Before Expat: a linear shape scan (xml_shape.h) refuses documents beyond
+ * any dump's size and depth and any DTD internal subset, the only place
+ * entities can be declared (nvidia-smi never writes one; no external DTD or
+ * entity is ever loaded). An entity declaration that got there anyway stops
+ * the parser (xml_tree.c).
  */
 #include "capture.h"
 #include "import.h"
 #include "xml_shape.h"
-
-#include "loaders/xml_loader.h"
+#include "xml_tree.h"
 
 #include <limits.h>
-
-/* libxml2's functions: loaded by gd_import_smi_xml before any is called. */
-#define XML (gd_xml_api_get(NULL, 0))
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define R(bit) GD_CF_REASON, (long long)(bit), 0, 0
@@ -137,43 +134,44 @@ static const gd_cap_map top_map[] = {
 
 #define NMAP(m) (sizeof(m) / sizeof((m)[0]))
 
-static bool is_element(const xmlNode *n)
+static bool is_element(const gd_xml_node *n)
 {
-    return n && n->type == XML_ELEMENT_NODE;
+    return gd_xml_is_element(n);
 }
 
-static bool has_element_child(const xmlNode *n)
+static bool has_element_child(const gd_xml_node *n)
 {
-    for (const xmlNode *c = n->children; c; c = c->next)
+    for (const gd_xml_node *c = n->first; c; c = c->next)
         if (is_element(c))
             return true;
     return false;
 }
 
 /* Stores the node's text under path (text "" for a node with children). */
-static int store(gd_cap *c, const gd_cap_map *map, size_t nmap, const char *path, xmlNode *n, bool leaf)
+static int store(gd_cap *c, const gd_cap_map *map, size_t nmap, const char *path, const gd_xml_node *n, bool leaf)
 {
     const gd_cap_map *m = gd_cap_lookup(map, nmap, path);
     if (!m)
         return 0;
-    c->line = (long)XML->GetLineNo(n);
+    c->line = n->line;
     if (!leaf)
         return gd_cap_set(c, m, "", 0);
-    xmlChar *text = XML->NodeGetContent(n);
-    const char *s = text ? (const char *)text : "";
-    int rc = gd_cap_set(c, m, s, strlen(s));
-    (*XML->FreeVar)(text);
+    char *text = gd_xml_content(n);
+    if (!text)
+        return gd_cap_fail(c, "out of memory");
+    int rc = gd_cap_set(c, m, text, strlen(text));
+    free(text);
     return rc;
 }
 
-/* Depth is bounded by libxml2 (256 without XML_PARSE_HUGE); deeper paths
- * than the buffer are not ours and are skipped. */
-static int walk(gd_cap *c, xmlNode *parent, char *path, size_t used, size_t cap)
+/* Depth is bounded by the shape scan (xml_shape.h); deeper paths than the
+ * buffer are not ours and are skipped. */
+static int walk(gd_cap *c, const gd_xml_node *parent, char *path, size_t used, size_t cap)
 {
-    for (xmlNode *n = parent->children; n; n = n->next) {
+    for (const gd_xml_node *n = parent->first; n; n = n->next) {
         if (!is_element(n))
             continue;
-        const char *name = (const char *)n->name;
+        const char *name = n->name;
         const char *rest = name;
         const char *prefix = "";
         if (strncmp(name, "clocks_throttle_reason", 22) == 0) {
@@ -194,32 +192,32 @@ static int walk(gd_cap *c, xmlNode *parent, char *path, size_t used, size_t cap)
 }
 
 /* The element child of n named name, or NULL. */
-static xmlNode *child(xmlNode *n, const char *name)
+static const gd_xml_node *child(const gd_xml_node *n, const char *name)
 {
-    for (xmlNode *k = n ? n->children : NULL; k; k = k->next)
-        if (is_element(k) && strcmp((const char *)k->name, name) == 0)
+    for (const gd_xml_node *k = n ? n->first : NULL; k; k = k->next)
+        if (is_element(k) && strcmp(k->name, name) == 0)
             return k;
     return NULL;
 }
 
 /* An element's number ("19968 MiB": 19968), not ok when absent or no number. */
-static gd_value number_of(xmlNode *n)
+static gd_value number_of(const gd_xml_node *n)
 {
-    xmlChar *t = n ? XML->NodeGetContent(n) : NULL;
+    char *t = n ? gd_xml_content(n) : NULL;
     char *end = NULL;
-    double v = t ? strtod((const char *)t, &end) : 0;
-    bool ok = t && end != (char *)t;
-    (*XML->FreeVar)(t);
+    double v = t ? strtod(t, &end) : 0;
+    bool ok = t && end != t;
+    free(t);
     return ok ? gd_val(v) : gd_missing(GD_ST_NOT_REPORTED);
 }
 
 /* <mig_devices>: one MIG device per GPU instance (as NVML's are read: the
  * first compute instance of each), with its memory. The dump names no
  * profile. */
-static void read_mig(xmlNode *gpu, gd_gpu *g)
+static void read_mig(const gd_xml_node *gpu, gd_gpu *g)
 {
-    for (xmlNode *m = child(child(gpu, "mig_devices"), "mig_device"); m; m = m->next) {
-        if (!is_element(m) || strcmp((const char *)m->name, "mig_device") != 0)
+    for (const gd_xml_node *m = child(child(gpu, "mig_devices"), "mig_device"); m; m = m->next) {
+        if (!is_element(m) || strcmp(m->name, "mig_device") != 0)
             continue;
         gd_value gi = number_of(child(m, "gpu_instance_id"));
         if (!gd_ok(gi) || gi.v < 0 || g->mig_device_count >= GD_MAX_MIG_DEVICES)
@@ -232,22 +230,20 @@ static void read_mig(xmlNode *gpu, gd_gpu *g)
         gd_mig_device *d = &g->mig_devices[g->mig_device_count++];
         memset(d, 0, sizeof *d);
         d->gpu_instance_id = (unsigned int)gi.v;
-        xmlNode *fb = child(m, "fb_memory_usage");
+        const gd_xml_node *fb = child(m, "fb_memory_usage");
         d->mem_total_mib = number_of(child(fb, "total"));
         d->mem_used_mib = number_of(child(fb, "used"));
     }
 }
 
-static int read_gpu(gd_cap *c, xmlNode *n)
+static int read_gpu(gd_cap *c, const gd_xml_node *n)
 {
     long g = gd_cap_add_gpu(c);
     if (g < 0 || gd_cap_row_for(c, (size_t)g) != 0)
         return -1;
-    xmlChar *id = XML->GetProp(n, (const xmlChar *)"id");
-    if (id) {
-        gd_pci_bus_id_norm((const char *)id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
-        (*XML->FreeVar)(id);
-    }
+    const char *id = gd_xml_attr(n, "id");
+    if (id)
+        gd_pci_bus_id_norm(id, c->f->gpus[g].pci_bus_id, sizeof c->f->gpus[g].pci_bus_id);
     char path[256] = "";
     if (walk(c, n, path, 0, sizeof path) != 0)
         return -1;
@@ -255,20 +251,20 @@ static int read_gpu(gd_cap *c, xmlNode *n)
     return 0;
 }
 
-static int read_log(gd_cap *c, xmlNode *root)
+static int read_log(gd_cap *c, const gd_xml_node *root)
 {
     long attached = -1;
-    for (xmlNode *n = root->children; n; n = n->next) {
+    for (const gd_xml_node *n = root->first; n; n = n->next) {
         if (!is_element(n))
             continue;
-        const char *name = (const char *)n->name;
+        const char *name = n->name;
         if (strcmp(name, "gpu") == 0) {
             if (read_gpu(c, n) != 0)
                 return -1;
         } else if (strcmp(name, "attached_gpus") == 0) {
-            xmlChar *t = XML->NodeGetContent(n);
-            attached = t ? strtol((const char *)t, NULL, 10) : -1;
-            (*XML->FreeVar)(t);
+            char *t = gd_xml_content(n);
+            attached = t ? strtol(t, NULL, 10) : -1;
+            free(t);
         } else if (store(c, top_map, NMAP(top_map), name, n, true) != 0) {
             return -1;
         }
@@ -277,22 +273,6 @@ static int read_log(gd_cap *c, xmlNode *root)
     if (c->f->gpu_count == 0 && attached > 0)
         return gd_cap_fail(c, "says %ld GPUs are attached but holds no <gpu> element", attached);
     return 0;
-}
-
-static void xml_quiet(void *ctx, const char *msg, ...)
-{
-    (void)ctx;
-    (void)msg;
-}
-
-/* libxml2's SAX entityDecl callback: any entity declaration ends the parse. */
-static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id, const xmlChar *system_id,
-                          xmlChar *content)
-{
-    (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
-    xmlParserCtxtPtr ctxt = ctx;
-    *(int *)ctxt->_private = 1;
-    XML->StopParser(ctxt);
 }
 
 int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
@@ -304,53 +284,33 @@ int gd_import_smi_xml(const char *name, const char *text, size_t len, gd_facts *
     c.key_map_len = NMAP(gpu_map);
     if (len > INT_MAX)
         return gd_cap_fail(&c, "too large for an nvidia-smi XML dump");
-    char lib[700];
-    if (!gd_xml_api_get(lib, sizeof lib))
-        return gd_cap_fail(&c, "cannot read nvidia-smi XML: %s", lib);
-    char why[160];
+    char why[640];
     if (gd_xml_shape_refusal(text, len, why, sizeof why))
         return gd_cap_fail(&c, "refused before parsing: %s", why);
-    /* libxml2 prints some errors (input encoding) through its generic handler
-     * even with XML_PARSE_NOERROR; the library never prints: we report. */
-    XML->SetGenericErrorFunc(NULL, xml_quiet);
-    xmlParserCtxtPtr ctxt = XML->NewParserCtxt();
-    if (!ctxt)
-        return gd_cap_fail(&c, "out of memory");
-    int entity = 0;
-    ctxt->_private = &entity;
-    ctxt->sax->entityDecl = refuse_entity;
-    xmlDocPtr doc =
-        XML->CtxtReadMemory(ctxt, text, (int)len, name, "UTF-8",
-                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC);
+    gd_xml_node *root = NULL;
+    long line = 0;
     int rc = -1;
-    if (entity) {
+    switch (gd_xml_parse(text, len, &root, why, sizeof why, &line)) {
+    case GD_XML_OK:
+        if (strcmp(root->name, "nvidia_smi_log") != 0)
+            gd_cap_fail(&c, "XML, but not an nvidia-smi log (root element <%s>)", root->name);
+        else if (read_log(&c, root) == 0 && gd_cap_finish(&c, true) == 0) {
+            gd_cap_note_pcie_source(&c, "<max_link_gen>,<max_device_link_gen>,<max_host_link_gen>,<max_link_width>");
+            rc = 0;
+        }
+        break;
+    case GD_XML_NO_LIBRARY: gd_cap_fail(&c, "cannot read nvidia-smi XML: %s", why); break;
+    case GD_XML_NO_MEMORY: gd_cap_fail(&c, "out of memory"); break;
+    case GD_XML_ENTITY:
         gd_cap_fail(&c, "the XML declares entities, which nvidia-smi never writes: refused (entity expansion is a "
                         "known attack on XML parsers)");
-        goto out;
+        break;
+    case GD_XML_MALFORMED:
+        c.line = line;
+        gd_cap_fail(&c, "malformed or truncated XML: %s", why);
+        break;
     }
-    if (!doc) {
-        const xmlError *e = XML->CtxtGetLastError(ctxt);
-        char msg[256] = "not well-formed XML";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
-            msg[strcspn(msg, "\n")] = '\0';
-        }
-        c.line = e ? e->line : 0;
-        gd_cap_fail(&c, "malformed or truncated XML: %s", msg);
-        goto out;
-    }
-    xmlNode *root = XML->DocGetRootElement(doc);
-    if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
-        gd_cap_fail(&c, "XML, but not an nvidia-smi log (root element <%s>)", root ? (const char *)root->name : "none");
-        goto out;
-    }
-    if (read_log(&c, root) == 0 && gd_cap_finish(&c, true) == 0) {
-        gd_cap_note_pcie_source(&c, "<max_link_gen>,<max_device_link_gen>,<max_host_link_gen>,<max_link_width>");
-        rc = 0;
-    }
-out:
-    XML->FreeDoc(doc);
-    XML->FreeParserCtxt(ctxt);
+    gd_xml_free(root);
     gd_cap_free(&c);
     return rc;
 }

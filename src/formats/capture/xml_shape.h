@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A linear pre-scan of an XML document's shape, before libxml2 sees it:
- * libxml2's duplicate-attribute check is quadratic (60 000 attributes on one
- * element take tens of seconds), so inputs beyond what any nvidia-smi dump
- * has are refused in one pass. The bytes are what libxml2 will parse: the
+ * A linear pre-scan of an XML document's shape, before the parser (Expat,
+ * xml_tree.h) sees it: inputs beyond what any nvidia-smi dump has (an XML
+ * parser's duplicate-attribute check can be quadratic: libxml2 took tens of
+ * seconds on 60 000 attributes on one element; the element tree's depth)
+ * are refused in one pass. The bytes are what the parser will read: the
  * caller forces UTF-8 (an encoding declaration such as UTF-7 cannot hide
  * markup from this scan).
  */
