@@ -344,14 +344,30 @@ void gd_gpu_ranges(const int *g, size_t n, bool ranges, char *buf, size_t len)
     }
 }
 
+/* The file a banner names: as given, or its last part where the whole line
+ * would not fit the width (a deep path wrapped the banner over three lines,
+ * cut inside the name; the JSON report keeps the path whole). */
+static const char *banner_file(const char *path, size_t rest, const gd_text_style *st)
+{
+    const char *slash = strrchr(path, '/');
+    int width = st->width > 40 ? st->width : 40;
+    return slash && slash[1] && strlen(path) + rest > (size_t)width ? slash + 1 : path;
+}
+
 void gd_text_banner(FILE *out, const gd_facts *f, const char *what, const gd_text_style *st)
 {
     fprintf(out, "%sgpudoctor %s%s%s", gd_c(st, GD_ANSI_BOLD), GD_VERSION, what, gd_c(st, GD_ANSI_RESET));
-    if (f->simulated)
-        fprintf(out, "  %sSIMULATION%s of %s: no real GPU was read", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
-                gd_safe(f->source + 4));
-    if (f->captured)
-        fprintf(out, "  %sCAPTURE%s %s (%s): read from files, not this machine", gd_c(st, GD_ANSI_YELLOW),
-                gd_c(st, GD_ANSI_RESET), gd_safe(f->source + 8), gd_safe(f->capture_formats));
+    size_t head = strlen("gpudoctor ") + strlen(GD_VERSION) + strlen(what);
+    if (f->simulated) {
+        const char *tail = ": no real GPU was read";
+        fprintf(out, "  %sSIMULATION%s of %s%s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(banner_file(f->source + 4, head + strlen("  SIMULATION of ") + strlen(tail), st)), tail);
+    }
+    if (f->captured) {
+        const char *formats = gd_safe(f->capture_formats), *tail = "): read from files, not this machine";
+        fprintf(out, "  %sCAPTURE%s %s (%s%s", gd_c(st, GD_ANSI_YELLOW), gd_c(st, GD_ANSI_RESET),
+                gd_safe(banner_file(f->source + 8, head + strlen("  CAPTURE  (") + strlen(formats) + strlen(tail), st)),
+                formats, tail);
+    }
     fputc('\n', out);
 }
