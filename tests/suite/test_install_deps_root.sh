@@ -3,6 +3,10 @@
 # scripts/install-deps.sh for real, in a scratch Debian 12 root (debootstrap
 # minbase, with systemd's tools as on a server; the archive is the one this
 # machine's apt is configured with):
+#   - the README's first command, as a new user types it with make installed
+#     and no CUDA toolkit: `make run` installs, builds and runs the demo,
+#     and installs none of the test components (Slurm, munge, Prometheus,
+#     Chromium, torch, clang, cmocka) and no apt source;
 #   - munge, a daemon of the test packages, installed the script's way
 #     (install_packages): munged is not running after the install, and
 #     `systemctl is-enabled munge` is not "enabled";
@@ -56,8 +60,10 @@ tmp=$(mktemp -d "$out/deps.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
 mkdir -p "$root" && tar -C "$root" -xf "$base"
-mkdir -p "$root/src/scripts"
-cp "$src/scripts/install-deps.sh" "$root/src/scripts/"
+# The working tree as git knows it (tracked and untracked, not ignored).
+mkdir -p "$root/src"
+(cd "$src" && git ls-files -co --exclude-standard -z | tar -cf - --null --no-recursion -T -) | tar -C "$root/src" -xf - ||
+    fail "cannot copy the source tree"
 # Each call: its own pid namespace (what it started ends with it), /proc of
 # that namespace, /dev of the host, a clean environment.
 run() {
@@ -71,6 +77,22 @@ running='for c in /proc/[0-9]*/comm; do cat "$c" 2>/dev/null; done | grep -qx mu
 stage "scratch root: systemd's tools"
 { run apt-get -q update && run apt-get install -y -q --no-install-recommends systemd; } >"$tmp/apt.log" 2>&1 ||
     { tail -n 20 "$tmp/apt.log"; fail "apt-get in the scratch root"; }
+
+stage "make run, as a new user types it"
+apt_sources() { (cd "$root" && find etc/apt -name '*.list' -o -name '*.sources' | sort | xargs sha256sum); }
+apt_sources >"$tmp/sources.before"
+run apt-get install -y -q --no-install-recommends make >"$tmp/make.log" 2>&1 || { tail -n 20 "$tmp/make.log"; fail "apt-get install make"; }
+run sh -c 'cd /src && make run' >"$tmp/run.log" 2>&1 || { tail -n 40 "$tmp/run.log"; fail "make run failed in a fresh Debian 12 root"; }
+grep -q 'running the bundled demo scenario' "$tmp/run.log" || { tail -n 20 "$tmp/run.log"; fail "make run did not run the demo"; }
+grep -q 'Verdict' "$tmp/run.log" || { tail -n 20 "$tmp/run.log"; fail "make run printed no verdict"; }
+for p in slurmd slurmctld munge prometheus chromium python3-torch clang libcmocka-dev lintian runc; do
+    run dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && fail "make run installed $p"
+done
+apt_sources >"$tmp/sources.after"
+diff "$tmp/sources.before" "$tmp/sources.after" >&2 || fail "make run changed the apt sources"
+grep -E '^(Need to get|After this operation)|Verdict' "$tmp/run.log"
+echo "make run: $(run dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii') packages in the root, none of the tests'"
+rm -rf "$root/src/build"
 
 stage "munge through install-deps.sh"
 state=$(run bash -c ". /src/scripts/install-deps.sh && install_packages munge >/var/tmp/install.log 2>&1 && $running") ||
