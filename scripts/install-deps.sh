@@ -202,6 +202,7 @@ debian_archive_uri() {
     local codename
     # shellcheck disable=SC1091 # the system's release file
     codename=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")
+    # shellcheck disable=SC2016 # $(REPO_URI) is apt's field, not the shell's
     apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 'Origin: Debian' "Codename: $codename" \
         'Component: main' 2>/dev/null | head -n 1
 }

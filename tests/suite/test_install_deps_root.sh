@@ -45,6 +45,7 @@ stage() { echo "[$(($(date +%s) - t0)) s] $*"; }
 # same way) where it was made already.
 base=$out/debian-bookworm-minbase.tar
 if [ ! -f "$base" ]; then
+    # shellcheck disable=SC2016 # $(REPO_URI) is apt's field, not the shell's
     mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 'Origin: Debian' \
         'Codename: bookworm' 'Component: main' 2>/dev/null | head -n 1)
     [ -n "$mirror" ] || skip "apt knows no Debian 12 archive here (apt-get indextargets) to debootstrap from"
