@@ -85,12 +85,12 @@ int main(void)
             note[strcspn(note, "\n")] = '\0';
             fclose(f);
         }
-        fprintf(stderr, "nccl_real: tried: %s\n", why);
         fprintf(stderr,
                 "nccl_real: skipped: no real libnccl.so.2 this system can load%s%s. Debian ships NCCL from Debian 13 "
                 "on, built for its newer C library (make test fetches it where this one can load it); with another "
                 "build of NCCL: GD_NCCL_REAL_LIBRARY=/path/to/libnccl.so.2 ctest --test-dir build -R nccl_real\n",
                 note[0] ? ": " : "", note);
+        fprintf(stderr, "nccl_real: tried: %s\n", why);
         return 77;
     }
     gd_nccl_unload(&probe);
