@@ -34,15 +34,15 @@ if nvcc --version >/dev/null 2>&1 || ptxas --version >/dev/null 2>&1 || [ -e /us
     [ "${GD_NO_TOOLKIT_NS:-}" = 1 ] && exit 1
 fi
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGD_CUDA_TOOLKIT=OFF | tee "$build.configure.log" |
+mkdir -p "$build"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGD_CUDA_TOOLKIT=OFF | tee "$build/configure.log" |
     grep 'tests/abi' || true
 ninja -C "$build"
 # The stand-ins were compiled against nccl.h where install-deps.sh fetched it.
-if grep -q 'comparing nccl_api.h with' "$build.configure.log"; then
+if grep -q 'comparing nccl_api.h with' "$build/configure.log"; then
     [ -f "$build/tests/abi/CMakeFiles/nccl_abi_with_stub.dir/nccl_abi_with_stub.c.o" ] ||
         { echo "no-toolkit: nccl.h was not compiled with the stand-ins" >&2; exit 1; }
 fi
-rm -f "$build.configure.log"
 # The suites that build and run without a GPU (the component and deploy
 # labels, minutes each, run in make test-all beside this).
 python3 tests/suite/suite_guard.py "$PWD" -- \
