@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # gpudoctor: the commands a user types. CMake + Ninja do the building.
-#   make          install missing Debian packages (as root), build build/gpudoctor
+#   make          install the missing Debian packages that building and running
+#                 need (as root), build build/gpudoctor
 #   make run      diagnose this machine, or the bundled demo scenario without a GPU
-#   make test     every unit, golden, e2e and component test, then again under
-#                 AddressSanitizer + UBSan (the developer's suite, ~10 minutes)
+#   make test     also install what the tests use (no system service of theirs
+#                 is started or enabled), then every unit, golden, e2e and
+#                 component test, then again under AddressSanitizer + UBSan
+#                 (the developer's suite, ~10 minutes); fails where a test
+#                 leaves a process running or bytecode in the source tree
 #   make test-all make test plus the deploy label (the .deb, a Debian root, the
-#                 OCI image): what CI runs
+#                 OCI image), with the package tools: what CI runs
 #   make test-times  the per-test timing table of the last runs (docs/test-times.md)
 #   make bench    the benchmarks in bench/
 #   make fuzz     run every fuzz target for FUZZ_SECONDS each (default 60)
@@ -25,13 +29,24 @@ CTEST_FLAGS ?= --output-on-failure -j2
 # make test leaves out the deploy label (package and image builds); make
 # test-all runs every test.
 SUITE_FLAGS ?= -LE deploy
+# What scripts/install-deps.sh installs before the tests: test, or deploy
+# (test-all: also the package and image tools).
+TEST_DEPS   ?= test
+# Every suite runs under this guard (tests/suite/suite_guard.py): no process
+# of the tests outlives them, no bytecode lands in the source tree.
+GUARD       := python3 tests/suite/suite_guard.py $(CURDIR) --
 
-.PHONY: all deps build run test test-all test-plain test-asan test-times bench fuzz golden install deb image clean
+.PHONY: all deps deps-test deps-deploy build run test test-all test-plain test-asan test-times bench fuzz golden install deb image clean
 
 all: build
 
+# What building and running need; the tests' and the package's on demand.
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh run
+deps-test:
+	@bash scripts/install-deps.sh $(TEST_DEPS)
+deps-deploy:
+	@bash scripts/install-deps.sh deploy
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
@@ -53,9 +68,9 @@ run: build
 # Both suites run, whatever the first one says, and the end lists the failed
 # tests of each: one failure never hides the rest.
 test-all:
-	@$(MAKE) --no-print-directory test SUITE_FLAGS=
+	@$(MAKE) --no-print-directory test SUITE_FLAGS= TEST_DEPS=deploy
 
-test:
+test: deps-test
 	@stamp=$$(mktemp); plain=0; asan=0; \
 	$(MAKE) --no-print-directory test-plain || plain=1; \
 	$(MAKE) --no-print-directory test-asan || asan=1; \
@@ -70,17 +85,21 @@ test:
 
 # Each suite: ctest, then why each skipped test was skipped (ctest shows
 # Skipped, never the test's words; a skip that says nothing fails).
+# Configured again first: the test packages (cmocka, ...) and NVIDIA's
+# headers may have come after the build directory was made.
 test-plain: build
-	@rc=0; ctest --test-dir $(BUILD) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD))/Testing/junit.xml || rc=1; \
+	@cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD)
+	@rc=0; $(GUARD) ctest --test-dir $(BUILD) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD))/Testing/junit.xml || rc=1; \
 	python3 tests/skip_reasons.py $(BUILD)/Testing/junit.xml || rc=1; exit $$rc
 
 $(BUILD_ASAN)/build.ninja: | deps
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DGD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 
 test-asan: deps $(BUILD_ASAN)/build.ninja
+	@cmake -S . -B $(BUILD_ASAN) >/dev/null
 	ninja -C $(BUILD_ASAN)
 	@rc=0; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD_ASAN))/Testing/junit.xml || rc=1; \
+	  $(GUARD) ctest --test-dir $(BUILD_ASAN) $(CTEST_FLAGS) $(SUITE_FLAGS) --output-junit $(abspath $(BUILD_ASAN))/Testing/junit.xml || rc=1; \
 	python3 tests/skip_reasons.py $(BUILD_ASAN)/Testing/junit.xml || rc=1; exit $$rc
 
 # Each test's time in the last plain and ASan runs, from ctest's own JUnit
@@ -91,7 +110,7 @@ test-times:
 bench: build
 	bash bench/run.sh $(BUILD)
 
-fuzz: deps
+fuzz: deps-test
 	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 golden: build
@@ -102,7 +121,7 @@ golden: build
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
-deb: deps
+deb: deps-deploy
 	bash scripts/make-deb.sh build-deb
 
 image: deb

@@ -76,10 +76,21 @@ int main(void)
     struct gd_nccl_api probe;
     char why[4096];
     if (open_real(&probe, why, sizeof why) != 0) {
+        /* install-deps.sh's note, where it left Debian's libnccl2 out. */
+        char note[512] = "";
+        FILE *f = GD_NCCL_NOTE_PATH[0] ? fopen(GD_NCCL_NOTE_PATH, "r") : NULL;
+        if (f) {
+            if (!fgets(note, sizeof note, f))
+                note[0] = '\0';
+            note[strcspn(note, "\n")] = '\0';
+            fclose(f);
+        }
         fprintf(stderr,
-                "nccl_real: skipped: no real libnccl.so.2 this system can load (scripts/install-deps.sh unpacks "
-                "Debian's libnccl2 into build/deps/nccl/lib; GD_NCCL_REAL_LIBRARY names another): %s\n",
-                why);
+                "nccl_real: skipped: no real libnccl.so.2 this system can load%s%s. Debian ships NCCL from Debian 13 "
+                "on, built for its newer C library (make test fetches it where this one can load it); with another "
+                "build of NCCL: GD_NCCL_REAL_LIBRARY=/path/to/libnccl.so.2 ctest --test-dir build -R nccl_real\n",
+                note[0] ? ": " : "", note);
+        fprintf(stderr, "nccl_real: tried: %s\n", why);
         return 77;
     }
     gd_nccl_unload(&probe);

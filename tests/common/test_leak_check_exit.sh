@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Under AddressSanitizer, a test binary whose test failed ends without a
-# LeakSanitizer report of that test's own buffers (leak_check_exit.c), and
-# one whose tests pass is still leak-checked.
+# LeakSanitizer report of that test's own buffers (leak_check_exit.c), one
+# whose tests pass is still leak-checked, and a skipped one's last line is
+# the reason for the skip.
 # Usage: test_leak_check_exit.sh SELFTEST_BINARY SANITIZED(0|1)
 set -u
 bin=$1
@@ -26,4 +27,13 @@ case $out in *"LeakSanitizer: detected memory leaks"*) ;; *)
     exit 1
     ;;
 esac
-echo "ok: a failed test exits $rc without a leak report; a passing one's leak is reported"
+# A skipped binary's last line is its reason, not words about failed tests.
+out=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1" "$bin" skip 2>&1)
+skip_rc=$?
+[ "$skip_rc" = 77 ] || { echo "FAIL: the skipped binary exited $skip_rc"; exit 1; }
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "selftest: skipped: the reason for the skip" ] || {
+    echo "FAIL: a skipped binary's last words are not its reason:"
+    echo "$out"
+    exit 1
+}
+echo "ok: a failed test exits $rc without a leak report; a passing one's leak is reported; a skip ends with its reason"

@@ -143,7 +143,7 @@ const char *chromium_path(void)
 
 void need_chromium(void)
 {
-    need_component(chromium_path() != NULL, "chromium (Debian's package, headless)");
+    need_component(chromium_path() != NULL, "chromium (Debian's package, headless)", GD_FIX_TEST_PACKAGES);
 }
 
 int chromium_run(const char *page, const char *const *extra, const char *out_file, const char *profile_dir)

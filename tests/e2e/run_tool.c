@@ -239,14 +239,14 @@ void run_first_in_line(void)
 
 static bool realdata_skipped;
 
-void need_component(bool have, const char *what)
+void need_component(bool have, const char *what, const char *fix)
 {
     if (have)
         return;
     const char *ci = getenv("CI");
     if (ci && strcmp(ci, "true") == 0)
-        fail_msg("%s: missing, and CI=true: it is required", what);
-    print_message("%s: missing, skipped\n", what);
+        fail_msg("%s: missing, and CI=true: it is required (%s)", what, fix);
+    print_message("%s: missing, skipped: %s\n", what, fix);
     realdata_skipped = true;
     skip();
 }
@@ -254,8 +254,8 @@ void need_component(bool have, const char *what)
 void need_realdata(void)
 {
     char what[1200];
-    snprintf(what, sizeof what, "the real captures at %s (SOURCES.md)", GD_REALDATA_DIR);
-    need_component(access(realdata("SOURCES.md"), R_OK) == 0, what);
+    snprintf(what, sizeof what, "the real captures (a folder with SOURCES.md) at %s", GD_REALDATA_DIR);
+    need_component(access(realdata("SOURCES.md"), R_OK) == 0, what, GD_FIX_REALDATA);
 }
 
 int realdata_exit(int rc)

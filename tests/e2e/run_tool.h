@@ -104,8 +104,14 @@ void need_realdata(void);
 /* The same for any other component a test needs (a browser, torch,
  * O_DIRECT, root): returns when `have`; otherwise skips the test (the test
  * reports Skipped through realdata_exit), or fails it under CI=true naming
- * what is missing. */
-void need_component(bool have, const char *what);
+ * what is missing. `fix`: the one thing that brings it, said with the skip. */
+void need_component(bool have, const char *what, const char *fix);
+/* The fixes that most skips name. */
+#define GD_FIX_TEST_PACKAGES "make test installs it (sudo bash scripts/install-deps.sh test), then configures again"
+#define GD_FIX_ROOT "sudo make test runs the suite as root"
+#define GD_FIX_REALDATA                                                                                                \
+    "the real captures are kept outside this repository (CI has them beside the checkout); with a copy, "              \
+    "cmake -S . -B build -DGD_REALDATA_DIR=DIR names it"
 int realdata_exit(int rc);
 
 /* A python3 that imports torch: Debian's first (a pyenv or venv python3 on

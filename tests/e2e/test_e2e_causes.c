@@ -263,7 +263,7 @@ static void captures_claim_only_what_they_judged(void **state)
 static void run_answers_on_the_first_screen(void **state)
 {
     (void)state;
-    need_component(access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3");
+    need_component(access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3", GD_FIX_TEST_PACKAGES);
     const char *sc = example("h100x8-underutilized.json");
     tool_result r = run_tool((const char *[]){"run", "--profile", "--sim", sc, "--", "/usr/bin/python3", "-c",
                                               "import time; time.sleep(1)", NULL},

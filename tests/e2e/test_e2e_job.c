@@ -124,7 +124,7 @@ static void a_command_that_ends_is_always_ended(void **state)
 static void dataloader_without_workers_is_single_threaded(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = run_train("h100x8-underutilized.json",
                               (const char *[]){"--workers", "0", "--seconds", "3", "--exit", "3", NULL});
     say("num_workers=0", r.json);
@@ -152,7 +152,7 @@ static void dataloader_without_workers_is_single_threaded(void **state)
 static void cpu_only_torch_is_named_as_why_no_gpu_was_used(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-idle.json"), "--",
                                                   torch_python(), "-c", "import time, torch; time.sleep(5.5)", NULL},
                                  env);
@@ -174,7 +174,7 @@ static void cpu_only_torch_is_named_as_why_no_gpu_was_used(void **state)
 static void dataloader_with_four_persistent_workers_is_quiet(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r =
         run_train("h100x8-training.json", (const char *[]){"--workers", "4", "--persistent", "--seconds", "3", NULL});
     say("num_workers=4", r.json);
@@ -191,7 +191,7 @@ static void dataloader_with_four_persistent_workers_is_quiet(void **state)
 static void workers_respawned_each_epoch_are_named(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = run_train("h100x8-training.json",
                               (const char *[]){"--workers", "2", "--epoch-seconds", "1.2", "--seconds", "4", NULL});
     say("respawned workers", r.json);
@@ -206,9 +206,11 @@ static void workers_respawned_each_epoch_are_named(void **state)
 static void job_pinned_to_one_cpu_is_affinity_narrow(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
-    need_component(system("taskset -c 0 true >/dev/null 2>&1") == 0, "taskset");
-    need_component(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a second CPU");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
+    need_component(system("taskset -c 0 true >/dev/null 2>&1") == 0, "taskset",
+                   "taskset is util-linux's: sudo apt-get install util-linux");
+    need_component(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a second CPU",
+                   "this machine has one CPU: run the suite on one with two or more");
     tool_result r =
         run_train("h100x8-underutilized.json", (const char *[]){"taskset", "-c", "0", "--", "--workers", "2",
                                                                 "--persistent", "--seconds", "3", NULL});
@@ -229,15 +231,21 @@ static void reads_past_the_page_cache_are_io_wait(void **state)
 {
     (void)state;
     char dir[] = "/var/tmp/gpudoctor-io-XXXXXX"; /* disk-backed by convention; /tmp may be tmpfs */
-    need_component(mkdtemp(dir) != NULL, "a writable /var/tmp");
+    need_component(mkdtemp(dir) != NULL, "a writable /var/tmp", "sudo chmod 1777 /var/tmp");
     tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"), "--",
                                                   GD_IO_READER, dir, "2.5", "8", NULL},
                                  env);
     rmdir(dir);
     if (r.exit_code == 77) {
+        /* The reader's own words: no block device under /var/tmp, no cgroup to cap it in, ... */
+        char why[512];
+        snprintf(why, sizeof why, "%.*s; the suite as root with /var/tmp on a real disk (sudo make test) runs it",
+                 (int)strcspn(r.err ? r.err : "", "\n"), r.err ? r.err : "");
         tool_result_free(&r);
-        need_component(false, "O_DIRECT on /var/tmp's file system, on a disk whose reads a cgroup can cap "
-                              "(root, the blkio or io controller)");
+        need_component(false,
+                       "O_DIRECT on /var/tmp's file system, on a disk whose reads a cgroup can cap "
+                       "(root, the blkio or io controller)",
+                       why);
     }
     assert_non_null(r.json);
     say("O_DIRECT reader", r.json);
@@ -290,8 +298,9 @@ static void governor_is_judged_with_its_driver(void **state)
 static void one_busy_worker_on_two_cpus_is_few_workers(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
-    need_component(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a second CPU");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
+    need_component(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a second CPU",
+                   "this machine has one CPU: run the suite on one with two or more");
     tool_result r = run_train("h100x8-underutilized.json",
                               (const char *[]){"--workers", "1", "--persistent", "--seconds", "3", NULL});
     say("num_workers=1", r.json);
@@ -492,14 +501,15 @@ static char *run_as_nobody(const char *home, const char *const *argv)
 static void a_job_not_ours_to_read_says_so(void **state)
 {
     (void)state;
-    need_component(getuid() == 0, "root (to watch pid 1 as another user)");
+    need_component(getuid() == 0, "root (to watch pid 1 as another user)", GD_FIX_ROOT);
     char *dir = temp_dir();
     chmod(dir, 0755); /* user nobody reads the scenario */
     char *scenario = live_proc_scenario(dir);
     chmod(scenario, 0644);
     char *out = run_as_nobody(
         dir, (const char *[]){"check", "--json", "--duration", "0.5", "--pid", "1", "--sim", scenario, NULL});
-    need_component(out && out[0], "a gpudoctor binary that user nobody may run");
+    need_component(out && out[0], "a gpudoctor binary that user nobody may run",
+                   "user nobody cannot reach the build folder: chmod o+x on each folder above it, or build under /tmp");
     json_t *report = json_loads(out, 0, NULL);
     if (!report)
         fail_msg("no JSON from gpudoctor as nobody: %s", out);

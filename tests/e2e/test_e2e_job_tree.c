@@ -85,10 +85,11 @@ static size_t with_role(json_t *report, const char *role, json_t **first)
 
 static void need_container(void)
 {
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
-    need_component(getuid() == 0, "root (unshare of pid and mount namespaces)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
+    need_component(getuid() == 0, "root (unshare of pid and mount namespaces)", GD_FIX_ROOT);
     need_component(system("unshare --pid --fork --mount-proc --mount true >/dev/null 2>&1") == 0,
-                   "unshare --pid --mount (util-linux, and a kernel that allows namespaces here)");
+                   "unshare --pid --mount (util-linux, and a kernel that allows namespaces here)",
+                   "this kernel or container refuses new pid and mount namespaces: run the suite on the host, as root");
 }
 
 /* The Done-when story: run inside an emulated container over a starved
@@ -218,14 +219,15 @@ static void container_links_by_visible_devices_and_memory(void **state)
 static void launchers_are_not_the_trainer(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char *dir = temp_dir(), cmd[2048], torchrun[1100];
     snprintf(cmd, sizeof cmd, "%s %s --workers 0 --seconds 3", torch_python(), job("train.py"));
     char script[2200];
     snprintf(script, sizeof script, "#!/bin/bash\nset -e\n%s\nexit 0\n", cmd);
     char *train_sh = write_temp_file(dir, "train.sh", script);
     snprintf(torchrun, sizeof torchrun, "%s/torchrun", dir);
-    need_component(symlink(job("ranks.py"), torchrun) == 0, "a symbolic link in a temporary directory");
+    need_component(symlink(job("ranks.py"), torchrun) == 0, "a symbolic link in a temporary directory",
+                   "$TMPDIR's file system refuses symbolic links: TMPDIR=/tmp make test");
     struct {
         const char *what;
         const char *argv[12];
@@ -284,7 +286,7 @@ static void launchers_are_not_the_trainer(void **state)
 static void workers_belong_to_the_trainer(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s %s --workers 2 --persistent --seconds 4", torch_python(), job("train.py"));
     tool_result r = run_recorded(
@@ -307,7 +309,7 @@ static void workers_belong_to_the_trainer(void **state)
 static void threads_taking_turns_on_the_gil(void **state)
 {
     (void)state;
-    need_component(system("/usr/bin/python3 -c pass >/dev/null 2>&1") == 0, "python3");
+    need_component(system("/usr/bin/python3 -c pass >/dev/null 2>&1") == 0, "python3", GD_FIX_TEST_PACKAGES);
     tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"),
                                                   "--", "/usr/bin/python3", job("gil.py"), "--threads", "3",
                                                   "--seconds", "4", NULL},
@@ -347,13 +349,17 @@ static pid_t hog(int cpu)
 static void a_loader_starved_of_cpu_names_the_host(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    need_component(cpus >= 1 && cpus <= 16, "at most 16 CPUs (three busy loops on each)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
+    /* The CPUs this test may use (and the trainer it starts with them). */
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    int cpus = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : 0;
+    need_component(cpus >= 1 && cpus <= 16, "at most 16 CPUs to run on (three busy loops on each, 48 at most)",
+                   "taskset -c 0-15 ctest --test-dir build -R test_e2e_job_tree runs it on 16");
     pid_t hogs[48];
     size_t nh = 0;
-    for (int c = 0; c < cpus; c++)
-        for (int k = 0; k < 3; k++)
+    for (int c = 0; c < CPU_SETSIZE && nh + 3 <= 48; c++)
+        for (int k = 0; k < 3 && CPU_ISSET(c, &mine); k++)
             hogs[nh++] = hog(c);
     tool_result r = run_recorded((const char *[]){"run", "--json", "--sim", example("h100x8-underutilized.json"),
                                                   "--", torch_python(), job("train.py"), "--workers", "0",

@@ -136,7 +136,7 @@ static void plain_run(const char *script, char *buf, size_t len)
 static void dataloader_bound_job_names_the_dataloader_first(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char *dir = temp_dir();
     char keep[1100];
     snprintf(keep, sizeof keep, "%s/traces", dir);
@@ -189,7 +189,7 @@ static void dataloader_bound_job_names_the_dataloader_first(void **state)
 static void dataloader_bound_job_in_text(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = run_tool((const char *[]){"run", "--profile", "--", torch_python(), job("dl_bound.py"), NULL}, env);
     assert_int_equal(r.exit_code, 0);
     const char *causes = strstr(r.out, "Causes, ranked by the time each could win back");
@@ -220,7 +220,7 @@ static void dataloader_bound_job_in_text(void **state)
 static void item_bound_job_names_the_host_reads(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = profile_run(NULL, (const char *[]){torch_python(), job("item_bound.py"), NULL}, NULL);
     assert_int_equal(r.exit_code, 0);
     json_t *c = cause(&r, 0);
@@ -242,7 +242,7 @@ static void item_bound_job_names_the_host_reads(void **state)
 static void healthy_job_gets_no_finding(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     /* Ten steps analyzed: on a busy host a step whose process waits for a CPU
      * inside the DataLoader's span is one of ten, not one of four. */
     tool_result r = profile_run((const char *[]){"--profile-steps", "5:14", NULL},
@@ -277,7 +277,7 @@ static void healthy_job_gets_no_finding(void **state)
 static void step_counting_falls_back_to_batches(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     bool hook = torch_has_optimizer_hook();
     const char *const cmd[] = {torch_python(), job("dl_bound.py"), "30", NULL};
     tool_result r = profile_run(NULL, cmd, NULL);
@@ -313,7 +313,7 @@ static void step_counting_falls_back_to_batches(void **state)
 static void a_job_without_a_loader_counts_its_optimizer_steps(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     const char *const cmd[] = {torch_python(), job("no_loader.py"), "5", NULL};
     tool_result r = profile_run(NULL, cmd, NULL);
     assert_int_equal(r.exit_code, 0);
@@ -344,7 +344,7 @@ static void a_job_without_a_loader_counts_its_optimizer_steps(void **state)
 static void unprofiled_jobs_say_why(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     static const struct {
         const char *code, *why;
         int exit;
@@ -392,7 +392,7 @@ static void unprofiled_jobs_say_why(void **state)
 static void existing_sitecustomize_still_runs(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char *dir = temp_dir();
     char site[1100], marker[1100], tmp[1100];
     snprintf(site, sizeof site, "%s/site", dir);
@@ -421,7 +421,7 @@ static void existing_sitecustomize_still_runs(void **state)
 static void two_ranks_two_traces(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char port[16];
     snprintf(port, sizeof port, "%d", 29500 + (int)(getpid() % 400));
     tool_result r = profile_run(
@@ -440,7 +440,7 @@ static void two_ranks_two_traces(void **state)
 static void simulated_gpus_join_the_real_trace(void **state)
 {
     (void)state;
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     char *dir = temp_dir();
     char html[1100];
     snprintf(html, sizeof html, "%s/run.html", dir);
@@ -483,7 +483,7 @@ static void profile_steps_choose_the_steps(void **state)
     assert_int_equal(bad.exit_code, 3);
     assert_non_null(strstr(bad.err, "--profile-steps"));
     tool_result_free(&bad);
-    need_component(torch_python() != NULL, "python3 with torch (python3-torch)");
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
     tool_result r = profile_run((const char *[]){"--profile-steps", "3:6", NULL},
                                 (const char *[]){torch_python(), job("dl_bound.py"), "20", NULL}, NULL);
     json_t *steps = json_object_get(

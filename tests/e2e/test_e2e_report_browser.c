@@ -77,7 +77,8 @@ static void demo_screenshot_shows_the_plots(void **state)
     assert_int_equal(chromium_run(page, args, NULL, profile), 0);
     unsigned w = 0, h = 0;
     unsigned char *px = NULL;
-    need_component(png_rgb(shot, &w, &h, &px) == 0, "libpng (the screenshot's decoder)");
+    need_component(png_rgb(shot, &w, &h, &px) == 0, "libpng (the screenshot's decoder)",
+                   "make test installs libpng-dev (sudo bash scripts/install-deps.sh test), then configures again");
     assert_int_equal(w, 1200);
     assert_int_equal(h, 2000);
     size_t n = (size_t)w * h, white = pixels_near(px, n, (rgb){255, 255, 255}, 3);

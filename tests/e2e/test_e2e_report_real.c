@@ -132,7 +132,8 @@ static void capture_page_renders_in_chromium(void **state)
     assert_int_equal(chromium_run(page, snap, NULL, profile), 0);
     unsigned w, h;
     unsigned char *px = NULL;
-    need_component(png_rgb(shot, &w, &h, &px) == 0, "libpng (the screenshot's decoder)");
+    need_component(png_rgb(shot, &w, &h, &px) == 0, "libpng (the screenshot's decoder)",
+                   "make test installs libpng-dev (sudo bash scripts/install-deps.sh test), then configures again");
     size_t n = (size_t)w * h, white = 0, blue = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned char *p = px + 3 * i;

@@ -416,7 +416,7 @@ int main(void)
 {
     if (access(TRACES "/SOURCES.md", R_OK) != 0) {
         const char *ci = getenv("CI");
-        fprintf(stderr, "no real traces at %s\n", TRACES);
+        fprintf(stderr, "no real traces (a folder with SOURCES.md) at %s: %s\n", TRACES, GD_FIX_REALDATA);
         if (ci && strcmp(ci, "true") == 0)
             return 1; /* CI has shared/ beside the repository: missing is a failure */
         return SKIP_CODE;

@@ -5,10 +5,10 @@
 need() {
     command -v "$1" >/dev/null 2>&1 && return 0
     if [ "${CI:-}" = true ]; then
-        echo "FAIL: $1 is missing (scripts/install-deps.sh installs it)" >&2
+        echo "FAIL: $1 is missing (make test installs it: sudo bash scripts/install-deps.sh test)" >&2
         exit 1
     fi
-    echo "SKIP: $1 is missing (scripts/install-deps.sh installs it)" >&2
+    echo "SKIP: $1 is missing: make test installs it (sudo bash scripts/install-deps.sh test)" >&2
     exit 77
 }
 

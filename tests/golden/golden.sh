@@ -86,7 +86,9 @@ check)
             echo "golden $name: no real captures at $realdata (SOURCES.md), and CI=true: they are required" >&2
             exit 1
         fi
-        echo "golden $name: skipped, no real captures at $realdata"
+        echo "golden $name: skipped, no real captures (a folder with SOURCES.md) at $realdata: they are kept" \
+            "outside this repository (CI has them beside the checkout); with a copy, cmake -S . -B build" \
+            "-DGD_REALDATA_DIR=DIR names it"
         exit 77
     fi
     [ $status = 0 ] || exit 1

@@ -8,7 +8,7 @@
 # Usage: needed_libs.sh GPUDOCTOR
 set -euo pipefail
 bin=$1
-command -v readelf >/dev/null || { echo "readelf missing (binutils): skipped"; exit 77; }
+command -v readelf >/dev/null || { echo "readelf missing: skipped (binutils has it: sudo bash scripts/install-deps.sh run installs it with build-essential)"; exit 77; }
 needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 echo "NEEDED: $(echo $needed)"
 fail=0

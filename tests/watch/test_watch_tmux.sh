@@ -12,7 +12,7 @@ set -u
 bin=$1
 examples=$2
 if ! command -v tmux >/dev/null 2>&1; then
-    echo "tmux is not installed (scripts/install-deps.sh installs it)" >&2
+    echo "tmux is not installed: make test installs it (sudo bash scripts/install-deps.sh test)" >&2
     [ "${CI:-}" = true ] && exit 1
     exit 77
 fi

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The PCI id database through libpci (src/loaders/pci_ids.c): names where
- * libpci and pci.ids are installed (scripts/install-deps.sh installs both),
+ * libpci and pci.ids are installed (scripts/install-deps.sh run installs both),
  * nothing for ids it does not list; skipped without them. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +20,10 @@ static void names_from_the_database(void **state)
     if (!h || access("/usr/share/misc/pci.ids", R_OK) != 0) {
         if (h)
             dlclose(h);
-        skip(); /* libpci3 and pci.ids are recommended, not required */
+        /* libpci3 and pci.ids are recommended, not required */
+        print_message("libpci.so.3 or /usr/share/misc/pci.ids is missing: skipped (sudo bash scripts/install-deps.sh "
+                      "run installs libpci-dev and pci.ids)\n");
+        skip();
     }
     dlclose(h);
     char name[128];
