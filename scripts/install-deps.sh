@@ -36,7 +36,7 @@ RUN_PACKAGES=(
     ninja-build
     pkg-config
     libjansson-dev
-    libxml2-dev       # nvidia-smi -q -x captures (--from)
+    libexpat1-dev     # nvidia-smi -q -x captures (--from): Expat, opened with dlopen
     libinih-dev       # the config file (src/cli/cli_config.c)
     libncurses-dev    # the live view of gpudoctor watch
     libisal-dev       # gpudoctor trace: isa-l's igzip inflates .json.gz traces (zlib is the fallback)
@@ -50,6 +50,7 @@ RUN_PACKAGES=(
 # What the tests add (make test, make fuzz).
 TEST_PACKAGES=(
     libcmocka-dev     # the unit tests
+    libxml2-dev       # e2e.import_each_gpu reads the XML captures again with libxml2's XPath: a second opinion
     tmux              # the tests drive the live view in a detached tmux session
     clang
     libclang-rt-dev   # libFuzzer and the sanitizer runtimes for clang (only recommended by clang)

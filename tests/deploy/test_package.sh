@@ -26,11 +26,13 @@
 set -uo pipefail
 src=$1 out=$2
 skip() {
+    local fix="make test-all installs it: sudo bash scripts/install-deps.sh deploy"
+    case "$*" in "not root"*) fix="run it as root: sudo make test-all" ;; esac
     if [ "${CI:-}" = true ]; then
-        echo "FAIL: $* (scripts/install-deps.sh installs it; CI runs as root)" >&2
+        echo "FAIL: $* ($fix; CI runs as root)" >&2
         exit 1
     fi
-    echo "SKIP: $*" >&2
+    echo "SKIP: $* ($fix)" >&2
     exit 77
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }

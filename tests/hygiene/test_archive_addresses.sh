@@ -24,8 +24,9 @@ files() {
     fi
 }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-printf 'see https://www.debian.org/doc/\nURIs: http://%s.%s/debian\n' deb debian.org >"$tmp/planted"
-[ "$(scan "$tmp")" = "./planted:2:deb.debian.org" ] || { echo "FAIL: the scan misses a planted address: $(scan "$tmp")" >&2; exit 1; }
+planted_host=$(printf '%s.%s' deb debian.org)
+printf 'see https://www.debian.org/doc/\nURIs: http://%s/debian\n' "$planted_host" >"$tmp/planted"
+[ "$(scan "$tmp")" = "./planted:2:$planted_host" ] || { echo "FAIL: the scan misses a planted address: $(scan "$tmp")" >&2; exit 1; }
 found=$(scan "$src")
 if [ -n "$found" ]; then
     echo "FAIL: archive addresses written in the repository (use apt's configured sources: apt-get indextargets):" >&2

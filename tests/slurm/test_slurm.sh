@@ -18,11 +18,13 @@ examples=$src/examples
 wrapper=$src/scripts/slurm/gpudoctor-healthcheck
 
 skip() {
+    local fix="make test installs it: sudo bash scripts/install-deps.sh test"
+    case "$*" in "not root"*) fix="run it as root: sudo make test" ;; esac
     if [ "${CI:-}" = true ]; then
-        echo "FAIL: $* (scripts/install-deps.sh installs it; CI runs as root)" >&2
+        echo "FAIL: $* ($fix; CI runs as root)" >&2
         exit 1
     fi
-    echo "SKIP: $*" >&2
+    echo "SKIP: $* ($fix)" >&2
     exit 77
 }
 for c in munged slurmctld slurmd sinfo scontrol srun python3; do
