@@ -5,9 +5,10 @@
  * and at watch's and export's (1 s), every NVML call counted by the
  * simulated NVML (sim/nvml/sim_count.c). On a real driver each call is an
  * ioctl: at 10 Hz on 8 GPUs, every 10 us a call costs is 0.8 % of a core
- * per 10 calls a GPU makes. Budget: at most 10 calls per GPU per sample (the
- * health re-read, every 5 s, is counted beside it). Before: 22 per GPU
- * through NVIDIA's injection NVML, 19.1 on this simulator.
+ * per 10 calls a GPU makes. Budget: at most 10 calls per GPU per sample at
+ * both intervals (the health re-read, every 5 s, is counted beside it).
+ * Before: 22 per GPU through NVIDIA's injection NVML, 19.1 on this
+ * simulator; 10.6 at 1 s before a "cannot" held 50 samples.
  * Usage: bench_nvml_calls [SECONDS]   (default 60; BENCH_SECONDS also works)
  */
 #include "nvml_calls.h"
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 
 #define BUDGET 10.0 /* NVML calls per GPU per sample */
-#define BUDGET_INTERVAL_S 0.1 /* at check's interval */
 
 static int one(const char *scenario, double seconds, double interval_s)
 {
@@ -30,19 +30,14 @@ static int one(const char *scenario, double seconds, double interval_s)
     double gs = (double)c.gpus * (double)c.samples;
     printf("%s, %zu GPUs, every %.0f ms for %.0f s (%zu samples):\n", scenario, c.gpus, interval_s * 1e3, seconds,
            c.samples);
-    if (interval_s < BUDGET_INTERVAL_S + 1e-9)
-        printf("  %6.2f NVML calls per GPU per sample: %s the budget of %.0f (before: 22 through NVIDIA's injection "
-               "NVML)\n",
-               c.per_gpu_sample, c.per_gpu_sample <= BUDGET ? "within" : "OVER", BUDGET);
-    else
-        printf("  %6.2f NVML calls per GPU per sample, %.2f per GPU per second (the budget is for check's %.0f ms: "
-               "what is re-tried every 5 s weighs more per sample here)\n",
-               c.per_gpu_sample, c.per_gpu_sample / interval_s, BUDGET_INTERVAL_S * 1e3);
+    printf("  %6.2f NVML calls per GPU per sample: %s the budget of %.0f (before: 22 through NVIDIA's injection "
+           "NVML)\n",
+           c.per_gpu_sample, c.per_gpu_sample <= BUDGET ? "within" : "OVER", BUDGET);
     printf("  %6.2f calls per GPU per health re-read (%d re-reads); %.2f per GPU per sample, re-reads included\n",
            c.reread_per_gpu, c.rereads, c.all_per_gpu_sample);
     for (size_t i = 0; i < c.n; i++)
         printf("  %9.3f  %s\n", gs > 0 ? (double)c.fn[i].calls / gs : 0, c.fn[i].name);
-    return 0;
+    return c.per_gpu_sample <= BUDGET ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -54,11 +49,11 @@ int main(int argc, char **argv)
         return 2;
     }
     static const char *const scenarios[] = {"h100x8-training.json", "a100x4-pcie-no-fan-no-memtemp.json"};
-    static const double intervals[] = {BUDGET_INTERVAL_S, 1.0};
+    static const double intervals[] = {0.1, 1.0}; /* check's, and watch's and export's */
     printf("NVML calls per GPU per sample, counted by the simulated NVML (by function: per GPU per sample)\n");
+    int over = 0;
     for (size_t s = 0; s < 2; s++)
         for (size_t i = 0; i < 2; i++)
-            if (one(scenarios[s], seconds, intervals[i]) != 0)
-                return 1;
-    return 0;
+            over |= one(scenarios[s], seconds, intervals[i]);
+    return over;
 }

@@ -23,9 +23,14 @@ typedef struct gd_nvml_reader {
     nvmlReturn_t remembered; /* NVASK's answer of a getter not asked */
 } gd_nvml_reader;
 
+/* A "cannot" holds this many samples at least (and GD_HEALTH_REREAD_S):
+ * 50 samples are the 5 s of the health cadence at 100 ms. */
+#define GD_NVML_CANNOT_SAMPLES 50
+
 /* Whether the sampler asks getter fn(arg) now: not when the GPU answered it
  * "cannot" (NOT_SUPPORTED, DEPRECATED, FUNCTION_NOT_FOUND,
- * ARGUMENT_VERSION_MISMATCH) less than GD_HEALTH_REREAD_S ago; *rc is then
+ * ARGUMENT_VERSION_MISMATCH) less than GD_HEALTH_REREAD_S ago, or than
+ * GD_NVML_CANNOT_SAMPLES samples at longer intervals; *rc is then
  * that answer again. A transient error (UNKNOWN, GPU_IS_LOST, NO_PERMISSION)
  * is never remembered: the next sample asks again. */
 bool gd_nvml_ask(gd_nvml_reader *r, gd_nvml_fn fn, int arg, nvmlReturn_t *rc);

@@ -158,8 +158,14 @@ nvmlReturn_t gd_nvml_answered(gd_nvml_reader *r, gd_nvml_fn fn, int arg, nvmlRet
     }
     if (!c && r->memo->cannot_count < GD_NVML_CANNOT_MAX) /* a full table: asked every sample, as before */
         c = &r->memo->cannot[r->memo->cannot_count++];
+    /* Asked again on the health cadence, and no more often than every
+     * GD_NVML_CANNOT_SAMPLES samples: at a 1 s interval the re-asks of 5 s
+     * were most of what a sample added over one at 100 ms. */
+    double every = r->s && r->s->interval_s * GD_NVML_CANNOT_SAMPLES > GD_HEALTH_REREAD_S
+                       ? r->s->interval_s * GD_NVML_CANNOT_SAMPLES
+                       : GD_HEALTH_REREAD_S;
     if (c)
-        *c = (gd_nvml_cannot){.fn = fn, .arg = arg, .rc = rc, .until = r->t_s + GD_HEALTH_REREAD_S};
+        *c = (gd_nvml_cannot){.fn = fn, .arg = arg, .rc = rc, .until = r->t_s + every};
     return rc;
 }
 
