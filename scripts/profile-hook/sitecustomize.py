@@ -25,22 +25,55 @@ import os
 import sys
 
 
-def _chain():
-    """Runs the sitecustomize this one hides (the next one on sys.path)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        import importlib.machinery
-        import importlib.util
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# What the hook was written for: CPython 3.6 and newer (torch's own floor is
+# higher). Anywhere else (a python2 helper of the job inherits PYTHONPATH) it
+# only stands in for the sitecustomize it hides.
+_WRITTEN_FOR = sys.version_info[0] == 3 and sys.version_info[1] >= 6
 
-        rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
-        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
-        if spec is None or spec.loader is None:
-            return
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["_gpudoctor_chained_sitecustomize"] = mod
+
+def _off_path():
+    """The job's sys.path as it would be without the hook (PYTHONPATH, which
+    its children inherit, still names the hook's folder)."""
+    try:
+        sys.path[:] = [p for p in sys.path if not isinstance(p, str) or os.path.abspath(p or ".") != _HERE]
+    except Exception:
+        pass
+
+
+def _chain():
+    """Imports the sitecustomize this one hides (the next one on sys.path)
+    under its own name, as Python would have: the job's `from sitecustomize
+    import X` finds it in sys.modules, where the import that runs this file
+    takes its result from. Its errors propagate, so that Python's site
+    module reports them in its own words; none to hide is Python's own
+    ImportError, which site passes over (and `import sitecustomize` fails
+    later, as without the hook)."""
+    if not _WRITTEN_FOR:  # python2: its import finds the next one, the hook being off sys.path
+        del sys.modules["sitecustomize"]
+        __import__("sitecustomize")
+        return
+    import importlib.util
+
+    spec = None
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find("sitecustomize", None) if find else None
+        if spec is not None:
+            break
+    if spec is None or spec.loader is None:
+        del sys.modules["sitecustomize"]
+        raise ImportError("No module named 'sitecustomize'", name="sitecustomize")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = mod
+    try:
         spec.loader.exec_module(mod)
-    except Exception as e:  # the other one's failure is reported as Python would: a line, then on
-        sys.stderr.write("Error in sitecustomize (run by gpudoctor's profile hook): %r\n" % (e,))
+    except BaseException as e:
+        # Python's own traceback (for -v): from the hidden file's frame on.
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != spec.origin:
+            tb = tb.tb_next
+        raise e.with_traceback(tb or e.__traceback__)
 
 
 class _Hook:
@@ -68,6 +101,7 @@ class _Hook:
             "profiled_last": last,
             "trace": None,
             "error": None,
+            "stepped_aside": None,
         }
         self.step = 0
         self.prev = None  # perf_counter at the last step boundary
@@ -78,6 +112,7 @@ class _Hook:
         self.done = False
         self.export_s = None
         self.optimizer = None  # the optimizer whose steps count (the first that steps)
+        self.own_start = False  # the hook itself starting its profiler
 
     # -- on import -------------------------------------------------------
     def torch_imported(self, torch):
@@ -96,6 +131,7 @@ class _Hook:
             else:
                 self._patch_dataloader(torch)
                 self.status["mode"] = "batch"
+            self._watch_job_profilers(torch)
         except Exception as e:
             self.status["error"] = "setting up: %r" % (e,)
         self.save_status()
@@ -133,6 +169,50 @@ class _Hook:
         cls._optimizer_step_code = _optimizer_step_code
         return True
 
+    def _watch_job_profilers(self, torch):
+        """Every way a job starts torch's profiler passes here first: torch
+        allows one profiler per thread, so the hook's gives way before the
+        job's starts (torch.profiler.profile and autograd's profile prepare
+        their trace in profile._prepare_trace; the legacy profiler, emit_nvtx
+        and emit_itt start in __enter__)."""
+        auto = getattr(torch.autograd, "profiler", None)
+        legacy = sys.modules.get("torch.autograd.profiler_legacy")
+        hook = self
+        for owner, name in ((getattr(auto, "profile", None), "_prepare_trace"),
+                            (getattr(legacy, "profile", None), "__enter__"),
+                            (getattr(auto, "emit_nvtx", None), "__enter__"),
+                            (getattr(auto, "emit_itt", None), "__enter__")):
+            orig = getattr(owner, "__dict__", {}).get(name)
+            if orig is not None:
+                setattr(owner, name, _before(orig, "%s.%s" % (owner.__qualname__, name), hook))
+
+    def job_profiles(self, what):
+        """The job starts a profiler: the hook's, if running, stops first."""
+        if self.prof is None:
+            return  # before or after the hook's steps: the hook is not in the way
+        self.step_aside("the job started its own profiler (%s) at step %d, inside the profiled steps %d-%d: "
+                        "torch allows one profiler per thread, so the hook stopped its own and profiled nothing"
+                        % (what, self.step, self.first, self.last))
+
+    def step_aside(self, why):
+        """Stops whatever the hook runs, never raising: the job goes on as without it."""
+        rec, prof = self.rec, self.prof
+        self.rec = self.prof = None
+        self.done = True
+        try:
+            if self.status["stepped_aside"] is None:
+                self.status["stepped_aside"] = why
+            if rec is not None:
+                rec.__exit__(None, None, None)
+        except Exception:
+            pass
+        try:
+            if prof is not None:
+                prof.stop()
+        except Exception:
+            pass
+        self.save_status()
+
     def _on_optimizer_step(self, optimizer, args, kwargs):
         if self.optimizer is None:
             self.optimizer = optimizer
@@ -167,21 +247,30 @@ class _Hook:
             self.prev = time.perf_counter()  # the export's time is not the next step's
         except Exception as e:
             self.status["error"] = "profiling step %d: %r" % (self.step, e)
-            self.prof = None
-            self.done = True
-            self.save_status()
+            self.step_aside("the hook failed at step %d (%r): it stopped its profiler and profiled nothing more"
+                            % (self.step, e))
 
     def _start(self):
         import torch
         from torch.profiler import ProfilerActivity, profile
 
+        enabled = getattr(torch.autograd, "_profiler_enabled", None)
+        if enabled is not None and enabled():
+            self.step_aside("the job's own profiler was running at step %d, where the hook's would start: "
+                            "torch allows one profiler per thread, so the hook profiled nothing" % self.step)
+            return
         acts = [ProfilerActivity.CPU]
         if torch.cuda.is_available():
             acts.append(ProfilerActivity.CUDA)
         # No schedule: the hook marks the steps itself, the same in every torch
         # version (1.13's schedule numbers its first two steps alike).
-        self.prof = profile(activities=acts)
-        self.prof.start()
+        prof = profile(activities=acts)
+        self.own_start = True
+        try:
+            prof.start()
+        finally:
+            self.own_start = False
+        self.prof = prof
         self._mark()
 
     def _mark(self):
@@ -248,7 +337,21 @@ class _Hook:
                 self._save(self.prof)
             except Exception as e:
                 self.status["error"] = "saving the trace at exit: %r" % (e,)
+                self.step_aside("the hook failed saving its trace at exit (%r)" % (e,))
         self.save_status()
+
+
+def _before(orig, what, hook):
+    """orig, after telling the hook that the job starts a profiler (the file
+    stays Python 2 syntax: no keyword-only arguments)."""
+
+    def starts(this, *a, **kw):
+        if not hook.own_start:
+            hook.job_profiles(what)
+        return orig(this, *a, **kw)
+
+    starts.__wrapped__ = orig
+    return starts
 
 
 def _int_env(name):
@@ -279,9 +382,12 @@ class _Finder:
             self.hook.status["tensorflow"] = True
             self.hook.save_status()
             return None
-        sys.meta_path.remove(self)
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            return None
         spec = None
-        for finder in sys.meta_path:
+        for finder in sys.meta_path:  # a finder's error is the job's, as without the hook
             find = getattr(finder, "find_spec", None)
             spec = find(name, path, target) if find else None
             if spec is not None:
@@ -297,6 +403,18 @@ class _Finder:
 
         loader.exec_module = exec_module
         return spec
+
+
+def _note_failure(e):
+    try:
+        import json
+
+        path = os.path.join(os.environ["GPUDOCTOR_PROFILE_DIR"], "hook-%d.status" % os.getpid())
+        with open(path, "w") as f:
+            json.dump({"pid": os.getpid(), "error": "not installed: %r" % (e,),
+                       "stepped_aside": "the hook could not install itself (%r)" % (e,)}, f)
+    except Exception:
+        pass
 
 
 def _install():
@@ -320,12 +438,10 @@ def _install():
         sys.meta_path.insert(0, _Finder(hook))
 
 
+_off_path()
+if _WRITTEN_FOR and not sys.flags.no_site:  # under -S only an explicit import runs this: no profiling
+    try:
+        _install()
+    except Exception as _e:  # said in the note, never on the job's stderr
+        _note_failure(_e)
 _chain()
-try:
-    _install()
-except Exception as _e:
-    sys.stderr.write("gpudoctor profile hook: not installed: %r\n" % (_e,))
-# The job's sys.path as it would be without the hook (PYTHONPATH, which its
-# children inherit, still names the hook's folder).
-_here = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]

@@ -46,7 +46,7 @@ void gd_profile_explain(gd_profile *p)
     p->not_profiled[0] = 0;
     if (p->nranks > 0)
         return;
-    const gd_profile_proc *torch = NULL, *tf = NULL, *err = NULL;
+    const gd_profile_proc *torch = NULL, *tf = NULL, *err = NULL, *aside = NULL;
     long steps = 0;
     for (size_t i = 0; i < p->nprocs; i++) {
         const gd_profile_proc *q = &p->procs[i];
@@ -56,15 +56,25 @@ void gd_profile_explain(gd_profile *p)
             tf = q;
         if (q->error[0] && !err)
             err = q;
+        if (q->stepped_aside[0] && !aside)
+            aside = q;
         if (q->steps > steps)
             steps = q->steps;
     }
     if (p->unread[0])
         snprintf(p->not_profiled, sizeof p->not_profiled, "its trace could not be read: %s", p->unread);
+    else if (p->nprocs == 0 && p->no_site)
+        snprintf(p->not_profiled, sizeof p->not_profiled,
+                 "the command runs Python with -S, which imports no sitecustomize: gpudoctor left its PYTHONPATH "
+                 "alone, so that the hook's folder is not on the job's sys.path (run it without -S to profile it)");
     else if (p->nprocs == 0)
         snprintf(
             p->not_profiled, sizeof p->not_profiled,
             "no Python process of the job ran the start-up hook (not a Python job, or one started with -S, -E or -I)");
+    else if (aside)
+        snprintf(p->not_profiled, sizeof p->not_profiled,
+                 "the hook stepped aside in PID %ld so that the job runs as without it: %s", aside->pid,
+                 aside->stepped_aside);
     else if (err)
         snprintf(p->not_profiled, sizeof p->not_profiled, "the hook failed in PID %ld: %s", err->pid, err->error);
     else if (!torch && tf)

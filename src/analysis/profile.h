@@ -37,6 +37,8 @@ typedef struct gd_profile_proc {
     long steps; /* steps it counted */
     char trace[256]; /* its trace file's name in the folder, "" when none */
     char error[256]; /* what went wrong in the hook, "" */
+    /* Why the hook stopped and left the job alone (the job's own profiler, a failure of its own), "" */
+    char stepped_aside[320];
     double step_s_unprofiled, step_s_profiled; /* medians; NAN when not measured */
     size_t unprofiled_steps;
     double export_s; /* the time to write the trace (the job waits once); NAN */
@@ -49,6 +51,7 @@ typedef struct gd_profile {
     long first, last; /* the steps asked for (--profile-steps A:B) */
     const char *dir; /* the traces' folder */
     bool kept; /* --profile-dir: the folder stays */
+    bool no_site; /* the command is Python with -S: no hook was put on its path */
     size_t nprocs;
     gd_profile_proc procs[GD_PROFILE_MAX_PROCS];
     gd_trace_result *ranks; /* one per trace read, by rank; owned */

@@ -321,7 +321,7 @@ int gd_cmd_run(int argc, char **argv)
     if (o.sim && ctx.sim_pace <= 0)
         ctx.sim_pace = 1; /* a real command runs in wall time: so does the scenario */
 
-    if ((rc = gd_run_profile_prepare(&o.profile)) != 0)
+    if ((rc = gd_run_profile_prepare(&o.profile, o.argv)) != 0)
         return (gd_run_profile_end(&o.profile), rc);
     int exec_errno;
     pid_t pid = start(o.argv, &exec_errno);

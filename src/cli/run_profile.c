@@ -103,7 +103,33 @@ static bool holds_profile(const char *dir)
     return found;
 }
 
-int gd_run_profile_prepare(gd_run_profile *rp)
+/* The command is a Python interpreter started with -S: its `site` never
+ * imports the hook, and nothing would take the hook's folder off its sys.path. */
+static bool python_without_site(char *const *argv)
+{
+    const char *base = argv && argv[0] ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argv && argv[0] ? argv[0] : "";
+    if (strncmp(base, "python", 6) != 0)
+        return false;
+    for (size_t i = 1; argv[i] && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--") != 0; i++) {
+        if (argv[i][1] == '-')
+            continue; /* --version, --help, ...: no -S inside */
+        for (const char *c = argv[i] + 1; *c; c++) {
+            if (*c == 'S')
+                return true;
+            if (strchr("cm", *c))
+                return false; /* the program starts here */
+            if (strchr("WXQ", *c)) { /* an option with a value: the rest, or the next word */
+                if (!c[1] && argv[i + 1])
+                    i++;
+                break;
+            }
+        }
+    }
+    return false;
+}
+
+int gd_run_profile_prepare(gd_run_profile *rp, char *const *argv)
 {
     if (!rp->on)
         return 0;
@@ -127,6 +153,9 @@ int gd_run_profile_prepare(gd_run_profile *rp)
             return gd_cli_error("--profile: cannot make a folder for the traces (%s): %s", rp->dir, strerror(errno));
     }
     rp->prof = (gd_profile){.first = rp->first, .last = rp->last, .dir = rp->dir, .kept = rp->keep_dir != NULL};
+    rp->prof.no_site = python_without_site(argv);
+    if (rp->prof.no_site)
+        return 0; /* the job's environment stays as it was: nothing to restore */
     /* The command inherits these; gpudoctor's own environment is restored once it started. */
     const char *old = getenv("PYTHONPATH");
     rp->had_pythonpath = old != NULL;
@@ -151,6 +180,8 @@ void gd_run_profile_started(gd_run_profile *rp)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     rp->prof.t0_unix = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    if (rp->prof.no_site)
+        return; /* nothing was set */
     if (rp->had_pythonpath)
         setenv("PYTHONPATH", rp->saved_pythonpath, 1);
     else

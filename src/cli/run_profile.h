@@ -29,8 +29,9 @@ typedef struct gd_run_profile {
 int gd_run_profile_option(gd_run_profile *rp, int c, const char *arg);
 
 /* Before the command starts: the hook found, the traces' folder made, the
- * environment the command inherits set. 0, or GD_EXIT_ERROR after a message. */
-int gd_run_profile_prepare(gd_run_profile *rp);
+ * environment the command inherits set (left alone where argv is Python with
+ * -S, which would never run the hook). 0, or GD_EXIT_ERROR after a message. */
+int gd_run_profile_prepare(gd_run_profile *rp, char *const *argv);
 
 /* Right after the command started: gpudoctor's own environment back, the
  * wall-clock time of the session's start noted. */

@@ -204,6 +204,7 @@ static json_t *proc_json(const gd_profile_proc *q)
     json_object_set_new(o, "steps", json_integer(q->steps));
     json_object_set_new(o, "trace", q->trace[0] ? json_string(q->trace) : json_null());
     json_object_set_new(o, "error", q->error[0] ? json_string(q->error) : json_null());
+    json_object_set_new(o, "stepped_aside", q->stepped_aside[0] ? json_string(q->stepped_aside) : json_null());
     json_object_set_new(o, "step_ms_profiled", gd_json_number(round(q->step_s_profiled * 1e5) / 100));
     json_object_set_new(o, "step_ms_unprofiled", gd_json_number(round(q->step_s_unprofiled * 1e5) / 100));
     json_object_set_new(o, "export_s", gd_json_number(round(q->export_s * 1000) / 1000));
@@ -262,7 +263,12 @@ json_t *gd_profile_report_json(const gd_profile_view *v)
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "overhead_pct", gd_json_number(round(p->overhead_pct * 10) / 10));
     if (p->nranks) { /* the trace's numbers and findings, as `trace --json` gives them */
-        gd_trace_run run = {.files = p->nranks, .files_found = p->nranks, .path = p->dir, .ranks = p->ranks, .nranks = p->nranks, .findings = v->trace};
+        gd_trace_run run = {.files = p->nranks,
+                            .files_found = p->nranks,
+                            .path = p->dir,
+                            .ranks = p->ranks,
+                            .nranks = p->nranks,
+                            .findings = v->trace};
         json_object_set_new(o, "trace", gd_trace_report_json(&run));
     } else {
         json_object_set_new(o, "trace", json_null());

@@ -53,6 +53,7 @@ int gd_profile_parse_status(const char *text, size_t len, gd_profile_proc *q)
     if (strchr(q->trace, '/') || strcmp(q->trace, "..") == 0)
         q->trace[0] = 0; /* a name in the folder, nothing else */
     str_into(o, "error", q->error, sizeof q->error);
+    str_into(o, "stepped_aside", q->stepped_aside, sizeof q->stepped_aside);
     q->step_s_unprofiled = num_or_nan(o, "step_s_unprofiled");
     q->step_s_profiled = num_or_nan(o, "step_s_profiled");
     long u = int_or(o, "unprofiled_steps", 0);

@@ -30,11 +30,30 @@ class Optimizer:
         for h in _post:
             h(self, (), {})
 """,
-    "torch/autograd/__init__.py": "from . import profiler\n",
+    "torch/autograd/__init__.py": """
+from . import profiler
+def _profiler_enabled():
+    return profiler.ACTIVE[0]
+""",
     "torch/autograd/profiler.py": """
 import time
 EVENTS = []
 ACTIVE = [False]
+class profile:
+    # torch's own rule: one profiler per thread; both torch.profiler.profile
+    # and this one prepare their trace here (torch 1.13 and 2.x).
+    def _prepare_trace(self):
+        if ACTIVE[0]:
+            raise RuntimeError("Profiler is already enabled on this thread")
+    def _start_trace(self):
+        ACTIVE[0] = True
+        EVENTS.clear()
+    def __enter__(self):
+        self._prepare_trace()
+        self._start_trace()
+        return self
+    def __exit__(self, *a):
+        ACTIVE[0] = False
 class record_function:
     def __init__(self, name):
         self.name = name
@@ -55,10 +74,16 @@ class profile:
     def __init__(self, activities=None):
         self.activities = activities
     def start(self):
-        _p.ACTIVE[0] = True
-        _p.EVENTS.clear()
+        self.profiler = _p.profile()
+        self.profiler._prepare_trace()
+        self.profiler._start_trace()
     def stop(self):
-        _p.ACTIVE[0] = False
+        self.profiler.__exit__(None, None, None)
+    def __enter__(self):
+        self.start()
+        return self
+    def __exit__(self, *a):
+        self.stop()
     def export_chrome_trace(self, path):
         t0 = min([e[1] for e in _p.EVENTS] or [0])
         ev = [{"name": n, "ph": "X", "ts": int((a - t0) * 1e6), "dur": int((b - a) * 1e6), "tid": 1,
@@ -125,6 +150,21 @@ for i, b in enumerate(torch.utils.data.DataLoader(steps)):
     time.sleep(0.001)
     opt.step()
 print("trained", steps, file=sys.stderr)
+"""
+
+# A job that runs torch.profiler itself from step `on` to step `off`.
+OWN_PROFILER = """
+import torch
+opt = torch.optim.Optimizer()
+prof = None
+for step in range(1, 13):
+    if step == %d:
+        prof = torch.profiler.profile()
+        prof.start()
+    if step == %d:
+        prof.stop()
+    opt.step()
+print("profiled")
 """
 
 passed = failed = 0
@@ -240,13 +280,59 @@ def main():
         check("off: nothing written", st == [] and os.listdir(out) == [], os.listdir(out))
         check("off: the job ran", "trained 8" in p.stderr, p.stderr)
 
-        # 6. The hook's folder is not left on the job's sys.path.
+        # 6. The hook's folder is not left on the job's sys.path; the job's sitecustomize keeps its name.
         out = fresh("syspath")
         p, st = run_job(hook_dir, fake, out, 0, code="import sys; print(sys.modules['sitecustomize'].__file__)")
-        check("sitecustomize: the hook's", os.path.dirname(p.stdout.strip()) == os.path.abspath(hook_dir), p.stdout)
+        check("sitecustomize: the job's", p.stdout.strip() == os.path.join(fake, "sitecustomize.py"), p.stdout)
         p, st = run_job(hook_dir, fake, out, 0, code="import os, sys; print(%r in [os.path.abspath(x) for x in sys.path])"
                         % os.path.abspath(hook_dir))
         check("sys.path: the hook's folder left out", p.stdout.strip() == "False", p.stdout)
+
+        # 8. The job profiles itself inside the hook's steps (3..5), or across them: the job runs as
+        # without the hook, and the hook says it stepped aside and why.
+        for name, on, off in (("inside", 4, 6), ("across", 1, 8)):
+            out = fresh("own-" + name)
+            p, st = run_job(hook_dir, fake, out, 12, code=OWN_PROFILER % (on, off))
+            s = st[0] if st else {}
+            check("own profiler %s: the job ran" % name, p.returncode == 0 and p.stdout == "profiled\n" and
+                  p.stderr == "", p.stdout + p.stderr)
+            check("own profiler %s: stepped aside" % name, "profiler" in (s.get("stepped_aside") or ""), s)
+            check("own profiler %s: no trace" % name, not s.get("trace"), s)
+        out = fresh("own-after")
+        p, st = run_job(hook_dir, fake, out, 12, code=OWN_PROFILER % (8, 9))
+        s = st[0] if st else {}
+        check("own profiler after the steps: both ran", p.returncode == 0 and s.get("trace") and
+              not s.get("stepped_aside"), (p.stderr, s))
+
+        # 9. An interpreter the hook was not written for (a python2 helper inherits PYTHONPATH):
+        # simulated here (python3 claiming 2.7), nothing installed, the hidden sitecustomize run.
+        out = fresh("py2sim")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+        env.update(GPUDOCTOR_PROFILE_DIR=out)
+        sim = ("import sys; sys.version_info = (2, 7, 18, 'final', 0); n = len(sys.meta_path); "
+               "sys.path[:0] = [%r, %r]; import sitecustomize; "
+               "print(sitecustomize.__file__, len(sys.meta_path) == n, %r in sys.path)"
+               % (hook_dir, fake, hook_dir))
+        os.remove(marker)
+        p = subprocess.run([sys.executable, "-S", "-c", sim], env=env, capture_output=True, text=True, timeout=60)
+        check("python2 (simulated): only the hidden sitecustomize ran",
+              p.stdout == "%s True False\n" % os.path.join(fake, "sitecustomize.py") and os.path.exists(marker)
+              and os.listdir(out) == [], p.stdout + p.stderr + str(os.listdir(out)))
+
+        # 10. A job's sitecustomize that raises: reported as Python reports it.
+        bad = os.path.join(tmp, "bad")
+        os.makedirs(bad)
+        with open(os.path.join(bad, "sitecustomize.py"), "w") as f:
+            f.write("X = 1\nraise ValueError('the job\\'s own')\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+        code = "import sys; print('sitecustomize' in sys.modules)"
+        plain = subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=bad), capture_output=True,
+                               text=True, timeout=60)
+        out = fresh("badsite")
+        hooked = subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=hook_dir + ":" + bad,
+                                GPUDOCTOR_PROFILE_DIR=out), capture_output=True, text=True, timeout=60)
+        check("raising sitecustomize: as Python says it", (plain.returncode, plain.stdout, plain.stderr) ==
+              (hooked.returncode, hooked.stdout, hooked.stderr), (plain.stderr, hooked.stderr))
 
         # 7. gpudoctor on the stand-in: an optimizer-step profile in the joined report.
         if os.access(gpudoctor, os.X_OK):

@@ -279,6 +279,15 @@ static void not_profiled_says_why(void **state)
     snprintf(p.procs[0].error, sizeof p.procs[0].error, "boom");
     gd_profile_explain(&p);
     assert_non_null(strstr(p.not_profiled, "boom"));
+    /* The hook stepped aside (the job ran its own profiler): that, and why, before any error. */
+    snprintf(p.procs[0].stepped_aside, sizeof p.procs[0].stepped_aside, "the job started its own profiler");
+    gd_profile_explain(&p);
+    assert_non_null(strstr(p.not_profiled, "stepped aside in PID 5"));
+    assert_non_null(strstr(p.not_profiled, "its own profiler"));
+    gd_profile_proc q;
+    const char *st = "{\"pid\": 7, \"stepped_aside\": \"the job's own profiler was running\"}";
+    assert_int_equal(gd_profile_parse_status(st, strlen(st), &q), 0);
+    assert_string_equal(q.stepped_aside, "the job's own profiler was running");
 }
 
 int main(void)
