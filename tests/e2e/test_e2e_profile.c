@@ -388,6 +388,52 @@ static void unprofiled_jobs_say_why(void **state)
     free(dir);
 }
 
+/* A job that runs torch.profiler itself inside the hook's steps runs to its
+ * end as without the hook: the hook stepped aside, and the report says why. */
+static void job_profiling_itself_is_left_alone(void **state)
+{
+    (void)state;
+    need_component(torch_python() != NULL, "python3 with torch (python3-torch)", GD_FIX_TEST_PACKAGES);
+    const char *code = "import torch\n"
+                       "m = torch.nn.Linear(2, 2); opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                       "for step in range(1, 9):\n"
+                       "    if step == 3: prof = torch.profiler.profile(); prof.start()\n"
+                       "    if step == 5: prof.stop()\n"
+                       "    m(torch.ones(1, 2)).sum().backward(); opt.step()\n"
+                       "import sys; print('trained', file=sys.stderr)\n";
+    tool_result r = profile_run((const char *[]){"--profile-steps", "2:3", NULL},
+                                (const char *[]){torch_python(), "-c", code, NULL}, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "trained"));
+    assert_null(strstr(r.err, "already enabled"));
+    json_t *p = profile_of(&r);
+    assert_false(json_is_true(json_object_get(p, "profiled")));
+    const char *why = str(p, "not_profiled");
+    if (!strstr(why, "stepped aside") || !strstr(why, "its own profiler"))
+        fail_msg("not_profiled: %s", why);
+    json_t *proc = json_array_get(json_object_get(p, "processes"), 0);
+    assert_non_null(strstr(str(proc, "stepped_aside"), "inside the profiled steps 2-3"));
+    tool_result_free(&r);
+}
+
+/* python -S imports no sitecustomize: gpudoctor leaves its PYTHONPATH alone
+ * (the hook's folder would stay on the job's sys.path) and says why. */
+static void python_without_site_is_left_alone(void **state)
+{
+    (void)state;
+    tool_result r = profile_run(
+        NULL,
+        (const char *[]){"python3", "-S", "-c",
+                         "import os, sys; print(any(os.path.exists(os.path.join(p, "
+                         "'sitecustomize.py')) and 'profile-hook' in p for p in sys.path), file=sys.stderr)",
+                         NULL},
+        NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "False\n"));
+    assert_non_null(strstr(str(profile_of(&r), "not_profiled"), "runs Python with -S"));
+    tool_result_free(&r);
+}
+
 /* The sitecustomize the hook hides still runs; the hook's temporary folder goes. */
 static void existing_sitecustomize_still_runs(void **state)
 {
@@ -523,6 +569,8 @@ int main(void)
         cmocka_unit_test(a_job_without_a_loader_counts_its_optimizer_steps),
         cmocka_unit_test(unprofiled_jobs_say_why),
         cmocka_unit_test(existing_sitecustomize_still_runs),
+        cmocka_unit_test(job_profiling_itself_is_left_alone),
+        cmocka_unit_test(python_without_site_is_left_alone),
         cmocka_unit_test(two_ranks_two_traces),
         cmocka_unit_test(simulated_gpus_join_the_real_trace),
         cmocka_unit_test(profile_steps_choose_the_steps),
