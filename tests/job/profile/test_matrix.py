@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-from test_hook import stand_in
+import test_hook
+from test_hook import check, stand_in
 
 STEPS = "2:3"  # the hook profiles steps 2 and 3 (and 4): tiny jobs reach them
 
@@ -146,17 +147,7 @@ p = subprocess.run([sys.argv[1], "-c", "import sys, json; from sitecustomize imp
 print(p.returncode, p.stdout.strip(), p.stderr.strip())
 """
 
-passed = failed = skipped = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok   %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s %s" % (name, detail))
+skipped = 0
 
 
 def skip(name, why):
@@ -313,8 +304,8 @@ def main():
             m.same("python2 job", [p2, "-c", "from sitecustomize import SHARED; import json; print(SHARED)"], site,
                    ran(0))
             m.same("python2 helper", [py, "-c", PY2_PARENT, shutil.which(p2) or p2], both, ran(1))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    print("%d passed, %d failed, %d skipped" % (test_hook.passed, test_hook.failed, skipped))
+    return 1 if test_hook.failed else 0
 
 
 if __name__ == "__main__":
