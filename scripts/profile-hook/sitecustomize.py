@@ -14,7 +14,12 @@ Holistic Trace Analysis leaves out the last profiler step) with torch.profiler.
 The trace goes to GPUDOCTOR_PROFILE_DIR, one file per process (per rank under
 torchrun), with a small status file that says what happened and what the
 profiler cost. It never changes what the job computes: it adds no random
-draws, moves no tensor and catches its own errors.
+draws, moves no tensor and catches its own errors. No harm to the job: where
+it would get in the job's way (the job starts torch's profiler, one profiler
+per thread being torch's rule, or the hook fails) it stops what it runs and
+steps aside, saying why in its status file; in an interpreter it was not
+written for (Python 2: this file stays Python 2 syntax) or under -S it only
+imports the sitecustomize it hides, under that module's own name.
 
 Environment (set by gpudoctor): GPUDOCTOR_PROFILE_DIR, GPUDOCTOR_PROFILE_STEPS
 ("A:B"), GPUDOCTOR_PROFILE_STEP ("auto", "optimizer" or "batch"; auto takes the
@@ -184,7 +189,7 @@ class _Hook:
                             (getattr(auto, "emit_itt", None), "__enter__")):
             orig = getattr(owner, "__dict__", {}).get(name)
             if orig is not None:
-                setattr(owner, name, _before(orig, "%s.%s" % (owner.__qualname__, name), hook))
+                setattr(owner, name, _before(orig, "%s.%s.%s" % (owner.__module__, owner.__qualname__, name), hook))
 
     def job_profiles(self, what):
         """The job starts a profiler: the hook's, if running, stops first."""
