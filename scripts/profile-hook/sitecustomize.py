@@ -227,6 +227,8 @@ class _Hook:
     # -- steps -----------------------------------------------------------
     def boundary(self):
         """The end of one step and the start of the next."""
+        if os.getpid() != self.pid:  # a fork (a DataLoader or forkserver worker): the parent's profile, not its
+            return
         if self.done and self.step > self.last + 2 + self.KEEP_UNPROFILED:
             self.step += 1  # the rest of the job: counted, nothing more
             self.status["steps"] = self.step
@@ -311,6 +313,8 @@ class _Hook:
 
     # -- the status file ---------------------------------------------------
     def save_status(self):
+        if os.getpid() != self.pid:  # a fork would write over its parent's note
+            return
         try:
             import json
 

@@ -319,6 +319,16 @@ def main():
               p.stdout == "%s True False\n" % os.path.join(fake, "sitecustomize.py") and os.path.exists(marker)
               and os.listdir(out) == [], p.stdout + p.stderr + str(os.listdir(out)))
 
+        # 9b. A fork that imports torch and steps (a forkserver's worker) writes nothing over its
+        # parent's note; the parent's note stays its own.
+        out = fresh("fork")
+        fork = ("import os, sys\npid = os.fork()\nif pid == 0:\n    import torch\n    opt = torch.optim.Optimizer()\n"
+                "    for _ in range(8): opt.step()\n    os._exit(0)\nos.waitpid(pid, 0)\nprint(os.listdir(%r))\n" % out)
+        p, st = run_job(hook_dir, fake, out, 0, code=fork)
+        check("fork: nothing written by the fork", p.stdout == "[]\n", (p.stdout, p.stderr))
+        check("fork: the parent's note only", len(st) == 1 and st[0].get("torch") is None and st[0].get("steps") == 0,
+              st)
+
         # 10. A job's sitecustomize that raises: reported as Python reports it.
         bad = os.path.join(tmp, "bad")
         os.makedirs(bad)
