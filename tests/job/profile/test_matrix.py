@@ -12,7 +12,8 @@ forkserver workers, python2 children. Each case also checks that the hook
 did run where it should (or stepped aside, and said why).
 
 usage: test_matrix.py HOOK_DIR GPUDOCTOR
-GD_TEST_PYTHON2 names a python2 to use where `python2` on PATH does not run.
+GD_TEST_PYTHON2 names a python2 to use where `python2` on PATH does not run
+(a python2 that pyenv holds is found too).
 Exit 0 when every case holds; a case that cannot run here says why (SKIP).
 """
 import json
@@ -173,8 +174,21 @@ def torch_python():
     return None
 
 
+def pyenv_python2():
+    """A python2 that pyenv holds but does not put on PATH, or None."""
+    try:
+        bare = subprocess.run(["pyenv", "versions", "--bare"], capture_output=True, text=True, timeout=30).stdout
+        v = next((x for x in bare.split() if x.startswith("2.")), None)
+        if v is None:
+            return None
+        return subprocess.run(["pyenv", "which", "python2"], env=dict(os.environ, PYENV_VERSION=v),
+                              capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
 def python2():
-    for c in (os.environ.get("GD_TEST_PYTHON2"), "python2", "python2.7"):
+    for c in (os.environ.get("GD_TEST_PYTHON2"), "python2", "python2.7", pyenv_python2()):
         if c and runs([c]):
             return c
     return None
