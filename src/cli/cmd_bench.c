@@ -74,7 +74,8 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n"
                              "\n"
                              "Ctrl-C, SIGTERM or SIGHUP end a stress window early: the report (and --report's\n"
-                             "page) covers what ran until then.\n";
+                             "page) covers what ran until then. They end all, pcie and gemm within about a\n"
+                             "second with the report of what was measured; membw, p2p and nccl at once.\n";
 
 enum { OPT_DTYPE = 256, OPT_SECONDS, OPT_INTERVAL, OPT_FORCE, OPT_PYTHON, OPT_REPORT, OPT_EXIT };
 
@@ -149,15 +150,18 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     if (!ok)
         return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, p2p, nccl, stress or all", o->what);
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
-    if (!stress && !all)
-        gd_cli_release_stops(); /* Ctrl-C or SIGTERM ends them at once, as always */
+    /* stress, all, pcie and gemm stop on Ctrl-C, SIGTERM or SIGHUP with
+     * what they measured; the others end at once, as always. */
+    if (!stress && !all && strcmp(o->what, "pcie") != 0 && strcmp(o->what, "gemm") != 0)
+        gd_cli_release_stops();
     if (o->report && !stress)
         return gd_cli_error("--report is for 'bench stress' (the window's plots)");
     if (o->interval_ms > 0 && !stress)
         return gd_cli_error("--interval is for 'bench stress'");
     if (o->size > 0 && all)
-        return gd_cli_error("--size means MiB for pcie, membw, p2p and nccl and the matrix size for gemm: give it to one "
-                            "benchmark at a time");
+        return gd_cli_error(
+            "--size means MiB for pcie, membw, p2p and nccl and the matrix size for gemm: give it to one "
+            "benchmark at a time");
     if (o->size > 0 && (stress || strcmp(o->what, "gemm") == 0) && (o->size < 16 || o->size != (long)o->size))
         return gd_cli_error("--size for a GEMM wants a whole number of at least 16, not %g", o->size);
     if (o->report && gd_cli_report_writable(o->report) != 0)

@@ -161,6 +161,7 @@ static int run_pcie(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *
                                       << 20,
                              .reps = (int)o->reps,
                              .concurrent = o->concurrent,
+                             .stop = &gd_cli_stop,
                              .cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
                              .sim_scenario = o->sim ? o->scenario : NULL};
     gd_pcie_bench *b = calloc(1, sizeof *b);
@@ -196,6 +197,22 @@ static int run_pcie(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *
     return 0;
 }
 
+/* bench all, before each benchmark: whether a stop signal came (said on
+ * stderr once); the caller then leaves out the benchmarks not yet run. The
+ * flags of those that ran stay set: their checks and figures are the
+ * report's. */
+static bool stop_here(bool all)
+{
+    static bool said;
+    if (!all || !gd_cli_stop)
+        return false;
+    if (!said)
+        fprintf(stderr, "gpudoctor: bench all stopped (signal %d): the report has the benchmarks that ran\n",
+                (int)gd_cli_stop_signal);
+    said = true;
+    return true;
+}
+
 int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_facts *f)
 {
     char err[1536];
@@ -209,6 +226,10 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     const char *sites[16];
     gd_cublaslt_search lt;
     cublaslt_search(o, f, &lt, sites, 16);
+    /* bench all: Ctrl-C, SIGTERM or SIGHUP ends it after the benchmark in
+     * progress; the report has those that ran. */
+    if (stop_here(all))
+        pcie = gemm = membw = p2p = nccl = false;
     if (pcie) {
         if (all)
             fprintf(stderr, "gpudoctor: bench pcie...\n");
@@ -218,13 +239,18 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
     gd_bench_facts *b = (gemm || membw || p2p || nccl) ? gd_bench_facts_get(f) : NULL;
     if ((gemm || membw || p2p || nccl) && !b)
         return gd_cli_error("out of memory");
+    if (stop_here(all))
+        gemm = membw = p2p = nccl = false;
     if (gemm) {
         if (all)
             fprintf(stderr, "gpudoctor: bench gemm...\n");
         gd_gemm_bench_opts go = gemm_opts(o, &lt, o->seconds > 0 ? o->seconds : o->sim ? SIM_GEMM_SECONDS : 0);
+        go.stop = &gd_cli_stop;
         if (gd_gemm_bench_run(&go, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench gemm: %s", err);
     }
+    if (stop_here(all))
+        membw = p2p = nccl = false;
     if (membw) {
         if (all)
             fprintf(stderr, "gpudoctor: bench membw...\n");
@@ -240,6 +266,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (gd_membw_bench_run(&mo, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench membw: %s", err);
     }
+    if (stop_here(all))
+        p2p = nccl = false;
     if (p2p) {
         if (all)
             fprintf(stderr, "gpudoctor: bench p2p...\n");
@@ -252,6 +280,8 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         if (gd_p2p_bench_run(&po, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench p2p: %s", err);
     }
+    if (stop_here(all))
+        nccl = false;
     if (nccl) {
         if (all)
             fprintf(stderr, "gpudoctor: bench nccl...\n");

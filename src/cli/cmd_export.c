@@ -157,15 +157,25 @@ typedef struct exporter {
 /* Re-reads the job mapping at most once a second of session time: a job's
  * prolog writes it as the job starts. An unreadable directory is said once;
  * its labels are then absent. */
-static void read_job_map(exporter *x, double t)
+static void read_job_map(exporter *x, const gd_facts *f, double t)
 {
     if (!x->job_map_dir || (!isnan(x->job_map_t) && t - x->job_map_t < 1.0 - 1e-9))
         return;
     x->job_map_t = t;
     char err[512];
     gd_gpu_jobs *jobs;
-    size_t n;
-    if (gd_job_map_read(x->job_map_dir, &jobs, &n, err, sizeof err) != 0) {
+    size_t n, nwant = 0;
+    /* The files of the GPUs there are: each by its index and each of its
+     * MIG instances by index and GPU instance id. */
+    gd_job_map_want *want = calloc(f->gpu_count * (1 + GD_MAX_MIG_DEVICES) + 1, sizeof *want);
+    for (size_t g = 0; want && g < f->gpu_count; g++) {
+        want[nwant++] = (gd_job_map_want){f->gpus[g].index, -1};
+        for (size_t m = 0; m < f->gpus[g].mig_device_count && m < GD_MAX_MIG_DEVICES; m++)
+            want[nwant++] = (gd_job_map_want){f->gpus[g].index, (int)f->gpus[g].mig_devices[m].gpu_instance_id};
+    }
+    int rc = gd_job_map_read(x->job_map_dir, want, nwant, &jobs, &n, err, sizeof err);
+    free(want);
+    if (rc != 0) {
         if (!x->job_map_failed)
             fprintf(stderr, "gpudoctor export: the job mapping cannot be read (no hpc_job labels): %s\n", err);
         x->job_map_failed = true;
@@ -212,7 +222,7 @@ static void on_sample(void *ud, const gd_facts *f, size_t i)
     exporter *x = ud;
     x->samples++;
     gd_prom_counters_add(&x->counters, f, i);
-    read_job_map(x, gd_series_t(&f->series, i));
+    read_job_map(x, f, gd_series_t(&f->series, i));
     gd_facts w = gd_window_acc_upto(f, i, x->window_s);
     double t = gd_series_t(&f->series, i);
     bool now = isnan(x->judged_t) || t - x->judged_t >= 1.0 - 1e-9 || f->events.total != x->judged_events;
@@ -302,7 +312,7 @@ int gd_cmd_export(int argc, char **argv)
         step = gd_session_step(s, err, sizeof err);
     if (!f.driver_loaded || f.series.n == 0) {
         /* No samples (no driver): serve the snapshot's findings until stopped. */
-        read_job_map(&x, 0);
+        read_job_map(&x, &f, 0);
         judge(&x, &f);
         publish(&x, &f, &f, true, false);
         for (double waited = 0; !stop_requested && (o.duration_s <= 0 || waited < o.duration_s); waited += 0.1)

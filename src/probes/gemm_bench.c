@@ -50,7 +50,8 @@ static double host_s(void)
  * so that a device whose clock runs slower than the host's (the simulated
  * one keeps virtual time: a small multiply takes nanoseconds there and
  * milliseconds of host CPU) cannot hold it: the figure stays done / ms. */
-static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds, char *err, size_t errlen)
+static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds, const volatile sig_atomic_t *stop,
+                           char *err, size_t errlen)
 {
     const struct gd_cuda_api *a = g->cu;
     CUstream st = s->st;
@@ -88,7 +89,7 @@ static double timed_tflops(gd_gemm *g, const gd_probe_stream *s, double seconds,
             snprintf(err, errlen, "timing failed: %s", gd_cuda_result_name(rc));
             return NAN;
         }
-    } while (ms < seconds * 1e3 && host_s() < give_up);
+    } while (ms < seconds * 1e3 && host_s() < give_up && !(stop && *stop)); /* stopped: the batches so far */
     return ms > 0 ? gd_gemm_flop(g->m, g->n, g->k) * (double)done / (ms / 1e3) / 1e12 : NAN;
 }
 
@@ -113,8 +114,8 @@ static void *run_worker(void *arg)
     if (w->barrier)
         gd_step_barrier_wait(w->barrier);
     if (!w->error[0]) {
-        w->tflops =
-            timed_tflops(&g, &s, w->o->seconds > 0 ? w->o->seconds : DEFAULT_SECONDS, w->error, sizeof w->error);
+        w->tflops = timed_tflops(&g, &s, w->o->seconds > 0 ? w->o->seconds : DEFAULT_SECONDS, w->o->stop, w->error,
+                                 sizeof w->error);
         w->failed = isnan(w->tflops); /* set up, then failed while running */
     }
     gd_gemm_teardown(&g);
@@ -142,7 +143,11 @@ int gd_gemm_bench_run(const gd_gemm_bench_opts *o, const gd_facts *f, gd_bench_f
     bool any = false;
     for (int i = 0; i < n; i++) {
         w[i] = (gemm_worker){.rt = &rt, .o = o, .device = i, .verify = true};
-        run_worker(&w[i]);
+        if (o->stop && *o->stop) { /* stopped before this GPU: not measured, and said so */
+            w[i].tflops = NAN;
+            snprintf(w[i].error, sizeof w[i].error, "the benchmark was stopped before it");
+        } else
+            run_worker(&w[i]);
         gd_bench_gpu *g = &b->gpus[i];
         g->gemm_single_tflops = w[i].tflops;
         g->gemm_verdict = w[i].verdict;
@@ -155,7 +160,7 @@ int gd_gemm_bench_run(const gd_gemm_bench_opts *o, const gd_facts *f, gd_bench_f
         snprintf(err, errlen, "no GPU could be measured: %s", b->gpus[0].gemm_error);
         goto done;
     }
-    if (o->concurrent && n > 1) {
+    if (o->concurrent && n > 1 && !(o->stop && *o->stop)) {
         gd_step_barrier bar = GD_STEP_BARRIER_INIT(n);
         bool *started = calloc((size_t)n, sizeof *started);
         for (int i = 0; started && i < n; i++) {

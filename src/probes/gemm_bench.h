@@ -11,6 +11,8 @@
 #include "gpudoctor/bench.h"
 #include "gpudoctor/session.h"
 
+#include <signal.h>
+
 typedef struct gd_gemm_bench_opts {
     gd_bench_rt_opts rt;
     gd_gemm_dtype dtype;
@@ -25,6 +27,10 @@ typedef struct gd_gemm_bench_opts {
      * so far (ticks) and the scenario seconds since the first sample */
     void (*progress)(void *ud, const gd_facts *window, const gd_bench_facts *b, double t);
     void *progress_ud;
+    /* bench gemm: set by a stop signal; the GPU in progress then ends its
+     * measurement after its batch, the others are not measured (said in
+     * their gemm_error), nor all at once. NULL: none. */
+    const volatile sig_atomic_t *stop;
 } gd_gemm_bench_opts;
 
 /*

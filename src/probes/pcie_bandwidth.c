@@ -34,6 +34,7 @@ typedef struct worker {
     size_t bytes;
     int reps;
     gd_step_barrier *barrier; /* NULL when measured alone */
+    const volatile sig_atomic_t *stop; /* gd_pcie_bench_opts' */
     double gbps[2][2]; /* [direction][memory] */
     char error[200];
 } worker;
@@ -43,7 +44,10 @@ static double measure(worker *w, CUstream st, CUevent e0, CUevent e1, CUdevicept
 {
     const struct gd_cuda_api *a = w->api;
     float ms[MAX_REPS];
+    int done = 0;
     for (int r = -1; r < w->reps; r++) { /* r == -1: warm-up */
+        if (r >= 1 && w->stop && *w->stop)
+            break; /* stopped: the copies timed so far */
         CUresult rc = a->cuEventRecord(e0, st);
         if (rc == CUDA_SUCCESS)
             rc = dir == GD_BW_H2D ? a->cuMemcpyHtoDAsync(dev, host, w->bytes, st)
@@ -61,9 +65,9 @@ static double measure(worker *w, CUstream st, CUevent e0, CUevent e1, CUdevicept
             return NAN;
         }
         if (r >= 0)
-            ms[r] = t;
+            ms[done++] = t;
     }
-    double med = gd_probe_median_ms(ms, w->reps);
+    double med = gd_probe_median_ms(ms, done);
     return med > 0 ? (double)w->bytes / (med / 1e3) / 1e9 : NAN;
 }
 
@@ -107,7 +111,9 @@ static void *run_worker(void *arg)
         for (int m = 0; m < 2; m++) {
             if (w->barrier)
                 gd_step_barrier_wait(w->barrier);
-            if (!w->error[0])
+            /* All at once, stopped: the figures left stay NAN (8 GPUs'
+             * shared copies take seconds); alone, each takes one copy. */
+            if (!w->error[0] && !(w->barrier && w->stop && *w->stop))
                 w->gbps[d][m] = measure(w, st, e0, e1, dbuf, m == GD_BW_PINNED ? pinned : pageable, d);
         }
     }
@@ -201,8 +207,13 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
     for (int i = 0; i < count; i++) {
         out->gpus[i].cuda_device = i;
         out->gpus[i].gpu = gd_probe_map_device(&api, f, i, out->gpus[i].bdf);
-        w[i] = (worker){.api = &api, .device = i, .bytes = out->bytes, .reps = out->reps};
-        run_worker(&w[i]);
+        w[i] = (worker){.api = &api, .device = i, .bytes = out->bytes, .reps = out->reps, .stop = o->stop};
+        if (o->stop && *o->stop) { /* stopped before this GPU: not measured, and said so */
+            for (int d = 0; d < 2; d++)
+                w[i].gbps[d][0] = w[i].gbps[d][1] = NAN;
+            snprintf(w[i].error, sizeof w[i].error, "the benchmark was stopped before it");
+        } else
+            run_worker(&w[i]);
         store(out->gpus[i].single_gbps, w[i].gbps);
         gd_pcie_copy(out->gpus[i].error, sizeof out->gpus[i].error, w[i].error);
         for (int d = 0; d < 2; d++)
@@ -218,10 +229,11 @@ int gd_pcie_bench_run(const gd_pcie_bench_opts *o, const gd_facts *f, gd_pcie_be
         goto done;
     }
     gd_step_barrier bar = GD_STEP_BARRIER_INIT(count);
-    if (o->concurrent && count > 1) {
+    if (o->concurrent && count > 1 && !(o->stop && *o->stop)) {
         int started = 0;
         for (int i = 0; i < count; i++) {
-            w[i] = (worker){.api = &api, .device = i, .bytes = out->bytes, .reps = out->reps, .barrier = &bar};
+            w[i] = (worker){
+                .api = &api, .device = i, .bytes = out->bytes, .reps = out->reps, .barrier = &bar, .stop = o->stop};
             if (pthread_create(&th[i], NULL, run_worker, &w[i]) == 0)
                 started++;
             else {

@@ -9,6 +9,7 @@
 
 #include "gpudoctor/pcie.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct gd_pcie_bench_opts {
@@ -17,6 +18,9 @@ typedef struct gd_pcie_bench_opts {
     size_t bytes; /* per copy; 0: 256 MiB */
     int reps; /* timed copies per figure; 0: 5 */
     bool concurrent; /* also measure all GPUs at once (when more than one) */
+    /* Set by a stop signal: each figure then takes the timed copies done
+     * (one at least) and the GPUs are not measured at once; NULL: none. */
+    const volatile sig_atomic_t *stop;
 } gd_pcie_bench_opts;
 
 /*

@@ -389,6 +389,24 @@ static void dcgm_health_section(FILE *o, const gd_facts *f, const gd_prom_counte
     nvlink_section(o, f, es);
 }
 
+/* Two findings with one label set (a GPU lost twice, a driver that stopped
+ * twice: two episodes) are one series: duplicate samples are refused by
+ * Prometheus and forbidden by OpenMetrics. With severity: its label too. */
+static bool same_series(const gd_finding *a, const gd_finding *b, bool severity)
+{
+    return a->gpu == b->gpu && strcmp(a->id, b->id) == 0 && (!severity || a->severity == b->severity);
+}
+
+/* Whether finding i's series was written by an earlier one (with an impact,
+ * where severity is not a label: findings without one write no series). */
+static bool seen_before(const gd_findings *fs, size_t i, bool severity)
+{
+    for (size_t j = 0; j < i; j++)
+        if (same_series(&fs->v[i], &fs->v[j], severity) && (severity || !isnan(fs->v[j].impact_pct)))
+            return true;
+    return false;
+}
+
 /* gpudoctor's own metrics take lint-clean snake_case labels (gpu, uuid):
  * within one target they join dcgm-exporter's series on gpu. */
 static void own_section(FILE *o, const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c)
@@ -397,6 +415,8 @@ static void own_section(FILE *o, const gd_facts *f, const gd_findings *fs, const
            "1 while a finding holds over the judged window (docs/checks.md); the series ends when it clears.");
     for (size_t i = 0; i < fs->n; i++) {
         const gd_finding *x = &fs->v[i];
+        if (seen_before(fs, i, true))
+            continue;
         char gpu[16] = "";
         if (x->gpu >= 0)
             snprintf(gpu, sizeof gpu, "%d", x->gpu);
@@ -406,12 +426,17 @@ static void own_section(FILE *o, const gd_facts *f, const gd_findings *fs, const
     header(o, "gpudoctor_impact_ratio", "gauge", "Share of the job's speed a finding costs now (0..1), where known.");
     for (size_t i = 0; i < fs->n; i++) {
         const gd_finding *x = &fs->v[i];
-        if (isnan(x->impact_pct))
+        if (isnan(x->impact_pct) || seen_before(fs, i, false))
             continue;
+        /* Episodes of one id on one GPU: the largest cost among them. */
+        double impact = x->impact_pct;
+        for (size_t j = i + 1; j < fs->n; j++)
+            if (same_series(x, &fs->v[j], false) && !isnan(fs->v[j].impact_pct) && fs->v[j].impact_pct > impact)
+                impact = fs->v[j].impact_pct;
         char gpu[16] = "";
         if (x->gpu >= 0)
             snprintf(gpu, sizeof gpu, "%d", x->gpu);
-        fprintf(o, "gpudoctor_impact_ratio{id=\"%s\",gpu=\"%s\"} %.4g\n", x->id, gpu, x->impact_pct / 100);
+        fprintf(o, "gpudoctor_impact_ratio{id=\"%s\",gpu=\"%s\"} %.4g\n", x->id, gpu, impact / 100);
     }
     char(*ids)[220] = calloc(f->gpu_count + 1, sizeof *ids);
     for (size_t g = 0; ids && g < f->gpu_count; g++) {

@@ -60,13 +60,20 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The members' GPU indexes, sorted (the members are in report order). */
-static int *member_gpus(const gd_findings *fs, const size_t *m, size_t n)
+/* The members' GPUs, sorted, each once (two episodes of one GPU are one
+ * GPU, not "GPUs 3,3"); their count in *k. */
+static int *member_gpus(const gd_findings *fs, const size_t *m, size_t n, size_t *k)
 {
     int *g = malloc(n * sizeof *g);
+    *k = 0;
     for (size_t i = 0; g && i < n; i++)
         g[i] = fs->v[m[i]].gpu;
-    if (g)
-        gd_sort(g, n, sizeof *g, cmp_int);
+    if (!g)
+        return NULL;
+    gd_sort(g, n, sizeof *g, cmp_int);
+    for (size_t i = 0; i < n; i++)
+        if (*k == 0 || g[*k - 1] != g[i])
+            g[(*k)++] = g[i];
     return g;
 }
 
@@ -185,9 +192,10 @@ void gd_text_group_headline(const gd_findings *fs, const size_t *m, size_t n, ch
         return;
     }
     char ranges[256] = "";
-    int *g = member_gpus(fs, m, n);
+    size_t ng = n;
+    int *g = member_gpus(fs, m, n, &ng);
     if (g) {
-        gd_gpu_ranges(g, n, true, ranges, sizeof ranges);
+        gd_gpu_ranges(g, ng, true, ranges, sizeof ranges);
         free(g);
     }
     /* The headline: the first GPU's, said of all when the sentences agree. */
@@ -204,9 +212,10 @@ void gd_text_group_headline(const gd_findings *fs, const size_t *m, size_t n, ch
         char *lead = head;
         while (*lead == ' ' || *lead == ':')
             lead++;
-        snprintf(buf, len, "%zu GPUs (%.200s): %.300s", n, ranges, lead);
+        snprintf(buf, len, "%zu GPU%s (%.200s): %.300s", ng, ng == 1 ? "" : "s", ranges, lead);
     } else {
-        snprintf(buf, len, "%zu GPUs (%.200s), GPU %d first: %.190s", n, ranges, x->gpu, x->title);
+        snprintf(buf, len, "%zu GPU%s (%.200s), GPU %d first: %.190s", ng, ng == 1 ? "" : "s", ranges, x->gpu,
+                 x->title);
     }
 }
 
@@ -219,9 +228,10 @@ void gd_text_group_fix(const gd_findings *fs, const size_t *m, size_t n, char *b
     }
     /* The fix of one GPU, made to name them all (nvidia-smi -i takes a list). */
     char list[256] = "", fix[sizeof x->fix], fix_all[sizeof x->fix + 256], sel[300];
-    int *g = member_gpus(fs, m, n);
+    size_t ng = 0;
+    int *g = member_gpus(fs, m, n, &ng);
     if (g) {
-        gd_gpu_ranges(g, n, false, list, sizeof list);
+        gd_gpu_ranges(g, ng, false, list, sizeof list);
         free(g);
     }
     generic(x->fix, x->gpu, fix, sizeof fix);

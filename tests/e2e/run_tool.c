@@ -443,3 +443,17 @@ tool_result run_recorded(const char *const *argv, const char *const *env)
     free(dir);
     return live;
 }
+
+bool tool_catches(pid_t pid, int sig)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    bool yes = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "SigCgt:", 7) == 0)
+            yes = (strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1;
+    if (f)
+        fclose(f);
+    return yes;
+}

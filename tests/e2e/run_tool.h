@@ -63,6 +63,10 @@ tool_proc run_tool_start_with(const char *const *argv, const char *const *env, c
                               const tool_spawn *how);
 tool_result run_tool_wait(tool_proc *p);
 
+/* True once process pid catches signal sig (its handler is in place:
+ * /proc/PID/status SigCgt). */
+bool tool_catches(pid_t pid, int sig);
+
 /* Files in a tree: the directories of path (mkdir -p), and dir/rel with its
  * parent directories. */
 void make_dirs(const char *path);

@@ -288,10 +288,12 @@ static void a_lost_gpu_is_seen_within_one_interval(void **state)
     tool_result_free(&r);
 }
 
-/* A line written to the kernel log while watch runs is an Xid of the session. */
-static void the_kernel_log_is_followed(void **state)
+/* The log rotated while watch follows it, by `rotate` about a second in
+ * (after which it writes an Xid 48 of GPU 6 at the log's name): that Xid
+ * is an Xid of the session. The log starts with 4 KiB of lines, longer
+ * than what comes after a rotation. */
+static void followed_across(void (*rotate)(const char *log))
 {
-    (void)state;
     char *dir = temp_dir();
     FILE *in = fopen(example("h100x8-training.json"), "r");
     json_t *sc = json_loadf(in, 0, NULL);
@@ -301,12 +303,16 @@ static void the_kernel_log_is_followed(void **state)
     json_decref(sc);
     char *path = write_temp_file(dir, "follow.json", text);
     free(text);
-    char *log = write_temp_file(dir, "dmesg.txt", "[    1.000000] Linux version 6.1.0\n");
-    /* 20 scenario seconds per second: 60 samples take 3 s; the line comes at about 1 s. */
+    char filler[4096 + 64] = "";
+    while (strlen(filler) < 4096)
+        strcat(filler, "[    1.000000] usb 1-1: new high-speed USB device number 2\n");
+    char *log = write_temp_file(dir, "dmesg.txt", filler);
     const char *const paced[] = {"GPUDOCTOR_SIM_TIMESCALE=20", "NO_COLOR=", "GPUDOCTOR_ROOT=", NULL};
     tool_proc p = run_tool_start((const char *[]){"watch", "--sim", path, "--count", "60", "--format", "jsonl", NULL},
                                  paced, NULL);
     usleep(1000 * 1000);
+    rotate(log);
+    usleep(300 * 1000); /* a sample or more sees the rotation alone */
     FILE *a = fopen(log, "a");
     assert_non_null(a);
     fputs("[ 9100.000000] NVRM: Xid (PCI:0000:ba:00): 48, pid=4242, An uncorrectable double bit error\n", a);
@@ -315,16 +321,58 @@ static void the_kernel_log_is_followed(void **state)
     assert_int_equal(r.exit_code, 0);
     json_t *x = first_finding(r.out, "health.xid", 6);
     if (!x)
-        fail_msg("the appended Xid 48 of GPU 6 was not seen: %s", r.err);
+        fail_msg("the Xid 48 of GPU 6 written after the rotation was not seen: %s", r.err);
     assert_true(json_number_value(json_object_get(x, "time_s")) > 0);
     json_decref(x);
-    /* The healthy GPUs stay quiet. */
+    /* The healthy GPUs stay quiet: the filler, read again, is no Xid. */
     assert_null(first_finding(r.out, "health.xid", 0));
     tool_result_free(&r);
     free(log);
     free(path);
     remove_tree(dir);
     free(dir);
+}
+
+/* logrotate's copytruncate: the file is emptied in place. */
+static void truncate_in_place(const char *log)
+{
+    assert_int_equal(truncate(log, 0), 0);
+}
+
+/* logrotate's default: the file is renamed and a new one made at its name. */
+static void rename_and_recreate(const char *log)
+{
+    char old[4200];
+    snprintf(old, sizeof old, "%s.1", log);
+    assert_int_equal(rename(log, old), 0);
+    FILE *fresh = fopen(log, "w");
+    assert_non_null(fresh);
+    fclose(fresh);
+}
+
+/* No rotation: a line written to the kernel log while watch runs is an Xid
+ * of the session. */
+static void left_alone(const char *log)
+{
+    (void)log;
+}
+
+static void the_kernel_log_is_followed(void **state)
+{
+    (void)state;
+    followed_across(left_alone);
+}
+
+static void a_truncated_kernel_log_is_read_again(void **state)
+{
+    (void)state;
+    followed_across(truncate_in_place);
+}
+
+static void a_renamed_kernel_log_is_followed_at_its_name(void **state)
+{
+    (void)state;
+    followed_across(rename_and_recreate);
 }
 
 /* Every GPU's calls fail from second 20: the driver stopped answering. */
@@ -523,6 +571,8 @@ int main(void)
         cmocka_unit_test(run_reports_nvml_xids_and_a_recording_keeps_them),
         cmocka_unit_test(a_lost_gpu_is_seen_within_one_interval),
         cmocka_unit_test(the_kernel_log_is_followed),
+        cmocka_unit_test(a_truncated_kernel_log_is_read_again),
+        cmocka_unit_test(a_renamed_kernel_log_is_followed_at_its_name),
         cmocka_unit_test(a_silent_driver_is_a_finding_with_its_time),
         cmocka_unit_test(a_lost_gpu_comes_back_on_a_cuda_14_driver),
         cmocka_unit_test(a_bad_event_is_refused),

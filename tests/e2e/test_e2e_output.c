@@ -19,21 +19,6 @@
 
 static const char *const fast[] = {"GPUDOCTOR_SIM_TIMESCALE=10", "NO_COLOR=", NULL};
 
-/* True once process pid catches signal sig (its handler is in place). */
-static bool catches(pid_t pid, int sig)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    bool yes = false;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "SigCgt:", 7) == 0)
-            yes = (strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1;
-    if (f)
-        fclose(f);
-    return yes;
-}
-
 /* The exit code that a report's summary implies (contract section 3). */
 static int exit_code_of(json_t *report)
 {
@@ -52,7 +37,7 @@ static void stopped_by(int sig)
 {
     const char *const argv[] = {"check", "--json", "--duration", "300", "--sim", example("h100x8-training.json"), NULL};
     tool_proc p = run_tool_start(argv, fast, NULL);
-    for (int i = 0; i < 60000 && !catches(p.pid, sig); i++)
+    for (int i = 0; i < 60000 && !tool_catches(p.pid, sig); i++)
         usleep(1000);
     usleep(100 * 1000); /* a few samples */
     assert_int_equal(kill(p.pid, sig), 0);
@@ -250,8 +235,8 @@ static void the_window_has_its_wall_clock(void **state)
 {
     (void)state;
     time_t before = time(NULL);
-    tool_result r = run_tool((const char *[]){"check", "--json", "--duration", "30", "--sim", example("demo.json"), NULL},
-                             NULL);
+    tool_result r =
+        run_tool((const char *[]){"check", "--json", "--duration", "30", "--sim", example("demo.json"), NULL}, NULL);
     assert_non_null(r.json);
     json_t *w = json_object_get(r.json, "window");
     const char *a = json_string_value(json_object_get(w, "started_at")),

@@ -215,4 +215,22 @@ on=$(grep -c '^DCGM_FI_DEV_GPU_TEMP{gpu="0",.*GPU_I_ID="5",.*,pod="mig-job",name
 [ "$(grep '^DCGM_FI_DEV_GPU_TEMP{' "$tmp/m.txt" | grep -c 'pod=')" -eq 1 ] ||
     fail "MIG: pod labels beyond the instance: $(grep '^DCGM_FI_DEV_GPU_TEMP{' "$tmp/m.txt" | grep 'pod=')"
 stop_exporter "MIG"
-echo "ok: pod labels on exactly the held GPUs (UUID, shared, device name, refreshed) and MIG devices; hostile kubelets give none"
+# 6. More GPU devices than the cap (GD_K8S_MAX_DEVICES, 4096): the first
+# keep their pods' labels and the cap is said, once (such an answer once
+# dropped every label as "does not decode").
+scenario=$examples/h100x8-training.json # start_exporter set it to section 5's
+"$py" - "$(uuid 2)" >"$tmp/many.json" <<'PY'
+import json, sys
+ids = [sys.argv[1]] + [f"GPU-filler-{i}" for i in range(4999)]
+print(json.dumps([{"name": "big", "namespace": "ml", "containers": [
+    {"name": "c", "devices": [{"resource": "nvidia.com/gpu", "ids": ids}]}]}]))
+PY
+kubelet ok "$tmp/many.json"
+start_exporter "$bin" "$scenario" --kubernetes-socket "$sock" --kubernetes-refresh 1
+until_labels 60 2 ',pod="big",namespace="ml",container="c"'
+grep -q 'no pod labels' "$tmp/export.err" && fail "past the cap: $(cat "$tmp/export.err")"
+grep -q '904 GPU devices past .*cap of 4096' "$tmp/export.err" || fail "the cap is not said: $(cat "$tmp/export.err")"
+sleep 2 # another answer, as capped: not said again
+[ "$(grep -c 'past gpudoctor' "$tmp/export.err")" -eq 1 ] || fail "the cap said more than once: $(cat "$tmp/export.err")"
+stop_exporter "past the cap"
+echo "ok: pod labels on exactly the held GPUs (UUID, shared, device name, refreshed) and MIG devices; hostile kubelets give none; an answer past the cap keeps its first devices"

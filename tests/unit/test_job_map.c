@@ -55,7 +55,8 @@ static void directory(void **state)
     char dir[] = "/tmp/gd-job-map-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[128];
-    const char *files[][2] = {{"3", "42\n43\n"}, {"0.5", "77\n"}, {"1", "\n# none\n"}, {"notes", "9\n"}, {".3.tmp", "8\n"}};
+    const char *files[][2] = {
+        {"3", "42\n43\n"}, {"0.5", "77\n"}, {"1", "\n# none\n"}, {"notes", "9\n"}, {".3.tmp", "8\n"}};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[k][0]);
         FILE *fp = fopen(path, "w");
@@ -70,7 +71,8 @@ static void directory(void **state)
     gd_gpu_jobs *v;
     size_t n;
     char err[256];
-    assert_int_equal(gd_job_map_read(dir, &v, &n, err, sizeof err), 0);
+    const gd_job_map_want want[] = {{0, -1}, {0, 5}, {1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}};
+    assert_int_equal(gd_job_map_read(dir, want, 7, &v, &n, err, sizeof err), 0);
     assert_int_equal(n, 2);
     assert_int_equal(v[0].gpu, 0);
     assert_int_equal(v[0].gpu_instance, 5);
@@ -86,9 +88,46 @@ static void directory(void **state)
     snprintf(path, sizeof path, "%s/4", dir);
     rmdir(path);
     rmdir(dir);
-    assert_int_equal(gd_job_map_read(dir, &v, &n, err, sizeof err), -1);
+    assert_int_equal(gd_job_map_read(dir, want, 7, &v, &n, err, sizeof err), -1);
     assert_null(v);
     assert_non_null(strstr(err, "No such file"));
+}
+
+/* Files 0-7 among 3000 other numeric names: every GPU gets its jobs
+ * whatever the directory's order (a scan of the first 512 names found 1). */
+static void many_other_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gd-job-map-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    for (int k = 0; k < 3008; k++) {
+        snprintf(path, sizeof path, "%s/%d", dir, k < 8 ? k : 1000 + k);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fprintf(fp, "job%d\n", k);
+        fclose(fp);
+    }
+    gd_job_map_want want[8];
+    for (int g = 0; g < 8; g++)
+        want[g] = (gd_job_map_want){g, -1};
+    gd_gpu_jobs *v;
+    size_t n;
+    char err[256];
+    assert_int_equal(gd_job_map_read(dir, want, 8, &v, &n, err, sizeof err), 0);
+    assert_int_equal(n, 8);
+    for (int g = 0; g < 8; g++) {
+        char id[16];
+        snprintf(id, sizeof id, "job%d", g);
+        assert_int_equal(v[g].gpu, g);
+        assert_string_equal(v[g].id[0], id);
+    }
+    free(v);
+    for (int k = 0; k < 3008; k++) {
+        snprintf(path, sizeof path, "%s/%d", dir, k < 8 ? k : 1000 + k);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 int main(void)
@@ -97,6 +136,7 @@ int main(void)
         cmocka_unit_test(names),
         cmocka_unit_test(ids),
         cmocka_unit_test(directory),
+        cmocka_unit_test(many_other_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

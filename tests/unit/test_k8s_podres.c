@@ -197,7 +197,7 @@ static void odd_names_drop_their_device(void **state)
     gd_k8s_assigns_free(&a);
 }
 
-static void too_many_devices_are_refused(void **state)
+static void too_many_devices_keep_the_first(void **state)
 {
     (void)state;
     size_t n = GD_K8S_MAX_DEVICES + 1;
@@ -241,8 +241,12 @@ static void too_many_devices_are_refused(void **state)
     memcpy(r + rk, hdr->b, hdr->n), rk += hdr->n;
     memcpy(r + rk, p, pk), rk += pk;
     gd_k8s_assigns a = {0};
-    assert_int_equal(gd_k8s_podres_decode(r, rk, &a), -1);
-    assert_int_equal(a.n, 0);
+    /* One past the cap: the first GD_K8S_MAX_DEVICES keep their labels,
+     * the one past is counted (the whole answer was once refused). */
+    assert_int_equal(gd_k8s_podres_decode(r, rk, &a), 0);
+    assert_int_equal(a.n, GD_K8S_MAX_DEVICES);
+    assert_int_equal(a.over_cap, 1);
+    assert_string_equal(a.v[0].pod, "p");
     /* One fewer: an answer. */
     ids[o - 16 - 3] = 0x3a; /* the last id becomes an unknown field 7 */
     memcpy(ctr + k - o, ids, o);
@@ -250,6 +254,7 @@ static void too_many_devices_are_refused(void **state)
     memcpy(r + rk - pk, p, pk);
     assert_int_equal(gd_k8s_podres_decode(r, rk, &a), 0);
     assert_int_equal(a.n, GD_K8S_MAX_DEVICES);
+    assert_int_equal(a.over_cap, 0);
     gd_k8s_assigns_free(&a);
     free(hdr);
     free(buf);
@@ -285,7 +290,7 @@ static void a_gpu_finds_its_pod(void **state)
     (void)state;
     gd_k8s_assign v[] = {{"GPU-1", "a", "ns", "c"}, {"GPU-10::2", "b", "ns", "c"}, {"nvidia3", "c", "ns", "c"},
                          {"GPU-1", "later", "ns", "c"}};
-    gd_k8s_assigns a = {v, 4, 4};
+    gd_k8s_assigns a = {.v = v, .n = 4, .cap = 4};
     assert_string_equal(gd_k8s_assigns_find(&a, "GPU-1", 0)->pod, "a"); /* the first */
     assert_string_equal(gd_k8s_assigns_find(&a, "GPU-10", 1)->pod, "b"); /* a shared GPU's replica */
     assert_string_equal(gd_k8s_assigns_find(&a, "GPU-7", 3)->pod, "c"); /* by device name */
@@ -302,7 +307,7 @@ int main(void)
         cmocka_unit_test(decodes_the_gpus_of_each_container),
         cmocka_unit_test(malformed_answers_are_refused),
         cmocka_unit_test(odd_names_drop_their_device),
-        cmocka_unit_test(too_many_devices_are_refused),
+        cmocka_unit_test(too_many_devices_keep_the_first),
         cmocka_unit_test(grpc_frames),
         cmocka_unit_test(a_gpu_finds_its_pod),
     };

@@ -114,8 +114,10 @@ typedef struct ctx {
 static int push(ctx *c, pb_str id)
 {
     gd_k8s_assigns *a = c->out;
-    if (a->n == GD_K8S_MAX_DEVICES)
-        return -1;
+    if (a->n == GD_K8S_MAX_DEVICES) {
+        a->over_cap++; /* the rest of the answer is still read: malformed is malformed */
+        return 0;
+    }
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
         gd_k8s_assign *v = realloc(a->v, cap * sizeof *v);
@@ -207,9 +209,10 @@ static void drop_incomplete(gd_k8s_assigns *a)
 int gd_k8s_podres_decode(const uint8_t *buf, size_t len, gd_k8s_assigns *out)
 {
     out->n = 0;
+    out->over_cap = 0;
     ctx c = {.out = out};
     if (each(&c, (pb_str){buf, len}, LIST_POD_RESOURCES, pod) < 0) {
-        out->n = 0;
+        out->n = out->over_cap = 0;
         return -1;
     }
     drop_incomplete(out);

@@ -27,7 +27,7 @@
 #define GD_K8S_DEVICE_ID_MAX 128
 #define GD_K8S_NAME_MAX 254
 /* More devices than any node has (GPUs times time-slicing replicas): an
- * answer with more is refused. */
+ * answer with more keeps its first this many and counts the rest. */
 #define GD_K8S_MAX_DEVICES 4096
 
 /* One device of a container: a GPU's UUID ("GPU-..."), a MIG device's
@@ -42,6 +42,7 @@ typedef struct gd_k8s_assign {
 typedef struct gd_k8s_assigns {
     gd_k8s_assign *v;
     size_t n, cap;
+    size_t over_cap; /* GPU devices past GD_K8S_MAX_DEVICES, left out */
 } gd_k8s_assigns;
 
 /*
@@ -49,10 +50,11 @@ typedef struct gd_k8s_assigns {
  * prefix) into *out (emptied first): one entry per device id of each
  * container's devices of resource "nvidia.com/gpu" or "nvidia.com/mig-*".
  * Devices with an empty or over-long field, or bytes outside printable
- * ASCII (Kubernetes names are DNS names), are left out. Returns 0, or -1
- * with *out empty: malformed protobuf (truncated, a length past the end, a
- * group or unknown wire type), more than GD_K8S_MAX_DEVICES devices, or no
- * memory.
+ * ASCII (Kubernetes names are DNS names), are left out; so are the devices
+ * past the first GD_K8S_MAX_DEVICES, counted in out->over_cap (the pods
+ * before them keep their labels). Returns 0, or -1 with *out empty:
+ * malformed protobuf (truncated, a length past the end, a group or unknown
+ * wire type), or no memory.
  */
 int gd_k8s_podres_decode(const uint8_t *buf, size_t len, gd_k8s_assigns *out);
 

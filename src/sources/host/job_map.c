@@ -78,49 +78,44 @@ static int by_gpu(const void *a, const void *b)
                             : (x->gpu_instance > y->gpu_instance) - (x->gpu_instance < y->gpu_instance);
 }
 
-int gd_job_map_read(const char *dir, gd_gpu_jobs **out, size_t *n, char *err, size_t errlen)
+int gd_job_map_read(const char *dir, const gd_job_map_want *want, size_t nwant, gd_gpu_jobs **out, size_t *n, char *err,
+                    size_t errlen)
 {
     *out = NULL;
     *n = 0;
-    DIR *d = opendir(dir);
+    DIR *d = opendir(dir); /* an unreadable directory is said, not taken for an empty one */
     if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    gd_gpu_jobs *v = NULL;
-    size_t count = 0, cap = 0, files = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && files < GD_JOB_MAP_MAX_FILES) {
-        int gpu, gi;
-        if (!gd_job_map_name(e->d_name, &gpu, &gi))
-            continue;
-        files++;
+    closedir(d);
+    gd_gpu_jobs *v = nwant ? calloc(nwant, sizeof *v) : NULL;
+    size_t count = 0;
+    /* The names the GPUs need, each opened by name: a directory of
+     * thousands of other files costs nothing and hides none of them. */
+    for (size_t k = 0; v && k < nwant; k++) {
         char path[4096], why[256];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (want[k].gpu_instance < 0)
+            snprintf(path, sizeof path, "%s/%d", dir, want[k].gpu);
+        else
+            snprintf(path, sizeof path, "%s/%d.%d", dir, want[k].gpu, want[k].gpu_instance);
         size_t len;
         char *text = gd_input_read(path, GD_INPUT_FILE, 64 * 1024, &len, why, sizeof why);
         if (!text)
-            continue; /* a FIFO, a directory, a file too large: not a mapping */
-        if (count == cap) {
-            size_t c2 = cap ? cap * 2 : 16;
-            gd_gpu_jobs *w = realloc(v, c2 * sizeof *w);
-            if (!w) {
-                free(text);
-                break;
-            }
-            v = w;
-            cap = c2;
-        }
+            continue; /* absent, a FIFO, a directory, a file too large: not a mapping */
         gd_gpu_jobs *j = &v[count];
-        j->gpu = gpu;
-        j->gpu_instance = gi;
+        j->gpu = want[k].gpu;
+        j->gpu_instance = want[k].gpu_instance;
         if (gd_job_map_ids(text, j) > 0)
             count++;
         free(text);
     }
-    closedir(d);
     if (count)
         qsort(v, count, sizeof *v, by_gpu);
+    else {
+        free(v);
+        v = NULL;
+    }
     *out = v;
     *n = count;
     return 0;

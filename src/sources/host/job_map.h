@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define GD_JOB_MAP_MAX_FILES 512 /* files read from one directory */
-
 /* A mapping file's name: "3" (gpu 3, *gi -1) or "3.5" (gpu 3, GPU instance
  * 5). False for any other name (dot files, editors' backups, "a", "3.x"). */
 bool gd_job_map_name(const char *name, int *gpu, int *gi);
@@ -24,10 +22,18 @@ bool gd_job_map_name(const char *name, int *gpu, int *gi);
  * ignored), at most GD_MAX_GPU_JOBS, no id twice, into j. Returns j->n. */
 size_t gd_job_map_ids(const char *text, gd_gpu_jobs *j);
 
-/* Every mapping file of dir with at least one job id, into a malloc'd
- * *out of *n entries (sorted by GPU, then instance). 0; or -1 with the
- * reason in err (dir unreadable; *out NULL). Files that are not regular,
- * over 64 KiB or unreadable are skipped. */
-int gd_job_map_read(const char *dir, gd_gpu_jobs **out, size_t *n, char *err, size_t errlen);
+/* A mapping file a GPU needs: its index, and its MIG GPU instance id (-1:
+ * the whole GPU, file "3"; else "3.5"). */
+typedef struct gd_job_map_want {
+    int gpu, gpu_instance;
+} gd_job_map_want;
+
+/* The mapping files of dir that want[0..nwant) name (read by name, never
+ * by a scan: any number of other files may be there) with at least one job
+ * id, into a malloc'd *out of *n entries (sorted by GPU, then instance;
+ * NULL when none). 0; or -1 with the reason in err (dir unreadable; *out
+ * NULL). Files absent, not regular, over 64 KiB or unreadable are skipped. */
+int gd_job_map_read(const char *dir, const gd_job_map_want *want, size_t nwant, gd_gpu_jobs **out, size_t *n, char *err,
+                    size_t errlen);
 
 #endif

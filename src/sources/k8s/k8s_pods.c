@@ -30,7 +30,7 @@ static void say(gd_k8s_pods *k, const char *msg)
 static void *run(void *arg)
 {
     gd_k8s_pods *k = arg;
-    bool failing = false, ever = false;
+    bool failing = false, ever = false, capped = false;
     for (;;) {
         gd_k8s_assigns got = {0};
         char err[600], msg[1200];
@@ -51,6 +51,17 @@ static void *run(void *arg)
             snprintf(msg, sizeof msg, "pod labels from the kubelet's pod-resources at %s", k->socket);
             say(k, msg);
         }
+        /* An answer past the cap: said once (again after one within it). */
+        size_t over = rc == 0 ? got.over_cap : 0;
+        if (over && !capped) {
+            snprintf(msg, sizeof msg,
+                     "the kubelet listed %zu GPU devices past gpudoctor's cap of %d: the first %d keep their pod "
+                     "labels, the rest have none",
+                     over, GD_K8S_MAX_DEVICES, GD_K8S_MAX_DEVICES);
+            say(k, msg);
+        }
+        if (rc == 0)
+            capped = over > 0;
         failing = rc != 0;
         ever = ever || rc == 0;
         struct timespec until;

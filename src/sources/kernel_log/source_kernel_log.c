@@ -6,7 +6,10 @@
  * Xid events of the session, one per fault however many lines the driver
  * printed it in (formats/kernel_log/klog_xid_run.h). Bounded per sample; an
  * unreadable log is not followed (the Xids still come from NVML's event
- * API).
+ * API). A file is followed as `tail -F` does: truncated (logrotate's
+ * copytruncate: shorter than what was read), it is read again from its
+ * start; renamed or replaced (another file at its name), the old one's last
+ * lines are read and the new one is followed from its start.
  */
 #include "sources/source.h"
 
@@ -15,8 +18,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_BYTES_PER_SAMPLE (256u << 10)
@@ -28,6 +33,9 @@ typedef struct kernel_log_source {
     char partial[4096]; /* a file's line not yet ended */
     size_t partial_len;
     gd_xid_runs xids; /* each address and Xid's last line, which the next may continue */
+    char path[PATH_MAX]; /* a file's name, looked at again each sample */
+    dev_t dev; /* the followed file's: another at its name is a rotation */
+    ino_t ino;
 } kernel_log_source;
 
 static int klog_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots *roots, char *err, size_t errlen)
@@ -37,11 +45,17 @@ static int klog_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     (void)errlen;
     kernel_log_source *k = self;
     k->fd = -1;
+    struct stat st;
     if (roots->kernel_log[0]) {
+        snprintf(k->path, sizeof k->path, "%s", roots->kernel_log);
         k->fd = open(roots->kernel_log, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (k->fd >= 0 && lseek(k->fd, 0, SEEK_END) < 0) { /* only what is written from now on */
+        /* only what is written from now on */
+        if (k->fd >= 0 && (lseek(k->fd, 0, SEEK_END) < 0 || fstat(k->fd, &st) != 0)) {
             close(k->fd);
             k->fd = -1;
+        } else if (k->fd >= 0) {
+            k->dev = st.st_dev;
+            k->ino = st.st_ino;
         }
     } else if (!f->simulated && !f->captured) {
         k->kmsg = true;
@@ -81,19 +95,17 @@ static void take_line(kernel_log_source *k, gd_facts *f, const char *line, size_
     (void)gd_event_add(&f->events, &e);
 }
 
-static void klog_sample(void *self, gd_facts *f, size_t i, double t)
+/* Reads what fd has now, up to this sample's bounds (*taken, *records). */
+static void read_new(kernel_log_source *k, gd_facts *f, double t, size_t *taken, int *records)
 {
-    (void)i;
-    kernel_log_source *k = self;
     char buf[8192];
-    size_t taken = 0;
-    for (int records = 0; records < MAX_RECORDS_PER_SAMPLE && taken < MAX_BYTES_PER_SAMPLE; records++) {
+    for (; *records < MAX_RECORDS_PER_SAMPLE && *taken < MAX_BYTES_PER_SAMPLE; (*records)++) {
         ssize_t n = read(k->fd, buf, sizeof buf - 1);
         if (n < 0 && (errno == EPIPE || errno == EINTR))
             continue; /* /dev/kmsg: records overwritten meanwhile */
         if (n <= 0)
             break;
-        taken += (size_t)n;
+        *taken += (size_t)n;
         if (k->kmsg) {
             take_line(k, f, buf, (size_t)n, t);
             continue;
@@ -112,6 +124,55 @@ static void klog_sample(void *self, gd_facts *f, size_t i, double t)
             at += len + (nl ? 1 : 0);
         }
     }
+}
+
+/* A file truncated under the reader (shorter than where it reads) is read
+ * again from its start. */
+static void reread_if_truncated(kernel_log_source *k)
+{
+    struct stat st;
+    off_t at = lseek(k->fd, 0, SEEK_CUR);
+    if (fstat(k->fd, &st) == 0 && at > st.st_size && lseek(k->fd, 0, SEEK_SET) == 0)
+        k->partial_len = 0;
+}
+
+/* Another file at the followed name (renamed, or deleted and made again):
+ * the new one's descriptor, from its start; -1 while the name is the same
+ * file, absent or unreadable (the old one is still followed). */
+static int rotated(const kernel_log_source *k, struct stat *st)
+{
+    if (stat(k->path, st) != 0 || (st->st_dev == k->dev && st->st_ino == k->ino))
+        return -1;
+    int fd = open(k->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, st) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void klog_sample(void *self, gd_facts *f, size_t i, double t)
+{
+    (void)i;
+    kernel_log_source *k = self;
+    size_t taken = 0;
+    int records = 0;
+    if (k->kmsg) {
+        read_new(k, f, t, &taken, &records);
+        return;
+    }
+    reread_if_truncated(k);
+    struct stat st;
+    int fd = rotated(k, &st);
+    read_new(k, f, t, &taken, &records); /* the old file's last lines first */
+    if (fd < 0)
+        return;
+    close(k->fd);
+    k->fd = fd;
+    k->dev = st.st_dev;
+    k->ino = st.st_ino;
+    k->partial_len = 0;
+    read_new(k, f, t, &taken, &records);
 }
 
 static void klog_close(void *self)
