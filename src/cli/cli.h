@@ -147,9 +147,6 @@ int gd_cli_interval(const char *arg, double *ms);
  */
 extern volatile sig_atomic_t gd_cli_stop, gd_cli_stop_signal;
 void gd_cli_catch_stops(void);
-/* A command that has no window to end early (bench pcie, gemm, membw) gives
- * the stop signals back their default action; one caught already acts now. */
-void gd_cli_release_stops(void);
 
 /* SIGINT, SIGTERM and SIGHUP call handler (those ignored at start stay
  * ignored); the old actions go to old, for gd_cli_restore_signals. */

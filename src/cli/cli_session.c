@@ -49,17 +49,6 @@ void gd_cli_catch_stops(void)
     sigprocmask(SIG_UNBLOCK, &unblock, NULL);
 }
 
-void gd_cli_release_stops(void)
-{
-    struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
-    sigemptyset(&dfl.sa_mask);
-    for (size_t i = 0; i < GD_CLI_STOP_SIGNALS; i++)
-        if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == on_stop)
-            sigaction(stop_signals[i], &dfl, NULL);
-    if (gd_cli_stop_signal) /* one came while caught: it acts now */
-        raise(gd_cli_stop_signal);
-}
-
 void gd_cli_stop_signals(void (*handler)(int), struct sigaction old[GD_CLI_STOP_SIGNALS])
 {
     struct sigaction sa = {.sa_handler = handler};

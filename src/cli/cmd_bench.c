@@ -74,8 +74,8 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n"
                              "\n"
                              "Ctrl-C, SIGTERM or SIGHUP end a stress window early: the report (and --report's\n"
-                             "page) covers what ran until then. They end all, pcie and gemm within about a\n"
-                             "second with the report of what was measured; membw, p2p and nccl at once.\n";
+                             "page) covers what ran until then. They end the other benchmarks within about a\n"
+                             "second with the report of what was measured.\n";
 
 enum { OPT_DTYPE = 256, OPT_SECONDS, OPT_INTERVAL, OPT_FORCE, OPT_PYTHON, OPT_REPORT, OPT_EXIT };
 
@@ -150,10 +150,8 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     if (!ok)
         return gd_cli_error("unknown benchmark '%s': pcie, gemm, membw, p2p, nccl, stress or all", o->what);
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
-    /* stress, all, pcie and gemm stop on Ctrl-C, SIGTERM or SIGHUP with
-     * what they measured; the others end at once, as always. */
-    if (!stress && !all && strcmp(o->what, "pcie") != 0 && strcmp(o->what, "gemm") != 0)
-        gd_cli_release_stops();
+    /* Every benchmark stops on Ctrl-C, SIGTERM or SIGHUP with what it
+     * measured (the stop handler stays). */
     if (o->report && !stress)
         return gd_cli_error("--report is for 'bench stress' (the window's plots)");
     if (o->interval_ms > 0 && !stress)

@@ -101,7 +101,8 @@ static int run_nccl(const gd_bench_cli *o, const gd_facts *f, gd_bench_facts *b,
                              .min_bytes = one,
                              .max_bytes = one,
                              .iters = (int)o->reps,
-                             .env = env};
+                             .env = env,
+                             .stop = &gd_cli_stop};
     return gd_nccl_bench_run(&no, f, b, err, errlen);
 }
 
@@ -262,6 +263,7 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
                                           : 0)
                      << 20,
             .reps = (int)o->reps,
+            .stop = &gd_cli_stop,
         };
         if (gd_membw_bench_run(&mo, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench membw: %s", err);
@@ -276,6 +278,7 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
                    .sim_scenario = o->sim ? o->scenario : NULL},
             .bytes = (size_t)(o->size > 0 ? o->size : 0) << 20,
             .reps = (int)o->reps,
+            .stop = &gd_cli_stop,
         };
         if (gd_p2p_bench_run(&po, f, b, err, sizeof err) != 0)
             return gd_cli_error("bench p2p: %s", err);
@@ -321,6 +324,9 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         gd_check_run(gd_check_find("bench.nccl_failed"), f, &fs);
         gd_check_run(gd_check_find("bench.nccl_low"), f, &fs);
     }
+    if (gd_cli_stop && !all) /* bench all said so before the benchmark it left out */
+        fprintf(stderr, "gpudoctor: bench %s stopped (signal %d): the report has what it measured until then\n",
+                o->what, (int)gd_cli_stop_signal);
     gd_findings_sort(&fs);
     int code = finish(o, f, &fs);
     gd_findings_free(&fs);

@@ -35,6 +35,7 @@ typedef struct membw_dev {
     gd_probe_stream s;
     CUfunction fn; /* NULL when the kernel did not load */
     unsigned grid;
+    const volatile sig_atomic_t *stop; /* a stop signal: the copies timed so far */
 } membw_dev;
 
 static CUresult copy_kernel(membw_dev *d, CUdeviceptr dst, CUdeviceptr src, size_t bytes)
@@ -70,6 +71,10 @@ static double timed_gbps(membw_dev *d, copy_fn copy, CUdeviceptr dst, CUdevicept
         }
         if (r >= 0)
             ms[r] = t;
+        if (r >= 0 && d->stop && *d->stop) {
+            reps = r + 1; /* stopped: the median of those timed */
+            break;
+        }
     }
     double med = gd_probe_median_ms(ms, reps);
     return med > 0 ? 2.0 * (double)bytes / (med / 1e3) / 1e9 : NAN;
@@ -138,10 +143,9 @@ static void measure_device(const gd_bench_rt *rt, const gd_membw_bench_opts *o, 
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod = NULL;
-    membw_dev d = {.a = a, .grid = 1024};
+    membw_dev d = {.a = a, .grid = 1024, .stop = o->stop};
     CUdeviceptr src = 0, dst = 0;
     CUresult rc;
-    (void)o;
     if (gd_probe_ctx_open(a, g->cuda_device, &dev, &ctx, g->membw_error, sizeof g->membw_error) != 0)
         return;
     int sms = 0;
@@ -201,6 +205,11 @@ int gd_membw_bench_run(const gd_membw_bench_opts *o, const gd_facts *f, gd_bench
     bool any = false;
     for (size_t i = 0; i < b->gpu_count; i++) {
         gd_bench_gpu *g = &b->gpus[i];
+        if (o->stop && *o->stop) { /* stopped before this GPU: not measured, and said so */
+            g->membw_copy_gbps = g->membw_kernel_gbps = NAN;
+            snprintf(g->membw_error, sizeof g->membw_error, "the benchmark was stopped before it");
+            continue;
+        }
         measure_device(&rt, o, b->membw_bytes, b->membw_reps, g);
         any |= !isnan(g->membw_copy_gbps) || !isnan(g->membw_kernel_gbps) || g->membw_failed ||
                g->membw_verdict == GD_VERIFY_WRONG;

@@ -10,10 +10,15 @@
 #include "bench_runtime.h"
 #include "gpudoctor/bench.h"
 
+#include <signal.h>
+
 typedef struct gd_membw_bench_opts {
     gd_bench_rt_opts rt;
     size_t bytes; /* per copy; 0: 1 GiB (8 GiB under --sim, see membw_bench.c) */
     int reps; /* timed copies per figure, median reported; 0: 10 */
+    /* Set by a stop signal: what was measured is kept, what was not is said
+     * ("the benchmark was stopped before it"). NULL: none. */
+    const volatile sig_atomic_t *stop;
 } gd_membw_bench_opts;
 
 /* Measures every CUDA device into b. 0, or -1 with a message when nothing

@@ -38,6 +38,7 @@ typedef struct run {
     rank *r;
     ncclComm_t *comms;
     gd_nccl_bench *out;
+    const volatile sig_atomic_t *stop; /* a stop signal: the collectives timed so far */
 } run;
 
 size_t gd_nccl_sweep_sizes(size_t lo, size_t hi, int ranks, size_t *out, size_t cap)
@@ -199,7 +200,8 @@ static double timed(run *x, gd_nccl_coll c, CUdeviceptr const *send, CUdeviceptr
     for (int i = 0; i < x->n; i++)
         if (!set_device(x, i) || !cuda_ok(x, x->cu->cuEventRecord(x->r[i].s.e0, x->r[i].s.st), "cuEventRecord"))
             return NAN;
-    for (int k = 0; k < iters; k++)
+    int done = 0;
+    for (; done < iters && !(done > 0 && x->stop && *x->stop); done++)
         if (!collective(x, c, send, recv, count))
             return NAN;
     double worst = 0;
@@ -214,7 +216,7 @@ static double timed(run *x, gd_nccl_coll c, CUdeviceptr const *send, CUdeviceptr
     }
     if (!sync_all(x))
         return NAN;
-    return worst / iters;
+    return worst / done;
 }
 
 static void sweep(run *x, const gd_nccl_bench_opts *o)
@@ -231,9 +233,12 @@ static void sweep(run *x, const gd_nccl_bench_opts *o)
     for (int i = 0; ok && i < x->n; i++)
         ok = set_device(x, i) && cuda_ok(x, x->cu->cuMemAlloc(&send[i], top), "cuMemAlloc (the send buffer)") &&
              cuda_ok(x, x->cu->cuMemAlloc(&recv[i], top), "cuMemAlloc (the receive buffer)");
-    for (int c = 0; ok && c < GD_NCCL_COLLS; c++) {
+    bool stopped = false; /* a stop signal: the sizes measured so far are the figures */
+    for (int c = 0; ok && !stopped && c < GD_NCCL_COLLS; c++) {
         double factor = gd_nccl_busbw_factor((gd_nccl_coll)c, x->n);
         for (size_t k = 0; ok && k < ns; k++) {
+            if ((stopped = o->stop && *o->stop))
+                break;
             /* all-reduce: the buffer's elements; all-gather: each rank's share */
             size_t count = sizes[k] / 4 / (c == GD_NCCL_ALL_REDUCE ? 1 : (size_t)x->n);
             double s = timed(x, (gd_nccl_coll)c, send, recv, count, out->warmup, out->iters);
@@ -332,7 +337,7 @@ int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_f
     ncclComm_t comms[GD_NCCL_MAX_RANKS];
     memset(r, 0, sizeof r);
     memset(comms, 0, sizeof comms);
-    run x = {.cu = &rt.cu, .nc = &nc, .n = out->ranks, .r = r, .comms = comms, .out = out};
+    run x = {.cu = &rt.cu, .nc = &nc, .n = out->ranks, .r = r, .comms = comms, .out = out, .stop = o->stop};
     gd_bench_thread_timing();
     measure(&x, o);
     gd_nccl_unload(&nc);

@@ -8,6 +8,7 @@
 #ifndef GD_NCCL_BENCH_H
 #define GD_NCCL_BENCH_H
 
+#include <signal.h>
 #include "loaders/nccl_loader.h"
 #include "bench_runtime.h"
 #include "gpudoctor/bench.h"
@@ -19,6 +20,9 @@ typedef struct gd_nccl_bench_opts {
     int iters; /* timed collectives per size; 0: 20 */
     int warmup; /* untimed first; 0: 5 */
     const char *env; /* the NCCL_* settings in force, recorded as evidence (may be NULL) */
+    /* Set by a stop signal: the sizes measured are kept, the sweep ends.
+     * NULL: none. */
+    const volatile sig_atomic_t *stop;
 } gd_nccl_bench_opts;
 
 /* The default sweep. */

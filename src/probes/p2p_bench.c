@@ -39,6 +39,7 @@ typedef struct p2p_run {
     p2p_dev *devs;
     size_t bytes;
     int reps;
+    const volatile sig_atomic_t *stop; /* a stop signal: the copies timed so far */
 } p2p_run;
 
 /* GB/s of `reps` copies src -> dst on src's stream (median), the calling
@@ -48,7 +49,8 @@ static double timed_copy(const p2p_run *r, size_t src, size_t dst, char *err, si
     const struct gd_cuda_api *a = r->a;
     p2p_dev *s = &r->devs[src], *d = &r->devs[dst];
     float ms[MAX_REPS];
-    for (int k = -1; k < r->reps; k++) { /* k == -1: warm-up */
+    int reps = r->reps;
+    for (int k = -1; k < reps; k++) { /* k == -1: warm-up */
         float t = 0;
         CUresult rc;
         if ((rc = a->cuEventRecord(s->s.e0, s->s.st)) != CUDA_SUCCESS ||
@@ -61,8 +63,12 @@ static double timed_copy(const p2p_run *r, size_t src, size_t dst, char *err, si
         }
         if (k >= 0)
             ms[k] = t;
+        if (k >= 0 && r->stop && *r->stop) {
+            reps = k + 1; /* stopped: the median of those timed */
+            break;
+        }
     }
-    double med = gd_probe_median_ms(ms, r->reps);
+    double med = gd_probe_median_ms(ms, reps);
     return med > 0 ? (double)r->bytes / (med / 1e3) / 1e9 : NAN;
 }
 
@@ -79,12 +85,13 @@ static gd_bench_verdict check_copy(const p2p_run *r, size_t src, size_t dst, cha
         for (size_t i = 0; i < words; i++)
             host[i] = (uint32_t)((i + src * 7919 + dst) * 2654435761u);
         /* dst's buffer is cleared from its own context, then the copy runs from src's. */
-        if ((rc = a->cuCtxSetCurrent(d->ctx)) == CUDA_SUCCESS && (rc = a->cuMemsetD8(d->check, 0, CHECK_BYTES)) ==
-                                                                     CUDA_SUCCESS &&
+        if ((rc = a->cuCtxSetCurrent(d->ctx)) == CUDA_SUCCESS &&
+            (rc = a->cuMemsetD8(d->check, 0, CHECK_BYTES)) == CUDA_SUCCESS &&
             (rc = a->cuCtxSetCurrent(s->ctx)) == CUDA_SUCCESS &&
             (rc = a->cuMemcpyHtoD(s->check, host, CHECK_BYTES)) == CUDA_SUCCESS &&
             (rc = a->cuMemcpyPeerAsync(d->check, d->ctx, s->check, s->ctx, CHECK_BYTES, s->s.st)) == CUDA_SUCCESS &&
-            (rc = a->cuStreamSynchronize(s->s.st)) == CUDA_SUCCESS && (rc = a->cuCtxSetCurrent(d->ctx)) == CUDA_SUCCESS &&
+            (rc = a->cuStreamSynchronize(s->s.st)) == CUDA_SUCCESS &&
+            (rc = a->cuCtxSetCurrent(d->ctx)) == CUDA_SUCCESS &&
             (rc = a->cuMemcpyDtoH(back, d->check, CHECK_BYTES)) == CUDA_SUCCESS)
             v = gd_probe_check_words(back, host, words, "arrived wrong", detail, len);
     }
@@ -228,7 +235,8 @@ int gd_p2p_bench_run(const gd_p2p_bench_opts *o, const gd_facts *f, gd_bench_fac
     free(b->p2p_pairs);
     b->p2p_pair_count = 0;
     b->p2p_pairs = calloc(n * (n - 1), sizeof *b->p2p_pairs);
-    p2p_run r = {.a = &rt.cu, .devs = calloc(n, sizeof(p2p_dev)), .bytes = b->p2p_bytes, .reps = b->p2p_reps};
+    p2p_run r = {
+        .a = &rt.cu, .devs = calloc(n, sizeof(p2p_dev)), .bytes = b->p2p_bytes, .reps = b->p2p_reps, .stop = o->stop};
     if (!b->p2p_pairs || !r.devs) {
         free(r.devs);
         gd_bench_rt_close(&rt);
@@ -245,6 +253,12 @@ int gd_p2p_bench_run(const gd_p2p_bench_opts *o, const gd_facts *f, gd_bench_fac
             gd_p2p_pair *p = &b->p2p_pairs[b->p2p_pair_count++];
             p->src = s;
             p->dst = d;
+            if (o->stop && *o->stop) { /* stopped before this pair: not measured, and said so */
+                p->can_access = -1;
+                p->uni_gbps = p->bidi_gbps = NAN;
+                snprintf(p->error, sizeof p->error, "the benchmark was stopped before it");
+                continue;
+            }
             measure_pair(&r, p);
             any |= !isnan(p->uni_gbps) || p->verdict == GD_VERIFY_WRONG;
         }

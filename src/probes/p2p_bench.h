@@ -10,10 +10,15 @@
 #include "bench_runtime.h"
 #include "gpudoctor/bench.h"
 
+#include <signal.h>
+
 typedef struct gd_p2p_bench_opts {
     gd_bench_rt_opts rt;
     size_t bytes; /* per copy; 0: 256 MiB */
     int reps; /* timed copies per figure, median reported; 0: 5 */
+    /* Set by a stop signal: what was measured is kept, what was not is said
+     * ("the benchmark was stopped before it"). NULL: none. */
+    const volatile sig_atomic_t *stop;
 } gd_p2p_bench_opts;
 
 /* Measures every ordered pair of CUDA devices into b. 0, or -1 with a
