@@ -57,6 +57,13 @@ cleanup() {
     for d in slurmd slurmctld munged; do
         [ -f "$tmp/$d.pid" ] && kill -9 "$(cat "$tmp/$d.pid")" 2>/dev/null
     done
+    # A slurmd child that runs a health check is not in the pid files: it
+    # ends when the check does (the wrapper's own limit). Waited for,
+    # bounded, so that it does not outlive the test (the suite's guard).
+    for _ in $(seq 300); do
+        pgrep -f -- "slurmd -f $tmp/slurm.conf" >/dev/null 2>&1 || break
+        sleep 0.1
+    done
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
