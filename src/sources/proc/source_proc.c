@@ -426,7 +426,9 @@ static bool sample_process(proc_source *ps, int pid, int proc, double dt, gd_job
         any = true;
         if (tid == pid && proc >= 0)
             snprintf(j->procs[proc].comm, sizeof j->procs[proc].comm, "%s", comm);
-        gd_job_thread *t = thread_slot(ps, pid, tid, proc);
+        gd_job_thread *t = slot >= 0 ? &j->threads[slot] : thread_slot(ps, pid, tid, proc); /* searched once */
+        if (slot >= 0)
+            ps->thread_proc[slot] = (int16_t)proc;
         size_t i = t ? (size_t)(t - j->threads) : 0;
         /* A quiet thread's CPU time grew, if at all, since the last full scan. */
         count_thread(ps, t, state, ticks, comm, dt, t && ps->quiet[i] ? ps->span : dt, s);
