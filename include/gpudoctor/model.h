@@ -494,6 +494,7 @@ typedef struct gd_facts {
     struct gd_stack_facts *stack; /* include/gpudoctor/stack.h */
     struct gd_job_facts *job; /* include/gpudoctor/job.h: the job's /proc, sampled */
     struct gd_bench_facts *bench; /* include/gpudoctor/bench.h: bench gemm / membw / stress */
+    struct gd_net_facts *net; /* include/gpudoctor/net.h: RDMA NICs, GPUDirect, ACS, NCCL's log */
     /* The window's running statistics (src/analysis/window_acc.h), kept by
      * the session as samples arrive and leave, so judging costs the same at
      * every tick; NULL: the checks build one from the series. Freed by

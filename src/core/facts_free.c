@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Freeing the facts, every part of them by its own model's free. Apart from
- * model.c, which the parts' models (job, PCIe, stack, bench) build on: so
+ * model.c, which the parts' models (job, PCIe, stack, bench, network) build on: so
  * model.c needs none of them. */
 #include "gpudoctor/model.h"
 #include "gpudoctor/bench.h"
 #include "gpudoctor/job.h"
+#include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -25,6 +26,7 @@ void gd_facts_free(gd_facts *f)
     gd_stack_facts_free(f->stack);
     gd_job_facts_free(f->job);
     gd_bench_facts_free(f->bench);
+    gd_net_facts_free(f->net);
     gd_events_free(&f->events);
     memset(f, 0, sizeof *f);
 }
