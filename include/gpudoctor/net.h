@@ -163,4 +163,10 @@ void gd_net_facts_free(gd_net_facts *n);
 /* The device named `name`, or NULL. */
 const gd_net_dev *gd_net_dev_by_name(const gd_net_facts *n, const char *name);
 
+/* A port counter's sysfs name ("symbol_error"), or "" out of range. */
+const char *gd_port_counter_name(gd_port_counter c);
+
+/* A port counter by its sysfs name; GD_PC_COUNT when none is. */
+gd_port_counter gd_port_counter_by_name(const char *name);
+
 #endif
