@@ -288,6 +288,88 @@ typedef struct gd_scenario_gpu {
     gd_scenario_point *points;
 } gd_scenario_gpu;
 
+/*
+ * Addition: the node's training network (docs/scenarios.md, "nics" and
+ * "network"): RDMA devices and their ports, the node's interfaces,
+ * GPUDirect RDMA's module and PCIe ACS on its bridges. Strings are copied
+ * into fixed fields (longer ones are refused); absent numbers carry no
+ * presence.
+ */
+#define GD_SCENARIO_MAX_NICS 64
+#define GD_SCENARIO_MAX_NIC_PORTS 4
+#define GD_SCENARIO_MAX_GIDS 16
+#define GD_SCENARIO_MAX_IFACES 128
+#define GD_SCENARIO_MAX_ACS 256
+#define GD_SCENARIO_NAME 32
+
+/* The port counters a scenario may give, as sysfs names them
+ * (ports/N/counters and hw_counters). */
+#define GD_SCENARIO_PORT_COUNTERS 12
+extern const char *const gd_scenario_port_counter_names[GD_SCENARIO_PORT_COUNTERS];
+
+typedef struct gd_scenario_gid {
+    int index;
+    char gid[48];
+    char type[16]; /* "IB", "RoCE v1", "RoCE v2" */
+    char netdev[GD_SCENARIO_NAME];
+} gd_scenario_gid;
+
+typedef struct gd_scenario_nic_port {
+    unsigned port; /* from 1 */
+    int state; /* IBTA PortState: 1 down .. 5 active_defer; 0 absent */
+    int phys_state; /* IBTA PortPhysicalState: 1 sleep .. 7 phy_test; 0 absent */
+    int link_layer; /* 0 absent, 1 InfiniBand, 2 Ethernet */
+    gd_scenario_num rate_gbps;
+    char netdev[GD_SCENARIO_NAME];
+    gd_scenario_flag netdev_up;
+    gd_scenario_int counters[GD_SCENARIO_PORT_COUNTERS]; /* at t = 0 */
+    double counters_per_s[GD_SCENARIO_PORT_COUNTERS]; /* growth per scenario second */
+    size_t gid_count;
+    gd_scenario_gid gids[GD_SCENARIO_MAX_GIDS];
+} gd_scenario_nic_port;
+
+typedef struct gd_scenario_nic {
+    char name[GD_SCENARIO_NAME];
+    char bdf[16]; /* "0000:19:00.0", lower case */
+    char ca_type[32];
+    char firmware[32];
+    gd_scenario_int numa_node;
+    size_t port_count;
+    gd_scenario_nic_port ports[GD_SCENARIO_MAX_NIC_PORTS];
+} gd_scenario_nic;
+
+typedef struct gd_scenario_iface {
+    char name[GD_SCENARIO_NAME];
+    gd_scenario_flag up;
+    bool loopback, bridge, virtual_dev;
+    char ipv4[16];
+} gd_scenario_iface;
+
+typedef struct gd_scenario_acs {
+    char bdf[16];
+    bool src_valid, trans_blk, req_redir, cmplt_redir, upstream_fwd, egress_ctrl, direct_trans;
+} gd_scenario_acs;
+
+typedef enum gd_scenario_peermem {
+    GD_SCENARIO_PEERMEM_ABSENT = 0, /* the key is not there: not said */
+    GD_SCENARIO_PEERMEM_NONE, /* "none": neither module loaded */
+    GD_SCENARIO_PEERMEM_NVIDIA, /* "nvidia_peermem" */
+    GD_SCENARIO_PEERMEM_MELLANOX, /* "nv_peer_mem" */
+} gd_scenario_peermem;
+
+typedef struct gd_scenario_net {
+    bool has_nics; /* "nics" is there (an empty list: a node without RDMA devices) */
+    size_t nic_count;
+    gd_scenario_nic *nics;
+    bool has_ifaces; /* "network.interfaces" is there */
+    size_t iface_count;
+    gd_scenario_iface *ifaces;
+    gd_scenario_peermem peermem;
+    bool has_acs; /* "network.acs" is there (an empty list: no bridge with ACS on) */
+    size_t acs_count;
+    gd_scenario_acs *acs;
+} gd_scenario_net;
+
 typedef struct gd_scenario {
     char *path; /* as given to the loader */
     char *description; /* NULL when absent */
@@ -304,6 +386,7 @@ typedef struct gd_scenario {
         gd_scenario_int cpus; /* addition: its online CPUs */
     } host;
     gd_scenario_errors errors; /* addition: top-level "errors" for system-level calls */
+    gd_scenario_net net; /* addition: "nics" and "network" */
     size_t gpu_count;
     gd_scenario_gpu *gpus;
     /* The named processes of every GPU by pid, sorted once at load (for
@@ -389,6 +472,10 @@ double gd_scenario_p2p_gbps(const gd_scenario *sc, size_t a, size_t b, bool *p2p
 
 /* nvmlDeviceGetP2PStatus's answer for GPU a and b (nvmlGpuP2PStatus_t). */
 int gd_scenario_p2p_status(const gd_scenario *sc, size_t a, size_t b);
+
+/* A NIC port's counter `c` at scenario time t: its value at 0 plus its
+ * growth per second times t; false when the scenario does not give it. */
+bool gd_scenario_nic_counter_at(const gd_scenario_nic_port *port, size_t c, double t, double *out);
 
 bool gd_scenario_remap_pending_at(const gd_scenario_gpu *gpu, double t, bool *present);
 

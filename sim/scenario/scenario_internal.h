@@ -48,6 +48,10 @@ void gdp_gpu_free(gd_scenario_gpu *gpu);
 /* Parses gpus[i].events (scenario_events.c). */
 bool gdp_events(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g);
 
+/* Parses "nics" and "network" (scenario_net.c); gdp_net_free releases them. */
+bool gdp_net(gd_parser *p, json_t *root, gd_scenario_net *net);
+void gdp_net_free(gd_scenario_net *net);
+
 /* Builds sc->pid_names from the GPUs' processes; false when out of memory. */
 bool gdp_index_process_names(gd_scenario *sc);
 

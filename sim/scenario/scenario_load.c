@@ -88,7 +88,8 @@ static bool parse_root(gd_parser *p, json_t *root, gd_scenario *sc)
     sc->timescale = timescale.present ? timescale.value : 1.0;
     if (!(sc->timescale > 0 && isfinite(sc->timescale)))
         return gdp_fail(p, "timescale", "must be a positive number (got %g)", sc->timescale);
-    return parse_host(p, root, sc) && gdp_errors(p, root, "", true, 0, &sc->errors) && parse_gpus(p, root, sc);
+    return parse_host(p, root, sc) && gdp_errors(p, root, "", true, 0, &sc->errors) && parse_gpus(p, root, sc) &&
+           gdp_net(p, root, &sc->net);
 }
 
 gd_scenario *gd_scenario_load_buffer(const char *data, size_t len, const char *name, char *err, size_t errlen)
@@ -210,6 +211,7 @@ void gd_scenario_free(gd_scenario *sc)
     free(sc->gpus);
     free(sc->pid_names);
     gdp_errors_free(&sc->errors);
+    gdp_net_free(&sc->net);
     free(sc->host.sysfs);
     free(sc->host.kernel_log);
     free(sc->host.hostname);

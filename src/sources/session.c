@@ -8,6 +8,7 @@
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "source.h"
+#include "sources/net/net_collect.h"
 #include "sources/stack/stack_collect.h"
 #include "sources/pcie/pcie_collect.h"
 
@@ -41,6 +42,8 @@ struct gd_session {
     gd_clock clock;
     size_t k; /* samples taken */
     gd_roots roots; /* where host facts are read (settings, never facts) */
+    bool net_live; /* f->net is this machine's (sysfs): its counters are read again */
+    double net_t; /* when they were last read, session seconds */
     gd_sink sinks[MAX_SINKS];
     size_t nsinks;
 };
@@ -157,6 +160,12 @@ gd_session *gd_session_open(const gd_session_opts *o, gd_facts *f, char *err, si
         return NULL;
     }
     s->gpus_sampled = s->sampling = rc == 0 && ops->samples(self);
+    /* The training network, where the host is this machine (a scenario
+     * brings its own, a capture its own). */
+    if (ops != &gd_source_capture && !f->simulated && !f->net) {
+        f->net = gd_net_sysfs_read(&s->roots, !(ctx && ctx->sys_root));
+        s->net_live = f->net != NULL;
+    }
     if (open_sides(s, true, err, errlen) != 0) {
         gd_session_close(s, NULL, 0);
         return NULL;
@@ -262,6 +271,10 @@ int gd_session_step(gd_session *s, char *err, size_t errlen)
     for (size_t k = 0; k < GD_SIDE_SOURCES; k++)
         if (s->side[k] && side_sources[k].ops->samples(s->side[k]))
             side_sources[k].ops->sample(s->side[k], s->f, (size_t)i, t);
+    if (s->net_live && t - s->net_t >= GD_NET_REREAD_S) { /* a few hundred small files: not every tick */
+        gd_net_sysfs_reread(s->f->net, &s->roots, t);
+        s->net_t = t;
+    }
     s->k++;
     if (s->f->acc && gd_window_acc_add(s->f->acc, s->f, (size_t)i) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -299,6 +312,9 @@ int gd_session_close(gd_session *s, char *err, size_t errlen)
         return 0;
     if (s->gpus_sampled && s->f->series.n && s->ops->finish)
         s->ops->finish(s->self, s->f, gd_series_t(&s->f->series, s->f->series.n - 1));
+    /* The NIC counters as the window ends (one reading for a snapshot). */
+    if (s->net_live && s->f->series.n && s->o.duration_s > 0)
+        gd_net_sysfs_reread(s->f->net, &s->roots, gd_series_t(&s->f->series, s->f->series.n - 1));
     if (s->ops->close)
         s->ops->close(s->self);
     for (size_t k = 0; k < GD_SIDE_SOURCES; k++)

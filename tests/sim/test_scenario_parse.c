@@ -337,12 +337,84 @@ static void test_process_names(void **state)
     gd_scenario_free(sc);
 }
 
+/* "nics" and "network": the training network of the simulated node. */
+static void test_network(void **state)
+{
+    (void)state;
+    const char *text = J({
+        "gpus" : [],
+        "nics" : [ {
+            "name" : "mlx5_0",
+            "bdf" : "0000:19:00.0",
+            "numa_node" : 0,
+            "ca_type" : "MT4129",
+            "ports" : [ {
+                "port" : 1,
+                "state" : "active",
+                "phys_state" : "linkup",
+                "rate_gbps" : 400,
+                "link_layer" : "ethernet",
+                "counters" : {"symbol_error" : 5},
+                "counters_per_s" : {"symbol_error" : 2, "link_downed" : 0.5},
+                "gids" : [ {"index" : 3, "gid" : "::ffff:10.0.0.1", "type" : "RoCE v2", "netdev" : "eth2"} ]
+            } ]
+        } ],
+        "network" : {
+            "interfaces" : [ {"name" : "lo", "up" : true}, {"name" : "docker0", "bridge" : true, "up" : false} ],
+            "peermem" : "none",
+            "acs" : [ {"bdf" : "0000:17:01.0", "src_valid" : true, "req_redir" : true} ]
+        }
+    });
+    char err[512] = "";
+    gd_scenario *sc = gd_scenario_load_buffer(text, strlen(text), "x.json", err, sizeof err);
+    if (!sc)
+        fail_msg("%s", err);
+    assert_true(sc->net.has_nics);
+    assert_int_equal(sc->net.nic_count, 1);
+    const gd_scenario_nic_port *p = &sc->net.nics[0].ports[0];
+    assert_int_equal(p->state, 4);
+    assert_int_equal(p->phys_state, 5);
+    assert_int_equal(p->link_layer, 2);
+    assert_float_equal(p->rate_gbps.value, 400, 0);
+    double v = 0;
+    assert_true(gd_scenario_nic_counter_at(p, 2, 10, &v)); /* symbol_error: 5 + 2 x 10 */
+    assert_float_equal(v, 25, 1e-9);
+    assert_true(gd_scenario_nic_counter_at(p, 0, 10, &v)); /* link_downed grows from 0 */
+    assert_float_equal(v, 5, 1e-9);
+    assert_false(gd_scenario_nic_counter_at(p, 3, 10, &v)); /* port_rcv_errors: not given */
+    assert_int_equal(p->gid_count, 1);
+    assert_string_equal(p->gids[0].type, "RoCE v2");
+    assert_int_equal(sc->net.iface_count, 2);
+    assert_true(sc->net.ifaces[0].loopback);
+    assert_true(sc->net.ifaces[1].bridge && sc->net.ifaces[1].virtual_dev);
+    assert_int_equal(sc->net.peermem, GD_SCENARIO_PEERMEM_NONE);
+    assert_int_equal(sc->net.acs_count, 1);
+    assert_true(sc->net.acs[0].src_valid && sc->net.acs[0].req_redir && !sc->net.acs[0].trans_blk);
+    gd_scenario_free(sc);
+
+    expect_error(J({"gpus" : [], "nics" : {}}), "nics: expected an array");
+    expect_error(J({"gpus" : [], "nics" : [ {"ports" : [ {"port" : 1} ]} ]}), "nics[0]: a NIC needs");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m"} ]}), "nics[0].ports: a NIC needs at least one port");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m", "ports" : [ {"port" : 1, "state" : "up"} ]} ]}),
+                 "nics[0].ports[0].state: unknown value \"up\" (known: down, init, armed, active, active_defer)");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m", "bdf" : "19:00.0", "ports" : [ {"port" : 1} ]} ]}),
+                 "nics[0].bdf: \"19:00.0\" is not a PCI address");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m", "ports" : [ {"port" : 1, "counters" : {"crc" : 1}} ]} ]}),
+                 "nics[0].ports[0].counters.crc: unknown counter");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m", "ports" : [ {"port" : 1}, {"port" : 1} ]} ]}),
+                 "port 1 is listed twice");
+    expect_error(J({"gpus" : [], "nics" : [ {"name" : "m", "ports" : [ {"port" : 1, "gids" : [ {"index" : 0} ]} ]} ]}),
+                 "a GID needs");
+    expect_error(J({"gpus" : [], "network" : {"peermem" : "yes"}}), "network.peermem: unknown value");
+    expect_error(J({"gpus" : [], "network" : {"acs" : [ {"src_valid" : true} ]}}), "network.acs[0].bdf: missing");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_scenario), cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_type_errors),
         cmocka_unit_test(test_value_errors),  cmocka_unit_test(test_limits),        cmocka_unit_test(test_files),
-        cmocka_unit_test(test_process_names),
+        cmocka_unit_test(test_process_names), cmocka_unit_test(test_network),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include "sources/sim_libs.h"
 #include "core/clock.h"
 #include "sources/host/hostinfo.h"
+#include "sources/net/net_collect.h"
 #include "sources/pcie/pcie_collect.h"
 #include "nvml_backend.h"
 #include "nvml_events.h"
@@ -21,12 +22,14 @@ typedef struct nvml_source {
     gd_nvml_session s;
     gd_nvml_watch watch; /* Xid events, re-read counters, GPM */
     bool open, simulated, watching;
+    gd_scenario *net_sc; /* the scenario, kept where it gives NICs: their counters at the window's end */
+    double net_t; /* scenario time of the counters in f->net */
 } nvml_source;
 
 /* Validates the scenario (clear message, exit 3), points the simulated
  * libraries at it and fills what the scenario says of the host. */
 static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, gd_roots *roots, char *lib, size_t liblen,
-                       char *abs, size_t abslen, char *err, size_t errlen)
+                       char *abs, size_t abslen, gd_scenario **net_sc, char *err, size_t errlen)
 {
     /* gd_scenario_load refuses what is not a regular file: the simulated
      * NVML library opens the scenario again by its path. */
@@ -44,7 +47,12 @@ static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, gd_
     snprintf(roots->kernel_log, sizeof roots->kernel_log, "%s", sc->host.kernel_log ? sc->host.kernel_log : "");
     /* The scenario's processes live in its own /proc, or nowhere: never this machine's. */
     snprintf(roots->proc, sizeof roots->proc, "%s", sc->host.proc ? sc->host.proc : "");
-    gd_scenario_free(sc);
+    /* Its network too ("nics", "network"), its counters at time 0. */
+    f->net = gd_net_from_scenario(sc, scenario);
+    if (f->net && sc->net.nic_count)
+        *net_sc = sc;
+    else
+        gd_scenario_free(sc);
 
     char full[PATH_MAX];
     if (!realpath(scenario, full)) {
@@ -72,8 +80,8 @@ static int nvml_open(void *self, const gd_session_opts *o, gd_facts *f, gd_roots
     nvml_source *n = self;
     char lib[PATH_MAX + 32] = "", scenario[PATH_MAX] = "";
     if (o->sim_scenario) {
-        if (prepare_sim(o->ctx, o->sim_scenario, f, roots, lib, sizeof lib, scenario, sizeof scenario, err, errlen) !=
-            0)
+        if (prepare_sim(o->ctx, o->sim_scenario, f, roots, lib, sizeof lib, scenario, sizeof scenario, &n->net_sc, err,
+                        errlen) != 0)
             return -1;
         n->simulated = true;
     } else {
@@ -130,6 +138,10 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
         n->s.api.SimClockSet(t);
     gd_nvml_sample(&n->s, f, i);
     gd_nvml_watch_sample(&n->watch, &n->s, f, i, t);
+    if (n->net_sc && t - n->net_t >= GD_NET_REREAD_S) { /* as often as a live node's are read */
+        gd_net_scenario_at(f->net, n->net_sc, t);
+        n->net_t = t;
+    }
 }
 
 /* The counters re-read at the last sample's time: their rises in the
@@ -137,6 +149,7 @@ static void nvml_sample(void *self, gd_facts *f, size_t i, double t)
 static void nvml_finish(void *self, gd_facts *f, double t)
 {
     nvml_source *n = self;
+    gd_net_scenario_at(f->net, n->net_sc, t);
     if (!n->watching)
         return;
     if (n->simulated && n->s.api.SimClockSet)
@@ -159,6 +172,8 @@ static void nvml_close(void *self)
     if (n->open)
         gd_nvml_close(&n->s);
     n->open = false;
+    gd_scenario_free(n->net_sc);
+    n->net_sc = NULL;
 }
 
 const gd_source_ops gd_source_nvml = {
