@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+from example_files import ROOT, load, save, write
 SPEED_NEW = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe"}
 SPEED_OLD = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s"}
 AER = {
@@ -36,12 +36,6 @@ def switch(rp, usp, dsps, gen=5, rp_cur=None):
     """A root port with one PCIe switch below it; dsps: [(dsp_bdf, endpoint)]."""
     return node("root_port", rp, gen, 16, [node("usp", usp, gen, 16, [node("dsp", d, gen, 16, [ep]) for d, ep in dsps],
                                                 cur=rp_cur)], cur=rp_cur)
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def emit(tree_dir, parent_dir, dev, numa, cpus, speeds, links):
@@ -103,6 +97,28 @@ def hgx(gpu_gen=5, replay_aer=False):
 tree("hgx-h100x8", hgx(), HGX_NODES)
 tree("hgx-h100x8-idle", hgx(gpu_gen=1), HGX_NODES)
 
+
+def hgx_nics(nics):
+    """HGX H100 x8 with the NICs of `nics` (per switch: [(bdf, name)]) on each switch beside its GPU pair,
+    for the network examples (scripts/gen-net-examples.py): two per switch as a DGX H100 has them, or
+    none on a switch."""
+    def sw(hb, rp, usp, dsp_bus, g0, g1, own):
+        dsps = [("0000:%s:00.0" % dsp_bus, node("gpu", g0, 5, 16)), ("0000:%s:02.0" % dsp_bus, node("gpu", g1, 5, 16))]
+        dsps += [("0000:%s:%02x.0" % (dsp_bus, 4 + i), node("nic", bdf, 5, 16, name=name)) for i, (bdf, name) in enumerate(own)]
+        return (hb, [switch(rp, usp, dsps)])
+    s = [sw("pci0000:15", "0000:15:01.0", "0000:16:00.0", "17", "0000:18:00.0", "0000:2a:00.0", nics[0]),
+         sw("pci0000:37", "0000:37:01.0", "0000:38:00.0", "39", "0000:3a:00.0", "0000:5d:00.0", nics[1]),
+         sw("pci0000:97", "0000:97:01.0", "0000:98:00.0", "99", "0000:9a:00.0", "0000:ab:00.0", nics[2]),
+         sw("pci0000:b7", "0000:b7:01.0", "0000:b8:00.0", "b9", "0000:ba:00.0", "0000:db:00.0", nics[3])]
+    return [(hb, 0 if i < 2 else 1, rps) for i, (hb, rps) in enumerate(s)]
+
+
+NET_NICS = [[("0000:19:00.0", "mlx5_0"), ("0000:29:00.0", "mlx5_1")], [("0000:3b:00.0", "mlx5_2"), ("0000:4b:00.0", "mlx5_3")],
+            [("0000:9b:00.0", "mlx5_4"), ("0000:aa:00.0", "mlx5_5")], [("0000:bb:00.0", "mlx5_6"), ("0000:ca:00.0", "mlx5_7")]]
+tree("hgx-h100x8-8nic", hgx_nics(NET_NICS), HGX_NODES)
+# The NICs on node 0's switches only: GPUs 4-7 reach theirs across the CPU link.
+tree("hgx-h100x8-nics-node0", hgx_nics(NET_NICS[:2] + [[], []]), HGX_NODES)
+
 # --- 4x A100 PCIe, one host bridge, two root ports with a Gen4 switch each ---
 A100 = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"]
 ONE_NODE = {0: "0-31"}
@@ -149,17 +165,6 @@ with open(os.path.join(proc, "41003", "environ"), "w") as f:
 
 
 # --- scenarios ---
-def load(name):
-    with open(os.path.join(ROOT, name)) as f:
-        return json.load(f)
-
-
-def save(name, sc):
-    with open(os.path.join(ROOT, name), "w") as f:
-        json.dump(sc, f, indent=1)
-        f.write("\n")
-
-
 hgx_sc = load("h100x8-training.json")
 hgx_sc["host"] = {"sysfs": "sysfs/hgx-h100x8", "numa_nodes": 2}
 

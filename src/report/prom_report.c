@@ -2,6 +2,8 @@
 /* The Prometheus exposition of a session (prom_report.h). */
 #include "prom_report.h"
 
+#include "gpudoctor/net.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -458,6 +460,62 @@ static void own_section(FILE *o, const gd_facts *f, const gd_findings *fs, const
     fprintf(o, "gpudoctor_build_info{version=\"%s\"} 1\n", GD_VERSION);
 }
 
+/* The port (device, port) was exported already: one series per label set,
+ * where two sources named the same device. */
+static bool port_seen(const gd_net_facts *n, size_t d, size_t k)
+{
+    const gd_net_dev *x = &n->devs[d];
+    for (size_t i = 0; i <= d; i++)
+        for (size_t j = 0; j < n->devs[i].port_count && (i < d || j < k); j++)
+            if (strcmp(n->devs[i].name, x->name) == 0 && n->devs[i].ports[j].port == x->ports[k].port)
+                return true;
+    return false;
+}
+
+static const char *link_layer_name(gd_link_layer l)
+{
+    return l == GD_LINK_INFINIBAND ? "InfiniBand" : l == GD_LINK_ETHERNET ? "Ethernet" : "";
+}
+
+/* The RDMA NICs' ports beside the GPUs (docs/exporter.md): state, rate and
+ * the error counters as last read. Nothing on a node without RDMA NICs. */
+static void net_section(FILE *o, const gd_net_facts *n)
+{
+    if (!n || !n->dev_count)
+        return;
+    enum { STATE, PHYS, RATE, ERRORS, SERIES };
+    static const char *const names[SERIES] = {"gpudoctor_nic_port_state", "gpudoctor_nic_port_phys_state",
+                                              "gpudoctor_nic_port_rate_gbps", "gpudoctor_nic_port_errors_total"};
+    static const char *const helps[SERIES] = {
+        "An RDMA port's logical state (IBTA PortState): 1 Down, 2 Init, 3 Armed, 4 Active, 5 ActiveDefer.",
+        "An RDMA port's physical state (IBTA PortPhysicalState): 2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery.",
+        "An RDMA port's rate in Gb/s, as sysfs 'rate' says it (400 for 4X NDR).",
+        "An RDMA port's error counter as last read (sysfs counters/ and hw_counters/), by counter."};
+    for (int m = 0; m < SERIES; m++) {
+        header(o, names[m], m == ERRORS ? "counter" : "gauge", helps[m]);
+        for (size_t d = 0; d < n->dev_count; d++)
+            for (size_t k = 0; k < n->devs[d].port_count; k++) {
+                const gd_net_port *p = &n->devs[d].ports[k];
+                if (port_seen(n, d, k))
+                    continue;
+                char dev[80], labels[160];
+                gd_prom_label_value(dev, sizeof dev, n->devs[d].name);
+                snprintf(labels, sizeof labels, "device=\"%s\",port=\"%d\",link_layer=\"%s\"", dev, p->port,
+                         link_layer_name(p->link_layer));
+                if (m == STATE && p->state != GD_PORT_STATE_UNKNOWN)
+                    fprintf(o, "%s{%s} %d\n", names[m], labels, (int)p->state);
+                else if (m == PHYS && p->phys != GD_PORT_PHYS_UNKNOWN)
+                    fprintf(o, "%s{%s} %d\n", names[m], labels, (int)p->phys);
+                else if (m == RATE && gd_ok(p->rate_gbps))
+                    fprintf(o, "%s{%s} %.6g\n", names[m], labels, p->rate_gbps.v);
+                for (int c = 0; m == ERRORS && c < GD_PC_COUNT; c++)
+                    if (gd_ok(p->counters_last[c]))
+                        fprintf(o, "%s{%s,counter=\"%s\"} %.17g\n", names[m], labels,
+                                gd_port_counter_name((gd_port_counter)c), p->counters_last[c].v);
+            }
+    }
+}
+
 char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_counters *c, size_t *len)
 {
     char *text = NULL;
@@ -474,6 +532,7 @@ char *gd_prom_render(const gd_facts *f, const gd_findings *fs, const gd_prom_cou
     dcgm_section(o, f, f->series.n ? f->series.n - 1 : 0, &es);
     dcgm_health_section(o, f, c, &es);
     free(es.v);
+    net_section(o, f->net);
     own_section(o, f, fs, c);
     if (fclose(o) != 0) {
         free(text);

@@ -289,6 +289,18 @@ static const verdict scenarios[] = {
     {"vram-foreign-process.json", "41000", 1, {"vram.foreign_process@2=warning", NULL}},
     {"vram-growing.json", NULL, 2, {"vram.growing@0=critical", NULL}},
     {"vram-near-full.json", NULL, 0, {"vram.near_full@1=info", NULL}},
+    /* The training network (examples/net-*.json, scripts/gen-net-examples.py): the facts load; the
+     * network checks that judge them pin their verdicts here. */
+    {"net-eth-cloud-vm.json", NULL, 0, {NULL}},
+    {"net-ib-acs-on.json", NULL, 0, {NULL}},
+    {"net-ib-h100x8-healthy.json", NULL, 0, {NULL}},
+    {"net-ib-nic-far.json", NULL, 0, {NULL}},
+    {"net-ib-no-peermem.json", NULL, 0, {NULL}},
+    {"net-ib-port-down.json", NULL, 0, {NULL}},
+    {"net-ib-port-half-rate.json", NULL, 0, {NULL}},
+    {"net-ib-symbol-errors.json", NULL, 0, {NULL}},
+    {"net-roce-gid-v1.json", "41003", 0, {NULL}},
+    {"net-roce-h100x8-healthy.json", NULL, 0, {NULL}},
 };
 
 /* No CUDA_VISIBLE_DEVICES, NCCL_* or Slurm of the machine running the tests. */

@@ -9,6 +9,7 @@
 
 #include "facts_fixture.h"
 #include "gpudoctor/abi/nvml_api.h"
+#include "gpudoctor/net.h"
 #include "report/prom_report.h"
 
 #include <math.h>
@@ -395,6 +396,58 @@ static void nvlink_counters_sum_links(void **state)
     gd_facts_free(&f);
 }
 
+/* The RDMA NICs' ports beside the GPUs: state, phys state, rate and error
+ * counters, one series per label set (a device two sources named is one);
+ * none on a node without RDMA NICs. */
+static void nic_ports_beside_the_gpus(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 1, 1);
+    gd_findings fs = {0};
+    char *t = render(&f, &fs, NULL); /* no network facts */
+    assert_null(strstr(t, "gpudoctor_nic_port"));
+    free(t);
+    f.net = calloc(1, sizeof *f.net);
+    assert_non_null(f.net);
+    f.net->devices_read = true; /* an Ethernet-only node: no series either */
+    t = render(&f, &fs, NULL);
+    assert_null(strstr(t, "gpudoctor_nic_port"));
+    free(t);
+    f.net->dev_count = 3;
+    for (size_t d = 0; d < 3; d++) {
+        gd_net_dev *x = &f.net->devs[d];
+        snprintf(x->name, sizeof x->name, "%s", d == 1 ? "mlx5_3" : "mlx5_0"); /* devs[2] repeats mlx5_0 */
+        x->port_count = 1;
+        gd_net_port *p = &x->ports[0];
+        p->port = 1;
+        p->state = d == 1 ? GD_PORT_DOWN : GD_PORT_ACTIVE;
+        p->phys = d == 1 ? GD_PORT_PHYS_POLLING : GD_PORT_PHYS_LINKUP;
+        p->link_layer = GD_LINK_INFINIBAND;
+        p->rate_gbps = gd_val(d == 1 ? 100 : 400);
+        for (int c = 0; c < GD_PC_COUNT; c++)
+            p->counters_last[c] = c == GD_PC_SYMBOL_ERROR ? gd_val(1234) : gd_missing(GD_ST_NOT_SUPPORTED);
+    }
+    t = render(&f, &fs, NULL);
+    assert_non_null(strstr(t, "# TYPE gpudoctor_nic_port_state gauge\n"));
+    assert_non_null(strstr(t, "gpudoctor_nic_port_state{device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\"} 4\n"));
+    assert_non_null(strstr(t, "gpudoctor_nic_port_state{device=\"mlx5_3\",port=\"1\",link_layer=\"InfiniBand\"} 1\n"));
+    assert_non_null(
+        strstr(t, "gpudoctor_nic_port_phys_state{device=\"mlx5_3\",port=\"1\",link_layer=\"InfiniBand\"} 2\n"));
+    assert_non_null(
+        strstr(t, "gpudoctor_nic_port_rate_gbps{device=\"mlx5_3\",port=\"1\",link_layer=\"InfiniBand\"} 100\n"));
+    assert_non_null(strstr(t, "# TYPE gpudoctor_nic_port_errors_total counter\n"));
+    assert_non_null(strstr(t, "gpudoctor_nic_port_errors_total{device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\","
+                              "counter=\"symbol_error\"} 1234\n"));
+    assert_null(strstr(t, "counter=\"link_downed\"")); /* not reported: no series */
+    size_t states = 0;
+    for (const char *q = t; (q = strstr(q, "gpudoctor_nic_port_state{device=\"mlx5_0\"")); q++)
+        states++;
+    assert_int_equal(states, 1);
+    free(t);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +456,7 @@ int main(void)
         cmocka_unit_test(pod_labels_on_held_gpus_only),   cmocka_unit_test(label_values_are_escaped),
         cmocka_unit_test(clock_event_seconds_accumulate), cmocka_unit_test(a_lost_gpu_is_reported_not_measured),
         cmocka_unit_test(mig_devices_and_hpc_jobs),       cmocka_unit_test(nvlink_counters_sum_links),
+        cmocka_unit_test(nic_ports_beside_the_gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
