@@ -34,6 +34,12 @@ SIM_API double gdsim_gemm_tflops(const char *dtype);
  * the simulated NCCL (sim/nccl). */
 SIM_API double gdsim_nccl_edge_gbps(int a, int b, int p2p_disabled);
 
+/* The scenario the simulated driver plays (loaded once, kept until the
+ * library is unloaded), or NULL: for the simulated NCCL's INFO log, which
+ * tells its choices from the scenario's NICs and GPUs. */
+struct gd_scenario;
+SIM_API const struct gd_scenario *gdsim_scenario(void);
+
 /* The scenario time of the session that drives the benchmark (bench stress),
  * for the clock-following multiplies of gdsim_gemm_tflops (sim_cuda.h);
  * from the first call on, copies and kernels take real time. An

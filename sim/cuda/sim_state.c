@@ -102,6 +102,15 @@ static void sim_load_locked(void)
     s->init_result = s->device_count > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 
+const struct gd_scenario *gdsim_scenario(void)
+{
+    sim_lock();
+    sim_load_locked();
+    const gd_scenario *sc = sim_cuda_state.scenario;
+    sim_unlock();
+    return sc;
+}
+
 /*
  * Frees the whole state when the library is unloaded (dlclose or exit), as
  * the real driver tears down with the process; buffers the program did not

@@ -20,6 +20,8 @@
  *    gdsim_device_busy (virtual under the fast clock, a paced sleep
  *    otherwise). A group that ends with a collective some ranks did not post
  *    fails with ncclInvalidUsage (the real NCCL would hang).
+ *  - With NCCL_DEBUG=INFO, ncclCommInitAll writes the INFO lines the real
+ *    NCCL writes for its choices (sim_nccl_log.c).
  *  - When every rank's buffers have real memory in the simulated driver and
  *    a rank's share is small (up to HOST_COMPUTE_MAX bytes), the data is
  *    really reduced or gathered, so that the benchmark's check is real;
@@ -34,6 +36,7 @@
 #include <strings.h>
 
 #include "gpudoctor/abi/nccl_api.h"
+#include "sim_nccl_log.h"
 #include "sim_private.h"
 
 /* The simulated driver's API, which this library calls as NCCL calls the
@@ -166,6 +169,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
                     ncclCommDestroy(comm[k]);
             return ncclSystemError;
         }
+    gdsim_nccl_log_init((const void *const *)comm, ndev, c->devices, off);
     return ncclSuccess;
 }
 
