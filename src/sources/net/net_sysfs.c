@@ -440,7 +440,9 @@ void gd_net_sysfs_reread(gd_net_facts *n, const gd_roots *roots, double span_s)
             char port_dir[PATH_MAX];
             gd_net_port *p = &n->devs[i].ports[k];
             path_of(port_dir, sizeof port_dir, "%s/class/infiniband/%s/ports/%d", roots->sys, n->devs[i].name, p->port);
-            read_counters(p->counters_last, port_dir);
+            for (int c = 0; c < GD_PC_COUNT; c++) /* a counter absent at the start stays absent */
+                if (gd_ok(p->counters_first[c]))
+                    p->counters_last[c] = read_counter(port_dir, (gd_port_counter)c);
             p->counter_span_s = span_s;
         }
 }
