@@ -7,6 +7,7 @@
 #include "facts_json.h"
 
 #include "gpudoctor/job.h"
+#include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -166,18 +167,20 @@ TABLE(t_event_sum, INT(gd_event_sum, gpu), INT(gd_event_sum, kind), LLONG(gd_eve
       LLONG(gd_event_sum, first_value), LLONG(gd_event_sum, last_value), SIZE(gd_event_sum, first_seq),
       SIZE(gd_event_sum, last_seq));
 TABLE(t_gpu, INT(gd_gpu, index), STR(gd_gpu, name), STR(gd_gpu, uuid), STR(gd_gpu, pci_bus_id), STR(gd_gpu, serial),
-      STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major), VAL(gd_gpu, cc_minor),
-      VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w), VAL(gd_gpu, power_limit_requested_w), VAL(gd_gpu, power_limit_default_w),
-      VAL(gd_gpu, power_limit_min_w), VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz),
-      VAL(gd_gpu, clock_max_mem_mhz), VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz),
-      VAL(gd_gpu, clock_app_sm_mhz), VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c),
-      VAL(gd_gpu, temp_slowdown_c), VAL(gd_gpu, temp_gpu_max_c), VAL(gd_gpu, temp_mem_max_c), VAL(gd_gpu, pcie_gen_max),
-      VAL(gd_gpu, pcie_width_max), VAL(gd_gpu, pcie_gen_max_device), VAL(gd_gpu, pcie_width_max_device),
-      VAL(gd_gpu, pcie_gen_max_host), VAL(gd_gpu, persistence_mode), VAL(gd_gpu, compute_mode), VAL(gd_gpu, mig_mode), VAL(gd_gpu, c2c_mode),
+      STR(gd_gpu, vbios), STR(gd_gpu, pcie_max_source), STR(gd_gpu, temp_limits_source), VAL(gd_gpu, cc_major),
+      VAL(gd_gpu, cc_minor), VAL(gd_gpu, mem_total_mib), VAL(gd_gpu, power_limit_w),
+      VAL(gd_gpu, power_limit_requested_w), VAL(gd_gpu, power_limit_default_w), VAL(gd_gpu, power_limit_min_w),
+      VAL(gd_gpu, power_limit_max_w), VAL(gd_gpu, clock_max_sm_mhz), VAL(gd_gpu, clock_max_mem_mhz),
+      VAL(gd_gpu, clock_default_app_sm_mhz), VAL(gd_gpu, clock_default_app_mem_mhz), VAL(gd_gpu, clock_app_sm_mhz),
+      VAL(gd_gpu, clock_app_mem_mhz), VAL(gd_gpu, temp_shutdown_c), VAL(gd_gpu, temp_slowdown_c),
+      VAL(gd_gpu, temp_gpu_max_c), VAL(gd_gpu, temp_mem_max_c), VAL(gd_gpu, pcie_gen_max), VAL(gd_gpu, pcie_width_max),
+      VAL(gd_gpu, pcie_gen_max_device), VAL(gd_gpu, pcie_width_max_device), VAL(gd_gpu, pcie_gen_max_host),
+      VAL(gd_gpu, persistence_mode), VAL(gd_gpu, compute_mode), VAL(gd_gpu, mig_mode), VAL(gd_gpu, c2c_mode),
       VAL(gd_gpu, ecc_enabled), VAL(gd_gpu, ecc_volatile_uncorrected), VAL(gd_gpu, ecc_aggregate_uncorrected),
       VAL(gd_gpu, retired_pages_sbe), VAL(gd_gpu, retired_pages_dbe), VAL(gd_gpu, retired_pages_pending),
       VAL(gd_gpu, remap_corr_rows), VAL(gd_gpu, remap_unc_rows), VAL(gd_gpu, remap_pending), VAL(gd_gpu, remap_failure),
-      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, fabric_state), VAL(gd_gpu, fabric_status), VAL(gd_gpu, nvlink_speed_mbps), VAL(gd_gpu, processes_status),
+      ARR(gd_gpu, nvlink, nvlink_count, t_nvlink), VAL(gd_gpu, fabric_state), VAL(gd_gpu, fabric_status),
+      VAL(gd_gpu, nvlink_speed_mbps), VAL(gd_gpu, processes_status),
       PARR(gd_gpu, processes, process_count, t_process, 4096), BOOL(gd_gpu, lost), DBL(gd_gpu, lost_at_s),
       STR(gd_gpu, lost_call), INT(gd_gpu, lost_code));
 TABLE(t_denied, INT(gd_gpu_denied, index), STR(gd_gpu_denied, call), INT(gd_gpu_denied, code),
@@ -186,14 +189,12 @@ TABLE(t_tput, STR(gd_throughput_reads, source), SIZE(gd_throughput_reads, reads)
 /* One P2P status of the pair matrix (an int: nvmlGpuP2PStatus_t or -1). */
 TABLE(t_p2p, {"status", F_INT, false, 0, 0, 0, 0, NULL});
 TABLE(t_facts, SUB(gd_facts, host, t_host), BOOL(gd_facts, driver_loaded), STR(gd_facts, driver_error),
-      VAL(gd_facts, pci_nvidia_gpus),
-      BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured), STR(gd_facts, capture_formats),
-      BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version), STR(gd_facts, nvml_version),
-      VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
+      VAL(gd_facts, pci_nvidia_gpus), BOOL(gd_facts, simulated), STR(gd_facts, source), BOOL(gd_facts, captured),
+      STR(gd_facts, capture_formats), BOOL(gd_facts, capture_untimed), STR(gd_facts, driver_version),
+      STR(gd_facts, nvml_version), VAL(gd_facts, cuda_driver_version), PARR(gd_facts, gpus, gpu_count, t_gpu, 1024),
       MATRIX(gd_facts, p2p_status, gpu_count, t_p2p, 1024), ARR(gd_facts, denied, denied_count, t_denied),
       DBL(gd_facts, window_s), DBL(gd_facts, interval_s), SUB(gd_facts, pcie_throughput, t_tput),
-      STR(gd_facts, power_reading), STR(gd_facts, thermal_counter), STR(gd_facts, replay_counter),
-      LONG(gd_facts, pid));
+      STR(gd_facts, power_reading), STR(gd_facts, thermal_counter), STR(gd_facts, replay_counter), LONG(gd_facts, pid));
 
 /* PCIe (pcie.h); `bench pcie` results are not part of a check's facts. */
 TABLE(t_hop, STR(gd_pcie_hop, bdf), STR(gd_pcie_hop, role), VAL(gd_pcie_hop, speed_gts),
@@ -219,24 +220,23 @@ TABLE(t_jthread, INT(gd_job_thread, pid), INT(gd_job_thread, tid), STR(gd_job_th
       UINT(gd_job_thread, seen), UINT(gd_job_thread, running), UINT(gd_job_thread, disk_wait),
       UINT(gd_job_thread, saturated), UINT(gd_job_thread, measured), DBL(gd_job_thread, busy_sum),
       UINT(gd_job_thread, stamp), DBL(gd_job_thread, vcsw_first), DBL(gd_job_thread, vcsw_last),
-      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t),
-      DBL(gd_job_thread, vcsw_first_cpu_s), DBL(gd_job_thread, vcsw_last_cpu_s));
+      DBL(gd_job_thread, vcsw_first_t), DBL(gd_job_thread, vcsw_last_t), DBL(gd_job_thread, vcsw_first_cpu_s),
+      DBL(gd_job_thread, vcsw_last_cpu_s));
 TABLE(t_jproc, INT(gd_job_proc, pid), INT(gd_job_proc, ppid), STR(gd_job_proc, comm), STR(gd_job_proc, prog),
-      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda),
-      BOOL(gd_job_proc, torch_cuda), BOOL(gd_job_proc, cudart), BOOL(gd_job_proc, nvidia_ctl),
-      U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank), BOOL(gd_job_proc, has_cuda_visible),
-      BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible), STR(gd_job_proc, nvidia_visible),
-      DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s), UINT(gd_job_proc, intervals),
-      UINT(gd_job_proc, one_running), UINT(gd_job_proc, many_running), DBL(gd_job_proc, busy_sum),
-      DBL(gd_job_proc, busy_max));
+      BOOL(gd_job_proc, python), BOOL(gd_job_proc, torch), BOOL(gd_job_proc, cuda), BOOL(gd_job_proc, torch_cuda),
+      BOOL(gd_job_proc, cudart), BOOL(gd_job_proc, nvidia_ctl), U64(gd_job_proc, dev_minors), INT(gd_job_proc, rank),
+      BOOL(gd_job_proc, has_cuda_visible), BOOL(gd_job_proc, has_nvidia_visible), STR(gd_job_proc, cuda_visible),
+      STR(gd_job_proc, nvidia_visible), DBL(gd_job_proc, first_s), DBL(gd_job_proc, last_s),
+      UINT(gd_job_proc, intervals), UINT(gd_job_proc, one_running), UINT(gd_job_proc, many_running),
+      DBL(gd_job_proc, busy_sum), DBL(gd_job_proc, busy_max));
 TABLE(t_jfacts, BOOL(gd_job_facts, read), STR(gd_job_facts, error), LONG(gd_job_facts, pid), STR(gd_job_facts, comm),
       SIZE(gd_job_facts, procs_seen), SIZE(gd_job_facts, procs_max), SIZE(gd_job_facts, children_started),
       SIZE(gd_job_facts, children_exited), SIZE(gd_job_facts, respawn_rounds), SIZE(gd_job_facts, threads_untracked),
-      BOOL(gd_job_facts, ended), BOOL(gd_job_facts, wall_paced), BOOL(gd_job_facts, started_in_window), DBL(gd_job_facts, ended_at_s),
-      INT(gd_job_facts, host_cpus), INT(gd_job_facts, affinity_cpus), STR(gd_job_facts, affinity),
-      STR(gd_job_facts, governor), STR(gd_job_facts, scaling_driver), LONG(gd_job_facts, freq_cur_khz),
-      LONG(gd_job_facts, freq_min_khz), LONG(gd_job_facts, freq_max_khz), BOOL(gd_job_facts, io_denied),
-      PARR(gd_job_facts, procs, proc_count, t_jproc, GD_JOB_MAX_PROCS),
+      BOOL(gd_job_facts, ended), BOOL(gd_job_facts, wall_paced), BOOL(gd_job_facts, started_in_window),
+      DBL(gd_job_facts, ended_at_s), INT(gd_job_facts, host_cpus), INT(gd_job_facts, affinity_cpus),
+      STR(gd_job_facts, affinity), STR(gd_job_facts, governor), STR(gd_job_facts, scaling_driver),
+      LONG(gd_job_facts, freq_cur_khz), LONG(gd_job_facts, freq_min_khz), LONG(gd_job_facts, freq_max_khz),
+      BOOL(gd_job_facts, io_denied), PARR(gd_job_facts, procs, proc_count, t_jproc, GD_JOB_MAX_PROCS),
       INTS(gd_job_facts, gpu_minors, gpu_minor_count), STR(gd_job_facts, gpu_minor_source),
       PARR(gd_job_facts, threads, thread_count, t_jthread, GD_JOB_MAX_THREADS));
 TABLE(t_jsample, DBL(gd_job_sample, t), DBL(gd_job_sample, job_cores), DBL(gd_job_sample, top_thread_core),
@@ -280,6 +280,43 @@ TABLE(t_stack, STR(gd_stack_facts, root), BOOL(gd_stack_facts, system_scanned), 
       ARR(gd_stack_facts, gpu_fatal, gpu_fatal_count, t_gpu_fatal), SIZE(gd_stack_facts, aer_total),
       ARR(gd_stack_facts, aer_devices, aer_device_count, t_aerdev), SIZE(gd_stack_facts, sxid_total),
       ARR(gd_stack_facts, sxid_groups, sxid_group_count, t_sxid_group));
+
+/* The training network (net.h): what a replay judges as the live run did.
+ * A port's counters are objects by sysfs name; NCCL's log is not kept
+ * (the log is a capture of its own). */
+_Static_assert(sizeof(gd_port_state) == sizeof(int) && sizeof(gd_port_phys) == sizeof(int) &&
+                   sizeof(gd_link_layer) == sizeof(int) && sizeof(gd_peermem_state) == sizeof(int),
+               "enums are ints");
+#define COUNTER(c, name)                                                                                               \
+    {                                                                                                                  \
+        name, F_VAL, false, (c) * sizeof(gd_value), 0, 0, 0, NULL                                                      \
+    }
+TABLE(t_counters, COUNTER(GD_PC_LINK_DOWNED, "link_downed"), COUNTER(GD_PC_LINK_ERROR_RECOVERY, "link_error_recovery"),
+      COUNTER(GD_PC_SYMBOL_ERROR, "symbol_error"), COUNTER(GD_PC_RCV_ERRORS, "port_rcv_errors"),
+      COUNTER(GD_PC_XMIT_DISCARDS, "port_xmit_discards"),
+      COUNTER(GD_PC_LOCAL_LINK_INTEGRITY, "local_link_integrity_errors"),
+      COUNTER(GD_PC_EXCESSIVE_OVERRUN, "excessive_buffer_overrun_errors"),
+      COUNTER(GD_PC_RCV_REMOTE_PHYS, "port_rcv_remote_physical_errors"), COUNTER(GD_PC_OUT_OF_BUFFER, "out_of_buffer"),
+      COUNTER(GD_PC_OUT_OF_SEQUENCE, "out_of_sequence"), COUNTER(GD_PC_PACKET_SEQ_ERR, "packet_seq_err"),
+      COUNTER(GD_PC_LOCAL_ACK_TIMEOUT, "local_ack_timeout_err"));
+_Static_assert(GD_PC_COUNT == 12, "every port counter has a row in t_counters");
+TABLE(t_net_gid, INT(gd_net_gid, index), STR(gd_net_gid, gid), STR(gd_net_gid, type), STR(gd_net_gid, ipv4),
+      STR(gd_net_gid, netdev));
+TABLE(t_net_port, INT(gd_net_port, port), INT(gd_net_port, state), INT(gd_net_port, phys), INT(gd_net_port, link_layer),
+      VAL(gd_net_port, rate_gbps), STR(gd_net_port, rate_text), STR(gd_net_port, netdev), INT(gd_net_port, netdev_up),
+      ARR(gd_net_port, gids, gid_count, t_net_gid), SUB(gd_net_port, counters_first, t_counters),
+      SUB(gd_net_port, counters_last, t_counters), DBL(gd_net_port, counter_span_s));
+TABLE(t_net_dev, STR(gd_net_dev, name), STR(gd_net_dev, ca_type), STR(gd_net_dev, firmware), STR(gd_net_dev, bdf),
+      INT(gd_net_dev, numa_node), ARR(gd_net_dev, ports, port_count, t_net_port));
+TABLE(t_net_iface, STR(gd_net_iface, name), INT(gd_net_iface, up), BOOL(gd_net_iface, loopback),
+      BOOL(gd_net_iface, bridge), BOOL(gd_net_iface, virtual_dev), STR(gd_net_iface, ipv4));
+TABLE(t_net_acs, STR(gd_net_acs, bdf), BOOL(gd_net_acs, src_valid), BOOL(gd_net_acs, trans_blk),
+      BOOL(gd_net_acs, req_redir), BOOL(gd_net_acs, cmplt_redir), BOOL(gd_net_acs, upstream_fwd),
+      BOOL(gd_net_acs, egress_ctrl), BOOL(gd_net_acs, direct_trans));
+TABLE(t_net, STR(gd_net_facts, source), BOOL(gd_net_facts, devices_read), ARR(gd_net_facts, devs, dev_count, t_net_dev),
+      BOOL(gd_net_facts, ifaces_read), ARR(gd_net_facts, ifaces, iface_count, t_net_iface), INT(gd_net_facts, peermem),
+      STR(gd_net_facts, peermem_module), STR(gd_net_facts, peermem_source), BOOL(gd_net_facts, acs_read),
+      STR(gd_net_facts, acs_source), ARR(gd_net_facts, acs, acs_count, t_net_acs));
 
 static const char *const status_keys[] = {
     [GD_ST_UNREAD] = "unread",
@@ -619,6 +656,8 @@ json_t *gd_facts_end_to_json(const gd_facts *f)
         goto oom;
     if (j && f->stack && json_object_set_new(j, "stack", dump(f->stack, &t_stack)) != 0)
         goto oom;
+    if (j && f->net && json_object_set_new(j, "net", dump(f->net, &t_net)) != 0)
+        goto oom;
     if (j && (f->events.n || f->events.start_unix > 0) &&
         json_object_set_new(j, "events", gd_events_to_json(&f->events, false)) != 0)
         goto oom;
@@ -651,6 +690,25 @@ static int kernel_log_counts(const gd_stack_facts *s, char *err, size_t errlen)
     return 0;
 }
 
+/* The network's enumerations as its readers make them: a state past the
+ * known ones would index a check's names out of bounds. */
+static int net_in_range(const gd_net_facts *n, char *err, size_t errlen)
+{
+    if ((unsigned)n->peermem > GD_PEERMEM_LOADED)
+        return fail(err, errlen, "net", "holds an unknown peermem state");
+    for (size_t i = 0; i < n->dev_count; i++)
+        for (size_t k = 0; k < n->devs[i].port_count; k++) {
+            const gd_net_port *p = &n->devs[i].ports[k];
+            if ((unsigned)p->state > GD_PORT_ACTIVE_DEFER || (unsigned)p->phys > GD_PORT_PHYS_TEST ||
+                (unsigned)p->link_layer > GD_LINK_ETHERNET || p->netdev_up < -1 || p->netdev_up > 1)
+                return fail(err, errlen, "net", "holds a port state out of range");
+        }
+    for (size_t i = 0; i < n->iface_count; i++)
+        if (n->ifaces[i].up < -1 || n->ifaces[i].up > 1)
+            return fail(err, errlen, "net", "holds an interface state out of range");
+    return 0;
+}
+
 int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errlen)
 {
     const json_t *p = json_object_get(j, "pcie"), *s = json_object_get(j, "stack");
@@ -664,6 +722,13 @@ int gd_facts_end_from_json(const json_t *j, gd_facts *f, char *err, size_t errle
         if (!f->stack && !(f->stack = calloc(1, sizeof *f->stack)))
             return fail(err, errlen, "stack", "does not fit in memory");
         if (load(f->stack, &t_stack, s, err, errlen) != 0 || kernel_log_counts(f->stack, err, errlen) != 0)
+            return -1;
+    }
+    const json_t *n = json_object_get(j, "net");
+    if (n) {
+        if (!f->net && !(f->net = calloc(1, sizeof *f->net)))
+            return fail(err, errlen, "net", "does not fit in memory");
+        if (load(f->net, &t_net, n, err, errlen) != 0 || net_in_range(f->net, err, errlen) != 0)
             return -1;
     }
     const json_t *e = json_object_get(j, "events");
