@@ -8,6 +8,7 @@
 #include "gpudoctor/net.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Seconds between readings of the NIC counters in a session, beside the
  * first at its start and the last at its end (docs/network-live.md: a
@@ -31,6 +32,11 @@ struct gd_scenario;
 /* The network a scenario describes ("nics", "network"), its counters at
  * scenario time 0; NULL when it describes none or out of memory. */
 gd_net_facts *gd_net_from_scenario(const struct gd_scenario *sc, const char *name);
+
+/* Where the scenario's host.sysfs has a PCI tree, each NIC's bdf is one of
+ * its devices (the topology joins NICs and GPUs by it): 0, or -1 with a
+ * message naming the key. */
+int gd_net_scenario_check(const struct gd_scenario *sc, char *err, size_t errlen);
 
 /* The counters of a scenario's NICs at scenario time t (the window's end). */
 void gd_net_scenario_at(gd_net_facts *n, const struct gd_scenario *sc, double t);

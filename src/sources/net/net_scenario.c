@@ -5,9 +5,11 @@
 
 #include "scenario/scenario.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void fill_port(gd_net_port *p, const gd_scenario_nic_port *s)
 {
@@ -135,4 +137,28 @@ void gd_net_scenario_at(gd_net_facts *n, const gd_scenario *sc, double t)
             }
             p->counter_span_s = t;
         }
+}
+
+int gd_net_scenario_check(const gd_scenario *sc, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    if (!sc->host.sysfs || snprintf(dir, sizeof dir, "%s/bus/pci/devices", sc->host.sysfs) >= (int)sizeof dir ||
+        stat(dir, &st) != 0)
+        return 0; /* no PCI tree to join */
+    for (size_t i = 0; i < sc->net.nic_count; i++) {
+        const gd_scenario_nic *x = &sc->net.nics[i];
+        char path[PATH_MAX + 32];
+        if (!x->bdf[0])
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, x->bdf);
+        if (stat(path, &st) != 0) {
+            snprintf(err, errlen,
+                     "%s: nics[%zu].bdf: %s (%s) is not a PCI device of host.sysfs: the NICs and the PCIe tree must "
+                     "agree",
+                     sc->path, i, x->bdf, x->name);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -36,6 +36,10 @@ static int prepare_sim(const gd_ctx *ctx, const char *scenario, gd_facts *f, gd_
     gd_scenario *sc = gd_scenario_load(scenario, err, errlen);
     if (!sc)
         return -1;
+    if (gd_net_scenario_check(sc, err, errlen) != 0) {
+        gd_scenario_free(sc);
+        return -1;
+    }
     if (sc->host.numa_nodes.present)
         f->host.numa_nodes = (int)sc->host.numa_nodes.value;
     if (sc->host.cpus.present)

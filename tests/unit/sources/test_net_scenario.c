@@ -108,11 +108,28 @@ static void counters_at_the_window_end(void **state)
     gd_scenario_free(sc);
 }
 
+/* A NIC whose bdf the scenario's PCIe tree does not have: refused, named. */
+static void nics_and_the_pcie_tree_agree(void **state)
+{
+    (void)state;
+    gd_scenario *sc = load("net-ib-nic-far.json");
+    char err[512] = "";
+    assert_int_equal(gd_net_scenario_check(sc, err, sizeof err), 0);
+    snprintf(sc->net.nics[3].bdf, sizeof sc->net.nics[3].bdf, "0000:9b:00.0"); /* not in hgx-h100x8-nics-node0 */
+    assert_int_equal(gd_net_scenario_check(sc, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nics[3].bdf: 0000:9b:00.0 (mlx5_3) is not a PCI device of host.sysfs"));
+    gd_scenario_free(sc);
+    sc = load("net-eth-cloud-vm.json"); /* no tree: nothing to join */
+    assert_int_equal(gd_net_scenario_check(sc, err, sizeof err), 0);
+    gd_scenario_free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_example_fills_the_network),
         cmocka_unit_test(counters_at_the_window_end),
+        cmocka_unit_test(nics_and_the_pcie_tree_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
