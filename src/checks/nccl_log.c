@@ -39,7 +39,10 @@ static gd_nccl_net proc_net(const gd_nccl_proc *x)
         return GD_NCCL_NET_IB;
     if (x->ch_socket)
         return GD_NCCL_NET_SOCKET;
-    return x->ib_devs[0] ? GD_NCCL_NET_IB : GD_NCCL_NET_UNKNOWN;
+    if (x->ib_devs[0])
+        return GD_NCCL_NET_IB;
+    /* Older NCCLs print no "Using network": NET/IB found nothing, NET/Socket listed its interfaces. */
+    return x->ib_missing[0] && x->socket_ifaces[0] ? GD_NCCL_NET_SOCKET : GD_NCCL_NET_UNKNOWN;
 }
 
 /* Appends name to a blank-separated list of cap bytes, once. */
@@ -73,6 +76,15 @@ static bool single_node(const struct gd_nccl_log *log)
         }
     }
     return nranks > 0 && ranks >= (size_t)nranks;
+}
+
+/* NCCL prints the host name up to its first dot; a report may hold the full one. */
+static bool same_host(const char *nccl, const char *node)
+{
+    if (!node[0])
+        return true; /* a capture without the node's name: the files are one node's */
+    size_t n = strcspn(node, ".");
+    return strlen(nccl) == n && strncmp(nccl, node, n) == 0;
 }
 
 /* This node's RDMA ports that are up, for a log of this node. */
@@ -160,7 +172,7 @@ void gd_check_nccl_log_socket_fallback(const gd_check *self, const gd_facts *f, 
     static const char *const one[] = {"1"}, *const sock[] = {"Socket"};
     if (!env_is(log, "NCCL_IB_DISABLE", one, 1, &forced))
         env_is(log, "NCCL_NET", sock, 1, &forced);
-    bool same_node = log->proc_count && (strcmp(first->host, f->host.hostname) == 0 || !f->host.hostname[0]);
+    bool same_node = same_host(first->host, f->host.hostname);
     size_t up = same_node ? active_rdma_ports(f, ports, sizeof ports) : 0;
     gd_severity sev;
     if (ib_hosts[0] || up)
@@ -366,8 +378,8 @@ static bool unreachable_iface(const gd_facts *f, const char *name)
 void gd_check_nccl_log_bad_iface(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const struct gd_nccl_log *log = log_of(f);
-    if (!log)
-        return;
+    if (!log || single_node(log))
+        return; /* on one node, lo or a bridge reaches every rank */
     char hosts[256] = "", ifaces[256] = "", role[32] = "";
     const gd_nccl_proc *first = NULL;
     for (size_t i = 0; i < log->proc_count; i++) {
@@ -380,8 +392,9 @@ void gd_check_nccl_log_bad_iface(const gd_check *self, const gd_facts *f, gd_fin
                 snprintf(role, sizeof role, "bootstrap");
                 bad = true;
             }
+        /* NET/Socket's interfaces carry data only where sockets are the network. */
         char list[200];
-        snprintf(list, sizeof list, "%s", x->socket_ifaces);
+        snprintf(list, sizeof list, "%s", proc_net(x) == GD_NCCL_NET_SOCKET ? x->socket_ifaces : "");
         for (char *save = NULL, *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save))
             if (unreachable_iface(f, t)) {
                 list_add(ifaces, sizeof ifaces, t);

@@ -226,10 +226,8 @@ static const verdict captures[] = {
      NULL,
      1,
      {"nccl_log.gdr_off@-1=warning", NULL}},
-    {"network/nccl-logs/ib-without-gdr-virbr0-in-socket-list-4node-nccltests29.log",
-     NULL,
-     1,
-     {"nccl_log.bad_iface@-1=warning", NULL}},
+    /* Every rank on IB: NET/Socket's list (virbr0 in it) carries no data; the thread's missing GDR is not in this excerpt. */
+    {"network/nccl-logs/ib-without-gdr-virbr0-in-socket-list-4node-nccltests29.log", NULL, 0, {NULL}},
     {"network/nccl-logs/no-route-to-host-bootstrap-retries-llamafactory8045.log",
      NULL,
      2,

@@ -198,6 +198,38 @@ static void bootstrap_on_docker0_fires(void **state)
     assert_int_equal(count("nccl_log.bad_iface", ok, NULL, NULL, 0), 0);
 }
 
+/* NET/Socket's interfaces matter where sockets carry the data; a single node reaches itself over anything. */
+static void socket_list_only_where_sockets_carry_data(void **state)
+{
+    (void)state;
+    const char *const ib[] = {"s3:1:1 [7] NCCL INFO NET/Socket : Using [0]enp41s0f1:<0> [1]virbr0:<0>\n"
+                              "s3:1:1 [7] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB enp41s0f1:<0>\n",
+                              NULL};
+    assert_int_equal(count("nccl_log.bad_iface", ib, NULL, NULL, 0), 0);
+    const char *const sock[] = {"s3:1:1 [7] NCCL INFO NET/Socket : Using [0]enp41s0f1:<0> [1]virbr0:<0>\n"
+                                "s3:1:1 [7] NCCL INFO Using network Socket\n",
+                                NULL};
+    assert_int_equal(count("nccl_log.bad_iface", sock, NULL, NULL, 0), 1);
+    const char *const one_node[] = {"h:1:2 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+                                    "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START\n"
+                                    "h:1:3 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 2000 - Init START\n",
+                                    NULL};
+    assert_int_equal(count("nccl_log.bad_iface", one_node, NULL, NULL, 0), 0);
+}
+
+/* NCCL 2.4 says no "Using network": NET/IB found nothing, NET/Socket listed an interface. */
+static void old_nccl_socket_inferred(void **state)
+{
+    (void)state;
+    const char *const files[] = {"ip-1:45:45 [0] NCCL INFO NET/IB : No device found.\n"
+                                 "ip-1:45:45 [0] NCCL INFO NET/Socket : Using [0]ens3:172.31.12.21<0>\n"
+                                 "ip-2:46:46 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ens3:172.31.1.2<0>\n",
+                                 NULL};
+    gd_severity sev = GD_SEV_INFO;
+    assert_int_equal(count("nccl_log.socket_fallback", files, &sev, NULL, 0), 1);
+    assert_int_equal(sev, GD_SEV_CRITICAL);
+}
+
 static void connect_refused_names_interface(void **state)
 {
     (void)state;
@@ -242,6 +274,8 @@ int main(void)
         cmocka_unit_test(gdr_socket_line_is_quiet),
         cmocka_unit_test(version_mismatch_fires_across_files),
         cmocka_unit_test(bootstrap_on_docker0_fires),
+        cmocka_unit_test(socket_list_only_where_sockets_carry_data),
+        cmocka_unit_test(old_nccl_socket_inferred),
         cmocka_unit_test(connect_refused_names_interface),
         cmocka_unit_test(p2p_disabled_by_env_fires),
     };
