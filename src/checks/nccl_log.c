@@ -11,6 +11,7 @@
 #include "gpudoctor/net.h"
 #include "gpudoctor/nccl_log.h"
 
+#include <stdlib.h>
 #include <strings.h>
 
 static const struct gd_nccl_log *log_of(const gd_facts *f)
@@ -205,6 +206,31 @@ void gd_check_nccl_log_socket_fallback(const gd_check *self, const gd_facts *f, 
                    cause[0] ? ": NCCL said '" : "", cause, cause[0] ? "'" : "");
 }
 
+/* NCCL's bus id ("18000": bus 0x18, device 0, function 0) is GPU bus_id's ("00000000:18:00.0"). */
+static bool same_gpu(const char *nccl, const char *bus_id)
+{
+    unsigned long v = strtoul(nccl, NULL, 16);
+    unsigned dom = 0, bus = 0, dev = 0, fn = 0;
+    if (!nccl[0] || sscanf(bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+        return false;
+    /* NCCL reads the hex digits of "0000:18:00.0" as one number (busIdToInt64). */
+    return v == ((unsigned long)dom << 20 | (unsigned long)bus << 12 | (unsigned long)dev << 4 | fn);
+}
+
+/* The refused GPUs as the report's indices, where the capture or the machine read them. */
+static void gdr_gpus(const gd_facts *f, const struct gd_nccl_log *log, json_t *ev)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < log->gdr_off_count; i++)
+        for (size_t g = 0; log->gdr_off[i].cause == GD_NCCL_GDR_DISTANCE && g < f->gpu_count; g++)
+            if (same_gpu(log->gdr_off[i].gpu, f->gpus[g].pci_bus_id))
+                json_array_append_new(a, json_integer(f->gpus[g].index));
+    if (json_array_size(a))
+        json_object_set_new(ev, "gpus", a);
+    else
+        json_decref(a);
+}
+
 /* GPUDirect RDMA refused: by cause, one finding each. */
 static void gdr_by_cause(const gd_check *self, const gd_facts *f, const struct gd_nccl_log *log, gd_nccl_gdr_cause c,
                          gd_findings *out)
@@ -246,16 +272,20 @@ static void gdr_by_cause(const gd_check *self, const gd_facts *f, const struct g
         bool set = env_is(log, "NCCL_NET_GDR_LEVEL", NULL, 1, &lvl);
         if (set)
             json_object_set_new(ev, "NCCL_NET_GDR_LEVEL", json_string(lvl->value));
-        snprintf(fix, sizeof fix,
-                 "%s%s These GPUs' traffic to the network is staged through host memory. Give each GPU a NIC "
-                 "on its own PCIe switch (nvidia-smi topo -m: PIX/PXB), or, after measuring with all_reduce_perf, "
-                 "allow a longer path (NCCL_NET_GDR_LEVEL=PHB or SYS).",
-                 set ? "NCCL_NET_GDR_LEVEL is set to "
-                     : "The GPUs are farther from the NIC than NCCL's default "
-                       "allows (distance above the limit).",
-                 set ? lvl->value : "");
+        gdr_gpus(f, log, ev);
         if (set)
-            snprintf(fix + strlen(fix), sizeof fix - strlen(fix), " (the limit it sets).");
+            snprintf(fix, sizeof fix,
+                     "NCCL_NET_GDR_LEVEL=%s keeps GPUDirect RDMA to GPUs that near a NIC: these GPUs' traffic to "
+                     "the network is staged through host memory. Give each GPU a NIC on its own PCIe switch "
+                     "(nvidia-smi topo -m: PIX or PXB); or, after measuring with all_reduce_perf, allow a longer "
+                     "path (a higher NCCL_NET_GDR_LEVEL, up to SYS) or unset it for NCCL's default.",
+                     lvl->value);
+        else
+            snprintf(fix, sizeof fix,
+                     "These GPUs are farther from the NIC than NCCL's default allows: their traffic to the network "
+                     "is staged through host memory. Give each GPU a NIC on its own PCIe switch (nvidia-smi topo "
+                     "-m: PIX or PXB); or, after measuring with all_reduce_perf, allow a longer path "
+                     "(NCCL_NET_GDR_LEVEL=PHB or SYS).");
         gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
                        "GPUDirect RDMA off on %s for %s: farther from the NIC than allowed (distance %d > %d%s%s)",
                        hosts, what, first->distance, first->limit, set ? ", NCCL_NET_GDR_LEVEL=" : "",

@@ -161,6 +161,34 @@ static void gdr_no_module_fires(void **state)
     assert_non_null(strstr(title, "mlx5_1"));
 }
 
+/* Refused for a GPU too far from the NIC: the GPU named by the report's index where its bus id is known. */
+static void gdr_distance_names_the_gpu(void **state)
+{
+    (void)state;
+    gd_facts f;
+    memset(&f, 0, sizeof f);
+    f.gpu_count = 2;
+    f.gpus = calloc(2, sizeof *f.gpus);
+    f.gpus[0].index = 0;
+    snprintf(f.gpus[0].pci_bus_id, sizeof f.gpus[0].pci_bus_id, "00000000:18:00.0");
+    f.gpus[1].index = 1;
+    snprintf(f.gpus[1].pci_bus_id, sizeof f.gpus[1].pci_bus_id, "00000000:86:00.0");
+    const char *const files[] = {"n:1:2 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PHB\n"
+                                 "n:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance 5 > 4)\n"
+                                 "n:1:2 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 86000 / HCA 0 (distance 4 <= 4), "
+                                 "read 0\n",
+                                 NULL};
+    gd_findings out;
+    memset(&out, 0, sizeof out);
+    assert_int_equal(run_on("nccl_log.gdr_off", files, &f, &out, NULL), 1);
+    json_t *gpus = json_object_get(out.v[0].evidence, "gpus");
+    assert_int_equal(json_array_size(gpus), 1);
+    assert_int_equal(json_integer_value(json_array_get(gpus, 0)), 0);
+    assert_non_null(strstr(out.v[0].fix, "NCCL_NET_GDR_LEVEL=PHB"));
+    gd_findings_free(&out);
+    gd_facts_free(&f);
+}
+
 /* NET/Socket says GDR is disabled for every interface: not a refusal. */
 static void gdr_socket_line_is_quiet(void **state)
 {
@@ -271,6 +299,7 @@ int main(void)
         cmocka_unit_test(socket_fallback_with_active_ports_is_critical),
         cmocka_unit_test(socket_on_ethernet_cluster_is_quiet),
         cmocka_unit_test(gdr_no_module_fires),
+        cmocka_unit_test(gdr_distance_names_the_gpu),
         cmocka_unit_test(gdr_socket_line_is_quiet),
         cmocka_unit_test(version_mismatch_fires_across_files),
         cmocka_unit_test(bootstrap_on_docker0_fires),
