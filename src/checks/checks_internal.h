@@ -178,4 +178,12 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
 void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out);
 
+/* nccl_log.c: what NCCL's own INFO log says it chose (f->net->nccl) */
+void gd_check_nccl_log_socket_fallback(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_log_gdr_off(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_log_version_mismatch(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_log_bad_iface(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_log_connect_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_log_transport_disabled(const gd_check *self, const gd_facts *f, gd_findings *out);
+
 #endif

@@ -7,6 +7,8 @@
  * for a healthy machine (the exit code of `check`, docs/interface.md).
  */
 #include "checks_internal.h"
+#include "gpudoctor/nccl_log.h"
+#include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -144,6 +146,7 @@ typedef enum reads {
     R_KLOG, /* the kernel log */
     R_P2P, /* the driver's peer-to-peer status of the GPU pairs */
     R_BENCH, /* a benchmark's measurements: only under bench */
+    R_NCCL_LOG, /* NCCL's own INFO log (--from nccl.log, run --nccl-log): only where one was read */
 } reads;
 
 static const struct {
@@ -195,6 +198,8 @@ static reads reads_for(const gd_check *c)
     for (size_t i = 0; i < sizeof reads_of / sizeof *reads_of; i++)
         if (strcmp(reads_of[i].id, c->id) == 0)
             return reads_of[i].r;
+    if (strncmp(c->id, "nccl_log.", 9) == 0)
+        return R_NCCL_LOG;
     return strcmp(c->group, "bench") == 0 ? R_BENCH : R_HOST;
 }
 
@@ -288,7 +293,8 @@ gd_check_state gd_check_coverage(const gd_check *c, const gd_facts *f, const gd_
     if (len)
         why[0] = '\0';
     reads r = reads_for(c);
-    if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || needs_a_machine(c, f))
+    if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || (r == R_NCCL_LOG && !(f->net && f->net->nccl)) ||
+        needs_a_machine(c, f))
         return GD_CHECK_NOT_APPLICABLE;
     size_t found = 0, gpu_skips = 0;
     const char *whole = NULL, *some = NULL;
@@ -480,6 +486,11 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
         snprintf(log, sizeof log, "the kernel log (%zu line%s%s)", s->kernel_log_lines,
                  s->kernel_log_lines == 1 ? "" : "s",
                  s->xid_group_count == 0 && s->gpu_fatal_count == 0 ? ", no Xid, no lost GPU" : "");
+    /* NCCL's own log, read whole, judges what the job's network chose. */
+    const struct gd_nccl_log *nccl = f->net ? f->net->nccl : NULL;
+    if (!log[0] && nccl && nccl->nccl_lines > 0)
+        snprintf(log, sizeof log, "NCCL's log (%lu line%s of %zu process%s)", nccl->nccl_lines,
+                 nccl->nccl_lines == 1 ? "" : "s", nccl->proc_count, nccl->proc_count == 1 ? "" : "es");
     if (ny)
         snprintf(judged, jlen, "%s of %zu GPU%s%s%s", list, gpus, gpus == 1 ? "" : "s", log[0] ? " and " : "", log);
     else if (log[0])

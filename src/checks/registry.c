@@ -136,6 +136,12 @@ const gd_check gd_checks[] = {
     {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_log.socket_fallback", "network", "NCCL's log: NCCL uses RDMA between nodes where RDMA NICs exist", 0, gd_check_nccl_log_socket_fallback, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_log.gdr_off", "network", "NCCL's log: GPUDirect RDMA on for every GPU and node", 0, gd_check_nccl_log_gdr_off, GD_SEVS_WARNING, NULL},
+    {"nccl_log.version_mismatch", "network", "NCCL's log: every rank runs the same NCCL version", 0, gd_check_nccl_log_version_mismatch, GD_SEVS_CRITICAL, NULL},
+    {"nccl_log.bad_iface", "network", "NCCL's log: no loopback or bridge interface for NCCL's connections", 0, gd_check_nccl_log_bad_iface, GD_SEVS_WARNING, NULL},
+    {"nccl_log.connect_failed", "network", "NCCL's log: NCCL's connections between ranks succeed", 0, gd_check_nccl_log_connect_failed, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_log.transport_disabled", "network", "NCCL's log: peer-to-peer and shared memory not turned off by the environment", 0, gd_check_nccl_log_transport_disabled, GD_SEVS_WARNING, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];

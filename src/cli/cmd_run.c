@@ -7,6 +7,7 @@
 #include "gpudoctor/session.h"
 #include "report/profile_report.h"
 #include "report/recorder.h"
+#include "run_nccl_log.h"
 #include "run_profile.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "                     [--output FILE] [--exit-findings] [--kill-at-end]\n"
                            "                     [--record FILE.jsonl] [--report FILE.html] [--sim SCENARIO]\n"
                            "                     [--profile] [--profile-steps A:B] [--profile-dir DIR]\n"
+                           "                     [--nccl-log] [--nccl-log-dir DIR]\n"
                            "                     -- COMMAND [ARGS...]\n"
                            "\n"
                            "Starts COMMAND and watches it with its GPUs for its whole life (or --duration):\n"
@@ -59,6 +61,13 @@ const char gd_run_help[] = "usage: gpudoctor run [--duration SEC] [--interval MS
                            "                   under the verdict (docs/run.md)\n"
                            "  --profile-steps A:B  profile steps A to B instead (implies --profile)\n"
                            "  --profile-dir DIR    keep the traces and hook notes in DIR (implies --profile)\n"
+                           "  --nccl-log       have the job's NCCL write its INFO log (NCCL_DEBUG=INFO,\n"
+                           "                   NCCL_DEBUG_FILE) into a private folder, never into COMMAND's\n"
+                           "                   own output, and judge what NCCL chose (network, GPUDirect RDMA,\n"
+                           "                   transports, versions: the nccl_log.* checks) in the report;\n"
+                           "                   where the environment sets NCCL_DEBUG or NCCL_DEBUG_FILE,\n"
+                           "                   NCCL logs as it says and nothing is read (docs/nccl-log.md)\n"
+                           "  --nccl-log-dir DIR   keep NCCL's log files in DIR (implies --nccl-log)\n"
                            "\n"
                            "SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to gpudoctor go to COMMAND\n"
                            "(Ctrl-C reaches both from the terminal); SIGINT, SIGTERM and SIGHUP also end\n"
@@ -101,6 +110,7 @@ typedef struct run_opts {
     const char *output; /* --output FILE: the report's own destination, or NULL (stdout) */
     char **argv; /* COMMAND ARGS..., NULL-terminated */
     gd_run_profile profile; /* --profile, --profile-steps, --profile-dir */
+    gd_run_nccl_log nccl_log; /* --nccl-log, --nccl-log-dir */
 } run_opts;
 
 const struct option gd_run_options[] = {
@@ -118,6 +128,8 @@ const struct option gd_run_options[] = {
     {"profile-dir", required_argument, NULL, 'D'},
     {"profile-steps", required_argument, NULL, 'S'},
     {"details", no_argument, NULL, 'T'},
+    {"nccl-log", no_argument, NULL, 'N'},
+    {"nccl-log-dir", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0},
 };
 
@@ -153,6 +165,11 @@ static int parse(int argc, char **argv, run_opts *o)
                 return GD_EXIT_ERROR;
             break;
         case 'T': o->profile.details = true; break;
+        case 'N':
+        case 'L':
+            if (gd_run_nccl_log_option(&o->nccl_log, c, optarg) != 0)
+                return GD_EXIT_ERROR;
+            break;
         case 'h': gd_cli_help_print(stdout, gd_run_help); return -1;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor run --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor run --help')", argv[optind - 1]);
@@ -323,18 +340,22 @@ int gd_cmd_run(int argc, char **argv)
 
     if ((rc = gd_run_profile_prepare(&o.profile, o.argv)) != 0)
         return (gd_run_profile_end(&o.profile), rc);
+    if ((rc = gd_run_nccl_log_prepare(&o.nccl_log)) != 0)
+        return (gd_run_profile_started(&o.profile), gd_run_profile_end(&o.profile), rc);
     int exec_errno;
     pid_t pid = start(o.argv, &exec_errno);
     gd_run_profile_started(&o.profile);
+    gd_run_nccl_log_started(&o.nccl_log);
     if (pid < 0) {
         rc = gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
-        return (gd_run_profile_end(&o.profile), rc);
+        return (gd_run_profile_end(&o.profile), gd_run_nccl_log_end(&o.nccl_log), rc);
     }
     watch w = {.pid = pid};
     if (exec_errno) {
         waitpid(pid, &w.status, 0);
         gd_cli_error("cannot run '%s': %s", o.argv[0], strerror(exec_errno));
         gd_run_profile_end(&o.profile);
+        gd_run_nccl_log_end(&o.nccl_log);
         return 127;
     }
     child_pid = pid;
@@ -381,6 +402,7 @@ int gd_cmd_run(int argc, char **argv)
         gd_cli_error("%s", err);
     } else {
         gd_findings fs = {.where = o.profile.on ? GD_AT_PROFILE : GD_AT_RUN};
+        gd_run_nccl_log_read(&o.nccl_log, &f);
         gd_checks_run_all(&f, &fs);
         /* Without --profile the causes come from the GPUs' and the job's findings alone. */
         gd_findings no_trace = {.where = GD_AT_RUN};
@@ -413,6 +435,7 @@ int gd_cmd_run(int argc, char **argv)
         sigaction(forwarded[i], &old[i], NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
     gd_run_profile_end(&o.profile);
+    gd_run_nccl_log_end(&o.nccl_log);
     if (o.exit_findings || !w.reaped || report_failed) /* a report asked for and not written: an error */
         return code;
     return exit_of(w.status);

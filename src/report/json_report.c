@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON report of `check` (docs/interface.md section 4). */
+#include "nccl_log_report.h"
 #include "checked.h"
 #include "gpu_table.h"
 #include "checks/causes.h"
@@ -365,6 +366,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *job = gd_report_job_json(f);
     if (job) /* run, check --pid */
         json_object_set_new(root, "job", job);
+    json_t *nccl = gd_report_nccl_log_json(f);
+    if (nccl) /* an NCCL log was read: --from nccl.log, run --nccl-log */
+        json_object_set_new(root, "nccl_log", nccl);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "causes", gd_report_causes_json(fs));
     json_object_set_new(root, "not_checked", skips_json(fs));

@@ -208,6 +208,36 @@ static const verdict captures[] = {
     {"topo/rtx2080super-windows-empty-affinity-utku.txt", NULL, 3, {NULL}},
     {"topo/asus-esc8000a-4xrtx6000ada-4nic-2numa-prompt-stelline.txt", NULL, 3, {NULL}},
     {"topo/puget-wrx90-2xrtx6000ada-phb-2nic-prompt-stelline.txt", NULL, 3, {NULL}},
+    /* NCCL's own logs (docs/nccl-log.md), each judged as its thread concluded. */
+    {"network/nccl-logs/asymmetric-gdr-send-gdrdma-receive-host-staged-peermem-missing-one-node-nccltests152.log",
+     NULL,
+     1,
+     {"nccl_log.gdr_off@-1=warning", NULL}},
+    {"network/nccl-logs/azure-aks-ib-gdrdma-healthy-gdr-level-forced-sys-aksrdma36.log", NULL, 0, {NULL}},
+    {"network/nccl-logs/container-no-ib-device-hpcx-ibext-socket-fallback-virbr0-nccl941.log",
+     NULL,
+     1,
+     {"nccl_log.socket_fallback@-1=warning", "nccl_log.bad_iface@-1=warning", NULL}},
+    {"network/nccl-logs/gdr-disabled-by-distance-for-far-gpus-gdr-level-phb-dle383.log",
+     NULL,
+     1,
+     {"nccl_log.gdr_off@-1=warning", NULL}},
+    {"network/nccl-logs/ib-4hca-gdr-disabled-no-module-peermem-missing-nccl899.log",
+     NULL,
+     1,
+     {"nccl_log.gdr_off@-1=warning", NULL}},
+    /* Every rank on IB: NET/Socket's list (virbr0 in it) carries no data; the thread's missing GDR is not in this excerpt. */
+    {"network/nccl-logs/ib-without-gdr-virbr0-in-socket-list-4node-nccltests29.log", NULL, 0, {NULL}},
+    {"network/nccl-logs/no-route-to-host-bootstrap-retries-llamafactory8045.log",
+     NULL,
+     2,
+     {"nccl_log.connect_failed@-1=critical", NULL}},
+    {"network/nccl-logs/roce-gdr-disabled-both-hcas-peermem-loaded-nccl1537.log",
+     NULL,
+     1,
+     {"nccl_log.gdr_off@-1=warning", NULL}},
+    /* One node's log alone: the mismatch shows only beside the other nodes' (e2e.test_e2e_nccl_log). */
+    {"network/nccl-logs/version-mismatch-problem-node-nccl-2.14.3-fastsocket-gcp-nccl1267.log", NULL, 0, {NULL}},
 };
 
 static const verdict scenarios[] = {
@@ -390,7 +420,8 @@ static void every_real_capture_has_its_verdict(void **state)
     (void)state;
     need_realdata();
     size_t n = sizeof captures / sizeof captures[0];
-    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci", "logs", "topo"};
+    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv",          "lspci",
+                                          "logs",    "topo",     "network/nccl-logs"};
     for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
         char dir[1024], prefix[64];
         snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);
