@@ -136,6 +136,16 @@ const gd_check gd_checks[] = {
     {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"net.port_down", "network", "every RDMA port has link where its peers of the same kind do", 0, gd_check_net_port_down, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"net.port_rate_low", "network", "every active RDMA port runs at its peers' rate", 0, gd_check_net_port_rate_low, GD_SEVS_WARNING, NULL},
+    {"net.port_errors", "network", "no RDMA port's error counters grow during the window", 0, gd_check_net_port_errors, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"net.roce_gid", "network", "each RoCE port has a RoCE v2 GID where NCCL looks for one", 0, gd_check_net_roce_gid, GD_SEVS_WARNING, NULL},
+    {"net.gpu_nic_far", "network", "no GPU's nearest RDMA NIC is across the CPU while others have one on their switch", 0, gd_check_net_gpu_nic_far, GD_SEVS_WARNING, NULL},
+    {"net.gdr_module", "network", "GPUDirect RDMA's kernel module is loaded where GPUs and RDMA NICs share a node", 0, gd_check_net_gdr_module, GD_SEVS_WARNING, NULL},
+    {"net.acs_enabled", "network", "no PCIe ACS redirect on a switch between GPUs or a GPU and a NIC", 0, gd_check_net_acs, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"env.nccl_socket_ifname", "stack", "NCCL_SOCKET_IFNAME names an interface that exists and reaches other nodes", GD_NEED_ENV, gd_check_env_nccl_socket_ifname, GD_SEVS_WARNING, NULL},
+    {"env.nccl_ib_hca", "stack", "NCCL_IB_HCA names RDMA devices that exist and are active", GD_NEED_ENV, gd_check_env_nccl_ib_hca, GD_SEVS_INFO | GD_SEVS_WARNING, NULL},
+    {"env.nccl_gdr_level", "stack", "NCCL_NET_GDR_LEVEL lets NCCL use GPUDirect RDMA", GD_NEED_ENV, gd_check_env_nccl_gdr_level, GD_SEVS_WARNING, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];
