@@ -33,13 +33,14 @@ static const char *lack_of(const char *group)
     static const struct {
         const char *group, *lack;
     } lacks[] = {
-        {"thermal", "no temperature"},      {"power", "no power reading or limit"},
-        {"clocks", "no clock reading"},     {"pcie", "no PCIe link state"},
-        {"vram", "no memory reading"},      {"utilization", "no utilisation (N/A, as under MIG)"},
-        {"config", "no GPU setting"},       {"health", "no ECC or remapping counter and no kernel log"},
-        {"nvlink", "no NVLink link"},       {"topology", "no PCIe tree (sysfs or lspci)"},
-        {"network", "no RDMA device list"},
+        {"thermal", "no temperature"},  {"power", "no power reading or limit"},
+        {"clocks", "no clock reading"}, {"pcie", "no PCIe link state"},
+        {"vram", "no memory reading"},  {"utilization", "no utilisation (N/A, as under MIG)"},
+        {"config", "no GPU setting"},   {"health", "no ECC or remapping counter and no kernel log"},
+        {"nvlink", "no NVLink link"},   {"topology", "no PCIe tree (sysfs or lspci)"},
     };
+    if (strcmp(group, "network") == 0)
+        return "no RDMA device list";
     for (size_t i = 0; i < sizeof lacks / sizeof lacks[0]; i++)
         if (strcmp(lacks[i].group, group) == 0)
             return lacks[i].lack;

@@ -78,6 +78,7 @@ void gd_check_env_nccl_socket_ifname(const gd_check *self, const gd_facts *f, gd
     const gd_net_facts *n = f->net;
     bool ifaces = n && n->ifaces_read;
     /* Named on purpose: a loopback or bridge carries nothing to another node. */
+    size_t local = 0;
     for (size_t i = 0; !l.exclude && i < l.n; i++) {
         const gd_net_iface *ifc = NULL;
         for (size_t k = 0; ifaces && k < n->iface_count && !ifc; k++)
@@ -85,6 +86,7 @@ void gd_check_env_nccl_socket_ifname(const gd_check *self, const gd_facts *f, gd
                 ifc = &n->ifaces[k];
         if (!local_only(l.item[i], ifc))
             continue;
+        local++;
         json_t *ev = env_evidence(f, "NCCL_SOCKET_IFNAME", v);
         json_object_set_new(ev, "interface", json_string(ifc ? ifc->name : l.item[i]));
         gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
@@ -100,8 +102,8 @@ void gd_check_env_nccl_socket_ifname(const gd_check *self, const gd_facts *f, gd
                        : strcmp(l.item[i], "lo") == 0 ? "loopback"
                                                       : "bridge");
     }
-    if (!ifaces)
-        return; /* which interfaces exist was not read: the list cannot be judged */
+    if (!ifaces || local)
+        return; /* which interfaces exist was not read, or the list was judged above */
     size_t usable = 0;
     for (size_t k = 0; k < n->iface_count; k++) {
         bool hit = false;
