@@ -7,6 +7,7 @@
  * NCCL_NET_GDR_LEVEL takes LOC, PIX, PXB, PHB, SYS (or 0..5, 0 never). */
 #include "checks_internal.h"
 #include "gpudoctor/net.h"
+#include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "net_ports.h"
 
@@ -175,28 +176,58 @@ void gd_check_env_nccl_ib_hca(const gd_check *self, const gd_facts *f, gd_findin
                        missing);
 }
 
-/* NCCL_NET_GDR_LEVEL's "never": LOC, or 0. */
-static bool gdr_never(const char *v)
+/* NCCL_NET_GDR_LEVEL as a gd_topo_level: the farthest path on which NCCL
+ * uses GPUDirect RDMA; GD_TOPO_SELF for LOC (never), GD_TOPO_UNKNOWN when
+ * not a level. The integers are the older form, numbered as NCCL_P2P_LEVEL's
+ * (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 NODE, 5 SYS). */
+static int gdr_level(const char *v)
 {
-    return strcasecmp(v, "LOC") == 0 || strcmp(v, "0") == 0;
+    static const struct {
+        const char *name;
+        int level;
+    } names[] = {{"LOC", GD_TOPO_SELF}, {"PIX", GD_TOPO_PIX},   {"PXB", GD_TOPO_PXB},
+                 {"PHB", GD_TOPO_PHB},  {"NODE", GD_TOPO_NODE}, {"SYS", GD_TOPO_SYS}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(v, names[i].name) == 0)
+            return names[i].level;
+    char *end;
+    long k = strtol(v, &end, 10);
+    return *v && *end == '\0' && k >= 0 && k <= 5 ? names[k].level : GD_TOPO_UNKNOWN;
 }
 
 void gd_check_env_nccl_gdr_level(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const char *v = gd_stack_getenv(f->stack, "NCCL_NET_GDR_LEVEL");
-    if (!v || !gdr_never(v))
+    int level = v ? gdr_level(v) : GD_TOPO_UNKNOWN;
+    if (level == GD_TOPO_UNKNOWN)
         return;
     size_t active = gd_net_active_ports(f);
     if (f->net && f->net->devices_read && active == 0)
         return; /* no RDMA port: GPUDirect RDMA has nothing to use */
+    /* GPUs whose nearest NIC NCCL's default (PXB) would allow, and this level does not. */
+    int best[GD_PCIE_TOPO_MAX_GPUS];
+    const char *nic[GD_PCIE_TOPO_MAX_GPUS];
+    size_t joined, cut = 0, n = gd_net_nearest_nics(f, best, nic, GD_PCIE_TOPO_MAX_GPUS, &joined);
+    for (size_t g = 0; g < n; g++)
+        cut += best[g] > level && best[g] <= GD_TOPO_PXB;
+    if (level != GD_TOPO_SELF && cut == 0)
+        return;
     json_t *ev = env_evidence(f, "NCCL_NET_GDR_LEVEL", v);
     if (f->net && f->net->devices_read)
         json_object_set_new(ev, "active_rdma_ports", json_integer((json_int_t)active));
-    gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
-                   "Unset NCCL_NET_GDR_LEVEL (NCCL allows GPUDirect RDMA for a NIC behind the GPU's PCIe switch by "
-                   "default) or raise it (PHB, SYS) where the NIC is farther. If GPUDirect RDMA fails, fix that "
-                   "instead: load nvidia_peermem, turn ACS off.",
-                   "NCCL_NET_GDR_LEVEL=%.20s: NCCL never uses GPUDirect RDMA; every transfer to another node is "
-                   "staged through host memory",
-                   v);
+    const char *fix = "Unset NCCL_NET_GDR_LEVEL (NCCL allows GPUDirect RDMA for a NIC behind the GPU's PCIe switches, "
+                      "PXB, by default) or raise it (PHB, SYS) where the NIC is farther. If GPUDirect RDMA fails, fix "
+                      "that instead: load nvidia_peermem, turn ACS off.";
+    if (level == GD_TOPO_SELF) {
+        gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
+                       "NCCL_NET_GDR_LEVEL=%.20s: NCCL never uses GPUDirect RDMA; every transfer to another node is "
+                       "staged through host memory",
+                       v);
+        return;
+    }
+    json_object_set_new(ev, "gpus_cut_off", json_integer((json_int_t)cut));
+    gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
+                   "NCCL_NET_GDR_LEVEL=%.20s turns GPUDirect RDMA off for %zu GPU%s whose NIC is behind the same "
+                   "PCIe switches (PXB), where NCCL's default would use it",
+                   v, cut, cut == 1 ? "" : "s");
 }

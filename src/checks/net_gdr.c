@@ -128,6 +128,34 @@ static const char *level_name(int l)
                                : "SYS";
 }
 
+size_t gd_net_nearest_nics(const gd_facts *f, int *best, const char **best_nic, size_t max, size_t *joined)
+{
+    const gd_pcie_facts *pc = f->pcie;
+    *joined = 0;
+    if (!pc || !f->net)
+        return 0;
+    size_t n = pc->gpu_count < max ? pc->gpu_count : max;
+    for (size_t g = 0; g < n; g++) {
+        best[g] = GD_TOPO_UNKNOWN;
+        best_nic[g] = "";
+        for (size_t j = 0; j < pc->nic_count; j++) {
+            const gd_pcie_nic_place *np = &pc->nics[j];
+            const gd_net_dev *d = rdma_of(f, np);
+            if (!d)
+                continue;
+            int l = np->level_count > g ? np->levels[g] : tree_level(&pc->gpus[g], &np->where);
+            if (l <= GD_TOPO_SELF)
+                continue;
+            ++*joined;
+            if (best[g] == GD_TOPO_UNKNOWN || l < best[g]) {
+                best[g] = l;
+                best_nic[g] = d->name;
+            }
+        }
+    }
+    return n;
+}
+
 void gd_check_net_gpu_nic_far(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     if (!gd_net_devices_read(f, self->id, out))
@@ -141,26 +169,9 @@ void gd_check_net_gpu_nic_far(const gd_check *self, const gd_facts *f, gd_findin
     }
     int best[GD_PCIE_TOPO_MAX_GPUS];
     const char *best_nic[GD_PCIE_TOPO_MAX_GPUS];
-    size_t n = pc->gpu_count < GD_PCIE_TOPO_MAX_GPUS ? pc->gpu_count : GD_PCIE_TOPO_MAX_GPUS, near = 0, joined = 0;
-    for (size_t g = 0; g < n; g++) {
-        best[g] = GD_TOPO_UNKNOWN;
-        best_nic[g] = "";
-        for (size_t j = 0; j < pc->nic_count; j++) {
-            const gd_pcie_nic_place *np = &pc->nics[j];
-            const gd_net_dev *d = rdma_of(f, np);
-            if (!d)
-                continue;
-            int l = np->level_count > g ? np->levels[g] : tree_level(&pc->gpus[g], &np->where);
-            if (l <= GD_TOPO_SELF)
-                continue;
-            joined++;
-            if (best[g] == GD_TOPO_UNKNOWN || l < best[g]) {
-                best[g] = l;
-                best_nic[g] = d->name;
-            }
-        }
+    size_t joined, near = 0, n = gd_net_nearest_nics(f, best, best_nic, GD_PCIE_TOPO_MAX_GPUS, &joined);
+    for (size_t g = 0; g < n; g++)
         near += best[g] != GD_TOPO_UNKNOWN && best[g] <= GD_TOPO_PXB;
-    }
     if (joined == 0) {
         gd_skip_add(out, self->id, GD_NO_GPU, "%s",
                     "no RDMA device could be placed in the PCIe tree (no bus address or name in common)");
@@ -199,24 +210,34 @@ void gd_check_net_gpu_nic_far(const gd_check *self, const gd_facts *f, gd_findin
 
 void gd_check_net_gdr_module(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
-    if (!gd_net_devices_read(f, self->id, out))
-        return;
-    size_t active = gd_net_active_ports(f);
-    if (active == 0 || f->gpu_count == 0)
-        return; /* GPUDirect RDMA needs both on the node */
-    if (f->net->peermem == GD_PEERMEM_UNKNOWN) {
+    const gd_net_facts *n = f->net;
+    if (!n || n->peermem == GD_PEERMEM_UNKNOWN) {
         gd_skip_add(out, self->id, GD_NO_GPU, "%s",
                     "the loaded kernel modules were not read (no /proc/modules, no lsmod in the capture)");
         return;
     }
-    if (f->net->peermem == GD_PEERMEM_LOADED)
+    if (n->peermem == GD_PEERMEM_LOADED)
         return;
+    /* GPUDirect RDMA needs both on the node. A capture that looked for the
+     * module alone (lsmod | grep nvidia_peermem) was taken where it matters. */
+    size_t active = gd_net_active_ports(f);
+    if (n->devices_read && active == 0)
+        return;
+    if (f->gpu_count == 0 && !f->captured)
+        return;
+    char where[160];
+    if (n->devices_read)
+        snprintf(where, sizeof where, "on a node with %zu active RDMA port%s and %zu GPU%s", active,
+                 active == 1 ? "" : "s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
+    else
+        snprintf(where, sizeof where, "%s", "(the RDMA devices were not listed: this matters where the node has them)");
     json_t *ev = json_object();
     json_object_set_new(ev, "nvidia_peermem", json_false());
     json_object_set_new(ev, "nv_peer_mem", json_false());
-    json_object_set_new(ev, "active_rdma_ports", json_integer((json_int_t)active));
+    if (n->devices_read)
+        json_object_set_new(ev, "active_rdma_ports", json_integer((json_int_t)active));
     json_object_set_new(ev, "gpus", json_integer((json_int_t)f->gpu_count));
-    json_object_set_new(ev, "source", json_string(f->net->peermem_source[0] ? f->net->peermem_source : f->net->source));
+    json_object_set_new(ev, "source", json_string(n->peermem_source[0] ? n->peermem_source : n->source));
     gd_finding_add(
         out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN,
         "Load it: 'modprobe nvidia_peermem' (it ships with the driver since 470; make it load at boot with a file "
@@ -224,9 +245,7 @@ void gd_check_net_gdr_module(const gd_check *self, const gd_facts *f, gd_finding
         "stages every inter-node transfer through host memory (\"GPU Direct RDMA Disabled\"), unless it uses "
         "DMA-BUF instead (NCCL 2.19+ with the open GPU kernel modules and Linux 5.12+), which NCCL's log says "
         "as \"DMA-BUF is available\".",
-        "GPUDirect RDMA's kernel module is not loaded (neither nvidia_peermem nor nv_peer_mem) on a node with %zu "
-        "active RDMA port%s and %zu GPU%s",
-        active, active == 1 ? "" : "s", f->gpu_count, f->gpu_count == 1 ? "" : "s");
+        "GPUDirect RDMA's kernel module is not loaded (neither nvidia_peermem nor nv_peer_mem) %s", where);
 }
 
 /* ACS bits that send peer-to-peer traffic up to the root complex or block

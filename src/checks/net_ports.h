@@ -46,6 +46,11 @@ bool gd_net_same_kind(const gd_net_dev *da, const gd_net_port *pa, const gd_net_
 const char *gd_net_dev_source(const gd_facts *f, const gd_net_dev *d);
 /* Active RDMA ports of the node (0 when not read). */
 size_t gd_net_active_ports(const gd_facts *f);
+/* The level (gd_topo_level) from each GPU of f->pcie to its nearest RDMA NIC
+ * with an active port, into best[] (GD_TOPO_UNKNOWN: none placed) with that
+ * NIC's name; *joined counts the GPU-NIC pairs placed. Returns the GPUs
+ * filled (at most max; 0 without a PCIe tree). */
+size_t gd_net_nearest_nics(const gd_facts *f, int *best, const char **best_nic, size_t max, size_t *joined);
 /* True when the node's RDMA devices were read; otherwise records why check
  * `id` could not judge them and returns false. */
 bool gd_net_devices_read(const gd_facts *f, const char *id, gd_findings *out);

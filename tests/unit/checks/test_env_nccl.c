@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "facts_fixture.h"
+#include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 #include "net_fixture.h"
 
@@ -107,6 +108,22 @@ static void gdr_level(void **state)
     assert_int_equal(fired(&f, "env.nccl_gdr_level", "NCCL_NET_GDR_LEVEL=0"), 1);
     n->dev_count = 0; /* no RDMA device: nothing disabled */
     assert_int_equal(fired(&f, "env.nccl_gdr_level", "NCCL_NET_GDR_LEVEL=LOC"), 0);
+    gd_facts_free(&f);
+    /* A NIC behind the GPUs' switch (PXB): PIX cuts GPUDirect RDMA off, PXB keeps it. */
+    n = node(&f);
+    gd_pcie_facts *p = fx_pcie_switch_tree(&f);
+    p->nic_count = 1;
+    p->nics = calloc(1, sizeof *p->nics);
+    fx_pcie_path(&p->nics[0].where, "pci0000:16", 0,
+                 (const char *const[]){"0000:1a:00.0", "0000:17:09.0", "0000:17:00.0", "0000:16:01.0", NULL});
+    snprintf(p->nics[0].name, sizeof p->nics[0].name, "mlx5_0");
+    assert_int_equal(fired(&f, "env.nccl_gdr_level", "NCCL_NET_GDR_LEVEL=PXB"), 0);
+    assert_int_equal(fired(&f, "env.nccl_gdr_level", "NCCL_NET_GDR_LEVEL=SYS"), 0);
+    fx_env(&f, (const char *const[]){"NCCL_NET_GDR_LEVEL=PIX", NULL});
+    gd_findings fs = fx_run_one(&f, "env.nccl_gdr_level");
+    assert_non_null(strstr(fx_only(&fs, "env.nccl_gdr_level")->title, "turns GPUDirect RDMA off for 8 GPUs"));
+    gd_findings_free(&fs);
+    assert_int_equal(fired(&f, "env.nccl_gdr_level", "NCCL_NET_GDR_LEVEL=1"), 1);
     gd_facts_free(&f);
 }
 

@@ -165,6 +165,12 @@ static void gdr_module_missing_fires_loaded_or_unread_does_not(void **state)
     n->peermem = GD_PEERMEM_ABSENT;
     n->dev_count = 0; /* no RDMA device: no GPUDirect RDMA to have */
     fx_assert_silent(&f, "net.gdr_module");
+    /* NCCL issue 988's paste: 'lsmod | grep nvidia_peermem' and nv_peer_mem, both empty, alone. */
+    n->devices_read = false;
+    f.captured = true;
+    fs = fx_run_one(&f, "net.gdr_module");
+    assert_non_null(strstr(fx_only(&fs, "net.gdr_module")->title, "the RDMA devices were not listed"));
+    gd_findings_free(&fs);
     gd_facts_free(&f);
 }
 
