@@ -97,6 +97,8 @@ void gd_check_net_port_down(const gd_check *self, const gd_facts *f, gd_findings
             snprintf(summary, sizeof summary, "%s port %d %s", d->name, p->port,
                      p->phys == GD_PORT_PHYS_POLLING    ? "Polling"
                      : p->phys == GD_PORT_PHYS_DISABLED ? "Disabled"
+                     : p->state == GD_PORT_INIT         ? "Init"
+                     : p->state == GD_PORT_ARMED        ? "Armed"
                                                         : "Down");
             json_object_set_new(ev, "summary", json_string(summary));
             char fix[720];
@@ -111,7 +113,10 @@ void gd_check_net_port_down(const gd_check *self, const gd_facts *f, gd_findings
                                                           "out, or the switch port down)."
                      : p->phys == GD_PORT_PHYS_DISABLED ? "Disabled: the port is switched off (administratively, or "
                                                           "by the firmware after errors) or has no cable."
-                                                        : "",
+                     : p->state == GD_PORT_INIT || p->state == GD_PORT_ARMED
+                         ? "Init/Armed: the link is up but no subnet manager configured the port (is opensm or the "
+                           "fabric's SM running, does it see this port: 'sminfo', 'ibnetdiscover')."
+                         : "",
                      d->name, d->name, p->netdev[0] ? p->netdev : "NETDEV",
                      sev == GD_SEV_CRITICAL ? "; drain the node until it is repaired"
                                             : "; if it is a spare never cabled, nothing to do");

@@ -19,6 +19,9 @@ bool gd_net_port_dead(const gd_net_port *p)
 {
     if (p->state == GD_PORT_DOWN || p->phys == GD_PORT_PHYS_POLLING || p->phys == GD_PORT_PHYS_DISABLED)
         return true;
+    /* Init / Armed: the link trained, no subnet manager made it active. */
+    if (p->state == GD_PORT_INIT || p->state == GD_PORT_ARMED)
+        return true;
     /* A RoCE port is its netdev: down there is down. */
     return p->state == GD_PORT_STATE_UNKNOWN && p->phys == GD_PORT_PHYS_UNKNOWN && p->link_layer == GD_LINK_ETHERNET &&
            p->netdev_up == 0;

@@ -29,7 +29,8 @@
 /* Active (or ActiveDefer): the port carries traffic. An Ethernet port whose
  * state was not read counts as active when its netdev is up (ibdev2netdev). */
 bool gd_net_port_active(const gd_net_port *p);
-/* Down, Polling or Disabled: no link. An InfiniBand port's netdev (IPoIB)
+/* Down, Polling or Disabled: no link; Init or Armed: a link no subnet
+ * manager brought up (it carries no traffic either). An InfiniBand port's netdev (IPoIB)
  * says nothing of the port: down is normal where IPoIB is not configured. */
 bool gd_net_port_dead(const gd_net_port *p);
 /* "Down/Disabled", "Down/Polling", "Down" (netdev down): the state in words. */

@@ -67,6 +67,18 @@ static void one_of_two_down_is_a_warning(void **state)
     assert_non_null(strstr(x->fix, "spare"));
     gd_findings_free(&fs);
     gd_facts_free(&f);
+    /* Init: the link trained, no subnet manager brought the port up. */
+    fx_facts(&f, 8, 2);
+    n = nx_net(&f, "sysfs:/sys");
+    nx_rails(n, 4, "MT4129", GD_LINK_INFINIBAND, 400);
+    nx_dev(n, "mlx5_4", "MT4129", NULL, GD_LINK_INFINIBAND, GD_PORT_INIT, GD_PORT_PHYS_LINKUP, 400);
+    fs = fx_run_one(&f, "net.port_down");
+    x = fx_only(&fs, "net.port_down");
+    assert_int_equal(x->severity, GD_SEV_CRITICAL);
+    assert_string_equal(ev_str(x, "summary"), "mlx5_4 port 1 Init");
+    assert_non_null(strstr(x->fix, "subnet manager"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
 }
 
 /* A dual-port card's second port (function 1) down while the first is
