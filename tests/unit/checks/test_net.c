@@ -136,6 +136,42 @@ static void ipoib_netdev_down_and_netdev_only_facts_are_quiet(void **state)
     gd_facts_free(&f);
 }
 
+/* An operator's HGX node (ibdev2netdev only): eight RoCE rails Up, two
+ * front-end dual-port cards whose first ports are in bond0 and whose second
+ * ports (f1np1) are Down. */
+static void bonded_front_end_second_ports_are_quiet(void **state)
+{
+    (void)state;
+    gd_facts f;
+    fx_facts(&f, 8, 2);
+    gd_net_facts *n = nx_net(&f, "ibdev2netdev:node.txt");
+    static const struct {
+        const char *dev, *netdev;
+        int up;
+    } rows[] = {
+        {"mlx5_0", "enp25s0np0", 1},   {"mlx5_1", "enp41s0np0", 1},  {"mlx5_10", "enp210s0f1np1", 0},
+        {"mlx5_11", "enp218s0np0", 1}, {"mlx5_2", "enp59s0np0", 1},  {"mlx5_3", "bond0", 1},
+        {"mlx5_4", "enp83s0f1np1", 0}, {"mlx5_5", "enp92s0np0", 1},  {"mlx5_6", "enp155s0np0", 1},
+        {"mlx5_7", "enp170s0np0", 1},  {"mlx5_8", "enp187s0np0", 1}, {"mlx5_9", "bond0", 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        gd_net_dev *d =
+            nx_dev(n, rows[i].dev, NULL, NULL, GD_LINK_ETHERNET, GD_PORT_STATE_UNKNOWN, GD_PORT_PHYS_UNKNOWN, 0);
+        snprintf(d->ports[0].netdev, sizeof d->ports[0].netdev, "%s", rows[i].netdev);
+        d->ports[0].netdev_up = rows[i].up;
+    }
+    fx_assert_silent(&f, "net.port_down");
+    fx_assert_silent(&f, "net.port_rate_low");
+    /* A rail's own netdev down is a rail down. */
+    n->devs[4].ports[0].netdev_up = 0;
+    gd_findings fs = fx_run_one(&f, "net.port_down");
+    const gd_finding *x = fx_only(&fs, "net.port_down");
+    assert_string_equal(ev_str(x, "device"), "mlx5_2");
+    assert_int_equal(x->severity, GD_SEV_CRITICAL);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 /* Healthy InfiniBand (Azure's eight HDR 200 and a 40 Gb/s Ethernet port),
  * healthy RoCE, an Ethernet-only VM, and all ports down (nothing to compare). */
 static void healthy_and_ethernet_only_nodes_are_quiet(void **state)
@@ -245,6 +281,7 @@ int main(void)
         cmocka_unit_test(one_of_two_down_is_a_warning),
         cmocka_unit_test(uncabled_second_port_is_quiet),
         cmocka_unit_test(ipoib_netdev_down_and_netdev_only_facts_are_quiet),
+        cmocka_unit_test(bonded_front_end_second_ports_are_quiet),
         cmocka_unit_test(healthy_and_ethernet_only_nodes_are_quiet),
         cmocka_unit_test(network_not_read_is_not_checked),
         cmocka_unit_test(port_at_half_its_peers_rate_is_slow),
