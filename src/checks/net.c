@@ -103,7 +103,7 @@ void gd_check_net_port_down(const gd_check *self, const gd_facts *f, gd_findings
             json_object_set_new(ev, "summary", json_string(summary));
             char fix[720];
             snprintf(fix, sizeof fix,
-                     "%s port %d has no link while %zu %s of its kind are Active. %s Check the cable and "
+                     "%s port %d carries no traffic while %zu %s of its kind are Active. %s Check the cable and "
                      "transceiver seating on both ends and the switch port ('ibstat %s', 'mlxlink -d %s', the "
                      "switch's port log); a port set Disabled is re-enabled with 'ibportstate' (InfiniBand) or "
                      "'ip link set %s up' (RoCE). Until it is back, jobs on this node route that rail's traffic "
@@ -121,9 +121,9 @@ void gd_check_net_port_down(const gd_check *self, const gd_facts *f, gd_findings
                      sev == GD_SEV_CRITICAL ? "; drain the node until it is repaired"
                                             : "; if it is a spare never cabled, nothing to do");
             gd_finding_add(out, self->id, sev, GD_NO_GPU, ev, impact, fix,
-                           "%s port %d is %s while %zu %s %s %s Active%s", d->name, p->port, st, peers,
-                           link_word(p->link_layer), peers == 1 ? "peer is" : "peers are",
-                           d->ca_type[0] ? d->ca_type : "of its kind", lost);
+                           "%s port %d is %s while %zu %s%s%s %s Active%s", d->name, p->port, st, peers, d->ca_type,
+                           d->ca_type[0] ? " " : "", link_word(p->link_layer), peers == 1 ? "peer is" : "peers are",
+                           lost);
         }
 }
 
