@@ -36,12 +36,17 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
         return;
     const char *raw;
     long want = gid_index_env(f, &raw);
+    size_t roce = 0, tables = 0;
     for (size_t i = 0; i < f->net->dev_count; i++)
         for (size_t k = 0; k < f->net->devs[i].port_count; k++) {
             const gd_net_dev *d = &f->net->devs[i];
             const gd_net_port *p = &d->ports[k];
-            if (p->link_layer != GD_LINK_ETHERNET || p->gid_count == 0 || gd_net_port_dead(p))
+            if (p->link_layer != GD_LINK_ETHERNET || gd_net_port_dead(p))
                 continue;
+            roce++;
+            if (p->gid_count == 0)
+                continue;
+            tables++;
             const gd_net_gid *at = NULL;
             bool any_v2 = false;
             for (size_t g = 0; g < p->gid_count; g++) {
@@ -83,6 +88,11 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
                      d->name, d->name);
             gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix, "%s", title);
         }
+    if (roce > 0 && tables == 0)
+        gd_skip_add(out, self->id, GD_NO_GPU,
+                    "the GID tables of the %zu RoCE port%s were not read (sysfs gids/, "
+                    "show_gids or ibv_devinfo -v)",
+                    roce, roce == 1 ? "" : "s");
 }
 
 /* The topology level between GPU entry pg and the NIC at nic (a tree path),
@@ -211,6 +221,9 @@ void gd_check_net_gpu_nic_far(const gd_check *self, const gd_facts *f, gd_findin
 void gd_check_net_gdr_module(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     const gd_net_facts *n = f->net;
+    size_t active = gd_net_active_ports(f);
+    if (n && n->devices_read && active == 0)
+        return; /* no RDMA port in use: GPUDirect RDMA has nothing to carry */
     if (!n || n->peermem == GD_PEERMEM_UNKNOWN) {
         gd_skip_add(out, self->id, GD_NO_GPU, "%s",
                     "the loaded kernel modules were not read (no /proc/modules, no lsmod in the capture)");
@@ -220,9 +233,6 @@ void gd_check_net_gdr_module(const gd_check *self, const gd_facts *f, gd_finding
         return;
     /* GPUDirect RDMA needs both on the node. A capture that looked for the
      * module alone (lsmod | grep nvidia_peermem) was taken where it matters. */
-    size_t active = gd_net_active_ports(f);
-    if (n->devices_read && active == 0)
-        return;
     if (f->gpu_count == 0 && !f->captured)
         return;
     char where[160];

@@ -64,6 +64,12 @@ static void gid_v2_or_unset_is_quiet_a_table_without_v2_is_not(void **state)
     gd_findings fs = fx_run_one(&f, "net.roce_gid");
     assert_non_null(strstr(fx_only(&fs, "net.roce_gid")->title, "has no RoCE v2 GID"));
     gd_findings_free(&fs);
+    /* A table not read: not checked, never passed. */
+    p->gid_count = 0;
+    fs = fx_run_one(&f, "net.roce_gid");
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "net.roce_gid", GD_NO_GPU, "GID tables of the 1 RoCE port were not read"));
+    gd_findings_free(&fs);
     /* InfiniBand has no RoCE version. */
     p->link_layer = GD_LINK_INFINIBAND;
     fx_assert_silent(&f, "net.roce_gid");
@@ -163,8 +169,11 @@ static void gdr_module_missing_fires_loaded_or_unread_does_not(void **state)
     assert_true(fx_skipped(&fs, "net.gdr_module", GD_NO_GPU, "modules were not read"));
     gd_findings_free(&fs);
     n->peermem = GD_PEERMEM_ABSENT;
-    n->dev_count = 0; /* no RDMA device: no GPUDirect RDMA to have */
+    n->dev_count = 0; /* no RDMA device: no GPUDirect RDMA to have, read or not */
     fx_assert_silent(&f, "net.gdr_module");
+    n->peermem = GD_PEERMEM_UNKNOWN;
+    fx_assert_silent(&f, "net.gdr_module");
+    n->peermem = GD_PEERMEM_ABSENT;
     /* NCCL issue 988's paste: 'lsmod | grep nvidia_peermem' and nv_peer_mem, both empty, alone. */
     n->devices_read = false;
     f.captured = true;
