@@ -93,13 +93,13 @@ const gd_symptom_rule gd_symptom_rules[] = {
     {"p2p.slow_pair",
      GD_SYMPTOM_SAME_GPU,
      false,
-     {LINK_STATE, "nvlink.down", "nvlink.errors"},
+     {LINK_STATE, "nvlink.down", "nvlink.errors", "net.acs_enabled"},
      "a pair's copies are as fast as the slowest link on their path"},
     {"bench.nccl_low",
      GD_SYMPTOM_ANYWHERE,
      false,
      {"p2p.slow_pair", LINK_STATE, "pcie.bandwidth_low", "nvlink.down", "nvlink.errors", "nvlink.fabric",
-      "topology.iommu_p2p", "env.nccl_p2p_disabled", "env.nccl_shm_disabled"},
+      "topology.iommu_p2p", "env.nccl_p2p_disabled", "env.nccl_shm_disabled", "net.acs_enabled"},
      "NCCL's ring runs at the pace of its slowest edge"},
     {"bench.gemm_low", GD_SYMPTOM_SAME_GPU, false, {SLOWDOWN}, "a GPU held below its clocks multiplies slower"},
     {"bench.membw_low", GD_SYMPTOM_SAME_GPU, false, {SLOWDOWN}, "a GPU held below its clocks copies slower"},
@@ -108,6 +108,11 @@ const gd_symptom_rule gd_symptom_rules[] = {
      false,
      {SLOWDOWN},
      "a GPU slower than its peers for a reason another finding names"},
+    {"net.gpu_nic_far",
+     GD_SYMPTOM_ANYWHERE,
+     false,
+     {"net.port_down"},
+     "a GPU whose own NIC is down reaches the network through a far one"},
 };
 const size_t gd_symptom_rules_count = sizeof gd_symptom_rules / sizeof *gd_symptom_rules;
 

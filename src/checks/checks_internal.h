@@ -178,6 +178,17 @@ void gd_check_ecc_uncorrectable(const gd_check *self, const gd_facts *f, gd_find
 void gd_check_row_remap(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_xid(const gd_check *self, const gd_facts *f, gd_findings *out);
 
+/* net.c, net_gdr.c (the training network: f->net), env_nccl.c (NCCL's network variables) */
+void gd_check_net_port_down(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_port_rate_low(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_port_errors(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_gpu_nic_far(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_gdr_module(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_net_acs(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_socket_ifname(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_ib_hca(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_env_nccl_gdr_level(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* nccl_log.c: what NCCL's own INFO log says it chose (f->net->nccl) */
 void gd_check_nccl_log_socket_fallback(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nccl_log_gdr_off(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -41,6 +41,8 @@ static const char *lack_of(const char *group)
         {"config", "no GPU setting"},   {"health", "no ECC or remapping counter and no kernel log"},
         {"nvlink", "no NVLink link"},   {"topology", "no PCIe tree (sysfs or lspci)"},
     };
+    if (strcmp(group, "network") == 0)
+        return "no RDMA device list";
     for (size_t i = 0; i < sizeof lacks / sizeof lacks[0]; i++)
         if (strcmp(lacks[i].group, group) == 0)
             return lacks[i].lack;
@@ -285,6 +287,8 @@ static bool needs_a_machine(const gd_check *c, const gd_facts *f)
 bool gd_skip_applies(const gd_facts *f, const gd_skip *k)
 {
     const gd_check *c = gd_check_find(k->check);
+    if (c && strcmp(c->group, "network") == 0 && f->captured && !f->net)
+        return false;
     return !c || !needs_a_machine(c, f);
 }
 
@@ -295,6 +299,9 @@ gd_check_state gd_check_coverage(const gd_check *c, const gd_facts *f, const gd_
     reads r = reads_for(c);
     if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || (r == R_NCCL_LOG && !(f->net && f->net->nccl)) ||
         needs_a_machine(c, f))
+        return GD_CHECK_NOT_APPLICABLE;
+    /* A capture without the network's files says nothing of it, as a capture says nothing of a job. */
+    if (strcmp(c->group, "network") == 0 && f->captured && !f->net)
         return GD_CHECK_NOT_APPLICABLE;
     size_t found = 0, gpu_skips = 0;
     const char *whole = NULL, *some = NULL;

@@ -3,7 +3,9 @@
  * Sources: research/facts.md section 5 (CUDA, NCCL and PyTorch docs) and
  * DCGM's list of bad variables (nvvs/src/Software.cpp checkForBadEnvVaribles). */
 #include "checks_internal.h"
+#include "gpudoctor/net.h"
 #include "gpudoctor/stack.h"
+#include "net_ports.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -44,6 +46,11 @@ static bool is_one(const char *v)
 {
     return strcmp(v, "1") == 0;
 }
+/* NCCL_NET=Socket: NCCL's TCP transport only. */
+static bool net_socket(const char *v)
+{
+    return strcasecmp(v, "Socket") == 0;
+}
 /* NCCL_P2P_LEVEL LOC or 0: never use P2P. */
 static bool p2p_off(const char *v)
 {
@@ -65,6 +72,7 @@ static const char *const v_inject[] = {"CUDA_INJECTION64_PATH",
 static const char *const v_p2p[] = {"NCCL_P2P_DISABLE", NULL};
 static const char *const v_p2p_level[] = {"NCCL_P2P_LEVEL", NULL};
 static const char *const v_ib[] = {"NCCL_IB_DISABLE", NULL};
+static const char *const v_net[] = {"NCCL_NET", NULL};
 static const char *const v_shm[] = {"NCCL_SHM_DISABLE", NULL};
 static const char *const v_tf32[] = {"NVIDIA_TF32_OVERRIDE", NULL};
 static const char *const v_alloc[] = {"PYTORCH_NO_CUDA_MEMORY_CACHING", NULL};
@@ -94,6 +102,10 @@ static const env_rule rules[] = {
      "NCCL does not use InfiniBand/RoCE: multi-node collectives fall back to TCP sockets",
      "Unset NCCL_IB_DISABLE on nodes with InfiniBand or RoCE NICs (harmless on a single node). If IB fails, "
      "look at 'ibstat' and NCCL_DEBUG=INFO output instead of turning it off."},
+    {"env.nccl_ib_disabled", v_net, net_socket, GD_SEV_WARNING,
+     "NCCL is told to use TCP sockets: multi-node collectives do not use InfiniBand/RoCE",
+     "Unset NCCL_NET (NCCL picks IB when an RDMA device is active, else Socket) on nodes with InfiniBand or RoCE "
+     "NICs. If IB fails, look at 'ibstat' and NCCL_DEBUG=INFO output instead of turning it off."},
     {"env.nccl_shm_disabled", v_shm, truthy, GD_SEV_WARNING,
      "NCCL does not use shared memory: traffic between sockets may go through the network",
      "Unset NCCL_SHM_DISABLE unless /dev/shm is too small (in containers, start them with --shm-size or --ipc=host)."},
@@ -173,10 +185,21 @@ static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
                 continue;
             gd_severity sev = rules[r].sev;
             const char *scope = "";
-            /* Without InfiniBand use on one node, turning it off costs nothing. */
-            if (strcmp(id, "env.nccl_ib_disabled") == 0 && !multi_node_job(s)) {
-                sev = GD_SEV_INFO;
-                scope = " (no effect on a single-node job)";
+            /* Without InfiniBand use on one node, turning it off costs nothing;
+             * nor on a node without an RDMA port. Where ports are active, say so. */
+            char rdma[96] = "";
+            if (strcmp(id, "env.nccl_ib_disabled") == 0) {
+                size_t active = gd_net_active_ports(f);
+                if (!multi_node_job(s)) {
+                    sev = GD_SEV_INFO;
+                    scope = " (no effect on a single-node job)";
+                } else if (f->net && f->net->devices_read && active == 0) {
+                    sev = GD_SEV_INFO;
+                    scope = " (no active RDMA port on this node)";
+                }
+                if (active)
+                    snprintf(rdma, sizeof rdma, ", although %zu RDMA port%s %s active here", active,
+                             active == 1 ? "" : "s", active == 1 ? "is" : "are");
             }
             json_t *ev = json_object();
             json_object_set_new(ev, "variable", json_string(*v));
@@ -184,8 +207,8 @@ static void run_rules(const gd_facts *f, gd_findings *out, const char *id)
             char src[160];
             snprintf(src, sizeof src, "environment: %.140s", s->env_source);
             json_object_set_new(ev, "source", json_string(src));
-            gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s%s", *v, val, rules[r].effect,
-                           scope);
+            gd_finding_add(out, id, sev, GD_NO_GPU, ev, NAN, rules[r].fix, "%s=%.40s: %s%s%s", *v, val, rules[r].effect,
+                           rdma, scope);
         }
     }
 }

@@ -34,6 +34,19 @@ static void group_text(const gd_findings *fs, size_t i, gd_severity min, char *g
         n += (size_t)snprintf(g + n, len - n, "%s%d", sep, x->gpu);
         sep = ",";
     }
+    /* A finding of no GPU names its subject where its evidence has a short
+     * one ("mlx5_3 port 1 Down"): a drain reason says which part is dead. */
+    sep = " ";
+    for (size_t k = i; k < fs->n && n < len; k++) {
+        const gd_finding *x = &fs->v[k];
+        if (x->ignored || x->severity < min || x->gpu != GD_NO_GPU || strcmp(x->id, fs->v[i].id) != 0)
+            continue;
+        const char *subject = json_string_value(json_object_get(x->evidence, "summary"));
+        if (!subject || !*subject)
+            continue;
+        n += (size_t)snprintf(g + n, len - n, "%s%s", sep, subject);
+        sep = ", ";
+    }
 }
 
 size_t gd_report_summary_line(char *buf, size_t len, const gd_findings *fs, gd_severity min)

@@ -139,6 +139,18 @@ run "$(sim h100x8-memory-errors.json)" || fail "memory errors: exit $?"
     fail "memory errors: reason '$(reason)'"
 run "$(sim h100x8-memory-errors.json)" GPUDOCTOR_REASON_MAX=60 || fail "memory errors, 60: exit $?"
 [ "$(reason)" = "gpudoctor: health.ecc_uncorrectable GPU 4; +1 more" ] || fail "60 characters: '$(reason)'"
+# A dead NIC port: the reason names the port as check's summary line does
+# (src/report/summary_line.c, the finding's evidence "summary"). A stand-in
+# prints that line until the simulator carries NICs.
+cat >"$tmp/bin/gpudoctor-port-down" <<'EOS'
+#!/bin/sh
+echo "net.port_down mlx5_3 port 1 Down"
+exit 2
+EOS
+chmod +x "$tmp/bin/gpudoctor-port-down"
+run GPUDOCTOR="$tmp/bin/gpudoctor-port-down" || fail "port down: exit $?"
+[ "$(reason)" = "gpudoctor: net.port_down mlx5_3 port 1 Down" ] || fail "port down: reason '$(reason)'"
+rm -f "$tmp/reason"
 # An admin's reason is never replaced, nor lifted.
 echo "admin: fan 3" >"$tmp/reason"
 run "$(sim h100x8-xid.json)" && run "$(sim h100x8-training.json)" || fail "admin: exit $?"

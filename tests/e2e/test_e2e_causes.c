@@ -184,7 +184,7 @@ static void coverage_brief_and_details(void **state)
     (void)state;
     const char *sc = example("h100x8-training.json");
     tool_result r = run_tool((const char *[]){"check", "--sim", sc, NULL}, fast);
-    const char *judged = strstr(r.out, "\n    Judged 12 of 13 groups");
+    const char *judged = strstr(r.out, "\n    Judged 12 of 14 groups");
     assert_non_null(judged);
     assert_non_null(strstr(judged, "not judged: job (no --pid)"));
     assert_null(strstr(r.out, "\nChecked"));

@@ -27,7 +27,8 @@
         "NCCL_SHM_DISABLE=", "NVIDIA_TF32_OVERRIDE=", "PYTORCH_NO_CUDA_MEMORY_CACHING=", "CUDA_FORCE_PTX_JIT=",        \
         "CUDA_CACHE_DISABLE=", "CUDA_MODULE_LOADING=", "VIRTUAL_ENV=", "CONDA_PREFIX=", "LD_LIBRARY_PATH=",            \
         "CUDA_PROFILE=", "NSIGHT_CUDA_DEBUGGER=", "SLURM_JOB_NUM_NODES=", "SLURM_NNODES=", "NNODES=", "WORLD_SIZE=",   \
-        "LOCAL_WORLD_SIZE=", "OMPI_COMM_WORLD_SIZE=", "OMPI_COMM_WORLD_LOCAL_SIZE="
+        "LOCAL_WORLD_SIZE=", "OMPI_COMM_WORLD_SIZE=", "OMPI_COMM_WORLD_LOCAL_SIZE=", "NCCL_SOCKET_IFNAME=",            \
+        "NCCL_IB_HCA=", "NCCL_NET=", "NCCL_NET_GDR_LEVEL=", "NCCL_IB_GID_INDEX="
 
 static const char *const my_ids[] = {"cuda.driver_too_old",
                                      "cuda.minor_compat",
@@ -379,6 +380,10 @@ static void environment_variables(void **state)
         {"CUDA_DISABLE_PTX_JIT=1", "env.ptx_jit_disabled", "warning"},
         {"CUBLAS_WORKSPACE_CONFIG=:0:0", "env.cublas_no_workspace", "warning"},
         {"OMP_NUM_THREADS=1", "env.omp_single_thread", "info"},
+        {"NCCL_SOCKET_IFNAME=lo", "env.nccl_socket_ifname", "warning"},
+        {"NCCL_SOCKET_IFNAME==docker0", "env.nccl_socket_ifname", "warning"},
+        {"NCCL_NET_GDR_LEVEL=LOC", "env.nccl_gdr_level", "warning"},
+        {"NCCL_NET=Socket", "env.nccl_ib_disabled", "info"}, /* a single-node job: no effect */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const char *const env[] = {CLEAN, cases[c].set, NULL};
@@ -414,6 +419,9 @@ static void environment_variables(void **state)
                               "CUBLAS_WORKSPACE_CONFIG=:4096:8",
                               "OMP_NUM_THREADS=8",
                               "CUDA_DISABLE_PTX_JIT=0",
+                              "NCCL_SOCKET_IFNAME=eth0",
+                              "NCCL_NET_GDR_LEVEL=PHB",
+                              "NCCL_NET=IB",
                               NULL};
     tool_result r = check("h100x8-training.json", NULL, ok);
     assert_int_equal(json_array_size(json_object_get(r.json, "findings")), 0);

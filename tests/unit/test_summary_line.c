@@ -65,9 +65,29 @@ static void whole_groups_within_the_room(void **state)
     gd_findings_free(&fs);
 }
 
+/* A finding of no GPU with a short subject in its evidence names it: a
+ * drain reason says which port is dead ("mlx5_3 port 1 Down"). */
+static void a_dead_port_is_named(void **state)
+{
+    (void)state;
+    gd_findings fs = {0};
+    static const char *const ports[] = {"mlx5_3 port 1 Down", "mlx5_11 port 1 Disabled"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *ev = json_object();
+        json_object_set_new(ev, "summary", json_string(ports[i]));
+        assert_non_null(gd_finding_add(&fs, "net.port_down", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, "", "x"));
+    }
+    add(&fs, "health.xid", GD_SEV_CRITICAL, 2);
+    char line[256];
+    gd_report_summary_line(line, sizeof line, &fs, GD_SEV_CRITICAL);
+    assert_string_equal(line, "net.port_down mlx5_3 port 1 Down, mlx5_11 port 1 Disabled; health.xid GPU 2");
+    gd_findings_free(&fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_dead_port_is_named),
         cmocka_unit_test(groups_by_id_with_gpus),
         cmocka_unit_test(whole_groups_within_the_room),
     };

@@ -298,6 +298,27 @@ static void docs_hold_the_symptom_table(void **state)
     free(doc);
 }
 
+/* A rail NIC down and the GPU it served now far from any NIC: one cause,
+ * the port; ACS on a switch explains a slow pair on its GPU. */
+static void network_causes(void **state)
+{
+    (void)state;
+    gd_findings fs = {0};
+    add(&fs, "net.port_down", GD_SEV_CRITICAL, GD_NO_GPU, 12.5, "reseat mlx5_3");
+    add(&fs, "net.gpu_nic_far", GD_SEV_WARNING, 3, NAN, "place a NIC beside GPU 3");
+    add(&fs, "net.acs_enabled", GD_SEV_WARNING, 5, NAN, "turn ACS off");
+    add(&fs, "p2p.slow_pair", GD_SEV_WARNING, 5, NAN, "look at the pair");
+    gd_grouped_causes c;
+    grouped(&fs, &c, 2);
+    assert_string_equal(fs.v[c.v[0].members[0]].id, "net.port_down");
+    assert_int_equal(c.v[0].nsymptoms, 1);
+    assert_string_equal(fs.v[c.v[0].symptoms[0]].id, "net.gpu_nic_far");
+    assert_string_equal(fs.v[c.v[1].members[0]].id, "net.acs_enabled");
+    assert_string_equal(fs.v[c.v[1].symptoms[0]].id, "p2p.slow_pair");
+    gd_grouped_causes_free(&c);
+    gd_findings_free(&fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +331,7 @@ int main(void)
         cmocka_unit_test(no_finding_no_cause),
         cmocka_unit_test(tables_name_known_ids_without_cycles),
         cmocka_unit_test(docs_hold_the_symptom_table),
+        cmocka_unit_test(network_causes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
