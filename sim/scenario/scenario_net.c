@@ -279,7 +279,7 @@ static bool iface_item(gd_parser *p, json_t *o, const char *at, void *items, siz
 static bool acs_item(gd_parser *p, json_t *o, const char *at, void *items, size_t i)
 {
     gd_scenario_acs *x = &((gd_scenario_acs *)items)[i];
-    gd_scenario_flag b[7];
+    gd_scenario_flag b[7] = {0}; /* an absent key is false */
     static const char *const keys[7] = {"src_valid",    "trans_blk",   "req_redir",   "cmplt_redir",
                                         "upstream_fwd", "egress_ctrl", "direct_trans"};
     if (!bdf(p, o, "bdf", at, x->bdf, true))

@@ -30,6 +30,25 @@ static long gid_index_env(const gd_facts *f, const char **raw)
     return *raw && **raw && *end == '\0' ? v : -1;
 }
 
+/* What is wrong with one RoCE port's GID table for NCCL. */
+typedef enum { GID_FINE, GID_V1, GID_MISSING, GID_NO_V2 } gid_problem;
+
+static gid_problem port_gid_problem(const gd_net_port *p, long want, const gd_net_gid **at)
+{
+    bool any_v2 = false;
+    *at = NULL;
+    for (size_t g = 0; g < p->gid_count; g++) {
+        any_v2 |= gid_is_v2(&p->gids[g]);
+        if (p->gids[g].index == want)
+            *at = &p->gids[g];
+    }
+    if (want >= 0)
+        return !*at ? GID_MISSING : gid_is_v2(*at) ? GID_FINE : GID_V1;
+    return any_v2 ? GID_FINE : GID_NO_V2; /* NCCL 2.21 and newer pick the RoCE v2 GID themselves */
+}
+
+/* One finding per kind of problem, naming every port that has it: one
+ * variable set on the node is one cause, however many ports it touches. */
 void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     if (!gd_net_devices_read(f, self->id, out))
@@ -37,57 +56,71 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
     const char *raw;
     long want = gid_index_env(f, &raw);
     size_t roce = 0, tables = 0;
-    for (size_t i = 0; i < f->net->dev_count; i++)
-        for (size_t k = 0; k < f->net->devs[i].port_count; k++) {
-            const gd_net_dev *d = &f->net->devs[i];
-            const gd_net_port *p = &d->ports[k];
-            if (p->link_layer != GD_LINK_ETHERNET || gd_net_port_dead(p))
-                continue;
-            roce++;
-            if (p->gid_count == 0)
-                continue;
-            tables++;
-            const gd_net_gid *at = NULL;
-            bool any_v2 = false;
-            for (size_t g = 0; g < p->gid_count; g++) {
-                any_v2 |= gid_is_v2(&p->gids[g]);
-                if (p->gids[g].index == want)
-                    at = &p->gids[g];
+    for (int kind = GID_V1; kind <= GID_NO_V2; kind++) {
+        json_t *ports = json_array();
+        char first[96] = "", first_gid[96] = "";
+        const char *source = NULL;
+        for (size_t i = 0; i < f->net->dev_count; i++)
+            for (size_t k = 0; k < f->net->devs[i].port_count; k++) {
+                const gd_net_dev *d = &f->net->devs[i];
+                const gd_net_port *p = &d->ports[k];
+                if (p->link_layer != GD_LINK_ETHERNET || gd_net_port_dead(p))
+                    continue;
+                if (kind == GID_V1) {
+                    roce++;
+                    tables += p->gid_count > 0;
+                }
+                const gd_net_gid *at;
+                if (p->gid_count == 0 || port_gid_problem(p, want, &at) != (gid_problem)kind)
+                    continue;
+                json_t *e = json_object();
+                json_object_set_new(e, "device", json_string(d->name));
+                json_object_set_new(e, "port", json_integer(p->port));
+                if (at) {
+                    json_object_set_new(e, "gid", json_string(at->gid));
+                    json_object_set_new(e, "gid_type", json_string(at->type));
+                }
+                json_array_append_new(ports, e);
+                if (!first[0]) {
+                    snprintf(first, sizeof first, "%s port %d", d->name, p->port);
+                    if (at)
+                        snprintf(first_gid, sizeof first_gid, "%s%s%s", at->gid, at->ipv4[0] ? ", " : "", at->ipv4);
+                    source = gd_net_dev_source(f, d);
+                }
             }
-            char title[256], fix[640];
-            if (want >= 0 && at && gid_is_v2(at))
-                continue;
-            if (want < 0 && any_v2)
-                continue; /* NCCL 2.21 and newer pick the RoCE v2 GID themselves */
-            json_t *ev = json_object();
-            json_object_set_new(ev, "device", json_string(d->name));
-            json_object_set_new(ev, "port", json_integer(p->port));
-            json_object_set_new(ev, "variable", json_string("NCCL_IB_GID_INDEX"));
-            json_object_set_new(ev, "value", raw ? json_string(raw) : json_null());
-            if (at)
-                json_object_set_new(ev, "gid_type", json_string(at->type));
-            json_object_set_new(ev, "source", json_string(gd_net_dev_source(f, d)));
-            if (want >= 0 && at)
-                snprintf(title, sizeof title,
-                         "NCCL_IB_GID_INDEX=%ld points %s port %d at a RoCE v1 GID (%s%s%s): not routable across "
-                         "subnets",
-                         want, d->name, p->port, at->gid, at->ipv4[0] ? ", " : "", at->ipv4);
-            else if (want >= 0)
-                snprintf(title, sizeof title, "NCCL_IB_GID_INDEX=%ld names no GID of %s port %d", want, d->name,
-                         p->port);
-            else
-                snprintf(title, sizeof title, "%s port %d has no RoCE v2 GID: RoCE runs as v1, within one subnet only",
-                         d->name, p->port);
-            snprintf(fix, sizeof fix,
-                     "%s NCCL needs a RoCE v2 GID (UDP/IP, routable) on every node: list the table with 'show_gids "
-                     "%s' (or 'ibv_devinfo -v -d %s'); each IP address has a v1 and a v2 row, the v2 row with the "
-                     "IPv4 address the job uses is the one. Unset NCCL_IB_GID_INDEX on NCCL 2.21 and newer (it "
-                     "picks a v2 GID itself), or set it to that v2 row's index on every node; a port without any "
-                     "v2 row needs its IP address configured and the RoCE mode set to v2 ('cma_roce_mode').",
-                     want >= 0 ? "The index NCCL is told to use is wrong here." : "No GID NCCL could use is routable.",
-                     d->name, d->name);
-            gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix, "%s", title);
+        size_t n = json_array_size(ports);
+        if (n == 0) {
+            json_decref(ports);
+            continue;
         }
+        char who[160], title[320], fix[640];
+        if (n == 1)
+            snprintf(who, sizeof who, "%s", first);
+        else
+            snprintf(who, sizeof who, "%zu RoCE ports (%s and %zu more)", n, first, n - 1);
+        json_t *ev = json_object();
+        json_object_set_new(ev, "variable", json_string("NCCL_IB_GID_INDEX"));
+        json_object_set_new(ev, "value", raw ? json_string(raw) : json_null());
+        json_object_set_new(ev, "ports", ports);
+        json_object_set_new(ev, "source", json_string(source ? source : f->net->source));
+        if (kind == GID_V1)
+            snprintf(title, sizeof title,
+                     "NCCL_IB_GID_INDEX=%ld points %s at a RoCE v1 GID%s%s%s: not routable across subnets", want, who,
+                     n == 1 ? " (" : "", n == 1 ? first_gid : "", n == 1 ? ")" : "");
+        else if (kind == GID_MISSING)
+            snprintf(title, sizeof title, "NCCL_IB_GID_INDEX=%ld names no GID of %s", want, who);
+        else
+            snprintf(title, sizeof title, "%s %s no RoCE v2 GID: RoCE runs as v1, within one subnet only", who,
+                     n == 1 ? "has" : "have");
+        snprintf(fix, sizeof fix,
+                 "%s NCCL needs a RoCE v2 GID (UDP/IP, routable) on every node: list the table with 'show_gids' (or "
+                 "'ibv_devinfo -v'); each IP address has a v1 and a v2 row, the v2 row with the IPv4 address the job "
+                 "uses is the one. Unset NCCL_IB_GID_INDEX on NCCL 2.21 and newer (it picks a v2 GID itself), or set "
+                 "it to that v2 row's index on every node; a port without any v2 row needs its IP address configured "
+                 "and the RoCE mode set to v2 ('cma_roce_mode').",
+                 want >= 0 ? "The index NCCL is told to use is wrong here." : "No GID NCCL could use is routable.");
+        gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix, "%s", title);
+    }
     if (roce > 0 && tables == 0)
         gd_skip_add(out, self->id, GD_NO_GPU,
                     "the GID tables of the %zu RoCE port%s were not read (sysfs gids/, "

@@ -319,17 +319,21 @@ static const verdict scenarios[] = {
     {"vram-foreign-process.json", "41000", 1, {"vram.foreign_process@2=warning", NULL}},
     {"vram-growing.json", NULL, 2, {"vram.growing@0=critical", NULL}},
     {"vram-near-full.json", NULL, 0, {"vram.near_full@1=info", NULL}},
-    /* The training network (examples/net-*.json, scripts/gen-net-examples.py): the facts load; the
-     * network checks that judge them pin their verdicts here. */
+    /* The training network (examples/net-*.json, scripts/gen-net-examples.py): each story fires its
+     * one check; the healthy IB and RoCE nodes and the Ethernet-only VM stay quiet. */
     {"net-eth-cloud-vm.json", NULL, 0, {NULL}},
-    {"net-ib-acs-on.json", NULL, 0, {NULL}},
+    {"net-ib-acs-on.json", NULL, 1, {"net.acs_enabled@0=warning", "net.acs_enabled@1=warning", NULL}},
     {"net-ib-h100x8-healthy.json", NULL, 0, {NULL}},
-    {"net-ib-nic-far.json", NULL, 0, {NULL}},
-    {"net-ib-no-peermem.json", NULL, 0, {NULL}},
-    {"net-ib-port-down.json", NULL, 0, {NULL}},
-    {"net-ib-port-half-rate.json", NULL, 0, {NULL}},
-    {"net-ib-symbol-errors.json", NULL, 0, {NULL}},
-    {"net-roce-gid-v1.json", "41003", 0, {NULL}},
+    {"net-ib-nic-far.json",
+     NULL,
+     1,
+     {"net.gpu_nic_far@4=warning", "net.gpu_nic_far@5=warning", "net.gpu_nic_far@6=warning",
+      "net.gpu_nic_far@7=warning", NULL}},
+    {"net-ib-no-peermem.json", NULL, 1, {"net.gdr_module@-1=warning", NULL}},
+    {"net-ib-port-down.json", NULL, 2, {"net.port_down@-1=critical", NULL}},
+    {"net-ib-port-half-rate.json", NULL, 1, {"net.port_rate_low@-1=warning", NULL}},
+    {"net-ib-symbol-errors.json", NULL, 1, {"net.port_errors@-1=warning", NULL}},
+    {"net-roce-gid-v1.json", "41003", 1, {"net.roce_gid@-1=warning", NULL}},
     {"net-roce-h100x8-healthy.json", NULL, 0, {NULL}},
 };
 

@@ -218,17 +218,23 @@ static void test_value_errors(void **state)
                  "gpus[0].nvlink[0].error_counters: expected an object");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0, "data_tx_kibps" : "fast"} ]} ]}),
                  "gpus[0].nvlink[0].data_tx_kibps: expected a number");
-    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 2, "replay" : 1}} ]} ]}),
-                 "gpus[0].events[0].nvlink: link 2 is not in this GPU's \"nvlink\" list");
+    expect_error(
+        J({
+            "gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 2, "replay" : 1}} ]} ]
+        }),
+        "gpus[0].events[0].nvlink: link 2 is not in this GPU's \"nvlink\" list");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"replay" : 1}} ]} ]}),
                  "gpus[0].events[0].nvlink: missing \"link\"");
     expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0}} ]} ]}),
                  "gpus[0].events[0].nvlink: an NVLink event says nothing");
-    expect_error(J({"gpus" : [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0, "crc_data" : -3}} ]} ]}),
-                 "gpus[0].events[0].nvlink.crc_data: must be between 0 and");
+    expect_error(
+        J({
+            "gpus" :
+                [ {"nvlink" : [ {"link" : 0} ], "events" : [ {"t" : 5, "nvlink" : {"link" : 0, "crc_data" : -3}} ]} ]
+        }),
+        "gpus[0].events[0].nvlink.crc_data: must be between 0 and");
     expect_error(J({"gpus" : [ {"fabric" : {"status" : 0}} ]}), "gpus[0].fabric: missing \"state\"");
-    expect_error(J({"gpus" : [ {"fabric" : {"state" : "done"}} ]}),
-                 "gpus[0].fabric: \"state\": \"done\" is none of");
+    expect_error(J({"gpus" : [ {"fabric" : {"state" : "done"}} ]}), "gpus[0].fabric: \"state\": \"done\" is none of");
     expect_error(J({"gpus" : [ {"fabric" : {"state" : 3}} ]}), "gpus[0].fabric.state: expected a string");
     expect_error(J({"gpus" : [ {"fabric" : {"state" : "completed", "status" : -1}} ]}),
                  "gpus[0].fabric.status: must be between 0 and 999");
@@ -362,7 +368,7 @@ static void test_network(void **state)
         "network" : {
             "interfaces" : [ {"name" : "lo", "up" : true}, {"name" : "docker0", "bridge" : true, "up" : false} ],
             "peermem" : "none",
-            "acs" : [ {"bdf" : "0000:17:01.0", "src_valid" : true, "req_redir" : true} ]
+            "acs" : [ {"bdf" : "0000:17:01.0", "src_valid" : true, "req_redir" : true}, {"bdf" : "0000:17:02.0"} ]
         }
     });
     char err[512] = "";
@@ -388,8 +394,12 @@ static void test_network(void **state)
     assert_true(sc->net.ifaces[0].loopback);
     assert_true(sc->net.ifaces[1].bridge && sc->net.ifaces[1].virtual_dev);
     assert_int_equal(sc->net.peermem, GD_SCENARIO_PEERMEM_NONE);
-    assert_int_equal(sc->net.acs_count, 1);
+    assert_int_equal(sc->net.acs_count, 2);
     assert_true(sc->net.acs[0].src_valid && sc->net.acs[0].req_redir && !sc->net.acs[0].trans_blk);
+    /* A bit not named is off (it once read the parser's stack: ACS "on" at every healthy switch). */
+    const gd_scenario_acs *off = &sc->net.acs[1];
+    assert_false(off->src_valid || off->trans_blk || off->req_redir || off->cmplt_redir || off->upstream_fwd ||
+                 off->egress_ctrl || off->direct_trans);
     gd_scenario_free(sc);
 
     expect_error(J({"gpus" : [], "nics" : {}}), "nics: expected an array");

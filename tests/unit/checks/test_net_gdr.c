@@ -47,6 +47,20 @@ static void gid_index_on_roce_v1_fires(void **state)
     fs = fx_run_one(&f, "net.roce_gid");
     assert_non_null(strstr(fx_only(&fs, "net.roce_gid")->title, "names no GID"));
     gd_findings_free(&fs);
+    /* One variable is one cause: eight ports at the same v1 row are one finding naming them all. */
+    fx_env(&f, (const char *const[]){"NCCL_IB_GID_INDEX=4", NULL});
+    gd_net_facts *n = f.net;
+    for (int k = 1; k < 8; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "mlx5_%d", k);
+        n->devs[n->dev_count] = n->devs[0];
+        snprintf(n->devs[n->dev_count++].name, sizeof n->devs[0].name, "%s", name);
+    }
+    fs = fx_run_one(&f, "net.roce_gid");
+    x = fx_only(&fs, "net.roce_gid");
+    assert_non_null(strstr(x->title, "points 8 RoCE ports (mlx5_0 port 1 and 7 more) at a RoCE v1 GID"));
+    assert_int_equal(json_array_size(json_object_get(x->evidence, "ports")), 8);
+    gd_findings_free(&fs);
     gd_facts_free(&f);
 }
 
