@@ -7,6 +7,8 @@
  * for a healthy machine (the exit code of `check`, docs/interface.md).
  */
 #include "checks_internal.h"
+#include "gpudoctor/nccl_tests.h"
+#include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
@@ -480,16 +482,20 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
         snprintf(log, sizeof log, "the kernel log (%zu line%s%s)", s->kernel_log_lines,
                  s->kernel_log_lines == 1 ? "" : "s",
                  s->xid_group_count == 0 && s->gpu_fatal_count == 0 ? ", no Xid, no lost GPU" : "");
+    /* An nccl-tests table is judged on its own (the collective across the nodes that ran it). */
+    size_t tables = f->net && f->net->tables ? f->net->tables->count : 0;
     if (ny)
         snprintf(judged, jlen, "%s of %zu GPU%s%s%s", list, gpus, gpus == 1 ? "" : "s", log[0] ? " and " : "", log);
     else if (log[0])
         snprintf(judged, jlen, "%s", log);
     else if (counted)
         snprintf(judged, jlen, "the readings of %zu GPU%s", gpus, gpus == 1 ? "" : "s");
+    else if (tables)
+        snprintf(judged, jlen, "%zu nccl-tests table%s", tables, tables == 1 ? "" : "s");
     else
         snprintf(judged, jlen, "nothing of the GPUs' own state");
     join(missing, mlen, no, nn);
-    return counted + (log[0] != '\0');
+    return counted + (log[0] != '\0') + tables;
 }
 
 void gd_coverage_each_group(void (*fn)(void *ud, const char *group), void *ud)

@@ -136,6 +136,11 @@ const gd_check gd_checks[] = {
     {"health.ecc_uncorrectable", "health", "no uncorrectable ECC errors", 0, gd_check_ecc_uncorrectable, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.row_remap", "health", "no pending or failed row remapping; retired pages below DCGM's limits", 0, gd_check_row_remap, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"health.xid", "health", "no Xid errors in the kernel log or NVML's events", GD_NEED_XID_SOURCE, gd_check_xid, GD_SEVS_INFO | GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.summary", "network", "what an nccl-tests table says: peak bus bandwidth at the large sizes, ranks and nodes", 0, gd_check_nccl_tests_summary, GD_SEVS_INFO, NULL},
+    {"nccl_tests.wrong_data", "network", "an nccl-tests run returned no wrong element", 0, gd_check_nccl_tests_wrong_data, GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.aborted", "network", "an nccl-tests run ended without an NCCL or CUDA failure", 0, gd_check_nccl_tests_aborted, GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.collapse", "network", "nccl-tests bus bandwidth holds up at the large sizes", 0, gd_check_nccl_tests_collapse, GD_SEVS_WARNING, NULL},
+    {"nccl_tests.below_nics", "network", "nccl-tests bus bandwidth across nodes near what a node's NICs allow", 0, gd_check_nccl_tests_below_nics, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];

@@ -78,5 +78,6 @@ long gd_detect_kernel_log(const gd_capture_view *v);
 long gd_detect_dmon(const gd_capture_view *v);
 long gd_detect_smi_csv(const gd_capture_view *v);
 long gd_detect_lspci(const gd_capture_view *v);
+long gd_detect_nccl_tests(const gd_capture_view *v); /* formats/nccl_tests/ */
 
 #endif

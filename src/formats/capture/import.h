@@ -23,6 +23,7 @@ typedef enum gd_import_kind {
     GD_IMPORT_TOPO, /* nvidia-smi topo -m */
     GD_IMPORT_KERNEL_LOG, /* dmesg, dmesg -T, journalctl -k */
     GD_IMPORT_RECORDING, /* gpudoctor's own (--record FILE.jsonl) */
+    GD_IMPORT_NCCL_TESTS, /* nccl-tests output: all_reduce_perf and its siblings */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
@@ -115,5 +116,9 @@ int gd_import_topo(const char *name, const char *text, size_t len, gd_facts *f, 
 /* A kernel log (dmesg, dmesg -T, journalctl -k): its Xid and PCIe AER
  * lines, mapped to f's GPUs by bus id (f->stack). 0, or -1 with a message. */
 int gd_import_kernel_log(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+
+/* nccl-tests output (all_reduce_perf and its siblings) into f->net->tables
+ * (formats/nccl_tests/). 0, or -1 with a message naming `name`. */
+int gd_import_nccl_tests(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
 #endif
