@@ -50,7 +50,7 @@ typedef struct gd_nt_row {
 } gd_nt_row;
 
 typedef struct gd_nt_table {
-    char file[64]; /* the file's base name */
+    char file[128]; /* the file's base name */
     long first_line; /* where the table (its header or first row) begins */
     gd_nt_op op; /* from the binary's name; else from the columns where they tell (op_inferred) */
     bool op_inferred;

@@ -2,6 +2,7 @@
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
 #include "gpu_table.h"
+#include "nccl_tests_report.h"
 #include "checks/causes.h"
 #include "text_group.h"
 #include "analysis/episodes.h"
@@ -365,6 +366,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *job = gd_report_job_json(f);
     if (job) /* run, check --pid */
         json_object_set_new(root, "job", job);
+    json_t *nt = gd_nccl_tests_json(f);
+    if (nt) /* check --from an nccl-tests table */
+        json_object_set_new(root, "nccl_tests", nt);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "causes", gd_report_causes_json(fs));
     json_object_set_new(root, "not_checked", skips_json(fs));
