@@ -17,7 +17,7 @@
 
 #define GD_NT_MAX_TABLES 16 /* tables kept, over every file */
 #define GD_NT_MAX_ROWS 64 /* rows kept per table (8 B to 8 GiB by 2 is 31) */
-#define GD_NT_MAX_HOSTS 64 /* distinct hosts named per table */
+#define GD_NT_MAX_HOSTS 2048 /* distinct hosts counted per table (past it, nodes are not known) */
 
 /* The collectives nccl-tests measures, by the binary's name. */
 typedef enum gd_nt_op {

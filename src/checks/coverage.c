@@ -146,6 +146,7 @@ typedef enum reads {
     R_KLOG, /* the kernel log */
     R_P2P, /* the driver's peer-to-peer status of the GPU pairs */
     R_BENCH, /* a benchmark's measurements: only under bench */
+    R_NCCL_TESTS, /* nccl-tests tables: only where --from read one */
 } reads;
 
 static const struct {
@@ -197,6 +198,8 @@ static reads reads_for(const gd_check *c)
     for (size_t i = 0; i < sizeof reads_of / sizeof *reads_of; i++)
         if (strcmp(reads_of[i].id, c->id) == 0)
             return reads_of[i].r;
+    if (strncmp(c->id, "nccl_tests.", 11) == 0)
+        return R_NCCL_TESTS;
     return strcmp(c->group, "bench") == 0 ? R_BENCH : R_HOST;
 }
 
@@ -290,7 +293,8 @@ gd_check_state gd_check_coverage(const gd_check *c, const gd_facts *f, const gd_
     if (len)
         why[0] = '\0';
     reads r = reads_for(c);
-    if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || needs_a_machine(c, f))
+    bool tables = f->net && f->net->tables && f->net->tables->count;
+    if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || (r == R_NCCL_TESTS && !tables) || needs_a_machine(c, f))
         return GD_CHECK_NOT_APPLICABLE;
     size_t found = 0, gpu_skips = 0;
     const char *whole = NULL, *some = NULL;

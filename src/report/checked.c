@@ -104,6 +104,8 @@ static const char *not_applicable(const gd_facts *f, const char *g)
                                                              : "not used: no --from capture";
     if (strcmp(g, "bench") == 0)
         return "not run: 'gpudoctor bench' measures them";
+    if (strcmp(g, "network") == 0)
+        return "not used: no nccl-tests output (check --from all_reduce_perf.log)";
     if (f->captured)
         return "not applicable: a capture holds no job, environment or software stack";
     return "not applicable";

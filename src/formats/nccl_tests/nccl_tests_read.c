@@ -44,6 +44,7 @@ typedef struct hosts {
     size_t n;
     char name[GD_NT_MAX_HOSTS][64];
     int ranks[GD_NT_MAX_HOSTS];
+    bool overflow; /* more hosts than counted */
 } hosts;
 
 typedef struct parse {
@@ -123,7 +124,8 @@ static void command_line(parse *p, const char *plain)
             if (strncmp(w, "NCCL_ALGO=", 10) == 0)
                 snprintf(p->algo, sizeof p->algo, "%s", w + 10);
         }
-        int v = atoi(w);
+        long lv = strtol(w, NULL, 10);
+        int v = lv > 0 && lv <= 1000000 ? (int)lv : 0; /* no launcher starts more */
         if (v > 0 && isdigit((unsigned char)w[0]) && !launcher_args) {
             if (!strcmp(prev, "-g"))
                 p->g = v;
@@ -170,13 +172,13 @@ static void rank_line(gd_nt_table *x, hosts *h, const char *plain)
         i++;
     if (i == h->n && h->n < GD_NT_MAX_HOSTS)
         snprintf(h->name[h->n++], sizeof h->name[0], "%s", host);
+    else if (i == h->n)
+        h->overflow = true;
     if (i < h->n)
         h->ranks[i]++;
-    x->nodes = (int)h->n;
-    x->ranks_per_node = 0;
-    for (size_t k = 0; k < h->n; k++)
-        if (h->ranks[k] > x->ranks_per_node)
-            x->ranks_per_node = h->ranks[k];
+    x->nodes = h->overflow ? -1 : (int)h->n;
+    if (i < h->n && h->ranks[i] > x->ranks_per_node)
+        x->ranks_per_node = h->ranks[i];
     const char *close = strchr(on, ']');
     if (close) {
         const char *name = close + 1;
@@ -269,6 +271,8 @@ static void one_line(parse *p, const char *plain, long line, const char *launche
         const char *c = strchr(plain, ':');
         if (p->cur && c)
             p->cur->avg_busbw_gbps = strtod(c + 1, NULL);
+        if (p->cur && !isfinite(p->cur->avg_busbw_gbps))
+            p->cur->avg_busbw_gbps = NAN;
     } else if (is_abort(plain)) {
         gd_nt_table *x = table_for(p, line, false);
         if (x && !x->abort[0]) {
@@ -353,13 +357,13 @@ static void cut_notes(const parse *p, gd_nt_table *x, bool last)
 
 static void finish(parse *p, gd_nt_table *x, const int *c, bool last)
 {
-    int np = c[0], per = c[1], g = c[2] > 0 ? c[2] : 1, th = c[3] > 0 ? c[3] : 1;
-    if (x->ranks < 0 && np > 0) {
-        x->ranks = np * g * th;
+    long np = c[0], per = c[1], g = c[2] > 0 ? c[2] : 1, th = c[3] > 0 ? c[3] : 1;
+    if (x->ranks < 0 && np > 0 && np * g * th <= 100000000) { /* each at most 10^6: no overflow */
+        x->ranks = (int)(np * g * th);
         x->ranks_from_command = true;
         if (per > 0 && np % per == 0) {
-            x->nodes = np / per;
-            x->ranks_per_node = per * g * th;
+            x->nodes = (int)(np / per);
+            x->ranks_per_node = (int)(per * g * th);
         }
     }
     infer_op(x);
