@@ -144,3 +144,32 @@ int gd_nt_expect_of(const gd_net_facts *net, const gd_nt_table *x, gd_nt_expect 
     e->busbw_gbps = e->line_gbps * GD_NT_NET_EFFICIENCY;
     return 0;
 }
+
+int gd_nt_expect_node(const gd_facts *f, const gd_nt_table *x, gd_nccl_expect *e, char *why_not, size_t len)
+{
+    memset(e, 0, sizeof *e);
+    e->busbw_gbps = NAN;
+    if (x->nodes != 1 || x->op != GD_NT_ALL_REDUCE) {
+        snprintf(why_not, len, "%s", x->nodes != 1 ? "the run is not on one node" : "the collective is not all-reduce");
+        return -1;
+    }
+    if (f->gpu_count == 0) {
+        snprintf(why_not, len, "no GPU facts were given (nvidia-smi -q -x and nvidia-smi topo -m beside the table)");
+        return -1;
+    }
+    if (x->ranks != (int)f->gpu_count || x->ranks < 2 || x->ranks > GD_NCCL_MAX_RANKS) {
+        snprintf(why_not, len, "the run's %d ranks are not the node's %zu GPUs", x->ranks, f->gpu_count);
+        return -1;
+    }
+    gd_nccl_bench b;
+    memset(&b, 0, sizeof b);
+    b.ranks = x->ranks;
+    for (int i = 0; i < x->ranks; i++)
+        b.gpus[i] = f->gpus[i].index;
+    if (gd_nccl_expect_of(f, &b, e) != 0) {
+        snprintf(why_not, len, "the ring's paths are not known: %s",
+                 e->slowest.limit[0] ? e->slowest.limit : "no link facts");
+        return -1;
+    }
+    return 0;
+}

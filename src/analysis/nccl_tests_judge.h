@@ -19,6 +19,8 @@
 #ifndef GD_ANALYSIS_NCCL_TESTS_JUDGE_H
 #define GD_ANALYSIS_NCCL_TESTS_JUDGE_H
 
+#include "analysis/nccl_expect.h"
+#include "gpudoctor/model.h"
 #include "gpudoctor/nccl_tests.h"
 #include "gpudoctor/net.h"
 
@@ -64,5 +66,11 @@ typedef struct gd_nt_expect {
  * taken as every node's; NCCL_IB_HCA in the table's command line picks the
  * devices). 0, or -1 with why_not. */
 int gd_nt_expect_of(const gd_net_facts *net, const gd_nt_table *x, gd_nt_expect *e);
+
+/* A one-node all-reduce on every GPU of f (the capture beside the table, or
+ * the live node): the ring's expectation from the path model, as `bench
+ * nccl` is judged (nccl_expect.h), ranks in the GPUs' order. 0, or -1
+ * with why_not (len bytes). */
+int gd_nt_expect_node(const gd_facts *f, const gd_nt_table *x, gd_nccl_expect *e, char *why_not, size_t len);
 
 #endif

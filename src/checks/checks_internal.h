@@ -141,6 +141,7 @@ void gd_check_nccl_tests_wrong_data(const gd_check *self, const gd_facts *f, gd_
 void gd_check_nccl_tests_aborted(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nccl_tests_collapse(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nccl_tests_below_nics(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_nccl_tests_below_topology(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_p2p_unsupported(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_p2p_slow_pair(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_p2p_sys_route(const gd_check *self, const gd_facts *f, gd_findings *out);

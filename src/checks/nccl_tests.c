@@ -298,3 +298,49 @@ void gd_check_nccl_tests_below_nics(const gd_check *self, const gd_facts *f, gd_
                        run, s.peak_busbw_gbps, 100 * ratio, e.busbw_gbps, e.nics, e.nics == 1 ? "" : "s");
     }
 }
+
+void gd_check_nccl_tests_below_topology(const gd_check *self, const gd_facts *f, gd_findings *out)
+{
+    (void)self;
+    const char *id = "nccl_tests.below_topology";
+    const gd_nccl_tests *t = tables(f, out, id);
+    for (size_t i = 0; t && i < t->count; i++) {
+        const gd_nt_table *x = &t->tables[i];
+        if (x->nodes != 1)
+            continue; /* across nodes: nccl_tests.below_nics */
+        gd_nt_summary s;
+        gd_nt_summarize(x, &s);
+        gd_nccl_expect e;
+        char why[256];
+        if (isnan(s.peak_busbw_gbps))
+            continue;
+        if (gd_nt_expect_node(f, x, &e, why, sizeof why) != 0) {
+            gd_skip_add(out, id, GD_NO_GPU, "%s: not judged against the node's topology, because %s", x->file, why);
+            continue;
+        }
+        double ratio = s.peak_busbw_gbps / e.busbw_gbps;
+        if (!(ratio < GD_NCCL_LOW_RATIO))
+            continue;
+        char run[160];
+        run_words(x, run, sizeof run);
+        json_t *ev = table_json(x);
+        json_object_set_new(ev, "peak_busbw_gbps", num1(s.peak_busbw_gbps));
+        json_object_set_new(ev, "expected_busbw_gbps", num1(e.busbw_gbps));
+        json_object_set_new(ev, "of_expected_pct", num1(100 * ratio));
+        json_object_set_new(ev, "slowest_edge", json_pack("[i,i]", e.slowest.gpu_a, e.slowest.gpu_b));
+        json_object_set_new(ev, "limit", json_string(e.slowest.limit));
+        json_object_set_new(ev, "source",
+                            json_string("expected: the topology's slowest ring edge, as bench nccl "
+                                        "is judged (docs/bench.md)"));
+        gd_finding_add(out, id, ratio < GD_NCCL_CRITICAL_RATIO ? GD_SEV_CRITICAL : GD_SEV_WARNING, GD_NO_GPU, ev,
+                       100 * (1 - ratio),
+                       "Find the transport NCCL chose: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH and "
+                       "look for 'via SHM' or 'via NET' where the topology offers P2P; check NCCL_P2P_DISABLE and "
+                       "NCCL_SHM_DISABLE in the job's environment and /etc/nccl.conf, NVLink links down "
+                       "(nvlink.down) and ACS or an IOMMU on the PCIe switches (topology.iommu_p2p); 'gpudoctor "
+                       "bench p2p' measures each pair.",
+                       "nccl-tests %s reaches %.1f GB/s peak bus bandwidth, %.0f%% of the %.1f GB/s the node's "
+                       "topology allows (slowest ring edge GPU %d - GPU %d)",
+                       run, s.peak_busbw_gbps, 100 * ratio, e.busbw_gbps, e.slowest.gpu_a, e.slowest.gpu_b);
+    }
+}

@@ -141,6 +141,7 @@ const gd_check gd_checks[] = {
     {"nccl_tests.aborted", "network", "an nccl-tests run ended without an NCCL or CUDA failure", 0, gd_check_nccl_tests_aborted, GD_SEVS_CRITICAL, NULL},
     {"nccl_tests.collapse", "network", "nccl-tests bus bandwidth holds up at the large sizes", 0, gd_check_nccl_tests_collapse, GD_SEVS_WARNING, NULL},
     {"nccl_tests.below_nics", "network", "nccl-tests bus bandwidth across nodes near what a node's NICs allow", 0, gd_check_nccl_tests_below_nics, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.below_topology", "network", "a one-node nccl-tests all-reduce near what the node's topology allows", 0, gd_check_nccl_tests_below_topology, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];

@@ -191,6 +191,15 @@ static void rank_line(gd_nt_table *x, hosts *h, const char *plain)
     }
 }
 
+/* "#  Rank  0 Group ..." (or without the '#', as some pastes lose it): not NCCL's own "rank" lines. */
+static bool is_rank_line(const char *plain)
+{
+    const char *p = plain + (plain[0] == '#');
+    while (*p == ' ')
+        p++;
+    return strncmp(p, "Rank ", 5) == 0 && strstr(p, " on ") && strstr(p, "device");
+}
+
 static bool is_abort(const char *plain)
 {
     return strstr(plain, "NCCL failure") || strstr(plain, "CUDA failure") || strstr(plain, "Test failure");
@@ -259,7 +268,7 @@ static void one_line(parse *p, const char *plain, long line, const char *launche
         if (x)
             x->has_root = strstr(plain, "root") != NULL;
         p->columns_seen = true;
-    } else if (strstr(plain, "Rank") && strstr(plain, " on ") && strstr(plain, "device")) {
+    } else if (is_rank_line(plain)) {
         gd_nt_table *x = table_for(p, line, p->cur_has_rows);
         if (x)
             rank_line(x, &p->hosts, plain);

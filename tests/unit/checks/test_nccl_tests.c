@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis/nccl_tests_judge.h"
+#include "facts_fixture.h"
 #include "gpudoctor/checks.h"
 #include "gpudoctor/model.h"
 #include "gpudoctor/nccl_tests.h"
@@ -79,8 +80,8 @@ static void nics(gd_facts *f, size_t ports, double gbps)
 
 static gd_findings judge(const gd_facts *f)
 {
-    static const char *const ids[] = {"nccl_tests.summary", "nccl_tests.wrong_data", "nccl_tests.aborted",
-                                      "nccl_tests.collapse", "nccl_tests.below_nics"};
+    static const char *const ids[] = {"nccl_tests.summary",  "nccl_tests.wrong_data", "nccl_tests.aborted",
+                                      "nccl_tests.collapse", "nccl_tests.below_nics", "nccl_tests.below_topology"};
     gd_findings fs = {0};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         gd_check_run(gd_check_find(ids[i]), f, &fs);
@@ -266,6 +267,59 @@ static void no_table(void **state)
     gd_findings_free(&fs);
 }
 
+/* One node of n GPUs on PCIe Gen4 x16 whose driver denies peer access
+ * (the ring's expectation: host-staged, half the link at 0.8, 12.6 GB/s),
+ * and a one-node all-reduce table over them peaking at `peak`. */
+static void node_facts(gd_facts *f, size_t n, double peak)
+{
+    gd_facts t;
+    table_facts(&t, 1, peak, NAN);
+    fx_facts(f, n, 10);
+    f->p2p_status = calloc(n * n, sizeof *f->p2p_status);
+    for (size_t a = 0; a < n; a++) {
+        f->gpus[a].pcie_gen_max = gd_val(4);
+        f->gpus[a].pcie_width_max = gd_val(16);
+        for (size_t b = 0; b < n; b++)
+            f->p2p_status[a * n + b] = a == b ? -1 : 5; /* NVML_P2P_STATUS_NOT_SUPPORTED */
+    }
+    f->net = t.net;
+    gd_nt_table *x = &f->net->tables->tables[0];
+    x->ranks = (int)n;
+    x->ranks_per_node = (int)n;
+}
+
+static void below_topology_one_node(void **state)
+{
+    (void)state;
+    gd_facts f;
+    node_facts(&f, 4, 12);
+    gd_findings fs = judge(&f);
+    assert_null(find(&fs, "nccl_tests.below_topology"));
+    assert_null(skip_of(&fs, "nccl_tests.below_topology"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    node_facts(&f, 4, 6);
+    fs = judge(&f);
+    const gd_finding *b = find(&fs, "nccl_tests.below_topology");
+    assert_non_null(b);
+    assert_int_equal(b->severity, GD_SEV_WARNING);
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    node_facts(&f, 4, 3);
+    fs = judge(&f);
+    assert_int_equal(find(&fs, "nccl_tests.below_topology")->severity, GD_SEV_CRITICAL);
+    assert_null(find(&fs, "nccl_tests.below_nics")); /* one node: its NICs carry none of it */
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+    /* Without the node's GPUs: not judged, and why. */
+    table_facts(&f, 1, 3, NAN);
+    fs = judge(&f);
+    assert_null(find(&fs, "nccl_tests.below_topology"));
+    assert_non_null(strstr(skip_of(&fs, "nccl_tests.below_topology")->reason, "no GPU facts were given"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +331,7 @@ int main(void)
         cmocka_unit_test(aborted_fires_with_meaning),
         cmocka_unit_test(collapse_fires),
         cmocka_unit_test(no_table),
+        cmocka_unit_test(below_topology_one_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
