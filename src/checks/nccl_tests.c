@@ -254,6 +254,24 @@ void gd_check_nccl_tests_collapse(const gd_check *self, const gd_facts *f, gd_fi
     }
 }
 
+/* A table's peak busbw, NAN when it has no row. */
+static double peak_of(const gd_nt_table *x)
+{
+    gd_nt_summary s;
+    gd_nt_summarize(x, &s);
+    return s.peak_busbw_gbps;
+}
+
+/* What a peak below its expectation shows, for both expectations. */
+static json_t *low_evidence(const gd_nt_table *x, double peak, double expected)
+{
+    json_t *ev = table_json(x);
+    json_object_set_new(ev, "peak_busbw_gbps", num1(peak));
+    json_object_set_new(ev, "expected_busbw_gbps", num1(expected));
+    json_object_set_new(ev, "of_expected_pct", num1(100 * peak / expected));
+    return ev;
+}
+
 void gd_check_nccl_tests_below_nics(const gd_check *self, const gd_facts *f, gd_findings *out)
 {
     (void)self;
@@ -261,25 +279,21 @@ void gd_check_nccl_tests_below_nics(const gd_check *self, const gd_facts *f, gd_
     const gd_nccl_tests *t = tables(f, out, id);
     for (size_t i = 0; t && i < t->count; i++) {
         const gd_nt_table *x = &t->tables[i];
-        gd_nt_summary s;
-        gd_nt_summarize(x, &s);
+        double peak = peak_of(x);
         gd_nt_expect e;
-        if (isnan(s.peak_busbw_gbps))
+        if (isnan(peak))
             continue;
         if (gd_nt_expect_of(f->net, x, &e) != 0) {
             gd_skip_add(out, id, GD_NO_GPU, "%s: not judged against the NICs, because %s", x->file, e.why_not);
             continue;
         }
-        double ratio = s.peak_busbw_gbps / e.busbw_gbps;
+        double ratio = peak / e.busbw_gbps;
         if (!(ratio < GD_NCCL_LOW_RATIO))
             continue;
         char run[160];
         run_words(x, run, sizeof run);
-        json_t *ev = table_json(x);
-        json_object_set_new(ev, "peak_busbw_gbps", num1(s.peak_busbw_gbps));
-        json_object_set_new(ev, "expected_busbw_gbps", num1(e.busbw_gbps));
+        json_t *ev = low_evidence(x, peak, e.busbw_gbps);
         json_object_set_new(ev, "line_gbps", num1(e.line_gbps));
-        json_object_set_new(ev, "of_expected_pct", num1(100 * ratio));
         json_object_set_new(ev, "ports", json_string(e.ports));
         json_object_set_new(ev, "nics_counted", json_integer(e.nics));
         json_object_set_new(ev, "efficiency", gd_json_number(GD_NT_NET_EFFICIENCY));
@@ -295,7 +309,7 @@ void gd_check_nccl_tests_below_nics(const gd_check *self, const gd_facts *f, gd_
                        "is the slow path).",
                        "nccl-tests %s reaches %.1f GB/s peak bus bandwidth, %.0f%% of the %.1f GB/s the NICs "
                        "of a node allow (%d port%s)",
-                       run, s.peak_busbw_gbps, 100 * ratio, e.busbw_gbps, e.nics, e.nics == 1 ? "" : "s");
+                       run, peak, 100 * ratio, e.busbw_gbps, e.nics, e.nics == 1 ? "" : "s");
     }
 }
 
@@ -308,25 +322,21 @@ void gd_check_nccl_tests_below_topology(const gd_check *self, const gd_facts *f,
         const gd_nt_table *x = &t->tables[i];
         if (x->nodes != 1)
             continue; /* across nodes: nccl_tests.below_nics */
-        gd_nt_summary s;
-        gd_nt_summarize(x, &s);
+        double peak = peak_of(x);
         gd_nccl_expect e;
         char why[256];
-        if (isnan(s.peak_busbw_gbps))
+        if (isnan(peak))
             continue;
         if (gd_nt_expect_node(f, x, &e, why, sizeof why) != 0) {
             gd_skip_add(out, id, GD_NO_GPU, "%s: not judged against the node's topology, because %s", x->file, why);
             continue;
         }
-        double ratio = s.peak_busbw_gbps / e.busbw_gbps;
+        double ratio = peak / e.busbw_gbps;
         if (!(ratio < GD_NCCL_LOW_RATIO))
             continue;
         char run[160];
         run_words(x, run, sizeof run);
-        json_t *ev = table_json(x);
-        json_object_set_new(ev, "peak_busbw_gbps", num1(s.peak_busbw_gbps));
-        json_object_set_new(ev, "expected_busbw_gbps", num1(e.busbw_gbps));
-        json_object_set_new(ev, "of_expected_pct", num1(100 * ratio));
+        json_t *ev = low_evidence(x, peak, e.busbw_gbps);
         json_object_set_new(ev, "slowest_edge", json_pack("[i,i]", e.slowest.gpu_a, e.slowest.gpu_b));
         json_object_set_new(ev, "limit", json_string(e.slowest.limit));
         json_object_set_new(ev, "source",
@@ -341,6 +351,6 @@ void gd_check_nccl_tests_below_topology(const gd_check *self, const gd_facts *f,
                        "bench p2p' measures each pair.",
                        "nccl-tests %s reaches %.1f GB/s peak bus bandwidth, %.0f%% of the %.1f GB/s the node's "
                        "topology allows (slowest ring edge GPU %d - GPU %d)",
-                       run, s.peak_busbw_gbps, 100 * ratio, e.busbw_gbps, e.slowest.gpu_a, e.slowest.gpu_b);
+                       run, peak, 100 * ratio, e.busbw_gbps, e.slowest.gpu_a, e.slowest.gpu_b);
     }
 }
