@@ -96,14 +96,16 @@ int gd_nt_expect_of(const gd_net_facts *net, const gd_nt_table *x, gd_nt_expect 
 {
     memset(e, 0, sizeof *e);
     e->line_gbps = e->busbw_gbps = NAN;
+    if (x->nodes == 1) {
+        snprintf(e->why_not, sizeof e->why_not, "the run is on one node: its NICs carry none of it");
+        return -1;
+    }
     if (!net || !net->devices_read) {
         snprintf(e->why_not, sizeof e->why_not, "no NIC facts were given (an ibstat capture beside the table)");
         return -1;
     }
     if (x->nodes < 2) {
-        snprintf(e->why_not, sizeof e->why_not, "%s",
-                 x->nodes == 1 ? "the run is on one node: its NICs carry none of it"
-                               : "the table does not say how many nodes ran it");
+        snprintf(e->why_not, sizeof e->why_not, "the table does not say how many nodes ran it");
         return -1;
     }
     if (x->op != GD_NT_ALL_REDUCE && x->op != GD_NT_ALL_GATHER && x->op != GD_NT_REDUCE_SCATTER) {

@@ -8,8 +8,9 @@
  * about 5 GB/s from 64 MiB on (nccl_tests.collapse); nccl-tests 232's
  * Tree paste stops at 32 MiB (said); the 8-node V100 table is slow by its
  * thread, but without NIC facts it is explained, "not judged against the
- * NICs". Then an srun-labelled table, an abort, a malformed paste and a
- * huge one (exit 3).
+ * NICs". Then an srun-labelled table, an abort, a one-node table beside
+ * its node's nvidia-smi capture and topology (held to the ring's slowest
+ * edge), a malformed paste and a huge one (exit 3).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +183,57 @@ static void srun_labels_and_an_abort(void **state)
     tool_result_free(&r);
 }
 
+/* A one-node table of 8 ranks whose busbw rises to `peak` GB/s at 256 MiB. */
+static char *one_node_table(double peak)
+{
+    static char text[8192];
+    size_t used = (size_t)snprintf(text, sizeof text,
+                                   "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 1073741824 step: 2(factor) warmup "
+                                   "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n");
+    for (int i = 0; i < 8; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "#  Rank %2d Group  0 Pid   1001 on nodeA device  %d [0x%02x] NVIDIA H100 80GB HBM3\n",
+                                 i, i, 0x18 + i);
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                             "time   algbw   busbw #wrong\n");
+    for (unsigned long b = 1ul << 20; b <= 1ul << 30; b <<= 1) {
+        double bus = b >= (256ul << 20) ? peak : peak * (double)b / (256ul << 20), alg = bus / 1.75;
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "%12lu  %12lu     float     sum      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  "
+                                 "%6.2f      0\n",
+                                 b, b / 4, b / (alg * 1e3), alg, bus, b / (alg * 1e3), alg, bus);
+    }
+    snprintf(text + used, sizeof text - used, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %.1f\n",
+             peak / 2);
+    return text;
+}
+
+/* One node's table beside that node's nvidia-smi capture and topology: held to the ring's slowest edge. */
+static void one_node_beside_its_gpus(void **state)
+{
+    (void)state;
+    need_realdata();
+    char smi[1024], topo[1024];
+    snprintf(smi, sizeof smi, "%s", realdata("smi-text/h100x8-hw-slowdown-power-brake-gpud.txt"));
+    snprintf(topo, sizeof topo, "%s", realdata("topo/h100-8gpu-nv18-stas00.txt"));
+    char *path = write_tmp(one_node_table(3));
+    tool_result r =
+        run_tool((const char *[]){"check", "--json", "--from", smi, "--from", topo, "--from", path, NULL}, env);
+    unlink(path);
+    json_t *b = finding(r.json, "nccl_tests.below_topology");
+    assert_non_null(b);
+    assert_string_equal(json_string_value(json_object_get(b, "severity")), "critical");
+    assert_null(finding(r.json, "nccl_tests.below_nics"));
+    tool_result_free(&r);
+    path = write_tmp(one_node_table(60));
+    r = run_tool((const char *[]){"check", "--json", "--from", smi, "--from", topo, "--from", path, NULL}, env);
+    unlink(path);
+    assert_null(finding(r.json, "nccl_tests.below_topology"));
+    assert_non_null(finding(r.json, "nccl_tests.summary"));
+    tool_result_free(&r);
+}
+
 static void malformed_and_huge_exit_3(void **state)
 {
     (void)state;
@@ -220,7 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(references_explained),      cmocka_unit_test(collapse_across_racks),
         cmocka_unit_test(cut_and_slow_without_nics), cmocka_unit_test(srun_labels_and_an_abort),
-        cmocka_unit_test(malformed_and_huge_exit_3),
+        cmocka_unit_test(one_node_beside_its_gpus),  cmocka_unit_test(malformed_and_huge_exit_3),
     };
     return realdata_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
