@@ -50,7 +50,7 @@ static json_t *num1(double v)
 /* "all_reduce over 16 ranks on 2 nodes (8 a node)", as far as the table says. */
 static void run_words(const gd_nt_table *x, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "%s%s", x->op ? gd_nt_op_name(x->op) : "a collective",
+    size_t used = (size_t)snprintf(buf, len, "%s%s", x->op ? gd_nt_op_name(x->op) : "run",
                                    x->op_inferred ? " (by its columns)" : "");
     if (x->ranks > 0 && used < len)
         used += (size_t)snprintf(buf + used, len - used, " over %d ranks", x->ranks);

@@ -130,8 +130,10 @@ void gd_nccl_tests_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         gd_nt_expect e;
         bool judged = gd_nt_expect_of(f->net, x, &e) == 0;
         char buf[512], a[24], b[24];
-        size_t used = (size_t)snprintf(buf, sizeof buf, "%s%s", x->op ? gd_nt_op_name(x->op) : "a collective",
-                                       x->op_inferred ? " (by its columns)" : "");
+        size_t used =
+            (size_t)snprintf(buf, sizeof buf, "%s%s",
+                             x->op ? gd_nt_op_name(x->op) : "the collective not named (the paste has no command line)",
+                             x->op_inferred ? " (by its columns)" : "");
         if (x->ranks > 0)
             used += (size_t)snprintf(buf + used, sizeof buf - used, ", %d ranks", x->ranks);
         if (x->nodes > 0 && used < sizeof buf)
