@@ -131,6 +131,9 @@ typedef struct gd_net_acs {
  * are the reader's own (src/formats/nccl_log/), kept behind this pointer. */
 struct gd_nccl_log;
 
+/* nccl-tests tables read by --from (include/gpudoctor/nccl_tests.h). */
+struct gd_nccl_tests;
+
 /* One network interface of the node (/sys/class/net/NAME, `ip -br a`). */
 typedef struct gd_net_iface {
     char name[GD_NET_NAME];
@@ -156,6 +159,7 @@ typedef struct gd_net_facts {
     gd_net_acs acs[GD_NET_MAX_ACS];
     struct gd_nccl_log *nccl; /* NULL: no NCCL log read */
     void (*nccl_free)(struct gd_nccl_log *log); /* its layer's own free */
+    struct gd_nccl_tests *tables; /* nccl-tests output read by --from, NULL none; freed with these facts */
 } gd_net_facts;
 
 void gd_net_facts_free(gd_net_facts *n);

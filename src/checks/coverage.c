@@ -8,6 +8,7 @@
  */
 #include "checks_internal.h"
 #include "gpudoctor/nccl_log.h"
+#include "gpudoctor/nccl_tests.h"
 #include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
@@ -149,6 +150,7 @@ typedef enum reads {
     R_P2P, /* the driver's peer-to-peer status of the GPU pairs */
     R_BENCH, /* a benchmark's measurements: only under bench */
     R_NCCL_LOG, /* NCCL's own INFO log (--from nccl.log, run --nccl-log): only where one was read */
+    R_NCCL_TESTS, /* nccl-tests tables: only where --from read one */
 } reads;
 
 static const struct {
@@ -202,6 +204,8 @@ static reads reads_for(const gd_check *c)
             return reads_of[i].r;
     if (strncmp(c->id, "nccl_log.", 9) == 0)
         return R_NCCL_LOG;
+    if (strncmp(c->id, "nccl_tests.", 11) == 0)
+        return R_NCCL_TESTS;
     return strcmp(c->group, "bench") == 0 ? R_BENCH : R_HOST;
 }
 
@@ -297,8 +301,9 @@ gd_check_state gd_check_coverage(const gd_check *c, const gd_facts *f, const gd_
     if (len)
         why[0] = '\0';
     reads r = reads_for(c);
+    bool tables = f->net && f->net->tables && f->net->tables->count;
     if (r == R_CAPTURE || (r == R_BENCH && !bench_ran(f)) || (r == R_NCCL_LOG && !(f->net && f->net->nccl)) ||
-        needs_a_machine(c, f))
+        (r == R_NCCL_TESTS && !tables) || needs_a_machine(c, f))
         return GD_CHECK_NOT_APPLICABLE;
     /* A capture without the network's files says nothing of it, as a capture says nothing of a job. */
     if (strcmp(c->group, "network") == 0 && f->captured && !f->net)
@@ -498,16 +503,20 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
     if (!log[0] && nccl && nccl->nccl_lines > 0)
         snprintf(log, sizeof log, "NCCL's log (%lu line%s of %zu process%s)", nccl->nccl_lines,
                  nccl->nccl_lines == 1 ? "" : "s", nccl->proc_count, nccl->proc_count == 1 ? "" : "es");
+    /* An nccl-tests table is judged on its own (the collective across the nodes that ran it). */
+    size_t tables = f->net && f->net->tables ? f->net->tables->count : 0;
     if (ny)
         snprintf(judged, jlen, "%s of %zu GPU%s%s%s", list, gpus, gpus == 1 ? "" : "s", log[0] ? " and " : "", log);
     else if (log[0])
         snprintf(judged, jlen, "%s", log);
     else if (counted)
         snprintf(judged, jlen, "the readings of %zu GPU%s", gpus, gpus == 1 ? "" : "s");
+    else if (tables)
+        snprintf(judged, jlen, "%zu nccl-tests table%s", tables, tables == 1 ? "" : "s");
     else
         snprintf(judged, jlen, "nothing of the GPUs' own state");
     join(missing, mlen, no, nn);
-    return counted + (log[0] != '\0');
+    return counted + (log[0] != '\0') + tables;
 }
 
 void gd_coverage_each_group(void (*fn)(void *ud, const char *group), void *ud)

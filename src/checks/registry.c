@@ -152,6 +152,12 @@ const gd_check gd_checks[] = {
     {"nccl_log.bad_iface", "network", "NCCL's log: no loopback or bridge interface for NCCL's connections", 0, gd_check_nccl_log_bad_iface, GD_SEVS_WARNING, NULL},
     {"nccl_log.connect_failed", "network", "NCCL's log: NCCL's connections between ranks succeed", 0, gd_check_nccl_log_connect_failed, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
     {"nccl_log.transport_disabled", "network", "NCCL's log: peer-to-peer and shared memory not turned off by the environment", 0, gd_check_nccl_log_transport_disabled, GD_SEVS_WARNING, NULL},
+    {"nccl_tests.summary", "network", "what an nccl-tests table says: peak bus bandwidth at the large sizes, ranks and nodes", 0, gd_check_nccl_tests_summary, GD_SEVS_INFO, NULL},
+    {"nccl_tests.wrong_data", "network", "an nccl-tests run returned no wrong element", 0, gd_check_nccl_tests_wrong_data, GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.aborted", "network", "an nccl-tests run ended without an NCCL or CUDA failure", 0, gd_check_nccl_tests_aborted, GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.collapse", "network", "nccl-tests bus bandwidth holds up at the large sizes", 0, gd_check_nccl_tests_collapse, GD_SEVS_WARNING, NULL},
+    {"nccl_tests.below_nics", "network", "nccl-tests bus bandwidth across nodes near what a node's NICs allow", 0, gd_check_nccl_tests_below_nics, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
+    {"nccl_tests.below_topology", "network", "a one-node nccl-tests all-reduce near what the node's topology allows", 0, gd_check_nccl_tests_below_topology, GD_SEVS_WARNING | GD_SEVS_CRITICAL, NULL},
 };
 /* clang-format on */
 const size_t gd_checks_count = sizeof gd_checks / sizeof gd_checks[0];

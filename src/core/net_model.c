@@ -2,6 +2,7 @@
 /* The training network's model (include/gpudoctor/net.h): freeing it and
  * finding a device by name. */
 #include "gpudoctor/net.h"
+#include "gpudoctor/nccl_tests.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ void gd_net_facts_free(gd_net_facts *n)
         return;
     if (n->nccl && n->nccl_free)
         n->nccl_free(n->nccl);
+    free(n->tables);
     free(n);
 }
 

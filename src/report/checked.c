@@ -105,7 +105,8 @@ static const char *not_applicable(const gd_facts *f, const char *g)
     if (strcmp(g, "bench") == 0)
         return "not run: 'gpudoctor bench' measures them";
     if (f->captured && strcmp(g, "network") == 0)
-        return "not applicable: the capture holds no RDMA device list, lsmod or ACS lines";
+        return "not applicable: the capture holds no RDMA device list, lsmod, ACS lines, NCCL log or nccl-tests "
+               "table";
     if (f->captured)
         return "not applicable: a capture holds no job, environment or software stack";
     return "not applicable";

@@ -3,6 +3,7 @@
 #include "nccl_log_report.h"
 #include "checked.h"
 #include "gpu_table.h"
+#include "nccl_tests_report.h"
 #include "checks/causes.h"
 #include "text_group.h"
 #include "analysis/episodes.h"
@@ -369,6 +370,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *nccl = gd_report_nccl_log_json(f);
     if (nccl) /* an NCCL log was read: --from nccl.log, run --nccl-log */
         json_object_set_new(root, "nccl_log", nccl);
+    json_t *nt = gd_nccl_tests_json(f);
+    if (nt) /* check --from an nccl-tests table */
+        json_object_set_new(root, "nccl_tests", nt);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "causes", gd_report_causes_json(fs));
     json_object_set_new(root, "not_checked", skips_json(fs));

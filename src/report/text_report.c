@@ -8,6 +8,7 @@
 #include "verdict.h"
 #include "text_group.h"
 #include "gpu_table.h"
+#include "nccl_tests_report.h"
 #include "text_util.h"
 
 #include <math.h>
@@ -207,6 +208,7 @@ void gd_report_text_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
         x->under_verdict(out, st, x->ud);
     else
         gd_text_causes_list(out, st, fs, &causes, false);
+    gd_nccl_tests_text(out, f, st);
     if (f->gpu_count && f->series.n) {
         fputc('\n', out);
         gd_gpu_table(out, f, 0, st);

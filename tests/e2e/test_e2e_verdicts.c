@@ -238,6 +238,27 @@ static const verdict captures[] = {
      {"nccl_log.gdr_off@-1=warning", NULL}},
     /* One node's log alone: the mismatch shows only beside the other nodes' (e2e.test_e2e_nccl_log). */
     {"network/nccl-logs/version-mismatch-problem-node-nccl-2.14.3-fastsocket-gcp-nccl1267.log", NULL, 0, {NULL}},
+    /* nccl-tests tables alone: explained (the peak at the large sizes), judged against no NIC (none given). */
+    {"network/nccl-tests/all_reduce_perf-256gpu-16-per-node-nccl2.8.4-45-72GBs-ncclt78.txt",
+     NULL,
+     0,
+     {"nccl_tests.summary@-1=info", NULL}},
+    {"network/nccl-tests/all_reduce_perf-2node-16x-h100-gcp-a3mega-tcpxo-338GBs-lessizzmore.txt",
+     NULL,
+     0,
+     {"nccl_tests.summary@-1=info", NULL}},
+    {"network/nccl-tests/all_reduce_perf-2node-1x-h100-per-node-4nic-tree-41GBs-ncclt232.txt",
+     NULL,
+     0,
+     {"nccl_tests.summary@-1=info", NULL}},
+    {"network/nccl-tests/all_reduce_perf-3node-cross-rack-h100-roce-collapse-29-to-5GBs-tagged-rows-nccl1453.txt",
+     NULL,
+     1,
+     {"nccl_tests.summary@-1=info", "nccl_tests.collapse@-1=warning", NULL}},
+    {"network/nccl-tests/all_reduce_perf-8node-64x-v100-100g-ib-4.3GBs-slow-ncclt78.txt",
+     NULL,
+     0,
+     {"nccl_tests.summary@-1=info", NULL}},
 };
 
 static const verdict scenarios[] = {
@@ -424,8 +445,8 @@ static void every_real_capture_has_its_verdict(void **state)
     (void)state;
     need_realdata();
     size_t n = sizeof captures / sizeof captures[0];
-    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv",          "lspci",
-                                          "logs",    "topo",     "network/nccl-logs"};
+    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci", "logs", "topo",
+                                          "network/nccl-logs", "network/nccl-tests", "network/ib", "network/misc"};
     for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
         char dir[1024], prefix[64];
         snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);

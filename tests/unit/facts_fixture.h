@@ -16,6 +16,10 @@
 /* A loaded, healthy H100-like node: util 98 %, 65 C, full clocks, 1 s apart. */
 void fx_facts(gd_facts *f, size_t gpus, size_t samples);
 
+/* fx_facts' n GPUs on PCIe Gen4 x16 whose driver denies peer access between
+ * all of them: NCCL's ring is staged through the host (analysis/nccl_expect.h). */
+void fx_facts_no_peer_access(gd_facts *f, size_t n);
+
 /* Sets metric m of GPU g to v in samples [from, to). */
 void fx_set(gd_facts *f, size_t g, gd_metric m, size_t from, size_t to, double v);
 

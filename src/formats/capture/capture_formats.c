@@ -22,6 +22,7 @@ const gd_capture_format gd_capture_formats[] = {
     {GD_IMPORT_SMI_CSV, "nvidia-smi --query-gpu csv", gd_detect_smi_csv, gd_import_smi_csv, GD_CAPTURE_GPUS, 0},
     {GD_IMPORT_LSPCI, "lspci -vv", gd_detect_lspci, gd_import_lspci, GD_CAPTURE_ONTO_GPUS, 1},
     {GD_IMPORT_NCCL_LOG, "NCCL log", gd_detect_nccl_log, gd_import_nccl_log, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_NCCL_TESTS, "nccl-tests output", gd_detect_nccl_tests, gd_import_nccl_tests, GD_CAPTURE_ONTO_GPUS, 1},
 };
 /* clang-format on */
 const size_t gd_capture_format_count = sizeof gd_capture_formats / sizeof gd_capture_formats[0];

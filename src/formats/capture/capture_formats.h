@@ -80,5 +80,6 @@ long gd_detect_smi_csv(const gd_capture_view *v);
 long gd_detect_lspci(const gd_capture_view *v);
 /* nccl_log.c */
 long gd_detect_nccl_log(const gd_capture_view *v);
+long gd_detect_nccl_tests(const gd_capture_view *v); /* formats/nccl_tests/ */
 
 #endif

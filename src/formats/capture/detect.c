@@ -28,7 +28,8 @@ const char gd_import_formats_help[] =
     "  kernel log          dmesg or journalctl -k in any time format ([    5.123456] ...,\n"
     "                      [Tue Mar  5 10:00:00 2024] ..., Mar  5 10:00:00 host kernel: ...), or NVRM: lines\n"
     "  recording           gpudoctor's own (check --record FILE.jsonl)\n"
-    "  NCCL log            NCCL_DEBUG=INFO output: host:pid:tid [0] NCCL INFO ... (launcher prefixes allowed)";
+    "  NCCL log            NCCL_DEBUG=INFO output: host:pid:tid [0] NCCL INFO ... (launcher prefixes allowed)\n"
+    "  nccl-tests          all_reduce_perf and its siblings: # nThread ..., its column header, or its rows";
 
 /* One line, trimmed, ANSI escapes (topo underlines its header) removed. */
 static size_t clean_line(const char *p, size_t n, char *out, size_t cap)

@@ -24,6 +24,7 @@ typedef enum gd_import_kind {
     GD_IMPORT_KERNEL_LOG, /* dmesg, dmesg -T, journalctl -k */
     GD_IMPORT_RECORDING, /* gpudoctor's own (--record FILE.jsonl) */
     GD_IMPORT_NCCL_LOG, /* NCCL_DEBUG=INFO output (f->net->nccl) */
+    GD_IMPORT_NCCL_TESTS, /* nccl-tests output: all_reduce_perf and its siblings */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */
@@ -120,5 +121,8 @@ int gd_import_kernel_log(const char *name, const char *text, size_t len, gd_fact
 /* NCCL's INFO log (NCCL_DEBUG=INFO, any launcher's prefixes): what NCCL
  * chose, into f->net->nccl; several files join one log. 0, or -1 with a message. */
 int gd_import_nccl_log(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+/* nccl-tests output (all_reduce_perf and its siblings) into f->net->tables
+ * (formats/nccl_tests/). 0, or -1 with a message naming `name`. */
+int gd_import_nccl_tests(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
 #endif

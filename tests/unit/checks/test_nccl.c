@@ -26,14 +26,7 @@
  * and a bench nccl that measured `busbw` (NAN: nothing). */
 static void nccl_facts(gd_facts *f, size_t n, double busbw)
 {
-    fx_facts(f, n, 10);
-    f->p2p_status = calloc(n * n, sizeof *f->p2p_status);
-    for (size_t a = 0; a < n; a++) {
-        f->gpus[a].pcie_gen_max = gd_val(4);
-        f->gpus[a].pcie_width_max = gd_val(16);
-        for (size_t b = 0; b < n; b++)
-            f->p2p_status[a * n + b] = a == b ? -1 : 5; /* NVML_P2P_STATUS_NOT_SUPPORTED */
-    }
+    fx_facts_no_peer_access(f, n);
     gd_bench_facts *b = gd_bench_facts_get(f);
     b->nccl = calloc(1, sizeof *b->nccl);
     gd_nccl_bench *x = b->nccl;
