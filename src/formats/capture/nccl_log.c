@@ -18,13 +18,20 @@ long gd_detect_nccl_log(const gd_capture_view *v)
 {
     if (v->shape != GD_VIEW_LINES)
         return -1;
+    long banner = -1;
     for (size_t i = v->first; i < v->nlines; i++) {
         gd_nccl_prefix p;
-        /* A prefixed line, or the bare version banner: never a bare word "NCCL" in prose. */
-        if (gd_nccl_line_split(v->lines[i].text, &p) && (p.pid >= 0 || p.level == GD_NCCL_LINE_VERSION))
+        /* A prefixed line; the bare version banner only where nothing else
+         * claims the file: nccl-tests prints it above its table. Never a
+         * bare word "NCCL" in prose. */
+        if (!gd_nccl_line_split(v->lines[i].text, &p))
+            continue;
+        if (p.pid >= 0)
             return (long)i;
+        if (p.level == GD_NCCL_LINE_VERSION && banner < 0)
+            banner = (long)i;
     }
-    return -1;
+    return banner >= 0 && gd_detect_nccl_tests(v) < 0 ? banner : -1;
 }
 
 /* f->net->nccl, made on first use. NULL when out of memory. */
