@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "checked.h"
+#include "net_json.h"
 #include "gpu_table.h"
 #include "checks/causes.h"
 #include "text_group.h"
@@ -365,6 +366,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *job = gd_report_job_json(f);
     if (job) /* run, check --pid */
         json_object_set_new(root, "job", job);
+    json_t *net = gd_report_network_json(f);
+    if (net) /* RDMA NICs, interfaces, GPUDirect's module, ACS: what was read */
+        json_object_set_new(root, "network", net);
     json_object_set_new(root, "findings", gd_report_findings_json(fs, s->n > 1));
     json_object_set_new(root, "causes", gd_report_causes_json(fs));
     json_object_set_new(root, "not_checked", skips_json(fs));
