@@ -8,7 +8,7 @@
 # included), so a new format is fuzzed without an edit here.
 file(GLOB gd_import_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/formats/capture/*.c)
 list(APPEND gd_import_sources ${PROJECT_SOURCE_DIR}/src/core/facts_json.c ${PROJECT_SOURCE_DIR}/src/core/input.c)
-foreach(name xml text csv detect klog recording)
+foreach(name xml text csv detect klog recording net)
   file(GLOB seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/import_${name}/*)
   add_executable(fuzz_import_${name}_replay fuzz_import_${name}.c fuzz_import_common.c fuzz_replay_main.c)
   target_link_libraries(fuzz_import_${name}_replay PRIVATE gdcore)
