@@ -55,12 +55,12 @@ static double lane_gbps(const char *s)
     return 0;
 }
 
-/* "GID[  3]:  fe80::...,  RoCE v2" into p's table. */
-static void gid_row(gd_net_port *p, const char *s)
+/* "GID[  3]:  fe80::...,  RoCE v2" into p's table; false when it did not fit. */
+static bool gid_row(gd_net_port *p, const char *s)
 {
     int index = -1, used = 0;
     if (sscanf(s, "GID[%d]:%n", &index, &used) != 1 || used == 0 || index < 0)
-        return;
+        return true;
     gd_net_gid g = {.index = index};
     const char *v = gd_net_skip_blanks(s + used);
     size_t n = strcspn(v, ", ");
@@ -68,8 +68,7 @@ static void gid_row(gd_net_port *p, const char *s)
     const char *comma = strchr(v, ',');
     if (comma)
         snprintf(g.type, sizeof g.type, "%s", gd_net_skip_blanks(comma + 1));
-    if (g.gid[0])
-        gd_net_capture_gid(p, &g);
+    return !g.gid[0] || gd_net_capture_gid(p, &g);
 }
 
 /* The rate from the width and the lane speed, when both were read. */
@@ -126,10 +125,10 @@ int gd_import_ibv_devinfo(const char *name, const char *text, size_t len, gd_fac
             snprintf(speed, sizeof speed, "%s", v);
             set_rate(p, width[0] ? width_lanes(width) : 0, lane_gbps(speed), width, speed);
         } else if (strncmp(s, "GID[", 4) == 0) {
-            gid_row(p, s);
+            r.dropped += !gid_row(p, s);
         }
     }
     r.n->devices_read |= r.rows > 0;
-    return gd_net_read_end(&r, name, f, "\"hca_id:\"", "ibv_devinfo", "devices", r.n->source, sizeof r.n->source, err,
-                           errlen);
+    return gd_net_read_end(&r, name, f, "\"hca_id:\"", "ibv_devinfo", "devices or GID rows", r.n->source,
+                           sizeof r.n->source, err, errlen);
 }
