@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#define GD_PASTE_MAX_PARTS 32 /* prompts past this many are read with the part before them */
+#define GD_PASTE_MAX_PARTS 32 /* the text before the first prompt and 31 outputs; later prompts do not cut */
 
 typedef struct gd_paste_part {
     char *text; /* NUL-terminated: shell lines blanked, save for lsmod's (its reader reads the prompts) */

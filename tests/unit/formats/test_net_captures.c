@@ -205,6 +205,16 @@ static void ibv_devinfo_plain_and_verbose(void **state)
     rate_is(p, -1);
     release(f);
 
+    /* Every line at one indent, as a pod's shell showed it. */
+    f = read_with(gd_import_ibv_devinfo,
+                  "hca_id: mlx5_7\n    transport:    InfiniBand (0)\n    fw_ver:    28.39.3004\n    port: 1\n"
+                  "    state:    PORT_INIT (2)\n    port_lid:    65535\n    link_layer:    InfiniBand\n",
+                  &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(port_of(f, "mlx5_7", 1)->state, GD_PORT_INIT);
+    assert_int_equal(port_of(f, "mlx5_7", 1)->link_layer, GD_LINK_INFINIBAND);
+    release(f);
+
     f = read_with(gd_import_ibv_devinfo, "No IB devices found\n", &rc, err, sizeof err);
     assert_int_equal(rc, 0); /* a node without RDMA devices: a fact, not an error */
     assert_true(f->net->devices_read);
