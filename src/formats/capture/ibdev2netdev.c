@@ -96,7 +96,7 @@ int gd_import_ibdev2netdev(const char *name, const char *text, size_t len, gd_fa
         if (!gd_ibdev2netdev_line(r.s, &row))
             continue;
         r.rows++;
-        gd_net_dev *d = gd_net_capture_dev(r.n, row.dev);
+        gd_net_dev *d = gd_net_read_dev(&r, row.dev);
         gd_net_port *p = d ? gd_net_capture_port(d, row.port) : NULL;
         if (!p) {
             r.dropped++;

@@ -49,7 +49,7 @@ int gd_import_ibstat(const char *name, const char *text, size_t len, gd_facts *f
         int port;
         if (gd_ibstat_ca_line(s, ca, sizeof ca)) {
             r.rows++;
-            d = gd_net_capture_dev(r.n, ca);
+            d = gd_net_read_dev(&r, ca);
             r.dropped += d == NULL;
             p = NULL;
         } else if (!d) {

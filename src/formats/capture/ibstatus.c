@@ -39,7 +39,7 @@ int gd_import_ibstatus(const char *name, const char *text, size_t len, gd_facts 
         int port = 0;
         if (gd_ibstatus_head(s, dev, sizeof dev, &port)) {
             r.rows++;
-            gd_net_dev *d = gd_net_capture_dev(r.n, dev);
+            gd_net_dev *d = gd_net_read_dev(&r, dev);
             p = d ? gd_net_capture_port(d, port) : NULL;
             r.dropped += p == NULL;
         } else if (!p) {

@@ -100,7 +100,7 @@ int gd_import_ibv_devinfo(const char *name, const char *text, size_t len, gd_fac
             r.rows++; /* a node without RDMA devices: a fact */
         } else if (gd_ibv_devinfo_head(s, dev, sizeof dev)) {
             r.rows++;
-            d = gd_net_capture_dev(r.n, dev);
+            d = gd_net_read_dev(&r, dev);
             r.dropped += d == NULL;
             p = NULL;
         } else if (!d) {

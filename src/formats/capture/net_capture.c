@@ -237,10 +237,33 @@ bool gd_net_parse_acsctl(const char *s, gd_net_acs *a)
     return found > 0;
 }
 
+/* name's place in f->capture_files, added when new: the devices cite it. */
+static uint8_t file_index(gd_facts *f, const char *name)
+{
+    for (size_t i = 0; i < f->capture_file_count && i < GD_CAPTURE_FILES; i++)
+        if (strcmp(f->capture_files[i], name) == 0)
+            return (uint8_t)i;
+    if (f->capture_file_count >= GD_CAPTURE_FILES - 1)
+        return GD_CAPTURE_NO_FILE;
+    size_t k = f->capture_file_count++;
+    snprintf(f->capture_files[k], sizeof f->capture_files[k], "%s", name);
+    return (uint8_t)k;
+}
+
+gd_net_dev *gd_net_read_dev(gd_net_read *r, const char *name)
+{
+    size_t before = r->n->dev_count;
+    gd_net_dev *d = gd_net_capture_dev(r->n, name);
+    if (d && r->n->dev_count > before)
+        d->file = r->file;
+    return d;
+}
+
 bool gd_net_read_start(gd_net_read *r, const char *name, const char *text, size_t len, gd_facts *f, char *err,
                        size_t errlen)
 {
     memset(r, 0, sizeof *r);
+    r->file = file_index(f, name);
     r->n = gd_net_capture_facts(f);
     r->it = (gd_net_lines){text, text + len, 0};
     if (!r->n)

@@ -67,11 +67,15 @@ typedef struct gd_net_read {
     char line[512];
     const char *s; /* the line past its blanks */
     size_t rows, dropped;
+    uint8_t file; /* the file's place in f->capture_files (GD_CAPTURE_NO_FILE past the list) */
 } gd_net_read;
 
 /* Starts r on text; false (out of memory) with a message naming `name`. */
 bool gd_net_read_start(gd_net_read *r, const char *name, const char *text, size_t len, gd_facts *f, char *err,
                        size_t errlen);
+
+/* The device called name (gd_net_capture_dev), citing r's file when new. */
+gd_net_dev *gd_net_read_dev(gd_net_read *r, const char *name);
 
 /* The next line into r->line and r->s; false at the end. */
 bool gd_net_read_line(gd_net_read *r);

@@ -76,7 +76,7 @@ int gd_import_show_gids(const char *name, const char *text, size_t len, gd_facts
         snprintf(copy, sizeof copy, "%s", r.s);
         if (!header || !row(copy, dev, sizeof dev, &port, &g))
             continue;
-        gd_net_dev *d = gd_net_capture_dev(r.n, dev);
+        gd_net_dev *d = gd_net_read_dev(&r, dev);
         gd_net_port *p = d ? gd_net_capture_port(d, port) : NULL;
         if (!p || !gd_net_capture_gid(p, &g))
             r.dropped++;

@@ -449,6 +449,9 @@ static void files_join_by_device_and_port(void **state)
     assert_int_equal(p->gid_count, 1);
     assert_string_equal(p->gids[0].type, "v2");
     assert_string_equal(f->net->source, "show_gids:gids.txt, ibdev2netdev:map.txt, ibstat:ibstat.txt");
+    /* Each device cites the file that first gave it. */
+    assert_string_equal(f->capture_files[gd_net_dev_by_name(f->net, "mlx5_0")->file], "gids.txt");
+    assert_string_equal(f->capture_files[gd_net_dev_by_name(f->net, "mlx5_1")->file], "ibstat.txt");
     release(f);
 }
 
