@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the RDMA capture readers (src/formats/capture/ibstat.c,
  * ibstatus.c, ibv_devinfo.c, ibdev2netdev.c, show_gids.c, lsmod.c,
- * ip_brief.c, lspci_acs.c), each on the same bytes, then all of them as
+ * ip_brief.c, lspci_acs.c, rdma_link.c), each on the same bytes, then all of them as
  * --from reads a file (detection and the paste cut at its prompts). Any
  * bytes give facts within the tables' bounds or a message, never a crash,
  * a leak or undefined behaviour. */
@@ -56,9 +56,9 @@ static void run_net(fuzz_parser parse, const char *text, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const fuzz_parser readers[] = {gd_import_ibstat,       gd_import_ibstatus,  gd_import_ibv_devinfo,
-                                          gd_import_ibdev2netdev, gd_import_show_gids, gd_import_lsmod,
-                                          gd_import_ip_brief,     gd_import_lspci_acs, gd_import_buffer};
+    static const fuzz_parser readers[] = {
+        gd_import_ibstat, gd_import_ibstatus, gd_import_ibv_devinfo, gd_import_ibdev2netdev, gd_import_show_gids,
+        gd_import_lsmod,  gd_import_ip_brief, gd_import_lspci_acs,   gd_import_rdma_link,    gd_import_buffer};
     char *text = malloc(size + 1);
     if (!text)
         return 0;

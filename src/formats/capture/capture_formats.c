@@ -31,6 +31,7 @@ const gd_capture_format gd_capture_formats[] = {
     {GD_IMPORT_LSMOD, "lsmod", gd_detect_lsmod, gd_import_lsmod, GD_CAPTURE_ONTO_GPUS, 1},
     {GD_IMPORT_IP_BRIEF, "ip -br a", gd_detect_ip_brief, gd_import_ip_brief, GD_CAPTURE_ONTO_GPUS, 1},
     {GD_IMPORT_LSPCI_ACS, "lspci -vvv | grep ACSCtl", gd_detect_lspci_acs, gd_import_lspci_acs, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_RDMA_LINK, "rdma link", gd_detect_rdma_link, gd_import_rdma_link, GD_CAPTURE_ONTO_GPUS, 1},
 };
 /* clang-format on */
 const size_t gd_capture_format_count = sizeof gd_capture_formats / sizeof gd_capture_formats[0];

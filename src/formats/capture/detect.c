@@ -35,7 +35,8 @@ const char gd_import_formats_help[] =
     "  show_gids           DEV  PORT  INDEX  GID  IPv4  VER  DEV\n"
     "  lsmod               Module  Size  Used by, or the prompt of 'lsmod | grep nvidia_peermem'\n"
     "  ip -br a            lo  UNKNOWN  127.0.0.1/8 (one interface a line)\n"
-    "  lspci ACSCtl        ACSCtl: SrcValid+ ... (lspci -vvv | grep ACSCtl)";
+    "  lspci ACSCtl        ACSCtl: SrcValid+ ... (lspci -vvv | grep ACSCtl)\n"
+    "  rdma link           link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1";
 
 /* One line, trimmed, ANSI escapes (topo underlines its header) removed. */
 static size_t clean_line(const char *p, size_t n, char *out, size_t cap)

@@ -32,6 +32,7 @@ typedef enum gd_import_kind {
     GD_IMPORT_LSMOD, /* lsmod, lsmod | grep ... */
     GD_IMPORT_IP_BRIEF, /* ip -br a */
     GD_IMPORT_LSPCI_ACS, /* lspci -vvv | grep ACSCtl */
+    GD_IMPORT_RDMA_LINK, /* rdma link [show] */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */

@@ -38,16 +38,16 @@ bool gd_lsmod_header(const char *line)
     return strncmp(line, "Module", 6) == 0 && strstr(line, "Size") && strstr(line, "Used by");
 }
 
-/* "nvidia_peermem   16384  0" (a module, its size, its use count): the module into name. */
+/* "nvidia_peermem   16384  0" (a module, its size in bytes, its use count): the module into name. */
 bool gd_lsmod_row(const char *line, char *name, size_t cap)
 {
     size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-    if (n == 0 || line[n] != ' ')
+    if (n == 0 || line[n] != ' ' || !isalpha((unsigned char)line[0]))
         return false;
     const char *s = gd_net_skip_blanks(line + n);
     size_t size = strspn(s, "0123456789");
-    if (size == 0 || s[size] != ' ')
-        return false;
+    if (size < 4 || s[size] != ' ')
+        return false; /* a module's size in bytes: thousands at the least */
     s = gd_net_skip_blanks(s + size);
     size_t used = strspn(s, "0123456789-");
     if (used == 0 || (s[used] != ' ' && s[used] != '\0'))

@@ -4,7 +4,8 @@
  * first line of evidence, shell lines blanked): ibstat's "CA 'mlx5_0'",
  * ibstatus' "Infiniband device 'mlx5_0' port 1 status:", ibv_devinfo's
  * "hca_id:", an ibdev2netdev "==>" line, show_gids' header, lsmod's
- * header, two `ip -br a` lines, an ACSCtl line.
+ * header or rows, two `ip -br a` lines, an ACSCtl line, `rdma link`'s
+ * "link mlx5_0/1 state ...".
  */
 #include "net_readers.h"
 
@@ -51,10 +52,20 @@ long gd_detect_show_gids(const gd_capture_view *v)
     return l && gd_show_gids_header(l) ? (long)v->first : -1;
 }
 
+/* lsmod's header, or (grep's output pasted without its prompt) two module
+ * rows, or one that is the whole file. */
 long gd_detect_lsmod(const gd_capture_view *v)
 {
     const char *l = first(v);
-    return l && gd_lsmod_header(l) ? (long)v->first : -1;
+    char mod[64];
+    if (!l)
+        return -1;
+    if (gd_lsmod_header(l))
+        return (long)v->first;
+    if (!gd_lsmod_row(l, mod, sizeof mod))
+        return -1;
+    return v->first + 1 >= v->nlines || gd_lsmod_row(v->lines[v->first + 1].text, mod, sizeof mod) ? (long)v->first
+                                                                                                   : -1;
 }
 
 /* Two lines of `ip -br a` (one when the file has one): "NAME STATE
@@ -74,6 +85,14 @@ long gd_detect_lspci_acs(const gd_capture_view *v)
 {
     const char *l = first(v);
     return l && (strncmp(l, "ACSCtl:", 7) == 0 || strncmp(l, "ACSCap:", 7) == 0) ? (long)v->first : -1;
+}
+
+long gd_detect_rdma_link(const gd_capture_view *v)
+{
+    const char *l = first(v);
+    char dev[GD_NET_NAME];
+    int port;
+    return l && gd_rdma_link_line(l, dev, sizeof dev, &port) && strstr(l, " state ") ? (long)v->first : -1;
 }
 
 bool gd_lsmod_command(const char *cmd)

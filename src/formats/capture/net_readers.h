@@ -25,6 +25,7 @@ int gd_import_ibdev2netdev(const char *name, const char *text, size_t len, gd_fa
 int gd_import_show_gids(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 int gd_import_lsmod(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 int gd_import_ip_brief(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
+int gd_import_rdma_link(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 int gd_import_lspci_acs(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen);
 
 /* The line shapes each reader starts from, shared with the detectors. */
@@ -35,6 +36,7 @@ bool gd_ibv_devinfo_head(const char *line, char *dev, size_t cap); /* "hca_id: m
 bool gd_show_gids_header(const char *line); /* "DEV PORT INDEX GID IPv4 VER DEV" */
 bool gd_lsmod_header(const char *line); /* "Module  Size  Used by" */
 bool gd_lsmod_row(const char *line, char *name, size_t cap); /* "nvidia_peermem  16384  0" */
+bool gd_rdma_link_line(const char *line, char *dev, size_t cap, int *port); /* "link mlx5_0/1 state ACTIVE ..." */
 bool gd_ip_brief_line(const char *line, gd_net_iface *out); /* "enp25s0np0  UP  10.99.91.59/31" */
 
 /* One ibdev2netdev line, plain or -v. */
@@ -54,6 +56,7 @@ long gd_detect_show_gids(const gd_capture_view *v);
 long gd_detect_lsmod(const gd_capture_view *v);
 long gd_detect_ip_brief(const gd_capture_view *v);
 long gd_detect_lspci_acs(const gd_capture_view *v);
+long gd_detect_rdma_link(const gd_capture_view *v);
 
 /* Whether a command line runs lsmod ("sudo lsmod | grep peer"): its output
  * (even none, a grep that found nothing) is lsmod's. */

@@ -61,6 +61,7 @@ static const char *const commands[] = {
     "lsmod",
     "ip",
     "column",
+    "rdma",
 };
 
 /* What lone commands (no prompt before them) may open a line: the capture

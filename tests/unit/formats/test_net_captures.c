@@ -328,6 +328,11 @@ static void lsmod_peermem(void **state)
     assert_int_equal(peermem_of("$ lsmod | grep mlx5\n", m, sizeof m), GD_PEERMEM_UNKNOWN);
     /* A grep of nv_peer_mem alone, empty: nvidia_peermem (driver 470+) not looked for. */
     assert_int_equal(peermem_of("$ lsmod | grep nv_peer_mem\n", m, sizeof m), GD_PEERMEM_UNKNOWN);
+    /* grep's rows pasted without the prompt: loaded is seen; absent cannot be told (what was grepped?). */
+    assert_int_equal(peermem_of("nvidia_uvm           1437696  2\nnvidia_peermem         16384  0\n", m, sizeof m),
+                     GD_PEERMEM_LOADED);
+    assert_int_equal(peermem_of("nvidia_uvm           1437696  2\nnvidia_drm             77824  0\n", m, sizeof m),
+                     GD_PEERMEM_UNKNOWN);
     /* egrep alternatives. */
     assert_int_equal(peermem_of("# lsmod | egrep 'nv_peer_mem|nvidia_peermem'\n", m, sizeof m), GD_PEERMEM_ABSENT);
 }
@@ -402,6 +407,31 @@ static void lspci_acs_with_and_without_bdf(void **state)
     release(f);
 }
 
+static void rdma_link_ports(void **state)
+{
+    (void)state;
+    static const char text[] = "$ rdma link show\n"
+                               "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0 \n"
+                               "link mlx5_1/1 state DOWN physical_state DISABLED netdev ens1f1np1 \n"
+                               "link mlx5_2/1 subnet_prefix fe80:0000:0000:0000 lid 5 sm_lid 1 lmc 0 state ACTIVE "
+                               "physical_state LINK_UP \n";
+    gd_facts *f = import(text);
+    const gd_net_port *p = port_of(f, "mlx5_0", 1);
+    assert_int_equal(p->state, GD_PORT_ACTIVE);
+    assert_int_equal(p->phys, GD_PORT_PHYS_LINKUP);
+    assert_string_equal(p->netdev, "ens1f0np0");
+    assert_int_equal(p->netdev_up, -1); /* the netdev's own state is not in it */
+    rate_is(p, -1);
+    p = port_of(f, "mlx5_1", 1);
+    assert_int_equal(p->state, GD_PORT_DOWN);
+    assert_int_equal(p->phys, GD_PORT_PHYS_DISABLED);
+    p = port_of(f, "mlx5_2", 1);
+    assert_int_equal(p->state, GD_PORT_ACTIVE);
+    assert_string_equal(p->netdev, "");
+    assert_true(f->net->devices_read);
+    release(f);
+}
+
 static void detection(void **state)
 {
     (void)state;
@@ -416,8 +446,12 @@ static void detection(void **state)
         {"mlx5_0 port 1 ==> ib0 (Up)\n", GD_IMPORT_IBDEV2NETDEV},
         {"DEV PORT INDEX GID IPv4 VER DEV\n", GD_IMPORT_SHOW_GIDS},
         {"Module                  Size  Used by\nnvidia 1 0\n", GD_IMPORT_LSMOD},
+        {"nvidia_peermem         16384  0\nnvidia_uvm 1437696 2\n", GD_IMPORT_LSMOD},
+        {"0 45 32 10\n1 44 30 12\n", GD_IMPORT_UNKNOWN},
         {"lo UNKNOWN 127.0.0.1/8\neth0 UP 10.0.0.2/24\n", GD_IMPORT_IP_BRIEF},
         {"ACSCtl: SrcValid+ TransBlk-\n", GD_IMPORT_LSPCI_ACS},
+        {"link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1\n", GD_IMPORT_RDMA_LINK},
+        {"link mlx5_0/1 is here\n", GD_IMPORT_UNKNOWN},
         /* Not ours. */
         {"lo UNKNOWN 127.0.0.1/8\nsomething else entirely\n", GD_IMPORT_UNKNOWN},
         {"CA 'mlx5_0' is the name\n", GD_IMPORT_UNKNOWN},
@@ -491,7 +525,7 @@ static void malformed_input_is_refused(void **state)
     (void)state;
     static const reader readers[] = {gd_import_ibstat,       gd_import_ibstatus,  gd_import_ibv_devinfo,
                                      gd_import_ibdev2netdev, gd_import_show_gids, gd_import_lsmod,
-                                     gd_import_ip_brief,     gd_import_lspci_acs};
+                                     gd_import_ip_brief,     gd_import_lspci_acs, gd_import_rdma_link};
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
         char err[256] = "";
         int rc;
@@ -752,6 +786,7 @@ int main(void)
         cmocka_unit_test(lsmod_peermem),
         cmocka_unit_test(ip_brief_interfaces),
         cmocka_unit_test(lspci_acs_with_and_without_bdf),
+        cmocka_unit_test(rdma_link_ports),
         cmocka_unit_test(detection),
         cmocka_unit_test(files_join_by_device_and_port),
         cmocka_unit_test(paste_cut_at_its_prompts),
