@@ -7,6 +7,7 @@
 #include "gpudoctor/net.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static json_t *state_json(gd_port_state s)
 {
@@ -93,7 +94,16 @@ static json_t *port_json(const gd_net_port *p)
     return o;
 }
 
-static json_t *devices_json(const gd_net_facts *n)
+/* The capture file a device came from, by its base name; null live. */
+static json_t *file_json(const gd_facts *f, const gd_net_dev *d)
+{
+    if (!f->captured || d->file >= f->capture_file_count || d->file >= GD_CAPTURE_FILES)
+        return json_null();
+    const char *name = f->capture_files[d->file], *slash = strrchr(name, '/');
+    return json_string(slash ? slash + 1 : name);
+}
+
+static json_t *devices_json(const gd_facts *f, const gd_net_facts *n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n->dev_count && i < GD_NET_MAX_DEVS; i++) {
@@ -104,6 +114,7 @@ static json_t *devices_json(const gd_net_facts *n)
         json_object_set_new(o, "firmware", gd_json_text(d->firmware));
         json_object_set_new(o, "bdf", gd_json_text(d->bdf));
         json_object_set_new(o, "numa_node", d->numa_node >= 0 ? json_integer(d->numa_node) : json_null());
+        json_object_set_new(o, "file", file_json(f, d));
         json_t *ports = json_array();
         for (size_t k = 0; k < d->port_count && k < GD_NET_MAX_PORTS; k++)
             json_array_append_new(ports, port_json(&d->ports[k]));
@@ -173,7 +184,7 @@ json_t *gd_report_network_json(const gd_facts *f)
     json_t *o = json_object();
     json_object_set_new(o, "source", gd_json_text(n->source));
     json_object_set_new(o, "devices_read", json_boolean(n->devices_read));
-    json_object_set_new(o, "devices", devices_json(n));
+    json_object_set_new(o, "devices", devices_json(f, n));
     json_object_set_new(o, "interfaces_read", json_boolean(n->ifaces_read));
     json_object_set_new(o, "interfaces", ifaces_json(n));
     json_object_set_new(o, "peermem", peermem_json(n));

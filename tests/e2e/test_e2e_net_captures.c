@@ -232,6 +232,7 @@ static void three_files_join(void **state)
     const json_t *port = json_array_get(json_object_get(device(net, "mlx5_0"), "ports"), 0);
     assert_string_equal(json_string_value(json_object_get(port, "netdev")), "eth2");
     assert_int_equal(json_array_size(json_object_get(port, "gids")), 1);
+    assert_string_equal(json_string_value(json_object_get(device(net, "mlx5_0"), "file")), "a.txt");
     tool_result_free(&r);
     remove_tree(dir);
     free(dir);
