@@ -151,7 +151,7 @@ int gd_import_lsmod(const char *name, const char *text, size_t len, gd_facts *f,
     }
     gd_net_lines it = {text, text + len, 0};
     char line[512], cmd[256], mod[64];
-    look cur = {.lsmod = true}; /* rows before any prompt: lsmod's, whole when its header is there */
+    look cur = {.lsmod = true, .whole = true}; /* before any prompt: lsmod's, whole when its header is there */
     bool seen[NMOD] = {false}, checked[NMOD] = {false}, any = false, in_lsmod = true;
     while (gd_net_next_line(&it, line, sizeof line)) {
         const char *s = gd_net_skip_blanks(line);
@@ -171,8 +171,8 @@ int gd_import_lsmod(const char *name, const char *text, size_t len, gd_facts *f,
             continue;
         if (gd_lsmod_header(s)) {
             any = true;
-            for (size_t m = 0; m < NMOD && cur.npattern == 0; m++)
-                checked[m] = true; /* the header opens the whole list */
+            for (size_t m = 0; m < NMOD && cur.whole; m++)
+                checked[m] = true; /* the header opens the whole list (not lsmod | head's part of it) */
         } else if (gd_lsmod_row(s, mod, sizeof mod)) {
             any = true;
             for (size_t m = 0; m < NMOD; m++)

@@ -333,6 +333,10 @@ static void lsmod_peermem(void **state)
                      GD_PEERMEM_LOADED);
     assert_int_equal(peermem_of("nvidia_uvm           1437696  2\nnvidia_drm             77824  0\n", m, sizeof m),
                      GD_PEERMEM_UNKNOWN);
+    /* The list's head only: what follows is not known. */
+    assert_int_equal(
+        peermem_of("$ lsmod | head -3\nModule                  Size  Used by\nnvidia_uvm 1437696 2\n", m, sizeof m),
+        GD_PEERMEM_UNKNOWN);
     /* egrep alternatives. */
     assert_int_equal(peermem_of("# lsmod | egrep 'nv_peer_mem|nvidia_peermem'\n", m, sizeof m), GD_PEERMEM_ABSENT);
 }
