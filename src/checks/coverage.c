@@ -505,6 +505,19 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
                  nccl->nccl_lines == 1 ? "" : "s", nccl->proc_count, nccl->proc_count == 1 ? "" : "es");
     /* An nccl-tests table is judged on its own (the collective across the nodes that ran it). */
     size_t tables = f->net && f->net->tables ? f->net->tables->count : 0;
+    /* The node's RDMA ports, GPUDirect's module or the bridges' ACS, read
+     * from a paste of ibstat, lsmod or lspci: judged on their own, so a
+     * healthy one is OK on what could be judged, not "nothing judged". */
+    size_t nic_ports = 0;
+    const char *net_other = NULL;
+    if (f->net) {
+        for (size_t i = 0; i < f->net->dev_count; i++)
+            nic_ports += f->net->devs[i].port_count;
+        if (f->net->peermem != GD_PEERMEM_UNKNOWN)
+            net_other = "the loaded kernel modules";
+        else if (f->net->acs_read && f->net->acs_count > 0)
+            net_other = "the PCIe bridges' ACS";
+    }
     if (ny)
         snprintf(judged, jlen, "%s of %zu GPU%s%s%s", list, gpus, gpus == 1 ? "" : "s", log[0] ? " and " : "", log);
     else if (log[0])
@@ -513,10 +526,14 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
         snprintf(judged, jlen, "the readings of %zu GPU%s", gpus, gpus == 1 ? "" : "s");
     else if (tables)
         snprintf(judged, jlen, "%zu nccl-tests table%s", tables, tables == 1 ? "" : "s");
+    else if (nic_ports)
+        snprintf(judged, jlen, "the RDMA NICs (%zu port%s)", nic_ports, nic_ports == 1 ? "" : "s");
+    else if (net_other)
+        snprintf(judged, jlen, "%s", net_other);
     else
         snprintf(judged, jlen, "nothing of the GPUs' own state");
     join(missing, mlen, no, nn);
-    return counted + (log[0] != '\0') + tables;
+    return counted + (log[0] != '\0') + tables + nic_ports + (net_other != NULL);
 }
 
 void gd_coverage_each_group(void (*fn)(void *ud, const char *group), void *ud)

@@ -21,6 +21,16 @@ static bool gid_is_v2(const gd_net_gid *g)
     return strstr(g->type, "v2") || strstr(g->type, "V2");
 }
 
+/* Whether a port's GID rows say their types: ibstatus gives only the
+ * default GID, untyped, which is no table to judge RoCE's version by. */
+static bool gids_typed(const gd_net_port *p)
+{
+    for (size_t g = 0; g < p->gid_count; g++)
+        if (p->gids[g].type[0])
+            return true;
+    return false;
+}
+
 /* NCCL_IB_GID_INDEX as the job sets it; -1 unset (or NCCL's own -1). */
 static long gid_index_env(const gd_facts *f, const char **raw)
 {
@@ -68,10 +78,10 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
                     continue;
                 if (kind == GID_V1) {
                     roce++;
-                    tables += p->gid_count > 0;
+                    tables += gids_typed(p);
                 }
                 const gd_net_gid *at;
-                if (p->gid_count == 0 || port_gid_problem(p, want, &at) != (gid_problem)kind)
+                if (!gids_typed(p) || port_gid_problem(p, want, &at) != (gid_problem)kind)
                     continue;
                 json_t *e = json_object();
                 json_object_set_new(e, "device", json_string(d->name));

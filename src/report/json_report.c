@@ -2,6 +2,7 @@
 /* The JSON report of `check` (docs/interface.md section 4). */
 #include "nccl_log_report.h"
 #include "checked.h"
+#include "net_json.h"
 #include "gpu_table.h"
 #include "nccl_tests_report.h"
 #include "checks/causes.h"
@@ -367,6 +368,9 @@ json_t *gd_report_json(const gd_facts *f, const gd_findings *fs)
     json_t *job = gd_report_job_json(f);
     if (job) /* run, check --pid */
         json_object_set_new(root, "job", job);
+    json_t *net = gd_report_network_json(f);
+    if (net) /* RDMA NICs, interfaces, GPUDirect's module, ACS: what was read */
+        json_object_set_new(root, "network", net);
     json_t *nccl = gd_report_nccl_log_json(f);
     if (nccl) /* an NCCL log was read: --from nccl.log, run --nccl-log */
         json_object_set_new(root, "nccl_log", nccl);

@@ -208,6 +208,36 @@ static const verdict captures[] = {
     {"topo/rtx2080super-windows-empty-affinity-utku.txt", NULL, 3, {NULL}},
     {"topo/asus-esc8000a-4xrtx6000ada-4nic-2numa-prompt-stelline.txt", NULL, 3, {NULL}},
     {"topo/puget-wrx90-2xrtx6000ada-phb-2nic-prompt-stelline.txt", NULL, 3, {NULL}},
+    /* The node's RDMA NICs (docs/network-captures.md), each judged as its thread concluded: an IPoIB
+     * netdev Down, a dual-port card's unused second port, front-end NICs of another kind are normal. */
+    {"network/ib/ibdev2netdev-h100-8x-cx7-pure-ib-netdev-down-is-normal-imbue4.txt", NULL, 0, {NULL}},
+    {"network/ib/ibstat-cx6-hdr200-active-cx6-down-disabled-cx4lx-ncclt128.txt",
+     NULL,
+     1,
+     {"net.port_down@-1=warning", NULL}},
+    {"network/ib/ibstat-dgx-spark-gb10-cx7-roce200-two-active-two-disabled-geerling92.txt", NULL, 0, {NULL}},
+    {"network/ib/ibstat-h100-8x-cx7-roce400-two-down-disabled-gpud.txt",
+     NULL,
+     2,
+     {"net.port_down@-1=critical", "net.port_down@-1=critical", NULL}},
+    {"network/ib/ibstat-h100-8x-ndr400-ib-plus-bf3-bond-200-eth-gpud.txt", NULL, 0, {NULL}},
+    /* ibstatus gives only the default GID, untyped: no table to judge RoCE by. */
+    {"network/ib/ibstatus-a100-azure-8x-hdr200-all-active-gpud.txt", NULL, 0, {NULL}},
+    {"network/ib/ibstatus-hdr200-one-active-one-down-disabled-nccl489.txt",
+     NULL,
+     1,
+     {"net.port_down@-1=warning", NULL}},
+    {"network/ib/ip-ibdev2netdev-topo-hgx8-roce-12x-mlx5-two-down-slurmv4.txt", NULL, 0, {NULL}},
+    /* A table with a v2 row for every address: the thread's wrong NCCL_IB_GID_INDEX is not in it. */
+    {"network/ib/show_gids-roce-mlx5_0-gid-index-4-is-v1-nccl1510.txt", NULL, 0, {NULL}},
+    {"network/misc/lsmod-no-nvidia_peermem-no-nv_peer_mem-a100-ib-nccl988.txt",
+     NULL,
+     1,
+     {"net.gdr_module@-1=warning", NULL}},
+    {"network/misc/lspci-acsctl-still-enabled-although-bios-off-vendor-err-81-nccl523.txt",
+     NULL,
+     0,
+     {"net.acs_enabled@-1=info", NULL}},
     /* NCCL's own logs (docs/nccl-log.md), each judged as its thread concluded. */
     {"network/nccl-logs/asymmetric-gdr-send-gdrdma-receive-host-staged-peermem-missing-one-node-nccltests152.log",
      NULL,
@@ -445,8 +475,9 @@ static void every_real_capture_has_its_verdict(void **state)
     (void)state;
     need_realdata();
     size_t n = sizeof captures / sizeof captures[0];
-    static const char *const subdirs[] = {"smi-xml", "smi-text", "smi-csv", "lspci", "logs", "topo",
-                                          "network/nccl-logs", "network/nccl-tests", "network/ib", "network/misc"};
+    static const char *const subdirs[] = {"smi-xml",    "smi-text",    "smi-csv",           "lspci",
+                                          "logs",       "topo",        "network/nccl-logs", "network/nccl-tests",
+                                          "network/ib", "network/misc"};
     for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
         char dir[1024], prefix[64];
         snprintf(dir, sizeof dir, "%s/%s", GD_REALDATA_DIR, subdirs[s]);

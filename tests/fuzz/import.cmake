@@ -9,7 +9,7 @@
 file(GLOB gd_import_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/formats/capture/*.c
      ${PROJECT_SOURCE_DIR}/src/formats/nccl_log/*.c ${PROJECT_SOURCE_DIR}/src/formats/nccl_tests/*.c)
 list(APPEND gd_import_sources ${PROJECT_SOURCE_DIR}/src/core/facts_json.c ${PROJECT_SOURCE_DIR}/src/core/input.c)
-foreach(name xml text csv detect klog recording nccl nccl_tests)
+foreach(name xml text csv detect klog recording nccl nccl_tests net)
   file(GLOB seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/import_${name}/*)
   add_executable(fuzz_import_${name}_replay fuzz_import_${name}.c fuzz_import_common.c fuzz_replay_main.c)
   target_link_libraries(fuzz_import_${name}_replay PRIVATE gdcore)

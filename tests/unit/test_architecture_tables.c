@@ -80,7 +80,7 @@ static void readers_in_file(const char *path, const char *text, void *ud)
     readers *rd = ud;
     regex_t re;
     assert_int_equal(regcomp(&re,
-                             "^int (gd_import_[a-z_]+)\\(const char \\*name, const char \\*text, size_t len, "
+                             "^int (gd_import_[a-z0-9_]+)\\(const char \\*name, const char \\*text, size_t len, "
                              "gd_facts \\*f, char \\*err, size_t errlen\\)",
                              REG_EXTENDED | REG_NEWLINE),
                      0);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The table of capture formats, and detection over it. */
 #include "capture_formats.h"
+#include "net_readers.h"
 #include "core/text_safe.h"
 
 #include <jansson.h>
@@ -23,6 +24,16 @@ const gd_capture_format gd_capture_formats[] = {
     {GD_IMPORT_LSPCI, "lspci -vv", gd_detect_lspci, gd_import_lspci, GD_CAPTURE_ONTO_GPUS, 1},
     {GD_IMPORT_NCCL_LOG, "NCCL log", gd_detect_nccl_log, gd_import_nccl_log, GD_CAPTURE_ONTO_GPUS, 1},
     {GD_IMPORT_NCCL_TESTS, "nccl-tests output", gd_detect_nccl_tests, gd_import_nccl_tests, GD_CAPTURE_ONTO_GPUS, 1},
+    /* The node's RDMA NICs and what serves them (net_readers.h): into f->net, joined by device and port. */
+    {GD_IMPORT_IBSTAT, "ibstat", gd_detect_ibstat, gd_import_ibstat, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_IBSTATUS, "ibstatus", gd_detect_ibstatus, gd_import_ibstatus, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_IBV_DEVINFO, "ibv_devinfo", gd_detect_ibv_devinfo, gd_import_ibv_devinfo, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_IBDEV2NETDEV, "ibdev2netdev", gd_detect_ibdev2netdev, gd_import_ibdev2netdev, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_SHOW_GIDS, "show_gids", gd_detect_show_gids, gd_import_show_gids, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_LSMOD, "lsmod", gd_detect_lsmod, gd_import_lsmod, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_IP_BRIEF, "ip -br a", gd_detect_ip_brief, gd_import_ip_brief, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_LSPCI_ACS, "lspci -vvv | grep ACSCtl", gd_detect_lspci_acs, gd_import_lspci_acs, GD_CAPTURE_ONTO_GPUS, 1},
+    {GD_IMPORT_RDMA_LINK, "rdma link", gd_detect_rdma_link, gd_import_rdma_link, GD_CAPTURE_ONTO_GPUS, 1},
 };
 /* clang-format on */
 const size_t gd_capture_format_count = sizeof gd_capture_formats / sizeof gd_capture_formats[0];

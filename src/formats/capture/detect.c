@@ -29,7 +29,16 @@ const char gd_import_formats_help[] =
     "                      [Tue Mar  5 10:00:00 2024] ..., Mar  5 10:00:00 host kernel: ...), or NVRM: lines\n"
     "  recording           gpudoctor's own (check --record FILE.jsonl)\n"
     "  NCCL log            NCCL_DEBUG=INFO output: host:pid:tid [0] NCCL INFO ... (launcher prefixes allowed)\n"
-    "  nccl-tests          all_reduce_perf and its siblings: # nThread ..., its column header, or its rows";
+    "  nccl-tests          all_reduce_perf and its siblings: # nThread ..., its column header, or its rows\n"
+    "  ibstat              CA 'mlx5_0'\n"
+    "  ibstatus            Infiniband device 'mlx5_0' port 1 status:\n"
+    "  ibv_devinfo         hca_id: mlx5_0 (or No IB devices found)\n"
+    "  ibdev2netdev        mlx5_0 port 1 ==> ib0 (Up)\n"
+    "  show_gids           DEV  PORT  INDEX  GID  IPv4  VER  DEV\n"
+    "  lsmod               Module  Size  Used by, or the prompt of 'lsmod | grep nvidia_peermem'\n"
+    "  ip -br a            lo  UNKNOWN  127.0.0.1/8 (one interface a line)\n"
+    "  lspci ACSCtl        ACSCtl: SrcValid+ ... (lspci -vvv | grep ACSCtl)\n"
+    "  rdma link           link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1";
 
 /* One line, trimmed, ANSI escapes (topo underlines its header) removed. */
 static size_t clean_line(const char *p, size_t n, char *out, size_t cap)

@@ -7,6 +7,7 @@
 #include "capture_formats.h"
 #include "import.h"
 #include "core/input.h"
+#include "paste_parts.h"
 #include "shell_lines.h"
 #include "formats/trace/trace_input.h"
 
@@ -166,22 +167,15 @@ static void note_shell(gd_facts *f, const char *name, const gd_shell_skip *sk)
                        gd_import_base(name), sk->first_line, sk->count, sk->count == 1 ? "" : "s", sk->first);
 }
 
-int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+/* What a cut paste passed over: outputs in no format gpudoctor reads. */
+static void note_unread(gd_facts *f, const char *name, const gd_paste *p)
 {
-    char *copy = malloc(len + 1);
-    if (!copy) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    gd_shell_skip sk;
-    gd_shell_lines_blank(copy, len, &sk);
-    int rc = import_kind(name, copy, len, gd_import_detect(copy, len), f, err, errlen);
-    if (rc == 0)
-        note_shell(f, name, &sk);
-    free(copy);
-    return rc == 0 ? 0 : -1;
+    if (p->unread)
+        gd_import_note(f,
+                       "%s:%ld: %zu command output%s of this paste in no format gpudoctor reads, passed over "
+                       "(the first: '%s')",
+                       gd_import_base(name), p->unread_line, p->unread, p->unread == 1 ? "" : "s",
+                       p->unread_command[0] ? p->unread_command : "before the first prompt");
 }
 
 /* Reading order: the formats that bring GPUs first, since lspci, topo and
@@ -190,6 +184,28 @@ static int import_pass(gd_import_kind k)
 {
     const gd_capture_format *c = gd_capture_format_of(k);
     return c ? c->pass : 0;
+}
+
+int gd_import_buffer(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
+{
+    gd_paste *p = malloc(sizeof *p);
+    if (!p || gd_paste_cut(text, len, p) != 0) {
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (int pass = 0; rc == 0 && pass < GD_CAPTURE_PASSES; pass++)
+        for (size_t i = 0; rc == 0 && i < p->count; i++)
+            if (import_pass(p->part[i].kind) == pass)
+                rc = import_kind(name, p->part[i].text, p->part[i].len, p->part[i].kind, f, err, errlen);
+    if (rc == 0) {
+        note_shell(f, name, &p->shell);
+        note_unread(f, name, p);
+    }
+    gd_paste_free(p);
+    free(p);
+    return rc == 0 ? 0 : -1;
 }
 
 static void set_source(gd_facts *f, const char *const *paths, size_t n)
@@ -236,8 +252,8 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
     char **text = calloc(n + 1, sizeof *text);
     size_t *len = calloc(n + 1, sizeof *len);
     gd_import_kind *kind = calloc(n + 1, sizeof *kind);
-    gd_shell_skip *shell = calloc(n + 1, sizeof *shell);
-    int rc = text && len && kind && shell ? 0 : FATAL;
+    gd_paste **paste = calloc(n + 1, sizeof *paste); /* each file's parts (paste_parts.h) */
+    int rc = text && len && kind && paste ? 0 : FATAL;
     bool undetected = false;
     char why[GD_CAPTURE_NOTE_LEN * 2];
     if (rc != 0)
@@ -272,8 +288,13 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
             refuse(f, "", why);
             continue;
         }
-        gd_shell_lines_blank(text[i], len[i], &shell[i]);
-        kind[i] = gd_import_detect(text[i], len[i]);
+        paste[i] = malloc(sizeof *paste[i]);
+        if (!paste[i] || gd_paste_cut(text[i], len[i], paste[i]) != 0) {
+            free(paste[i]);
+            paste[i] = NULL;
+            snprintf(err, errlen, "out of memory");
+            rc = FATAL;
+        }
     }
     /* A recording holds the whole run: its facts are the live run's own. */
     if (stream) {
@@ -296,33 +317,40 @@ int gd_import_files(const char *const *paths, size_t n, gd_facts *f, char *err, 
         free(text);
         free(len);
         free(kind);
-        free(shell);
+        free(paste);
         return rc;
     }
     size_t read = 0;
     for (int pass = 0; rc == 0 && pass < GD_CAPTURE_PASSES; pass++)
-        for (size_t i = 0; rc == 0 && i < n; i++) {
-            if (!text[i] || import_pass(kind[i]) != pass)
-                continue;
-            const char *name = gd_input_name(paths[i]);
-            int k = import_kind(name, text[i], len[i], kind[i], f, why, sizeof why);
-            if (k == FATAL) {
-                snprintf(err, errlen, "%s", why);
-                rc = FATAL;
-            } else if (k == REFUSED) {
-                undetected |= kind[i] == GD_IMPORT_UNKNOWN;
-                refuse(f, name, why);
-            } else {
-                read++;
-                note_shell(f, name, &shell[i]);
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            for (size_t j = 0; rc == 0 && paste[i] && j < paste[i]->count; j++) {
+                const gd_paste_part *part = &paste[i]->part[j];
+                if (import_pass(part->kind) != pass)
+                    continue;
+                const char *name = gd_input_name(paths[i]);
+                int k = import_kind(name, part->text, part->len, part->kind, f, why, sizeof why);
+                if (k == FATAL) {
+                    snprintf(err, errlen, "%s", why);
+                    rc = FATAL;
+                } else if (k == REFUSED) {
+                    undetected |= part->kind == GD_IMPORT_UNKNOWN;
+                    refuse(f, name, why);
+                } else if (read++, !kind[i]) {
+                    kind[i] = part->kind; /* the file's first part read: its shell lines said once */
+                    note_shell(f, name, &paste[i]->shell);
+                    note_unread(f, name, paste[i]);
+                }
             }
-        }
-    for (size_t i = 0; text && i < n; i++)
+    for (size_t i = 0; text && paste && i < n; i++) {
         free(text[i]);
+        if (paste[i])
+            gd_paste_free(paste[i]);
+        free(paste[i]);
+    }
     free(text);
     free(len);
     free(kind);
-    free(shell);
+    free(paste);
     if (rc == 0 && read == 0) {
         all_refused(f, undetected, err, errlen);
         rc = REFUSED;

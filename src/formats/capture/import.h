@@ -25,6 +25,16 @@ typedef enum gd_import_kind {
     GD_IMPORT_RECORDING, /* gpudoctor's own (--record FILE.jsonl) */
     GD_IMPORT_NCCL_LOG, /* NCCL_DEBUG=INFO output (f->net->nccl) */
     GD_IMPORT_NCCL_TESTS, /* nccl-tests output: all_reduce_perf and its siblings */
+    /* The node's RDMA NICs, GPUDirect's module, interfaces, ACS (net_readers.h). */
+    GD_IMPORT_IBSTAT, /* ibstat */
+    GD_IMPORT_IBSTATUS, /* ibstatus */
+    GD_IMPORT_IBV_DEVINFO, /* ibv_devinfo [-v] */
+    GD_IMPORT_IBDEV2NETDEV, /* ibdev2netdev [-v] */
+    GD_IMPORT_SHOW_GIDS, /* show_gids */
+    GD_IMPORT_LSMOD, /* lsmod, lsmod | grep ... */
+    GD_IMPORT_IP_BRIEF, /* ip -br a */
+    GD_IMPORT_LSPCI_ACS, /* lspci -vvv | grep ACSCtl */
+    GD_IMPORT_RDMA_LINK, /* rdma link [show] */
 } gd_import_kind;
 
 /* What the bytes are; GD_IMPORT_UNKNOWN for anything else. */

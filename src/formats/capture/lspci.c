@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "import.h"
 #include "lspci_name.h"
+#include "net_capture.h"
 #include "loaders/pci_ids.h"
 
 #include "gpudoctor/pcie.h"
@@ -38,6 +39,8 @@ typedef struct dev {
     gd_pcie_hop hop;
     gd_value numa;
     char uesta[512], uesvrt[512];
+    bool has_acs; /* an ACSCtl line (lspci -vvv as root) */
+    gd_net_acs acs;
 } dev;
 
 /* "[DDDD:]BB:DD.F class: ..." starts a device; returns whether `line` does. */
@@ -167,6 +170,8 @@ static void parse_detail(const char *line, dev *d)
         gd_pcie_copy(d->uesvrt, sizeof d->uesvrt, s + 7);
     } else if (strncmp(s, "CESta:", 6) == 0) {
         d->hop.aer_cor = gd_val(plus_flags(s + 6));
+    } else if (gd_net_parse_acsctl(s, &d->acs)) {
+        d->has_acs = true;
     }
 }
 
@@ -293,6 +298,35 @@ static void append_source(gd_pcie_facts *p, const char *kind, const char *name)
     snprintf(p->source + len, sizeof p->source - len, "%s%s:%s", len ? ", " : "", kind, name);
 }
 
+/* The bridges' ACS control into f->net->acs, with their bdf. Read only
+ * where lspci decoded the capabilities (as root): a user's lspci prints
+ * "Capabilities: <access denied>" and says nothing of ACS. */
+static int add_acs(gd_facts *f, const char *name, const dev *devs, size_t n, const char *text, size_t len)
+{
+    bool decoded = false;
+    for (const char *at = text; !decoded && (at = memmem(at, len - (size_t)(at - text), "Capabilities: [", 15));
+         at += 15)
+        decoded = true;
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += devs[i].has_acs;
+    if (!decoded && !with)
+        return 0;
+    gd_net_facts *net = gd_net_capture_facts(f);
+    if (!net)
+        return -1;
+    net->acs_read = true;
+    gd_net_capture_source(net->acs_source, sizeof net->acs_source, "lspci", gd_import_base(name));
+    for (size_t i = 0; i < n && net->acs_count < GD_NET_MAX_ACS; i++) {
+        if (!devs[i].has_acs)
+            continue;
+        gd_net_acs *a = &net->acs[net->acs_count++];
+        *a = devs[i].acs;
+        snprintf(a->bdf, sizeof a->bdf, "%s", devs[i].bdf);
+    }
+    return 0;
+}
+
 int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)
 {
     char *buf = malloc(len + 1);
@@ -389,6 +423,10 @@ int gd_import_lspci(const char *name, const char *text, size_t len, gd_facts *f,
             snprintf(err, errlen, "%s: out of memory", name);
             goto out;
         }
+    }
+    if (add_acs(f, name, devs, n, text, len) != 0) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        goto out;
     }
     rc = gd_topo_derive(p, f) == 0 ? 0 : -1;
     if (rc != 0)

@@ -25,17 +25,51 @@
 
 /* Commands a capture is taken or filtered with; a path before them counts too. */
 static const char *const commands[] = {
-    "sudo",   "nvidia-smi", "lspci",     "dmesg", "journalctl", "nvidia-bug-report.sh",
-    "dcgmi",  "cat",        "zcat",      "grep",  "egrep",      "zgrep",
-    "tail",   "head",       "less",      "more",  "ssh",        "kubectl",
-    "docker", "srun",       "gpudoctor", "tee",   "awk",        "sed",
-    "watch",  "sh",         "bash",
+    "sudo",
+    "nvidia-smi",
+    "lspci",
+    "dmesg",
+    "journalctl",
+    "nvidia-bug-report.sh",
+    "dcgmi",
+    "cat",
+    "zcat",
+    "grep",
+    "egrep",
+    "zgrep",
+    "tail",
+    "head",
+    "less",
+    "more",
+    "ssh",
+    "kubectl",
+    "docker",
+    "srun",
+    "gpudoctor",
+    "tee",
+    "awk",
+    "sed",
+    "watch",
+    "sh",
+    "bash",
+    /* the node's RDMA NICs, GPUDirect's module, its interfaces */
+    "ibstat",
+    "ibstatus",
+    "ibv_devinfo",
+    "ibdev2netdev",
+    "show_gids",
+    "lsmod",
+    "ip",
+    "column",
+    "rdma",
 };
 
 /* What lone commands (no prompt before them) may open a line: the capture
  * tools only, so a log message starting with "cat" is never taken. */
-static const char *const lone_commands[] = {"sudo",  "nvidia-smi",          "lspci", "dmesg", "journalctl",
-                                            "dcgmi", "nvidia-bug-report.sh"};
+static const char *const lone_commands[] = {
+    "sudo",     "nvidia-smi",  "lspci",        "dmesg",     "journalctl", "dcgmi", "nvidia-bug-report.sh",
+    "ibstatus", "ibv_devinfo", "ibdev2netdev", "show_gids", "lsmod",
+};
 
 typedef struct cur {
     const char *p, *end;
@@ -95,9 +129,15 @@ static bool user_host(cur *c)
 static bool user_prompt(cur *c)
 {
     cur s = *c;
-    if (s.p < s.end && *s.p == '(') { /* "(base) " */
-        const char *close = memchr(s.p, ')', (size_t)(s.end - s.p));
-        if (!close || close - s.p > 40 || close + 1 >= s.end || close[1] != ' ')
+    if (s.p < s.end && *s.p == '(') { /* "(base) ", "((env-0.5) ) " (nested, as conda stacks them) */
+        const char *close = NULL;
+        int depth = 0;
+        for (const char *q = s.p; q < s.end && q - s.p <= 40 && !close; q++) {
+            depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+            if (depth == 0)
+                close = q;
+        }
+        if (!close || *close != ')' || close + 1 >= s.end || close[1] != ' ')
             return false;
         s.p = close + 2;
     }
@@ -172,9 +212,12 @@ static bool windows_prompt(cur *c)
     return true;
 }
 
-bool gd_shell_line(const char *line, size_t len)
+/* Whether the line is a shell line; *cmd where its command starts (NULL: none). */
+static bool shell_parse(const char *line, size_t len, const char **cmd, const char **cmd_end)
 {
     cur c = {line, line + len};
+    *cmd = NULL;
+    *cmd_end = line + len;
     while (c.end > c.p && (c.end[-1] == '\r' || c.end[-1] == ' ' || c.end[-1] == '\t'))
         c.end--;
     while (c.p < c.end && (*c.p == ' ' || *c.p == '\t'))
@@ -186,15 +229,46 @@ bool gd_shell_line(const char *line, size_t len)
         return true;
     if (n == 2 && c.p[0] == '^' && (c.p[1] == 'C' || c.p[1] == 'Z'))
         return true; /* the terminal's echo of Ctrl-C that stopped a looping command */
-    if (user_prompt(&c) || windows_prompt(&c))
+    *cmd_end = c.end;
+    if (user_prompt(&c) || windows_prompt(&c)) {
+        *cmd = c.p;
         return true;
+    }
     if (prompt_char(*c.p)) {
         cur s = c;
         if (!prompt_end(&s) || s.p >= s.end)
             return false;
-        return user_prompt(&s) || command_word(&s, commands, sizeof commands / sizeof commands[0]);
+        if (user_prompt(&s) || command_word(&s, commands, sizeof commands / sizeof commands[0])) {
+            *cmd = s.p;
+            return true;
+        }
+        return false;
     }
-    return command_word(&c, lone_commands, sizeof lone_commands / sizeof lone_commands[0]);
+    if (command_word(&c, lone_commands, sizeof lone_commands / sizeof lone_commands[0])) {
+        *cmd = c.p;
+        return true;
+    }
+    return false;
+}
+
+bool gd_shell_line(const char *line, size_t len)
+{
+    const char *cmd, *end;
+    return shell_parse(line, len, &cmd, &end);
+}
+
+int gd_shell_command(const char *line, size_t len, char *out, size_t outlen)
+{
+    const char *cmd, *end;
+    out[0] = '\0';
+    if (!shell_parse(line, len, &cmd, &end))
+        return 0;
+    if (!cmd)
+        return 1;
+    size_t n = (size_t)(end - cmd) < outlen - 1 ? (size_t)(end - cmd) : outlen - 1;
+    memcpy(out, cmd, n);
+    out[n] = '\0';
+    return 2;
 }
 
 void gd_shell_lines_blank(char *text, size_t len, gd_shell_skip *out)

@@ -16,6 +16,13 @@
  * sudo's password prompt, never a line of any tool's output. */
 bool gd_shell_line(const char *line, size_t len);
 
+/* The same, with what the line ran: 0 not a shell line; 1 one that runs
+ * nothing (sudo's password prompt, ^C); 2 a prompt or a command line, its
+ * command into out ("lsmod | grep nvidia_peermem" of "[root@gpu3 ~]# lsmod
+ * | grep nvidia_peermem"; "" for a prompt alone). A paste is cut into its
+ * commands' outputs at the lines that give 2. */
+int gd_shell_command(const char *line, size_t len, char *out, size_t outlen);
+
 /* What blanking took out of a file. */
 typedef struct gd_shell_skip {
     size_t count; /* lines blanked */

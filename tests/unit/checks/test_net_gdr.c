@@ -47,6 +47,16 @@ static void gid_index_on_roce_v1_fires(void **state)
     fs = fx_run_one(&f, "net.roce_gid");
     assert_non_null(strstr(fx_only(&fs, "net.roce_gid")->title, "names no GID"));
     gd_findings_free(&fs);
+    /* ibstatus's default GID alone, untyped, is no table: not judged, never "no v2 GID". */
+    fx_env(&f, (const char *const[]){NULL});
+    gd_net_port *p0 = &f.net->devs[0].ports[0], kept = *p0;
+    p0->gid_count = 1;
+    p0->gids[0].type[0] = '\0';
+    fs = fx_run_one(&f, "net.roce_gid");
+    assert_int_equal(fs.n, 0);
+    assert_true(fx_skipped(&fs, "net.roce_gid", GD_NO_GPU, "GID tables of the 1 RoCE port were not read"));
+    gd_findings_free(&fs);
+    *p0 = kept;
     /* One variable is one cause: eight ports at the same v1 row are one finding naming them all. */
     fx_env(&f, (const char *const[]){"NCCL_IB_GID_INDEX=4", NULL});
     gd_net_facts *n = f.net;

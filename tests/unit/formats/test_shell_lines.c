@@ -43,6 +43,12 @@ static void prompts_and_commands_are_shell_lines(void **state)
         "    $ nvidia-smi -q",
         "root@node1:~# \r",
         "^C",
+        "((sglang-0.5.9) ) [dcbsr_dev@tpgds-aihub0007 ~]$ ip -br -c a",
+        "$ ibdev2netdev | column -t",
+        "show_gids",
+        "ibstatus",
+        "# lsmod | grep nv_peer_mem",
+        "(pytorch) [root@gpu3 ~]#",
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         if (!shell(yes[i]))
@@ -76,6 +82,14 @@ static void output_lines_are_not(void **state)
         "",
         "   ",
         "^Caret",
+        "CA 'mlx5_0'",
+        "Infiniband device 'mlx5_0' port 1 status:",
+        "mlx5_0 port 1 ==> ibp26s0 (Down)",
+        "nvidia_peermem         16384  0",
+        "lo               UNKNOWN        127.0.0.1/8",
+        "mlx5_0  1       4       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v1      net1",
+        "hca_id:\tmlx5_0",
+        "((unbalanced ) user@host:~$ ls",
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         if (shell(no[i]))
@@ -103,12 +117,39 @@ static void blanking_keeps_line_numbers(void **state)
     assert_string_equal(none, "[    5.1] NVRM: loading\n");
 }
 
+/* The command a shell line ran: what a paste is cut at, and what lsmod's reader reads. */
+static void commands_of_shell_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int kind;
+        const char *cmd;
+    } cases[] = {
+        {"(pytorch) [root@gpu3 ~]# lsmod | grep nvidia_peermem", 2, "lsmod | grep nvidia_peermem"},
+        {"((sglang-0.5.9) ) [u@h ~]$ ibdev2netdev ", 2, "ibdev2netdev"},
+        {"(pytorch) [root@gpu3 ~]#", 2, ""},
+        {"show_gids", 2, "show_gids"},
+        {"$ sudo lspci -vvv", 2, "sudo lspci -vvv"},
+        {"[sudo] password for sonata:", 1, ""},
+        {"^C", 1, ""},
+        {"mlx5_0 port 1 ==> ib0 (Up)", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[96];
+        int k = gd_shell_command(cases[i].line, strlen(cases[i].line), cmd, sizeof cmd);
+        if (k != cases[i].kind || strcmp(cmd, cases[i].cmd) != 0)
+            fail_msg("'%s': %d '%s', want %d '%s'", cases[i].line, k, cmd, cases[i].kind, cases[i].cmd);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(prompts_and_commands_are_shell_lines),
         cmocka_unit_test(output_lines_are_not),
         cmocka_unit_test(blanking_keeps_line_numbers),
+        cmocka_unit_test(commands_of_shell_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
