@@ -113,6 +113,23 @@ const gd_symptom_rule gd_symptom_rules[] = {
      false,
      {"net.port_down"},
      "a GPU whose own NIC is down reaches the network through a far one"},
+    {"nccl_log.gdr_off",
+     GD_SYMPTOM_ANYWHERE,
+     false,
+     {"net.gdr_module", "env.nccl_gdr_level"},
+     "NCCL stages through host memory what GPUDirect RDMA would carry: its module is missing or a variable "
+     "turns it off"},
+    {"nccl_log.socket_fallback",
+     GD_SYMPTOM_ANYWHERE,
+     false,
+     {"env.nccl_ib_disabled", "env.nccl_ib_hca"},
+     "NCCL uses sockets because the environment keeps it off the RDMA NICs"},
+    {"nccl_tests.below_nics",
+     GD_SYMPTOM_ANYWHERE,
+     false,
+     {"net.port_down", "net.port_rate_low", "net.port_errors", "net.gdr_module", "net.acs_enabled",
+      "nccl_log.socket_fallback", "nccl_log.gdr_off"},
+     "the collective runs at the pace of the slowest NIC port, or of host memory where GPUDirect is off"},
 };
 const size_t gd_symptom_rules_count = sizeof gd_symptom_rules / sizeof *gd_symptom_rules;
 

@@ -282,9 +282,23 @@ void gd_join_causes(const gd_facts *f, const gd_findings *machine, const gd_prof
 {
     *out = (gd_causes){.idle_pct = NAN};
     const gd_findings *all[2] = {machine, trace};
-    for (size_t k = 0; k < 2; k++)
+    for (size_t k = 0; k < 2; k++) {
+        /* A finding another one explains (causes.c's symptoms: NCCL's log
+         * saying GPUDirect is off, where the module is missing) is that
+         * cause's, not a cause of its own. */
+        bool *explained = all[k] && all[k]->n ? calloc(all[k]->n, sizeof *explained) : NULL;
+        gd_grouped_causes g;
+        if (explained && gd_group_causes(all[k], &g) == 0) {
+            for (size_t c = 0; c < g.n; c++)
+                for (size_t s = 0; s < g.v[c].nsymptoms; s++)
+                    explained[g.v[c].symptoms[s]] = !symptom(all[k]->v[g.v[c].symptoms[s]].id);
+            gd_grouped_causes_free(&g);
+        }
         for (size_t i = 0; all[k] && i < all[k]->n; i++)
-            join_finding(out, &all[k]->v[i]);
+            if (!explained || !explained[i])
+                join_finding(out, &all[k]->v[i]);
+        free(explained);
+    }
     out->idle_pct = trace_idle(p);
     out->idle_source = isnan(out->idle_pct) ? NULL : "trace";
     if (isnan(out->idle_pct) && f->gpu_count > 0 && f->series.n > 0) {

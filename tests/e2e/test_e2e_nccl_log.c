@@ -210,6 +210,52 @@ static void run_nccl_log_reads_the_jobs_log(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The simulated libnccl writes its INFO log as NCCL does; run --nccl-log reads it and joins it with the
+ * scenario's NICs: NCCL's "no module" is the missing nvidia_peermem's symptom, one cause. */
+static json_t *run_sim_nccl(const char *scenario, tool_result *r)
+{
+    char path[600], senv[700], report[600];
+    snprintf(path, sizeof path, "%s", example(scenario));
+    snprintf(senv, sizeof senv, "GPUDOCTOR_SIM_SCENARIO=%s", path);
+    snprintf(report, sizeof report, "%s/sim-%s", tmp, scenario);
+    const char *const with[] = {"NO_COLOR=", "NCCL_DEBUG=", "NCCL_DEBUG_FILE=", "NCCL_DEBUG_SUBSYS=", senv, NULL};
+    *r = run_tool((const char *[]){"run", "--json", "--nccl-log", "--output", report, "--sim", path, "--", GD_NCCL_JOB,
+                                   GD_SIM_NCCL, "2", NULL},
+                  with);
+    assert_int_equal(r->exit_code, 0);
+    assert_non_null(strstr(r->out, "job: 2 ranks initialised"));
+    assert_null(strstr(r->out, "NCCL INFO"));
+    assert_null(strstr(r->err, "NCCL INFO"));
+    json_error_t je;
+    json_t *j = json_load_file(report, 0, &je);
+    assert_non_null(j);
+    return j;
+}
+
+static void run_nccl_log_with_the_simulated_nccl(void **state)
+{
+    (void)state;
+    tool_result r;
+    json_t *j = run_sim_nccl("net-ib-no-peermem.json", &r);
+    json_t *mod = finding(j, "net.gdr_module"), *log = finding(j, "nccl_log.gdr_off");
+    assert_string_equal(sev(mod), "warning");
+    assert_non_null(strstr(json_string_value(json_object_get(log, "title")), "mlx5_0"));
+    json_t *causes = json_object_get(j, "causes");
+    assert_int_equal(json_array_size(causes), 1);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(causes, 0), "symptoms")), 1);
+    json_t *nets = json_object_get(json_object_get(j, "nccl_log"), "networks");
+    assert_string_equal(json_string_value(json_array_get(nets, 0)), "ib");
+    json_decref(j);
+    tool_result_free(&r);
+    /* A healthy InfiniBand node: NCCL on IB with GPUDirect, nothing to say. */
+    j = run_sim_nccl("net-ib-h100x8-healthy.json", &r);
+    assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
+    nets = json_object_get(json_object_get(j, "nccl_log"), "networks");
+    assert_string_equal(json_string_value(json_array_get(nets, 0)), "ib");
+    json_decref(j);
+    tool_result_free(&r);
+}
+
 /* The job's environment says how NCCL logs: left alone, nothing read, stderr says so. */
 static void run_nccl_log_leaves_the_jobs_setting(void **state)
 {
@@ -246,6 +292,7 @@ int main(void)
         cmocka_unit_test(text_report),
         cmocka_unit_test(bad_input_exits_3),
         cmocka_unit_test(run_nccl_log_reads_the_jobs_log),
+        cmocka_unit_test(run_nccl_log_with_the_simulated_nccl),
         cmocka_unit_test(run_nccl_log_leaves_the_jobs_setting),
         cmocka_unit_test(run_without_the_flag_sets_nothing),
     };
