@@ -113,7 +113,9 @@ typedef struct gd_job_facts {
     char scaling_driver[32]; /* cpufreq scaling_driver of cpu0, "" unknown */
     long freq_cur_khz, freq_min_khz, freq_max_khz; /* cpu0's scaling_cur_freq, cpuinfo_min/max_freq; 0 unknown */
     bool io_denied; /* PID/io refused (another user's process): read bytes unknown */
-    char *environ; /* PID/environ as last read while the job ran (NUL-separated), or NULL */
+    /* PID/environ as last read while the job ran (NUL-separated), or NULL;
+     * under run, the environment it was started with until one is read. */
+    char *environ;
     size_t environ_len;
     /* Processes followed (the roles come from src/analysis/job_tree.c). */
     size_t proc_count;

@@ -268,6 +268,27 @@ static int profile_report(run_opts *o, const gd_facts *f, const gd_findings *fs,
     return code;
 }
 
+/* This process's environment as the NUL-separated block /proc/PID/environ
+ * holds: what the command it starts next inherits. */
+static char *environ_block(size_t *len)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n += strlen(*e) + 1;
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return NULL;
+    size_t at = 0;
+    for (char **e = environ; e && *e; e++) {
+        size_t k = strlen(*e) + 1;
+        memcpy(buf + at, *e, k);
+        at += k;
+    }
+    buf[at] = '\0';
+    *len = at;
+    return buf;
+}
+
 /* Starts the command; its exec error comes back through a close-on-exec pipe. */
 static pid_t start(char **argv, int *exec_errno)
 {
@@ -343,6 +364,8 @@ int gd_cmd_run(int argc, char **argv)
     if ((rc = gd_run_nccl_log_prepare(&o.nccl_log)) != 0)
         return (gd_run_profile_started(&o.profile), gd_run_profile_end(&o.profile), rc);
     int exec_errno;
+    size_t env_len = 0;
+    char *env_at_exec = environ_block(&env_len); /* the job's environment as it starts: NULL out of memory */
     pid_t pid = start(o.argv, &exec_errno);
     gd_run_profile_started(&o.profile);
     gd_run_nccl_log_started(&o.nccl_log);
@@ -384,6 +407,14 @@ int gd_cmd_run(int argc, char **argv)
     char err[4096];
     gd_session *s = gd_session_open(&so, &f, err, sizeof err);
     w.facts = &f;
+    /* The environment the command was started with, until /proc gives the
+     * job's own: a job that ends before the first scan still has one. */
+    if (s && f.job && !f.job->environ && env_at_exec) {
+        f.job->environ = env_at_exec;
+        f.job->environ_len = env_len;
+        env_at_exec = NULL;
+    }
+    free(env_at_exec);
     gd_sink sink = {.on_sample = on_sample, .ud = &w};
     int step = 0;
     gd_recorder *rec = NULL;

@@ -212,13 +212,14 @@ static void run_nccl_log_reads_the_jobs_log(void **state)
 
 /* The simulated libnccl writes its INFO log as NCCL does; run --nccl-log reads it and joins it with the
  * scenario's NICs: NCCL's "no module" is the missing nvidia_peermem's symptom, one cause. */
-static json_t *run_sim_nccl(const char *scenario, tool_result *r)
+static json_t *run_sim_nccl(const char *scenario, const char *extra, tool_result *r)
 {
     char path[600], senv[700], report[600];
     snprintf(path, sizeof path, "%s", example(scenario));
     snprintf(senv, sizeof senv, "GPUDOCTOR_SIM_SCENARIO=%s", path);
     snprintf(report, sizeof report, "%s/sim-%s", tmp, scenario);
-    const char *const with[] = {"NO_COLOR=", "NCCL_DEBUG=", "NCCL_DEBUG_FILE=", "NCCL_DEBUG_SUBSYS=", senv, NULL};
+    const char *const with[] = {
+        "NO_COLOR=", "NCCL_DEBUG=", "NCCL_DEBUG_FILE=", "NCCL_DEBUG_SUBSYS=", "NCCL_SOCKET_IFNAME=", senv, extra, NULL};
     *r = run_tool((const char *[]){"run", "--json", "--nccl-log", "--output", report, "--sim", path, "--", GD_NCCL_JOB,
                                    GD_SIM_NCCL, "2", NULL},
                   with);
@@ -236,7 +237,7 @@ static void run_nccl_log_with_the_simulated_nccl(void **state)
 {
     (void)state;
     tool_result r;
-    json_t *j = run_sim_nccl("net-ib-no-peermem.json", &r);
+    json_t *j = run_sim_nccl("net-ib-no-peermem.json", NULL, &r);
     json_t *mod = finding(j, "net.gdr_module"), *log = finding(j, "nccl_log.gdr_off");
     assert_string_equal(sev(mod), "warning");
     assert_non_null(strstr(json_string_value(json_object_get(log, "title")), "mlx5_0"));
@@ -248,10 +249,34 @@ static void run_nccl_log_with_the_simulated_nccl(void **state)
     json_decref(j);
     tool_result_free(&r);
     /* A healthy InfiniBand node: NCCL on IB with GPUDirect, nothing to say. */
-    j = run_sim_nccl("net-ib-h100x8-healthy.json", &r);
+    j = run_sim_nccl("net-ib-h100x8-healthy.json", NULL, &r);
     assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
     nets = json_object_get(json_object_get(j, "nccl_log"), "networks");
     assert_string_equal(json_string_value(json_array_get(nets, 0)), "ib");
+    json_decref(j);
+    tool_result_free(&r);
+    /* NCCL_SOCKET_IFNAME=lo: NCCL bootstraps on the loopback, as its log says; one cause, the variable. */
+    j = run_sim_nccl("net-ib-h100x8-healthy.json", "NCCL_SOCKET_IFNAME=lo", &r);
+    assert_string_equal(sev(finding(j, "env.nccl_socket_ifname")), "warning");
+    assert_string_equal(sev(finding(j, "nccl_log.bad_iface")), "warning");
+    causes = json_object_get(j, "causes");
+    assert_int_equal(json_array_size(causes), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(causes, 0), "id")), "env.nccl_socket_ifname");
+    json_decref(j);
+    tool_result_free(&r);
+}
+
+/* A job that ends before the first scan of /proc is judged on the environment run started it with. */
+static void run_judges_a_short_jobs_environment(void **state)
+{
+    (void)state;
+    const char *const with[] = {"NO_COLOR=", "NCCL_P2P_DISABLE=1", NULL};
+    tool_result r =
+        run_tool((const char *[]){"run", "--json", "--sim", example("h100x8-idle.json"), "--", "true", NULL}, with);
+    assert_int_equal(r.exit_code, 0);
+    json_t *j = json_loads(strchr(r.out, '{'), 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(sev(finding(j, "env.nccl_p2p_disabled")), "warning");
     json_decref(j);
     tool_result_free(&r);
 }
@@ -293,6 +318,7 @@ int main(void)
         cmocka_unit_test(bad_input_exits_3),
         cmocka_unit_test(run_nccl_log_reads_the_jobs_log),
         cmocka_unit_test(run_nccl_log_with_the_simulated_nccl),
+        cmocka_unit_test(run_judges_a_short_jobs_environment),
         cmocka_unit_test(run_nccl_log_leaves_the_jobs_setting),
         cmocka_unit_test(run_without_the_flag_sets_nothing),
     };
