@@ -105,6 +105,10 @@ typedef struct gd_nccl_connect {
 struct gd_nccl_log {
     char source[600]; /* "nccl_log:FILE" joined with ", " */
     int files; /* input files read */
+    /* run --nccl-log: seconds into the window when NCCL's first log file
+     * appeared (NCCL opens it as its first communicator starts); NAN when
+     * not seen (a capture, or the job's own log). */
+    double started_s;
     unsigned long lines, nccl_lines; /* lines read; lines that were NCCL's */
     size_t proc_count, procs_dropped;
     gd_nccl_proc *procs; /* GD_NCCL_MAX_PROCS of them */

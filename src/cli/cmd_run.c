@@ -318,6 +318,7 @@ typedef struct watch {
     int status;
     bool reaped;
     gd_facts *facts; /* the session's: the job is marked ended when reaped */
+    gd_run_nccl_log *nccl_log; /* --nccl-log: NCCL's start seen when its log appears */
 } watch;
 
 /* After every sample: has the command ended? Then the watch ends. A command
@@ -325,9 +326,9 @@ typedef struct watch {
  * is gone before the next sample could say so. */
 static void on_sample(void *ud, const gd_facts *f, size_t i)
 {
-    (void)f;
-    (void)i;
     watch *w = ud;
+    if (w->nccl_log && f->series.n > i)
+        gd_run_nccl_log_poll(w->nccl_log, gd_series_t(&f->series, i));
     if (w->reaped || !child_ended)
         return;
     child_ended = 0; /* before waitpid: an end after it is seen at the next sample */
@@ -373,7 +374,7 @@ int gd_cmd_run(int argc, char **argv)
         rc = gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
         return (gd_run_profile_end(&o.profile), gd_run_nccl_log_end(&o.nccl_log), rc);
     }
-    watch w = {.pid = pid};
+    watch w = {.pid = pid, .nccl_log = &o.nccl_log};
     if (exec_errno) {
         waitpid(pid, &w.status, 0);
         gd_cli_error("cannot run '%s': %s", o.argv[0], strerror(exec_errno));

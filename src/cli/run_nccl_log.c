@@ -11,8 +11,11 @@
 #include "cli.h"
 #include "core/input.h"
 #include "formats/capture/import.h"
+#include "gpudoctor/nccl_log.h"
+#include "gpudoctor/net.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +34,25 @@ int gd_run_nccl_log_option(gd_run_nccl_log *nl, int c, const char *arg)
     return 0;
 }
 
+void gd_run_nccl_log_poll(gd_run_nccl_log *nl, double t_s)
+{
+    if (!nl->on || nl->left_alone || !isnan(nl->first_seen_s) || !nl->dir[0])
+        return;
+    DIR *d = opendir(nl->dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            nl->first_seen_s = t_s;
+            break;
+        }
+    closedir(d);
+}
+
 int gd_run_nccl_log_prepare(gd_run_nccl_log *nl)
 {
+    nl->first_seen_s = NAN;
     if (!nl->on)
         return 0;
     const char *dbg = getenv("NCCL_DEBUG"), *file = getenv("NCCL_DEBUG_FILE");
@@ -122,6 +142,8 @@ int gd_run_nccl_log_read(gd_run_nccl_log *nl, gd_facts *f)
         free(names[i]);
     }
     free(names);
+    if (read > 0 && f->net && f->net->nccl)
+        f->net->nccl->started_s = nl->first_seen_s;
     if (read == 0)
         fprintf(stderr, "gpudoctor: --nccl-log: NCCL wrote no log (the job did not start NCCL, or set its own "
                         "NCCL_DEBUG_FILE after it started)\n");

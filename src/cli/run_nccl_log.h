@@ -19,7 +19,13 @@ typedef struct gd_run_nccl_log {
     char dir[4096];
     bool left_alone; /* the job's environment sets NCCL_DEBUG or NCCL_DEBUG_FILE: nothing set, nothing read */
     bool set_subsys; /* NCCL_DEBUG_SUBSYS was set by gpudoctor (the job's own is kept) */
+    double first_seen_s; /* the sample's time when the folder first held a log: NCCL's start; NAN not yet */
 } gd_run_nccl_log;
+
+/* After a sample at t_s (seconds into the window): until NCCL's first log
+ * file appears, looks into the private folder (one readdir of an empty
+ * folder), so the report can place NCCL's start on the job's timeline. */
+void gd_run_nccl_log_poll(gd_run_nccl_log *nl, double t_s);
 
 /* Takes option c ('N' --nccl-log, 'L' --nccl-log-dir DIR): 0, or GD_EXIT_ERROR after a message. */
 int gd_run_nccl_log_option(gd_run_nccl_log *nl, int c, const char *arg);

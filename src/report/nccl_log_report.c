@@ -10,6 +10,7 @@
 #include "gpudoctor/nccl_log.h"
 #include "gpudoctor/net.h"
 
+#include <math.h>
 #include <string.h>
 
 static json_t *str_or_null(const char *s)
@@ -121,6 +122,7 @@ json_t *gd_report_nccl_log_json(const gd_facts *f)
     }
     json_object_set_new(o, "source", json_string(log->source));
     json_object_set_new(o, "files", json_integer(log->files));
+    json_object_set_new(o, "started_s", isnan(log->started_s) ? json_null() : json_real(log->started_s));
     json_object_set_new(o, "lines", json_integer((json_int_t)log->lines));
     json_object_set_new(o, "nccl_lines", json_integer((json_int_t)log->nccl_lines));
     json_object_set_new(o, "ranks", ranks);

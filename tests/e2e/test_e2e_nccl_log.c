@@ -246,6 +246,9 @@ static void run_nccl_log_with_the_simulated_nccl(void **state)
     assert_int_equal(json_array_size(json_object_get(json_array_get(causes, 0), "symptoms")), 1);
     json_t *nets = json_object_get(json_object_get(j, "nccl_log"), "networks");
     assert_string_equal(json_string_value(json_array_get(nets, 0)), "ib");
+    /* NCCL's start on the job's timeline: when its log appeared, seconds into the window. */
+    json_t *started = json_object_get(json_object_get(j, "nccl_log"), "started_s");
+    assert_true(json_is_number(started) && json_number_value(started) >= 0);
     json_decref(j);
     tool_result_free(&r);
     /* A healthy InfiniBand node: NCCL on IB with GPUDirect, nothing to say. */

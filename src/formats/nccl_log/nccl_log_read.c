@@ -14,6 +14,7 @@
 #include "nccl_log_read.h"
 #include "nccl_line.h"
 
+#include <math.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 struct gd_nccl_log *gd_nccl_log_new(void)
 {
     struct gd_nccl_log *log = calloc(1, sizeof *log);
+    if (log)
+        log->started_s = NAN;
     if (log && !(log->procs = calloc(GD_NCCL_MAX_PROCS, sizeof *log->procs))) {
         free(log);
         return NULL;
