@@ -8,6 +8,7 @@
  * benchmark). Each finding cites the log's line.
  */
 #include "checks_internal.h"
+#include "core/strf.h"
 #include "gpudoctor/net.h"
 #include "gpudoctor/nccl_log.h"
 
@@ -196,7 +197,7 @@ void gd_check_nccl_log_socket_fallback(const gd_check *self, const gd_facts *f, 
     if (ib_hosts[0])
         snprintf(why, sizeof why, "while %s use%s RDMA", ib_hosts, strchr(ib_hosts, ' ') ? "" : "s");
     else if (up)
-        snprintf(why, sizeof why, "although this node's RDMA ports are Active (%s)", ports);
+        gd_strf(why, sizeof why, "although this node's RDMA ports are Active (%s)", ports);
     else if (plugin_rdma)
         snprintf(why, sizeof why, "although an RDMA plugin was loaded (%s)", first->plugin);
     else
@@ -330,11 +331,11 @@ static void gdr_mixed(const gd_check *self, const struct gd_nccl_log *log, gd_fi
     json_object_set_new(ev, "hosts_without_gdr", json_string(without));
     json_object_set_new(ev, "hosts_with_gdr", json_string(with));
     char fix[768];
-    snprintf(fix, sizeof fix,
-             "On %s load GPUDirect RDMA's module ('modprobe nvidia_peermem'; check 'lsmod | grep peermem') and "
-             "compare it with %s: the same driver, MOFED, NCCL and NCCL_NET_GDR_LEVEL. Every transfer to or "
-             "from it is staged through host memory, which slows the whole ring to it.",
-             without, with);
+    gd_strf(fix, sizeof fix,
+            "On %s load GPUDirect RDMA's module ('modprobe nvidia_peermem'; check 'lsmod | grep peermem') and "
+            "compare it with %s: the same driver, MOFED, NCCL and NCCL_NET_GDR_LEVEL. Every transfer to or "
+            "from it is staged through host memory, which slows the whole ring to it.",
+            without, with);
     gd_finding_add(out, self->id, GD_SEV_WARNING, GD_NO_GPU, ev, NAN, fix,
                    "GPUDirect RDMA off on %s: its network channels go through host memory while %s use%s GDRDMA",
                    without, with, strchr(with, ' ') ? "" : "s");

@@ -8,6 +8,7 @@
  * guide (ACS, GPUDirect RDMA); NCCL issues 214, 304, 523 (ACS on: "vendor
  * err 81", hangs), 1510 and 769 (a GID index on RoCE v1 or link-local). */
 #include "checks_internal.h"
+#include "core/strf.h"
 #include "gpudoctor/net.h"
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
@@ -114,9 +115,9 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
         json_object_set_new(ev, "ports", ports);
         json_object_set_new(ev, "source", json_string(source ? source : f->net->source));
         if (kind == GID_V1)
-            snprintf(title, sizeof title,
-                     "NCCL_IB_GID_INDEX=%ld points %s at a RoCE v1 GID%s%s%s: not routable across subnets", want, who,
-                     n == 1 ? " (" : "", n == 1 ? first_gid : "", n == 1 ? ")" : "");
+            gd_strf(title, sizeof title,
+                    "NCCL_IB_GID_INDEX=%ld points %s at a RoCE v1 GID%s%s%s: not routable across subnets", want, who,
+                    n == 1 ? " (" : "", n == 1 ? first_gid : "", n == 1 ? ")" : "");
         else if (kind == GID_MISSING)
             snprintf(title, sizeof title, "NCCL_IB_GID_INDEX=%ld names no GID of %s", want, who);
         else

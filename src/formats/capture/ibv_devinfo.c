@@ -8,6 +8,7 @@
  * -v lists are not read.
  */
 #include "import.h"
+#include "core/strf.h"
 #include "net_capture.h"
 #include "net_readers.h"
 
@@ -83,7 +84,7 @@ static void set_rate(gd_net_port *p, int lanes, double gbps, const char *width, 
     size_t k = strlen(sp);
     while (k && sp[k - 1] == ' ')
         sp[--k] = '\0';
-    snprintf(p->rate_text, sizeof p->rate_text, "%g Gb/sec (%s %s)", lanes * gbps, w, sp);
+    gd_strf(p->rate_text, sizeof p->rate_text, "%g Gb/sec (%s %s)", lanes * gbps, w, sp);
 }
 
 int gd_import_ibv_devinfo(const char *name, const char *text, size_t len, gd_facts *f, char *err, size_t errlen)

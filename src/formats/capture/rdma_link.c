@@ -7,6 +7,7 @@
  * physical state and netdev (the netdev's own state is not in it). Lids
  * and the subnet prefix of an InfiniBand port are not read.
  */
+#include "core/strf.h"
 #include "import.h"
 #include "net_capture.h"
 #include "net_readers.h"
@@ -22,7 +23,7 @@ bool gd_rdma_link_line(const char *line, char *dev, size_t cap, int *port)
     if (sscanf(line, "link %63[^/ ]/%d%n", name, port, &used) != 2 || (line[used] != ' ' && line[used] != '\0') ||
         *port < 1)
         return false;
-    snprintf(dev, cap, "%s", name);
+    gd_strf(dev, cap, "%s", name);
     return true;
 }
 

@@ -8,6 +8,7 @@
  * header, no trailer, a last row cut) is said in the table's `cut`.
  */
 #include "formats/capture/capture_formats.h"
+#include "core/strf.h"
 #include "formats/capture/import.h"
 #include "gpudoctor/nccl_tests.h"
 #include "gpudoctor/net.h"
@@ -285,7 +286,7 @@ static void one_line(parse *p, const char *plain, long line, const char *launche
     } else if (is_abort(plain)) {
         gd_nt_table *x = table_for(p, line, false);
         if (x && !x->abort[0]) {
-            snprintf(x->abort, sizeof x->abort, "%s", plain);
+            gd_strf(x->abort, sizeof x->abort, "%s", plain);
             x->abort_line = line;
         }
     } else if (strncmp(plain, "NCCL version ", 13) == 0 || strstr(plain, "nccl-tests version")) {
@@ -307,7 +308,7 @@ static void one_line(parse *p, const char *plain, long line, const char *launche
         if (before && p->cur_has_rows)
             p->cur = NULL; /* a new command: its output is a new table */
     } else if (row_like(plain)) {
-        snprintf(p->last_partial, sizeof p->last_partial, "%s", plain);
+        gd_strf(p->last_partial, sizeof p->last_partial, "%s", plain);
         p->last_partial_line = line;
     }
 }
