@@ -13,7 +13,6 @@
 #include "gpudoctor/pcie.h"
 #include "gpudoctor/stack.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 /* The groups that judge the GPUs' own state, with what each looks at. */
@@ -501,13 +500,9 @@ size_t gd_judged_summary(const gd_facts *f, const gd_findings *fs, char *judged,
                  s->xid_group_count == 0 && s->gpu_fatal_count == 0 ? ", no Xid, no lost GPU" : "");
     /* NCCL's own log, read whole, judges what the job's network chose. */
     const struct gd_nccl_log *nccl = f->net ? f->net->nccl : NULL;
-    if (!log[0] && nccl && nccl->nccl_lines > 0) {
-        char at[48] = "";
-        if (!isnan(nccl->started_s)) /* run --nccl-log: when NCCL started, on the job's clock */
-            snprintf(at, sizeof at, ", NCCL started %.0f s in", nccl->started_s);
-        snprintf(log, sizeof log, "NCCL's log (%lu line%s of %zu process%s%s)", nccl->nccl_lines,
-                 nccl->nccl_lines == 1 ? "" : "s", nccl->proc_count, nccl->proc_count == 1 ? "" : "es", at);
-    }
+    if (!log[0] && nccl && nccl->nccl_lines > 0)
+        snprintf(log, sizeof log, "NCCL's log (%lu line%s of %zu process%s)", nccl->nccl_lines,
+                 nccl->nccl_lines == 1 ? "" : "s", nccl->proc_count, nccl->proc_count == 1 ? "" : "es");
     /* An nccl-tests table is judged on its own (the collective across the nodes that ran it). */
     size_t tables = f->net && f->net->tables ? f->net->tables->count : 0;
     /* The node's RDMA ports, GPUDirect's module or the bridges' ACS, read
