@@ -124,6 +124,11 @@ void fx_env(gd_facts *f, const char *const *vars)
     gd_stack_facts *s = f->stack;
     s->env_read = true;
     snprintf(s->env_source, sizeof s->env_source, "/proc/4242/environ");
+    /* A test may set the environment again: the last one replaces the one before. */
+    for (size_t i = 0; i < s->env_count; i++)
+        free(s->env[i]);
+    free(s->env);
+    s->env_count = 0;
     size_t n = 0;
     while (vars[n])
         n++;
