@@ -372,12 +372,14 @@ int gd_cmd_run(int argc, char **argv)
     gd_run_nccl_log_started(&o.nccl_log);
     if (pid < 0) {
         rc = gd_cli_error("cannot start '%s': %s", o.argv[0], strerror(errno));
+        free(env_at_exec);
         return (gd_run_profile_end(&o.profile), gd_run_nccl_log_end(&o.nccl_log), rc);
     }
     watch w = {.pid = pid, .nccl_log = &o.nccl_log};
     if (exec_errno) {
         waitpid(pid, &w.status, 0);
         gd_cli_error("cannot run '%s': %s", o.argv[0], strerror(exec_errno));
+        free(env_at_exec);
         gd_run_profile_end(&o.profile);
         gd_run_nccl_log_end(&o.nccl_log);
         return 127;
