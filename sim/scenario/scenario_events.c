@@ -13,7 +13,7 @@ static int by_time(const void *a, const void *b)
 }
 
 const char *const gd_scenario_nvlink_counter_names[GD_SCENARIO_NVLINK_COUNTERS] = {"replay", "recovery", "crc_flit",
-                                                                                    "crc_data", "ecc_data"};
+                                                                                   "crc_data", "ecc_data"};
 
 /* "nvlink": {"link": 3, "crc_flit": 120, ...}: new errors on one of the GPU's listed links. */
 static bool parse_nvlink_event(gd_parser *p, json_t *obj, const char *at, const gd_scenario_gpu *g,
@@ -44,7 +44,8 @@ static bool parse_nvlink_event(gd_parser *p, json_t *obj, const char *at, const 
         any |= n.present;
     }
     if (!any)
-        return gdp_fail(p, nv_at, "an NVLink event says nothing: give replay, recovery, crc_flit, crc_data or ecc_data");
+        return gdp_fail(p, nv_at,
+                        "an NVLink event says nothing: give replay, recovery, crc_flit, crc_data or ecc_data");
     e->has_nvlink = true;
     e->nvlink_link = (unsigned)link.value;
     return true;
@@ -105,7 +106,8 @@ bool gdp_events(gd_parser *p, json_t *gpu, const char *at, gd_scenario_gpu *g)
             return false;
         g->event_count++;
     }
-    qsort(g->events, g->event_count, sizeof *g->events, by_time); /* the file's order need not be the time's */
+    if (g->event_count > 1) /* an empty list has no array: qsort must not see NULL */
+        qsort(g->events, g->event_count, sizeof *g->events, by_time); /* the file's order need not be the time's */
     return true;
 }
 
@@ -114,10 +116,10 @@ long long gd_scenario_event_sum(const gd_scenario_gpu *gpu, const char *which, d
     long long sum = 0;
     for (size_t i = 0; i < gpu->event_count && gpu->events[i].t <= t; i++) {
         const gd_scenario_event *e = &gpu->events[i];
-        sum += strcmp(which, "ecc_uncorrected") == 0 ? e->ecc_uncorrected
-               : strcmp(which, "retired_pages") == 0 ? e->retired_pages
+        sum += strcmp(which, "ecc_uncorrected") == 0               ? e->ecc_uncorrected
+               : strcmp(which, "retired_pages") == 0               ? e->retired_pages
                : strcmp(which, "remapped_rows_uncorrectable") == 0 ? e->remapped_rows_uncorrectable
-                                                                    : 0;
+                                                                   : 0;
     }
     return sum;
 }

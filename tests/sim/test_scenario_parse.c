@@ -343,6 +343,19 @@ static void test_process_names(void **state)
     gd_scenario_free(sc);
 }
 
+/* An empty event list is no events (it handed qsort a NULL array: UBSan, found by fuzz_scenario). */
+static void test_empty_events(void **state)
+{
+    (void)state;
+    const char *text = J({"gpus" : [ {"name" : "x", "events" : []} ]});
+    char err[256] = "";
+    gd_scenario *sc = gd_scenario_load_buffer(text, strlen(text), "x.json", err, sizeof err);
+    if (!sc)
+        fail_msg("%s", err);
+    assert_int_equal(sc->gpus[0].event_count, 0);
+    gd_scenario_free(sc);
+}
+
 /* "nics" and "network": the training network of the simulated node. */
 static void test_network(void **state)
 {
@@ -424,7 +437,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_scenario), cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_type_errors),
         cmocka_unit_test(test_value_errors),  cmocka_unit_test(test_limits),        cmocka_unit_test(test_files),
-        cmocka_unit_test(test_process_names), cmocka_unit_test(test_network),
+        cmocka_unit_test(test_process_names), cmocka_unit_test(test_network),       cmocka_unit_test(test_empty_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
