@@ -91,6 +91,9 @@ typedef struct gd_nccl_tests {
 
 /* "all_reduce", "all_gather", ... ("" for unknown). */
 const char *gd_nt_op_name(gd_nt_op op);
+/* A message size as nccl-tests' sweeps step it: the largest whole binary
+ * unit ("8 MiB", "1536 B"), in buf; returns buf. */
+const char *gd_nt_size_text(size_t bytes, char *buf, size_t len);
 /* The binary's name to its op: "all_reduce_perf" -> GD_NT_ALL_REDUCE, else GD_NT_UNKNOWN. */
 gd_nt_op gd_nt_op_of_binary(const char *name);
 /* nccl-tests' busbw / algbw for op on n ranks (doc/PERFORMANCE.md): all-reduce

@@ -32,16 +32,6 @@ static const gd_nccl_tests *tables(const gd_facts *f, gd_findings *out, const ch
     return t && t->count ? t : NULL;
 }
 
-static const char *size_text(size_t bytes, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0)
-        bytes /= 1024, u++;
-    snprintf(buf, len, "%zu %s", bytes, unit[u]);
-    return buf;
-}
-
 static json_t *num1(double v)
 {
     return isnan(v) ? json_null() : gd_json_number(round(v * 10) / 10);
@@ -129,7 +119,8 @@ void gd_check_nccl_tests_summary(const gd_check *self, const gd_facts *f, gd_fin
         else
             gd_finding_add(out, id, GD_SEV_INFO, GD_NO_GPU, ev, NAN, fix,
                            "nccl-tests %s: peak busbw %.1f GB/s at %s%s; %s%s", run, s.peak_busbw_gbps,
-                           size_text(s.peak_bytes, a, sizeof a), avg, brief, x->cut[0] ? "; the paste is cut" : "");
+                           gd_nt_size_text(s.peak_bytes, a, sizeof a), avg, brief,
+                           x->cut[0] ? "; the paste is cut" : "");
         (void)b;
     }
 }
@@ -167,7 +158,7 @@ void gd_check_nccl_tests_wrong_data(const gd_check *self, const gd_facts *f, gd_
                        "nccl-tests %s returned wrong data: %ld wrong element%s%s%s%s", run,
                        x->wrong_total > 0 ? x->wrong_total : x->oob_values,
                        (x->wrong_total > 0 ? x->wrong_total : x->oob_values) == 1 ? "" : "s", first ? ", from " : "",
-                       first ? size_text(first->bytes, a, sizeof a) : "", first ? " up" : "");
+                       first ? gd_nt_size_text(first->bytes, a, sizeof a) : "", first ? " up" : "");
     }
 }
 
@@ -215,7 +206,7 @@ void gd_check_nccl_tests_aborted(const gd_check *self, const gd_facts *f, gd_fin
         const gd_nt_row *last = x->row_count ? &x->rows[x->row_count - 1] : NULL;
         gd_finding_add(out, id, GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, abort_meaning(x->abort),
                        "nccl-tests %s stopped %s%s: %s (%s:%ld)", run, last ? "after " : "before its first size",
-                       last ? size_text(last->bytes, a, sizeof a) : "", x->abort, x->file, x->abort_line);
+                       last ? gd_nt_size_text(last->bytes, a, sizeof a) : "", x->abort, x->file, x->abort_line);
     }
 }
 
@@ -249,8 +240,8 @@ void gd_check_nccl_tests_collapse(const gd_check *self, const gd_facts *f, gd_fi
                        "traffic between racks through a congested or misrouted uplink (adaptive routing, the "
                        "spine's ports). Rerun node pairs across the racks to find the link.",
                        "nccl-tests %s: bus bandwidth collapses from %.1f GB/s at %s to %.1f GB/s or less from %s on",
-                       run, s.before_busbw_gbps, size_text(s.before_bytes, a, sizeof a), s.collapse_busbw_gbps,
-                       size_text(s.collapse_bytes, b, sizeof b));
+                       run, s.before_busbw_gbps, gd_nt_size_text(s.before_bytes, a, sizeof a), s.collapse_busbw_gbps,
+                       gd_nt_size_text(s.collapse_bytes, b, sizeof b));
     }
 }
 

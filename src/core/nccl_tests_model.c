@@ -3,6 +3,7 @@
 #include "gpudoctor/nccl_tests.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
@@ -24,6 +25,16 @@ const char *gd_nt_op_name(gd_nt_op op)
         if (ops[i].op == op)
             return ops[i].name;
     return "";
+}
+
+const char *gd_nt_size_text(size_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0)
+        bytes /= 1024, u++;
+    snprintf(buf, len, "%zu %s", bytes, unit[u]);
+    return buf;
 }
 
 gd_nt_op gd_nt_op_of_binary(const char *name)

@@ -104,16 +104,6 @@ json_t *gd_nccl_tests_json(const gd_facts *f)
     return a;
 }
 
-static const char *size_words(size_t bytes, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0)
-        bytes /= 1024, u++;
-    snprintf(buf, len, "%zu %s", bytes, unit[u]);
-    return buf;
-}
-
 static void line(FILE *out, const gd_text_style *st, const char *label, const char *text)
 {
     fprintf(out, "    %-12s", label);
@@ -146,7 +136,7 @@ void gd_nccl_tests_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         line(out, st, "run", buf);
         if (x->row_count) {
             snprintf(buf, sizeof buf, "%.1f GB/s at %s; at the largest size (%s) %.1f GB/s", s.peak_busbw_gbps,
-                     size_words(s.peak_bytes, a, sizeof a), size_words(s.largest_bytes, b, sizeof b),
+                     gd_nt_size_text(s.peak_bytes, a, sizeof a), gd_nt_size_text(s.largest_bytes, b, sizeof b),
                      s.largest_busbw_gbps);
             line(out, st, "peak busbw", buf);
         }

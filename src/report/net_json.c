@@ -37,20 +37,6 @@ static json_t *tri_json(int v)
 /* The counters a source read (sysfs): each as {first, last}, with the span. */
 static json_t *counters_json(const gd_net_port *p)
 {
-    static const char *const names[GD_PC_COUNT] = {
-        "link_downed",
-        "link_error_recovery",
-        "symbol_error",
-        "port_rcv_errors",
-        "port_xmit_discards",
-        "local_link_integrity_errors",
-        "excessive_buffer_overrun_errors",
-        "port_rcv_remote_physical_errors",
-        "out_of_buffer",
-        "out_of_sequence",
-        "packet_seq_err",
-        "local_ack_timeout_err",
-    };
     json_t *c = NULL;
     for (size_t i = 0; i < GD_PC_COUNT; i++) {
         if (!gd_ok(p->counters_last[i]))
@@ -60,7 +46,7 @@ static json_t *counters_json(const gd_net_port *p)
         json_t *one = json_object();
         json_object_set_new(one, "first", gd_json_value(p->counters_first[i]));
         json_object_set_new(one, "last", gd_json_value(p->counters_last[i]));
-        json_object_set_new(c, names[i], one);
+        json_object_set_new(c, gd_port_counter_name((gd_port_counter)i), one);
     }
     if (c)
         json_object_set_new(c, "span_s", gd_json_number(p->counter_span_s));

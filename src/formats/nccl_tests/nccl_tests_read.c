@@ -313,16 +313,6 @@ static void one_line(parse *p, const char *plain, long line, const char *launche
     }
 }
 
-static const char *human(size_t bytes, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0)
-        bytes /= 1024, u++;
-    snprintf(buf, len, "%zu %s", bytes, unit[u]);
-    return buf;
-}
-
 /* The op where the command line did not name it: only all-reduce's busbw
  * exceeds its algbw; a root with a reduction is reduce, without broadcast. */
 static void infer_op(gd_nt_table *x)
@@ -353,10 +343,10 @@ static void cut_notes(const parse *p, gd_nt_table *x, bool last)
     if (x->row_count && isnan(x->avg_busbw_gbps) && !x->abort[0] && used < sizeof x->cut) {
         const gd_nt_row *l = &x->rows[x->row_count - 1];
         used += (size_t)snprintf(x->cut + used, sizeof x->cut - used, "%sthe table stops at %s", used ? "; " : "",
-                                 human(l->bytes, a, sizeof a));
+                                 gd_nt_size_text(l->bytes, a, sizeof a));
         if (x->max_bytes > l->bytes && used < sizeof x->cut)
             used += (size_t)snprintf(x->cut + used, sizeof x->cut - used, " of the %s asked",
-                                     human(x->max_bytes, b, sizeof b));
+                                     gd_nt_size_text(x->max_bytes, b, sizeof b));
         if (used < sizeof x->cut)
             used += (size_t)snprintf(x->cut + used, sizeof x->cut - used, ", before its trailer");
     }
