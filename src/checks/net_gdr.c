@@ -58,6 +58,34 @@ static gid_problem port_gid_problem(const gd_net_port *p, long want, const gd_ne
     return any_v2 ? GID_FINE : GID_NO_V2; /* NCCL 2.21 and newer pick the RoCE v2 GID themselves */
 }
 
+/* The ports of one kind of problem: the finding's evidence and title. */
+typedef struct gid_group {
+    json_t *ports;
+    char first[96], first_gid[96];
+    const char *source;
+} gid_group;
+
+static void gid_group_add(gid_group *g, const gd_facts *f, const gd_net_dev *d, const gd_net_port *p,
+                          const gd_net_gid *at)
+{
+    json_t *e = json_object();
+    json_object_set_new(e, "device", json_string(d->name));
+    json_object_set_new(e, "port", json_integer(p->port));
+    if (at) {
+        json_object_set_new(e, "gid", json_string(at->gid));
+        json_object_set_new(e, "gid_type", json_string(at->type));
+    }
+    if (!g->ports)
+        g->ports = json_array();
+    json_array_append_new(g->ports, e);
+    if (g->first[0])
+        return;
+    snprintf(g->first, sizeof g->first, "%s port %d", d->name, p->port);
+    if (at)
+        snprintf(g->first_gid, sizeof g->first_gid, "%s%s%s", at->gid, at->ipv4[0] ? ", " : "", at->ipv4);
+    g->source = gd_net_dev_source(f, d);
+}
+
 /* One finding per kind of problem, naming every port that has it: one
  * variable set on the node is one cause, however many ports it touches. */
 void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -67,57 +95,41 @@ void gd_check_net_roce_gid(const gd_check *self, const gd_facts *f, gd_findings 
     const char *raw;
     long want = gid_index_env(f, &raw);
     size_t roce = 0, tables = 0;
-    for (int kind = GID_V1; kind <= GID_NO_V2; kind++) {
-        json_t *ports = json_array();
-        char first[96] = "", first_gid[96] = "";
-        const char *source = NULL;
-        for (size_t i = 0; i < f->net->dev_count; i++)
-            for (size_t k = 0; k < f->net->devs[i].port_count; k++) {
-                const gd_net_dev *d = &f->net->devs[i];
-                const gd_net_port *p = &d->ports[k];
-                if (p->link_layer != GD_LINK_ETHERNET || gd_net_port_dead(p))
-                    continue;
-                if (kind == GID_V1) {
-                    roce++;
-                    tables += gids_typed(p);
-                }
-                const gd_net_gid *at;
-                if (!gids_typed(p) || port_gid_problem(p, want, &at) != (gid_problem)kind)
-                    continue;
-                json_t *e = json_object();
-                json_object_set_new(e, "device", json_string(d->name));
-                json_object_set_new(e, "port", json_integer(p->port));
-                if (at) {
-                    json_object_set_new(e, "gid", json_string(at->gid));
-                    json_object_set_new(e, "gid_type", json_string(at->type));
-                }
-                json_array_append_new(ports, e);
-                if (!first[0]) {
-                    snprintf(first, sizeof first, "%s port %d", d->name, p->port);
-                    if (at)
-                        snprintf(first_gid, sizeof first_gid, "%s%s%s", at->gid, at->ipv4[0] ? ", " : "", at->ipv4);
-                    source = gd_net_dev_source(f, d);
-                }
-            }
-        size_t n = json_array_size(ports);
-        if (n == 0) {
-            json_decref(ports);
-            continue;
+    gid_group groups[GID_NO_V2 + 1] = {{0}};
+    for (size_t i = 0; i < f->net->dev_count; i++)
+        for (size_t k = 0; k < f->net->devs[i].port_count; k++) {
+            const gd_net_dev *d = &f->net->devs[i];
+            const gd_net_port *p = &d->ports[k];
+            if (p->link_layer != GD_LINK_ETHERNET || gd_net_port_dead(p))
+                continue;
+            roce++;
+            if (!gids_typed(p))
+                continue;
+            tables++;
+            const gd_net_gid *at;
+            gid_problem kind = port_gid_problem(p, want, &at);
+            if (kind != GID_FINE)
+                gid_group_add(&groups[kind], f, d, p, at);
         }
+    for (int kind = GID_V1; kind <= GID_NO_V2; kind++) {
+        gid_group *g = &groups[kind];
+        if (!g->ports)
+            continue;
+        size_t n = json_array_size(g->ports);
         char who[160], title[320], fix[640];
         if (n == 1)
-            snprintf(who, sizeof who, "%s", first);
+            snprintf(who, sizeof who, "%s", g->first);
         else
-            snprintf(who, sizeof who, "%zu RoCE ports (%s and %zu more)", n, first, n - 1);
+            snprintf(who, sizeof who, "%zu RoCE ports (%s and %zu more)", n, g->first, n - 1);
         json_t *ev = json_object();
         json_object_set_new(ev, "variable", json_string("NCCL_IB_GID_INDEX"));
         json_object_set_new(ev, "value", raw ? json_string(raw) : json_null());
-        json_object_set_new(ev, "ports", ports);
-        json_object_set_new(ev, "source", json_string(source ? source : f->net->source));
+        json_object_set_new(ev, "ports", g->ports);
+        json_object_set_new(ev, "source", json_string(g->source ? g->source : f->net->source));
         if (kind == GID_V1)
             gd_strf(title, sizeof title,
                     "NCCL_IB_GID_INDEX=%ld points %s at a RoCE v1 GID%s%s%s: not routable across subnets", want, who,
-                    n == 1 ? " (" : "", n == 1 ? first_gid : "", n == 1 ? ")" : "");
+                    n == 1 ? " (" : "", n == 1 ? g->first_gid : "", n == 1 ? ")" : "");
         else if (kind == GID_MISSING)
             snprintf(title, sizeof title, "NCCL_IB_GID_INDEX=%ld names no GID of %s", want, who);
         else
