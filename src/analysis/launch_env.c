@@ -48,6 +48,26 @@ bool gd_slurm_first_host(const char *list, char *out, size_t len)
     return true;
 }
 
+/* The rank and world size of one launcher's pair of variables, and the local rank. */
+static int place(const char *rank_name, const char *rank, const char *world_name, const char *world, const char *local,
+                 gd_launch *out, char *err, size_t errlen)
+{
+    long v;
+    if (!number(world, 1, 1 << 20, &v)) {
+        snprintf(err, errlen, "%s=%s: not a number of ranks", world_name, world);
+        return -1;
+    }
+    out->world = (int)v;
+    if (!number(rank, 0, out->world - 1, &v)) {
+        snprintf(err, errlen, "%s=%s: not a rank of %s=%d", rank_name, rank, world_name, out->world);
+        return -1;
+    }
+    out->rank = (int)v;
+    if (number(local, 0, 1 << 20, &v))
+        out->local_rank = (int)v;
+    return 0;
+}
+
 int gd_launch_from_env(const char *(*get)(const char *name, void *ud), void *ud, gd_launch *out, char *err,
                        size_t errlen)
 {
@@ -57,18 +77,8 @@ int gd_launch_from_env(const char *(*get)(const char *name, void *ud), void *ud,
     long v;
     if (rank && world) {
         snprintf(out->launcher, sizeof out->launcher, "torchrun");
-        if (!number(world, 1, 1 << 20, &v)) {
-            snprintf(err, errlen, "WORLD_SIZE=%s: not a number of ranks", world);
+        if (place("RANK", rank, "WORLD_SIZE", world, get("LOCAL_RANK", ud), out, err, errlen) != 0)
             return -1;
-        }
-        out->world = (int)v;
-        if (!number(rank, 0, out->world - 1, &v)) {
-            snprintf(err, errlen, "RANK=%s: not a rank of WORLD_SIZE=%d", rank, out->world);
-            return -1;
-        }
-        out->rank = (int)v;
-        if (number(get("LOCAL_RANK", ud), 0, 1 << 20, &v))
-            out->local_rank = (int)v;
         const char *addr = get("MASTER_ADDR", ud), *port = get("MASTER_PORT", ud);
         if (!addr || !*addr) {
             snprintf(err, errlen, "RANK and WORLD_SIZE are set but MASTER_ADDR is not: rank 0's address is needed");
@@ -85,18 +95,8 @@ int gd_launch_from_env(const char *(*get)(const char *name, void *ud), void *ud,
     }
     if (srank && sworld) {
         snprintf(out->launcher, sizeof out->launcher, "slurm");
-        if (!number(sworld, 1, 1 << 20, &v)) {
-            snprintf(err, errlen, "SLURM_NTASKS=%s: not a number of tasks", sworld);
+        if (place("SLURM_PROCID", srank, "SLURM_NTASKS", sworld, get("SLURM_LOCALID", ud), out, err, errlen) != 0)
             return -1;
-        }
-        out->world = (int)v;
-        if (!number(srank, 0, out->world - 1, &v)) {
-            snprintf(err, errlen, "SLURM_PROCID=%s: not a task of SLURM_NTASKS=%d", srank, out->world);
-            return -1;
-        }
-        out->rank = (int)v;
-        if (number(get("SLURM_LOCALID", ud), 0, 1 << 20, &v))
-            out->local_rank = (int)v;
         const char *nodes = get("SLURM_STEP_NODELIST", ud);
         if (!nodes || !*nodes)
             nodes = get("SLURM_JOB_NODELIST", ud);
