@@ -55,13 +55,19 @@ static void the_rounds(void **state)
 
 static const double caps[8] = {50, 50, 50, 50, 50, 50, 50, 50};
 
+/* Every round of n nodes at gbs, judged against caps. */
+static void judge(size_t n, double (*gbs)(size_t a, size_t b), const double *cap, gd_locate *l)
+{
+    gd_pair_result p[64];
+    size_t k = rounds_of(n, gbs, p);
+    assert_int_equal(gd_locate_slow(n, p, k, cap, l), 0);
+}
+
 static void healthy_nodes_blame_nothing(void **state)
 {
     (void)state;
-    gd_pair_result p[64];
-    size_t k = rounds_of(4, healthy, p);
     gd_locate l;
-    assert_int_equal(gd_locate_slow(4, p, k, caps, &l), 0);
+    judge(4, healthy, caps, &l);
     assert_int_equal(l.blamed_nodes, 0);
     assert_int_equal(l.link_count, 0);
     assert_false(l.ambiguous);
@@ -71,17 +77,15 @@ static void healthy_nodes_blame_nothing(void **state)
 static void a_slow_node_is_named(void **state)
 {
     (void)state;
-    gd_pair_result p[64];
-    size_t k = rounds_of(4, node2_quarter, p);
     gd_locate l;
-    assert_int_equal(gd_locate_slow(4, p, k, caps, &l), 0);
+    judge(4, node2_quarter, caps, &l);
     assert_int_equal(l.blamed_nodes, 1);
     assert_true(l.nodes[2].blamed);
     assert_int_equal(l.nodes[2].slow, 2);
     assert_int_equal(l.link_count, 0); /* its pairs are the node's, not links */
     gd_locate_free(&l);
     /* Without the NICs' figures, the fastest pair is the yardstick: the same answer. */
-    assert_int_equal(gd_locate_slow(4, p, k, NULL, &l), 0);
+    judge(4, node2_quarter, NULL, &l);
     assert_true(l.nodes[2].blamed && l.blamed_nodes == 1);
     gd_locate_free(&l);
 }
@@ -89,10 +93,8 @@ static void a_slow_node_is_named(void **state)
 static void a_slow_link_is_named(void **state)
 {
     (void)state;
-    gd_pair_result p[64];
-    size_t k = rounds_of(4, link01_slow, p);
     gd_locate l;
-    assert_int_equal(gd_locate_slow(4, p, k, caps, &l), 0);
+    judge(4, link01_slow, caps, &l);
     assert_int_equal(l.blamed_nodes, 0);
     assert_int_equal(l.link_count, 1);
     assert_true(l.links[0].a == 0 && l.links[0].b == 1);
@@ -102,10 +104,8 @@ static void a_slow_link_is_named(void **state)
 static void a_dead_node_and_two_nodes(void **state)
 {
     (void)state;
-    gd_pair_result p[64];
-    size_t k = rounds_of(8, node5_dead, p);
     gd_locate l;
-    assert_int_equal(gd_locate_slow(8, p, k, caps, &l), 0);
+    judge(8, node5_dead, caps, &l);
     assert_true(l.nodes[5].blamed);
     assert_int_equal(l.nodes[5].failed, 3);
     assert_int_equal(l.blamed_nodes, 1);
