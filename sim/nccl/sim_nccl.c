@@ -367,3 +367,16 @@ ncclResult_t ncclGroupEnd(void)
     pthread_mutex_unlock(&lock);
     return group_failed || partial ? ncclInvalidUsage : ncclSuccess;
 }
+
+/* Multi-process communicators: not simulated yet (the run across nodes
+ * is being built); the calls exist so that the loader's table resolves. */
+ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    return uniqueId ? ncclInvalidUsage : ncclInvalidArgument;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    (void)commId;
+    return comm && nranks > 0 && rank >= 0 && rank < nranks ? ncclInvalidUsage : ncclInvalidArgument;
+}

@@ -62,6 +62,8 @@ typedef enum { ncclInt8 = 0, ncclFloat32 = 7 } ncclDataType_t;
 typedef ncclResult_t (*nccl_GetVersion_fn)(int *version);
 typedef const char *(*nccl_GetErrorString_fn)(ncclResult_t result);
 typedef ncclResult_t (*nccl_CommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
+typedef ncclResult_t (*nccl_GetUniqueId_fn)(ncclUniqueId *uniqueId);
+typedef ncclResult_t (*nccl_CommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 typedef ncclResult_t (*nccl_CommDestroy_fn)(ncclComm_t comm);
 typedef ncclResult_t (*nccl_CommAbort_fn)(ncclComm_t comm);
 typedef ncclResult_t (*nccl_CommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);

@@ -10,6 +10,8 @@
 GD_NCCL_SYMBOL(nccl_GetVersion_fn, ncclGetVersion)
 GD_NCCL_SYMBOL(nccl_GetErrorString_fn, ncclGetErrorString)
 GD_NCCL_SYMBOL(nccl_CommInitAll_fn, ncclCommInitAll)
+GD_NCCL_SYMBOL(nccl_GetUniqueId_fn, ncclGetUniqueId)
+GD_NCCL_SYMBOL(nccl_CommInitRank_fn, ncclCommInitRank)
 GD_NCCL_SYMBOL(nccl_CommDestroy_fn, ncclCommDestroy)
 GD_NCCL_SYMBOL(nccl_CommAbort_fn, ncclCommAbort)
 GD_NCCL_SYMBOL(nccl_CommGetAsyncError_fn, ncclCommGetAsyncError)
