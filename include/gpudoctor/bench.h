@@ -93,7 +93,8 @@ typedef struct gd_nccl_point {
 typedef struct gd_nccl_bench {
     char library[512]; /* the libnccl.so.2 loaded, "" when none */
     int version; /* ncclGetVersion, 0 unknown */
-    int ranks; /* CUDA devices in the communicator */
+    int ranks; /* CUDA devices in the communicator (bench nccl --nodes: this node's) */
+    int nranks_total; /* bench nccl --nodes: the communicator's ranks on every node; 0 on one node */
     int gpus[GD_NCCL_MAX_RANKS]; /* each rank's GPU index (f->gpus[].index), -1 unmatched */
     int iters, warmup; /* per size */
     size_t point_count[GD_NCCL_COLLS];

@@ -34,7 +34,8 @@ typedef struct rank {
 typedef struct run {
     const struct gd_cuda_api *cu;
     const struct gd_nccl_api *nc;
-    int n;
+    int n; /* this process's ranks (its GPUs) */
+    int total, first; /* the communicator's ranks, and this process's first (one node: n and 0) */
     rank *r;
     ncclComm_t *comms;
     gd_nccl_bench *out;
@@ -154,14 +155,14 @@ static void verify(run *x)
         snprintf(o->detail, sizeof o->detail, "the check could not run: out of memory");
     for (int i = 0; ok && i < x->n; i++) {
         for (size_t k = 0; k < CHECK_FLOATS; k++)
-            host[k] = check_value(i, k);
+            host[k] = check_value(x->first + i, k);
         ok = set_device(x, i) && cuda_ok(x, x->cu->cuMemAlloc(&send[i], bytes), "cuMemAlloc") &&
              cuda_ok(x, x->cu->cuMemAlloc(&recv[i], bytes), "cuMemAlloc") &&
              cuda_ok(x, x->cu->cuMemcpyHtoD(send[i], host, bytes), "cuMemcpyHtoD") &&
              cuda_ok(x, x->cu->cuMemsetD8(recv[i], 0, bytes), "cuMemsetD8");
     }
     ok = ok && collective(x, GD_NCCL_ALL_REDUCE, send, recv, CHECK_FLOATS) && sync_all(x);
-    float sum_ranks = (float)x->n * (float)(x->n + 1) / 2.0f; /* 1 + 2 + ... + n */
+    float sum_ranks = (float)x->total * (float)(x->total + 1) / 2.0f; /* 1 + 2 + ... + n */
     size_t wrong = 0;
     for (int i = 0; ok && i < x->n; i++) {
         ok = set_device(x, i) && cuda_ok(x, x->cu->cuMemcpyDtoH(host, recv[i], bytes), "cuMemcpyDtoH");
@@ -169,8 +170,8 @@ static void verify(run *x)
             float want = sum_ranks * (float)(k % 7 + 1);
             if (host[k] != want && wrong++ == 0)
                 snprintf(o->detail, sizeof o->detail,
-                         "all-reduce (sum) of known values: GPU rank %d element %zu is %g, expected %g", i, k,
-                         (double)host[k], (double)want);
+                         "all-reduce (sum) of known values: GPU rank %d element %zu is %g, expected %g", x->first + i,
+                         k, (double)host[k], (double)want);
         }
     }
     if (ok) {
@@ -178,8 +179,8 @@ static void verify(run *x)
         if (wrong)
             o->failed = true;
         else
-            snprintf(o->detail, sizeof o->detail, "a %zu MiB all-reduce (sum) read back right on all %d GPUs",
-                     bytes >> 20, x->n);
+            snprintf(o->detail, sizeof o->detail, "a %zu MiB all-reduce (sum) read back right on all %d GPUs%s",
+                     bytes >> 20, x->n, x->total > x->n ? " of this node" : "");
     } else if (!o->detail[0]) {
         snprintf(o->detail, sizeof o->detail, "the check could not run: %.170s", o->error);
     }
@@ -224,7 +225,7 @@ static void sweep(run *x, const gd_nccl_bench_opts *o)
     gd_nccl_bench *out = x->out;
     size_t sizes[GD_NCCL_MAX_POINTS];
     size_t lo = o->min_bytes ? o->min_bytes : GD_NCCL_MIN_BYTES, hi = o->max_bytes ? o->max_bytes : GD_NCCL_MAX_BYTES;
-    size_t ns = gd_nccl_sweep_sizes(lo, hi, x->n, sizes, GD_NCCL_MAX_POINTS);
+    size_t ns = gd_nccl_sweep_sizes(lo, hi, x->total, sizes, GD_NCCL_MAX_POINTS);
     if (ns == 0)
         return;
     size_t top = sizes[ns - 1];
@@ -235,12 +236,12 @@ static void sweep(run *x, const gd_nccl_bench_opts *o)
              cuda_ok(x, x->cu->cuMemAlloc(&recv[i], top), "cuMemAlloc (the receive buffer)");
     bool stopped = false; /* a stop signal: the sizes measured so far are the figures */
     for (int c = 0; ok && !stopped && c < GD_NCCL_COLLS; c++) {
-        double factor = gd_nccl_busbw_factor((gd_nccl_coll)c, x->n);
+        double factor = gd_nccl_busbw_factor((gd_nccl_coll)c, x->total);
         for (size_t k = 0; ok && k < ns; k++) {
             if ((stopped = o->stop && *o->stop))
                 break;
             /* all-reduce: the buffer's elements; all-gather: each rank's share */
-            size_t count = sizes[k] / 4 / (c == GD_NCCL_ALL_REDUCE ? 1 : (size_t)x->n);
+            size_t count = sizes[k] / 4 / (c == GD_NCCL_ALL_REDUCE ? 1 : (size_t)x->total);
             double s = timed(x, (gd_nccl_coll)c, send, recv, count, out->warmup, out->iters);
             if (!(s > 0)) {
                 ok = false;
@@ -258,39 +259,175 @@ static void sweep(run *x, const gd_nccl_bench_opts *o)
     free_buffers(x, send, recv);
 }
 
-static void measure(run *x, const gd_nccl_bench_opts *o)
+/* The communicator: every GPU of the node (ncclCommInitAll), or this
+ * process's GPUs as ranks first.. of a communicator across processes
+ * (ncclCommInitRank per GPU, grouped: one thread drives them all). */
+static bool comm_init(run *x, const gd_nccl_comm_spec *spec)
 {
-    gd_nccl_bench *out = x->out;
-    int opened = 0;
-    for (int i = 0; i < x->n; i++, opened++) {
-        char why[200];
-        if (gd_probe_ctx_open(x->cu, i, &x->r[i].dev, &x->r[i].ctx, why, sizeof why) != 0) {
-            fail(x, "opening the CUDA device", why);
-            break;
-        }
-        if (gd_probe_stream_open(x->cu, &x->r[i].s, why, sizeof why) != 0) {
-            gd_probe_ctx_close(x->cu, x->r[i].dev, x->r[i].ctx);
-            fail(x, "opening the CUDA device", why);
-            break;
-        }
-    }
-    if (opened == x->n) {
+    if (!spec || !spec->id) {
         int devs[GD_NCCL_MAX_RANKS];
         for (int i = 0; i < x->n; i++)
             devs[i] = i;
-        if (nccl_ok(x, x->nc->ncclCommInitAll(x->comms, x->n, devs), "ncclCommInitAll")) {
-            verify(x);
-            if (out->verdict == GD_VERIFY_OK)
-                sweep(x, o);
-            for (int i = 0; i < x->n; i++)
-                (out->failed ? x->nc->ncclCommAbort : x->nc->ncclCommDestroy)(x->comms[i]);
+        return nccl_ok(x, x->nc->ncclCommInitAll(x->comms, x->n, devs), "ncclCommInitAll");
+    }
+    ncclUniqueId id;
+    memcpy(id.internal, spec->id, sizeof id.internal);
+    if (!nccl_ok(x, x->nc->ncclGroupStart(), "ncclGroupStart"))
+        return false;
+    ncclResult_t rc = ncclSuccess;
+    for (int i = 0; i < x->n && rc == ncclSuccess; i++)
+        if (set_device(x, i))
+            rc = x->nc->ncclCommInitRank(&x->comms[i], x->total, id, x->first + i);
+    ncclResult_t end = x->nc->ncclGroupEnd();
+    return !x->out->failed && nccl_ok(x, rc, "ncclCommInitRank") && nccl_ok(x, end, "ncclGroupEnd (ncclCommInitRank)");
+}
+
+struct gd_nccl_session {
+    gd_bench_rt rt;
+    struct gd_nccl_api nc;
+    rank r[GD_NCCL_MAX_RANKS];
+    int n, opened;
+};
+
+static void measure(run *x, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec)
+{
+    gd_nccl_bench *out = x->out;
+    if (!comm_init(x, spec))
+        return;
+    verify(x);
+    /* Across processes every rank runs the same collectives, or the others
+     * wait for it: wrong data still runs the sweep (the figures are the
+     * run's, and the report refuses them), an error does not. */
+    if (out->verdict == GD_VERIFY_OK || (x->total > x->n && out->verdict == GD_VERIFY_WRONG))
+        sweep(x, o);
+    for (int i = 0; i < x->n; i++)
+        if (x->comms[i])
+            (out->failed ? x->nc->ncclCommAbort : x->nc->ncclCommDestroy)(x->comms[i]);
+}
+
+static void bench_init(gd_nccl_bench *out, const gd_nccl_bench_opts *o)
+{
+    *out = (gd_nccl_bench){.iters = o->iters > 0 ? o->iters : DEFAULT_ITERS,
+                           .warmup = o->warmup > 0 ? o->warmup : DEFAULT_WARMUP};
+    for (int c = 0; c < GD_NCCL_COLLS; c++)
+        out->peak_busbw_gbps[c] = NAN;
+    snprintf(out->env, sizeof out->env, "%s", o->env ? o->env : "");
+}
+
+int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, gd_nccl_session **out,
+                         char *err, size_t errlen)
+{
+    *out = NULL;
+    gd_nccl_session *s = calloc(1, sizeof *s);
+    if (!b->nccl && !(b->nccl = calloc(1, sizeof *b->nccl))) {
+        free(s);
+        s = NULL;
+    }
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    gd_nccl_bench *nb = b->nccl;
+    bench_init(nb, o);
+    gd_bench_rt_opts ro = o->rt;
+    ro.cublaslt = NULL;
+    if (gd_bench_rt_open(&s->rt, &ro, f, b, err, errlen) != 0) {
+        free(s);
+        return -1;
+    }
+    s->n = nb->ranks = s->rt.count > GD_NCCL_MAX_RANKS ? GD_NCCL_MAX_RANKS : s->rt.count;
+    for (int i = 0; i < nb->ranks; i++)
+        nb->gpus[i] = (size_t)i < b->gpu_count ? b->gpus[i].gpu : -1;
+    char why[1024];
+    if (gd_nccl_load(&s->nc, o->nccl, why, sizeof why) != 0) {
+        snprintf(err, errlen,
+                 "%s. bench nccl needs NCCL: name a Python environment with NVIDIA's nvidia-nccl wheel (--python "
+                 "ENV, e.g. a PyTorch venv), install Debian's libnccl2 (contrib) or NVIDIA's, or set "
+                 "GPUDOCTOR_NCCL_LIBRARY",
+                 why);
+        gd_bench_rt_close(&s->rt);
+        free(s);
+        return -1;
+    }
+    snprintf(nb->library, sizeof nb->library, "%s", s->nc.lib.path);
+    if (s->nc.ncclGetVersion(&nb->version) != ncclSuccess)
+        nb->version = 0;
+    gd_bench_thread_timing();
+    for (; s->opened < s->n; s->opened++) {
+        rank *r = &s->r[s->opened];
+        if (gd_probe_ctx_open(&s->rt.cu, s->opened, &r->dev, &r->ctx, why, sizeof why) != 0)
+            break;
+        if (gd_probe_stream_open(&s->rt.cu, &r->s, why, sizeof why) != 0) {
+            gd_probe_ctx_close(&s->rt.cu, r->dev, r->ctx);
+            break;
         }
     }
-    for (int i = 0; i < opened; i++) {
-        x->cu->cuCtxSetCurrent(x->r[i].ctx);
-        gd_probe_stream_close(x->cu, &x->r[i].s);
-        gd_probe_ctx_close(x->cu, x->r[i].dev, x->r[i].ctx);
+    if (s->opened < s->n) {
+        snprintf(err, errlen, "opening the CUDA device failed: %s", why);
+        gd_nccl_session_close(s);
+        return -1;
     }
+    *out = s;
+    return 0;
+}
+
+int gd_nccl_session_gpus(const gd_nccl_session *s)
+{
+    return s->n;
+}
+
+int gd_nccl_session_unique_id(gd_nccl_session *s, unsigned char id[GD_NCCL_ID_BYTES], char *err, size_t errlen)
+{
+    ncclUniqueId u;
+    ncclResult_t rc = s->nc.ncclGetUniqueId(&u);
+    if (rc != ncclSuccess) {
+        snprintf(err, errlen, "ncclGetUniqueId failed: %s (%s)", gd_nccl_result_name(rc), s->nc.ncclGetErrorString(rc));
+        return -1;
+    }
+    memcpy(id, u.internal, GD_NCCL_ID_BYTES);
+    return 0;
+}
+
+void gd_nccl_session_measure(gd_nccl_session *s, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec,
+                             gd_nccl_bench *out)
+{
+    gd_nccl_bench keep = *out; /* the library, its version and the GPUs stay */
+    bench_init(out, o);
+    memcpy(out->library, keep.library, sizeof out->library);
+    out->version = keep.version;
+    out->ranks = s->n;
+    memcpy(out->gpus, keep.gpus, sizeof out->gpus);
+    bool across = spec && spec->id;
+    out->nranks_total = across ? spec->nranks : 0;
+    ncclComm_t comms[GD_NCCL_MAX_RANKS];
+    memset(comms, 0, sizeof comms);
+    run x = {.cu = &s->rt.cu,
+             .nc = &s->nc,
+             .n = s->n,
+             .total = across ? spec->nranks : s->n,
+             .first = across ? spec->first_rank : 0,
+             .r = s->r,
+             .comms = comms,
+             .out = out,
+             .stop = across ? NULL : o->stop}; /* across processes a stop would leave the others waiting */
+    gd_nccl_bench_opts oo = *o;
+    if (across)
+        oo.stop = NULL;
+    measure(&x, &oo, spec);
+}
+
+void gd_nccl_session_close(gd_nccl_session *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->opened; i++) {
+        s->rt.cu.cuCtxSetCurrent(s->r[i].ctx);
+        gd_probe_stream_close(&s->rt.cu, &s->r[i].s);
+        gd_probe_ctx_close(&s->rt.cu, s->r[i].dev, s->r[i].ctx);
+    }
+    gd_nccl_unload(&s->nc);
+    gd_bench_rt_close(&s->rt);
+    free(s);
 }
 
 int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen)
@@ -301,46 +438,31 @@ int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_f
         return -1;
     }
     gd_nccl_bench *out = b->nccl;
-    *out = (gd_nccl_bench){.iters = o->iters > 0 ? o->iters : DEFAULT_ITERS,
-                           .warmup = o->warmup > 0 ? o->warmup : DEFAULT_WARMUP};
-    for (int c = 0; c < GD_NCCL_COLLS; c++)
-        out->peak_busbw_gbps[c] = NAN;
-    snprintf(out->env, sizeof out->env, "%s", o->env ? o->env : "");
+    bench_init(out, o);
+    /* Fewer than two GPUs: said before NCCL is looked for. */
     gd_bench_rt_opts ro = o->rt;
     ro.cublaslt = NULL;
     if (gd_bench_rt_open(&rt, &ro, f, b, err, errlen) != 0)
         return -1;
-    out->ranks = rt.count > GD_NCCL_MAX_RANKS ? GD_NCCL_MAX_RANKS : rt.count;
-    for (int i = 0; i < out->ranks; i++)
-        out->gpus[i] = (size_t)i < b->gpu_count ? b->gpus[i].gpu : -1;
-    if (out->ranks < 2) {
+    int count = rt.count;
+    gd_bench_rt_close(&rt);
+    if (count < 2) {
+        out->ranks = count;
+        for (int i = 0; i < count; i++)
+            out->gpus[i] = (size_t)i < b->gpu_count ? b->gpus[i].gpu : -1;
         snprintf(out->skipped, sizeof out->skipped,
-                 "%d CUDA device: NCCL's collectives need two GPUs or more, nothing to measure", out->ranks);
-        gd_bench_rt_close(&rt);
+                 "%d CUDA device: NCCL's collectives need two GPUs or more, nothing to measure", count);
         return 0;
     }
-    struct gd_nccl_api nc;
-    char why[1024];
-    if (gd_nccl_load(&nc, o->nccl, why, sizeof why) != 0) {
-        snprintf(err, errlen,
-                 "%s. bench nccl needs NCCL: name a Python environment with NVIDIA's nvidia-nccl wheel (--python "
-                 "ENV, e.g. a PyTorch venv), install Debian's libnccl2 (contrib) or NVIDIA's, or set "
-                 "GPUDOCTOR_NCCL_LIBRARY",
-                 why);
-        gd_bench_rt_close(&rt);
-        return -1;
+    gd_nccl_session *s;
+    if (gd_nccl_session_open(o, f, b, &s, err, errlen) != 0) {
+        if (strncmp(err, "opening the CUDA device", 23) != 0)
+            return -1;
+        out->failed = true; /* a device that would not open is a failure of the run, as before */
+        snprintf(out->error, sizeof out->error, "%.239s", err);
+        return 0;
     }
-    snprintf(out->library, sizeof out->library, "%s", nc.lib.path);
-    if (nc.ncclGetVersion(&out->version) != ncclSuccess)
-        out->version = 0;
-    rank r[GD_NCCL_MAX_RANKS];
-    ncclComm_t comms[GD_NCCL_MAX_RANKS];
-    memset(r, 0, sizeof r);
-    memset(comms, 0, sizeof comms);
-    run x = {.cu = &rt.cu, .nc = &nc, .n = out->ranks, .r = r, .comms = comms, .out = out, .stop = o->stop};
-    gd_bench_thread_timing();
-    measure(&x, o);
-    gd_nccl_unload(&nc);
-    gd_bench_rt_close(&rt);
+    gd_nccl_session_measure(s, o, NULL, out);
+    gd_nccl_session_close(s);
     return 0;
 }

@@ -42,4 +42,35 @@ size_t gd_nccl_sweep_sizes(size_t lo, size_t hi, int ranks, size_t *out, size_t 
  */
 int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen);
 
+/*
+ * The same measurement on a communicator across processes (bench nccl
+ * --nodes): a session holds the driver, NCCL and every GPU of the node
+ * open, and measures on communicators made from a unique id that one
+ * process made and the others received (ncclCommInitRank, this process's
+ * GPUs as consecutive ranks).
+ */
+#define GD_NCCL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */
+
+typedef struct gd_nccl_session gd_nccl_session;
+
+typedef struct gd_nccl_comm_spec {
+    int nranks; /* in the communicator */
+    int first_rank; /* this process's first; its GPUs follow */
+    const unsigned char *id; /* GD_NCCL_ID_BYTES; NULL: this node alone (ncclCommInitAll) */
+} gd_nccl_comm_spec;
+
+/* Opens the driver, NCCL and every GPU (b->nccl made: the library, its
+ * version, the GPUs). 0, or -1 with a message. */
+int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, gd_nccl_session **out,
+                         char *err, size_t errlen);
+int gd_nccl_session_gpus(const gd_nccl_session *s);
+/* ncclGetUniqueId: this process is the communicator's root. */
+int gd_nccl_session_unique_id(gd_nccl_session *s, unsigned char id[GD_NCCL_ID_BYTES], char *err, size_t errlen);
+/* The check and the sweep on the communicator of spec, into out (its
+ * library, version and GPUs kept). Across processes no stop signal ends
+ * the sweep early: the other ranks would wait for this one. */
+void gd_nccl_session_measure(gd_nccl_session *s, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec,
+                             gd_nccl_bench *out);
+void gd_nccl_session_close(gd_nccl_session *s);
+
 #endif
