@@ -101,6 +101,7 @@ static int serve(const gd_launch *l, const char *self_host, double timeout_s, co
         free(fds);
         return -1;
     }
+    res->fds = fds;
     int arrived = 1;
     while (arrived < l->world) {
         struct pollfd p = {.fd = s, .events = POLLIN};
@@ -149,14 +150,16 @@ static int serve(const gd_launch *l, const char *self_host, double timeout_s, co
                 rc = -1;
             }
         }
-        close(fds[r]);
+        if (rc != 0) {
+            close(fds[r]);
+            fds[r] = -1;
+        }
     }
-    free(fds);
     return rc;
 }
 
-static int join(const gd_launch *l, const char *self_host, double timeout_s, unsigned char *blob, char *err,
-                size_t errlen)
+static int join(const gd_launch *l, const char *self_host, double timeout_s, unsigned char *blob, gd_rdv_result *res,
+                char *err, size_t errlen)
 {
     double deadline = now_s() + timeout_s;
     char port[16], why[160] = "no answer";
@@ -188,11 +191,12 @@ static int join(const gd_launch *l, const char *self_host, double timeout_s, uns
                 char reply[sizeof magic + GD_RDV_BLOB];
                 bool sent = io_all(c, &h, sizeof h, true, deadline);
                 bool got = sent && io_all(c, reply, sizeof reply, false, deadline);
-                close(c);
-                if (got && memcmp(reply, magic, sizeof magic) == 0) {
+                if (got && memcmp(reply, magic, sizeof magic) == 0 && (res->fds = malloc(sizeof *res->fds))) {
                     memcpy(blob, reply + sizeof magic, GD_RDV_BLOB);
+                    res->fds[0] = c;
                     return 0;
                 }
+                close(c);
                 snprintf(err, errlen,
                          "rank 0 at %s:%d took rank %d in but did not hand out the run within %.0f s (a rank missing: "
                          "rank 0's report names it)",
@@ -222,11 +226,46 @@ int gd_rendezvous(const gd_launch *l, const char *self_host, double timeout_s, u
     if (l->world <= 1)
         return 0;
     return l->rank == 0 ? serve(l, self_host, timeout_s, blob, res, err, errlen)
-                        : join(l, self_host, timeout_s, blob, err, errlen);
+                        : join(l, self_host, timeout_s, blob, res, err, errlen);
 }
 
 void gd_rdv_result_free(gd_rdv_result *res)
 {
+    int n = res->ranks ? res->world : 1;
+    for (int i = 0; res->fds && i < n; i++)
+        if (res->fds[i] >= 0)
+            close(res->fds[i]);
+    free(res->fds);
+    res->fds = NULL;
     free(res->ranks);
     res->ranks = NULL;
+}
+
+/* A message's head: its type and size, in network order. */
+typedef struct msg_head {
+    char magic[8];
+    uint32_t type, len;
+} msg_head;
+
+int gd_rdv_send(int fd, unsigned type, const void *buf, size_t len, double timeout_s)
+{
+    if (fd < 0 || len > GD_RDV_MSG_MAX)
+        return -1;
+    double deadline = now_s() + timeout_s;
+    msg_head h = {.type = htonl(type), .len = htonl((uint32_t)len)};
+    memcpy(h.magic, magic, sizeof magic);
+    return io_all(fd, &h, sizeof h, true, deadline) && (len == 0 || io_all(fd, (void *)buf, len, true, deadline)) ? 0
+                                                                                                                  : -1;
+}
+
+int gd_rdv_recv(int fd, unsigned type, void *buf, size_t len, double timeout_s)
+{
+    if (fd < 0)
+        return -1;
+    double deadline = now_s() + timeout_s;
+    msg_head h;
+    if (!io_all(fd, &h, sizeof h, false, deadline) || memcmp(h.magic, magic, sizeof magic) != 0 ||
+        ntohl(h.type) != type || ntohl(h.len) != len)
+        return -1;
+    return len == 0 || io_all(fd, buf, len, false, deadline) ? 0 : -1;
 }

@@ -27,6 +27,9 @@ typedef struct gd_rdv_result {
     int world;
     gd_rdv_rank *ranks; /* rank 0's view: world entries (its own arrived); NULL elsewhere */
     int missing; /* ranks that did not arrive (rank 0) */
+    /* The connections, kept for the run's messages: rank 0 one per rank
+     * (-1: none, its own and a missing one's), the others fds[0] to rank 0. */
+    int *fds;
 } gd_rdv_result;
 
 /* Meets the other ranks of l within timeout_s seconds. Rank 0 gives blob,
@@ -37,6 +40,14 @@ typedef struct gd_rdv_result {
 int gd_rendezvous(const gd_launch *l, const char *self_host, double timeout_s, unsigned char blob[GD_RDV_BLOB],
                   gd_rdv_result *res, char *err, size_t errlen);
 
+/* Closes the connections. */
 void gd_rdv_result_free(gd_rdv_result *res);
+
+/* One message on a connection of the meeting: a type and up to
+ * GD_RDV_MSG_MAX bytes, within timeout_s. gd_rdv_recv wants the type and
+ * size said; 0, or -1 (closed, timed out, another message). */
+#define GD_RDV_MSG_MAX ((size_t)1 << 20)
+int gd_rdv_send(int fd, unsigned type, const void *buf, size_t len, double timeout_s);
+int gd_rdv_recv(int fd, unsigned type, void *buf, size_t len, double timeout_s);
 
 #endif

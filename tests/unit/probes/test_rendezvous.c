@@ -142,10 +142,43 @@ static void a_taken_port_is_said(void **state)
     close(s);
 }
 
+/* After the meeting, the connections carry the run's messages both ways; a
+ * message of another type or size, or a peer gone, is -1 within its bound. */
+static void messages_after_the_meeting(void **state)
+{
+    (void)state;
+    int port = free_port();
+    pid_t kid = fork();
+    if (kid == 0) {
+        gd_launch l = at(1, 2, "127.0.0.1", port);
+        unsigned char blob[GD_RDV_BLOB];
+        gd_rdv_result res;
+        char err[256], got[16] = "";
+        int ok = gd_rendezvous(&l, "node1", 5, blob, &res, err, sizeof err) == 0 &&
+                 gd_rdv_recv(res.fds[0], 7, got, sizeof got, 5) == 0 && strcmp(got, "measure") == 0 &&
+                 gd_rdv_send(res.fds[0], 8, "node1 done", 11, 5) == 0;
+        gd_rdv_result_free(&res);
+        _exit(ok ? 0 : 1);
+    }
+    gd_launch l = at(0, 2, "127.0.0.1", port);
+    unsigned char blob[GD_RDV_BLOB] = {0};
+    gd_rdv_result res;
+    char err[256] = "", msg[16] = "measure", reply[11] = "";
+    assert_int_equal(gd_rendezvous(&l, "node0", 5, blob, &res, err, sizeof err), 0);
+    assert_int_equal(gd_rdv_send(res.fds[1], 7, msg, sizeof msg, 5), 0);
+    assert_int_equal(gd_rdv_recv(res.fds[1], 8, reply, sizeof reply, 5), 0);
+    assert_string_equal(reply, "node1 done");
+    assert_int_equal(exit_of(kid), 0);
+    /* The peer has gone: no wait past the bound, and no message. */
+    assert_int_equal(gd_rdv_recv(res.fds[1], 8, reply, sizeof reply, 0.5), -1);
+    assert_int_equal(gd_rdv_recv(-1, 8, reply, sizeof reply, 0.5), -1);
+    gd_rdv_result_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(all_arrive_one_late), cmocka_unit_test(a_dead_rank_is_named),
-                                       cmocka_unit_test(a_wrong_master_is_said),
-                                       cmocka_unit_test(a_taken_port_is_said)};
+                                       cmocka_unit_test(a_wrong_master_is_said), cmocka_unit_test(a_taken_port_is_said),
+                                       cmocka_unit_test(messages_after_the_meeting)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
