@@ -143,6 +143,7 @@ typedef struct gd_bench_facts {
     size_t gpu_count;
     gd_bench_gpu *gpus;
     gd_nccl_bench *nccl; /* bench nccl, NULL when it did not run */
+    struct gd_nccl_nodes *nodes; /* bench nccl --nodes (bench_nodes.h), rank 0's; NULL when it did not run */
 } gd_bench_facts;
 
 /* The f->gpus index of a bench row's GPU, or -1 when it is not matched. */

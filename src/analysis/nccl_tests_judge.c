@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An nccl-tests table worked out: see nccl_tests_judge.h. */
 #include "nccl_tests_judge.h"
+#include "node_net.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,32 +61,6 @@ void gd_nt_summarize(const gd_nt_table *x, gd_nt_summary *s)
     }
 }
 
-/* Whether NCCL_IB_HCA in env admits device dev ("mlx5_0,mlx5_1:1", "^mlx5_2", "=mlx5_0"); true without it. */
-static bool hca_admits(const char *env, const char *dev)
-{
-    const char *h = strstr(env, "NCCL_IB_HCA=");
-    if (!h)
-        return true;
-    h += 12;
-    bool exclude = *h == '^';
-    if (exclude)
-        h++;
-    bool exact = *h == '=';
-    if (exact)
-        h++;
-    char list[160];
-    size_t n = strcspn(h, " ");
-    snprintf(list, sizeof list, "%.*s", (int)(n < sizeof list ? n : sizeof list - 1), h);
-    bool listed = false;
-    for (char *save = NULL, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(w, ':');
-        if (colon)
-            *colon = '\0';
-        listed |= exact ? strcmp(w, dev) == 0 : strncmp(dev, w, strlen(w)) == 0;
-    }
-    return exclude ? !listed : listed;
-}
-
 static int by_rate_desc(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -117,7 +92,7 @@ int gd_nt_expect_of(const gd_net_facts *net, const gd_nt_table *x, gd_nt_expect 
     size_t n = 0, used = 0;
     for (size_t d = 0; d < net->dev_count; d++) {
         const gd_net_dev *dev = &net->devs[d];
-        if (!hca_admits(x->env, dev->name))
+        if (!gd_nccl_hca_admits(x->env, dev->name))
             continue;
         for (size_t p = 0; p < dev->port_count; p++) {
             const gd_net_port *pt = &dev->ports[p];

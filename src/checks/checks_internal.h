@@ -135,6 +135,9 @@ void gd_check_bench_failed(const gd_check *self, const gd_facts *f, gd_findings 
 void gd_check_bench_above_datasheet(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_bench_nccl_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_bench_nccl_node_missing(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_bench_nccl_nodes_failed(const gd_check *self, const gd_facts *f, gd_findings *out);
+void gd_check_bench_nccl_nodes_low(const gd_check *self, const gd_facts *f, gd_findings *out);
 /* nccl-tests tables read by --from (nccl_tests.c). */
 void gd_check_nccl_tests_summary(const gd_check *self, const gd_facts *f, gd_findings *out);
 void gd_check_nccl_tests_wrong_data(const gd_check *self, const gd_facts *f, gd_findings *out);

@@ -22,7 +22,7 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "                       [--dtype bf16|fp16|tf32|fp32|fp8] [--size N]\n"
                              "                       [--seconds S] [--interval MS] [--reps N]\n"
                              "                       [--no-concurrent] [--python PATH]... [--report FILE.html]\n"
-                             "                       [--exit-findings]\n"
+                             "                       [--exit-findings] [--nodes [--timeout S]]\n"
                              "\n"
                              "Makes the GPUs work and measures them, so that a GPU that is slow only under\n"
                              "load, or slower than its peers with no flag set, shows itself. Run it on an idle\n"
@@ -44,6 +44,13 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "          (libnccl.so.2), 8 MiB to 1 GiB, against what the GPUs' topology\n"
                              "          allows (the slowest ring edge); one all-reduce checked on the host\n"
                              "          first. With one GPU it says so and exits 3, as p2p does\n"
+                             "  nccl --nodes\n"
+                             "          the all-reduce across the nodes of a launch: start one gpudoctor per\n"
+                             "          node through Slurm ('srun -N 4 --ntasks-per-node=1 gpudoctor bench\n"
+                             "          nccl --nodes') or torchrun's variables (RANK, WORLD_SIZE, MASTER_ADDR,\n"
+                             "          MASTER_PORT); each drives every GPU of its node, no MPI. Judged\n"
+                             "          against what the nodes' RDMA NICs allow; when it is slow, node pairs\n"
+                             "          say which node or link (and its NIC). Rank 0 prints the one report\n"
                              "  stress  GEMM on every GPU at once for --seconds (default 300) while clocks,\n"
                              "          temperature, power and throttle reasons are sampled; the thermal,\n"
                              "          power and clock checks judge that window; per-GPU curves\n"
@@ -70,14 +77,27 @@ const char gd_bench_help[] = "usage: gpudoctor bench [pcie|gemm|membw|p2p|nccl|s
                              "                   the toolkit's (CUDA_HOME); GPUDOCTOR_CUBLASLT_LIBRARY: one;\n"
                              "                   and NCCL (nvidia/nccl/lib), before libnccl.so.2 on the\n"
                              "                   loader's path and the toolkit's; GPUDOCTOR_NCCL_LIBRARY: one\n"
-                             "  --report FILE    stress: also write the check report with its plots as HTML\n"
+                             "  --report FILE    stress, nccl --nodes: also write the report as HTML\n"
+                             "  --nodes          nccl: across the nodes of a Slurm or torchrun launch (above)\n"
+                             "  --timeout S      --nodes: how long a rank is waited for (default 60); a rank\n"
+                             "                   that does not come is named, nothing waits longer\n"
                              "  --exit-findings  exit 1/2 on warning/critical findings, as check does (else 0)\n"
                              "\n"
                              "Ctrl-C, SIGTERM or SIGHUP end a stress window early: the report (and --report's\n"
                              "page) covers what ran until then. They end the other benchmarks within about a\n"
                              "second with the report of what was measured.\n";
 
-enum { OPT_DTYPE = 256, OPT_SECONDS, OPT_INTERVAL, OPT_FORCE, OPT_PYTHON, OPT_REPORT, OPT_EXIT };
+enum {
+    OPT_DTYPE = 256,
+    OPT_SECONDS,
+    OPT_INTERVAL,
+    OPT_FORCE,
+    OPT_PYTHON,
+    OPT_REPORT,
+    OPT_EXIT,
+    OPT_NODES,
+    OPT_TIMEOUT
+};
 
 const struct option gd_bench_options[] = {
     {"json", no_argument, NULL, 'j'},
@@ -92,6 +112,8 @@ const struct option gd_bench_options[] = {
     {"python", required_argument, NULL, OPT_PYTHON},
     {"report", required_argument, NULL, OPT_REPORT},
     {"exit-findings", no_argument, NULL, OPT_EXIT},
+    {"nodes", no_argument, NULL, OPT_NODES},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -135,6 +157,11 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
             break;
         case OPT_REPORT: o->report = optarg; break;
         case OPT_EXIT: o->exit_findings = true; break;
+        case OPT_NODES: o->nodes = true; break;
+        case OPT_TIMEOUT:
+            if (gd_cli_duration(optarg, 1, 0.1, 86400, &o->timeout_s) != 0)
+                return gd_cli_error("--timeout wants a duration between 0.1 s and a day, not '%s'", optarg);
+            break;
         case 'h': gd_cli_help_print(stdout, gd_bench_help); return GD_EXIT_OK;
         case ':': return gd_cli_error("%s needs a value (see 'gpudoctor bench --help')", argv[optind - 1]);
         default: return gd_cli_error("unknown option '%s' (see 'gpudoctor bench --help')", argv[optind - 1]);
@@ -152,8 +179,13 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     bool stress = strcmp(o->what, "stress") == 0, all = strcmp(o->what, "all") == 0;
     /* Every benchmark stops on Ctrl-C, SIGTERM or SIGHUP with what it
      * measured (the stop handler stays). */
-    if (o->report && !stress)
-        return gd_cli_error("--report is for 'bench stress' (the window's plots)");
+    bool nccl = strcmp(o->what, "nccl") == 0;
+    if (o->nodes && !nccl)
+        return gd_cli_error("--nodes is for 'bench nccl' (the all-reduce across nodes)");
+    if (o->timeout_s > 0 && !o->nodes)
+        return gd_cli_error("--timeout is for 'bench nccl --nodes' (how long a rank is waited for)");
+    if (o->report && !stress && !o->nodes)
+        return gd_cli_error("--report is for 'bench stress' (the window's plots) and 'bench nccl --nodes'");
     if (o->interval_ms > 0 && !stress)
         return gd_cli_error("--interval is for 'bench stress'");
     if (o->size > 0 && all)
@@ -230,6 +262,8 @@ int gd_cmd_bench(int argc, char **argv)
     }
     if (strcmp(o.what, "stress") == 0)
         rc = gd_cli_bench_stress(&o, &co, &f);
+    else if (o.nodes)
+        rc = gd_cli_bench_nodes(&o, &f);
     else
         rc = gd_cli_bench_measure(&o, &co, &f);
     gd_facts_free(&f);

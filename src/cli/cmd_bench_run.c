@@ -86,24 +86,27 @@ static void nccl_env(char *buf, size_t len)
     }
 }
 
+void gd_cli_bench_nccl_opts(const gd_bench_cli *o, const gd_facts *f, gd_cli_nccl_opts *out)
+{
+    library_search(o, f, o->sim_nccl, o->ctx->nccl_library, &out->search, out->sites, 16);
+    nccl_env(out->env, sizeof out->env);
+    size_t one = o->size > 0 ? (size_t)(o->size * (1 << 20)) : 0;
+    out->opts = (gd_nccl_bench_opts){.rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
+                                            .sim_scenario = o->sim ? o->scenario : NULL},
+                                     .nccl = &out->search,
+                                     .min_bytes = one,
+                                     .max_bytes = one,
+                                     .iters = (int)o->reps,
+                                     .env = out->env,
+                                     .stop = &gd_cli_stop};
+}
+
 /* bench nccl into the bench facts. 0, or -1 with a message (nothing could run). */
 static int run_nccl(const gd_bench_cli *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen)
 {
-    const char *sites[16];
-    gd_nccl_search ns;
-    library_search(o, f, o->sim_nccl, o->ctx->nccl_library, &ns, sites, 16);
-    char env[256];
-    nccl_env(env, sizeof env);
-    size_t one = o->size > 0 ? (size_t)(o->size * (1 << 20)) : 0;
-    gd_nccl_bench_opts no = {.rt = {.cuda_library = o->sim ? o->sim_cuda : o->ctx->cuda_library,
-                                    .sim_scenario = o->sim ? o->scenario : NULL},
-                             .nccl = &ns,
-                             .min_bytes = one,
-                             .max_bytes = one,
-                             .iters = (int)o->reps,
-                             .env = env,
-                             .stop = &gd_cli_stop};
-    return gd_nccl_bench_run(&no, f, b, err, errlen);
+    gd_cli_nccl_opts no;
+    gd_cli_bench_nccl_opts(o, f, &no);
+    return gd_nccl_bench_run(&no.opts, f, b, err, errlen);
 }
 
 static gd_gemm_bench_opts gemm_opts(const gd_bench_cli *o, const gd_cublaslt_search *lt, double seconds)
@@ -128,7 +131,7 @@ static void judge(const gd_facts *f, gd_findings *fs, const char *const *groups,
                 gd_check_run(&gd_checks[i], f, fs);
 }
 
-static int finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
+int gd_cli_bench_finish(const gd_bench_cli *o, const gd_facts *f, gd_findings *fs)
 {
     int code = GD_EXIT_OK;
     bool pcie_only = strcmp(o->what, "pcie") == 0;
@@ -328,7 +331,7 @@ int gd_cli_bench_measure(const gd_bench_cli *o, const gd_collect_opts *co, gd_fa
         fprintf(stderr, "gpudoctor: bench %s stopped (signal %d): the report has what it measured until then\n",
                 o->what, (int)gd_cli_stop_signal);
     gd_findings_sort(&fs);
-    int code = finish(o, f, &fs);
+    int code = gd_cli_bench_finish(o, f, &fs);
     gd_findings_free(&fs);
     return code;
 }
@@ -390,7 +393,7 @@ int gd_cli_bench_stress(const gd_bench_cli *o, const gd_collect_opts *co, const 
     gd_check_run(gd_check_find("bench.gemm_low"), &win, &fs);
     gd_check_run(gd_check_find("bench.above_datasheet"), &win, &fs);
     gd_findings_sort(&fs);
-    int code = finish(o, &win, &fs);
+    int code = gd_cli_bench_finish(o, &win, &fs);
     gd_findings_free(&fs);
     gd_facts_free(&win);
     return code;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The bench facts (gpudoctor/bench.h) and the datasheet table they are judged against. */
 #include "gpudoctor/bench.h"
+#include "gpudoctor/bench_nodes.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -58,7 +59,19 @@ void gd_bench_facts_free(gd_bench_facts *b)
     free(b->gpus);
     free(b->nccl);
     free(b->p2p_pairs);
+    if (b->nodes) {
+        gd_nccl_nodes_free(b->nodes);
+        free(b->nodes);
+    }
     free(b);
+}
+
+void gd_nccl_nodes_free(gd_nccl_nodes *n)
+{
+    free(n->nodes);
+    free(n->pairs);
+    n->nodes = NULL;
+    n->pairs = NULL;
 }
 
 double gd_nccl_algbw_gbps(size_t bytes, double seconds)

@@ -3,6 +3,7 @@
 #include "bench_gpu_report.h"
 
 #include "bench_nccl_report.h"
+#include "bench_nodes_report.h"
 
 #include "analysis/nccl_expect.h"
 
@@ -131,6 +132,9 @@ json_t *gd_bench_gpu_json(const gd_facts *f, const gd_findings *fs, const char *
     json_t *nccl = gd_bench_nccl_json(f);
     if (nccl)
         json_object_set_new(root, "nccl", nccl);
+    json_t *nodes = gd_bench_nodes_json(f);
+    if (nodes)
+        json_object_set_new(root, "nodes", nodes);
     if (b && b->p2p)
         json_object_set_new(root, "p2p", gd_bench_p2p_json(f));
     if (f->pcie && f->pcie->bench) {
@@ -377,6 +381,7 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
         fputc('\n', out);
     }
     gd_bench_nccl_text(out, f, st);
+    gd_bench_nodes_text(out, f, st);
     size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++)
         shown += !fs->v[i].ignored;
@@ -386,7 +391,11 @@ void gd_bench_gpu_text(FILE *out, const gd_facts *f, const gd_findings *fs, cons
     }
     gd_bench_findings_text(out, fs, st);
     gd_nccl_expect e;
-    if (!shown && strcmp(what, "nccl") == 0)
+    if (!shown && b && b->nodes)
+        fputs("No finding: the all-reduce across nodes is near what the NICs allow, every rank joined and its data "
+              "came back right.\n",
+              out);
+    else if (!shown && strcmp(what, "nccl") == 0)
         fprintf(out, "No finding%s\n",
                 b && b->nccl && !b->nccl->skipped[0] && gd_nccl_expect_of(f, b->nccl, &e) == 0
                     ? ": NCCL's bus bandwidth is near what the GPUs' topology allows."

@@ -25,7 +25,7 @@ static void version_text(int v, char *buf, size_t len)
         snprintf(buf, len, "unknown");
 }
 
-static json_t *sweep_json(const gd_nccl_bench *n, gd_nccl_coll c)
+json_t *gd_bench_nccl_sweep_json(const gd_nccl_bench *n, gd_nccl_coll c)
 {
     json_t *o = json_object(), *pts = json_array();
     json_object_set_new(o, "peak_busbw_gbps", num(n->peak_busbw_gbps[c], 10));
@@ -42,7 +42,7 @@ static json_t *sweep_json(const gd_nccl_bench *n, gd_nccl_coll c)
     return o;
 }
 
-static const char *verdict_name(gd_bench_verdict v)
+const char *gd_bench_verdict_name(gd_bench_verdict v)
 {
     return v == GD_VERIFY_OK ? "ok" : v == GD_VERIFY_WRONG ? "wrong" : "not_checked";
 }
@@ -63,12 +63,12 @@ json_t *gd_bench_nccl_json(const gd_facts *f)
     json_object_set_new(o, "warmup", json_integer(n->warmup));
     json_object_set_new(o, "env", n->env[0] ? json_string(n->env) : json_null());
     json_object_set_new(o, "skipped", n->skipped[0] ? json_string(n->skipped) : json_null());
-    json_object_set_new(o, "verified", json_string(verdict_name(n->verdict)));
+    json_object_set_new(o, "verified", json_string(gd_bench_verdict_name(n->verdict)));
     json_object_set_new(o, "check", n->detail[0] ? json_string(n->detail) : json_null());
     json_object_set_new(o, "error", n->error[0] ? json_string(n->error) : json_null());
     json_object_set_new(o, "unit", json_string("GB/s (1e9 bytes per second; busbw as nccl-tests' PERFORMANCE.md)"));
     for (int c = 0; c < GD_NCCL_COLLS; c++)
-        json_object_set_new(o, gd_nccl_coll_name((gd_nccl_coll)c), sweep_json(n, (gd_nccl_coll)c));
+        json_object_set_new(o, gd_nccl_coll_name((gd_nccl_coll)c), gd_bench_nccl_sweep_json(n, (gd_nccl_coll)c));
     gd_nccl_expect e;
     json_t *x = json_object();
     bool known = !n->skipped[0] && gd_nccl_expect_of(f, n, &e) == 0;
@@ -127,8 +127,7 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     size_t rows = n->point_count[0] > n->point_count[1] ? n->point_count[0] : n->point_count[1];
     if (rows) {
         fprintf(out, "%8s %-25s %s\n", "", " all-reduce", " all-gather");
-        fprintf(out, "%8s %9s %7s %7s %9s %7s %7s\n", "size", "time us", "algbw", "busbw", "time us", "algbw",
-                "busbw");
+        fprintf(out, "%8s %9s %7s %7s %9s %7s %7s\n", "size", "time us", "algbw", "busbw", "time us", "algbw", "busbw");
         for (size_t i = 0; i < rows; i++) {
             char sz[24];
             size_text(n->points[n->point_count[0] > i ? 0 : 1][i].bytes, sz, sizeof sz);
@@ -148,8 +147,8 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
             snprintf(line, sizeof line,
                      "Peak bus bandwidth: all-reduce %.1f GB/s, all-gather %.1f GB/s; expected %.0f GB/s (%.2f x "
                      "%.1f GB/s, the slowest ring edge with every link trained fully, GPU %d - GPU %d: %s): %.0f%%",
-                     peak, n->peak_busbw_gbps[GD_NCCL_ALL_GATHER], e.busbw_gbps, e.slowest.efficiency,
-                     e.slowest.gbps, e.slowest.gpu_a, e.slowest.gpu_b, e.slowest.limit, 100 * peak / e.busbw_gbps);
+                     peak, n->peak_busbw_gbps[GD_NCCL_ALL_GATHER], e.busbw_gbps, e.slowest.efficiency, e.slowest.gbps,
+                     e.slowest.gpu_a, e.slowest.gpu_b, e.slowest.limit, 100 * peak / e.busbw_gbps);
         else
             snprintf(line, sizeof line,
                      "Peak bus bandwidth: all-reduce %.1f GB/s, all-gather %.1f GB/s; expected: not known (%s)", peak,
@@ -169,7 +168,10 @@ void gd_bench_nccl_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         gd_wrap(out, st, 0, 0, line);
     }
     /* The path in JSON; a simulated run's lies in the build tree. */
-    snprintf(line, sizeof line, "Library: %s", f->simulated ? "the simulated libnccl.so.2" : n->library[0] ? n->library : "-");
+    snprintf(line, sizeof line, "Library: %s",
+             f->simulated    ? "the simulated libnccl.so.2"
+             : n->library[0] ? n->library
+                             : "-");
     gd_wrap(out, st, 0, 0, line);
     fputc('\n', out);
 }
