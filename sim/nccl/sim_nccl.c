@@ -77,6 +77,7 @@ struct clique {
     int first_rank, total;
     struct gdsim_net *net;
     ncclResult_t async; /* a failure of the ring, for ncclCommGetAsyncError */
+    bool running; /* a thread runs its steps (across processes: without the lock) */
     int devices[MAX_RANKS];
     double busbw_gbps;
     struct op ops[MAX_QUEUE][MAX_RANKS]; /* ring buffer of steps */
@@ -341,7 +342,10 @@ static ncclResult_t run_across(struct clique *c, const struct op *step)
     void *mine = map_buffers(c, step, out_bytes, in, out) ? local_part(c, o0, in) : NULL;
     void *all = mine ? malloc(gdsim_net_all_bytes(c->net, &d)) : NULL;
     bool with_data = false;
+    /* The other processes may take a while: the process's other cliques go on meanwhile. */
+    pthread_mutex_unlock(&lock);
     ncclResult_t rc = gdsim_net_step(c->net, &d, all ? mine : NULL, all, &with_data);
+    pthread_mutex_lock(&lock);
     if (rc == ncclSuccess && with_data) {
         int self, nproc = gdsim_net_processes(c->net, &self);
         if (o0->kind == OP_ALL_REDUCE) { /* the processes' sums, added in rank order on every process */
@@ -360,14 +364,21 @@ static ncclResult_t run_across(struct clique *c, const struct op *step)
     return rc;
 }
 
-/* Runs every step that all ranks have posted; the first failure. */
+/* Runs every step that all ranks have posted, unless another thread does
+ * (it runs what is posted meanwhile too); the first failure. The caller
+ * holds the lock. */
 static ncclResult_t run_ready(struct clique *c)
 {
     ncclResult_t result = ncclSuccess;
+    if (c->running)
+        return result;
+    c->running = true;
     for (;;) {
         for (int r = 0; r < c->nranks; r++)
-            if (c->posted[r] <= c->done)
+            if (c->posted[r] <= c->done) {
+                c->running = false;
                 return result;
+            }
         struct op *step = c->ops[c->done % MAX_QUEUE];
         ncclResult_t rc = ncclSuccess;
         if (c->net)

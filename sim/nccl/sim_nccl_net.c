@@ -354,6 +354,7 @@ static ncclResult_t root_collect(int lfd, const gdsim_net_member *me, wire_hello
         slowest = fmin(slowest, fmin(table[i].edge_gbps, table[i].net_gbps));
     *busbw = RING_EFFICIENCY * slowest;
     wire_answer a = {.status = status, .nproc = count, .busbw_gbps = *busbw};
+    deadline = deadline_after_timeout(); /* the answer, a timeout's too, has its own time */
     for (int i = 1; i < count; i++) {
         if (send_all(fds[i], &a, sizeof a, deadline) == ncclSuccess)
             send_all(fds[i], table, sizeof *table * (size_t)count, deadline);
@@ -368,8 +369,13 @@ static ncclResult_t member_ask(uint16_t root_port, wire_hello *table, int *n, do
 {
     double deadline = deadline_after_timeout();
     int fd = connect_loopback(root_port);
+    /* Refused: not listening (yet, or any more); NCCL's bootstrap retries too. */
+    while (fd < 0 && now_s() < deadline) {
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+        fd = connect_loopback(root_port);
+    }
     if (fd < 0)
-        return ncclRemoteError;
+        return ncclSystemError;
     wire_answer a = {0};
     ncclResult_t rc = send_all(fd, &table[0], sizeof table[0], deadline);
     if (rc == ncclSuccess)
