@@ -22,6 +22,18 @@
  *    fails with ncclInvalidUsage (the real NCCL would hang).
  *  - With NCCL_DEBUG=INFO, ncclCommInitAll writes the INFO lines the real
  *    NCCL writes for its choices (sim_nccl_log.c).
+ *  - Across processes (one per node, each with its own scenario; the
+ *    sockets and the join in sim_nccl_net.c): ncclCommInitRank uses the
+ *    current context's device; in a group, a process's ranks of one id (a
+ *    contiguous run) join at the outermost ncclGroupEnd. Every rank in one
+ *    process: as ncclCommInitAll. Otherwise the bus bandwidth is 0.85 x the
+ *    slowest of every process's local ring edge and every node's network
+ *    rate (gdsim_nccl_node_gbps: usable ports x the slowest one's rate / 8,
+ *    else the socket transport's 25 Gb/s); a step runs once every local rank
+ *    posted it, with the other processes (its data around the ring where
+ *    every process computes it, else a token), in time as above with n the
+ *    communicator's ranks. A peer gone: ncclRemoteError; a wait past
+ *    GDSIM_NCCL_TIMEOUT_S (60 s): ncclSystemError.
  *  - When every rank's buffers have real memory in the simulated driver and
  *    a rank's share is small (up to HOST_COMPUTE_MAX bytes), the data is
  *    really reduced or gathered, so that the benchmark's check is real;
