@@ -8,6 +8,7 @@
  * node's network rate, a node that never joins or dies mid-run makes the
  * others fail instead of hang. The parent only starts and judges them.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -43,6 +44,9 @@ enum mode {
     FAULT, /* GPU 1: faults.nccl_wrong_results */
     ABSENT, /* never joins */
     DIES, /* exits after the first all-reduce */
+    MISMATCH, /* posts the large all-reduce with half the count */
+    EXAMPLE_IB, /* examples/net-ib-h100x8-healthy.json: 8 x 400 Gb/s InfiniBand */
+    EXAMPLE_ETH, /* examples/net-eth-cloud-vm.json: no RDMA device */
 };
 
 /* What a child tells the parent. */
@@ -50,6 +54,7 @@ struct report {
     int bad_id_rc, init_rc, small_rc, big_rc, async;
     int wrong[GPUS];
     double big_ms;
+    double edge_gbps; /* its GPU pair's slowest direction, as the simulated driver gives it */
     char log[256]; /* its NCCL_DEBUG_FILE, when logging */
 };
 
@@ -79,7 +84,27 @@ static void node_json(char *buf, size_t len, int idx, enum mode m)
 /* The node's network rate in GB/s as the simulated NCCL paces it. */
 static double node_gbps(enum mode m)
 {
-    return m == NO_RDMA ? 25.0 / 8 : m == QUARTER ? NICS * PORT_GBITS / 4 / 8 : NICS * PORT_GBITS / 8;
+    switch (m) {
+    case NO_RDMA:
+    case EXAMPLE_ETH: return 25.0 / 8; /* NCCL's socket transport */
+    case QUARTER: return NICS * PORT_GBITS / 4 / 8; /* four ports at the slowest one's rate */
+    case EXAMPLE_IB: return 8 * 400.0 / 8;
+    default: return NICS * PORT_GBITS / 8;
+    }
+}
+
+/* The node's scenario file: one of the examples (dir ""), or one written for it. */
+static int node_scenario(sim_scenario_file *sc, int idx, enum mode m)
+{
+    static char json[8192];
+    if (m == EXAMPLE_IB || m == EXAMPLE_ETH) {
+        sc->dir[0] = '\0';
+        snprintf(sc->path, sizeof sc->path, "%s/%s", GD_EXAMPLES_DIR,
+                 m == EXAMPLE_IB ? "net-ib-h100x8-healthy.json" : "net-eth-cloud-vm.json");
+        return 0;
+    }
+    node_json(json, sizeof json, idx, m);
+    return sim_scenario_write(sc, json);
 }
 
 typedef struct node {
@@ -163,14 +188,14 @@ static void small_all_reduce(node *x, int first_rank, int nranks, struct report 
     free(host);
 }
 
-static void big_all_reduce(node *x, struct report *r)
+static void big_all_reduce(node *x, enum mode m, struct report *r)
 {
     CUdeviceptr buf[GPUS];
     for (int g = 0; g < GPUS; g++) {
         x->cu.cuCtxSetCurrent(x->ctx[g]);
         x->cu.cuMemAlloc(&buf[g], BIG_FLOATS * 4);
     }
-    r->big_rc = all_reduce(x, buf, buf, BIG_FLOATS, &r->big_ms);
+    r->big_rc = all_reduce(x, buf, buf, m == MISMATCH ? BIG_FLOATS / 2 : BIG_FLOATS, &r->big_ms);
     for (int g = 0; g < GPUS; g++) {
         x->cu.cuCtxSetCurrent(x->ctx[g]);
         x->cu.cuMemFree(buf[g]);
@@ -193,13 +218,14 @@ static int read_full(int fd, void *buf, size_t n)
 static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int result_fd)
 {
     struct report r = {.bad_id_rc = -1, .init_rc = -1, .small_rc = -1, .big_rc = -1, .async = -1};
-    static char json[8192];
     sim_scenario_file sc;
     node x = {0};
     alarm(60); /* whatever happens, the child ends */
-    node_json(json, sizeof json, idx, m);
-    if (sim_scenario_write(&sc, json) != 0 || node_open(&x, &sc) != 0)
+    if (node_scenario(&sc, idx, m) != 0 || node_open(&x, &sc) != 0)
         _exit(2);
+    double (*edge)(int, int, int) = NULL;
+    *(void **)&edge = dlsym(x.cu.lib.handle, "gdsim_nccl_edge_gbps");
+    r.edge_gbps = edge ? fmin(edge(0, 1, 0), edge(1, 0, 0)) : 0;
     if (getenv("NCCL_DEBUG"))
         snprintf(r.log, sizeof r.log, "%s/nccl.log", sc.dir), setenv("NCCL_DEBUG_FILE", r.log, 1);
     ncclUniqueId id = {{0}};
@@ -225,7 +251,7 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
         small_all_reduce(&x, idx * GPUS, GPUS * nodes, &r);
         if (m == DIES)
             _exit(0);
-        big_all_reduce(&x, &r);
+        big_all_reduce(&x, m, &r);
     }
     ncclResult_t async = ncclSuccess;
     x.nc.ncclCommGetAsyncError(x.comm[0], &async);
@@ -233,7 +259,7 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
     for (int g = 0; g < GPUS; g++)
         x.nc.ncclCommDestroy(x.comm[g]);
     int bad = write(result_fd, &r, sizeof r) != (ssize_t)sizeof r;
-    if (!r.log[0])
+    if (!r.log[0] && sc.dir[0])
         sim_scenario_remove(&sc);
     _exit(bad);
 }
@@ -288,9 +314,9 @@ static double busbw_of(const struct report *r, int nranks)
  * GPU pair and every node's network. */
 static void expect_paced(int nodes, const enum mode *modes, const struct report *r)
 {
-    double slowest = P2P_GBPS;
+    double slowest = INFINITY;
     for (int i = 0; i < nodes; i++)
-        slowest = fmin(slowest, nodes > 1 ? node_gbps(modes[i]) : INFINITY);
+        slowest = fmin(slowest, fmin(r[i].edge_gbps, nodes > 1 ? node_gbps(modes[i]) : INFINITY));
     for (int i = 0; i < nodes; i++) {
         assert_int_equal(r[i].bad_id_rc, ncclInvalidArgument);
         assert_int_equal(r[i].init_rc, ncclSuccess);
@@ -381,6 +407,34 @@ static void node_dies_mid_run(void **state)
     }
 }
 
+/* The examples' nodes: eight 400 Gb/s ports against a cloud VM without RDMA. */
+static void example_nodes(void **state)
+{
+    (void)state;
+    enum mode ib[] = {EXAMPLE_IB, EXAMPLE_IB}, mixed[] = {EXAMPLE_IB, EXAMPLE_ETH};
+    struct report r[2];
+    run_nodes(2, ib, r);
+    expect_paced(2, ib, r); /* the GPU pair's NVLink or the network's 400 GB/s, the slower */
+    assert_true(r[0].edge_gbps > 0);
+    run_nodes(2, mixed, r);
+    expect_paced(2, mixed, r); /* the socket transport's 25 Gb/s */
+}
+
+/* A node that posts another collective: every node refuses it, and the ring goes on. */
+static void mismatch_refused_everywhere(void **state)
+{
+    (void)state;
+    enum mode m[] = {HEALTHY, MISMATCH, HEALTHY};
+    struct report r[3];
+    run_nodes(3, m, r);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i].small_rc, ncclSuccess);
+        assert_int_equal(r[i].wrong[0] + r[i].wrong[1], 0);
+        assert_int_equal(r[i].big_rc, ncclInvalidUsage);
+        assert_int_equal(r[i].async, ncclSuccess);
+    }
+}
+
 /* With NCCL_DEBUG=INFO each node says its network and its ranks' Init COMPLETE. */
 static void info_log_per_node(void **state)
 {
@@ -428,6 +482,8 @@ int main(void)
         cmocka_unit_test(wrong_results_on_one_node),
         cmocka_unit_test(absent_node_times_out),
         cmocka_unit_test(node_dies_mid_run),
+        cmocka_unit_test(example_nodes),
+        cmocka_unit_test(mismatch_refused_everywhere),
         cmocka_unit_test(info_log_per_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
