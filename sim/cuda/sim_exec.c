@@ -327,6 +327,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
     return CUDA_SUCCESS;
 }
 
+int gdsim_current_device(void)
+{
+    int dev;
+    return sim_current_device(&dev) == CUDA_SUCCESS ? dev : -1;
+}
+
 int gdsim_fault(const char *name)
 {
     int dev;

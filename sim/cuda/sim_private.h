@@ -16,6 +16,9 @@
 /* The host memory behind [ptr, ptr + bytes) of a device buffer; NULL when
  * the buffer is virtual or unknown. */
 SIM_API void *gdsim_device_memory(CUdeviceptr ptr, size_t bytes);
+/* The ordinal of the current context's device, -1 without one (NCCL's
+ * ncclCommInitRank takes its device from the current context). */
+SIM_API int gdsim_current_device(void);
 /* Whether the scenario gives the current GPU the named fault
  * ("kernel_load", "gemm_wrong_results", "nccl_wrong_results"); 0 without a
  * context. */

@@ -22,6 +22,18 @@
  *    fails with ncclInvalidUsage (the real NCCL would hang).
  *  - With NCCL_DEBUG=INFO, ncclCommInitAll writes the INFO lines the real
  *    NCCL writes for its choices (sim_nccl_log.c).
+ *  - Across processes (one per node, each with its own scenario; the
+ *    sockets and the join in sim_nccl_net.c): ncclCommInitRank uses the
+ *    current context's device; in a group, a process's ranks of one id (a
+ *    contiguous run) join at the outermost ncclGroupEnd. Every rank in one
+ *    process: as ncclCommInitAll. Otherwise the bus bandwidth is 0.85 x the
+ *    slowest of every process's local ring edge and every node's network
+ *    rate (gdsim_nccl_node_gbps: usable ports x the slowest one's rate / 8,
+ *    else the socket transport's 25 Gb/s); a step runs once every local rank
+ *    posted it, with the other processes (its data around the ring where
+ *    every process computes it, else a token), in time as above with n the
+ *    communicator's ranks. A peer gone: ncclRemoteError; a wait past
+ *    GDSIM_NCCL_TIMEOUT_S (60 s): ncclSystemError.
  *  - When every rank's buffers have real memory in the simulated driver and
  *    a rank's share is small (up to HOST_COMPUTE_MAX bytes), the data is
  *    really reduced or gathered, so that the benchmark's check is real;
@@ -37,6 +49,7 @@
 
 #include "gpudoctor/abi/nccl_api.h"
 #include "sim_nccl_log.h"
+#include "sim_nccl_net.h"
 #include "sim_private.h"
 
 /* The simulated driver's API, which this library calls as NCCL calls the
@@ -67,8 +80,16 @@ struct op {
     ncclDataType_t type;
 };
 
+/* The ranks of a communicator that this process holds: all of them
+ * (ncclCommInitAll, or ncclCommInitRank with every rank here), or a
+ * contiguous run first_rank.. of total, joined to the other processes' by
+ * net (sim_nccl_net.c). */
 struct clique {
-    int nranks, live;
+    int nranks, live; /* local ranks */
+    int first_rank, total;
+    struct gdsim_net *net;
+    ncclResult_t async; /* a failure of the ring, for ncclCommGetAsyncError */
+    bool running; /* a thread runs its steps (across processes: without the lock) */
     int devices[MAX_RANKS];
     double busbw_gbps;
     struct op ops[MAX_QUEUE][MAX_RANKS]; /* ring buffer of steps */
@@ -78,8 +99,17 @@ struct clique {
 
 struct ncclComm {
     uint32_t magic;
-    int rank;
-    struct clique *clique;
+    int rank; /* in its clique */
+    struct clique *clique; /* NULL until its group ends, or when its init failed */
+    ncclResult_t init_error;
+};
+
+/* A ncclCommInitRank inside a group, joined at the outermost ncclGroupEnd. */
+struct pending_init {
+    ncclComm_t comm;
+    ncclUniqueId id;
+    uint64_t nonce;
+    int nranks, rank, device;
 };
 
 /* The process's cliques (NCCL's own state is process-wide too). */
@@ -87,6 +117,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clique *cliques[MAX_CLIQUES];
 static _Thread_local int group_depth;
 static _Thread_local bool group_failed;
+static _Thread_local struct pending_init pending[MAX_RANKS];
+static _Thread_local int pending_count;
 
 ncclResult_t ncclGetVersion(int *version)
 {
@@ -118,6 +150,29 @@ static bool p2p_disabled(void)
     return (d && atoi(d) != 0) || (l && strcasecmp(l, "LOC") == 0);
 }
 
+/* The ring's slowest edge over devices in order, which sets every rank's
+ * pace; +inf for one device. */
+static double slowest_edge(const int *devices, int n, bool p2p_off)
+{
+    double slowest = INFINITY;
+    for (int r = 0; n > 1 && r < n; r++)
+        slowest = fmin(slowest, gdsim_nccl_edge_gbps(devices[r], devices[(r + 1) % n], p2p_off));
+    return slowest;
+}
+
+/* Adds a clique to the process's: false when they are full. */
+static bool add_clique(struct clique *c)
+{
+    pthread_mutex_lock(&lock);
+    size_t slot = 0;
+    while (slot < MAX_CLIQUES && cliques[slot])
+        slot++;
+    if (slot < MAX_CLIQUES)
+        cliques[slot] = c;
+    pthread_mutex_unlock(&lock);
+    return slot < MAX_CLIQUES;
+}
+
 ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     int count = 0;
@@ -136,31 +191,17 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
             return ncclInvalidArgument;
         }
     }
-    /* The ring's slowest edge sets every rank's pace. */
+    c->total = ndev;
     bool off = p2p_disabled();
-    double slowest = INFINITY;
-    for (int r = 0; ndev > 1 && r < ndev; r++)
-        slowest = fmin(slowest, gdsim_nccl_edge_gbps(c->devices[r], c->devices[(r + 1) % ndev], off));
-    c->busbw_gbps = ndev > 1 ? RING_EFFICIENCY * slowest : INFINITY;
-    if (!(c->busbw_gbps > 0)) {
-        free(c);
-        return ncclSystemError;
-    }
-    pthread_mutex_lock(&lock);
-    size_t slot = 0;
-    while (slot < MAX_CLIQUES && cliques[slot])
-        slot++;
-    if (slot < MAX_CLIQUES)
-        cliques[slot] = c;
-    pthread_mutex_unlock(&lock);
-    if (slot == MAX_CLIQUES) {
+    c->busbw_gbps = RING_EFFICIENCY * slowest_edge(c->devices, ndev, off);
+    if (!(c->busbw_gbps > 0) || !add_clique(c)) {
         free(c);
         return ncclSystemError;
     }
     for (int r = 0; r < ndev; r++) {
         comm[r] = calloc(1, sizeof *comm[r]);
         if (comm[r])
-            *comm[r] = (struct ncclComm){MAGIC_COMM, r, c};
+            *comm[r] = (struct ncclComm){MAGIC_COMM, r, c, ncclSuccess};
     }
     for (int r = 0; r < ndev; r++)
         if (!comm[r]) {
@@ -169,7 +210,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
                     ncclCommDestroy(comm[k]);
             return ncclSystemError;
         }
-    gdsim_nccl_log_init((const void *const *)comm, ndev, c->devices, off);
+    gdsim_nccl_log_init((const void *const *)comm, ndev, c->devices, off, 0, ndev, 0);
     return ncclSuccess;
 }
 
@@ -180,11 +221,14 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
     struct clique *c = comm->clique;
     comm->magic = 0;
     free(comm);
+    if (!c)
+        return ncclSuccess;
     pthread_mutex_lock(&lock);
     if (--c->live == 0) {
         for (size_t i = 0; i < MAX_CLIQUES; i++)
             if (cliques[i] == c)
                 cliques[i] = NULL;
+        gdsim_net_close(c->net);
         free(c);
     }
     pthread_mutex_unlock(&lock);
@@ -200,7 +244,9 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     if (!comm || comm->magic != MAGIC_COMM || !asyncError)
         return ncclInvalidArgument;
-    *asyncError = ncclSuccess;
+    pthread_mutex_lock(&lock);
+    *asyncError = comm->clique ? comm->clique->async : comm->init_error;
+    pthread_mutex_unlock(&lock);
     return ncclSuccess;
 }
 
@@ -226,60 +272,138 @@ static bool device_fault(int device)
     return on;
 }
 
-/* The data of one step on the host, when every buffer has real memory. */
-static void compute(const struct clique *c, const struct op *step)
+/* Every local rank's buffers of a step as host memory; false when one is
+ * virtual or the step too large to compute. */
+static bool map_buffers(const struct clique *c, const struct op *step, size_t out_bytes, const void **in, void **out)
 {
-    const struct op *o0 = &step[0];
-    size_t es = type_size(o0->type), share = o0->count * es;
-    size_t out_bytes = o0->kind == OP_ALL_REDUCE ? share : share * (size_t)c->nranks;
+    size_t share = step[0].count * type_size(step[0].type);
     if (share > HOST_COMPUTE_MAX || share == 0)
-        return;
-    const void *in[MAX_RANKS];
-    void *out[MAX_RANKS];
+        return false;
     for (int r = 0; r < c->nranks; r++) {
         in[r] = gdsim_device_memory((CUdeviceptr)(uintptr_t)step[r].send, share);
         out[r] = gdsim_device_memory((CUdeviceptr)(uintptr_t)step[r].recv, out_bytes);
         if (!in[r] || !out[r])
-            return;
+            return false;
     }
-    unsigned char *result = calloc(1, out_bytes);
-    if (!result)
-        return;
-    if (o0->kind == OP_ALL_GATHER) {
-        for (int r = 0; r < c->nranks; r++)
-            memcpy(result + (size_t)r * share, in[r], share);
-    } else if (o0->type == ncclFloat32) {
-        float *sum = (float *)result;
-        for (int r = 0; r < c->nranks; r++)
-            for (size_t i = 0; i < o0->count; i++)
-                sum[i] += ((const float *)in[r])[i];
-    } else {
-        for (int r = 0; r < c->nranks; r++)
-            for (size_t i = 0; i < o0->count; i++)
-                result[i] = (unsigned char)(result[i] + ((const unsigned char *)in[r])[i]);
+    return true;
+}
+
+/* acc += in, count elements of type t. */
+static void reduce_into(void *acc, const void *in, size_t count, ncclDataType_t t)
+{
+    if (t == ncclFloat32)
+        for (size_t i = 0; i < count; i++)
+            ((float *)acc)[i] += ((const float *)in)[i];
+    else
+        for (size_t i = 0; i < count; i++)
+            ((unsigned char *)acc)[i] = (unsigned char)(((unsigned char *)acc)[i] + ((const unsigned char *)in)[i]);
+}
+
+/* This process's part of a step: its ranks' sum, or their chunks in rank
+ * order (calloc'd; NULL without memory). */
+static void *local_part(const struct clique *c, const struct op *o0, const void *const *in)
+{
+    size_t share = o0->count * type_size(o0->type);
+    unsigned char *part = calloc(1, o0->kind == OP_ALL_REDUCE ? share : share * (size_t)c->nranks);
+    for (int r = 0; part && r < c->nranks; r++) {
+        if (o0->kind == OP_ALL_GATHER)
+            memcpy(part + (size_t)r * share, in[r], share);
+        else
+            reduce_into(part, in[r], o0->count, o0->type);
     }
+    return part;
+}
+
+/* The result to every local rank, one element changed on a GPU with the
+ * nccl_wrong_results fault. */
+static void deliver(const struct clique *c, void *const *out, const void *result, size_t out_bytes)
+{
     for (int r = 0; r < c->nranks; r++) {
         memcpy(out[r], result, out_bytes);
         if (device_fault(c->devices[r]))
             ((unsigned char *)out[r])[out_bytes / 2] ^= 0x40;
     }
+}
+
+/* The data of one step on the host, when every buffer has real memory. */
+static void compute(const struct clique *c, const struct op *step)
+{
+    const struct op *o0 = &step[0];
+    size_t share = o0->count * type_size(o0->type);
+    size_t out_bytes = o0->kind == OP_ALL_REDUCE ? share : share * (size_t)c->nranks;
+    const void *in[MAX_RANKS];
+    void *out[MAX_RANKS];
+    if (!map_buffers(c, step, out_bytes, in, out))
+        return;
+    void *result = local_part(c, o0, in);
+    if (result)
+        deliver(c, out, result, out_bytes);
     free(result);
 }
 
-/* Runs every step that all ranks have posted. */
-static void run_ready(struct clique *c)
+/* One step with the other processes: every process's part around the ring
+ * of sockets where all have the data, else only the step's description. */
+static ncclResult_t run_across(struct clique *c, const struct op *step)
 {
+    const struct op *o0 = &step[0];
+    size_t share = o0->count * type_size(o0->type);
+    size_t out_bytes = o0->kind == OP_ALL_REDUCE ? share : share * (size_t)c->total;
+    const void *in[MAX_RANKS];
+    void *out[MAX_RANKS];
+    gdsim_net_step_desc d = {(uint32_t)o0->kind, (uint32_t)o0->type, o0->count, share, o0->kind == OP_ALL_GATHER};
+    void *mine = map_buffers(c, step, out_bytes, in, out) ? local_part(c, o0, in) : NULL;
+    void *all = mine ? malloc(gdsim_net_all_bytes(c->net, &d)) : NULL;
+    bool with_data = false;
+    /* The other processes may take a while: the process's other cliques go on meanwhile. */
+    pthread_mutex_unlock(&lock);
+    ncclResult_t rc = gdsim_net_step(c->net, &d, all ? mine : NULL, all, &with_data);
+    pthread_mutex_lock(&lock);
+    if (rc == ncclSuccess && with_data) {
+        int self, nproc = gdsim_net_processes(c->net, &self);
+        if (o0->kind == OP_ALL_REDUCE) { /* the processes' sums, added in rank order on every process */
+            memset(mine, 0, share);
+            for (int p = 0; p < nproc; p++)
+                reduce_into(mine, (const unsigned char *)all + (size_t)p * share, o0->count, o0->type);
+            deliver(c, out, mine, out_bytes);
+        } else {
+            deliver(c, out, all, out_bytes);
+        }
+    }
+    if (rc == ncclRemoteError || rc == ncclSystemError)
+        c->async = rc;
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* Runs every step that all ranks have posted, unless another thread does
+ * (it runs what is posted meanwhile too); the first failure. The caller
+ * holds the lock. */
+static ncclResult_t run_ready(struct clique *c)
+{
+    ncclResult_t result = ncclSuccess;
+    if (c->running)
+        return result;
+    c->running = true;
     for (;;) {
         for (int r = 0; r < c->nranks; r++)
-            if (c->posted[r] <= c->done)
-                return;
+            if (c->posted[r] <= c->done) {
+                c->running = false;
+                return result;
+            }
         struct op *step = c->ops[c->done % MAX_QUEUE];
-        compute(c, step);
-        int n = c->nranks;
+        ncclResult_t rc = ncclSuccess;
+        if (c->net)
+            rc = run_across(c, step);
+        else
+            compute(c, step);
+        int n = c->total;
         double bytes = (double)step[0].count * (double)type_size(step[0].type);
         double factor = step[0].kind == OP_ALL_REDUCE ? 2.0 * (n - 1) / n : (double)(n - 1); /* x B/n x n */
-        if (n > 1)
+        if (n > 1 && rc == ncclSuccess)
             gdsim_device_busy(bytes * factor / (c->busbw_gbps * 1e9));
+        if (result == ncclSuccess)
+            result = rc;
         c->done++;
     }
 }
@@ -305,8 +429,12 @@ static ncclResult_t post(ncclComm_t comm, struct op o)
     struct clique *c = comm->clique;
     ncclResult_t rc = ncclSuccess;
     pthread_mutex_lock(&lock);
-    unsigned k = c->posted[comm->rank];
-    if (k - c->done >= MAX_QUEUE) {
+    unsigned k = c ? c->posted[comm->rank] : 0;
+    if (!c) {
+        rc = comm->init_error != ncclSuccess ? comm->init_error : ncclInvalidUsage; /* not joined yet */
+    } else if (c->async != ncclSuccess) {
+        rc = c->async;
+    } else if (k - c->done >= MAX_QUEUE) {
         rc = ncclInvalidUsage;
     } else {
         const struct op *first = &c->ops[k % MAX_QUEUE][0];
@@ -319,7 +447,7 @@ static ncclResult_t post(ncclComm_t comm, struct op o)
             c->ops[k % MAX_QUEUE][comm->rank] = o;
             c->posted[comm->rank]++;
             if (group_depth == 0)
-                run_ready(c);
+                rc = run_ready(c);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -351,32 +479,122 @@ ncclResult_t ncclGroupStart(void)
     return ncclSuccess;
 }
 
+static ncclResult_t init_pending(void);
+
 ncclResult_t ncclGroupEnd(void)
 {
     if (group_depth == 0)
         return ncclInvalidUsage;
     if (--group_depth > 0)
         return ncclSuccess;
+    ncclResult_t init = init_pending();
     bool partial = false;
+    ncclResult_t run = ncclSuccess;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < MAX_CLIQUES; i++)
         if (cliques[i]) {
-            run_ready(cliques[i]);
+            ncclResult_t rc = run_ready(cliques[i]);
+            if (run == ncclSuccess)
+                run = rc;
             partial |= drop_partial(cliques[i]);
         }
     pthread_mutex_unlock(&lock);
+    if (init != ncclSuccess)
+        return init;
+    if (run != ncclSuccess)
+        return run;
     return group_failed || partial ? ncclInvalidUsage : ncclSuccess;
 }
 
-/* Multi-process communicators: not simulated yet (the run across nodes
- * is being built); the calls exist so that the loader's table resolves. */
 ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    return uniqueId ? ncclInvalidUsage : ncclInvalidArgument;
+    return uniqueId ? gdsim_net_unique_id(uniqueId) : ncclInvalidArgument;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct pending_init *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Joins the ranks p[0..n) this process holds of one id (contiguous, one
+ * clique); each comm gets its clique, or the failure. */
+static ncclResult_t join_ranks(struct pending_init *p, int n)
+{
+    qsort(p, (size_t)n, sizeof *p, by_rank);
+    ncclResult_t rc = ncclSuccess;
+    for (int i = 0; i < n; i++)
+        if (p[i].nranks != p[0].nranks || p[i].rank != p[0].rank + i)
+            rc = ncclInvalidUsage; /* one process's ranks of a communicator are a contiguous run */
+    struct clique *c = rc == ncclSuccess ? calloc(1, sizeof *c) : NULL;
+    if (rc == ncclSuccess && !c)
+        rc = ncclSystemError;
+    bool off = p2p_disabled();
+    if (c) {
+        *c = (struct clique){.nranks = n, .live = n, .first_rank = p[0].rank, .total = p[0].nranks};
+        for (int i = 0; i < n; i++)
+            c->devices[i] = p[i].device;
+        gdsim_net_member me = {p[0].rank, n, p[0].nranks, slowest_edge(c->devices, n, off), p[0].device};
+        rc = gdsim_net_join(&p[0].id, &me, &c->net, &c->busbw_gbps);
+        if (rc == ncclSuccess && (!(c->busbw_gbps > 0) || !add_clique(c)))
+            rc = ncclSystemError;
+        if (rc != ncclSuccess) {
+            gdsim_net_close(c->net);
+            free(c);
+            c = NULL;
+        }
+    }
+    ncclComm_t comms[MAX_RANKS];
+    for (int i = 0; i < n; i++) {
+        comms[i] = p[i].comm;
+        p[i].comm->rank = i;
+        p[i].comm->clique = c;
+        p[i].comm->init_error = rc;
+    }
+    if (c)
+        gdsim_nccl_log_init((const void *const *)comms, n, c->devices, off, c->first_rank, c->total, p[0].nonce);
+    return rc;
+}
+
+/* The group's ncclCommInitRank calls, joined id by id; the first failure. */
+static ncclResult_t init_pending(void)
+{
+    ncclResult_t result = ncclSuccess;
+    while (pending_count > 0) {
+        /* This id's ranks to the front, the others after. */
+        int n = 0;
+        for (int i = 0; i < pending_count; i++)
+            if (pending[i].nonce == pending[0].nonce) {
+                struct pending_init t = pending[n];
+                pending[n++] = pending[i];
+                pending[i] = t;
+            }
+        ncclResult_t rc = join_ranks(pending, n);
+        if (result == ncclSuccess)
+            result = rc;
+        memmove(pending, pending + n, sizeof *pending * (size_t)(pending_count - n));
+        pending_count -= n;
+    }
+    return result;
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    (void)commId;
-    return comm && nranks > 0 && rank >= 0 && rank < nranks ? ncclInvalidUsage : ncclInvalidArgument;
+    uint64_t nonce = 0;
+    if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    ncclResult_t rc = gdsim_net_id_nonce(&commId, &nonce);
+    if (rc != ncclSuccess)
+        return rc;
+    int dev = gdsim_current_device(); /* the device of the current context, as NCCL takes it */
+    if (dev < 0)
+        return ncclUnhandledCudaError;
+    if (pending_count == MAX_RANKS)
+        return ncclInvalidUsage;
+    *comm = calloc(1, sizeof **comm);
+    if (!*comm)
+        return ncclSystemError;
+    **comm = (struct ncclComm){MAGIC_COMM, 0, NULL, ncclSuccess};
+    pending[pending_count++] = (struct pending_init){*comm, commId, nonce, nranks, rank, dev};
+    return group_depth > 0 ? ncclSuccess : init_pending();
 }

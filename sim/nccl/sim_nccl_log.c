@@ -21,6 +21,7 @@
  * not lo or docker*, ib* first, as NCCL picks it.
  */
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -248,6 +249,36 @@ static unsigned long bus_id(const char *pci)
     return (unsigned long)dom << 20 | bus << 12 | dev << 4 | fn;
 }
 
+/* Whether NCCL's IB transport is on: not NCCL_IB_DISABLE=1 nor NCCL_NET=Socket. */
+static bool ib_enabled(void)
+{
+    const char *net = getenv("NCCL_NET");
+    return !truthy("NCCL_IB_DISABLE") && !(net && strcasecmp(net, "Socket") == 0);
+}
+
+double gdsim_nccl_node_gbps(const char **transport)
+{
+    const gd_scenario *sc = gdsim_scenario();
+    const gd_scenario_nic *nic[64];
+    const gd_scenario_nic_port *port[64];
+    size_t k = sc && ib_enabled() ? ib_ports(&sc->net, nic, port, 64) : 0, rated = 0;
+    double slowest = INFINITY;
+    bool roce = k > 0;
+    for (size_t i = 0; i < k; i++) {
+        roce &= port[i]->link_layer == 2;
+        if (port[i]->rate_gbps.present && port[i]->rate_gbps.value > 0) {
+            rated++;
+            slowest = fmin(slowest, port[i]->rate_gbps.value);
+        }
+    }
+    if (rated == 0) {
+        *transport = "Socket";
+        return GDSIM_NCCL_SOCKET_GBPS;
+    }
+    *transport = roce ? "RoCE" : "IB";
+    return (double)rated * slowest / 8.0;
+}
+
 static void net_lines(const log_out *o, const gd_scenario *sc, int dev0, bool say, bool *ib)
 {
     const gd_scenario_net *n = &sc->net;
@@ -259,9 +290,8 @@ static void net_lines(const log_out *o, const gd_scenario *sc, int dev0, bool sa
         line(o, dev0, "Bootstrap : Using %s", oobtext);
     if (say)
         line(o, dev0, "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation");
-    const char *net = getenv("NCCL_NET");
     *ib = false;
-    if (!truthy("NCCL_IB_DISABLE") && !(net && strcasecmp(net, "Socket") == 0)) {
+    if (ib_enabled()) {
         const gd_scenario_nic *nic[64];
         const gd_scenario_nic_port *port[64];
         size_t k = ib_ports(n, nic, port, 64);
@@ -331,28 +361,47 @@ static void channel_lines(const log_out *o, const gd_scenario *sc, int ndev, con
         }
 }
 
-void gdsim_nccl_log_init(const void *const *comms, int ndev, const int *devices, bool p2p_off)
+/* The log's destination and the line prefix's host, pid and thread; false
+ * without a scenario. */
+static bool log_open(log_out *o)
 {
-    if (!debug_info() || ndev < 1)
-        return;
     const gd_scenario *sc = gdsim_scenario();
     if (!sc)
-        return;
-    log_out o = {.pid = (long)getpid(), .tid = (long)syscall(SYS_gettid)};
+        return false;
+    *o = (log_out){.pid = (long)getpid(), .tid = (long)syscall(SYS_gettid)};
     if (sc->host.hostname)
-        snprintf(o.host, sizeof o.host, "%s", sc->host.hostname);
-    else if (gethostname(o.host, sizeof o.host) != 0)
-        snprintf(o.host, sizeof o.host, "localhost");
-    o.host[sizeof o.host - 1] = '\0';
-    FILE *file = open_debug_file(o.host, o.pid);
-    o.f = file ? file : stdout;
+        snprintf(o->host, sizeof o->host, "%s", sc->host.hostname);
+    else if (gethostname(o->host, sizeof o->host) != 0)
+        snprintf(o->host, sizeof o->host, "localhost");
+    o->host[sizeof o->host - 1] = '\0';
+    FILE *file = open_debug_file(o->host, o->pid);
+    o->f = file ? file : stdout;
+    o->own = file != NULL;
+    return true;
+}
+
+static void log_close(log_out *o)
+{
+    fflush(o->f);
+    if (o->own)
+        fclose(o->f);
+}
+
+void gdsim_nccl_log_init(const void *const *comms, int ndev, const int *devices, bool p2p_off, int first_rank,
+                         int nranks, unsigned long long comm_id)
+{
+    log_out o;
+    if (!debug_info() || ndev < 1 || !log_open(&o))
+        return;
+    const gd_scenario *sc = gdsim_scenario();
     pthread_mutex_lock(&said_lock);
     bool first = !said;
     said = true;
     pthread_mutex_unlock(&said_lock);
     if (first) {
         long cuda = sc->cuda_driver_version.present ? (long)sc->cuda_driver_version.value : 12040;
-        fprintf(o.f, "NCCL version %s+cuda%ld.%ld\n", VERSION_TEXT, cuda / 1000, cuda % 1000 / 10);
+        if (first_rank == 0)
+            fprintf(o.f, "NCCL version %s+cuda%ld.%ld\n", VERSION_TEXT, cuda / 1000, cuda % 1000 / 10);
         for (size_t i = 0; i < sizeof nccl_vars / sizeof *nccl_vars; i++) {
             const char *v = getenv(nccl_vars[i]);
             if (v)
@@ -361,17 +410,34 @@ void gdsim_nccl_log_init(const void *const *comms, int ndev, const int *devices,
     }
     bool ib = false;
     net_lines(&o, sc, devices[0], first, &ib);
-    unsigned long long comm_id = 0x5e1d000000000000ull ^ (unsigned long long)o.pid;
+    if (!comm_id)
+        comm_id = 0x5e1d000000000000ull ^ (unsigned long long)o.pid;
     for (int r = 0; r < ndev; r++)
         line(&o, devices[r], "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START",
-             comms[r], r, ndev, devices[r], devices[r], bus_id(sc->gpus[devices[r]].pci_bus_id), comm_id);
+             comms[r], first_rank + r, nranks, devices[r], devices[r], bus_id(sc->gpus[devices[r]].pci_bus_id),
+             comm_id);
     if (ib)
         gdr_lines(&o, sc, ndev, devices);
-    channel_lines(&o, sc, ndev, devices, p2p_off);
+    if (nranks == ndev) /* a ring within the process (across processes: not written) */
+        channel_lines(&o, sc, ndev, devices, p2p_off);
     for (int r = 0; r < ndev; r++)
         line(&o, devices[r], "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init COMPLETE",
-             comms[r], r, ndev, devices[r], devices[r], bus_id(sc->gpus[devices[r]].pci_bus_id), comm_id);
-    fflush(o.f);
-    if (file)
-        fclose(file);
+             comms[r], first_rank + r, nranks, devices[r], devices[r], bus_id(sc->gpus[devices[r]].pci_bus_id),
+             comm_id);
+    log_close(&o);
+}
+
+void gdsim_nccl_log_warn(int dev, const char *fmt, ...)
+{
+    const char *d = getenv("NCCL_DEBUG");
+    log_out o;
+    if (!d || !*d || strcasecmp(d, "VERSION") == 0 || strcasecmp(d, "NONE") == 0 || !log_open(&o))
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(o.f, "%s:%ld:%ld [%d] NCCL WARN %s\n", o.host, o.pid, o.tid, dev, msg);
+    log_close(&o);
 }
