@@ -92,45 +92,54 @@ static double now_s(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Starts every rank of c but the absent ones, rank 0 last, and waits for all. */
+/* Starts every rank of c but the absent ones (rank 0 after the others, the
+ * late ones after rank 0 by their delay), and waits for all. */
 static outcome run_cluster(const cluster *c)
 {
     outcome o = {0};
     char *dir = temp_dir();
     int port = c->port ? c->port : free_port();
-    char envs[MAX_NODES][5][64];
+    char envs[MAX_NODES][4][64], *scen[MAX_NODES] = {0};
     tool_proc procs[MAX_NODES] = {0};
     bool started[MAX_NODES] = {0};
-    for (int r = c->world - 1; r >= 0; r--) {
-        if (c->kind[r] == NODE_ABSENT)
-            continue;
-        char *scen = node_scenario(dir, r, c->kind[r]);
-        snprintf(envs[r][0], 64, "RANK=%d", r);
-        snprintf(envs[r][1], 64, "WORLD_SIZE=%d", c->world);
-        snprintf(envs[r][2], 64, "MASTER_ADDR=%s", c->master_addr[r] ? c->master_addr[r] : "127.0.0.1");
-        snprintf(envs[r][3], 64, "MASTER_PORT=%d", port);
-        const char *env[] = {
-            envs[r][0], envs[r][1], envs[r][2], envs[r][3], "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
-        const char *argv[] = {
-            "bench", "nccl", "--nodes", "--json", "--force", "--sim", scen, "--timeout", c->timeout ? c->timeout : "5",
-            NULL};
-        if (r == 0) {
-            double t0 = now_s();
-            o.rank0 = run_tool(argv, env);
-            o.seconds = now_s() - t0;
-        } else {
-            if (c->late_ms[r]) {
+    double t0 = 0;
+    /* Each pass starts some: the punctual others, rank 0, then the late ones. */
+    for (int pass = 0; pass < 3; pass++)
+        for (int r = c->world - 1; r >= 0; r--) {
+            if (c->kind[r] == NODE_ABSENT || (pass == 0) != (r > 0 && !c->late_ms[r]) || (pass == 1) != (r == 0))
+                continue;
+            scen[r] = node_scenario(dir, r, c->kind[r]);
+            snprintf(envs[r][0], 64, "RANK=%d", r);
+            snprintf(envs[r][1], 64, "WORLD_SIZE=%d", c->world);
+            snprintf(envs[r][2], 64, "MASTER_ADDR=%s", c->master_addr[r] ? c->master_addr[r] : "127.0.0.1");
+            snprintf(envs[r][3], 64, "MASTER_PORT=%d", port);
+            const char *env[] = {
+                envs[r][0], envs[r][1], envs[r][2], envs[r][3], "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
+            const char *argv[] = {"bench",  "nccl",      "--nodes",
+                                  "--json", "--force",   "--sim",
+                                  scen[r],  "--timeout", c->timeout ? c->timeout : "5",
+                                  NULL};
+            if (pass == 2) {
                 struct timespec d = {c->late_ms[r] / 1000, (c->late_ms[r] % 1000) * 1000000L};
                 nanosleep(&d, NULL);
             }
+            if (r == 0)
+                t0 = now_s();
             procs[r] = run_tool_start(argv, env, NULL);
             started[r] = true;
         }
-        free(scen);
+    for (int r = 0; r < c->world; r++) {
+        if (!started[r])
+            continue;
+        tool_result res = run_tool_wait(&procs[r]);
+        if (r == 0) {
+            o.rank0 = res;
+            o.seconds = now_s() - t0;
+        } else {
+            o.others[r] = res;
+        }
+        free(scen[r]);
     }
-    for (int r = 1; r < c->world; r++)
-        if (started[r])
-            o.others[r] = run_tool_wait(&procs[r]);
     remove_tree(dir);
     free(dir);
     return o;
