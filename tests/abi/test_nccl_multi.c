@@ -56,6 +56,7 @@ struct report {
     double big_ms;
     double edge_gbps; /* its GPU pair's slowest direction, as the simulated driver gives it */
     char log[256]; /* its NCCL_DEBUG_FILE, when logging */
+    int exit_status; /* the parent's: how the child ended (under ASan, 0 means no leak) */
 };
 
 /* A node's scenario: hostname nodeK, two GPUs with fast P2P, NICs by mode. */
@@ -261,7 +262,11 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
     int bad = write(result_fd, &r, sizeof r) != (ssize_t)sizeof r;
     if (!r.log[0] && sc.dir[0])
         sim_scenario_remove(&sc);
-    _exit(bad);
+    for (int g = 0; g < GPUS; g++)
+        x.cu.cuDevicePrimaryCtxRelease(x.dev[g]);
+    gd_nccl_unload(&x.nc);
+    gd_cuda_unload(&x.cu);
+    exit(bad); /* not _exit: LeakSanitizer checks the node's end under ASan */
 }
 
 /* Runs one node per mode in its own process; their reports, in node order
@@ -274,6 +279,7 @@ static double run_nodes(int nodes, const enum mode *modes, struct report *out)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < nodes; i++)
         assert_int_equal(pipe(id_pipe[i]) | pipe(res_pipe[i]), 0);
+    fflush(NULL); /* the children's exit must not write the parent's output again */
     for (int i = 0; i < nodes; i++) {
         pid[i] = fork();
         assert_true(pid[i] >= 0);
@@ -296,7 +302,9 @@ static double run_nodes(int nodes, const enum mode *modes, struct report *out)
     for (int i = 0; i < nodes; i++) {
         if (modes[i] == ABSENT)
             kill(pid[i], SIGKILL);
-        waitpid(pid[i], NULL, 0);
+        int status = -1;
+        waitpid(pid[i], &status, 0);
+        out[i].exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         close(res_pipe[i][0]);
     }
     alarm(0);
@@ -318,6 +326,7 @@ static void expect_paced(int nodes, const enum mode *modes, const struct report 
     for (int i = 0; i < nodes; i++)
         slowest = fmin(slowest, fmin(r[i].edge_gbps, nodes > 1 ? node_gbps(modes[i]) : INFINITY));
     for (int i = 0; i < nodes; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].bad_id_rc, ncclInvalidArgument);
         assert_int_equal(r[i].init_rc, ncclSuccess);
         assert_int_equal(r[i].small_rc, ncclSuccess);
@@ -385,6 +394,7 @@ static void absent_node_times_out(void **state)
     double s = run_nodes(3, m, r);
     unsetenv("GDSIM_NCCL_TIMEOUT_S");
     for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].init_rc, ncclSystemError);
         assert_int_equal(r[i].async, ncclSystemError);
     }
@@ -400,6 +410,7 @@ static void node_dies_mid_run(void **state)
     for (int i = 0; i < 4; i++) {
         if (i == 2)
             continue;
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].init_rc, ncclSuccess);
         assert_int_equal(r[i].small_rc, ncclSuccess);
         assert_int_equal(r[i].big_rc, ncclRemoteError);
@@ -428,6 +439,7 @@ static void mismatch_refused_everywhere(void **state)
     struct report r[3];
     run_nodes(3, m, r);
     for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].small_rc, ncclSuccess);
         assert_int_equal(r[i].wrong[0] + r[i].wrong[1], 0);
         assert_int_equal(r[i].big_rc, ncclInvalidUsage);
