@@ -47,6 +47,8 @@ enum mode {
     MISMATCH, /* posts the large all-reduce with half the count */
     EXAMPLE_IB, /* examples/net-ib-h100x8-healthy.json: 8 x 400 Gb/s InfiniBand */
     EXAMPLE_ETH, /* examples/net-eth-cloud-vm.json: no RDMA device */
+    IB_OFF, /* healthy NICs, NCCL_IB_DISABLE=1 */
+    HCA_TWO, /* healthy NICs, NCCL_IB_HCA=mlx5_0,mlx5_1 */
 };
 
 /* What a child tells the parent. */
@@ -87,7 +89,9 @@ static double node_gbps(enum mode m)
 {
     switch (m) {
     case NO_RDMA:
-    case EXAMPLE_ETH: return 25.0 / 8; /* NCCL's socket transport */
+    case EXAMPLE_ETH:
+    case IB_OFF: return 25.0 / 8; /* NCCL's socket transport */
+    case HCA_TWO: return 2 * PORT_GBITS / 8;
     case QUARTER: return NICS * PORT_GBITS / 4 / 8; /* four ports at the slowest one's rate */
     case EXAMPLE_IB: return 8 * 400.0 / 8;
     default: return NICS * PORT_GBITS / 8;
@@ -227,6 +231,10 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
     double (*edge)(int, int, int) = NULL;
     *(void **)&edge = dlsym(x.cu.lib.handle, "gdsim_nccl_edge_gbps");
     r.edge_gbps = edge ? fmin(edge(0, 1, 0), edge(1, 0, 0)) : 0;
+    if (m == IB_OFF)
+        setenv("NCCL_IB_DISABLE", "1", 1);
+    if (m == HCA_TWO)
+        setenv("NCCL_IB_HCA", "mlx5_0,mlx5_1", 1);
     if (getenv("NCCL_DEBUG"))
         snprintf(r.log, sizeof r.log, "%s/nccl.log", sc.dir), setenv("NCCL_DEBUG_FILE", r.log, 1);
     ncclUniqueId id = {{0}};
@@ -431,6 +439,18 @@ static void example_nodes(void **state)
     expect_paced(2, mixed, r); /* the socket transport's 25 Gb/s */
 }
 
+/* The ports NCCL's environment leaves a node, as its INFO log lists them. */
+static void environment_selects_ports(void **state)
+{
+    (void)state;
+    enum mode off[] = {HEALTHY, IB_OFF}, two[] = {HCA_TWO, HEALTHY};
+    struct report r[2];
+    run_nodes(2, off, r);
+    expect_paced(2, off, r); /* NCCL_IB_DISABLE=1: the socket transport */
+    run_nodes(2, two, r);
+    expect_paced(2, two, r); /* two ports of four: 2 x 200 / 8 */
+}
+
 /* A node that posts another collective: every node refuses it, and the ring goes on. */
 static void mismatch_refused_everywhere(void **state)
 {
@@ -495,6 +515,7 @@ int main(void)
         cmocka_unit_test(absent_node_times_out),
         cmocka_unit_test(node_dies_mid_run),
         cmocka_unit_test(example_nodes),
+        cmocka_unit_test(environment_selects_ports),
         cmocka_unit_test(mismatch_refused_everywhere),
         cmocka_unit_test(info_log_per_node),
     };
