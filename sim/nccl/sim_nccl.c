@@ -68,7 +68,6 @@
 #define MAX_QUEUE 64
 #define MAX_CLIQUES 16
 #define HOST_COMPUTE_MAX ((size_t)8 << 20)
-#define RING_EFFICIENCY 0.85
 
 enum op_kind { OP_ALL_REDUCE, OP_ALL_GATHER };
 
@@ -193,7 +192,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
     }
     c->total = ndev;
     bool off = p2p_disabled();
-    c->busbw_gbps = RING_EFFICIENCY * slowest_edge(c->devices, ndev, off);
+    c->busbw_gbps = GDSIM_NCCL_RING_EFFICIENCY * slowest_edge(c->devices, ndev, off);
     if (!(c->busbw_gbps > 0) || !add_clique(c)) {
         free(c);
         return ncclSystemError;

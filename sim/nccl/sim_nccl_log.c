@@ -16,6 +16,12 @@
  *  - each ring edge per channel: P2P (CUMEM, or IPC with
  *    NCCL_CUMEM_ENABLE=0) where the pair allows it and P2P is not
  *    disabled, else SHM.
+ *  - each local rank's Init START and Init COMPLETE lines, with the
+ *    communicator's rank and size (across processes: this process's ranks,
+ *    the commId they share, no channel lines);
+ *  - where NCCL_DEBUG is set, WARN lines (a join that timed out).
+ * The node's network rate across processes (gdsim_nccl_node_gbps) comes
+ * from the same choice of ports as the NET/IB line, so that they agree.
  * The bootstrap interface is NCCL_SOCKET_IFNAME's (a prefix list, "^" to
  * exclude, "=" exact), else the first up interface with an address that is
  * not lo or docker*, ib* first, as NCCL picks it.

@@ -50,7 +50,6 @@
 #define WIRE_MAGIC 0x47445331u
 #define MAX_PROCS 64
 #define MAX_ROOTS 16
-#define RING_EFFICIENCY 0.85
 #define DEFAULT_TIMEOUT_S 60.0
 
 /* What a process says at the join (and the root repeats in its table). */
@@ -352,7 +351,7 @@ static ncclResult_t root_collect(int lfd, const gdsim_net_member *me, wire_hello
     double slowest = INFINITY;
     for (int i = 0; i < count; i++)
         slowest = fmin(slowest, fmin(table[i].edge_gbps, table[i].net_gbps));
-    *busbw = RING_EFFICIENCY * slowest;
+    *busbw = GDSIM_NCCL_RING_EFFICIENCY * slowest;
     wire_answer a = {.status = status, .nproc = count, .busbw_gbps = *busbw};
     deadline = deadline_after_timeout(); /* the answer, a timeout's too, has its own time */
     for (int i = 1; i < count; i++) {
@@ -425,7 +424,7 @@ ncclResult_t gdsim_net_join(const ncclUniqueId *id, const gdsim_net_member *me, 
     int root = take_root(nonce);
     if (root >= 0 && me->local_count == me->nranks) { /* every rank here: no network */
         close(root);
-        *busbw_gbps = RING_EFFICIENCY * me->edge_gbps;
+        *busbw_gbps = GDSIM_NCCL_RING_EFFICIENCY * me->edge_gbps;
         return ncclSuccess;
     }
     uint16_t data_port = 0;

@@ -10,6 +10,10 @@
 
 #include "gpudoctor/abi/nccl_api.h"
 
+/* What of the slowest edge a ring's bus bandwidth reaches (nccl-tests on
+ * healthy machines), within a process or across. */
+#define GDSIM_NCCL_RING_EFFICIENCY 0.85
+
 /* One process's part of a communicator across processes. */
 struct gdsim_net;
 

@@ -47,6 +47,8 @@ enum mode {
     MISMATCH, /* posts the large all-reduce with half the count */
     EXAMPLE_IB, /* examples/net-ib-h100x8-healthy.json: 8 x 400 Gb/s InfiniBand */
     EXAMPLE_ETH, /* examples/net-eth-cloud-vm.json: no RDMA device */
+    IB_OFF, /* healthy NICs, NCCL_IB_DISABLE=1 */
+    HCA_TWO, /* healthy NICs, NCCL_IB_HCA=mlx5_0,mlx5_1 */
 };
 
 /* What a child tells the parent. */
@@ -56,6 +58,7 @@ struct report {
     double big_ms;
     double edge_gbps; /* its GPU pair's slowest direction, as the simulated driver gives it */
     char log[256]; /* its NCCL_DEBUG_FILE, when logging */
+    int exit_status; /* the parent's: how the child ended (under ASan, 0 means no leak) */
 };
 
 /* A node's scenario: hostname nodeK, two GPUs with fast P2P, NICs by mode. */
@@ -86,7 +89,9 @@ static double node_gbps(enum mode m)
 {
     switch (m) {
     case NO_RDMA:
-    case EXAMPLE_ETH: return 25.0 / 8; /* NCCL's socket transport */
+    case EXAMPLE_ETH:
+    case IB_OFF: return 25.0 / 8; /* NCCL's socket transport */
+    case HCA_TWO: return 2 * PORT_GBITS / 8;
     case QUARTER: return NICS * PORT_GBITS / 4 / 8; /* four ports at the slowest one's rate */
     case EXAMPLE_IB: return 8 * 400.0 / 8;
     default: return NICS * PORT_GBITS / 8;
@@ -226,6 +231,10 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
     double (*edge)(int, int, int) = NULL;
     *(void **)&edge = dlsym(x.cu.lib.handle, "gdsim_nccl_edge_gbps");
     r.edge_gbps = edge ? fmin(edge(0, 1, 0), edge(1, 0, 0)) : 0;
+    if (m == IB_OFF)
+        setenv("NCCL_IB_DISABLE", "1", 1);
+    if (m == HCA_TWO)
+        setenv("NCCL_IB_HCA", "mlx5_0,mlx5_1", 1);
     if (getenv("NCCL_DEBUG"))
         snprintf(r.log, sizeof r.log, "%s/nccl.log", sc.dir), setenv("NCCL_DEBUG_FILE", r.log, 1);
     ncclUniqueId id = {{0}};
@@ -261,7 +270,11 @@ static void node_main(int idx, int nodes, enum mode m, int (*id_pipe)[2], int re
     int bad = write(result_fd, &r, sizeof r) != (ssize_t)sizeof r;
     if (!r.log[0] && sc.dir[0])
         sim_scenario_remove(&sc);
-    _exit(bad);
+    for (int g = 0; g < GPUS; g++)
+        x.cu.cuDevicePrimaryCtxRelease(x.dev[g]);
+    gd_nccl_unload(&x.nc);
+    gd_cuda_unload(&x.cu);
+    exit(bad); /* not _exit: LeakSanitizer checks the node's end under ASan */
 }
 
 /* Runs one node per mode in its own process; their reports, in node order
@@ -274,6 +287,7 @@ static double run_nodes(int nodes, const enum mode *modes, struct report *out)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < nodes; i++)
         assert_int_equal(pipe(id_pipe[i]) | pipe(res_pipe[i]), 0);
+    fflush(NULL); /* the children's exit must not write the parent's output again */
     for (int i = 0; i < nodes; i++) {
         pid[i] = fork();
         assert_true(pid[i] >= 0);
@@ -296,7 +310,9 @@ static double run_nodes(int nodes, const enum mode *modes, struct report *out)
     for (int i = 0; i < nodes; i++) {
         if (modes[i] == ABSENT)
             kill(pid[i], SIGKILL);
-        waitpid(pid[i], NULL, 0);
+        int status = -1;
+        waitpid(pid[i], &status, 0);
+        out[i].exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         close(res_pipe[i][0]);
     }
     alarm(0);
@@ -318,6 +334,7 @@ static void expect_paced(int nodes, const enum mode *modes, const struct report 
     for (int i = 0; i < nodes; i++)
         slowest = fmin(slowest, fmin(r[i].edge_gbps, nodes > 1 ? node_gbps(modes[i]) : INFINITY));
     for (int i = 0; i < nodes; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].bad_id_rc, ncclInvalidArgument);
         assert_int_equal(r[i].init_rc, ncclSuccess);
         assert_int_equal(r[i].small_rc, ncclSuccess);
@@ -385,6 +402,7 @@ static void absent_node_times_out(void **state)
     double s = run_nodes(3, m, r);
     unsetenv("GDSIM_NCCL_TIMEOUT_S");
     for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].init_rc, ncclSystemError);
         assert_int_equal(r[i].async, ncclSystemError);
     }
@@ -400,6 +418,7 @@ static void node_dies_mid_run(void **state)
     for (int i = 0; i < 4; i++) {
         if (i == 2)
             continue;
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].init_rc, ncclSuccess);
         assert_int_equal(r[i].small_rc, ncclSuccess);
         assert_int_equal(r[i].big_rc, ncclRemoteError);
@@ -420,6 +439,18 @@ static void example_nodes(void **state)
     expect_paced(2, mixed, r); /* the socket transport's 25 Gb/s */
 }
 
+/* The ports NCCL's environment leaves a node, as its INFO log lists them. */
+static void environment_selects_ports(void **state)
+{
+    (void)state;
+    enum mode off[] = {HEALTHY, IB_OFF}, two[] = {HCA_TWO, HEALTHY};
+    struct report r[2];
+    run_nodes(2, off, r);
+    expect_paced(2, off, r); /* NCCL_IB_DISABLE=1: the socket transport */
+    run_nodes(2, two, r);
+    expect_paced(2, two, r); /* two ports of four: 2 x 200 / 8 */
+}
+
 /* A node that posts another collective: every node refuses it, and the ring goes on. */
 static void mismatch_refused_everywhere(void **state)
 {
@@ -428,6 +459,7 @@ static void mismatch_refused_everywhere(void **state)
     struct report r[3];
     run_nodes(3, m, r);
     for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i].exit_status, 0);
         assert_int_equal(r[i].small_rc, ncclSuccess);
         assert_int_equal(r[i].wrong[0] + r[i].wrong[1], 0);
         assert_int_equal(r[i].big_rc, ncclInvalidUsage);
@@ -483,6 +515,7 @@ int main(void)
         cmocka_unit_test(absent_node_times_out),
         cmocka_unit_test(node_dies_mid_run),
         cmocka_unit_test(example_nodes),
+        cmocka_unit_test(environment_selects_ports),
         cmocka_unit_test(mismatch_refused_everywhere),
         cmocka_unit_test(info_log_per_node),
     };
