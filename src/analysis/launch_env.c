@@ -104,6 +104,10 @@ int gd_launch_from_env(const char *(*get)(const char *name, void *ud), void *ud,
             snprintf(err, errlen, "SLURM_STEP_NODELIST=%s: no first host to meet at", nodes ? nodes : "(unset)");
             return -1;
         }
+        /* A job script that exports MASTER_ADDR (many do, for torch) names rank 0's address itself. */
+        const char *addr = get("MASTER_ADDR", ud);
+        if (addr && *addr)
+            snprintf(out->master_addr, sizeof out->master_addr, "%s", addr);
         const char *port = get("MASTER_PORT", ud);
         if (port && number(port, 1, 65535, &v))
             out->master_port = (int)v;

@@ -3,7 +3,8 @@
  * Where this process stands in a multi-node run, from what the launcher
  * put in its environment: torchrun / Kubernetes (RANK, WORLD_SIZE,
  * LOCAL_RANK, MASTER_ADDR, MASTER_PORT) or Slurm (SLURM_PROCID,
- * SLURM_NTASKS, SLURM_LOCALID, the first host of SLURM_STEP_NODELIST).
+ * SLURM_NTASKS, SLURM_LOCALID, the first host of SLURM_STEP_NODELIST unless
+ * the job script exports MASTER_ADDR).
  * Pure: the environment comes through a lookup the caller gives.
  */
 #ifndef GD_ANALYSIS_LAUNCH_ENV_H

@@ -5,7 +5,8 @@
 # gpudoctor-healthcheck as its HealthCheckProgram every 2 s; a critical
 # simulated node is drained with the finding id in the reason, an admin's
 # drain is left alone, a clean check resumes our own drain; then the srun
-# fan-out writes one report per node and `gpudoctor fleet` reads them. A
+# fan-out writes one report per node and `gpudoctor fleet` reads them, and
+# `srun -n4 gpudoctor bench nccl --nodes` runs across four simulated nodes. A
 # driver that hangs, with the wrapper's shipped defaults, drains the node
 # within slurmd's 60 s limit for its health check.
 # Needs root (slurmd and munged run as root here). Missing components skip
@@ -248,4 +249,39 @@ assert names == [sys.argv[2]], names
 assert r["findings"] == [], r["findings"]
 assert r["groups"][0]["gpus"] == 8
 PY
-echo "ok: drained with the finding id, resumed, admin drains kept, a hang drained in time, the fan-out read by fleet"
+# bench nccl --nodes through srun: one node, four tasks (Slurm's multiple-slurmd
+# mode needs a build with --enable-multiple-slurmd, which Debian's is not), each
+# task a simulated node of its own: SLURM_PROCID picks its scenario, node 2's
+# mlx5_3 at a quarter rate. Ranks meet at the step's first host, found by
+# SLURM_STEP_NODELIST; the port is a free one.
+python3 - "$examples/net-ib-h100x8-healthy.json" "$tmp" <<'PY' || fail "the nodes' scenarios"
+import json, sys
+for r in range(4):
+    d = json.load(open(sys.argv[1]))
+    d["host"]["hostname"] = "sim%02d" % r
+    if r == 2:
+        d["nics"][3]["ports"][0]["rate_gbps"] = 100
+    json.dump(d, open("%s/node%d.json" % (sys.argv[2], r), "w"))
+PY
+getent hosts "$node" >/dev/null 2>&1 || export MASTER_ADDR=127.0.0.1 # a node name nothing resolves
+rc=0
+MASTER_PORT=$(python3 "$src/tests/common/free_ports.py" 1) timeout -k 5 120 \
+    srun -N1 -n4 --overcommit -o "$tmp/nodes-%t.out" -e "$tmp/nodes-%t.err" \
+    sh -c 'exec "$0" bench nccl --nodes --json --force --timeout 30 --sim "$1/node$SLURM_PROCID.json"' "$bin" "$tmp" ||
+    rc=$?
+[ $rc = 0 ] || { cat "$tmp"/nodes-*.err >&2; fail "srun bench nccl --nodes: exit $rc"; }
+python3 - "$tmp/nodes-0.out" <<'PY' || { cat "$tmp"/nodes-*.err >&2; fail "bench nccl --nodes' report"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["nodes"]
+assert n["launcher"] == "slurm" and n["world"] == 4, (n["launcher"], n["world"])
+assert [x["host"] for x in n["ranks"]] == ["sim00", "sim01", "sim02", "sim03"], n["ranks"]
+low = [f for f in r["findings"] if f["id"] == "bench.nccl_nodes_low"]
+assert len(low) == 1 and len(r["findings"]) == 1, r["findings"]
+b = low[0]["evidence"]["blamed_nodes"]
+assert [(x["rank"], x["port"]) for x in b] == [(2, "mlx5_3/1")], b
+PY
+grep -q "the report is rank 0's" "$tmp/nodes-1.err" || fail "rank 1 did not say where the report is"
+
+echo "ok: drained with the finding id, resumed, admin drains kept, a hang drained in time, the fan-out read by fleet," \
+    "bench nccl --nodes through srun named the slow node's port"

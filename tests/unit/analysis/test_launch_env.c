@@ -68,6 +68,12 @@ static void slurm(void **state)
     assert_int_equal(l.world, 4);
     assert_string_equal(l.master_addr, "gpu007");
     assert_int_equal(l.master_port, GD_LAUNCH_DEFAULT_PORT);
+    /* A job script's own MASTER_ADDR and MASTER_PORT (exported for torch) win over the node list. */
+    const char *exported[] = {"SLURM_PROCID=1",       "SLURM_NTASKS=2",     "SLURM_STEP_NODELIST=gpu[1-2]",
+                              "MASTER_ADDR=10.0.0.7", "MASTER_PORT=29800", NULL};
+    assert_int_equal(launch(exported, &l, err), 0);
+    assert_string_equal(l.master_addr, "10.0.0.7");
+    assert_int_equal(l.master_port, 29800);
     const char *none[] = {"PATH=/bin", NULL};
     assert_int_equal(launch(none, &l, err), -1);
     assert_non_null(strstr(err, "srun"));
