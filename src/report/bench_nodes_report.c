@@ -5,6 +5,8 @@
 #include "analysis/node_net.h"
 #include "bench_nccl_report.h"
 #include "core/json_util.h"
+#include "html_escape.h"
+#include "html_page.h"
 #include "gpudoctor/bench.h"
 #include "gpudoctor/bench_nodes.h"
 
@@ -169,4 +171,71 @@ void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)
         fprintf(out, "    node pairs not measured: %s\n", n->pairs_why);
     }
     fputc('\n', out);
+}
+
+void gd_html_bench_nodes(FILE *out, const gd_facts *f)
+{
+    const gd_nccl_nodes *n = ran(f);
+    if (!n)
+        return;
+    gd_nodes_expect e;
+    gd_nodes_expect_of(n->nodes, (size_t)n->world, &e);
+    char line[800];
+    fputs("<section id=\"nodes\"><h2>NCCL all-reduce across nodes</h2>\n<p>", out);
+    if (!isnan(n->ring_gbs))
+        snprintf(line, sizeof line,
+                 "%d nodes (%s launch, rank 0 at %s): peak bus bandwidth %.1f GB/s at %zu MiB; "
+                 "expected %.0f GB/s.",
+                 n->world, n->launcher, n->master, n->ring_gbs, n->ring_bytes >> 20,
+                 isnan(e.busbw_gbs) ? 0.0 : e.busbw_gbs);
+    else
+        snprintf(line, sizeof line, "%d nodes (%s launch, rank 0 at %s): no figure: %s", n->world, n->launcher,
+                 n->master, n->error[0] ? n->error : "the run failed or its data came back wrong on a rank");
+    gd_html_text(out, line);
+    fputs("</p>\n<table>\n", out);
+    static const char *const head[] = {"rank", "host", "GPUs", "network", "busbw GB/s", "check"};
+    gd_html_row(out, "th", head, 6);
+    for (int r = 0; r < n->world; r++) {
+        const gd_node_view *v = &n->nodes[r];
+        char rank[16], gpus[16] = "-", net[96] = "", bw[16] = "-";
+        snprintf(rank, sizeof rank, "%d", r);
+        const char *check = "";
+        if (!v->arrived)
+            snprintf(net, sizeof net, "never joined (within %.0f s)", n->timeout_s);
+        else if (!v->reported)
+            snprintf(net, sizeof net, "%s",
+                     n->missing || n->error[0] ? "joined; the run did not start" : "joined, sent no report");
+        else {
+            snprintf(gpus, sizeof gpus, "%d", v->gpus);
+            network_text(v, net, sizeof net);
+            if (!v->world.failed && !isnan(v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE]))
+                snprintf(bw, sizeof bw, "%.1f", v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE]);
+            check = v->world.failed ? (v->world.verdict == GD_VERIFY_WRONG ? "WRONG" : "failed")
+                                    : gd_bench_verdict_name(v->world.verdict);
+        }
+        const char *cells[] = {rank, v->host[0] ? v->host : "-", gpus, net, bw, check};
+        gd_html_row(out, "td", cells, 6);
+    }
+    fputs("</table>\n", out);
+    if (n->pairs_run) {
+        fputs("<p>", out);
+        gd_html_text(out, n->pairs_why);
+        fputs("</p>\n<table>\n", out);
+        static const char *const ph[] = {"round", "pair", "busbw GB/s"};
+        gd_html_row(out, "th", ph, 3);
+        for (size_t i = 0; i < n->pair_count; i++) {
+            const gd_node_pair *p = &n->pairs[i];
+            char round[16], pair[32], bw[180];
+            snprintf(round, sizeof round, "%d", p->round + 1);
+            snprintf(pair, sizeof pair, "%d - %d", p->a, p->b);
+            if (isnan(p->busbw_gbps))
+                snprintf(bw, sizeof bw, "failed: %.160s", p->error);
+            else
+                snprintf(bw, sizeof bw, "%.1f", p->busbw_gbps);
+            const char *cells[] = {round, pair, bw};
+            gd_html_row(out, "td", cells, 3);
+        }
+        fputs("</table>\n", out);
+    }
+    fputs("</section>\n", out);
 }

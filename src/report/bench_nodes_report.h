@@ -17,5 +17,7 @@
 json_t *gd_bench_nodes_json(const gd_facts *f);
 /* Its text section; nothing when it did not run. */
 void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st);
+/* Its section of the HTML page (every rank's view, the pairs); nothing when it did not run. */
+void gd_html_bench_nodes(FILE *out, const gd_facts *f);
 
 #endif

@@ -6,6 +6,7 @@
 #include "checked.h"
 #include "html_escape.h"
 #include "html_page.h"
+#include "bench_nodes_report.h"
 #include "html_plots.h"
 #include "verdict.h"
 
@@ -311,6 +312,7 @@ void gd_report_html_with(FILE *out, const gd_facts *f, const gd_findings *fs, co
     if (x && x->section)
         x->section(out, x->ud);
     gd_html_findings(out, fs, f->series.n > 1, f->series.n > 1 && f->gpu_count > 0, true);
+    gd_html_bench_nodes(out, f);
     gd_html_gpu_plots(out, f, fs);
     gpu_table(out, f);
     gd_html_job_plot_spans(out, f, x ? x->spans : NULL, x ? x->nspans : 0);

@@ -95,6 +95,7 @@ typedef struct cluster {
     const char *master_addr[MAX_NODES]; /* NULL: 127.0.0.1 */
     const char *timeout; /* --timeout */
     int port; /* 0: a free one */
+    const char *report; /* rank 0's --report FILE.html, NULL none */
 } cluster;
 
 typedef struct outcome {
@@ -133,9 +134,17 @@ static outcome run_cluster(const cluster *c)
             snprintf(envs[r][3], 64, "MASTER_PORT=%d", port);
             const char *env[] = {
                 envs[r][0], envs[r][1], envs[r][2], envs[r][3], "GPUDOCTOR_SIM_TIMESCALE=", "NO_COLOR=", NULL};
-            const char *argv[] = {"bench",  "nccl",      "--nodes",
-                                  "--json", "--force",   "--sim",
-                                  scen[r],  "--timeout", c->timeout ? c->timeout : "5",
+            const char *argv[] = {"bench",
+                                  "nccl",
+                                  "--nodes",
+                                  "--json",
+                                  "--force",
+                                  "--sim",
+                                  scen[r],
+                                  "--timeout",
+                                  c->timeout ? c->timeout : "5",
+                                  r == 0 && c->report ? "--report" : NULL, /* rank 0's page */
+                                  c->report,
                                   NULL};
             if (pass == 2) {
                 struct timespec d = {c->late_ms[r] / 1000, (c->late_ms[r] % 1000) * 1000000L};
@@ -244,7 +253,9 @@ static json_t *blamed(const outcome *o)
 static void a_quarter_rate_nic_is_named(void **state)
 {
     (void)state;
-    cluster c = {.world = 4, .kind = {[2] = NODE_QUARTER_NIC}};
+    char *dir = temp_dir(), page[600];
+    snprintf(page, sizeof page, "%s/nodes.html", dir);
+    cluster c = {.world = 4, .kind = {[2] = NODE_QUARTER_NIC}, .report = page};
     outcome o = run_cluster(&c);
     assert_exact_findings("quarter NIC", &o.rank0, 0, (const char *[]){"bench.nccl_nodes_low@-1", NULL});
     others_exit(&o, &c, 0);
@@ -266,6 +277,20 @@ static void a_quarter_rate_nic_is_named(void **state)
     assert_non_null(strstr(title, "node02's mlx5_3/1 at 100 Gb/s"));
     /* The ring ran at about a quarter of a healthy one. */
     assert_true(num(n, "busbw_gbps") < 0.3 * num(n, "expected_gbps"));
+    /* The page has every rank's view and the pairs beside the finding. */
+    FILE *f = fopen(page, "r");
+    if (!f)
+        fail_msg("no %s: %s", page, o.rank0.err);
+    char html[1 << 16];
+    size_t len = fread(html, 1, sizeof html - 1, f);
+    html[len] = '\0';
+    fclose(f);
+    assert_non_null(strstr(html, "NCCL all-reduce across nodes"));
+    assert_non_null(strstr(html, "<td>node02</td>"));
+    assert_non_null(strstr(html, "mlx5_3/1 at 100 Gb/s"));
+    assert_non_null(strstr(html, "<td>2 - 3</td>"));
+    remove_tree(dir);
+    free(dir);
     outcome_free(&o);
 }
 
