@@ -89,4 +89,10 @@ typedef struct gd_nccl_nodes {
 
 void gd_nccl_nodes_free(gd_nccl_nodes *n);
 
+/* A view as another process sent it, made safe to read: every count within
+ * its array, every string terminated, every rate finite and not negative
+ * (else NAN), the verdict one of its values. A rank that sends garbage gets
+ * a view that says little, never one that reads past its arrays. */
+void gd_node_view_sanitize(gd_node_view *v);
+
 #endif

@@ -490,8 +490,7 @@ static int lead(node_run *x, int rdv_rc, const char *rdv_err, const unsigned cha
             n->unreported++;
             continue;
         }
-        got->host[sizeof got->host - 1] = '\0';
-        got->error[sizeof got->error - 1] = '\0';
+        gd_node_view_sanitize(got);
         got->arrived = got->reported = true;
         got->joined_s = n->nodes[r].joined_s;
         n->nodes[r] = *got;

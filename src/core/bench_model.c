@@ -139,3 +139,82 @@ bool gd_gpu_peak_find(const char *product_name, gd_gpu_peak *out)
     }
     return false;
 }
+
+#define TERMINATE(s) ((s)[sizeof(s) - 1] = '\0')
+
+/* A rate as received: finite and not negative, else unknown. */
+static double rate_of(double v)
+{
+    return isfinite(v) && v >= 0 ? v : NAN;
+}
+
+/* A bool as received: any byte but 0 is true (reading a byte other than 0
+ * or 1 as a bool is undefined). */
+static void bool_fix(bool *b)
+{
+    unsigned char raw;
+    memcpy(&raw, b, 1);
+    *b = raw != 0;
+}
+
+static void bench_sanitize(gd_nccl_bench *b)
+{
+    bool_fix(&b->failed);
+    TERMINATE(b->library);
+    TERMINATE(b->detail);
+    TERMINATE(b->error);
+    TERMINATE(b->skipped);
+    TERMINATE(b->env);
+    if (b->ranks < 0 || b->ranks > GD_NCCL_MAX_RANKS)
+        b->ranks = 0;
+    if (b->verdict != GD_VERIFY_OK && b->verdict != GD_VERIFY_WRONG)
+        b->verdict = GD_VERIFY_NOT_RUN;
+    for (int c = 0; c < GD_NCCL_COLLS; c++) {
+        if (b->point_count[c] > GD_NCCL_MAX_POINTS)
+            b->point_count[c] = GD_NCCL_MAX_POINTS;
+        b->peak_busbw_gbps[c] = rate_of(b->peak_busbw_gbps[c]);
+        for (size_t i = 0; i < b->point_count[c]; i++) {
+            gd_nccl_point *p = &b->points[c][i];
+            p->time_us = rate_of(p->time_us);
+            p->algbw_gbps = rate_of(p->algbw_gbps);
+            p->busbw_gbps = rate_of(p->busbw_gbps);
+        }
+    }
+}
+
+void gd_node_view_sanitize(gd_node_view *v)
+{
+    bool_fix(&v->arrived);
+    bool_fix(&v->reported);
+    TERMINATE(v->host);
+    TERMINATE(v->error);
+    TERMINATE(v->net.transport);
+    TERMINATE(v->net.slowest);
+    if (v->port_count > GD_NODE_PORTS)
+        v->port_count = GD_NODE_PORTS;
+    for (size_t i = 0; i < v->port_count; i++) {
+        TERMINATE(v->ports[i].dev);
+        bool_fix(&v->ports[i].active);
+        v->ports[i].rate_gbps = rate_of(v->ports[i].rate_gbps);
+    }
+    if (v->note_count > GD_NODE_NOTES)
+        v->note_count = GD_NODE_NOTES;
+    for (size_t i = 0; i < v->note_count; i++) {
+        TERMINATE(v->notes[i].id);
+        TERMINATE(v->notes[i].title);
+        if (v->notes[i].severity != GD_SEV_INFO && v->notes[i].severity != GD_SEV_WARNING &&
+            v->notes[i].severity != GD_SEV_CRITICAL)
+            v->notes[i].severity = GD_SEV_INFO;
+    }
+    if (v->gpus < 0 || v->gpus > GD_NCCL_MAX_RANKS)
+        v->gpus = 0;
+    if (v->net.ports < 0 || v->net.ports > GD_NODE_PORTS * 8)
+        v->net.ports = 0;
+    v->net.now_gbs = rate_of(v->net.now_gbs);
+    v->net.best_gbs = rate_of(v->net.best_gbs);
+    v->net.slowest_gbps = rate_of(v->net.slowest_gbps);
+    v->net.fastest_gbps = rate_of(v->net.fastest_gbps);
+    v->intra_expect_gbs = rate_of(v->intra_expect_gbs);
+    v->joined_s = rate_of(v->joined_s);
+    bench_sanitize(&v->world);
+}
