@@ -2,6 +2,7 @@
 /* gpudoctor fleet: many nodes' check reports compared (docs/fleet.md). */
 #include "analysis/fleet.h"
 #include "analysis/fleet_dedup.h"
+#include "core/input.h"
 #include "formats/fleet/fleet_read.h"
 #include "cli.h"
 #include "report/fleet_report.h"
@@ -30,6 +31,9 @@ const char gd_fleet_help[] =
     "than 3 scaled MADs and by more than a margin that matters (clock 5 % lower,\n"
     "power 15 % lower, 8 C hotter); and the findings that half the nodes or more share\n"
     "(at least 3): one cause rolled out to many nodes. Rules: docs/fleet.md.\n"
+    "A 'bench nccl --nodes --json' report among them adds its nodes: each node's\n"
+    "network findings and the run's findings on the node they name (a slow port's\n"
+    "node), merged into that node's own check report where there is one.\n"
     "\n"
     "  --json           the comparison as JSON (docs/interface.md)\n"
     "  --report FILE    also write one HTML page: findings, groups, a bar per node\n"
@@ -137,7 +141,59 @@ static gd_fleet_file_key file_key(const char *path)
  * given twice (the same file, or a second report of a node's name; the
  * first counts) is noted in dups, one that cannot be read in unread, each
  * in the order given. 0, or an exit code. */
-static int read_reports(const paths *files, gd_fleet *fleet, char **unread, size_t *nunread, char **dups, size_t *ndups)
+/* The nodes of `bench nccl --nodes` reports, one list per report. */
+typedef struct run_nodes {
+    size_t n;
+    gd_fleet_node **nodes;
+    size_t *count;
+} run_nodes;
+
+/* A run's nodes into the fleet: a node that has its own check report gains
+ * the run's findings on it (once each), another joins the fleet with them
+ * alone (no GPUs of its own: compared with nothing). 0, or an exit code. */
+static int merge_runs(run_nodes *runs, gd_fleet *fleet)
+{
+    int rc = 0;
+    for (size_t r = 0; r < runs->n; r++) {
+        for (size_t k = 0; k < runs->count[r]; k++) {
+            gd_fleet_node *x = &runs->nodes[r][k];
+            gd_fleet_node *into = NULL;
+            for (size_t i = 0; i < fleet->n && !into; i++)
+                if (strcmp(fleet->nodes[i].name, x->name) == 0)
+                    into = &fleet->nodes[i];
+            if (!into && !rc) {
+                gd_fleet_node *grown = realloc(fleet->nodes, (fleet->n + 1) * sizeof *grown);
+                if (!grown) {
+                    rc = gd_cli_error("out of memory");
+                } else {
+                    fleet->nodes = grown;
+                    fleet->nodes[fleet->n++] = *x; /* the fleet owns its findings now */
+                    x->findings = NULL;
+                    continue;
+                }
+            }
+            gd_fleet_finding *more =
+                into && !rc ? realloc(into->findings, (into->nfindings + x->nfindings + 1) * sizeof *more) : NULL;
+            if (into && !rc && !more)
+                rc = gd_cli_error("out of memory");
+            for (size_t f = 0; more && f < x->nfindings; f++) {
+                bool have = false;
+                for (size_t g = 0; g < into->nfindings && !have; g++)
+                    have = strcmp(more[g].id, x->findings[f].id) == 0 && more[g].gpu == x->findings[f].gpu;
+                if (!have)
+                    more[into->nfindings++] = x->findings[f];
+            }
+            if (more)
+                into->findings = more;
+            free(x->findings);
+        }
+        free(runs->nodes[r]);
+    }
+    return rc;
+}
+
+static int read_reports(const paths *files, gd_fleet *fleet, run_nodes *runs, char **unread, size_t *nunread,
+                        char **dups, size_t *ndups)
 {
     size_t n = files->n;
     gd_fleet_file_key *keys = calloc(n + 1, sizeof *keys);
@@ -154,11 +210,23 @@ static int read_reports(const paths *files, gd_fleet *fleet, char **unread, size
         char err[1024];
         if (same_file[i] != GD_FLEET_FIRST)
             continue;
-        if (gd_fleet_read_report(files->v[i], &fleet->nodes[fleet->n], err, sizeof err) != 0) {
+        size_t len = 0;
+        char *buf = gd_input_read(files->v[i], GD_INPUT_FILE, GD_FLEET_REPORT_MAX, &len, err, sizeof err);
+        int run = buf ? gd_fleet_parse_run(buf, len, files->v[i], &runs->nodes[runs->n], &runs->count[runs->n], err,
+                                           sizeof err)
+                      : -1;
+        if (run == 0) { /* a run across nodes: its nodes join the fleet's after the reports (merge_runs) */
+            runs->n++;
+            free(buf);
+            continue;
+        }
+        if (run < 0 || gd_fleet_parse_report(buf, len, files->v[i], &fleet->nodes[fleet->n], err, sizeof err) != 0) {
+            free(buf);
             if (!(unread[(*nunread)++] = strdup(err)))
                 rc = gd_cli_error("out of memory");
             continue;
         }
+        free(buf);
         file_of[fleet->n++] = i;
     }
     bool named = !rc && gd_fleet_first_same_node(fleet, same_node) == 0;
@@ -245,12 +313,21 @@ int gd_cmd_fleet(int argc, char **argv)
     fleet.nodes = rc ? NULL : calloc(files.n + 1, sizeof *fleet.nodes);
     if (!rc && (!unread || !fleet.nodes))
         rc = gd_cli_error("out of memory");
+    run_nodes runs = {0};
+    runs.nodes = rc ? NULL : calloc(files.n + 1, sizeof *runs.nodes);
+    runs.count = rc ? NULL : calloc(files.n + 1, sizeof *runs.count);
+    if (!rc && (!runs.nodes || !runs.count))
+        rc = gd_cli_error("out of memory");
     char **dups = rc ? NULL : calloc(files.n + 1, sizeof *dups);
     size_t ndups = 0;
     if (!rc && !dups)
         rc = gd_cli_error("out of memory");
     if (!rc)
-        rc = read_reports(&files, &fleet, unread, &nunread, dups, &ndups);
+        rc = read_reports(&files, &fleet, &runs, unread, &nunread, dups, &ndups);
+    if (!rc)
+        rc = merge_runs(&runs, &fleet);
+    free(runs.nodes);
+    free(runs.count);
     say_few((const char *const *)dups, ndups, "given twice, read once (the JSON's duplicates[])");
     if (!rc && fleet.n == 0) {
         say_few((const char *const *)unread, nunread, "that could not be read");

@@ -398,6 +398,53 @@ static void no_launcher_is_an_error_that_teaches(void **state)
     tool_result_free(&r);
 }
 
+/* fleet reads rank 0's report beside the nodes' own: the run's finding and
+ * the node's network finding land on the node they name; a node with its own
+ * check report keeps its GPUs and gains the run's findings on it. */
+static void fleet_reads_the_run(void **state)
+{
+    (void)state;
+    cluster c = {.world = 4, .kind = {[2] = NODE_QUARTER_NIC}};
+    outcome o = run_cluster(&c);
+    char *dir = temp_dir();
+    free(write_temp_file(dir, "run.json", o.rank0.out));
+    char *own = node_scenario(dir, 2, NODE_QUARTER_NIC);
+    tool_result chk = run_tool((const char *[]){"check", "--json", "--sim", own, NULL}, NULL);
+    free(write_temp_file(dir, "node02-check.json", chk.out));
+    tool_result fl = run_tool((const char *[]){"fleet", "--json", dir, NULL}, NULL);
+    if (!fl.json)
+        fail_msg("fleet: exit %d: %s", fl.exit_code, fl.err);
+    json_t *nodes = json_object_get(fl.json, "nodes"), *x;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(nodes, i, x)
+    {
+        const char *name = json_string_value(json_object_get(x, "name"));
+        json_t *fs = json_object_get(x, "findings"), *f;
+        size_t k;
+        bool low = false, rate = false;
+        json_array_foreach(fs, k, f)
+        {
+            low |= strcmp(json_string_value(json_object_get(f, "id")), "bench.nccl_nodes_low") == 0;
+            rate |= strcmp(json_string_value(json_object_get(f, "id")), "net.port_rate_low") == 0;
+        }
+        seen++;
+        if (strcmp(name, "node02") == 0) {
+            assert_true(low && rate);
+            assert_int_equal(num(x, "gpus"), 8); /* its own check report's GPUs, merged */
+        } else {
+            assert_false(low);
+        }
+    }
+    assert_int_equal(seen, 4);
+    tool_result_free(&chk);
+    tool_result_free(&fl);
+    free(own);
+    remove_tree(dir);
+    free(dir);
+    outcome_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +457,7 @@ int main(void)
         cmocka_unit_test(a_wrong_master_addr_is_said),
         cmocka_unit_test(a_taken_port_is_said),
         cmocka_unit_test(no_launcher_is_an_error_that_teaches),
+        cmocka_unit_test(fleet_reads_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,3 +135,137 @@ int gd_fleet_parse_report(const char *buf, size_t len, const char *path, gd_flee
     }
     return rc;
 }
+
+/* A rank's own network findings the fleet keeps, at most (a report's are 6). */
+#define RUN_NOTES_MAX 32
+
+/* The node named host among out (n of them), or -1. */
+static long node_named(const gd_fleet_node *out, size_t n, const char *host)
+{
+    for (size_t i = 0; host && i < n; i++)
+        if (strcmp(out[i].name, host) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Adds finding id at sev to node (once). */
+static void add_finding(gd_fleet_node *node, size_t cap, const char *id, gd_severity sev)
+{
+    for (size_t i = 0; i < node->nfindings; i++)
+        if (strcmp(node->findings[i].id, id) == 0)
+            return;
+    if (node->nfindings == cap)
+        return;
+    gd_fleet_finding *x = &node->findings[node->nfindings++];
+    snprintf(x->id, sizeof x->id, "%s", id);
+    x->severity = sev;
+    x->gpu = GD_NO_GPU;
+}
+
+/* A finding's severity when the fleet counts it (warning, critical, not ignored). */
+static bool counted(const json_t *f, gd_severity *s)
+{
+    const json_t *id = json_object_get(f, "id"), *sev = json_object_get(f, "severity");
+    return json_is_string(id) && json_is_string(sev) && gd_severity_parse(json_string_value(sev), s) == 0 &&
+           *s != GD_SEV_INFO && !json_is_true(json_object_get(f, "ignored"));
+}
+
+/* The hosts a run's finding names: into hosts (up to cap), their count. */
+static size_t hosts_named(const json_t *f, const json_t *ranks, const char **hosts, size_t cap)
+{
+    const char *id = json_string_value(json_object_get(f, "id"));
+    const json_t *ev = json_object_get(f, "evidence"), *list = NULL, *x;
+    size_t n = 0, i;
+    if (strcmp(id, "bench.nccl_nodes_low") == 0)
+        list = json_object_get(ev, "blamed_nodes");
+    else if (strcmp(id, "bench.nccl_nodes_failed") == 0)
+        list = json_object_get(ev, "ranks");
+    else if (strcmp(id, "bench.nccl_node_missing") == 0)
+        list = json_object_get(ev, "no_report");
+    json_array_foreach(list, i, x) if (n < cap && json_is_string(json_object_get(x, "host"))) hosts[n++] =
+        json_string_value(json_object_get(x, "host"));
+    const json_t *link = json_object_get(ev, "slow_link");
+    json_array_foreach(link, i, x)
+    {
+        const json_t *r = json_is_integer(x) ? json_array_get(ranks, (size_t)json_integer_value(x)) : NULL;
+        if (n < cap && json_is_string(json_object_get(r, "host")))
+            hosts[n++] = json_string_value(json_object_get(r, "host"));
+    }
+    return n;
+}
+
+int gd_fleet_parse_run(const char *buf, size_t len, const char *path, gd_fleet_node **out, size_t *count, char *err,
+                       size_t errlen)
+{
+    *out = NULL;
+    *count = 0;
+    /* A check report is never one: a look for the key first, so that the fleet's reports are parsed once. */
+    if (!memmem(buf, len, "\"nodes\"", 7) || !memmem(buf, len, "\"bench\"", 7))
+        return 1;
+    json_error_t je;
+    json_t *root = json_loadb(buf, len, 0, &je);
+    const json_t *bench = json_object_get(root, "bench"), *run = json_object_get(root, "nodes");
+    const json_t *ranks = json_object_get(run, "ranks"), *fs = json_object_get(root, "findings");
+    if (!json_is_string(bench) || strcmp(json_string_value(bench), "nccl") != 0 || !json_is_array(ranks) ||
+        !json_is_array(fs)) {
+        json_decref(root);
+        return 1;
+    }
+    size_t nr = json_array_size(ranks), cap = json_array_size(fs) + RUN_NOTES_MAX, i; /* each node's findings */
+    gd_fleet_node *nodes = calloc(nr + 1, sizeof *nodes);
+    int rc = nodes ? 0 : -1;
+    const json_t *r, *f;
+    json_array_foreach(ranks, i, r)
+    {
+        const json_t *host = json_object_get(r, "host"), *notes = json_object_get(r, "network_findings");
+        if (rc || !json_is_string(host) || json_string_length(host) == 0 ||
+            node_named(nodes, *count, json_string_value(host)) >= 0)
+            continue;
+        gd_fleet_node *node = &nodes[(*count)++];
+        text(node->name, sizeof node->name, host, "");
+        snprintf(node->file, sizeof node->file, "%s", path);
+        if (!(node->findings = calloc(cap, sizeof *node->findings))) {
+            rc = -1;
+            break;
+        }
+        size_t k;
+        const json_t *x;
+        gd_severity s;
+        json_array_foreach(notes, k, x) if (counted(x, &s))
+            add_finding(node, cap, json_string_value(json_object_get(x, "id")), s);
+    }
+    /* The run's findings on the nodes they name, else on rank 0's. */
+    json_array_foreach(fs, i, f)
+    {
+        gd_severity s;
+        if (rc || *count == 0 || !counted(f, &s))
+            continue;
+        const char *hosts[16];
+        size_t nh = hosts_named(f, ranks, hosts, 16), placed = 0;
+        for (size_t h = 0; h < nh; h++) {
+            long at = node_named(nodes, *count, hosts[h]);
+            if (at >= 0) {
+                add_finding(&nodes[at], cap, json_string_value(json_object_get(f, "id")), s);
+                placed++;
+            }
+        }
+        if (!placed)
+            add_finding(&nodes[0], cap, json_string_value(json_object_get(f, "id")), s);
+    }
+    json_decref(root);
+    if (rc == 0 && *count == 0) {
+        snprintf(err, errlen, "%s: a 'bench nccl --nodes' report in which no rank reported: no node to read", path);
+        rc = -1;
+    } else if (rc) {
+        snprintf(err, errlen, "out of memory");
+    }
+    if (rc) {
+        for (size_t k = 0; nodes && k < *count; k++)
+            free(nodes[k].findings);
+        free(nodes);
+        *count = 0;
+        return -1;
+    }
+    *out = nodes;
+    return 0;
+}

@@ -19,4 +19,16 @@ int gd_fleet_read_report(const char *path, gd_fleet_node *node, char *err, size_
  * gives the node its name where the report has no hostname. */
 int gd_fleet_parse_report(const char *buf, size_t len, const char *path, gd_fleet_node *node, char *err, size_t errlen);
 
+/*
+ * A `bench nccl --nodes` report (rank 0's: the run across nodes) as the
+ * fleet reads it: one node per rank that reported, named by its host, with
+ * no GPUs of its own, its own network findings, and the run's findings
+ * where they name it (bench.nccl_nodes_low: the blamed node, or both ends of
+ * the slow link; bench.nccl_nodes_failed: the failing ranks; the rest: rank
+ * 0). 0 with *out (count nodes, freed by the caller as a fleet's), 1 when
+ * buf is not such a report (read it as a check report), -1 with err.
+ */
+int gd_fleet_parse_run(const char *buf, size_t len, const char *path, gd_fleet_node **out, size_t *count, char *err,
+                       size_t errlen);
+
 #endif
