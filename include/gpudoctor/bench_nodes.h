@@ -42,6 +42,7 @@ typedef struct gd_node_net {
     double best_gbs; /* ports x the fastest one's rate / 8: what the same ports allow at full speed */
     char slowest[48]; /* "mlx5_3/1", the port that sets now_gbs where it is below the others */
     double slowest_gbps, fastest_gbps; /* Gb/s */
+    int gdr; /* GPUDirect RDMA's module: 1 loaded, 0 neither nvidia_peermem nor nv_peer_mem, -1 unknown */
 } gd_node_net;
 
 /* One rank's (node's) view of the run. */

@@ -44,10 +44,11 @@ static bool ib_off(const char *env)
 void gd_node_net_of(const gd_net_facts *net, const char *env, gd_node_net *out, gd_node_port *ports, size_t *count,
                     size_t cap)
 {
-    *out = (gd_node_net){.now_gbs = NAN, .best_gbs = NAN, .slowest_gbps = NAN, .fastest_gbps = NAN};
+    *out = (gd_node_net){.now_gbs = NAN, .best_gbs = NAN, .slowest_gbps = NAN, .fastest_gbps = NAN, .gdr = -1};
     *count = 0;
     if (!net || !net->devices_read)
         return;
+    out->gdr = net->peermem == GD_PEERMEM_LOADED ? 1 : net->peermem == GD_PEERMEM_ABSENT ? 0 : -1;
     bool off = ib_off(env), eth = false;
     for (size_t d = 0; d < net->dev_count; d++) {
         const gd_net_dev *dev = &net->devs[d];

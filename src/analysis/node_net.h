@@ -11,6 +11,10 @@
  * meant to be alike, so the run's network expectation is the best node's
  * allowance, at GD_NT_NET_EFFICIENCY (nccl_tests_judge.h): a node with
  * slower, fewer or no RDMA ports is what the report names, not a lower bar.
+ * A node without GPUDirect RDMA is held to the same bar: what staging
+ * through host memory costs depends on its PCIe tree (little where GPU and
+ * NIC hang off different root ports; 180 to 10 GB/s on 2 nodes where they
+ * share switches, nccl issue 1676), so it is named, not predicted.
  */
 #ifndef GD_ANALYSIS_NODE_NET_H
 #define GD_ANALYSIS_NODE_NET_H

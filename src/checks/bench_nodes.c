@@ -163,6 +163,8 @@ static void brief_of(const gd_node_view *v, char *buf, size_t len)
     else if (v->net.slowest[0])
         snprintf(buf, len, "%.40s's %.40s at %.0f Gb/s (its others %.0f)", host_of(v), v->net.slowest,
                  v->net.slowest_gbps, v->net.fastest_gbps);
+    else if (v->net.gdr == 0)
+        snprintf(buf, len, "%.48s runs without GPUDirect RDMA", host_of(v));
     else
         snprintf(buf, len, "node %.48s", host_of(v));
 }
@@ -210,7 +212,8 @@ void gd_check_bench_nccl_nodes_low(const gd_check *self, const gd_facts *f, gd_f
             if (!loc.nodes[i].blamed)
                 continue;
             const gd_node_view *v = &n->nodes[i];
-            json_t *nj = json_pack("{s:i,s:s,s:s}", "rank", (int)i, "host", v->host, "transport", v->net.transport);
+            json_t *nj = json_pack("{s:i,s:s,s:s,s:o}", "rank", (int)i, "host", v->host, "transport", v->net.transport,
+                                   "gpudirect_rdma", v->net.gdr < 0 ? json_null() : json_boolean(v->net.gdr));
             if (v->net.slowest[0]) {
                 json_object_set_new(nj, "port", json_string(v->net.slowest));
                 json_object_set_new(nj, "port_gbps", gd_json_number(v->net.slowest_gbps));
@@ -248,7 +251,7 @@ void gd_check_bench_nccl_nodes_low(const gd_check *self, const gd_facts *f, gd_f
         /* No pairs (two nodes, or not run): the nodes' own accounts say what they can. */
         for (int r = 0; r < n->world && !culprit[0]; r++) {
             const gd_node_view *v = &n->nodes[r];
-            if (v->reported && (v->net.slowest[0] || strcmp(v->net.transport, "Socket") == 0)) {
+            if (v->reported && (v->net.slowest[0] || strcmp(v->net.transport, "Socket") == 0 || v->net.gdr == 0)) {
                 node_account(v, account, sizeof account);
                 snprintf(culprit, sizeof culprit, "%s", account);
                 brief_of(v, brief, sizeof brief);
@@ -282,6 +285,12 @@ void gd_check_bench_nccl_nodes_low(const gd_check *self, const gd_facts *f, gd_f
                  "Polling), 'lsmod | grep -e ib_ -e mlx' (the driver), NCCL_IB_DISABLE or NCCL_NET=Socket in the job's "
                  "environment; 'gpudoctor check' on that node names it (net.*). Until then drain it from multi-node "
                  "jobs: every all-reduce runs at its sockets' pace.",
+                 host_of(&n->nodes[first_blamed]));
+    else if (first_blamed >= 0 && !n->nodes[first_blamed].net.slowest[0] && n->nodes[first_blamed].net.gdr == 0)
+        snprintf(fix, sizeof fix,
+                 "Load GPUDirect RDMA's module on %s ('modprobe nvidia_peermem', and at boot: "
+                 "/etc/modules-load.d/), check 'lsmod | grep peermem' and NCCL_DEBUG=INFO's 'GPU Direct RDMA "
+                 "Enabled' lines, then run 'gpudoctor bench nccl --nodes' again.",
                  host_of(&n->nodes[first_blamed]));
     else if (first_blamed >= 0 && n->nodes[first_blamed].net.slowest[0])
         snprintf(fix, sizeof fix,

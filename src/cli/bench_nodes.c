@@ -446,7 +446,7 @@ static int lead(node_run *x, int rdv_rc, const char *rdv_err, const unsigned cha
         gd_node_view *v = &n->nodes[r];
         v->rank = r;
         v->intra_expect_gbs = NAN;
-        v->net = (gd_node_net){.now_gbs = NAN, .best_gbs = NAN};
+        v->net = (gd_node_net){.now_gbs = NAN, .best_gbs = NAN, .gdr = -1};
         if (x->rdv.ranks) {
             v->arrived = x->rdv.ranks[r].arrived;
             v->joined_s = x->rdv.ranks[r].at_s;

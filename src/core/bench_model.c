@@ -214,6 +214,8 @@ void gd_node_view_sanitize(gd_node_view *v)
     v->net.best_gbs = rate_of(v->net.best_gbs);
     v->net.slowest_gbps = rate_of(v->net.slowest_gbps);
     v->net.fastest_gbps = rate_of(v->net.fastest_gbps);
+    if (v->net.gdr < -1 || v->net.gdr > 1)
+        v->net.gdr = -1;
     v->intra_expect_gbs = rate_of(v->intra_expect_gbs);
     v->joined_s = rate_of(v->joined_s);
     bench_sanitize(&v->world);

@@ -41,6 +41,7 @@ static json_t *rank_json(const gd_node_view *v)
     json_object_set_new(net, "now_gbs", num(v->net.now_gbs, 10));
     json_object_set_new(net, "full_gbs", num(v->net.best_gbs, 10));
     json_object_set_new(net, "slowest_port", v->net.slowest[0] ? json_string(v->net.slowest) : json_null());
+    json_object_set_new(net, "gpudirect_rdma", v->net.gdr < 0 ? json_null() : json_boolean(v->net.gdr));
     for (size_t i = 0; i < v->port_count; i++)
         json_array_append_new(ports,
                               json_pack("{s:s,s:i,s:b,s:o}", "device", v->ports[i].dev, "port", v->ports[i].port,
@@ -110,10 +111,11 @@ static void network_text(const gd_node_view *v, char *buf, size_t len)
     else if (strcmp(nn->transport, "Socket") == 0)
         snprintf(buf, len, "sockets (no RDMA)");
     else if (nn->slowest[0])
-        snprintf(buf, len, "%s %d ports, %s at %.0f Gb/s, others %.0f", nn->transport, nn->ports, nn->slowest,
-                 nn->slowest_gbps, nn->fastest_gbps);
+        snprintf(buf, len, "%s %d ports, %s at %.0f Gb/s, others %.0f%s", nn->transport, nn->ports, nn->slowest,
+                 nn->slowest_gbps, nn->fastest_gbps, nn->gdr == 0 ? ", no GDR" : "");
     else
-        snprintf(buf, len, "%s %d x %.0f Gb/s", nn->transport, nn->ports, nn->slowest_gbps);
+        snprintf(buf, len, "%s %d x %.0f Gb/s%s", nn->transport, nn->ports, nn->slowest_gbps,
+                 nn->gdr == 0 ? ", no GPUDirect RDMA" : "");
 }
 
 void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)

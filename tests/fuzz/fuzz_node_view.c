@@ -47,8 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gd_node_view *h = &n->nodes[0];
         h->arrived = h->reported = true;
         h->gpus = 8;
-        h->net = (gd_node_net){.transport = "IB", .ports = 8, .now_gbs = 400, .best_gbs = 400, .slowest_gbps = 400,
-                               .fastest_gbps = 400};
+        h->net = (gd_node_net){.transport = "IB",
+                               .ports = 8,
+                               .now_gbs = 400,
+                               .best_gbs = 400,
+                               .slowest_gbps = 400,
+                               .fastest_gbps = 400,
+                               .gdr = 1};
         h->intra_expect_gbs = NAN;
         h->world.verdict = GD_VERIFY_OK;
         n->ring_gbs = v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE];

@@ -46,8 +46,13 @@ static gd_nccl_nodes *cluster(gd_facts *f, double ring)
         v->arrived = v->reported = true;
         snprintf(v->host, sizeof v->host, "node%02d", r);
         v->gpus = 8;
-        v->net = (gd_node_net){
-            .transport = "IB", .ports = 8, .now_gbs = 400, .best_gbs = 400, .slowest_gbps = 400, .fastest_gbps = 400};
+        v->net = (gd_node_net){.transport = "IB",
+                               .ports = 8,
+                               .now_gbs = 400,
+                               .best_gbs = 400,
+                               .slowest_gbps = 400,
+                               .fastest_gbps = 400,
+                               .gdr = 1};
         v->intra_expect_gbs = 360;
         v->world.verdict = GD_VERIFY_OK;
         v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE] = ring;
@@ -141,6 +146,23 @@ static void a_node_on_sockets_is_named(void **state)
     const gd_finding *x = only(&fs, "bench.nccl_nodes_low");
     assert_non_null(strstr(x->title, "node01 has no RDMA port"));
     assert_non_null(strstr(x->fix, "NCCL_IB_DISABLE"));
+    gd_findings_free(&fs);
+    gd_facts_free(&f);
+}
+
+static void a_node_without_gpudirect_rdma_is_named(void **state)
+{
+    (void)state;
+    gd_facts f;
+    gd_nccl_nodes *n = cluster(&f, 20);
+    n->nodes[3].net.gdr = 0; /* its ports run at full rate: the staging through host memory is the cause */
+    pairs(n, 340, 20, 340, 20);
+    gd_findings fs = judge(&f);
+    const gd_finding *x = only(&fs, "bench.nccl_nodes_low");
+    assert_non_null(strstr(x->title, "node03 runs without GPUDirect RDMA"));
+    assert_non_null(strstr(x->fix, "modprobe nvidia_peermem"));
+    json_t *b = json_array_get(json_object_get(x->evidence, "blamed_nodes"), 0);
+    assert_false(json_boolean_value(json_object_get(b, "gpudirect_rdma")));
     gd_findings_free(&fs);
     gd_facts_free(&f);
 }
@@ -244,8 +266,10 @@ static void a_nodes_network_from_its_ports(void **state)
     gd_node_net nn;
     gd_node_port ports[GD_NODE_PORTS];
     size_t count;
+    net->peermem = GD_PEERMEM_ABSENT;
     gd_node_net_of(net, "", &nn, ports, &count, GD_NODE_PORTS);
     assert_string_equal(nn.transport, "IB");
+    assert_int_equal(nn.gdr, 0);
     assert_int_equal(nn.ports, 4);
     assert_true(fabs(nn.now_gbs - 4 * 100 / 8.0) < 1e-9);
     assert_true(fabs(nn.best_gbs - 4 * 400 / 8.0) < 1e-9);
@@ -272,6 +296,7 @@ static void a_nodes_network_from_its_ports(void **state)
     /* Not read: no transport said. */
     gd_node_net_of(NULL, "", &nn, ports, &count, GD_NODE_PORTS);
     assert_string_equal(nn.transport, "");
+    assert_int_equal(nn.gdr, -1);
     assert_int_equal(count, 0);
 }
 
@@ -306,6 +331,7 @@ int main(void)
         cmocka_unit_test(quiet_near_the_nics),
         cmocka_unit_test(the_node_with_a_slow_port_is_named),
         cmocka_unit_test(a_node_on_sockets_is_named),
+        cmocka_unit_test(a_node_without_gpudirect_rdma_is_named),
         cmocka_unit_test(a_slow_link_between_fast_nodes),
         cmocka_unit_test(without_pairs_the_nodes_own_account),
         cmocka_unit_test(a_rank_that_never_came),
