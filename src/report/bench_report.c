@@ -5,6 +5,7 @@
 #include "verdict_text.h"
 #include "text_util.h"
 #include "text_causes.h"
+#include "gpudoctor/bench_nodes.h"
 #include "gpudoctor/report.h"
 
 #include "core/json_util.h"
@@ -152,7 +153,13 @@ void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, 
         gd_causes_phrase(fs, &c, rest, sizeof rest); /* one cause counted once */
     else if (crit + warn)
         gd_verdict_counts(fs, rest, sizeof rest);
-    else
+    else if (f->bench && f->bench->nodes) {
+        const gd_nccl_nodes *n = f->bench->nodes;
+        int gpus = 0;
+        for (int r = 0; r < n->world; r++)
+            gpus += n->nodes[r].reported ? n->nodes[r].gpus : 0;
+        snprintf(rest, sizeof rest, "no problem found in the all-reduce across %d nodes (%d GPUs)", n->world, gpus);
+    } else
         snprintf(rest, sizeof rest, "no problem found in what was measured on %zu GPU%s", f->gpu_count,
                  f->gpu_count == 1 ? "" : "s");
     used = strlen(rest);

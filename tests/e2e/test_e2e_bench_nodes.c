@@ -96,6 +96,7 @@ typedef struct cluster {
     const char *timeout; /* --timeout */
     int port; /* 0: a free one */
     const char *report; /* rank 0's --report FILE.html, NULL none */
+    bool text; /* the text report, not --json */
 } cluster;
 
 typedef struct outcome {
@@ -137,7 +138,7 @@ static outcome run_cluster(const cluster *c)
             const char *argv[] = {"bench",
                                   "nccl",
                                   "--nodes",
-                                  "--json",
+                                  c->text ? "--force" : "--json",
                                   "--force",
                                   "--sim",
                                   scen[r],
@@ -236,6 +237,15 @@ static void healthy_four_nodes_reach_the_nics(void **state)
         assert_string_equal(json_string_value(json_object_get(v, "verified")), "ok");
         assert_string_equal(json_string_value(json_object_get(json_object_get(v, "network"), "transport")), "IB");
     }
+    outcome_free(&o);
+    /* The text: the verdict for the run, every rank's row. */
+    c.text = true;
+    o = run_cluster(&c);
+    assert_int_equal(o.rank0.exit_code, 0);
+    assert_non_null(strstr(o.rank0.out, "Verdict: OK - no problem found in the all-reduce across 4 nodes (32 GPUs)"));
+    assert_non_null(strstr(o.rank0.out, "NCCL all-reduce across 4 nodes"));
+    assert_non_null(strstr(o.rank0.out, "node03"));
+    assert_non_null(strstr(o.rank0.out, "node pairs not measured: the ring reached"));
     outcome_free(&o);
 }
 
