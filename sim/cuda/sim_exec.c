@@ -343,6 +343,7 @@ int gdsim_fault(const char *name)
     int on = strcmp(name, "kernel_load") == 0          ? g->faults.kernel_load.value
              : strcmp(name, "gemm_wrong_results") == 0 ? g->faults.gemm_wrong_results.value
              : strcmp(name, "nccl_wrong_results") == 0 ? g->faults.nccl_wrong_results.value
+             : strcmp(name, "nccl_process_exit") == 0  ? g->faults.nccl_process_exit.value
                                                        : 0;
     sim_unlock();
     return on;

@@ -256,7 +256,7 @@ static size_t type_size(ncclDataType_t t)
 
 /* Whether the fault is set on a device, asked with its primary context
  * current (the caller's is put back). */
-static bool device_fault(int device)
+static bool device_fault(int device, const char *name)
 {
     CUcontext saved = NULL, ctx = NULL;
     CUdevice dev;
@@ -264,7 +264,7 @@ static bool device_fault(int device)
     cuCtxGetCurrent(&saved);
     if (cuDeviceGet(&dev, device) == CUDA_SUCCESS && cuDevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS) {
         if (cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-            on = gdsim_fault("nccl_wrong_results") != 0;
+            on = gdsim_fault(name) != 0;
         cuDevicePrimaryCtxRelease(dev);
     }
     cuCtxSetCurrent(saved);
@@ -319,7 +319,7 @@ static void deliver(const struct clique *c, void *const *out, const void *result
 {
     for (int r = 0; r < c->nranks; r++) {
         memcpy(out[r], result, out_bytes);
-        if (device_fault(c->devices[r]))
+        if (device_fault(c->devices[r], "nccl_wrong_results"))
             ((unsigned char *)out[r])[out_bytes / 2] ^= 0x40;
     }
 }
@@ -340,10 +340,26 @@ static void compute(const struct clique *c, const struct op *step)
     free(result);
 }
 
+/* The step across processes at which a process whose GPU has the fault
+ * nccl_process_exit dies: after the data check and a few of the sweep's,
+ * so that the others are mid-run. */
+#define EXIT_AT_STEP 4
+
+/* Whether the fault is set on one of the clique's devices. */
+static bool clique_fault(const struct clique *c, const char *name)
+{
+    for (int r = 0; r < c->nranks; r++)
+        if (device_fault(c->devices[r], name))
+            return true;
+    return false;
+}
+
 /* One step with the other processes: every process's part around the ring
  * of sockets where all have the data, else only the step's description. */
 static ncclResult_t run_across(struct clique *c, const struct op *step)
 {
+    if (c->done == EXIT_AT_STEP && clique_fault(c, "nccl_process_exit"))
+        _Exit(137); /* as a node killed mid-run (the OOM killer, a reboot): no goodbye to the others */
     const struct op *o0 = &step[0];
     size_t share = o0->count * type_size(o0->type);
     size_t out_bytes = o0->kind == OP_ALL_REDUCE ? share : share * (size_t)c->total;

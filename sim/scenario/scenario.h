@@ -247,6 +247,7 @@ typedef struct gd_scenario_gpu {
         gd_scenario_flag kernel_load; /* cuModuleLoadData fails: CUDA_ERROR_INVALID_PTX */
         gd_scenario_flag gemm_wrong_results; /* the simulated cuBLASLt returns a wrong element */
         gd_scenario_flag nccl_wrong_results; /* the simulated NCCL leaves a wrong element on this GPU */
+        gd_scenario_flag nccl_process_exit; /* the simulated NCCL ends this GPU's process mid-run (across processes) */
     } faults;
     size_t mig_count; /* "mig_devices" */
     gd_scenario_mig *mig;

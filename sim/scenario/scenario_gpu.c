@@ -409,7 +409,8 @@ static bool parse_static(gd_parser *p, json_t *gpu, const char *at, gd_scenario_
     gdp_key(fpath, at, "faults");
     if (faults && !(gdp_flag(p, faults, "kernel_load", fpath, &g->faults.kernel_load) &&
                     gdp_flag(p, faults, "gemm_wrong_results", fpath, &g->faults.gemm_wrong_results) &&
-                    gdp_flag(p, faults, "nccl_wrong_results", fpath, &g->faults.nccl_wrong_results)))
+                    gdp_flag(p, faults, "nccl_wrong_results", fpath, &g->faults.nccl_wrong_results) &&
+                    gdp_flag(p, faults, "nccl_process_exit", fpath, &g->faults.nccl_process_exit)))
         return false;
     return gdp_flag(p, gpu, "persistence_mode", at, &g->persistence_mode) && parse_compute_mode(p, gpu, at, g) &&
            gdp_flag(p, gpu, "mig_mode", at, &g->mig_mode) && parse_ecc(p, gpu, at, g) &&

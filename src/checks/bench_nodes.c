@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How the run names NCCL's ncclRemoteError in a rank's error (gd_nccl_result_name). */
+static const char gd_nccl_remote_error_name[] = "ncclRemoteError";
+
 static const gd_nccl_nodes *ran(const gd_facts *f)
 {
     return f->bench ? f->bench->nodes : NULL;
@@ -78,10 +81,15 @@ void gd_check_bench_nccl_node_missing(const gd_check *self, const gd_facts *f, g
             : "A rank that met rank 0 and then went silent stopped during the measurement: read its own output "
               "(it names the phase that did not finish), and NCCL's with NCCL_DEBUG=INFO on that node; a rank that "
               "died takes the run with it.";
-    gd_finding_add(out, "bench.nccl_node_missing", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, fix,
-                   "Rank%s %s of %d %s (rank 0 at %s waited %.0f s)", shown == 1 ? "" : "s", who, n->world,
-                   n->missing ? "never joined the run across nodes" : "joined the run across nodes but sent no report",
-                   n->master, n->timeout_s);
+    if (n->missing)
+        gd_finding_add(out, "bench.nccl_node_missing", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, fix,
+                       "Rank%s %s of %d never joined the run across nodes (rank 0 at %s waited %.0f s)",
+                       shown == 1 ? "" : "s", who, n->world, n->master, n->timeout_s);
+    else
+        gd_finding_add(out, "bench.nccl_node_missing", GD_SEV_CRITICAL, GD_NO_GPU, ev, NAN, fix,
+                       "Rank%s %s of %d joined the run across nodes and stopped before reporting: the run has no "
+                       "figure",
+                       shown == 1 ? "" : "s", who, n->world);
 }
 
 void gd_check_bench_nccl_nodes_failed(const gd_check *self, const gd_facts *f, gd_findings *out)
@@ -95,7 +103,9 @@ void gd_check_bench_nccl_nodes_failed(const gd_check *self, const gd_facts *f, g
     json_t *ranks = json_array();
     for (int r = 0; r < n->world; r++) {
         const gd_node_view *v = &n->nodes[r];
-        if (!v->reported || !v->world.failed)
+        /* NCCL's remote error where a rank stopped mid-run is that rank's doing: bench.nccl_node_missing says it. */
+        if (!v->reported || !v->world.failed ||
+            (n->unreported && strstr(v->world.error, gd_nccl_remote_error_name) != NULL))
             continue;
         bool w = v->world.verdict == GD_VERIFY_WRONG;
         json_array_append_new(ranks,

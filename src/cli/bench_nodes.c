@@ -423,7 +423,7 @@ static int report(node_run *x, gd_nccl_nodes *n)
     int code = gd_cli_bench_finish(x->o, x->f, &fs);
     gd_findings_free(&fs);
     /* A run that could not measure is an error; --exit-findings says the findings' code instead. */
-    if (code == GD_EXIT_OK && !x->o->exit_findings && (n->missing || n->error[0]))
+    if (code == GD_EXIT_OK && !x->o->exit_findings && (n->missing || n->unreported || n->error[0]))
         code = GD_EXIT_ERROR;
     return code;
 }

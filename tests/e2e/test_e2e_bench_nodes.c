@@ -30,7 +30,7 @@
 #define MAX_NODES 8
 
 /* What each node is: the healthy example, changed. */
-typedef enum { NODE_OK, NODE_QUARTER_NIC, NODE_NO_RDMA, NODE_WRONG_DATA, NODE_ABSENT } node_kind;
+typedef enum { NODE_OK, NODE_QUARTER_NIC, NODE_NO_RDMA, NODE_WRONG_DATA, NODE_DIES, NODE_ABSENT } node_kind;
 
 /* A loopback port nobody listens on now, below the kernel's ephemeral range
  * (as tests/common/free_ports.py picks them): one bind(0) gave could go to
@@ -76,6 +76,9 @@ static char *node_scenario(const char *dir, int rank, node_kind kind)
                             json_integer(100));
     if (kind == NODE_NO_RDMA)
         json_object_set_new(root, "nics", json_array());
+    if (kind == NODE_DIES) /* the simulated NCCL ends the process mid-sweep (docs/scenarios.md) */
+        json_object_set_new(json_array_get(json_object_get(root, "gpus"), 0), "faults",
+                            json_pack("{s:b}", "nccl_process_exit", 1));
     if (kind == NODE_WRONG_DATA) {
         json_t *gpu = json_array_get(json_object_get(root, "gpus"), 5);
         json_object_set_new(gpu, "faults", json_pack("{s:b}", "nccl_wrong_results", 1));
@@ -352,6 +355,26 @@ static void wrong_data_on_one_rank_is_a_failure_never_a_figure(void **state)
     outcome_free(&o);
 }
 
+static void a_node_that_dies_mid_run_is_named(void **state)
+{
+    (void)state;
+    cluster c = {.world = 4, .kind = {[2] = NODE_DIES}, .timeout = "5"};
+    outcome o = run_cluster(&c);
+    /* The others saw NCCL's remote error, and said so; rank 0 names the silent rank alone. */
+    assert_exact_findings("dies mid-run", &o.rank0, 3, (const char *[]){"bench.nccl_node_missing@-1", NULL});
+    assert_true(o.seconds < 5);
+    json_t *ev = json_object_get(finding(&o.rank0, "bench.nccl_node_missing"), "evidence");
+    json_t *silent = json_object_get(ev, "no_report");
+    assert_int_equal(json_array_size(silent), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(silent, 0), "host")), "node02");
+    assert_int_equal(o.others[2].exit_code, 137);
+    assert_int_equal(o.others[1].exit_code, 0);
+    assert_non_null(strstr(o.others[1].err, "failed"));
+    json_t *r1 = json_array_get(json_object_get(nodes_of(&o), "ranks"), 1);
+    assert_non_null(strstr(json_string_value(json_object_get(r1, "error")), "ncclRemoteError"));
+    outcome_free(&o);
+}
+
 static void a_late_rank_is_waited_for(void **state)
 {
     (void)state;
@@ -463,6 +486,7 @@ int main(void)
         cmocka_unit_test(a_node_without_rdma_is_named),
         cmocka_unit_test(a_node_that_never_joins_is_named_within_the_timeout),
         cmocka_unit_test(wrong_data_on_one_rank_is_a_failure_never_a_figure),
+        cmocka_unit_test(a_node_that_dies_mid_run_is_named),
         cmocka_unit_test(a_late_rank_is_waited_for),
         cmocka_unit_test(a_wrong_master_addr_is_said),
         cmocka_unit_test(a_taken_port_is_said),
