@@ -327,7 +327,7 @@ static void a_node_that_never_joins_is_named_within_the_timeout(void **state)
     cluster c = {.world = 4, .kind = {[3] = NODE_ABSENT}, .timeout = "1"};
     outcome o = run_cluster(&c);
     assert_exact_findings("never joins", &o.rank0, 3, (const char *[]){"bench.nccl_node_missing@-1", NULL});
-    assert_true(o.seconds < 4); /* the timeout, not a hang */
+    assert_true(o.seconds < 1 + 15); /* the timeout and start-up on a busy machine, not a hang */
     json_t *ev = json_object_get(finding(&o.rank0, "bench.nccl_node_missing"), "evidence");
     assert_int_equal(json_array_size(json_object_get(ev, "never_arrived")), 1);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(ev, "never_arrived"), 0)), 3);
@@ -362,7 +362,7 @@ static void a_node_that_dies_mid_run_is_named(void **state)
     outcome o = run_cluster(&c);
     /* The others saw NCCL's remote error, and said so; rank 0 names the silent rank alone. */
     assert_exact_findings("dies mid-run", &o.rank0, 3, (const char *[]){"bench.nccl_node_missing@-1", NULL});
-    assert_true(o.seconds < 5);
+    assert_true(o.seconds < 5 + 15); /* no wait for the dead rank past its bound */
     json_t *ev = json_object_get(finding(&o.rank0, "bench.nccl_node_missing"), "evidence");
     json_t *silent = json_object_get(ev, "no_report");
     assert_int_equal(json_array_size(silent), 1);
@@ -378,11 +378,13 @@ static void a_node_that_dies_mid_run_is_named(void **state)
 static void a_late_rank_is_waited_for(void **state)
 {
     (void)state;
-    cluster c = {.world = 3, .late_ms = {[1] = 700}, .timeout = "5"};
+    cluster c = {.world = 3, .late_ms = {[1] = 1500}, .timeout = "10"};
     outcome o = run_cluster(&c);
     assert_exact_findings("late rank", &o.rank0, 0, (const char *[]){NULL});
-    json_t *r1 = json_array_get(json_object_get(nodes_of(&o), "ranks"), 1);
-    assert_true(num(r1, "joined_s") >= 0.5);
+    /* Measured against the punctual rank 2, which started as rank 0 did: start-up times cancel. */
+    json_t *ranks = json_object_get(nodes_of(&o), "ranks");
+    double late = num(json_array_get(ranks, 1), "joined_s"), punctual = num(json_array_get(ranks, 2), "joined_s");
+    assert_true(late - punctual >= 1.0);
     outcome_free(&o);
 }
 
