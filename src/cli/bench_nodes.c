@@ -524,8 +524,10 @@ int gd_cli_bench_nodes(const gd_bench_cli *o, gd_facts *f)
     if (!b)
         return gd_cli_error("out of memory");
     gd_cli_bench_nccl_opts(o, f, &x.no);
-    if (gd_nccl_session_open(&x.no.opts, f, b, &x.s, err, sizeof err) != 0)
+    if (gd_nccl_session_open(&x.no.opts, f, b, 1, &x.s, err, sizeof err) != 0)
         return gd_cli_error("bench nccl --nodes: rank %d (%s): %s", x.l.rank, x.host, err);
+    if (!x.s)
+        return gd_cli_error("bench nccl --nodes: rank %d (%s): %s", x.l.rank, x.host, b->nccl->skipped);
     unsigned char id[GD_NCCL_ID_BYTES] = {0};
     int rc = 0;
     if (x.l.rank == 0 && gd_nccl_session_unique_id(x.s, id, err, sizeof err) != 0) {

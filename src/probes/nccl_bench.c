@@ -314,8 +314,8 @@ static void bench_init(gd_nccl_bench *out, const gd_nccl_bench_opts *o)
     snprintf(out->env, sizeof out->env, "%s", o->env ? o->env : "");
 }
 
-int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, gd_nccl_session **out,
-                         char *err, size_t errlen)
+int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, int min_gpus,
+                         gd_nccl_session **out, char *err, size_t errlen)
 {
     *out = NULL;
     gd_nccl_session *s = calloc(1, sizeof *s);
@@ -338,6 +338,14 @@ int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_benc
     s->n = nb->ranks = s->rt.count > GD_NCCL_MAX_RANKS ? GD_NCCL_MAX_RANKS : s->rt.count;
     for (int i = 0; i < nb->ranks; i++)
         nb->gpus[i] = (size_t)i < b->gpu_count ? b->gpus[i].gpu : -1;
+    if (s->n < min_gpus) { /* said before NCCL is looked for */
+        snprintf(nb->skipped, sizeof nb->skipped, "%d CUDA device%s: %s", s->n, s->n == 1 ? "" : "s",
+                 min_gpus > 1 ? "NCCL's collectives need two GPUs or more, nothing to measure"
+                              : "no GPU for NCCL to use");
+        gd_bench_rt_close(&s->rt);
+        free(s);
+        return 0;
+    }
     char why[1024];
     if (gd_nccl_load(&s->nc, o->nccl, why, sizeof why) != 0) {
         snprintf(err, errlen,
@@ -432,37 +440,17 @@ void gd_nccl_session_close(gd_nccl_session *s)
 
 int gd_nccl_bench_run(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, char *err, size_t errlen)
 {
-    gd_bench_rt rt;
-    if (!b->nccl && !(b->nccl = calloc(1, sizeof *b->nccl))) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    gd_nccl_bench *out = b->nccl;
-    bench_init(out, o);
-    /* Fewer than two GPUs: said before NCCL is looked for. */
-    gd_bench_rt_opts ro = o->rt;
-    ro.cublaslt = NULL;
-    if (gd_bench_rt_open(&rt, &ro, f, b, err, errlen) != 0)
-        return -1;
-    int count = rt.count;
-    gd_bench_rt_close(&rt);
-    if (count < 2) {
-        out->ranks = count;
-        for (int i = 0; i < count; i++)
-            out->gpus[i] = (size_t)i < b->gpu_count ? b->gpus[i].gpu : -1;
-        snprintf(out->skipped, sizeof out->skipped,
-                 "%d CUDA device: NCCL's collectives need two GPUs or more, nothing to measure", count);
-        return 0;
-    }
     gd_nccl_session *s;
-    if (gd_nccl_session_open(o, f, b, &s, err, errlen) != 0) {
-        if (strncmp(err, "opening the CUDA device", 23) != 0)
+    if (gd_nccl_session_open(o, f, b, 2, &s, err, errlen) != 0) {
+        if (!b->nccl || strncmp(err, "opening the CUDA device", 23) != 0)
             return -1;
-        out->failed = true; /* a device that would not open is a failure of the run, as before */
-        snprintf(out->error, sizeof out->error, "%.239s", err);
+        b->nccl->failed = true; /* a device that would not open is a failure of the run */
+        snprintf(b->nccl->error, sizeof b->nccl->error, "%.239s", err);
         return 0;
     }
-    gd_nccl_session_measure(s, o, NULL, out);
+    if (!s)
+        return 0; /* fewer than two GPUs: b->nccl->skipped says so */
+    gd_nccl_session_measure(s, o, NULL, b->nccl);
     gd_nccl_session_close(s);
     return 0;
 }

@@ -60,9 +60,11 @@ typedef struct gd_nccl_comm_spec {
 } gd_nccl_comm_spec;
 
 /* Opens the driver, NCCL and every GPU (b->nccl made: the library, its
- * version, the GPUs). 0, or -1 with a message. */
-int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, gd_nccl_session **out,
-                         char *err, size_t errlen);
+ * version, the GPUs). 0 with *out, or 0 with *out NULL where the node has
+ * fewer than min_gpus CUDA devices (b->nccl->skipped says so: NCCL is not
+ * looked for), or -1 with a message. */
+int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_bench_facts *b, int min_gpus,
+                         gd_nccl_session **out, char *err, size_t errlen);
 int gd_nccl_session_gpus(const gd_nccl_session *s);
 /* ncclGetUniqueId: this process is the communicator's root. */
 int gd_nccl_session_unique_id(gd_nccl_session *s, unsigned char id[GD_NCCL_ID_BYTES], char *err, size_t errlen);
