@@ -101,6 +101,14 @@ void gd_nodes_expect_of(const gd_node_view *v, size_t n, gd_nodes_expect *e)
             e->intra_rank = v[i].rank;
         }
     }
+    if (n == 1) { /* one node: no NIC carries any of it, its own ring is the bar */
+        e->net_gbs = NAN;
+        e->net_rank = -1;
+        e->busbw_gbs = e->intra_gbs;
+        if (isnan(e->busbw_gbs))
+            snprintf(e->why_not, sizeof e->why_not, "one node, whose own ring has no expectation");
+        return;
+    }
     if (isnan(e->net_gbs)) {
         snprintf(e->why_not, sizeof e->why_not,
                  "no node reported an Active RDMA port with a known rate: NCCL's network cannot be judged from the "

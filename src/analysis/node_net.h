@@ -44,8 +44,9 @@ typedef struct gd_nodes_expect {
     char why_not[160]; /* when busbw_gbs is NAN */
 } gd_nodes_expect;
 
-/* The run's expectation from the views that reported: the lower of the
- * network's part and the slowest node's own ring. */
+/* The run's expectation from the views that reported (n: the run's
+ * nodes): the lower of the network's part and the slowest node's own ring;
+ * on one node, its own ring alone. */
 void gd_nodes_expect_of(const gd_node_view *v, size_t n, gd_nodes_expect *e);
 
 #endif

@@ -373,7 +373,8 @@ static bool pairs_worth(gd_nccl_nodes *n)
     gd_nodes_expect e;
     gd_nodes_expect_of(n->nodes, (size_t)n->world, &e);
     if (n->world < 3) {
-        snprintf(n->pairs_why, sizeof n->pairs_why, "with %d nodes the ring is the only pair", n->world);
+        snprintf(n->pairs_why, sizeof n->pairs_why, "%s",
+                 n->world == 1 ? "one node: no pair of nodes to measure" : "with 2 nodes the ring is the only pair");
         return false;
     }
     if (n->unreported || n->missing) {
@@ -396,17 +397,20 @@ static bool pairs_worth(gd_nccl_nodes *n)
     return true;
 }
 
+/* The ring's figure: its peak all-reduce busbw, at the largest size within
+ * 1 % of it (sizes that tie say where the ring is bandwidth-bound). */
 static void peak_of(gd_nccl_nodes *n, const gd_nccl_bench *w)
 {
     n->ring_gbs = NAN;
     if (w->failed)
         return;
+    const gd_nccl_point *p = w->points[GD_NCCL_ALL_REDUCE];
     for (size_t i = 0; i < w->point_count[GD_NCCL_ALL_REDUCE]; i++)
-        if (isnan(n->ring_gbs) ||
-            w->points[GD_NCCL_ALL_REDUCE][i].busbw_gbps >= n->ring_gbs) { /* ties: the larger size */
-            n->ring_gbs = w->points[GD_NCCL_ALL_REDUCE][i].busbw_gbps;
-            n->ring_bytes = w->points[GD_NCCL_ALL_REDUCE][i].bytes;
-        }
+        if (isnan(n->ring_gbs) || p[i].busbw_gbps > n->ring_gbs)
+            n->ring_gbs = p[i].busbw_gbps;
+    for (size_t i = 0; i < w->point_count[GD_NCCL_ALL_REDUCE]; i++)
+        if (p[i].busbw_gbps >= 0.99 * n->ring_gbs)
+            n->ring_bytes = p[i].bytes;
 }
 
 static int report(node_run *x, gd_nccl_nodes *n)
@@ -475,8 +479,8 @@ static int lead(node_run *x, int rdv_rc, const char *rdv_err, const unsigned cha
         layout lay = {.nranks = total, .first = first};
         gd_rdv_send(x->rdv.fds[r], MSG_LAYOUT, &lay, sizeof lay, x->timeout_s);
     }
-    fprintf(stderr, "gpudoctor: bench nccl --nodes: %d nodes, %d GPUs, all-reduce across them...\n", n->world,
-            (int)total);
+    fprintf(stderr, "gpudoctor: bench nccl --nodes: %d node%s, %d GPUs, all-reduce across them...\n", n->world,
+            n->world == 1 ? "" : "s", (int)total);
     gd_node_view *me = &n->nodes[0];
     me->world = *x->f->bench->nccl;
     gd_nccl_comm_spec spec = {.nranks = total, .first_rank = 0, .id = id};

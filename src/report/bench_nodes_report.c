@@ -126,15 +126,17 @@ void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     int gpus = 0;
     for (int r = 0; r < n->world; r++)
         gpus += n->nodes[r].reported ? n->nodes[r].gpus : 0;
-    fprintf(out, "%sNCCL all-reduce across %d nodes%s (%s launch, %d GPUs reported, rank 0 at %s)\n",
-            gd_c(st, "\033[1m"), n->world, gd_c(st, "\033[0m"), n->launcher, gpus, n->master);
+    fprintf(out, "%sNCCL all-reduce across %d node%s%s (%s launch, %d GPUs reported, rank 0 at %s)\n",
+            gd_c(st, "\033[1m"), n->world, n->world == 1 ? "" : "s", gd_c(st, "\033[0m"), n->launcher, gpus, n->master);
     gd_nodes_expect e;
     gd_nodes_expect_of(n->nodes, (size_t)n->world, &e);
     char line[600];
     if (!isnan(n->ring_gbs))
         snprintf(line, sizeof line, "peak bus bandwidth %.1f GB/s at %zu MiB; expected %s%.0f GB/s%s", n->ring_gbs,
                  n->ring_bytes >> 20, isnan(e.busbw_gbs) ? "(unknown: " : "", isnan(e.busbw_gbs) ? 0.0 : e.busbw_gbs,
-                 isnan(e.busbw_gbs) ? ")" : " (the best node's NICs x 0.96)");
+                 isnan(e.busbw_gbs)                                ? ")"
+                 : !isnan(e.net_gbs) && !(e.intra_gbs < e.net_gbs) ? " (the best node's NICs x 0.96)"
+                                                                   : " (the slowest node's own ring)");
     else
         snprintf(line, sizeof line, "no figure: %s",
                  n->error[0] ? n->error : "the run failed or its data came back wrong on a rank (below)");

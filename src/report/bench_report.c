@@ -158,7 +158,8 @@ void gd_bench_verdict_text(FILE *out, const gd_facts *f, const gd_findings *fs, 
         int gpus = 0;
         for (int r = 0; r < n->world; r++)
             gpus += n->nodes[r].reported ? n->nodes[r].gpus : 0;
-        snprintf(rest, sizeof rest, "no problem found in the all-reduce across %d nodes (%d GPUs)", n->world, gpus);
+        snprintf(rest, sizeof rest, "no problem found in the all-reduce across %d node%s (%d GPUs)", n->world,
+                 n->world == 1 ? "" : "s", gpus);
     } else
         snprintf(rest, sizeof rest, "no problem found in what was measured on %zu GPU%s", f->gpu_count,
                  f->gpu_count == 1 ? "" : "s");

@@ -252,6 +252,21 @@ static void healthy_four_nodes_reach_the_nics(void **state)
     outcome_free(&o);
 }
 
+/* One rank: the same path (ncclGetUniqueId, ncclCommInitRank) on one node,
+ * judged against its own ring, as tests/gpu/run.sh runs it on a real GPU. */
+static void one_node_through_the_same_path(void **state)
+{
+    (void)state;
+    cluster c = {.world = 1};
+    outcome o = run_cluster(&c);
+    assert_exact_findings("one node", &o.rank0, 0, (const char *[]){NULL});
+    json_t *n = nodes_of(&o);
+    assert_true(json_is_null(json_object_get(n, "network_expected_gbps")));
+    assert_true(num(n, "expected_gbps") == num(n, "node_ring_expected_gbps"));
+    assert_true(num(n, "busbw_gbps") > 0.6 * num(n, "expected_gbps"));
+    outcome_free(&o);
+}
+
 /* The blamed node of bench.nccl_nodes_low, with its evidence. */
 static json_t *blamed(const outcome *o)
 {
@@ -484,6 +499,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(healthy_four_nodes_reach_the_nics),
+        cmocka_unit_test(one_node_through_the_same_path),
         cmocka_unit_test(a_quarter_rate_nic_is_named),
         cmocka_unit_test(a_node_without_rdma_is_named),
         cmocka_unit_test(a_node_that_never_joins_is_named_within_the_timeout),

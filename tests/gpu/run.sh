@@ -45,6 +45,13 @@ for kind in p2p nccl; do
     "$bin" bench "$kind" --force; echo "(exit $?)"
   fi
 done
+# The run across nodes on this node alone: the same code path (ncclGetUniqueId,
+# the ranks' meeting, ncclCommInitRank per GPU) with the real libnccl, one rank.
+if [ "${gpus:-0}" -ge 1 ]; then
+  echo; echo "== $bin bench nccl --nodes (one rank: RANK=0 WORLD_SIZE=1)"
+  RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 "$bin" bench nccl --nodes --force --timeout 30
+  echo "(exit $?)"
+fi
 # The declarations and the kernel against the toolkit, where it is installed.
 for t in test_cublaslt_abi test_cuda_abi test_nccl_abi test_nccl_real; do
   [ -x build/tests/$t ] && step build/tests/$t

@@ -323,6 +323,10 @@ static void the_runs_expectation(void **state)
     assert_int_equal(e.net_rank, 0);
     assert_true(fabs(e.busbw_gbs - 150) < 1e-9);
     assert_int_equal(e.intra_rank, 3);
+    /* One node: its own ring alone, whatever its NICs. */
+    gd_nodes_expect_of(n->nodes, 1, &e);
+    assert_true(fabs(e.busbw_gbs - 360) < 1e-9);
+    assert_true(isnan(e.net_gbs));
     for (int r = 0; r < NODES; r++)
         n->nodes[r].net.best_gbs = NAN;
     gd_nodes_expect_of(n->nodes, NODES, &e);
