@@ -3,6 +3,7 @@
 #include "sources/collect.h"
 #include "sources/sim_libs.h"
 #include "cli.h"
+#include "analysis/launch_env.h"
 #include "cli_bench.h"
 #include "gpudoctor/bench.h"
 #include "gpudoctor/checks.h"
@@ -118,6 +119,12 @@ const struct option gd_bench_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+static const char *launch_get(const char *name, void *ud)
+{
+    (void)ud;
+    return getenv(name);
+}
+
 static int parse(int argc, char **argv, gd_bench_cli *o)
 {
     int c;
@@ -182,6 +189,15 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
     bool nccl = strcmp(o->what, "nccl") == 0;
     if (o->nodes && !nccl)
         return gd_cli_error("--nodes is for 'bench nccl' (the all-reduce across nodes)");
+    /* One task per node: a second on the same node would drive the same GPUs
+     * (under --sim each task plays a node of its own, as the tests run it). */
+    gd_launch l;
+    char lerr[256];
+    if (o->nodes && !o->sim && gd_launch_from_env(launch_get, NULL, &l, lerr, sizeof lerr) == 0 && l.local_rank > 0)
+        return gd_cli_error("bench nccl --nodes runs one task per node, each driving all of its node's GPUs; this is "
+                            "local rank %d of its node: start it with 'srun --ntasks-per-node=1' (torchrun: "
+                            "--nproc-per-node 1)",
+                            l.local_rank);
     if (o->timeout_s > 0 && !o->nodes)
         return gd_cli_error("--timeout is for 'bench nccl --nodes' (how long a rank is waited for)");
     if (o->report && !stress && !o->nodes)

@@ -442,6 +442,13 @@ static void no_launcher_is_an_error_that_teaches(void **state)
     assert_non_null(strstr(r.err, "srun -N 4"));
     assert_non_null(strstr(r.err, "MASTER_ADDR"));
     tool_result_free(&r);
+    /* A second task on one node would drive the same GPUs. */
+    r = run_tool((const char *[]){"bench", "nccl", "--nodes", NULL},
+                 (const char *[]){"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "MASTER_ADDR=127.0.0.1", NULL});
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.err, "one task per node"));
+    assert_non_null(strstr(r.err, "--ntasks-per-node=1"));
+    tool_result_free(&r);
     r = run_tool((const char *[]){"bench", "gemm", "--nodes", NULL}, NULL);
     assert_int_equal(r.exit_code, 3);
     assert_non_null(strstr(r.err, "--nodes is for 'bench nccl'"));
