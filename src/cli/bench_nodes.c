@@ -240,7 +240,8 @@ static int follow(node_run *x, const unsigned char *id)
     int32_t gpus = gd_nccl_session_gpus(x->s);
     layout lay;
     if (gd_rdv_send(hub, MSG_GPUS, &gpus, sizeof gpus, x->timeout_s) != 0 ||
-        gd_rdv_recv(hub, MSG_LAYOUT, &lay, sizeof lay, x->timeout_s) != 0)
+        gd_rdv_recv(hub, MSG_LAYOUT, &lay, sizeof lay, x->timeout_s) != 0 || lay.first < 0 ||
+        lay.nranks - gpus < lay.first)
         return gd_cli_error("bench nccl --nodes: rank %d: rank 0 ended the run before it started (its report says why)",
                             x->l.rank);
     gd_node_view *v = calloc(1, sizeof *v);
@@ -267,6 +268,10 @@ static int follow(node_run *x, const unsigned char *id)
             break;
         if (p.partner < 0)
             continue;
+        if (p.partner >= x->l.world || p.nranks <= gpus || (p.first != 0 && p.first != p.nranks - gpus)) {
+            rc = -1; /* not a plan this build's rank 0 makes */
+            break;
+        }
         unsigned char pid[GD_NCCL_ID_BYTES];
         char err[256];
         if (p.make_id) {
@@ -355,7 +360,7 @@ static void run_pairs(node_run *x, gd_nccl_nodes *n, const int32_t *gpus)
             gd_node_pair *np = &n->pairs[n->pair_count++];
             *np = (gd_node_pair){.a = r, .b = (int)p, .round = (int)k, .busbw_gbps = NAN};
             pair_msg m;
-            if (gd_rdv_recv(x->rdv.fds[r], MSG_PAIR, &m, sizeof m, budget_s(x, &po, np->a + np->b + 2)) == 0) {
+            if (gd_rdv_recv(x->rdv.fds[r], MSG_PAIR, &m, sizeof m, budget_s(x, &po, gpus[np->a] + gpus[np->b])) == 0) {
                 m.error[sizeof m.error - 1] = '\0';
                 np->busbw_gbps = m.busbw_gbps;
                 snprintf(np->error, sizeof np->error, "%s", m.error);
