@@ -104,6 +104,7 @@ typedef struct gd_nccl_bench {
     char detail[200]; /* the wrong element, or what was checked */
     char error[240]; /* "" or why it could not be measured */
     bool failed; /* NCCL or CUDA failed during the run, or wrong data: a failure, never a figure */
+    bool remote; /* the first failure was NCCL's ncclRemoteError: another process of the run went away */
     char skipped[160]; /* "" or why nothing was measured (fewer than two GPUs) */
     char env[256]; /* the NCCL_* settings that shape the transport, "NCCL_P2P_DISABLE=1 ..."; "" none */
 } gd_nccl_bench;

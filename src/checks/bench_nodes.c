@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How the run names NCCL's ncclRemoteError in a rank's error (gd_nccl_result_name). */
-static const char gd_nccl_remote_error_name[] = "ncclRemoteError";
-
 static const gd_nccl_nodes *ran(const gd_facts *f)
 {
     return f->bench ? f->bench->nodes : NULL;
@@ -104,8 +101,7 @@ void gd_check_bench_nccl_nodes_failed(const gd_check *self, const gd_facts *f, g
     for (int r = 0; r < n->world; r++) {
         const gd_node_view *v = &n->nodes[r];
         /* NCCL's remote error where a rank stopped mid-run is that rank's doing: bench.nccl_node_missing says it. */
-        if (!v->reported || !v->world.failed ||
-            (n->unreported && strstr(v->world.error, gd_nccl_remote_error_name) != NULL))
+        if (!v->reported || !v->world.failed || (n->unreported && v->world.remote))
             continue;
         bool w = v->world.verdict == GD_VERIFY_WRONG;
         json_array_append_new(ranks,

@@ -149,22 +149,11 @@ typedef struct node_run {
     char netenv[256]; /* the NCCL_* settings that pick NCCL's network */
 } node_run;
 
-static const char *env_get(const char *name, void *ud)
-{
-    (void)ud;
-    return getenv(name);
-}
-
+/* The NCCL_* settings that pick NCCL's network (node_net.h reads them). */
 static void net_env(char *buf, size_t len)
 {
-    static const char *const names[] = {"NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_NET", "NCCL_SOCKET_IFNAME"};
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *v = getenv(names[i]);
-        if (v && *v && used < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s=%.60s", used ? " " : "", names[i], v);
-    }
+    static const char *const names[] = {"NCCL_IB_DISABLE", "NCCL_IB_HCA", "NCCL_NET", "NCCL_SOCKET_IFNAME"};
+    gd_cli_env_settings(names, sizeof names / sizeof names[0], 1, buf, len);
 }
 
 /* The seconds a measurement of opts over nranks may take at FLOOR_GBS, and the timeout. */
@@ -183,8 +172,9 @@ static double budget_s(const node_run *x, const gd_nccl_bench_opts *o, int nrank
 static void measure(node_run *x, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec, gd_nccl_bench *out,
                     const char *what)
 {
-    dog_arm(budget_s(x, o, spec->nranks), "rank %d (%s): %s did not finish within %.0f s (a rank stopped answering)",
-            x->l.rank, x->host, what, budget_s(x, o, spec->nranks));
+    double bound = budget_s(x, o, spec->nranks);
+    dog_arm(bound, "rank %d (%s): %s did not finish within %.0f s (a rank stopped answering)", x->l.rank, x->host, what,
+            bound);
     gd_nccl_session_measure(x->s, o, spec, out);
     dog_disarm();
 }
@@ -252,7 +242,6 @@ static int follow(node_run *x, const unsigned char *id)
         return gd_cli_error("out of memory");
     }
     gd_nccl_comm_spec spec = {.nranks = lay.nranks, .first_rank = lay.first, .id = id};
-    v->world = *x->f->bench->nccl;
     measure(x, &x->no.opts, &spec, &v->world, "the all-reduce across nodes");
     view_of(x, v);
     int rc = gd_rdv_send(hub, MSG_VIEW, v, sizeof *v, x->timeout_s);
@@ -283,7 +272,6 @@ static int follow(node_run *x, const unsigned char *id)
         }
         if (rc != 0)
             break;
-        *pb = *x->f->bench->nccl;
         gd_nccl_comm_spec ps = {.nranks = p.nranks, .first_rank = p.first, .id = pid};
         measure(x, &po, &ps, pb, "a pair's all-reduce");
         pair_msg m = pair_result(pb);
@@ -346,7 +334,6 @@ static void run_pairs(node_run *x, gd_nccl_nodes *n, const int32_t *gpus)
             if (gd_nccl_session_unique_id(x->s, id, err, sizeof err) != 0)
                 memset(id, 0, sizeof id);
             gd_rdv_send(x->rdv.fds[mine], MSG_ID, id, sizeof id, x->timeout_s);
-            *pb = *x->f->bench->nccl;
             gd_nccl_comm_spec ps = {.nranks = gpus[0] + gpus[mine], .first_rank = 0, .id = id};
             measure(x, &po, &ps, pb, "a pair's all-reduce");
             pair_msg m = pair_result(pb);
@@ -422,8 +409,6 @@ static int report(node_run *x, gd_nccl_nodes *n)
 {
     gd_bench_facts *b = x->f->bench;
     b->nodes = n;
-    free(b->nccl); /* the session's template; the figures are the views' */
-    b->nccl = NULL;
     gd_findings fs = {.where = GD_AT_BENCH};
     gd_check_run(gd_check_find("bench.nccl_node_missing"), x->f, &fs);
     gd_check_run(gd_check_find("bench.nccl_nodes_failed"), x->f, &fs);
@@ -487,7 +472,6 @@ static int lead(node_run *x, int rdv_rc, const char *rdv_err, const unsigned cha
     fprintf(stderr, "gpudoctor: bench nccl --nodes: %d node%s, %d GPUs, all-reduce across them...\n", n->world,
             n->world == 1 ? "" : "s", (int)total);
     gd_node_view *me = &n->nodes[0];
-    me->world = *x->f->bench->nccl;
     gd_nccl_comm_spec spec = {.nranks = total, .first_rank = 0, .id = id};
     measure(x, &x->no.opts, &spec, &me->world, "the all-reduce across nodes");
     view_of(x, me);
@@ -522,7 +506,7 @@ int gd_cli_bench_nodes(const gd_bench_cli *o, gd_facts *f)
 {
     node_run x = {.o = o, .f = f, .timeout_s = o->timeout_s > 0 ? o->timeout_s : GD_NODES_TIMEOUT_S};
     char err[1536];
-    if (gd_launch_from_env(env_get, NULL, &x.l, err, sizeof err) != 0)
+    if (gd_launch_from_env(gd_cli_env_lookup, NULL, &x.l, err, sizeof err) != 0)
         return gd_cli_error("bench nccl --nodes: %s. Start one gpudoctor per node through the launcher: 'srun -N 4 "
                             "--ntasks-per-node=1 gpudoctor bench nccl --nodes', or set RANK, WORLD_SIZE, MASTER_ADDR "
                             "and MASTER_PORT as torchrun and Kubernetes' PyTorchJob do",
@@ -537,6 +521,9 @@ int gd_cli_bench_nodes(const gd_bench_cli *o, gd_facts *f)
         return gd_cli_error("bench nccl --nodes: rank %d (%s): %s", x.l.rank, x.host, err);
     if (!x.s)
         return gd_cli_error("bench nccl --nodes: rank %d (%s): %s", x.l.rank, x.host, b->nccl->skipped);
+    /* No figure of one node in this run: its report is the views' (and bench.nccl_* judge none). */
+    free(b->nccl);
+    b->nccl = NULL;
     unsigned char id[GD_NCCL_ID_BYTES] = {0};
     int rc = 0;
     if (x.l.rank == 0 && gd_nccl_session_unique_id(x.s, id, err, sizeof err) != 0) {

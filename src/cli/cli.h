@@ -48,8 +48,9 @@ int gd_cmd_fleet(int argc, char **argv);
  * completions and the tests read the same tables the parsers use. */
 extern const char gd_check_help[], gd_info_help[], gd_vram_help[], gd_topo_help[], gd_bench_help[], gd_trace_help[],
     gd_run_help[], gd_watch_help[], gd_export_help[], gd_fleet_help[];
-extern const struct option gd_check_options[], gd_snapshot_options[], gd_info_options[], gd_vram_options[], gd_bench_options[],
-    gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[], gd_fleet_options[];
+extern const struct option gd_check_options[], gd_snapshot_options[], gd_info_options[], gd_vram_options[],
+    gd_bench_options[], gd_trace_options[], gd_run_options[], gd_watch_options[], gd_export_options[],
+    gd_fleet_options[];
 
 /* The subcommands (main.c): one row each, one file each (cmd_NAME.c). */
 typedef struct gd_cli_command {
@@ -170,6 +171,14 @@ int gd_cli_integer(const char *s, long lo, long hi, long *out);
 /* A duration ("2", "2.5s", "500ms", "1m"; a bare number in unit_s seconds)
  * in [lo_s, hi_s] seconds; returns 0 or -1. */
 int gd_cli_duration(const char *s, double unit_s, double lo_s, double hi_s, double *out_s);
+
+/* getenv as the lookup the pure readers take (gd_launch_from_env). */
+const char *gd_cli_env_lookup(const char *name, void *ud);
+
+/* The settings among names that this environment sets, "NAME=value ..."
+ * (values cut at 60 characters) into buf, "" when none; the first
+ * `switches` names are on/off switches, left out at 0. */
+void gd_cli_env_settings(const char *const *names, size_t n, size_t switches, char *buf, size_t len);
 
 /* What the user accepts (cli_config.c, docs/interface.md "The config file"). */
 typedef struct gd_cli_settings {

@@ -458,3 +458,24 @@ int gd_cli_html_report(const char *path, const gd_facts *f, const gd_findings *f
     check_page p = {f, fs};
     return gd_cli_write_report(path, render_check, &p);
 }
+
+const char *gd_cli_env_lookup(const char *name, void *ud)
+{
+    (void)ud;
+    return getenv(name);
+}
+
+void gd_cli_env_settings(const char *const *names, size_t n, size_t switches, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v || (i < switches && atoi(v) == 0)) /* a switch at 0 leaves NCCL as it is */
+            continue;
+        int k = snprintf(buf + used, len - used, "%s%s=%.60s", used ? " " : "", names[i], v);
+        if (k < 0 || (size_t)k >= len - used)
+            break;
+        used += (size_t)k;
+    }
+}

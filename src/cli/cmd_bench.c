@@ -119,12 +119,6 @@ const struct option gd_bench_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *launch_get(const char *name, void *ud)
-{
-    (void)ud;
-    return getenv(name);
-}
-
 static int parse(int argc, char **argv, gd_bench_cli *o)
 {
     int c;
@@ -193,7 +187,8 @@ static int parse(int argc, char **argv, gd_bench_cli *o)
      * (under --sim each task plays a node of its own, as the tests run it). */
     gd_launch l;
     char lerr[256];
-    if (o->nodes && !o->sim && gd_launch_from_env(launch_get, NULL, &l, lerr, sizeof lerr) == 0 && l.local_rank > 0)
+    if (o->nodes && !o->sim && gd_launch_from_env(gd_cli_env_lookup, NULL, &l, lerr, sizeof lerr) == 0 &&
+        l.local_rank > 0)
         return gd_cli_error("bench nccl --nodes runs one task per node, each driving all of its node's GPUs; this is "
                             "local rank %d of its node: start it with 'srun --ntasks-per-node=1' (torchrun: "
                             "--nproc-per-node 1)",

@@ -73,17 +73,7 @@ static void nccl_env(char *buf, size_t len)
 {
     static const char *const names[] = {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL",
                                         "NCCL_ALGO",        "NCCL_PROTO",       "NCCL_MAX_NCHANNELS"};
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *v = getenv(names[i]);
-        if (!v || !*v || (i < 2 && atoi(v) == 0)) /* the two switches at 0 leave NCCL as it is */
-            continue;
-        int k = snprintf(buf + used, len - used, "%s%s=%.40s", used ? " " : "", names[i], v);
-        if (k < 0 || (size_t)k >= len - used)
-            break;
-        used += (size_t)k;
-    }
+    gd_cli_env_settings(names, sizeof names / sizeof names[0], 2, buf, len);
 }
 
 void gd_cli_bench_nccl_opts(const gd_bench_cli *o, const gd_facts *f, gd_cli_nccl_opts *out)

@@ -160,6 +160,7 @@ static void bool_fix(bool *b)
 static void bench_sanitize(gd_nccl_bench *b)
 {
     bool_fix(&b->failed);
+    bool_fix(&b->remote);
     TERMINATE(b->library);
     TERMINATE(b->detail);
     TERMINATE(b->error);

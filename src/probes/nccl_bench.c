@@ -83,6 +83,8 @@ static bool nccl_ok(run *x, ncclResult_t rc, const char *what)
     if (rc != ncclSuccess) {
         char why[160];
         snprintf(why, sizeof why, "%s (%s)", gd_nccl_result_name(rc), x->nc->ncclGetErrorString(rc));
+        if (!x->out->error[0])
+            x->out->remote = rc == ncclRemoteError;
         fail(x, what, why);
     }
     return rc == ncclSuccess;
@@ -287,6 +289,7 @@ struct gd_nccl_session {
     struct gd_nccl_api nc;
     rank r[GD_NCCL_MAX_RANKS];
     int n, opened;
+    gd_nccl_bench head; /* what every measurement says of the session: the library, its version, the GPUs */
 };
 
 static void measure(run *x, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec)
@@ -360,6 +363,7 @@ int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_benc
     snprintf(nb->library, sizeof nb->library, "%s", s->nc.lib.path);
     if (s->nc.ncclGetVersion(&nb->version) != ncclSuccess)
         nb->version = 0;
+    s->head = *nb;
     gd_bench_thread_timing();
     for (; s->opened < s->n; s->opened++) {
         rank *r = &s->r[s->opened];
@@ -399,12 +403,11 @@ int gd_nccl_session_unique_id(gd_nccl_session *s, unsigned char id[GD_NCCL_ID_BY
 void gd_nccl_session_measure(gd_nccl_session *s, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec,
                              gd_nccl_bench *out)
 {
-    gd_nccl_bench keep = *out; /* the library, its version and the GPUs stay */
     bench_init(out, o);
-    memcpy(out->library, keep.library, sizeof out->library);
-    out->version = keep.version;
+    memcpy(out->library, s->head.library, sizeof out->library);
+    out->version = s->head.version;
     out->ranks = s->n;
-    memcpy(out->gpus, keep.gpus, sizeof out->gpus);
+    memcpy(out->gpus, s->head.gpus, sizeof out->gpus);
     bool across = spec && spec->id;
     out->nranks_total = across ? spec->nranks : 0;
     ncclComm_t comms[GD_NCCL_MAX_RANKS];

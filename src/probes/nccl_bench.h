@@ -68,8 +68,8 @@ int gd_nccl_session_open(const gd_nccl_bench_opts *o, const gd_facts *f, gd_benc
 int gd_nccl_session_gpus(const gd_nccl_session *s);
 /* ncclGetUniqueId: this process is the communicator's root. */
 int gd_nccl_session_unique_id(gd_nccl_session *s, unsigned char id[GD_NCCL_ID_BYTES], char *err, size_t errlen);
-/* The check and the sweep on the communicator of spec, into out (its
- * library, version and GPUs kept). Across processes no stop signal ends
+/* The check and the sweep on the communicator of spec, into out (the
+ * session's library, version and GPUs with them). Across processes no stop signal ends
  * the sweep early: the other ranks would wait for this one. */
 void gd_nccl_session_measure(gd_nccl_session *s, const gd_nccl_bench_opts *o, const gd_nccl_comm_spec *spec,
                              gd_nccl_bench *out);

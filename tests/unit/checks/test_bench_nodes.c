@@ -230,7 +230,7 @@ static void a_rank_that_never_came(void **state)
     /* The others saw NCCL's remote error: that is the silent rank's doing, not a failure of theirs. */
     for (int r = 0; r < NODES; r++)
         if (r != 2) {
-            n->nodes[r].world.failed = true;
+            n->nodes[r].world.failed = n->nodes[r].world.remote = true;
             snprintf(n->nodes[r].world.error, sizeof n->nodes[r].world.error,
                      "ncclGroupEnd failed: ncclRemoteError (remote process exited or there was a network error)");
         }
