@@ -103,19 +103,20 @@ json_t *gd_bench_nodes_json(const gd_facts *f)
     return o;
 }
 
+/* A node's network in a table cell (29 columns, Gb/s): "8 IB x 400", "8 IB, mlx5_3/1 at 100 of 400". */
 static void network_text(const gd_node_view *v, char *buf, size_t len)
 {
     const gd_node_net *nn = &v->net;
+    const char *gdr = nn->gdr == 0 ? ", no GDR" : "";
     if (!nn->transport[0])
         snprintf(buf, len, "not read");
     else if (strcmp(nn->transport, "Socket") == 0)
         snprintf(buf, len, "sockets (no RDMA)");
     else if (nn->slowest[0])
-        snprintf(buf, len, "%s %d ports, %s at %.0f Gb/s, others %.0f%s", nn->transport, nn->ports, nn->slowest,
-                 nn->slowest_gbps, nn->fastest_gbps, nn->gdr == 0 ? ", no GDR" : "");
+        snprintf(buf, len, "%d %s, %s at %.0f of %.0f%s", nn->ports, nn->transport, nn->slowest, nn->slowest_gbps,
+                 nn->fastest_gbps, gdr);
     else
-        snprintf(buf, len, "%s %d x %.0f Gb/s%s", nn->transport, nn->ports, nn->slowest_gbps,
-                 nn->gdr == 0 ? ", no GPUDirect RDMA" : "");
+        snprintf(buf, len, "%d %s x %.0f%s", nn->ports, nn->transport, nn->slowest_gbps, gdr);
 }
 
 void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)
@@ -126,8 +127,12 @@ void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)
     int gpus = 0;
     for (int r = 0; r < n->world; r++)
         gpus += n->nodes[r].reported ? n->nodes[r].gpus : 0;
-    fprintf(out, "%sNCCL all-reduce across %d node%s%s (%s launch, %d GPUs reported, rank 0 at %s)\n",
-            gd_c(st, "\033[1m"), n->world, n->world == 1 ? "" : "s", gd_c(st, "\033[0m"), n->launcher, gpus, n->master);
+    fprintf(out, "%sNCCL all-reduce across %d node%s%s\n", gd_c(st, "\033[1m"), n->world, n->world == 1 ? "" : "s",
+            gd_c(st, "\033[0m"));
+    char about[400];
+    snprintf(about, sizeof about, "%d GPUs reported; %s launch, rank 0 at %s", gpus, n->launcher, n->master);
+    fputs("    ", out);
+    gd_wrap(out, st, 4, 4, about);
     gd_nodes_expect e;
     gd_nodes_expect_of(n->nodes, (size_t)n->world, &e);
     char line[600];
@@ -142,37 +147,50 @@ void gd_bench_nodes_text(FILE *out, const gd_facts *f, const gd_text_style *st)
                  n->error[0] ? n->error : "the run failed or its data came back wrong on a rank (below)");
     fputs("    ", out);
     gd_wrap(out, st, 4, 4, line);
-    fprintf(out, "    %-4s  %-16s %4s  %-44s %9s  %s\n", "rank", "host", "GPUs", "network", "busbw", "check");
+    /* 77 columns: rank, host, GPUs, the ports NCCL uses, busbw GB/s, the data check. */
+    fprintf(out, "    %-4s %-16s %4s  %-29s %7s  %s\n", "rank", "host", "GPUs", "network (Gb/s)", "busbw", "check");
     for (int r = 0; r < n->world; r++) {
         const gd_node_view *v = &n->nodes[r];
         char net[96], bw[16] = "-";
         if (!v->arrived) {
-            fprintf(out, "    %-4d  %-16s %4s  never joined (within %.0f s)\n", r, "-", "-", n->timeout_s);
+            fprintf(out, "    %-4d %-16s %4s  never joined (within %.0f s)\n", r, "-", "-", n->timeout_s);
             continue;
         }
         if (!v->reported) {
-            fprintf(out, "    %-4d  %-16.16s %4s  %s\n", r, v->host, "-",
+            fprintf(out, "    %-4d %-16.16s %4s  %s\n", r, v->host, "-",
                     n->missing || n->error[0] ? "joined; the run did not start" : "joined, sent no report");
             continue;
         }
         network_text(v, net, sizeof net);
         if (!v->world.failed && !isnan(v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE]))
             snprintf(bw, sizeof bw, "%.1f", v->world.peak_busbw_gbps[GD_NCCL_ALL_REDUCE]);
-        fprintf(out, "    %-4d  %-16.16s %4d  %-44.44s %9s  %s\n", r, v->host, v->gpus, net, bw,
+        fprintf(out, "    %-4d %-16.16s %4d  %-29.29s %7s  %s\n", r, v->host, v->gpus, net, bw,
                 v->world.failed ? (v->world.verdict == GD_VERIFY_WRONG ? "WRONG" : "failed")
                                 : gd_bench_verdict_name(v->world.verdict));
     }
     if (n->pairs_run) {
-        fprintf(out, "    node pairs measured alone (%s):\n", n->pairs_why);
-        for (size_t i = 0; i < n->pair_count; i++) {
-            const gd_node_pair *p = &n->pairs[i];
-            if (isnan(p->busbw_gbps))
-                fprintf(out, "      round %d  %d - %d  failed: %s\n", p->round + 1, p->a, p->b, p->error);
-            else
-                fprintf(out, "      round %d  %d - %d  %.1f GB/s\n", p->round + 1, p->a, p->b, p->busbw_gbps);
+        fputs("    node pairs, each measured alone (busbw GB/s):\n", out);
+        for (size_t i = 0; i < n->pair_count;) { /* a line a round, wrapped */
+            int round = n->pairs[i].round;
+            char rl[2048];
+            size_t used = (size_t)snprintf(rl, sizeof rl, "round %d:", round + 1);
+            for (; i < n->pair_count && n->pairs[i].round == round; i++) {
+                const gd_node_pair *p = &n->pairs[i];
+                char bw[16];
+                snprintf(bw, sizeof bw, isnan(p->busbw_gbps) ? "failed" : "%.1f", p->busbw_gbps);
+                if (used < sizeof rl)
+                    used += (size_t)snprintf(rl + used, sizeof rl - used, " %d-%d %s,", p->a, p->b, bw);
+            }
+            if (used < sizeof rl)
+                rl[used - 1] = '\0'; /* the last comma */
+            fputs("      ", out);
+            gd_wrap(out, st, 6, 6, rl);
         }
     } else if (n->pairs_why[0]) {
-        fprintf(out, "    node pairs not measured: %s\n", n->pairs_why);
+        char nl[200];
+        snprintf(nl, sizeof nl, "node pairs not measured: %s", n->pairs_why);
+        fputs("    ", out);
+        gd_wrap(out, st, 4, 4, nl);
     }
     fputc('\n', out);
 }
